@@ -1,0 +1,1 @@
+"""Settings layers, permission rules and memory files. Never imports Textual."""

@@ -1,0 +1,141 @@
+"""The one interface every tool implements, and what a tool gets and gives back.
+
+A tool never imports Textual and never touches the bus directly: it reports live output
+through `ToolContext.emit_output` and returns a `ToolResult`. Errors the model can act on
+are raised as `ToolError` (they become `is_error: true` results); errors no retry can
+mend (the project directory vanished, the disk is full) are `FatalToolError` and stop
+the loop.
+"""
+
+from __future__ import annotations
+
+import os
+import threading
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, ClassVar
+
+
+class ToolError(Exception):
+    """A failure the model can act on; the message goes back as an is_error result."""
+
+
+class FatalToolError(ToolError):
+    """A failure no retry can mend; the loop stops instead of going back to the model."""
+
+
+class ToolInterrupted(Exception):
+    """The user interrupted the turn while the tool ran."""
+
+
+@dataclass
+class ToolResult:
+    """What a tool returns. `content` is a string or a list of content blocks (text/image)."""
+
+    content: str | list[dict[str, Any]]
+    is_error: bool = False
+    fatal: bool = False
+    # extra facts for the UI and undo (e.g. {"diff": ..., "path": ...}); never sent to the API
+    meta: dict[str, Any] = field(default_factory=dict)
+
+    def text(self) -> str:
+        """The result as plain text (image blocks become a placeholder)."""
+        if isinstance(self.content, str):
+            return self.content
+        parts = []
+        for block in self.content:
+            if block.get("type") == "text":
+                parts.append(block.get("text", ""))
+            else:
+                parts.append(f"[{block.get('type')}]")
+        return "\n".join(parts)
+
+
+@dataclass
+class SessionState:
+    """State that lives for one session and is shared by the tools.
+
+    `read_hashes` maps an absolute path to the content hash of what Read last returned
+    (the freshness guard); `bash_cwd` is where the next Bash command starts; `todos` is
+    the model's plan; `file_backups` keeps content before each Edit/Write for undo.
+    """
+
+    project_dir: Path
+    bash_cwd: Path | None = None
+    read_hashes: dict[str, str] = field(default_factory=dict)
+    todos: list[dict[str, Any]] = field(default_factory=list)
+    # per turn: list of (path, previous bytes or None if the file did not exist)
+    file_backups: list[tuple[int, str, bytes | None]] = field(default_factory=list)
+    turn_id: int = 0
+    lock: threading.RLock = field(default_factory=threading.RLock)
+
+
+@dataclass
+class ToolContext:
+    """What one tool call gets: where it runs, shared state, and its output/cancel channels."""
+
+    project_dir: Path
+    state: SessionState
+    tool_use_id: str = ""
+    cancel: threading.Event = field(default_factory=threading.Event)
+    emit_output: Callable[[str, str], None] = lambda chunk, stream="stdout": None
+    # publish an engine event (TodosUpdated, FileChangedOutside...); set by the loop
+    publish: Callable[[Any], None] = lambda event: None
+
+    def resolve(self, path: str) -> Path:
+        """An absolute path for `path`, which may be relative to the project directory."""
+        p = Path(os.path.expanduser(path))
+        if not p.is_absolute():
+            p = self.project_dir / p
+        return Path(os.path.normpath(p))
+
+    def display_path(self, path: str | Path) -> str:
+        """`path` relative to the project when inside it, else absolute."""
+        p = Path(path)
+        try:
+            return str(p.relative_to(self.project_dir)) or "."
+        except ValueError:
+            return str(p)
+
+
+class Tool:
+    """Base class of every tool. Subclasses set the class attributes and implement `run`."""
+
+    name: ClassVar[str]
+    description: ClassVar[str]
+    input_schema: ClassVar[dict[str, Any]]
+    #: True for tools that never change anything (Read, Glob, Grep)
+    read_only: ClassVar[bool] = False
+    #: "edit" for tools that write files, "exec" for tools that run commands, "read" otherwise
+    kind: ClassVar[str] = "read"
+
+    def definition(self) -> dict[str, Any]:
+        """The `tools[]` entry sent to the API."""
+        return {"name": self.name, "description": self.description, "input_schema": self.input_schema}
+
+    def is_concurrency_safe(self, tool_input: dict[str, Any]) -> bool:
+        """Whether this call may run in parallel with other concurrency-safe calls."""
+        return self.read_only
+
+    def permission_target(self, tool_input: dict[str, Any], ctx: ToolContext) -> str | None:
+        """What permission rules match on: the path for file tools, the command for Bash."""
+        return None
+
+    def label(self, tool_input: dict[str, Any], ctx: ToolContext) -> str:
+        """A short label for the activity panel, e.g. "Read src/app.py"."""
+        return self.name
+
+    def preview(self, tool_input: dict[str, Any], ctx: ToolContext) -> dict[str, Any]:
+        """What the permission dialog shows; computed without changing anything.
+
+        Returns {"kind": "diff", "path": ..., "text": unified diff} for edits,
+        {"kind": "command", "command": ..., "cwd": ...} for commands,
+        {"kind": "text", "text": ...} otherwise.
+        """
+        import json
+
+        return {"kind": "text", "text": json.dumps(tool_input, indent=2)}
+
+    def run(self, tool_input: dict[str, Any], ctx: ToolContext) -> ToolResult:
+        raise NotImplementedError
