@@ -1,0 +1,6 @@
+"""The request/response inspector side panel (F2): `Inspector` and its data model."""
+
+from .model import VIEWS, ApiCall, InspectorModel
+from .panel import Inspector
+
+__all__ = ["ApiCall", "Inspector", "InspectorModel", "VIEWS"]

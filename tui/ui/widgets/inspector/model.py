@@ -1,0 +1,160 @@
+"""The inspector's data: one `ApiCall` per request the loop sent, built from engine events.
+
+Plain data, no widgets: the panel renders from it lazily, tests read it directly.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+from typing import Any
+
+from tui.agent.events import (
+    Event,
+    RequestSent,
+    ResponseFinished,
+    ResponseStarted,
+    RetryScheduled,
+    StopReasonHandled,
+)
+
+#: the views of one call, in tab order; also the `<view>` part of exported file names
+VIEWS = ("request", "response", "sse", "diff")
+
+
+@dataclass
+class ApiCall:
+    """One API request and, once it arrives, its response."""
+
+    number: int  # 1-based position in the session
+    iteration: int
+    attempt: int
+    model: str
+    body: dict[str, Any]
+    sent_at: float
+    message_id: str | None = None
+    request_id: str | None = None
+    ttfb_ms: int | None = None
+    message: dict[str, Any] | None = None
+    stop_reason: str | None = None
+    usage: dict[str, Any] = field(default_factory=dict)
+    raw_events: tuple[tuple[float, str, dict[str, Any]], ...] = ()
+    duration_ms: int | None = None
+    cost_usd: float | None = None
+    action: str | None = None  # what the loop did with the stop_reason
+    retry_reason: str | None = None  # set when this attempt failed and a retry was scheduled
+    version: int = 0  # bumped on every change, so views know when to rebuild
+
+    @property
+    def finished(self) -> bool:
+        return self.message is not None
+
+    @property
+    def status(self) -> str:
+        """The stop_reason, or what the call is doing / why it failed."""
+        if self.stop_reason:
+            return self.stop_reason
+        if self.retry_reason:
+            return f"retry: {self.retry_reason}"
+        if self.message is not None:
+            return "-"
+        return "streaming" if self.message_id else "waiting"
+
+    @property
+    def input_tokens(self) -> int:
+        """All prompt tokens: uncached + cache reads + cache writes."""
+        u = self.usage
+        return int(u.get("input_tokens") or 0) + int(u.get("cache_read_input_tokens") or 0) + int(
+            u.get("cache_creation_input_tokens") or 0
+        )
+
+    @property
+    def output_tokens(self) -> int:
+        return int(self.usage.get("output_tokens") or 0)
+
+    @property
+    def cache_hit_share(self) -> float | None:
+        """Share of prompt tokens read from the cache, or None before usage is known."""
+        total = self.input_tokens
+        if not total:
+            return None
+        return int(self.usage.get("cache_read_input_tokens") or 0) / total
+
+    def response_view(self) -> dict[str, Any]:
+        """The Response view as JSON: the assembled message plus usage and timings."""
+        return {
+            "stop_reason": self.stop_reason,
+            "usage": self.usage,
+            "message": self.message,
+            "request_id": self.request_id,
+            "ttfb_ms": self.ttfb_ms,
+            "duration_ms": self.duration_ms,
+            "cost_usd": self.cost_usd,
+            "action": self.action,
+        }
+
+    def sse_view(self) -> list[dict[str, Any]]:
+        """The SSE view as JSON: one object per raw event."""
+        return [{"t": round(t, 3), "type": kind, "data": data} for t, kind, data in self.raw_events]
+
+
+class InspectorModel:
+    """The list of API calls of a session, fed one engine event at a time."""
+
+    def __init__(self) -> None:
+        self.calls: list[ApiCall] = []
+
+    def clear(self) -> None:
+        self.calls.clear()
+
+    def previous(self, call: ApiCall) -> ApiCall | None:
+        """The call sent just before `call` (what its Diff view compares against)."""
+        index = call.number - 1
+        return self.calls[index - 1] if index > 0 else None
+
+    def record(self, event: Event) -> ApiCall | None:
+        """Apply one event; return the call it changed (None for unrelated events)."""
+        if isinstance(event, RequestSent):
+            call = ApiCall(
+                number=len(self.calls) + 1,
+                iteration=event.iteration,
+                attempt=event.attempt,
+                model=event.model,
+                body=event.body,
+                sent_at=event.ts or time.time(),
+            )
+            self.calls.append(call)
+            return call
+        call = self._latest(getattr(event, "iteration", None))
+        if call is None:
+            return None
+        if isinstance(event, ResponseStarted):
+            call.message_id = event.message_id
+            call.request_id = event.request_id
+            call.ttfb_ms = event.ttfb_ms
+        elif isinstance(event, ResponseFinished):
+            call.message = event.message
+            call.stop_reason = event.stop_reason
+            call.usage = dict(event.usage or {})
+            call.raw_events = tuple(event.raw_events)
+            call.request_id = event.request_id or call.request_id
+            call.ttfb_ms = event.ttfb_ms
+            call.duration_ms = event.duration_ms
+            call.cost_usd = event.cost_usd
+        elif isinstance(event, StopReasonHandled):
+            call.action = event.action
+        elif isinstance(event, RetryScheduled):
+            call.retry_reason = event.reason + (f" ({event.status})" if event.status else "")
+        else:
+            return None
+        call.version += 1
+        return call
+
+    def _latest(self, iteration: int | None) -> ApiCall | None:
+        """The newest call, if it belongs to `iteration` (events carry no call number)."""
+        if not self.calls:
+            return None
+        call = self.calls[-1]
+        if iteration is not None and call.iteration != iteration:
+            return None
+        return call

@@ -1,0 +1,298 @@
+"""The inspector side panel: the session's API calls on top, the selected call's views below.
+
+`record(event)` only updates the data model (and the call list when visible); a view is
+built when it is both selected and on screen, so a hidden inspector costs nothing per
+event and a 2 MB request is only turned into widgets one expanded node at a time.
+"""
+
+from __future__ import annotations
+
+import json
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+from rich.text import Text
+from textual import on
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Horizontal
+from textual.widget import Widget
+from textual.widgets import Button, DataTable, Static, TabbedContent, TabPane
+
+from tui.agent.events import Event
+
+from .diff import diff_requests
+from .json_tree import JsonView
+from .model import VIEWS, ApiCall, InspectorModel
+from .views import diff_text, fill_sse_table, response_summary
+
+_COLUMNS = (("#", "num"), ("iter", "iter"), ("time", "time"), ("stop_reason", "stop"),
+            ("in", "in"), ("out", "out"), ("cache", "cache"), ("dur", "dur"))
+
+
+def _row(call: ApiCall) -> tuple[str | Text, ...]:
+    share = call.cache_hit_share
+    return (
+        str(call.number),
+        f"{call.iteration}" + (f".{call.attempt}" if call.attempt > 1 else ""),
+        time.strftime("%H:%M:%S", time.localtime(call.sent_at)),
+        Text(call.status, style="bold" if call.stop_reason else "italic"),
+        f"{call.input_tokens:,}" if call.finished else "",
+        f"{call.output_tokens:,}" if call.finished else "",
+        f"{share:.0%}" if share is not None else "",
+        f"{call.duration_ms / 1000:.1f}s" if call.duration_ms is not None else "",
+    )
+
+
+class Inspector(Widget):
+    """Every API request and response of the session, as the API saw them."""
+
+    DEFAULT_CSS = """
+    Inspector { width: 1fr; height: 1fr; layout: vertical; }
+    Inspector > #inspector-title { height: 1; padding: 0 1; background: $panel; color: $text; text-style: bold; }
+    Inspector > #inspector-calls { height: auto; max-height: 10; }
+    Inspector > #inspector-empty { padding: 1 2; color: $text-muted; }
+    Inspector > #inspector-actions { height: 1; }
+    Inspector > #inspector-actions > #inspector-selected { width: 1fr; padding: 0 1; color: $text-muted; }
+    Inspector > #inspector-actions > Button { margin-left: 1; }
+    Inspector > TabbedContent { height: 1fr; }
+    Inspector TabPane { padding: 0; }
+    Inspector #inspector-response-summary { height: auto; padding: 0 1; }
+    Inspector #inspector-diff { padding: 0 1; }
+    Inspector.-empty > #inspector-calls, Inspector.-empty > #inspector-actions,
+    Inspector.-empty > TabbedContent { display: none; }
+    Inspector > #inspector-empty { display: none; }
+    Inspector.-empty > #inspector-empty { display: block; }
+    """
+
+    BINDINGS = [
+        Binding("c", "copy_view", "Copy JSON", id="inspector.copy", tooltip="Copy the current view as JSON"),
+        Binding("s", "save_view", "Save JSON", id="inspector.save", tooltip="Save the current view to a JSON file"),
+        Binding("left_square_bracket", "step_call(-1)", "Prev call", id="inspector.previous_call", key_display="["),
+        Binding("right_square_bracket", "step_call(1)", "Next call", id="inspector.next_call", key_display="]"),
+    ]
+
+    def __init__(self, *, project_dir: Path | None = None, id: str | None = "inspector",
+                 classes: str | None = None) -> None:
+        super().__init__(id=id, classes=classes)
+        self.model = InspectorModel()
+        self.export_dir = (
+            project_dir / ".agent-tui" / "inspector" if project_dir is not None
+            else Path(tempfile.gettempdir()) / "agent-tui-inspector"
+        )
+        self.selected: ApiCall | None = None
+        self._follow_latest = True
+        self._row_versions: dict[int, int] = {}
+        self._rendered: dict[str, tuple[int, int]] = {}
+        self.add_class("-empty")
+
+    def compose(self) -> ComposeResult:
+        yield Static("Inspector · API calls", id="inspector-title")
+        yield Static("No API calls yet. Each request the agent sends appears here.", id="inspector-empty")
+        table: DataTable[Any] = DataTable(id="inspector-calls", cursor_type="row", zebra_stripes=True)
+        for label, key in _COLUMNS:
+            table.add_column(label, key=key)
+        yield table
+        with Horizontal(id="inspector-actions"):
+            yield Static("", id="inspector-selected")
+            yield Button("Copy JSON", id="inspector-copy", compact=True, tooltip="Copy this view as JSON (c)")
+            yield Button("Save JSON", id="inspector-save", compact=True, tooltip="Save this view as JSON (s)")
+        with TabbedContent(id="inspector-views", initial="request"):
+            with TabPane("Request", id="request"):
+                yield JsonView(id="inspector-request")
+            with TabPane("Response", id="response"):
+                yield Static("", id="inspector-response-summary")
+                yield JsonView(id="inspector-response")
+            with TabPane("SSE", id="sse"):
+                yield DataTable(id="inspector-sse", cursor_type="row")
+            with TabPane("Diff", id="diff"):
+                yield Static("", id="inspector-diff")
+
+    # --- feeding ------------------------------------------------------------------
+
+    def record(self, event: Event) -> None:
+        """Take one engine event; unrelated events are ignored. Cheap when hidden."""
+        call = self.model.record(event)
+        if call is None:
+            return
+        if self._follow_latest or self.selected is None:
+            self.selected = self.model.calls[-1]
+        if self._is_visible():
+            self._sync_table()
+            self._render_view()
+
+    def clear(self) -> None:
+        """Forget every call (a new conversation)."""
+        self.model.clear()
+        self.selected = None
+        self._follow_latest = True
+        self._row_versions.clear()
+        self._rendered.clear()
+        if self.is_mounted:
+            self.query_one("#inspector-calls", DataTable).clear()
+        self.add_class("-empty")
+
+    def select_call(self, number: int) -> None:
+        """Show call `number` (1-based) in the views below the list."""
+        self.selected = self.model.calls[number - 1]
+        self._follow_latest = number == len(self.model.calls)
+        if self._is_visible():
+            table = self.query_one("#inspector-calls", DataTable)
+            if table.cursor_row != number - 1:
+                table.move_cursor(row=number - 1)
+            self._render_view()
+
+    @property
+    def current_view(self) -> str:
+        """The active tab: one of VIEWS."""
+        return self.query_one(TabbedContent).active or "request"
+
+    def show_view(self, view: str) -> None:
+        """Switch to tab `view` (one of VIEWS)."""
+        self.query_one(TabbedContent).active = view
+
+    # --- rendering ----------------------------------------------------------------
+
+    def _is_visible(self) -> bool:
+        return self.is_mounted and self.display and self.is_on_screen
+
+    def on_show(self) -> None:
+        self._sync_table()
+        self._render_view()
+
+    def _sync_table(self) -> None:
+        """Add rows for new calls and refresh rows of calls that changed."""
+        table = self.query_one("#inspector-calls", DataTable)
+        self.set_class(not self.model.calls, "-empty")
+        for call in self.model.calls:
+            seen = self._row_versions.get(call.number)
+            if seen is None:
+                table.add_row(*_row(call), key=str(call.number))
+            elif seen != call.version:
+                for (_, column), value in zip(_COLUMNS, _row(call)):
+                    table.update_cell(str(call.number), column, value)
+            self._row_versions[call.number] = call.version
+        if self.selected is not None and table.cursor_row != self.selected.number - 1:
+            table.move_cursor(row=self.selected.number - 1)
+
+    def _render_view(self) -> None:
+        """Build the active view for the selected call, unless it already shows it."""
+        call = self.selected
+        if call is None:
+            return
+        view = self.current_view
+        # the request body never changes, so its (expanded) tree survives response events
+        key = (call.number, 0 if view in ("request", "diff") else call.version)
+        if self._rendered.get(view) == key:
+            return
+        self._rendered[view] = key
+        self.query_one("#inspector-selected", Static).update(
+            Text(f"call #{call.number} · {call.model} · iteration {call.iteration}")
+        )
+        if view == "request":
+            self.query_one("#inspector-request", JsonView).show(call.body, f"request #{call.number}")
+        elif view == "response":
+            self.query_one("#inspector-response-summary", Static).update(response_summary(call))
+            value = call.response_view() if call.finished else {}
+            self.query_one("#inspector-response", JsonView).show(value, f"response #{call.number}")
+        elif view == "sse":
+            fill_sse_table(self.query_one("#inspector-sse", DataTable), call)
+        else:
+            previous = self.model.previous(call)
+            changes = diff_requests(previous.body if previous else None, call.body)
+            self.query_one("#inspector-diff", Static).update(diff_text(call, changes, previous))
+
+    @on(DataTable.RowHighlighted, "#inspector-calls")
+    def _call_highlighted(self, event: DataTable.RowHighlighted) -> None:
+        event.stop()
+        if event.row_key.value is not None:
+            number = int(event.row_key.value)
+            if self.selected is None or self.selected.number != number:
+                self.select_call(number)
+
+    @on(TabbedContent.TabActivated)
+    def _tab_activated(self, event: TabbedContent.TabActivated) -> None:
+        event.stop()
+        self._render_view()
+
+    # --- export -------------------------------------------------------------------
+
+    def view_json(self, view: str | None = None) -> Any:
+        """The JSON of one view of the selected call (the active view by default)."""
+        call = self.selected
+        if call is None:
+            return None
+        view = view or self.current_view
+        if view == "request":
+            return call.body
+        if view == "response":
+            return call.response_view()
+        if view == "sse":
+            return call.sse_view()
+        previous = self.model.previous(call)
+        return {
+            "call": call.number,
+            "previous_call": previous.number if previous else None,
+            "changes": [c.to_dict() for c in diff_requests(previous.body if previous else None, call.body)],
+        }
+
+    def action_copy_view(self) -> None:
+        """Copy the current view as indented JSON to the clipboard."""
+        if self.selected is None:
+            self.notify("No API call to copy yet.", severity="warning")
+            return
+        text = json.dumps(self.view_json(), indent=2, ensure_ascii=False)
+        self.app.copy_to_clipboard(text)
+        self.notify(f"Copied call #{self.selected.number} {self.current_view} as JSON ({len(text):,} chars).")
+
+    def action_save_view(self) -> Path | None:
+        """Save the current view to `<export_dir>/call-<n>-<view>.json` and say where."""
+        if self.selected is None:
+            self.notify("No API call to save yet.", severity="warning")
+            return None
+        view = self.current_view
+        path = self.export_dir / f"call-{self.selected.number}-{view}.json"
+        try:
+            path.parent.mkdir(parents=True, exist_ok=True)
+            path.write_text(json.dumps(self.view_json(view), indent=2, ensure_ascii=False), encoding="utf-8")
+        except OSError as exc:
+            self.notify(f"Could not save {path}: {exc.strerror or exc}.", severity="error")
+            return None
+        self.notify(f"Saved {path}", title="Inspector")
+        return path
+
+    def action_step_call(self, step: int) -> None:
+        if self.selected is not None:
+            number = min(max(self.selected.number + step, 1), len(self.model.calls))
+            self.select_call(number)
+
+    @on(Button.Pressed, "#inspector-copy")
+    def _copy_pressed(self, event: Button.Pressed) -> None:
+        event.stop()
+        self.action_copy_view()
+
+    @on(Button.Pressed, "#inspector-save")
+    def _save_pressed(self, event: Button.Pressed) -> None:
+        event.stop()
+        self.action_save_view()
+
+
+__all__ = ["Inspector", "VIEWS"]
+
+
+if __name__ == "__main__":  # python -m tui.ui.widgets.inspector.panel: the panel with two synthetic calls
+    from textual.app import App
+
+    from .sample import two_call_session
+
+    class InspectorDemo(App[None]):
+        def compose(self) -> ComposeResult:
+            yield Inspector()
+
+        def on_mount(self) -> None:
+            for event in two_call_session():
+                self.query_one(Inspector).record(event)
+
+    InspectorDemo().run()
