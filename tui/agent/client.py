@@ -1,0 +1,42 @@
+"""Builds the SDK client: the real API when a key or base URL is set, else the offline model.
+
+The SDK import costs about a second, so it happens here, lazily, off the UI thread.
+"""
+
+from __future__ import annotations
+
+import os
+from typing import Any
+
+from .options import AgentOptions
+
+
+def credentials_present() -> bool:
+    """Whether the environment names an API key, auth token or base URL."""
+    return any(os.environ.get(k) for k in ("ANTHROPIC_API_KEY", "ANTHROPIC_AUTH_TOKEN", "ANTHROPIC_BASE_URL"))
+
+
+def use_offline(options: AgentOptions) -> bool:
+    """The offline model runs with --offline or when nothing points at an API."""
+    return options.offline or not credentials_present()
+
+
+def make_client(options: AgentOptions) -> Any:
+    """An `anthropic.Anthropic` client. Retries are the loop's own (max_retries=0)."""
+    import anthropic
+    import httpx2
+
+    timeout = httpx2.Timeout(600.0, connect=5.0, read=options.stream_idle_timeout)
+    if use_offline(options):
+        from .offline import OfflineTransport
+
+        delay = 0.004 if options.offline_delay is None else options.offline_delay
+        http_client = httpx2.Client(transport=OfflineTransport(options.project_dir, delay=delay), timeout=timeout)
+        return anthropic.Anthropic(
+            api_key="offline", base_url="http://offline.invalid", http_client=http_client, max_retries=0
+        )
+    kwargs: dict[str, Any] = {"max_retries": 0, "timeout": timeout}
+    if not (os.environ.get("ANTHROPIC_API_KEY") or os.environ.get("ANTHROPIC_AUTH_TOKEN")):
+        # a base URL without a key: a local or proxy server; send a placeholder key
+        kwargs["api_key"] = "no-key-set"
+    return anthropic.Anthropic(**kwargs)

@@ -1,0 +1,334 @@
+"""Runs the tool_use blocks of one response and packs their results.
+
+Consecutive concurrency-safe calls (read-only tools) form a batch that runs on a thread
+pool; every other call runs alone, in order. Events fire in completion order; the
+results come back in tool_use order, one tool_result per tool_use, for the single
+role:user message that answers the response.
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from collections.abc import Callable
+from concurrent.futures import Future, ThreadPoolExecutor, wait
+from dataclasses import dataclass, field
+from typing import Any
+
+from tui.tools.base import FatalToolError, Tool, ToolContext, ToolError, ToolInterrupted, ToolResult
+
+from .events import (
+    Event,
+    PermissionRequested,
+    PermissionResolved,
+    ToolFinished,
+    ToolOutput,
+    ToolQueued,
+    ToolStarted,
+)
+from .permission_gate import PermissionReply
+from .schema import validate
+
+INTERRUPTED_TEXT = "Interrupted by the user: this tool call did not run to completion."
+MAX_WORKERS = 8
+
+
+@dataclass
+class Call:
+    """One tool_use block on its way to a tool_result."""
+
+    block: dict[str, Any]
+    batch: int = 0
+    parallel: bool = False
+    label: str = ""
+    warning: str | None = None
+    result: ToolResult | None = None
+    status: str = "queued"
+
+    @property
+    def id(self) -> str:
+        return self.block["id"]
+
+    @property
+    def name(self) -> str:
+        return self.block.get("name", "")
+
+    @property
+    def input(self) -> Any:
+        return self.block.get("input")
+
+
+@dataclass
+class DispatchOutcome:
+    results: list[dict[str, Any]]
+    interrupted: bool = False
+    fatal: str | None = None
+    denials: list[dict[str, Any]] = field(default_factory=list)
+
+
+class Dispatcher:
+    """Runs tool calls with permissions, batching and events; one per session."""
+
+    def __init__(
+        self,
+        tools: dict[str, Tool],
+        policy: Any,
+        make_context: Callable[[str], ToolContext],
+        publish: Callable[[Event], None],
+        *,
+        interactive: bool,
+        parallel: bool,
+    ) -> None:
+        self.tools = tools
+        self.policy = policy
+        self.make_context = make_context
+        self.publish = publish
+        self.interactive = interactive
+        self.parallel = parallel
+        self.batch_counter = 0
+        self._pool: ThreadPoolExecutor | None = None
+
+    # --- batching --------------------------------------------------------------------
+
+    def _safe(self, call: Call) -> bool:
+        tool = self.tools.get(call.name)
+        if tool is None or not isinstance(call.input, dict):
+            return True  # answered at once with an error; harmless to group
+        try:
+            return bool(tool.is_concurrency_safe(call.input))
+        except Exception:
+            return False
+
+    def group(self, blocks: list[dict[str, Any]]) -> list[list[Call]]:
+        """Group calls: runs of concurrency-safe calls together, the rest alone."""
+        batches: list[list[Call]] = []
+        current: list[Call] = []
+        for block in blocks:
+            call = Call(block)
+            if self.parallel and self._safe(call):
+                current.append(call)
+                continue
+            if current:
+                batches.append(current)
+                current = []
+            batches.append([call])
+        if current:
+            batches.append(current)
+        return batches
+
+    def parallel_count(self, blocks: list[dict[str, Any]]) -> int:
+        """How many of these calls would run in parallel with another."""
+        return sum(len(g) for g in self.group(blocks) if len(g) > 1)
+
+    def plan(self, blocks: list[dict[str, Any]]) -> list[list[Call]]:
+        """Group the calls and number the batches (numbers grow across the session)."""
+        batches = self.group(blocks)
+        for group in batches:
+            self.batch_counter += 1
+            for call in group:
+                call.batch = self.batch_counter
+                call.parallel = len(group) > 1
+        return batches
+
+    # --- running ---------------------------------------------------------------------
+
+    def run(self, blocks: list[dict[str, Any]], cancel: threading.Event, warnings: dict[int, str]) -> DispatchOutcome:
+        batches = self.plan(blocks)
+        calls = [c for group in batches for c in group]
+        for i, call in enumerate(calls):
+            call.warning = warnings.get(i)
+            call.label = self._label(call)
+            self.publish(
+                ToolQueued(
+                    tool_use_id=call.id,
+                    name=call.name,
+                    input=call.input if isinstance(call.input, dict) else {"_raw": call.input},
+                    label=call.label,
+                    batch=call.batch,
+                    parallel=call.parallel,
+                )
+            )
+        outcome = DispatchOutcome(results=[])
+        for group in batches:
+            if cancel.is_set():
+                break
+            if len(group) == 1:
+                self._run_one(group[0], cancel, outcome)
+            else:
+                pool = self._get_pool()
+                futures = [pool.submit(self._run_one, call, cancel, outcome) for call in group]
+                wait(futures)
+            if outcome.fatal:
+                break
+        for call in calls:
+            if call.result is None:
+                call.result = ToolResult(INTERRUPTED_TEXT if cancel.is_set() else "Not executed: an earlier tool call failed fatally.", is_error=True)
+                call.status = "interrupted" if cancel.is_set() else "error"
+                self._finish(call, 0.0)
+        outcome.interrupted = cancel.is_set()
+        outcome.results = [self._pack(call) for call in calls]
+        return outcome
+
+    def _get_pool(self) -> ThreadPoolExecutor:
+        if self._pool is None:
+            self._pool = ThreadPoolExecutor(max_workers=MAX_WORKERS, thread_name_prefix="tool")
+        return self._pool
+
+    def close(self) -> None:
+        if self._pool is not None:
+            self._pool.shutdown(wait=False, cancel_futures=True)
+
+    def _label(self, call: Call) -> str:
+        tool = self.tools.get(call.name)
+        if tool is None or not isinstance(call.input, dict):
+            return call.name or "?"
+        try:
+            return tool.label(call.input, self.make_context(call.id))
+        except Exception:
+            return call.name
+
+    def _run_one(self, call: Call, cancel: threading.Event, outcome: DispatchOutcome) -> None:
+        started = time.monotonic()
+        try:
+            call.result, call.status = self._execute(call, cancel, outcome)
+        except Exception as exc:  # a bug in a tool must not kill the loop
+            call.result = ToolResult(f"{call.name} failed: {type(exc).__name__}: {exc}", is_error=True)
+            call.status = "error"
+        if call.result.fatal and not outcome.fatal:
+            outcome.fatal = f"{call.name} failed and cannot be retried: {call.result.text()}"
+        self._finish(call, time.monotonic() - started)
+
+    def _execute(self, call: Call, cancel: threading.Event, outcome: DispatchOutcome) -> tuple[ToolResult, str]:
+        tool = self.tools.get(call.name)
+        if tool is None:
+            names = ", ".join(self.tools)
+            return ToolResult(f"Error: No such tool available: {call.name}. Available tools: {names}.", is_error=True), "error"
+        if not isinstance(call.input, dict):
+            return ToolResult(f"Invalid input for {call.name}: the input must be a JSON object.", is_error=True), "error"
+        problem = validate(call.input, tool.input_schema)
+        if problem:
+            return ToolResult(f"Invalid input for {call.name}: {problem}", is_error=True), "error"
+        ctx = self.make_context(call.id)
+        ctx.cancel = cancel
+        ctx.emit_output = lambda chunk, stream="stdout": self.publish(
+            ToolOutput(tool_use_id=call.id, chunk=chunk, stream=stream)
+        )
+        allowed, message = self._permit(tool, call, ctx, cancel, outcome)
+        if not allowed:
+            status = "interrupted" if cancel.is_set() else "denied"
+            return ToolResult(message, is_error=True), status
+        if cancel.is_set():
+            return ToolResult(INTERRUPTED_TEXT, is_error=True), "interrupted"
+        self.publish(ToolStarted(tool_use_id=call.id, name=call.name, batch=call.batch, parallel=call.parallel))
+        try:
+            result = tool.run(call.input, ctx)
+        except ToolInterrupted:
+            return ToolResult(INTERRUPTED_TEXT, is_error=True), "interrupted"
+        except FatalToolError as exc:
+            return ToolResult(str(exc), is_error=True, fatal=True), "error"
+        except ToolError as exc:
+            return ToolResult(str(exc), is_error=True), "error"
+        if call.warning:
+            result = ToolResult(_append_text(result.content, call.warning), result.is_error, result.fatal, result.meta)
+        return result, ("error" if result.is_error else "done")
+
+    def _permit(
+        self, tool: Tool, call: Call, ctx: ToolContext, cancel: threading.Event, outcome: DispatchOutcome
+    ) -> tuple[bool, str]:
+        verdict = self.policy.check(tool, call.input, ctx)
+        if verdict.decision == "allow":
+            return True, ""
+        if verdict.decision == "deny":
+            self.publish(
+                PermissionResolved(tool_use_id=call.id, tool_name=call.name, allowed=False, scope="rule",
+                                   reason=verdict.reason, rule=verdict.rule)
+            )
+            outcome.denials.append({"tool_name": call.name, "tool_use_id": call.id, "tool_input": call.input})
+            return False, f"Permission denied: {verdict.reason}"
+        if not self.interactive:
+            outcome.denials.append({"tool_name": call.name, "tool_use_id": call.id, "tool_input": call.input})
+            target = tool.permission_target(call.input, ctx) or call.name
+            verb = "run" if tool.kind == "exec" else "write to" if tool.kind == "edit" else "use"
+            self.publish(
+                PermissionResolved(tool_use_id=call.id, tool_name=call.name, allowed=False, scope="mode",
+                                   reason="non-interactive: no one to ask")
+            )
+            return False, (
+                f"Permission to {verb} {target} was not granted: {call.name} needs approval and this session "
+                "cannot ask (non-interactive). Rerun with --permission-mode acceptEdits or --allowedTools "
+                f"{call.name} to allow it, or continue without it."
+            )
+        return self._ask(tool, call, ctx, cancel, verdict.reason, outcome)
+
+    def _ask(
+        self, tool: Tool, call: Call, ctx: ToolContext, cancel: threading.Event, reason: str, outcome: DispatchOutcome
+    ) -> tuple[bool, str]:
+        reply_future: Future[PermissionReply] = Future()
+        try:
+            preview = tool.preview(call.input, ctx)
+        except Exception as exc:
+            preview = {"kind": "text", "text": f"(no preview: {exc})"}
+        try:
+            suggested = self.policy.suggest_rule(tool, call.input, ctx)
+        except Exception:
+            suggested = tool.name
+        self.publish(
+            PermissionRequested(
+                tool_use_id=call.id, tool_name=call.name, input=call.input, label=call.label,
+                preview=preview, suggested_rule=suggested, reason=reason, reply=reply_future,
+            )
+        )
+        reply: PermissionReply | None = None
+        while reply is None:
+            if cancel.is_set():
+                if not reply_future.done():
+                    reply_future.cancel()
+                self.publish(PermissionResolved(tool_use_id=call.id, tool_name=call.name, allowed=False, scope="interrupted"))
+                return False, INTERRUPTED_TEXT
+            try:
+                reply = reply_future.result(timeout=0.05)
+            except TimeoutError:
+                continue
+            except Exception:  # cancelled future
+                reply = PermissionReply(False, reason="")
+        rule = reply.rule or suggested
+        if reply.allowed and reply.scope == "session":
+            self.policy.add_session_rule(rule)
+        elif reply.allowed and reply.scope == "always":
+            self.policy.save_rule(rule)
+        self.publish(
+            PermissionResolved(tool_use_id=call.id, tool_name=call.name, allowed=reply.allowed,
+                               scope=reply.scope, reason=reply.reason, rule=rule if reply.scope != "once" else None)
+        )
+        if reply.allowed:
+            return True, ""
+        outcome.denials.append({"tool_name": call.name, "tool_use_id": call.id, "tool_input": call.input})
+        text = f"The user denied permission to run {call.name}."
+        if reply.reason:
+            text += f" Their reason: {reply.reason}"
+        else:
+            text += " Do not retry it; ask the user what to do instead."
+        return False, text
+
+    def _finish(self, call: Call, seconds: float) -> None:
+        assert call.result is not None
+        self.publish(
+            ToolFinished(
+                tool_use_id=call.id, name=call.name, status=call.status, is_error=call.result.is_error,  # type: ignore[arg-type]
+                result_text=call.result.text(), duration_ms=int(seconds * 1000), batch=call.batch, parallel=call.parallel,
+            )
+        )
+
+    @staticmethod
+    def _pack(call: Call) -> dict[str, Any]:
+        assert call.result is not None
+        block: dict[str, Any] = {"type": "tool_result", "tool_use_id": call.id, "content": call.result.content}
+        if call.result.is_error:
+            block["is_error"] = True
+        return block
+
+
+def _append_text(content: str | list[dict[str, Any]], note: str) -> str | list[dict[str, Any]]:
+    if isinstance(content, str):
+        return f"{content}\n\n{note}" if content else note
+    return [*content, {"type": "text", "text": note}]

@@ -1,0 +1,50 @@
+"""Facts about where the agent runs, for the environment block of the system prompt."""
+
+from __future__ import annotations
+
+import datetime as _dt
+import platform
+from pathlib import Path
+
+
+def find_git_root(start: Path) -> Path | None:
+    """The nearest folder at or above `start` that holds `.git`."""
+    for folder in (start, *start.parents):
+        if (folder / ".git").exists():
+            return folder
+    return None
+
+
+def git_branch(root: Path) -> str | None:
+    """The checked-out branch, read from .git/HEAD without running git (fast)."""
+    git = root / ".git"
+    try:
+        if git.is_file():  # a worktree or submodule: "gitdir: <path>"
+            target = git.read_text().split(":", 1)[1].strip()
+            git = (root / target).resolve()
+        head = (git / "HEAD").read_text().strip()
+    except (OSError, IndexError):
+        return None
+    if head.startswith("ref: refs/heads/"):
+        return head[len("ref: refs/heads/") :]
+    return f"detached at {head[:12]}"
+
+
+def environment_text(project_dir: Path, model: str, today: _dt.date | None = None) -> str:
+    """The environment block: working directory, platform, date, git state."""
+    root = find_git_root(project_dir)
+    if root is None:
+        git_line = "Is a git repository: no"
+    else:
+        branch = git_branch(root) or "unknown"
+        git_line = f"Is a git repository: yes (root {root}, branch {branch})"
+    day = (today or _dt.date.today()).isoformat()
+    return (
+        "# Environment\n"
+        f"Working directory: {project_dir}\n"
+        f"{git_line}\n"
+        f"Platform: {platform.system().lower()} ({platform.release()})\n"
+        f"Shell: /bin/bash\n"
+        f"Today's date: {day}\n"
+        f"Model: {model}"
+    )

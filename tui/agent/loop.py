@@ -1,0 +1,204 @@
+"""The seed's agent loop (reference/seed-agent-loop.zh.md), run on a worker thread.
+
+    user prompt -> request(system[], messages[], tools[]) -> stream the response
+      -> stop_reason == tool_use ? run the tools, send every result in one user message, repeat
+      -> otherwise leave, saying why
+
+`stop_reason` alone drives the loop; the client never guesses from the text. Anything
+that leaves the loop early (limits, interrupts, fatal errors) is a LoopStop exception
+carrying its reason.
+"""
+
+from __future__ import annotations
+
+import time
+from typing import TYPE_CHECKING, Any
+
+from .events import (
+    LoopStopped,
+    RequestSent,
+    ResponseFinished,
+    RetryScheduled,
+    StopReasonHandled,
+    ToolResultsSent,
+    TurnFinished,
+    TurnStarted,
+)
+from .guards import LoopStop, ProgressGuard
+from .pricing import add_usage, total_tokens, usage_cost
+from .request import build_request
+from .retry import backoff_delay, classify
+from .stream import StreamError, StreamInterrupted, StreamResult, run_stream
+
+if TYPE_CHECKING:
+    from .session import AgentSession
+
+NOT_RUN_CUT = "Not executed: the response was cut by max_tokens, so this tool input may be incomplete. Ask again with a shorter step."
+
+
+def run_turn(session: AgentSession, prompt: str) -> None:
+    """Run one user turn to its end; always publishes LoopStopped then TurnFinished."""
+    turn = session.begin_turn(prompt)
+    session.publish(TurnStarted(turn_id=turn.turn_id, prompt=prompt))
+    guard = ProgressGuard(session.options.no_progress_warn, session.options.no_progress_stop)
+    stop = LoopStop("error", "the loop ended without a reason", is_error=True)
+    try:
+        while True:
+            check_limits(session, turn)
+            turn.iterations += 1
+            result = call_model(session, turn.iterations)
+            turn.last_stop_reason = result.stop_reason
+            add_usage(turn.usage, result.usage)
+            turn.cost_usd += usage_cost(result.usage, session.options.model)
+            if not handle_stop_reason(session, turn.iterations, result, guard):
+                continue
+    except LoopStop as exc:
+        stop = exc
+    except Exception as exc:  # a bug must end the turn cleanly, with the history valid
+        stop = LoopStop("error", f"Internal error: {type(exc).__name__}: {exc}", is_error=True)
+    finally:
+        session.repair_history()
+        session.publish(
+            LoopStopped(reason=stop.reason, detail=stop.detail, is_error=stop.is_error, stop_reason=turn.last_stop_reason)
+        )
+        session.end_turn(turn)
+        session.publish(
+            TurnFinished(
+                turn_id=turn.turn_id,
+                stop_reason=stop.reason,
+                is_error=stop.is_error,
+                num_iterations=turn.iterations,
+                duration_ms=int((time.monotonic() - turn.started) * 1000),
+                usage=dict(turn.usage),
+                cost_usd=turn.cost_usd,
+                session_usage=dict(session.usage_totals),
+                session_cost_usd=session.cost_usd,
+            )
+        )
+
+
+def check_limits(session: AgentSession, turn: Any) -> None:
+    """Stop before the next request when a turn or token limit is reached, or on interrupt."""
+    opts = session.options
+    if session.cancel_event.is_set():
+        raise LoopStop("interrupted", "Interrupted by the user.")
+    if opts.max_turns is not None and turn.iterations >= opts.max_turns:
+        raise LoopStop("max_turns", f"Reached the limit of {opts.max_turns} model calls (--max-turns).", is_error=True)
+    if opts.max_budget_tokens is not None:
+        spent = total_tokens(session.usage_totals)
+        if spent >= opts.max_budget_tokens:
+            raise LoopStop(
+                "budget", f"The token budget is spent: {spent:,} of {opts.max_budget_tokens:,} tokens.", is_error=True
+            )
+
+
+def call_model(session: AgentSession, iteration: int) -> StreamResult:
+    """One model call, retried on failures that a retry can mend; the partial message is discarded."""
+    opts = session.options
+    client = session.client()
+    body = build_request(
+        model=opts.model,
+        max_tokens=opts.max_tokens,
+        system=session.system_blocks(),
+        tools=session.tool_definitions(),
+        messages=session.messages,
+    )
+    params = {k: v for k, v in body.items() if k != "stream"}
+    max_attempts = opts.max_retries + 1
+    for attempt in range(1, max_attempts + 1):
+        session.publish(RequestSent(iteration=iteration, attempt=attempt, model=opts.model, body=body))
+        try:
+            result = run_stream(client, params, iteration=iteration, publish=session.publish, cancel=session.cancel_event)
+        except StreamInterrupted as exc:
+            session.keep_partial_text(exc.partial)
+            raise LoopStop("interrupted", "Interrupted by the user while the reply streamed.") from None
+        except StreamError as exc:
+            failure = classify(exc.cause, opts.model)
+            if not failure.retryable:
+                raise LoopStop("api_error", failure.message, is_error=True) from None
+            if attempt == max_attempts:
+                reason = "api_error" if failure.status else "stream_failed"
+                raise LoopStop(reason, f"Gave up after {attempt} attempts: {failure.message}", is_error=True) from None
+            delay = backoff_delay(attempt, opts.retry_base_delay, opts.retry_max_delay, failure.retry_after)
+            session.publish(
+                RetryScheduled(iteration=iteration, attempt=attempt + 1, max_attempts=max_attempts,
+                               delay_s=round(delay, 3), reason=failure.reason, status=failure.status)
+            )
+            if session.cancel_event.wait(delay):
+                raise LoopStop("interrupted", "Interrupted by the user while waiting to retry.") from None
+            continue
+        session.publish(
+            ResponseFinished(
+                iteration=iteration, message=result.message, stop_reason=result.stop_reason, usage=result.usage,
+                request_id=result.request_id, ttfb_ms=result.ttfb_ms, duration_ms=result.duration_ms,
+                cost_usd=usage_cost(result.usage, opts.model), raw_events=tuple(result.raw_events),
+            )
+        )
+        session.record_usage(result.usage)
+        return result
+    raise AssertionError("unreachable")
+
+
+def handle_stop_reason(session: AgentSession, iteration: int, result: StreamResult, guard: ProgressGuard) -> bool:
+    """Act on the response's stop_reason. Returns True when the loop should continue."""
+    reason = result.stop_reason
+    message = result.message
+    tool_uses = [b for b in message["content"] if b.get("type") == "tool_use"]
+
+    def handled(action: str) -> None:
+        session.publish(StopReasonHandled(iteration=iteration, stop_reason=reason, action=action))
+
+    if reason == "tool_use":
+        session.append_message(message)
+        calls = [(b.get("name", ""), b.get("input")) for b in tool_uses]
+        warnings, stop_detail = guard.record_iteration(calls)
+        parallel = session.dispatcher.parallel_count(tool_uses)
+        handled(f"dispatching {len(tool_uses)} tool{'s' if len(tool_uses) != 1 else ''}, {parallel} in parallel")
+        outcome = session.dispatcher.run(tool_uses, session.cancel_event, warnings)
+        session.denials.extend(outcome.denials)
+        results_message = {"role": "user", "content": outcome.results}
+        session.append_message(results_message)
+        session.publish(ToolResultsSent(iteration=iteration, message=results_message))
+        if outcome.interrupted:
+            raise LoopStop("interrupted", "Interrupted by the user while tools ran.")
+        if outcome.fatal:
+            raise LoopStop("tool_fatal", outcome.fatal, is_error=True)
+        if stop_detail:
+            raise LoopStop("no_progress", stop_detail, is_error=True)
+        return True
+    if reason == "pause_turn":
+        session.append_message(message)
+        handled("pause_turn: sending the content back to continue")
+        return True
+    if reason in ("end_turn", "stop_sequence"):
+        session.append_message(message)
+        if reason == "stop_sequence":
+            handled(f"stop_sequence {message.get('stop_sequence') or ''}: turn ends".replace("  ", " "))
+        else:
+            handled("turn ends")
+        raise LoopStop(reason, "The model ended its turn." if reason == "end_turn" else "A stop sequence matched.")
+    if reason in ("max_tokens", "model_context_window_exceeded"):
+        session.append_message(message)
+        if tool_uses:  # never execute a tool_use cut off mid-input; answer it so the history stays valid
+            results = [{"type": "tool_result", "tool_use_id": b["id"], "content": NOT_RUN_CUT, "is_error": True} for b in tool_uses]
+            session.append_message({"role": "user", "content": results})
+        what = "max_tokens" if reason == "max_tokens" else "the context window"
+        handled(f"{reason}: reply cut" + (f", {len(tool_uses)} cut tool call(s) not run" if tool_uses else ""))
+        raise LoopStop(reason, f"The reply was cut by {what}.")
+    if reason == "refusal":
+        details = _refusal_details(result)
+        handled("refusal: turn ends, partial output discarded")
+        raise LoopStop("refusal", f"The model declined to respond{details}.", is_error=True)
+    handled(f"unknown stop_reason {reason!r}: turn ends")
+    session.append_message_if_valid(message)
+    raise LoopStop("unknown_stop_reason", f"The API returned an unknown stop_reason {reason!r}; the turn ends.", is_error=True)
+
+
+def _refusal_details(result: StreamResult) -> str:
+    for _, kind, data in result.raw_events:
+        if kind == "stop_details":
+            category = data.get("category")
+            explanation = data.get("explanation")
+            parts = [p for p in (category, explanation) if p]
+            return f" ({': '.join(parts)})" if parts else ""
+    return ""

@@ -1,0 +1,40 @@
+"""Options of one agent session: what the CLI, the settings and the app hand the engine."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+
+
+@dataclass
+class AgentOptions:
+    project_dir: Path = field(default_factory=Path.cwd)
+    model: str = "claude-sonnet-5-5"
+    max_tokens: int = 16000
+    permission_mode: str = "default"
+    allowed_tools: list[str] = field(default_factory=list)
+    disallowed_tools: list[str] = field(default_factory=list)
+    max_turns: int | None = None
+    max_budget_tokens: int | None = None
+    parallel_tools: bool = True
+    #: use the built-in offline model instead of the API
+    offline: bool = False
+    #: True in the app: gated calls ask through PermissionRequested. False in -p: they are denied.
+    interactive: bool = False
+    max_retries: int = 4
+    #: seconds without a byte before a stream counts as stalled
+    stream_idle_timeout: float = 90.0
+    #: base delay of the loop's own retry backoff, seconds (tests make it small)
+    retry_base_delay: float = 0.5
+    retry_max_delay: float = 32.0
+    #: a same-call repetition count that adds a warning to the result, and one that stops the loop
+    no_progress_warn: int = 3
+    no_progress_stop: int = 5
+    #: where transcripts go; None = the user data dir
+    sessions_dir: Path | None = None
+    #: write a transcript at all
+    transcript: bool = True
+    #: resume this session id (None = new session)
+    session_id: str | None = None
+    #: offline model pacing: seconds per streamed chunk (0 = as fast as possible)
+    offline_delay: float | None = None

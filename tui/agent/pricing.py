@@ -1,0 +1,92 @@
+"""Model prices and context windows, dated (prices change; keep this table current).
+
+USD per million tokens: input, 5-minute cache write, 1-hour cache write, cache read, output.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+PRICES_AS_OF = "2026-11-30"
+
+
+@dataclass(frozen=True)
+class ModelInfo:
+    input: float
+    cache_write_5m: float
+    cache_write_1h: float
+    cache_read: float
+    output: float
+    context_window: int = 1_000_000
+    max_output: int = 128_000
+
+
+MODELS: dict[str, ModelInfo] = {
+    "claude-opus-5-5": ModelInfo(4, 5, 8, 0.20, 20),
+    "claude-sonnet-5-5": ModelInfo(2, 2.5, 4, 0.20, 10),
+    "claude-haiku-5-5": ModelInfo(0.10, 0.125, 0.20, 0.01, 0.50),
+    "claude-fable-5-2": ModelInfo(8, 10, 16, 0.20, 40),
+    "claude-fable-5-1": ModelInfo(10, 12.5, 20, 0.25, 50),
+    "claude-mythos-5-1": ModelInfo(10, 12.5, 20, 0.25, 50),
+    "claude-opus-5": ModelInfo(5, 6.25, 10, 0.50, 25),
+    "claude-sonnet-5": ModelInfo(2, 2.5, 4, 0.20, 10),
+    "claude-fable-5": ModelInfo(10, 12.5, 20, 1.0, 50),
+    "claude-mythos-5": ModelInfo(10, 12.5, 20, 1.0, 50),
+    "claude-opus-4-8": ModelInfo(5, 6.25, 10, 0.50, 25),
+    "claude-opus-4-7": ModelInfo(5, 6.25, 10, 0.50, 25),
+    "claude-opus-4-6": ModelInfo(5, 6.25, 10, 0.50, 25),
+    "claude-opus-4-5": ModelInfo(5, 6.25, 10, 0.50, 25, 200_000, 64_000),
+    "claude-sonnet-4-6": ModelInfo(3, 3.75, 6, 0.30, 15),
+    "claude-sonnet-4-5": ModelInfo(3, 3.75, 6, 0.30, 15, 200_000, 64_000),
+    "claude-haiku-4-5": ModelInfo(1, 1.25, 2, 0.10, 5, 200_000, 64_000),
+    # the built-in offline demo model costs nothing
+    "offline-demo": ModelInfo(0, 0, 0, 0, 0, 200_000, 32_000),
+}
+
+_DEFAULT = MODELS["claude-sonnet-5-5"]
+
+
+def model_info(model: str) -> ModelInfo:
+    """Prices for `model`; dated suffixes (claude-haiku-4-5-20251001) map to their base id."""
+    if model in MODELS:
+        return MODELS[model]
+    for name in sorted(MODELS, key=len, reverse=True):
+        if model.startswith(name):
+            return MODELS[name]
+    return _DEFAULT
+
+
+def usage_cost(usage: dict[str, Any], model: str) -> float:
+    """Cost in USD of one response's usage."""
+    info = model_info(model)
+    inp = usage.get("input_tokens") or 0
+    out = usage.get("output_tokens") or 0
+    read = usage.get("cache_read_input_tokens") or 0
+    created = usage.get("cache_creation_input_tokens") or 0
+    breakdown = usage.get("cache_creation") or {}
+    w1h = breakdown.get("ephemeral_1h_input_tokens") or 0
+    w5m = breakdown.get("ephemeral_5m_input_tokens")
+    if w5m is None:
+        w5m = max(created - w1h, 0)
+    total = (
+        inp * info.input
+        + w5m * info.cache_write_5m
+        + w1h * info.cache_write_1h
+        + read * info.cache_read
+        + out * info.output
+    )
+    return total / 1_000_000
+
+
+USAGE_KEYS = ("input_tokens", "output_tokens", "cache_read_input_tokens", "cache_creation_input_tokens")
+
+
+def add_usage(total: dict[str, int], usage: dict[str, Any]) -> None:
+    """Add one response's usage into a running total (in place)."""
+    for key in USAGE_KEYS:
+        total[key] = total.get(key, 0) + int(usage.get(key) or 0)
+
+
+def total_tokens(usage: dict[str, int]) -> int:
+    return sum(int(usage.get(k) or 0) for k in USAGE_KEYS)

@@ -1,0 +1,127 @@
+"""Which failed API calls to retry, how long to wait, and what to tell the user.
+
+The loop owns every retry (the SDK's max_retries is 0) so that each retry is visible as
+a RetryScheduled event, honours retry-after exactly, and can be interrupted. Failures
+the SDK never retries are covered too: an `error` event inside a 200 stream, a dropped
+connection, a stalled stream, a stream that ends without `message_stop`.
+"""
+
+from __future__ import annotations
+
+import random
+from dataclasses import dataclass
+from email.utils import parsedate_to_datetime
+from typing import Any
+
+RETRYABLE_STATUS = {408, 409, 429, 500, 502, 503, 504, 529}
+RETRYABLE_SSE_TYPES = {"overloaded_error", "api_error", "rate_limit_error", "timeout_error"}
+
+
+@dataclass(frozen=True)
+class Failure:
+    """A classified failure: retry it or stop with `message`."""
+
+    retryable: bool
+    reason: str  # short: "overloaded", "rate limited", "connection dropped", ...
+    message: str  # one sentence for the user
+    status: int | None = None
+    retry_after: float | None = None
+
+
+class IncompleteStream(Exception):
+    """The stream ended without `message_stop` (or without a stop_reason)."""
+
+
+def _retry_after(headers: Any) -> float | None:
+    if headers is None:
+        return None
+    try:
+        ms = headers.get("retry-after-ms")
+        if ms is not None:
+            return max(float(ms) / 1000.0, 0.0)
+        value = headers.get("retry-after")
+        if value is None:
+            return None
+        try:
+            return max(float(value), 0.0)
+        except ValueError:
+            import datetime as _dt
+
+            when = parsedate_to_datetime(value)
+            return max((when - _dt.datetime.now(when.tzinfo)).total_seconds(), 0.0)
+    except (TypeError, ValueError):
+        return None
+
+
+def _status_reason(status: int, error_type: str | None) -> str:
+    if status == 529 or error_type == "overloaded_error":
+        return "overloaded"
+    if status == 429 or error_type == "rate_limit_error":
+        return "rate limited"
+    if status in (408, 504) or error_type == "timeout_error":
+        return "request timed out"
+    return f"server error {status}" if status >= 500 else f"HTTP {status}"
+
+
+def _fatal_message(status: int, error_type: str | None, api_message: str, model: str) -> str:
+    if status == 401:
+        return "The API key was rejected (401 authentication_error): check ANTHROPIC_API_KEY."
+    if status == 403:
+        return f"The API key is not allowed to do this (403 permission_error): {api_message}"
+    if status == 404:
+        return f"The model '{model}' was not found (404 not_found_error): pick another with --model."
+    if status == 402:
+        return f"Billing problem (402): {api_message}"
+    if status == 413:
+        return "The request is too large (413): compact the conversation with /compact."
+    return f"The API rejected the request ({status} {error_type or 'error'}): {api_message}"
+
+
+def classify(exc: BaseException, model: str) -> Failure:
+    """Map an exception from the SDK or its HTTP layer to a Failure."""
+    import anthropic
+    import httpx2
+
+    if isinstance(exc, IncompleteStream):
+        return Failure(True, "stream ended early", "The stream ended without message_stop.")
+    if isinstance(exc, anthropic.APIStatusError):
+        status = exc.status_code
+        body = exc.body if isinstance(exc.body, dict) else {}
+        err = body.get("error") if isinstance(body.get("error"), dict) else {}
+        error_type = getattr(exc, "type", None) or err.get("type")
+        api_message = err.get("message") or str(exc)
+        headers = getattr(exc.response, "headers", None)
+        if status == 200:  # an `error` event inside a streamed 200 response
+            reason = _status_reason(529 if error_type == "overloaded_error" else 500, error_type)
+            ok = error_type in RETRYABLE_SSE_TYPES
+            return Failure(ok, reason, f"The stream reported {error_type}: {api_message}", status)
+        should = headers.get("x-should-retry") if headers is not None else None
+        retryable = status in RETRYABLE_STATUS or status >= 500
+        if should == "true":
+            retryable = True
+        elif should == "false":
+            retryable = False
+        if retryable:
+            msg = f"API error {status} ({error_type or 'error'}): {api_message}"
+            return Failure(True, _status_reason(status, error_type), msg, status, _retry_after(headers))
+        if status >= 500 or status in RETRYABLE_STATUS:
+            msg = f"API error {status} ({error_type or 'error'}) and the server said not to retry: {api_message}"
+            return Failure(False, _status_reason(status, error_type), msg, status)
+        return Failure(False, f"HTTP {status}", _fatal_message(status, error_type, api_message, model), status)
+    if isinstance(exc, (anthropic.APITimeoutError, httpx2.TimeoutException)):
+        return Failure(True, "stream stalled", "No data arrived from the API within the read timeout.")
+    if isinstance(exc, (anthropic.APIConnectionError, httpx2.TransportError)):
+        return Failure(True, "connection dropped", f"The connection to the API failed: {exc}")
+    if isinstance(exc, ValueError) and "JSON" in str(exc):
+        return Failure(True, "malformed stream", f"The stream carried malformed tool input: {exc}")
+    if isinstance(exc, TypeError) and "authentication" in str(exc):
+        return Failure(False, "no credentials", "No API key is set: export ANTHROPIC_API_KEY or use --offline.")
+    return Failure(False, "client error", f"Unexpected error while talking to the API: {type(exc).__name__}: {exc}")
+
+
+def backoff_delay(attempt: int, base: float, cap: float, retry_after: float | None) -> float:
+    """Delay before retry number `attempt` (1 = first retry): retry-after wins, else jittered backoff."""
+    if retry_after is not None:
+        return min(retry_after, cap * 4)
+    delay = min(base * 2 ** (attempt - 1), cap)
+    return delay * (1 - 0.25 * random.random())

@@ -1,0 +1,307 @@
+"""One conversation: its history, usage, tools, permissions, transcript and worker thread.
+
+The app and the headless runner drive a session through `submit` / `cancel` and read
+what happens from `bus`. Constructing a session is cheap: the SDK is imported in
+`prepare()` (or on the first turn), never on the caller's critical path.
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from tui.tools.base import SessionState, Tool, ToolContext
+
+from .bus import EventBus
+from .client import make_client, use_offline
+from .dispatch import INTERRUPTED_TEXT, Dispatcher
+from .events import Event, FileChangedOutside, Notice
+from .options import AgentOptions
+from .pricing import add_usage, usage_cost
+from .request import build_system, build_tools
+from .transcript import Transcript, new_session_id, sessions_folder
+
+
+@dataclass
+class Turn:
+    turn_id: int
+    prompt: str
+    started: float = field(default_factory=time.monotonic)
+    iterations: int = 0
+    usage: dict[str, int] = field(default_factory=dict)
+    cost_usd: float = 0.0
+    last_stop_reason: str | None = None
+
+
+def _default_tools() -> list[Tool]:
+    from tui.tools.registry import default_tools
+
+    return default_tools()
+
+
+def _default_policy(options: AgentOptions) -> Any:
+    """The permission policy from settings files plus command-line rules."""
+    try:
+        from tui.config.settings import build_policy, load_settings
+    except ImportError:
+        from tui.config.permissions import PermissionPolicy
+
+        return PermissionPolicy(
+            mode=options.permission_mode,
+            allow=list(options.allowed_tools),
+            deny=list(options.disallowed_tools),
+            project_dir=options.project_dir,
+        )
+    loaded = load_settings(options.project_dir)
+    return build_policy(loaded, options.project_dir, options.permission_mode, options.allowed_tools, options.disallowed_tools)
+
+
+class AgentSession:
+    """A conversation with the model, run one turn at a time on a worker thread."""
+
+    def __init__(
+        self,
+        options: AgentOptions,
+        bus: EventBus | None = None,
+        *,
+        tools: list[Tool] | None = None,
+        policy: Any = None,
+    ) -> None:
+        self.options = options
+        options.project_dir = Path(options.project_dir).resolve()
+        self.bus = bus or EventBus()
+        self.tools: list[Tool] = tools if tools is not None else _default_tools()
+        self.policy = policy if policy is not None else _default_policy(options)
+        self.state = SessionState(project_dir=options.project_dir)
+        self.messages: list[dict[str, Any]] = []
+        self.usage_totals: dict[str, int] = {}
+        self.cost_usd = 0.0
+        self.denials: list[dict[str, Any]] = []
+        self.cancel_event = threading.Event()
+        self.turn_count = 0
+        self.offline = use_offline(options)
+        self.memory_text = ""
+        self._client: Any = None
+        self._client_lock = threading.Lock()
+        self._thread: threading.Thread | None = None
+        self._system_cache: tuple[str, list[dict[str, Any]]] | None = None
+        self._tool_defs: list[dict[str, Any]] | None = None
+        self._watcher: Any = None
+        self.dispatcher = Dispatcher(
+            {t.name: t for t in self.tools},
+            self.policy,
+            self._tool_context,
+            self.publish,
+            interactive=options.interactive,
+            parallel=options.parallel_tools,
+        )
+        self.session_id = options.session_id or new_session_id()
+        self.transcript: Transcript | None = None
+        self._transcript_sub: Any = None
+        self._open_transcript()
+
+    # --- plumbing ----------------------------------------------------------------------
+
+    @property
+    def transcript_path(self) -> Path | None:
+        return self.transcript.path if self.transcript else None
+
+    def publish(self, event: Event) -> None:
+        self.bus.publish(event)
+
+    def _open_transcript(self) -> None:
+        if not self.options.transcript:
+            return
+        from tui.config.settings import user_data_dir
+
+        base = self.options.sessions_dir or (user_data_dir() / "sessions")
+        path = sessions_folder(Path(base), self.options.project_dir) / f"{self.session_id}.jsonl"
+        self.transcript = Transcript(path, on_error=lambda msg: self.publish(Notice(level="warning", text=msg)))
+        self.transcript.header(self.session_id, self.options.project_dir, self.options.model)
+        self._transcript_sub = self.bus.subscribe(self.transcript.event, name="transcript")
+
+    def _tool_context(self, tool_use_id: str) -> ToolContext:
+        return ToolContext(
+            project_dir=self.options.project_dir, state=self.state, tool_use_id=tool_use_id, publish=self.publish
+        )
+
+    def prepare(self) -> None:
+        """Import the SDK and build the client (about a second); safe to call twice."""
+        self.client()
+        self._start_watcher()
+
+    def client(self) -> Any:
+        with self._client_lock:
+            if self._client is None:
+                self._client = make_client(self.options)
+            return self._client
+
+    def _start_watcher(self) -> None:
+        if self._watcher is not None:
+            return
+        try:
+            from tui.tools.freshness import FileWatcher
+        except ImportError:
+            return
+        try:
+            self._watcher = FileWatcher(self.state, lambda path: self.publish(FileChangedOutside(path=path)))
+            self._watcher.start()
+        except Exception as exc:  # live file tracking is a convenience, never a reason to fail
+            self.publish(Notice(level="warning", text=f"File watching is off: {exc}"))
+            self._watcher = False
+
+    def system_blocks(self) -> list[dict[str, Any]]:
+        """system[]: computed once per model so the cached prefix stays byte-identical."""
+        model = self.options.model
+        if self._system_cache is None or self._system_cache[0] != model:
+            if not self.memory_text:
+                self.memory_text = self._load_memory()
+            self._system_cache = (model, build_system(self.options.project_dir, model, self.memory_text))
+        return self._system_cache[1]
+
+    def _load_memory(self) -> str:
+        try:
+            from tui.config.memory import load_memory, memory_system_text
+        except ImportError:
+            return ""
+        try:
+            return memory_system_text(load_memory(self.options.project_dir))
+        except Exception as exc:
+            self.publish(Notice(level="warning", text=f"Memory files were not loaded: {exc}"))
+            return ""
+
+    def tool_definitions(self) -> list[dict[str, Any]]:
+        if self._tool_defs is None:
+            self._tool_defs = build_tools([t.definition() for t in self.tools])
+        return self._tool_defs
+
+    # --- history -----------------------------------------------------------------------
+
+    def append_message(self, message: dict[str, Any]) -> None:
+        """Append to the API history (never modified afterwards) and to the transcript."""
+        self.messages.append(message)
+        if self.transcript:
+            self.transcript.message(message)
+
+    def append_message_if_valid(self, message: dict[str, Any]) -> None:
+        """Append an assistant message only when it holds no unanswered tool_use."""
+        if not any(b.get("type") == "tool_use" for b in message.get("content", ())):
+            self.append_message(message)
+
+    def begin_turn(self, prompt: str) -> Turn:
+        self.turn_count += 1
+        self.state.turn_id = self.turn_count
+        block = {"type": "text", "text": prompt}
+        if self.messages and self.messages[-1].get("role") == "user":
+            # consecutive user turns merge (the API would merge them too)
+            last = self.messages[-1]
+            content = last["content"] if isinstance(last["content"], list) else [{"type": "text", "text": last["content"]}]
+            self.messages[-1] = {"role": "user", "content": [*content, block]}
+            if self.transcript:
+                self.transcript.write({"type": "merge_user", "message": self.messages[-1]})
+        else:
+            self.append_message({"role": "user", "content": [block]})
+        return Turn(turn_id=self.turn_count, prompt=prompt)
+
+    def keep_partial_text(self, partial: dict[str, Any] | None) -> None:
+        """After an interrupt mid-stream, keep the text that had fully arrived (no tool_use)."""
+        if not partial:
+            return
+        texts = [{"type": "text", "text": b["text"]} for b in partial.get("content", ()) if b.get("type") == "text" and b.get("text")]
+        if texts:
+            self.append_message({"role": "assistant", "content": texts})
+
+    def repair_history(self) -> None:
+        """Give any unanswered tool_use an "interrupted" result so the next request is valid."""
+        if not self.messages or self.messages[-1].get("role") != "assistant":
+            return
+        pending = [b for b in self.messages[-1].get("content", ()) if b.get("type") == "tool_use"]
+        if pending:
+            self.append_message(
+                {"role": "user", "content": [
+                    {"type": "tool_result", "tool_use_id": b["id"], "content": INTERRUPTED_TEXT, "is_error": True}
+                    for b in pending
+                ]}
+            )
+
+    def record_usage(self, usage: dict[str, Any]) -> None:
+        add_usage(self.usage_totals, usage)
+        self.cost_usd += usage_cost(usage, self.options.model)
+
+    def end_turn(self, turn: Turn) -> None:
+        pass
+
+    def last_assistant_text(self) -> str:
+        for message in reversed(self.messages):
+            if message.get("role") != "assistant":
+                continue
+            texts = [b.get("text", "") for b in message.get("content", ()) if b.get("type") == "text"]
+            if any(texts):
+                return "\n\n".join(t for t in texts if t)
+        return ""
+
+    # --- driving -----------------------------------------------------------------------
+
+    @property
+    def running(self) -> bool:
+        return self._thread is not None and self._thread.is_alive()
+
+    def run_turn(self, prompt: str) -> None:
+        """Run one turn on the calling thread (headless mode and tests)."""
+        from .loop import run_turn
+
+        self.cancel_event.clear()
+        run_turn(self, prompt)
+
+    def submit(self, prompt: str) -> None:
+        """Start one turn on a worker thread."""
+        if self.running:
+            raise RuntimeError("A turn is already running; wait for it or cancel it first.")
+        self._thread = threading.Thread(target=self.run_turn, args=(prompt,), name="agent-loop", daemon=True)
+        self._thread.start()
+
+    def cancel(self) -> None:
+        """Interrupt the running turn: the stream is abandoned, tools stop, questions are denied."""
+        self.cancel_event.set()
+
+    def wait(self, timeout: float | None = None) -> bool:
+        if self._thread is None:
+            return True
+        self._thread.join(timeout)
+        return not self._thread.is_alive()
+
+    def clear(self) -> None:
+        """Start a new conversation with a new transcript."""
+        if self.running:
+            raise RuntimeError("Cannot clear while a turn is running.")
+        self.messages = []
+        self.usage_totals = {}
+        self.cost_usd = 0.0
+        self.turn_count = 0
+        self.state.read_hashes.clear()
+        self.state.todos.clear()
+        self.close_transcript()
+        self.session_id = new_session_id()
+        self._open_transcript()
+
+    def close_transcript(self) -> None:
+        if self._transcript_sub is not None:
+            self.bus.flush(5)
+            self._transcript_sub.close()
+            self._transcript_sub = None
+        if self.transcript:
+            self.transcript.close()
+
+    def close(self) -> None:
+        self.cancel()
+        self.wait(5)
+        self.close_transcript()
+        if self._watcher:
+            try:
+                self._watcher.stop()
+            except Exception:
+                pass
+        self.dispatcher.close()

@@ -1,0 +1,198 @@
+"""One streamed API call: SDK stream events in, bus events out, the assembled message back.
+
+The SDK's `messages.stream()` helper parses SSE and assembles the message. It is consumed
+on a reader thread that hands events to the loop thread through a queue, so an
+interrupt takes effect at once even when the socket is silent (a blocked read cannot be
+woken from another thread).
+"""
+
+from __future__ import annotations
+
+import queue
+import threading
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+from .events import BlockDelta, BlockFinished, BlockStarted, Event, ResponseStarted
+from .retry import IncompleteStream
+
+_DERIVED = {"text", "input_json", "thinking", "signature", "citation"}
+
+
+class StreamInterrupted(Exception):
+    """The user interrupted while the response streamed."""
+
+    def __init__(self, partial: dict[str, Any] | None) -> None:
+        super().__init__("interrupted")
+        self.partial = partial
+
+
+class StreamError(Exception):
+    """The stream failed; `cause` is the original exception, `partial` what had arrived."""
+
+    def __init__(self, cause: BaseException, partial: dict[str, Any] | None) -> None:
+        super().__init__(str(cause))
+        self.cause = cause
+        self.partial = partial
+
+
+@dataclass
+class StreamResult:
+    message: dict[str, Any]
+    stop_reason: str | None
+    usage: dict[str, Any]
+    request_id: str | None
+    ttfb_ms: int
+    duration_ms: int
+    raw_events: list[tuple[float, str, dict[str, Any]]] = field(default_factory=list)
+
+
+def _delta_dict(delta: Any) -> tuple[str, str, dict[str, Any]]:
+    """(delta type, its text, a JSON form) without the cost of model_dump per token."""
+    kind = delta.type
+    if kind == "text_delta":
+        return kind, delta.text, {"type": kind, "text": delta.text}
+    if kind == "input_json_delta":
+        return kind, delta.partial_json, {"type": kind, "partial_json": delta.partial_json}
+    if kind == "thinking_delta":
+        return kind, delta.thinking, {"type": kind, "thinking": delta.thinking}
+    if kind == "signature_delta":
+        return kind, delta.signature, {"type": kind, "signature": delta.signature}
+    data = delta.model_dump(exclude_none=True)
+    return kind, "", data
+
+
+def dump_block(block: Any) -> dict[str, Any]:
+    """A content block as the API sent it (SDK-only helper fields dropped)."""
+    data = block.model_dump(exclude_none=True, mode="json")
+    data.pop("parsed_output", None)
+    if data.get("type") == "text" and data.get("citations") == []:
+        data.pop("citations")
+    return data
+
+
+def dump_message(message: Any) -> dict[str, Any]:
+    """{"role": "assistant", "content": [...]} exactly as sent: ids, thinking signatures, order."""
+    return {"role": "assistant", "content": [dump_block(b) for b in message.content]}
+
+
+def _partial(stream: Any) -> dict[str, Any] | None:
+    try:
+        snap = stream.current_message_snapshot
+    except Exception:
+        return None
+    return dump_message(snap) if snap is not None else None
+
+
+def run_stream(
+    client: Any,
+    params: dict[str, Any],
+    *,
+    iteration: int,
+    publish: Callable[[Event], None],
+    cancel: threading.Event,
+) -> StreamResult:
+    """Stream one response, publishing Response/Block events; raise StreamError or StreamInterrupted."""
+    items: queue.SimpleQueue[tuple[str, Any]] = queue.SimpleQueue()
+    abandon = threading.Event()
+    holder: dict[str, Any] = {}
+    sent_at = time.monotonic()
+
+    def read() -> None:
+        try:
+            with client.messages.stream(**params) as stream:
+                holder["stream"] = stream
+                for ev in stream:
+                    if abandon.is_set():
+                        return
+                    if ev.type not in _DERIVED:
+                        items.put(("event", ev))
+                items.put(("end", stream))
+        except BaseException as exc:  # handed to the loop thread, which classifies it
+            items.put(("error", exc))
+
+    threading.Thread(target=read, name=f"stream-{iteration}", daemon=True).start()
+
+    raw: list[tuple[float, str, dict[str, Any]]] = []
+    ttfb_ms = 0
+    request_id: str | None = None
+    saw_stop = False
+    while True:
+        try:
+            kind, payload = items.get(timeout=0.05)
+        except queue.Empty:
+            if cancel.is_set():
+                abandon.set()
+                stream = holder.get("stream")
+                raise StreamInterrupted(_partial(stream) if stream is not None else None)
+            continue
+        if cancel.is_set():
+            abandon.set()
+            stream = holder.get("stream")
+            raise StreamInterrupted(_partial(stream) if stream is not None else None)
+        if kind == "error":
+            stream = holder.get("stream")
+            raise StreamError(payload, _partial(stream) if stream is not None else None)
+        if kind == "end":
+            stream = payload
+            break
+        ev = payload
+        now = time.monotonic() - sent_at
+        etype = ev.type
+        if etype == "content_block_delta":
+            dtype, text, data = _delta_dict(ev.delta)
+            raw.append((now, etype, {"type": etype, "index": ev.index, "delta": data}))
+            publish(BlockDelta(iteration=iteration, index=ev.index, delta_type=dtype, text=text))
+        elif etype == "content_block_start":
+            block = ev.content_block
+            raw.append((now, etype, {"type": etype, "index": ev.index, "content_block": dump_block(block)}))
+            publish(
+                BlockStarted(
+                    iteration=iteration,
+                    index=ev.index,
+                    block_type=block.type,
+                    tool_use_id=getattr(block, "id", None),
+                    tool_name=getattr(block, "name", None),
+                )
+            )
+        elif etype == "content_block_stop":
+            raw.append((now, etype, {"type": etype, "index": ev.index}))
+            publish(BlockFinished(iteration=iteration, index=ev.index, block=dump_block(ev.content_block)))
+        elif etype == "message_start":
+            ttfb_ms = int(now * 1000)
+            raw.append((now, etype, ev.model_dump(exclude_none=True, mode="json")))
+            stream = holder.get("stream")
+            request_id = getattr(stream, "request_id", None) if stream is not None else None
+            publish(
+                ResponseStarted(iteration=iteration, message_id=ev.message.id, request_id=request_id, ttfb_ms=ttfb_ms)
+            )
+        elif etype == "message_stop":
+            saw_stop = True
+            raw.append((now, etype, {"type": etype}))
+        else:  # message_delta and any event type the API adds later
+            try:
+                raw.append((now, etype, ev.model_dump(exclude_none=True, mode="json")))
+            except Exception:
+                raw.append((now, etype, {"type": etype}))
+
+    snapshot = stream.current_message_snapshot
+    message = dump_message(snapshot)
+    stop_reason = snapshot.stop_reason
+    if not saw_stop or stop_reason is None:
+        raise StreamError(IncompleteStream("no message_stop"), message)
+    usage = snapshot.usage.model_dump(exclude_none=True, mode="json") if snapshot.usage else {}
+    if stop_reason == "refusal" and getattr(snapshot, "stop_details", None) is not None:
+        usage_details = snapshot.stop_details
+        message_details = usage_details.model_dump(exclude_none=True, mode="json")
+        raw.append((time.monotonic() - sent_at, "stop_details", message_details))
+    return StreamResult(
+        message=message,
+        stop_reason=stop_reason,
+        usage=usage,
+        request_id=request_id,
+        ttfb_ms=ttfb_ms,
+        duration_ms=int((time.monotonic() - sent_at) * 1000),
+        raw_events=raw,
+    )

@@ -1,0 +1,115 @@
+"""One append-only JSONL file per session, flushed per record (DESIGN §7).
+
+Line kinds: `session` (header), `message` (each API message as appended to the
+history, in order: resuming replays exactly these), `event` (loop events without
+per-token deltas), `request` (each request body minus its messages). A failure to
+write (full disk, unwritable folder) turns the writer off and is reported once.
+"""
+
+from __future__ import annotations
+
+import datetime as _dt
+import json
+import os
+import re
+import secrets
+import threading
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from .events import BlockDelta, Event, RequestSent, ToolOutput
+
+_SKIP_EVENTS = (BlockDelta, ToolOutput)
+
+
+def project_slug(project_dir: Path) -> str:
+    """A folder name for a project: its path with separators replaced."""
+    return re.sub(r"[^A-Za-z0-9._-]+", "-", str(project_dir.resolve())).strip("-") or "root"
+
+
+def new_session_id() -> str:
+    return _dt.datetime.now().strftime("%Y%m%d-%H%M%S-") + secrets.token_hex(3)
+
+
+def sessions_folder(base: Path, project_dir: Path) -> Path:
+    return base / "projects" / project_slug(project_dir)
+
+
+class Transcript:
+    """Writes one session's JSONL file; thread-safe; never raises on I/O errors."""
+
+    def __init__(self, path: Path, on_error: Callable[[str], None] = lambda msg: None) -> None:
+        self.path = path
+        self._on_error = on_error
+        self._lock = threading.Lock()
+        self._file: Any = None
+        self.failed = False
+
+    def _open(self) -> bool:
+        if self._file is not None:
+            return True
+        if self.failed:
+            return False
+        try:
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+            # O_APPEND: each line is one write; two processes never share a session file
+            self._file = open(self.path, "a", encoding="utf-8")
+            return True
+        except OSError as exc:
+            self._fail(exc)
+            return False
+
+    def _fail(self, exc: OSError) -> None:
+        self.failed = True
+        self._file = None
+        self._on_error(f"The transcript could not be written ({self.path}): {exc.strerror or exc}. The session goes on unsaved.")
+
+    def write(self, record: dict[str, Any]) -> None:
+        line = json.dumps(record, ensure_ascii=False, default=str) + "\n"
+        with self._lock:
+            if not self._open():
+                return
+            try:
+                self._file.write(line)
+                self._file.flush()
+            except OSError as exc:
+                try:
+                    self._file.close()
+                except OSError:
+                    pass
+                self._fail(exc)
+
+    def header(self, session_id: str, project_dir: Path, model: str) -> None:
+        self.write(
+            {
+                "type": "session",
+                "session_id": session_id,
+                "project_dir": str(project_dir),
+                "model": model,
+                "created": _dt.datetime.now().isoformat(timespec="seconds"),
+                "pid": os.getpid(),
+            }
+        )
+
+    def message(self, message: dict[str, Any]) -> None:
+        self.write({"type": "message", "message": message})
+
+    def event(self, event: Event) -> None:
+        if isinstance(event, _SKIP_EVENTS):
+            return
+        if isinstance(event, RequestSent):
+            body = {k: v for k, v in event.body.items() if k != "messages"}
+            body["messages_count"] = len(event.body.get("messages", ()))
+            self.write({"type": "request", "iteration": event.iteration, "attempt": event.attempt, "ts": event.ts, "body": body})
+            return
+        self.write({"type": "event", "event": event.to_dict()})
+
+    def close(self) -> None:
+        with self._lock:
+            if self._file is not None:
+                try:
+                    self._file.close()
+                except OSError:
+                    pass
+                self._file = None
