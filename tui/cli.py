@@ -1,0 +1,145 @@
+"""Command line: `agent-tui [PROMPT]` opens the app; `agent-tui -p PROMPT` runs headless.
+
+Flags follow Claude Code's where they exist. Heavy imports (the SDK, Textual) happen
+only in the branch that needs them.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+from pathlib import Path
+
+from tui import __version__
+
+PERMISSION_MODES = ("default", "acceptEdits", "plan", "bypassPermissions")
+
+
+def split_rules(values: list[str] | None) -> list[str]:
+    """Rules may be given space- or comma-separated; keep `Bash(a, b)` specifiers whole."""
+    rules: list[str] = []
+    for value in values or ():
+        depth = 0
+        current = ""
+        for ch in value:
+            if ch == "(":
+                depth += 1
+            elif ch == ")":
+                depth = max(depth - 1, 0)
+            if ch in ", " and depth == 0:
+                if current.strip():
+                    rules.append(current.strip())
+                current = ""
+                continue
+            current += ch
+        if current.strip():
+            rules.append(current.strip())
+    return rules
+
+
+def build_parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(
+        prog="agent-tui",
+        description="A terminal coding agent that shows every step of the agent loop.",
+    )
+    p.add_argument("prompt", nargs="*", help="prompt to submit at start (with -p: the prompt to run)")
+    p.add_argument("-p", "--print", dest="print_mode", action="store_true", help="headless: run one turn, print, exit")
+    p.add_argument("--output-format", choices=("text", "json", "stream-json"), default="text")
+    p.add_argument("--include-partial-messages", action="store_true", help="stream-json: include per-token events")
+    p.add_argument("--model", help="model id (default from settings)")
+    p.add_argument("--max-turns", type=int, help="stop after this many model calls in a turn")
+    p.add_argument("--max-budget-tokens", type=int, help="stop when the session has used this many tokens")
+    p.add_argument("--max-tokens", type=int, help="max_tokens per response")
+    p.add_argument("--permission-mode", choices=PERMISSION_MODES)
+    p.add_argument("--allowedTools", "--allowed-tools", dest="allowed", nargs="+", action="extend", metavar="RULE")
+    p.add_argument("--disallowedTools", "--disallowed-tools", dest="disallowed", nargs="+", action="extend", metavar="RULE")
+    p.add_argument("--no-parallel", action="store_true", help="run tool calls one at a time")
+    p.add_argument("--offline", action="store_true", help="use the built-in offline demo model")
+    p.add_argument("-c", "--continue", dest="continue_", action="store_true", help="continue the newest session here")
+    p.add_argument("-r", "--resume", nargs="?", const="", metavar="ID", help="resume a session (picker without ID)")
+    p.add_argument("--cwd", type=Path, help="project directory (default: the current directory)")
+    p.add_argument("--version", action="version", version=f"agent-tui {__version__}")
+    return p
+
+
+def options_from_args(args: argparse.Namespace) -> tuple[object, list[str]]:
+    """AgentOptions from settings files and flags (flags win); also the settings problems."""
+    from tui.agent.options import AgentOptions
+
+    project_dir = (args.cwd or Path.cwd()).resolve()
+    problems: list[str] = []
+    settings = None
+    try:
+        from tui.config.settings import load_settings
+
+        loaded = load_settings(project_dir)
+        settings = loaded.settings
+        problems = list(loaded.problems)
+    except ImportError:
+        pass
+    opts = AgentOptions(project_dir=project_dir)
+    if settings is not None:
+        opts.model = settings.model
+        opts.max_tokens = settings.max_tokens
+        opts.parallel_tools = settings.parallel_tools
+        opts.permission_mode = settings.permission_mode
+        opts.max_turns = settings.max_turns
+        opts.max_budget_tokens = settings.max_budget_tokens
+        opts.max_retries = settings.max_retries
+        opts.stream_idle_timeout = settings.stream_idle_timeout
+    if args.model:
+        opts.model = args.model
+    if args.max_turns is not None:
+        opts.max_turns = args.max_turns
+    if args.max_budget_tokens is not None:
+        opts.max_budget_tokens = args.max_budget_tokens
+    if args.max_tokens is not None:
+        opts.max_tokens = args.max_tokens
+    if args.permission_mode:
+        opts.permission_mode = args.permission_mode
+    if args.no_parallel:
+        opts.parallel_tools = False
+    opts.allowed_tools = split_rules(args.allowed)
+    opts.disallowed_tools = split_rules(args.disallowed)
+    opts.offline = bool(args.offline)
+    if os.environ.get("AGENT_TUI_OFFLINE_DELAY"):
+        opts.offline_delay = float(os.environ["AGENT_TUI_OFFLINE_DELAY"])
+    from tui.agent.client import use_offline
+
+    if use_offline(opts) and not args.model:
+        from tui.agent.offline import OFFLINE_MODEL_NAME
+
+        opts.model = OFFLINE_MODEL_NAME
+    return opts, problems
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = build_parser().parse_args(argv)
+    prompt = " ".join(args.prompt).strip()
+    try:
+        opts, problems = options_from_args(args)
+    except (OSError, ValueError) as exc:
+        print(f"agent-tui: {exc}", file=sys.stderr)
+        return 2
+    if not opts.project_dir.is_dir():  # type: ignore[attr-defined]
+        print(f"agent-tui: the project directory {opts.project_dir} does not exist.", file=sys.stderr)  # type: ignore[attr-defined]
+        return 2
+    if args.print_mode:
+        for problem in problems:
+            print(f"agent-tui: settings: {problem}", file=sys.stderr)
+        if not prompt and not sys.stdin.isatty():
+            prompt = sys.stdin.read().strip()
+        if not prompt:
+            print("agent-tui: -p needs a prompt: agent-tui -p \"what to do\"", file=sys.stderr)
+            return 2
+        from tui.headless import run_headless
+
+        return run_headless(opts, prompt, args.output_format, partial=args.include_partial_messages)  # type: ignore[arg-type]
+    from tui.ui.app import run_app
+
+    return run_app(opts, prompt or None)  # type: ignore[arg-type]
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

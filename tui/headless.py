@@ -1,0 +1,189 @@
+"""Headless `-p` mode: run one turn and render the bus as text, json or stream-json.
+
+A thin subscriber to the same events the app renders. Never imports Textual.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import signal
+import sys
+import time
+from typing import Any, TextIO
+
+from tui.agent.events import (
+    BlockDelta,
+    BlockFinished,
+    BlockStarted,
+    Event,
+    LoopStopped,
+    Notice,
+    ResponseFinished,
+    RetryScheduled,
+    ToolOutput,
+    ToolResultsSent,
+    TurnFinished,
+)
+from tui.agent.options import AgentOptions
+from tui.agent.session import AgentSession
+
+NORMAL_STOPS = {"end_turn", "stop_sequence", "max_tokens", "model_context_window_exceeded"}
+_PARTIAL = (BlockStarted, BlockDelta, BlockFinished, ToolOutput)
+
+
+def snake(name: str) -> str:
+    return re.sub(r"(?<!^)(?=[A-Z])", "_", name).lower()
+
+
+def exit_code(reason: str) -> int:
+    if reason in NORMAL_STOPS:
+        return 0
+    if reason == "interrupted":
+        return 130
+    return 1
+
+
+class HeadlessRenderer:
+    """Turns loop events into output lines; keeps what the final result needs."""
+
+    def __init__(self, session: AgentSession, fmt: str, out: TextIO, err: TextIO, *, partial: bool = False) -> None:
+        self.session = session
+        self.fmt = fmt
+        self.out = out
+        self.err = err
+        self.partial = partial
+        self.started = time.monotonic()
+        self.api_ms = 0
+        self.stopped: LoopStopped | None = None
+        self.finished: TurnFinished | None = None
+        self.stream_lines: list[dict[str, Any]] = []
+
+    def emit(self, obj: dict[str, Any]) -> None:
+        if self.fmt == "stream-json":
+            self.out.write(json.dumps(obj, ensure_ascii=False, default=str) + "\n")
+            self.out.flush()
+
+    def init_line(self) -> None:
+        s = self.session
+        self.emit(
+            {
+                "type": "system",
+                "subtype": "init",
+                "session_id": s.session_id,
+                "cwd": str(s.options.project_dir),
+                "model": s.options.model,
+                "offline": s.offline,
+                "permission_mode": getattr(s.policy, "mode", s.options.permission_mode),
+                "tools": [t.name for t in s.tools],
+                "transcript": str(s.transcript_path) if s.transcript_path else None,
+            }
+        )
+
+    def __call__(self, event: Event) -> None:
+        if isinstance(event, Notice):
+            self.err.write(f"agent-tui: {event.text}\n")
+        elif isinstance(event, RetryScheduled):
+            status = f" ({event.status})" if event.status else ""
+            self.err.write(
+                f"agent-tui: {event.reason}{status}, retrying in {event.delay_s:.1f} s, "
+                f"attempt {event.attempt}/{event.max_attempts}\n"
+            )
+        elif isinstance(event, ResponseFinished):
+            self.api_ms += event.duration_ms
+        elif isinstance(event, LoopStopped):
+            self.stopped = event
+        elif isinstance(event, TurnFinished):
+            self.finished = event
+        if self.fmt != "stream-json":
+            return
+        if isinstance(event, _PARTIAL) and not self.partial:
+            return
+        data = event.to_dict()
+        data["type"] = snake(event.type)
+        self.emit(data)
+        if isinstance(event, ResponseFinished):
+            self.emit({"type": "assistant", "message": event.message, "stop_reason": event.stop_reason,
+                       "session_id": self.session.session_id})
+        elif isinstance(event, ToolResultsSent):
+            self.emit({"type": "user", "message": event.message, "session_id": self.session.session_id})
+
+    def result(self) -> dict[str, Any]:
+        stop = self.stopped
+        fin = self.finished
+        reason = stop.reason if stop else "error"
+        is_error = exit_code(reason) != 0
+        usage = dict(fin.usage) if fin else {}
+        return {
+            "type": "result",
+            "subtype": "success" if not is_error else f"error_{reason}",
+            "is_error": is_error,
+            "stop_reason": reason,
+            "api_stop_reason": stop.stop_reason if stop else None,
+            "detail": stop.detail if stop else "",
+            "num_turns": fin.num_iterations if fin else 0,
+            "duration_ms": int((time.monotonic() - self.started) * 1000),
+            "duration_api_ms": self.api_ms,
+            "usage": usage,
+            "total_cost_usd": round(fin.cost_usd, 6) if fin else 0.0,
+            "result": self.session.last_assistant_text(),
+            "session_id": self.session.session_id,
+            "permission_denials": self.session.denials,
+            "offline": self.session.offline,
+        }
+
+
+def run_headless(options: AgentOptions, prompt: str, fmt: str = "text", *, partial: bool = False,
+                 out: TextIO = sys.stdout, err: TextIO = sys.stderr, session: AgentSession | None = None) -> int:
+    """Run one turn without a UI; returns the process exit code."""
+    options.interactive = False
+    session = session or AgentSession(options)
+    if session.offline and not options.offline:
+        err.write("agent-tui: no ANTHROPIC_API_KEY set; using the offline demo model (--offline to silence).\n")
+    renderer = HeadlessRenderer(session, fmt, out, err, partial=partial)
+    session.bus.subscribe(renderer, name="headless")
+    renderer.init_line()
+
+    interrupts = 0
+
+    def on_sigint(signum: int, frame: Any) -> None:
+        nonlocal interrupts
+        interrupts += 1
+        if interrupts > 1:
+            raise KeyboardInterrupt
+        err.write("agent-tui: interrupting (Ctrl-C again to quit at once)\n")
+        session.cancel()
+
+    previous = signal.signal(signal.SIGINT, on_sigint) if _main_thread() else None
+    try:
+        session.run_turn(prompt)
+    except KeyboardInterrupt:
+        err.write("agent-tui: quit\n")
+        return 130
+    finally:
+        if previous is not None:
+            signal.signal(signal.SIGINT, previous)
+        session.bus.flush(5)
+        session.close()
+    result = renderer.result()
+    if fmt == "stream-json":
+        renderer.emit(result)
+    elif fmt == "json":
+        out.write(json.dumps(result, ensure_ascii=False, default=str) + "\n")
+    else:
+        text = result["result"]
+        if text:
+            out.write(text.rstrip() + "\n")
+    code = exit_code(result["stop_reason"])
+    if code != 0:
+        err.write(f"agent-tui: stopped ({result['stop_reason']}): {result['detail']}\n")
+    elif result["stop_reason"] != "end_turn" and result["detail"]:
+        err.write(f"agent-tui: note: {result['detail']}\n")
+    out.flush()
+    return code
+
+
+def _main_thread() -> bool:
+    import threading
+
+    return threading.current_thread() is threading.main_thread()
