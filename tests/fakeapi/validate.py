@@ -1,0 +1,171 @@
+"""Request checks the real API enforces, with its exact 400 message texts (protocol.md §1.5, §4, §5)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+MAX_CACHE_BREAKPOINTS = 4
+REMOVED_SAMPLING_FIELDS = ("temperature", "top_p", "top_k")
+NEW_API_VERSION = "2026-10-21"
+PREFILL_MESSAGE = ("This model does not support assistant message prefill. "
+                   "The conversation must end with a user message.")
+THINKING_MODIFIED = ("`thinking` or `redacted_thinking` blocks in the latest assistant message cannot be modified. "
+                     "These blocks must remain as they were in the original response.")
+THINKING_TYPES = ("thinking", "redacted_thinking")
+
+
+@dataclass
+class Verdict:
+    """`reject` is the 400 message to answer with (or None); `warnings` are recorded but answered."""
+
+    reject: str | None = None
+    warnings: list[str] = field(default_factory=list)
+
+
+def _blocks(message: dict[str, Any]) -> list[dict[str, Any]]:
+    content = message.get("content")
+    if isinstance(content, str):
+        return [{"type": "text", "text": content}]
+    return [b for b in content if isinstance(b, dict)] if isinstance(content, list) else []
+
+
+def count_cache_breakpoints(body: dict[str, Any]) -> int:
+    """Blocks carrying cache_control in tools, system, messages (incl. tool_result content), plus automatic."""
+    def marked(items: Any) -> int:
+        n = 0
+        for item in items if isinstance(items, list) else []:
+            if isinstance(item, dict):
+                n += 1 if isinstance(item.get("cache_control"), dict) else 0
+                if item.get("type") == "tool_result":
+                    n += marked(item.get("content"))
+        return n
+
+    total = marked(body.get("tools")) + marked(body.get("system"))
+    for message in body.get("messages") or []:
+        if isinstance(message, dict):
+            total += marked(message.get("content"))
+    return total + (1 if isinstance(body.get("cache_control"), dict) else 0)
+
+
+def check_tool_pairing(messages: list[dict[str, Any]]) -> str | None:
+    """Every tool_use answered first thing in the next user turn; no tool_result without its tool_use."""
+    # The API merges consecutive same-role turns; system-role messages don't take part in the pairing.
+    groups: list[tuple[str, list[tuple[int, int, dict[str, Any]]]]] = []
+    for mi, message in enumerate(messages):
+        role = message.get("role")
+        if role == "system":
+            continue
+        entries = [(mi, bi, b) for bi, b in enumerate(_blocks(message))]
+        if groups and groups[-1][0] == role:
+            groups[-1][1].extend(entries)
+        else:
+            groups.append((str(role), entries))
+    pending: list[str] = []
+    pending_index = 0
+    for role, entries in groups:
+        if role == "user":
+            leading: set[str] = set()
+            for _, _, block in entries:
+                if block.get("type") != "tool_result":
+                    break
+                leading.add(str(block.get("tool_use_id")))
+            missing = [i for i in pending if i not in leading]
+            if missing:
+                return (f"messages.{pending_index}: `tool_use` ids were found without `tool_result` blocks "
+                        f"immediately after: {', '.join(missing)}. Each `tool_use` block must have a "
+                        "corresponding `tool_result` block in the next message.")
+            for mi, bi, block in entries:
+                if block.get("type") == "tool_result" and block.get("tool_use_id") not in pending:
+                    return (f"messages.{mi}.content.{bi}: unexpected `tool_use_id` found in `tool_result` blocks: "
+                            f"{block.get('tool_use_id')}. Each `tool_result` block must have a corresponding "
+                            "`tool_use` block in the previous message.")
+            pending = []
+        elif role == "assistant":
+            pending = [str(b.get("id")) for _, _, b in entries if b.get("type") == "tool_use"]
+            pending_index = next((mi for mi, _, b in entries if b.get("type") == "tool_use"), entries[0][0] if entries else 0)
+    if pending:
+        return (f"messages.{pending_index}: `tool_use` ids were found without `tool_result` blocks immediately "
+                f"after: {', '.join(pending)}. Each `tool_use` block must have a corresponding `tool_result` "
+                "block in the next message.")
+    return None
+
+
+def check_thinking_echo(messages: list[dict[str, Any]], sent_by_tool_id: dict[str, list[dict[str, Any]]],
+                        sent_by_signature: dict[str, list[dict[str, Any]]]) -> str | None:
+    """Thinking blocks the server sent must come back unchanged and in order."""
+    last_assistant = max((i for i, m in enumerate(messages) if m.get("role") == "assistant"), default=-1)
+    for mi, message in enumerate(messages):
+        if message.get("role") != "assistant":
+            continue
+        blocks = _blocks(message)
+        echoed = [(bi, b) for bi, b in enumerate(blocks) if b.get("type") in THINKING_TYPES]
+        sent = None
+        for b in blocks:
+            key_tool = b.get("id") if b.get("type") == "tool_use" else None
+            if key_tool in sent_by_tool_id:
+                sent = sent_by_tool_id[key_tool]
+                break
+            if b.get("type") == "thinking" and b.get("signature") in sent_by_signature:
+                sent = sent_by_signature[b["signature"]]
+                break
+        if not sent:
+            continue
+        has_tool_use = any(b.get("type") == "tool_use" for b in blocks)
+        must_keep = mi == last_assistant and has_tool_use
+        if not echoed and not must_keep:
+            continue  # earlier turns may drop their thinking; the API strips it anyway
+        got = [b for _, b in echoed]
+        if got != sent:
+            k = next(k for k in range(max(len(got), len(sent)))
+                     if k >= len(got) or k >= len(sent) or got[k] != sent[k])
+            position = echoed[k][0] if k < len(echoed) else (echoed[-1][0] + 1 if echoed else 0)
+            return f"messages.{mi}.content.{position}: {THINKING_MODIFIED}"
+    return None
+
+
+def validate_request(body: dict[str, Any], headers: dict[str, str],
+                     sent_by_tool_id: dict[str, list[dict[str, Any]]] | None = None,
+                     sent_by_signature: dict[str, list[dict[str, Any]]] | None = None) -> Verdict:
+    """All checks in the order the API applies them; the first rejection wins."""
+    verdict = Verdict()
+    version = headers.get("anthropic-version", "")
+    if version >= NEW_API_VERSION:
+        for name in REMOVED_SAMPLING_FIELDS:
+            if name in body:
+                verdict.reject = f"{name}: Extra inputs are not permitted"
+                return verdict
+    if not isinstance(body.get("max_tokens"), int):
+        verdict.reject = "max_tokens: Field required"
+        return verdict
+    messages = body.get("messages")
+    if not isinstance(messages, list) or not messages:
+        verdict.reject = "messages: Field required"
+        return verdict
+    for i, message in enumerate(messages):
+        if not isinstance(message, dict) or message.get("role") not in ("user", "assistant", "system"):
+            verdict.reject = f"messages.{i}.role: Input should be 'user', 'assistant' or 'system'"
+            return verdict
+    if body.get("stream") is not True:
+        verdict.reject = "stream: this fake server only answers streaming requests (stream: true)"
+        return verdict
+    system = body.get("system")
+    if system is not None and not (isinstance(system, list) and all(
+            isinstance(b, dict) and b.get("type") == "text" for b in system)):
+        verdict.warnings.append("system: expected an array of text blocks")
+    found = count_cache_breakpoints(body)
+    if found > MAX_CACHE_BREAKPOINTS:
+        verdict.reject = f"A maximum of {MAX_CACHE_BREAKPOINTS} blocks with cache_control may be provided. Found {found}."
+        return verdict
+    non_system = [m for m in messages if m.get("role") != "system"]
+    if non_system and non_system[-1].get("role") != "user":
+        verdict.reject = PREFILL_MESSAGE
+        return verdict
+    pairing = check_tool_pairing(messages)
+    if pairing:
+        verdict.reject = pairing
+        return verdict
+    thinking = check_thinking_echo(messages, sent_by_tool_id or {}, sent_by_signature or {})
+    if thinking:
+        verdict.reject = thinking
+    return verdict

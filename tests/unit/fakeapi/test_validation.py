@@ -1,0 +1,90 @@
+"""Malformed requests get the API's exact 400 texts and are recorded in `.errors`."""
+
+from __future__ import annotations
+
+import anthropic
+import pytest
+
+from tests.fakeapi import reply, text, thinking, tool_use
+from tests.unit.fakeapi.conftest import make_client, run_stream
+
+TOOL_USE_TURN = {"role": "assistant", "content": [
+    {"type": "text", "text": "Reading both."},
+    {"type": "tool_use", "id": "toolu_01A", "name": "Read", "input": {"file_path": "a.py"}},
+    {"type": "tool_use", "id": "toolu_01B", "name": "Read", "input": {"file_path": "b.py"}}]}
+
+
+def rejected(api, messages, **params) -> str:
+    with pytest.raises(anthropic.BadRequestError) as info:
+        run_stream(make_client(api), messages, **params)
+    message = info.value.body["error"]["message"]
+    assert api.errors[-1] == message
+    return message
+
+
+def test_tool_use_without_result_gets_the_exact_400(fake_api):
+    api = fake_api([reply(text("unused"))])
+    messages = [{"role": "user", "content": "go"}, TOOL_USE_TURN,
+                {"role": "user", "content": [{"type": "tool_result", "tool_use_id": "toolu_01A", "content": "1"}]}]
+    assert rejected(api, messages) == (
+        "messages.1: `tool_use` ids were found without `tool_result` blocks immediately after: toolu_01B. "
+        "Each `tool_use` block must have a corresponding `tool_result` block in the next message.")
+    assert len(api.requests) == 1  # a rejected request consumes no script step
+    assert run_stream(make_client(api)).content[0].text == "unused"
+
+
+def test_results_after_text_do_not_count(fake_api):
+    api = fake_api([])
+    messages = [{"role": "user", "content": "go"}, TOOL_USE_TURN, {"role": "user", "content": [
+        {"type": "text", "text": "here"},
+        {"type": "tool_result", "tool_use_id": "toolu_01A"}, {"type": "tool_result", "tool_use_id": "toolu_01B"}]}]
+    assert "toolu_01A, toolu_01B" in rejected(api, messages)
+
+
+def test_orphan_tool_result_gets_the_exact_400(fake_api):
+    api = fake_api([])
+    messages = [{"role": "user", "content": "go"}, {"role": "assistant", "content": "hm"},
+                {"role": "user", "content": [{"type": "text", "text": "x"},
+                                             {"type": "tool_result", "tool_use_id": "toolu_01Z", "content": "?"}]}]
+    assert rejected(api, messages) == (
+        "messages.2.content.1: unexpected `tool_use_id` found in `tool_result` blocks: toolu_01Z. "
+        "Each `tool_result` block must have a corresponding `tool_use` block in the previous message.")
+
+
+def test_five_cache_breakpoints_are_refused(fake_api):
+    api = fake_api([])
+    marked = {"type": "ephemeral"}
+    system = [{"type": "text", "text": f"part {i}", "cache_control": marked} for i in range(3)]
+    messages = [{"role": "user", "content": [{"type": "text", "text": "a", "cache_control": marked},
+                                             {"type": "text", "text": "b", "cache_control": marked}]}]
+    assert rejected(api, messages, system=system) == "A maximum of 4 blocks with cache_control may be provided. Found 5."
+
+
+def test_sampling_parameters_and_prefill_are_refused(fake_api):
+    api = fake_api([])
+    assert rejected(api, None, extra_body={"temperature": 0.2}) == "temperature: Extra inputs are not permitted"
+    prefill = [{"role": "user", "content": "hi"}, {"role": "assistant", "content": "Sure"}]
+    assert "must end with a user message" in rejected(api, prefill)
+
+
+def test_system_string_is_recorded_but_answered(fake_api):
+    api = fake_api([reply(text("fine"))])
+    assert run_stream(make_client(api), system="plain string").content[0].text == "fine"
+    assert api.errors == ["system: expected an array of text blocks"]
+
+
+def test_modified_thinking_block_is_refused_and_unchanged_echo_accepted(fake_api):
+    api = fake_api([reply(thinking("plan: read a.py", signature="sig1"), tool_use("Read", {"file_path": "a.py"}),
+                          stop_reason="tool_use"), reply(text("done"))])
+    client = make_client(api)
+    first = run_stream(client)
+    echoed = first.to_param()
+    history = [{"role": "user", "content": "go"}, echoed, {"role": "user", "content": [
+        {"type": "tool_result", "tool_use_id": first.content[1].id, "content": "def add"}]}]
+    tampered = {"role": "assistant", "content": [
+        {"type": "thinking", "thinking": "plan: read b.py", "signature": "sig1"}, echoed["content"][1]]}
+    message = rejected(api, [history[0], tampered, history[2]])
+    assert message.startswith("messages.1.content.0: `thinking` or `redacted_thinking` blocks in the latest")
+    dropped = {"role": "assistant", "content": [echoed["content"][1]]}
+    assert rejected(api, [history[0], dropped, history[2]]).startswith("messages.1.content.0:")
+    assert run_stream(client, history).content[0].text == "done"
