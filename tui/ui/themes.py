@@ -1,0 +1,298 @@
+"""Themes from TOML files: load, register, apply, remember the choice, reload live on edit.
+
+A theme file holds one `[theme]` table whose keys are `textual.theme.Theme` arguments
+(plus a `[theme.variables]` sub-table). Files are read from the package's built-in
+copy, the source tree's `themes/` folder and the user's `$XDG_CONFIG_HOME/agent-tui/themes/`
+(later folders win). A broken file never crashes the app: it becomes a problem sentence,
+and the previous version of that theme stays in use.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import dataclasses
+import os
+import re
+import tomllib
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from textual.color import Color, ColorParseError
+from textual.theme import Theme
+
+from tui.config import settings as settings_module
+
+if TYPE_CHECKING:
+    from textual.app import App
+
+DEFAULT_THEME = "agent-tui-dark"
+THEME_KEYS = frozenset(f.name for f in dataclasses.fields(Theme))
+COLOUR_KEYS = ("primary", "secondary", "warning", "error", "success", "accent",
+               "foreground", "background", "surface", "panel", "boost")
+
+
+class ThemeFileError(Exception):
+    """A theme file that cannot be used; the message is one sentence for the user."""
+
+
+def user_theme_dir() -> Path:
+    return settings_module.user_config_dir() / "themes"
+
+
+def theme_dirs() -> list[Path]:
+    """Folders searched for `*.toml` themes, lowest precedence first (missing ones skipped)."""
+    package_copy = Path(__file__).resolve().parents[1] / "builtin_themes"  # installed wheel
+    source_tree = Path(__file__).resolve().parents[2] / "themes"  # running from the repo
+    return [d for d in (package_copy, source_tree, user_theme_dir()) if d.is_dir()]
+
+
+def _display(path: Path) -> str:
+    home = str(Path.home())
+    text = str(path)
+    return "~" + text[len(home):] if text.startswith(home + os.sep) else text
+
+
+def theme_from_table(table: Any) -> Theme:
+    """Build a Theme from a `[theme]` table, checking every key and colour."""
+    if not isinstance(table, dict):
+        raise ThemeFileError("it has no [theme] table")
+    unknown = sorted(set(table) - THEME_KEYS)
+    if unknown:
+        raise ThemeFileError(f"unknown key {unknown[0]!r} in [theme] (known: {', '.join(sorted(THEME_KEYS))})")
+    for key in ("name", "primary"):
+        if not isinstance(table.get(key), str) or not table[key].strip():
+            raise ThemeFileError(f"[theme] needs a {key!r} string")
+    for key in COLOUR_KEYS:
+        value = table.get(key)
+        if value is None:
+            continue
+        try:
+            Color.parse(value)
+        except (ColorParseError, TypeError, ValueError):
+            raise ThemeFileError(f"{key} = {value!r} is not a colour (try \"#3b82f6\" or \"rgb(59,130,246)\")") from None
+    variables = table.get("variables", {})
+    if not isinstance(variables, dict) or not all(isinstance(v, str) for v in variables.values()):
+        raise ThemeFileError("[theme.variables] must map names to strings")
+    if "dark" in table and not isinstance(table["dark"], bool):
+        raise ThemeFileError("dark must be true or false")
+    try:
+        theme = Theme(**table)
+        theme.to_color_system().generate()
+    except Exception as exc:  # Theme's own validation: report, never crash
+        raise ThemeFileError(f"Textual rejected it: {exc}") from None
+    return theme
+
+
+def load_theme_file(path: Path) -> Theme:
+    """Read one theme file (ThemeFileError naming the problem if it cannot be used)."""
+    try:
+        data = tomllib.loads(path.read_text(encoding="utf-8"))
+    except OSError as exc:
+        raise ThemeFileError(f"cannot be read ({exc.strerror or exc})") from None
+    except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
+        raise ThemeFileError(f"is not valid TOML: {exc}") from None
+    return theme_from_table(data.get("theme"))
+
+
+def load_themes(dirs: list[Path] | None = None) -> tuple[list[Theme], list[str]]:
+    """All themes in `dirs` (default: theme_dirs()), later folders overriding earlier ones.
+
+    Returns the themes and one problem sentence per file that could not be used.
+    """
+    by_name: dict[str, Theme] = {}
+    problems: list[str] = []
+    for folder in theme_dirs() if dirs is None else dirs:
+        for path in sorted(folder.glob("*.toml")):
+            try:
+                theme = load_theme_file(path)
+            except ThemeFileError as exc:
+                problems.append(f"Theme file {_display(path)}: {exc}.")
+                continue
+            by_name[theme.name] = theme
+    return list(by_name.values()), problems
+
+
+def _probe_property(variable: str) -> str | None:
+    """The CSS property a theme variable of this name feeds (None: unknown, not probed)."""
+    if variable.endswith("text-style"):
+        return "text-style"
+    if re.search(r"(foreground|background|color|border|cursor)(-\w+)?$", variable):
+        return "background"
+    return None
+
+
+def check_theme_css(app: App[Any], theme: Theme) -> str | None:
+    """Parse the app's CSS with `theme`'s variables on a copy; a problem sentence or None.
+
+    A bad `[theme.variables]` value would otherwise raise inside Textual's CSS refresh and
+    take the app down. Costs ~10 ms.
+    """
+    def parses(variables: dict[str, str]) -> bool:
+        defaults = {**app.get_theme_variable_defaults(), **theme.to_color_system().generate()}
+        sheet = app.stylesheet.copy()
+        sheet.set_variables({**defaults, **variables})
+        # also use each variable the way its name says, for widgets whose CSS is not loaded yet
+        probe = "\n".join(f"#theme-probe-{i} {{ {_probe_property(n)}: ${n}; }}"
+                          for i, n in enumerate(variables) if _probe_property(n))
+        if probe:
+            sheet.add_source(probe, read_from=("theme-probe", theme.name))
+        try:
+            sheet.reparse()
+        except Exception:
+            return False
+        return True
+
+    if parses(theme.variables):
+        return None
+    for name, value in theme.variables.items():
+        if not parses({name: value}):
+            return f"variable {name} = {value!r} is not valid CSS for the places that use it"
+    return "its colours produce CSS Textual cannot parse"
+
+
+def register_themes(app: App[Any], dirs: list[Path] | None = None) -> list[str]:
+    """Load and register every theme file with `app`; return the problems (Textual's built-ins stay)."""
+    themes, problems = load_themes(dirs)
+    for theme in themes:
+        problem = check_theme_css(app, theme) if app.is_running else None
+        if problem:
+            problems.append(f"Theme {theme.name!r}: {problem}.")
+            continue
+        app.register_theme(theme)
+    return problems
+
+
+def apply_theme(app: App[Any], name: str | None) -> str | None:
+    """Switch to theme `name` if it is registered, else to the default; a problem sentence or None."""
+    wanted = name or DEFAULT_THEME
+    if wanted in app.available_themes:
+        app.theme = wanted
+        return None
+    fallback = DEFAULT_THEME if DEFAULT_THEME in app.available_themes else "textual-dark"
+    app.theme = fallback
+    return f"Theme {wanted!r} is not installed; using {fallback}. Pick one with ctrl+p → Change theme."
+
+
+def save_theme_choice(name: str) -> str | None:
+    """Write `theme = name` to the user settings, keeping other keys; a problem sentence or None."""
+    saver = getattr(settings_module, "save_user_setting", None)
+    if saver is not None:
+        try:
+            saver("theme", name)
+        except Exception as exc:
+            return f"Could not save the theme choice: {exc}"
+        return None
+    import tomli_w
+
+    path = settings_module.user_config_dir() / "settings.toml"
+    try:
+        data = tomllib.loads(path.read_text(encoding="utf-8")) if path.exists() else {}
+    except (OSError, tomllib.TOMLDecodeError) as exc:
+        return f"Could not save the theme choice: {_display(path)} is unreadable ({exc}); fix it first."
+    data["theme"] = name
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        tmp = path.with_name(path.name + ".tmp")
+        tmp.write_text(tomli_w.dumps(data), encoding="utf-8")
+        os.replace(tmp, path)
+    except OSError as exc:
+        return f"Could not save the theme choice to {_display(path)}: {exc.strerror or exc}."
+    return None
+
+
+def save_theme_on_change(app: App[Any]) -> None:
+    """Save the theme whenever the user switches (palette "Change theme", /theme), not on live reloads."""
+    last_saved = app.theme
+
+    def changed(theme: Theme) -> None:
+        nonlocal last_saved
+        if theme.name == last_saved:
+            return
+        last_saved = theme.name
+        problem = save_theme_choice(theme.name)
+        if problem:
+            app.notify(problem, severity="warning")
+
+    app.theme_changed_signal.subscribe(app, changed)
+
+
+class ThemeWatcher:
+    """Re-registers theme files when they change on disk; re-applies the one in use.
+
+    Runs `watchfiles.awatch` in an app worker. A file that fails to load gets an error
+    toast naming it and the previous version of its theme stays registered.
+    """
+
+    def __init__(self, app: App[Any], dirs: list[Path] | None = None) -> None:
+        self.app = app
+        self.dirs = dirs
+        self.reloads = 0  # change batches handled, for tests to await
+        self.problems: list[str] = []
+        self._stop = asyncio.Event()
+        self._changed = asyncio.Condition()
+
+    def start(self) -> None:
+        folders = theme_dirs() if self.dirs is None else [d for d in self.dirs if d.is_dir()]
+        if folders:
+            self.app.run_worker(self._watch(folders), name="theme-watcher", group="themes",
+                                exclusive=True, exit_on_error=False)
+
+    def stop(self) -> None:
+        self._stop.set()
+
+    async def wait_for_reload(self, after: int, timeout: float = 5.0) -> bool:
+        """Wait until more than `after` change batches were handled (False on timeout)."""
+        async def reached() -> None:
+            async with self._changed:
+                await self._changed.wait_for(lambda: self.reloads > after)
+
+        try:
+            await asyncio.wait_for(reached(), timeout)
+        except TimeoutError:
+            return False
+        return True
+
+    async def _watch(self, folders: list[Path]) -> None:
+        from watchfiles import Change, awatch
+
+        async for changes in awatch(*folders, debounce=50, step=10, stop_event=self._stop):
+            for change, raw_path in sorted(changes, key=lambda c: c[1]):
+                path = Path(raw_path)
+                if path.suffix == ".toml" and change != Change.deleted:
+                    self.reload_file(path)
+            async with self._changed:
+                self.reloads += 1
+                self._changed.notify_all()
+
+    def reload_file(self, path: Path) -> Theme | None:
+        """Load one changed file: register it and refresh if in use, or toast the problem."""
+        try:
+            theme = load_theme_file(path)
+            problem = check_theme_css(self.app, theme)
+            if problem:
+                raise ThemeFileError(problem)
+        except ThemeFileError as exc:
+            message = f"Theme file {_display(path)}: {exc}. Keeping the previous version."
+            self.problems.append(message)
+            self.app.notify(message, title="Theme not reloaded", severity="error", timeout=10)
+            return None
+        self.app.register_theme(theme)
+        if self.app.theme == theme.name:
+            self.app.refresh_css(animate=False)
+            self.app.theme_changed_signal.publish(theme)
+        return theme
+
+
+def setup_themes(app: App[Any], preferred: str | None = None, *, watch: bool = True) -> ThemeWatcher | None:
+    """Everything the app needs, from `on_mount`: register, apply `preferred`, save changes, watch files."""
+    for problem in register_themes(app):
+        app.notify(problem, title="Theme not loaded", severity="error", timeout=10)
+    problem = apply_theme(app, preferred)
+    if problem:
+        app.notify(problem, severity="warning")
+    save_theme_on_change(app)
+    if not watch:
+        return None
+    watcher = ThemeWatcher(app)
+    watcher.start()
+    return watcher
