@@ -1,15 +1,49 @@
 """Settings: the typed model and the layered loader (user, project, local, flags).
 
-Later layers win for scalar values; permission rule lists merge.
+Later layers win for scalar values; permission rule lists merge. A broken file or a bad
+key becomes one line in `LoadedSettings.problems` ("path:line: key `x`: expected …")
+and loading goes on: the app always starts. A folder's own allow rules (and a permissive
+`defaultMode`) count only once the user has trusted the folder; its deny and ask rules
+always count.
 """
 
 from __future__ import annotations
 
+import json
 import os
-from dataclasses import dataclass, field
+import tomllib
+from dataclasses import dataclass, field, fields
 from pathlib import Path
+from typing import Any
+
+from tui.config import rule_files
+from tui.config.paths import (
+    claude_settings_files,
+    local_settings_file,
+    project_settings_file,
+    user_config_dir,
+    user_data_dir,
+    user_settings_file,
+)
+from tui.config.permissions import PermissionPolicy
+from tui.config.rules import RULE_KINDS, RuleSource
+from tui.config.settings_schema import (
+    ALIASES,
+    SCALAR_TYPES,
+    check_value,
+    closest_key,
+    find_line,
+    toml_error_position,
+)
+
+__all__ = [
+    "DEFAULT_MODEL", "LoadedSettings", "Settings", "build_policy", "is_trusted", "load_settings",
+    "save_user_setting", "trust_folder", "user_config_dir", "user_data_dir",
+]
 
 DEFAULT_MODEL = "claude-sonnet-5-5"
+#: modes a folder may not choose for itself before it is trusted
+PERMISSIVE_MODES = {"acceptEdits", "bypassPermissions"}
 
 
 @dataclass
@@ -23,6 +57,7 @@ class Settings:
     parallel_tools: bool = True
     #: permission mode: default | acceptEdits | plan | bypassPermissions
     permission_mode: str = "default"
+    #: the rules that count, merged from every layer (the full list is LoadedSettings.rules)
     allow: list[str] = field(default_factory=list)
     deny: list[str] = field(default_factory=list)
     ask: list[str] = field(default_factory=list)
@@ -36,14 +71,234 @@ class Settings:
     theme: str = "agent-tui-dark"
     #: automatic compaction at this share of the context window
     auto_compact_threshold: float = 0.8
+    #: folders whose own allow rules count (read from the user settings only)
     trusted_folders: list[str] = field(default_factory=list)
 
 
-def user_config_dir() -> Path:
-    base = os.environ.get("XDG_CONFIG_HOME") or os.path.join(os.path.expanduser("~"), ".config")
-    return Path(base) / "agent-tui"
+@dataclass
+class LoadedSettings:
+    """The merged settings, what went wrong while reading them, and every rule with its origin."""
+
+    settings: Settings
+    problems: list[str] = field(default_factory=list)
+    rules: list[RuleSource] = field(default_factory=list)
+    project_dir: Path = field(default_factory=Path.cwd)
+    trusted: bool = False
+    #: the settings files that exist and were read, in layer order
+    files: list[Path] = field(default_factory=list)
 
 
-def user_data_dir() -> Path:
-    base = os.environ.get("XDG_DATA_HOME") or os.path.join(os.path.expanduser("~"), ".local", "share")
-    return Path(base) / "agent-tui"
+def is_trusted(project_dir: Path, settings: Settings) -> bool:
+    """Whether the user trusted `project_dir` (or a folder above it) in the user settings."""
+    here = Path(os.path.realpath(project_dir))
+    for folder in settings.trusted_folders:
+        root = Path(os.path.realpath(os.path.expanduser(folder)))
+        if here == root or root in here.parents:
+            return True
+    return False
+
+
+def trust_folder(project_dir: Path) -> Path:
+    """Add `project_dir` to `trusted_folders` in the user settings; returns the file written."""
+    path = user_settings_file()
+    data = rule_files.read_settings_file(path)
+    folders = data.setdefault("trusted_folders", [])
+    if not isinstance(folders, list):
+        raise rule_files.SettingsWriteError(f"{path}: `trusted_folders` is not a list.")
+    folder = os.path.realpath(project_dir)
+    if folder not in folders:
+        folders.append(folder)
+        rule_files.write_settings_file(path, data)
+    return path
+
+
+def save_user_setting(key: str, value: Any) -> Path:
+    """Set one top-level setting in the user settings file, keeping every other key.
+
+    Raises SettingsWriteError (a ValueError with one sentence) for an unknown key, a value
+    of the wrong type, or a user settings file that does not parse.
+    """
+    key = ALIASES.get(key, key)
+    if key not in SCALAR_TYPES:
+        raise rule_files.SettingsWriteError(f"`{key}` is not a setting{closest_key(key, list(SCALAR_TYPES))}.")
+    kind, nullable = SCALAR_TYPES[key]
+    checked, problem = check_value(kind, value, nullable)
+    if problem:
+        raise rule_files.SettingsWriteError(f"Setting `{key}`: {problem}.")
+    path = user_settings_file()
+    data = rule_files.read_settings_file(path)
+    if checked is None:
+        data.pop(key, None)
+    else:
+        data[key] = checked
+    rule_files.write_settings_file(path, data)
+    return path
+
+
+class _Loader:
+    """Reads the layers in order into one Settings, collecting rules and problems."""
+
+    def __init__(self, project_dir: Path) -> None:
+        self.project_dir = Path(os.path.abspath(project_dir))
+        self.values: dict[str, Any] = {}
+        self.loaded = LoadedSettings(Settings(), project_dir=self.project_dir)
+
+    def read(self, path: Path) -> tuple[dict[str, Any], str] | None:
+        """The parsed file and its text; None (with a problem) when missing or broken."""
+        if not path.is_file():
+            return None
+        try:
+            text = path.read_text(encoding="utf-8")
+        except (OSError, UnicodeDecodeError) as exc:
+            self.loaded.problems.append(f"{path}: cannot be read ({exc.__class__.__name__}: {exc}); skipped.")
+            return None
+        try:
+            data = json.loads(text) if path.suffix == ".json" else tomllib.loads(text)
+        except json.JSONDecodeError as exc:
+            self.loaded.problems.append(f"{path}:{exc.lineno}:{exc.colno}: {exc.msg}; the file was skipped.")
+            return None
+        except tomllib.TOMLDecodeError as exc:
+            line, col, message = toml_error_position(str(exc))
+            self.loaded.problems.append(f"{path}:{line}:{col}: {message}; the file was skipped.")
+            return None
+        if not isinstance(data, dict):
+            self.loaded.problems.append(f"{path}:1: the top level must be an object; the file was skipped.")
+            return None
+        self.loaded.files.append(path)
+        return data, text
+
+    def problem(self, path: Path, text: str, key: str, message: str, table: str | None = None) -> None:
+        line = find_line(text, key, table, json_file=path.suffix == ".json")
+        where = f"{path}:{line}" if line else str(path)
+        shown = f"{table}.{key}" if table else key
+        self.loaded.problems.append(f"{where}: key `{shown}`: {message}")
+
+    def layer(self, path: Path, *, folder: bool, user: bool = False, claude: bool = False) -> None:
+        """Merge one settings file; `folder` marks files that live in the project folder."""
+        read = self.read(path)
+        if read is None:
+            return
+        data, text = read
+        base_dir = user_config_dir() if user else self.project_dir
+        for key, value in data.items():
+            if claude and key != "permissions":
+                continue  # Claude Code's other keys (hooks, env, model …) are not ours
+            if key == "permissions":
+                self.permissions(path, text, value, folder, base_dir)
+            elif key in ("trusted_folders", "projects") and user:
+                self.user_only(path, text, key, value)
+            elif key in SCALAR_TYPES or key in ALIASES:
+                self.scalar(path, text, ALIASES.get(key, key), key, value, folder)
+            elif key in ("trusted_folders", "projects"):
+                self.problem(path, text, key, "only the user settings may set this; ignored.")
+            else:
+                known = [*SCALAR_TYPES, "permissions", "trusted_folders", "projects"]
+                self.problem(path, text, key, f"unknown key{closest_key(key, known)}; ignored.")
+
+    def scalar(self, path: Path, text: str, name: str, key: str, value: Any, folder: bool, table: str | None = None) -> None:
+        kind, nullable = SCALAR_TYPES[name]
+        checked, problem = check_value(kind, value, nullable)
+        if problem:
+            self.problem(path, text, key, f"{problem}; ignored.", table)
+        elif name == "permission_mode" and folder and checked in PERMISSIVE_MODES and not self.loaded.trusted:
+            self.problem(path, text, key, f"`{checked}` is ignored until you trust this folder.", table)
+        else:
+            self.values[name] = checked
+
+    def permissions(self, path: Path, text: str, table: Any, folder: bool, base_dir: Path) -> None:
+        if not isinstance(table, dict):
+            self.problem(path, text, "permissions", "expected a table of allow/ask/deny lists; ignored.")
+            return
+        for key, value in table.items():
+            if key in RULE_KINDS:
+                self.rule_list(path, text, key, value, folder, base_dir, "permissions")
+            elif key == "defaultMode":
+                self.scalar(path, text, "permission_mode", key, value, folder, "permissions")
+            elif key != "additionalDirectories":
+                self.problem(path, text, key, f"unknown key{closest_key(key, [*RULE_KINDS, 'defaultMode'])}; ignored.", "permissions")
+
+    def rule_list(
+        self, path: Path, text: str, kind: str, value: Any, folder: bool, base_dir: Path, table: str,
+        source: str | None = None,
+    ) -> None:
+        rules, problem = check_value("rules", value)
+        if problem:
+            self.problem(path, text, kind, f"{problem}; ignored.", table)
+            return
+        counts = not (folder and kind == "allow" and not self.loaded.trusted)
+        for rule in rules:
+            try:
+                self.loaded.rules.append(RuleSource(rule, kind, source or str(path), counts, base_dir))  # type: ignore[arg-type]
+            except ValueError as exc:
+                self.problem(path, text, kind, f"{exc} Ignored.", table)
+
+    def user_only(self, path: Path, text: str, key: str, value: Any) -> None:
+        if key == "trusted_folders":
+            folders, problem = check_value("rules", value)
+            if problem:
+                self.problem(path, text, key, problem.replace("strings", "folder paths") + "; ignored.")
+            else:
+                self.loaded.settings.trusted_folders = list(folders)
+            return
+        if not isinstance(value, dict):
+            self.problem(path, text, key, "expected a table of project folders; ignored.")
+            return
+        for folder in dict.fromkeys([str(self.project_dir), os.path.realpath(self.project_dir)]):
+            mine = value.get(folder)
+            if not isinstance(mine, dict):
+                continue
+            table = f'projects."{folder}"'
+            for kind in RULE_KINDS:
+                if kind in mine:
+                    self.rule_list(path, text, kind, mine[kind], False, self.project_dir, table, f"{path} [{table}]")
+
+
+def load_settings(project_dir: Path, cli: dict[str, Any] | None = None) -> LoadedSettings:
+    """Read every layer for `project_dir`, then apply `cli` (setting name -> value, None = unset).
+
+    Never raises: problems are collected in `.problems` and the defaults fill the gaps.
+    """
+    loader = _Loader(project_dir)
+    loaded = loader.loaded
+    loader.layer(user_settings_file(), folder=False, user=True)
+    loaded.trusted = is_trusted(loader.project_dir, loaded.settings)
+    for claude_file in claude_settings_files(loader.project_dir):
+        loader.layer(claude_file, folder=True, claude=True)
+    loader.layer(project_settings_file(loader.project_dir), folder=True)
+    loader.layer(local_settings_file(loader.project_dir), folder=True)
+    for key, value in (cli or {}).items():
+        if value is None:
+            continue
+        name = ALIASES.get(key, key)
+        if name not in SCALAR_TYPES:
+            loaded.problems.append(f"command line: unknown setting `{key}`{closest_key(key, list(SCALAR_TYPES))}.")
+            continue
+        checked, problem = check_value(SCALAR_TYPES[name][0], value, SCALAR_TYPES[name][1])
+        if problem:
+            loaded.problems.append(f"command line: `{key}`: {problem}.")
+        else:
+            loader.values[name] = checked
+    known = {f.name for f in fields(Settings)}
+    for name, value in loader.values.items():
+        if name in known:
+            setattr(loaded.settings, name, value)
+    for kind in RULE_KINDS:
+        setattr(loaded.settings, kind, [r.rule for r in loaded.rules if r.kind == kind and r.counts])
+    return loaded
+
+
+def build_policy(
+    loaded: LoadedSettings,
+    project_dir: Path,
+    mode: str | None,
+    cli_allowed: list[str],
+    cli_disallowed: list[str],
+) -> PermissionPolicy:
+    """The policy for a session: the loaded rules plus the command line's, in `mode` (or the settings')."""
+    return PermissionPolicy(
+        mode=mode or loaded.settings.permission_mode,
+        allow=list(cli_allowed),
+        deny=list(cli_disallowed),
+        project_dir=project_dir,
+        rules=list(loaded.rules),
+    )

@@ -1,0 +1,118 @@
+"""Reading and writing the rule lists of settings files (TOML with tomli-w, Claude's JSON).
+
+Writes are atomic (a temporary file, then `os.replace`) and keep every other key.
+A file that does not parse is never overwritten: `SettingsWriteError` says why.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import tempfile
+import tomllib
+from pathlib import Path
+from typing import Any
+
+import tomli_w
+
+from tui.config.rules import RuleKind
+
+
+class SettingsWriteError(ValueError):
+    """A settings file could not be updated; the message is one sentence for the user."""
+
+
+def read_settings_file(path: Path) -> dict[str, Any]:
+    """The parsed content of a TOML or JSON settings file ({} when it does not exist)."""
+    if not path.exists():
+        return {}
+    try:
+        text = path.read_text(encoding="utf-8")
+        data = json.loads(text) if path.suffix == ".json" else tomllib.loads(text)
+    except (OSError, ValueError) as exc:
+        raise SettingsWriteError(f"{path} cannot be updated because it does not parse ({exc}); fix it first.") from exc
+    if not isinstance(data, dict):
+        raise SettingsWriteError(f"{path} cannot be updated: its top level is not a table.")
+    return data
+
+
+def write_settings_file(path: Path, data: dict[str, Any]) -> None:
+    """Write `data` to `path` atomically, as TOML or (for .json) JSON."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    text = json.dumps(data, indent=2) + "\n" if path.suffix == ".json" else tomli_w.dumps(data)
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as fh:
+            fh.write(text)
+        os.replace(tmp, path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+
+
+def _rule_list(table: dict[str, Any], kind: RuleKind) -> list[Any]:
+    permissions = table.setdefault("permissions", {})
+    if not isinstance(permissions, dict):
+        raise SettingsWriteError("`permissions` is not a table.")
+    rules = permissions.setdefault(kind, [])
+    if not isinstance(rules, list):
+        raise SettingsWriteError(f"`permissions.{kind}` is not a list.")
+    return rules
+
+
+def add_rule_to_file(path: Path, kind: RuleKind, rule: str) -> bool:
+    """Append `rule` to `[permissions] <kind>` of `path`; False when it was already there."""
+    data = read_settings_file(path)
+    rules = _rule_list(data, kind)
+    if rule in rules:
+        return False
+    rules.append(rule)
+    write_settings_file(path, data)
+    return True
+
+
+def remove_rule_from_file(path: Path, kind: RuleKind, rule: str) -> bool:
+    """Remove `rule` from `[permissions] <kind>` of `path`; False when it was not there."""
+    data = read_settings_file(path)
+    rules = _rule_list(data, kind)
+    if rule not in rules:
+        return False
+    rules.remove(rule)
+    write_settings_file(path, data)
+    return True
+
+
+def _project_table(data: dict[str, Any], project_dir: Path) -> dict[str, Any]:
+    projects = data.setdefault("projects", {})
+    if not isinstance(projects, dict):
+        raise SettingsWriteError("`projects` in the user settings is not a table.")
+    table = projects.setdefault(str(project_dir), {})
+    if not isinstance(table, dict):
+        raise SettingsWriteError(f"`projects.\"{project_dir}\"` in the user settings is not a table.")
+    return table
+
+
+def add_project_rule(user_file: Path, project_dir: Path, kind: RuleKind, rule: str) -> bool:
+    """Record a rule for `project_dir` in the user settings (`[projects."<dir>"] allow = […]`)."""
+    data = read_settings_file(user_file)
+    table = _project_table(data, project_dir)
+    rules = table.setdefault(kind, [])
+    if not isinstance(rules, list):
+        raise SettingsWriteError(f"`projects.\"{project_dir}\".{kind}` is not a list.")
+    if rule in rules:
+        return False
+    rules.append(rule)
+    write_settings_file(user_file, data)
+    return True
+
+
+def remove_project_rule(user_file: Path, project_dir: Path, kind: RuleKind, rule: str) -> bool:
+    """Remove a rule recorded for `project_dir` in the user settings."""
+    data = read_settings_file(user_file)
+    table = _project_table(data, project_dir)
+    rules = table.get(kind, [])
+    if not isinstance(rules, list) or rule not in rules:
+        return False
+    rules.remove(rule)
+    write_settings_file(user_file, data)
+    return True

@@ -1,0 +1,112 @@
+"""Type checks for settings values, with messages that name the file, line and key."""
+
+from __future__ import annotations
+
+import difflib
+import re
+from typing import Any
+
+from tui.config.permissions import MODES
+
+#: top-level scalar settings: key -> (accepted kinds, may be None)
+SCALAR_TYPES: dict[str, tuple[str, bool]] = {
+    "model": ("string", False),
+    "max_tokens": ("integer", False),
+    "parallel_tools": ("boolean", False),
+    "permission_mode": ("mode", False),
+    "max_turns": ("integer", True),
+    "max_budget_tokens": ("integer", True),
+    "max_retries": ("integer", False),
+    "stream_idle_timeout": ("number", False),
+    "theme": ("string", False),
+    "auto_compact_threshold": ("number", False),
+}
+ALIASES = {"defaultMode": "permission_mode"}
+EXPECTED = {
+    "string": "a string",
+    "integer": "an integer",
+    "boolean": "true or false",
+    "number": "a number",
+    "mode": f"one of {', '.join(MODES)}",
+    "rules": "a list of strings",
+}
+
+
+def type_name(value: Any) -> str:
+    """How a TOML/JSON value's type reads in a message."""
+    if isinstance(value, bool):
+        return "a boolean"
+    if isinstance(value, int):
+        return "an integer"
+    if isinstance(value, float):
+        return "a float"
+    if isinstance(value, str):
+        return "a string"
+    if isinstance(value, list):
+        return "a list"
+    if isinstance(value, dict):
+        return "a table"
+    return f"a {type(value).__name__}"
+
+
+def check_value(kind: str, value: Any, nullable: bool = False) -> tuple[Any, str | None]:
+    """The value converted to its setting type, or None and what was expected instead."""
+    if value is None and nullable:
+        return None, None
+    ok = False
+    if kind == "string" or kind == "mode":
+        ok = isinstance(value, str) and (kind == "string" or value in MODES)
+    elif kind == "integer":
+        ok = isinstance(value, int) and not isinstance(value, bool) and value >= 0
+    elif kind == "boolean":
+        ok = isinstance(value, bool)
+    elif kind == "number":
+        ok = isinstance(value, (int, float)) and not isinstance(value, bool) and value >= 0
+        value = float(value) if ok else value
+    elif kind == "rules":
+        ok = isinstance(value, list) and all(isinstance(v, str) for v in value)
+    if ok:
+        return value, None
+    numeric = isinstance(value, (int, float)) and not isinstance(value, bool)
+    if kind in ("integer", "number") and numeric and (kind == "number" or isinstance(value, int)):
+        return None, f"expected {EXPECTED[kind]} of 0 or more, got {value}"
+    got = f"`{value}`" if kind == "mode" and isinstance(value, str) else type_name(value)
+    return None, f"expected {EXPECTED[kind]}, got {got}"
+
+
+def closest_key(key: str, known: list[str]) -> str:
+    """` (did you mean `x`?)` when a known key is close to `key`, else ''."""
+    near = difflib.get_close_matches(key, known, n=1, cutoff=0.7)
+    return f" (did you mean `{near[0]}`?)" if near else ""
+
+
+def find_line(text: str, key: str, table: str | None = None, json_file: bool = False) -> int | None:
+    """The 1-based line where `key` is set (inside `[table]` when given), found by scanning the text."""
+    if json_file:
+        pattern = re.compile(rf'^\s*"{re.escape(key)}"\s*:')
+    else:
+        pattern = re.compile(rf'^\s*(?:"{re.escape(key)}"|{re.escape(key)})\s*=')
+    dotted = re.compile(rf'^\s*{re.escape(table)}\.{re.escape(key)}\s*=') if table else None
+    current: str | None = None
+    fallback: int | None = None
+    for number, line in enumerate(text.splitlines(), start=1):
+        header = re.match(r"^\s*\[+\s*([^\]]+?)\s*\]+", line) if not json_file else None
+        if header:
+            current = header.group(1).strip()
+            continue
+        if dotted and dotted.match(line):
+            return number
+        if pattern.match(line):
+            if table is None and current is None or table is not None and current == table or json_file:
+                return number
+            fallback = fallback or number
+    return fallback
+
+
+def toml_error_position(message: str) -> tuple[int, int, str]:
+    """(line, column, message) from a tomllib error text `… (at line 3, column 5)`."""
+    m = re.search(r"\s*\(at line (\d+), column (\d+)\)\s*$", message)
+    if m:
+        return int(m.group(1)), int(m.group(2)), message[: m.start()]
+    m = re.search(r"\s*\(at end of document\)\s*$", message)
+    return 0, 0, message[: m.start()] if m else message
