@@ -124,6 +124,14 @@ def check_thinking_echo(messages: list[dict[str, Any]], sent_by_tool_id: dict[st
     return None
 
 
+def _is_pause_turn_resume(message: dict[str, Any]) -> bool:
+    """A final assistant turn is allowed when it ends with a server tool call still awaiting its result."""
+    blocks = _blocks(message)
+    called = {b.get("id") for b in blocks if b.get("type") == "server_tool_use"}
+    answered = {b.get("tool_use_id") for b in blocks if "tool_use_id" in b}
+    return bool(called - answered)
+
+
 def validate_request(body: dict[str, Any], headers: dict[str, str],
                      sent_by_tool_id: dict[str, list[dict[str, Any]]] | None = None,
                      sent_by_signature: dict[str, list[dict[str, Any]]] | None = None) -> Verdict:
@@ -158,7 +166,7 @@ def validate_request(body: dict[str, Any], headers: dict[str, str],
         verdict.reject = f"A maximum of {MAX_CACHE_BREAKPOINTS} blocks with cache_control may be provided. Found {found}."
         return verdict
     non_system = [m for m in messages if m.get("role") != "system"]
-    if non_system and non_system[-1].get("role") != "user":
+    if non_system and non_system[-1].get("role") != "user" and not _is_pause_turn_resume(non_system[-1]):
         verdict.reject = PREFILL_MESSAGE
         return verdict
     pairing = check_tool_pairing(messages)

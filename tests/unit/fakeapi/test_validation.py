@@ -5,7 +5,7 @@ from __future__ import annotations
 import anthropic
 import pytest
 
-from tests.fakeapi import reply, text, thinking, tool_use
+from tests.fakeapi import pause_turn, reply, text, thinking, tool_use
 from tests.unit.fakeapi.conftest import make_client, run_stream
 
 TOOL_USE_TURN = {"role": "assistant", "content": [
@@ -88,3 +88,11 @@ def test_modified_thinking_block_is_refused_and_unchanged_echo_accepted(fake_api
     dropped = {"role": "assistant", "content": [echoed["content"][1]]}
     assert rejected(api, [history[0], dropped, history[2]]).startswith("messages.1.content.0:")
     assert run_stream(client, history).content[0].text == "done"
+
+
+def test_pause_turn_resume_may_end_with_the_assistant_turn(fake_api):
+    api = fake_api([pause_turn("docs"), reply(text("found it"))])
+    client = make_client(api)
+    paused = run_stream(client)
+    resumed = run_stream(client, [{"role": "user", "content": "search"}, paused.to_param()])
+    assert resumed.content[0].text == "found it" and api.errors == []
