@@ -1,0 +1,21 @@
+"""Suite-wide isolation: no real API, no user settings, no colour surprises."""
+
+from __future__ import annotations
+
+import os
+
+import pytest
+
+_SCRUB = ("ANTHROPIC_API_KEY", "ANTHROPIC_AUTH_TOKEN", "ANTHROPIC_BASE_URL", "NO_COLOR", "FORCE_COLOR")
+
+
+@pytest.fixture(autouse=True)
+def _isolated_env(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch) -> None:
+    home = tmp_path_factory.mktemp("home")
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(home / "config"))
+    monkeypatch.setenv("XDG_DATA_HOME", str(home / "data"))
+    for key in _SCRUB:
+        monkeypatch.delenv(key, raising=False)
+    for key in list(os.environ):
+        if key.startswith("TEXTUAL_"):
+            monkeypatch.delenv(key, raising=False)

@@ -1,0 +1,108 @@
+"""Loop guards, the event bus, retry classification and the schema checker."""
+
+from __future__ import annotations
+
+import threading
+import time
+
+import anthropic
+import httpx2
+
+from tui.agent.bus import EventBus
+from tui.agent.events import Notice
+from tui.agent.guards import ProgressGuard
+from tui.agent.retry import IncompleteStream, backoff_delay, classify
+from tui.agent.schema import validate
+
+
+def test_same_call_warns_then_stops():
+    guard = ProgressGuard(warn_at=2, stop_at=3)
+    assert guard.record_iteration([("Read", {"file_path": "a"})]) == ({}, None)
+    warnings, stop = guard.record_iteration([("Read", {"file_path": "a"})])
+    assert 0 in warnings and stop is None
+    _, stop = guard.record_iteration([("Read", {"file_path": "a"})])
+    assert stop and "3 times" in stop
+
+
+def test_input_key_order_does_not_hide_a_repeat():
+    guard = ProgressGuard(warn_at=2, stop_at=9)
+    guard.record_iteration([("Grep", {"a": 1, "b": 2})])
+    warnings, _ = guard.record_iteration([("Grep", {"b": 2, "a": 1})])
+    assert warnings
+
+
+def test_abab_cycle_stops():
+    guard = ProgressGuard(warn_at=99, stop_at=4)
+    stops = [guard.record_iteration([(name, {})])[1] for name in "ABABAB"]
+    assert stops[-1] and "cycle" in stops[-1]
+    assert not any(stops[:4])
+
+
+def test_different_calls_make_progress():
+    guard = ProgressGuard(warn_at=2, stop_at=3)
+    assert all(guard.record_iteration([("Read", {"file_path": str(i)})]) == ({}, None) for i in range(10))
+
+
+def test_bus_keeps_order_and_a_slow_subscriber_does_not_stall_the_publisher():
+    bus = EventBus()
+    seen_fast: list[str] = []
+    seen_slow: list[str] = []
+    bus.subscribe(lambda e: seen_fast.append(e.text), inline=True)
+    bus.subscribe(lambda e: (time.sleep(0.05), seen_slow.append(e.text)))
+    start = time.monotonic()
+    threads = [threading.Thread(target=lambda i=i: [bus.publish(Notice(level="info", text=f"{i}-{j}")) for j in range(5)]) for i in range(4)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    publish_time = time.monotonic() - start
+    assert publish_time < 0.5  # 20 events x 50 ms would be 1 s if the slow subscriber blocked
+    assert bus.flush(10)
+    assert seen_slow == seen_fast and len(seen_fast) == 20
+
+
+def test_a_failing_subscriber_does_not_break_the_others():
+    bus = EventBus()
+    got = []
+    bus.subscribe(lambda e: 1 / 0, inline=True)
+    bus.subscribe(got.append, inline=True)
+    bus.publish(Notice(level="info", text="x"))
+    assert len(got) == 1
+
+
+def _status_error(status: int, headers: dict[str, str] | None = None, etype: str = "overloaded_error"):
+    request = httpx2.Request("POST", "http://x/v1/messages")
+    response = httpx2.Response(status, headers=headers or {}, request=request)
+    body = {"type": "error", "error": {"type": etype, "message": "boom"}}
+    return anthropic.APIStatusError("boom", response=response, body=body)
+
+
+def test_retry_classification():
+    assert classify(_status_error(529), "m").retryable
+    f = classify(_status_error(429, {"retry-after": "3"}, "rate_limit_error"), "m")
+    assert f.retryable and f.retry_after == 3.0 and f.reason == "rate limited"
+    assert not classify(_status_error(500, {"x-should-retry": "false"}, "api_error"), "m").retryable
+    assert not classify(_status_error(401, etype="authentication_error"), "m").retryable
+    assert "claude-x" in classify(_status_error(404, etype="not_found_error"), "claude-x").message
+    assert classify(_status_error(200, etype="overloaded_error"), "m").retryable
+    assert not classify(_status_error(200, etype="invalid_request_error"), "m").retryable
+    assert classify(httpx2.RemoteProtocolError("peer closed"), "m").retryable
+    assert classify(httpx2.ReadTimeout("slow"), "m").reason == "stream stalled"
+    assert classify(IncompleteStream(), "m").retryable
+
+
+def test_backoff_grows_and_honours_retry_after():
+    assert backoff_delay(1, 0.5, 32, 7.0) == 7.0
+    assert 0.37 <= backoff_delay(1, 0.5, 32, None) <= 0.5
+    assert backoff_delay(10, 0.5, 32, None) <= 32
+
+
+def test_schema_checker_sentences():
+    schema = {"type": "object", "properties": {"file_path": {"type": "string"}, "limit": {"type": "integer", "minimum": 1}},
+              "required": ["file_path"], "additionalProperties": False}
+    assert validate({"file_path": "a"}, schema) is None
+    assert "required parameter `file_path`" in validate({}, schema)
+    assert "unexpected parameter `path`" in validate({"file_path": "a", "path": "b"}, schema)
+    assert "integer" in validate({"file_path": "a", "limit": "3"}, schema)
+    assert ">= 1" in validate({"file_path": "a", "limit": 0}, schema)
+    assert "boolean" not in (validate({"file_path": "a", "limit": True}, schema) or "boolean")
