@@ -1,0 +1,279 @@
+"""The Textual app: composition, key bindings and message routing, nothing more.
+
+Engine events reach the UI as `EngineEvent` messages (see `events.py`, which maps each
+one to widgets); the SDK is imported in a thread worker after the first frame.
+"""
+
+from __future__ import annotations
+
+import importlib
+import time
+from collections.abc import Iterable
+from pathlib import Path
+from typing import Any
+
+from textual import on, work
+from textual.app import App, ComposeResult, SystemCommand
+from textual.binding import Binding
+from textual.containers import Horizontal, Vertical
+from textual.screen import Screen
+from textual.widget import Widget
+from textual.widgets import Button, Footer, Static
+
+from tui.agent.events import Event
+from tui.agent.options import AgentOptions
+
+from . import commands
+from .bindings import bindings_for
+from .events import EngineEvent, EventController
+from .screens.help_screen import HelpScreen
+from .screens.permission_dialog import DEFAULT_GRACE_S
+from .widgets.app_header import AppHeader
+from .widgets.conversation import MAX_MOUNTED_TURNS, Conversation
+from .widgets.prompt import PromptArea, PromptRow
+from .widgets.status_line import StatusLine
+from .widgets.tool_panel import ToolPanel
+
+#: a second Ctrl+C within this many seconds quits
+QUIT_CONFIRM_S = 2.0
+
+
+def _optional(module: str) -> Any:
+    """A module another engineer owns, or None while it does not exist yet."""
+    try:
+        return importlib.import_module(module)
+    except ImportError:
+        return None
+
+
+class AgentApp(App[int]):
+    """agent-tui: the conversation, live tool activity, permission dialogs, the inspector."""
+
+    CSS_PATH = "app.tcss"
+    TITLE = "agent-tui"
+    AUTO_FOCUS = "#prompt"
+    BINDINGS: list[Binding] = bindings_for("app")  # type: ignore[assignment]
+    HORIZONTAL_BREAKPOINTS = [(0, "-narrow"), (120, "-wide")]
+    PAUSE_GC_ON_SCROLL = True
+
+    def __init__(
+        self,
+        options: AgentOptions,
+        prompt: str | None = None,
+        session: Any = None,
+        *,
+        permission_grace_s: float = DEFAULT_GRACE_S,
+        max_mounted_turns: int = MAX_MOUNTED_TURNS,
+    ) -> None:
+        super().__init__()
+        if session is None:
+            from tui.agent.session import AgentSession  # cheap: does not import the SDK
+
+            session = AgentSession(options)
+        self.session = session
+        self.options = options
+        self.initial_prompt = prompt
+        self.permission_grace_s = permission_grace_s
+        self.max_mounted_turns = max_mounted_turns
+        self.controller = EventController(self)
+        self.inspector: Widget | None = None
+        self._subscription: Any = None
+        self._last_ctrl_c = 0.0
+        themes = _optional("tui.ui.themes")
+        if themes is not None and hasattr(themes, "install"):
+            themes.install(self)
+
+    # --- composition ------------------------------------------------------------------
+
+    def compose(self) -> ComposeResult:
+        yield AppHeader(Path(self.session.options.project_dir), id="header")
+        with Horizontal(id="body"):
+            with Vertical(id="main"):
+                yield Conversation(id="conversation", max_mounted=self.max_mounted_turns)
+                yield Static("new output ↓  (End jumps to it)", id="new-output")
+                yield PromptRow(id="prompt-row")
+            yield ToolPanel(id="tool-panel")
+            inspector_module = _optional("tui.ui.widgets.inspector")
+            if inspector_module is not None:
+                self.inspector = inspector_module.Inspector(
+                    project_dir=Path(self.session.options.project_dir), id="inspector"
+                )
+                yield self.inspector
+        yield StatusLine(id="status")
+        yield Footer()
+
+    @property
+    def conversation(self) -> Conversation:
+        return self.query_one("#conversation", Conversation)
+
+    @property
+    def tool_panel(self) -> ToolPanel:
+        return self.query_one("#tool-panel", ToolPanel)
+
+    @property
+    def status(self) -> StatusLine:
+        return self.query_one("#status", StatusLine)
+
+    @property
+    def prompt_area(self) -> PromptArea:
+        return self.query_one("#prompt", PromptArea)
+
+    def on_mount(self) -> None:
+        header = self.query_one(AppHeader)
+        header.model = self.session.options.model
+        header.offline = bool(getattr(self.session, "offline", False))
+        self.status.model = self.session.options.model
+        self.status.mode = getattr(self.session.policy, "mode", "default")
+        self._subscription = self.session.bus.subscribe(self._forward, inline=True, name="app")
+
+    def on_ready(self) -> None:
+        self._prepare_engine()
+        if self.initial_prompt:
+            self.call_later(self.submit_prompt, self.initial_prompt)
+
+    @work(thread=True, group="engine", exit_on_error=False)
+    def _prepare_engine(self) -> None:
+        """Import the SDK and build the client off the UI thread (≈3 s on a cold start)."""
+        self.session.prepare()
+
+    def _forward(self, event: Event) -> None:
+        """Bus subscriber, called on the loop thread: hand the event to the UI thread."""
+        self.post_message(EngineEvent(event))
+
+    async def on_engine_event(self, message: EngineEvent) -> None:
+        await self.controller.handle(message.event)
+
+    def on_unmount(self) -> None:
+        if self._subscription is not None:
+            self._subscription.close()
+        self.session.cancel()
+
+    # --- submitting ---------------------------------------------------------------------
+
+    @on(PromptArea.Submitted)
+    async def _prompt_submitted(self, message: PromptArea.Submitted) -> None:
+        await self.submit_prompt(message.text)
+
+    async def submit_prompt(self, text: str) -> None:
+        """Run a slash command, or start a turn with `text`."""
+        if text.startswith("/"):
+            await commands.run_slash(self, text)
+            return
+        if self.controller.busy:
+            self.prompt_area.load_text(text)
+            self.notify("A turn is running: press Esc to interrupt it, or wait.", severity="warning")
+            return
+        await self.controller.begin_local_turn(text)
+        self._submit_in_thread(text)
+
+    @work(thread=True, group="submit", exit_on_error=False)
+    def _submit_in_thread(self, text: str) -> None:
+        try:
+            self.session.submit(text)
+        except Exception as exc:  # e.g. a turn still winding down
+            self.call_from_thread(self._submit_failed, str(exc))
+
+    def _submit_failed(self, reason: str) -> None:
+        self.controller.abort_local_turn()
+        self.notify(f"The prompt was not sent: {reason}", severity="error")
+
+    def set_busy(self, busy: bool) -> None:
+        """Show the cancel button and the busy styling while a turn runs."""
+        self.set_class(busy, "-busy")
+
+    # --- actions (ids and keys live in bindings.py) -------------------------------------
+
+    def action_interrupt(self) -> None:
+        if self.controller.busy:
+            self.session.cancel()
+            self.status.set_state("interrupting")
+        elif not self.conversation.following:
+            self.conversation.jump_to_bottom()
+
+    @on(Button.Pressed, "#cancel")
+    def _cancel_pressed(self) -> None:
+        self.action_interrupt()
+
+    def action_interrupt_or_quit(self) -> None:
+        """Ctrl+C: copy a selection in the prompt, else quit on the second press."""
+        prompt = self.prompt_area
+        if prompt.has_focus and prompt.selected_text:
+            prompt.action_copy()
+            return
+        now = time.monotonic()
+        if now - self._last_ctrl_c <= QUIT_CONFIRM_S:
+            self.action_quit_now()
+            return
+        self._last_ctrl_c = now
+        self.notify("Press Ctrl+C again to quit.", timeout=QUIT_CONFIRM_S)
+
+    def action_quit_now(self) -> None:
+        self.session.cancel()
+        self.exit(0)
+
+    def action_cycle_mode(self) -> None:
+        permissions = _optional("tui.config.permissions")
+        current = self.session.policy.mode
+        if permissions is not None and hasattr(permissions, "next_mode"):
+            allow_bypass = self.session.options.permission_mode == "bypassPermissions"
+            new = permissions.next_mode(current, allow_bypass)
+        else:
+            cycle = ["default", "acceptEdits", "plan"]
+            new = cycle[(cycle.index(current) + 1) % len(cycle)] if current in cycle else cycle[0]
+        self.session.policy.mode = new
+        self.status.mode = new
+
+    def action_help(self) -> None:
+        if not isinstance(self.screen, HelpScreen):
+            self.push_screen(HelpScreen())
+
+    def action_toggle_inspector(self) -> None:
+        if self.inspector is None:
+            self.notify("The inspector is not available in this build.", severity="warning")
+            return
+        self.toggle_class("-show-inspector")
+
+    def action_toggle_tools(self) -> None:
+        self.toggle_class("-hide-tools")
+
+    def action_jump_bottom(self) -> None:
+        self.conversation.jump_to_bottom()
+
+    @on(Conversation.FollowChanged)
+    def _follow_changed(self, message: Conversation.FollowChanged) -> None:
+        self.query_one("#new-output").display = message.unseen
+
+    def on_click(self, event: Any) -> None:
+        if getattr(event.widget, "id", None) == "new-output":
+            self.conversation.jump_to_bottom()
+
+    # --- used by slash commands ---------------------------------------------------------
+
+    def set_model(self, model: str) -> None:
+        self.session.options.model = model
+        self.query_one(AppHeader).model = model
+        self.status.model = model
+
+    async def clear_view(self) -> None:
+        await self.conversation.clear_turns()
+        self.tool_panel.clear()
+        self.status.usage = dict(self.session.usage_totals)
+        self.status.cost_usd = self.session.cost_usd
+        self.controller.turn = None
+        self.controller.view = None
+
+    def get_system_commands(self, screen: Screen) -> Iterable[SystemCommand]:
+        yield from super().get_system_commands(screen)
+        yield from commands.system_commands(self)
+
+
+def run_app(options: AgentOptions, prompt: str | None = None) -> int:
+    """Run the app full screen until the user quits; returns the exit code."""
+    options.interactive = True
+    app = AgentApp(options, prompt=prompt)
+    result = app.run()
+    return int(result or 0) if app.return_code in (None, 0) else int(app.return_code or 1)
+
+
+if __name__ == "__main__":
+    raise SystemExit(run_app(AgentOptions(offline=True, interactive=True)))

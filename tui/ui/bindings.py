@@ -1,0 +1,92 @@
+"""The one registry of key bindings: the footer, the help screen and the palette read it.
+
+Every binding has an `id` (so a user keymap can remap it with `App.set_keymap`), a
+description and a group. Widgets build their `BINDINGS` from here instead of declaring
+keys inline, so a key never hides in a module nobody reads.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from textual.binding import Binding
+
+
+@dataclass(frozen=True)
+class KeySpec:
+    """One binding: where it lives (`scope`), its keys, the action it runs and how it is shown."""
+
+    id: str
+    keys: str
+    action: str
+    description: str
+    group: str
+    scope: str = "app"  # app | prompt | dialog
+    show: bool = True
+    priority: bool = False
+    key_display: str | None = None
+
+
+KEYS: tuple[KeySpec, ...] = (
+    # the prompt
+    KeySpec("submit", "enter", "submit", "Send", "Prompt", scope="prompt", priority=True),
+    KeySpec("newline", "ctrl+j,shift+enter", "newline", "Newline", "Prompt", scope="prompt",
+            priority=True, key_display="^j"),
+    KeySpec("history_previous", "up", "history_previous", "Previous prompt", "Prompt",
+            scope="prompt", show=False, priority=True),
+    KeySpec("history_next", "down", "history_next", "Next prompt", "Prompt",
+            scope="prompt", show=False, priority=True),
+    # the turn
+    KeySpec("interrupt", "escape", "interrupt", "Interrupt", "Turn", key_display="esc"),
+    KeySpec("cycle_mode", "shift+tab", "cycle_mode", "Mode", "Turn", priority=True),
+    # panels
+    KeySpec("help", "f1", "help", "Help", "Panels"),
+    KeySpec("toggle_inspector", "f2", "toggle_inspector", "Inspector", "Panels"),
+    KeySpec("toggle_tools", "f3", "toggle_tools", "Tools", "Panels"),
+    KeySpec("jump_bottom", "end", "jump_bottom", "Jump to the newest output", "Panels", show=False),
+    # the app
+    KeySpec("command_palette", "ctrl+p", "command_palette", "Commands", "App", priority=True),
+    KeySpec("quit", "ctrl+c", "interrupt_or_quit", "Quit (press twice)", "App", priority=True,
+            show=False),
+    # the permission dialog
+    KeySpec("allow_once", "1", "choose('once')", "Allow once", "Permission", scope="dialog"),
+    KeySpec("allow_session", "2", "choose('session')", "Allow for this session", "Permission",
+            scope="dialog"),
+    KeySpec("allow_always", "3", "choose('always')", "Always allow (save rule)", "Permission",
+            scope="dialog"),
+    KeySpec("deny", "4", "choose('deny')", "Deny (with a reason)", "Permission", scope="dialog"),
+    KeySpec("deny_now", "escape", "deny_now", "Deny", "Permission", scope="dialog", key_display="esc"),
+)
+
+def bindings_for(scope: str) -> list[Binding]:
+    """Textual `Binding`s for one scope, in registry order."""
+    return [
+        Binding(
+            spec.keys,
+            spec.action,
+            spec.description,
+            show=spec.show,
+            priority=spec.priority,
+            id=spec.id,
+            key_display=spec.key_display,
+            tooltip=spec.description,
+        )
+        for spec in KEYS
+        if spec.scope == scope
+    ]
+
+
+def key_spec(binding_id: str) -> KeySpec:
+    """The registry entry with this id (KeyError if there is none)."""
+    for spec in KEYS:
+        if spec.id == binding_id:
+            return spec
+    raise KeyError(binding_id)
+
+
+def grouped() -> dict[str, list[KeySpec]]:
+    """Registry entries by group, for the help screen."""
+    out: dict[str, list[KeySpec]] = {}
+    for spec in KEYS:
+        out.setdefault(spec.group, []).append(spec)
+    return out

@@ -1,0 +1,185 @@
+"""Slash commands, and the command palette entries built from them and the key registry.
+
+Add a command with `@slash_command("name", "what it does")`; it then works typed in the
+prompt (`/name args`), appears in F1 help and in the command palette (Ctrl+P). Later
+features (`/resume`, `/compact`, `/undo`, `/export`) register the same way.
+"""
+
+from __future__ import annotations
+
+import importlib
+import inspect
+from collections.abc import Awaitable, Callable, Iterable
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+from textual.app import SystemCommand
+from textual.screen import Screen
+
+from .bindings import KEYS
+
+if TYPE_CHECKING:
+    from .app import AgentApp
+
+CommandHandler = Callable[["AgentApp", str], Awaitable[None] | None]
+
+
+@dataclass(frozen=True)
+class SlashCommand:
+    """A command typed as `/name args`."""
+
+    name: str
+    description: str
+    run: CommandHandler
+    usage: str = ""
+    #: shown in the palette (commands that need an argument are not)
+    in_palette: bool = True
+
+
+SLASH_COMMANDS: dict[str, SlashCommand] = {}
+
+
+def slash_command(name: str, description: str, *, usage: str = "", in_palette: bool = True):
+    """Decorator: register `fn(app, args)` as `/name`."""
+
+    def register(fn: CommandHandler) -> CommandHandler:
+        SLASH_COMMANDS[name] = SlashCommand(name, description, fn, usage, in_palette)
+        return fn
+
+    return register
+
+
+async def run_slash(app: AgentApp, line: str) -> None:
+    """Run a `/name args` line; an unknown name gets one sentence that says what exists."""
+    name, _, args = line.strip().lstrip("/").partition(" ")
+    command = SLASH_COMMANDS.get(name.lower())
+    if command is None:
+        known = ", ".join(f"/{n}" for n in SLASH_COMMANDS)
+        app.notify(f"Unknown command /{name}. Known commands: {known}.", severity="warning")
+        return
+    result = command.run(app, args.strip())
+    if inspect.isawaitable(result):
+        await result
+
+
+def system_commands(app: AgentApp) -> Iterable[SystemCommand]:
+    """Palette entries: every slash command, then every shown key binding."""
+    for command in SLASH_COMMANDS.values():
+        if command.in_palette:
+            yield SystemCommand(
+                f"/{command.name}", command.description,
+                lambda c=command: app.run_worker(run_slash(app, f"/{c.name}"), group="slash"),
+            )
+    for spec in KEYS:
+        if spec.scope == "app" and spec.action not in ("command_palette", "interrupt_or_quit"):
+            yield SystemCommand(
+                spec.description, f"{spec.keys} · {spec.group}",
+                lambda a=spec.action: app.run_worker(app.run_action(a), group="palette"),
+            )
+
+
+def _refuse_while_busy(app: AgentApp, what: str) -> bool:
+    if app.controller.busy:
+        app.notify(f"A turn is running: press Esc to interrupt it before {what}.", severity="warning")
+        return True
+    return False
+
+
+# --- the commands ---------------------------------------------------------------------
+
+
+@slash_command("help", "Show keys and commands")
+def _help(app: AgentApp, args: str) -> None:
+    app.action_help()
+
+
+@slash_command("clear", "Start a new conversation")
+async def _clear(app: AgentApp, args: str) -> None:
+    if _refuse_while_busy(app, "clearing"):
+        return
+    app.session.clear()
+    await app.clear_view()
+    app.notify("New conversation.")
+
+
+@slash_command("model", "Show or switch the model", usage="[name]", in_palette=False)
+def _model(app: AgentApp, args: str) -> None:
+    if not args:
+        app.notify(f"Model: {app.session.options.model}. Switch with /model NAME.")
+        return
+    if _refuse_while_busy(app, "switching models"):
+        return
+    app.set_model(args)
+    app.notify(f"Model switched to {args}.")
+
+
+@slash_command("cost", "Show tokens and cost of this session")
+async def _cost(app: AgentApp, args: str) -> None:
+    u = app.session.usage_totals or {}
+    total_in = sum(int(u.get(k) or 0) for k in ("input_tokens", "cache_read_input_tokens", "cache_creation_input_tokens"))
+    share = f"{int(u.get('cache_read_input_tokens') or 0) / total_in:.0%}" if total_in else "–"
+    await app.controller.add_marker(
+        f"session: {total_in:,} tokens in ({share} from cache), {int(u.get('output_tokens') or 0):,} out, "
+        f"${app.session.cost_usd:.4f}",
+        "info",
+    )
+
+
+@slash_command("theme", "Switch the colour theme", usage="[name]")
+def _theme(app: AgentApp, args: str) -> None:
+    if not args:
+        app.action_change_theme()
+        return
+    if args not in app.available_themes:
+        names = ", ".join(sorted(app.available_themes))
+        app.notify(f"No theme called {args!r}. Available: {names}.", severity="warning")
+        return
+    app.theme = args
+
+
+@slash_command("copy", "Copy the last reply to the clipboard")
+def _copy(app: AgentApp, args: str) -> None:
+    text = app.session.last_assistant_text()
+    if not text:
+        app.notify("There is no reply to copy yet.", severity="warning")
+        return
+    app.copy_to_clipboard(text)
+    app.notify(f"Copied the last reply ({len(text):,} characters).")
+
+
+@slash_command("quit", "Quit agent-tui")
+def _quit(app: AgentApp, args: str) -> None:
+    app.action_quit_now()
+
+
+def _optional_screen(module_name: str, class_name: str) -> type[Screen] | None:
+    try:
+        module = importlib.import_module(module_name)
+    except ImportError:
+        return None
+    screen = getattr(module, class_name, None)
+    return screen if isinstance(screen, type) and issubclass(screen, Screen) else None
+
+
+def _push_screen_for(app: AgentApp, module_name: str, class_name: str, what: str) -> None:
+    screen_class = _optional_screen(module_name, class_name)
+    if screen_class is None:
+        app.notify(f"The {what} screen is not available in this build.", severity="warning")
+        return
+    params = inspect.signature(screen_class).parameters
+    kwargs: dict[str, Any] = {}
+    for name, value in (("session", app.session), ("policy", app.session.policy),
+                        ("project_dir", app.session.options.project_dir)):
+        if name in params:
+            kwargs[name] = value
+    app.push_screen(screen_class(**kwargs))
+
+
+@slash_command("permissions", "Review permission rules and the mode")
+def _permissions(app: AgentApp, args: str) -> None:
+    _push_screen_for(app, "tui.ui.screens.permissions_screen", "PermissionsScreen", "permissions")
+
+
+@slash_command("memory", "Show the memory files (AGENTS.md, CLAUDE.md)")
+def _memory(app: AgentApp, args: str) -> None:
+    _push_screen_for(app, "tui.ui.screens.memory_screen", "MemoryScreen", "memory")

@@ -1,0 +1,407 @@
+"""Engine events on the UI side: the Textual message that carries them, and the controller
+that turns each one into widget changes.
+
+The loop thread publishes on the bus; the app's inline subscriber only does
+`post_message(EngineEvent(event))` (thread-safe, ~76 µs). Everything below runs on the UI
+thread, in publish order, one event at a time.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections import deque
+from concurrent.futures import InvalidStateError
+from functools import partial
+from typing import TYPE_CHECKING, Any
+
+from textual.message import Message
+
+from tui.agent import events as ev
+from tui.agent.permission_gate import PermissionReply
+
+from .screens.permission_dialog import PermissionDialog
+from .widgets.blocks import LiveReply, MarkerLine, ThinkingBlock, ToolCallBlock, UserPrompt, format_seconds, frozen_markdown
+from .widgets.conversation import TurnView
+from .widgets.conversation_model import BlockRecord, ToolRecord, TurnRecord
+from .widgets.status_line import human_tokens
+
+if TYPE_CHECKING:
+    from .app import AgentApp
+
+log = logging.getLogger(__name__)
+
+INSPECTOR_EVENTS = (ev.RequestSent, ev.ResponseStarted, ev.ResponseFinished, ev.StopReasonHandled)
+#: LoopStopped reasons that are a normal end and need no extra marker
+QUIET_STOPS = ("end_turn",)
+
+
+class EngineEvent(Message):
+    """One engine event, posted from the loop thread to the app."""
+
+    def __init__(self, event: ev.Event) -> None:
+        super().__init__()
+        self.event = event
+
+
+class EventController:
+    """Maps engine events to the conversation, tool panel, status line, inspector and dialogs."""
+
+    def __init__(self, app: AgentApp) -> None:
+        self.app = app
+        self.busy = False
+        self.turn_number = 0
+        self.turn: TurnRecord | None = None
+        self.view: TurnView | None = None
+        self._local_turn_pending = False
+        self._blocks: dict[int, tuple[BlockRecord, Any]] = {}
+        self._live: LiveReply | None = None
+        self._tools: dict[str, tuple[ToolRecord, ToolCallBlock | None]] = {}
+        self._dirty: set[Any] = set()
+        self._flush_scheduled = False
+        self._permissions: deque[ev.PermissionRequested] = deque()
+        self.dialog: PermissionDialog | None = None
+        self._inspector_failed = False
+        self.handlers = {
+            ev.TurnStarted: self.on_turn_started,
+            ev.RequestSent: self.on_request_sent,
+            ev.ResponseStarted: self.on_response_started,
+            ev.BlockStarted: self.on_block_started,
+            ev.BlockDelta: self.on_block_delta,
+            ev.BlockFinished: self.on_block_finished,
+            ev.ResponseFinished: self.on_response_finished,
+            ev.StopReasonHandled: self.on_stop_reason,
+            ev.ToolQueued: self.on_tool_queued,
+            ev.ToolStarted: self.on_tool_started,
+            ev.ToolOutput: self.on_tool_output,
+            ev.ToolFinished: self.on_tool_finished,
+            ev.PermissionRequested: self.on_permission_requested,
+            ev.PermissionResolved: self.on_permission_resolved,
+            ev.RetryScheduled: self.on_retry,
+            ev.LoopStopped: self.on_loop_stopped,
+            ev.TurnFinished: self.on_turn_finished,
+            ev.Notice: self.on_notice,
+        }
+
+    async def handle(self, event: ev.Event) -> None:
+        if isinstance(event, INSPECTOR_EVENTS):
+            self._record_in_inspector(event)
+        handler = self.handlers.get(type(event))
+        if handler is not None:
+            await handler(event)
+
+    # --- helpers --------------------------------------------------------------------
+
+    @property
+    def conversation(self):
+        return self.app.conversation
+
+    async def _mount(self, widget: Any) -> None:
+        if self.view is None:
+            await self._start_turn()
+        assert self.view is not None
+        await self.view.mount(widget)
+        self.conversation.content_added()
+
+    async def add_marker(self, text: str, tone: str) -> None:
+        """A one-line note in the current turn (or a new turn when idle)."""
+        if self.turn is None:
+            await self._start_turn()
+        assert self.turn is not None
+        self.turn.add(BlockRecord("marker", text, tone=tone, done=True))
+        await self._mount(MarkerLine(text, tone))
+
+    async def _start_turn(self) -> None:
+        self.turn_number += 1
+        self.turn = TurnRecord(self.turn_number)
+        self.view = await self.conversation.start_turn(self.turn)
+        self._blocks.clear()
+
+    def _sync_soon(self, widget: Any) -> None:
+        """Redraw `widget` at most once per frame however many deltas arrive."""
+        self._dirty.add(widget)
+        if not self._flush_scheduled:
+            self._flush_scheduled = True
+            self.app.set_timer(1 / 30, self._flush)
+
+    def _flush(self) -> None:
+        self._flush_scheduled = False
+        dirty, self._dirty = self._dirty, set()
+        for widget in dirty:
+            if widget.is_attached:
+                widget.sync()
+        self.conversation.content_added()
+
+    def _sync_tool(self, tool: ToolRecord) -> None:
+        _, block = self._tools.get(tool.tool_use_id, (tool, None))
+        if block is not None and block.is_attached:
+            block.sync()
+        self.app.tool_panel.redraw()
+        self._update_running_state()
+
+    def _update_running_state(self) -> None:
+        if self.dialog is not None:
+            return
+        running = sum(1 for t, _ in self._tools.values() if t.state == "running")
+        if running:
+            self.app.status.set_state("running", f"{running} tool{'s' if running > 1 else ''}")
+
+    def _record_in_inspector(self, event: ev.Event) -> None:
+        inspector = self.app.inspector
+        if inspector is None or self._inspector_failed:
+            return
+        try:
+            inspector.record(event)
+        except Exception:  # the inspector must never take the conversation down
+            self._inspector_failed = True
+            log.exception("inspector failed to record %s", event.type)
+            self.app.notify("The inspector failed; see the log.", severity="error")
+
+    async def _freeze_live(self) -> None:
+        """Replace the streaming Markdown with its cheap frozen form."""
+        live, self._live = self._live, None
+        if live is None:
+            return
+        await live.close()
+        record = getattr(live, "record", None)
+        if live.is_attached and record is not None:
+            frozen = frozen_markdown(record.text)
+            with self.app.batch_update():
+                await live.parent.mount(frozen, after=live)
+                await live.remove()
+
+    # --- user actions ---------------------------------------------------------------
+
+    async def begin_local_turn(self, prompt: str) -> None:
+        """Show the prompt at once (the engine may still be importing the SDK)."""
+        self.busy = True
+        self.app.set_busy(True)
+        await self._start_turn()
+        assert self.turn is not None
+        self.turn.add(BlockRecord("user", prompt, done=True))
+        await self._mount(UserPrompt(prompt))
+        self._local_turn_pending = True
+        self.conversation.jump_to_bottom()
+        self.app.status.set_state("starting")
+
+    def abort_local_turn(self) -> None:
+        self.busy = False
+        self._local_turn_pending = False
+        self.app.set_busy(False)
+        self.app.status.set_state("idle")
+
+    # --- the turn -------------------------------------------------------------------
+
+    async def on_turn_started(self, e: ev.TurnStarted) -> None:
+        if not self._local_turn_pending:  # a turn submitted from elsewhere (PROMPT, tests)
+            self.busy = True
+            self.app.set_busy(True)
+            await self._start_turn()
+            assert self.turn is not None
+            self.turn.add(BlockRecord("user", e.prompt, done=True))
+            await self._mount(UserPrompt(e.prompt))
+        self._local_turn_pending = False
+        self.app.status.set_state("waiting for model")
+
+    async def on_request_sent(self, e: ev.RequestSent) -> None:
+        self._blocks.clear()
+        self.app.status.set_state("waiting for model", f"(call {e.iteration})" if e.iteration > 1 else "")
+
+    async def on_response_started(self, e: ev.ResponseStarted) -> None:
+        self.app.status.set_state("streaming")
+
+    async def on_block_started(self, e: ev.BlockStarted) -> None:
+        if e.block_type == "text":
+            record = BlockRecord("text")
+            if self.turn:
+                self.turn.add(record)
+            live = LiveReply()
+            live.record = record  # type: ignore[attr-defined]
+            self._live = live
+            self._blocks[e.index] = (record, live)
+            await self._mount(live)
+            self.app.status.set_state("streaming")
+        elif e.block_type in ("thinking", "redacted_thinking"):
+            record = BlockRecord("thinking")
+            if self.turn:
+                self.turn.add(record)
+            block = ThinkingBlock(record)
+            self._blocks[e.index] = (record, block)
+            await self._mount(block)
+            self.app.status.set_state("thinking")
+        elif e.block_type in ("tool_use", "server_tool_use") and e.tool_use_id:
+            tool = ToolRecord(e.tool_use_id, e.tool_name or "tool")
+            record = BlockRecord("tool", tool=tool)
+            if self.turn:
+                self.turn.add(record)
+            block = ToolCallBlock(tool)
+            self._tools[tool.tool_use_id] = (tool, block)
+            self._blocks[e.index] = (record, block)
+            await self._mount(block)
+
+    async def on_block_delta(self, e: ev.BlockDelta) -> None:
+        entry = self._blocks.get(e.index)
+        if entry is None:
+            return
+        record, widget = entry
+        if e.delta_type == "text_delta" and isinstance(widget, LiveReply):
+            record.text += e.text
+            await widget.write(e.text)
+            self.conversation.content_added()
+        elif e.delta_type == "thinking_delta":
+            record.text += e.text
+            self._sync_soon(widget)
+
+    async def on_block_finished(self, e: ev.BlockFinished) -> None:
+        entry = self._blocks.get(e.index)
+        if entry is None:
+            return
+        record, widget = entry
+        record.done = True
+        if record.kind == "text":
+            record.text = e.block.get("text", record.text)
+            if widget is self._live:
+                await self._freeze_live()
+        elif record.kind == "thinking":
+            record.text = e.block.get("thinking", record.text)
+            self._sync_soon(widget)
+
+    async def on_response_finished(self, e: ev.ResponseFinished) -> None:
+        await self._freeze_live()
+        status = self.app.status
+        usage = dict(status.usage or {})
+        for key in ("input_tokens", "output_tokens", "cache_read_input_tokens", "cache_creation_input_tokens"):
+            usage[key] = usage.get(key, 0) + int(e.usage.get(key) or 0)
+        status.usage = usage
+        status.cost_usd += e.cost_usd
+
+    async def on_stop_reason(self, e: ev.StopReasonHandled) -> None:
+        tone = "stop-warn" if e.stop_reason in ("max_tokens", "refusal", None) else "stop"
+        await self.add_marker(f"{e.stop_reason or 'no stop_reason'} → {e.action}", tone)
+
+    # --- tools ----------------------------------------------------------------------
+
+    async def _tool(self, tool_use_id: str, name: str) -> ToolRecord:
+        if tool_use_id not in self._tools:  # no BlockStarted seen (e.g. a resumed turn)
+            tool = ToolRecord(tool_use_id, name)
+            if self.turn:
+                self.turn.add(BlockRecord("tool", tool=tool))
+            block = ToolCallBlock(tool)
+            self._tools[tool_use_id] = (tool, block)
+            await self._mount(block)
+        return self._tools[tool_use_id][0]
+
+    async def on_tool_queued(self, e: ev.ToolQueued) -> None:
+        tool = await self._tool(e.tool_use_id, e.name)
+        tool.label, tool.batch, tool.parallel = e.label, e.batch, e.parallel
+        tool.state, tool.queued_at = "queued", e.ts
+        self.app.tool_panel.add_tool(tool, self.turn_number)
+        self._sync_tool(tool)
+
+    async def on_tool_started(self, e: ev.ToolStarted) -> None:
+        tool = await self._tool(e.tool_use_id, e.name)
+        tool.state, tool.started_at = "running", e.ts
+        self._sync_tool(tool)
+
+    async def on_tool_output(self, e: ev.ToolOutput) -> None:
+        entry = self._tools.get(e.tool_use_id)
+        if entry is not None:
+            entry[0].add_output(e.chunk)  # the panel's 0.1 s clock redraws it
+
+    async def on_tool_finished(self, e: ev.ToolFinished) -> None:
+        tool = await self._tool(e.tool_use_id, e.name)
+        tool.state = e.status
+        tool.is_error, tool.result_text = e.is_error, e.result_text
+        tool.duration_ms, tool.finished_at = e.duration_ms, e.ts
+        if tool.started_at is None:
+            tool.started_at = e.ts - e.duration_ms / 1000
+        self._sync_tool(tool)
+
+    # --- permissions ----------------------------------------------------------------
+
+    async def on_permission_requested(self, e: ev.PermissionRequested) -> None:
+        entry = self._tools.get(e.tool_use_id)
+        if entry is not None:
+            entry[0].state = "waiting"
+            self._sync_tool(entry[0])
+        self._permissions.append(e)
+        self._show_next_permission()
+
+    def _show_next_permission(self) -> None:
+        if self.dialog is not None:
+            return
+        while self._permissions and self._permissions[0].reply.done():
+            self._permissions.popleft()
+        if not self._permissions:
+            self._update_running_state()
+            return
+        request = self._permissions.popleft()
+        self.dialog = PermissionDialog(
+            request, grace_s=self.app.permission_grace_s, queued=len(self._permissions)
+        )
+        self.app.status.set_state("waiting for approval")
+        self.app.push_screen(self.dialog, callback=partial(self._permission_answered, request))
+
+    def _permission_answered(self, request: ev.PermissionRequested, reply: PermissionReply | None) -> None:
+        self.dialog = None
+        if reply is not None and not request.reply.done():
+            try:
+                request.reply.set_result(reply)
+            except InvalidStateError:  # the engine resolved it (interrupt) in the meantime
+                pass
+        self._show_next_permission()
+
+    async def on_permission_resolved(self, e: ev.PermissionResolved) -> None:
+        if self.dialog is not None and self.dialog.event.tool_use_id == e.tool_use_id:
+            self.dialog.withdraw()  # answered elsewhere (interrupt): close it, answer nothing
+        entry = self._tools.get(e.tool_use_id)
+        if entry is not None and entry[0].state == "waiting":
+            entry[0].state = "queued" if e.allowed else "denied"
+            self._sync_tool(entry[0])
+
+    def withdraw_permissions(self) -> None:
+        self._permissions.clear()
+        if self.dialog is not None:
+            self.dialog.withdraw()
+
+    # --- loop end -------------------------------------------------------------------
+
+    async def on_retry(self, e: ev.RetryScheduled) -> None:
+        status = f" (HTTP {e.status})" if e.status else ""
+        await self.add_marker(
+            f"↻ {e.reason}{status}, retrying in {e.delay_s:g} s, attempt {e.attempt}/{e.max_attempts}", "retry"
+        )
+        self.app.status.set_state("waiting for model", f"(retry {e.attempt}/{e.max_attempts})")
+
+    async def on_loop_stopped(self, e: ev.LoopStopped) -> None:
+        await self._freeze_live()
+        self.withdraw_permissions()
+        for tool, _ in self._tools.values():
+            if not tool.is_final:
+                tool.state = "interrupted"
+                self._sync_tool(tool)
+        if e.reason not in QUIET_STOPS:
+            tone = "error" if e.is_error else "warn"
+            detail = f": {e.detail}" if e.detail else ""
+            await self.add_marker(f"■ loop stopped ({e.reason}){detail}", tone)
+
+    async def on_turn_finished(self, e: ev.TurnFinished) -> None:
+        await self._freeze_live()
+        u = e.usage
+        total_in = sum(int(u.get(k) or 0) for k in ("input_tokens", "cache_read_input_tokens", "cache_creation_input_tokens"))
+        calls = f"{e.num_iterations} call{'s' if e.num_iterations != 1 else ''}"
+        await self.add_marker(
+            f"{calls} · {format_seconds(e.duration_ms / 1000)} · {human_tokens(total_in)} in / "
+            f"{human_tokens(int(u.get('output_tokens') or 0))} out · ${e.cost_usd:.4f}",
+            "summary",
+        )
+        self.app.status.usage = dict(e.session_usage)
+        self.app.status.cost_usd = e.session_cost_usd
+        self._tools.clear()
+        self.busy = False
+        self.app.set_busy(False)
+        self.app.status.set_state("idle")
+
+    async def on_notice(self, e: ev.Notice) -> None:
+        await self.add_marker(e.text, e.level)
+        if e.level != "info":
+            self.app.notify(e.text, severity=e.level)

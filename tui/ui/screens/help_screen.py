@@ -1,0 +1,63 @@
+"""F1 help: every key binding (from the registry) and every slash command."""
+
+from __future__ import annotations
+
+from rich.table import Table
+from rich.text import Text
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import VerticalScroll
+from textual.screen import ModalScreen
+from textual.widgets import Static
+
+from ..bindings import grouped
+
+
+_KEY_NAMES = {"ctrl": "Ctrl", "shift": "Shift", "escape": "Esc", "enter": "Enter", "up": "Up",
+              "down": "Down", "end": "End", "tab": "Tab"}
+
+
+def keys_text(keys: str) -> str:
+    """'ctrl+j,shift+enter' -> 'Ctrl+J / Shift+Enter'."""
+    def one(key: str) -> str:
+        return "+".join(_KEY_NAMES.get(part, part.upper()) for part in key.split("+"))
+
+    return " / ".join(one(k) for k in keys.split(","))
+
+
+def help_table() -> Table:
+    from ..commands import SLASH_COMMANDS
+
+    table = Table.grid(padding=(0, 2))
+    table.add_column(style="bold", no_wrap=True)
+    table.add_column()
+    for group, specs in grouped().items():
+        table.add_row(Text(group, style="bold underline"), "")
+        for spec in specs:
+            table.add_row(keys_text(spec.keys), spec.description)
+        table.add_row("", "")
+    table.add_row(Text("Slash commands", style="bold underline"), "")
+    for command in SLASH_COMMANDS.values():
+        table.add_row(f"/{command.name}" + (f" {command.usage}" if command.usage else ""), command.description)
+    table.add_row("", "")
+    table.add_row(Text("Tips", style="bold underline"), "")
+    table.add_row("Select text", "hold Shift (or Option on macOS) while dragging to use the terminal's own selection")
+    table.add_row("Keys", "if a key does nothing, run `textual keys` to see what your terminal sends")
+    return table
+
+
+class HelpScreen(ModalScreen[None]):
+    """Key bindings and commands, generated from the registries."""
+
+    BINDINGS = [
+        Binding("escape,f1,q", "dismiss", "Close", id="close_help"),
+    ]
+
+    def compose(self) -> ComposeResult:
+        with VerticalScroll(id="help-box"):
+            yield Static(Text("agent-tui help", style="bold"), classes="panel-title")
+            yield Static(help_table())
+            yield Static(Text("Esc / F1 closes this help", style="dim"))
+
+    async def action_dismiss(self, result: None = None) -> None:
+        self.dismiss(result)

@@ -1,0 +1,169 @@
+"""The blocks of a conversation turn: prompt, reply, thinking, tool call, marker line.
+
+Only the reply that is streaming is a live Textual `Markdown` (fed through its
+`MarkdownStream`, which batches tokens into one append per frame). Everything finished
+is a cheap `Static` holding a Rich renderable, because each live `Markdown` makes every
+later mount slower (feasibility §3).
+"""
+
+from __future__ import annotations
+
+from rich.markdown import Markdown as RichMarkdown
+from rich.text import Text
+from textual.app import ComposeResult
+from textual.content import Content
+from textual.widget import Widget
+from textual.widgets import Collapsible, Markdown, Static
+
+from .conversation_model import BlockRecord, ToolRecord
+
+#: glyph and CSS-variable colour per tool state, shared with the tool panel
+TOOL_STATE_STYLE: dict[str, tuple[str, str]] = {
+    "preparing": ("◌", "$text-muted"),
+    "queued": ("○", "$text-muted"),
+    "waiting": ("◐", "$warning"),
+    "running": ("●", "$accent"),
+    "done": ("✔", "$success"),
+    "error": ("✘", "$error"),
+    "denied": ("⊘", "$warning"),
+    "interrupted": ("■", "$warning"),
+}
+TOOL_STATE_WORD = {
+    "preparing": "preparing",
+    "queued": "queued",
+    "waiting": "waiting for approval",
+    "running": "running",
+    "done": "done",
+    "error": "error",
+    "denied": "denied",
+    "interrupted": "interrupted",
+}
+#: longest result shown inside a tool block (the full text stays in the transcript)
+RESULT_PREVIEW_CHARS = 4000
+CODE_THEME = "monokai"
+
+
+def format_seconds(seconds: float | None) -> str:
+    if seconds is None:
+        return ""
+    if seconds < 10:
+        return f"{seconds:.1f} s"
+    if seconds < 120:
+        return f"{seconds:.0f} s"
+    return f"{int(seconds // 60)} min {int(seconds % 60)} s"
+
+
+def frozen_markdown(text: str) -> Static:
+    """A finished reply as one cheap widget (code blocks still highlighted)."""
+    return Static(RichMarkdown(text, code_theme=CODE_THEME), classes="assistant-text frozen")
+
+
+class UserPrompt(Static):
+    """What the user typed, echoed above the reply."""
+
+    def __init__(self, text: str) -> None:
+        super().__init__(Text(text), classes="user-prompt")
+
+
+class LiveReply(Markdown):
+    """The reply being streamed; becomes a frozen Static when the block finishes."""
+
+    def __init__(self) -> None:
+        super().__init__("", classes="assistant-text live")
+        self._stream = None
+
+    async def write(self, fragment: str) -> None:
+        """Queue a fragment; the stream coalesces fragments into one append per refresh."""
+        if self._stream is None:
+            self._stream = Markdown.get_stream(self)
+        await self._stream.write(fragment)
+
+    async def close(self) -> None:
+        """Stop the stream task so nothing keeps a reference to a pruned widget."""
+        if self._stream is not None:
+            await self._stream.stop()
+            self._stream = None
+
+
+class ThinkingBlock(Collapsible):
+    """Extended thinking, dimmed; open while it streams, folded once finished."""
+
+    def __init__(self, record: BlockRecord) -> None:
+        self.record = record
+        self._body = Static(Text(record.text), classes="thinking-text")
+        super().__init__(
+            self._body, title=self._heading(), collapsed=record.done, classes="thinking"
+        )
+
+    def _heading(self) -> str:
+        words = len(self.record.text.split())
+        return f"thinking · {words} words" if self.record.done else "thinking…"
+
+    def sync(self) -> None:
+        """Redraw from the record (called at most once per frame while streaming)."""
+        self._body.update(Text(self.record.text))
+        self.title = self._heading()
+        if self.record.done:
+            self.collapsed = True
+
+
+def tool_title(tool: ToolRecord) -> Content:
+    glyph, colour = TOOL_STATE_STYLE.get(tool.state, ("?", "$text"))
+    duration = format_seconds(tool.elapsed_s()) if tool.is_final else ""
+    parts = [
+        Content.from_markup(f"[{colour}]{glyph}[/] "),
+        Content.from_markup("[b]$label[/b]", label=tool.display_label),
+        Content.from_markup(f"  [{colour}]$state[/]", state=TOOL_STATE_WORD[tool.state]),
+    ]
+    if duration:
+        parts.append(Content.from_markup("[dim] · $d[/dim]", d=duration))
+    return Content.assemble(*parts)
+
+
+class ToolCallBlock(Collapsible):
+    """One tool call: a one-line title (label, state, duration) over its folded result."""
+
+    def __init__(self, tool: ToolRecord) -> None:
+        self.tool = tool
+        self._result = Static("", classes="tool-result")
+        super().__init__(self._result, title="", collapsed=True, classes="tool-call")
+
+    def on_mount(self) -> None:
+        self.sync()
+
+    def sync(self) -> None:
+        """Redraw the title and result from the record."""
+        self.title = tool_title(self.tool)  # type: ignore[assignment]
+        self.set_class(self.tool.is_error or self.tool.state == "error", "-error")
+        text = self.tool.result_text
+        if not text and self.tool.state == "running":
+            text = "\n".join(self.tool.tail_lines())
+        if len(text) > RESULT_PREVIEW_CHARS:
+            text = text[:RESULT_PREVIEW_CHARS] + f"\n… {len(text) - RESULT_PREVIEW_CHARS} more characters"
+        self._result.update(Text(text or "(no output)"))
+
+
+class MarkerLine(Static):
+    """A one-line marker: a stop_reason transition, a retry, a loop stop, a notice."""
+
+    def __init__(self, text: str, tone: str) -> None:
+        super().__init__(Text(text), classes=f"marker -{tone}")
+
+
+def block_widget(record: BlockRecord) -> Widget:
+    """The widget for a finished (or re-created) block."""
+    if record.kind == "user":
+        return UserPrompt(record.text)
+    if record.kind == "text":
+        return frozen_markdown(record.text)
+    if record.kind == "thinking":
+        return ThinkingBlock(record)
+    if record.kind == "tool":
+        assert record.tool is not None
+        return ToolCallBlock(record.tool)
+    return MarkerLine(record.text, record.tone)
+
+
+def compose_blocks(records: list[BlockRecord]) -> ComposeResult:
+    for record in records:
+        yield block_widget(record)

@@ -1,0 +1,95 @@
+"""Plain data behind the conversation pane and the tool panel.
+
+Widgets come and go (old turns are pruned from the DOM); these records stay, so a pruned
+turn can be re-created exactly as it was and the tool panel can redraw from them.
+"""
+
+from __future__ import annotations
+
+import time
+from collections import deque
+from dataclasses import dataclass, field
+from typing import Literal
+
+ToolState = Literal[
+    "preparing", "queued", "waiting", "running", "done", "error", "denied", "interrupted"
+]
+BlockKind = Literal["user", "text", "thinking", "tool", "marker"]
+
+#: states after which a tool row no longer changes
+FINAL_TOOL_STATES = frozenset({"done", "error", "denied", "interrupted"})
+#: how many trailing lines of live Bash output a tool row keeps
+OUTPUT_TAIL_LINES = 4
+
+
+@dataclass
+class ToolRecord:
+    """One tool_use from the moment its block starts streaming until its result is in."""
+
+    tool_use_id: str
+    name: str
+    label: str = ""
+    batch: int = 0
+    parallel: bool = False
+    state: ToolState = "preparing"
+    queued_at: float | None = None
+    started_at: float | None = None
+    finished_at: float | None = None
+    duration_ms: int | None = None
+    result_text: str = ""
+    is_error: bool = False
+    output_tail: deque[str] = field(default_factory=lambda: deque(maxlen=OUTPUT_TAIL_LINES))
+    _partial_line: str = ""
+
+    @property
+    def display_label(self) -> str:
+        return self.label or f"{self.name}(…)"
+
+    @property
+    def is_final(self) -> bool:
+        return self.state in FINAL_TOOL_STATES
+
+    def elapsed_s(self, now: float | None = None) -> float | None:
+        """Final duration when finished, live elapsed time while running, else None."""
+        if self.duration_ms is not None:
+            return self.duration_ms / 1000
+        if self.started_at is not None:
+            return max(0.0, (now if now is not None else time.time()) - self.started_at)
+        return None
+
+    def add_output(self, chunk: str) -> None:
+        """Keep the last few complete lines of streamed output (plus the line being written)."""
+        text = self._partial_line + chunk
+        *lines, self._partial_line = text.split("\n")
+        for line in lines:
+            self.output_tail.append(line.rstrip("\r"))
+
+    def tail_lines(self) -> list[str]:
+        lines = list(self.output_tail)
+        if self._partial_line:
+            lines.append(self._partial_line)
+        return lines[-OUTPUT_TAIL_LINES:]
+
+
+@dataclass
+class BlockRecord:
+    """One block of a turn: a user prompt, reply text, thinking, a tool call or a marker line."""
+
+    kind: BlockKind
+    text: str = ""
+    #: marker flavour (stop, retry, error, warning, info, summary) or "" for other kinds
+    tone: str = ""
+    tool: ToolRecord | None = None
+    done: bool = False
+
+
+@dataclass
+class TurnRecord:
+    """Everything shown for one user prompt, in order."""
+
+    number: int
+    blocks: list[BlockRecord] = field(default_factory=list)
+
+    def add(self, block: BlockRecord) -> BlockRecord:
+        self.blocks.append(block)
+        return block

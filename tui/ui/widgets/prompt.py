@@ -1,0 +1,89 @@
+"""The prompt: a multi-line TextArea where Enter sends and Ctrl+J adds a newline, with history."""
+
+from __future__ import annotations
+
+from textual.binding import Binding
+from textual.containers import Horizontal
+from textual.message import Message
+from textual.widgets import Button, TextArea
+
+from ..bindings import bindings_for
+
+#: prompts kept for Up/Down recall
+HISTORY_LIMIT = 200
+
+
+class PromptArea(TextArea):
+    """TextArea with submit, newline and history bindings from the registry."""
+
+    BINDINGS: list[Binding] = bindings_for("prompt")  # type: ignore[assignment]
+
+    class Submitted(Message):
+        """The user pressed Enter on a non-empty prompt."""
+
+        def __init__(self, text: str) -> None:
+            super().__init__()
+            self.text = text
+
+    def __init__(self, *, id: str | None = None) -> None:
+        super().__init__(
+            "", id=id, soft_wrap=True, tab_behavior="focus", show_line_numbers=False,
+            compact=True, placeholder="Ask the agent…  (Enter sends · Ctrl+J newline · / for commands)",
+        )
+        self.prompt_history: list[str] = []
+        self._history_index: int | None = None  # None = editing a new prompt
+        self._draft = ""
+
+    def action_submit(self) -> None:
+        text = self.text.strip()
+        if not text:
+            return
+        if not self.prompt_history or self.prompt_history[-1] != text:
+            self.prompt_history.append(text)
+            del self.prompt_history[:-HISTORY_LIMIT]
+        self._history_index = None
+        self._draft = ""
+        self.clear()
+        self.post_message(self.Submitted(text))
+
+    def action_newline(self) -> None:
+        self.insert("\n")
+
+    def action_history_previous(self) -> None:
+        """Recall the previous prompt when the cursor is on the first line; else move up."""
+        if self.cursor_location[0] > 0 or not self.prompt_history:
+            self.action_cursor_up()
+            return
+        if self._history_index is None:
+            self._draft = self.text
+            self._history_index = len(self.prompt_history)
+        if self._history_index > 0:
+            self._history_index -= 1
+            self._show(self.prompt_history[self._history_index], at_end=False)
+
+    def action_history_next(self) -> None:
+        """Recall the next prompt (then the draft) when the cursor is on the last line."""
+        if self.cursor_location[0] < self.document.line_count - 1 or self._history_index is None:
+            self.action_cursor_down()
+            return
+        self._history_index += 1
+        if self._history_index >= len(self.prompt_history):
+            self._history_index = None
+            self._show(self._draft, at_end=True)
+        else:
+            self._show(self.prompt_history[self._history_index], at_end=True)
+
+    def _show(self, text: str, *, at_end: bool) -> None:
+        self.load_text(text)
+        if at_end:
+            self.move_cursor(self.document.end)
+        else:
+            self.move_cursor((0, len(self.document[0])))
+
+
+class PromptRow(Horizontal):
+    """The prompt with a cancel button that shows while the agent works."""
+
+    def compose(self):
+        yield PromptArea(id="prompt")
+        yield Button("■ cancel", id="cancel", variant="error", compact=True)

@@ -1,0 +1,159 @@
+"""The live tool-activity panel: one row per tool_use, grouped by batch, with a timeline.
+
+Each batch gets a shared time axis; every call is a bar over it, so calls that ran in
+parallel show as overlapping bars and serial calls as a staircase. A 0.1 s timer
+redraws elapsed times only while something is queued or running.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+
+from rich.console import Group, RenderableType
+from rich.table import Table
+from rich.text import Text
+from textual.app import ComposeResult
+from textual.containers import Vertical, VerticalScroll
+from textual.timer import Timer
+from textual.widgets import Static
+
+from .blocks import TOOL_STATE_STYLE, format_seconds
+from .conversation_model import ToolRecord
+
+#: batches kept in the panel (older ones stay in the conversation)
+MAX_BATCHES = 8
+TIMELINE_WIDTH = 14
+#: Rich colour per tool state (the panel is drawn with Rich, so no $variables here)
+STATE_COLOURS = {
+    "preparing": "grey50",
+    "queued": "grey50",
+    "waiting": "yellow",
+    "running": "cyan",
+    "done": "green",
+    "error": "red",
+    "denied": "yellow",
+    "interrupted": "yellow",
+}
+
+
+@dataclass
+class Batch:
+    """Tool calls dispatched together from one response."""
+
+    key: tuple[int, int]
+    parallel: bool
+    tools: list[ToolRecord] = field(default_factory=list)
+
+
+def timeline_bar(tool: ToolRecord, t0: float, t1: float, width: int = TIMELINE_WIDTH) -> Text:
+    """A bar for one call over the batch's shared time axis [t0, t1]."""
+    span = max(t1 - t0, 1e-6)
+    colour = STATE_COLOURS.get(tool.state, "white")
+    bar = Text("▕", style="grey37")
+    if tool.started_at is None:
+        bar.append("·" * width, style="grey37")
+    else:
+        end = tool.finished_at if tool.finished_at is not None else t1
+        first = min(width - 1, int((tool.started_at - t0) / span * width))
+        last = max(first + 1, min(width, round((end - t0) / span * width)))
+        bar.append(" " * first)
+        bar.append("█" * (last - first), style=colour)
+        bar.append(" " * (width - last))
+    bar.append("▏", style="grey37")
+    return bar
+
+
+def render_batch(batch: Batch, now: float) -> RenderableType:
+    starts = [t.started_at for t in batch.tools if t.started_at is not None]
+    ends = [t.finished_at if t.finished_at is not None else now for t in batch.tools if t.started_at is not None]
+    t0 = min(starts) if starts else now
+    t1 = max(ends) if ends else now
+    n = len(batch.tools)
+    how = "parallel" if batch.parallel and n > 1 else "serial" if n > 1 else ""
+    head = Text(f"batch {batch.key[1]}", style="bold")
+    head.append(f" · {n} tool{'s' if n != 1 else ''}" + (f" · {how}" if how else ""), style="grey62")
+    if starts:
+        head.append(f" · {format_seconds(t1 - t0)}", style="grey62")
+    table = Table.grid(padding=(0, 1), expand=True)
+    table.add_column(width=1)
+    table.add_column(ratio=1, no_wrap=True, overflow="ellipsis")
+    table.add_column(justify="right", width=7, no_wrap=True)
+    table.add_column(width=TIMELINE_WIDTH + 2, no_wrap=True)
+    for tool in batch.tools:
+        glyph, _ = TOOL_STATE_STYLE.get(tool.state, ("?", ""))
+        colour = STATE_COLOURS.get(tool.state, "white")
+        elapsed = tool.elapsed_s(now)
+        timing = format_seconds(elapsed) if elapsed is not None else tool.state
+        if tool.state == "waiting":
+            timing = "approve?"
+        table.add_row(
+            Text(glyph, style=colour),
+            Text(tool.display_label),
+            Text(timing, style=colour if not tool.is_final else "grey62"),
+            timeline_bar(tool, t0, t1),
+        )
+        if tool.state == "running" and tool.name == "Bash":
+            for line in tool.tail_lines():
+                table.add_row("", Text("  " + line, style="grey50"), "", "")
+    return Group(head, table)
+
+
+class ToolPanel(Vertical):
+    """Right-hand panel listing recent tool calls and how they overlapped."""
+
+    def __init__(self, *, id: str | None = None) -> None:
+        super().__init__(id=id)
+        self.batches: list[Batch] = []
+        self._timer: Timer | None = None
+        self._body = Static("", id="tool-panel-body")
+        self.clock = time.time  # tests freeze it for deterministic snapshots
+
+    def compose(self) -> ComposeResult:
+        yield Static("Tool activity", classes="panel-title")
+        with VerticalScroll():
+            yield self._body
+
+    def on_mount(self) -> None:
+        self.redraw()
+
+    def add_tool(self, tool: ToolRecord, turn: int) -> None:
+        """Register a queued tool under its batch (creating the batch if new)."""
+        key = (turn, tool.batch)
+        if not self.batches or self.batches[-1].key != key:
+            self.batches.append(Batch(key, tool.parallel))
+            del self.batches[:-MAX_BATCHES]
+        batch = self.batches[-1]
+        if tool not in batch.tools:
+            batch.tools.append(tool)
+        self.redraw()
+
+    def clear(self) -> None:
+        self.batches.clear()
+        self.redraw()
+
+    @property
+    def active(self) -> bool:
+        return any(not t.is_final for b in self.batches for t in b.tools)
+
+    def redraw(self) -> None:
+        """Re-render all rows; start or stop the 0.1 s clock as needed."""
+        now = self.clock()
+        if not self.batches:
+            self._body.update(
+                Text(
+                    "No tool calls yet.\nRead-only tools run in parallel; each batch "
+                    "shows here with a timeline of how the calls overlapped.",
+                    style="grey62",
+                )
+            )
+        else:
+            parts: list[RenderableType] = []
+            for batch in reversed(self.batches):
+                parts.extend([render_batch(batch, now), Text("")])
+            self._body.update(Group(*parts))
+        if self.active and self._timer is None:
+            self._timer = self.set_interval(0.1, self.redraw)
+        elif not self.active and self._timer is not None:
+            self._timer.stop()
+            self._timer = None
