@@ -1,0 +1,259 @@
+"""Bash: run a command in a persistent working directory, streaming output, killing the whole group."""
+
+from __future__ import annotations
+
+import codecs
+import os
+import selectors
+import shlex
+import signal
+import subprocess
+import tempfile
+import time
+from collections import deque
+from pathlib import Path
+from typing import Any
+
+from tui.tools.base import FatalToolError, Tool, ToolContext, ToolError, ToolInterrupted, ToolResult
+from tui.tools.inputs import get_int, get_str
+
+DEFAULT_TIMEOUT_MS = 120_000
+MAX_TIMEOUT_MS = 600_000
+MAX_OUTPUT_CHARS = 30_000
+# stop live streaming after this much output; the result still keeps head and tail
+MAX_STREAMED_CHARS = 1_000_000
+POLL_SECONDS = 0.05
+# after the command exits, how long to wait for children that still hold its pipes
+PIPE_GRACE_SECONDS = 0.2
+TERM_GRACE_SECONDS = 1.0
+
+
+class OutputCapture:
+    """Keeps the first and last halves of MAX_OUTPUT_CHARS and counts what falls between."""
+
+    def __init__(self, limit: int = MAX_OUTPUT_CHARS) -> None:
+        self.head_limit = limit // 2
+        self.tail_limit = limit - self.head_limit
+        self.head: list[str] = []
+        self.head_len = 0
+        self.tail: deque[str] = deque()
+        self.tail_len = 0
+        self.total = 0
+
+    def add(self, text: str) -> None:
+        self.total += len(text)
+        if self.head_len < self.head_limit:
+            take = text[: self.head_limit - self.head_len]
+            self.head.append(take)
+            self.head_len += len(take)
+            text = text[len(take) :]
+        if not text:
+            return
+        self.tail.append(text)
+        self.tail_len += len(text)
+        while self.tail_len - len(self.tail[0]) >= self.tail_limit:
+            self.tail_len -= len(self.tail.popleft())
+
+    def text(self) -> str:
+        """All output when it fits, else head + a note of what was cut + tail."""
+        head = "".join(self.head)
+        tail = "".join(self.tail)
+        if self.total <= self.head_limit + self.tail_limit:
+            return head + tail
+        tail = tail[-self.tail_limit :]
+        cut = self.total - len(head) - len(tail)
+        return f"{head}\n\n... [{cut:,} characters cut from the middle of the output] ...\n\n{tail}"
+
+
+def kill_process_group(proc: subprocess.Popen[bytes]) -> None:
+    """SIGTERM the command's process group, then SIGKILL whatever is left, and reap the shell."""
+    pgid = proc.pid  # start_new_session=True made the shell a group leader
+    try:
+        os.killpg(pgid, signal.SIGTERM)
+    except (ProcessLookupError, PermissionError):
+        pass
+    try:
+        proc.wait(timeout=TERM_GRACE_SECONDS)
+    except subprocess.TimeoutExpired:
+        pass
+    try:
+        os.killpg(pgid, signal.SIGKILL)  # children that ignored SIGTERM or outlived the shell
+    except (ProcessLookupError, PermissionError):
+        pass
+    proc.wait()
+
+
+class BashTool(Tool):
+    name = "Bash"
+    description = (
+        "Executes a bash command (`/bin/bash -c`) and returns its output and exit code.\n\n"
+        "- The working directory persists between calls: a `cd` carries over to the next command. "
+        "It starts in the project directory.\n"
+        "- stdin is closed: interactive commands (editors, pagers, prompts) cannot work; pass flags such "
+        "as `--yes` or `-y` instead.\n"
+        f"- `timeout` is in milliseconds: default {DEFAULT_TIMEOUT_MS} (2 minutes), at most {MAX_TIMEOUT_MS}. "
+        "On timeout the command and every process it started are killed.\n"
+        f"- Output (stdout and stderr together) longer than {MAX_OUTPUT_CHARS:,} characters is cut in the middle.\n"
+        "- Prefer Read, Glob and Grep over cat, find and grep: they are faster and need no approval.\n"
+        "- Quote paths that contain spaces. Chain dependent commands with `&&`.\n"
+        "- Give a short `description` of what the command does (5-10 words)."
+    )
+    input_schema = {
+        "type": "object",
+        "properties": {
+            "command": {"type": "string", "description": "The command to execute"},
+            "timeout": {
+                "type": "integer",
+                "minimum": 1,
+                "maximum": MAX_TIMEOUT_MS,
+                "description": f"Optional timeout in milliseconds (max {MAX_TIMEOUT_MS})",
+            },
+            "description": {"type": "string", "description": "Clear, concise description of what this command does in 5-10 words"},
+        },
+        "required": ["command"],
+        "additionalProperties": False,
+    }
+    read_only = False
+    kind = "exec"
+
+    def is_concurrency_safe(self, tool_input: dict[str, Any]) -> bool:
+        return False
+
+    def permission_target(self, tool_input: dict[str, Any], ctx: ToolContext) -> str | None:
+        command = tool_input.get("command")
+        return command if isinstance(command, str) else None
+
+    def label(self, tool_input: dict[str, Any], ctx: ToolContext) -> str:
+        command = tool_input.get("command")
+        if not isinstance(command, str) or not command.strip():
+            return "Bash"
+        first = command.strip().splitlines()[0]
+        if len(first) > 80 or "\n" in command.strip():
+            first = first[:77] + "…"
+        return f"Bash: {first}"
+
+    def working_dir(self, ctx: ToolContext) -> Path:
+        """Where the next command starts: the remembered cwd, else the project directory."""
+        cwd = ctx.state.bash_cwd
+        return cwd if cwd is not None and cwd.is_dir() else ctx.project_dir
+
+    def preview(self, tool_input: dict[str, Any], ctx: ToolContext) -> dict[str, Any]:
+        command = tool_input.get("command")
+        return {"kind": "command", "command": command if isinstance(command, str) else "", "cwd": str(self.working_dir(ctx))}
+
+    def run(self, tool_input: dict[str, Any], ctx: ToolContext) -> ToolResult:
+        command = get_str(tool_input, "command", allow_empty=False) or ""
+        if "\x00" in command:
+            raise ToolError("The command contains a NUL byte, which bash cannot run; remove it.")
+        timeout_ms = get_int(tool_input, "timeout", minimum=1) or DEFAULT_TIMEOUT_MS
+        timeout_ms = min(timeout_ms, MAX_TIMEOUT_MS)
+        if not ctx.project_dir.is_dir():
+            raise FatalToolError(f"The project directory {ctx.project_dir} no longer exists; no command can run.")
+        notes: list[str] = []
+        cwd = self.working_dir(ctx)
+        if ctx.state.bash_cwd is not None and cwd != ctx.state.bash_cwd:
+            notes.append(f"The previous working directory {ctx.state.bash_cwd} no longer exists; ran in {cwd}.")
+            ctx.state.bash_cwd = None
+        fd, cwd_file = tempfile.mkstemp(prefix="agent-tui-cwd-")
+        os.close(fd)
+        try:
+            return self._run_command(command, cwd, cwd_file, timeout_ms, notes, ctx)
+        finally:
+            try:
+                os.unlink(cwd_file)
+            except OSError:
+                pass
+
+    def _run_command(
+        self, command: str, cwd: Path, cwd_file: str, timeout_ms: int, notes: list[str], ctx: ToolContext
+    ) -> ToolResult:
+        # the EXIT trap records where the command ended, so a `cd` carries over to the next call
+        script = f"trap 'pwd > {shlex.quote(cwd_file)}' EXIT\n{command}"
+        env = dict(os.environ, PAGER="cat", GIT_PAGER="cat", GIT_TERMINAL_PROMPT="0")
+        try:
+            proc = subprocess.Popen(
+                ["/bin/bash", "-c", script],
+                cwd=cwd,
+                env=env,
+                stdin=subprocess.DEVNULL,
+                stdout=subprocess.PIPE,
+                stderr=subprocess.PIPE,
+                start_new_session=True,
+            )
+        except OSError as exc:
+            raise ToolError(f"Could not start /bin/bash: {exc.strerror or exc}.") from None
+        capture = OutputCapture()
+        timed_out = self._pump(proc, capture, timeout_ms / 1000, ctx)
+        exit_code = proc.wait()
+        if exit_code < 0:  # killed by a signal: report it the way a shell does
+            exit_code = 128 - exit_code
+        body = capture.text().rstrip("\n")
+        if timed_out:
+            notes.append(f"Command timed out after {timeout_ms / 1000:g} s; it and its child processes were killed.")
+        else:
+            self._remember_cwd(cwd_file, ctx)
+        lines = [body if body else "(no output)"]
+        lines += notes
+        lines.append(f"Exit code: {exit_code}")
+        return ToolResult(
+            content="\n".join(lines),
+            is_error=timed_out or exit_code != 0,
+            meta={"exit_code": exit_code, "timed_out": timed_out, "cwd": str(ctx.state.bash_cwd or ctx.project_dir)},
+        )
+
+    def _pump(self, proc: subprocess.Popen[bytes], capture: OutputCapture, timeout_s: float, ctx: ToolContext) -> bool:
+        """Stream stdout/stderr until both close; True when the command timed out.
+
+        Polls `ctx.cancel` every POLL_SECONDS; on cancel the group is killed and
+        ToolInterrupted is raised.
+        """
+        assert proc.stdout is not None and proc.stderr is not None
+        selector = selectors.DefaultSelector()
+        streams = {proc.stdout.fileno(): "stdout", proc.stderr.fileno(): "stderr"}
+        decoders = {fd: codecs.getincrementaldecoder("utf-8")(errors="replace") for fd in streams}
+        for fd in streams:
+            selector.register(fd, selectors.EVENT_READ)
+        deadline = time.monotonic() + timeout_s
+        exited_at: float | None = None
+        streamed = 0
+        try:
+            while selector.get_map():
+                if ctx.cancel.is_set():
+                    kill_process_group(proc)
+                    raise ToolInterrupted("The command was interrupted; it and its child processes were killed.")
+                now = time.monotonic()
+                if now >= deadline:
+                    kill_process_group(proc)
+                    return True
+                if exited_at is None and proc.poll() is not None:
+                    exited_at = now
+                if exited_at is not None and now - exited_at > PIPE_GRACE_SECONDS:
+                    break  # a background child keeps the pipes open; do not wait for it
+                for key, _ in selector.select(timeout=POLL_SECONDS):
+                    fd = key.fd
+                    data = os.read(fd, 65536)
+                    text = decoders[fd].decode(data, final=not data)
+                    if not data:
+                        selector.unregister(fd)
+                    if not text:
+                        continue
+                    capture.add(text)
+                    if streamed < MAX_STREAMED_CHARS:
+                        ctx.emit_output(text, streams[fd])
+                        streamed += len(text)
+                        if streamed >= MAX_STREAMED_CHARS:
+                            ctx.emit_output("\n[live output stopped here; the result keeps the start and the end]\n", "stderr")
+        finally:
+            selector.close()
+            proc.stdout.close()
+            proc.stderr.close()
+        return False
+
+    def _remember_cwd(self, cwd_file: str, ctx: ToolContext) -> None:
+        try:
+            with open(cwd_file, encoding="utf-8", errors="surrogateescape") as f:
+                recorded = f.read().rstrip("\n")
+        except OSError:
+            return
+        if recorded and os.path.isdir(recorded):
+            ctx.state.bash_cwd = Path(recorded)

@@ -1,0 +1,162 @@
+"""Glob: gitignore-aware file listing through `rg --files`, newest first."""
+
+from __future__ import annotations
+
+import heapq
+import os
+import re
+from pathlib import Path
+from collections.abc import Callable
+from typing import Any
+
+import pathspec
+
+from tui.tools.base import Tool, ToolContext, ToolError, ToolResult
+from tui.tools.inputs import get_str
+from tui.tools.ripgrep import COMMON_FLAGS, EXCLUDE_GIT, relative_arg, rg_failure, run_rg, search_root
+
+MAX_RESULTS = 100
+_GLOB_CHARS = set("*?[{")
+
+
+def split_absolute_pattern(pattern: str) -> tuple[Path, str]:
+    """An absolute pattern as (the folder before its first wildcard, the rest)."""
+    parts = Path(pattern).parts
+    for i, part in enumerate(parts):
+        if _GLOB_CHARS & set(part):
+            return Path(*parts[:i]), "/".join(parts[i:])
+    return Path(*parts[:-1]), parts[-1]
+
+
+class GlobTool(Tool):
+    name = "Glob"
+    description = (
+        "Fast file pattern matching that works with any codebase size.\n\n"
+        '- Supports glob patterns like "**/*.js" or "src/**/*.ts"; a pattern without a slash, like "*.py", '
+        "matches file names at any depth.\n"
+        "- Returns matching file paths (relative to the project) sorted by modification time, newest first, "
+        f"at most {MAX_RESULTS}.\n"
+        "- Files ignored by .gitignore are left out.\n"
+        "- Use it to find files by name; use Grep to search file contents."
+    )
+    input_schema = {
+        "type": "object",
+        "properties": {
+            "pattern": {"type": "string", "description": "The glob pattern to match files against"},
+            "path": {
+                "type": "string",
+                "description": "The directory to search in. If not specified, the project directory is used. "
+                "Omit it for the default; do not pass null or \"undefined\".",
+            },
+        },
+        "required": ["pattern"],
+        "additionalProperties": False,
+    }
+    read_only = True
+    kind = "read"
+
+    def permission_target(self, tool_input: dict[str, Any], ctx: ToolContext) -> str | None:
+        path = tool_input.get("path")
+        if isinstance(path, str) and path and "\x00" not in path:
+            return str(ctx.resolve(path))
+        return str(ctx.project_dir)
+
+    def label(self, tool_input: dict[str, Any], ctx: ToolContext) -> str:
+        pattern = tool_input.get("pattern")
+        text = f"Glob {pattern}" if isinstance(pattern, str) else "Glob"
+        path = tool_input.get("path")
+        if isinstance(path, str) and path and "\x00" not in path:
+            text += f" in {ctx.display_path(ctx.resolve(path)).rstrip('/')}/"
+        return text
+
+    def run(self, tool_input: dict[str, Any], ctx: ToolContext) -> ToolResult:
+        pattern = get_str(tool_input, "pattern", allow_empty=False) or ""
+        path_arg = get_str(tool_input, "path", required=False)
+        if path_arg in ("undefined", "null"):
+            path_arg = None
+        root = search_root(path_arg, ctx)
+        if not root.is_dir():
+            raise ToolError(f"Glob's path must be a directory, but {ctx.display_path(root)} is a file; use Read for it.")
+        if os.path.isabs(pattern):
+            root, pattern = split_absolute_pattern(pattern)
+            if not root.is_dir():
+                return ToolResult(content="No files found")
+        pattern = pattern.removeprefix("./")
+        args, full_match = glob_args(pattern)
+        result = run_rg(args, root, ctx)
+        if result.returncode == 2 and not result.lines:
+            raise rg_failure(result.stderr, "Glob")
+        names = result.lines
+        if full_match is not None:
+            names = [name for name in names if full_match(name)]
+        if not names:
+            return ToolResult(content="No files found", meta={"count": 0})
+        newest = heapq.nsmallest(MAX_RESULTS, ((-_mtime(root / name), name) for name in names))
+        prefix = relative_arg(root, ctx)
+        shown = [os.path.join(prefix, name) if prefix else name for _, name in newest]
+        text = "\n".join(shown)
+        if len(names) > MAX_RESULTS:
+            text += (
+                f"\n(Results are truncated: showing the {MAX_RESULTS} most recently modified of "
+                f"{len(names):,} matching files. Use a more specific path or pattern.)"
+            )
+        return ToolResult(content=text, meta={"count": len(names)})
+
+
+def glob_args(pattern: str) -> tuple[list[str], Callable[[str], Any] | None]:
+    """rg arguments that list candidate files, and the full-path test still to apply (if any).
+
+    rg's own --glob would override .gitignore, so the file-name part of the pattern goes
+    into a custom file type (which honours ignore rules) and a pattern with folders is
+    matched in Python with gitignore semantics (pathspec).
+    """
+    name_part = pattern.rstrip("/").rsplit("/", 1)[-1]
+    args = [*COMMON_FLAGS, "--files", EXCLUDE_GIT]
+    if name_part and name_part != "**" and not name_part.startswith("!"):
+        args += [f"--type-add=agentglob:{name_part}", "--type=agentglob"]
+        if "/" not in pattern.rstrip("/"):
+            return args, None
+    try:
+        regexes = [pathspec.patterns.GitWildMatchPattern(p).regex for p in expand_braces(pattern)]
+    except (ValueError, TypeError, re.error, pathspec.patterns.GitWildMatchPatternError):
+        raise ToolError(f"Invalid glob pattern {pattern!r}; use wildcards like **/*.py or src/**/*.ts.") from None
+    found = [r for r in regexes if r is not None]
+    if len(found) == 1:
+        return args, found[0].match
+    return args, lambda name: any(r.match(name) for r in found)
+
+
+def expand_braces(pattern: str, limit: int = 256) -> list[str]:
+    """`a/{b,c}/*.{py,pyi}` as the plain globs it stands for (pathspec has no braces)."""
+    start = pattern.find("{")
+    if start < 0:
+        return [pattern]
+    depth = 0
+    for end in range(start, len(pattern)):
+        depth += {"{": 1, "}": -1}.get(pattern[end], 0)
+        if depth == 0:
+            break
+    else:
+        return [pattern]
+    options, depth, current = [], 0, []
+    for ch in pattern[start + 1 : end]:
+        if ch == "," and depth == 0:
+            options.append("".join(current))
+            current = []
+            continue
+        depth += {"{": 1, "}": -1}.get(ch, 0)
+        current.append(ch)
+    options.append("".join(current))
+    out: list[str] = []
+    for option in options:
+        out += expand_braces(pattern[:start] + option + pattern[end + 1 :], limit)
+        if len(out) >= limit:
+            return out[:limit]
+    return out
+
+
+def _mtime(path: Path) -> float:
+    try:
+        return os.stat(path).st_mtime
+    except OSError:
+        return 0.0

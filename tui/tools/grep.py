@@ -1,0 +1,208 @@
+"""Grep: ripgrep content search with Claude Code's schema (content / files_with_matches / count)."""
+
+from __future__ import annotations
+
+import os
+from typing import Any
+
+from tui.tools.base import Tool, ToolContext, ToolError, ToolResult
+from tui.tools.inputs import get_bool, get_int, get_str
+from tui.tools.ripgrep import COMMON_FLAGS, EXCLUDE_GIT, relative_arg, rg_failure, run_rg, search_root
+
+OUTPUT_MODES = ("content", "files_with_matches", "count")
+MAX_OUTPUT_CHARS = 30_000
+# content mode stops rg after this many lines when no head_limit is given
+MAX_CONTENT_LINES = 20_000
+
+
+def split_globs(value: str) -> list[str]:
+    """Globs separated by spaces or commas, keeping `{a,b}` alternatives together."""
+    globs, current, depth = [], [], 0
+    for ch in value:
+        if ch == "{":
+            depth += 1
+        elif ch == "}":
+            depth = max(0, depth - 1)
+        if depth == 0 and (ch.isspace() or ch == ","):
+            if current:
+                globs.append("".join(current))
+                current = []
+            continue
+        current.append(ch)
+    if current:
+        globs.append("".join(current))
+    return globs
+
+
+def glob_filter_args(globs: list[str], has_type: bool) -> list[str]:
+    """rg flags for the glob filter that keep .gitignore in force where possible.
+
+    rg's --glob whitelist overrides ignore rules, so file-name globs become a custom file
+    type instead; globs with folders, and globs combined with `type` (types add up rather
+    than narrow), fall back to --glob.
+    """
+    name_globs = [g for g in globs if not g.startswith("!") and "/" not in g]
+    if has_type or not name_globs:
+        return [f"--glob={g}" for g in globs]
+    args = [f"--type-add=agentglob:{g}" for g in name_globs] + ["--type=agentglob"]
+    return args + [f"--glob={g}" for g in globs if g not in name_globs]
+
+
+def cap_output(lines: list[str], limit: int = MAX_OUTPUT_CHARS) -> tuple[list[str], int]:
+    """The leading lines that fit in `limit` characters, and how many lines were left out."""
+    total = 0
+    for i, line in enumerate(lines):
+        total += len(line) + 1
+        if total > limit and i:
+            return lines[:i], len(lines) - i
+    return lines, 0
+
+
+class GrepTool(Tool):
+    name = "Grep"
+    description = (
+        "A powerful search tool built on ripgrep.\n\n"
+        "- Always use Grep for search tasks; never run `grep` or `rg` through Bash.\n"
+        '- Full regex syntax (e.g. "log.*Error", "function\\s+\\w+"). Literal braces need escaping: '
+        "use `interface\\{\\}` to find `interface{}` in Go code.\n"
+        '- Filter files with `glob` (e.g. "*.js", "**/*.tsx") or `type` (e.g. "py", "js", "rust").\n'
+        '- output_mode: "files_with_matches" (default) lists matching files, newest first; "content" shows '
+        'matching lines (supports -A/-B/-C context, -n line numbers, head_limit); "count" gives match counts per file.\n'
+        "- Patterns match within single lines; set `multiline: true` to let `.` and patterns span lines.\n"
+        "- Respects .gitignore. Paths in the output are relative to the project directory."
+    )
+    input_schema = {
+        "type": "object",
+        "properties": {
+            "pattern": {"type": "string", "description": "The regular expression pattern to search for in file contents"},
+            "path": {"type": "string", "description": "File or directory to search in (rg PATH). Defaults to the project directory."},
+            "glob": {"type": "string", "description": 'Glob pattern to filter files (e.g. "*.js", "*.{ts,tsx}") - maps to rg --glob'},
+            "type": {"type": "string", "description": "File type to search (rg --type). Common types: js, py, rust, go, java, etc."},
+            "output_mode": {
+                "type": "string",
+                "enum": list(OUTPUT_MODES),
+                "description": 'Output mode: "content" shows matching lines, "files_with_matches" shows file paths '
+                '(default), "count" shows match counts.',
+            },
+            "-i": {"type": "boolean", "description": "Case insensitive search (rg -i)"},
+            "-n": {"type": "boolean", "description": 'Show line numbers in output (rg -n). Requires output_mode: "content". Defaults to true.'},
+            "-A": {"type": "integer", "minimum": 0, "description": 'Number of lines to show after each match (rg -A). Requires output_mode: "content".'},
+            "-B": {"type": "integer", "minimum": 0, "description": 'Number of lines to show before each match (rg -B). Requires output_mode: "content".'},
+            "-C": {"type": "integer", "minimum": 0, "description": 'Number of lines to show before and after each match (rg -C). Requires output_mode: "content".'},
+            "head_limit": {
+                "type": "integer",
+                "minimum": 0,
+                "description": "Limit output to the first N lines/entries (like `| head -N`), in every output mode. 0 or unset: no limit.",
+            },
+            "multiline": {"type": "boolean", "description": "Enable multiline mode where . matches newlines and patterns can span lines (rg -U --multiline-dotall). Default: false."},
+        },
+        "required": ["pattern"],
+        "additionalProperties": False,
+    }
+    read_only = True
+    kind = "read"
+
+    def permission_target(self, tool_input: dict[str, Any], ctx: ToolContext) -> str | None:
+        path = tool_input.get("path")
+        if isinstance(path, str) and path and "\x00" not in path:
+            return str(ctx.resolve(path))
+        return str(ctx.project_dir)
+
+    def label(self, tool_input: dict[str, Any], ctx: ToolContext) -> str:
+        pattern = tool_input.get("pattern")
+        if not isinstance(pattern, str):
+            return "Grep"
+        shown = pattern if len(pattern) <= 40 else pattern[:39] + "…"
+        text = f"Grep {shown}"
+        path = tool_input.get("path")
+        if isinstance(path, str) and path and "\x00" not in path:
+            resolved = ctx.resolve(path)
+            text += f" in {ctx.display_path(resolved).rstrip('/')}" + ("/" if resolved.is_dir() else "")
+        return text
+
+    def build_args(self, tool_input: dict[str, Any], mode: str, path_arg: str | None) -> list[str]:
+        """The rg command line (without the binary) for this call."""
+        args = [*COMMON_FLAGS, "--max-columns=500", "--max-columns-preview"]
+        if get_bool(tool_input, "-i"):
+            args.append("--ignore-case")
+        if get_bool(tool_input, "multiline"):
+            args += ["--multiline", "--multiline-dotall"]
+        file_type = (get_str(tool_input, "type", required=False) or "").strip()
+        if file_type:
+            args.append(f"--type={file_type}")
+        args += glob_filter_args(split_globs(get_str(tool_input, "glob", required=False) or ""), bool(file_type))
+        args.append(EXCLUDE_GIT)
+        if mode == "content":
+            args += ["--no-heading", "--with-filename"]
+            args.append("--line-number" if get_bool(tool_input, "-n", default=True) else "--no-line-number")
+            for flag in ("-A", "-B", "-C"):
+                value = get_int(tool_input, flag, minimum=0)
+                if value is not None:
+                    args += [flag, str(value)]
+        elif mode == "files_with_matches":
+            args.append("--files-with-matches")
+        else:
+            args += ["--count", "--with-filename"]
+        args.append(f"--regexp={get_str(tool_input, 'pattern') or ''}")
+        args.append("--")
+        if path_arg:
+            args.append(path_arg)
+        return args
+
+    def run(self, tool_input: dict[str, Any], ctx: ToolContext) -> ToolResult:
+        get_str(tool_input, "pattern")
+        mode = get_str(tool_input, "output_mode", required=False) or "files_with_matches"
+        if mode not in OUTPUT_MODES:
+            raise ToolError(f"output_mode must be one of {', '.join(OUTPUT_MODES)}; got {mode!r}.")
+        head_limit = get_int(tool_input, "head_limit", minimum=0) or None
+        path = get_str(tool_input, "path", required=False)
+        root = search_root(None if path in ("undefined", "null") else path, ctx)
+        args = self.build_args(tool_input, mode, relative_arg(root, ctx))
+        max_lines = None
+        if mode == "content":
+            max_lines = head_limit + 1 if head_limit else MAX_CONTENT_LINES
+        result = run_rg(args, ctx.project_dir, ctx, max_lines=max_lines)
+        notes: list[str] = []
+        if result.returncode == 2:
+            if not result.lines:
+                raise rg_failure(result.stderr, "Grep")
+            notes.append(f"Some files could not be searched: {result.stderr.strip().splitlines()[0][:200]}")
+        lines = result.lines
+        if mode == "files_with_matches" and lines:
+            lines = sorted(lines, key=lambda name: (-_mtime(ctx.project_dir, name), name))
+        total_entries = len(lines)
+        if head_limit and len(lines) > head_limit:
+            lines = lines[:head_limit]
+            notes.append(f"Showing the first {head_limit} results (head_limit); more exist.")
+        elif result.stopped_early:
+            notes.append(f"Output stopped after {len(lines):,} lines; narrow the search or set head_limit.")
+        lines, cut = cap_output(lines)
+        if cut:
+            notes.append(f"Output cut at {MAX_OUTPUT_CHARS:,} characters: {cut:,} more lines not shown. "
+                         "Narrow the search with path, glob, type or head_limit.")
+        text = self._format(mode, lines, total_entries)
+        if notes:
+            text += "\n\n" + "\n".join(f"[{note}]" for note in notes)
+        return ToolResult(content=text, meta={"mode": mode, "entries": total_entries})
+
+    def _format(self, mode: str, lines: list[str], total_entries: int) -> str:
+        if not lines:
+            return "No files found" if mode == "files_with_matches" else "No matches found"
+        if mode == "files_with_matches":
+            noun = "file" if total_entries == 1 else "files"
+            return f"Found {total_entries} {noun}\n" + "\n".join(lines)
+        if mode == "count":
+            total = 0
+            for line in lines:
+                count = line.rpartition(":")[2]
+                total += int(count) if count.isdigit() else 0
+            files = "file" if len(lines) == 1 else "files"
+            return "\n".join(lines) + f"\n\nFound {total} total matching lines across {len(lines)} {files}."
+        return "\n".join(lines)
+
+
+def _mtime(project_dir: Any, name: str) -> float:
+    try:
+        return os.stat(os.path.join(project_dir, name)).st_mtime
+    except OSError:
+        return 0.0
