@@ -132,7 +132,7 @@ class _Walker:
         if not words:
             return
         name = words[0].value
-        if name in SHELLS and not words[0].quoted:
+        if name in SHELLS:
             body = _shell_c_body(words)
             if body is not None:
                 self._sub_command(body, depth, forms)
@@ -224,9 +224,9 @@ def _strip_wrapper(words: list[Token]) -> list[Token] | None:
     name = first.value
     if not first.quoted and ASSIGNMENT.match(name):
         return words[1:]
-    if first.quoted or first.expands:
+    if first.expands:
         return None
-    if name in KEYWORDS:
+    if name in KEYWORDS and not first.quoted:
         if name == "time" and len(words) > 1 and words[1].value == "-p":
             return words[2:]
         return words[1:]
