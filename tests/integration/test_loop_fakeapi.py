@@ -320,3 +320,21 @@ def test_bad_tool_calls_become_error_results(monkeypatch, project):
     assert "file_path" in results[1]["content"]
     assert "not granted" in results[2]["content"]
     assert not (project / "new.txt").exists()
+
+
+def test_invalid_tool_json_becomes_an_error_result(monkeypatch, project):
+    from tests.fakeapi.script import ToolUse
+
+    script = [
+        reply(text("reading"), ToolUse("Read", {}, None, raw_json='{"file_path": a.py}'),
+              tool_use("Glob", {"pattern": "*.md"}), stop_reason="tool_use"),
+        reply("ok"),
+    ]
+    with FakeAPI(script) as api:
+        session, rec = make_session(monkeypatch, api.base_url, project)
+        session.run_turn("go")
+        assert api.errors == []
+        results = api.message_requests[1].body["messages"][-1]["content"]
+    assert results[0]["is_error"] and "not valid JSON" in results[0]["content"]
+    assert "is_error" not in results[1]
+    assert rec.of(LoopStopped)[0].reason == "end_turn"

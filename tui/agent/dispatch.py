@@ -205,6 +205,12 @@ class Dispatcher:
             return ToolResult(f"Error: No such tool available: {call.name}. Available tools: {names}.", is_error=True), "error"
         if not isinstance(call.input, dict):
             return ToolResult(f"Invalid input for {call.name}: the input must be a JSON object.", is_error=True), "error"
+        if set(call.input) == {"INVALID_JSON"}:
+            raw = str(call.input["INVALID_JSON"])[:500]
+            return ToolResult(
+                f"Invalid input for {call.name}: the input was not valid JSON ({raw!r}). Send the call again with valid JSON.",
+                is_error=True,
+            ), "error"
         problem = validate(call.input, tool.input_schema)
         if problem:
             return ToolResult(f"Invalid input for {call.name}: {problem}", is_error=True), "error"

@@ -104,10 +104,20 @@ def run_stream(
         try:
             with client.messages.stream(**params) as stream:
                 holder["stream"] = stream
-                for ev in stream:
-                    if abandon.is_set():
-                        return
-                    if ev.type not in _DERIVED:
+                try:
+                    for ev in stream:
+                        if abandon.is_set():
+                            return
+                        if ev.type not in _DERIVED:
+                            items.put(("event", ev))
+                except ValueError as exc:
+                    if "tool parameter JSON" not in str(exc):
+                        raise
+                    # the helper cannot accumulate invalid tool JSON: read the rest raw
+                    items.put(("invalid_json", None))
+                    for ev in stream._raw_stream:
+                        if abandon.is_set():
+                            return
                         items.put(("event", ev))
                 items.put(("end", stream))
         except BaseException as exc:  # handed to the loop thread, which classifies it
@@ -119,6 +129,7 @@ def run_stream(
     ttfb_ms = 0
     request_id: str | None = None
     saw_stop = False
+    manual = False  # True once the SDK could not assemble the message (invalid tool JSON)
     while True:
         try:
             kind, payload = items.get(timeout=0.05)
@@ -138,6 +149,9 @@ def run_stream(
         if kind == "end":
             stream = payload
             break
+        if kind == "invalid_json":
+            manual = True
+            continue
         ev = payload
         now = time.monotonic() - sent_at
         etype = ev.type
@@ -159,7 +173,8 @@ def run_stream(
             )
         elif etype == "content_block_stop":
             raw.append((now, etype, {"type": etype, "index": ev.index}))
-            publish(BlockFinished(iteration=iteration, index=ev.index, block=dump_block(ev.content_block)))
+            block_dict = assemble(raw)["content"][ev.index] if manual else dump_block(ev.content_block)
+            publish(BlockFinished(iteration=iteration, index=ev.index, block=block_dict))
         elif etype == "message_start":
             ttfb_ms = int(now * 1000)
             raw.append((now, etype, ev.model_dump(exclude_none=True, mode="json")))
@@ -177,16 +192,23 @@ def run_stream(
             except Exception:
                 raw.append((now, etype, {"type": etype}))
 
-    snapshot = stream.current_message_snapshot
-    message = dump_message(snapshot)
-    stop_reason = snapshot.stop_reason
+    if manual:
+        assembled = assemble(raw)
+        message = {"role": "assistant", "content": assembled["content"]}
+        stop_reason = assembled.get("stop_reason")
+        usage = assembled.get("usage", {})
+        details = assembled.get("stop_details")
+    else:
+        snapshot = stream.current_message_snapshot
+        message = dump_message(snapshot)
+        stop_reason = snapshot.stop_reason
+        usage = snapshot.usage.model_dump(exclude_none=True, mode="json") if snapshot.usage else {}
+        sd = getattr(snapshot, "stop_details", None)
+        details = sd.model_dump(exclude_none=True, mode="json") if sd is not None else None
     if not saw_stop or stop_reason is None:
         raise StreamError(IncompleteStream("no message_stop"), message)
-    usage = snapshot.usage.model_dump(exclude_none=True, mode="json") if snapshot.usage else {}
-    if stop_reason == "refusal" and getattr(snapshot, "stop_details", None) is not None:
-        usage_details = snapshot.stop_details
-        message_details = usage_details.model_dump(exclude_none=True, mode="json")
-        raw.append((time.monotonic() - sent_at, "stop_details", message_details))
+    if stop_reason == "refusal" and details:
+        raw.append((time.monotonic() - sent_at, "stop_details", details))
     return StreamResult(
         message=message,
         stop_reason=stop_reason,
@@ -196,3 +218,58 @@ def run_stream(
         duration_ms=int((time.monotonic() - sent_at) * 1000),
         raw_events=raw,
     )
+
+
+INVALID_JSON_KEY = "INVALID_JSON"
+
+
+def assemble(raw: list[tuple[float, str, dict[str, Any]]]) -> dict[str, Any]:
+    """Build the message from raw events, for when the SDK helper cannot (invalid tool JSON).
+
+    A tool_use whose input is not valid JSON keeps the raw text as {"INVALID_JSON": raw},
+    so the call can be answered with an is_error result instead of failing the stream.
+    """
+    import json
+
+    message: dict[str, Any] = {"content": [], "usage": {}}
+    buffers: dict[int, str] = {}
+    for _, etype, data in raw:
+        if etype == "message_start":
+            start = data.get("message", {})
+            message["usage"] = dict(start.get("usage") or {})
+        elif etype == "content_block_start":
+            block = dict(data["content_block"])
+            content = message["content"]
+            while len(content) <= data["index"]:
+                content.append({})
+            content[data["index"]] = block
+        elif etype == "content_block_delta":
+            block = message["content"][data["index"]]
+            delta = data["delta"]
+            kind = delta.get("type")
+            if kind == "text_delta":
+                block["text"] = block.get("text", "") + delta["text"]
+            elif kind == "thinking_delta":
+                block["thinking"] = block.get("thinking", "") + delta["thinking"]
+            elif kind == "signature_delta":
+                block["signature"] = block.get("signature", "") + delta["signature"]
+            elif kind == "input_json_delta":
+                buffers[data["index"]] = buffers.get(data["index"], "") + delta["partial_json"]
+            elif kind == "citations_delta":
+                block.setdefault("citations", []).append(delta.get("citation"))
+        elif etype == "content_block_stop":
+            index = data["index"]
+            block = message["content"][index]
+            if block.get("type") in ("tool_use", "server_tool_use") and index in buffers:
+                text = buffers[index]
+                try:
+                    block["input"] = json.loads(text) if text.strip() else {}
+                except ValueError:
+                    block["input"] = {INVALID_JSON_KEY: text}
+        elif etype == "message_delta":
+            delta = data.get("delta", {})
+            message["stop_reason"] = delta.get("stop_reason")
+            if delta.get("stop_details"):
+                message["stop_details"] = delta["stop_details"]
+            message["usage"].update({k: v for k, v in (data.get("usage") or {}).items() if v is not None})
+    return message

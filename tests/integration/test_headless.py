@@ -1,0 +1,88 @@
+"""`agent-tui -p` as a user runs it: a subprocess, the fake API or the offline model."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from tests.fakeapi import FakeAPI
+from tests.fakeapi.demo_project import make_demo_project
+from tests.integration.test_loop_fakeapi import three_step_script
+
+
+def run_cli(args: list[str], cwd: Path, env_extra: dict[str, str] | None = None, timeout: float = 60) -> subprocess.CompletedProcess:
+    env = {k: v for k, v in os.environ.items() if not k.startswith("ANTHROPIC_")}
+    env.update(env_extra or {})
+    return subprocess.run([sys.executable, "-m", "tui.cli", *args], cwd=cwd, env=env, capture_output=True,
+                          text=True, timeout=timeout)
+
+
+@pytest.fixture
+def project(tmp_path: Path) -> Path:
+    make_demo_project(tmp_path / "proj")
+    return tmp_path / "proj"
+
+
+def test_engine_import_and_headless_run_never_load_textual(project):
+    code = (
+        "import sys, tui.agent.session, tui.agent.loop, tui.headless, tui.cli\n"
+        "assert not [m for m in sys.modules if m.startswith('textual')], 'textual imported'\n"
+        "from tui.cli import main\n"
+        "rc = main(['-p', 'hello', '--offline', '--cwd', sys.argv[1]])\n"
+        "assert not [m for m in sys.modules if m.startswith('textual')], 'textual imported by -p'\n"
+        "sys.exit(rc)\n"
+    )
+    proc = subprocess.run([sys.executable, "-c", code, str(project)], capture_output=True, text=True, timeout=60)
+    assert proc.returncode == 0, proc.stderr
+
+
+def test_stream_json_against_the_fake_api(project):
+    with FakeAPI(three_step_script(project)) as api:
+        proc = run_cli(["-p", "fix the TODO in a.py", "--output-format", "stream-json", "--permission-mode", "acceptEdits"],
+                       project, {"ANTHROPIC_BASE_URL": api.base_url, "ANTHROPIC_API_KEY": "sk-test"})
+        assert api.errors == []
+    assert proc.returncode == 0, proc.stderr
+    lines = [json.loads(line) for line in proc.stdout.splitlines()]
+    assert lines[0]["type"] == "system" and lines[0]["subtype"] == "init"
+    result = lines[-1]
+    assert result["type"] == "result"
+    assert result["stop_reason"] == "end_turn" and result["is_error"] is False
+    assert result["num_turns"] == 3 and result["usage"]["output_tokens"] > 0
+    assert {"total_cost_usd", "duration_ms"} <= result.keys()
+    types = [line["type"] for line in lines]
+    assert "stop_reason_handled" in types and "tool_finished" in types and "assistant" in types
+    assert "# inputs are validated by the caller" in (project / "a.py").read_text()
+
+
+def test_default_mode_denies_the_edit_with_a_clear_result(project):
+    with FakeAPI(three_step_script(project)) as api:
+        proc = run_cli(["-p", "fix it", "--output-format", "json"], project,
+                       {"ANTHROPIC_BASE_URL": api.base_url, "ANTHROPIC_API_KEY": "sk-test"})
+        edit_result = api.message_requests[2].body["messages"][-1]["content"][0]
+    assert proc.returncode == 0
+    assert edit_result["is_error"] and "not granted" in edit_result["content"]
+    assert "TODO: validate inputs" in (project / "a.py").read_text()
+    result = json.loads(proc.stdout)
+    assert result["permission_denials"][0]["tool_name"] == "Edit"
+
+
+def test_offline_without_a_key_completes_a_turn_and_says_so(project):
+    proc = run_cli(["-p", "find the TODOs and fix one"], project)
+    assert proc.returncode == 0, proc.stderr
+    assert "offline" in proc.stderr
+    assert proc.stdout.strip()
+
+
+def test_fatal_error_exits_non_zero_with_one_line_and_no_traceback(project):
+    from tests.fakeapi.script import http_error
+
+    with FakeAPI([http_error(401)]) as api:
+        proc = run_cli(["-p", "hi"], project, {"ANTHROPIC_BASE_URL": api.base_url, "ANTHROPIC_API_KEY": "bad"})
+    assert proc.returncode == 1
+    assert "API key was rejected" in proc.stderr
+    assert "Traceback" not in proc.stderr
