@@ -99,3 +99,21 @@ def test_result_parsers() -> None:
     assert rewrite_todo_line("\t/* TODO */") == "\t/* NOTE: reviewed by agent-tui offline demo - */"
     assert rewrite_todo_line("  x = 1  # FIXME: later") == (
         "  x = 1  # NOTE: reviewed by agent-tui offline demo - later")
+
+
+def test_a_todo_in_a_comment_wins_over_one_in_a_string(tmp_path: Path) -> None:
+    (tmp_path / "s.py").write_text('PATTERN = "# TODO: not a comment"\n')
+    (tmp_path / "t.py").write_text("x = 1  # TODO: real\n")
+    read = "1\tx = 1  # TODO: real"
+    messages = [
+        {"role": "user", "content": "fix a TODO"},
+        {"role": "assistant", "content": [
+            {"type": "tool_use", "id": "r", "name": "Read", "input": {"file_path": str(tmp_path / "t.py")}},
+            {"type": "tool_use", "id": "g", "name": "Grep", "input": {"pattern": "TODO|FIXME"}}]},
+        {"role": "user", "content": [
+            {"type": "tool_result", "tool_use_id": "r", "content": read},
+            {"type": "tool_result", "tool_use_id": "g",
+             "content": 's.py:1:PATTERN = "# TODO: not a comment"\nt.py:1:x = 1  # TODO: real'}]},
+    ]
+    (edit,) = _uses(plan_reply(_body(messages), tmp_path)[0])
+    assert edit["input"]["old_string"] == "x = 1  # TODO: real"

@@ -118,3 +118,15 @@ def test_import_does_not_load_anthropic() -> None:
     done = subprocess.run([sys.executable, "-c", code], cwd=Path(__file__).parents[3],
                           capture_output=True, text=True, timeout=30)
     assert done.returncode == 0, done.stderr
+
+
+def test_thinking_streams_through_the_sdk(project: Path) -> None:
+    client, _ = make_client(project)
+    with client.messages.stream(model="m", max_tokens=2000, messages=PROMPT, tools=tool_defs(),
+                                thinking={"type": "adaptive", "display": "summarized"}) as stream:
+        kinds = {event.type for event in stream}
+        final = stream.get_final_message()
+    assert {"thinking", "signature"} <= kinds
+    assert final.content[0].type == "thinking"
+    assert final.content[0].thinking and final.content[0].signature.startswith("offline-")
+    assert final.content[1].type == "text"

@@ -20,7 +20,7 @@ from tui.agent.offline.project import normalize
 GREP_PATTERN = "TODO|FIXME"
 NOTE_TEXT = "NOTE: reviewed by agent-tui offline demo"
 DEMO_FILE_NAME = "agent-tui-demo.md"
-_COMMENT_BEFORE = re.compile(r"(#|//|/\*|<!--|--|;|\*|%|\")\s*$")
+_COMMENT_BEFORE = re.compile(r"(#|//|/\*|<!--|--|;|\*|%)\s*$")
 
 
 @dataclass
@@ -71,7 +71,8 @@ def _in_comment(hit: GrepHit) -> bool:
     if match is None:
         return False
     before = hit.text[: match.start()]
-    return not before.strip() or bool(_COMMENT_BEFORE.search(before))
+    inside_string = before.count('"') % 2 == 1 or before.count("'") % 2 == 1
+    return not before.strip() or (not inside_string and bool(_COMMENT_BEFORE.search(before)))
 
 
 def editable_hits(facts: TurnFacts, project_dir: Path) -> list[GrepHit]:

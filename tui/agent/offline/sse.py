@@ -132,7 +132,10 @@ def encode_sse(
     )
     for index, block in enumerate(message_blocks):
         yield from _block_events(index, block)
-    final_usage = {key: value for key, value in usage.items() if key != "service_tier"}
+    # message_delta usage is cumulative and flat (protocol.md §3.2): no service_tier, no breakdown
+    final_usage = {
+        key: value for key, value in usage.items() if key not in ("service_tier", "cache_creation")
+    }
     final_usage["output_tokens"] = output_usage(message_blocks)
     yield sse_event(
         "message_delta",
