@@ -1,0 +1,114 @@
+"""Memory files: AGENTS.md and CLAUDE.md that go into the system prompt.
+
+Read from the user's config folder, then from the repository root down to the project
+folder (more specific files come later, so they read as overriding). `@path` lines
+outside code fences import other files (relative to the importing file, `~/` allowed),
+at most five levels deep; a file already loaded is never loaded twice.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from dataclasses import dataclass
+from pathlib import Path
+
+from tui.config.paths import user_config_dir
+
+MEMORY_NAMES = ("AGENTS.md", "CLAUDE.md")
+MAX_IMPORT_DEPTH = 5
+MAX_FILE_CHARS = 40_000
+IMPORT = re.compile(r"(?:^|(?<=\s))@((?:~/|\.{1,2}/|/)?[\w.\-/]+)")
+FENCE = re.compile(r"^\s*(```|~~~)")
+INLINE_CODE = re.compile(r"`[^`]*`")
+
+
+@dataclass(frozen=True)
+class MemoryFile:
+    """One loaded file; `imported_from` is the file whose `@path` pulled it in (None at the top)."""
+
+    path: Path
+    text: str
+    imported_from: Path | None = None
+
+
+def repository_root(project_dir: Path) -> Path | None:
+    """The nearest folder at or above `project_dir` holding `.git`, or None."""
+    for folder in [project_dir, *project_dir.parents]:
+        if (folder / ".git").exists():
+            return folder
+    return None
+
+
+def _folders(project_dir: Path) -> list[Path]:
+    """The project folder and its parents up to the repository root, root first."""
+    root = repository_root(project_dir)
+    if root is None:
+        return [project_dir]
+    chain = [project_dir]
+    while chain[-1] != root:
+        chain.append(chain[-1].parent)
+    return list(reversed(chain))
+
+
+def _imports(text: str) -> list[str]:
+    """The `@path` references of `text` outside fenced and inline code."""
+    found: list[str] = []
+    fenced = False
+    for line in text.splitlines():
+        if FENCE.match(line):
+            fenced = not fenced
+            continue
+        if not fenced:
+            found += IMPORT.findall(INLINE_CODE.sub("", line))
+    return found
+
+
+def _read(path: Path) -> str | None:
+    try:
+        text = path.read_text(encoding="utf-8", errors="replace")
+    except OSError:
+        return None
+    return text if len(text) <= MAX_FILE_CHARS else text[:MAX_FILE_CHARS] + "\n[… truncated]"
+
+
+def _load(path: Path, imported_from: Path | None, depth: int, seen: set[Path], out: list[MemoryFile]) -> None:
+    real = Path(os.path.realpath(path))
+    if real in seen or not path.is_file():
+        return
+    text = _read(path)
+    if text is None:
+        return
+    seen.add(real)
+    out.append(MemoryFile(path, text, imported_from))
+    if depth >= MAX_IMPORT_DEPTH:
+        return
+    for ref in _imports(text):
+        target = Path(os.path.expanduser(ref)) if ref.startswith("~/") else path.parent / ref
+        _load(Path(os.path.normpath(target)), path, depth + 1, seen, out)
+
+
+def load_memory(project_dir: Path) -> list[MemoryFile]:
+    """Every memory file for `project_dir`, general first: user config folder, repo root … project."""
+    project_dir = Path(os.path.abspath(project_dir))
+    seen: set[Path] = set()
+    out: list[MemoryFile] = []
+    for folder in [user_config_dir(), *_folders(project_dir)]:
+        for name in MEMORY_NAMES:
+            _load(folder / name, None, 0, seen, out)
+    return out
+
+
+def memory_system_text(files: list[MemoryFile]) -> str:
+    """A system-prompt block that introduces each file with its path; '' when there are none."""
+    if not files:
+        return ""
+    parts = [
+        "# Memory files",
+        "The user's instruction files (AGENTS.md / CLAUDE.md and their imports). Follow them; "
+        "later, more specific files take precedence over earlier ones.",
+    ]
+    for f in files:
+        origin = f' imported_from="{f.imported_from}"' if f.imported_from else ""
+        parts.append(f'<memory_file path="{f.path}"{origin}>\n{f.text.rstrip()}\n</memory_file>')
+    return "\n\n".join(parts) + "\n"
