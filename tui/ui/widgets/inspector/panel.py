@@ -18,6 +18,8 @@ from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal
+from textual.geometry import Region
+from textual.strip import Strip
 from textual.widget import Widget
 from textual.widgets import Button, DataTable, Static, TabbedContent, TabPane
 
@@ -159,8 +161,25 @@ class Inspector(Widget):
         return self.is_mounted and self.display and self.is_on_screen
 
     def on_show(self) -> None:
-        self._sync_table()
-        self._render_view()
+        self._catch_up()
+
+    def render_lines(self, crop: Region) -> list[Strip]:
+        # Show is not delivered reliably when an inspector that started hidden (CSS
+        # display: none) is displayed, but being painted is: catch up after this frame.
+        if self._stale:
+            self.call_later(self._catch_up)
+        return super().render_lines(crop)
+
+    @property
+    def _stale(self) -> bool:
+        return len(self._row_versions) != len(self.model.calls) or any(
+            self._row_versions.get(c.number) != c.version for c in self.model.calls[-1:]
+        )
+
+    def _catch_up(self) -> None:
+        if self.is_mounted:
+            self._sync_table()
+            self._render_view()
 
     def _sync_table(self) -> None:
         """Add rows for new calls and refresh rows of calls that changed."""
@@ -207,6 +226,8 @@ class Inspector(Widget):
     @on(DataTable.RowHighlighted, "#inspector-calls")
     def _call_highlighted(self, event: DataTable.RowHighlighted) -> None:
         event.stop()
+        if event.cursor_row != event.data_table.cursor_row:
+            return  # stale: the cursor moved again since (e.g. following a newer call)
         if event.row_key.value is not None:
             number = int(event.row_key.value)
             if self.selected is None or self.selected.number != number:

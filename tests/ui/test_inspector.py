@@ -1,0 +1,171 @@
+"""The inspector panel: call list, lazy views, structural diff, copy/save, big bodies."""
+
+from __future__ import annotations
+
+import copy
+import json
+from pathlib import Path
+
+from textual.app import App, ComposeResult
+from textual.widgets import DataTable, Static, TextArea
+
+from tui.ui.widgets.inspector import Inspector
+from tui.ui.widgets.inspector.diff import diff_requests
+from tui.ui.widgets.inspector.json_tree import PAGE, JsonTree, JsonView
+from tui.ui.widgets.inspector.sample import body, call_events, two_call_session
+
+
+class Host(App[None]):
+    def __init__(self, project_dir: Path) -> None:
+        super().__init__()
+        self.project_dir = project_dir
+
+    def compose(self) -> ComposeResult:
+        yield Inspector(project_dir=self.project_dir)
+
+
+def text_of(widget: Static) -> str:
+    return str(widget.render())
+
+
+async def test_two_calls_listed_selected_and_diffed(tmp_path: Path) -> None:
+    app = Host(tmp_path)
+    async with app.run_test(size=(100, 40)) as pilot:
+        inspector = app.query_one(Inspector)
+        for event in two_call_session():
+            inspector.record(event)
+        await pilot.pause()
+        table = app.query_one("#inspector-calls", DataTable)
+        assert table.row_count == 2
+        assert [str(v) for v in table.get_row_at(0)][3] == "tool_use"
+        assert [str(v) for v in table.get_row_at(1)][3] == "end_turn"
+        assert table.get_row_at(1)[6] == "90%"  # cache hit share
+        assert inspector.selected is not None and inspector.selected.number == 2  # follows the newest
+
+        inspector.show_view("diff")
+        await pilot.pause()
+        diff = text_of(app.query_one("#inspector-diff", Static))
+        assert "messages: +2 appended (assistant, user)" in diff and "nothing else changed" in diff
+
+        inspector.show_view("response")
+        await pilot.pause()
+        assert "stop_reason end_turn" in text_of(app.query_one("#inspector-response-summary", Static))
+
+        table.focus()
+        await pilot.press("up")  # select call 1 from the list
+        await pilot.pause()
+        assert inspector.selected.number == 1
+        assert "tool_use" in text_of(app.query_one("#inspector-response-summary", Static))
+
+        inspector.show_view("sse")
+        await pilot.pause()
+        sse = app.query_one("#inspector-sse", DataTable)
+        assert sse.row_count == 6 and sse.get_row_at(0)[:2] == ["+0.301s", "message_start"]
+
+        inspector.show_view("diff")
+        await pilot.pause()
+        assert "first request" in text_of(app.query_one("#inspector-diff", Static))
+
+
+async def test_copy_and_save_write_valid_json(tmp_path: Path) -> None:
+    app = Host(tmp_path)
+    async with app.run_test(size=(100, 40)) as pilot:
+        inspector = app.query_one(Inspector)
+        for event in two_call_session():
+            inspector.record(event)
+        await pilot.pause()
+        inspector.focus()
+        await pilot.press("c")  # copy the Request view
+        assert json.loads(app.clipboard) == inspector.model.calls[1].body
+
+        inspector.show_view("diff")
+        await pilot.pause()
+        await pilot.click("#inspector-save")
+        await pilot.pause()
+        saved = tmp_path / ".agent-tui" / "inspector" / "call-2-diff.json"
+        data = json.loads(saved.read_text())
+        assert data["previous_call"] == 1
+        assert data["changes"][0] == {"kind": "appended", "text": "messages: +2 appended (assistant, user)"}
+
+
+class HiddenHost(Host):
+    CSS = "Inspector { display: none; }"  # how the app starts: hidden until F2
+
+
+async def test_hidden_inspector_builds_nothing_until_shown(tmp_path: Path) -> None:
+    app = HiddenHost(tmp_path)
+    async with app.run_test(size=(100, 40)) as pilot:
+        inspector = app.query_one(Inspector)
+        await pilot.pause()
+        for event in two_call_session():
+            inspector.record(event)
+        await pilot.pause()
+        assert app.query_one("#inspector-calls", DataTable).row_count == 0
+        assert app.query_one("#inspector-request", JsonView).value is None
+        inspector.display = True  # what F2 does
+        for _ in range(40):  # bounded: the panel catches up on its first paint
+            await pilot.pause(0.025)
+            if app.query_one("#inspector-calls", DataTable).row_count:
+                break
+        assert app.query_one("#inspector-calls", DataTable).row_count == 2
+        assert app.query_one("#inspector-request", JsonView).value is inspector.model.calls[1].body
+
+
+async def test_two_megabyte_body_stays_lazy(tmp_path: Path) -> None:
+    big_text = "x" * 4000
+    messages = [{"role": "user" if i % 2 == 0 else "assistant",
+                 "content": [{"type": "text", "text": f"{i} {big_text}"}]} for i in range(500)]
+    request = body(messages)
+    assert len(json.dumps(request)) > 2_000_000
+    reply = {"id": "msg_big", "role": "assistant", "stop_reason": "end_turn", "content": [{"type": "text", "text": "ok"}]}
+
+    app = Host(tmp_path)
+    async with app.run_test(size=(100, 40)) as pilot:
+        inspector = app.query_one(Inspector)
+        for event in call_events(1, request, reply):
+            inspector.record(event)
+        await pilot.pause()
+        tree = app.query_one("#inspector-request", JsonView).query_one(JsonTree)
+        assert tree.node_total < 10  # root + top-level keys only
+
+        messages_node = next(n for n in tree.root.children if n.data.path == "$.messages")
+        messages_node.expand()
+        await pilot.pause()
+        assert len(messages_node.children) == PAGE + 1  # one page and a "… more" marker
+        assert "300 more" in str(messages_node.children[-1].label)
+        assert tree.node_total < PAGE + 20
+
+        first = messages_node.children[0]
+        first.expand()
+        await pilot.pause()
+        content = first.children[-1]
+        content.expand()
+        await pilot.pause()
+        text_node = content.children[0]
+        text_node.expand()
+        await pilot.pause()
+        long_leaf = next(n for n in text_node.children if n.data.path.endswith(".text"))
+        assert len(str(long_leaf.label)) < 260  # shortened in the tree
+        tree.move_cursor(long_leaf)
+        tree.focus()
+        await pilot.press("enter")  # the full string goes to the detail pane
+        await pilot.pause()
+        assert app.query_one("#inspector-request TextArea", TextArea).text == f"0 {big_text}"
+
+
+def test_diff_lists_everything_that_is_not_an_append() -> None:
+    old = body([{"role": "user", "content": [{"type": "text", "text": "hi", "cache_control": {"type": "ephemeral"}}]}])
+    new = copy.deepcopy(old)
+    del new["messages"][0]["content"][0]["cache_control"]
+    new["messages"].append({"role": "assistant", "content": "hello"})
+    new["system"] = [{"type": "text", "text": "A different system prompt"}]
+    new["tools"] = new["tools"][:1] + [{"name": "Bash", "input_schema": {}}]
+    new["max_tokens"] = 8000
+    texts = [c.text for c in diff_requests(old, new)]
+    assert "system[0]: changed" in texts
+    assert "tools: +Bash" in texts and "tools: -Grep" in texts
+    assert "max_tokens: 16000 → 8000" in texts
+    assert "messages[0] (user): cache_control moved (content unchanged)" in texts
+    assert "messages: +1 appended (assistant)" in texts
+    assert "nothing else changed" not in texts
+    assert [c.text for c in diff_requests(old, copy.deepcopy(old))] == ["identical to the previous request (a retry)"]
