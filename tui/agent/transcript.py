@@ -45,6 +45,7 @@ class Transcript:
         self._lock = threading.Lock()
         self._file: Any = None
         self.failed = False
+        self._header: dict[str, Any] | None = None
 
     def _open(self) -> bool:
         if self._file is not None:
@@ -55,10 +56,13 @@ class Transcript:
             self.path.parent.mkdir(parents=True, exist_ok=True)
             # O_APPEND: each line is one write; two processes never share a session file
             self._file = open(self.path, "a", encoding="utf-8")
-            return True
         except OSError as exc:
             self._fail(exc)
             return False
+        if self._header is not None:
+            header, self._header = self._header, None
+            self._file.write(json.dumps(header, ensure_ascii=False) + "\n")
+        return True
 
     def _fail(self, exc: OSError) -> None:
         self.failed = True
@@ -81,7 +85,8 @@ class Transcript:
                 self._fail(exc)
 
     def header(self, session_id: str, project_dir: Path, model: str) -> None:
-        self.write(
+        """Set the first line; the file is created lazily, with the first record after it."""
+        self._header = (
             {
                 "type": "session",
                 "session_id": session_id,
