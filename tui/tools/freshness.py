@@ -61,6 +61,8 @@ class FileWatcher:
         self._stop = threading.Event()
         self._thread: threading.Thread | None = None
         self._reported: dict[str, str | None] = {}
+        #: set once the folders of the read files are being watched (tests wait on it)
+        self.ready = threading.Event()
 
     def start(self) -> None:
         """Start watching on a daemon thread (no-op when already running)."""
@@ -104,6 +106,7 @@ class FileWatcher:
                     recursive=False,
                     raise_interrupt=False,
                 ):
+                    self.ready.set()
                     if changes:
                         self.check({path for _change, path in changes})
                     if self._folders() != folders:
