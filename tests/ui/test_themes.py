@@ -174,3 +174,27 @@ async def test_live_reload_changes_colour_and_survives_a_broken_edit(tmp_path: P
         assert hello.styles.background == Color.parse("#abcdef")  # previous version kept
         assert app.theme == "test-live"
         watcher.stop()
+
+
+class InstallingHost(Host):
+    """Calls themes.install from __init__, the way AgentApp does."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        themes.install(self)
+
+
+async def test_install_applies_the_saved_theme_and_saves_a_switch(isolated_config: Path) -> None:
+    settings = isolated_config / "agent-tui" / "settings.toml"
+    settings.parent.mkdir(parents=True)
+    settings.write_text('theme = "agent-tui-light"\n')
+    app = InstallingHost()
+    async with app.run_test() as pilot:
+        await pilot.pause()
+        assert app.theme == "agent-tui-light"
+        assert "textual-dark" in app.available_themes  # built-ins stay
+        assert themes.watcher_of(app) is not None
+        app.theme = "agent-tui-high-contrast"
+        await pilot.pause()
+        assert tomllib.loads(settings.read_text())["theme"] == "agent-tui-high-contrast"
+        themes.watcher_of(app).stop()

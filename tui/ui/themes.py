@@ -14,6 +14,7 @@ import dataclasses
 import os
 import re
 import tomllib
+import weakref
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -296,3 +297,57 @@ def setup_themes(app: App[Any], preferred: str | None = None, *, watch: bool = T
     watcher = ThemeWatcher(app)
     watcher.start()
     return watcher
+
+
+def saved_theme_name(project_dir: Path | None = None) -> str | None:
+    """The `theme` setting from the settings files (user, then project layers), if any."""
+    try:
+        loaded = settings_module.load_settings(project_dir or Path.cwd())
+    except Exception:  # the settings engineer reports problems elsewhere; themes just fall back
+        return None
+    return loaded.settings.theme or None
+
+
+def install(app: App[Any], preferred: str | None = None, *, watch: bool = True) -> None:
+    """Hook for `App.__init__`: register and apply themes now; check, save and watch once running.
+
+    `preferred` defaults to the saved `theme` setting. The CSS check of file themes needs
+    the app's stylesheet, so it runs after mount; a theme that fails it is dropped with a
+    toast and the default takes its place.
+    """
+    loaded, problems = load_themes()
+    for theme in loaded:
+        app.register_theme(theme)
+    session = getattr(app, "session", None)
+    project_dir = getattr(getattr(session, "options", None), "project_dir", None)
+    name = preferred or saved_theme_name(Path(project_dir) if project_dir else None)
+    problem = apply_theme(app, name)
+    if problem:
+        problems.append(problem)
+
+    def when_running() -> None:
+        for theme in loaded:
+            css_problem = check_theme_css(app, theme)
+            if css_problem:
+                problems.append(f"Theme {theme.name!r}: {css_problem}.")
+                app.unregister_theme(theme.name)
+                if app.theme == theme.name:
+                    apply_theme(app, "textual-dark")
+        for text in problems:
+            app.notify(text, title="Theme", severity="warning", timeout=10)
+        save_theme_on_change(app)
+        if watch:
+            watcher = ThemeWatcher(app)
+            watcher.start()
+            _watchers[app] = watcher
+
+    app.call_later(when_running)
+
+
+#: the running watcher of each app that used install() (tests await it)
+_watchers: weakref.WeakKeyDictionary[App[Any], ThemeWatcher] = weakref.WeakKeyDictionary()
+
+
+def watcher_of(app: App[Any]) -> ThemeWatcher | None:
+    """The theme watcher install() started for `app`, if any."""
+    return _watchers.get(app)
