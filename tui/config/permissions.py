@@ -296,7 +296,7 @@ class PermissionPolicy:
             return self._verdict("allow", f"{name} is allowed by the rule `{used.rule}`.", used)
         if parts and all(p.what.endswith("(read-only)") for p in parts):
             return Verdict("allow", "read-only command", None, "builtin")
-        return Verdict("allow", "allowed", None, "mode")
+        return Verdict("allow", "acceptEdits mode" if self.mode == "acceptEdits" else "allowed", None, "mode")
 
     @staticmethod
     def _verdict(decision: Decision, reason: str, rule: RuleSource) -> Verdict:
@@ -337,17 +337,24 @@ class PermissionPolicy:
         also recorded in the user settings under `[projects."<project dir>"]`, which always
         counts, so it works even in a folder the user has not trusted.
         """
-        self.add_session_rule(rule)
-        written: Path | None = None
-        local = local_settings_file(self.project_dir)
+        Rule.parse(rule)
+        written: list[Path] = []
+        local, user = local_settings_file(self.project_dir), user_settings_file()
         try:
             rule_files.add_rule_to_file(local, "allow", rule)
-            written = local
+            written.append(local)
         except (OSError, rule_files.SettingsWriteError):
             pass
         try:
-            rule_files.add_project_rule(user_settings_file(), self.project_dir, "allow", rule)
-            written = written or user_settings_file()
+            rule_files.add_project_rule(user, self.project_dir, "allow", rule)
+            written.append(user)
         except (OSError, rule_files.SettingsWriteError):
             pass
-        return written
+        if not written:
+            self.add_session_rule(rule)  # could not be saved: it still holds for this session
+            return None
+        for path in written:
+            label = str(path) if path == local else f'{path} [projects."{self.project_dir}"]'
+            if not any(r.rule == rule and r.kind == "allow" and r.source == label for r in self.rules):
+                self.rules.append(RuleSource(rule, "allow", label, True, self.project_dir))
+        return written[0]

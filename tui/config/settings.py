@@ -158,7 +158,7 @@ class _Loader:
             self.loaded.problems.append(f"{path}:{exc.lineno}:{exc.colno}: {exc.msg}; the file was skipped.")
             return None
         except tomllib.TOMLDecodeError as exc:
-            line, col, message = toml_error_position(str(exc))
+            line, col, message = toml_error_position(str(exc), text)
             self.loaded.problems.append(f"{path}:{line}:{col}: {message}; the file was skipped.")
             return None
         if not isinstance(data, dict):

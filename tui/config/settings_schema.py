@@ -83,7 +83,7 @@ def closest_key(key: str, known: list[str]) -> str:
 def find_line(text: str, key: str, table: str | None = None, json_file: bool = False) -> int | None:
     """The 1-based line where `key` is set (inside `[table]` when given), found by scanning the text."""
     if json_file:
-        pattern = re.compile(rf'^\s*"{re.escape(key)}"\s*:')
+        pattern = re.compile(rf'"{re.escape(key)}"\s*:')
     else:
         pattern = re.compile(rf'^\s*(?:"{re.escape(key)}"|{re.escape(key)})\s*=')
     dotted = re.compile(rf'^\s*{re.escape(table)}\.{re.escape(key)}\s*=') if table else None
@@ -96,17 +96,18 @@ def find_line(text: str, key: str, table: str | None = None, json_file: bool = F
             continue
         if dotted and dotted.match(line):
             return number
-        if pattern.match(line):
+        if pattern.search(line):
             if table is None and current is None or table is not None and current == table or json_file:
                 return number
             fallback = fallback or number
     return fallback
 
 
-def toml_error_position(message: str) -> tuple[int, int, str]:
+def toml_error_position(message: str, text: str) -> tuple[int, int, str]:
     """(line, column, message) from a tomllib error text `… (at line 3, column 5)`."""
     m = re.search(r"\s*\(at line (\d+), column (\d+)\)\s*$", message)
     if m:
         return int(m.group(1)), int(m.group(2)), message[: m.start()]
+    lines = text.splitlines() or [""]
     m = re.search(r"\s*\(at end of document\)\s*$", message)
-    return 0, 0, message[: m.start()] if m else message
+    return len(lines), len(lines[-1]) + 1, (message[: m.start()] + " at the end of the file") if m else message
