@@ -104,6 +104,8 @@ def rg_failure(stderr: str, what: str) -> ToolError:
             f"Invalid regular expression ({detail}); ripgrep uses Rust regex syntax: escape literal "
             "characters such as ( ) [ ] { } . * + ? with a backslash."
         )
+    if 'literal "\\n" is not allowed' in text:
+        return ToolError("The pattern contains a line break; set multiline to true to match across lines.")
     if "unrecognized file type" in text:
         return ToolError(f"{text.splitlines()[0].removeprefix('rg: ')}; use a type ripgrep knows (e.g. py, js, rust, go) or the glob parameter.")
     first = text.splitlines()[0].removeprefix("rg: ") if text else "ripgrep failed"

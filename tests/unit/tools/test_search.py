@@ -1,0 +1,168 @@
+"""Glob and Grep on ripgrep: gitignore, mtime order, caps, every Grep mode and flag."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+
+from tui.tools.base import ToolContext, ToolError
+from tui.tools.glob_tool import GlobTool, expand_braces
+from tui.tools.grep import GrepTool, split_globs
+from tui.tools.ripgrep import find_rg
+
+glob, grep = GlobTool(), GrepTool()
+
+
+@pytest.fixture
+def tree(project: Path) -> Path:
+    files = {
+        "src/app.py": "import os\n# TODO: wire config\ndef main():\n    return 1\n",
+        "src/util.py": "def helper():\n    pass  # todo lower\n",
+        "src/web/page.ts": "// TODO ts\nexport const x = 1;\n",
+        "README.md": "# Title\nTODO docs\n",
+        "build/out.py": "# TODO generated\n",
+        ".github/ci.yml": "on: push # TODO\n",
+        ".gitignore": "build/\n*.log\n",
+        "debug.log": "TODO in a log\n",
+    }
+    for i, (name, text) in enumerate(files.items()):
+        path = project / name
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(text)
+        os.utime(path, (1_000_000 + i, 1_000_000 + i))  # later in the dict = newer
+    return project
+
+
+def lines(text: str) -> list[str]:
+    return text.split("\n")
+
+
+def test_rg_is_found() -> None:
+    assert find_rg() is not None
+
+
+def test_glob_respects_gitignore_and_sorts_newest_first(tree: Path, ctx: ToolContext) -> None:
+    result = glob.run({"pattern": "**/*.py"}, ctx)
+    assert lines(result.text()) == ["src/util.py", "src/app.py"]  # build/ is ignored
+
+
+def test_glob_name_pattern_matches_at_any_depth_and_hidden(tree: Path, ctx: ToolContext) -> None:
+    assert lines(glob.run({"pattern": "*.yml"}, ctx).text()) == [".github/ci.yml"]
+    assert glob.run({"pattern": "*.log"}, ctx).text() == "No files found"
+
+
+def test_glob_with_folder_pattern_and_braces(tree: Path, ctx: ToolContext) -> None:
+    assert lines(glob.run({"pattern": "src/**/*.{py,ts}"}, ctx).text()) == ["src/web/page.ts", "src/util.py", "src/app.py"]
+    assert lines(glob.run({"pattern": "src/*.py"}, ctx).text()) == ["src/util.py", "src/app.py"]
+
+
+def test_glob_in_subfolder_gives_project_relative_paths(tree: Path, ctx: ToolContext) -> None:
+    assert lines(glob.run({"pattern": "*.ts", "path": "src"}, ctx).text()) == ["src/web/page.ts"]
+    assert lines(glob.run({"pattern": str(tree / "src" / "*.py")}, ctx).text()) == ["src/util.py", "src/app.py"]
+
+
+def test_glob_caps_at_100_with_note(project: Path, ctx: ToolContext) -> None:
+    for i in range(130):
+        (project / f"f{i:03}.txt").write_text("x")
+        os.utime(project / f"f{i:03}.txt", (1_000_000 + i, 1_000_000 + i))
+    text = glob.run({"pattern": "*.txt"}, ctx).text()
+    shown = [line for line in lines(text) if line.endswith(".txt")]
+    assert len(shown) == 100 and shown[0] == "f129.txt" and shown[-1] == "f030.txt"
+    assert "truncated" in text and "130" in text
+
+
+def test_glob_errors(tree: Path, ctx: ToolContext) -> None:
+    with pytest.raises(ToolError, match="does not exist.*src"):
+        glob.run({"pattern": "*.py", "path": "srcc"}, ctx)
+    with pytest.raises(ToolError, match="directory"):
+        glob.run({"pattern": "*.py", "path": "README.md"}, ctx)
+    with pytest.raises(ToolError):
+        glob.run({"pattern": ""}, ctx)
+
+
+def test_grep_files_with_matches_is_default(tree: Path, ctx: ToolContext) -> None:
+    text = grep.run({"pattern": "TODO"}, ctx).text()
+    assert lines(text) == ["Found 4 files", ".github/ci.yml", "README.md", "src/web/page.ts", "src/app.py"]
+
+
+def test_grep_content_with_line_numbers_and_context(tree: Path, ctx: ToolContext) -> None:
+    text = grep.run({"pattern": "TODO: wire", "output_mode": "content", "-C": 1}, ctx).text()
+    assert lines(text) == ["src/app.py-1-import os", "src/app.py:2:# TODO: wire config", "src/app.py-3-def main():"]
+    text = grep.run({"pattern": "TODO: wire", "output_mode": "content", "-n": False, "-A": 1}, ctx).text()
+    assert lines(text) == ["src/app.py:# TODO: wire config", "src/app.py-def main():"]
+    text = grep.run({"pattern": "def main", "output_mode": "content", "-B": 2}, ctx).text()
+    assert lines(text)[0] == "src/app.py-1-import os"
+
+
+def test_grep_case_folding_and_count(tree: Path, ctx: ToolContext) -> None:
+    text = grep.run({"pattern": "todo", "-i": True, "output_mode": "count", "path": "src"}, ctx).text()
+    assert sorted(lines(text)[:3]) == ["src/app.py:1", "src/util.py:1", "src/web/page.ts:1"]
+    assert "Found 3 total" in text
+    assert grep.run({"pattern": "todo", "path": "src"}, ctx).text() == "Found 1 file\nsrc/util.py"
+
+
+def test_grep_glob_and_type_filters_keep_gitignore(tree: Path, ctx: ToolContext) -> None:
+    assert grep.run({"pattern": "TODO", "glob": "*.py"}, ctx).text() == "Found 1 file\nsrc/app.py"
+    assert grep.run({"pattern": "TODO", "type": "py"}, ctx).text() == "Found 1 file\nsrc/app.py"
+    assert grep.run({"pattern": "TODO", "glob": "*.{ts,md}"}, ctx).text() == "Found 2 files\nREADME.md\nsrc/web/page.ts"
+    assert grep.run({"pattern": "TODO", "glob": "src/**/*.ts"}, ctx).text() == "Found 1 file\nsrc/web/page.ts"
+
+
+def test_grep_head_limit(tree: Path, ctx: ToolContext) -> None:
+    text = grep.run({"pattern": "TODO", "head_limit": 2}, ctx).text()
+    assert lines(text)[:3] == ["Found 4 files", ".github/ci.yml", "README.md"] and "head_limit" in text
+    text = grep.run({"pattern": ".", "output_mode": "content", "path": "src/app.py", "head_limit": 2}, ctx).text()
+    assert lines(text)[:2] == ["src/app.py:1:import os", "src/app.py:2:# TODO: wire config"] and "head_limit" in text
+
+
+def test_grep_multiline(tree: Path, ctx: ToolContext) -> None:
+    with pytest.raises(ToolError, match="multiline"):
+        grep.run({"pattern": "config\ndef", "output_mode": "content"}, ctx)
+    text = grep.run({"pattern": "config\ndef", "multiline": True, "output_mode": "content"}, ctx).text()
+    assert lines(text) == ["src/app.py:2:# TODO: wire config", "src/app.py:3:def main():"]
+    text = grep.run({"pattern": r"wire config.def main", "multiline": True, "output_mode": "content"}, ctx).text()
+    assert lines(text) == ["src/app.py:2:# TODO: wire config", "src/app.py:3:def main():"]
+    assert grep.run({"pattern": r"wire config.def main", "output_mode": "content"}, ctx).text() == "No matches found"
+
+
+def test_grep_pattern_starting_with_dash(project: Path, ctx: ToolContext) -> None:
+    (project / "f.txt").write_text("use --force here\n")
+    assert grep.run({"pattern": "--force", "output_mode": "content"}, ctx).text() == "f.txt:1:use --force here"
+
+
+def test_grep_errors_are_one_sentence(tree: Path, ctx: ToolContext) -> None:
+    with pytest.raises(ToolError, match="Invalid regular expression.*escape"):
+        grep.run({"pattern": "foo(("}, ctx)
+    with pytest.raises(ToolError, match="unrecognized file type"):
+        grep.run({"pattern": "x", "type": "nosuchtype"}, ctx)
+    with pytest.raises(ToolError, match="output_mode"):
+        grep.run({"pattern": "x", "output_mode": "lines"}, ctx)
+    with pytest.raises(ToolError, match="does not exist"):
+        grep.run({"pattern": "x", "path": "nope"}, ctx)
+
+
+def test_grep_output_is_capped(project: Path, ctx: ToolContext) -> None:
+    (project / "many.txt").write_text("match line with some padding text\n" * 5000)
+    text = grep.run({"pattern": "match", "output_mode": "content"}, ctx).text()
+    assert len(text) < 31_000 and "Output cut at 30,000 characters" in text
+
+
+def test_grep_outside_project_uses_absolute_paths(tmp_path: Path, ctx: ToolContext) -> None:
+    other = tmp_path / "other"
+    other.mkdir()
+    (other / "x.txt").write_text("needle\n")
+    assert grep.run({"pattern": "needle", "path": str(other)}, ctx).text() == f"Found 1 file\n{other / 'x.txt'}"
+
+
+def test_labels(tree: Path, ctx: ToolContext) -> None:
+    assert grep.label({"pattern": "TODO", "path": "src"}, ctx) == "Grep TODO in src/"
+    assert grep.label({"pattern": "TODO"}, ctx) == "Grep TODO"
+    assert glob.label({"pattern": "**/*.py"}, ctx) == "Glob **/*.py"
+    assert glob.is_concurrency_safe({}) and grep.is_concurrency_safe({})
+
+
+def test_glob_helpers() -> None:
+    assert split_globs("*.ts, *.{js,jsx} !*.min.js") == ["*.ts", "*.{js,jsx}", "!*.min.js"]
+    assert expand_braces("src/{a,b}/*.{py,pyi}") == ["src/a/*.py", "src/a/*.pyi", "src/b/*.py", "src/b/*.pyi"]
