@@ -17,5 +17,5 @@ def _isolated_env(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.
     for key in _SCRUB:
         monkeypatch.delenv(key, raising=False)
     for key in list(os.environ):
-        if key.startswith("TEXTUAL_"):
+        if key.startswith("TEXTUAL_") and not key.startswith("TEXTUAL_SNAPSHOT"):
             monkeypatch.delenv(key, raising=False)
