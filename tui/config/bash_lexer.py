@@ -7,6 +7,8 @@ Anything it does not understand raises `Unparseable`, and the caller asks the us
 
 from __future__ import annotations
 
+import codecs
+
 from dataclasses import dataclass, field
 
 #: longest first, so `&&` wins over `&` and `<<<` over `<<`
@@ -208,6 +210,13 @@ class _Lexer:
     def _dollar(self) -> None:
         nxt = self._peek(1)
         start = self.i
+        if nxt == "'":
+            self._ansi_c_quoted()
+            return
+        if nxt == '"':
+            self.i += 1  # `$"…"` is a plain double-quoted string for our purposes
+            self._double_quoted()
+            return
         if nxt == "(" and self._peek(2) == "(":
             self.i += 3
             self._arithmetic()
@@ -233,6 +242,29 @@ class _Lexer:
             return
         self._add(self.s[start : self.i])
         self.expands = True
+
+    def _ansi_c_quoted(self) -> None:
+        """`$'…'`: backslash escapes decoded, so `$'\\x72m'` is seen as `rm`."""
+        j = self.i + 2
+        body: list[str] = []
+        while True:
+            if j >= len(self.s):
+                raise Unparseable("a `$'` quote is not closed")
+            if self.s[j] == "\\" and j + 1 < len(self.s):
+                body.append(self.s[j : j + 2])
+                j += 2
+                continue
+            if self.s[j] == "'":
+                break
+            body.append(self.s[j])
+            j += 1
+        try:
+            text = codecs.decode("".join(body), "unicode_escape")
+        except UnicodeDecodeError as exc:
+            raise Unparseable("a `$'…'` string has an escape that is not followed") from exc
+        self._add(text)
+        self.quoted = True
+        self.i = j + 1
 
     def _arithmetic(self) -> None:
         depth = 0

@@ -141,6 +141,9 @@ class _Walker:
             self._sub_command(" ".join(w.value for w in words[1:]), depth, forms)
             return
         argv = [w.value for w in words]
+        if "/" in name and not words[0].expands:
+            # `/bin/rm x` must meet the deny rules written for `rm`
+            forms.append(join_words([os.path.basename(name), *argv[1:]]))
         self.result.commands.append(SimpleCommand(argv, forms, expands=words[0].expands))
         if name in ("cd", "pushd"):
             self._cd(words[1:])

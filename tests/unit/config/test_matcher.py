@@ -142,6 +142,10 @@ CASES: list[tuple[str, str, str, str]] = [
     (D, "Bash", "'rm' x", "deny"),
     (D, "Bash", "r\\m x", "deny"),
     (D, "Bash", "\"timeout\" 5 rm x", "deny"),
+    (D, "Bash", "/bin/rm x", "deny"),
+    (D, "Bash", "$'\\x72m' x", "deny"),
+    (D, "Bash", "$\"rm\" x", "deny"),
+    (D, "Bash", "/bin/ls", "ask"),
     (D, "Bash", "timeout 5 ls", "allow"),
     (D, "Bash", "nice -n 5 git status", "allow"),
     # substitutions and nested shells are looked into

@@ -85,3 +85,17 @@ async def test_memory_screen_shows_files_and_closes(tmp_path: Path, monkeypatch:
         await pilot.press("escape")
         await pilot.pause()
         assert app.screen is not screen
+
+
+async def test_screens_open_with_only_what_the_slash_commands_pass(proj: Path) -> None:
+    (proj / "AGENTS.md").write_text("be brief")
+    policy = build_policy(load_settings(proj), proj, None, [], [])
+    app = App()
+    async with app.run_test(size=(100, 30)) as pilot:
+        app.push_screen(PermissionsScreen(policy=policy, project_dir=proj))
+        await pilot.pause()
+        assert "trusted: no" in str(app.screen.query_one("#permissions-status", Static).render())
+        await pilot.press("escape")
+        app.push_screen(MemoryScreen(project_dir=proj))
+        await pilot.pause()
+        assert app.screen.query_one("#memory-files", DataTable).row_count == 1

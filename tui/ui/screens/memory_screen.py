@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 from rich.text import Text
 from textual import on
 from textual.app import ComposeResult
@@ -10,7 +12,7 @@ from textual.containers import Vertical, VerticalScroll
 from textual.screen import ModalScreen
 from textual.widgets import DataTable, Static
 
-from tui.config.memory import MemoryFile
+from tui.config.memory import MemoryFile, load_memory
 
 
 class MemoryScreen(ModalScreen[None]):
@@ -26,9 +28,9 @@ class MemoryScreen(ModalScreen[None]):
 
     BINDINGS = [Binding("escape,q", "close", "Close", id="close_memory")]
 
-    def __init__(self, files: list[MemoryFile]) -> None:
+    def __init__(self, files: list[MemoryFile] | None = None, project_dir: Path | None = None) -> None:
         super().__init__()
-        self.files = files
+        self.files = files if files is not None else load_memory(project_dir or Path.cwd())
 
     def compose(self) -> ComposeResult:
         with Vertical(id="memory-box"):

@@ -20,7 +20,7 @@ from textual.widgets import Button, DataTable, Input, Select, Static
 from tui.config.permissions import PermissionPolicy
 from tui.config.rule_edits import add_rule, remove_rule
 from tui.config.rules import RULE_KINDS, RuleKind, RuleSource
-from tui.config.settings import LoadedSettings
+from tui.config.settings import LoadedSettings, load_settings
 
 KIND_STYLES = {"deny": "bold red", "ask": "bold yellow", "allow": "bold green"}
 
@@ -47,11 +47,14 @@ class PermissionsScreen(ModalScreen[None]):
         Binding("delete,d", "remove_selected", "Remove rule", id="remove_permission_rule"),
     ]
 
-    def __init__(self, policy: PermissionPolicy, loaded_settings: LoadedSettings | None, project_dir: Path) -> None:
+    def __init__(
+        self, policy: PermissionPolicy, loaded_settings: LoadedSettings | None = None, project_dir: Path | None = None
+    ) -> None:
         super().__init__()
         self.policy = policy
-        self.loaded_settings = loaded_settings
-        self.project_dir = project_dir
+        self.project_dir = project_dir or policy.project_dir
+        # read again when not handed over: cheap, and shows the trust state and problems
+        self.loaded_settings = loaded_settings if loaded_settings is not None else load_settings(self.project_dir)
         self._entries: list[RuleSource] = []
 
     def compose(self) -> ComposeResult:
