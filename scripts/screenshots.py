@@ -1,0 +1,122 @@
+"""Regenerate screenshots/*.svg from the real app on the offline model: `python scripts/screenshots.py`.
+
+Runs `AgentApp` headless at 140×45 in a throwaway demo project (and throwaway user config,
+so your settings and theme do not leak in), drives one turn with Pilot and saves:
+  screenshots/permission-dialog.svg   the Edit approval dialog with its diff
+  screenshots/main-parallel-tools.svg the finished turn: parallel tools, timeline, stop_reasons
+  screenshots/inspector.svg           the inspector (F2) open on the parallel tool_use call
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import shutil
+import sys
+import tempfile
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[1]
+OUT = REPO / "screenshots"
+SIZE = (140, 45)
+#: a fixed folder so the header's project path is the same in every run
+DEMO_ROOT = Path(tempfile.gettempdir()) / "agent-tui-demo"
+PROMPT = "Find the TODOs in this project and fix the one in a.py"
+
+DEMO_FILES = {
+    "README.md": "# demo\n\nA tiny project for agent-tui's screenshots.\n",
+    "a.py": "def greet(name):\n    # TODO: handle an empty name\n    return f\"Hello, {name}!\"\n",
+    "b.py": "from a import greet\n\nprint(greet(\"world\"))\n",
+}
+
+
+def make_demo_project(root: Path) -> Path:
+    """README.md, a.py with a TODO, b.py: enough for the offline model's whole turn."""
+    project = root / "demo-project"
+    project.mkdir(parents=True)
+    for name, text in DEMO_FILES.items():
+        (project / name).write_text(text, encoding="utf-8")
+    return project
+
+
+async def wait_for(pilot, predicate: Callable[[], bool], what: str, timeout: float = 30.0) -> None:
+    """Bounded polling: the engine runs on its own threads."""
+    deadline = time.monotonic() + timeout
+    while not predicate():
+        if time.monotonic() > deadline:
+            raise SystemExit(f"screenshots: timed out after {timeout:.0f} s waiting for {what}")
+        await pilot.pause(0.05)
+
+
+async def capture(tmp: Path, out_dir: Path = OUT) -> list[Path]:
+    """Drive one offline turn in the real app and save the three screenshots into `out_dir`."""
+    from tui.agent.options import AgentOptions
+    from tui.ui.app import AgentApp
+    from tui.ui.screens.permission_dialog import PermissionDialog
+    from tui.ui.widgets.inspector import Inspector
+
+    options = AgentOptions(
+        offline=True, offline_delay=0, interactive=True, project_dir=make_demo_project(DEMO_ROOT),
+        transcript=False, sessions_dir=tmp / "sessions",
+    )
+    app = AgentApp(options, prompt=PROMPT, permission_grace_s=0.0)
+    saved: list[Path] = []
+
+    def save(name: str) -> None:
+        app.save_screenshot(name, str(out_dir))
+        saved.append(out_dir / name)
+
+    async with app.run_test(size=SIZE) as pilot:
+        dialog = lambda: isinstance(app.screen, PermissionDialog)  # noqa: E731
+        await wait_for(pilot, dialog, "the first permission dialog")
+        await pilot.pause(0.3)
+        save("permission-dialog.svg")
+        while True:  # approve every request (Enter = allow once) until the turn ends
+            await pilot.press("enter")
+            await wait_for(pilot, lambda: dialog() or not app.controller.busy, "the turn to go on")
+            if not dialog():
+                break
+            await pilot.pause(0.2)
+        await wait_for(pilot, lambda: not app.session.running, "the turn to finish")
+        app.conversation.scroll_home(animate=False)  # the prompt and the parallel batch
+        await pilot.pause(0.5)
+        save("main-parallel-tools.svg")
+
+        await pilot.press("f3", "f2")  # tools panel away, inspector in: room for the JSON
+        inspector = app.query_one(Inspector)
+        await wait_for(pilot, lambda: inspector.display and inspector.region.width > 0, "the inspector")
+        parallel = next((c for c in inspector.model.calls if c.stop_reason == "tool_use"), None)
+        if parallel is not None:
+            inspector.select_call(parallel.number)
+        inspector.show_view("response")
+        await pilot.pause(0.3)
+        tree = inspector.query_one("#inspector-response JsonTree")
+        for path in ("$.message", "$.message.content"):  # open down to the tool_use blocks
+            node = next((n for n in tree._tree_nodes.values() if n.data and n.data.path == path), None)
+            if node is not None:
+                node.expand()
+                await pilot.pause(0.1)
+        await pilot.pause(0.4)
+        save("inspector.svg")
+    return saved
+
+
+def main() -> int:
+    with tempfile.TemporaryDirectory(prefix="agent-tui-shots-") as tmp_name:
+        tmp = Path(tmp_name)
+        for var in ("XDG_CONFIG_HOME", "XDG_DATA_HOME", "XDG_STATE_HOME"):
+            os.environ[var] = str(tmp / var.lower())
+        for var in ("NO_COLOR", "FORCE_COLOR", "ANTHROPIC_API_KEY"):
+            os.environ.pop(var, None)
+        sys.path.insert(0, str(REPO))
+        shutil.rmtree(DEMO_ROOT, ignore_errors=True)
+        OUT.mkdir(exist_ok=True)
+        for path in asyncio.run(capture(tmp)):
+            print(f"wrote {path.relative_to(REPO)} ({path.stat().st_size:,} bytes)")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,55 @@
+"""The screenshot script's demo project and the committed screenshots it produced.
+
+Regenerating them drives a whole offline turn (~15 s), so the suite checks the outputs
+instead: each SVG must show what the README says it shows.
+"""
+
+from __future__ import annotations
+
+import html
+import importlib.util
+import re
+from pathlib import Path
+
+import pytest
+
+REPO = Path(__file__).resolve().parents[2]
+SCRIPT = REPO / "scripts" / "screenshots.py"
+
+
+def load_script():
+    spec = importlib.util.spec_from_file_location("screenshots_script", SCRIPT)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def svg_text(path: Path) -> str:
+    """The visible text of a Textual SVG screenshot, spaces restored."""
+    pieces = re.findall(r">([^<>]*)</text>", path.read_text(encoding="utf-8"))
+    return html.unescape("".join(pieces)).replace("\xa0", " ")
+
+
+def test_demo_project_has_what_the_offline_turn_needs(tmp_path: Path) -> None:
+    script = load_script()
+    project = script.make_demo_project(tmp_path)
+    assert sorted(p.name for p in project.iterdir()) == ["README.md", "a.py", "b.py"]
+    assert "TODO" in (project / "a.py").read_text()
+    assert script.SIZE == (140, 45)
+
+
+@pytest.mark.parametrize(
+    ("name", "phrases"),
+    [
+        ("permission-dialog.svg", ["Allow Edit a.py", "TODO: handle an empty name", "Allow once", "Deny"]),
+        ("main-parallel-tools.svg", ["3 tools, 3 in parallel", "Tool activity", "Find the TODOs in this project"]),
+        ("inspector.svg", ["API calls", "stop_reason", "tool_use", "Response"]),
+    ],
+)
+def test_committed_screenshot_shows_its_subject(name: str, phrases: list[str]) -> None:
+    path = REPO / "screenshots" / name
+    if not path.exists():
+        pytest.skip(f"{name} not generated yet: run python scripts/screenshots.py")
+    text = svg_text(path)
+    for phrase in phrases:
+        assert phrase in text, f"{name} lacks {phrase!r}"
