@@ -34,13 +34,13 @@ _COLUMNS = (("#", "num"), ("iter", "iter"), ("time", "time"), ("stop_reason", "s
             ("in", "in"), ("out", "out"), ("cache", "cache"), ("dur", "dur"))
 
 
-def _row(call: ApiCall) -> tuple[str | Text, ...]:
+def _row(call: ApiCall) -> tuple[str, ...]:
     share = call.cache_hit_share
     return (
         str(call.number),
         f"{call.iteration}" + (f".{call.attempt}" if call.attempt > 1 else ""),
         time.strftime("%H:%M:%S", time.localtime(call.sent_at)),
-        Text(call.status, style="bold" if call.stop_reason else "italic"),
+        call.status,
         f"{call.input_tokens:,}" if call.finished else "",
         f"{call.output_tokens:,}" if call.finished else "",
         f"{share:.0%}" if share is not None else "",
@@ -208,7 +208,7 @@ class Inspector(Widget):
             return
         self._rendered[view] = key
         self.query_one("#inspector-selected", Static).update(
-            Text(f"call #{call.number} · {call.model} · iteration {call.iteration}")
+            Text(f"#{call.number} · iteration {call.iteration} · {call.model}")
         )
         if view == "request":
             self.query_one("#inspector-request", JsonView).show(call.body, f"request #{call.number}")
