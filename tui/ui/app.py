@@ -234,7 +234,11 @@ class AgentApp(App[int]):
         self.toggle_class("-show-inspector")
 
     def action_toggle_tools(self) -> None:
-        self.toggle_class("-hide-tools")
+        """F3: hide or show the tool panel (next to the inspector it is hidden by default)."""
+        if self.has_class("-show-inspector"):
+            self.toggle_class("-show-tools")
+        else:
+            self.toggle_class("-hide-tools")
 
     def action_jump_bottom(self) -> None:
         self.conversation.jump_to_bottom()

@@ -324,6 +324,8 @@ class EventController:
             entry[0].state = "waiting"
             self._sync_tool(entry[0])
         self._permissions.append(e)
+        if self.dialog is not None:
+            self.dialog.set_queued(len(self._permissions))
         self._show_next_permission()
 
     def _show_next_permission(self) -> None:

@@ -79,10 +79,17 @@ class PermissionDialog(ModalScreen[PermissionReply]):
             yield OptionList(*[Option(label, id=key) for key, label in CHOICES], id="choices")
             yield Input(ev.suggested_rule, id="rule-input", placeholder="rule to save, e.g. Bash(npm test:*)")
             yield Input("", id="reason-input", placeholder="reason for the model (optional), Enter to deny")
-            more = f" · {self.queued} more waiting" if self.queued else ""
-            yield Static(
-                Text(f"Enter choose · 1-4 pick · Esc deny{more}", style="dim"), id="permission-help"
-            )
+            yield Static(self._help_text(), id="permission-help")
+
+    def _help_text(self) -> Text:
+        more = f" · {self.queued} more waiting" if self.queued else ""
+        return Text(f"Enter choose · 1-4 pick · Esc deny{more}", style="dim")
+
+    def set_queued(self, queued: int) -> None:
+        """Show how many more approvals wait behind this one."""
+        self.queued = queued
+        if self.is_mounted:
+            self.query_one("#permission-help", Static).update(self._help_text())
 
     def on_mount(self) -> None:
         self.query_one("#rule-input").display = False

@@ -73,7 +73,7 @@ class StatusLine(Static):
                        "bypassPermissions": "$error"}.get(self.mode, "$text-muted")
         return Content.assemble(
             Content.from_markup("[b]$m[/b]", m=self.model),
-            Content.from_markup(f"  [{mode_colour}]⏵ $mode[/]", mode=self.mode),
+            Content.from_markup(f"  [dim]mode[/dim] [{mode_colour}]$mode[/]", mode=self.mode),
             Content.from_markup("  [$accent]$s[/]" if self.state != "idle" else "  [dim]$s[/dim]", s=state),
             Content.from_markup(
                 "  [dim]│[/dim] $i in / $o out  [dim]cache[/dim] $c  [dim]│[/dim] $$$cost",

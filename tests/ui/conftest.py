@@ -1,0 +1,63 @@
+"""Fixtures for the app's pilot and snapshot tests: a demo project, apps on the fake or offline engine."""
+
+from __future__ import annotations
+
+import os
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+from textual.pilot import Pilot
+
+from tui.agent.options import AgentOptions
+
+from .fake_engine import FakeSession
+
+for _key in [k for k in os.environ if k.startswith("TEXTUAL_")] + ["NO_COLOR", "FORCE_COLOR"]:
+    os.environ.pop(_key, None)
+
+SIZE = (140, 45)
+
+
+@pytest.fixture
+def demo_project(tmp_path: Path) -> Path:
+    """A tiny project with TODOs, like the one a new user would try."""
+    project = tmp_path / "demo"
+    project.mkdir()
+    (project / "app.py").write_text("def main():\n    # TODO: handle empty input\n    return 1\n")
+    (project / "util.py").write_text("def helper(x):\n    return x * 2  # TODO: validate x\n")
+    (project / "README.md").write_text("# demo\n")
+    return project
+
+
+@pytest.fixture
+def offline_options(demo_project: Path, tmp_path: Path) -> Callable[..., AgentOptions]:
+    def make(**overrides: object) -> AgentOptions:
+        values: dict[str, object] = dict(
+            offline=True, offline_delay=0, interactive=True, project_dir=demo_project,
+            transcript=False, sessions_dir=tmp_path / "sessions",
+        )
+        values.update(overrides)
+        return AgentOptions(**values)  # type: ignore[arg-type]
+
+    return make
+
+
+@pytest.fixture
+def fake_session(offline_options: Callable[..., AgentOptions]) -> FakeSession:
+    return FakeSession(offline_options(), fixed_clock=True)
+
+
+async def wait_until(pilot: Pilot, predicate: Callable[[], object], timeout: float = 8.0) -> None:
+    """Let the app run until `predicate()` is true (fails the test after `timeout`)."""
+    deadline = time.monotonic() + timeout
+    while not predicate():
+        if time.monotonic() > deadline:
+            raise AssertionError("timed out waiting for the app")
+        await pilot.pause(0.02)
+
+
+async def type_prompt(pilot: Pilot, text: str) -> None:
+    pilot.app.query_one("#prompt").insert(text)
+    await pilot.press("enter")

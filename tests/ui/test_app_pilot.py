@@ -1,0 +1,241 @@
+"""Pilot tests: the app driven as a user would, on the real offline engine or the scripted fake."""
+
+from __future__ import annotations
+
+from concurrent.futures import Future
+
+from textual.widgets import Markdown
+
+from tui.agent import events as ev
+from tui.agent.permission_gate import PermissionReply
+from tui.ui.app import AgentApp
+from tui.ui.screens.help_screen import HelpScreen
+from tui.ui.screens.permission_dialog import PermissionDialog
+from tui.ui.widgets.blocks import LiveReply, MarkerLine, ToolCallBlock, UserPrompt
+from tui.ui.widgets.conversation import TurnView
+
+from .conftest import SIZE, type_prompt, wait_until
+from .fake_engine import FakeSession
+
+
+def markers(app: AgentApp) -> list[str]:
+    return [str(m.render()) for m in app.query(MarkerLine)]
+
+
+async def test_offline_turn_streams_reply_and_enter_approves_the_edit(offline_options, demo_project) -> None:
+    app = AgentApp(offline_options(), permission_grace_s=0)
+    async with app.run_test(size=SIZE) as pilot:
+        assert app.focused is app.prompt_area
+        await pilot.press(*"find the TODOs and fix one", "enter")
+        assert app.query_one(UserPrompt)  # echoed at once, before the engine is ready
+        await wait_until(pilot, lambda: isinstance(app.screen, PermissionDialog))
+        assert "app.py" in str(app.screen.event.preview.get("text"))  # the diff is shown
+        await pilot.pause()
+        await pilot.press("enter")
+        await wait_until(pilot, lambda: not app.controller.busy)
+        assert "TODO: handle empty input" not in (demo_project / "app.py").read_text()
+        assert any(m.startswith("tool_use → ") for m in markers(app))
+        assert any(m.startswith("end_turn → ") for m in markers(app))
+        assert not app.query(LiveReply)  # finished replies are frozen, not live Markdown
+        assert app.query(ToolCallBlock)
+        panel_tools = [t for b in app.tool_panel.batches for t in b.tools]
+        assert panel_tools and all(t.state == "done" for t in panel_tools)
+        assert app.status.state == "idle"
+        assert app.status.usage.get("output_tokens", 0) > 0
+
+
+async def test_reply_streams_through_markdown_stream_batched(fake_session: FakeSession, monkeypatch) -> None:
+    writes: list[str] = []
+    appends: list[str] = []
+    original_write, original_append = LiveReply.write, Markdown.append
+
+    async def counting_write(self: LiveReply, fragment: str) -> None:
+        writes.append(fragment)
+        await original_write(self, fragment)
+
+    def counting_append(self: Markdown, markdown: str):
+        appends.append(markdown)
+        return original_append(self, markdown)
+
+    monkeypatch.setattr(LiveReply, "write", counting_write)
+    monkeypatch.setattr(Markdown, "append", counting_append)
+    app = AgentApp(fake_session.options, session=fake_session, permission_grace_s=0)
+    async with app.run_test(size=SIZE) as pilot:
+        await type_prompt(pilot, "hello")
+        await wait_until(pilot, lambda: isinstance(app.screen, PermissionDialog))
+        assert len(writes) > 20  # one write per token...
+        assert 0 < len(appends) < len(writes)  # ...coalesced into fewer Markdown appends
+        app.session.cancel()
+        await wait_until(pilot, lambda: not app.controller.busy)
+
+
+async def test_deny_with_a_reason_goes_back_to_the_engine(fake_session: FakeSession) -> None:
+    app = AgentApp(fake_session.options, session=fake_session, permission_grace_s=0)
+    async with app.run_test(size=SIZE) as pilot:
+        await type_prompt(pilot, "fix it")
+        await wait_until(pilot, lambda: isinstance(app.screen, PermissionDialog))
+        await pilot.pause()
+        await pilot.press("4")
+        await pilot.press(*"use a guard clause", "enter")
+        await wait_until(pilot, lambda: not app.controller.busy)
+        assert fake_session.replies == [PermissionReply(False, reason="use a guard clause")]
+        edit = [t for b in app.tool_panel.batches for t in b.tools if t.name == "Edit"][0]
+        assert edit.state == "denied"
+
+
+async def test_always_allow_sends_the_edited_rule(fake_session: FakeSession) -> None:
+    app = AgentApp(fake_session.options, session=fake_session, permission_grace_s=0)
+    async with app.run_test(size=SIZE) as pilot:
+        await type_prompt(pilot, "fix it")
+        await wait_until(pilot, lambda: isinstance(app.screen, PermissionDialog))
+        await pilot.pause()
+        await pilot.press("3")
+        rule_input = app.screen.query_one("#rule-input")
+        assert rule_input.display and rule_input.value == "Edit(app.py)"
+        rule_input.value = "Edit(*.py)"
+        await pilot.press("enter")
+        await wait_until(pilot, lambda: not app.controller.busy)
+        assert fake_session.replies == [PermissionReply(True, scope="always", rule="Edit(*.py)")]
+
+
+async def test_keys_in_the_grace_period_are_ignored_and_esc_denies(fake_session: FakeSession) -> None:
+    app = AgentApp(fake_session.options, session=fake_session, permission_grace_s=30)
+    async with app.run_test(size=SIZE) as pilot:
+        await type_prompt(pilot, "fix it")
+        await wait_until(pilot, lambda: isinstance(app.screen, PermissionDialog))
+        dialog = app.screen
+        await pilot.press("enter", "1", "escape")
+        await pilot.pause()
+        assert app.screen is dialog and not fake_session.replies
+        dialog.grace_s = 0  # the grace period is over
+        await pilot.press("escape")
+        await wait_until(pilot, lambda: not app.controller.busy)
+        assert fake_session.replies == [PermissionReply(False, reason="")]
+
+
+async def test_esc_interrupts_a_running_turn(offline_options) -> None:
+    app = AgentApp(offline_options(offline_delay=0.05), permission_grace_s=0)
+    async with app.run_test(size=SIZE) as pilot:
+        await type_prompt(pilot, "find the TODOs and fix one")
+        await wait_until(pilot, lambda: app.status.state in ("streaming", "thinking", "running"))
+        assert app.query_one("#cancel").display
+        await pilot.press("escape")
+        await wait_until(pilot, lambda: not app.controller.busy)
+        assert any("interrupted" in m for m in markers(app))
+        assert not app.session.running
+
+
+async def test_parallel_permission_requests_queue_one_dialog_at_a_time(fake_session: FakeSession) -> None:
+    app = AgentApp(fake_session.options, session=fake_session, permission_grace_s=0)
+    async with app.run_test(size=SIZE) as pilot:
+        futures: list[Future] = [Future(), Future()]
+        for n, future in enumerate(futures):
+            fake_session.bus.publish(ev.PermissionRequested(
+                tool_use_id=f"t{n}", tool_name="Bash", input={}, label=f"Bash: step {n}",
+                preview={"kind": "command", "text": f"echo {n}", "cwd": "/tmp"}, suggested_rule="Bash(echo:*)",
+                reason="", reply=future))
+        await wait_until(pilot, lambda: isinstance(app.screen, PermissionDialog))
+        assert app.screen.event.tool_use_id == "t0" and app.screen.queued == 1
+        await pilot.pause()
+        await pilot.press("2")
+        await wait_until(pilot, lambda: isinstance(app.screen, PermissionDialog) and app.screen.event.tool_use_id == "t1")
+        assert futures[0].result() == PermissionReply(True, scope="session")
+        assert not futures[1].done()
+        # the turn is interrupted meanwhile: the engine answers, the dialog closes, nothing is set twice
+        futures[1].set_result(PermissionReply(False, reason="interrupted"))
+        fake_session.bus.publish(ev.PermissionResolved(tool_use_id="t1", tool_name="Bash", allowed=False, scope="interrupted"))
+        await wait_until(pilot, lambda: not isinstance(app.screen, PermissionDialog))
+        assert futures[1].result().reason == "interrupted"
+
+
+async def test_f2_toggles_the_inspector_and_it_records_calls(fake_session: FakeSession) -> None:
+    app = AgentApp(fake_session.options, session=fake_session, permission_grace_s=0)
+    async with app.run_test(size=SIZE) as pilot:
+        assert app.inspector is not None and not app.inspector.display
+        await pilot.press("f2")
+        assert app.inspector.display and app.has_class("-show-inspector")
+        await type_prompt(pilot, "fix it")
+        await wait_until(pilot, lambda: isinstance(app.screen, PermissionDialog))
+        await pilot.pause()
+        await pilot.press("1")
+        await wait_until(pilot, lambda: not app.controller.busy)
+        assert len(app.inspector.model.calls) == 3
+        await pilot.press("f2")
+        assert not app.inspector.display
+
+
+async def test_shift_tab_cycles_the_permission_mode(fake_session: FakeSession) -> None:
+    app = AgentApp(fake_session.options, session=fake_session)
+    async with app.run_test(size=SIZE) as pilot:
+        seen = []
+        for _ in range(3):
+            await pilot.press("shift+tab")
+            seen.append((fake_session.policy.mode, app.status.mode))
+        assert seen == [("acceptEdits",) * 2, ("plan",) * 2, ("default",) * 2]
+
+
+async def test_prompt_history_and_newline(fake_session: FakeSession) -> None:
+    app = AgentApp(fake_session.options, session=fake_session)
+    async with app.run_test(size=SIZE) as pilot:
+        prompt = app.prompt_area
+        await type_prompt(pilot, "/cost")
+        await type_prompt(pilot, "/model")
+        await pilot.press(*"draft")
+        await pilot.press("up")
+        assert prompt.text == "/model"
+        await pilot.press("up")
+        assert prompt.text == "/cost"
+        await pilot.press("down", "down")
+        assert prompt.text == "draft"
+        await pilot.press("ctrl+j", "x")
+        assert prompt.text == "draft\nx"
+        assert not fake_session.submitted  # slash commands never reach the engine
+
+
+async def test_ctrl_c_twice_quits(fake_session: FakeSession) -> None:
+    app = AgentApp(fake_session.options, session=fake_session)
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.press("ctrl+c")
+        assert app.is_running
+        await pilot.press("ctrl+c")
+        await pilot.pause()
+    assert app.return_code == 0
+
+
+async def test_f1_help_lists_every_binding_and_command(fake_session: FakeSession) -> None:
+    app = AgentApp(fake_session.options, session=fake_session)
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.press("f1")
+        assert isinstance(app.screen, HelpScreen)
+        await pilot.press("escape")
+        assert not isinstance(app.screen, HelpScreen)
+
+
+async def test_clear_and_unknown_slash_commands(fake_session: FakeSession) -> None:
+    app = AgentApp(fake_session.options, session=fake_session, permission_grace_s=0)
+    async with app.run_test(size=SIZE) as pilot:
+        await type_prompt(pilot, "/nonsense")
+        await type_prompt(pilot, "/cost")
+        assert any(m.startswith("session: ") for m in markers(app))
+        await type_prompt(pilot, "/clear")
+        await pilot.pause()
+        assert fake_session.cleared == 1 and not app.query(TurnView)
+
+
+async def test_old_turns_leave_the_dom_and_come_back(fake_session: FakeSession) -> None:
+    app = AgentApp(fake_session.options, session=fake_session, permission_grace_s=0, max_mounted_turns=2)
+    async with app.run_test(size=SIZE) as pilot:
+        for n in range(3):
+            await type_prompt(pilot, f"turn {n}")
+            await wait_until(pilot, lambda: isinstance(app.screen, PermissionDialog))
+            await pilot.pause()
+            await pilot.press("1")
+            await wait_until(pilot, lambda: not app.controller.busy)
+        conversation = app.conversation
+        assert len(conversation.turns) == 3 and len(conversation.mounted_views) == 2
+        assert str(conversation.mounted_views[0].query_one(UserPrompt).render()) == "turn 1"
+        assert await conversation.restore_earlier() == 1
+        await pilot.pause()
+        first = conversation.mounted_views[0]
+        assert str(first.query_one(UserPrompt).render()) == "turn 0"
+        assert first.query(ToolCallBlock)  # re-created from the records, tools included
