@@ -14,6 +14,7 @@ from __future__ import annotations
 import time
 from typing import TYPE_CHECKING, Any
 
+from .compaction import maybe_auto_compact
 from .events import (
     LoopStopped,
     RequestSent,
@@ -45,6 +46,7 @@ def run_turn(session: AgentSession, prompt: str) -> None:
     try:
         while True:
             check_limits(session, turn)
+            maybe_auto_compact(session)
             turn.iterations += 1
             result = call_model(session, turn.iterations)
             turn.last_stop_reason = result.stop_reason

@@ -38,3 +38,7 @@ class AgentOptions:
     session_id: str | None = None
     #: offline model pacing: seconds per streamed chunk (0 = as fast as possible)
     offline_delay: float | None = None
+    #: compact automatically when the next request would pass this share of the window (0 = never)
+    auto_compact_threshold: float = 0.8
+    #: override the model's context window (tests, proxies with smaller limits)
+    context_window: int | None = None

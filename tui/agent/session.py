@@ -17,6 +17,7 @@ from tui.tools.base import SessionState, Tool, ToolContext
 
 from .bus import EventBus
 from .client import make_client, use_offline
+from .context import ContextTracker
 from .dispatch import INTERRUPTED_TEXT, Dispatcher
 from .events import Event, FileChangedOutside, Notice
 from .options import AgentOptions
@@ -98,6 +99,7 @@ class AgentSession:
             interactive=options.interactive,
             parallel=options.parallel_tools,
         )
+        self.context = ContextTracker(self)
         self.session_id = options.session_id or new_session_id()
         self.transcript: Transcript | None = None
         self._transcript_sub: Any = None
@@ -227,9 +229,23 @@ class AgentSession:
                 ]}
             )
 
-    def record_usage(self, usage: dict[str, Any]) -> None:
+    def record_usage(self, usage: dict[str, Any], measure_context: bool = True) -> None:
         add_usage(self.usage_totals, usage)
         self.cost_usd += usage_cost(usage, self.options.model)
+        if measure_context:
+            self.context.observe(usage)
+
+    def resume(self, target: str | Path) -> Any:
+        """Continue a saved session of this project (id, id prefix or path); see resume.py."""
+        from .resume import resume_into
+
+        return resume_into(self, target)
+
+    def compact(self, focus: str = "") -> Any:
+        """Summarise older turns now (/compact); blocking, call it off the UI thread."""
+        from .compaction import compact
+
+        return compact(self, focus)
 
     def end_turn(self, turn: Turn) -> None:
         pass
@@ -283,6 +299,7 @@ class AgentSession:
         self.turn_count = 0
         self.state.read_hashes.clear()
         self.state.todos.clear()
+        self.context.reset()
         self.close_transcript()
         self.session_id = new_session_id()
         self._open_transcript()

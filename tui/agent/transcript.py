@@ -36,6 +36,35 @@ def sessions_folder(base: Path, project_dir: Path) -> Path:
     return base / "projects" / project_slug(project_dir)
 
 
+def lock_file(handle: Any) -> bool:
+    """Take an exclusive advisory lock on an open session file; False when another owner holds it."""
+    try:
+        import fcntl
+    except ImportError:  # no flock on this platform: one process per file is then up to the user
+        return True
+    try:
+        fcntl.flock(handle.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)
+        return True
+    except OSError:
+        return False
+
+
+def seal_partial_line(path: Path, handle: Any) -> None:
+    """End a half-written last line (a killed writer) so the next record starts on its own line."""
+    try:
+        with open(path, "rb") as reader:
+            reader.seek(0, os.SEEK_END)
+            if reader.tell() == 0:
+                return
+            reader.seek(-1, os.SEEK_END)
+            if reader.read(1) == b"\n":
+                return
+        handle.write("\n")
+        handle.flush()
+    except OSError:
+        pass
+
+
 class Transcript:
     """Writes one session's JSONL file; thread-safe; never raises on I/O errors."""
 
@@ -45,6 +74,7 @@ class Transcript:
         self._lock = threading.Lock()
         self._file: Any = None
         self.failed = False
+        self.locked_elsewhere = False
         self._header: dict[str, Any] | None = None
 
     def _open(self) -> bool:
@@ -59,6 +89,14 @@ class Transcript:
         except OSError as exc:
             self._fail(exc)
             return False
+        if not lock_file(self._file):
+            self._file.close()
+            self._file = None
+            self.failed = True
+            self.locked_elsewhere = True
+            self._on_error(f"Another agent-tui process is writing this session ({self.path}); this one goes on unsaved.")
+            return False
+        seal_partial_line(self.path, self._file)
         if self._header is not None:
             header, self._header = self._header, None
             self._file.write(json.dumps(header, ensure_ascii=False) + "\n")

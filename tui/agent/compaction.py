@@ -1,0 +1,169 @@
+"""Compaction: replace older turns with a model-written summary, keep recent turns verbatim.
+
+The new history is one user message holding the summary (and the user's focus), then the
+recent messages exactly as they were. The cut falls on a user-prompt boundary when one
+leaves enough recent turns, otherwise just before an assistant message, so every
+tool_use keeps its tool_result. Memory files stay where they always are, in system[].
+The summary request is an ordinary streamed call with the same system and tools and a
+plain instruction not to call tools; it fails safe: on any error the history stays as it
+was and the failure is reported in CompactionFinished.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+from .context import summary_budget
+from .events import CompactionFinished, CompactionStarted, Event
+from .request import build_request
+from .retry import backoff_delay, classify
+from .stream import StreamError, StreamInterrupted, run_stream
+
+if TYPE_CHECKING:
+    from .session import AgentSession
+
+#: messages kept verbatim at least (when a cut point allows it)
+KEEP_MESSAGES = 6
+SUMMARY_HEADER = "[Summary of the earlier conversation, written when the context was compacted]"
+INSTRUCTION = (
+    "The conversation so far is about to be compacted to save context. Do not call any tools. "
+    "Write a concise but complete summary of it for yourself to continue the work from: the user's goals "
+    "and instructions (quote exact requirements), decisions made, files read or changed (with paths) and "
+    "what changed in them, commands run and their outcomes, errors met and how they were solved, and what "
+    "remains to do. Use short headed sections and bullet points. Reply with the summary only."
+)
+
+
+@dataclass
+class CompactionResult:
+    ok: bool
+    summary: str
+    messages_before: int
+    messages_after: int
+    detail: str = ""
+
+
+def _is_prompt(message: dict[str, Any]) -> bool:
+    """A user message that starts a turn (holds no tool_result)."""
+    if message.get("role") != "user":
+        return False
+    content = message.get("content")
+    if isinstance(content, str):
+        return True
+    return not any(isinstance(b, dict) and b.get("type") == "tool_result" for b in content or ())
+
+
+def choose_cut(messages: list[dict[str, Any]], keep: int = KEEP_MESSAGES) -> int | None:
+    """Index of the first message kept verbatim, or None when nothing can be summarised."""
+    limit = len(messages) - keep
+    prompts = [i for i in range(1, len(messages)) if _is_prompt(messages[i]) and i <= limit]
+    if prompts:
+        return prompts[-1]
+    replies = [i for i in range(2, len(messages)) if messages[i].get("role") == "assistant"]
+    fitting = [i for i in replies if i <= limit]
+    if fitting:
+        return fitting[-1]
+    return replies[-1] if replies else None
+
+
+def _summary_request_messages(older: list[dict[str, Any]], focus: str) -> list[dict[str, Any]]:
+    instruction = INSTRUCTION + (f"\n\nPay particular attention to: {focus}" if focus else "")
+    block = {"type": "text", "text": instruction}
+    if older and older[-1].get("role") == "user":
+        last = older[-1]
+        content = last["content"] if isinstance(last["content"], list) else [{"type": "text", "text": last["content"]}]
+        return [*older[:-1], {"role": "user", "content": [*content, block]}]
+    return [*older, {"role": "user", "content": [block]}]
+
+
+def compacted_history(summary: str, focus: str, kept: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The new history: the summary as a user message (merged into a kept prompt), then `kept`."""
+    text = f"{SUMMARY_HEADER}\n\n{summary.strip()}"
+    if focus:
+        text += f"\n\nThe user asked to focus on: {focus}"
+    block = {"type": "text", "text": text}
+    if kept and kept[0].get("role") == "user":
+        first = kept[0]
+        content = first["content"] if isinstance(first["content"], list) else [{"type": "text", "text": first["content"]}]
+        return [{"role": "user", "content": [block, *content]}, *kept[1:]]
+    return [{"role": "user", "content": [block]}, *kept]
+
+
+def request_summary(session: AgentSession, older: list[dict[str, Any]], focus: str) -> str:
+    """Ask the model for the summary (retrying what a retry can mend); raises RuntimeError on failure."""
+    opts = session.options
+    body = build_request(
+        model=opts.model, max_tokens=summary_budget(session), system=session.system_blocks(),
+        tools=session.tool_definitions(), messages=_summary_request_messages(older, focus),
+    )
+    params = {k: v for k, v in body.items() if k != "stream"}
+    quiet: Any = lambda event: None  # noqa: E731 - the summary's deltas are not part of a turn
+    attempts = opts.max_retries + 1
+    for attempt in range(1, attempts + 1):
+        try:
+            result = run_stream(session.client(), params, iteration=0, publish=quiet, cancel=session.cancel_event)
+        except StreamInterrupted:
+            raise RuntimeError("interrupted by the user") from None
+        except StreamError as exc:
+            failure = classify(exc.cause, opts.model)
+            if not failure.retryable or attempt == attempts:
+                raise RuntimeError(failure.message) from None
+            if session.cancel_event.wait(backoff_delay(attempt, opts.retry_base_delay, opts.retry_max_delay,
+                                                       failure.retry_after)):
+                raise RuntimeError("interrupted by the user") from None
+            continue
+        session.record_usage(result.usage, measure_context=False)
+        summary = "\n\n".join(b.get("text", "") for b in result.message.get("content", ()) if b.get("type") == "text")
+        if result.stop_reason not in ("end_turn", "max_tokens", "stop_sequence") or not summary.strip():
+            raise RuntimeError(f"the model gave no summary (stop_reason {result.stop_reason})")
+        return summary
+    raise RuntimeError("no attempt left")
+
+
+def compact(session: AgentSession, focus: str = "", *, automatic: bool = False) -> CompactionResult:
+    """Summarise older turns and continue from summary + recent turns. Never leaves a broken history."""
+    focus = focus.strip()
+    if not automatic:
+        if session.running:
+            raise RuntimeError("Cannot compact while a turn is running.")
+        session.cancel_event.clear()
+    before = list(session.messages)
+    used, _ = session.context.current()
+    publish: Any = session.publish
+    publish(CompactionStarted(automatic=automatic, used_tokens=used))
+    cut = choose_cut(before)
+    if cut is None:
+        session.context.stuck_at = len(before)
+        return _finish(publish, CompactionResult(False, "", len(before), len(before),
+                                                 "There is too little history to compact yet."))
+    try:
+        summary = request_summary(session, before[:cut], focus)
+    except RuntimeError as exc:
+        session.context.stuck_at = len(before)
+        return _finish(publish, CompactionResult(False, "", len(before), len(before),
+                                                 f"Compaction failed, the history is unchanged: {exc}."))
+    after = compacted_history(summary, focus, before[cut:])
+    session.messages = after
+    if session.transcript:
+        session.transcript.write({"type": "compaction", "automatic": automatic, "focus": focus, "summary": summary,
+                                  "messages_before": len(before), "messages": after})
+    session.context.reset()
+    result = _finish(publish, CompactionResult(True, summary, len(before), len(after),
+                                               f"Compacted {cut} older messages into a summary."))
+    session.context.publish()
+    return result
+
+
+def _finish(publish: Any, result: CompactionResult) -> CompactionResult:
+    event: Event = CompactionFinished(summary=result.summary, messages_before=result.messages_before,
+                                      messages_after=result.messages_after, ok=result.ok, detail=result.detail)
+    publish(event)
+    return result
+
+
+def maybe_auto_compact(session: AgentSession) -> CompactionResult | None:
+    """Compact before the next request when it would pass the threshold (called on the loop thread)."""
+    if not session.context.should_compact():
+        return None
+    return compact(session, automatic=True)
