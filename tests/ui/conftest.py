@@ -14,7 +14,7 @@ from tui.agent.options import AgentOptions
 
 from .fake_engine import FakeSession
 
-for _key in [k for k in os.environ if k.startswith("TEXTUAL_")] + ["NO_COLOR", "FORCE_COLOR"]:
+for _key in [k for k in os.environ if k.startswith("TEXTUAL_") and not k.startswith("TEXTUAL_SNAPSHOT")] + ["NO_COLOR", "FORCE_COLOR"]:
     os.environ.pop(_key, None)
 
 SIZE = (140, 45)
