@@ -13,6 +13,8 @@ import asyncio
 import dataclasses
 import os
 import re
+import site
+import sys
 import tomllib
 import weakref
 from pathlib import Path
@@ -41,10 +43,17 @@ def user_theme_dir() -> Path:
 
 
 def theme_dirs() -> list[Path]:
-    """Folders searched for `*.toml` themes, lowest precedence first (missing ones skipped)."""
-    package_copy = Path(__file__).resolve().parents[1] / "builtin_themes"  # installed wheel
-    source_tree = Path(__file__).resolve().parents[2] / "themes"  # running from the repo
-    return [d for d in (package_copy, source_tree, user_theme_dir()) if d.is_dir()]
+    """Folders searched for `*.toml` themes, lowest precedence first (missing ones skipped).
+
+    An installed wheel ships `themes/` as data files (`<prefix>/share/agent-tui/themes`, or
+    under the user base for `pip install --user`) or inside the package (`tui/builtin_themes`);
+    a source checkout reads the repo's `themes/` folder directly.
+    """
+    shipped = [Path(base) / "share" / "agent-tui" / "themes" for base in (sys.prefix, site.getuserbase())]
+    package_copy = Path(__file__).resolve().parents[1] / "builtin_themes"
+    source_tree = Path(__file__).resolve().parents[2] / "themes"
+    candidates = [*shipped, package_copy, source_tree, user_theme_dir()]
+    return [d for d in dict.fromkeys(candidates) if d.is_dir()]
 
 
 def _display(path: Path) -> str:
