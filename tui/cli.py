@@ -88,6 +88,7 @@ def options_from_args(args: argparse.Namespace) -> tuple[object, list[str]]:
         opts.max_budget_tokens = settings.max_budget_tokens
         opts.max_retries = settings.max_retries
         opts.stream_idle_timeout = settings.stream_idle_timeout
+        opts.auto_compact_threshold = getattr(settings, "auto_compact_threshold", opts.auto_compact_threshold)
     if args.model:
         opts.model = args.model
     if args.max_turns is not None:
@@ -135,10 +136,57 @@ def main(argv: list[str] | None = None) -> int:
             return 2
         from tui.headless import run_headless
 
-        return run_headless(opts, prompt, args.output_format, partial=args.include_partial_messages)  # type: ignore[arg-type]
+        try:
+            session = open_session(opts, args, print_mode=True)
+        except LookupError as exc:
+            print(f"agent-tui: {exc}", file=sys.stderr)
+            return 2
+        return run_headless(opts, prompt, args.output_format, partial=args.include_partial_messages,  # type: ignore[arg-type]
+                            session=session)
+    if args.continue_ or args.resume is not None:
+        try:
+            session = open_session(opts, args, print_mode=False)
+        except LookupError as exc:
+            print(f"agent-tui: {exc}", file=sys.stderr)
+            return 2
+        from tui.ui.screens.resume_screen import run_resumed_app
+
+        return run_resumed_app(opts, prompt or None, session, picker=args.resume == "")  # type: ignore[arg-type]
     from tui.ui.app import run_app
 
     return run_app(opts, prompt or None)  # type: ignore[arg-type]
+
+
+def open_session(opts: object, args: argparse.Namespace, *, print_mode: bool) -> object | None:
+    """The session -c / -r ID asks for (None without them); LookupError with a sentence when there is none."""
+    if not args.continue_ and args.resume is None:
+        return None
+    from tui.agent.resume import list_sessions, sessions_base
+    from tui.agent.session import AgentSession
+
+    sessions = list_sessions(opts.project_dir, sessions_base(opts))  # type: ignore[attr-defined]
+    target: str | None = args.resume or None
+    if target is None and args.resume == "":  # -r without an id: the app shows a picker
+        if print_mode:
+            lines = [f"  {s.id}  {s.started}  {s.turns} turns  {s.first_prompt[:60]}" for s in sessions[:20]]
+            listing = "\n".join(lines) if lines else "  (none)"
+            raise LookupError(f"-r needs a session id with -p. Sessions of this project, newest first:\n{listing}")
+        if not sessions:
+            print("agent-tui: no saved session in this project yet; starting a new one.", file=sys.stderr)
+        return None
+    if target is None:  # -c
+        if not sessions:
+            print("agent-tui: no saved session in this project to continue; starting a new one.", file=sys.stderr)
+            return None
+        target = str(sessions[0].path)
+    session = AgentSession(opts)  # type: ignore[arg-type]
+    loaded = session.resume(target)
+    for warning in loaded.warnings:
+        print(f"agent-tui: {warning}", file=sys.stderr)
+    if loaded.session_id != loaded.path.stem:
+        print(f"agent-tui: session {loaded.path.stem} is open in another agent-tui; continuing in a copy, "
+              f"{loaded.session_id}.", file=sys.stderr)
+    return session
 
 
 if __name__ == "__main__":

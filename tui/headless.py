@@ -134,8 +134,10 @@ class HeadlessRenderer:
 
 
 def run_headless(options: AgentOptions, prompt: str, fmt: str = "text", *, partial: bool = False,
-                 out: TextIO = sys.stdout, err: TextIO = sys.stderr, session: AgentSession | None = None) -> int:
+                 out: TextIO | None = None, err: TextIO | None = None, session: AgentSession | None = None) -> int:
     """Run one turn without a UI; returns the process exit code."""
+    out = out or sys.stdout  # resolved per call: sys.stdout may have been replaced since import
+    err = err or sys.stderr
     options.interactive = False
     session = session or AgentSession(options)
     if session.offline and not options.offline:
