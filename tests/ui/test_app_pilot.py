@@ -76,9 +76,11 @@ async def test_deny_with_a_reason_goes_back_to_the_engine(fake_session: FakeSess
         await wait_until(pilot, lambda: isinstance(app.screen, PermissionDialog))
         await pilot.pause()
         await pilot.press("4")
-        await pilot.press(*"use a guard clause", "enter")
+        await pilot.press(*"no")  # the reason box has the focus
+        app.screen.query_one("#reason-input").insert_text_at_cursor(", use a guard clause")
+        await pilot.press("enter")
         await wait_until(pilot, lambda: not app.controller.busy)
-        assert fake_session.replies == [PermissionReply(False, reason="use a guard clause")]
+        assert fake_session.replies == [PermissionReply(False, reason="no, use a guard clause")]
         edit = [t for b in app.tool_panel.batches for t in b.tools if t.name == "Edit"][0]
         assert edit.state == "denied"
 

@@ -1,0 +1,52 @@
+"""Snapshot tests at 140×45 on the scripted fake engine with a fixed clock (deterministic)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from textual.pilot import Pilot
+
+from tui.agent.options import AgentOptions
+from tui.ui.app import AgentApp
+from tui.ui.screens.permission_dialog import PermissionDialog
+
+from .conftest import SIZE, type_prompt, wait_until
+from .fake_engine import FakeSession
+
+FIXED_NOW = 1_700_000_100.0
+
+
+def snapshot_app() -> AgentApp:
+    options = AgentOptions(offline=True, interactive=True, project_dir=Path("/demo/project"), transcript=False)
+    session = FakeSession(options, fixed_clock=True)
+    return AgentApp(options, session=session, permission_grace_s=0)
+
+
+async def _freeze(pilot: Pilot) -> None:
+    app = pilot.app
+    app.prompt_area.cursor_blink = False
+    app.status.clock = lambda: 0.0
+    app.tool_panel.clock = lambda: FIXED_NOW
+
+
+def test_main_screen_after_a_turn(snap_compare) -> None:
+    async def run_before(pilot: Pilot) -> None:
+        await _freeze(pilot)
+        await type_prompt(pilot, "find the TODOs and fix one")
+        await wait_until(pilot, lambda: isinstance(pilot.app.screen, PermissionDialog))
+        await pilot.pause()
+        await pilot.press("1")
+        await wait_until(pilot, lambda: not pilot.app.controller.busy)
+        await pilot.pause()
+
+    assert snap_compare(snapshot_app(), terminal_size=SIZE, run_before=run_before)
+
+
+def test_permission_dialog_with_a_diff(snap_compare) -> None:
+    async def run_before(pilot: Pilot) -> None:
+        await _freeze(pilot)
+        await type_prompt(pilot, "find the TODOs and fix one")
+        await wait_until(pilot, lambda: isinstance(pilot.app.screen, PermissionDialog))
+        await pilot.pause()
+
+    assert snap_compare(snapshot_app(), terminal_size=SIZE, run_before=run_before)
