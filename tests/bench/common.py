@@ -1,0 +1,122 @@
+"""Helpers shared by the benchmarks: rows, medians, child processes with their peak RSS, demo projects."""
+
+from __future__ import annotations
+
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+REPO = Path(__file__).resolve().parents[2]
+
+
+def disable_nagle_in_fake_api() -> None:
+    """Make the loopback FakeAPI send each SSE chunk at once.
+
+    Without TCP_NODELAY its many small writes meet the client's delayed ACK and every request on a
+    reused connection stalls about 40 ms (measured: 44 ms per bare SDK call, 1.5 ms with it set).
+    That stall belongs to the fake server, not to any client, so the benchmarks switch it off.
+    """
+    from tests.fakeapi import server
+
+    server._Handler.disable_nagle_algorithm = True
+PYTHON = sys.executable
+
+
+@dataclass
+class Settings:
+    """How hard to try: `quick` uses fewer repetitions."""
+
+    quick: bool = False
+
+    def reps(self, full: int, quick: int = 2) -> int:
+        return quick if self.quick else full
+
+
+def row(benchmark: str, value: float | None, baseline: float | None, goal: str, *, unit: str = "",
+        met: bool | None = None, note: str = "", ratio: float | None = None, baseline_label: str = "") -> dict[str, Any]:
+    """One table row; `ratio` defaults to value / baseline."""
+    if ratio is None and value is not None and baseline:
+        ratio = value / baseline
+    return {"benchmark": benchmark, "value": value, "baseline": baseline, "ratio": ratio, "goal": goal,
+            "unit": unit, "met": met, "note": note, "baseline_label": baseline_label}
+
+
+def median(values: list[float]) -> float:
+    return statistics.median(values) if values else float("nan")
+
+
+def percentile(values: list[float], p: float) -> float:
+    """Nearest-rank percentile (p in 0..100)."""
+    ordered = sorted(values)
+    if not ordered:
+        return float("nan")
+    k = max(0, min(len(ordered) - 1, int(round(p / 100 * len(ordered) + 0.5)) - 1))
+    return ordered[k]
+
+
+@dataclass
+class ChildRun:
+    wall_s: float
+    peak_rss_mib: float
+    returncode: int
+    stdout: str
+    stderr: str
+
+
+def run_child(argv: list[str], *, env: dict[str, str] | None = None, cwd: Path | None = None,
+              timeout: float = 120.0, stdin: str | None = None) -> ChildRun:
+    """Run a process; wall time from spawn to exit and its own peak RSS (os.wait4, not the max over all children)."""
+    out = tempfile.TemporaryFile()
+    err = tempfile.TemporaryFile()
+    start = time.perf_counter()
+    proc = subprocess.Popen(argv, env=env, cwd=cwd, stdout=out, stderr=err,
+                            stdin=subprocess.PIPE if stdin is not None else subprocess.DEVNULL)
+    if stdin is not None:
+        assert proc.stdin is not None
+        proc.stdin.write(stdin.encode())
+        proc.stdin.close()
+    deadline = start + timeout
+    while True:
+        pid, status, usage = os.wait4(proc.pid, os.WNOHANG)
+        if pid:
+            break
+        if time.perf_counter() > deadline:
+            proc.kill()
+            pid, status, usage = os.wait4(proc.pid, 0)
+            break
+        time.sleep(0.002)
+    wall = time.perf_counter() - start
+    proc.returncode = os.waitstatus_to_exitcode(status)
+    out.seek(0)
+    err.seek(0)
+    return ChildRun(wall, usage.ru_maxrss / 1024, proc.returncode, out.read().decode(errors="replace"),
+                    err.read().decode(errors="replace"))
+
+
+def bench_env(home: Path, **extra: str) -> dict[str, str]:
+    """A clean environment: a throwaway HOME, no real keys, nothing that phones home."""
+    env = {k: v for k, v in os.environ.items() if not k.startswith("ANTHROPIC_")}
+    env.update({"HOME": str(home), "XDG_CONFIG_HOME": str(home / ".config"), "XDG_DATA_HOME": str(home / ".local/share"),
+                "XDG_STATE_HOME": str(home / ".local/state"), "PYTHONPATH": str(REPO)})
+    env.update(extra)
+    return env
+
+
+def fmt(value: float | None, unit: str) -> str:
+    if value is None:
+        return "—"
+    if unit == "s":
+        return f"{value:.2f} s"
+    if unit == "ms":
+        return f"{value:.1f} ms"
+    if unit == "MiB":
+        return f"{value:.0f} MiB"
+    if unit == "%":
+        return f"{value:.1f} %"
+    return f"{value:.3g}{(' ' + unit) if unit else ''}"
