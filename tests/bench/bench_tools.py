@@ -20,7 +20,7 @@ if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
 from tui.tools.base import SessionState, ToolContext  # noqa: E402
-from tui.tools.glob_tool import GlobTool  # noqa: E402
+from tui.tools.glob_tool import GlobTool, glob_args  # noqa: E402
 from tui.tools.grep import GrepTool  # noqa: E402
 from tui.tools.read import ReadTool  # noqa: E402
 from tui.tools.ripgrep import find_rg  # noqa: E402
@@ -82,6 +82,13 @@ def search_rows(tree: Path = STDLIB) -> list[dict[str, Any]]:
         compare("Grep count -i 'deprecated' type=py (stdlib, s)",
                 lambda: grep.run({"pattern": "deprecated", "-i": True, "type": "py", "output_mode": "count"}, ctx),
                 raw_rg(["-c", "-i", "-t", "py", "deprecated"], tree)),
+        # the same searches against rg run with our exact flags (hidden files, .gitignore outside git):
+        # what the tool itself adds (process handling, mtime sort, formatting)
+        compare("Glob **/*.py vs rg with the tool's flags (s)", lambda: glob.run({"pattern": "**/*.py"}, ctx),
+                raw_rg(glob_args("**/*.py")[0], tree)),
+        compare("Grep files 'def __init__' vs rg with the tool's flags (s)",
+                lambda: grep.run({"pattern": "def __init__"}, ctx),
+                raw_rg(grep.build_args({"pattern": "def __init__"}, "files_with_matches", None), tree)),
     ]
 
 

@@ -1,0 +1,100 @@
+"""Run every benchmark, print the table and write tests/bench/results/latest.json.
+
+    python -m tests.bench            # full: medians over several repetitions
+    python -m tests.bench --quick    # fewer repetitions
+    python -m tests.bench --only print engine
+
+Each figure is measured against its baseline in the same run. Benchmarks never fail on speed:
+the exit code is 0 whenever every benchmark could run.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import json
+import platform
+import sys
+import time
+import traceback
+from pathlib import Path
+from typing import Any
+
+if __package__ in (None, ""):  # `python tests/bench/run.py`
+    sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
+
+from tests.bench.common import REPO, Settings, fmt, row  # noqa: E402
+
+RESULTS = REPO / "tests/bench/results/latest.json"
+#: (short name, module, title) in table order
+SUITES = [
+    ("print", "tests.bench.bench_print", "-p scripted session vs Claude Code"),
+    ("launch", "tests.bench.bench_launch", "app launch to first frame"),
+    ("engine", "tests.bench.bench_engine", "loop overhead, parallel tools, cache reads"),
+    ("app", "tests.bench.bench_app", "streaming, keystroke echo, long sessions"),
+    ("tools", "tests.bench.bench_tools", "Grep and Glob vs raw rg"),
+]
+
+
+def run_suite(module_name: str, settings: Settings) -> list[dict[str, Any]]:
+    try:
+        module = importlib.import_module(module_name)
+    except ImportError as exc:
+        return [row(module_name.rsplit(".", 1)[-1], None, None, "", note=f"not available: {exc}")]
+    try:
+        if module_name.endswith("bench_tools"):
+            return list(module.run())
+        return list(module.measure(settings))
+    except Exception as exc:  # one broken benchmark must not hide the others
+        traceback.print_exc()
+        return [row(module_name.rsplit(".", 1)[-1], None, None, "", note=f"failed: {type(exc).__name__}: {exc}")]
+
+
+def table(rows: list[dict[str, Any]]) -> str:
+    """A Markdown table: benchmark, figure, baseline, ratio, goal, met."""
+    lines = ["| benchmark | figure | baseline | ratio | goal | met |", "|---|---|---|---|---|---|"]
+    for r in rows:
+        unit = r.get("unit", "")
+        base = fmt(r.get("baseline"), unit) if r.get("baseline") is not None else "—"
+        if r.get("baseline_label"):
+            base += f" ({r['baseline_label']})"
+        ratio = f"{r['ratio']:.2f}×" if r.get("ratio") is not None else "—"
+        met = {True: "yes", False: "**no**", None: "—"}[r.get("met")]
+        name = r["benchmark"] + (f" — {r['note']}" if r.get("note") else "")
+        lines.append(f"| {name} | {fmt(r.get('value'), unit)} | {base} | {ratio} | {r.get('goal', '')} | {met} |")
+    return "\n".join(lines)
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m tests.bench", description=__doc__,
+                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--quick", action="store_true", help="fewer repetitions")
+    parser.add_argument("--only", nargs="+", choices=[s[0] for s in SUITES], help="run only these suites")
+    parser.add_argument("--out", type=Path, default=RESULTS, help="where to write the JSON")
+    args = parser.parse_args(argv)
+    settings = Settings(quick=args.quick)
+    rows: list[dict[str, Any]] = []
+    started = time.time()
+    for name, module_name, title in SUITES:
+        if args.only and name not in args.only:
+            continue
+        print(f"-- {name}: {title}", file=sys.stderr, flush=True)
+        t = time.perf_counter()
+        suite_rows = run_suite(module_name, settings)
+        for r in suite_rows:
+            r.setdefault("suite", name)
+        rows.extend(suite_rows)
+        print(f"   {time.perf_counter() - t:.1f} s", file=sys.stderr, flush=True)
+    print(table(rows))
+    report = {"generated": time.strftime("%Y-%m-%dT%H:%M:%S", time.localtime(started)), "quick": args.quick,
+              "machine": {"python": platform.python_version(), "platform": platform.platform(),
+                          "cpus": __import__("os").cpu_count()},
+              "rows": rows}
+    args.out.parent.mkdir(parents=True, exist_ok=True)
+    args.out.write_text(json.dumps(report, indent=1, default=str) + "\n")
+    print(f"wrote {args.out}", file=sys.stderr)
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
