@@ -7,6 +7,7 @@ import os
 import re
 from pathlib import Path
 from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
 import pathspec
@@ -83,24 +84,60 @@ class GlobTool(Tool):
                 return ToolResult(content="No files found")
         pattern = pattern.removeprefix("./")
         args, full_match = glob_args(pattern)
-        result = run_rg(args, root, ctx)
+        newest = NewestFiles(root, full_match)
+        # one worker stats files while this thread keeps draining rg's pipe, so rg never stalls
+        with ThreadPoolExecutor(max_workers=1, thread_name_prefix="glob-stat") as stat_worker:
+            result = run_rg(args, root, ctx, on_lines=lambda batch: stat_worker.submit(newest.add, batch))
         if result.returncode == 2 and not result.lines:
             raise rg_failure(result.stderr, "Glob")
-        names = result.lines
-        if full_match is not None:
-            names = [name for name in names if full_match(name)]
-        if not names:
+        if not newest.count:
             return ToolResult(content="No files found", meta={"count": 0})
-        newest = heapq.nsmallest(MAX_RESULTS, ((-_mtime(root / name), name) for name in names))
         prefix = relative_arg(root, ctx)
-        shown = [os.path.join(prefix, name) if prefix else name for _, name in newest]
+        shown = [os.path.join(prefix, name) if prefix else name for name in newest.names()]
         text = "\n".join(shown)
-        if len(names) > MAX_RESULTS:
+        if newest.count > MAX_RESULTS:
             text += (
                 f"\n(Results are truncated: showing the {MAX_RESULTS} most recently modified of "
-                f"{len(names):,} matching files. Use a more specific path or pattern.)"
+                f"{newest.count:,} matching files. Use a more specific path or pattern.)"
             )
-        return ToolResult(content=text, meta={"count": len(names)})
+        return ToolResult(content=text, meta={"count": newest.count})
+
+
+class NewestFiles:
+    """Keeps the MAX_RESULTS most recently modified of the names fed to it, counting them all."""
+
+    def __init__(self, root: Path, match: Callable[[str], Any] | None) -> None:
+        self.root = str(root)
+        self.match = match
+        self.heap: list[tuple[float, str]] = []
+        self.count = 0
+
+    def add(self, names: list[str]) -> None:
+        heap, match = self.heap, self.match
+        # stat relative to an open folder: the kernel skips walking the root's path each time
+        try:
+            root_fd = os.open(self.root, os.O_RDONLY | os.O_DIRECTORY)
+        except OSError:
+            return
+        try:
+            for name in names:
+                if not name or (match is not None and not match(name)):
+                    continue
+                self.count += 1
+                try:
+                    item = (os.stat(name, dir_fd=root_fd).st_mtime, name)
+                except OSError:
+                    item = (0.0, name)
+                if len(heap) < MAX_RESULTS:
+                    heapq.heappush(heap, item)
+                elif item > heap[0]:
+                    heapq.heapreplace(heap, item)
+        finally:
+            os.close(root_fd)
+
+    def names(self) -> list[str]:
+        """Newest first; equal times by name."""
+        return [name for _, name in sorted(self.heap, key=lambda item: (-item[0], item[1]))]
 
 
 def glob_args(pattern: str) -> tuple[list[str], Callable[[str], Any] | None]:
@@ -110,6 +147,8 @@ def glob_args(pattern: str) -> tuple[list[str], Callable[[str], Any] | None]:
     into a custom file type (which honours ignore rules) and a pattern with folders is
     matched in Python with gitignore semantics (pathspec).
     """
+    if pattern.startswith("**/") and "/" not in pattern[3:].rstrip("/"):
+        pattern = pattern[3:]  # "**/*.py" is just "*.py" at any depth: rg's file type does it alone
     name_part = pattern.rstrip("/").rsplit("/", 1)[-1]
     args = [*COMMON_FLAGS, "--files", EXCLUDE_GIT]
     if name_part and name_part != "**" and not name_part.startswith("!"):
@@ -155,8 +194,3 @@ def expand_braces(pattern: str, limit: int = 256) -> list[str]:
     return out
 
 
-def _mtime(path: Path) -> float:
-    try:
-        return os.stat(path).st_mtime
-    except OSError:
-        return 0.0

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
 from tui.tools.base import Tool, ToolContext, ToolError, ToolResult
@@ -161,7 +162,18 @@ class GrepTool(Tool):
         max_lines = None
         if mode == "content":
             max_lines = head_limit + 1 if head_limit else MAX_CONTENT_LINES
-        result = run_rg(args, ctx.project_dir, ctx, max_lines=max_lines)
+        mtimes: dict[str, float] = {}
+        if mode == "files_with_matches":
+            # a worker stats files (to sort newest first) while this thread drains rg's pipe
+
+            def stat_batch(batch: list[str]) -> None:
+                for name in batch:
+                    mtimes[name] = _mtime(ctx.project_dir, name)
+
+            with ThreadPoolExecutor(max_workers=1, thread_name_prefix="grep-stat") as stat_worker:
+                result = run_rg(args, ctx.project_dir, ctx, on_lines=lambda batch: stat_worker.submit(stat_batch, batch))
+        else:
+            result = run_rg(args, ctx.project_dir, ctx, max_lines=max_lines)
         notes: list[str] = []
         if result.returncode == 2:
             if not result.lines:
@@ -169,7 +181,7 @@ class GrepTool(Tool):
             notes.append(f"Some files could not be searched: {result.stderr.strip().splitlines()[0][:200]}")
         lines = result.lines
         if mode == "files_with_matches" and lines:
-            lines = sorted(lines, key=lambda name: (-_mtime(ctx.project_dir, name), name))
+            lines = sorted(lines, key=lambda name: (-mtimes.get(name, 0.0), name))
         total_entries = len(lines)
         if head_limit and len(lines) > head_limit:
             lines = lines[:head_limit]

@@ -8,6 +8,7 @@ import selectors
 import shutil
 import subprocess
 import sysconfig
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -45,10 +46,18 @@ class RgOutput:
     stopped_early: bool  # max_lines was reached and rg was stopped
 
 
-def run_rg(args: list[str], cwd: Path, ctx: ToolContext, max_lines: int | None = None) -> RgOutput:
+def run_rg(
+    args: list[str],
+    cwd: Path,
+    ctx: ToolContext,
+    max_lines: int | None = None,
+    on_lines: Callable[[list[str]], None] | None = None,
+) -> RgOutput:
     """Run rg with `args` in `cwd`, collecting stdout lines; stops rg after `max_lines` lines.
 
-    Polls `ctx.cancel` so an interrupt ends a long search at once.
+    `on_lines` gets each batch of complete lines as rg prints them, so per-file work
+    (like stat for sorting by mtime) overlaps with the search. Polls `ctx.cancel` so an
+    interrupt ends a long search at once.
     """
     try:
         proc = subprocess.Popen(
@@ -60,6 +69,7 @@ def run_rg(args: list[str], cwd: Path, ctx: ToolContext, max_lines: int | None =
     out_chunks: list[bytes] = []
     err_chunks: list[bytes] = []
     newlines, stopped = 0, False
+    pending = bytearray()
     selector = selectors.DefaultSelector()
     selector.register(proc.stdout, selectors.EVENT_READ, out_chunks)
     selector.register(proc.stderr, selectors.EVENT_READ, err_chunks)
@@ -75,6 +85,12 @@ def run_rg(args: list[str], cwd: Path, ctx: ToolContext, max_lines: int | None =
                     selector.unregister(key.fileobj)
                     continue
                 key.data.append(data)
+                if key.data is out_chunks and on_lines is not None:
+                    pending += data
+                    cut = pending.rfind(b"\n")
+                    if cut >= 0:
+                        on_lines(pending[:cut].decode("utf-8", errors="replace").split("\n"))
+                        del pending[: cut + 1]
                 if key.data is out_chunks and max_lines is not None:
                     newlines += data.count(b"\n")
                     if newlines >= max_lines:
@@ -86,6 +102,8 @@ def run_rg(args: list[str], cwd: Path, ctx: ToolContext, max_lines: int | None =
         selector.close()
         proc.stdout.close()
         proc.stderr.close()
+    if on_lines is not None and pending:
+        on_lines([pending.decode("utf-8", errors="replace")])
     text = b"".join(out_chunks).decode("utf-8", errors="replace")
     lines = text.split("\n")
     if lines and lines[-1] == "":
