@@ -167,8 +167,9 @@ class BashTool(Tool):
     def _run_command(
         self, command: str, cwd: Path, cwd_file: str, timeout_ms: int, notes: list[str], ctx: ToolContext
     ) -> ToolResult:
-        # the EXIT trap records where the command ended, so a `cd` carries over to the next call
-        script = f"trap 'pwd > {shlex.quote(cwd_file)}' EXIT\n{command}"
+        # the EXIT trap records where the command ended, so a `cd` carries over to the next call;
+        # it shares the command's first line so bash's error messages keep the right line numbers
+        script = f"trap 'pwd > {shlex.quote(cwd_file)}' EXIT; {command}"
         env = dict(os.environ, PAGER="cat", GIT_PAGER="cat", GIT_TERMINAL_PROMPT="0")
         try:
             proc = subprocess.Popen(

@@ -44,7 +44,7 @@ def os_error(exc: OSError, action: str, display: str) -> ToolError:
         return ToolError(f"Permission denied: cannot {action} {display}.")
     if exc.errno == errno.ENAMETOOLONG:
         return ToolError(f"The path is too long to {action}; use a shorter path.")
-    if exc.errno == errno.ENOTDIR:
+    if exc.errno in (errno.ENOTDIR, errno.EEXIST):
         return ToolError(f"Cannot {action} {display}: a part of the path is a file, not a directory.")
     if exc.errno == errno.EROFS:
         return ToolError(f"Cannot {action} {display}: the file system is read-only.")

@@ -11,6 +11,7 @@ from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
 import pathspec
+from pathspec.patterns.gitwildmatch import GitWildMatchPatternError
 
 from tui.tools.base import Tool, ToolContext, ToolError, ToolResult
 from tui.tools.inputs import get_str
@@ -157,7 +158,7 @@ def glob_args(pattern: str) -> tuple[list[str], Callable[[str], Any] | None]:
             return args, None
     try:
         regexes = [pathspec.patterns.GitWildMatchPattern(p).regex for p in expand_braces(pattern)]
-    except (ValueError, TypeError, re.error, pathspec.patterns.GitWildMatchPatternError):
+    except (ValueError, TypeError, re.error, GitWildMatchPatternError):
         raise ToolError(f"Invalid glob pattern {pattern!r}; use wildcards like **/*.py or src/**/*.ts.") from None
     found = [r for r in regexes if r is not None]
     if len(found) == 1:

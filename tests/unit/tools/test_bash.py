@@ -170,3 +170,8 @@ def test_label_and_target(ctx: ToolContext) -> None:
     assert bash.permission_target({"command": "rm -rf build"}, ctx) == "rm -rf build"
     assert bash.label({"command": "x" * 200}, ctx).endswith("…")
     assert not bash.is_concurrency_safe({"command": "ls"}) and bash.kind == "exec"
+
+
+def test_error_line_numbers_match_the_command(ctx: ToolContext) -> None:
+    result = bash.run({"command": "echo $((1/0))"}, ctx)
+    assert "line 1:" in result.text() and result.text().endswith("Exit code: 1")

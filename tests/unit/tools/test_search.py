@@ -166,3 +166,9 @@ def test_labels(tree: Path, ctx: ToolContext) -> None:
 def test_glob_helpers() -> None:
     assert split_globs("*.ts, *.{js,jsx} !*.min.js") == ["*.ts", "*.{js,jsx}", "!*.min.js"]
     assert expand_braces("src/{a,b}/*.{py,pyi}") == ["src/a/*.py", "src/a/*.pyi", "src/b/*.py", "src/b/*.pyi"]
+
+
+@pytest.mark.parametrize("pattern", ["!", "{", "[z-a]"])
+def test_glob_bad_patterns_are_tool_errors(tree: Path, ctx: ToolContext, pattern: str) -> None:
+    with pytest.raises(ToolError):
+        glob.run({"pattern": pattern}, ctx)
