@@ -232,7 +232,8 @@ class ReadTool(Tool):
         bom = bom_encoding(head)
         if bom and bom[0] != "utf-8":
             return self._whole_decoded(f, path, display, first, limit, offset, bom[0], ctx)
-        scanned = scan_lines(f, first, limit)
+        # no more lines than MAX_OUTPUT_CHARS could show: a huge limit must not load a huge file
+        scanned = scan_lines(f, first, min(limit, MAX_OUTPUT_CHARS // 2))
         record_hash(ctx.state, path, scanned.digest)
         decoded, replaced = [], False
         for raw, full_len in scanned.lines:

@@ -197,3 +197,9 @@ def test_100mb_file_read_at_offset_is_fast(project: Path, ctx: ToolContext) -> N
     assert lines[:3] == [f"{n}\t{n:09d} {'x' * 39}" for n in (1_000_000, 1_000_001, 1_000_002)]
     assert "of 2,000,000" in result.text()
     assert elapsed < 2.0  # goal 0.3 s (see tests/bench/bench_tools.py); generous here for loaded CI machines
+
+
+def test_huge_limit_stops_at_output_cap(project: Path, ctx: ToolContext) -> None:
+    (project / "many.txt").write_text("".join(f"row {i}\n" for i in range(200_000)))
+    text = read.run({"file_path": "many.txt", "limit": 10**9}, ctx).text()
+    assert len(text) < 101_000 and "output stopped at 100,000 characters" in text
