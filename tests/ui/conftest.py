@@ -49,7 +49,7 @@ def fake_session(offline_options: Callable[..., AgentOptions]) -> FakeSession:
     return FakeSession(offline_options(), fixed_clock=True)
 
 
-async def wait_until(pilot: Pilot, predicate: Callable[[], object], timeout: float = 8.0) -> None:
+async def wait_until(pilot: Pilot, predicate: Callable[[], object], timeout: float = 15.0) -> None:
     """Let the app run until `predicate()` is true (fails the test after `timeout`)."""
     deadline = time.monotonic() + timeout
     while not predicate():

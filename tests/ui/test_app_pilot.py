@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from concurrent.futures import Future
 
+from textual import events
 from textual.widgets import Markdown
 
 from tui.agent import events as ev
@@ -241,3 +242,15 @@ async def test_old_turns_leave_the_dom_and_come_back(fake_session: FakeSession) 
         first = conversation.mounted_views[0]
         assert str(first.query_one(UserPrompt).render()) == "turn 0"
         assert first.query(ToolCallBlock)  # re-created from the records, tools included
+
+
+async def test_enter_typed_in_a_burst_submits_everything_before_it(fake_session: FakeSession) -> None:
+    """Keys that arrive together ("hi" + Enter in one read) must not submit an empty prompt."""
+    app = AgentApp(fake_session.options, session=fake_session, permission_grace_s=0)
+    async with app.run_test(size=SIZE) as pilot:
+        for key, char in (("h", "h"), ("i", "i"), ("enter", "\r")):
+            app.post_message(events.Key(key, char))
+        await wait_until(pilot, lambda: fake_session.submitted)
+        assert fake_session.submitted == ["hi"] and app.prompt_area.text == ""
+        fake_session.cancel()
+        await wait_until(pilot, lambda: not app.controller.busy)

@@ -49,7 +49,7 @@ def _optional(module: str) -> Any:
 class AgentApp(App[int]):
     """agent-tui: the conversation, live tool activity, permission dialogs, the inspector."""
 
-    CSS_PATH = "app.tcss"
+    CSS_PATH = Path(__file__).with_name("app.tcss")
     TITLE = "agent-tui"
     AUTO_FOCUS = "#prompt"
     BINDINGS: list[Binding] = bindings_for("app")  # type: ignore[assignment]

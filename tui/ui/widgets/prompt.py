@@ -28,13 +28,30 @@ class PromptArea(TextArea):
     def __init__(self, *, id: str | None = None) -> None:
         super().__init__(
             "", id=id, soft_wrap=True, tab_behavior="focus", show_line_numbers=False,
-            compact=True, placeholder="Ask the agent…  (Enter sends · Ctrl+J newline · / for commands)",
+            compact=True, placeholder="Ask the agent…  Enter sends · Ctrl+J newline · /help",
         )
         self.prompt_history: list[str] = []
         self._history_index: int | None = None  # None = editing a new prompt
         self._draft = ""
 
+    # Priority bindings run on the app's queue, while typed characters are inserted from
+    # this widget's own queue; in a burst ("hi" + Enter arriving together) the binding
+    # would run before the characters land. Each action therefore queues itself behind
+    # the keys already waiting here.
+
     def action_submit(self) -> None:
+        self.call_later(self._submit)
+
+    def action_newline(self) -> None:
+        self.call_later(self.insert, "\n")
+
+    def action_history_previous(self) -> None:
+        self.call_later(self._history_previous)
+
+    def action_history_next(self) -> None:
+        self.call_later(self._history_next)
+
+    def _submit(self) -> None:
         text = self.text.strip()
         if not text:
             return
@@ -46,10 +63,7 @@ class PromptArea(TextArea):
         self.clear()
         self.post_message(self.Submitted(text))
 
-    def action_newline(self) -> None:
-        self.insert("\n")
-
-    def action_history_previous(self) -> None:
+    def _history_previous(self) -> None:
         """Recall the previous prompt when the cursor is on the first line; else move up."""
         if self.cursor_location[0] > 0 or not self.prompt_history:
             self.action_cursor_up()
@@ -61,7 +75,7 @@ class PromptArea(TextArea):
             self._history_index -= 1
             self._show(self.prompt_history[self._history_index], at_end=False)
 
-    def action_history_next(self) -> None:
+    def _history_next(self) -> None:
         """Recall the next prompt (then the draft) when the cursor is on the last line."""
         if self.cursor_location[0] < self.document.line_count - 1 or self._history_index is None:
             self.action_cursor_down()

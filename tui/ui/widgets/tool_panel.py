@@ -64,7 +64,12 @@ def timeline_bar(tool: ToolRecord, t0: float, t1: float, width: int = TIMELINE_W
     return bar
 
 
-def render_batch(batch: Batch, now: float) -> RenderableType:
+def timeline_width_for(panel_width: int) -> int:
+    """Timeline columns that still leave room for a readable label in a panel this wide."""
+    return max(6, min(TIMELINE_WIDTH, (panel_width - 14) // 2)) if panel_width else TIMELINE_WIDTH
+
+
+def render_batch(batch: Batch, now: float, timeline_width: int = TIMELINE_WIDTH) -> RenderableType:
     starts = [t.started_at for t in batch.tools if t.started_at is not None]
     ends = [t.finished_at if t.finished_at is not None else now for t in batch.tools if t.started_at is not None]
     t0 = min(starts) if starts else now
@@ -72,14 +77,14 @@ def render_batch(batch: Batch, now: float) -> RenderableType:
     n = len(batch.tools)
     how = "parallel" if batch.parallel and n > 1 else "serial" if n > 1 else ""
     head = Text(f"batch {batch.key[1]}", style="bold")
-    head.append(f" · {n} tool{'s' if n != 1 else ''}" + (f" · {how}" if how else ""), style="grey62")
+    head.append(f" · {n} {how or 'tool'}" + ("s" if n != 1 and not how else ""), style="grey62")
     if starts:
         head.append(f" · {format_seconds(t1 - t0)}", style="grey62")
     table = Table.grid(padding=(0, 1), expand=True)
     table.add_column(width=1)
     table.add_column(ratio=1, no_wrap=True, overflow="ellipsis")
     table.add_column(justify="right", width=7, no_wrap=True)
-    table.add_column(width=TIMELINE_WIDTH + 2, no_wrap=True)
+    table.add_column(width=timeline_width + 2, no_wrap=True)
     for tool in batch.tools:
         glyph, _ = TOOL_STATE_STYLE.get(tool.state, ("?", ""))
         colour = STATE_COLOURS.get(tool.state, "white")
@@ -91,7 +96,7 @@ def render_batch(batch: Batch, now: float) -> RenderableType:
             Text(glyph, style=colour),
             Text(tool.display_label),
             Text(timing, style=colour if not tool.is_final else "grey62"),
-            timeline_bar(tool, t0, t1),
+            timeline_bar(tool, t0, t1, timeline_width),
         )
         if tool.state == "running" and tool.name == "Bash":
             for line in tool.tail_lines():
@@ -115,6 +120,9 @@ class ToolPanel(Vertical):
             yield self._body
 
     def on_mount(self) -> None:
+        self.redraw()
+
+    def on_resize(self) -> None:
         self.redraw()
 
     def add_tool(self, tool: ToolRecord, turn: int) -> None:
@@ -149,8 +157,9 @@ class ToolPanel(Vertical):
             )
         else:
             parts: list[RenderableType] = []
+            width = timeline_width_for(self.size.width - 2)
             for batch in reversed(self.batches):
-                parts.extend([render_batch(batch, now), Text("")])
+                parts.extend([render_batch(batch, now, width), Text("")])
             self._body.update(Group(*parts))
         if self.active and self._timer is None:
             self._timer = self.set_interval(0.1, self.redraw)
