@@ -179,6 +179,7 @@ def open_session(opts: object, args: argparse.Namespace, *, print_mode: bool) ->
             print("agent-tui: no saved session in this project to continue; starting a new one.", file=sys.stderr)
             return None
         target = str(sessions[0].path)
+    opts.interactive = not print_mode  # type: ignore[attr-defined]  # the dispatcher reads it at construction
     session = AgentSession(opts)  # type: ignore[arg-type]
     loaded = session.resume(target)
     for warning in loaded.warnings:

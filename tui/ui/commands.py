@@ -183,3 +183,11 @@ def _permissions(app: AgentApp, args: str) -> None:
 @slash_command("memory", "Show the memory files (AGENTS.md, CLAUDE.md)")
 def _memory(app: AgentApp, args: str) -> None:
     _push_screen_for(app, "tui.ui.screens.memory_screen", "MemoryScreen", "memory")
+
+
+# session commands (/resume, /compact, /export, /undo) register themselves in their screens' modules
+for _module in ("tui.ui.screens.resume_screen", "tui.ui.screens.undo_screen"):
+    try:
+        importlib.import_module(_module)
+    except ImportError:  # a build without them still starts
+        pass

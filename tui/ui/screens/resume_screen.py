@@ -1,0 +1,285 @@
+"""Sessions in the app: the resume picker, showing a resumed history, and /resume /compact /export.
+
+The picker lists this project's saved sessions (date, first prompt, turns, tokens, cost),
+filtered as you type; Enter resumes the highlighted one. Listing, resuming, compacting
+and exporting run in thread workers so the UI never waits on the disk or the API.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from textual import on, work
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Vertical
+from textual.screen import ModalScreen
+from textual.widgets import Input, OptionList, Static
+from textual.widgets.option_list import Option
+
+from tui.agent.resume import SessionInfo, list_sessions, sessions_base
+
+from ..commands import slash_command
+from ..widgets.conversation import TurnView
+from ..widgets.conversation_model import BlockRecord, ToolRecord, TurnRecord
+
+if TYPE_CHECKING:
+    from tui.agent.options import AgentOptions
+
+    from ..app import AgentApp
+
+#: turns mounted at once when a history is shown (older ones load on scroll)
+HISTORY_TAIL_TURNS = 10
+
+
+def session_row(info: SessionInfo) -> str:
+    """One picker line: date, turns, tokens, cost, first prompt."""
+    when = info.started.replace("T", " ")[:16]
+    prompt = " ".join(info.first_prompt.split())[:70] or "(no prompt)"
+    tokens = f"{info.tokens / 1000:.1f}k" if info.tokens >= 1000 else str(info.tokens)
+    return f"{when}  {info.turns:>3} turns  {tokens:>7} tok  ${info.cost:>7.4f}  {prompt}"
+
+
+class ResumeScreen(ModalScreen[str | None]):
+    """Pick a saved session of this project; dismisses with its path, or None."""
+
+    BINDINGS = [Binding("escape", "dismiss_none", "Close")]
+    AUTO_FOCUS = "#resume-filter"
+    DEFAULT_CSS = """
+    ResumeScreen { align: center middle; }
+    #resume-box { width: 90%; height: 80%; border: round $accent; background: $surface; padding: 0 1; }
+    #resume-list { height: 1fr; }
+    """
+
+    def __init__(self, session: Any) -> None:
+        super().__init__()
+        self.session = session
+        self.sessions: list[SessionInfo] = []
+
+    def compose(self) -> ComposeResult:
+        with Vertical(id="resume-box"):
+            yield Static("Resume a session · type to filter · Enter opens · Esc closes", classes="panel-title")
+            yield Input(placeholder="filter by prompt, date or id", id="resume-filter")
+            yield OptionList(id="resume-list")
+            yield Static("", id="resume-status")
+
+    def on_mount(self) -> None:
+        self.query_one("#resume-status", Static).update("Loading sessions…")
+        self._load()
+
+    @work(thread=True, exclusive=True, group="resume-list")
+    def _load(self) -> None:
+        options = self.session.options
+        sessions = list_sessions(options.project_dir, sessions_base(options))
+        current = getattr(self.session, "session_id", None)
+        if self.session.messages:  # the open session is not something to resume
+            sessions = [s for s in sessions if s.id != current]
+        self.app.call_from_thread(self._show, sessions)
+
+    def _show(self, sessions: list[SessionInfo]) -> None:
+        self.sessions = sessions
+        self._filter(self.query_one("#resume-filter", Input).value)
+
+    @on(Input.Changed, "#resume-filter")
+    def _filter_changed(self, event: Input.Changed) -> None:
+        self._filter(event.value)
+
+    def _filter(self, text: str) -> None:
+        words = text.lower().split()
+        shown = [s for s in self.sessions
+                 if all(w in f"{s.first_prompt} {s.started} {s.id}".lower() for w in words)]
+        listing = self.query_one("#resume-list", OptionList)
+        listing.clear_options()
+        listing.add_options([Option(session_row(s), id=str(s.path)) for s in shown])
+        if shown:
+            listing.highlighted = 0
+        status = f"{len(shown)} of {len(self.sessions)} sessions" if self.sessions else "No saved sessions in this project yet."
+        self.query_one("#resume-status", Static).update(status)
+
+    @on(Input.Submitted, "#resume-filter")
+    def _submit_filter(self) -> None:
+        listing = self.query_one("#resume-list", OptionList)
+        if listing.highlighted is not None:
+            option = listing.get_option_at_index(listing.highlighted)
+            self.dismiss(option.id)
+
+    @on(OptionList.OptionSelected, "#resume-list")
+    def _selected(self, event: OptionList.OptionSelected) -> None:
+        self.dismiss(event.option.id)
+
+    def on_key(self, event: Any) -> None:
+        """Up/Down move in the list while typing in the filter."""
+        if event.key in ("up", "down") and isinstance(self.focused, Input):
+            listing = self.query_one("#resume-list", OptionList)
+            listing.action_cursor_up() if event.key == "up" else listing.action_cursor_down()
+            event.stop()
+
+    def action_dismiss_none(self) -> None:
+        self.dismiss(None)
+
+
+# --- showing a history ---------------------------------------------------------------------
+
+
+def _text_of(content: Any) -> str:
+    if isinstance(content, str):
+        return content
+    return "\n".join(b.get("text", "") for b in content or () if isinstance(b, dict) and b.get("type") == "text")
+
+
+def _tool_label(block: dict[str, Any]) -> str:
+    tool_input = block.get("input") or {}
+    main = tool_input.get("command") or tool_input.get("file_path") or tool_input.get("pattern") or ""
+    return f"{block.get('name')}({str(main)[:60]})"
+
+
+def history_records(messages: list[dict[str, Any]]) -> list[TurnRecord]:
+    """TurnRecords for an API history: prompts, replies, thinking and finished tool calls."""
+    turns: list[TurnRecord] = []
+    tools: dict[str, ToolRecord] = {}
+    for message in messages:
+        content = message.get("content")
+        blocks = [{"type": "text", "text": content}] if isinstance(content, str) else list(content or ())
+        if message.get("role") == "user":
+            for block in blocks:
+                if block.get("type") == "tool_result" and block.get("tool_use_id") in tools:
+                    tool = tools[block["tool_use_id"]]
+                    tool.is_error = bool(block.get("is_error"))
+                    tool.state = "error" if tool.is_error else "done"
+                    tool.result_text = _text_of(block.get("content")) if not isinstance(block.get("content"), str) \
+                        else block["content"]
+            prompt = "\n".join(b.get("text", "") for b in blocks if b.get("type") == "text").strip()
+            if prompt:
+                turns.append(TurnRecord(len(turns) + 1))
+                if prompt.startswith("[Summary of the earlier conversation"):
+                    turns[-1].add(BlockRecord("marker", "context compacted: the summary below replaces older turns",
+                                              tone="info", done=True))
+                turns[-1].add(BlockRecord("user", prompt, done=True))
+            continue
+        if not turns:
+            turns.append(TurnRecord(1))
+        for block in blocks:
+            kind = block.get("type")
+            if kind == "text" and block.get("text"):
+                turns[-1].add(BlockRecord("text", block["text"], done=True))
+            elif kind == "thinking" and block.get("thinking"):
+                turns[-1].add(BlockRecord("thinking", block["thinking"], done=True))
+            elif kind == "tool_use":
+                tool = ToolRecord(block.get("id", ""), block.get("name", ""), label=_tool_label(block), state="interrupted")
+                tools[tool.tool_use_id] = tool
+                turns[-1].add(BlockRecord("tool", tool=tool, done=True))
+    return turns
+
+
+async def show_history(app: AgentApp, messages: list[dict[str, Any]]) -> None:
+    """Replace the conversation pane with `messages`: the tail mounted, older turns on scroll."""
+    conversation = app.conversation
+    await app.clear_view()
+    records = history_records(messages)
+    if not records:
+        return
+    tail = records[-HISTORY_TAIL_TURNS:]
+    conversation.turns.extend(records)
+    conversation._first_mounted = len(records) - len(tail)
+    await conversation.mount_all([TurnView(r, rebuild=True) for r in tail])
+    conversation._sync_earlier()
+    app.controller.turn_number = len(records)
+    app.status.usage = dict(app.session.usage_totals)
+    app.status.cost_usd = app.session.cost_usd
+    conversation.jump_to_bottom()
+
+
+# --- resuming from the app -----------------------------------------------------------------
+
+
+def open_picker(app: AgentApp) -> None:
+    """Show the picker; resume the chosen session in a worker, then show its history."""
+    if app.controller.busy:
+        app.notify("A turn is running: press Esc to interrupt it before resuming.", severity="warning")
+        return
+
+    def chosen(path: str | None) -> None:
+        if path:
+            app.run_worker(_resume(app, path), group="resume", exclusive=True)
+
+    app.push_screen(ResumeScreen(app.session), chosen)
+
+
+async def _resume(app: AgentApp, target: str) -> None:
+    import asyncio
+
+    try:
+        loaded = await asyncio.to_thread(app.session.resume, target)
+    except (LookupError, OSError, RuntimeError, ValueError) as exc:
+        app.notify(f"Could not resume: {exc}", severity="error")
+        return
+    await show_history(app, app.session.messages)
+    app.notify(f"Resumed session {loaded.session_id}: {len(app.session.messages)} messages, {loaded.turns} turns.")
+
+
+@slash_command("resume", "Resume a saved session of this project", usage="[id]")
+def _resume_command(app: AgentApp, args: str) -> None:
+    if args:
+        if app.controller.busy:
+            app.notify("A turn is running: press Esc to interrupt it before resuming.", severity="warning")
+            return
+        app.run_worker(_resume(app, args), group="resume", exclusive=True)
+    else:
+        open_picker(app)
+
+
+@slash_command("compact", "Summarise older turns to free context", usage="[focus]")
+async def _compact_command(app: AgentApp, args: str) -> None:
+    import asyncio
+
+    if app.controller.busy:
+        app.notify("A turn is running: press Esc to interrupt it before compacting.", severity="warning")
+        return
+    app.notify("Compacting the conversation…")
+    try:
+        result = await asyncio.to_thread(app.session.compact, args)
+    except RuntimeError as exc:
+        app.notify(str(exc), severity="warning")
+        return
+    if result.ok:
+        await show_history(app, app.session.messages)
+    app.notify(result.detail, severity="information" if result.ok else "warning")
+
+
+@slash_command("export", "Write the conversation as Markdown and JSONL", usage="[path]")
+async def _export_command(app: AgentApp, args: str) -> None:
+    import asyncio
+
+    from tui.agent.export import export_session
+
+    try:
+        md, raw = await asyncio.to_thread(export_session, app.session, args or None)
+    except OSError as exc:
+        app.notify(f"Export failed: {exc.strerror or exc}", severity="error")
+        return
+    where = f"{md}" + (f" and {raw}" if raw else "")
+    await app.controller.add_marker(f"exported to {where}", "info")
+    app.notify(f"Exported to {where}")
+
+
+# --- starting the app on a resumed session -------------------------------------------------
+
+
+def run_resumed_app(options: AgentOptions, prompt: str | None, session: Any, *, picker: bool = False) -> int:
+    """The app on a session resumed by -c / -r ID (its history shown), or with the picker open (-r)."""
+    from ..app import AgentApp
+
+    options.interactive = True
+
+    class ResumedApp(AgentApp):
+        def on_ready(self) -> None:
+            super().on_ready()
+            if session is not None and self.session.messages:
+                self.run_worker(show_history(self, self.session.messages), group="resume")
+            elif picker:
+                open_picker(self)
+
+    app = ResumedApp(options, prompt=prompt, session=session)
+    result = app.run()
+    return int(result or 0) if app.return_code in (None, 0) else int(app.return_code or 1)

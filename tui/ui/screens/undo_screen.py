@@ -1,0 +1,84 @@
+"""/undo: show what reverting the last turn's file changes will do, and do it on Enter."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from rich.syntax import Syntax
+from rich.text import Text
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Vertical, VerticalScroll
+from textual.screen import ModalScreen
+from textual.widgets import Static
+
+from tui.agent.undo import UndoPlan, apply_undo, plan_undo
+
+from ..commands import slash_command
+
+if TYPE_CHECKING:
+    from ..app import AgentApp
+
+_ACTION_WORDS = {"restore": "restore", "delete": "delete (the turn created it)", "unchanged": "already as before",
+                 "nothing": "already gone"}
+
+
+class UndoScreen(ModalScreen[bool]):
+    """The files undo will restore or delete, each with a diff; Enter confirms, Esc cancels."""
+
+    BINDINGS = [Binding("enter", "confirm", "Undo"), Binding("escape", "cancel", "Cancel")]
+    DEFAULT_CSS = """
+    UndoScreen { align: center middle; }
+    #undo-box { width: 90%; height: 85%; border: round $warning; background: $surface; padding: 0 1; }
+    #undo-body { height: 1fr; }
+    """
+
+    def __init__(self, plan: UndoPlan) -> None:
+        super().__init__()
+        self.plan = plan
+
+    def compose(self) -> ComposeResult:
+        plan = self.plan
+        with Vertical(id="undo-box"):
+            yield Static(Text(f"Undo the file changes of turn {plan.turn_id} · Enter undoes · Esc cancels",
+                              style="bold"), classes="panel-title")
+            with VerticalScroll(id="undo-body"):
+                for item in plan.files:
+                    yield Static(Text(f"{item.path}: {_ACTION_WORDS.get(item.action, item.action)}", style="bold"))
+                    diff = item.diff(plan.project_dir)
+                    if diff:
+                        yield Static(Syntax(diff, "diff", theme="ansi_dark", word_wrap=True))
+                if plan.bash_commands:
+                    yield Static(Text("Not tracked: changes made by these Bash commands stay as they are:",
+                                      style="bold"))
+                    for command in plan.bash_commands:
+                        yield Static(Text(f"  $ {command}"))
+
+    def action_confirm(self) -> None:
+        self.dismiss(True)
+
+    def action_cancel(self) -> None:
+        self.dismiss(False)
+
+
+@slash_command("undo", "Revert the file changes of the last turn (shows them first)")
+async def _undo_command(app: AgentApp, args: str) -> None:
+    import asyncio
+
+    if app.controller.busy:
+        app.notify("A turn is running: press Esc to interrupt it before undoing.", severity="warning")
+        return
+    plan = await asyncio.to_thread(plan_undo, app.session)
+    if plan.empty:
+        extra = f" Bash commands of the last turn are not tracked: {'; '.join(plan.bash_commands)}" if plan.bash_commands else ""
+        app.notify("There are no file changes to undo." + extra, severity="warning")
+        return
+
+    async def confirmed(ok: bool | None) -> None:
+        if not ok:
+            app.notify("Undo cancelled; no file was touched.")
+            return
+        lines = await asyncio.to_thread(apply_undo, plan)
+        await app.controller.add_marker("undo: " + "; ".join(lines), "info")
+
+    app.push_screen(UndoScreen(plan), confirmed)
