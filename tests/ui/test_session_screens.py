@@ -66,3 +66,17 @@ async def test_export_writes_into_the_project(offline_options, demo_project) -> 
         folder = demo_project / ".agent-tui" / "exports"
         await wait_until(pilot, lambda: folder.is_dir() and any(folder.glob("*.md")))
         assert "hello there" in next(folder.glob("*.md")).read_text()
+
+
+async def test_continue_opens_the_app_on_the_resumed_history(offline_options) -> None:
+    from tui.ui.screens.resume_screen import resumed_app
+
+    opts = dict(transcript=True, interactive=False)
+    old = saved_session(offline_options(**opts), ["find the TODOs"])
+    session = AgentSession(offline_options(**opts))
+    session.resume(old.session_id)
+    app = resumed_app(session.options, None, session)
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_until(pilot, lambda: app.query(UserPrompt))
+        assert "find the TODOs" in str(app.query(UserPrompt).first().render())
+        assert app.status.usage == session.usage_totals

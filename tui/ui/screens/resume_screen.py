@@ -266,7 +266,7 @@ async def _export_command(app: AgentApp, args: str) -> None:
 # --- starting the app on a resumed session -------------------------------------------------
 
 
-def run_resumed_app(options: AgentOptions, prompt: str | None, session: Any, *, picker: bool = False) -> int:
+def resumed_app(options: AgentOptions, prompt: str | None, session: Any, *, picker: bool = False) -> AgentApp:
     """The app on a session resumed by -c / -r ID (its history shown), or with the picker open (-r)."""
     from ..app import AgentApp
 
@@ -280,6 +280,11 @@ def run_resumed_app(options: AgentOptions, prompt: str | None, session: Any, *, 
             elif picker:
                 open_picker(self)
 
-    app = ResumedApp(options, prompt=prompt, session=session)
+    return ResumedApp(options, prompt=prompt, session=session)
+
+
+def run_resumed_app(options: AgentOptions, prompt: str | None, session: Any, *, picker: bool = False) -> int:
+    """Run `resumed_app` full screen until the user quits; returns the exit code."""
+    app = resumed_app(options, prompt, session, picker=picker)
     result = app.run()
     return int(result or 0) if app.return_code in (None, 0) else int(app.return_code or 1)
