@@ -22,6 +22,13 @@ def snapshot_app() -> AgentApp:
     return AgentApp(options, session=session, permission_grace_s=0)
 
 
+async def _settle(pilot: Pilot) -> None:
+    """Let deferred redraws (thinking fold, anchor scroll) land before the screenshot."""
+    for _ in range(3):
+        await pilot.pause(0.1)
+        await pilot.wait_for_scheduled_animations()
+
+
 async def _freeze(pilot: Pilot) -> None:
     app = pilot.app
     app.prompt_area.cursor_blink = False
@@ -37,7 +44,7 @@ def test_main_screen_after_a_turn(snap_compare) -> None:
         await pilot.pause()
         await pilot.press("1")
         await wait_until(pilot, lambda: not pilot.app.controller.busy)
-        await pilot.pause()
+        await _settle(pilot)
 
     assert snap_compare(snapshot_app(), terminal_size=SIZE, run_before=run_before)
 
@@ -47,6 +54,6 @@ def test_permission_dialog_with_a_diff(snap_compare) -> None:
         await _freeze(pilot)
         await type_prompt(pilot, "find the TODOs and fix one")
         await wait_until(pilot, lambda: isinstance(pilot.app.screen, PermissionDialog))
-        await pilot.pause()
+        await _settle(pilot)
 
     assert snap_compare(snapshot_app(), terminal_size=SIZE, run_before=run_before)
