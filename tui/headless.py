@@ -16,6 +16,7 @@ from tui.agent.events import (
     BlockDelta,
     BlockFinished,
     BlockStarted,
+    CompactionFinished,
     Event,
     LoopStopped,
     Notice,
@@ -91,6 +92,8 @@ class HeadlessRenderer:
             )
         elif isinstance(event, ResponseFinished):
             self.api_ms += event.duration_ms
+        elif isinstance(event, CompactionFinished):
+            self.err.write(f"agent-tui: context compaction: {event.detail}\n")
         elif isinstance(event, LoopStopped):
             self.stopped = event
         elif isinstance(event, TurnFinished):
