@@ -44,19 +44,38 @@ def run_suite(module_name: str, settings: Settings) -> list[dict[str, Any]]:
     try:
         if module_name.endswith("bench_tools"):
             rows = [dict(r) for r in module.run()]
-            for r in rows:  # its rows carry no unit or verdict: seconds, goal "≤ N×"
+            for r in rows:  # its rows carry no unit or verdict: seconds, goal "ratio <= N" or "value < N s"
                 r.setdefault("unit", "s")
-                if r.get("met") is None and r.get("ratio") is not None and "×" in str(r.get("goal", "")):
-                    try:
-                        limit = float(str(r["goal"]).split("≤")[-1].split("×")[0])
-                        r["met"] = r["ratio"] <= limit
-                    except ValueError:
-                        pass
+                if r.get("met") is None:
+                    r["met"] = goal_met(r)
             return rows
         return list(module.measure(settings))
     except Exception as exc:  # one broken benchmark must not hide the others
         traceback.print_exc()
         return [row(module_name.rsplit(".", 1)[-1], None, None, "", note=f"failed: {type(exc).__name__}: {exc}")]
+
+
+def goal_met(r: dict[str, Any]) -> bool | None:
+    """The verdict for a row whose goal reads "ratio <= N", "≤ N×" or "value < N s"."""
+    goal = str(r.get("goal", "")).replace("≤", "<=")
+    for subject in ("ratio", "value"):
+        figure = r.get(subject)
+        if figure is None:
+            continue
+        for op in ("<=", "<"):
+            prefix = f"{subject} {op}"
+            if goal.startswith(prefix):
+                try:
+                    limit = float(goal[len(prefix):].strip().split()[0])
+                except (ValueError, IndexError):
+                    return None
+                return figure <= limit if op == "<=" else figure < limit
+    if goal.startswith("<=") and "×" in goal and r.get("ratio") is not None:
+        try:
+            return r["ratio"] <= float(goal[2:].split("×")[0])
+        except ValueError:
+            return None
+    return None
 
 
 def table(rows: list[dict[str, Any]]) -> str:
@@ -80,7 +99,16 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--quick", action="store_true", help="fewer repetitions")
     parser.add_argument("--only", nargs="+", choices=[s[0] for s in SUITES], help="run only these suites")
     parser.add_argument("--out", type=Path, default=RESULTS, help="where to write the JSON")
+    parser.add_argument("--table", type=Path, metavar="JSON", help="print the table of an earlier run and exit")
     args = parser.parse_args(argv)
+    if args.table:
+        saved = json.loads(args.table.read_text())
+        for r in saved["rows"]:
+            if r.get("met") is None:
+                r["met"] = goal_met(r)
+        print(f"{saved['generated']}{' (--quick)' if saved.get('quick') else ''}, {saved['machine']}")
+        print(table(saved["rows"]))
+        return 0
     settings = Settings(quick=args.quick)
     rows: list[dict[str, Any]] = []
     started = time.time()
