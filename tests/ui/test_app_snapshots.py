@@ -27,6 +27,8 @@ async def _settle(pilot: Pilot) -> None:
     for _ in range(3):
         await pilot.pause(0.1)
         await pilot.wait_for_scheduled_animations()
+    pilot.app.conversation.scroll_end(animate=False, immediate=True)
+    await pilot.pause(0.1)
 
 
 async def _freeze(pilot: Pilot) -> None:
