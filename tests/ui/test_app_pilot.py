@@ -254,3 +254,13 @@ async def test_enter_typed_in_a_burst_submits_everything_before_it(fake_session:
         assert fake_session.submitted == ["hi"] and app.prompt_area.text == ""
         fake_session.cancel()
         await wait_until(pilot, lambda: not app.controller.busy)
+
+
+async def test_permissions_and_memory_commands_open_their_screens(offline_options) -> None:
+    app = AgentApp(offline_options())
+    async with app.run_test(size=SIZE) as pilot:
+        for command, screen_name in (("/permissions", "PermissionsScreen"), ("/memory", "MemoryScreen")):
+            await type_prompt(pilot, command)
+            await wait_until(pilot, lambda: type(app.screen).__name__ == screen_name)
+            app.pop_screen()
+            await pilot.pause()
