@@ -167,6 +167,8 @@ class FakeAPI:
 
 class _Handler(BaseHTTPRequestHandler):
     protocol_version = "HTTP/1.1"
+    # answer at once: without TCP_NODELAY each reply on a kept-alive connection waits ~40 ms for a delayed ACK
+    disable_nagle_algorithm = True
     server: _Server
 
     # -------------------------------------------------------------- plumbing

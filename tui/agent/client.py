@@ -24,14 +24,15 @@ def use_offline(options: AgentOptions) -> bool:
 def make_client(options: AgentOptions) -> Any:
     """An `anthropic.Anthropic` client. Retries are the loop's own (max_retries=0)."""
     import anthropic
-    import httpx2
 
-    timeout = httpx2.Timeout(600.0, connect=5.0, read=options.stream_idle_timeout)
+    from .httplib import httpx
+
+    timeout = httpx.Timeout(600.0, connect=5.0, read=options.stream_idle_timeout)
     if use_offline(options):
         from .offline import OfflineTransport
 
         delay = 0.004 if options.offline_delay is None else options.offline_delay
-        http_client = httpx2.Client(transport=OfflineTransport(options.project_dir, delay=delay), timeout=timeout)
+        http_client = httpx.Client(transport=OfflineTransport(options.project_dir, delay=delay), timeout=timeout)
         return anthropic.Anthropic(
             api_key="offline", base_url="http://offline.invalid", http_client=http_client, max_retries=0
         )

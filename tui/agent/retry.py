@@ -80,7 +80,8 @@ def _fatal_message(status: int, error_type: str | None, api_message: str, model:
 def classify(exc: BaseException, model: str) -> Failure:
     """Map an exception from the SDK or its HTTP layer to a Failure."""
     import anthropic
-    import httpx2
+
+    from .httplib import httpx
 
     if isinstance(exc, IncompleteStream):
         return Failure(True, "stream ended early", "The stream ended without message_stop.")
@@ -108,9 +109,9 @@ def classify(exc: BaseException, model: str) -> Failure:
             msg = f"API error {status} ({error_type or 'error'}) and the server said not to retry: {api_message}"
             return Failure(False, _status_reason(status, error_type), msg, status)
         return Failure(False, f"HTTP {status}", _fatal_message(status, error_type, api_message, model), status)
-    if isinstance(exc, (anthropic.APITimeoutError, httpx2.TimeoutException)):
+    if isinstance(exc, (anthropic.APITimeoutError, httpx.TimeoutException)):
         return Failure(True, "stream stalled", "No data arrived from the API within the read timeout.")
-    if isinstance(exc, (anthropic.APIConnectionError, httpx2.TransportError)):
+    if isinstance(exc, (anthropic.APIConnectionError, httpx.TransportError)):
         return Failure(True, "connection dropped", f"The connection to the API failed: {exc}")
     if isinstance(exc, ValueError) and "JSON" in str(exc):
         return Failure(True, "malformed stream", f"The stream carried malformed tool input: {exc}")

@@ -110,10 +110,8 @@ def run_stream(
                             return
                         if ev.type not in _DERIVED:
                             items.put(("event", ev))
-                except ValueError as exc:
-                    if "tool parameter JSON" not in str(exc):
-                        raise
-                    # the helper cannot accumulate invalid tool JSON: read the rest raw
+                except ValueError:
+                    # the helper cannot accumulate invalid tool JSON (jiter raises): read the rest raw
                     items.put(("invalid_json", None))
                     for ev in stream._raw_stream:
                         if abandon.is_set():
@@ -205,6 +203,9 @@ def run_stream(
         usage = snapshot.usage.model_dump(exclude_none=True, mode="json") if snapshot.usage else {}
         sd = getattr(snapshot, "stop_details", None)
         details = sd.model_dump(exclude_none=True, mode="json") if sd is not None else None
+        if details is None:  # SDKs older than stop_details keep it only in the raw message_delta
+            details = next((d.get("delta", {}).get("stop_details") for _, k, d in raw if k == "message_delta"
+                            and d.get("delta", {}).get("stop_details")), None)
     if not saw_stop or stop_reason is None:
         raise StreamError(IncompleteStream("no message_stop"), message)
     if stop_reason == "refusal" and details:

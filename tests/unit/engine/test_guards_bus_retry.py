@@ -6,7 +6,7 @@ import threading
 import time
 
 import anthropic
-import httpx2
+from tui.agent.httplib import httpx as httpx2
 
 from tui.agent.bus import EventBus
 from tui.agent.events import Notice

@@ -25,6 +25,11 @@ def run_stream(client: anthropic.Anthropic, messages: list[dict[str, Any]] | Non
         return stream.get_final_message()
 
 
+def as_param(message: Any) -> dict[str, Any]:
+    """An assistant message as request input (what `to_param()` gives in newer SDKs)."""
+    return {"role": "assistant", "content": [b.model_dump(exclude_none=True) for b in message.content]}
+
+
 @pytest.fixture
 def fake_api() -> Any:
     """Factory: `fake_api(script, **kwargs)` starts a server that is stopped after the test."""

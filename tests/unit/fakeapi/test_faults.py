@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import anthropic
-import httpx2
+from tui.agent.httplib import httpx as httpx2
 import pytest
 
 from tests.fakeapi import drop, http_error, model_not_found, no_message_stop, reply, sse_error, stall, text
@@ -44,7 +44,7 @@ def test_sse_error_after_200_raises_api_status_error(fake_api):
     api = fake_api([sse_error(after_events=3, error_type="overloaded_error")])
     with pytest.raises(anthropic.APIStatusError) as info:
         run_stream(make_client(api, max_retries=2))
-    assert info.value.status_code == 200 and info.value.type == "overloaded_error"
+    assert info.value.status_code == 200 and info.value.body["error"]["type"] == "overloaded_error"
     assert len(api.requests) == 1
 
 

@@ -6,7 +6,7 @@ from pathlib import Path
 
 from tests.fakeapi.demo_project import make_demo_project
 from tests.fakeapi.scriptfile import load_script
-from tests.unit.fakeapi.conftest import make_client, run_stream
+from tests.unit.fakeapi.conftest import as_param, make_client, run_stream
 
 SCENARIO = Path(__file__).resolve().parents[3] / "tests/fakeapi/scenarios/three_step.json"
 
@@ -21,7 +21,7 @@ def test_three_step_scenario_loop(fake_api, tmp_path):
     while True:
         final = run_stream(client, messages, system=system)
         stop_reasons.append(final.stop_reason)
-        messages.append(final.to_param())
+        messages.append(as_param(final))
         if final.stop_reason != "tool_use":
             break
         results = [{"type": "tool_result", "tool_use_id": b.id, "content": f"ran {b.name}"}
@@ -29,4 +29,4 @@ def test_three_step_scenario_loop(fake_api, tmp_path):
         messages.append({"role": "user", "content": list(reversed(results))})  # any order is valid
     assert stop_reasons == ["tool_use", "tool_use", "end_turn"]
     assert api.errors == [] and [r.status for r in api.requests] == [200, 200, 200]
-    assert "TODO" in messages[-1]["content"][0].text
+    assert "TODO" in messages[-1]["content"][0]["text"]

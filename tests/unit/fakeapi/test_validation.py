@@ -6,7 +6,7 @@ import anthropic
 import pytest
 
 from tests.fakeapi import pause_turn, reply, text, thinking, tool_use
-from tests.unit.fakeapi.conftest import make_client, run_stream
+from tests.unit.fakeapi.conftest import as_param, make_client, run_stream
 
 TOOL_USE_TURN = {"role": "assistant", "content": [
     {"type": "text", "text": "Reading both."},
@@ -62,7 +62,7 @@ def test_five_cache_breakpoints_are_refused(fake_api):
 
 def test_sampling_parameters_and_prefill_are_refused(fake_api):
     api = fake_api([])
-    assert rejected(api, None, extra_body={"temperature": 0.2}) == "temperature: Extra inputs are not permitted"
+    assert rejected(api, None, extra_body={"temperature": 0.2}, extra_headers={"anthropic-version": "2026-10-21"}) == "temperature: Extra inputs are not permitted"
     prefill = [{"role": "user", "content": "hi"}, {"role": "assistant", "content": "Sure"}]
     assert "must end with a user message" in rejected(api, prefill)
 
@@ -78,7 +78,7 @@ def test_modified_thinking_block_is_refused_and_unchanged_echo_accepted(fake_api
                           stop_reason="tool_use"), reply(text("done"))])
     client = make_client(api)
     first = run_stream(client)
-    echoed = first.to_param()
+    echoed = as_param(first)
     history = [{"role": "user", "content": "go"}, echoed, {"role": "user", "content": [
         {"type": "tool_result", "tool_use_id": first.content[1].id, "content": "def add"}]}]
     tampered = {"role": "assistant", "content": [
@@ -94,5 +94,5 @@ def test_pause_turn_resume_may_end_with_the_assistant_turn(fake_api):
     api = fake_api([pause_turn("docs"), reply(text("found it"))])
     client = make_client(api)
     paused = run_stream(client)
-    resumed = run_stream(client, [{"role": "user", "content": "search"}, paused.to_param()])
+    resumed = run_stream(client, [{"role": "user", "content": "search"}, as_param(paused)])
     assert resumed.content[0].text == "found it" and api.errors == []

@@ -87,7 +87,7 @@ def tools_runner(project: Path) -> StandInTools:
 def make_client(project_dir: Path, delay: float = 0.0) -> tuple[Any, Any]:
     """A real SDK client on the offline transport; returns (client, transport)."""
     import anthropic
-    import httpx2
+    from tui.agent.httplib import httpx as httpx2
 
     from tui.agent.offline import OfflineTransport
 

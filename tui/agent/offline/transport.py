@@ -1,7 +1,7 @@
-"""An httpx2 transport that answers Messages API requests with the offline model.
+"""An httpx transport (httpx2 under SDK 1.x/2.x) that answers Messages API requests with the offline model.
 
 Plugged under the real SDK, so the app runs the exact code path it uses against the API:
-`anthropic.Anthropic(api_key="offline", http_client=httpx2.Client(transport=OfflineTransport(dir)))`.
+`anthropic.Anthropic(api_key="offline", http_client=httpx.Client(transport=OfflineTransport(dir)))`.
 Deliberately free of `anthropic` imports: this module is on the startup path.
 """
 
@@ -15,7 +15,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-import httpx2
+from ..httplib import httpx
 
 from tui.agent.offline.brain import plan_reply
 from tui.agent.offline.sse import encode_sse, message_json
@@ -27,7 +27,7 @@ OFFLINE_MODEL_NAME = "offline-demo"
 _FIRST_TOKEN_DELAYS = 10
 
 
-class PacedEventStream(httpx2.SyncByteStream):
+class PacedEventStream(httpx.SyncByteStream):
     """A response body that yields SSE frames with a pause between deltas, and stops on close.
 
     `close()` may come from another thread (an interrupt) while the consumer is inside a
@@ -66,13 +66,13 @@ class PacedEventStream(httpx2.SyncByteStream):
         self._closed.set()
 
 
-def _error(status: int, kind: str, message: str, request_id: str) -> httpx2.Response:
+def _error(status: int, kind: str, message: str, request_id: str) -> httpx.Response:
     """An API error response: `{"type":"error","error":{...},"request_id":...}`."""
     body = {"type": "error", "error": {"type": kind, "message": message}, "request_id": request_id}
-    return httpx2.Response(status, json=body, headers={"request-id": request_id})
+    return httpx.Response(status, json=body, headers={"request-id": request_id})
 
 
-class OfflineTransport(httpx2.BaseTransport):
+class OfflineTransport(httpx.BaseTransport):
     """Answers `/v1/messages` (streamed or not) and `/v1/messages/count_tokens` offline."""
 
     def __init__(self, project_dir: Path, delay: float = 0.004) -> None:
@@ -87,7 +87,7 @@ class OfflineTransport(httpx2.BaseTransport):
         with self._number_lock:
             return f"req_offline_{next(self._request_numbers)}"
 
-    def handle_request(self, request: httpx2.Request) -> httpx2.Response:
+    def handle_request(self, request: httpx.Request) -> httpx.Response:
         """Routes one request; unknown routes get a 404 in the API's error shape."""
         request_id = self._next_request_id()
         path = request.url.path.rstrip("/")
@@ -102,13 +102,13 @@ class OfflineTransport(httpx2.BaseTransport):
             return _error(400, "invalid_request_error", "The request body must be a JSON object.", request_id)
         if path.endswith("/count_tokens"):
             tokens = {"input_tokens": count_input_tokens(body)}
-            return httpx2.Response(200, json=tokens, headers={"request-id": request_id})
+            return httpx.Response(200, json=tokens, headers={"request-id": request_id})
         problem = request_error(body)
         if problem is not None:
             return _error(400, "invalid_request_error", problem, request_id)
         return self._answer(body, request_id)
 
-    def _answer(self, body: dict[str, Any], request_id: str) -> httpx2.Response:
+    def _answer(self, body: dict[str, Any], request_id: str) -> httpx.Response:
         """Plans the reply and sends it as SSE or as one JSON message."""
         blocks, stop_reason = plan_reply(body, self.project_dir)
         usage = self.cache.usage_for(body)
@@ -117,7 +117,7 @@ class OfflineTransport(httpx2.BaseTransport):
         message_id = "msg_offline_" + hashlib.sha256(seed).hexdigest()[:24]
         if not body.get("stream"):
             message = message_json(blocks, stop_reason, usage, model, message_id=message_id)
-            return httpx2.Response(200, json=message, headers={"request-id": request_id})
+            return httpx.Response(200, json=message, headers={"request-id": request_id})
         frames = encode_sse(blocks, stop_reason, usage, model, message_id=message_id)
         stream = PacedEventStream(frames, self.delay)
         self.last_stream = stream
@@ -126,4 +126,4 @@ class OfflineTransport(httpx2.BaseTransport):
             "content-type": "text/event-stream; charset=utf-8",
             "cache-control": "no-cache",
         }
-        return httpx2.Response(200, headers=headers, stream=stream)
+        return httpx.Response(200, headers=headers, stream=stream)
