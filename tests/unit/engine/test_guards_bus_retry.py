@@ -6,7 +6,7 @@ import threading
 import time
 
 import anthropic
-from tui.agent.httplib import httpx as httpx2
+from tui.agent.httplib import httpx
 
 from tui.agent.bus import EventBus
 from tui.agent.events import Notice
@@ -71,8 +71,8 @@ def test_a_failing_subscriber_does_not_break_the_others():
 
 
 def _status_error(status: int, headers: dict[str, str] | None = None, etype: str = "overloaded_error"):
-    request = httpx2.Request("POST", "http://x/v1/messages")
-    response = httpx2.Response(status, headers=headers or {}, request=request)
+    request = httpx.Request("POST", "http://x/v1/messages")
+    response = httpx.Response(status, headers=headers or {}, request=request)
     body = {"type": "error", "error": {"type": etype, "message": "boom"}}
     return anthropic.APIStatusError("boom", response=response, body=body)
 
@@ -86,8 +86,8 @@ def test_retry_classification():
     assert "claude-x" in classify(_status_error(404, etype="not_found_error"), "claude-x").message
     assert classify(_status_error(200, etype="overloaded_error"), "m").retryable
     assert not classify(_status_error(200, etype="invalid_request_error"), "m").retryable
-    assert classify(httpx2.RemoteProtocolError("peer closed"), "m").retryable
-    assert classify(httpx2.ReadTimeout("slow"), "m").reason == "stream stalled"
+    assert classify(httpx.RemoteProtocolError("peer closed"), "m").retryable
+    assert classify(httpx.ReadTimeout("slow"), "m").reason == "stream stalled"
     assert classify(IncompleteStream(), "m").retryable
 
 

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import anthropic
-from tui.agent.httplib import httpx as httpx2
+from tui.agent.httplib import httpx
 import pytest
 
 from tests.fakeapi import drop, http_error, model_not_found, no_message_stop, reply, sse_error, stall, text
@@ -50,14 +50,14 @@ def test_sse_error_after_200_raises_api_status_error(fake_api):
 
 def test_drop_mid_stream_raises_remote_protocol_error(fake_api):
     api = fake_api([drop(after_events=4)])
-    with pytest.raises((httpx2.RemoteProtocolError, httpx2.ReadError)):
+    with pytest.raises((httpx.RemoteProtocolError, httpx.ReadError)):
         run_stream(make_client(api, max_retries=2))
 
 
 def test_stall_longer_than_read_timeout_raises_read_timeout(fake_api):
     api = fake_api([stall(after_events=3, seconds=3.0)])
-    client = make_client(api, timeout=httpx2.Timeout(5.0, read=0.5))
-    with pytest.raises(httpx2.ReadTimeout):
+    client = make_client(api, timeout=httpx.Timeout(5.0, read=0.5))
+    with pytest.raises(httpx.ReadTimeout):
         run_stream(client)
 
 

@@ -87,13 +87,13 @@ def tools_runner(project: Path) -> StandInTools:
 def make_client(project_dir: Path, delay: float = 0.0) -> tuple[Any, Any]:
     """A real SDK client on the offline transport; returns (client, transport)."""
     import anthropic
-    from tui.agent.httplib import httpx as httpx2
+    from tui.agent.httplib import httpx
 
     from tui.agent.offline import OfflineTransport
 
     transport = OfflineTransport(project_dir, delay=delay)
     client = anthropic.Anthropic(
-        api_key="x", http_client=httpx2.Client(transport=transport), max_retries=0
+        api_key="x", http_client=httpx.Client(transport=transport), max_retries=0
     )
     return client, transport
 

@@ -1,6 +1,6 @@
 """The built-in offline model: deterministic Messages API traffic about the user's real project.
 
-Used when no API key is set or with `--offline`. It plugs under the real SDK as an httpx2
+Used when no API key is set or with `--offline`. It plugs under the real SDK as an httpx
 transport, so everything above the HTTP layer runs exactly as it does against the API.
 Importing this package never imports `anthropic` (it is on the startup path).
 """
