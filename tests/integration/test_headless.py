@@ -86,3 +86,25 @@ def test_fatal_error_exits_non_zero_with_one_line_and_no_traceback(project):
     assert proc.returncode == 1
     assert "API key was rejected" in proc.stderr
     assert "Traceback" not in proc.stderr
+
+
+def test_sigint_interrupts_the_turn_and_exits_130(project):
+    import signal
+    import time
+
+    env = {k: v for k, v in os.environ.items() if not k.startswith("ANTHROPIC_")}
+    env["AGENT_TUI_OFFLINE_DELAY"] = "0.05"
+    proc = subprocess.Popen([sys.executable, "-m", "tui.cli", "-p", "find the TODOs and fix one", "--offline",
+                             "--output-format", "stream-json"], cwd=project, env=env, stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, text=True)
+    assert proc.stdout is not None
+    deadline = time.monotonic() + 30
+    for line in proc.stdout:
+        if json.loads(line)["type"] == "response_started" or time.monotonic() > deadline:
+            break
+    proc.send_signal(signal.SIGINT)
+    out, err = proc.communicate(timeout=30)
+    assert proc.returncode == 130, err
+    result = json.loads(out.splitlines()[-1])
+    assert result["type"] == "result" and result["stop_reason"] == "interrupted"
+    assert "Traceback" not in err

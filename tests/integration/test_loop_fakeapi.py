@@ -338,3 +338,20 @@ def test_invalid_tool_json_becomes_an_error_result(monkeypatch, project):
     assert results[0]["is_error"] and "not valid JSON" in results[0]["content"]
     assert "is_error" not in results[1]
     assert rec.of(LoopStopped)[0].reason == "end_turn"
+
+
+def test_thinking_blocks_go_back_unchanged_with_their_signatures(monkeypatch, project):
+    from tests.fakeapi.script import thinking
+
+    script = [
+        reply(thinking("I should list the files first.", signature="sig-abc"), text("Listing."),
+              tool_use("Glob", {"pattern": "*.py"}), stop_reason="tool_use"),
+        reply("two files"),
+    ]
+    with FakeAPI(script) as api:
+        session, rec = make_session(monkeypatch, api.base_url, project)
+        session.run_turn("list")
+        assert api.errors == []
+        echoed = api.message_requests[1].body["messages"][1]["content"]
+    assert echoed[0] == {"type": "thinking", "thinking": "I should list the files first.", "signature": "sig-abc"}
+    assert [b["type"] for b in echoed] == ["thinking", "text", "tool_use"]
