@@ -130,6 +130,13 @@ class AgentSession:
             project_dir=self.options.project_dir, state=self.state, tool_use_id=tool_use_id, publish=self.publish
         )
 
+    def reload_policy(self) -> None:
+        """Re-read settings and rules (after the folder was trusted), keeping the current mode."""
+        mode = getattr(self.policy, "mode", self.options.permission_mode)
+        self.policy = _default_policy(self.options)
+        self.policy.mode = mode
+        self.dispatcher.policy = self.policy
+
     def prepare(self) -> None:
         """Import the SDK and build the client (about a second); safe to call twice."""
         self.client()

@@ -73,6 +73,8 @@ class Settings:
     auto_compact_threshold: float = 0.8
     #: folders whose own allow rules count (read from the user settings only)
     trusted_folders: list[str] = field(default_factory=list)
+    #: folders whose trust the user declined when asked (not asked again; user settings only)
+    declined_folders: list[str] = field(default_factory=list)
 
 
 @dataclass
@@ -100,16 +102,38 @@ def is_trusted(project_dir: Path, settings: Settings) -> bool:
 
 def trust_folder(project_dir: Path) -> Path:
     """Add `project_dir` to `trusted_folders` in the user settings; returns the file written."""
+    return _remember_folder("trusted_folders", project_dir)
+
+
+def decline_folder(project_dir: Path) -> Path:
+    """Record that the user declined to trust `project_dir`, so the app does not ask again."""
+    return _remember_folder("declined_folders", project_dir)
+
+
+def _remember_folder(key: str, project_dir: Path) -> Path:
     path = user_settings_file()
     data = rule_files.read_settings_file(path)
-    folders = data.setdefault("trusted_folders", [])
+    folders = data.setdefault(key, [])
     if not isinstance(folders, list):
-        raise rule_files.SettingsWriteError(f"{path}: `trusted_folders` is not a list.")
+        raise rule_files.SettingsWriteError(f"{path}: `{key}` is not a list.")
     folder = os.path.realpath(project_dir)
     if folder not in folders:
         folders.append(folder)
         rule_files.write_settings_file(path, data)
     return path
+
+
+def untrusted_allow_rules(loaded: LoadedSettings) -> list[RuleSource]:
+    """The folder's own allow rules that do not count because the folder is not trusted."""
+    return [r for r in loaded.rules if r.kind == "allow" and not r.counts]
+
+
+def should_ask_trust(loaded: LoadedSettings) -> bool:
+    """Ask once per folder: when it has allow rules of its own and the user has not answered yet."""
+    if loaded.trusted or not untrusted_allow_rules(loaded):
+        return False
+    here = os.path.realpath(loaded.project_dir)
+    return here not in {os.path.realpath(os.path.expanduser(f)) for f in loaded.settings.declined_folders}
 
 
 def save_user_setting(key: str, value: Any) -> Path:
@@ -185,14 +209,14 @@ class _Loader:
                 continue  # Claude Code's other keys (hooks, env, model …) are not ours
             if key == "permissions":
                 self.permissions(path, text, value, folder, base_dir)
-            elif key in ("trusted_folders", "projects") and user:
+            elif key in ("trusted_folders", "declined_folders", "projects") and user:
                 self.user_only(path, text, key, value)
             elif key in SCALAR_TYPES or key in ALIASES:
                 self.scalar(path, text, ALIASES.get(key, key), key, value, folder)
-            elif key in ("trusted_folders", "projects"):
+            elif key in ("trusted_folders", "declined_folders", "projects"):
                 self.problem(path, text, key, "only the user settings may set this; ignored.")
             else:
-                known = [*SCALAR_TYPES, "permissions", "trusted_folders", "projects"]
+                known = [*SCALAR_TYPES, "permissions", "trusted_folders", "declined_folders", "projects"]
                 self.problem(path, text, key, f"unknown key{closest_key(key, known)}; ignored.")
 
     def scalar(self, path: Path, text: str, name: str, key: str, value: Any, folder: bool, table: str | None = None) -> None:
@@ -233,12 +257,12 @@ class _Loader:
                 self.problem(path, text, kind, f"{exc} Ignored.", table)
 
     def user_only(self, path: Path, text: str, key: str, value: Any) -> None:
-        if key == "trusted_folders":
+        if key in ("trusted_folders", "declined_folders"):
             folders, problem = check_value("rules", value)
             if problem:
                 self.problem(path, text, key, problem.replace("strings", "folder paths") + "; ignored.")
             else:
-                self.loaded.settings.trusted_folders = list(folders)
+                setattr(self.loaded.settings, key, list(folders))
             return
         if not isinstance(value, dict):
             self.problem(path, text, key, "expected a table of project folders; ignored.")
