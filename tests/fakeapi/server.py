@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import socket
+import sys
 import threading
 import time
 from collections.abc import Callable, Iterable
@@ -37,6 +38,12 @@ class _Server(ThreadingHTTPServer):
     daemon_threads = True
     block_on_close = False
     fake: FakeAPI
+
+    def handle_error(self, request: Any, client_address: Any) -> None:
+        """A client that hangs up (an abandoned stream, a retry) is normal here, not worth a traceback."""
+        if isinstance(sys.exc_info()[1], (ConnectionError, TimeoutError)):
+            return
+        super().handle_error(request, client_address)
 
 
 class FakeAPI:
