@@ -7,11 +7,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from tui.tools.base import Tool, ToolContext, ToolError, ToolResult
+from tui.tools.base import ToolContext, ToolError, ToolResult
 from tui.tools.diffs import snippet, unified_diff
 from tui.tools.fileio import TextFormat, decode_text, missing_path_error, read_existing, save_file
 from tui.tools.freshness import check_fresh
 from tui.tools.inputs import get_bool, get_str
+from tui.tools.kinds import FileChangeTool
 
 _LONE_LF = re.compile(r"(?<!\r)\n")
 _LINE_NUMBER_PREFIX = re.compile(r"^\s*\d+\t", re.MULTILINE)
@@ -60,7 +61,7 @@ def replace_counted(text: str, old: str, new: str, limit: int | None) -> tuple[s
     return "".join(pieces), ranges
 
 
-class EditTool(Tool):
+class EditTool(FileChangeTool):
     name = "Edit"
     description = (
         "Performs exact string replacements in files.\n\n"
@@ -84,20 +85,6 @@ class EditTool(Tool):
         "required": ["file_path", "old_string", "new_string"],
         "additionalProperties": False,
     }
-    read_only = False
-    kind = "edit"
-
-    def is_concurrency_safe(self, tool_input: dict[str, Any]) -> bool:
-        return False
-
-    def permission_target(self, tool_input: dict[str, Any], ctx: ToolContext) -> str | None:
-        path = tool_input.get("file_path")
-        return str(ctx.resolve(path)) if isinstance(path, str) and path and "\x00" not in path else None
-
-    def label(self, tool_input: dict[str, Any], ctx: ToolContext) -> str:
-        target = self.permission_target(tool_input, ctx)
-        return f"{self.name} {ctx.display_path(target)}" if target else self.name
-
     def preview(self, tool_input: dict[str, Any], ctx: ToolContext) -> dict[str, Any]:
         try:
             plan = self.plan(tool_input, ctx)

@@ -13,8 +13,9 @@ from typing import Any
 import pathspec
 from pathspec.patterns.gitwildmatch import GitWildMatchPatternError
 
-from tui.tools.base import Tool, ToolContext, ToolError, ToolResult
+from tui.tools.base import ToolContext, ToolError, ToolResult
 from tui.tools.inputs import get_str
+from tui.tools.kinds import SearchTool
 from tui.tools.ripgrep import COMMON_FLAGS, EXCLUDE_GIT, relative_arg, rg_failure, run_rg, search_root
 
 MAX_RESULTS = 100
@@ -30,7 +31,7 @@ def split_absolute_pattern(pattern: str) -> tuple[Path, str]:
     return Path(*parts[:-1]), parts[-1]
 
 
-class GlobTool(Tool):
+class GlobTool(SearchTool):
     name = "Glob"
     description = (
         "Fast file pattern matching that works with any codebase size.\n\n"
@@ -54,15 +55,6 @@ class GlobTool(Tool):
         "required": ["pattern"],
         "additionalProperties": False,
     }
-    read_only = True
-    kind = "read"
-
-    def permission_target(self, tool_input: dict[str, Any], ctx: ToolContext) -> str | None:
-        path = tool_input.get("path")
-        if isinstance(path, str) and path and "\x00" not in path:
-            return str(ctx.resolve(path))
-        return str(ctx.project_dir)
-
     def label(self, tool_input: dict[str, Any], ctx: ToolContext) -> str:
         pattern = tool_input.get("pattern")
         text = f"Glob {pattern}" if isinstance(pattern, str) else "Glob"

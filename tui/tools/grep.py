@@ -6,8 +6,9 @@ import os
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
-from tui.tools.base import Tool, ToolContext, ToolError, ToolResult
+from tui.tools.base import ToolContext, ToolError, ToolResult
 from tui.tools.inputs import get_bool, get_int, get_str
+from tui.tools.kinds import SearchTool
 from tui.tools.ripgrep import COMMON_FLAGS, EXCLUDE_GIT, relative_arg, rg_failure, run_rg, search_root
 
 OUTPUT_MODES = ("content", "files_with_matches", "count")
@@ -59,7 +60,7 @@ def cap_output(lines: list[str], limit: int = MAX_OUTPUT_CHARS) -> tuple[list[st
     return lines, 0
 
 
-class GrepTool(Tool):
+class GrepTool(SearchTool):
     name = "Grep"
     description = (
         "A powerful search tool built on ripgrep.\n\n"
@@ -100,15 +101,6 @@ class GrepTool(Tool):
         "required": ["pattern"],
         "additionalProperties": False,
     }
-    read_only = True
-    kind = "read"
-
-    def permission_target(self, tool_input: dict[str, Any], ctx: ToolContext) -> str | None:
-        path = tool_input.get("path")
-        if isinstance(path, str) and path and "\x00" not in path:
-            return str(ctx.resolve(path))
-        return str(ctx.project_dir)
-
     def label(self, tool_input: dict[str, Any], ctx: ToolContext) -> str:
         pattern = tool_input.get("pattern")
         if not isinstance(pattern, str):

@@ -4,15 +4,16 @@ from __future__ import annotations
 
 from typing import Any
 
-from tui.tools.base import Tool, ToolContext, ToolError, ToolResult
+from tui.tools.base import ToolContext, ToolError, ToolResult
 from tui.tools.diffs import unified_diff
 from tui.tools.edit import diff_stats
 from tui.tools.fileio import TextFormat, decode_text, read_existing, save_file
 from tui.tools.freshness import check_fresh
 from tui.tools.inputs import get_str
+from tui.tools.kinds import FileChangeTool
 
 
-class WriteTool(Tool):
+class WriteTool(FileChangeTool):
     name = "Write"
     description = (
         "Writes a file to the local filesystem, replacing its content if it exists.\n\n"
@@ -31,20 +32,6 @@ class WriteTool(Tool):
         "required": ["file_path", "content"],
         "additionalProperties": False,
     }
-    read_only = False
-    kind = "edit"
-
-    def is_concurrency_safe(self, tool_input: dict[str, Any]) -> bool:
-        return False
-
-    def permission_target(self, tool_input: dict[str, Any], ctx: ToolContext) -> str | None:
-        path = tool_input.get("file_path")
-        return str(ctx.resolve(path)) if isinstance(path, str) and path and "\x00" not in path else None
-
-    def label(self, tool_input: dict[str, Any], ctx: ToolContext) -> str:
-        target = self.permission_target(tool_input, ctx)
-        return f"{self.name} {ctx.display_path(target)}" if target else self.name
-
     def preview(self, tool_input: dict[str, Any], ctx: ToolContext) -> dict[str, Any]:
         try:
             path = ctx.resolve(get_str(tool_input, "file_path", allow_empty=False) or "")
