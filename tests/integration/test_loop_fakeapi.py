@@ -355,3 +355,15 @@ def test_thinking_blocks_go_back_unchanged_with_their_signatures(monkeypatch, pr
         echoed = api.message_requests[1].body["messages"][1]["content"]
     assert echoed[0] == {"type": "thinking", "thinking": "I should list the files first.", "signature": "sig-abc"}
     assert [b["type"] for b in echoed] == ["thinking", "text", "tool_use"]
+
+
+def test_tool_use_with_end_turn_is_not_run_but_answered(monkeypatch, project):
+    script = [reply(text("I would run this"), tool_use("Bash", {"command": "touch ran.txt"}), stop_reason="end_turn"),
+              reply("ok")]
+    with FakeAPI(script) as api:
+        session, rec = make_session(monkeypatch, api.base_url, project, permission_mode="bypassPermissions")
+        session.run_turn("go")
+        session.run_turn("next")
+        assert api.errors == []
+    assert not (project / "ran.txt").exists()
+    assert rec.of(LoopStopped)[0].reason == "end_turn"

@@ -18,12 +18,15 @@ from tui.tools.base import SessionState, Tool, ToolContext
 from .bus import EventBus
 from .client import make_client, use_offline
 from .context import ContextTracker
-from .dispatch import INTERRUPTED_TEXT, Dispatcher
+from .dispatch import Dispatcher
 from .events import Event, FileChangedOutside, Notice
 from .options import AgentOptions
 from .pricing import add_usage, usage_cost
 from .request import build_system, build_tools
 from .transcript import Transcript, new_session_id, sessions_folder
+
+
+NOT_EXECUTED_TEXT = "Not executed: the turn ended before this tool call ran."
 
 
 @dataclass
@@ -224,14 +227,18 @@ class AgentSession:
             self.append_message({"role": "assistant", "content": texts})
 
     def repair_history(self) -> None:
-        """Give any unanswered tool_use an "interrupted" result so the next request is valid."""
+        """Give any unanswered tool_use a "not executed" result so the next request is valid.
+
+        Happens when a turn ends on a response that holds tool_use blocks without asking
+        for them to run (an end_turn with tool calls, an internal error before dispatch).
+        """
         if not self.messages or self.messages[-1].get("role") != "assistant":
             return
         pending = [b for b in self.messages[-1].get("content", ()) if b.get("type") == "tool_use"]
         if pending:
             self.append_message(
                 {"role": "user", "content": [
-                    {"type": "tool_result", "tool_use_id": b["id"], "content": INTERRUPTED_TEXT, "is_error": True}
+                    {"type": "tool_result", "tool_use_id": b["id"], "content": NOT_EXECUTED_TEXT, "is_error": True}
                     for b in pending
                 ]}
             )
