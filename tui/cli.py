@@ -10,8 +10,13 @@ import argparse
 import os
 import sys
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from tui import __version__
+from tui.agent.options import AgentOptions
+
+if TYPE_CHECKING:
+    from tui.agent.session import AgentSession
 
 PERMISSION_MODES = ("default", "acceptEdits", "plan", "bypassPermissions")
 
@@ -63,10 +68,8 @@ def build_parser() -> argparse.ArgumentParser:
     return p
 
 
-def options_from_args(args: argparse.Namespace) -> tuple[object, list[str]]:
+def options_from_args(args: argparse.Namespace) -> tuple[AgentOptions, list[str]]:
     """AgentOptions from settings files and flags (flags win); also the settings problems."""
-    from tui.agent.options import AgentOptions
-
     project_dir = (args.cwd or Path.cwd()).resolve()
     problems: list[str] = []
     settings = None
@@ -123,8 +126,8 @@ def main(argv: list[str] | None = None) -> int:
     except (OSError, ValueError) as exc:
         print(f"agent-tui: {exc}", file=sys.stderr)
         return 2
-    if not opts.project_dir.is_dir():  # type: ignore[attr-defined]
-        print(f"agent-tui: the project directory {opts.project_dir} does not exist.", file=sys.stderr)  # type: ignore[attr-defined]
+    if not opts.project_dir.is_dir():
+        print(f"agent-tui: the project directory {opts.project_dir} does not exist.", file=sys.stderr)
         return 2
     if args.print_mode:
         for problem in problems:
@@ -141,7 +144,7 @@ def main(argv: list[str] | None = None) -> int:
         except LookupError as exc:
             print(f"agent-tui: {exc}", file=sys.stderr)
             return 2
-        return run_headless(opts, prompt, args.output_format, partial=args.include_partial_messages,  # type: ignore[arg-type]
+        return run_headless(opts, prompt, args.output_format, partial=args.include_partial_messages,
                             session=session)
     if args.continue_ or args.resume is not None:
         try:
@@ -151,20 +154,20 @@ def main(argv: list[str] | None = None) -> int:
             return 2
         from tui.ui.screens.resume_screen import run_resumed_app
 
-        return run_resumed_app(opts, prompt or None, session, picker=args.resume == "")  # type: ignore[arg-type]
+        return run_resumed_app(opts, prompt or None, session, picker=args.resume == "")
     from tui.ui.app import run_app
 
-    return run_app(opts, prompt or None)  # type: ignore[arg-type]
+    return run_app(opts, prompt or None)
 
 
-def open_session(opts: object, args: argparse.Namespace, *, print_mode: bool) -> object | None:
+def open_session(opts: AgentOptions, args: argparse.Namespace, *, print_mode: bool) -> AgentSession | None:
     """The session -c / -r ID asks for (None without them); LookupError with a sentence when there is none."""
     if not args.continue_ and args.resume is None:
         return None
     from tui.agent.resume import list_sessions, sessions_base
-    from tui.agent.session import AgentSession
+    from tui.agent.session import AgentSession  # noqa: F811 - the runtime import (the SDK stays lazy)
 
-    sessions = list_sessions(opts.project_dir, sessions_base(opts))  # type: ignore[attr-defined]
+    sessions = list_sessions(opts.project_dir, sessions_base(opts))
     target: str | None = args.resume or None
     if target is None and args.resume == "":  # -r without an id: the app shows a picker
         if print_mode:
@@ -179,8 +182,8 @@ def open_session(opts: object, args: argparse.Namespace, *, print_mode: bool) ->
             print("agent-tui: no saved session in this project to continue; starting a new one.", file=sys.stderr)
             return None
         target = str(sessions[0].path)
-    opts.interactive = not print_mode  # type: ignore[attr-defined]  # the dispatcher reads it at construction
-    session = AgentSession(opts)  # type: ignore[arg-type]
+    opts.interactive = not print_mode  # the dispatcher reads it at construction
+    session = AgentSession(opts)
     loaded = session.resume(target)
     for warning in loaded.warnings:
         print(f"agent-tui: {warning}", file=sys.stderr)

@@ -32,7 +32,7 @@ def make_client(options: AgentOptions) -> Any:
         from .offline import OfflineTransport
 
         delay = 0.004 if options.offline_delay is None else options.offline_delay
-        http_client = httpx.Client(transport=OfflineTransport(options.project_dir, delay=delay), timeout=timeout)
+        http_client: Any = httpx.Client(transport=OfflineTransport(options.project_dir, delay=delay), timeout=timeout)
         return anthropic.Anthropic(
             api_key="offline", base_url="http://offline.invalid", http_client=http_client, max_retries=0
         )

@@ -216,9 +216,11 @@ class Dispatcher:
             return ToolResult(f"Invalid input for {call.name}: {problem}", is_error=True), "error"
         ctx = self.make_context(call.id)
         ctx.cancel = cancel
-        ctx.emit_output = lambda chunk, stream="stdout": self.publish(
-            ToolOutput(tool_use_id=call.id, chunk=chunk, stream=stream)
-        )
+
+        def emit_output(chunk: str, stream: str = "stdout") -> None:
+            self.publish(ToolOutput(tool_use_id=call.id, chunk=chunk, stream=stream))
+
+        ctx.emit_output = emit_output
         allowed, message = self._permit(tool, call, ctx, cancel, outcome)
         if not allowed:
             status = "interrupted" if cancel.is_set() else "denied"

@@ -87,8 +87,8 @@ def classify(exc: BaseException, model: str) -> Failure:
         return Failure(True, "stream ended early", "The stream ended without message_stop.")
     if isinstance(exc, anthropic.APIStatusError):
         status = exc.status_code
-        body = exc.body if isinstance(exc.body, dict) else {}
-        err = body.get("error") if isinstance(body.get("error"), dict) else {}
+        body: dict[str, Any] = exc.body if isinstance(exc.body, dict) else {}
+        err: dict[str, Any] = body["error"] if isinstance(body.get("error"), dict) else {}
         error_type = getattr(exc, "type", None) or err.get("type")
         api_message = err.get("message") or str(exc)
         headers = getattr(exc.response, "headers", None)

@@ -221,7 +221,8 @@ class PermissionPolicy:
     # -- Bash --------------------------------------------------------------------------------
     def _check_bash(self, tool: Tool, command: str, ctx: ToolContext) -> Verdict:
         name = tool.name
-        cwd = Path(ctx.state.bash_cwd) if getattr(ctx.state, "bash_cwd", None) else ctx.project_dir
+        bash_cwd = getattr(ctx.state, "bash_cwd", None)
+        cwd = Path(bash_cwd) if bash_cwd else ctx.project_dir
         parsed = parse_bash(command, cwd)
         if parsed.error is not None:
             return self._unparseable(tool, command, parsed.error)
@@ -316,7 +317,8 @@ class PermissionPolicy:
             writes = [w.paths[0] for w in parsed.writes if not w.harmless and w.paths]
             if not pending and writes:
                 return suggest_path_rule("Edit", writes[0], self.project_dir)
-            return suggest_bash_rule(tool.name, (pending or parsed.commands or [None])[0], command)
+            first = (pending or parsed.commands or [None])[0]  # type: ignore[list-item]
+            return suggest_bash_rule(tool.name, first, command)
         if tool.kind == "edit":
             path = self._target_path(tool, tool_input, target, ctx)
             return suggest_path_rule("Edit", path, self.project_dir) if path else "Edit"

@@ -39,7 +39,8 @@ def snippet(text: str, changed: list[tuple[int, int]], context: int = 3, max_lin
             merged[-1][1] = max(merged[-1][1], hi)
         else:
             merged.append([lo, hi])
-    parts, shown = [], 0
+    parts: list[str] = []
+    shown = 0
     for lo, hi in merged:
         if shown >= max_lines:
             parts.append(f"... ({len(merged) - len(parts)} more changed regions not shown)")

@@ -80,7 +80,7 @@ class GlobTool(SearchTool):
         newest = NewestFiles(root, full_match)
         # one worker stats files while this thread keeps draining rg's pipe, so rg never stalls
         with ThreadPoolExecutor(max_workers=1, thread_name_prefix="glob-stat") as stat_worker:
-            result = run_rg(args, root, ctx, on_lines=lambda batch: stat_worker.submit(newest.add, batch))
+            result = run_rg(args, root, ctx, on_lines=lambda batch: None if stat_worker.submit(newest.add, batch) else None)
         if result.returncode == 2 and not result.lines:
             raise rg_failure(result.stderr, "Glob")
         if not newest.count:
@@ -170,7 +170,9 @@ def expand_braces(pattern: str, limit: int = 256) -> list[str]:
             break
     else:
         return [pattern]
-    options, depth, current = [], 0, []
+    options: list[str] = []
+    current: list[str] = []
+    depth = 0
     for ch in pattern[start + 1 : end]:
         if ch == "," and depth == 0:
             options.append("".join(current))

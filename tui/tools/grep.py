@@ -19,7 +19,9 @@ MAX_CONTENT_LINES = 20_000
 
 def split_globs(value: str) -> list[str]:
     """Globs separated by spaces or commas, keeping `{a,b}` alternatives together."""
-    globs, current, depth = [], [], 0
+    globs: list[str] = []
+    current: list[str] = []
+    depth = 0
     for ch in value:
         if ch == "{":
             depth += 1
@@ -163,7 +165,7 @@ class GrepTool(SearchTool):
                     mtimes[name] = _mtime(ctx.project_dir, name)
 
             with ThreadPoolExecutor(max_workers=1, thread_name_prefix="grep-stat") as stat_worker:
-                result = run_rg(args, ctx.project_dir, ctx, on_lines=lambda batch: stat_worker.submit(stat_batch, batch))
+                result = run_rg(args, ctx.project_dir, ctx, on_lines=lambda batch: None if stat_worker.submit(stat_batch, batch) else None)
         else:
             result = run_rg(args, ctx.project_dir, ctx, max_lines=max_lines)
         notes: list[str] = []

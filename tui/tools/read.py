@@ -235,7 +235,8 @@ class ReadTool(Tool):
         # no more lines than MAX_OUTPUT_CHARS could show: a huge limit must not load a huge file
         scanned = scan_lines(f, first, min(limit, MAX_OUTPUT_CHARS // 2))
         record_hash(ctx.state, path, scanned.digest)
-        decoded, replaced = [], False
+        decoded: list[str] = []
+        replaced = False
         for raw, full_len in scanned.lines:
             if not decoded and first == 1 and raw.startswith(b"\xef\xbb\xbf"):
                 raw, full_len = raw[3:], full_len - 3

@@ -14,15 +14,18 @@ from concurrent.futures import InvalidStateError
 from functools import partial
 from typing import TYPE_CHECKING, Any
 
+from textual.css.query import NoMatches
 from textual.message import Message
+from textual.widget import MountError
 
 from tui.agent import events as ev
 from tui.agent.permission_gate import PermissionReply
 
 from .screens.permission_dialog import PermissionDialog
-from .widgets.blocks import LiveReply, MarkerLine, ThinkingBlock, ToolCallBlock, UserPrompt, format_seconds, frozen_markdown
+from .widgets.blocks import LiveReply, MarkerLine, ThinkingBlock, ToolCallBlock, UserPrompt, format_seconds
 from .widgets.conversation import TurnView
 from .widgets.conversation_model import BlockRecord, ToolRecord, TurnRecord
+from .widgets.reply_stream import ReplyStream
 from .widgets.status_line import human_tokens
 
 if TYPE_CHECKING:
@@ -43,6 +46,10 @@ class EngineEvent(Message):
         self.event = event
 
 
+class EngineEvents(Message):
+    """Engine events are waiting in the app's inbox (posted once per batch, not per event)."""
+
+
 class EventController:
     """Maps engine events to the conversation, tool panel, status line, inspector and dialogs."""
 
@@ -54,13 +61,14 @@ class EventController:
         self.view: TurnView | None = None
         self._local_turn_pending = False
         self._blocks: dict[int, tuple[BlockRecord, Any]] = {}
-        self._live: LiveReply | None = None
+        self._reply: ReplyStream | None = None
         self._tools: dict[str, tuple[ToolRecord, ToolCallBlock | None]] = {}
         self._dirty: set[Any] = set()
         self._flush_scheduled = False
         self._permissions: deque[ev.PermissionRequested] = deque()
         self.dialog: PermissionDialog | None = None
         self._inspector_failed = False
+        self._closed = False
         self.handlers = {
             ev.TurnStarted: self.on_turn_started,
             ev.RequestSent: self.on_request_sent,
@@ -82,12 +90,31 @@ class EventController:
             ev.Notice: self.on_notice,
         }
 
+    @property
+    def closed(self) -> bool:
+        """True once the app is shutting down: events still in flight are dropped."""
+        return self._closed or bool(getattr(self.app, "_exit", False)) or not self.app.is_running
+
+    def close(self) -> None:
+        """Stop handling events (the app is quitting) and the reply's flush timer."""
+        self._closed = True
+        if self._reply is not None:
+            self._reply.cancel()
+
     async def handle(self, event: ev.Event) -> None:
+        if self.closed:
+            return
         if isinstance(event, INSPECTOR_EVENTS):
             self._record_in_inspector(event)
         handler = self.handlers.get(type(event))
-        if handler is not None:
+        if handler is None:
+            return
+        try:
             await handler(event)
+        except (NoMatches, MountError):
+            if not self.closed:
+                raise
+            log.debug("dropped %s: the app is shutting down", event.type)
 
     # --- helpers --------------------------------------------------------------------
 
@@ -123,13 +150,17 @@ class EventController:
             self._flush_scheduled = True
             self.app.set_timer(1 / 30, self._flush)
 
+    def _content_added(self) -> None:
+        if not self.closed:
+            self.conversation.content_added()
+
     def _flush(self) -> None:
         self._flush_scheduled = False
         dirty, self._dirty = self._dirty, set()
         for widget in dirty:
             if widget.is_attached:
                 widget.sync()
-        self.conversation.content_added()
+        self._content_added()
 
     def _sync_tool(self, tool: ToolRecord) -> None:
         _, block = self._tools.get(tool.tool_use_id, (tool, None))
@@ -156,18 +187,11 @@ class EventController:
             log.exception("inspector failed to record %s", event.type)
             self.app.notify("The inspector failed; see the log.", severity="error")
 
-    async def _freeze_live(self) -> None:
-        """Replace the streaming Markdown with its cheap frozen form."""
-        live, self._live = self._live, None
-        if live is None:
-            return
-        await live.close()
-        record = getattr(live, "record", None)
-        if live.is_attached and record is not None:
-            frozen = frozen_markdown(record.text)
-            with self.app.batch_update():
-                await live.parent.mount(frozen, after=live)
-                await live.remove()
+    async def _freeze_live(self, final_text: str | None = None) -> None:
+        """Replace the streaming reply's live tail with its cheap frozen form."""
+        reply, self._reply = self._reply, None
+        if reply is not None:
+            await reply.finish(final_text)
 
     # --- user actions ---------------------------------------------------------------
 
@@ -214,10 +238,12 @@ class EventController:
             record = BlockRecord("text")
             if self.turn:
                 self.turn.add(record)
+            await self._freeze_live()
             live = LiveReply()
-            live.record = record  # type: ignore[attr-defined]
-            self._live = live
-            self._blocks[e.index] = (record, live)
+            reply = ReplyStream(record, live, on_flush=self._content_added)
+            live.stream = reply
+            self._reply = reply
+            self._blocks[e.index] = (record, reply)
             await self._mount(live)
             self.app.status.set_state("streaming")
         elif e.block_type in ("thinking", "redacted_thinking"):
@@ -243,10 +269,8 @@ class EventController:
         if entry is None:
             return
         record, widget = entry
-        if e.delta_type == "text_delta" and isinstance(widget, LiveReply):
-            record.text += e.text
-            await widget.write(e.text)
-            self.conversation.content_added()
+        if e.delta_type == "text_delta" and isinstance(widget, ReplyStream):
+            widget.feed(e.text)  # buffered: one Markdown write per frame, however fast tokens come
         elif e.delta_type == "thinking_delta":
             record.text += e.text
             self._sync_soon(widget)
@@ -258,9 +282,10 @@ class EventController:
         record, widget = entry
         record.done = True
         if record.kind == "text":
-            record.text = e.block.get("text", record.text)
-            if widget is self._live:
-                await self._freeze_live()
+            if widget is self._reply:
+                await self._freeze_live(e.block.get("text", record.text))
+            else:
+                record.text = e.block.get("text", record.text)
         elif record.kind == "thinking":
             record.text = e.block.get("thinking", record.text)
             self._sync_soon(widget)

@@ -8,6 +8,8 @@ later mount slower (feasibility §3).
 
 from __future__ import annotations
 
+from typing import Any
+
 from rich.markdown import Markdown as RichMarkdown
 from rich.text import Text
 from textual.app import ComposeResult
@@ -66,23 +68,16 @@ class UserPrompt(Static):
 
 
 class LiveReply(Markdown):
-    """The reply being streamed; becomes a frozen Static when the block finishes."""
+    """The live tail of the reply being streamed (see `reply_stream.ReplyStream`, which feeds it)."""
 
     def __init__(self) -> None:
         super().__init__("", classes="assistant-text live")
-        self._stream = None
-
-    async def write(self, fragment: str) -> None:
-        """Queue a fragment; the stream coalesces fragments into one append per refresh."""
-        if self._stream is None:
-            self._stream = Markdown.get_stream(self)
-        await self._stream.write(fragment)
+        self.stream: Any = None
 
     async def close(self) -> None:
-        """Stop the stream task so nothing keeps a reference to a pruned widget."""
-        if self._stream is not None:
-            await self._stream.stop()
-            self._stream = None
+        """Stop the stream's flush timer so nothing touches a pruned widget."""
+        if self.stream is not None:
+            self.stream.cancel()
 
 
 class ThinkingBlock(Collapsible):
@@ -165,5 +160,10 @@ def block_widget(record: BlockRecord) -> Widget:
 
 
 def compose_blocks(records: list[BlockRecord]) -> ComposeResult:
+    from .reply_stream import frozen_chunks
+
     for record in records:
-        yield block_widget(record)
+        if record.kind == "text":
+            yield from frozen_chunks(record.text)  # a long reply stays cheap to re-render
+        else:
+            yield block_widget(record)
