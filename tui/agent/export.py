@@ -12,6 +12,8 @@ import shutil
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from .resume import records_in
+
 if TYPE_CHECKING:
     from .session import AgentSession
 
@@ -88,18 +90,6 @@ def records_markdown(records: list[dict[str, Any]], title: str) -> str:
     return "\n\n".join(parts) + "\n"
 
 
-def _read_records(path: Path) -> list[dict[str, Any]]:
-    records = []
-    for line in path.read_text(encoding="utf-8", errors="replace").splitlines():
-        try:
-            record = json.loads(line)
-        except ValueError:
-            continue
-        if isinstance(record, dict):
-            records.append(record)
-    return records
-
-
 def export_session(session: AgentSession, destination: str | Path | None = None) -> tuple[Path, Path | None]:
     """Write `<id>.md` (and copy `<id>.jsonl`) into `destination` or `.agent-tui/exports/`; returns the paths."""
     project_dir = Path(session.options.project_dir)
@@ -117,7 +107,7 @@ def export_session(session: AgentSession, destination: str | Path | None = None)
     stamp = _dt.datetime.now().strftime("%Y-%m-%d %H:%M")
     title = f"agent-tui session {session.session_id} ({session.options.model}, exported {stamp})"
     if source is not None and source.is_file():
-        markdown = records_markdown(_read_records(source), title)
+        markdown = records_markdown(records_in(source.read_bytes()), title)
     else:
         markdown = records_markdown([{"type": "message", "message": m} for m in session.messages], title)
     md_path.write_text(markdown, encoding="utf-8")

@@ -85,7 +85,7 @@ def project_sessions_dir(options: AgentOptions) -> Path:
 # --- listing ------------------------------------------------------------------------
 
 
-def _records(data: bytes, *, skip_first: bool = False) -> list[dict[str, Any]]:
+def records_in(data: bytes, *, skip_first: bool = False) -> list[dict[str, Any]]:
     """The JSON records in a chunk of a file; broken lines (and a cut first line) are skipped."""
     lines = data.split(b"\n")
     if skip_first and lines:
@@ -123,7 +123,7 @@ def session_info(path: Path) -> SessionInfo | None:
                 tail = f.read()
     except OSError:
         return None
-    head_records = _records(head)
+    head_records = records_in(head)
     header = next((r for r in head_records if r.get("type") == "session"), {})
     first_prompt = ""
     for record in head_records:
@@ -132,7 +132,7 @@ def session_info(path: Path) -> SessionInfo | None:
             if first_prompt:
                 break
     turns, tokens, cost = 0, 0, 0.0
-    for record in _records(tail, skip_first=size > HEAD_BYTES):
+    for record in records_in(tail, skip_first=size > HEAD_BYTES):
         event = record.get("event") if record.get("type") == "event" else None
         if event and event.get("type") == "TurnFinished":
             turns = int(event.get("turn_id") or 0)
