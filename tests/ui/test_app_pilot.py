@@ -45,27 +45,23 @@ async def test_offline_turn_streams_reply_and_enter_approves_the_edit(offline_op
         assert app.status.usage.get("output_tokens", 0) > 0
 
 
-async def test_reply_streams_through_markdown_stream_batched(fake_session: FakeSession, monkeypatch) -> None:
-    writes: list[str] = []
+async def test_reply_tokens_are_coalesced_into_few_markdown_writes(offline_options, monkeypatch) -> None:
+    fake_session = FakeSession(offline_options(), delay=0.004)  # tokens spread out as from a real stream
+    deltas: list[ev.BlockDelta] = []
+    fake_session.bus.subscribe(lambda e: deltas.append(e) if isinstance(e, ev.BlockDelta) else None, inline=True)
     appends: list[str] = []
-    original_write, original_append = LiveReply.write, Markdown.append
-
-    async def counting_write(self: LiveReply, fragment: str) -> None:
-        writes.append(fragment)
-        await original_write(self, fragment)
+    original_append = Markdown.append
 
     def counting_append(self: Markdown, markdown: str):
         appends.append(markdown)
         return original_append(self, markdown)
 
-    monkeypatch.setattr(LiveReply, "write", counting_write)
     monkeypatch.setattr(Markdown, "append", counting_append)
     app = AgentApp(fake_session.options, session=fake_session, permission_grace_s=0)
     async with app.run_test(size=SIZE) as pilot:
         await type_prompt(pilot, "hello")
         await wait_until(pilot, lambda: isinstance(app.screen, PermissionDialog))
-        assert len(writes) > 20  # one write per token...
-        assert 0 < len(appends) < len(writes)  # ...coalesced into fewer Markdown appends
+        assert len(deltas) > 30 and 0 < len(appends) < len(deltas) / 3  # one write per frame, not per token
         app.session.cancel()
         await wait_until(pilot, lambda: not app.controller.busy)
 

@@ -25,9 +25,9 @@ from textual.widgets import Button, Footer, Static
 from tui.agent.events import BlockDelta, Event
 from tui.agent.options import AgentOptions
 
-from . import commands
+from . import commands, gc_tuning
 from .bindings import bindings_for
-from .events import EngineEvent, EngineEvents, EventController
+from .events import EngineEvent, EngineEvents, EventController, coalesce_deltas
 from .screens.help_screen import HelpScreen
 from .screens.permission_dialog import DEFAULT_GRACE_S
 from .widgets.app_header import AppHeader
@@ -135,6 +135,7 @@ class AgentApp(App[int]):
         self._subscription = self.session.bus.subscribe(self._forward, inline=True, name="app")
 
     def on_ready(self) -> None:
+        gc_tuning.tune()
         self._prepare_engine()
         if self.initial_prompt:
             self.call_later(self.submit_prompt, self.initial_prompt)
@@ -143,6 +144,7 @@ class AgentApp(App[int]):
     def _prepare_engine(self) -> None:
         """Import the SDK and build the client off the UI thread (≈3 s on a cold start)."""
         self.session.prepare()
+        gc_tuning.tune()  # the SDK's thousands of module objects join the frozen generation
 
     def _forward(self, event: Event) -> None:
         """Bus subscriber, called on the loop thread: queue the event for the UI thread.
@@ -172,7 +174,7 @@ class AgentApp(App[int]):
             batch = list(self._inbox)
             self._inbox.clear()
             self._wake_now = self._wake_later = False  # events from now on wake the UI again
-        for event in batch:
+        for event in coalesce_deltas(batch):
             await self.controller.handle(event)
 
     async def on_engine_event(self, message: EngineEvent) -> None:
@@ -184,6 +186,7 @@ class AgentApp(App[int]):
     def _shut_down(self) -> None:
         """Stop listening to the engine and interrupt its turn (the DOM is going away)."""
         self.controller.close()
+        gc_tuning.restore()
         if self._subscription is not None:
             self._subscription.close()
             self._subscription = None

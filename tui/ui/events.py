@@ -8,6 +8,7 @@ thread, in publish order, one event at a time.
 
 from __future__ import annotations
 
+import dataclasses
 import logging
 from collections import deque
 from concurrent.futures import InvalidStateError
@@ -44,6 +45,26 @@ class EngineEvent(Message):
     def __init__(self, event: ev.Event) -> None:
         super().__init__()
         self.event = event
+
+
+def coalesce_deltas(batch: list[ev.Event]) -> list[ev.Event]:
+    """`batch` with each run of consecutive deltas of one block merged into one delta (order kept)."""
+    out: list[ev.Event] = []
+    run: list[str] = []
+    for event in batch:
+        if isinstance(event, ev.BlockDelta) and out and run:
+            last = out[-1]
+            if (isinstance(last, ev.BlockDelta) and last.index == event.index
+                    and last.iteration == event.iteration and last.delta_type == event.delta_type):
+                run.append(event.text)
+                continue
+        if run and len(run) > 1:
+            out[-1] = dataclasses.replace(out[-1], text="".join(run))  # type: ignore[type-var]
+        run = [event.text] if isinstance(event, ev.BlockDelta) else []
+        out.append(event)
+    if run and len(run) > 1:
+        out[-1] = dataclasses.replace(out[-1], text="".join(run))  # type: ignore[type-var]
+    return out
 
 
 class EngineEvents(Message):

@@ -11,9 +11,12 @@ from __future__ import annotations
 from typing import Any
 
 from rich.markdown import Markdown as RichMarkdown
+from rich.segment import Segment
 from rich.text import Text
 from textual.app import ComposeResult
 from textual.content import Content
+from textual.geometry import Size
+from textual.strip import Strip
 from textual.widget import Widget
 from textual.widgets import Collapsible, Markdown, Static
 
@@ -55,9 +58,54 @@ def format_seconds(seconds: float | None) -> str:
     return f"{int(seconds // 60)} min {int(seconds % 60)} s"
 
 
-def frozen_markdown(text: str) -> Static:
-    """A finished reply as one cheap widget (code blocks still highlighted)."""
-    return Static(RichMarkdown(text, code_theme=CODE_THEME), classes="assistant-text frozen")
+class FrozenMarkdown(Widget):
+    """Finished Markdown drawn with Rich once per width and theme (Line API: no child widgets).
+
+    A `Static(rich Markdown)` renders its Markdown twice per width (once to measure the height,
+    once to draw) and a Textual `Markdown` is a widget per block; this renders once and keeps
+    the lines, so a long reply costs one render however often the screen scrolls past it.
+    """
+
+    DEFAULT_CSS = "FrozenMarkdown { height: auto; }"
+
+    def __init__(self, source: str, *, classes: str = "assistant-text frozen") -> None:
+        super().__init__(classes=classes)
+        self.source = source
+        self._key: tuple[int, str] | None = None
+        self._lines: list[list[Segment]] = []
+        self._strips: dict[int, Strip] = {}
+
+    def _render_lines(self, width: int) -> list[list[Segment]]:
+        key = (width, self.app.theme)
+        if key != self._key:
+            console = self.app.console
+            options = console.options.update(width=max(1, width), height=None, highlight=False)
+            self._lines = console.render_lines(RichMarkdown(self.source, code_theme=CODE_THEME), options,
+                                               style=self.rich_style, pad=True)
+            self._strips.clear()
+            self._key = key
+        return self._lines
+
+    def get_content_height(self, container: Size, viewport: Size, width: int) -> int:
+        return len(self._render_lines(width))
+
+    def render_line(self, y: int) -> Strip:
+        width = self.size.width
+        lines = self._render_lines(width)
+        strip = self._strips.get(y)
+        if strip is None:
+            strip = Strip(lines[y], width) if 0 <= y < len(lines) else Strip.blank(width)
+            self._strips[y] = strip
+        return strip
+
+    def notify_style_update(self) -> None:
+        super().notify_style_update()
+        self._key = None  # colours or theme changed: draw again
+
+
+def frozen_markdown(text: str) -> FrozenMarkdown:
+    """A finished reply (or part of one) as one cheap widget (code blocks still highlighted)."""
+    return FrozenMarkdown(text)
 
 
 class UserPrompt(Static):

@@ -1,0 +1,105 @@
+"""Long replies on screen: the live Markdown stays small, the text is complete, shutdown mid-turn is clean."""
+
+from __future__ import annotations
+
+import threading
+
+from textual.widgets import Markdown
+
+from tui.agent import events as ev
+from tui.ui.app import AgentApp
+from tui.ui.events import coalesce_deltas
+from tui.ui.widgets.blocks import FrozenMarkdown, LiveReply
+from tui.ui.widgets.reply_stream import TAIL_CHARS, split_point
+
+from .conftest import SIZE, wait_until
+from .fake_engine import FakeSession
+
+LAST = "ZENITHWORD"
+
+
+def long_reply(paragraphs: int = 120) -> str:
+    """Prose with a Python code fence (holding blank lines) every 10 paragraphs, ending in LAST."""
+    parts = []
+    for i in range(paragraphs):
+        parts.append(" ".join(f"w{i}_{j}" for j in range(40)))
+        if i % 10 == 5:
+            parts.append("```python\ndef f_%d():\n\n    return %d\n```" % (i, i))
+    parts.append(f"The end: {LAST}")
+    return "\n\n".join(parts)
+
+
+def publish_reply(session: FakeSession, text: str, *, stop: threading.Event | None = None) -> None:
+    """Publish one turn streaming `text` in 3-character deltas (as the loop thread would)."""
+    pub = session.bus.publish
+    pub(ev.TurnStarted(turn_id=1, prompt="write a lot"))
+    pub(ev.BlockStarted(iteration=1, index=0, block_type="text"))
+    for i in range(0, len(text), 3):
+        if stop is not None and stop.is_set():
+            return
+        pub(ev.BlockDelta(iteration=1, index=0, delta_type="text_delta", text=text[i:i + 3]))
+    pub(ev.BlockFinished(iteration=1, index=0, block={"type": "text", "text": text}))
+    pub(ev.TurnFinished(turn_id=1, stop_reason="end_turn", is_error=False, num_iterations=1, duration_ms=10,
+                        usage={"output_tokens": 5000}, cost_usd=0.0, session_usage={}, session_cost_usd=0.0))
+
+
+def test_split_point_never_cuts_inside_a_fence_or_an_indented_line() -> None:
+    text = "para one\n\n```\ncode\n\nmore code\n```\n\n    indented\n\npara two\n"
+    cut = split_point(text)
+    assert text[:cut] == "para one\n\n```\ncode\n\nmore code\n```\n\n    indented\n\n"
+    assert split_point("```\na\n\nb\n") == 0  # an open fence: nowhere safe yet
+    assert split_point("- item\n\n  continued\n") == 0
+
+
+def test_consecutive_deltas_of_one_block_are_merged_in_order() -> None:
+    d = [ev.BlockDelta(iteration=1, index=0, delta_type="text_delta", text=t) for t in "abc"]
+    other = ev.BlockDelta(iteration=1, index=1, delta_type="input_json_delta", text="{")
+    merged = coalesce_deltas([*d, other, d[0]])
+    assert [(e.index, e.text) for e in merged] == [(0, "abc"), (1, "{"), (0, "a")]
+
+
+async def test_long_reply_with_code_fences_is_complete_and_the_live_markdown_stays_small(
+        fake_session: FakeSession) -> None:
+    text = long_reply()
+    assert len(text) > 10 * TAIL_CHARS
+    app = AgentApp(fake_session.options, session=fake_session)
+    live_sizes: list[int] = []
+    async with app.run_test(size=SIZE) as pilot:
+        worker = threading.Thread(target=publish_reply, args=(fake_session, text))
+        worker.start()
+        while worker.is_alive() or app.controller.busy:
+            for live in app.query(LiveReply):
+                live_sizes.append(len(live.source))
+            await pilot.pause(0.01)
+        worker.join()
+        assert not app.query(LiveReply)
+        frozen = list(app.query(FrozenMarkdown))
+        assert len(frozen) > 5  # frozen piece by piece while streaming, not in one go at the end
+        assert "\n\n".join(f.source for f in frozen) == text.strip("\n")  # nothing lost or doubled
+        assert LAST in frozen[-1].source
+        lines = ["".join(seg.text for seg in line) for f in frozen for line in f._render_lines(f.size.width)]
+        start = next(i for i, line in enumerate(lines) if "def f_5():" in line)
+        assert "```" not in "".join(lines)  # every fence rendered as a code block, none cut in half
+        assert "return 5" in lines[start + 2]  # the blank line inside the fence is kept
+        assert app.controller.turn is not None and app.controller.turn.blocks[-2].text == text
+    assert max(live_sizes, default=0) < 3 * TAIL_CHARS
+
+
+async def test_quitting_while_a_turn_still_streams_does_not_crash(fake_session: FakeSession) -> None:
+    app = AgentApp(fake_session.options, session=fake_session)
+    stop = threading.Event()
+    text = long_reply(400)
+    worker = threading.Thread(target=publish_reply, args=(fake_session, text), kwargs={"stop": stop})
+    async with app.run_test(size=SIZE) as pilot:
+        worker.start()
+        await wait_until(pilot, lambda: app.query(LiveReply) or app.query(FrozenMarkdown))
+        app.action_quit_now()  # events keep arriving while the DOM is torn down
+        await pilot.pause()
+    stop.set()
+    worker.join()
+    assert app.return_code == 0
+    # an event delivered after shutdown is dropped, not raised
+    await app.controller.handle(ev.TurnFinished(turn_id=1, stop_reason="end_turn", is_error=False,
+                                                num_iterations=1, duration_ms=1, usage={}, cost_usd=0.0,
+                                                session_usage={}, session_cost_usd=0.0))
+    assert Markdown  # imported for type checkers of the helpers above

@@ -1,0 +1,174 @@
+"""A reply being streamed: tokens are buffered and written once per frame, and only the tail is live.
+
+A Textual `Markdown` gets slower with every block it holds (each append re-splits its source and
+every mount restyles), so a long reply streamed into one widget slows down superlinearly: 20,000
+tokens never finished. Here the live `Markdown` only ever holds the last few KB: when it grows past
+`TAIL_CHARS`, its completed head (up to a blank line outside code fences) is frozen into a cheap
+`Static(rich Markdown)` above it and the live widget restarts with the remainder.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import re
+import time
+from collections.abc import Callable
+from typing import Any
+
+from textual.widget import Widget
+
+from .blocks import LiveReply, frozen_markdown
+from .conversation_model import BlockRecord
+
+#: the live Markdown's source is split once it is longer than this
+TAIL_CHARS = 2500
+#: buffered text is written to the screen at most this often (seconds)
+FLUSH_S = 1 / 30
+#: ...and never more often than this many times the last write took (the frame after it costs
+#: about as much again), so a reply streamed faster than the screen can follow gets fewer, larger
+#: writes instead of starving the thread that receives it (the UI and the loop share the GIL)
+PACE = 6
+#: the longest wait between writes, however slow they get
+MAX_FLUSH_S = 0.25
+#: text arriving faster than this (characters a second; Claude streams ~300-600) is far faster
+#: than anyone reads: then the screen is written every MAX_FLUSH_S, leaving the CPU to the stream
+FAST_CHARS_PER_S = 6000
+
+_FENCE = re.compile(r"^ {0,3}(`{3,}|~{3,})")
+
+
+def split_point(text: str) -> int:
+    """Where `text` can be cut into two Markdown documents that render as one: 0 when nowhere.
+
+    The cut is after the last blank line outside a code fence that is followed by a line
+    starting in column 0 (so it is not inside a list item or an indented block).
+    """
+    fence: str | None = None
+    best = 0
+    pos = 0
+    after_blank = False
+    for line in text.splitlines(keepends=True):
+        if after_blank and fence is None and line[:1] not in (" ", "\t", "\n", "\r") and line.strip():
+            best = pos
+        match = _FENCE.match(line)
+        if fence is None:
+            if match:
+                fence = match.group(1)
+            after_blank = not line.strip()
+        else:
+            if match and match.group(1)[0] == fence[0] and len(match.group(1)) >= len(fence) \
+                    and not line.strip()[len(match.group(1)):].strip():
+                fence = None
+            after_blank = False
+        pos += len(line)
+    return best
+
+
+def frozen_chunks(text: str, chunk_chars: int = TAIL_CHARS) -> list[Widget]:
+    """A finished reply as frozen Statics of about `chunk_chars` each (cheap to re-render and resize)."""
+    chunks: list[Widget] = []
+    rest = text
+    while len(rest) > 2 * chunk_chars:
+        cut = split_point(rest[: 2 * chunk_chars])
+        if not cut:
+            break
+        chunks.append(frozen_markdown(rest[:cut].rstrip("\n")))
+        rest = rest[cut:]
+    if rest.strip() or not chunks:
+        chunks.append(frozen_markdown(rest.strip("\n")))
+    return chunks
+
+
+class ReplyStream:
+    """Feeds one streaming text block into a turn: frozen head chunks plus a small live tail."""
+
+    def __init__(self, record: BlockRecord, live: LiveReply, *, on_flush: Callable[[], None] | None = None,
+                 tail_chars: int = TAIL_CHARS, flush_s: float = FLUSH_S) -> None:
+        self.record = record
+        self.live = live
+        self.on_flush = on_flush
+        self.tail_chars = tail_chars
+        self.flush_s = flush_s
+        #: text not yet written to the live widget
+        self._pending: list[str] = []
+        #: source of the live widget (everything after the frozen chunks)
+        self._tail = ""
+        #: characters of `record.text` already frozen into chunks
+        self._frozen_len = 0
+        self._timer: Any = None
+        self._last_cost = 0.0
+        self._last_flush = time.perf_counter()
+        self._fast = False
+        self._lock = asyncio.Lock()
+        self.finished = False
+        self.chunks: list[Widget] = []
+
+    def feed(self, text: str) -> None:
+        """Take a delta; it reaches the screen with the next flush (at most `flush_s` later)."""
+        self.record.text += text
+        self._pending.append(text)
+        if self._timer is None and not self.finished:
+            delay = MAX_FLUSH_S if self._fast else min(MAX_FLUSH_S, max(self.flush_s, PACE * self._last_cost))
+            self._timer = self.live.set_timer(delay, self._timed_flush)
+
+    async def _timed_flush(self) -> None:
+        self._timer = None
+        await self.flush()
+
+    async def flush(self) -> None:
+        """Write buffered text to the live widget; freeze its head when it grows too long."""
+        started = time.perf_counter()
+        async with self._lock:
+            if self.finished or not self._pending or not self.live.is_attached:
+                return
+            text = "".join(self._pending)
+            self._pending.clear()
+            self._fast = len(text) > FAST_CHARS_PER_S * (started - self._last_flush)
+            self._last_flush = started
+            self._tail += text
+            if len(self._tail) > self.tail_chars and (cut := split_point(self._tail)):
+                head, self._tail = self._tail[:cut], self._tail[cut:]
+                self._frozen_len += cut
+                chunk = frozen_markdown(head.rstrip("\n"))
+                self.chunks.append(chunk)
+                with self.live.app.batch_update():
+                    await self.live.parent.mount(chunk, before=self.live)  # type: ignore[union-attr]
+                    await self.live.update(self._tail)
+            else:
+                await self.live.append(text)
+        self._last_cost = time.perf_counter() - started
+        if self.on_flush is not None:
+            self.on_flush()
+
+    def cancel(self) -> None:
+        """Stop the flush timer (the widget is going away)."""
+        if self._timer is not None:
+            self._timer.stop()
+            self._timer = None
+
+    async def finish(self, final_text: str | None = None) -> None:
+        """Replace the live tail with its frozen form; `final_text` is the block's complete text."""
+        self.cancel()
+        async with self._lock:
+            if self.finished:
+                return
+            self.finished = True
+            self._pending.clear()
+            if final_text is not None:
+                if not final_text.startswith(self.record.text[: self._frozen_len]):
+                    self._frozen_len = 0  # not what was streamed (cannot happen normally): redo it all
+                self.record.text = final_text  # the engine's assembled block is the truth
+            text = self.record.text
+            live = self.live
+            if not live.is_attached:
+                return
+            with live.app.batch_update():
+                if self._frozen_len == 0 and self.chunks:
+                    await live.parent.remove_children(self.chunks)  # type: ignore[union-attr]
+                    self.chunks.clear()
+                tail = text[self._frozen_len:]
+                if tail.strip() or not self.chunks:
+                    await live.parent.mount_all(frozen_chunks(tail), after=live)  # type: ignore[union-attr]
+                await live.remove()
+        if self.on_flush is not None:
+            self.on_flush()
