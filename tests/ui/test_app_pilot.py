@@ -12,7 +12,8 @@ from tui.agent.permission_gate import PermissionReply
 from tui.ui.app import AgentApp
 from tui.ui.screens.help_screen import HelpScreen
 from tui.ui.screens.permission_dialog import PermissionDialog
-from tui.ui.widgets.blocks import LiveReply, MarkerLine, ToolCallBlock, UserPrompt
+from tui.ui.widgets.blocks import MarkerLine, ToolCallBlock, UserPrompt
+from tui.ui.widgets.reply_stream import LiveReply
 from tui.ui.widgets.conversation import TurnView
 
 from .conftest import SIZE, type_prompt, wait_until
@@ -150,15 +151,22 @@ async def test_parallel_permission_requests_queue_one_dialog_at_a_time(fake_sess
 async def test_f2_toggles_the_inspector_and_it_records_calls(fake_session: FakeSession) -> None:
     app = AgentApp(fake_session.options, session=fake_session, permission_grace_s=0)
     async with app.run_test(size=SIZE) as pilot:
-        assert app.inspector is not None and not app.inspector.display
-        await pilot.press("f2")
-        assert app.inspector.display and app.has_class("-show-inspector")
+        assert app.inspector is None  # built on first F2, not at start-up
         await type_prompt(pilot, "fix it")
         await wait_until(pilot, lambda: isinstance(app.screen, PermissionDialog))
         await pilot.pause()
         await pilot.press("1")
         await wait_until(pilot, lambda: not app.controller.busy)
-        assert len(app.inspector.model.calls) == 3
+        await pilot.press("f2")
+        await pilot.pause()
+        assert app.inspector is not None and app.inspector.display and app.has_class("-show-inspector")
+        assert len(app.inspector.model.calls) == 3  # calls made before it existed were kept for it
+        await type_prompt(pilot, "again")
+        await wait_until(pilot, lambda: isinstance(app.screen, PermissionDialog))
+        await pilot.pause()
+        await pilot.press("1")
+        await wait_until(pilot, lambda: not app.controller.busy)
+        assert len(app.inspector.model.calls) == 6
         await pilot.press("f2")
         assert not app.inspector.display
 

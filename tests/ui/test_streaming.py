@@ -9,8 +9,8 @@ from textual.widgets import Markdown
 from tui.agent import events as ev
 from tui.ui.app import AgentApp
 from tui.ui.events import coalesce_deltas
-from tui.ui.widgets.blocks import FrozenMarkdown, LiveReply
-from tui.ui.widgets.reply_stream import TAIL_CHARS, split_point
+from tui.ui.widgets.blocks import FrozenMarkdown
+from tui.ui.widgets.reply_stream import TAIL_CHARS, LiveReply, split_point
 
 from .conftest import SIZE, wait_until
 from .fake_engine import FakeSession

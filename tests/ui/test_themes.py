@@ -193,6 +193,7 @@ async def test_install_applies_the_saved_theme_and_saves_a_switch(isolated_confi
         await pilot.pause()
         assert app.theme == "agent-tui-light"
         assert "textual-dark" in app.available_themes  # built-ins stay
+        await pilot.pause(themes.CHECK_DELAY_S + 0.1)  # checked and watched after the first frame
         assert themes.watcher_of(app) is not None
         app.theme = "agent-tui-high-contrast"
         await pilot.pause()

@@ -29,13 +29,15 @@ from . import commands, gc_tuning
 from .bindings import bindings_for
 from .events import EngineEvent, EngineEvents, EventController, coalesce_deltas
 from .screens.help_screen import HelpScreen
-from .screens.permission_dialog import DEFAULT_GRACE_S
 from .widgets.app_header import AppHeader
 from .widgets.conversation import MAX_MOUNTED_TURNS, Conversation
 from .widgets.prompt import PromptArea, PromptRow
 from .widgets.status_line import StatusLine
 from .widgets.tool_panel import ToolPanel
 
+#: keys typed this soon after a permission dialog opens are ignored (permission_dialog.DEFAULT_GRACE_S;
+#: repeated here so starting the app does not import the dialog)
+DEFAULT_GRACE_S = 0.5
 #: a second Ctrl+C within this many seconds quits
 QUIT_CONFIRM_S = 2.0
 #: streamed deltas are handed to the UI thread in batches at most this far apart
@@ -70,17 +72,16 @@ class AgentApp(App[int]):
         max_mounted_turns: int = MAX_MOUNTED_TURNS,
     ) -> None:
         super().__init__()
-        if session is None:
-            from tui.agent.session import AgentSession  # cheap: does not import the SDK
-
-            session = AgentSession(options)
-        self.session = session
+        #: built on first use (after the first frame unless something needs it sooner)
+        self._session: Any = session
         self.options = options
         self.initial_prompt = prompt
         self.permission_grace_s = permission_grace_s
         self.max_mounted_turns = max_mounted_turns
         self.controller = EventController(self)
+        #: the inspector is built on first F2; until then its events wait here
         self.inspector: Widget | None = None
+        self._inspector_backlog: list[Event] = []
         self._subscription: Any = None
         self._inbox: deque[Event] = deque()
         self._inbox_lock = threading.Lock()
@@ -94,21 +95,28 @@ class AgentApp(App[int]):
     # --- composition ------------------------------------------------------------------
 
     def compose(self) -> ComposeResult:
-        yield AppHeader(Path(self.session.options.project_dir), id="header")
+        yield AppHeader(Path(self.options.project_dir), id="header")
         with Horizontal(id="body"):
             with Vertical(id="main"):
                 yield Conversation(id="conversation", max_mounted=self.max_mounted_turns)
                 yield Static("new output ↓  (End jumps to it)", id="new-output")
                 yield PromptRow(id="prompt-row")
             yield ToolPanel(id="tool-panel")
-            inspector_module = _optional("tui.ui.widgets.inspector")
-            if inspector_module is not None:
-                self.inspector = inspector_module.Inspector(
-                    project_dir=Path(self.session.options.project_dir), id="inspector"
-                )
-                yield self.inspector
         yield StatusLine(id="status")
         yield Footer()
+
+    @property
+    def session(self) -> Any:
+        """The engine session; constructing it costs ~90 ms of imports, so not before the first frame."""
+        if self._session is None:
+            from tui.agent.session import AgentSession  # does not import the SDK
+
+            self._session = AgentSession(self.options)
+        return self._session
+
+    @session.setter
+    def session(self, session: Any) -> None:
+        self._session = session
 
     @property
     def conversation(self) -> Conversation:
@@ -127,16 +135,34 @@ class AgentApp(App[int]):
         return self.query_one("#prompt", PromptArea)
 
     def on_mount(self) -> None:
+        self.query_one(AppHeader).model = self.options.model
+        self.status.model = self.options.model
+        self.status.mode = self.options.permission_mode
+        if self._session is not None:  # given by the caller: listen at once
+            self._attach_session()
+
+    def _attach_session(self) -> None:
+        """Subscribe to the session's events and show what it decided (offline model, mode)."""
+        if self._subscription is not None:
+            return
+        session = self.session
+        self._subscription = session.bus.subscribe(self._forward, inline=True, name="app")
         header = self.query_one(AppHeader)
-        header.model = self.session.options.model
-        header.offline = bool(getattr(self.session, "offline", False))
-        self.status.model = self.session.options.model
-        self.status.mode = getattr(self.session.policy, "mode", "default")
-        self._subscription = self.session.bus.subscribe(self._forward, inline=True, name="app")
+        header.model = session.options.model
+        header.offline = bool(getattr(session, "offline", False))
+        self.status.model = session.options.model
+        self.status.mode = getattr(session.policy, "mode", "default")
 
     def on_ready(self) -> None:
+        """The first frame is on screen: everything else starts from here, after this returns."""
+        self.call_later(self._after_first_frame)
+
+    def _after_first_frame(self) -> None:
+        """Build the session, import the SDK in a thread, warm up what later actions need."""
+        self._attach_session()
         gc_tuning.tune()
         self._prepare_engine()
+        self.set_timer(0.3, commands.load_session_commands)
         if self.initial_prompt:
             self.call_later(self.submit_prompt, self.initial_prompt)
 
@@ -190,7 +216,8 @@ class AgentApp(App[int]):
         if self._subscription is not None:
             self._subscription.close()
             self._subscription = None
-        self.session.cancel()
+        if self._session is not None:
+            self._session.cancel()
 
     def exit(self, *args: Any, **kwargs: Any) -> None:
         self._shut_down()
@@ -256,8 +283,7 @@ class AgentApp(App[int]):
         self.notify("Press Ctrl+C again to quit.", timeout=QUIT_CONFIRM_S)
 
     def action_quit_now(self) -> None:
-        self.session.cancel()
-        self.exit(0)
+        self.exit(0)  # exit() interrupts the turn
 
     def action_cycle_mode(self) -> None:
         permissions = _optional("tui.config.permissions")
@@ -275,10 +301,25 @@ class AgentApp(App[int]):
         if not isinstance(self.screen, HelpScreen):
             self.push_screen(HelpScreen())
 
-    def action_toggle_inspector(self) -> None:
+    def record_api_event(self, event: Event) -> None:
+        """Give a request/response event to the inspector (kept for it until it is first opened)."""
         if self.inspector is None:
-            self.notify("The inspector is not available in this build.", severity="warning")
-            return
+            self._inspector_backlog.append(event)
+        else:
+            self.inspector.record(event)  # type: ignore[attr-defined]
+
+    async def action_toggle_inspector(self) -> None:
+        if self.inspector is None:
+            inspector_module = _optional("tui.ui.widgets.inspector")
+            if inspector_module is None:
+                self.notify("The inspector is not available in this build.", severity="warning")
+                return
+            inspector = inspector_module.Inspector(project_dir=Path(self.options.project_dir), id="inspector")
+            await self.query_one("#body").mount(inspector)
+            self.inspector = inspector
+            backlog, self._inspector_backlog = self._inspector_backlog, []
+            for event in backlog:
+                self.controller.record_in_inspector(event)
         self.toggle_class("-show-inspector")
 
     def action_toggle_tools(self) -> None:

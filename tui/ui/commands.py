@@ -51,6 +51,7 @@ def slash_command(name: str, description: str, *, usage: str = "", in_palette: b
 
 async def run_slash(app: AgentApp, line: str) -> None:
     """Run a `/name args` line; an unknown name gets one sentence that says what exists."""
+    load_session_commands()
     name, _, args = line.strip().lstrip("/").partition(" ")
     command = SLASH_COMMANDS.get(name.lower())
     if command is None:
@@ -64,6 +65,7 @@ async def run_slash(app: AgentApp, line: str) -> None:
 
 def system_commands(app: AgentApp) -> Iterable[SystemCommand]:
     """Palette entries: every slash command, then every shown key binding."""
+    load_session_commands()
     for command in SLASH_COMMANDS.values():
         if command.in_palette:
             yield SystemCommand(
@@ -185,9 +187,19 @@ def _memory(app: AgentApp, args: str) -> None:
     _push_screen_for(app, "tui.ui.screens.memory_screen", "MemoryScreen", "memory")
 
 
-# session commands (/resume, /compact, /export, /undo) register themselves in their screens' modules
-for _module in ("tui.ui.screens.resume_screen", "tui.ui.screens.undo_screen"):
-    try:
-        importlib.import_module(_module)
-    except ImportError:  # a build without them still starts
-        pass
+#: modules whose session commands (/resume, /compact, /export, /undo) register themselves on import
+SESSION_COMMAND_MODULES = ("tui.ui.screens.resume_screen", "tui.ui.screens.undo_screen")
+_loaded = False
+
+
+def load_session_commands() -> None:
+    """Import the session-command modules (~110 ms: not before the app's first frame)."""
+    global _loaded
+    if _loaded:
+        return
+    _loaded = True
+    for module in SESSION_COMMAND_MODULES:
+        try:
+            importlib.import_module(module)
+        except ImportError:  # a build without them still starts
+            pass

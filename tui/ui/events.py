@@ -22,14 +22,14 @@ from textual.widget import MountError
 from tui.agent import events as ev
 from tui.agent.permission_gate import PermissionReply
 
-from .screens.permission_dialog import PermissionDialog
-from .widgets.blocks import LiveReply, MarkerLine, ThinkingBlock, ToolCallBlock, UserPrompt, format_seconds
+from .widgets.blocks import MarkerLine, ThinkingBlock, ToolCallBlock, UserPrompt, format_seconds
 from .widgets.conversation import TurnView
 from .widgets.conversation_model import BlockRecord, ToolRecord, TurnRecord
-from .widgets.reply_stream import ReplyStream
 from .widgets.status_line import human_tokens
 
 if TYPE_CHECKING:
+    from .screens.permission_dialog import PermissionDialog
+    from .widgets.reply_stream import ReplyStream
     from .app import AgentApp
 
 log = logging.getLogger(__name__)
@@ -126,7 +126,7 @@ class EventController:
         if self.closed:
             return
         if isinstance(event, INSPECTOR_EVENTS):
-            self._record_in_inspector(event)
+            self.record_in_inspector(event)
         handler = self.handlers.get(type(event))
         if handler is None:
             return
@@ -197,12 +197,11 @@ class EventController:
         if running:
             self.app.status.set_state("running", f"{running} tool{'s' if running > 1 else ''}")
 
-    def _record_in_inspector(self, event: ev.Event) -> None:
-        inspector = self.app.inspector
-        if inspector is None or self._inspector_failed:
+    def record_in_inspector(self, event: ev.Event) -> None:
+        if self._inspector_failed:
             return
         try:
-            inspector.record(event)
+            self.app.record_api_event(event)
         except Exception:  # the inspector must never take the conversation down
             self._inspector_failed = True
             log.exception("inspector failed to record %s", event.type)
@@ -259,6 +258,8 @@ class EventController:
             record = BlockRecord("text")
             if self.turn:
                 self.turn.add(record)
+            from .widgets.reply_stream import LiveReply, ReplyStream  # Textual Markdown: not at start-up
+
             await self._freeze_live()
             live = LiveReply()
             reply = ReplyStream(record, live, on_flush=self._content_added)
@@ -290,7 +291,7 @@ class EventController:
         if entry is None:
             return
         record, widget = entry
-        if e.delta_type == "text_delta" and isinstance(widget, ReplyStream):
+        if e.delta_type == "text_delta" and widget is self._reply and widget is not None:
             widget.feed(e.text)  # buffered: one Markdown write per frame, however fast tokens come
         elif e.delta_type == "thinking_delta":
             record.text += e.text
@@ -382,6 +383,8 @@ class EventController:
         if not self._permissions:
             self._update_running_state()
             return
+        from .screens.permission_dialog import PermissionDialog
+
         request = self._permissions.popleft()
         self.dialog = PermissionDialog(
             request, grace_s=self.app.permission_grace_s, queued=len(self._permissions)

@@ -29,6 +29,8 @@ if TYPE_CHECKING:
     from textual.app import App
 
 DEFAULT_THEME = "agent-tui-dark"
+#: seconds after start-up before file themes are checked against the stylesheet and watched
+CHECK_DELAY_S = 0.4
 THEME_KEYS = frozenset(f.name for f in dataclasses.fields(Theme))
 COLOUR_KEYS = ("primary", "secondary", "warning", "error", "success", "accent",
                "foreground", "background", "surface", "panel", "boost")
@@ -327,8 +329,8 @@ def install(app: App[Any], preferred: str | None = None, *, watch: bool = True) 
     loaded, problems = load_themes()
     for theme in loaded:
         app.register_theme(theme)
-    session = getattr(app, "session", None)
-    project_dir = getattr(getattr(session, "options", None), "project_dir", None)
+    options = getattr(app, "options", None)  # not app.session: building it is deferred past the first frame
+    project_dir = getattr(options, "project_dir", None)
     name = preferred or saved_theme_name(Path(project_dir) if project_dir else None)
     problem = apply_theme(app, name)
     if problem:
@@ -350,7 +352,8 @@ def install(app: App[Any], preferred: str | None = None, *, watch: bool = True) 
             watcher.start()
             _watchers[app] = watcher
 
-    app.call_later(when_running)
+    # parsing each theme's CSS costs ~45 ms: after the first frame, not before it
+    app.call_later(lambda: app.set_timer(CHECK_DELAY_S, when_running))
 
 
 #: the running watcher of each app that used install() (tests await it)

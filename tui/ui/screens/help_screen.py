@@ -26,7 +26,9 @@ def keys_text(keys: str) -> str:
 
 
 def help_table() -> Table:
-    from ..commands import SLASH_COMMANDS
+    from ..commands import SLASH_COMMANDS, load_session_commands
+
+    load_session_commands()
 
     table = Table.grid(padding=(0, 2))
     table.add_column(style="bold", no_wrap=True)

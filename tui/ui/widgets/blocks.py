@@ -1,7 +1,6 @@
 """The blocks of a conversation turn: prompt, reply, thinking, tool call, marker line.
 
-Only the reply that is streaming is a live Textual `Markdown` (fed through its
-`MarkdownStream`, which batches tokens into one append per frame). Everything finished
+Only the tail of the reply that is streaming is a live Textual `Markdown` (`reply_stream.py`). Everything finished
 is a cheap `Static` holding a Rich renderable, because each live `Markdown` makes every
 later mount slower (feasibility §3).
 """
@@ -10,7 +9,6 @@ from __future__ import annotations
 
 from typing import Any
 
-from rich.markdown import Markdown as RichMarkdown
 from rich.segment import Segment
 from rich.text import Text
 from textual.app import ComposeResult
@@ -18,7 +16,7 @@ from textual.content import Content
 from textual.geometry import Size
 from textual.strip import Strip
 from textual.widget import Widget
-from textual.widgets import Collapsible, Markdown, Static
+from textual.widgets import Collapsible, Static
 
 from .conversation_model import BlockRecord, ToolRecord
 
@@ -78,6 +76,8 @@ class FrozenMarkdown(Widget):
     def _render_lines(self, width: int) -> list[list[Segment]]:
         key = (width, self.app.theme)
         if key != self._key:
+            from rich.markdown import Markdown as RichMarkdown  # ~50 ms with markdown-it: not at start-up
+
             console = self.app.console
             options = console.options.update(width=max(1, width), height=None, highlight=False)
             self._lines = console.render_lines(RichMarkdown(self.source, code_theme=CODE_THEME), options,
@@ -113,19 +113,6 @@ class UserPrompt(Static):
 
     def __init__(self, text: str) -> None:
         super().__init__(Text(text), classes="user-prompt")
-
-
-class LiveReply(Markdown):
-    """The live tail of the reply being streamed (see `reply_stream.ReplyStream`, which feeds it)."""
-
-    def __init__(self) -> None:
-        super().__init__("", classes="assistant-text live")
-        self.stream: Any = None
-
-    async def close(self) -> None:
-        """Stop the stream's flush timer so nothing touches a pruned widget."""
-        if self.stream is not None:
-            self.stream.cancel()
 
 
 class ThinkingBlock(Collapsible):

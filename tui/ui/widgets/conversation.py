@@ -146,7 +146,7 @@ class Conversation(VerticalScroll, can_focus=True):
 
 
 async def _close_live(view: TurnView) -> None:
-    from .blocks import LiveReply
+    from .reply_stream import LiveReply
 
     for live in view.query(LiveReply):
         await live.close()

@@ -17,7 +17,9 @@ from typing import Any
 
 from textual.widget import Widget
 
-from .blocks import LiveReply, frozen_markdown
+from textual.widgets import Markdown
+
+from .blocks import frozen_markdown
 from .conversation_model import BlockRecord
 
 #: the live Markdown's source is split once it is longer than this
@@ -77,6 +79,19 @@ def frozen_chunks(text: str, chunk_chars: int = TAIL_CHARS) -> list[Widget]:
     if rest.strip() or not chunks:
         chunks.append(frozen_markdown(rest.strip("\n")))
     return chunks
+
+
+class LiveReply(Markdown):
+    """The live tail of the reply being streamed (see `reply_stream.ReplyStream`, which feeds it)."""
+
+    def __init__(self) -> None:
+        super().__init__("", classes="assistant-text live")
+        self.stream: Any = None
+
+    async def close(self) -> None:
+        """Stop the stream's flush timer so nothing touches a pruned widget."""
+        if self.stream is not None:
+            self.stream.cancel()
 
 
 class ReplyStream:
