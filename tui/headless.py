@@ -146,7 +146,7 @@ def run_headless(options: AgentOptions, prompt: str, fmt: str = "text", *, parti
     if session.offline and not options.offline:
         err.write("agent-tui: no ANTHROPIC_API_KEY set; using the offline demo model (--offline to silence).\n")
     renderer = HeadlessRenderer(session, fmt, out, err, partial=partial)
-    session.bus.subscribe(renderer, name="headless")
+    session.bus.subscribe(renderer, name="headless", skip=() if partial else _PARTIAL)
     renderer.init_line()
 
     interrupts = 0

@@ -25,8 +25,9 @@ _STOP = object()
 
 
 class _QueuedSubscriber:
-    def __init__(self, handler: Handler, name: str) -> None:
+    def __init__(self, handler: Handler, name: str, skip: tuple[type[Event], ...]) -> None:
         self.handler = handler
+        self.skip = skip
         self.queue: queue.SimpleQueue[Any] = queue.SimpleQueue()
         self.pending = 0
         self.idle = threading.Condition()
@@ -82,14 +83,20 @@ class EventBus:
         self._queued: dict[int, _QueuedSubscriber] = {}
         self.published = 0
 
-    def subscribe(self, handler: Handler, *, inline: bool = False, name: str = "sub") -> Subscription:
-        """Register `handler`. Inline handlers run on the publishing thread, under the bus lock."""
+    def subscribe(
+        self, handler: Handler, *, inline: bool = False, name: str = "sub", skip: tuple[type[Event], ...] = ()
+    ) -> Subscription:
+        """Register `handler`. Inline handlers run on the publishing thread, under the bus lock.
+
+        `skip` names event types the handler never wants (per-token deltas, say), so a queued
+        subscriber's thread is not woken for each of them.
+        """
         with self._lock:
             key = next(self._keys)
             if inline:
                 self._inline[key] = handler
             else:
-                self._queued[key] = _QueuedSubscriber(handler, name)
+                self._queued[key] = _QueuedSubscriber(handler, name, skip)
         return Subscription(self, key)
 
     def _unsubscribe(self, key: int) -> None:
@@ -109,7 +116,8 @@ class EventBus:
                 except Exception:
                     log.exception("inline bus subscriber %r failed", handler)
             for sub in self._queued.values():
-                sub.put(event)
+                if not (sub.skip and isinstance(event, sub.skip)):
+                    sub.put(event)
 
     def flush(self, timeout: float | None = 10.0) -> bool:
         """Wait until every queued subscriber has handled what was published so far."""

@@ -23,7 +23,7 @@ from .events import Event, FileChangedOutside, Notice
 from .options import AgentOptions
 from .pricing import add_usage, usage_cost
 from .request import build_system, build_tools
-from .transcript import Transcript, new_session_id, sessions_folder
+from .transcript import SKIPPED_EVENTS, Transcript, new_session_id, sessions_folder
 
 
 NOT_EXECUTED_TEXT = "Not executed: the turn ended before this tool call ran."
@@ -126,7 +126,7 @@ class AgentSession:
         path = sessions_folder(Path(base), self.options.project_dir) / f"{self.session_id}.jsonl"
         self.transcript = Transcript(path, on_error=lambda msg: self.publish(Notice(level="warning", text=msg)))
         self.transcript.header(self.session_id, self.options.project_dir, self.options.model)
-        self._transcript_sub = self.bus.subscribe(self.transcript.event, name="transcript")
+        self._transcript_sub = self.bus.subscribe(self.transcript.event, name="transcript", skip=SKIPPED_EVENTS)
 
     def _tool_context(self, tool_use_id: str) -> ToolContext:
         return ToolContext(

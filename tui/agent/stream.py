@@ -1,14 +1,13 @@
 """One streamed API call: SDK stream events in, bus events out, the assembled message back.
 
-The SDK's `messages.stream()` helper parses SSE and assembles the message. It is consumed
-on a reader thread that hands events to the loop thread through a queue, so an
+The SDK's `messages.stream()` helper parses SSE and assembles the message. A reader
+thread consumes it and publishes events as they arrive; the loop thread only waits, so an
 interrupt takes effect at once even when the socket is silent (a blocked read cannot be
 woken from another thread).
 """
 
 from __future__ import annotations
 
-import queue
 import threading
 import time
 from collections.abc import Callable
@@ -94,131 +93,146 @@ def run_stream(
     publish: Callable[[Event], None],
     cancel: threading.Event,
 ) -> StreamResult:
-    """Stream one response, publishing Response/Block events; raise StreamError or StreamInterrupted."""
-    items: queue.SimpleQueue[tuple[str, Any]] = queue.SimpleQueue()
-    abandon = threading.Event()
-    holder: dict[str, Any] = {}
-    sent_at = time.monotonic()
+    """Stream one response, publishing Response/Block events; raise StreamError or StreamInterrupted.
 
-    def read() -> None:
+    A reader thread consumes the stream and publishes as events arrive (no per-token hand-off
+    between threads); this thread only waits, so an interrupt returns at once. After an
+    interrupt the reader publishes nothing more (`gate` orders the two).
+    """
+    reader = _StreamReader(client, params, iteration, publish)
+    thread = threading.Thread(target=reader.run, name=f"stream-{iteration}", daemon=True)
+    thread.start()
+    while not reader.done.wait(0.05):
+        if cancel.is_set():
+            with reader.gate:
+                reader.abandoned = True
+            raise StreamInterrupted(reader.partial())
+    if cancel.is_set():
+        raise StreamInterrupted(reader.partial())
+    if reader.error is not None:
+        raise StreamError(reader.error, reader.partial())
+    return reader.result()
+
+
+class _StreamReader:
+    """Consumes one SDK stream on its own thread: raw events kept, bus events published."""
+
+    def __init__(self, client: Any, params: dict[str, Any], iteration: int, publish: Callable[[Event], None]) -> None:
+        self.client = client
+        self.params = params
+        self.iteration = iteration
+        self._publish = publish
+        self.gate = threading.Lock()
+        self.abandoned = False
+        self.done = threading.Event()
+        self.error: BaseException | None = None
+        self.stream: Any = None
+        self.sent_at = time.monotonic()
+        self.raw: list[tuple[float, str, dict[str, Any]]] = []
+        self.ttfb_ms = 0
+        self.request_id: str | None = None
+        self.saw_stop = False
+        self.manual = False  # True once the SDK could not assemble the message (invalid tool JSON)
+
+    def publish(self, event: Event) -> bool:
+        with self.gate:
+            if self.abandoned:
+                return False
+            self._publish(event)
+            return True
+
+    def run(self) -> None:
         try:
-            with client.messages.stream(**params) as stream:
-                holder["stream"] = stream
+            with self.client.messages.stream(**self.params) as stream:
+                self.stream = stream
                 try:
                     for ev in stream:
-                        if abandon.is_set():
+                        if ev.type not in _DERIVED and not self.handle(ev):
                             return
-                        if ev.type not in _DERIVED:
-                            items.put(("event", ev))
                 except ValueError:
                     # the helper cannot accumulate invalid tool JSON (jiter raises): read the rest raw
-                    items.put(("invalid_json", None))
+                    self.manual = True
                     for ev in stream._raw_stream:
-                        if abandon.is_set():
+                        if not self.handle(ev):
                             return
-                        items.put(("event", ev))
-                items.put(("end", stream))
         except BaseException as exc:  # handed to the loop thread, which classifies it
-            items.put(("error", exc))
+            self.error = exc
+        finally:
+            self.done.set()
 
-    threading.Thread(target=read, name=f"stream-{iteration}", daemon=True).start()
-
-    raw: list[tuple[float, str, dict[str, Any]]] = []
-    ttfb_ms = 0
-    request_id: str | None = None
-    saw_stop = False
-    manual = False  # True once the SDK could not assemble the message (invalid tool JSON)
-    while True:
-        try:
-            kind, payload = items.get(timeout=0.05)
-        except queue.Empty:
-            if cancel.is_set():
-                abandon.set()
-                stream = holder.get("stream")
-                raise StreamInterrupted(_partial(stream) if stream is not None else None)
-            continue
-        if cancel.is_set():
-            abandon.set()
-            stream = holder.get("stream")
-            raise StreamInterrupted(_partial(stream) if stream is not None else None)
-        if kind == "error":
-            stream = holder.get("stream")
-            raise StreamError(payload, _partial(stream) if stream is not None else None)
-        if kind == "end":
-            stream = payload
-            break
-        if kind == "invalid_json":
-            manual = True
-            continue
-        ev = payload
-        now = time.monotonic() - sent_at
+    def handle(self, ev: Any) -> bool:
+        """Record one raw event and publish what it means; False once abandoned."""
+        now = time.monotonic() - self.sent_at
         etype = ev.type
+        raw = self.raw
+        it = self.iteration
         if etype == "content_block_delta":
             dtype, text, data = _delta_dict(ev.delta)
             raw.append((now, etype, {"type": etype, "index": ev.index, "delta": data}))
-            publish(BlockDelta(iteration=iteration, index=ev.index, delta_type=dtype, text=text))
-        elif etype == "content_block_start":
+            return self.publish(BlockDelta(iteration=it, index=ev.index, delta_type=dtype, text=text))
+        if etype == "content_block_start":
             block = ev.content_block
             raw.append((now, etype, {"type": etype, "index": ev.index, "content_block": dump_block(block)}))
-            publish(
-                BlockStarted(
-                    iteration=iteration,
-                    index=ev.index,
-                    block_type=block.type,
-                    tool_use_id=getattr(block, "id", None),
-                    tool_name=getattr(block, "name", None),
-                )
-            )
-        elif etype == "content_block_stop":
+            return self.publish(BlockStarted(iteration=it, index=ev.index, block_type=block.type,
+                                             tool_use_id=getattr(block, "id", None),
+                                             tool_name=getattr(block, "name", None)))
+        if etype == "content_block_stop":
             raw.append((now, etype, {"type": etype, "index": ev.index}))
-            block_dict = assemble(raw)["content"][ev.index] if manual else dump_block(ev.content_block)
-            publish(BlockFinished(iteration=iteration, index=ev.index, block=block_dict))
-        elif etype == "message_start":
-            ttfb_ms = int(now * 1000)
+            block_dict = assemble(raw)["content"][ev.index] if self.manual else dump_block(ev.content_block)
+            return self.publish(BlockFinished(iteration=it, index=ev.index, block=block_dict))
+        if etype == "message_start":
+            self.ttfb_ms = int(now * 1000)
             raw.append((now, etype, ev.model_dump(exclude_none=True, mode="json")))
-            stream = holder.get("stream")
-            request_id = getattr(stream, "request_id", None) if stream is not None else None
-            publish(
-                ResponseStarted(iteration=iteration, message_id=ev.message.id, request_id=request_id, ttfb_ms=ttfb_ms)
-            )
-        elif etype == "message_stop":
-            saw_stop = True
+            self.request_id = getattr(self.stream, "request_id", None)
+            return self.publish(ResponseStarted(iteration=it, message_id=ev.message.id,
+                                                request_id=self.request_id, ttfb_ms=self.ttfb_ms))
+        if etype == "message_stop":
+            self.saw_stop = True
             raw.append((now, etype, {"type": etype}))
         else:  # message_delta and any event type the API adds later
             try:
                 raw.append((now, etype, ev.model_dump(exclude_none=True, mode="json")))
             except Exception:
                 raw.append((now, etype, {"type": etype}))
+        return not self.abandoned
 
-    if manual:
-        assembled = assemble(raw)
-        message = {"role": "assistant", "content": assembled["content"]}
-        stop_reason = assembled.get("stop_reason")
-        usage = assembled.get("usage", {})
-        details = assembled.get("stop_details")
-    else:
-        snapshot = stream.current_message_snapshot
-        message = dump_message(snapshot)
-        stop_reason = snapshot.stop_reason
-        usage = snapshot.usage.model_dump(exclude_none=True, mode="json") if snapshot.usage else {}
-        sd = getattr(snapshot, "stop_details", None)
-        details = sd.model_dump(exclude_none=True, mode="json") if sd is not None else None
-        if details is None:  # SDKs older than stop_details keep it only in the raw message_delta
-            details = next((d.get("delta", {}).get("stop_details") for _, k, d in raw if k == "message_delta"
-                            and d.get("delta", {}).get("stop_details")), None)
-    if not saw_stop or stop_reason is None:
-        raise StreamError(IncompleteStream("no message_stop"), message)
-    if stop_reason == "refusal" and details:
-        raw.append((time.monotonic() - sent_at, "stop_details", details))
-    return StreamResult(
-        message=message,
-        stop_reason=stop_reason,
-        usage=usage,
-        request_id=request_id,
-        ttfb_ms=ttfb_ms,
-        duration_ms=int((time.monotonic() - sent_at) * 1000),
-        raw_events=raw,
-    )
+    def partial(self) -> dict[str, Any] | None:
+        """What had arrived, as an assistant message (for an interrupt or a failure)."""
+        if self.manual:
+            return {"role": "assistant", "content": assemble(self.raw)["content"]}
+        return _partial(self.stream) if self.stream is not None else None
+
+    def result(self) -> StreamResult:
+        raw = self.raw
+        if self.manual:
+            assembled = assemble(raw)
+            message = {"role": "assistant", "content": assembled["content"]}
+            stop_reason = assembled.get("stop_reason")
+            usage = assembled.get("usage", {})
+            details = assembled.get("stop_details")
+        else:
+            snapshot = self.stream.current_message_snapshot
+            message = dump_message(snapshot)
+            stop_reason = snapshot.stop_reason
+            usage = snapshot.usage.model_dump(exclude_none=True, mode="json") if snapshot.usage else {}
+            sd = getattr(snapshot, "stop_details", None)
+            details = sd.model_dump(exclude_none=True, mode="json") if sd is not None else None
+            if details is None:  # SDKs older than stop_details keep it only in the raw message_delta
+                details = next((d.get("delta", {}).get("stop_details") for _, k, d in raw if k == "message_delta"
+                                and d.get("delta", {}).get("stop_details")), None)
+        if not self.saw_stop or stop_reason is None:
+            raise StreamError(IncompleteStream("no message_stop"), message)
+        if stop_reason == "refusal" and details:
+            raw.append((time.monotonic() - self.sent_at, "stop_details", details))
+        return StreamResult(
+            message=message,
+            stop_reason=stop_reason,
+            usage=usage,
+            request_id=self.request_id,
+            ttfb_ms=self.ttfb_ms,
+            duration_ms=int((time.monotonic() - self.sent_at) * 1000),
+            raw_events=raw,
+        )
 
 
 INVALID_JSON_KEY = "INVALID_JSON"

@@ -20,7 +20,8 @@ from typing import Any
 
 from .events import BlockDelta, Event, RequestSent, ToolOutput
 
-_SKIP_EVENTS = (BlockDelta, ToolOutput)
+#: per-token and per-output-chunk events are not written (the messages and results hold them)
+SKIPPED_EVENTS = (BlockDelta, ToolOutput)
 
 
 def project_slug(project_dir: Path) -> str:
@@ -139,7 +140,7 @@ class Transcript:
         self.write({"type": "message", "message": message})
 
     def event(self, event: Event) -> None:
-        if isinstance(event, _SKIP_EVENTS):
+        if isinstance(event, SKIPPED_EVENTS):
             return
         if isinstance(event, RequestSent):
             body = {k: v for k, v in event.body.items() if k != "messages"}
