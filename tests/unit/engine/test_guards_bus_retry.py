@@ -106,3 +106,15 @@ def test_schema_checker_sentences():
     assert "integer" in validate({"file_path": "a", "limit": "3"}, schema)
     assert ">= 1" in validate({"file_path": "a", "limit": 0}, schema)
     assert "boolean" not in (validate({"file_path": "a", "limit": True}, schema) or "boolean")
+
+
+def test_a_queued_subscriber_can_skip_event_types():
+    from tui.agent.events import BlockDelta
+
+    bus = EventBus()
+    got: list[str] = []
+    bus.subscribe(lambda e: got.append(e.type), skip=(BlockDelta,))
+    bus.publish(BlockDelta(iteration=1, index=0, delta_type="text_delta", text="x"))
+    bus.publish(Notice(level="info", text="kept"))
+    assert bus.flush(5)
+    assert got == ["Notice"]
