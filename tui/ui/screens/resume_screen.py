@@ -21,7 +21,7 @@ from textual.widgets.option_list import Option
 from tui.agent.resume import SessionInfo, list_sessions, sessions_base
 
 from ..commands import slash_command
-from ..widgets.conversation import TurnView
+from ..widgets.conversation import HISTORY_TAIL_TURNS
 from ..widgets.conversation_model import BlockRecord, ToolRecord, TurnRecord
 
 if TYPE_CHECKING:
@@ -29,8 +29,6 @@ if TYPE_CHECKING:
 
     from ..app import AgentApp
 
-#: turns mounted at once when a history is shown (older ones load on scroll)
-HISTORY_TAIL_TURNS = 10
 
 
 def session_row(info: SessionInfo) -> str:
@@ -174,20 +172,13 @@ def history_records(messages: list[dict[str, Any]]) -> list[TurnRecord]:
 
 async def show_history(app: AgentApp, messages: list[dict[str, Any]]) -> None:
     """Replace the conversation pane with `messages`: the tail mounted, older turns on scroll."""
-    conversation = app.conversation
     await app.clear_view()
     records = history_records(messages)
-    if not records:
-        return
-    tail = records[-HISTORY_TAIL_TURNS:]
-    conversation.turns.extend(records)
-    conversation._first_mounted = len(records) - len(tail)
-    await conversation.mount_all([TurnView(r, rebuild=True) for r in tail])
-    conversation._sync_earlier()
+    await app.conversation.load_history(records, tail=HISTORY_TAIL_TURNS)
     app.controller.turn_number = len(records)
     app.status.usage = dict(app.session.usage_totals)
     app.status.cost_usd = app.session.cost_usd
-    conversation.jump_to_bottom()
+    app.conversation.jump_to_bottom()
 
 
 # --- resuming from the app -----------------------------------------------------------------

@@ -16,7 +16,9 @@ from .blocks import compose_blocks
 from .conversation_model import TurnRecord
 
 MAX_MOUNTED_TURNS = 40
-RESTORE_BATCH = 10
+RESTORE_BATCH = 4
+#: turns mounted when a history is loaded (older ones load as the user scrolls up)
+HISTORY_TAIL_TURNS = 10
 
 
 class TurnView(Vertical):
@@ -70,6 +72,19 @@ class Conversation(VerticalScroll, can_focus=True):
         await self.mount(view)
         await self._prune()
         return view
+
+    async def load_history(self, records: list[TurnRecord], *, tail: int = HISTORY_TAIL_TURNS) -> None:
+        """Show a resumed history: the last `tail` turns mounted, older ones re-created on scroll up."""
+        await self.clear_turns()
+        if not records:
+            return
+        shown = records[-max(1, min(tail, self.max_mounted)):]
+        self.turns.extend(records)
+        self._first_mounted = len(records) - len(shown)
+        with self.app.batch_update():
+            await self.mount_all([TurnView(r, rebuild=True) for r in shown])
+            self._sync_earlier()
+        self.jump_to_bottom()
 
     async def clear_turns(self) -> None:
         self.turns.clear()
