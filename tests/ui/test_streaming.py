@@ -103,3 +103,50 @@ async def test_quitting_while_a_turn_still_streams_does_not_crash(fake_session: 
                                                 num_iterations=1, duration_ms=1, usage={}, cost_usd=0.0,
                                                 session_usage={}, session_cost_usd=0.0))
     assert Markdown  # imported for type checkers of the helpers above
+
+
+async def test_context_meter_compaction_file_notice_and_todos(fake_session: FakeSession) -> None:
+    app = AgentApp(fake_session.options, session=fake_session)
+    async with app.run_test(size=(100, 30)) as pilot:
+        pub = fake_session.bus.publish
+        pub(ev.ContextUsage(used_tokens=120_000, window_tokens=1_000_000, estimated=True))
+        pub(ev.CompactionStarted(automatic=True, used_tokens=170_000))
+        pub(ev.CompactionFinished(summary="s", messages_before=40, messages_after=3, ok=True))
+        pub(ev.FileChangedOutside(path="app.py"))
+        pub(ev.TodosUpdated(todos=({"content": "Fix app.py", "status": "completed", "activeForm": "Fixing app.py"},
+                                   {"content": "Run tests", "status": "in_progress", "activeForm": "Running tests"})))
+        await wait_until(pilot, lambda: app.tool_panel.todos)
+        await pilot.pause()
+        status = app.status.render().plain
+        assert "ctx ~12% of 1M" in status
+        texts = [str(m.render()) for m in app.query("MarkerLine")]
+        assert any("compacting the context automatically (170k tokens" in t for t in texts)
+        assert any("context compacted: 40 messages → 3" in t for t in texts)
+        assert any("app.py changed outside the agent" in t for t in texts)
+        screen = app.export_screenshot()
+        assert "1/2" in screen and "Running" in screen  # the todo list, the current item by its active form
+
+
+async def test_status_line_fits_100_columns_by_dropping_low_priority_parts(fake_session: FakeSession) -> None:
+    app = AgentApp(fake_session.options, session=fake_session)
+    async with app.run_test(size=(100, 30)) as pilot:
+        status = app.status
+        status.usage = {"input_tokens": 12_345, "output_tokens": 6_789, "cache_read_input_tokens": 234_567,
+                        "cache_creation_input_tokens": 3_456}
+        status.cost_usd = 12.3456
+        status.set_context(150_000, 200_000, False)
+        status.set_state("running", "3 tools")
+        await pilot.pause()
+        text = status.render().plain
+        assert len(text) <= status.content_size.width
+        assert text.rstrip().endswith("$12.3456")  # the cost is kept, lower-priority parts go first
+        assert "ctx 75% of 200k" in text and "cache" not in text
+        status.set_state("waiting for approval", "(call 12)")  # a longer state pushes out more
+        await pilot.pause()
+        assert status.render().plain.rstrip().endswith("$12.3456") and "mode default" in status.render().plain
+    wide = AgentApp(fake_session.options, session=fake_session)
+    async with wide.run_test(size=(180, 30)) as pilot:
+        wide.status.usage = status.usage
+        wide.status.set_context(150_000, 200_000, False)
+        await pilot.pause()
+        assert "cache" in wide.status.render().plain  # nothing dropped when there is room

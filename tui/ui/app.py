@@ -162,7 +162,7 @@ class AgentApp(App[int]):
         self._attach_session()
         gc_tuning.tune()
         self._prepare_engine()
-        self.set_timer(0.3, commands.load_session_commands)
+        self.run_worker(commands.load_session_commands, thread=True, group="warm-up", exit_on_error=False)
         if self.initial_prompt:
             self.call_later(self.submit_prompt, self.initial_prompt)
 

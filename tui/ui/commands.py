@@ -8,6 +8,7 @@ features (`/resume`, `/compact`, `/undo`, `/export`) register the same way.
 from __future__ import annotations
 
 import importlib
+import threading
 import inspect
 from collections.abc import Awaitable, Callable, Iterable
 from dataclasses import dataclass
@@ -190,6 +191,7 @@ def _memory(app: AgentApp, args: str) -> None:
 #: modules whose session commands (/resume, /compact, /export, /undo) register themselves on import
 SESSION_COMMAND_MODULES = ("tui.ui.screens.resume_screen", "tui.ui.screens.undo_screen")
 _loaded = False
+_loading = threading.Lock()
 
 
 def load_session_commands() -> None:
@@ -197,9 +199,12 @@ def load_session_commands() -> None:
     global _loaded
     if _loaded:
         return
-    _loaded = True
-    for module in SESSION_COMMAND_MODULES:
-        try:
-            importlib.import_module(module)
-        except ImportError:  # a build without them still starts
-            pass
+    with _loading:  # the app warms this up in a thread; a slash command may get here meanwhile
+        if _loaded:
+            return
+        for module in SESSION_COMMAND_MODULES:
+            try:
+                importlib.import_module(module)
+            except ImportError:  # a build without them still starts
+                pass
+        _loaded = True

@@ -109,6 +109,11 @@ class EventController:
             ev.LoopStopped: self.on_loop_stopped,
             ev.TurnFinished: self.on_turn_finished,
             ev.Notice: self.on_notice,
+            ev.ContextUsage: self.on_context_usage,
+            ev.CompactionStarted: self.on_compaction_started,
+            ev.CompactionFinished: self.on_compaction_finished,
+            ev.FileChangedOutside: self.on_file_changed_outside,
+            ev.TodosUpdated: self.on_todos_updated,
         }
 
     @property
@@ -456,3 +461,28 @@ class EventController:
         await self.add_marker(e.text, e.level)
         if e.level != "info":
             self.app.notify(e.text, severity=e.level)
+
+    # --- context, compaction, files, todos --------------------------------------------
+
+    async def on_context_usage(self, e: ev.ContextUsage) -> None:
+        self.app.status.set_context(e.used_tokens, e.window_tokens, e.estimated)
+
+    async def on_compaction_started(self, e: ev.CompactionStarted) -> None:
+        how = "automatically" if e.automatic else "as asked"
+        await self.add_marker(f"⧗ compacting the context {how} ({human_tokens(e.used_tokens)} tokens in use)…", "info")
+        self.app.status.set_state("compacting")
+
+    async def on_compaction_finished(self, e: ev.CompactionFinished) -> None:
+        if e.ok:
+            await self.add_marker(
+                f"context compacted: {e.messages_before} messages → {e.messages_after} "
+                "(a summary replaces the older turns)", "stop")
+        else:
+            await self.add_marker(f"compaction failed, history kept: {e.detail or 'no detail'}", "warn")
+        self.app.status.set_state("waiting for model" if self.busy else "idle")
+
+    async def on_file_changed_outside(self, e: ev.FileChangedOutside) -> None:
+        await self.add_marker(f"↯ {e.path} changed outside the agent (it will re-read it before editing)", "info")
+
+    async def on_todos_updated(self, e: ev.TodosUpdated) -> None:
+        self.app.tool_panel.set_todos(list(e.todos))

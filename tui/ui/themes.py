@@ -337,6 +337,8 @@ def install(app: App[Any], preferred: str | None = None, *, watch: bool = True) 
         problems.append(problem)
 
     def when_running() -> None:
+        if not app.is_running:  # closed before the delayed check came due
+            return
         for theme in loaded:
             css_problem = check_theme_css(app, theme)
             if css_problem:

@@ -10,7 +10,8 @@ from textual.timer import Timer
 from textual.widgets import Static
 
 #: states that tick a live elapsed time
-BUSY_STATES = ("starting", "waiting for model", "streaming", "thinking", "running", "waiting for approval")
+BUSY_STATES = ("starting", "waiting for model", "streaming", "thinking", "running", "waiting for approval",
+               "compacting")
 
 
 def human_tokens(n: int) -> str:
@@ -30,6 +31,13 @@ class StatusLine(Static):
     detail: reactive[str] = reactive("")
     usage: reactive[dict] = reactive(dict, always_update=True)
     cost_usd: reactive[float] = reactive(0.0)
+    #: the last request's context use (ContextUsage); window 0 = not known yet
+    context_used: reactive[int] = reactive(0)
+    context_window: reactive[int] = reactive(0)
+    context_estimated: reactive[bool] = reactive(False)
+
+    def set_context(self, used: int, window: int, estimated: bool) -> None:
+        self.context_used, self.context_window, self.context_estimated = used, window, estimated
 
     def __init__(self, *, id: str | None = None) -> None:
         super().__init__("", id=id)
@@ -58,6 +66,10 @@ class StatusLine(Static):
         self.refresh()
 
     def render(self) -> Content:
+        return fit_parts(self.parts(), self.content_size.width or 10_000)
+
+    def parts(self) -> list[tuple[int, Content]]:
+        """(priority, piece) in display order; 0 is never dropped, higher numbers go first."""
         state = self.state
         if self.detail:
             state = f"{state} {self.detail}"
@@ -71,13 +83,45 @@ class StatusLine(Static):
         share = f"{cache_read / total_in:.0%}" if total_in else "–"
         mode_colour = {"default": "$text-muted", "acceptEdits": "$success", "plan": "$accent",
                        "bypassPermissions": "$error"}.get(self.mode, "$text-muted")
-        return Content.assemble(
-            Content.from_markup("[b]$m[/b]", m=self.model),
-            Content.from_markup(f"  [dim]mode[/dim] [{mode_colour}]$mode[/]", mode=self.mode),
-            Content.from_markup("  [$accent]$s[/]" if self.state != "idle" else "  [dim]$s[/dim]", s=state),
-            Content.from_markup(
-                "  [dim]│[/dim] $i in / $o out  [dim]cache[/dim] $c  [dim]│[/dim] $$$cost",
-                i=human_tokens(total_in), o=human_tokens(u.get("output_tokens", 0)), c=share,
-                cost=f"{self.cost_usd:.4f}",
-            ),
-        )
+        parts = [
+            (0, Content.from_markup("[b]$m[/b]", m=self.model)),
+            (1, Content.from_markup(f"  [dim]mode[/dim] [{mode_colour}]$mode[/]", mode=self.mode)),
+            (0, Content.from_markup("  [$accent]$s[/]" if self.state != "idle" else "  [dim]$s[/dim]", s=state)),
+        ]
+        if self.context_window:
+            parts.append((2, self._context_part()))
+        parts += [
+            (3, Content.from_markup("  [dim]│[/dim] $i in / $o out", i=human_tokens(total_in),
+                                    o=human_tokens(u.get("output_tokens", 0)))),
+            (4, Content.from_markup("  [dim]cache[/dim] $c", c=share)),
+            (1, Content.from_markup("  [dim]│[/dim] $$$cost", cost=f"{self.cost_usd:.4f}")),
+        ]
+        return parts
+
+    def _context_part(self) -> Content:
+        share = self.context_used / self.context_window if self.context_window else 0.0
+        colour = "$error" if share >= 0.9 else "$warning" if share >= 0.7 else "$text"
+        approx = "~" if self.context_estimated else ""
+        return Content.from_markup(f"  [dim]│ ctx[/dim] [{colour}]$p[/] [dim]of $w[/dim]",
+                                   p=f"{approx}{share:.0%}", w=human_window(self.context_window))
+
+
+def human_window(tokens: int) -> str:
+    """A context window size as people say it: 200k, 1M."""
+    if tokens >= 1_000_000 and tokens % 1_000_000 == 0:
+        return f"{tokens // 1_000_000}M"
+    if tokens >= 1_000_000:
+        return f"{tokens / 1_000_000:.1f}M"
+    return f"{tokens // 1000}k" if tokens >= 1000 else str(tokens)
+
+
+def fit_parts(parts: list[tuple[int, Content]], width: int) -> Content:
+    """Join the pieces, dropping the lowest-priority ones (highest number, rightmost first) until they fit."""
+    kept = list(parts)
+    while sum(p.cell_length for _, p in kept) > width:
+        droppable = [i for i, (prio, _) in enumerate(kept) if prio > 0]
+        if not droppable:
+            break
+        worst = max(droppable, key=lambda i: (kept[i][0], i))
+        del kept[worst]
+    return Content.assemble(*(p for _, p in kept))

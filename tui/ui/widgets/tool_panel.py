@@ -104,12 +104,31 @@ def render_batch(batch: Batch, now: float, timeline_width: int = TIMELINE_WIDTH)
     return Group(head, table)
 
 
+TODO_GLYPHS = {"completed": ("✔", "green"), "in_progress": ("▶", "cyan"), "pending": ("○", "grey62")}
+
+
+def render_todos(todos: list[dict]) -> RenderableType:
+    """The agent's todo list: one line per item, the one in progress by its active form."""
+    done = sum(1 for t in todos if t.get("status") == "completed")
+    lines = [Text.assemble(("todos", "bold"), (f" · {done}/{len(todos)} done", "grey62"))]
+    for todo in todos:
+        status = str(todo.get("status", "pending"))
+        glyph, colour = TODO_GLYPHS.get(status, ("?", "white"))
+        label = str(todo.get("activeForm") if status == "in_progress" else todo.get("content", ""))
+        style = "strike grey50" if status == "completed" else "bold" if status == "in_progress" else ""
+        line = Text.assemble((glyph + " ", colour), (label, style))
+        line.no_wrap, line.overflow = True, "ellipsis"
+        lines.append(line)
+    return Group(*lines)
+
+
 class ToolPanel(Vertical):
     """Right-hand panel listing recent tool calls and how they overlapped."""
 
     def __init__(self, *, id: str | None = None) -> None:
         super().__init__(id=id)
         self.batches: list[Batch] = []
+        self.todos: list[dict] = []
         self._timer: Timer | None = None
         self._body = Static("", id="tool-panel-body")
         self.clock = time.time  # tests freeze it for deterministic snapshots
@@ -138,6 +157,12 @@ class ToolPanel(Vertical):
 
     def clear(self) -> None:
         self.batches.clear()
+        self.todos = []
+        self.redraw()
+
+    def set_todos(self, todos: list[dict]) -> None:
+        """Show the agent's todo list (TodoWrite) above the batches."""
+        self.todos = todos
         self.redraw()
 
     @property
@@ -147,7 +172,10 @@ class ToolPanel(Vertical):
     def redraw(self) -> None:
         """Re-render all rows; start or stop the 0.1 s clock as needed."""
         now = self.clock()
-        if not self.batches:
+        todo_parts: list[RenderableType] = [render_todos(self.todos), Text("")] if self.todos else []
+        if not self.batches and todo_parts:
+            self._body.update(Group(*todo_parts))
+        elif not self.batches:
             self._body.update(
                 Text(
                     "No tool calls yet.\nRead-only tools run in parallel; each batch "
@@ -156,7 +184,7 @@ class ToolPanel(Vertical):
                 )
             )
         else:
-            parts: list[RenderableType] = []
+            parts: list[RenderableType] = list(todo_parts)
             width = timeline_width_for(self.size.width - 2)
             for batch in reversed(self.batches):
                 parts.extend([render_batch(batch, now, width), Text("")])
