@@ -103,7 +103,8 @@ class StatusLine(Static):
         colour = "$error" if share >= 0.9 else "$warning" if share >= 0.7 else "$text"
         approx = "~" if self.context_estimated else ""
         return Content.from_markup(f"  [dim]│ ctx[/dim] [{colour}]$p[/] [dim]of $w[/dim]",
-                                   p=f"{approx}{share:.0%}", w=human_window(self.context_window))
+                                   p="<1%" if 0 < share < 0.005 else f"{approx}{share:.0%}",
+                                   w=human_window(self.context_window))
 
 
 def human_window(tokens: int) -> str:
