@@ -246,6 +246,20 @@ async def test_old_turns_leave_the_dom_and_come_back(fake_session: FakeSession) 
         first = conversation.mounted_views[0]
         assert str(first.query_one(UserPrompt).render()) == "turn 0"
         assert first.query(ToolCallBlock)  # re-created from the records, tools included
+        # the newest turn made room (the cap holds while reading old turns) and comes back below
+        prompts = lambda: [str(v.query_one(UserPrompt).render()) for v in conversation.mounted_views]  # noqa: E731
+        assert prompts() == ["turn 0", "turn 1"]
+        assert await conversation.restore_later() == 1
+        await pilot.pause()
+        assert prompts() == ["turn 1", "turn 2"]
+        await conversation.restore_earlier()
+        await pilot.pause()
+        await type_prompt(pilot, "turn 3")  # a new turn goes back to the newest turns first
+        await wait_until(pilot, lambda: isinstance(app.screen, PermissionDialog))
+        await pilot.pause()
+        await pilot.press("1")
+        await wait_until(pilot, lambda: not app.controller.busy)
+        assert prompts() == ["turn 2", "turn 3"]
 
 
 async def test_enter_typed_in_a_burst_submits_everything_before_it(fake_session: FakeSession) -> None:

@@ -50,6 +50,7 @@ class Conversation(VerticalScroll, can_focus=True):
         self.turns: list[TurnRecord] = []
         self.max_mounted = max_mounted
         self._first_mounted = 0  # index in `turns` of the oldest mounted turn
+        self._hidden_below = 0  # turns after the newest mounted one (unmounted while reading old turns)
         self._earlier = Static("", id="earlier-turns", classes="marker -info")
         self._unseen = False
         self._restoring = False
@@ -67,6 +68,8 @@ class Conversation(VerticalScroll, can_focus=True):
 
     async def start_turn(self, record: TurnRecord) -> TurnView:
         """Append a turn, mount its (empty) view and prune the oldest views."""
+        if self._hidden_below:
+            await self._remount_tail()
         self.turns.append(record)
         view = TurnView(record)
         await self.mount(view)
@@ -81,6 +84,7 @@ class Conversation(VerticalScroll, can_focus=True):
         shown = records[-max(1, min(tail, self.max_mounted)):]
         self.turns.extend(records)
         self._first_mounted = len(records) - len(shown)
+        self._hidden_below = 0
         with self.app.batch_update():
             await self.mount_all([TurnView(r, rebuild=True) for r in shown])
             self._sync_earlier()
@@ -89,6 +93,7 @@ class Conversation(VerticalScroll, can_focus=True):
     async def clear_turns(self) -> None:
         self.turns.clear()
         self._first_mounted = 0
+        self._hidden_below = 0
         await self.query_children(TurnView).remove()
         self._sync_earlier()
         self.anchor()
@@ -124,11 +129,51 @@ class Conversation(VerticalScroll, can_focus=True):
             await self.mount_all(views, after=self._earlier)
             self._first_mounted = start
             self._sync_earlier()
+            mounted = self.mounted_views
+            excess = len(mounted) - self.max_mounted
+            if excess > 0:  # the newest views are far below what the user reads: drop them for now
+                for view in mounted[-excess:]:
+                    await _close_live(view)
+                await self.remove_children(mounted[-excess:])
+                self._hidden_below += excess
             # keep what the user was looking at in place
             self.call_after_refresh(lambda: self.scroll_to(y=self.max_scroll_y - old_max, animate=False))
             return len(views)
         finally:
             self._restoring = False
+
+    async def restore_later(self) -> int:
+        """Re-create up to RESTORE_BATCH turns below the newest mounted one (dropped while reading old turns)."""
+        if not self._hidden_below or self._restoring:
+            return 0
+        self._restoring = True
+        try:
+            end = len(self.turns) - self._hidden_below
+            records = self.turns[end : end + RESTORE_BATCH]
+            await self.mount_all([TurnView(r, rebuild=True) for r in records])
+            self._hidden_below -= len(records)
+            mounted = self.mounted_views
+            excess = len(mounted) - self.max_mounted
+            if excess > 0:  # drop as many at the top, keeping what the user reads in place
+                removed = mounted[excess].virtual_region.y - mounted[0].virtual_region.y
+                await self.remove_children(mounted[:excess])
+                self._first_mounted += excess
+                self._sync_earlier()
+                self.scroll_to(y=max(0, self.scroll_y - removed), animate=False)
+            return len(records)
+        finally:
+            self._restoring = False
+
+    async def _remount_tail(self) -> None:
+        """Back to the newest turns (a new turn starts, or the user jumps to the bottom)."""
+        tail = self.turns[-HISTORY_TAIL_TURNS:]
+        with self.app.batch_update():
+            await self.query_children(TurnView).remove()
+            self._hidden_below = 0
+            self._first_mounted = len(self.turns) - len(tail)
+            await self.mount_all([TurnView(r, rebuild=True) for r in tail])
+            self._sync_earlier()
+        self.anchor()
 
     # --- following the bottom ---------------------------------------------------------
 
@@ -144,6 +189,8 @@ class Conversation(VerticalScroll, can_focus=True):
             self.post_message(self.FollowChanged(False, True))
 
     def jump_to_bottom(self) -> None:
+        if self._hidden_below:
+            self.run_worker(self._remount_tail(), group="restore-turns", exclusive=True)
         self.anchor()
         self._set_seen()
 
@@ -158,6 +205,8 @@ class Conversation(VerticalScroll, can_focus=True):
             self._set_seen()
         if new_value <= 0 and old_value > 0 and self._first_mounted > 0:
             self.run_worker(self.restore_earlier(), group="restore-turns", exclusive=True)
+        elif new_value >= self.max_scroll_y - 1 and new_value > old_value and self._hidden_below:
+            self.run_worker(self.restore_later(), group="restore-turns", exclusive=True)
 
 
 async def _close_live(view: TurnView) -> None:
