@@ -50,20 +50,23 @@ class EngineEvent(Message):
 def coalesce_deltas(batch: list[ev.Event]) -> list[ev.Event]:
     """`batch` with each run of consecutive deltas of one block merged into one delta (order kept)."""
     out: list[ev.Event] = []
-    run: list[str] = []
+    run: list[str] = []  # texts of the delta run ending out[-1]
+
+    def close_run() -> None:
+        last = out[-1] if out else None
+        if len(run) > 1 and isinstance(last, ev.BlockDelta):
+            out[-1] = dataclasses.replace(last, text="".join(run))
+
     for event in batch:
-        if isinstance(event, ev.BlockDelta) and out and run:
-            last = out[-1]
-            if (isinstance(last, ev.BlockDelta) and last.index == event.index
-                    and last.iteration == event.iteration and last.delta_type == event.delta_type):
-                run.append(event.text)
-                continue
-        if run and len(run) > 1:
-            out[-1] = dataclasses.replace(out[-1], text="".join(run))  # type: ignore[type-var]
+        last = out[-1] if out else None
+        if (isinstance(event, ev.BlockDelta) and isinstance(last, ev.BlockDelta) and run
+                and (last.index, last.iteration, last.delta_type) == (event.index, event.iteration, event.delta_type)):
+            run.append(event.text)
+            continue
+        close_run()
         run = [event.text] if isinstance(event, ev.BlockDelta) else []
         out.append(event)
-    if run and len(run) > 1:
-        out[-1] = dataclasses.replace(out[-1], text="".join(run))  # type: ignore[type-var]
+    close_run()
     return out
 
 
