@@ -11,6 +11,7 @@ import threading
 import time
 from collections import deque
 from collections.abc import Iterable
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -25,7 +26,7 @@ from textual.widgets import Button, Footer, Static
 from tui.agent.events import BlockDelta, Event
 from tui.agent.options import AgentOptions
 
-from . import commands, gc_tuning
+from . import commands, gc_tuning, trust
 from .bindings import bindings_for
 from .events import EngineEvent, EngineEvents, EventController, coalesce_deltas
 from .screens.help_screen import HelpScreen
@@ -163,6 +164,7 @@ class AgentApp(App[int]):
         gc_tuning.tune()
         self._prepare_engine()
         self.run_worker(commands.load_session_commands, thread=True, group="warm-up", exit_on_error=False)
+        self.run_worker(partial(trust.check_trust, self), thread=True, group="trust", exit_on_error=False)
         if self.initial_prompt:
             self.call_later(self.submit_prompt, self.initial_prompt)
 

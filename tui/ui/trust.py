@@ -1,0 +1,38 @@
+"""Workspace trust in the app: ask once per folder whose own settings allow things."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from tui.ui.app import AgentApp
+
+
+def check_trust(app: AgentApp) -> None:
+    """Run in a thread worker: read the settings and, when needed, ask with TrustDialog."""
+    from tui.config.settings import load_settings, should_ask_trust, untrusted_allow_rules
+
+    project_dir = app.options.project_dir
+    loaded = load_settings(project_dir)
+    if not should_ask_trust(loaded):
+        return
+    rules = [r.rule for r in untrusted_allow_rules(loaded)]
+
+    def answered(trusted: bool | None) -> None:
+        from tui.config.settings import decline_folder, trust_folder
+
+        try:
+            if trusted:
+                trust_folder(project_dir)
+                app.session.reload_policy()
+                app.notify(f"Trusted {project_dir}: its allow rules now count.", title="Workspace trust")
+            else:
+                decline_folder(project_dir)
+                app.notify("Not trusted: this folder's allow rules stay off (deny and ask rules count).",
+                           title="Workspace trust")
+        except (OSError, ValueError) as exc:
+            app.notify(f"The answer could not be saved: {exc}", severity="error", title="Workspace trust")
+
+    from tui.ui.screens.trust_dialog import TrustDialog
+
+    app.call_from_thread(app.push_screen, TrustDialog(project_dir, rules), answered)
