@@ -27,7 +27,7 @@ from .events import (
 )
 from .guards import LoopStop, ProgressGuard
 from .pricing import add_usage, total_tokens, usage_cost
-from .request import build_request
+from .request import build_request, sdk_params
 from .retry import backoff_delay, classify
 from .stream import StreamError, StreamInterrupted, StreamResult, run_stream
 
@@ -105,7 +105,7 @@ def call_model(session: AgentSession, iteration: int) -> StreamResult:
         tools=session.tool_definitions(),
         messages=session.messages,
     )
-    params = {k: v for k, v in body.items() if k != "stream"}
+    params = sdk_params(body)
     max_attempts = opts.max_retries + 1
     for attempt in range(1, max_attempts + 1):
         session.publish(RequestSent(iteration=iteration, attempt=attempt, model=opts.model, body=body))

@@ -69,3 +69,12 @@ def test_thinking_blocks_and_empty_text_are_never_marked():
     marked = mark_messages([{"role": "assistant", "content": [{"type": "text", "text": "a"}, {"type": "thinking", "thinking": "", "signature": "s"}]}])
     assert marked[0]["content"][0]["cache_control"] == {"type": "ephemeral"}
     assert "cache_control" not in marked[0]["content"][1]
+
+
+def test_sdk_params_send_the_same_body(tmp_path):
+    from tui.agent.request import sdk_params
+
+    body = body_for([{"role": "user", "content": [{"type": "text", "text": "hi"}]}], tmp_path)
+    params = sdk_params(body)
+    merged = {"model": params["model"], "max_tokens": params["max_tokens"], **params["extra_body"], "stream": True}
+    assert merged == body
