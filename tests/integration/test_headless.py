@@ -108,3 +108,10 @@ def test_sigint_interrupts_the_turn_and_exits_130(project):
     result = json.loads(out.splitlines()[-1])
     assert result["type"] == "result" and result["stop_reason"] == "interrupted"
     assert "Traceback" not in err
+
+
+def test_the_offline_model_costs_nothing_whatever_model_is_named(project):
+    proc = run_cli(["-p", "find the TODOs", "--offline", "--model", "claude-opus-5-5", "--output-format", "json"], project,
+                   {"AGENT_TUI_OFFLINE_DELAY": "0"})
+    result = json.loads(proc.stdout)
+    assert result["total_cost_usd"] == 0 and result["usage"]["input_tokens"] > 0

@@ -51,7 +51,7 @@ def run_turn(session: AgentSession, prompt: str) -> None:
             result = call_model(session, turn.iterations)
             turn.last_stop_reason = result.stop_reason
             add_usage(turn.usage, result.usage)
-            turn.cost_usd += usage_cost(result.usage, session.options.model)
+            turn.cost_usd += usage_cost(result.usage, session.pricing_model)
             if not handle_stop_reason(session, turn.iterations, result, guard):
                 continue
     except LoopStop as exc:
@@ -133,7 +133,7 @@ def call_model(session: AgentSession, iteration: int) -> StreamResult:
             ResponseFinished(
                 iteration=iteration, message=result.message, stop_reason=result.stop_reason, usage=result.usage,
                 request_id=result.request_id, ttfb_ms=result.ttfb_ms, duration_ms=result.duration_ms,
-                cost_usd=usage_cost(result.usage, opts.model), raw_events=tuple(result.raw_events),
+                cost_usd=usage_cost(result.usage, session.pricing_model), raw_events=tuple(result.raw_events),
             )
         )
         session.record_usage(result.usage)

@@ -114,6 +114,11 @@ class AgentSession:
     def transcript_path(self) -> Path | None:
         return self.transcript.path if self.transcript else None
 
+    @property
+    def pricing_model(self) -> str:
+        """The model whose prices apply: the offline demo model costs nothing, whatever it is called."""
+        return "offline-demo" if self.offline else self.options.model
+
     def publish(self, event: Event) -> None:
         self.bus.publish(event)
 
@@ -245,7 +250,7 @@ class AgentSession:
 
     def record_usage(self, usage: dict[str, Any], measure_context: bool = True) -> None:
         add_usage(self.usage_totals, usage)
-        self.cost_usd += usage_cost(usage, self.options.model)
+        self.cost_usd += usage_cost(usage, self.pricing_model)
         if measure_context:
             self.context.observe(usage)
 
