@@ -52,8 +52,7 @@ def run_turn(session: AgentSession, prompt: str) -> None:
             turn.last_stop_reason = result.stop_reason
             add_usage(turn.usage, result.usage)
             turn.cost_usd += usage_cost(result.usage, session.pricing_model)
-            if not handle_stop_reason(session, turn.iterations, result, guard):
-                continue
+            handle_stop_reason(session, turn.iterations, result, guard)  # raises LoopStop to leave
     except LoopStop as exc:
         stop = exc
     except Exception as exc:  # a bug must end the turn cleanly, with the history valid
@@ -141,8 +140,8 @@ def call_model(session: AgentSession, iteration: int) -> StreamResult:
     raise AssertionError("unreachable")
 
 
-def handle_stop_reason(session: AgentSession, iteration: int, result: StreamResult, guard: ProgressGuard) -> bool:
-    """Act on the response's stop_reason. Returns True when the loop should continue."""
+def handle_stop_reason(session: AgentSession, iteration: int, result: StreamResult, guard: ProgressGuard) -> None:
+    """Act on the response's stop_reason: return to go round again, raise LoopStop to leave."""
     reason = result.stop_reason
     message = result.message
     tool_uses = [b for b in message["content"] if b.get("type") == "tool_use"]
@@ -167,11 +166,11 @@ def handle_stop_reason(session: AgentSession, iteration: int, result: StreamResu
             raise LoopStop("tool_fatal", outcome.fatal, is_error=True)
         if stop_detail:
             raise LoopStop("no_progress", stop_detail, is_error=True)
-        return True
+        return
     if reason == "pause_turn":
         session.append_message(message)
         handled("pause_turn: sending the content back to continue")
-        return True
+        return
     if reason in ("end_turn", "stop_sequence"):
         session.append_message(message)
         if reason == "stop_sequence":
