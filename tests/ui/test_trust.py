@@ -47,3 +47,11 @@ async def test_a_folder_without_allow_rules_is_not_asked_about(offline_options) 
     async with app.run_test(size=SIZE) as pilot:
         await pilot.pause(1.0)
         assert not isinstance(app.screen, TrustDialog)
+
+
+async def test_a_broken_settings_file_is_reported_and_the_app_still_starts(offline_options, demo_project) -> None:
+    (demo_project / ".agent-tui").mkdir()
+    (demo_project / ".agent-tui" / "settings.toml").write_text("model = \n")
+    app = AgentApp(offline_options(), permission_grace_s=0)
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_until(pilot, lambda: any("settings.toml:1" in str(n.message) for n in app._notifications))

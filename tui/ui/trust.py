@@ -1,4 +1,5 @@
-"""Workspace trust in the app: ask once per folder whose own settings allow things."""
+"""Settings at start in the app: report problems in settings files, and ask once per folder
+whose own settings allow things (workspace trust)."""
 
 from __future__ import annotations
 
@@ -9,11 +10,13 @@ if TYPE_CHECKING:
 
 
 def check_trust(app: AgentApp) -> None:
-    """Run in a thread worker: read the settings and, when needed, ask with TrustDialog."""
+    """Run in a thread worker: read the settings, toast their problems and, when needed, ask with TrustDialog."""
     from tui.config.settings import load_settings, should_ask_trust, untrusted_allow_rules
 
     project_dir = app.options.project_dir
     loaded = load_settings(project_dir)
+    for problem in loaded.problems:
+        app.call_from_thread(app.notify, problem, title="Settings", severity="warning", timeout=12)
     if not should_ask_trust(loaded):
         return
     rules = [r.rule for r in untrusted_allow_rules(loaded)]
