@@ -43,6 +43,10 @@ DEFAULT_GRACE_S = 0.5
 QUIT_CONFIRM_S = 2.0
 #: streamed deltas are handed to the UI thread in batches at most this far apart
 DELTA_BATCH_S = 1 / 60
+#: ...and this far apart after a batch of more than FAST_BATCH_EVENTS (thousands of deltas a second:
+#: no model streams that fast, a replay or a benchmark can; the reply is then drawn every 0.25-0.5 s)
+FAST_DELTA_BATCH_S = 0.1
+FAST_BATCH_EVENTS = 50
 
 
 def _optional(module: str) -> Any:
@@ -88,6 +92,7 @@ class AgentApp(App[int]):
         self._inbox_lock = threading.Lock()
         self._wake_now = False
         self._wake_later = False
+        self._delta_batch_s = DELTA_BATCH_S
         self._last_ctrl_c = 0.0
         themes = _optional("tui.ui.themes")
         if themes is not None and hasattr(themes, "install"):
@@ -195,13 +200,14 @@ class AgentApp(App[int]):
         if urgent:
             self.post_message(EngineEvents())
         elif self._loop is not None:
-            self._loop.call_soon_threadsafe(self._loop.call_later, DELTA_BATCH_S, self.post_message, EngineEvents())
+            self._loop.call_soon_threadsafe(self._loop.call_later, self._delta_batch_s, self.post_message, EngineEvents())
 
     async def on_engine_events(self, message: EngineEvents) -> None:
         with self._inbox_lock:
             batch = list(self._inbox)
             self._inbox.clear()
             self._wake_now = self._wake_later = False  # events from now on wake the UI again
+            self._delta_batch_s = FAST_DELTA_BATCH_S if len(batch) > FAST_BATCH_EVENTS else DELTA_BATCH_S
         for event in coalesce_deltas(batch):
             await self.controller.handle(event)
 

@@ -70,6 +70,7 @@ class FrozenMarkdown(Widget):
         super().__init__(classes=classes)
         self.source = source
         self._key: tuple[int, str] | None = None
+        self._style: Any = None
         self._lines: list[list[Segment]] = []
         self._strips: dict[int, Strip] = {}
 
@@ -84,6 +85,7 @@ class FrozenMarkdown(Widget):
                                                style=self.rich_style, pad=True)
             self._strips.clear()
             self._key = key
+            self._style = self.rich_style
         return self._lines
 
     def get_content_height(self, container: Size, viewport: Size, width: int) -> int:
@@ -100,7 +102,10 @@ class FrozenMarkdown(Widget):
 
     def notify_style_update(self) -> None:
         super().notify_style_update()
-        self._key = None  # colours or theme changed: draw again
+        # colours changed: draw again (a class toggled elsewhere, e.g. the app's `-busy` at the end of
+        # every turn, restyles every widget without changing this one's colours: keep the lines then)
+        if self._key is not None and self.rich_style != self._style:
+            self._key = None
 
 
 def frozen_markdown(text: str) -> FrozenMarkdown:

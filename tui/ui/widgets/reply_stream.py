@@ -35,6 +35,10 @@ MAX_FLUSH_S = 0.25
 #: text arriving faster than this (characters a second; Claude streams ~300-600) is far faster
 #: than anyone reads: then the screen is written every MAX_FLUSH_S, leaving the CPU to the stream
 FAST_CHARS_PER_S = 6000
+#: text arriving faster still (~7,500 tokens a second: no model streams that fast, a replay or a
+#: benchmark can) is written every VERY_FAST_FLUSH_S: each write costs a layout and a repaint
+VERY_FAST_CHARS_PER_S = 30000
+VERY_FAST_FLUSH_S = 0.5
 
 _FENCE = re.compile(r"^ {0,3}(`{3,}|~{3,})")
 
@@ -114,6 +118,7 @@ class ReplyStream:
         self._last_cost = 0.0
         self._last_flush = time.perf_counter()
         self._fast = False
+        self._very_fast = False
         self._lock = asyncio.Lock()
         self.finished = False
         self.chunks: list[Widget] = []
@@ -123,7 +128,10 @@ class ReplyStream:
         self.record.text += text
         self._pending.append(text)
         if self._timer is None and not self.finished:
-            delay = MAX_FLUSH_S if self._fast else min(MAX_FLUSH_S, max(self.flush_s, PACE * self._last_cost))
+            if self._fast:
+                delay = VERY_FAST_FLUSH_S if self._very_fast else MAX_FLUSH_S
+            else:
+                delay = min(MAX_FLUSH_S, max(self.flush_s, PACE * self._last_cost))
             self._timer = self.live.set_timer(delay, self._timed_flush)
 
     async def _timed_flush(self) -> None:
@@ -139,6 +147,7 @@ class ReplyStream:
             text = "".join(self._pending)
             self._pending.clear()
             self._fast = len(text) > FAST_CHARS_PER_S * (started - self._last_flush)
+            self._very_fast = len(text) > VERY_FAST_CHARS_PER_S * (started - self._last_flush)
             self._last_flush = started
             self._tail += text
             if len(self._tail) > self.tail_chars and (cut := split_point(self._tail)):
