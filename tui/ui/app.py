@@ -200,7 +200,8 @@ class AgentApp(App[int]):
         if urgent:
             self.post_message(EngineEvents())
         elif self._loop is not None:
-            self._loop.call_soon_threadsafe(self._loop.call_later, self._delta_batch_s, self.post_message, EngineEvents())
+            self._loop.call_soon_threadsafe(self._loop.call_later, self._delta_batch_s, self.post_message,
+                                            EngineEvents())
 
     async def on_engine_events(self, message: EngineEvents) -> None:
         with self._inbox_lock:
