@@ -19,7 +19,7 @@ from textual import events
 
 from tests.fakeapi import FakeAPI, reply
 
-from .common import Settings, disable_nagle_in_fake_api, median, percentile, row
+from .common import Settings, median, percentile, row, scratch_project
 
 #: 20,000 words; the fake streams two words per text_delta (10,000 deltas), so about 20,000 tokens
 WORDS = 20_000
@@ -263,22 +263,8 @@ def long_session(settings: Settings, project: Path) -> list[dict[str, Any]]:
 
 
 def measure(settings: Settings) -> list[dict[str, Any]]:
-    disable_nagle_in_fake_api()
-    root = Path(tempfile.mkdtemp(prefix="bench-app-"))
-    saved = {k: os.environ.get(k) for k in ("ANTHROPIC_BASE_URL", "ANTHROPIC_API_KEY", "HOME")}
-    os.environ["HOME"] = str(root / "home")
-    try:
-        from tests.fakeapi.demo_project import make_demo_project
-
-        project = make_demo_project(root / "project")
+    with scratch_project("bench-app-") as project:
         return [keystroke_echo(settings, project), long_reply(settings, project), *long_session(settings, project)]
-    finally:
-        for k, v in saved.items():
-            if v is None:
-                os.environ.pop(k, None)
-            else:
-                os.environ[k] = v
-        shutil.rmtree(root, ignore_errors=True)
 
 
 if __name__ == "__main__":

@@ -7,21 +7,18 @@ imported and the client built before timing starts.
 from __future__ import annotations
 
 import os
-import shutil
-import tempfile
 import threading
 import time
 from pathlib import Path
 from typing import Any
 
 from tests.fakeapi import FakeAPI, reply, tool_use
-from tests.fakeapi.demo_project import make_demo_project
 from tui.agent.events import Event, RequestSent, ResponseFinished, ToolFinished, ToolResultsSent, ToolStarted
 from tui.agent.options import AgentOptions
 from tui.agent.session import AgentSession
 from tui.tools.base import Tool, ToolContext, ToolResult
 
-from .common import Settings, disable_nagle_in_fake_api, median, row
+from .common import Settings, median, row, scratch_project
 
 
 class SleepTool(Tool):
@@ -140,20 +137,8 @@ def cache_reads(settings: Settings, project: Path) -> dict[str, Any]:
 
 
 def measure(settings: Settings) -> list[dict[str, Any]]:
-    disable_nagle_in_fake_api()
-    root = Path(tempfile.mkdtemp(prefix="bench-engine-"))
-    saved = {k: os.environ.get(k) for k in ("ANTHROPIC_BASE_URL", "ANTHROPIC_API_KEY", "HOME")}
-    os.environ["HOME"] = str(root / "home")
-    try:
-        project = make_demo_project(root / "project")
+    with scratch_project("bench-engine-") as project:
         return [overhead(settings, project), parallel_tools(settings, project), cache_reads(settings, project)]
-    finally:
-        for k, v in saved.items():
-            if v is None:
-                os.environ.pop(k, None)
-            else:
-                os.environ[k] = v
-        shutil.rmtree(root, ignore_errors=True)
 
 
 if __name__ == "__main__":

@@ -8,6 +8,8 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -120,3 +122,25 @@ def fmt(value: float | None, unit: str) -> str:
     if unit == "%":
         return f"{value:.1f} %"
     return f"{value:.3g}{(' ' + unit) if unit else ''}"
+
+
+@contextmanager
+def scratch_project(prefix: str) -> Iterator[Path]:
+    """A demo project in a temp folder, with HOME pointed there; env and folder restored after."""
+    import shutil
+
+    from tests.fakeapi.demo_project import make_demo_project
+
+    disable_nagle_in_fake_api()
+    root = Path(tempfile.mkdtemp(prefix=prefix))
+    saved = {k: os.environ.get(k) for k in ("ANTHROPIC_BASE_URL", "ANTHROPIC_API_KEY", "HOME")}
+    os.environ["HOME"] = str(root / "home")
+    try:
+        yield make_demo_project(root / "project")
+    finally:
+        for k, v in saved.items():
+            if v is None:
+                os.environ.pop(k, None)
+            else:
+                os.environ[k] = v
+        shutil.rmtree(root, ignore_errors=True)
