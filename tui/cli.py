@@ -120,6 +120,11 @@ def options_from_args(args: argparse.Namespace) -> tuple[AgentOptions, list[str]
 
 def main(argv: list[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
+    if args.print_mode and not args.offline:
+        from tui.agent.client import credentials_present, prewarm_tls
+
+        if credentials_present():
+            prewarm_tls()
     prompt = " ".join(args.prompt).strip()
     try:
         opts, problems = options_from_args(args)

@@ -15,7 +15,8 @@ from tests.fakeapi import FakeAPI
 from tests.fakeapi.demo_project import make_demo_project
 from tests.fakeapi.scriptfile import load_script
 
-from .common import PYTHON, REPO, ChildRun, Settings, bench_env, disable_nagle_in_fake_api, median, row, run_child
+from .common import (PYTHON, REPO, ChildRun, Settings, bench_env, disable_nagle_in_fake_api, median, precompile_sources, row,
+                     run_child)
 
 SCENARIO = REPO / "tests/fakeapi/scenarios/three_step.json"
 PROMPT = "Look at a.py and b.py, find the TODOs and resolve the one in a.py."
@@ -79,6 +80,7 @@ def check(run: ChildRun, who: str, server: ScenarioServer, project: Path) -> str
 
 def measure(settings: Settings) -> list[dict[str, Any]]:
     disable_nagle_in_fake_api()
+    precompile_sources()
     reps = settings.reps(5, 2)
     claude = find_claude()
     root = Path(tempfile.mkdtemp(prefix="bench-print-"))

@@ -6,9 +6,13 @@ The SDK import costs about a second, so it happens here, lazily, off the UI thre
 from __future__ import annotations
 
 import os
+import threading
 from typing import Any
 
 from .options import AgentOptions
+
+_tls: dict[str, Any] = {}
+_tls_ready = threading.Event()
 
 
 def credentials_present() -> bool:
@@ -19,6 +23,37 @@ def credentials_present() -> bool:
 def use_offline(options: AgentOptions) -> bool:
     """The offline model runs with --offline or when nothing points at an API."""
     return options.offline or not credentials_present()
+
+
+def prewarm_tls() -> None:
+    """Build the TLS context on a thread while the SDK imports (`-p` startup).
+
+    Loading the CA bundle is 40-70 ms of C code that releases the GIL, so it runs alongside
+    the imports instead of after them. `make_client` uses the result when it is ready.
+    """
+    if _tls or _tls_ready.is_set():
+        return
+    _tls["started"] = True
+
+    def build() -> None:
+        try:
+            from .httplib import httpx
+
+            _tls["context"] = httpx.create_ssl_context()
+        except Exception:  # the client then builds its own context, as without the prewarm
+            pass
+        finally:
+            _tls_ready.set()
+
+    threading.Thread(target=build, name="tls-prewarm", daemon=True).start()
+
+
+def _prewarmed_tls() -> Any:
+    """The context `prewarm_tls` built (waiting for it if it is still loading), or None."""
+    if "started" not in _tls:
+        return None
+    _tls_ready.wait(10.0)
+    return _tls.get("context")
 
 
 def make_client(options: AgentOptions) -> Any:
@@ -40,4 +75,7 @@ def make_client(options: AgentOptions) -> Any:
     if not (os.environ.get("ANTHROPIC_API_KEY") or os.environ.get("ANTHROPIC_AUTH_TOKEN")):
         # a base URL without a key: a local or proxy server; send a placeholder key
         kwargs["api_key"] = "no-key-set"
+    context = _prewarmed_tls()
+    if context is not None:  # the same settings the SDK would use, with the context already loaded
+        kwargs["http_client"] = anthropic.DefaultHttpxClient(verify=context, timeout=timeout)  # type: ignore[arg-type]
     return anthropic.Anthropic(**kwargs)

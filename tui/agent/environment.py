@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import datetime as _dt
-import platform
+import os
 from pathlib import Path
 
 
@@ -43,7 +43,7 @@ def environment_text(project_dir: Path, model: str, today: _dt.date | None = Non
         "# Environment\n"
         f"Working directory: {project_dir}\n"
         f"{git_line}\n"
-        f"Platform: {platform.system().lower()} ({platform.release()})\n"
+        f"Platform: {os.uname().sysname.lower()} ({os.uname().release})\n"
         f"Shell: /bin/bash\n"
         f"Today's date: {day}\n"
         f"Model: {model}"

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import random
 from dataclasses import dataclass
-from email.utils import parsedate_to_datetime
 from typing import Any
 
 RETRYABLE_STATUS = {408, 409, 429, 500, 502, 503, 504, 529}
@@ -46,6 +45,7 @@ def _retry_after(headers: Any) -> float | None:
             return max(float(value), 0.0)
         except ValueError:
             import datetime as _dt
+            from email.utils import parsedate_to_datetime
 
             when = parsedate_to_datetime(value)
             return max((when - _dt.datetime.now(when.tzinfo)).total_seconds(), 0.0)

@@ -12,7 +12,6 @@ import datetime as _dt
 import json
 import os
 import re
-import secrets
 import threading
 from collections.abc import Callable
 from pathlib import Path
@@ -30,7 +29,7 @@ def project_slug(project_dir: Path) -> str:
 
 
 def new_session_id() -> str:
-    return _dt.datetime.now().strftime("%Y%m%d-%H%M%S-") + secrets.token_hex(3)
+    return _dt.datetime.now().strftime("%Y%m%d-%H%M%S-") + os.urandom(3).hex()
 
 
 def sessions_folder(base: Path, project_dir: Path) -> Path:

@@ -9,7 +9,6 @@ change files too, but nothing records what they did: they are listed as not trac
 
 from __future__ import annotations
 
-import difflib
 import os
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -42,6 +41,8 @@ class FileRestore:
         name = _display(self.path, project_dir)
         old = _text(self.current)
         new = _text(self.previous)
+        import difflib
+
         lines = list(difflib.unified_diff(old.splitlines(keepends=True), new.splitlines(keepends=True),
                                           f"{name} (now)", f"{name} (after undo)"))
         if len(lines) > MAX_DIFF_LINES:

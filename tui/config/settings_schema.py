@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import difflib
 import re
 from typing import Any
 
@@ -76,6 +75,8 @@ def check_value(kind: str, value: Any, nullable: bool = False) -> tuple[Any, str
 
 def closest_key(key: str, known: list[str]) -> str:
     """` (did you mean `x`?)` when a known key is close to `key`, else ''."""
+    import difflib
+
     near = difflib.get_close_matches(key, known, n=1, cutoff=0.7)
     return f" (did you mean `{near[0]}`?)" if near else ""
 

@@ -5,7 +5,6 @@ from __future__ import annotations
 import codecs
 import os
 import selectors
-import shlex
 import signal
 import subprocess
 import tempfile
@@ -169,7 +168,9 @@ class BashTool(Tool):
     ) -> ToolResult:
         # the EXIT trap records where the command ended, so a `cd` carries over to the next call;
         # it shares the command's first line so bash's error messages keep the right line numbers
-        script = f"trap 'pwd > {shlex.quote(cwd_file)}' EXIT; {command}"
+        from shlex import quote
+
+        script = f"trap 'pwd > {quote(cwd_file)}' EXIT; {command}"
         env = dict(os.environ, PAGER="cat", GIT_PAGER="cat", GIT_TERMINAL_PROMPT="0")
         try:
             proc = subprocess.Popen(

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import difflib
 
 
 def _lines(text: str) -> list[str]:
@@ -15,6 +14,8 @@ def unified_diff(old: str | None, new: str, display: str) -> str:
     new_lines = _lines(new)
     fromfile = f"a/{display}" if old is not None else "/dev/null"
     out = []
+    import difflib
+
     for line in difflib.unified_diff(old_lines, new_lines, fromfile, f"b/{display}", n=3):
         out.append(line if line.endswith("\n") else line + "\n\\ No newline at end of file\n")
     return "".join(out)

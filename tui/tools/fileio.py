@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import codecs
-import difflib
 import errno
 import hashlib
 import os
@@ -59,6 +58,8 @@ def close_matches(path: Path, limit: int = 3) -> list[str]:
         try:
             if parent.is_dir():
                 names = sorted(os.listdir(parent))[:5000]
+                import difflib
+
                 found = difflib.get_close_matches(target.name, names, n=limit, cutoff=0.6)
                 return [str(parent / name) for name in found]
         except OSError:
