@@ -115,3 +115,30 @@ def test_the_offline_model_costs_nothing_whatever_model_is_named(project):
                    {"AGENT_TUI_OFFLINE_DELAY": "0"})
     result = json.loads(proc.stdout)
     assert result["total_cost_usd"] == 0 and sum(result["usage"].values()) > 0
+
+
+def test_console_entry_exits_fast_with_everything_written(project, tmp_path):
+    """`entry()` leaves with os._exit after -p: stdout, the transcript and the exit code must all be complete."""
+    data = tmp_path / "data"
+    env = {"XDG_DATA_HOME": str(data), "HOME": str(tmp_path / "home")}
+    with FakeAPI(three_step_script(project)) as api:
+        proc = run_cli(["-p", "fix the TODO in a.py", "--output-format", "stream-json", "--include-partial-messages",
+                        "--permission-mode", "acceptEdits"], project,
+                       {"ANTHROPIC_BASE_URL": api.base_url, "ANTHROPIC_API_KEY": "sk-test", **env})
+    assert proc.returncode == 0, proc.stderr
+    lines = proc.stdout.splitlines()
+    assert len(lines) > 20 and json.loads(lines[-1])["type"] == "result"  # nothing cut off at the end
+    transcripts = list(data.rglob("*.jsonl"))
+    assert len(transcripts) == 1
+    records = [json.loads(line) for line in transcripts[0].read_text().splitlines()]
+    assert records[-1]["type"] == "event" and "num_iterations" in records[-1]["event"]  # TurnFinished, the last record
+
+
+def test_console_entry_keeps_the_error_exit_code(project, tmp_path):
+    from tests.fakeapi.script import http_error
+
+    with FakeAPI([http_error(401)]) as api:
+        proc = run_cli(["-p", "hello"], project, {"ANTHROPIC_BASE_URL": api.base_url, "ANTHROPIC_API_KEY": "sk-bad",
+                                                   "HOME": str(tmp_path / "home")})
+    assert proc.returncode == 1
+    assert "agent-tui: stopped" in proc.stderr and "Traceback" not in proc.stderr
