@@ -109,17 +109,19 @@ def options_from_args(args: argparse.Namespace) -> tuple[AgentOptions, list[str]
     opts.offline = bool(args.offline)
     if os.environ.get("AGENT_TUI_OFFLINE_DELAY"):
         opts.offline_delay = float(os.environ["AGENT_TUI_OFFLINE_DELAY"])
-    from tui.agent.client import use_offline
+    from tui.agent.client import OFFLINE_MODEL_NAME, use_offline
 
     if use_offline(opts) and not args.model:
-        from tui.agent.offline import OFFLINE_MODEL_NAME
-
         opts.model = OFFLINE_MODEL_NAME
     return opts, problems
 
 
 def main(argv: list[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
+    if not args.print_mode:
+        from tui.ui import gc_tuning
+
+        gc_tuning.pause()  # no collections until the app's first frame (gc_tuning explains)
     prompt = " ".join(args.prompt).strip()
     try:
         opts, problems = options_from_args(args)

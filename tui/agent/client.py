@@ -10,6 +10,10 @@ from typing import Any
 
 from .options import AgentOptions
 
+#: the model id the offline model answers as (here, not in .offline, so the CLI can name it
+#: without importing the offline package, which imports httpx)
+OFFLINE_MODEL_NAME = "offline-demo"
+
 
 def credentials_present() -> bool:
     """Whether the environment names an API key, auth token or base URL."""

@@ -166,7 +166,7 @@ class AgentApp(App[int]):
     def _after_first_frame(self) -> None:
         """Build the session, import the SDK in a thread, warm up what later actions need."""
         self._attach_session()
-        gc_tuning.tune()
+        self.set_timer(gc_tuning.RESUME_DELAY_S, gc_tuning.tune)
         self._prepare_engine()
         self.run_worker(commands.load_session_commands, thread=True, group="warm-up", exit_on_error=False)
         self.run_worker(partial(trust.check_trust, self), thread=True, group="trust", exit_on_error=False)
