@@ -188,6 +188,7 @@ class AgentApp(App[int]):
     def _after_first_frame(self) -> None:
         """Build the session, import the SDK in a thread, warm up what later actions need."""
         self._attach_session()
+        self.query_one(PromptRow).add_cancel_button()
         self.set_timer(gc_tuning.RESUME_DELAY_S, gc_tuning.tune)
         self._prepare_engine()
         self.run_worker(commands.load_session_commands, thread=True, group="warm-up", exit_on_error=False)
