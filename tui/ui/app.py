@@ -29,7 +29,6 @@ from tui.agent.options import AgentOptions
 
 from . import commands, gc_tuning, trust
 from .bindings import bindings_for
-from .screens.help_screen import HelpScreen
 from .widgets.app_header import AppHeader
 from .widgets.conversation import MAX_MOUNTED_TURNS, Conversation
 from .widgets.prompt import PromptArea, PromptRow
@@ -334,6 +333,8 @@ class AgentApp(App[int]):
         self.status.mode = new
 
     def action_help(self) -> None:
+        from .screens.help_screen import HelpScreen
+
         if not isinstance(self.screen, HelpScreen):
             self.push_screen(HelpScreen())
 
