@@ -118,10 +118,18 @@ def options_from_args(args: argparse.Namespace) -> tuple[AgentOptions, list[str]
 
 def main(argv: list[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
-    if not args.print_mode:
-        from tui.ui import gc_tuning
+    if args.print_mode:
+        return _run(args)
+    from tui.ui import gc_tuning
 
-        gc_tuning.pause()  # no collections until the app's first frame (gc_tuning explains)
+    gc_tuning.pause()  # no collections until the app's first frame (gc_tuning explains)
+    try:
+        return _run(args)
+    finally:
+        gc_tuning.restore()  # after an early error return too
+
+
+def _run(args: argparse.Namespace) -> int:
     prompt = " ".join(args.prompt).strip()
     try:
         opts, problems = options_from_args(args)
