@@ -188,7 +188,10 @@ class AgentApp(App[int]):
         """Build the session, import the SDK in a thread, warm up what later actions need."""
         self._attach_session()
         self.query_one(PromptRow).add_cancel_button()
-        self.set_timer(gc_tuning.RESUME_DELAY_S, gc_tuning.tune)
+        if gc_tuning.is_paused():  # collect the start-up garbage a moment later, where nobody waits on it
+            self.set_timer(gc_tuning.RESUME_DELAY_S, gc_tuning.tune)
+        else:
+            gc_tuning.tune()
         self._prepare_engine()
         self.run_worker(commands.load_session_commands, thread=True, group="warm-up", exit_on_error=False)
         self.run_worker(partial(trust.check_trust, self), thread=True, group="trust", exit_on_error=False)

@@ -37,6 +37,11 @@ def pause() -> None:
         _paused = True
 
 
+def is_paused() -> bool:
+    """Whether `pause` switched the collector off and nothing has resumed it yet."""
+    return _paused
+
+
 def _resume() -> None:
     global _paused
     if _paused:
