@@ -109,11 +109,9 @@ def options_from_args(args: argparse.Namespace) -> tuple[AgentOptions, list[str]
     opts.offline = bool(args.offline)
     if os.environ.get("AGENT_TUI_OFFLINE_DELAY"):
         opts.offline_delay = float(os.environ["AGENT_TUI_OFFLINE_DELAY"])
-    from tui.agent.client import use_offline
+    from tui.agent.client import OFFLINE_MODEL_NAME, use_offline
 
     if use_offline(opts) and not args.model:
-        from tui.agent.offline import OFFLINE_MODEL_NAME
-
         opts.model = OFFLINE_MODEL_NAME
     return opts, problems
 
@@ -123,6 +121,17 @@ def main(argv: list[str] | None = None, *, own_process: bool = False) -> int:
     args = build_parser().parse_args(argv)
     if args.print_mode:
         _start_print_mode(offline=bool(args.offline), tune_gc=own_process)
+        return _run(args, own_process)
+    from tui.ui import gc_tuning
+
+    gc_tuning.pause()  # no collections until the app's first frame (gc_tuning explains)
+    try:
+        return _run(args, own_process)
+    finally:
+        gc_tuning.restore()  # after an early error return too
+
+
+def _run(args: argparse.Namespace, own_process: bool) -> int:
     prompt = " ".join(args.prompt).strip()
     try:
         opts, problems = options_from_args(args)

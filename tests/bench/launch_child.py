@@ -42,6 +42,10 @@ def bare_app() -> object:
 def agent_app() -> object:
     from pathlib import Path
 
+    from tui.ui import gc_tuning
+
+    gc_tuning.pause()  # as tui.cli.main does before it imports the app
+
     from tui.agent.options import AgentOptions
     from tui.ui import app as app_module
     from tui.ui.app import AgentApp

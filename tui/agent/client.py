@@ -11,6 +11,10 @@ from typing import Any
 
 from .options import AgentOptions
 
+#: the model id the offline model answers as (here, not in .offline, so the CLI can name it
+#: without importing the offline package, which imports httpx)
+OFFLINE_MODEL_NAME = "offline-demo"
+
 _tls: dict[str, Any] = {}
 _tls_ready = threading.Event()
 

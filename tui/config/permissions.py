@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Any, Literal
 
 from tui.config import rule_files
 from tui.config.bash_parse import ParsedBash, SimpleCommand, WriteTarget, parse_bash
+from tui.config.modes import MODES
 from tui.config.paths import PROTECTED_DIRS, local_settings_file, user_settings_file
 from tui.config.readonly import is_read_only
 from tui.config.rules import (
@@ -34,7 +35,6 @@ if TYPE_CHECKING:
     from tui.tools.base import Tool, ToolContext
 
 Decision = Literal["allow", "deny", "ask"]
-MODES = ("default", "acceptEdits", "plan", "bypassPermissions")
 PLAN_REASON = (
     "Plan mode is on: {name} cannot run because it could change something. Only read-only "
     "tools are available; finish exploring, then present your plan to the user instead of making changes."

@@ -13,8 +13,6 @@ import tomllib
 from pathlib import Path
 from typing import Any
 
-import tomli_w
-
 from tui.config.rules import RuleKind
 
 
@@ -39,6 +37,8 @@ def read_settings_file(path: Path) -> dict[str, Any]:
 def write_settings_file(path: Path, data: dict[str, Any]) -> None:
     """Write `data` to `path` atomically, as TOML or (for .json) JSON."""
     path.parent.mkdir(parents=True, exist_ok=True)
+    import tomli_w  # writing is rare: not imported at start-up
+
     text = json.dumps(data, indent=2) + "\n" if path.suffix == ".json" else tomli_w.dumps(data)
     fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)
     try:

@@ -14,7 +14,7 @@ import os
 import tomllib
 from dataclasses import dataclass, field, fields
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from tui.config import rule_files
 from tui.config.paths import (
@@ -25,7 +25,6 @@ from tui.config.paths import (
     user_data_dir,
     user_settings_file,
 )
-from tui.config.permissions import PermissionPolicy
 from tui.config.rules import RULE_KINDS, RuleSource
 from tui.config.settings_schema import (
     ALIASES,
@@ -35,6 +34,9 @@ from tui.config.settings_schema import (
     find_line,
     toml_error_position,
 )
+
+if TYPE_CHECKING:  # the permission engine (~4 ms of imports) is not needed to read settings
+    from tui.config.permissions import PermissionPolicy
 
 __all__ = [
     "DEFAULT_MODEL", "LoadedSettings", "Settings", "build_policy", "is_trusted", "load_settings",
@@ -319,6 +321,8 @@ def build_policy(
     cli_disallowed: list[str],
 ) -> PermissionPolicy:
     """The policy for a session: the loaded rules plus the command line's, in `mode` (or the settings')."""
+    from tui.config.permissions import PermissionPolicy
+
     return PermissionPolicy(
         mode=mode or loaded.settings.permission_mode,
         allow=list(cli_allowed),

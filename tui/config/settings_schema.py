@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from tui.config.permissions import MODES
+from tui.config.modes import MODES
 
 #: top-level scalar settings: key -> (accepted kinds, may be None)
 SCALAR_TYPES: dict[str, tuple[str, bool]] = {

@@ -1,7 +1,9 @@
 """The Textual app: composition, key bindings and message routing, nothing more.
 
 Engine events reach the UI as `EngineEvent` messages (see `events.py`, which maps each
-one to widgets); the SDK is imported in a thread worker after the first frame.
+one to widgets); the SDK is imported in a thread worker after the first frame. So are the
+engine's event classes and the controller (~20 ms of imports): nothing before the first
+frame needs them, and the session that publishes them is built after it.
 """
 
 from __future__ import annotations
@@ -13,7 +15,7 @@ from collections import deque
 from collections.abc import Iterable
 from functools import partial
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from textual import on, work
 from textual.app import App, ComposeResult, SystemCommand
@@ -23,18 +25,20 @@ from textual.screen import Screen
 from textual.widget import Widget
 from textual.widgets import Button, Footer, Static
 
-from tui.agent.events import BlockDelta, Event
 from tui.agent.options import AgentOptions
 
 from . import commands, gc_tuning, trust
 from .bindings import bindings_for
-from .events import EngineEvent, EngineEvents, EventController, coalesce_deltas
-from .screens.help_screen import HelpScreen
 from .widgets.app_header import AppHeader
 from .widgets.conversation import MAX_MOUNTED_TURNS, Conversation
 from .widgets.prompt import PromptArea, PromptRow
 from .widgets.status_line import StatusLine
 from .widgets.tool_panel import ToolPanel
+
+if TYPE_CHECKING:
+    from tui.agent.events import Event
+
+    from .events import EngineEvent, EngineEvents, EventController
 
 #: keys typed this soon after a permission dialog opens are ignored (permission_dialog.DEFAULT_GRACE_S;
 #: repeated here so starting the app does not import the dialog)
@@ -83,7 +87,7 @@ class AgentApp(App[int]):
         self.initial_prompt = prompt
         self.permission_grace_s = permission_grace_s
         self.max_mounted_turns = max_mounted_turns
-        self.controller = EventController(self)
+        self._controller: EventController | None = None
         #: the inspector is built on first F2; until then its events wait here
         self.inspector: Widget | None = None
         self._inspector_backlog: list[Event] = []
@@ -93,6 +97,9 @@ class AgentApp(App[int]):
         self._wake_now = False
         self._wake_later = False
         self._delta_batch_s = DELTA_BATCH_S
+        #: tui.agent.events.BlockDelta and tui.ui.events.EngineEvents, set by _attach_session
+        self._delta_type: type = type(None)
+        self._wake_message: type[EngineEvents] | None = None
         self._last_ctrl_c = 0.0
         themes = _optional("tui.ui.themes")
         if themes is not None and hasattr(themes, "install"):
@@ -125,6 +132,15 @@ class AgentApp(App[int]):
         self._session = session
 
     @property
+    def controller(self) -> EventController:
+        """Maps engine events to widgets; built on first use, not before the first frame."""
+        if self._controller is None:
+            from .events import EventController
+
+            self._controller = EventController(self)
+        return self._controller
+
+    @property
     def conversation(self) -> Conversation:
         return self.query_one("#conversation", Conversation)
 
@@ -151,6 +167,11 @@ class AgentApp(App[int]):
         """Subscribe to the session's events and show what it decided (offline model, mode)."""
         if self._subscription is not None:
             return
+        from tui.agent.events import BlockDelta
+
+        from .events import EngineEvents
+
+        self._delta_type, self._wake_message = BlockDelta, EngineEvents
         session = self.session
         self._subscription = session.bus.subscribe(self._forward, inline=True, name="app")
         header = self.query_one(AppHeader)
@@ -166,7 +187,11 @@ class AgentApp(App[int]):
     def _after_first_frame(self) -> None:
         """Build the session, import the SDK in a thread, warm up what later actions need."""
         self._attach_session()
-        gc_tuning.tune()
+        self.query_one(PromptRow).add_cancel_button()
+        if gc_tuning.is_paused():  # collect the start-up garbage a moment later, where nobody waits on it
+            self.set_timer(gc_tuning.RESUME_DELAY_S, gc_tuning.tune)
+        else:
+            gc_tuning.tune()
         self._prepare_engine()
         self.run_worker(commands.load_session_commands, thread=True, group="warm-up", exit_on_error=False)
         self.run_worker(partial(trust.check_trust, self), thread=True, group="trust", exit_on_error=False)
@@ -188,7 +213,7 @@ class AgentApp(App[int]):
         wake-up costs both threads ~0.1 ms and the GIL hand-over more). Any other event
         (a tool starting, a permission request) wakes the UI at once.
         """
-        urgent = not isinstance(event, BlockDelta)
+        urgent = not isinstance(event, self._delta_type)
         with self._inbox_lock:
             self._inbox.append(event)
             if self._wake_now or (self._wake_later and not urgent):
@@ -197,13 +222,16 @@ class AgentApp(App[int]):
                 self._wake_now = True
             else:
                 self._wake_later = True
+        wake = self._wake_message
+        assert wake is not None  # set before the subscription that calls this
         if urgent:
-            self.post_message(EngineEvents())
+            self.post_message(wake())
         elif self._loop is not None:
-            self._loop.call_soon_threadsafe(self._loop.call_later, self._delta_batch_s, self.post_message,
-                                            EngineEvents())
+            self._loop.call_soon_threadsafe(self._loop.call_later, self._delta_batch_s, self.post_message, wake())
 
     async def on_engine_events(self, message: EngineEvents) -> None:
+        from .events import coalesce_deltas
+
         with self._inbox_lock:
             batch = list(self._inbox)
             self._inbox.clear()
@@ -220,7 +248,8 @@ class AgentApp(App[int]):
 
     def _shut_down(self) -> None:
         """Stop listening to the engine and interrupt its turn (the DOM is going away)."""
-        self.controller.close()
+        if self._controller is not None:
+            self._controller.close()
         gc_tuning.restore()
         if self._subscription is not None:
             self._subscription.close()
@@ -307,6 +336,8 @@ class AgentApp(App[int]):
         self.status.mode = new
 
     def action_help(self) -> None:
+        from .screens.help_screen import HelpScreen
+
         if not isinstance(self.screen, HelpScreen):
             self.push_screen(HelpScreen())
 

@@ -178,11 +178,37 @@ def apply_theme(app: App[Any], name: str | None) -> str | None:
     """Switch to theme `name` if it is registered, else to the default; a problem sentence or None."""
     wanted = name or DEFAULT_THEME
     if wanted in app.available_themes:
-        app.theme = wanted
+        _set_theme(app, wanted)
         return None
     fallback = DEFAULT_THEME if DEFAULT_THEME in app.available_themes else "textual-dark"
-    app.theme = fallback
+    _set_theme(app, fallback)
     return f"Theme {wanted!r} is not installed; using {fallback}. Pick one with ctrl+p → Change theme."
+
+
+def _set_theme(app: App[Any], name: str) -> None:
+    """`app.theme = name`, without the full CSS reparse it queues when no CSS has been read yet.
+
+    Setting `App.theme` re-parses every stylesheet source with the new variables. Before the
+    app has read its CSS (themes.install runs in `__init__`) that was a second parse of
+    app.tcss, ~25 ms before the first frame: here the new variables are simply handed to
+    the stylesheet, whose first parse then uses them, and the watcher's classes are set.
+    """
+    from textual.app import App
+
+    if app.stylesheet.source:  # CSS already read: the normal path re-parses it
+        app.theme = name
+        return
+    app.set_reactive(App.theme, name)
+    dark = app.current_theme.dark
+    for cls in [c for c in app.classes if c.startswith("-theme-")]:
+        app.remove_class(cls, update=False)
+    app.set_class(True, f"-theme-{name}", update=False)
+    app.set_class(dark, "-dark-mode", update=False)
+    app.set_class(not dark, "-light-mode", update=False)
+    refresh_filter = getattr(app, "_refresh_truecolor_filter", None)  # Textual's ANSI→truecolor mapping
+    if refresh_filter is not None:
+        refresh_filter(app.ansi_theme)
+    app.stylesheet.set_variables(app.get_css_variables())
 
 
 def save_theme_choice(name: str) -> str | None:

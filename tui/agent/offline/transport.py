@@ -17,12 +17,12 @@ from typing import Any
 
 from ..httplib import httpx
 
+from tui.agent.client import OFFLINE_MODEL_NAME
 from tui.agent.offline.brain import plan_reply
 from tui.agent.offline.sse import encode_sse, message_json
 from tui.agent.offline.usage import PromptCacheSimulator, count_input_tokens
 from tui.agent.offline.validate import request_error
 
-OFFLINE_MODEL_NAME = "offline-demo"
 # the first event waits this many deltas' worth of delay, like a model's time to first token
 _FIRST_TOKEN_DELAYS = 10
 

@@ -100,4 +100,8 @@ class PromptRow(Horizontal):
 
     def compose(self):
         yield PromptArea(id="prompt")
-        yield Button("■ cancel", id="cancel", variant="error", compact=True)
+
+    def add_cancel_button(self) -> None:
+        """Mount the (hidden until busy) cancel button: after the first frame, as Button's CSS takes ~5 ms to parse."""
+        if self.is_attached and not self.query("#cancel"):
+            self.mount(Button("■ cancel", id="cancel", variant="error", compact=True))

@@ -122,6 +122,14 @@ def render_todos(todos: list[dict]) -> RenderableType:
     return Group(*lines)
 
 
+#: shown until the first tool call (set at construction: no update and re-layout before the first frame)
+EMPTY_TEXT = Text(
+    "No tool calls yet.\nRead-only tools run in parallel; each batch shows here with a timeline of how the calls "
+    "overlapped.",
+    style="grey62",
+)
+
+
 class ToolPanel(Vertical):
     """Right-hand panel listing recent tool calls and how they overlapped."""
 
@@ -130,7 +138,7 @@ class ToolPanel(Vertical):
         self.batches: list[Batch] = []
         self.todos: list[dict] = []
         self._timer: Timer | None = None
-        self._body = Static("", id="tool-panel-body")
+        self._body = Static(EMPTY_TEXT, id="tool-panel-body")
         self.clock = time.time  # tests freeze it for deterministic snapshots
 
     def compose(self) -> ComposeResult:
@@ -138,11 +146,9 @@ class ToolPanel(Vertical):
         with VerticalScroll():
             yield self._body
 
-    def on_mount(self) -> None:
-        self.redraw()
-
     def on_resize(self) -> None:
-        self.redraw()
+        if self.batches:  # only the batches' timelines depend on the width
+            self.redraw()
 
     def add_tool(self, tool: ToolRecord, turn: int) -> None:
         """Register a queued tool under its batch (creating the batch if new)."""
@@ -176,13 +182,7 @@ class ToolPanel(Vertical):
         if not self.batches and todo_parts:
             self._body.update(Group(*todo_parts))
         elif not self.batches:
-            self._body.update(
-                Text(
-                    "No tool calls yet.\nRead-only tools run in parallel; each batch "
-                    "shows here with a timeline of how the calls overlapped.",
-                    style="grey62",
-                )
-            )
+            self._body.update(EMPTY_TEXT)
         else:
             parts: list[RenderableType] = list(todo_parts)
             width = timeline_width_for(self.size.width - 2)
