@@ -12,7 +12,7 @@ from typing import Any
 
 from tests.fakeapi.demo_project import make_demo_project
 
-from .common import PYTHON, REPO, Settings, bench_env, median, row
+from .common import PYTHON, Settings, bench_env, median, precompile_sources, row
 
 
 def headless_once(which: str, env: dict[str, str], cwd: Path) -> tuple[float, bool]:
@@ -56,20 +56,9 @@ def tmux_once(command: list[str], expect: str, env: dict[str, str], cwd: Path) -
         subprocess.run(["tmux", "kill-session", "-t", name], capture_output=True)
 
 
-def precompile() -> None:
-    """Write the .pyc files of our modules, as `pip install` does at install time.
-
-    This environment sets PYTHONDONTWRITEBYTECODE=1 and runs the source tree, so without
-    this every launch compiled tui/ from source (~30-40 ms) while Textual's own modules
-    came precompiled from site-packages: a cost no installed user pays.
-    """
-    subprocess.run([PYTHON, "-m", "compileall", "-q", str(REPO / "tui"), str(REPO / "tests" / "__init__.py"),
-                    str(REPO / "tests" / "bench")], check=True, stdout=subprocess.DEVNULL)
-
-
 def measure(settings: Settings) -> list[dict[str, Any]]:
     reps = settings.reps(7, 2)
-    precompile()
+    precompile_sources()
     root = Path(tempfile.mkdtemp(prefix="bench-launch-"))
     project = make_demo_project(root / "project")
     env = bench_env(root / "home", TERM="xterm-256color", COLORTERM="truecolor")
