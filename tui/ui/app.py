@@ -28,6 +28,7 @@ from textual.widgets import Button, Footer, Static
 from tui.agent.options import AgentOptions
 
 from . import commands, gc_tuning, trust
+from .threads import call_soon_from_thread
 from .bindings import bindings_for
 from .widgets.app_header import AppHeader
 from .widgets.conversation import MAX_MOUNTED_TURNS, Conversation
@@ -227,7 +228,10 @@ class AgentApp(App[int]):
         if urgent:
             self.post_message(wake())
         elif self._loop is not None:
-            self._loop.call_soon_threadsafe(self._loop.call_later, self._delta_batch_s, self.post_message, wake())
+            try:
+                self._loop.call_soon_threadsafe(self._loop.call_later, self._delta_batch_s, self.post_message, wake())
+            except RuntimeError:  # the app's loop closed while the engine was still publishing
+                pass
 
     async def on_engine_events(self, message: EngineEvents) -> None:
         from .events import coalesce_deltas
@@ -284,7 +288,7 @@ class AgentApp(App[int]):
         try:
             self.session.submit(text)
         except Exception as exc:  # e.g. a turn still winding down
-            self.call_from_thread(self._submit_failed, str(exc))
+            call_soon_from_thread(self, self._submit_failed, str(exc))
 
     def _submit_failed(self, reason: str) -> None:
         self.controller.abort_local_turn()

@@ -5,6 +5,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from tui.ui.threads import call_soon_from_thread
+
 if TYPE_CHECKING:
     from tui.ui.app import AgentApp
 
@@ -16,7 +18,7 @@ def check_trust(app: AgentApp) -> None:
     project_dir = app.options.project_dir
     loaded = load_settings(project_dir)
     for problem in loaded.problems:
-        app.call_from_thread(app.notify, problem, title="Settings", severity="warning", timeout=12)
+        call_soon_from_thread(app, app.notify, problem, title="Settings", severity="warning", timeout=12)
     if not should_ask_trust(loaded):
         return
     rules = [r.rule for r in untrusted_allow_rules(loaded)]
@@ -38,4 +40,4 @@ def check_trust(app: AgentApp) -> None:
 
     from tui.ui.screens.trust_dialog import TrustDialog
 
-    app.call_from_thread(app.push_screen, TrustDialog(project_dir, rules), answered)
+    call_soon_from_thread(app, app.push_screen, TrustDialog(project_dir, rules), answered)

@@ -7,7 +7,6 @@ and exporting run in thread workers so the UI never waits on the disk or the API
 
 from __future__ import annotations
 
-from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from textual import on, work
@@ -21,6 +20,7 @@ from textual.widgets.option_list import Option
 from tui.agent.resume import SessionInfo, list_sessions, sessions_base
 
 from ..commands import slash_command
+from ..threads import call_soon_from_thread
 from ..widgets.conversation import HISTORY_TAIL_TURNS
 from ..widgets.conversation_model import BlockRecord, ToolRecord, TurnRecord
 
@@ -73,7 +73,7 @@ class ResumeScreen(ModalScreen[str | None]):
         current = getattr(self.session, "session_id", None)
         if self.session.messages:  # the open session is not something to resume
             sessions = [s for s in sessions if s.id != current]
-        self.app.call_from_thread(self._show, sessions)
+        call_soon_from_thread(self, self._show, sessions)
 
     def _show(self, sessions: list[SessionInfo]) -> None:
         self.sessions = sessions
