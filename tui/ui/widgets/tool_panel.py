@@ -26,8 +26,8 @@ MAX_BATCHES = 8
 TIMELINE_WIDTH = 14
 #: Rich colour per tool state (the panel is drawn with Rich, so no $variables here)
 STATE_COLOURS = {
-    "preparing": "grey50",
-    "queued": "grey50",
+    "preparing": "#808080",
+    "queued": "#808080",
     "waiting": "yellow",
     "running": "cyan",
     "done": "green",
@@ -50,9 +50,9 @@ def timeline_bar(tool: ToolRecord, t0: float, t1: float, width: int = TIMELINE_W
     """A bar for one call over the batch's shared time axis [t0, t1]."""
     span = max(t1 - t0, 1e-6)
     colour = STATE_COLOURS.get(tool.state, "white")
-    bar = Text("▕", style="grey37")
+    bar = Text("▕", style="#5f5f5f")
     if tool.started_at is None:
-        bar.append("·" * width, style="grey37")
+        bar.append("·" * width, style="#5f5f5f")
     else:
         end = tool.finished_at if tool.finished_at is not None else t1
         first = min(width - 1, int((tool.started_at - t0) / span * width))
@@ -60,7 +60,7 @@ def timeline_bar(tool: ToolRecord, t0: float, t1: float, width: int = TIMELINE_W
         bar.append(" " * first)
         bar.append("█" * (last - first), style=colour)
         bar.append(" " * (width - last))
-    bar.append("▏", style="grey37")
+    bar.append("▏", style="#5f5f5f")
     return bar
 
 
@@ -77,9 +77,9 @@ def render_batch(batch: Batch, now: float, timeline_width: int = TIMELINE_WIDTH)
     n = len(batch.tools)
     how = "parallel" if batch.parallel and n > 1 else "serial" if n > 1 else ""
     head = Text(f"batch {batch.key[1]}", style="bold")
-    head.append(f" · {n} {how or 'tool'}" + ("s" if n != 1 and not how else ""), style="grey62")
+    head.append(f" · {n} {how or 'tool'}" + ("s" if n != 1 and not how else ""), style="#9e9e9e")
     if starts:
-        head.append(f" · {format_seconds(t1 - t0)}", style="grey62")
+        head.append(f" · {format_seconds(t1 - t0)}", style="#9e9e9e")
     table = Table.grid(padding=(0, 1), expand=True)
     table.add_column(width=1)
     table.add_column(ratio=1, no_wrap=True, overflow="ellipsis")
@@ -95,22 +95,22 @@ def render_batch(batch: Batch, now: float, timeline_width: int = TIMELINE_WIDTH)
         table.add_row(
             Text(glyph, style=colour),
             Text(tool.display_label),
-            Text(timing, style=colour if not tool.is_final else "grey62"),
+            Text(timing, style=colour if not tool.is_final else "#9e9e9e"),
             timeline_bar(tool, t0, t1, timeline_width),
         )
         if tool.state == "running" and tool.name == "Bash":
             for line in tool.tail_lines():
-                table.add_row("", Text("  " + line, style="grey50"), "", "")
+                table.add_row("", Text("  " + line, style="#808080"), "", "")
     return Group(head, table)
 
 
-TODO_GLYPHS = {"completed": ("✔", "green"), "in_progress": ("▶", "cyan"), "pending": ("○", "grey62")}
+TODO_GLYPHS = {"completed": ("✔", "green"), "in_progress": ("▶", "cyan"), "pending": ("○", "#9e9e9e")}
 
 
 def render_todos(todos: list[dict]) -> RenderableType:
     """The agent's todo list: one line per item, the one in progress by its active form."""
     done = sum(1 for t in todos if t.get("status") == "completed")
-    lines = [Text.assemble(("todos", "bold"), (f" · {done}/{len(todos)} done", "grey62"))]
+    lines = [Text.assemble(("todos", "bold"), (f" · {done}/{len(todos)} done", "#9e9e9e"))]
     for todo in todos:
         status = str(todo.get("status", "pending"))
         glyph, colour = TODO_GLYPHS.get(status, ("?", "white"))
@@ -126,7 +126,7 @@ def render_todos(todos: list[dict]) -> RenderableType:
 EMPTY_TEXT = Text(
     "No tool calls yet.\nRead-only tools run in parallel; each batch shows here with a timeline of how the calls "
     "overlapped.",
-    style="grey62",
+    style="#9e9e9e",
 )
 
 
