@@ -8,6 +8,7 @@ what happens from `bus`. Constructing a session is cheap: the SDK is imported in
 from __future__ import annotations
 
 import threading
+from importlib import import_module
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -146,8 +147,9 @@ class AgentSession:
         self.dispatcher.policy = self.policy
 
     def prepare(self) -> None:
-        """Import the SDK and build the client (about a second); safe to call twice."""
+        """Import the SDK and the loop, build the client (about a second); safe to call twice."""
         self.client()
+        import_module(".loop", __package__)  # the first turn would import it (~20 ms with its modules)
         self._start_watcher()
 
     def client(self) -> Any:

@@ -137,19 +137,29 @@ def check_theme_css(app: App[Any], theme: Theme) -> str | None:
     """Parse the app's CSS with `theme`'s variables on a copy; a problem sentence or None.
 
     A bad `[theme.variables]` value would otherwise raise inside Textual's CSS refresh and
-    take the app down. Costs ~10 ms.
+    take the app down. Only the CSS sources that use one of the theme's own variables are
+    parsed (the colours Textual generates are always valid): re-parsing every source cost
+    ~80 ms per theme, paid during the first reply.
     """
+    from textual.css.stylesheet import Stylesheet
+
     def parses(variables: dict[str, str]) -> bool:
+        if not variables:
+            return True
         defaults = {**app.get_theme_variable_defaults(), **theme.to_color_system().generate()}
-        sheet = app.stylesheet.copy()
-        sheet.set_variables({**defaults, **variables})
+        sheet = Stylesheet(variables={**defaults, **variables})
+        uses = tuple(f"${name}" for name in variables)
+        for read_from, source in app.stylesheet.source.items():
+            if any(use in source.content for use in uses):
+                sheet.add_source(source.content, read_from=read_from, is_default_css=source.is_defaults,
+                                 tie_breaker=source.tie_breaker, scope=source.scope)
         # also use each variable the way its name says, for widgets whose CSS is not loaded yet
         probe = "\n".join(f"#theme-probe-{i} {{ {_probe_property(n)}: ${n}; }}"
                           for i, n in enumerate(variables) if _probe_property(n))
         if probe:
             sheet.add_source(probe, read_from=("theme-probe", theme.name))
         try:
-            sheet.reparse()
+            sheet.parse()
         except Exception:
             return False
         return True
