@@ -14,7 +14,7 @@ from pathspec.patterns.gitwildmatch import GitWildMatchPatternError
 from tui.tools.base import ToolContext, ToolError, ToolResult
 from tui.tools.inputs import get_str
 from tui.tools.kinds import SearchTool
-from tui.tools.ripgrep import COMMON_FLAGS, EXCLUDE_GIT, age_keys, relative_arg, rg_failure, run_rg, search_root
+from tui.tools.ripgrep import EXCLUDE_GIT, age_keys, relative_arg, rg_failure, run_rg, search_flags, search_root
 
 MAX_RESULTS = 100
 _GLOB_CHARS = set("*?[{")
@@ -74,7 +74,7 @@ class GlobTool(SearchTool):
             if not root.is_dir():
                 return ToolResult(content="No files found")
         pattern = pattern.removeprefix("./")
-        args, full_match = glob_args(pattern)
+        args, full_match = glob_args(pattern, root)
         newest = NewestFiles(full_match)
         try:
             root_fd = os.open(root, os.O_RDONLY | os.O_DIRECTORY)
@@ -116,10 +116,11 @@ class NewestFiles:
         if not names:
             return
         self.count += len(names)
-        items = list(zip(age_keys(names, root_fd), names))
-        if len(self.top) == MAX_RESULTS:
+        if len(self.top) < MAX_RESULTS:
+            items = list(zip(age_keys(names, root_fd), names))
+        else:
             last = self.top[-1]
-            items = [item for item in items if item < last]
+            items = [item for item in zip(age_keys(names, root_fd), names) if item < last]
             if not items:
                 return
         items += self.top
@@ -131,7 +132,7 @@ class NewestFiles:
         return [name.decode("utf-8", errors="replace") for _, name in self.top]
 
 
-def glob_args(pattern: str) -> tuple[list[str], Callable[[str], Any] | None]:
+def glob_args(pattern: str, root: Path) -> tuple[list[str], Callable[[str], Any] | None]:
     """rg arguments that list candidate files, and the full-path test still to apply (if any).
 
     rg's own --glob would override .gitignore, so the file-name part of the pattern goes
@@ -141,7 +142,7 @@ def glob_args(pattern: str) -> tuple[list[str], Callable[[str], Any] | None]:
     if pattern.startswith("**/") and "/" not in pattern[3:].rstrip("/"):
         pattern = pattern[3:]  # "**/*.py" is just "*.py" at any depth: rg's file type does it alone
     name_part = pattern.rstrip("/").rsplit("/", 1)[-1]
-    args = [*COMMON_FLAGS, "--files", EXCLUDE_GIT]
+    args = [*search_flags(root), "--files", EXCLUDE_GIT]
     if name_part and name_part != "**" and not name_part.startswith("!"):
         args += [f"--type-add=agentglob:{name_part}", "--type=agentglob"]
         if "/" not in pattern.rstrip("/"):

@@ -3,19 +3,20 @@
 from __future__ import annotations
 
 import os
+from pathlib import Path
 from typing import Any
 
 from tui.tools.base import ToolContext, ToolError, ToolResult
 from tui.tools.inputs import get_bool, get_int, get_str
 from tui.tools.kinds import SearchTool
 from tui.tools.ripgrep import (
-    COMMON_FLAGS,
     EXCLUDE_GIT,
     RgOutput,
     age_keys,
     relative_arg,
     rg_failure,
     run_rg,
+    search_flags,
     search_root,
 )
 
@@ -123,9 +124,9 @@ class GrepTool(SearchTool):
             text += f" in {ctx.display_path(resolved).rstrip('/')}" + ("/" if resolved.is_dir() else "")
         return text
 
-    def build_args(self, tool_input: dict[str, Any], mode: str, path_arg: str | None) -> list[str]:
-        """The rg command line (without the binary) for this call."""
-        args = [*COMMON_FLAGS, "--max-columns=500", "--max-columns-preview"]
+    def build_args(self, tool_input: dict[str, Any], mode: str, root: Path, path_arg: str | None) -> list[str]:
+        """The rg command line (without the binary) for a search of `root` (passed to rg as `path_arg`)."""
+        args = [*search_flags(root), "--max-columns=500", "--max-columns-preview"]
         if get_bool(tool_input, "-i"):
             args.append("--ignore-case")
         if get_bool(tool_input, "multiline"):
@@ -160,7 +161,7 @@ class GrepTool(SearchTool):
         head_limit = get_int(tool_input, "head_limit", minimum=0) or None
         path = get_str(tool_input, "path", required=False)
         root = search_root(None if path in ("undefined", "null") else path, ctx)
-        args = self.build_args(tool_input, mode, relative_arg(root, ctx))
+        args = self.build_args(tool_input, mode, root, relative_arg(root, ctx))
         max_lines = None
         if mode == "content":
             max_lines = head_limit + 1 if head_limit else MAX_CONTENT_LINES

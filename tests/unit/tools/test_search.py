@@ -10,7 +10,7 @@ import pytest
 from tui.tools.base import ToolContext, ToolError
 from tui.tools.glob_tool import GlobTool, NewestFiles, expand_braces
 from tui.tools.grep import GrepTool, split_globs
-from tui.tools.ripgrep import COMMON_FLAGS, age_keys, find_rg, run_rg
+from tui.tools.ripgrep import COMMON_FLAGS, age_keys, find_rg, run_rg, search_flags
 
 glob, grep = GlobTool(), GrepTool()
 
@@ -215,3 +215,16 @@ def test_grep_files_sorted_newest_first_ties_by_name_and_undecodable_names(proje
     text = grep.run({"pattern": "needle"}, ctx).text()
     assert lines(text) == ["Found 5 files", "caf\ufffd.txt", "c.txt", "a.txt", "b.txt", "old.txt"]
     assert lines(glob.run({"pattern": "*.txt"}, ctx).text()) == ["caf\ufffd.txt", "c.txt", "a.txt", "b.txt", "old.txt"]
+
+
+def test_git_info_exclude_with_patterns_is_still_honoured(project: Path, ctx: ToolContext) -> None:
+    (project / ".git" / "info").mkdir(parents=True)
+    (project / ".git" / "info" / "exclude").write_text("# git's default comments only\n\n")
+    (project / "src").mkdir()
+    for name in ("keep.py", "secret.py", "src/other.py"):
+        (project / name).write_text("needle\n")
+    assert "--no-ignore-exclude" in search_flags(project) and "--no-ignore-exclude" in search_flags(project / "src")
+    (project / ".git" / "info" / "exclude").write_text("# mine\nsecret.py\n")
+    assert "--no-ignore-exclude" not in search_flags(project / "src")  # an exclude above the root counts too
+    assert sorted(lines(glob.run({"pattern": "**/*.py"}, ctx).text())) == ["keep.py", "src/other.py"]
+    assert sorted(lines(grep.run({"pattern": "needle"}, ctx).text())[1:]) == ["keep.py", "src/other.py"]
