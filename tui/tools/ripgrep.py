@@ -84,8 +84,9 @@ def run_rg(
 
     With `on_lines`, each batch of complete lines goes to it as undecoded bytes as soon as
     rg prints them, on this thread, and is not kept: per-file work (like stat for sorting
-    by mtime) overlaps with the search without a second copy or thread hand-offs. Polls
-    `ctx.cancel` so an interrupt ends a long search at once.
+    by mtime) overlaps with the search without a second copy or thread hand-offs
+    (`max_lines` applies only without `on_lines`). Polls `ctx.cancel` so an interrupt ends
+    a long search at once.
     """
     try:
         proc = subprocess.Popen(
