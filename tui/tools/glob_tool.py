@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 import os
 import re
 from pathlib import Path
@@ -105,7 +106,8 @@ class NewestFiles:
 
     def __init__(self, match: Callable[[str], Any] | None) -> None:
         self.match = match
-        self.top: list[tuple[float, bytes]] = []  # (negated mtime, name), in output order
+        self.kept: list[tuple[float, bytes]] = []  # (negated mtime, name): the newest so far, and more
+        self.cut = math.inf  # a key after the MAX_RESULTS-th smallest kept: larger keys cannot make it
         self.count = 0
 
     def add(self, names: list[bytes], root_fd: int) -> None:
@@ -116,20 +118,21 @@ class NewestFiles:
         if not names:
             return
         self.count += len(names)
-        if len(self.top) < MAX_RESULTS:
-            items = list(zip(age_keys(names, root_fd), names))
-        else:
-            last = self.top[-1]
-            items = [item for item in zip(age_keys(names, root_fd), names) if item < last]
-            if not items:
-                return
-        items += self.top
-        items.sort()
-        self.top = items[:MAX_RESULTS]
+        cut = self.cut
+        self.kept += [(key, name) for key, name in zip(age_keys(names, root_fd), names) if key <= cut]
+        if len(self.kept) > 4 * MAX_RESULTS:  # sort now and then, not per batch
+            self._trim()
+
+    def _trim(self) -> None:
+        self.kept.sort()
+        del self.kept[MAX_RESULTS:]
+        if len(self.kept) == MAX_RESULTS:
+            self.cut = self.kept[-1][0]
 
     def names(self) -> list[str]:
         """Newest first; equal times by name."""
-        return [name.decode("utf-8", errors="replace") for _, name in self.top]
+        self._trim()
+        return [name.decode("utf-8", errors="replace") for _, name in self.kept]
 
 
 def glob_args(pattern: str, root: Path) -> tuple[list[str], Callable[[str], Any] | None]:

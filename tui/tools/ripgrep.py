@@ -20,8 +20,9 @@ from tui.tools.base import FatalToolError, ToolContext, ToolError, ToolInterrupt
 COMMON_FLAGS = ("--no-config", "--color=never", "--hidden", "--no-require-git")
 # goes after the caller's globs: the last matching glob wins, and .git must stay out
 EXCLUDE_GIT = "--glob=!.git"
-# after a read of less than SMALL_READ bytes of output, wait BATCH_WAIT seconds before the next
-# (thousands of wake-ups for one file name each cost more than the stat of those files)
+# after two reads in a row of less than SMALL_READ bytes of output, wait BATCH_WAIT seconds
+# before the next (thousands of wake-ups for one file name each cost more than the stat of
+# those files); a single short read, like the last one, is not held up
 SMALL_READ = 1 << 12
 BATCH_WAIT = 0.002
 
@@ -98,7 +99,7 @@ def run_rg(
     out_fd, err_fd = proc.stdout.fileno(), proc.stderr.fileno()
     out_chunks: list[bytes] = []
     err_chunks: list[bytes] = []
-    newlines, stopped = 0, False
+    newlines, stopped, small_reads = 0, False, False
     pending = b""
     selector = selectors.DefaultSelector()
     selector.register(out_fd, selectors.EVENT_READ)
@@ -112,9 +113,11 @@ def run_rg(
             for key, _ in selector.select(timeout=0.1):
                 fd = key.fd
                 data = os.read(fd, 1 << 16)
-                if fd == out_fd and 0 < len(data) < SMALL_READ:
-                    # rg prints one file's output at a time: let more pile up rather than wake per file
-                    time.sleep(BATCH_WAIT)
+                if fd == out_fd:
+                    if 0 < len(data) < SMALL_READ and small_reads:
+                        # rg prints one file's output at a time: let more pile up rather than wake per file
+                        time.sleep(BATCH_WAIT)
+                    small_reads = 0 < len(data) < SMALL_READ
                 if not data:
                     selector.unregister(fd)
                 elif fd == err_fd:

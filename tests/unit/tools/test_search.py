@@ -187,21 +187,21 @@ def test_run_rg_streams_every_line_once_in_batches(project: Path, ctx: ToolConte
 
 
 def test_newest_files_keeps_the_newest_across_batches_with_ties_by_name(project: Path) -> None:
-    for i in range(250):
-        (project / f"f{i:03}").write_text("x")
-        os.utime(project / f"f{i:03}", (1_000_000 + i // 2, 1_000_000 + i // 2))  # pairs share a time
+    for i in range(1000):
+        (project / f"f{i:04}").write_text("x")
+        os.utime(project / f"f{i:04}", (1_000_000 + i // 2, 1_000_000 + i // 2))  # pairs share a time
     newest = NewestFiles(None)
     fd = os.open(project, os.O_RDONLY | os.O_DIRECTORY)
     try:
-        names = [f"f{i:03}".encode() for i in range(250)]
-        for start in range(0, 250, 37):  # out-of-order batches, and a name gone before its stat
+        names = [f"f{i:04}".encode() for i in range(1000)]
+        for start in range(0, 1000, 37):  # out-of-order batches, and a name gone before its stat
             newest.add(names[start : start + 37][::-1], fd)
         newest.add([b"gone"], fd)
-        assert age_keys([b"gone", b"f002"], fd) == [0.0, -1_000_001.0]
+        assert age_keys([b"gone", b"f0002"], fd) == [0.0, -1_000_001.0]
     finally:
         os.close(fd)
-    expected = [f"f{i:03}" for i in range(248, 148, -2) for i in (i, i + 1)]
-    assert newest.count == 251 and newest.names() == expected
+    expected = [f"f{i:04}" for i in range(998, 898, -2) for i in (i, i + 1)]
+    assert newest.count == 1001 and newest.names() == expected
 
 
 def test_grep_files_sorted_newest_first_ties_by_name_and_undecodable_names(project: Path, ctx: ToolContext) -> None:
