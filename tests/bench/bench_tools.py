@@ -85,10 +85,10 @@ def search_rows(tree: Path = STDLIB) -> list[dict[str, Any]]:
         # the same searches against rg run with our exact flags (hidden files, .gitignore outside git):
         # what the tool itself adds (process handling, mtime sort, formatting)
         compare("Glob **/*.py vs rg with the tool's flags (s)", lambda: glob.run({"pattern": "**/*.py"}, ctx),
-                raw_rg(glob_args("**/*.py")[0], tree)),
+                raw_rg(glob_args("**/*.py", tree)[0], tree)),
         compare("Grep files 'def __init__' vs rg with the tool's flags (s)",
                 lambda: grep.run({"pattern": "def __init__"}, ctx),
-                raw_rg(grep.build_args({"pattern": "def __init__"}, "files_with_matches", None), tree)),
+                raw_rg(grep.build_args({"pattern": "def __init__"}, "files_with_matches", tree, None), tree)),
     ]
 
 

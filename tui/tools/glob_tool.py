@@ -2,12 +2,11 @@
 
 from __future__ import annotations
 
-import heapq
+import math
 import os
 import re
 from pathlib import Path
 from collections.abc import Callable
-from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
 import pathspec
@@ -16,7 +15,7 @@ from pathspec.patterns.gitwildmatch import GitWildMatchPatternError
 from tui.tools.base import ToolContext, ToolError, ToolResult
 from tui.tools.inputs import get_str
 from tui.tools.kinds import SearchTool
-from tui.tools.ripgrep import COMMON_FLAGS, EXCLUDE_GIT, relative_arg, rg_failure, run_rg, search_root
+from tui.tools.ripgrep import EXCLUDE_GIT, age_keys, relative_arg, rg_failure, run_rg, search_flags, search_root
 
 MAX_RESULTS = 100
 _GLOB_CHARS = set("*?[{")
@@ -76,12 +75,18 @@ class GlobTool(SearchTool):
             if not root.is_dir():
                 return ToolResult(content="No files found")
         pattern = pattern.removeprefix("./")
-        args, full_match = glob_args(pattern)
-        newest = NewestFiles(root, full_match)
-        # one worker stats files while this thread keeps draining rg's pipe, so rg never stalls
-        with ThreadPoolExecutor(max_workers=1, thread_name_prefix="glob-stat") as stat_worker:
-            result = run_rg(args, root, ctx, on_lines=lambda batch: None if stat_worker.submit(newest.add, batch) else None)
-        if result.returncode == 2 and not result.lines:
+        args, full_match = glob_args(pattern, root)
+        newest = NewestFiles(full_match)
+        try:
+            root_fd = os.open(root, os.O_RDONLY | os.O_DIRECTORY)
+        except OSError as exc:
+            raise ToolError(f"Cannot list {ctx.display_path(root)}: {exc.strerror or exc}.") from None
+        try:
+            # stat each batch as rg prints it, on this thread (the names stay bytes)
+            result = run_rg(args, root, ctx, on_lines=lambda batch: newest.add(batch, root_fd))
+        finally:
+            os.close(root_fd)
+        if result.returncode == 2 and not result.line_count:
             raise rg_failure(result.stderr, "Glob")
         if not newest.count:
             return ToolResult(content="No files found", meta={"count": 0})
@@ -99,41 +104,38 @@ class GlobTool(SearchTool):
 class NewestFiles:
     """Keeps the MAX_RESULTS most recently modified of the names fed to it, counting them all."""
 
-    def __init__(self, root: Path, match: Callable[[str], Any] | None) -> None:
-        self.root = str(root)
+    def __init__(self, match: Callable[[str], Any] | None) -> None:
         self.match = match
-        self.heap: list[tuple[float, str]] = []
+        self.kept: list[tuple[float, bytes]] = []  # (negated mtime, name): the newest so far, and more
+        self.cut = math.inf  # a key after the MAX_RESULTS-th smallest kept: larger keys cannot make it
         self.count = 0
 
-    def add(self, names: list[str]) -> None:
-        heap, match = self.heap, self.match
-        # stat relative to an open folder: the kernel skips walking the root's path each time
-        try:
-            root_fd = os.open(self.root, os.O_RDONLY | os.O_DIRECTORY)
-        except OSError:
+    def add(self, names: list[bytes], root_fd: int) -> None:
+        """Count and stat a batch of names relative to the open folder `root_fd`."""
+        if self.match is not None:
+            match = self.match
+            names = [name for name in names if match(name.decode("utf-8", errors="replace"))]
+        if not names:
             return
-        try:
-            for name in names:
-                if not name or (match is not None and not match(name)):
-                    continue
-                self.count += 1
-                try:
-                    item = (os.stat(name, dir_fd=root_fd).st_mtime, name)
-                except OSError:
-                    item = (0.0, name)
-                if len(heap) < MAX_RESULTS:
-                    heapq.heappush(heap, item)
-                elif item > heap[0]:
-                    heapq.heapreplace(heap, item)
-        finally:
-            os.close(root_fd)
+        self.count += len(names)
+        cut = self.cut
+        self.kept += [(key, name) for key, name in zip(age_keys(names, root_fd), names) if key <= cut]
+        if len(self.kept) > 4 * MAX_RESULTS:  # sort now and then, not per batch
+            self._trim()
+
+    def _trim(self) -> None:
+        self.kept.sort()
+        del self.kept[MAX_RESULTS:]
+        if len(self.kept) == MAX_RESULTS:
+            self.cut = self.kept[-1][0]
 
     def names(self) -> list[str]:
         """Newest first; equal times by name."""
-        return [name for _, name in sorted(self.heap, key=lambda item: (-item[0], item[1]))]
+        self._trim()
+        return [name.decode("utf-8", errors="replace") for _, name in self.kept]
 
 
-def glob_args(pattern: str) -> tuple[list[str], Callable[[str], Any] | None]:
+def glob_args(pattern: str, root: Path) -> tuple[list[str], Callable[[str], Any] | None]:
     """rg arguments that list candidate files, and the full-path test still to apply (if any).
 
     rg's own --glob would override .gitignore, so the file-name part of the pattern goes
@@ -143,7 +145,7 @@ def glob_args(pattern: str) -> tuple[list[str], Callable[[str], Any] | None]:
     if pattern.startswith("**/") and "/" not in pattern[3:].rstrip("/"):
         pattern = pattern[3:]  # "**/*.py" is just "*.py" at any depth: rg's file type does it alone
     name_part = pattern.rstrip("/").rsplit("/", 1)[-1]
-    args = [*COMMON_FLAGS, "--files", EXCLUDE_GIT]
+    args = [*search_flags(root), "--files", EXCLUDE_GIT]
     if name_part and name_part != "**" and not name_part.startswith("!"):
         args += [f"--type-add=agentglob:{name_part}", "--type=agentglob"]
         if "/" not in pattern.rstrip("/"):

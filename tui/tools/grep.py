@@ -3,13 +3,22 @@
 from __future__ import annotations
 
 import os
-from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
 from typing import Any
 
 from tui.tools.base import ToolContext, ToolError, ToolResult
 from tui.tools.inputs import get_bool, get_int, get_str
 from tui.tools.kinds import SearchTool
-from tui.tools.ripgrep import COMMON_FLAGS, EXCLUDE_GIT, relative_arg, rg_failure, run_rg, search_root
+from tui.tools.ripgrep import (
+    EXCLUDE_GIT,
+    RgOutput,
+    age_keys,
+    relative_arg,
+    rg_failure,
+    run_rg,
+    search_flags,
+    search_root,
+)
 
 OUTPUT_MODES = ("content", "files_with_matches", "count")
 MAX_OUTPUT_CHARS = 30_000
@@ -115,9 +124,9 @@ class GrepTool(SearchTool):
             text += f" in {ctx.display_path(resolved).rstrip('/')}" + ("/" if resolved.is_dir() else "")
         return text
 
-    def build_args(self, tool_input: dict[str, Any], mode: str, path_arg: str | None) -> list[str]:
-        """The rg command line (without the binary) for this call."""
-        args = [*COMMON_FLAGS, "--max-columns=500", "--max-columns-preview"]
+    def build_args(self, tool_input: dict[str, Any], mode: str, root: Path, path_arg: str | None) -> list[str]:
+        """The rg command line (without the binary) for a search of `root` (passed to rg as `path_arg`)."""
+        args = [*search_flags(root), "--max-columns=500", "--max-columns-preview"]
         if get_bool(tool_input, "-i"):
             args.append("--ignore-case")
         if get_bool(tool_input, "multiline"):
@@ -152,30 +161,20 @@ class GrepTool(SearchTool):
         head_limit = get_int(tool_input, "head_limit", minimum=0) or None
         path = get_str(tool_input, "path", required=False)
         root = search_root(None if path in ("undefined", "null") else path, ctx)
-        args = self.build_args(tool_input, mode, relative_arg(root, ctx))
+        args = self.build_args(tool_input, mode, root, relative_arg(root, ctx))
         max_lines = None
         if mode == "content":
             max_lines = head_limit + 1 if head_limit else MAX_CONTENT_LINES
-        mtimes: dict[str, float] = {}
         if mode == "files_with_matches":
-            # a worker stats files (to sort newest first) while this thread drains rg's pipe
-
-            def stat_batch(batch: list[str]) -> None:
-                for name in batch:
-                    mtimes[name] = _mtime(ctx.project_dir, name)
-
-            with ThreadPoolExecutor(max_workers=1, thread_name_prefix="grep-stat") as stat_worker:
-                result = run_rg(args, ctx.project_dir, ctx, on_lines=lambda batch: None if stat_worker.submit(stat_batch, batch) else None)
+            result, lines = self._newest_first(args, ctx)
         else:
             result = run_rg(args, ctx.project_dir, ctx, max_lines=max_lines)
+            lines = result.lines
         notes: list[str] = []
         if result.returncode == 2:
-            if not result.lines:
+            if not result.line_count:
                 raise rg_failure(result.stderr, "Grep")
             notes.append(f"Some files could not be searched: {result.stderr.strip().splitlines()[0][:200]}")
-        lines = result.lines
-        if mode == "files_with_matches" and lines:
-            lines = sorted(lines, key=lambda name: (-mtimes.get(name, 0.0), name))
         total_entries = len(lines)
         if head_limit and len(lines) > head_limit:
             lines = lines[:head_limit]
@@ -190,6 +189,27 @@ class GrepTool(SearchTool):
         if notes:
             text += "\n\n" + "\n".join(f"[{note}]" for note in notes)
         return ToolResult(content=text, meta={"mode": mode, "entries": total_entries})
+
+    def _newest_first(self, args: list[str], ctx: ToolContext) -> tuple[RgOutput, list[str]]:
+        """Run rg for matching files and list them newest first (equal times by name).
+
+        Each batch of names is stat'ed on this thread as rg prints it, overlapping the search.
+        """
+        found: list[tuple[float, bytes]] = []
+        try:
+            project_fd = os.open(ctx.project_dir, os.O_RDONLY | os.O_DIRECTORY)
+        except OSError as exc:
+            raise ToolError(f"Cannot search {ctx.project_dir}: {exc.strerror or exc}.") from None
+        try:
+
+            def add(batch: list[bytes]) -> None:
+                found.extend(zip(age_keys(batch, project_fd), batch))
+
+            result = run_rg(args, ctx.project_dir, ctx, on_lines=add)
+        finally:
+            os.close(project_fd)
+        found.sort()
+        return result, [name.decode("utf-8", errors="replace") for _, name in found]
 
     def _format(self, mode: str, lines: list[str], total_entries: int) -> str:
         if not lines:
@@ -206,9 +226,3 @@ class GrepTool(SearchTool):
             return "\n".join(lines) + f"\n\nFound {total} total matching lines across {len(lines)} {files}."
         return "\n".join(lines)
 
-
-def _mtime(project_dir: Any, name: str) -> float:
-    try:
-        return os.stat(os.path.join(project_dir, name)).st_mtime
-    except OSError:
-        return 0.0

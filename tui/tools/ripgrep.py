@@ -8,6 +8,7 @@ import selectors
 import shutil
 import subprocess
 import sysconfig
+import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -19,6 +20,32 @@ from tui.tools.base import FatalToolError, ToolContext, ToolError, ToolInterrupt
 COMMON_FLAGS = ("--no-config", "--color=never", "--hidden", "--no-require-git")
 # goes after the caller's globs: the last matching glob wins, and .git must stay out
 EXCLUDE_GIT = "--glob=!.git"
+# after two reads in a row of less than SMALL_READ bytes of output, wait BATCH_WAIT seconds
+# before the next (thousands of wake-ups for one file name each cost more than the stat of
+# those files); a single short read, like the last one, is not held up
+SMALL_READ = 1 << 12
+BATCH_WAIT = 0.002
+
+
+def search_flags(root: Path) -> list[str]:
+    """COMMON_FLAGS, plus --no-ignore-exclude when no `.git/info/exclude` at or above `root` has a pattern.
+
+    With --no-require-git, rg looks for `.git/info/exclude` in every folder it walks: one
+    failed stat per folder, about 5% of a big listing. Git reads only the enclosing
+    repository's file, which usually holds just the default comments. When neither it nor
+    any other above `root` has a pattern, the lookups are skipped; the only difference is
+    that exclude files of other repositories nested inside the tree are no longer read.
+    """
+    folder = root if root.is_dir() else root.parent
+    for candidate in (folder, *folder.parents):
+        try:
+            with open(candidate / ".git" / "info" / "exclude", "rb") as f:
+                text = f.read(1 << 20)
+        except OSError:
+            continue
+        if any(line.strip() and not line.lstrip().startswith(b"#") for line in text.splitlines()):
+            return list(COMMON_FLAGS)
+    return [*COMMON_FLAGS, "--no-ignore-exclude"]
 
 
 @functools.lru_cache(maxsize=1)
@@ -40,10 +67,11 @@ def rg_binary() -> str:
 
 @dataclass
 class RgOutput:
-    lines: list[str]
+    lines: list[str]  # stdout lines; empty when `on_lines` took them
     returncode: int
     stderr: str
     stopped_early: bool  # max_lines was reached and rg was stopped
+    line_count: int = 0  # lines rg printed, also when `on_lines` took them
 
 
 def run_rg(
@@ -51,13 +79,15 @@ def run_rg(
     cwd: Path,
     ctx: ToolContext,
     max_lines: int | None = None,
-    on_lines: Callable[[list[str]], None] | None = None,
+    on_lines: Callable[[list[bytes]], None] | None = None,
 ) -> RgOutput:
     """Run rg with `args` in `cwd`, collecting stdout lines; stops rg after `max_lines` lines.
 
-    `on_lines` gets each batch of complete lines as rg prints them, so per-file work
-    (like stat for sorting by mtime) overlaps with the search. Polls `ctx.cancel` so an
-    interrupt ends a long search at once.
+    With `on_lines`, each batch of complete lines goes to it as undecoded bytes as soon as
+    rg prints them, on this thread, and is not kept: per-file work (like stat for sorting
+    by mtime) overlaps with the search without a second copy or thread hand-offs
+    (`max_lines` applies only without `on_lines`). Polls `ctx.cancel` so an interrupt ends
+    a long search at once.
     """
     try:
         proc = subprocess.Popen(
@@ -66,13 +96,14 @@ def run_rg(
     except OSError as exc:
         raise ToolError(f"Could not run ripgrep: {exc.strerror or exc}.") from None
     assert proc.stdout is not None and proc.stderr is not None
+    out_fd, err_fd = proc.stdout.fileno(), proc.stderr.fileno()
     out_chunks: list[bytes] = []
     err_chunks: list[bytes] = []
-    newlines, stopped = 0, False
-    pending = bytearray()
+    newlines, stopped, small_reads = 0, False, False
+    pending = b""
     selector = selectors.DefaultSelector()
-    selector.register(proc.stdout, selectors.EVENT_READ, out_chunks)
-    selector.register(proc.stderr, selectors.EVENT_READ, err_chunks)
+    selector.register(out_fd, selectors.EVENT_READ)
+    selector.register(err_fd, selectors.EVENT_READ)
     try:
         while selector.get_map():
             if ctx.cancel.is_set():
@@ -80,37 +111,72 @@ def run_rg(
                 proc.wait()
                 raise ToolInterrupted("The search was interrupted.")
             for key, _ in selector.select(timeout=0.1):
-                data = os.read(key.fd, 1 << 16)
+                fd = key.fd
+                data = os.read(fd, 1 << 16)
+                if fd == out_fd:
+                    if 0 < len(data) < SMALL_READ and small_reads:
+                        # rg prints one file's output at a time: let more pile up rather than wake per file
+                        time.sleep(BATCH_WAIT)
+                    small_reads = 0 < len(data) < SMALL_READ
                 if not data:
-                    selector.unregister(key.fileobj)
-                    continue
-                key.data.append(data)
-                if key.data is out_chunks and on_lines is not None:
-                    pending += data
-                    cut = pending.rfind(b"\n")
-                    if cut >= 0:
-                        on_lines(pending[:cut].decode("utf-8", errors="replace").split("\n"))
-                        del pending[: cut + 1]
-                if key.data is out_chunks and max_lines is not None:
-                    newlines += data.count(b"\n")
-                    if newlines >= max_lines:
-                        stopped = True
-                        proc.kill()
-                        selector.unregister(proc.stdout)
+                    selector.unregister(fd)
+                elif fd == err_fd:
+                    err_chunks.append(data)
+                elif on_lines is not None:
+                    cut = data.rfind(b"\n")
+                    if cut < 0:
+                        pending += data
+                        continue
+                    batch = (pending + data[:cut]).split(b"\n") if pending else data[:cut].split(b"\n")
+                    pending = data[cut + 1 :]
+                    newlines += len(batch)
+                    on_lines(batch)
+                else:
+                    out_chunks.append(data)
+                    if max_lines is not None:
+                        newlines += data.count(b"\n")
+                        if newlines >= max_lines:
+                            stopped = True
+                            proc.kill()
+                            selector.unregister(fd)
         returncode = proc.wait()
     finally:
         selector.close()
         proc.stdout.close()
         proc.stderr.close()
     if on_lines is not None and pending:
-        on_lines([pending.decode("utf-8", errors="replace")])
-    text = b"".join(out_chunks).decode("utf-8", errors="replace")
-    lines = text.split("\n")
-    if lines and lines[-1] == "":
-        lines.pop()
-    if max_lines is not None and len(lines) > max_lines:
-        lines = lines[:max_lines]
-    return RgOutput(lines, 0 if stopped else returncode, b"".join(err_chunks).decode("utf-8", errors="replace"), stopped)
+        newlines += 1
+        on_lines([pending])
+    lines: list[str] = []
+    if out_chunks:
+        lines = b"".join(out_chunks).decode("utf-8", errors="replace").split("\n")
+        if lines[-1] == "":
+            lines.pop()
+        if max_lines is not None and len(lines) > max_lines:
+            lines = lines[:max_lines]
+        newlines = len(lines)
+    stderr = b"".join(err_chunks).decode("utf-8", errors="replace")
+    return RgOutput(lines, 0 if stopped else returncode, stderr, stopped, newlines)
+
+
+def age_keys(names: list[bytes], dir_fd: int) -> list[float]:
+    """Sort keys for newest first: each name's negated mtime (0.0 when it cannot be stat'ed).
+
+    Names are relative to `dir_fd` (absolute ones work too); one list comprehension over
+    os.stat is the cheapest way to stat thousands of files from Python.
+    """
+    stat = os.stat
+    try:
+        return [-stat(name, dir_fd=dir_fd).st_mtime for name in names]
+    except OSError:
+        pass
+    keys = []
+    for name in names:
+        try:
+            keys.append(-stat(name, dir_fd=dir_fd).st_mtime)
+        except OSError:
+            keys.append(0.0)
+    return keys
 
 
 def rg_failure(stderr: str, what: str) -> ToolError:

@@ -8,9 +8,9 @@ from pathlib import Path
 import pytest
 
 from tui.tools.base import ToolContext, ToolError
-from tui.tools.glob_tool import GlobTool, expand_braces
+from tui.tools.glob_tool import GlobTool, NewestFiles, expand_braces
 from tui.tools.grep import GrepTool, split_globs
-from tui.tools.ripgrep import find_rg
+from tui.tools.ripgrep import COMMON_FLAGS, age_keys, find_rg, run_rg, search_flags
 
 glob, grep = GlobTool(), GrepTool()
 
@@ -172,3 +172,59 @@ def test_glob_helpers() -> None:
 def test_glob_bad_patterns_are_tool_errors(tree: Path, ctx: ToolContext, pattern: str) -> None:
     with pytest.raises(ToolError):
         glob.run({"pattern": pattern}, ctx)
+
+
+def test_run_rg_streams_every_line_once_in_batches(project: Path, ctx: ToolContext) -> None:
+    names = {f"folder_{i % 7}/a_fairly_long_file_name_to_fill_the_pipe_{i:05}.txt" for i in range(3000)}
+    for name in names:
+        (project / name).parent.mkdir(exist_ok=True)
+        (project / name).write_text("x")
+    batches: list[list[bytes]] = []
+    result = run_rg([*COMMON_FLAGS, "--files"], project, ctx, on_lines=batches.append)
+    seen = [name.decode() for batch in batches for name in batch]
+    assert sorted(seen) == sorted(names) and result.line_count == 3000 and result.lines == []
+    assert result.returncode == 0 and len(batches) > 1  # ~200 KB of names cannot come in one read
+
+
+def test_newest_files_keeps_the_newest_across_batches_with_ties_by_name(project: Path) -> None:
+    for i in range(1000):
+        (project / f"f{i:04}").write_text("x")
+        os.utime(project / f"f{i:04}", (1_000_000 + i // 2, 1_000_000 + i // 2))  # pairs share a time
+    newest = NewestFiles(None)
+    fd = os.open(project, os.O_RDONLY | os.O_DIRECTORY)
+    try:
+        names = [f"f{i:04}".encode() for i in range(1000)]
+        for start in range(0, 1000, 37):  # out-of-order batches, and a name gone before its stat
+            newest.add(names[start : start + 37][::-1], fd)
+        newest.add([b"gone"], fd)
+        assert age_keys([b"gone", b"f0002"], fd) == [0.0, -1_000_001.0]
+    finally:
+        os.close(fd)
+    expected = [f"f{i:04}" for i in range(998, 898, -2) for i in (i, i + 1)]
+    assert newest.count == 1001 and newest.names() == expected
+
+
+def test_grep_files_sorted_newest_first_ties_by_name_and_undecodable_names(project: Path, ctx: ToolContext) -> None:
+    for name, when in (("b.txt", 5), ("a.txt", 5), ("c.txt", 9), ("old.txt", 1)):
+        (project / name).write_text("needle\n")
+        os.utime(project / name, (1_000_000 + when, 1_000_000 + when))
+    odd = os.fsencode(project) + b"/caf\xe9.txt"  # not UTF-8: stat must still find it
+    with open(odd, "wb") as f:
+        f.write(b"needle\n")
+    os.utime(odd, (1_000_100, 1_000_100))
+    text = grep.run({"pattern": "needle"}, ctx).text()
+    assert lines(text) == ["Found 5 files", "caf\ufffd.txt", "c.txt", "a.txt", "b.txt", "old.txt"]
+    assert lines(glob.run({"pattern": "*.txt"}, ctx).text()) == ["caf\ufffd.txt", "c.txt", "a.txt", "b.txt", "old.txt"]
+
+
+def test_git_info_exclude_with_patterns_is_still_honoured(project: Path, ctx: ToolContext) -> None:
+    (project / ".git" / "info").mkdir(parents=True)
+    (project / ".git" / "info" / "exclude").write_text("# git's default comments only\n\n")
+    (project / "src").mkdir()
+    for name in ("keep.py", "secret.py", "src/other.py"):
+        (project / name).write_text("needle\n")
+    assert "--no-ignore-exclude" in search_flags(project) and "--no-ignore-exclude" in search_flags(project / "src")
+    (project / ".git" / "info" / "exclude").write_text("# mine\nsecret.py\n")
+    assert "--no-ignore-exclude" not in search_flags(project / "src")  # an exclude above the root counts too
+    assert sorted(lines(glob.run({"pattern": "**/*.py"}, ctx).text())) == ["keep.py", "src/other.py"]
+    assert sorted(lines(grep.run({"pattern": "needle"}, ctx).text())[1:]) == ["keep.py", "src/other.py"]
