@@ -9,8 +9,6 @@ from pathlib import Path
 from collections.abc import Callable
 from typing import Any
 
-import pathspec
-from pathspec.patterns.gitwildmatch import GitWildMatchPatternError
 
 from tui.tools.base import ToolContext, ToolError, ToolResult
 from tui.tools.inputs import get_str
@@ -150,14 +148,28 @@ def glob_args(pattern: str, root: Path) -> tuple[list[str], Callable[[str], Any]
         args += [f"--type-add=agentglob:{name_part}", "--type=agentglob"]
         if "/" not in pattern.rstrip("/"):
             return args, None
+    pattern_class, pattern_error = _gitignore_pattern()
     try:
-        regexes = [pathspec.patterns.GitWildMatchPattern(p).regex for p in expand_braces(pattern)]
-    except (ValueError, TypeError, re.error, GitWildMatchPatternError):
+        regexes = [pattern_class(p).regex for p in expand_braces(pattern)]
+    except (ValueError, TypeError, re.error, pattern_error):
         raise ToolError(f"Invalid glob pattern {pattern!r}; use wildcards like **/*.py or src/**/*.ts.") from None
     found = [r for r in regexes if r is not None]
     if len(found) == 1:
         return args, found[0].match
     return args, lambda name: any(r.match(name) for r in found)
+
+
+def _gitignore_pattern() -> tuple[Any, type[Exception]]:
+    """pathspec's gitignore pattern class and its error (imported on first use: ~15 ms)."""
+    try:  # pathspec >= 1.0 (its GitWildMatchPattern is deprecated there)
+        from pathspec.patterns.gitignore import GitIgnorePatternError
+        from pathspec.patterns.gitignore.basic import GitIgnoreBasicPattern
+
+        return GitIgnoreBasicPattern, GitIgnorePatternError
+    except ImportError:  # pragma: no cover - older pathspec
+        from pathspec.patterns.gitwildmatch import GitWildMatchPattern, GitWildMatchPatternError
+
+        return GitWildMatchPattern, GitWildMatchPatternError
 
 
 def expand_braces(pattern: str, limit: int = 256) -> list[str]:

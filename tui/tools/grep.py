@@ -176,6 +176,12 @@ class GrepTool(SearchTool):
                 raise rg_failure(result.stderr, "Grep")
             notes.append(f"Some files could not be searched: {result.stderr.strip().splitlines()[0][:200]}")
         total_entries = len(lines)
+        count_summary = ""
+        if mode == "count" and lines:
+            lines = sorted(lines)  # rg prints counts in the order its threads finish
+            matches = sum(int(c) for c in (line.rpartition(":")[2] for line in lines) if c.isdigit())
+            files = "file" if total_entries == 1 else "files"
+            count_summary = f"\n\nFound {matches} total matching lines across {total_entries} {files}."
         if head_limit and len(lines) > head_limit:
             lines = lines[:head_limit]
             notes.append(f"Showing the first {head_limit} results (head_limit); more exist.")
@@ -185,7 +191,7 @@ class GrepTool(SearchTool):
         if cut:
             notes.append(f"Output cut at {MAX_OUTPUT_CHARS:,} characters: {cut:,} more lines not shown. "
                          "Narrow the search with path, glob, type or head_limit.")
-        text = self._format(mode, lines, total_entries)
+        text = self._format(mode, lines, total_entries) + (count_summary if lines else "")
         if notes:
             text += "\n\n" + "\n".join(f"[{note}]" for note in notes)
         return ToolResult(content=text, meta={"mode": mode, "entries": total_entries})
@@ -217,12 +223,5 @@ class GrepTool(SearchTool):
         if mode == "files_with_matches":
             noun = "file" if total_entries == 1 else "files"
             return f"Found {total_entries} {noun}\n" + "\n".join(lines)
-        if mode == "count":
-            total = 0
-            for line in lines:
-                count = line.rpartition(":")[2]
-                total += int(count) if count.isdigit() else 0
-            files = "file" if len(lines) == 1 else "files"
-            return "\n".join(lines) + f"\n\nFound {total} total matching lines across {len(lines)} {files}."
-        return "\n".join(lines)
+        return "\n".join(lines)  # content, and count (its totals are added by the caller, over every file)
 

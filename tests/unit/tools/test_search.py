@@ -228,3 +228,10 @@ def test_git_info_exclude_with_patterns_is_still_honoured(project: Path, ctx: To
     assert "--no-ignore-exclude" not in search_flags(project / "src")  # an exclude above the root counts too
     assert sorted(lines(glob.run({"pattern": "**/*.py"}, ctx).text())) == ["keep.py", "src/other.py"]
     assert sorted(lines(grep.run({"pattern": "needle"}, ctx).text())[1:]) == ["keep.py", "src/other.py"]
+
+
+def test_grep_count_totals_cover_every_file_even_when_the_list_is_cut(tree: Path, ctx: ToolContext) -> None:
+    text = grep.run({"pattern": "todo", "-i": True, "output_mode": "count", "path": "src", "head_limit": 1}, ctx).text()
+    assert lines(text)[0] == "src/app.py:1"  # sorted by path, so the same on every run
+    assert "Found 3 total matching lines across 3 files." in text
+    assert "head_limit" in text
