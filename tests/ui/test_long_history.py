@@ -69,3 +69,46 @@ async def test_paging_up_a_long_history_reaches_turn_one_without_jumps(offline_o
         conversation.jump_to_bottom()
         await _settled(pilot, conversation)
         await wait_until(pilot, lambda: _prompt(conversation.mounted_views[-1]).startswith(f"turn {TURNS - 1}:"))
+
+
+async def test_page_keys_scroll_the_conversation_while_the_prompt_has_focus(offline_options, tmp_path: Path) -> None:
+    from tui.ui.bindings import key_spec
+    from tui.ui.screens.help_screen import help_table
+
+    session = AgentSession(offline_options())
+    session.resume(synthetic_transcript(tmp_path / "long.jsonl", 60))
+    app = resumed_app(session.options, None, session)
+    async with app.run_test(size=(120, 40)) as pilot:
+        conversation = app.conversation
+        await wait_until(pilot, lambda: conversation.mounted_views)
+        await _settled(pilot, conversation)
+        app.prompt_area.focus()
+        await pilot.press("a", "b")
+        assert app.prompt_area.text == "ab" and app.prompt_area.has_focus
+        bottom = conversation.scroll_y
+        page = conversation.scrollable_content_region.height - 1
+        await pilot.press("pageup")
+        await _settled(pilot, conversation)
+        assert conversation.scroll_y == bottom - page and not conversation.following
+        assert app.prompt_area.has_focus and app.prompt_area.text == "ab"  # the prompt kept its text and focus
+        await pilot.press("pageup", "pageup")
+        await _settled(pilot, conversation)
+        await pilot.press("pagedown")
+        await _settled(pilot, conversation)
+        top = _prompt(next(v for v in conversation.mounted_views if v.region.bottom > conversation.region.y))
+        assert not top.startswith("turn 59:")
+        await pilot.press("ctrl+home")
+        await _settled(pilot, conversation)
+        await wait_until(pilot, lambda: conversation._first_mounted == 0 and conversation.scroll_y == 0)
+        assert _prompt(conversation.mounted_views[0]).startswith("turn 0:")
+        await pilot.press("ctrl+end")
+        await _settled(pilot, conversation)
+        await wait_until(pilot, lambda: _prompt(conversation.mounted_views[-1]).startswith("turn 59:")
+                         and conversation.scroll_y == conversation.max_scroll_y)
+        assert conversation.following
+        # the keys are in the registry, so the footer and F1 help list them
+        assert key_spec("page_up").keys == "pageup" and key_spec("page_up").show
+        assert "PgUp" in str(list(help_table().columns[0].cells))
+        assert app.active_bindings["pageup"].binding.show
+        footer_keys = [str(k.key_display) for k in app.query("FooterKey")]
+        assert "PgUp" in footer_keys and "PgDn" in footer_keys

@@ -293,6 +293,30 @@ class Conversation(VerticalScroll, can_focus=True):
         self.anchor()
         self._set_seen()
 
+    def page(self, direction: int) -> None:
+        """Scroll one page up (-1) or down (1) at once, keeping one line of the last page in view."""
+        rows = max(1, self.scrollable_content_region.height - 1)
+        self.scroll_to(y=self.scroll_y + direction * rows, animate=False)
+
+    def jump_to_top(self) -> None:
+        """Show the first turn (the oldest turns are re-created if they were pruned)."""
+        if self._first_mounted:
+            self.run_worker(self._remount_head(), group="restore-turns", exclusive=True)
+        else:
+            self.scroll_home(animate=False)
+
+    async def _remount_head(self) -> None:
+        head = self.turns[:HISTORY_TAIL_TURNS]
+        self._keep = None
+        self.release_anchor()
+        with self.app.batch_update():
+            await self.query_children(TurnView).remove()
+            self._first_mounted = 0
+            self._hidden_below = len(self.turns) - len(head)
+            await self.mount_all([TurnView(r, rebuild=True) for r in head])
+            self._sync_earlier()
+            self.scroll_to(y=0, animate=False, immediate=True)
+
     def _set_seen(self) -> None:
         if self._unseen:
             self._unseen = False
