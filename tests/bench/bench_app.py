@@ -309,6 +309,7 @@ async def _resume_run(project: Path, transcript: Path, pages: int) -> dict[str, 
                 cpus.append((recorder.hit[1] - cpu) * 1000)
             settles.append((last - t) * 1000)
             top_turns.append(_top_view(conversation).record.number)
+        out["cpus"] = cpus
         cpus = [c for c in cpus if c == c]
         out.update(frame_p95_ms=percentile(frames, 95), frame_median_ms=median(frames), frame_max_ms=max(frames),
                    cpu_p95_ms=percentile(cpus, 95), cpu_median_ms=median(cpus),

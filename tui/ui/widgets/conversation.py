@@ -23,6 +23,7 @@ from textual.message import Message
 from textual.widget import Widget
 from textual.widgets import Static
 
+from .. import gc_tuning
 from .blocks import compose_blocks
 from .conversation_model import TurnRecord
 
@@ -334,14 +335,20 @@ class Conversation(VerticalScroll, can_focus=True):
         page = PREFETCH_PAGES * max(1, self.scrollable_content_region.height)
         if (self._first_mounted and new_value < old_value and new_value < page) or (
                 self._hidden_below and new_value > old_value and self.max_scroll_y - new_value < page):
+            # after the frame that shows this scroll: re-creating turns must not delay it
             self._prefetching = True
-            self.run_worker(self._prefetch_task(), group="restore-turns")
+            self.call_after_refresh(self._start_prefetch)
+
+    def _start_prefetch(self) -> None:
+        self.run_worker(self._prefetch_task(), group="restore-turns")
 
     async def _prefetch_task(self) -> None:
         try:
             await self._prefetch()
         finally:
             self._prefetching = False
+        # the removed turns are cyclic garbage: collect it now, after the frame, not during a later one
+        self.call_after_refresh(gc_tuning.collect_idle)
 
 
 async def _close_live(view: TurnView) -> None:
