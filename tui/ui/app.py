@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING, Any
 
 from textual import on, work
 from textual.app import App, ComposeResult, SystemCommand
+from textual.actions import SkipAction
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
 from textual.screen import Screen
@@ -422,6 +423,28 @@ class AgentApp(App[int]):
 
     def action_jump_bottom(self) -> None:
         self.conversation.jump_to_bottom()
+
+    def _paged_conversation(self) -> Conversation:
+        """The conversation, when the paging keys are its (on the main screen, with the prompt or the
+        conversation focused); otherwise SkipAction, so a dialog or the inspector keeps its own keys."""
+        if len(self.screen_stack) > 1:
+            raise SkipAction()
+        conversation = self.conversation
+        focused = self.focused
+        if focused is not None and focused is not self.prompt_area and focused is not conversation:
+            if conversation not in focused.ancestors:
+                raise SkipAction()
+        return conversation
+
+    def action_page_conversation(self, direction: int) -> None:
+        """PgUp/PgDn: scroll the conversation a page, even while typing in the prompt."""
+        self._paged_conversation().page(direction)
+
+    def action_conversation_top(self) -> None:
+        self._paged_conversation().jump_to_top()
+
+    def action_conversation_bottom(self) -> None:
+        self._paged_conversation().jump_to_bottom()
 
     @on(Conversation.FollowChanged)
     def _follow_changed(self, message: Conversation.FollowChanged) -> None:

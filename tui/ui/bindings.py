@@ -25,6 +25,8 @@ class KeySpec:
     show: bool = True
     priority: bool = False
     key_display: str | None = None
+    #: bindings with the same footer group share one label in the footer ("PgUp PgDn Scroll")
+    footer_group: str | None = None
 
 
 KEYS: tuple[KeySpec, ...] = (
@@ -44,6 +46,15 @@ KEYS: tuple[KeySpec, ...] = (
     KeySpec("toggle_inspector", "f2", "toggle_inspector", "Inspector", "Panels"),
     KeySpec("toggle_tools", "f3", "toggle_tools", "Tools", "Panels"),
     KeySpec("jump_bottom", "end", "jump_bottom", "Jump to the newest output", "Panels", show=False),
+    # the conversation, whatever has focus (the prompt included), as in Claude Code
+    KeySpec("page_up", "pageup", "page_conversation(-1)", "Scroll up", "Conversation", priority=True,
+            key_display="PgUp", footer_group="Scroll"),
+    KeySpec("page_down", "pagedown", "page_conversation(1)", "Scroll down", "Conversation", priority=True,
+            key_display="PgDn", footer_group="Scroll"),
+    KeySpec("conversation_top", "ctrl+home", "conversation_top", "First turn", "Conversation", priority=True,
+            show=False),
+    KeySpec("conversation_bottom", "ctrl+end", "conversation_bottom", "Newest output", "Conversation",
+            priority=True, show=False),
     # the app
     KeySpec("command_palette", "ctrl+p", "command_palette", "Commands", "App", priority=True),
     KeySpec("quit", "ctrl+c", "interrupt_or_quit", "Quit (press twice)", "App", priority=True,
@@ -60,6 +71,7 @@ KEYS: tuple[KeySpec, ...] = (
 
 def bindings_for(scope: str) -> list[Binding]:
     """Textual `Binding`s for one scope, in registry order."""
+    groups = {spec.footer_group: Binding.Group(spec.footer_group) for spec in KEYS if spec.footer_group}
     return [
         Binding(
             spec.keys,
@@ -70,6 +82,7 @@ def bindings_for(scope: str) -> list[Binding]:
             id=spec.id,
             key_display=spec.key_display,
             tooltip=spec.description,
+            group=groups.get(spec.footer_group) if spec.footer_group else None,
         )
         for spec in KEYS
         if spec.scope == scope

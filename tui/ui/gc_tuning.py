@@ -64,6 +64,34 @@ def tune() -> None:
     _resume()
 
 
+#: idle collections are skipped while fewer objects than this were allocated since the last one
+IDLE_MIN_ALLOCATIONS = 2_000
+#: every this many idle collections also collect the middle generation (where removed widgets end up)
+IDLE_OLDER_EVERY = 8
+_idle_runs = 0
+
+
+def collect_idle() -> None:
+    """Collect now, while no frame is waiting, what an automatic collection would collect later.
+
+    Paging through a long history removes turn widgets (cyclic garbage, ~3,000 objects a turn);
+    left to the allocation threshold, a collection of 20,000 of them landed inside a scroll frame
+    every ~6 pages and took 50-200 ms on a loaded 2-core machine. Called once the view has settled.
+    Widgets that lived through a collection are in the middle generation when removed: collecting
+    it every IDLE_OLDER_EVERY idle runs keeps each run short (left to CPython's threshold of 50
+    runs, one took 0.4-0.9 s for 65,000 objects).
+    """
+    global _idle_runs
+    if not gc.isenabled():
+        return
+    counts, thresholds = gc.get_count(), gc.get_threshold()
+    if counts[0] < IDLE_MIN_ALLOCATIONS:
+        return
+    _idle_runs += 1
+    generation = 2 if counts[2] >= thresholds[2] else 1 if _idle_runs % IDLE_OLDER_EVERY == 0 else 0
+    gc.collect(generation)
+
+
 def restore() -> None:
     """Put the thresholds back and let the collector see every object again (app shut down)."""
     global _saved

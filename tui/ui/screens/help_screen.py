@@ -14,7 +14,8 @@ from ..bindings import grouped
 
 
 _KEY_NAMES = {"ctrl": "Ctrl", "shift": "Shift", "escape": "Esc", "enter": "Enter", "up": "Up",
-              "down": "Down", "end": "End", "tab": "Tab"}
+              "down": "Down", "end": "End", "home": "Home", "tab": "Tab", "pageup": "PgUp",
+              "pagedown": "PgDn"}
 
 
 def keys_text(keys: str) -> str:

@@ -7,6 +7,7 @@ later mount slower (feasibility §3).
 
 from __future__ import annotations
 
+from collections import OrderedDict
 from typing import Any
 
 from rich.segment import Segment
@@ -44,6 +45,22 @@ TOOL_STATE_WORD = {
 #: longest result shown inside a tool block (the full text stays in the transcript)
 RESULT_PREVIEW_CHARS = 4000
 CODE_THEME = "monokai"
+#: rendered Markdown kept across widgets (a turn scrolled out and back in is not parsed again)
+RENDER_CACHE_SIZE = 256
+_render_cache: OrderedDict[tuple[Any, ...], list[list[Segment]]] = OrderedDict()
+
+
+def _cached_render(key: tuple[Any, ...]) -> list[list[Segment]] | None:
+    lines = _render_cache.get(key)
+    if lines is not None:
+        _render_cache.move_to_end(key)
+    return lines
+
+
+def _store_render(key: tuple[Any, ...], lines: list[list[Segment]]) -> None:
+    _render_cache[key] = lines
+    while len(_render_cache) > RENDER_CACHE_SIZE:
+        _render_cache.popitem(last=False)
 
 
 def format_seconds(seconds: float | None) -> str:
@@ -77,12 +94,18 @@ class FrozenMarkdown(Widget):
     def _render_lines(self, width: int) -> list[list[Segment]]:
         key = (width, self.app.theme)
         if key != self._key:
-            from rich.markdown import Markdown as RichMarkdown  # ~50 ms with markdown-it: not at start-up
+            style = self.rich_style
+            shared = (self.source, width, self.app.theme, style)
+            lines = _cached_render(shared)
+            if lines is None:
+                from rich.markdown import Markdown as RichMarkdown  # ~50 ms with markdown-it: not at start-up
 
-            console = self.app.console
-            options = console.options.update(width=max(1, width), height=None, highlight=False)
-            self._lines = console.render_lines(RichMarkdown(self.source, code_theme=CODE_THEME), options,
-                                               style=self.rich_style, pad=True)
+                console = self.app.console
+                options = console.options.update(width=max(1, width), height=None, highlight=False)
+                lines = console.render_lines(RichMarkdown(self.source, code_theme=CODE_THEME), options,
+                                             style=style, pad=True)
+                _store_render(shared, lines)
+            self._lines = lines
             self._strips.clear()
             self._key = key
             self._style = self.rich_style
@@ -126,8 +149,10 @@ class ThinkingBlock(Collapsible):
     def __init__(self, record: BlockRecord) -> None:
         self.record = record
         self._body = Static(Text(record.text), classes="thinking-text")
+        # "-collapsed" up front: Collapsible adds it on mount, which would restyle the whole block again
         super().__init__(
-            self._body, title=self._heading(), collapsed=record.done, classes="thinking"
+            self._body, title=self._heading(), collapsed=record.done,
+            classes="thinking -collapsed" if record.done else "thinking",
         )
 
     def _heading(self) -> str:
@@ -156,26 +181,51 @@ def tool_title(tool: ToolRecord) -> Content:
 
 
 class ToolCallBlock(Collapsible):
-    """One tool call: a one-line title (label, state, duration) over its folded result."""
+    """One tool call: a one-line title (label, state, duration) over its folded result.
+
+    Built finished (title, classes and result set before mounting: each change after mount restyles
+    or re-lays out the block), and the folded result's widgets are only created when first unfolded,
+    so a re-created old turn costs two widgets per tool call, not four.
+    """
 
     def __init__(self, tool: ToolRecord) -> None:
         self.tool = tool
-        self._result = Static("", classes="tool-result")
-        super().__init__(self._result, title="", collapsed=True, classes="tool-call")
+        self._result = Static(Text(self._result_text()), classes="tool-result")
+        classes = "tool-call -collapsed -error" if self._is_error() else "tool-call -collapsed"
+        super().__init__(self._result, title=tool_title(tool), collapsed=True,  # type: ignore[arg-type]
+                         classes=classes)
+        self._contents_mounted = False
 
-    def on_mount(self) -> None:
-        self.sync()
+    def compose(self) -> ComposeResult:
+        yield self._title
+        if not self.collapsed:
+            yield from self._contents_widget()
 
-    def sync(self) -> None:
-        """Redraw the title and result from the record."""
-        self.title = tool_title(self.tool)  # type: ignore[assignment]
-        self.set_class(self.tool.is_error or self.tool.state == "error", "-error")
+    def _contents_widget(self) -> list[Widget]:
+        self._contents_mounted = True
+        return [self.Contents(*self._contents_list)]
+
+    def _watch_collapsed(self, collapsed: bool) -> None:
+        if not collapsed and not self._contents_mounted and self.is_mounted:
+            self.mount_all(self._contents_widget())
+        super()._watch_collapsed(collapsed)
+
+    def _is_error(self) -> bool:
+        return self.tool.is_error or self.tool.state == "error"
+
+    def _result_text(self) -> str:
         text = self.tool.result_text
         if not text and self.tool.state == "running":
             text = "\n".join(self.tool.tail_lines())
         if len(text) > RESULT_PREVIEW_CHARS:
             text = text[:RESULT_PREVIEW_CHARS] + f"\n… {len(text) - RESULT_PREVIEW_CHARS} more characters"
-        self._result.update(Text(text or "(no output)"))
+        return text or "(no output)"
+
+    def sync(self) -> None:
+        """Redraw the title and result from the record."""
+        self.title = tool_title(self.tool)  # type: ignore[assignment]
+        self.set_class(self._is_error(), "-error")
+        self._result.update(Text(self._result_text()))
 
 
 class MarkerLine(Static):

@@ -4,19 +4,36 @@ Every turn's data lives in `turns` (a list of TurnRecord). At most `max_mounted`
 widgets at any time; older ones are removed from the DOM and re-created from their
 records when the user scrolls to the top. That keeps each new mount and each restyle
 cheap however long the session gets (feasibility §3: cost grows with live widgets).
+
+Reading old turns: while fewer than PREFETCH_PAGES screens of turns are left above (or below)
+the viewport, the next few turns are re-created ahead of it and as many far-off ones removed, so
+scrolling up through a long history never reaches the top of what is mounted. Whatever is
+inserted or removed, the turn the user is looking at keeps its place on the screen in the same
+frame (`arrange` below moves the scroll offset between layout and paint, as Textual does for its
+bottom anchor), so nothing jumps.
 """
 
 from __future__ import annotations
 
+import math
+
 from textual.containers import Vertical, VerticalScroll
+from textual.geometry import Size
 from textual.message import Message
+from textual.widget import Widget
 from textual.widgets import Static
 
+from .. import gc_tuning
 from .blocks import compose_blocks
 from .conversation_model import TurnRecord
 
 MAX_MOUNTED_TURNS = 40
+#: most turns re-created in one go when the user reads old turns
 RESTORE_BATCH = 4
+#: turns kept mounted while reading old turns (the rest are re-created as the viewport nears them)
+BROWSE_MOUNTED_TURNS = 10
+#: re-create turns while fewer than this many screens of them are left above/below the viewport
+PREFETCH_PAGES = 2
 #: turns mounted when a history is loaded (older ones load as the user scrolls up)
 HISTORY_TAIL_TURNS = 10
 
@@ -54,6 +71,9 @@ class Conversation(VerticalScroll, can_focus=True):
         self._earlier = Static("", id="earlier-turns", classes="marker -info")
         self._unseen = False
         self._restoring = False
+        #: (view, rows from the viewport top) to hold in place across the next layout, see `arrange`
+        self._keep: tuple[Widget, int] | None = None
+        self._prefetching = False
 
     def on_mount(self) -> None:
         self.mount(self._earlier)
@@ -91,6 +111,7 @@ class Conversation(VerticalScroll, can_focus=True):
         self.jump_to_bottom()
 
     async def clear_turns(self) -> None:
+        self._keep = None
         self.turns.clear()
         self._first_mounted = 0
         self._hidden_below = 0
@@ -116,57 +137,136 @@ class Conversation(VerticalScroll, can_focus=True):
             noun = "turn" if hidden == 1 else "turns"
             self._earlier.update(f"↑ {hidden} earlier {noun} · scroll to the top to load them")
 
-    async def restore_earlier(self) -> int:
-        """Re-create up to RESTORE_BATCH pruned turns above the first mounted one."""
+    @property
+    def browse_cap(self) -> int:
+        """How many turns stay mounted while the user reads old turns."""
+        return min(self.max_mounted, BROWSE_MOUNTED_TURNS)
+
+    def _hold(self, view: Widget) -> None:
+        """Keep `view` where it is on the screen through the coming layout (turns added/removed around it)."""
+        self._keep = (view, view.virtual_region.y - round(self.scroll_y))
+
+    def _release_hold(self) -> None:
+        self._keep = None
+
+    def arrange(self, size: Size, optimal: bool = False):  # type: ignore[override]
+        """Textual's arrangement; then move the scroll offset so a held turn stays put (before paint)."""
+        arrangement = super().arrange(size, optimal)
+        if self._keep is not None:
+            view, offset = self._keep
+            for placement in arrangement.placements:
+                if placement.widget is view:
+                    bottom = arrangement.total_region.bottom
+                    limit = max(0, bottom - (self.container_size.height - self.scrollbar_size_horizontal))
+                    y = min(limit, max(0, placement.region.y - offset))
+                    self.set_reactive(Widget.scroll_y, y)
+                    self.set_reactive(Widget.scroll_target_y, y)
+                    if self._vertical_scrollbar is not None:
+                        self._vertical_scrollbar._reactive_position = y
+                    break
+        return arrangement
+
+    def _turns_needed(self, rows: float) -> int:
+        """About how many turns fill `rows` rows (from the mounted turns' mean height)."""
+        views = self.query_children(TurnView)
+        mean = max(1.0, sum(v.outer_size.height + 1 for v in views) / max(1, len(views)))
+        return max(1, min(RESTORE_BATCH, math.ceil(rows / mean)))
+
+    async def restore_earlier(self, count: int = RESTORE_BATCH) -> int:
+        """Re-create up to `count` pruned turns above the first mounted one (what is on screen stays put)."""
         if self._first_mounted == 0 or self._restoring:
             return 0
         self._restoring = True
         try:
-            start = max(0, self._first_mounted - RESTORE_BATCH)
+            start = max(0, self._first_mounted - count)
             records = self.turns[start : self._first_mounted]
             views = [TurnView(r, rebuild=True) for r in records]
-            old_max = self.max_scroll_y
-            await self.mount_all(views, after=self._earlier)
-            self._first_mounted = start
-            self._sync_earlier()
             mounted = self.mounted_views
-            excess = len(mounted) - self.max_mounted
-            if excess > 0:  # the newest views are far below what the user reads: drop them for now
-                for view in mounted[-excess:]:
-                    await _close_live(view)
-                await self.remove_children(mounted[-excess:])
-                self._hidden_below += excess
-            # keep what the user was looking at in place
-            self.call_after_refresh(lambda: self.scroll_to(y=self.max_scroll_y - old_max, animate=False))
+            if mounted:
+                self._hold(mounted[0])
+            with self.app.batch_update():
+                await self.mount_all(views, after=self._earlier)
+                self._first_mounted = start
+                self._sync_earlier()
+                await self._drop_below()
+            self.call_after_refresh(self._release_hold)
             return len(views)
         finally:
             self._restoring = False
 
-    async def restore_later(self) -> int:
-        """Re-create up to RESTORE_BATCH turns below the newest mounted one (dropped while reading old turns)."""
+    async def _drop_below(self) -> None:
+        """Unmount the newest views beyond the browsing cap that are well below the viewport."""
+        mounted = self.mounted_views
+        excess = len(mounted) - self.browse_cap
+        if excess <= 0:
+            return
+        limit = self.scroll_y + (PREFETCH_PAGES + 1) * max(1, self.scrollable_content_region.height)
+        drop = [v for v in mounted[-excess:] if v.virtual_region.y > limit]
+        if len(mounted) - len(drop) > self.max_mounted:  # the hard cap holds whatever the positions
+            drop = mounted[-excess:]
+        while drop and drop[0] is not mounted[len(mounted) - len(drop)]:
+            drop.pop(0)  # only a contiguous tail can go (turns stay in order)
+        if not drop:
+            return
+        for view in drop:
+            await _close_live(view)
+        await self.remove_children(drop)
+        self._hidden_below += len(drop)
+
+    async def restore_later(self, count: int = RESTORE_BATCH) -> int:
+        """Re-create up to `count` turns below the newest mounted one (dropped while reading old turns)."""
         if not self._hidden_below or self._restoring:
             return 0
         self._restoring = True
         try:
             end = len(self.turns) - self._hidden_below
-            records = self.turns[end : end + RESTORE_BATCH]
-            await self.mount_all([TurnView(r, rebuild=True) for r in records])
-            self._hidden_below -= len(records)
-            mounted = self.mounted_views
-            excess = len(mounted) - self.max_mounted
-            if excess > 0:  # drop as many at the top, keeping what the user reads in place
-                removed = mounted[excess].virtual_region.y - mounted[0].virtual_region.y
-                await self.remove_children(mounted[:excess])
-                self._first_mounted += excess
-                self._sync_earlier()
-                self.scroll_to(y=max(0, self.scroll_y - removed), animate=False)
+            records = self.turns[end : end + count]
+            with self.app.batch_update():
+                await self.mount_all([TurnView(r, rebuild=True) for r in records])
+                self._hidden_below -= len(records)
+                mounted = self.mounted_views
+                excess = len(mounted) - self.browse_cap
+                top = self.scroll_y - PREFETCH_PAGES * max(1, self.scrollable_content_region.height)
+                drop = [v for v in mounted[:max(0, excess)] if v.virtual_region.bottom < top]
+                if len(mounted) - len(drop) > self.max_mounted:
+                    drop = mounted[:excess]
+                if drop:  # drop as many far above, keeping what the user reads in place
+                    self._hold(mounted[len(drop)])
+                    await self.remove_children(drop)
+                    self._first_mounted += len(drop)
+                    self._sync_earlier()
+            self.call_after_refresh(self._release_hold)
             return len(records)
         finally:
             self._restoring = False
 
+    async def _prefetch(self) -> None:
+        """Re-create turns until PREFETCH_PAGES screens are mounted on the side the user scrolls to."""
+        for _ in range(50):
+            page = max(1, self.scrollable_content_region.height)
+            want = PREFETCH_PAGES * page
+            if self._first_mounted and self.scroll_y < want:
+                if not await self.restore_earlier(self._turns_needed(want - self.scroll_y)):
+                    return
+            elif self._hidden_below and self.max_scroll_y - self.scroll_y < want:
+                if not await self.restore_later(self._turns_needed(want - (self.max_scroll_y - self.scroll_y))):
+                    return
+            else:
+                return
+            await self._layout_done()
+
+    async def _layout_done(self) -> None:
+        """Wait until the screen has laid out (and drawn) the last change."""
+        import asyncio
+
+        done = asyncio.get_running_loop().create_future()
+        self.call_after_refresh(lambda: done.done() or done.set_result(None))
+        await done
+
     async def _remount_tail(self) -> None:
         """Back to the newest turns (a new turn starts, or the user jumps to the bottom)."""
         tail = self.turns[-HISTORY_TAIL_TURNS:]
+        self._keep = None
         with self.app.batch_update():
             await self.query_children(TurnView).remove()
             self._hidden_below = 0
@@ -194,6 +294,30 @@ class Conversation(VerticalScroll, can_focus=True):
         self.anchor()
         self._set_seen()
 
+    def page(self, direction: int) -> None:
+        """Scroll one page up (-1) or down (1) at once, keeping one line of the last page in view."""
+        rows = max(1, self.scrollable_content_region.height - 1)
+        self.scroll_to(y=self.scroll_y + direction * rows, animate=False)
+
+    def jump_to_top(self) -> None:
+        """Show the first turn (the oldest turns are re-created if they were pruned)."""
+        if self._first_mounted:
+            self.run_worker(self._remount_head(), group="restore-turns", exclusive=True)
+        else:
+            self.scroll_home(animate=False)
+
+    async def _remount_head(self) -> None:
+        head = self.turns[:HISTORY_TAIL_TURNS]
+        self._keep = None
+        self.release_anchor()
+        with self.app.batch_update():
+            await self.query_children(TurnView).remove()
+            self._first_mounted = 0
+            self._hidden_below = len(self.turns) - len(head)
+            await self.mount_all([TurnView(r, rebuild=True) for r in head])
+            self._sync_earlier()
+            self.scroll_to(y=0, animate=False, immediate=True)
+
     def _set_seen(self) -> None:
         if self._unseen:
             self._unseen = False
@@ -203,10 +327,28 @@ class Conversation(VerticalScroll, can_focus=True):
         super().watch_scroll_y(old_value, new_value)
         if new_value >= self.max_scroll_y - 1:
             self._set_seen()
-        if new_value <= 0 and old_value > 0 and self._first_mounted > 0:
-            self.run_worker(self.restore_earlier(), group="restore-turns", exclusive=True)
-        elif new_value >= self.max_scroll_y - 1 and new_value > old_value and self._hidden_below:
-            self.run_worker(self.restore_later(), group="restore-turns", exclusive=True)
+        if self._keep is not None:  # the user scrolled while turns were being added: follow them
+            view, offset = self._keep
+            self._keep = (view, offset - round(new_value - old_value))
+        if self._restoring or self._prefetching:
+            return
+        page = PREFETCH_PAGES * max(1, self.scrollable_content_region.height)
+        if (self._first_mounted and new_value < old_value and new_value < page) or (
+                self._hidden_below and new_value > old_value and self.max_scroll_y - new_value < page):
+            # after the frame that shows this scroll: re-creating turns must not delay it
+            self._prefetching = True
+            self.call_after_refresh(self._start_prefetch)
+
+    def _start_prefetch(self) -> None:
+        self.run_worker(self._prefetch_task(), group="restore-turns")
+
+    async def _prefetch_task(self) -> None:
+        try:
+            await self._prefetch()
+        finally:
+            self._prefetching = False
+        # the removed turns are cyclic garbage: collect it now, after the frame, not during a later one
+        self.call_after_refresh(gc_tuning.collect_idle)
 
 
 async def _close_live(view: TurnView) -> None:
