@@ -5,7 +5,6 @@ Not collected by pytest. Run as a script (prints a table) or call `run()` for th
 
 from __future__ import annotations
 
-import os
 import statistics
 import subprocess
 import sys
