@@ -77,7 +77,8 @@ async def test_long_reply_with_code_fences_is_complete_and_the_live_markdown_sta
         assert len(frozen) > 5  # frozen piece by piece while streaming, not in one go at the end
         assert "\n\n".join(f.source for f in frozen) == text.strip("\n")  # nothing lost or doubled
         assert LAST in frozen[-1].source
-        lines = ["".join(seg.text for seg in line) for f in frozen for line in f._render_lines(f.size.width)]
+        # a fixed width: the last chunks may not have been laid out yet (size 0) when the turn ends
+        lines = ["".join(seg.text for seg in line) for f in frozen for line in f._render_lines(SIZE[0] - 40)]
         start = next(i for i, line in enumerate(lines) if "def f_5():" in line)
         assert "```" not in "".join(lines)  # every fence rendered as a code block, none cut in half
         assert "return 5" in lines[start + 2]  # the blank line inside the fence is kept

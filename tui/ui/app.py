@@ -236,15 +236,17 @@ class AgentApp(App[int]):
         from rich.console import Console
         from rich.markdown import Markdown as RichMarkdown  # what finished parts of a reply render with
 
-        from .widgets.reply_stream import LiveReply
+        from textual.widgets import Markdown
 
-        live = LiveReply()
-        live.display = False
+        importlib.import_module(".widgets.reply_stream", __package__)  # the first reply needs it
+        # a plain Markdown (what LiveReply is, without its classes), so nothing that looks for replies finds it
+        warm = Markdown(id="warm-up-markdown")
+        warm.display = False
         try:
-            await self.screen.mount(live)
-            await live.update(WARM_UP_MARKDOWN)
+            await self.screen.mount(warm)
+            await warm.update(WARM_UP_MARKDOWN)
         finally:
-            await live.remove()
+            await warm.remove()
         Console(file=StringIO(), width=80, color_system="truecolor").print(RichMarkdown(WARM_UP_MARKDOWN))
 
     @work(thread=True, group="engine", exit_on_error=False)

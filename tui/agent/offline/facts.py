@@ -76,7 +76,11 @@ def _in_comment(hit: GrepHit) -> bool:
 
 
 def editable_hits(facts: TurnFacts, project_dir: Path) -> list[GrepHit]:
-    """TODO hits in files that still exist, comment hits first, in search order."""
+    """TODO hits in files that still exist: comment hits first, then by path and line.
+
+    Not in search order: ripgrep searches files in parallel and prints them in the order its
+    threads finish, so the demo would edit a different file from run to run.
+    """
     seen: set[tuple[str, int]] = set()
     usable = []
     for hit in facts.hits:
@@ -85,7 +89,7 @@ def editable_hits(facts: TurnFacts, project_dir: Path) -> list[GrepHit]:
             continue
         seen.add((path, hit.line))
         usable.append(hit)
-    return sorted(usable, key=lambda hit: not _in_comment(hit))
+    return sorted(usable, key=lambda hit: (not _in_comment(hit), normalize(hit.path, project_dir), hit.line))
 
 
 def rewrite_todo_line(line: str) -> str:
