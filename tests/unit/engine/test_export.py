@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from pathlib import Path
 
 from tests.fakeapi import FakeAPI
 from tests.fakeapi.demo_project import make_demo_project
