@@ -47,16 +47,18 @@ KEYS: tuple[KeySpec, ...] = (
     KeySpec("toggle_tools", "f3", "toggle_tools", "Tools", "Panels"),
     KeySpec("jump_bottom", "end", "jump_bottom", "Jump to the newest output", "Panels", show=False),
     # the conversation, whatever has focus (the prompt included), as in Claude Code
+    # listed in F1 help, not the footer: it must fit 100 columns with the keys a new user needs first
     KeySpec("page_up", "pageup", "page_conversation(-1)", "Scroll up", "Conversation", priority=True,
-            key_display="PgUp", footer_group="Scroll"),
+            key_display="PgUp", footer_group="Scroll", show=False),
     KeySpec("page_down", "pagedown", "page_conversation(1)", "Scroll down", "Conversation", priority=True,
-            key_display="PgDn", footer_group="Scroll"),
+            key_display="PgDn", footer_group="Scroll", show=False),
     KeySpec("conversation_top", "ctrl+home", "conversation_top", "First turn", "Conversation", priority=True,
             show=False),
     KeySpec("conversation_bottom", "ctrl+end", "conversation_bottom", "Newest output", "Conversation",
             priority=True, show=False),
     # the app
-    KeySpec("command_palette", "ctrl+p", "command_palette", "Commands", "App", priority=True),
+    # not in the footer: Textual's footer shows the palette key at its right end already
+    KeySpec("command_palette", "ctrl+p", "command_palette", "Commands", "App", priority=True, show=False),
     KeySpec("quit", "ctrl+c", "interrupt_or_quit", "Quit (press twice)", "App", priority=True,
             show=False),
     # the permission dialog
