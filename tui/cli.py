@@ -178,16 +178,16 @@ def _run(args: argparse.Namespace, own_process: bool) -> int:
 
 #: set when a -p run has finished and flushed everything: `entry` may then skip the interpreter teardown
 _exit_without_teardown = False
-#: young-generation threshold for -p (CPython's default 700 ran ~130 collections during start-up)
-_PRINT_GC_THRESHOLDS = (50_000, 50, 100)
 
 
 def _start_print_mode(*, offline: bool, tune_gc: bool) -> None:
     """-p start-up: fewer GC passes over the import-time objects, TLS context loading on a thread."""
-    if tune_gc:
+    if tune_gc:  # CPython's default young threshold (700) ran ~130 collections during start-up
         import gc
 
-        gc.set_threshold(*_PRINT_GC_THRESHOLDS)
+        from tui.ui.gc_tuning import THRESHOLDS  # no Textual in it: the app's own GC settings
+
+        gc.set_threshold(*THRESHOLDS)
     if not offline:
         from tui.agent.client import credentials_present, prewarm_tls
 
@@ -202,11 +202,9 @@ def _freeze_startup_objects() -> None:
     live for the whole run, so scanning them again buys nothing (Instagram's gc.freeze trick).
     """
     import gc
+    from importlib import import_module
 
-    import anthropic  # the session imports it on the first request anyway
-
-    del anthropic
-
+    import_module("anthropic")  # the session imports it on the first request anyway
     gc.freeze()
 
 

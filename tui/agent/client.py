@@ -15,8 +15,29 @@ from .options import AgentOptions
 #: without importing the offline package, which imports httpx)
 OFFLINE_MODEL_NAME = "offline-demo"
 
-_tls: dict[str, Any] = {}
-_tls_ready = threading.Event()
+
+class _TLSPrewarm:
+    """A TLS context being built on its own thread (see `prewarm_tls`)."""
+
+    def __init__(self) -> None:
+        self.context: Any = None
+        self.thread = threading.Thread(target=self._build, name="tls-prewarm", daemon=True)
+        self.thread.start()
+
+    def _build(self) -> None:
+        try:
+            from .httplib import httpx
+
+            self.context = httpx.create_ssl_context()
+        except Exception:  # the client then builds its own context, as without the prewarm
+            pass
+
+    def result(self) -> Any:
+        self.thread.join(10.0)
+        return self.context
+
+
+_tls_prewarm: _TLSPrewarm | None = None
 
 
 def credentials_present() -> bool:
@@ -35,29 +56,14 @@ def prewarm_tls() -> None:
     Loading the CA bundle is 40-70 ms of C code that releases the GIL, so it runs alongside
     the imports instead of after them. `make_client` uses the result when it is ready.
     """
-    if _tls or _tls_ready.is_set():
-        return
-    _tls["started"] = True
-
-    def build() -> None:
-        try:
-            from .httplib import httpx
-
-            _tls["context"] = httpx.create_ssl_context()
-        except Exception:  # the client then builds its own context, as without the prewarm
-            pass
-        finally:
-            _tls_ready.set()
-
-    threading.Thread(target=build, name="tls-prewarm", daemon=True).start()
+    global _tls_prewarm
+    if _tls_prewarm is None:
+        _tls_prewarm = _TLSPrewarm()
 
 
 def _prewarmed_tls() -> Any:
     """The context `prewarm_tls` built (waiting for it if it is still loading), or None."""
-    if "started" not in _tls:
-        return None
-    _tls_ready.wait(10.0)
-    return _tls.get("context")
+    return _tls_prewarm.result() if _tls_prewarm is not None else None
 
 
 def make_client(options: AgentOptions) -> Any:

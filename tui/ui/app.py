@@ -8,7 +8,6 @@ frame needs them, and the session that publishes them is built after it.
 
 from __future__ import annotations
 
-import asyncio
 import importlib
 import threading
 import time
@@ -31,6 +30,7 @@ from tui.agent.options import AgentOptions
 
 from . import commands, gc_tuning, trust
 from .threads import call_soon_from_thread
+from .warmup import warm_up_first_reply
 from .bindings import bindings_for
 from .widgets.app_header import AppHeader
 from .widgets.conversation import MAX_MOUNTED_TURNS, Conversation
@@ -62,36 +62,6 @@ def _optional(module: str) -> Any:
         return importlib.import_module(module)
     except ImportError:
         return None
-
-
-class _ClassCSS:
-    """Stands in for a widget instance when reading a class's default CSS (only its bases are read)."""
-
-    def __init__(self, cls: type[Widget]) -> None:
-        self._node_bases = cls._css_bases(cls)
-
-
-#: every kind of Markdown block a reply uses, rendered once while the app is idle (see `_warm_up_reply`)
-WARM_UP_MARKDOWN = """# Heading
-
-Text with **bold**, *italic*, `code` and a [link](https://example.com).
-
-- item
-  1. nested
-
-> quoted
-
-| a | b |
-|---|---|
-| 1 | 2 |
-
-```python
-def f(x):
-    return x
-```
-
----
-"""
 
 
 class AgentApp(App[int]):
@@ -226,46 +196,11 @@ class AgentApp(App[int]):
         else:
             gc_tuning.tune()
         self._prepare_engine()
-        self.run_worker(self._warm_up_reply(), group="warm-up", exit_on_error=False)
+        self.run_worker(warm_up_first_reply(self), group="warm-up", exit_on_error=False)
         self.run_worker(commands.load_session_commands, thread=True, group="warm-up", exit_on_error=False)
         self.run_worker(partial(trust.check_trust, self), thread=True, group="trust", exit_on_error=False)
         if self.initial_prompt:
             self.call_later(self.submit_prompt, self.initial_prompt)
-
-    async def _warm_up_reply(self) -> None:
-        """Do once, while idle, what the first reply would otherwise do in the middle of its stream.
-
-        That is importing Markdown (markdown-it, linkify, Textual's and Rich's Markdown), parsing
-        the default CSS of every Markdown block widget and setting up code highlighting: ~0.3-0.5 s
-        of UI-thread time. Nothing is mounted (a hidden Markdown never finished mounting and
-        stalled the message queue); best effort: any failure only leaves the cost where it was.
-        """
-        try:
-            from io import StringIO
-
-            from markdown_it import MarkdownIt
-            from rich.console import Console
-            from rich.markdown import Markdown as RichMarkdown  # what finished parts of a reply render with
-            from textual.dom import DOMNode
-            from textual.widget import Widget
-            from textual.widgets import _collapsible, _markdown, _static
-
-            from .widgets import blocks, conversation, reply_stream
-
-            await asyncio.sleep(0)
-            MarkdownIt("gfm-like").parse(WARM_UP_MARKDOWN)  # what Textual's Markdown parses with
-            await asyncio.sleep(0)
-            classes = {c for module in (_markdown, _collapsible, _static, reply_stream, blocks, conversation) for c in vars(module).values()
-                       if isinstance(c, type) and issubclass(c, Widget)}
-            for cls in classes:
-                for read_from, css, tie_breaker, scope in DOMNode._get_default_css(_ClassCSS(cls)):  # type: ignore[arg-type]
-                    self.stylesheet.add_source(css, read_from=read_from, is_default_css=True,
-                                               tie_breaker=tie_breaker, scope=scope)
-            self.stylesheet.parse()  # cached: mounting these widgets later finds their rules parsed
-            await asyncio.sleep(0)
-            Console(file=StringIO(), width=80, color_system="truecolor").print(RichMarkdown(WARM_UP_MARKDOWN))
-        except Exception:  # pragma: no cover - relies on Textual internals that may move
-            pass
 
     @work(thread=True, group="engine", exit_on_error=False)
     def _prepare_engine(self) -> None:

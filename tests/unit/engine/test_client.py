@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import ssl
-import threading
 from pathlib import Path
 
 import pytest
@@ -14,8 +13,7 @@ from tui.agent.options import AgentOptions
 
 @pytest.fixture
 def fresh_tls(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(client_module, "_tls", {})
-    monkeypatch.setattr(client_module, "_tls_ready", threading.Event())
+    monkeypatch.setattr(client_module, "_tls_prewarm", None)
 
 
 def _pool_context(client: object) -> ssl.SSLContext:
@@ -27,8 +25,9 @@ def test_prewarmed_tls_context_is_the_one_the_client_uses(fresh_tls: None, monke
     monkeypatch.setenv("ANTHROPIC_API_KEY", "sk-test")
     monkeypatch.setenv("ANTHROPIC_BASE_URL", "http://127.0.0.1:9")
     client_module.prewarm_tls()
-    assert client_module._tls_ready.wait(10)
-    context = client_module._tls["context"]
+    prewarm = client_module._tls_prewarm
+    assert prewarm is not None
+    context = prewarm.result()
     assert isinstance(context, ssl.SSLContext)
     assert context.verify_mode == ssl.CERT_REQUIRED and context.check_hostname  # verification stays on
     assert context.cert_store_stats()["x509_ca"] > 0  # the CA bundle is loaded
@@ -42,7 +41,7 @@ def test_without_prewarm_the_sdk_builds_its_own_context(fresh_tls: None, monkeyp
     monkeypatch.setenv("ANTHROPIC_API_KEY", "sk-test")
     made = client_module.make_client(AgentOptions(project_dir=tmp_path))
     assert isinstance(_pool_context(made), ssl.SSLContext)
-    assert not client_module._tls
+    assert client_module._tls_prewarm is None
 
 
 def test_offline_client_needs_no_tls(fresh_tls: None, monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:

@@ -265,14 +265,8 @@ class Conversation(VerticalScroll, can_focus=True):
 
     async def _remount_tail(self) -> None:
         """Back to the newest turns (a new turn starts, or the user jumps to the bottom)."""
-        tail = self.turns[-HISTORY_TAIL_TURNS:]
-        self._keep = None
         with self.app.batch_update():
-            await self.query_children(TurnView).remove()
-            self._hidden_below = 0
-            self._first_mounted = len(self.turns) - len(tail)
-            await self.mount_all([TurnView(r, rebuild=True) for r in tail])
-            self._sync_earlier()
+            await self._remount(max(0, len(self.turns) - HISTORY_TAIL_TURNS), len(self.turns))
         self.anchor()
 
     # --- following the bottom ---------------------------------------------------------
@@ -307,16 +301,19 @@ class Conversation(VerticalScroll, can_focus=True):
             self.scroll_home(animate=False)
 
     async def _remount_head(self) -> None:
-        head = self.turns[:HISTORY_TAIL_TURNS]
-        self._keep = None
         self.release_anchor()
         with self.app.batch_update():
-            await self.query_children(TurnView).remove()
-            self._first_mounted = 0
-            self._hidden_below = len(self.turns) - len(head)
-            await self.mount_all([TurnView(r, rebuild=True) for r in head])
-            self._sync_earlier()
+            await self._remount(0, min(len(self.turns), HISTORY_TAIL_TURNS))
             self.scroll_to(y=0, animate=False, immediate=True)
+
+    async def _remount(self, start: int, end: int) -> None:
+        """Replace the mounted turns with turns[start:end] (inside the caller's batch_update)."""
+        self._keep = None
+        await self.query_children(TurnView).remove()
+        self._first_mounted = start
+        self._hidden_below = len(self.turns) - end
+        await self.mount_all([TurnView(r, rebuild=True) for r in self.turns[start:end]])
+        self._sync_earlier()
 
     def _set_seen(self) -> None:
         if self._unseen:
