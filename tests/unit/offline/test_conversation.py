@@ -68,6 +68,7 @@ def test_denied_edit_is_reported_and_the_turn_goes_on(project: Path, tools_runne
     assert (project / "src" / "calc.py").read_text() == CALC_PY
     summary = replies[-1].content[-1].text
     assert "**not applied**: The user denied this tool call." in summary
+    assert "The change that was proposed:" in summary and "The changed line" not in summary
 
 
 def test_all_tools_failing_still_ends_with_a_summary(project: Path) -> None:

@@ -89,14 +89,17 @@ def _change_lines(facts: TurnFacts, project_dir: Path, note: str) -> list[str]:
     else:
         outcome = "was **applied**"
     lines = [f"- The {call.name} of `{path}` {outcome}"]
+    applied = call.result_text is not None and not call.is_error
     if call.name == "Edit":
         old = str(call.input.get("old_string", "")).split("\n")
         new = str(call.input.get("new_string", "")).split("\n")
         diff = [f"-{line}" for line in old] + [f"+{line}" for line in new]
-        lines += ["", "The changed line:", "", "```diff", *diff, "```"]
+        title = "The changed line:" if applied else "The change that was proposed:"
+        lines += ["", title, "", "```diff", *diff, "```"]
     else:
         content = str(call.input.get("content", "")).rstrip("\n").split("\n")[:8]
-        lines += ["", "The new file begins:", "", "```markdown", *content, "```"]
+        title = "The new file begins:" if applied else "The file that was proposed begins:"
+        lines += ["", title, "", "```markdown", *content, "```"]
     return lines
 
 
