@@ -367,3 +367,16 @@ def test_tool_use_with_end_turn_is_not_run_but_answered(monkeypatch, project):
         assert api.errors == []
     assert not (project / "ran.txt").exists()
     assert rec.of(LoopStopped)[0].reason == "end_turn"
+
+
+def test_todowrite_reaches_the_bus_through_the_engine(monkeypatch, project):
+    """Tools report through their result; the engine (not the tool) publishes TodosUpdated."""
+    from tui.agent.events import TodosUpdated
+
+    items = [{"content": "Run tests", "status": "in_progress", "activeForm": "Running tests"}]
+    script = [reply(tool_use("TodoWrite", {"todos": items}), stop_reason="tool_use"), reply(text("ok"))]
+    with FakeAPI(script) as api:
+        session, rec = make_session(monkeypatch, api.base_url, project)
+        session.run_turn("plan it")
+        assert api.errors == []
+    assert [e.todos for e in rec.of(TodosUpdated)] == [tuple(items)]

@@ -25,6 +25,7 @@ from .events import (
     ToolOutput,
     ToolQueued,
     ToolStarted,
+    TodosUpdated,
 )
 from .permission_gate import PermissionReply
 from .schema import validate
@@ -236,6 +237,8 @@ class Dispatcher:
             return ToolResult(str(exc), is_error=True, fatal=True), "error"
         except ToolError as exc:
             return ToolResult(str(exc), is_error=True), "error"
+        if isinstance(result.meta.get("todos"), list):  # tools report through their result, never the bus
+            self.publish(TodosUpdated(todos=tuple(dict(t) for t in result.meta["todos"])))
         if call.warning:
             result = ToolResult(_append_text(result.content, call.warning), result.is_error, result.fatal, result.meta)
         return result, ("error" if result.is_error else "done")

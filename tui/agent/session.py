@@ -135,9 +135,7 @@ class AgentSession:
         self._transcript_sub = self.bus.subscribe(self.transcript.event, name="transcript", skip=SKIPPED_EVENTS)
 
     def _tool_context(self, tool_use_id: str) -> ToolContext:
-        return ToolContext(
-            project_dir=self.options.project_dir, state=self.state, tool_use_id=tool_use_id, publish=self.publish
-        )
+        return ToolContext(project_dir=self.options.project_dir, state=self.state, tool_use_id=tool_use_id)
 
     def reload_policy(self) -> None:
         """Re-read settings and rules (after the folder was trusted), keeping the current mode."""

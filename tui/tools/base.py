@@ -80,8 +80,6 @@ class ToolContext:
     tool_use_id: str = ""
     cancel: threading.Event = field(default_factory=threading.Event)
     emit_output: Callable[[str, str], None] = field(default=lambda chunk, stream="stdout": None)
-    # publish an engine event (TodosUpdated, FileChangedOutside...); set by the loop
-    publish: Callable[[Any], None] = field(default=lambda event: None)
 
     def resolve(self, path: str) -> Path:
         """An absolute path for `path`, which may be relative to the project directory."""

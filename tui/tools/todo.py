@@ -1,10 +1,9 @@
-"""TodoWrite: the model's plan for the session, published for the UI."""
+"""TodoWrite: the model's plan for the session; the engine publishes it from the result's `meta["todos"]`."""
 
 from __future__ import annotations
 
 from typing import Any
 
-from tui.agent.events import TodosUpdated
 from tui.tools.base import Tool, ToolContext, ToolError, ToolResult
 
 STATUSES = ("pending", "in_progress", "completed")
@@ -76,7 +75,6 @@ class TodoWriteTool(Tool):
         todos = validate_todos(tool_input.get("todos"))
         with ctx.state.lock:
             ctx.state.todos = todos
-        ctx.publish(TodosUpdated(todos=tuple(dict(t) for t in todos)))
         done = sum(t["status"] == "completed" for t in todos)
         listing = "\n".join(f"{STATUS_MARKS[t['status']]} {t['content']}" for t in todos)
         return ToolResult(
