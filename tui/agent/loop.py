@@ -116,8 +116,11 @@ def call_model(session: AgentSession, iteration: int) -> StreamResult:
         except StreamError as exc:
             failure = classify(exc.cause, opts.model)
             if not failure.retryable:
-                raise LoopStop("api_error", failure.message, is_error=True) from None
+                session.keep_partial_text(exc.partial)  # what had arrived stays in the conversation
+                reason = "stream_failed" if failure.reason == "malformed stream" else "api_error"
+                raise LoopStop(reason, failure.message, is_error=True) from None
             if attempt == max_attempts:
+                session.keep_partial_text(exc.partial)
                 reason = "api_error" if failure.status else "stream_failed"
                 raise LoopStop(reason, f"Gave up after {attempt} attempts: {failure.message}", is_error=True) from None
             delay = backoff_delay(attempt, opts.retry_base_delay, opts.retry_max_delay, failure.retry_after)
@@ -149,6 +152,11 @@ def handle_stop_reason(session: AgentSession, iteration: int, result: StreamResu
     def handled(action: str) -> None:
         session.publish(StopReasonHandled(iteration=iteration, stop_reason=reason, action=action))
 
+    if reason == "tool_use" and not tool_uses:  # nothing to run: answering with no results would be an invalid request
+        session.append_message_if_valid(message)
+        handled("tool_use without a tool call: turn ends")
+        raise LoopStop("stream_failed", "The API stopped for tool_use but sent no tool call; the turn ends.",
+                       is_error=True)
     if reason == "tool_use":
         session.append_message(message)
         calls = [(b.get("name", ""), b.get("input")) for b in tool_uses]

@@ -24,6 +24,7 @@ from .events import Event, FileChangedOutside, Notice
 from .options import AgentOptions
 from .pricing import add_usage, usage_cost
 from .request import build_system, build_tools
+from .scrub import scrub_text
 from .transcript import SKIPPED_EVENTS, Transcript, new_session_id, sessions_folder
 
 
@@ -211,7 +212,7 @@ class AgentSession:
     def begin_turn(self, prompt: str) -> Turn:
         self.turn_count += 1
         self.state.turn_id = self.turn_count
-        block = {"type": "text", "text": prompt}
+        block = {"type": "text", "text": scrub_text(prompt)}  # a surrogate-escaped byte could never be sent
         if self.messages and self.messages[-1].get("role") == "user":
             # consecutive user turns merge (the API would merge them too)
             last = self.messages[-1]
