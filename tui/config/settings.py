@@ -9,9 +9,7 @@ always count.
 
 from __future__ import annotations
 
-import json
 import os
-import tomllib
 from dataclasses import dataclass, field, fields
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -32,7 +30,6 @@ from tui.config.settings_schema import (
     check_value,
     closest_key,
     find_line,
-    toml_error_position,
 )
 
 if TYPE_CHECKING:  # the permission engine (~4 ms of imports) is not needed to read settings
@@ -170,22 +167,15 @@ class _Loader:
         self.loaded = LoadedSettings(Settings(), project_dir=self.project_dir)
 
     def read(self, path: Path) -> tuple[dict[str, Any], str] | None:
-        """The parsed file and its text; None (with a problem) when missing or broken."""
-        if not path.is_file():
+        """The parsed file and its text; None (with a problem) when broken, silently when missing."""
+        text, problem = rule_files.read_settings_text(path)
+        if problem:
+            self.loaded.problems.append(problem)
+        if text is None:
             return None
-        try:
-            text = path.read_text(encoding="utf-8")
-        except (OSError, UnicodeDecodeError) as exc:
-            self.loaded.problems.append(f"{path}: cannot be read ({exc.__class__.__name__}: {exc}); skipped.")
-            return None
-        try:
-            data = json.loads(text) if path.suffix == ".json" else tomllib.loads(text)
-        except json.JSONDecodeError as exc:
-            self.loaded.problems.append(f"{path}:{exc.lineno}:{exc.colno}: {exc.msg}; the file was skipped.")
-            return None
-        except tomllib.TOMLDecodeError as exc:
-            line, col, message = toml_error_position(str(exc), text)
-            self.loaded.problems.append(f"{path}:{line}:{col}: {message}; the file was skipped.")
+        data, problem = rule_files.parse_settings_text(path, text)
+        if problem:
+            self.loaded.problems.append(problem)
             return None
         if not isinstance(data, dict):
             self.loaded.problems.append(f"{path}:1: the top level must be an object; the file was skipped.")
