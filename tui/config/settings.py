@@ -10,6 +10,7 @@ always count.
 from __future__ import annotations
 
 import os
+import re
 from dataclasses import dataclass, field, fields
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -125,6 +126,21 @@ def _remember_folder(key: str, project_dir: Path) -> Path:
 def untrusted_allow_rules(loaded: LoadedSettings) -> list[RuleSource]:
     """The folder's own allow rules that do not count because the folder is not trusted."""
     return [r for r in loaded.rules if r.kind == "allow" and not r.counts]
+
+
+def problem_for_display(problem: str, project_dir: Path) -> str:
+    """A problem for a narrow toast: its file shortened (project-relative or `~`), `path:line:col` on a line of its own.
+
+    A toast wraps at word boundaries and at hyphens, which would split the location a user
+    copies into an editor; a short first line keeps it whole.
+    """
+    home = os.path.expanduser("~")
+    for prefix, shown in ((str(project_dir), ""), (home, "~/")):
+        if prefix not in ("", "/") and problem.startswith(prefix + os.sep):
+            problem = shown + problem[len(prefix) + 1:]
+            break
+    match = re.match(r"(\S+?(?::\d+){1,2}): (.*)", problem, re.S)
+    return f"{match.group(1)}\n{match.group(2)}" if match else problem
 
 
 def should_ask_trust(loaded: LoadedSettings) -> bool:
