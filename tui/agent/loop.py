@@ -47,6 +47,7 @@ def run_turn(session: AgentSession, prompt: str) -> None:
         while True:
             check_limits(session, turn)
             maybe_auto_compact(session)
+            check_fits(session, turn)
             turn.iterations += 1
             result = call_model(session, turn.iterations)
             turn.last_stop_reason = result.stop_reason
@@ -91,6 +92,27 @@ def check_limits(session: AgentSession, turn: Any) -> None:
             raise LoopStop(
                 "budget", f"The token budget is spent: {spent:,} of {opts.max_budget_tokens:,} tokens.", is_error=True
             )
+
+
+def check_fits(session: AgentSession, turn: Any) -> None:
+    """Refuse a request still larger than the context window (compaction failed or was not enough).
+
+    Sending it would only earn a 400; a new prompt that does not fit is taken back out of the
+    history so the next, shorter one can go.
+    """
+    used, estimated = session.context.current()
+    window = session.context.window()
+    if used <= window:
+        return
+    about = "about " if estimated else ""
+    if turn.iterations == 0:
+        session.retract_prompt()
+        raise LoopStop("context_full", f"The prompt was not sent: the request would take {about}{used:,} tokens, more "
+                       f"than the {window:,}-token context window even after compaction; send a shorter prompt or "
+                       "start over with /clear.", is_error=True)
+    raise LoopStop("context_full", f"The next request would take {about}{used:,} tokens, more than the "
+                   f"{window:,}-token context window even after compaction, so it was not sent; /compact or "
+                   "/clear to go on.", is_error=True)
 
 
 def call_model(session: AgentSession, iteration: int) -> StreamResult:
