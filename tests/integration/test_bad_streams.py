@@ -120,7 +120,8 @@ def test_empty_200_is_retried_a_bounded_number_of_times_then_said(monkeypatch, p
 @pytest.mark.parametrize("partial_json, tool_id", [
     ('{"file_path": "a\\ud800.py"}', "toolu_01surrogate"),
     ('{"file_path": ' + DEEP + "}", "toolu_01deepinput"),
-], ids=["lone-surrogate", "nested-1000-deep"])
+    ('{"file_path": "a.py", "x": ' + "[" * 300 + "]" * 300 + "}", "toolu_01parsable"),
+], ids=["lone-surrogate", "nested-1000-deep", "nested-300-deep-parsable"])
 def test_unusable_tool_input_is_an_error_result_and_the_history_stays_sendable(partial_json, tool_id, monkeypatch, project):
     answer = raw_sse(start(), *tool_call(partial_json, tool_id), *end("tool_use"))
     with FakeAPI([answer, reply("noted, the input was bad")]) as api:

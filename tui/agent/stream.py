@@ -322,6 +322,23 @@ class _StreamReader:
 
 
 INVALID_JSON_KEY = "INVALID_JSON"
+#: tool input nested deeper than this is refused as invalid: no tool takes it, and json.dumps of
+#: a request holding ~1000 levels raises RecursionError, which would break every later request
+MAX_INPUT_NESTING = 64
+
+
+def nesting(value: Any) -> int:
+    """How deeply lists and dicts nest in `value` (0 for a scalar), without recursion."""
+    deepest = 0
+    stack = [(value, 1)]
+    while stack:
+        item, depth = stack.pop()
+        children = item.values() if isinstance(item, dict) else item if isinstance(item, list) else None
+        if children is None:
+            continue
+        deepest = max(deepest, depth)
+        stack.extend((child, depth + 1) for child in children)
+    return deepest
 
 
 def assemble(raw: list[tuple[float, str, dict[str, Any]]]) -> dict[str, Any]:
@@ -367,8 +384,8 @@ def assemble(raw: list[tuple[float, str, dict[str, Any]]]) -> dict[str, Any]:
                     block["input"] = json.loads(text) if text.strip() else {}
                 except (ValueError, RecursionError):  # RecursionError: nested too deep to parse
                     block["input"] = {INVALID_JSON_KEY: text}
-                else:
-                    if contains_surrogate(block["input"]):  # valid JSON, but it could never be sent back
+                else:  # valid JSON, but it could never be sent back (or would overflow the encoder)
+                    if contains_surrogate(block["input"]) or nesting(block["input"]) > MAX_INPUT_NESTING:
                         block["input"] = {INVALID_JSON_KEY: text}
         elif etype == "message_delta":
             delta = data.get("delta", {})
