@@ -96,7 +96,7 @@ def classify(exc: BaseException, model: str) -> Failure:
     if isinstance(exc, IncompleteStream):
         return Failure(True, "stream ended early", "The stream ended without message_stop.")
     if isinstance(exc, MalformedStream):
-        return Failure(False, "malformed stream", f"The API sent a malformed stream: {exc}")
+        return Failure(False, "malformed stream", f"The API sent a malformed stream: {exc}.")
     if isinstance(exc, anthropic.APIStatusError):
         status = exc.status_code
         body: dict[str, Any] = exc.body if isinstance(exc.body, dict) else {}
