@@ -241,7 +241,8 @@ class _StreamReader:
                 raise MalformedStream(f"a content_block_delta for block {ev.index}, which was never started")
             dtype, text, data = _delta_dict(ev.delta)
             if has_surrogate(text):
-                raise MalformedStream(f"a {dtype} held an unpaired surrogate ({first_surrogate(text)}), "
+                article = "an" if dtype[:1] in "aeiou" else "a"
+                raise MalformedStream(f"{article} {dtype} held an unpaired surrogate ({first_surrogate(text)}), "
                                       "which is not valid Unicode")
             raw.append((now, etype, {"type": etype, "index": ev.index, "delta": data}))
             return self.publish(BlockDelta(iteration=it, index=ev.index, delta_type=dtype, text=text))
