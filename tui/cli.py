@@ -233,7 +233,10 @@ def open_session(opts: AgentOptions, args: argparse.Namespace, *, print_mode: bo
     from tui.agent.resume import list_sessions, sessions_base
     from tui.agent.session import AgentSession  # noqa: F811 - the runtime import (the SDK stays lazy)
 
-    sessions = list_sessions(opts.project_dir, sessions_base(opts))
+    skipped: list[str] = []
+    sessions = list_sessions(opts.project_dir, sessions_base(opts), skipped)
+    for sentence in skipped:
+        print(f"agent-tui: {sentence}", file=sys.stderr)
     target: str | None = args.resume or None
     if target is None and args.resume == "":  # -r without an id: the app shows a picker
         if print_mode:
@@ -251,11 +254,8 @@ def open_session(opts: AgentOptions, args: argparse.Namespace, *, print_mode: bo
     opts.interactive = not print_mode  # the dispatcher reads it at construction
     session = AgentSession(opts)
     loaded = session.resume(target)
-    for warning in loaded.warnings:
-        print(f"agent-tui: {warning}", file=sys.stderr)
-    if loaded.session_id != loaded.path.stem:
-        print(f"agent-tui: session {loaded.path.stem} is open in another agent-tui; continuing in a copy, "
-              f"{loaded.session_id}.", file=sys.stderr)
+    for sentence in [*loaded.warnings, *loaded.notes]:
+        print(f"agent-tui: {sentence}", file=sys.stderr)
     return session
 
 

@@ -129,7 +129,7 @@ class HeadlessRenderer:
             "duration_api_ms": self.api_ms,
             "usage": usage,
             "total_cost_usd": round(fin.cost_usd, 6) if fin else 0.0,
-            "result": self.session.last_assistant_text(),
+            "result": self.session.turn_text(),  # this turn's answer only, never an earlier one
             "session_id": self.session.session_id,
             "permission_denials": self.session.denials,
             "offline": self.session.offline,

@@ -154,7 +154,16 @@ class Stall:
     reply: Reply | None = None
 
 
-Step = Union[Reply, HttpError, SseError, Drop, Stall]
+@dataclass
+class Raw:
+    """An answer sent byte for byte (malformed streams): `body` after the status line and headers."""
+
+    body: bytes
+    content_type: str = "text/event-stream; charset=utf-8"
+    status: int = 200
+
+
+Step = Union[Reply, HttpError, SseError, Drop, Stall, Raw]
 DynamicStep = Callable[[dict[str, Any]], "Step | DynamicStep"]
 ScriptItem = Union[Step, DynamicStep]
 
@@ -265,3 +274,14 @@ def refusal(text_before: str = "", category: str | None = "cyber", explanation: 
 def pause_turn(query: str = "agent-tui", text_before: str = "Let me search for that.") -> Reply:
     """A `pause_turn` stop after a server tool call that has no result yet."""
     return Reply([Text(text_before), ServerToolUse("web_search", {"query": query})], "pause_turn")
+
+
+def raw(body: bytes | str, content_type: str = "text/event-stream; charset=utf-8", status: int = 200) -> Raw:
+    """A body sent as is: an empty 200, an HTML page where SSE was expected, hand-written events."""
+    return Raw(body.encode() if isinstance(body, str) else body, content_type, status)
+
+
+def raw_sse(*events: tuple[str, dict[str, Any] | str]) -> Raw:
+    """SSE frames from (name, data); a str data is sent verbatim (e.g. JSON with a lone `\\ud800`)."""
+    frames = [f"event: {name}\ndata: {data if isinstance(data, str) else json.dumps(data)}\n\n" for name, data in events]
+    return raw("".join(frames))

@@ -1,6 +1,6 @@
 """JSON script files for the CLI: one object per step, mirroring the step constructors of `script.py`.
 
-Example: `[{"reply": [{"text": "Reading."}, {"tool_use": {"name": "Read", "input": {"file_path": "{project}/a.py"}}}],
+Example: `[{"raw": "event: ping\\ndata: {}\\n\\n"}, {"reply": [{"text": "Reading."}, {"tool_use": {"name": "Read", "input": {"file_path": "{project}/a.py"}}}],
 "stop_reason": "tool_use"}, {"http_error": 529}, {"drop": {"after_events": 4}}, {"reply": [{"text": "Done."}]}]`.
 The string `{project}` anywhere in a step is replaced by the project directory given to `load_script`.
 """
@@ -64,6 +64,10 @@ def parse_step(spec: dict[str, Any]) -> s.Step:
     """One step object; faults take a number (after_events / status) or an options object."""
     if not isinstance(spec, dict):
         raise ScriptFormatError(f"each step must be an object, got {spec!r}")
+    if "raw" in spec:  # a body sent byte for byte: {"raw": "<body>"} or {"raw": {"body", "content_type", "status"}}
+        raw_spec = spec["raw"] if isinstance(spec["raw"], dict) else {"body": spec["raw"]}
+        return s.raw(str(raw_spec.get("body", "")), raw_spec.get("content_type", "text/event-stream; charset=utf-8"),
+                     int(raw_spec.get("status", 200)))
     if "reply" in spec and not any(k in spec for k in _FAULTS):
         return _reply_from(spec["reply"], spec)
     kind = next((k for k in _FAULTS if k in spec), None)

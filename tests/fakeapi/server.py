@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 import socket
 import sys
 import threading
@@ -14,12 +15,31 @@ from typing import Any
 from urllib.parse import urlsplit
 
 from .caching import CacheSimulator, count_tokens, uncached_usage
-from .script import Drop, HttpError, Reply, ScriptItem, SseError, Stall, Step, default_reply, new_id
+from .script import Drop, HttpError, Raw, Reply, ScriptItem, SseError, Stall, Step, default_reply, new_id
 from .sse import format_event, render_reply
 from .validate import validate_request
 
 MESSAGES_PATH = "/v1/messages"
 COUNT_TOKENS_PATH = "/v1/messages/count_tokens"
+#: a surrogate escape (`\ud800`-`\udfff`): the real API refuses a body whose strings hold an unpaired one
+LONE_SURROGATE = re.compile(rb"\\u[dD][89a-fA-F]")
+LONE_SURROGATE_ERROR = "The request body is not valid JSON: no low surrogate in string"
+
+
+def _has_lone_surrogate(value: Any) -> bool:
+    """True when a string anywhere in `value` holds an unpaired surrogate (json.loads keeps them)."""
+    stack = [value]
+    while stack:
+        item = stack.pop()
+        if isinstance(item, str):
+            if any("\ud800" <= ch <= "\udfff" for ch in item):
+                return True
+        elif isinstance(item, dict):
+            stack.extend(item.keys())
+            stack.extend(item.values())
+        elif isinstance(item, list):
+            stack.extend(item)
+    return False
 
 
 @dataclass
@@ -133,7 +153,7 @@ class FakeAPI:
                 self._next += 1
             else:
                 return None
-        while callable(item) and not isinstance(item, (Reply, HttpError, SseError, Drop, Stall)):
+        while callable(item) and not isinstance(item, (Reply, HttpError, SseError, Drop, Stall, Raw)):
             item = item(body)
         return item
 
@@ -242,6 +262,9 @@ class _Handler(BaseHTTPRequestHandler):
             body = json.loads(raw or b"{}")
         except ValueError:
             body = None
+        if body is not None and LONE_SURROGATE.search(raw) and _has_lone_surrogate(body):
+            body = None  # answered as the API does: 400, not valid JSON
+            fake.record_error(LONE_SURROGATE_ERROR)
         self._record = Recorded(headers, body if isinstance(body, dict) else {}, path, time.monotonic())
         with fake._lock:
             fake.requests.append(self._record)
@@ -290,7 +313,19 @@ class _Handler(BaseHTTPRequestHandler):
         if isinstance(step, HttpError):
             self._send_error(step.status, step.error_type, step.message, step.headers)
             return step.error_type
+        if isinstance(step, Raw):
+            return self._raw(step)
         return self._stream(step, body)
+
+    def _raw(self, step: Raw) -> str:
+        self.send_response(step.status)
+        self.send_header("content-type", step.content_type)
+        self.send_header("content-length", str(len(step.body)))
+        self.send_header("request-id", self._request_id)
+        self.end_headers()
+        self.wfile.write(step.body)
+        self._record.status = step.status
+        return f"raw {len(step.body)} bytes"
 
     def _stream(self, step: Step, body: dict[str, Any]) -> str:
         fake = self.server.fake

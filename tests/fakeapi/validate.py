@@ -154,6 +154,14 @@ def validate_request(body: dict[str, Any], headers: dict[str, str],
         if not isinstance(message, dict) or message.get("role") not in ("user", "assistant", "system"):
             verdict.reject = f"messages.{i}.role: Input should be 'user', 'assistant' or 'system'"
             return verdict
+        content = message.get("content")
+        if not isinstance(content, (str, list)):
+            verdict.reject = f"messages.{i}.content: Input should be a valid list"
+            return verdict
+        if not content and i != len(messages) - 1:
+            verdict.reject = (f"messages.{i}: all messages must have non-empty content except for the optional "
+                              "final assistant message")
+            return verdict
     if body.get("stream") is not True:
         verdict.reject = "stream: this fake server only answers streaming requests (stream: true)"
         return verdict

@@ -268,6 +268,7 @@ STOP_REASONS = (
     "api_error",
     "stream_failed",
     "tool_fatal",
+    "context_full",
     "error",
 )
 

@@ -47,6 +47,7 @@ def run_turn(session: AgentSession, prompt: str) -> None:
         while True:
             check_limits(session, turn)
             maybe_auto_compact(session)
+            check_fits(session, turn)
             turn.iterations += 1
             result = call_model(session, turn.iterations)
             turn.last_stop_reason = result.stop_reason
@@ -93,6 +94,27 @@ def check_limits(session: AgentSession, turn: Any) -> None:
             )
 
 
+def check_fits(session: AgentSession, turn: Any) -> None:
+    """Refuse a request still larger than the context window (compaction failed or was not enough).
+
+    Sending it would only earn a 400; a new prompt that does not fit is taken back out of the
+    history so the next, shorter one can go.
+    """
+    used, estimated = session.context.current()
+    window = session.context.window()
+    if used <= window:
+        return
+    about = "about " if estimated else ""
+    if turn.iterations == 0:
+        session.retract_prompt()
+        raise LoopStop("context_full", f"The prompt was not sent: the request would take {about}{used:,} tokens, more "
+                       f"than the {window:,}-token context window even after compaction; send a shorter prompt or "
+                       "start over with /clear.", is_error=True)
+    raise LoopStop("context_full", f"The next request would take {about}{used:,} tokens, more than the "
+                   f"{window:,}-token context window even after compaction, so it was not sent; /compact or "
+                   "/clear to go on.", is_error=True)
+
+
 def call_model(session: AgentSession, iteration: int) -> StreamResult:
     """One model call, retried on failures that a retry can mend; the partial message is discarded."""
     opts = session.options
@@ -116,8 +138,11 @@ def call_model(session: AgentSession, iteration: int) -> StreamResult:
         except StreamError as exc:
             failure = classify(exc.cause, opts.model)
             if not failure.retryable:
-                raise LoopStop("api_error", failure.message, is_error=True) from None
+                session.keep_partial_text(exc.partial)  # what had arrived stays in the conversation
+                reason = "stream_failed" if failure.reason == "malformed stream" else "api_error"
+                raise LoopStop(reason, failure.message, is_error=True) from None
             if attempt == max_attempts:
+                session.keep_partial_text(exc.partial)
                 reason = "api_error" if failure.status else "stream_failed"
                 raise LoopStop(reason, f"Gave up after {attempt} attempts: {failure.message}", is_error=True) from None
             delay = backoff_delay(attempt, opts.retry_base_delay, opts.retry_max_delay, failure.retry_after)
@@ -149,6 +174,11 @@ def handle_stop_reason(session: AgentSession, iteration: int, result: StreamResu
     def handled(action: str) -> None:
         session.publish(StopReasonHandled(iteration=iteration, stop_reason=reason, action=action))
 
+    if reason == "tool_use" and not tool_uses:  # nothing to run: answering with no results would be an invalid request
+        session.append_message_if_valid(message)
+        handled("tool_use without a tool call: turn ends")
+        raise LoopStop("stream_failed", "The API stopped for tool_use but sent no tool call; the turn ends.",
+                       is_error=True)
     if reason == "tool_use":
         session.append_message(message)
         calls = [(b.get("name", ""), b.get("input")) for b in tool_uses]

@@ -13,6 +13,7 @@ new session file instead, so two instances never write one file.
 
 from __future__ import annotations
 
+import contextlib
 import datetime as _dt
 import json
 import os
@@ -20,10 +21,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from .dispatch import INTERRUPTED_TEXT
 from .events import Notice
+from .history_check import not_completed, sanitize_history
 from .pricing import USAGE_KEYS, add_usage, total_tokens
 from .transcript import Transcript, lock_file, new_session_id, sessions_folder
+
+from tui.config.special_files import check_regular, open_regular, read_regular_bytes, special_kind
 
 if TYPE_CHECKING:
     from .options import AgentOptions
@@ -36,6 +39,10 @@ TAIL_BYTES = 256 * 1024
 
 class SessionNotFound(LookupError):
     """No saved session matches what the user asked for."""
+
+
+class SessionLoadError(LookupError):
+    """The session's file exists but could not be read; the text is the sentence to show."""
 
 
 @dataclass
@@ -67,6 +74,8 @@ class LoadedSession:
     warnings: list[str] = field(default_factory=list)
     #: messages added by the repair (interrupted tool results), already in `messages`
     repairs: list[dict[str, Any]] = field(default_factory=list)
+    #: facts worth saying after resuming (why the last reply is cut short)
+    notes: list[str] = field(default_factory=list)
 
 
 def sessions_base(options: AgentOptions) -> Path:
@@ -110,12 +119,25 @@ def _prompt_text(message: dict[str, Any]) -> str:
     return " ".join(b.get("text", "") for b in content or () if isinstance(b, dict) and b.get("type") == "text").strip()
 
 
+def _totals(record: dict[str, Any], turns: int, tokens: int, cost: float) -> tuple[int, int, float]:
+    """The session's totals after one record (a finished turn or a resume says them)."""
+    event = record.get("event") if record.get("type") == "event" else None
+    if event and event.get("type") == "TurnFinished":
+        return (int(event.get("turn_id") or 0), total_tokens(event.get("session_usage") or {}),
+                float(event.get("session_cost_usd") or 0.0))
+    if record.get("type") == "resumed":
+        return (int(record.get("turns") or turns), total_tokens(record.get("usage") or {}),
+                float(record.get("cost_usd") or 0.0))
+    return turns, tokens, cost
+
+
 def session_info(path: Path) -> SessionInfo | None:
     """Picker facts of one file from its head and tail only; None when it holds no conversation."""
     try:
-        size = path.stat().st_size
-        mtime = path.stat().st_mtime
-        with open(path, "rb") as f:
+        fd = open_regular(path)  # never blocks on a FIFO
+        with os.fdopen(fd, "rb") as f:
+            size = os.fstat(fd).st_size
+            mtime = os.fstat(fd).st_mtime
             head = f.read(HEAD_BYTES)
             tail = head
             if size > HEAD_BYTES:
@@ -127,32 +149,27 @@ def session_info(path: Path) -> SessionInfo | None:
     header = next((r for r in head_records if r.get("type") == "session"), {})
     first_prompt = ""
     for record in head_records:
-        if record.get("type") == "message" and record.get("message", {}).get("role") == "user":
-            first_prompt = _prompt_text(record["message"])
+        message = record.get("message")
+        if record.get("type") == "message" and isinstance(message, dict) and message.get("role") == "user":
+            with contextlib.suppress(TypeError, AttributeError):
+                first_prompt = _prompt_text(message)
             if first_prompt:
                 break
     turns, tokens, cost = 0, 0, 0.0
     for record in records_in(tail, skip_first=size > HEAD_BYTES):
-        event = record.get("event") if record.get("type") == "event" else None
-        if event and event.get("type") == "TurnFinished":
-            turns = int(event.get("turn_id") or 0)
-            tokens = total_tokens(event.get("session_usage") or {})
-            cost = float(event.get("session_cost_usd") or 0.0)
-        elif record.get("type") == "resumed":
-            turns = int(record.get("turns") or turns)
-            tokens = total_tokens(record.get("usage") or {})
-            cost = float(record.get("cost_usd") or 0.0)
+        with contextlib.suppress(TypeError, ValueError, AttributeError):  # a damaged record counts for nothing
+            turns, tokens, cost = _totals(record, turns, tokens, cost)
     if not first_prompt and not any(r.get("type") == "message" for r in head_records):
         return None
     created = header.get("created") or _dt.datetime.fromtimestamp(mtime).isoformat(timespec="seconds")
     return SessionInfo(
-        id=header.get("session_id") or path.stem, path=path, started=created, first_prompt=first_prompt,
-        turns=turns, tokens=tokens, cost=cost, model=header.get("model", ""), modified=mtime,
+        id=str(header.get("session_id") or path.stem), path=path, started=str(created), first_prompt=first_prompt,
+        turns=turns, tokens=tokens, cost=cost, model=str(header.get("model", "")), modified=mtime,
     )
 
 
-def list_sessions(project_dir: Path, base: Path | None = None) -> list[SessionInfo]:
-    """This project's saved sessions, most recently used first."""
+def list_sessions(project_dir: Path, base: Path | None = None, skipped: list[str] | None = None) -> list[SessionInfo]:
+    """This project's saved sessions, most recently used first; `skipped` gets a sentence per non-file."""
     if base is None:
         from tui.config.settings import user_data_dir
 
@@ -162,7 +179,17 @@ def list_sessions(project_dir: Path, base: Path | None = None) -> list[SessionIn
         paths = [p for p in folder.iterdir() if p.suffix == ".jsonl"]
     except OSError:
         return []
-    infos = [info for info in map(session_info, paths) if info is not None]
+    regular = []
+    for path in paths:
+        try:
+            kind = special_kind(os.stat(path).st_mode)
+        except OSError:
+            continue
+        if kind is None:
+            regular.append(path)
+        elif skipped is not None:
+            skipped.append(f"Skipped {path.name} in the sessions folder: it is {kind}, not a session file.")
+    infos = [info for info in map(session_info, regular) if info is not None]
     infos.sort(key=lambda i: i.modified, reverse=True)
     return infos
 
@@ -170,7 +197,11 @@ def list_sessions(project_dir: Path, base: Path | None = None) -> list[SessionIn
 def find_session(project_dir: Path, target: str | Path, base: Path | None = None) -> Path:
     """The file of a session given its id, a unique id prefix, or a path."""
     as_path = Path(target).expanduser()
-    if str(target).endswith(".jsonl") and as_path.is_file():
+    if str(target).endswith(".jsonl") and as_path.exists():
+        try:
+            check_regular(as_path)
+        except OSError as exc:
+            raise SessionNotFound(str(exc)) from None
         return as_path.resolve()
     sessions = list_sessions(project_dir, base)
     exact = [s for s in sessions if s.id == str(target)]
@@ -194,62 +225,108 @@ def interrupted_results(messages: list[dict[str, Any]]) -> dict[str, Any] | None
     pending = [b for b in messages[-1].get("content", ()) if isinstance(b, dict) and b.get("type") == "tool_use"]
     if not pending:
         return None
-    return {"role": "user", "content": [
-        {"type": "tool_result", "tool_use_id": b["id"], "content": INTERRUPTED_TEXT, "is_error": True} for b in pending
-    ]}
+    return {"role": "user", "content": not_completed([b["id"] for b in pending])}
+
+
+class _Replay:
+    """The state a transcript's records build up, one record at a time."""
+
+    def __init__(self) -> None:
+        self.messages: list[Any] = []
+        self.usage: dict[str, int] = {}
+        self.cost = 0.0
+        self.turns = 0
+        self.header: dict[str, Any] = {}
+        self.open_turn = False  # a TurnStarted without its TurnFinished: the process stopped mid-turn
+        self.last_stop: dict[str, Any] = {}
+
+    def apply(self, record: dict[str, Any]) -> None:
+        """Replay one record; TypeError, ValueError, KeyError or AttributeError when it is malformed."""
+        kind = record.get("type")
+        if kind == "session" and not self.header:
+            self.header = dict(record)
+        elif kind == "message":
+            self.messages.append(record["message"])
+        elif kind == "merge_user" and self.messages and isinstance(self.messages[-1], dict) \
+                and self.messages[-1].get("role") == "user":
+            self.messages[-1] = record["message"]
+        elif kind in ("compaction", "history"):  # the whole history replaced (a summary, a prompt taken back)
+            if not isinstance(record["messages"], list):
+                raise TypeError("compaction without a message list")
+            self.messages = list(record["messages"])
+        elif kind == "resumed":
+            usage = {k: int((record.get("usage") or {}).get(k) or 0) for k in USAGE_KEYS}
+            cost, turns = float(record.get("cost_usd") or 0.0), int(record.get("turns") or 0)
+            self.usage, self.cost, self.turns = usage, cost, max(self.turns, turns)
+        elif kind == "event":
+            self.event(record["event"])
+
+    def event(self, event: dict[str, Any]) -> None:
+        etype = event.get("type")
+        if etype == "ResponseFinished":
+            usage = dict(self.usage)
+            add_usage(usage, event.get("usage") or {})
+            self.cost += float(event.get("cost_usd") or 0.0)
+            self.usage = usage
+        elif etype in ("TurnStarted", "TurnFinished"):
+            self.turns = max(self.turns, int(event.get("turn_id") or 0))
+            self.open_turn = etype == "TurnStarted"
+        elif etype == "LoopStopped":
+            self.last_stop = event
+
+    def cut_note(self) -> str | None:
+        """Why the last reply is cut short, when it is."""
+        if self.open_turn:
+            return ("The last turn did not finish: agent-tui stopped while it ran (its unfinished reply was not "
+                    "saved, and tool calls left open were answered as not completed).")
+        reason = self.last_stop.get("reason")
+        if reason and reason not in ("end_turn", "stop_sequence") and self.last_stop.get("detail"):
+            return f"The last turn ended early ({reason}): {self.last_stop['detail']}"
+        return None
 
 
 def load_session(path: Path) -> LoadedSession:
-    """Replay a transcript into the API history it describes, plus usage and turn count."""
+    """Replay a transcript into the API history it describes, plus usage and turn count.
+
+    Damaged records (a cut or invalid line, wrong types, a message the API would refuse) are
+    skipped and counted in one warning; the history that results is always a valid request.
+    """
     path = Path(path)
-    raw = path.read_bytes()
-    warnings: list[str] = []
-    messages: list[dict[str, Any]] = []
-    usage: dict[str, int] = {}
-    cost = 0.0
-    turns = 0
-    header: dict[str, Any] = {}
+    raw = read_regular_bytes(path)  # SpecialFileError (an OSError) for a FIFO: never blocks
+    replay = _Replay()
+    damaged = 0
+    cut_last = False
     lines = raw.split(b"\n")
     for number, line in enumerate(lines, 1):
         if not line.strip():
             continue
         try:
             record = json.loads(line)
-            kind = record.get("type")
-        except (ValueError, AttributeError):
-            where = "its last line" if number >= len(lines) - 1 else f"line {number}"
-            warnings.append(f"Skipped {where} of {path.name}: it was cut off (the writer stopped mid-record).")
-            continue
-        if kind == "session" and not header:
-            header = record
-        elif kind == "message":
-            messages.append(record["message"])
-        elif kind == "merge_user" and messages and messages[-1].get("role") == "user":
-            messages[-1] = record["message"]
-        elif kind == "compaction":
-            messages = list(record["messages"])
-        elif kind == "resumed":
-            usage = {k: int((record.get("usage") or {}).get(k) or 0) for k in USAGE_KEYS}
-            cost = float(record.get("cost_usd") or 0.0)
-            turns = max(turns, int(record.get("turns") or 0))
-        elif kind == "event":
-            event = record.get("event") or {}
-            etype = event.get("type")
-            if etype == "ResponseFinished":
-                add_usage(usage, event.get("usage") or {})
-                cost += float(event.get("cost_usd") or 0.0)
-            elif etype in ("TurnStarted", "TurnFinished"):
-                turns = max(turns, int(event.get("turn_id") or 0))
+            if not isinstance(record, dict):
+                raise TypeError("not an object")
+            replay.apply(record)
+        except (ValueError, TypeError, KeyError, AttributeError, RecursionError) as exc:
+            damaged += 1
+            cut_last = cut_last or (number >= len(lines) - 1 and isinstance(exc, ValueError))
+    messages, dropped = sanitize_history(replay.messages)
+    damaged += dropped
+    warnings = []
+    if damaged:
+        why = " (its last line was cut off: the writer stopped mid-record)" if cut_last else ""
+        warnings.append(f"Skipped {damaged} damaged record{'s' if damaged != 1 else ''} of {path.name}{why}; "
+                        "the rest was loaded.")
     repairs = []
     owed = interrupted_results(messages)
     if owed is not None:
         messages.append(owed)
         repairs.append(owed)
-    if not turns:  # no turn events survived: count the prompts
-        turns = sum(1 for m in messages if m.get("role") == "user" and _prompt_text(m))
+    turns = replay.turns or sum(1 for m in messages if m.get("role") == "user" and _prompt_text(m))
+    note = replay.cut_note()
+    header = replay.header
     return LoadedSession(
-        session_id=header.get("session_id") or path.stem, path=path, messages=messages, usage=usage,
-        cost_usd=cost, turns=turns, model=header.get("model", ""), warnings=warnings, repairs=repairs,
+        session_id=str(header.get("session_id") or path.stem), path=path, messages=messages, usage=replay.usage,
+        cost_usd=replay.cost, turns=turns, model=str(header.get("model", "")), warnings=warnings, repairs=repairs,
+        notes=[note] if note else [],
     )
 
 
@@ -266,19 +343,33 @@ def is_locked(path: Path) -> bool:
 
 
 def resume_into(session: AgentSession, target: str | Path) -> LoadedSession:
-    """Make `session` continue a saved one: history, usage, turn count and transcript file."""
+    """Make `session` continue a saved one: history, usage, turn count and transcript file.
+
+    The file is forked into a new one when another process holds it, or (in -p, which
+    cannot ask) when it is read-only; the app says so and offers /fork instead.
+    """
     if session.running:
         raise RuntimeError("Cannot resume while a turn is running.")
     options = session.options
     path = find_session(options.project_dir, target, sessions_base(options))
-    loaded = load_session(path)
+    try:
+        loaded = load_session(path)
+    except OSError as exc:  # vanished, unreadable, a FIFO put in its place
+        raise SessionLoadError(f"Could not load session {path.stem}: {exc.strerror or exc}.") from None
     session.close_transcript()  # (releases our own lock when resuming the current session)
-    forked_from = ""
+    forked_from = loaded.session_id
     if is_locked(path):
-        forked_from = loaded.session_id
         loaded.session_id = new_session_id()
-        path = project_sessions_dir(options) / f"{loaded.session_id}.jsonl"
+        loaded.warnings.append(f"Session {forked_from} is open in another agent-tui process; "
+                               f"continuing in a copy, {loaded.session_id}.")
+    elif options.transcript and not options.interactive and not os.access(path, os.W_OK):
+        loaded.session_id = new_session_id()
+        loaded.warnings.append(f"The session file {path} is read-only; continuing in a new file, "
+                               f"{project_sessions_dir(options) / loaded.session_id}.jsonl.")
+    if loaded.session_id == forked_from:
+        forked_from = ""
     session.messages = list(loaded.messages)
+    session._before_prompt = (len(session.messages), session.messages[-1] if session.messages else None)
     session.usage_totals = dict(loaded.usage)
     session.cost_usd = loaded.cost_usd
     session.turn_count = loaded.turns
@@ -289,30 +380,47 @@ def resume_into(session: AgentSession, target: str | Path) -> LoadedSession:
         session.state.todos.clear()
     if getattr(session, "context", None) is not None:
         session.context.reset()
-    _attach_transcript(session, path, loaded, forked_from)
-    for warning in loaded.warnings:
-        session.publish(Notice(level="warning", text=warning))
-    if forked_from:
-        session.publish(Notice(level="warning", text=(
-            f"Session {forked_from} is open in another agent-tui process; continuing in a copy, {loaded.session_id}.")))
+    said: list[Notice] = []
+    listening = session.bus.subscribe(lambda e: said.append(e) if isinstance(e, Notice) else None, inline=True)
+    try:
+        for warning in loaded.warnings:
+            session.publish(Notice(level="warning", text=warning))
+        for note in loaded.notes:
+            session.publish(Notice(level="info", text=note))
+        _attach_transcript(session, path, loaded, forked_from)
+    finally:
+        listening.close()
+    session.resume_notices = said  # for an app that starts after this (-c, -r ID)
     return loaded
+
+
+def _resumed_record(session: AgentSession, forked_from: str) -> dict[str, Any]:
+    return {
+        "type": "resumed", "pid": os.getpid(), "at": _dt.datetime.now().isoformat(timespec="seconds"),
+        "forked_from": forked_from or None, "turns": session.turn_count, "usage": dict(session.usage_totals),
+        "cost_usd": session.cost_usd, "messages": len(session.messages),
+    }
+
+
+def write_fork(session: AgentSession, forked_from: str) -> Path:
+    """Start a new file for `session` (its current id) holding its whole history; returns the path."""
+    path = project_sessions_dir(session.options) / f"{session.session_id}.jsonl"
+    transcript = session.new_transcript(path)
+    session.attach_transcript(transcript)
+    for message in list(session.messages):
+        transcript.message(message)
+    transcript.write(_resumed_record(session, forked_from))
+    return path
 
 
 def _attach_transcript(session: AgentSession, path: Path, loaded: LoadedSession, forked_from: str) -> None:
     if not session.options.transcript:
         return
-    transcript = Transcript(path, on_error=lambda msg: session.publish(Notice(level="warning", text=msg)))
-    session.transcript = transcript
     if forked_from:
-        transcript.header(loaded.session_id, session.options.project_dir, session.options.model)
-        for message in loaded.messages:
-            transcript.message(message)
-    else:
-        for message in loaded.repairs:
-            transcript.message(message)
-    transcript.write({
-        "type": "resumed", "pid": os.getpid(), "at": _dt.datetime.now().isoformat(timespec="seconds"),
-        "forked_from": forked_from or None, "turns": loaded.turns, "usage": dict(loaded.usage),
-        "cost_usd": loaded.cost_usd, "messages": len(loaded.messages),
-    })
-    session._transcript_sub = session.bus.subscribe(transcript.event, name="transcript")
+        write_fork(session, forked_from)
+        return
+    transcript = session.new_transcript(path)
+    session.attach_transcript(transcript, header=False)
+    for message in loaded.repairs:
+        transcript.message(message)
+    transcript.write(_resumed_record(session, ""))

@@ -31,6 +31,14 @@ class IncompleteStream(Exception):
     """The stream ended without `message_stop` (or without a stop_reason)."""
 
 
+class EmptyStream(IncompleteStream):
+    """A 200 answer that carried no event at all."""
+
+
+class MalformedStream(Exception):
+    """The stream broke the protocol (not SSE, an unknown block index, invalid Unicode); the text says how."""
+
+
 def _retry_after(headers: Any) -> float | None:
     if headers is None:
         return None
@@ -83,8 +91,12 @@ def classify(exc: BaseException, model: str) -> Failure:
 
     from .httplib import httpx
 
+    if isinstance(exc, EmptyStream):
+        return Failure(True, "empty stream", "The API answered 200 with an empty stream (no events).")
     if isinstance(exc, IncompleteStream):
         return Failure(True, "stream ended early", "The stream ended without message_stop.")
+    if isinstance(exc, MalformedStream):
+        return Failure(False, "malformed stream", f"The API sent a malformed stream: {exc}.")
     if isinstance(exc, anthropic.APIStatusError):
         status = exc.status_code
         body: dict[str, Any] = exc.body if isinstance(exc.body, dict) else {}

@@ -24,10 +24,22 @@ from .events import Event, FileChangedOutside, Notice
 from .options import AgentOptions
 from .pricing import add_usage, usage_cost
 from .request import build_system, build_tools
+from .scrub import scrub_text
 from .transcript import SKIPPED_EVENTS, Transcript, new_session_id, sessions_folder
 
 
 NOT_EXECUTED_TEXT = "Not executed: the turn ended before this tool call ran."
+
+
+def last_text(messages: list[dict[str, Any]]) -> str:
+    """The text of the last assistant message in `messages` that has any."""
+    for message in reversed(messages):
+        if message.get("role") != "assistant":
+            continue
+        texts = [b.get("text", "") for b in message.get("content", ()) if b.get("type") == "text"]
+        if any(texts):
+            return "\n\n".join(t for t in texts if t)
+    return ""
 
 
 @dataclass
@@ -107,6 +119,10 @@ class AgentSession:
         self.session_id = options.session_id or new_session_id()
         self.transcript: Transcript | None = None
         self._transcript_sub: Any = None
+        #: what resuming said (warnings, notes), kept for an app that starts after it
+        self.resume_notices: list[Notice] = []
+        #: the history's length and last message before the current turn's prompt
+        self._before_prompt: tuple[int, dict[str, Any] | None] = (0, None)
         self._open_transcript()
 
     # --- plumbing ----------------------------------------------------------------------
@@ -130,9 +146,49 @@ class AgentSession:
 
         base = self.options.sessions_dir or (user_data_dir() / "sessions")
         path = sessions_folder(Path(base), self.options.project_dir) / f"{self.session_id}.jsonl"
-        self.transcript = Transcript(path, on_error=lambda msg: self.publish(Notice(level="warning", text=msg)))
-        self.transcript.header(self.session_id, self.options.project_dir, self.options.model)
-        self._transcript_sub = self.bus.subscribe(self.transcript.event, name="transcript", skip=SKIPPED_EVENTS)
+        self.attach_transcript(self.new_transcript(path))
+
+    def new_transcript(self, path: Path) -> Transcript:
+        """A writer for `path` that reports problems as notices (and a lost file via `transcript_lost`)."""
+        return Transcript(path, on_error=lambda msg: self.publish(Notice(level="warning", text=msg)),
+                          on_lost=self.transcript_lost)
+
+    def attach_transcript(self, transcript: Transcript, *, header: bool = True) -> None:
+        """Make `transcript` the one events and messages go to."""
+        self.transcript = transcript
+        if header:
+            transcript.header(self.session_id, self.options.project_dir, self.options.model)
+        if self._transcript_sub is None:  # one subscription for the session's life: it follows self.transcript
+            self._transcript_sub = self.bus.subscribe(self._transcript_event, name="transcript", skip=SKIPPED_EVENTS)
+
+    def _transcript_event(self, event: Event) -> None:
+        transcript = self.transcript
+        if transcript is not None:
+            transcript.event(event)
+
+    def transcript_lost(self, reason: str) -> None:
+        """The session file vanished or became unwritable: fork at once in -p, else offer `/fork`."""
+        old = self.transcript_path
+        if not self.options.interactive:
+            path = self.fork_transcript()
+            text = f"The session file {old} {reason}; continuing in a new file, {path}."
+        else:
+            text = f"The session file {old} {reason}, so nothing more is saved; /fork continues in a new file."
+        self.publish(Notice(level="warning", text=text))
+
+    def fork_transcript(self) -> Path:
+        """Continue in a new session file holding the whole history so far; returns its path."""
+        from .resume import write_fork
+
+        if not self.options.transcript:
+            raise RuntimeError("This run saves no session file, so there is nothing to fork.")
+
+        old_id, old = self.session_id, self.transcript
+        self.session_id = new_session_id()
+        path = write_fork(self, old_id)
+        if old is not None:
+            old.close()
+        return path
 
     def _tool_context(self, tool_use_id: str) -> ToolContext:
         return ToolContext(project_dir=self.options.project_dir, state=self.state, tool_use_id=tool_use_id)
@@ -209,9 +265,10 @@ class AgentSession:
             self.append_message(message)
 
     def begin_turn(self, prompt: str) -> Turn:
+        self._before_prompt = (len(self.messages), self.messages[-1] if self.messages else None)
         self.turn_count += 1
         self.state.turn_id = self.turn_count
-        block = {"type": "text", "text": prompt}
+        block = {"type": "text", "text": scrub_text(prompt)}  # a surrogate-escaped byte could never be sent
         if self.messages and self.messages[-1].get("role") == "user":
             # consecutive user turns merge (the API would merge them too)
             last = self.messages[-1]
@@ -222,6 +279,20 @@ class AgentSession:
         else:
             self.append_message({"role": "user", "content": [block]})
         return Turn(turn_id=self.turn_count, prompt=prompt)
+
+    def retract_prompt(self) -> None:
+        """Take the prompt `begin_turn` added back out of the history (it was never sent)."""
+        count, last = self._before_prompt
+        self.messages = self.messages[:count]
+        if count and last is not None:
+            self.messages[-1] = last
+        if self.transcript:
+            self.transcript.write({"type": "history", "reason": "prompt not sent", "messages": self.messages})
+
+    def turn_text(self) -> str:
+        """The assistant text of the current (or last) turn only, never an earlier turn's answer."""
+        start = self._before_prompt[0]
+        return last_text(self.messages[start:])
 
     def keep_partial_text(self, partial: dict[str, Any] | None) -> None:
         """After an interrupt mid-stream, keep the text that had fully arrived (no tool_use)."""
@@ -270,13 +341,7 @@ class AgentSession:
         pass
 
     def last_assistant_text(self) -> str:
-        for message in reversed(self.messages):
-            if message.get("role") != "assistant":
-                continue
-            texts = [b.get("text", "") for b in message.get("content", ()) if b.get("type") == "text"]
-            if any(texts):
-                return "\n\n".join(t for t in texts if t)
-        return ""
+        return last_text(self.messages)
 
     # --- driving -----------------------------------------------------------------------
 
@@ -313,6 +378,7 @@ class AgentSession:
         if self.running:
             raise RuntimeError("Cannot clear while a turn is running.")
         self.messages = []
+        self._before_prompt = (0, None)
         self.usage_totals = {}
         self.cost_usd = 0.0
         self.turn_count = 0

@@ -15,7 +15,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from .events import BlockDelta, BlockFinished, BlockStarted, Event, ResponseStarted
-from .retry import IncompleteStream
+from .retry import EmptyStream, IncompleteStream, MalformedStream
+from .scrub import contains_surrogate, first_surrogate, has_surrogate, scrub
 
 _DERIVED = {"text", "input_json", "thinking", "signature", "citation"}
 
@@ -85,6 +86,63 @@ def _partial(stream: Any) -> dict[str, Any] | None:
     return dump_message(snap) if snap is not None else None
 
 
+#: what the SDK's accumulator raises on events that break the protocol (jiter's ValueError included)
+_SDK_REJECTS = (ValueError, LookupError, RuntimeError, TypeError, AttributeError)
+
+
+class _Tee:
+    """Wraps the SDK's raw event stream, remembering the last event it handed out (all else passes through)."""
+
+    def __init__(self, events: Any) -> None:
+        self._wrapped = events
+        self._events = iter(events)
+        self.last: Any = None
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._wrapped, name)
+
+    def __iter__(self) -> _Tee:
+        return self
+
+    def __next__(self) -> Any:
+        self.last = None
+        self.last = next(self._events)
+        return self.last
+
+
+def _is_input_json(ev: Any) -> bool:
+    """True for an input_json_delta event: the one kind the raw fallback can assemble."""
+    return getattr(ev, "type", None) == "content_block_delta" and getattr(getattr(ev, "delta", None), "type", None) == "input_json_delta"
+
+
+def describe_malformed(ev: Any, exc: BaseException) -> str:
+    """What was wrong with the event the SDK could not accumulate, as a clause."""
+    kind = getattr(ev, "type", None)
+    index = getattr(ev, "index", None)
+    if ev is None:
+        return f"an event could not be decoded ({type(exc).__name__}: {exc})"
+    if isinstance(exc, LookupError) and index is not None:
+        return f"a {kind} for content block {index}, which was never started"
+    if isinstance(exc, RuntimeError) and "before" in str(exc):
+        return f"a {kind} event came before message_start"
+    return f"a {kind} event could not be read ({type(exc).__name__}: {exc})"
+
+
+def check_event_stream(response: Any) -> None:
+    """Raise MalformedStream when a 200 answer is not an event stream (an HTML page, a JSON body)."""
+    ctype = response.headers.get("content-type", "")
+    if "text/event-stream" in ctype.lower():
+        return
+    try:
+        head = response.read()[:80].decode("utf-8", "replace")
+    except Exception:
+        head = ""
+    shown = " ".join(head.split())
+    start = f" starting {shown!r}" if shown else " that was empty"
+    raise MalformedStream(f"it answered 200 with {ctype or 'no content type'} instead of an event stream, a body"
+                          f"{start}; check ANTHROPIC_BASE_URL and any proxy in between")
+
+
 def run_stream(
     client: Any,
     params: dict[str, Any],
@@ -133,6 +191,8 @@ class _StreamReader:
         self.request_id: str | None = None
         self.saw_stop = False
         self.manual = False  # True once the SDK could not assemble the message (invalid tool JSON)
+        self.saw_start = False
+        self.started: set[int] = set()  # content block indexes started so far
 
     def publish(self, event: Event) -> bool:
         with self.gate:
@@ -145,14 +205,24 @@ class _StreamReader:
         try:
             with self.client.messages.stream(**self.params) as stream:
                 self.stream = stream
+                check_event_stream(stream.response)
+                tee = _Tee(stream._raw_stream)
+                stream._raw_stream = tee  # the SDK reads it lazily: each event is seen before it is accumulated
                 try:
                     for ev in stream:
                         if ev.type not in _DERIVED and not self.handle(ev):
                             return
-                except ValueError:
-                    # the helper cannot accumulate invalid tool JSON (jiter raises): read the rest raw
+                except MalformedStream:
+                    raise
+                except _SDK_REJECTS as exc:
+                    if not (isinstance(exc, ValueError) and _is_input_json(tee.last)):
+                        raise MalformedStream(describe_malformed(tee.last, exc)) from None
+                    # the helper cannot accumulate invalid tool JSON (jiter raises): read the rest raw,
+                    # starting with the delta it choked on
                     self.manual = True
-                    for ev in stream._raw_stream:
+                    if not self.handle(tee.last):
+                        return
+                    for ev in tee:
                         if not self.handle(ev):
                             return
         except BaseException as exc:  # handed to the loop thread, which classifies it
@@ -167,20 +237,32 @@ class _StreamReader:
         raw = self.raw
         it = self.iteration
         if etype == "content_block_delta":
+            if ev.index not in self.started:
+                raise MalformedStream(f"a content_block_delta for block {ev.index}, which was never started")
             dtype, text, data = _delta_dict(ev.delta)
+            if has_surrogate(text):
+                article = "an" if dtype[:1] in "aeiou" else "a"
+                raise MalformedStream(f"{article} {dtype} held an unpaired surrogate ({first_surrogate(text)}), "
+                                      "which is not valid Unicode")
             raw.append((now, etype, {"type": etype, "index": ev.index, "delta": data}))
             return self.publish(BlockDelta(iteration=it, index=ev.index, delta_type=dtype, text=text))
         if etype == "content_block_start":
+            if ev.index != len(self.started):
+                raise MalformedStream(f"content block {ev.index} started where block {len(self.started)} was due")
+            self.started.add(ev.index)
             block = ev.content_block
             raw.append((now, etype, {"type": etype, "index": ev.index, "content_block": dump_block(block)}))
             return self.publish(BlockStarted(iteration=it, index=ev.index, block_type=block.type,
                                              tool_use_id=getattr(block, "id", None),
                                              tool_name=getattr(block, "name", None)))
         if etype == "content_block_stop":
+            if ev.index not in self.started:
+                raise MalformedStream(f"a content_block_stop for block {ev.index}, which was never started")
             raw.append((now, etype, {"type": etype, "index": ev.index}))
             block_dict = assemble(raw)["content"][ev.index] if self.manual else dump_block(ev.content_block)
             return self.publish(BlockFinished(iteration=it, index=ev.index, block=block_dict))
         if etype == "message_start":
+            self.saw_start = True
             self.ttfb_ms = int(now * 1000)
             raw.append((now, etype, ev.model_dump(exclude_none=True, mode="json")))
             self.request_id = getattr(self.stream, "request_id", None)
@@ -197,13 +279,18 @@ class _StreamReader:
         return not self.abandoned
 
     def partial(self) -> dict[str, Any] | None:
-        """What had arrived, as an assistant message (for an interrupt or a failure)."""
+        """What had arrived, as an assistant message (for an interrupt or a failure), surrogates replaced."""
         if self.manual:
-            return {"role": "assistant", "content": assemble(self.raw)["content"]}
-        return _partial(self.stream) if self.stream is not None else None
+            try:
+                return scrub({"role": "assistant", "content": assemble(self.raw)["content"]})
+            except (LookupError, TypeError):
+                return None
+        return scrub(_partial(self.stream)) if self.stream is not None else None
 
     def result(self) -> StreamResult:
         raw = self.raw
+        if not self.saw_start:
+            raise StreamError(EmptyStream("no events"), None)
         if self.manual:
             assembled = assemble(raw)
             message = {"role": "assistant", "content": assembled["content"]}
@@ -236,6 +323,23 @@ class _StreamReader:
 
 
 INVALID_JSON_KEY = "INVALID_JSON"
+#: tool input nested deeper than this is refused as invalid: no tool takes it, and json.dumps of
+#: a request holding ~1000 levels raises RecursionError, which would break every later request
+MAX_INPUT_NESTING = 64
+
+
+def nesting(value: Any) -> int:
+    """How deeply lists and dicts nest in `value` (0 for a scalar), without recursion."""
+    deepest = 0
+    stack = [(value, 1)]
+    while stack:
+        item, depth = stack.pop()
+        children = item.values() if isinstance(item, dict) else item if isinstance(item, list) else None
+        if children is None:
+            continue
+        deepest = max(deepest, depth)
+        stack.extend((child, depth + 1) for child in children)
+    return deepest
 
 
 def assemble(raw: list[tuple[float, str, dict[str, Any]]]) -> dict[str, Any]:
@@ -279,8 +383,11 @@ def assemble(raw: list[tuple[float, str, dict[str, Any]]]) -> dict[str, Any]:
                 text = buffers[index]
                 try:
                     block["input"] = json.loads(text) if text.strip() else {}
-                except ValueError:
+                except (ValueError, RecursionError):  # RecursionError: nested too deep to parse
                     block["input"] = {INVALID_JSON_KEY: text}
+                else:  # valid JSON, but it could never be sent back (or would overflow the encoder)
+                    if contains_surrogate(block["input"]) or nesting(block["input"]) > MAX_INPUT_NESTING:
+                        block["input"] = {INVALID_JSON_KEY: text}
         elif etype == "message_delta":
             delta = data.get("delta", {})
             message["stop_reason"] = delta.get("stop_reason")

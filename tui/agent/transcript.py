@@ -17,6 +17,8 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from tui.config.special_files import SpecialFileError, check_regular
+
 from .events import BlockDelta, Event, RequestSent, ToolOutput
 
 #: per-token and per-output-chunk events are not written (the messages and results hold them)
@@ -68,13 +70,18 @@ def seal_partial_line(path: Path, handle: Any) -> None:
 class Transcript:
     """Writes one session's JSONL file; thread-safe; never raises on I/O errors."""
 
-    def __init__(self, path: Path, on_error: Callable[[str], None] = lambda msg: None) -> None:
+    def __init__(self, path: Path, on_error: Callable[[str], None] = lambda msg: None,
+                 on_lost: Callable[[str], None] | None = None) -> None:
         self.path = path
         self._on_error = on_error
+        #: called (outside the lock) when this session's own file vanished or cannot be written;
+        #: without it such a failure is reported through on_error like any other
+        self._on_lost = on_lost
         self._lock = threading.Lock()
         self._file: Any = None
         self.failed = False
         self.locked_elsewhere = False
+        self.lost: str | None = None
         self._header: dict[str, Any] | None = None
 
     def _open(self) -> bool:
@@ -82,11 +89,18 @@ class Transcript:
             return True
         if self.failed:
             return False
+        existed = self.path.exists()
         try:
             self.path.parent.mkdir(parents=True, exist_ok=True)
             # O_APPEND: each line is one write; two processes never share a session file
+            if existed:
+                check_regular(self.path)  # a FIFO here would block the open below
             self._file = open(self.path, "a", encoding="utf-8")
         except OSError as exc:
+            if existed and self._on_lost is not None and not isinstance(exc, SpecialFileError):
+                self.failed = True
+                self.lost = f"cannot be written ({exc.strerror or exc})"
+                return False
             self._fail(exc)
             return False
         if not lock_file(self._file):
@@ -110,17 +124,46 @@ class Transcript:
     def write(self, record: dict[str, Any]) -> None:
         line = json.dumps(record, ensure_ascii=False, default=str) + "\n"
         with self._lock:
-            if not self._open():
-                return
-            try:
-                self._file.write(line)
-                self._file.flush()
-            except OSError as exc:
+            if self._open() and not self._vanished():
                 try:
-                    self._file.close()
-                except OSError:
-                    pass
-                self._fail(exc)
+                    try:
+                        self._file.write(line)
+                    except UnicodeEncodeError:  # a lone surrogate: written escaped, as valid JSON
+                        self._file.write(json.dumps(record, default=str) + "\n")
+                    self._file.flush()
+                except OSError as exc:
+                    self._close_quietly()
+                    self._fail(exc)
+            lost, report = self.lost, self.lost is not None and self._on_lost is not None and not self._reported
+            self._reported = self._reported or report
+        if report and lost:
+            self._on_lost(lost)  # type: ignore[misc]
+
+    _reported = False
+
+    def _vanished(self) -> bool:
+        """True (and the writer off) once the file was deleted or replaced under us: writes would go nowhere."""
+        if self._on_lost is None:
+            return False
+        try:
+            mine, now = os.fstat(self._file.fileno()), os.stat(self.path)
+            gone = (mine.st_dev, mine.st_ino) != (now.st_dev, now.st_ino)
+        except FileNotFoundError:
+            gone = True
+        except OSError:
+            return False
+        if gone:
+            self._close_quietly()
+            self.failed = True
+            self.lost = "was deleted or replaced"
+        return gone
+
+    def _close_quietly(self) -> None:
+        try:
+            self._file.close()
+        except OSError:
+            pass
+        self._file = None
 
     def header(self, session_id: str, project_dir: Path, model: str) -> None:
         """Set the first line; the file is created lazily, with the first record after it."""

@@ -6,6 +6,7 @@ A file that does not parse is never overwritten: `SettingsWriteError` says why.
 
 from __future__ import annotations
 
+import errno
 import json
 import os
 import tempfile
@@ -14,23 +15,57 @@ from pathlib import Path
 from typing import Any
 
 from tui.config.rules import RuleKind
+from tui.config.settings_schema import toml_error_position
+from tui.config.special_files import SpecialFileError, read_regular_text
 
 
 class SettingsWriteError(ValueError):
     """A settings file could not be updated; the message is one sentence for the user."""
 
 
+def read_settings_text(path: Path) -> tuple[str | None, str | None]:
+    """(text, problem) of a settings file: (None, None) when it does not exist; never blocks on a FIFO."""
+    try:
+        return read_regular_text(path), None
+    except FileNotFoundError:
+        return None, None
+    except SpecialFileError as exc:
+        return None, f"{exc} The file was skipped."
+    except UnicodeDecodeError as exc:
+        return None, f"{path}: not UTF-8 text (byte {exc.start}); the file was skipped."
+    except OSError as exc:
+        if exc.errno == errno.ENOTDIR:  # a file where a folder of the path should be: nothing to read
+            return None, None
+        return None, f"{path}: cannot be read ({exc.strerror or exc}); the file was skipped."
+
+
+def parse_settings_text(path: Path, text: str) -> tuple[dict[str, Any] | None, str | None]:
+    """(data, problem) of a TOML or (by suffix) JSON settings text; the problem names `path:line:col`."""
+    try:
+        data = json.loads(text) if path.suffix == ".json" else tomllib.loads(text)
+    except json.JSONDecodeError as exc:
+        return None, f"{path}:{exc.lineno}:{exc.colno}: {exc.msg}; the file was skipped."
+    except tomllib.TOMLDecodeError as exc:
+        line, col, message = toml_error_position(str(exc), text)
+        return None, f"{path}:{line}:{col}: {message}; the file was skipped."
+    except RecursionError:  # `[[[[…` or `{"a":{"a":…` thousands deep: both parsers recurse
+        return None, f"{path}: nested too deeply to read; the file was skipped."
+    if not isinstance(data, dict):
+        return None, f"{path}:1: the top level must be an object; the file was skipped."
+    return data, None
+
+
 def read_settings_file(path: Path) -> dict[str, Any]:
     """The parsed content of a TOML or JSON settings file ({} when it does not exist)."""
-    if not path.exists():
+    text, problem = read_settings_text(path)
+    if problem:
+        raise SettingsWriteError(problem.replace("the file was skipped", "it cannot be updated")
+                                 .replace("The file was skipped", "It cannot be updated"))
+    if text is None:
         return {}
-    try:
-        text = path.read_text(encoding="utf-8")
-        data = json.loads(text) if path.suffix == ".json" else tomllib.loads(text)
-    except (OSError, ValueError) as exc:
-        raise SettingsWriteError(f"{path} cannot be updated because it does not parse ({exc}); fix it first.") from exc
-    if not isinstance(data, dict):
-        raise SettingsWriteError(f"{path} cannot be updated: its top level is not a table.")
+    data, problem = parse_settings_text(path, text)
+    if problem or data is None:
+        raise SettingsWriteError(f"{path} cannot be updated because it does not parse ({problem}); fix it first.")
     return data
 
 

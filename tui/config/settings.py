@@ -9,9 +9,8 @@ always count.
 
 from __future__ import annotations
 
-import json
 import os
-import tomllib
+import re
 from dataclasses import dataclass, field, fields
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -32,7 +31,6 @@ from tui.config.settings_schema import (
     check_value,
     closest_key,
     find_line,
-    toml_error_position,
 )
 
 if TYPE_CHECKING:  # the permission engine (~4 ms of imports) is not needed to read settings
@@ -130,6 +128,21 @@ def untrusted_allow_rules(loaded: LoadedSettings) -> list[RuleSource]:
     return [r for r in loaded.rules if r.kind == "allow" and not r.counts]
 
 
+def problem_for_display(problem: str, project_dir: Path) -> str:
+    """A problem for a narrow toast: its file shortened (project-relative or `~`), `path:line:col` on a line of its own.
+
+    A toast wraps at word boundaries and at hyphens, which would split the location a user
+    copies into an editor; a short first line keeps it whole.
+    """
+    home = os.path.expanduser("~")
+    for prefix, shown in ((str(project_dir), ""), (home, "~/")):
+        if prefix not in ("", "/") and problem.startswith(prefix + os.sep):
+            problem = shown + problem[len(prefix) + 1:]
+            break
+    match = re.match(r"(\S+?(?::\d+){1,2}): (.*)", problem, re.S)
+    return f"{match.group(1)}\n{match.group(2)}" if match else problem
+
+
 def should_ask_trust(loaded: LoadedSettings) -> bool:
     """Ask once per folder: when it has allow rules of its own and the user has not answered yet."""
     if loaded.trusted or not untrusted_allow_rules(loaded):
@@ -170,22 +183,15 @@ class _Loader:
         self.loaded = LoadedSettings(Settings(), project_dir=self.project_dir)
 
     def read(self, path: Path) -> tuple[dict[str, Any], str] | None:
-        """The parsed file and its text; None (with a problem) when missing or broken."""
-        if not path.is_file():
+        """The parsed file and its text; None (with a problem) when broken, silently when missing."""
+        text, problem = rule_files.read_settings_text(path)
+        if problem:
+            self.loaded.problems.append(problem)
+        if text is None:
             return None
-        try:
-            text = path.read_text(encoding="utf-8")
-        except (OSError, UnicodeDecodeError) as exc:
-            self.loaded.problems.append(f"{path}: cannot be read ({exc.__class__.__name__}: {exc}); skipped.")
-            return None
-        try:
-            data = json.loads(text) if path.suffix == ".json" else tomllib.loads(text)
-        except json.JSONDecodeError as exc:
-            self.loaded.problems.append(f"{path}:{exc.lineno}:{exc.colno}: {exc.msg}; the file was skipped.")
-            return None
-        except tomllib.TOMLDecodeError as exc:
-            line, col, message = toml_error_position(str(exc), text)
-            self.loaded.problems.append(f"{path}:{line}:{col}: {message}; the file was skipped.")
+        data, problem = rule_files.parse_settings_text(path, text)
+        if problem:
+            self.loaded.problems.append(problem)
             return None
         if not isinstance(data, dict):
             self.loaded.problems.append(f"{path}:1: the top level must be an object; the file was skipped.")

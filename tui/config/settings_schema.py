@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 import re
 from typing import Any
 
@@ -16,7 +17,7 @@ SCALAR_TYPES: dict[str, tuple[str, bool]] = {
     "max_turns": ("integer", True),
     "max_budget_tokens": ("integer", True),
     "max_retries": ("integer", False),
-    "stream_idle_timeout": ("number", False),
+    "stream_idle_timeout": ("seconds", False),
     "theme": ("string", False),
     "auto_compact_threshold": ("number", False),
 }
@@ -26,6 +27,7 @@ EXPECTED = {
     "integer": "an integer",
     "boolean": "true or false",
     "number": "a number",
+    "seconds": "a number of seconds above 0",
     "mode": f"one of {', '.join(MODES)}",
     "rules": "a list of strings",
 }
@@ -59,14 +61,19 @@ def check_value(kind: str, value: Any, nullable: bool = False) -> tuple[Any, str
         ok = isinstance(value, int) and not isinstance(value, bool) and value >= 0
     elif kind == "boolean":
         ok = isinstance(value, bool)
-    elif kind == "number":
-        ok = isinstance(value, (int, float)) and not isinstance(value, bool) and value >= 0
+    elif kind in ("number", "seconds"):
+        ok = isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value) and (
+            value > 0 if kind == "seconds" else value >= 0)
         value = float(value) if ok else value
     elif kind == "rules":
         ok = isinstance(value, list) and all(isinstance(v, str) for v in value)
     if ok:
         return value, None
     numeric = isinstance(value, (int, float)) and not isinstance(value, bool)
+    if kind == "seconds" and numeric:
+        return None, f"expected {EXPECTED[kind]} (and finite), got {value}"
+    if kind == "number" and numeric and not math.isfinite(value):
+        return None, f"expected a finite number, got {value}"
     if kind in ("integer", "number") and numeric and (kind == "number" or isinstance(value, int)):
         return None, f"expected {EXPECTED[kind]} of 0 or more, got {value}"
     got = f"`{value}`" if kind == "mode" and isinstance(value, str) else type_name(value)

@@ -13,12 +13,13 @@ if TYPE_CHECKING:
 
 def check_trust(app: AgentApp) -> None:
     """Run in a thread worker: read the settings, toast their problems and, when needed, ask with TrustDialog."""
-    from tui.config.settings import load_settings, should_ask_trust, untrusted_allow_rules
+    from tui.config.settings import load_settings, problem_for_display, should_ask_trust, untrusted_allow_rules
 
     project_dir = app.options.project_dir
     loaded = load_settings(project_dir)
     for problem in loaded.problems:
-        call_soon_from_thread(app, app.notify, problem, title="Settings", severity="warning", timeout=12)
+        text = problem_for_display(problem, project_dir)
+        call_soon_from_thread(app, app.notify, text, title="Settings", severity="warning", timeout=12, markup=False)
     if not should_ask_trust(loaded):
         return
     rules = [r.rule for r in untrusted_allow_rules(loaded)]

@@ -101,7 +101,8 @@ def test_unreadable_user_file_never_raises(proj: Path) -> None:
     user_file().mkdir()  # a folder where the file should be
     loaded = load_settings(proj)
     assert loaded.settings.model  # defaults
-    assert load_settings(proj).problems == []  # a folder is not a file: skipped silently
+    problems = load_settings(proj).problems  # a folder where the file should be is said, then skipped
+    assert problems == [f"{user_file()} is a directory, not a regular file; agent-tui does not read it. The file was skipped."]
 
 
 def test_untrusted_folder_cannot_allow_itself_anything(proj: Path) -> None:

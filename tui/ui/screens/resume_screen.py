@@ -69,7 +69,10 @@ class ResumeScreen(ModalScreen[str | None]):
     @work(thread=True, exclusive=True, group="resume-list")
     def _load(self) -> None:
         options = self.session.options
-        sessions = list_sessions(options.project_dir, sessions_base(options))
+        skipped: list[str] = []
+        sessions = list_sessions(options.project_dir, sessions_base(options), skipped)
+        for sentence in skipped:  # a FIFO or folder named like a session: not listed, and said
+            call_soon_from_thread(self.app, self.app.notify, sentence, severity="warning", timeout=12)
         current = getattr(self.session, "session_id", None)
         if self.session.messages:  # the open session is not something to resume
             sessions = [s for s in sessions if s.id != current]
@@ -220,6 +223,21 @@ def _resume_command(app: AgentApp, args: str) -> None:
         open_picker(app)
 
 
+@slash_command("fork", "Continue this conversation in a new session file")
+async def _fork_command(app: AgentApp, args: str) -> None:
+    import asyncio
+
+    if app.controller.busy:
+        app.notify("A turn is running: press Esc to interrupt it before forking.", severity="warning")
+        return
+    try:
+        path = await asyncio.to_thread(app.session.fork_transcript)
+    except RuntimeError as exc:
+        app.notify(str(exc), severity="warning")
+        return
+    app.notify(f"Continuing in a new session file, {path}.")
+
+
 @slash_command("compact", "Summarise older turns to free context", usage="[focus]")
 async def _compact_command(app: AgentApp, args: str) -> None:
     import asyncio
@@ -266,6 +284,8 @@ def resumed_app(options: AgentOptions, prompt: str | None, session: Any, *, pick
     class ResumedApp(AgentApp):
         def on_ready(self) -> None:
             super().on_ready()
+            for notice in getattr(session, "resume_notices", ()):  # said while resuming, before the app ran
+                self.notify(notice.text, severity=notice.level, timeout=12)
             if session is not None and self.session.messages:
                 self.run_worker(show_history(self, self.session.messages), group="resume")
             elif picker:
