@@ -107,6 +107,9 @@ def options_from_args(args: argparse.Namespace) -> tuple[AgentOptions, list[str]
     opts.allowed_tools = split_rules(args.allowed)
     opts.disallowed_tools = split_rules(args.disallowed)
     opts.offline = bool(args.offline)
+    from tui.providers.setup import configure
+
+    configure(opts, settings, model_flag=args.model)
     if os.environ.get("AGENT_TUI_OFFLINE_DELAY"):
         opts.offline_delay = float(os.environ["AGENT_TUI_OFFLINE_DELAY"])
     from tui.agent.client import OFFLINE_MODEL_NAME, use_offline

@@ -41,13 +41,17 @@ _tls_prewarm: _TLSPrewarm | None = None
 
 
 def credentials_present() -> bool:
-    """Whether the environment names an API key, auth token or base URL."""
-    return any(os.environ.get(k) for k in ("ANTHROPIC_API_KEY", "ANTHROPIC_AUTH_TOKEN", "ANTHROPIC_BASE_URL"))
+    """Whether the environment names an API key, auth token, base URL or cloud provider."""
+    from tui.providers.config import provider_chosen
+
+    keys = ("ANTHROPIC_API_KEY", "ANTHROPIC_AUTH_TOKEN", "ANTHROPIC_BASE_URL")
+    return any(os.environ.get(k) for k in keys) or provider_chosen()
 
 
 def use_offline(options: AgentOptions) -> bool:
     """The offline model runs with --offline or when nothing points at an API."""
-    return options.offline or not credentials_present()
+    chosen = options.provider not in (None, "", "anthropic")
+    return options.offline or not (credentials_present() or chosen)
 
 
 def prewarm_tls() -> None:
@@ -81,6 +85,9 @@ def make_client(options: AgentOptions) -> Any:
         return anthropic.Anthropic(
             api_key="offline", base_url="http://offline.invalid", http_client=http_client, max_retries=0
         )
+    from tui.providers.clients import build_client
+    from tui.providers.config import resolve_provider
+
     kwargs: dict[str, Any] = {"max_retries": 0, "timeout": timeout}
     if not (os.environ.get("ANTHROPIC_API_KEY") or os.environ.get("ANTHROPIC_AUTH_TOKEN")):
         # a base URL without a key: a local or proxy server; send a placeholder key
@@ -88,4 +95,4 @@ def make_client(options: AgentOptions) -> Any:
     context = _prewarmed_tls()
     if context is not None:  # the same settings the SDK would use, with the context already loaded
         kwargs["http_client"] = anthropic.DefaultHttpxClient(verify=context, timeout=timeout)  # type: ignore[arg-type]
-    return anthropic.Anthropic(**kwargs)
+    return build_client(resolve_provider(options.provider, options.model_ids), kwargs)

@@ -42,3 +42,6 @@ class AgentOptions:
     auto_compact_threshold: float = 0.8
     #: override the model's context window (tests, proxies with smaller limits)
     context_window: int | None = None
+    #: the `provider` setting (anthropic | bedrock | vertex; CLAUDE_CODE_USE_* win) and model id overrides
+    provider: str | None = None
+    model_ids: dict[str, str] = field(default_factory=dict)

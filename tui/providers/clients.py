@@ -1,0 +1,96 @@
+"""The SDK's own Bedrock and Vertex clients, with model-id mapping and unsigned (gateway) requests.
+
+Imported only when a cloud provider is chosen; the SDK and the cloud libraries load here.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+from typing import Any
+
+from .config import ProviderConfig, ProviderError
+
+#: the extra to install and the module it brings, per provider
+EXTRAS = {"bedrock": ("botocore", "boto3"), "vertex": ("google.auth", "google-auth")}
+
+
+def check_extra(config: ProviderConfig) -> None:
+    """ProviderError (one sentence) when the chosen provider's extra is not installed; cheap, imports nothing."""
+    if config.name not in EXTRAS:
+        return
+    module, package = EXTRAS[config.name]
+    if config.name == "vertex" and config.skip_auth:
+        return  # unsigned requests need no Google library
+    try:
+        found = importlib.util.find_spec(module) is not None
+    except (ImportError, ValueError):
+        found = False
+    if not found:
+        raise ProviderError(
+            f"The {config.name} provider ({config.chosen_by}) needs {package}: pip install 'agent-tui[{config.name}]'."
+        )
+
+
+def _map_model(options: Any, config: ProviderConfig) -> str | None:
+    """Replace the request's model with the provider's id; returns the id (None without a model)."""
+    data = options.json_data
+    if not isinstance(data, dict) or not isinstance(data.get("model"), str):
+        return None
+    data["model"] = config.model_id(data["model"])
+    return str(data["model"])
+
+
+def bedrock_client(config: ProviderConfig, kwargs: dict[str, Any]) -> Any:
+    """An AnthropicBedrock for `config`: SigV4-signed from the AWS credential chain, or unsigned."""
+    check_extra(config)
+    from anthropic._compat import model_copy
+    from anthropic.lib.bedrock._client import AnthropicBedrock
+
+    class BedrockClient(AnthropicBedrock):
+        def _prepare_options(self, options: Any) -> Any:
+            options = model_copy(options, deep=True)
+            _map_model(options, config)
+            return super()._prepare_options(options)
+
+        def _prepare_request(self, request: Any) -> None:
+            if not config.skip_auth:
+                super()._prepare_request(request)
+
+    kwargs = {k: v for k, v in kwargs.items() if k not in ("api_key", "auth_token")}
+    return BedrockClient(aws_region=config.region, base_url=config.base_url, **kwargs)
+
+
+def vertex_client(config: ProviderConfig, kwargs: dict[str, Any]) -> Any:
+    """An AnthropicVertex for `config`: a Google application-default bearer token, or unsigned."""
+    check_extra(config)
+    from anthropic._compat import model_copy
+    from anthropic.lib.vertex import _client as vertex
+
+    class VertexClient(vertex.AnthropicVertex):
+        def _prepare_options(self, options: Any) -> Any:
+            options = model_copy(options, deep=True)
+            model = _map_model(options, config)
+            region = config.region_for(model) if model else self.region
+            prepared = vertex._prepare_options(options, project_id=self.project_id, region=region or self.region)
+            if region != self.region and not config.base_url and prepared.url.startswith("/"):
+                host = "aiplatform.googleapis.com" if region == "global" else f"{region}-aiplatform.googleapis.com"
+                prepared.url = f"https://{host}/v1{prepared.url}"  # a per-model region lives on its own host
+            return prepared
+
+        def _prepare_request(self, request: Any) -> None:
+            if not config.skip_auth:
+                super()._prepare_request(request)
+
+    kwargs = {k: v for k, v in kwargs.items() if k not in ("api_key", "auth_token")}
+    return VertexClient(region=config.region or "", project_id=config.project_id or "", base_url=config.base_url, **kwargs)
+
+
+def build_client(config: ProviderConfig, kwargs: dict[str, Any]) -> Any:
+    """The SDK client for `config` (`anthropic.Anthropic` for the plain API)."""
+    if config.name == "bedrock":
+        return bedrock_client(config, kwargs)
+    if config.name == "vertex":
+        return vertex_client(config, kwargs)
+    import anthropic
+
+    return anthropic.Anthropic(**kwargs)

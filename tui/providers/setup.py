@@ -1,0 +1,27 @@
+"""Provider options from settings and the environment, checked before anything starts."""
+
+from __future__ import annotations
+
+import os
+from typing import Any
+
+from .config import canonical_model, resolve_provider
+
+
+def configure(opts: Any, settings: Any, *, model_flag: str | None = None) -> None:
+    """Fill the provider fields of AgentOptions `opts`; ProviderError (a ValueError) when they cannot work.
+
+    ANTHROPIC_MODEL wins over the `model` setting, `--model` over both (as Claude Code).
+    """
+    opts.provider = getattr(settings, "provider", None) or None
+    opts.model_ids = dict(getattr(settings, "model_ids", None) or {})
+    if not model_flag and os.environ.get("ANTHROPIC_MODEL"):
+        opts.model = os.environ["ANTHROPIC_MODEL"]
+    opts.model = canonical_model(opts.model)
+    if opts.offline:  # --offline talks to no provider
+        return
+    config = resolve_provider(opts.provider, opts.model_ids)
+    if config.name != "anthropic":
+        from .clients import check_extra
+
+        check_extra(config)
