@@ -50,7 +50,7 @@ def credentials_present() -> bool:
 
 def use_offline(options: AgentOptions) -> bool:
     """The offline model runs with --offline or when nothing points at an API."""
-    chosen = options.provider not in (None, "", "anthropic")
+    chosen = options.provider not in (None, "", "anthropic") or bool(options.api_key_helper)
     return options.offline or not (credentials_present() or chosen)
 
 
@@ -86,13 +86,9 @@ def make_client(options: AgentOptions) -> Any:
             api_key="offline", base_url="http://offline.invalid", http_client=http_client, max_retries=0
         )
     from tui.providers.clients import build_client
-    from tui.providers.config import resolve_provider
 
     kwargs: dict[str, Any] = {"max_retries": 0, "timeout": timeout}
     if not (os.environ.get("ANTHROPIC_API_KEY") or os.environ.get("ANTHROPIC_AUTH_TOKEN")):
         # a base URL without a key: a local or proxy server; send a placeholder key
         kwargs["api_key"] = "no-key-set"
-    context = _prewarmed_tls()
-    if context is not None:  # the same settings the SDK would use, with the context already loaded
-        kwargs["http_client"] = anthropic.DefaultHttpxClient(verify=context, timeout=timeout)  # type: ignore[arg-type]
-    return build_client(resolve_provider(options.provider, options.model_ids), kwargs)
+    return build_client(options, kwargs, _prewarmed_tls())  # the provider, key and TLS/proxy settings

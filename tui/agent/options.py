@@ -45,3 +45,5 @@ class AgentOptions:
     #: the `provider` setting (anthropic | bedrock | vertex; CLAUDE_CODE_USE_* win) and model id overrides
     provider: str | None = None
     model_ids: dict[str, str] = field(default_factory=dict)
+    #: a shell command whose stdout is the API key (user settings or a trusted folder only)
+    api_key_helper: str | None = None

@@ -8,7 +8,9 @@ from __future__ import annotations
 import importlib.util
 from typing import Any
 
-from .config import ProviderConfig, ProviderError
+from .config import ProviderConfig, ProviderError, resolve_provider
+from .credentials import custom_headers, env_key_present, key_helper
+from .transport import http_client
 
 #: the extra to install and the module it brings, per provider
 EXTRAS = {"bedrock": ("botocore", "boto3"), "vertex": ("google.auth", "google-auth")}
@@ -85,8 +87,22 @@ def vertex_client(config: ProviderConfig, kwargs: dict[str, Any]) -> Any:
     return VertexClient(region=config.region or "", project_id=config.project_id or "", base_url=config.base_url, **kwargs)
 
 
-def build_client(config: ProviderConfig, kwargs: dict[str, Any]) -> Any:
-    """The SDK client for `config` (`anthropic.Anthropic` for the plain API)."""
+def build_client(options: Any, kwargs: dict[str, Any], tls_context: Any = None) -> Any:
+    """The SDK client for AgentOptions `options` (`anthropic.Anthropic` for the plain API).
+
+    `kwargs` are the SDK client's (retries, timeout, placeholder key); `tls_context` a prewarmed one.
+    """
+    config = resolve_provider(options.provider, options.model_ids)
+    headers = custom_headers()
+    if headers:
+        kwargs["default_headers"] = headers
+    helper = None
+    if config.name == "anthropic" and options.api_key_helper and not env_key_present():
+        helper = key_helper(options.api_key_helper, options.project_dir)
+        kwargs["api_key"] = helper.last_key()  # each request sends the fresh one (transport.py)
+    client = http_client(tls_context, kwargs["timeout"], helper)
+    if client is not None:
+        kwargs["http_client"] = client
     if config.name == "bedrock":
         return bedrock_client(config, kwargs)
     if config.name == "vertex":

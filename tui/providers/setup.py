@@ -6,6 +6,7 @@ import os
 from typing import Any
 
 from .config import canonical_model, resolve_provider
+from .credentials import custom_headers, env_key_present, key_helper
 
 
 def configure(opts: Any, settings: Any, *, model_flag: str | None = None) -> None:
@@ -15,13 +16,17 @@ def configure(opts: Any, settings: Any, *, model_flag: str | None = None) -> Non
     """
     opts.provider = getattr(settings, "provider", None) or None
     opts.model_ids = dict(getattr(settings, "model_ids", None) or {})
+    opts.api_key_helper = getattr(settings, "api_key_helper", None) or None
     if not model_flag and os.environ.get("ANTHROPIC_MODEL"):
         opts.model = os.environ["ANTHROPIC_MODEL"]
     opts.model = canonical_model(opts.model)
     if opts.offline:  # --offline talks to no provider
         return
     config = resolve_provider(opts.provider, opts.model_ids)
+    custom_headers()  # a malformed ANTHROPIC_CUSTOM_HEADERS is reported now, not at the first request
     if config.name != "anthropic":
         from .clients import check_extra
 
         check_extra(config)
+    elif opts.api_key_helper and not env_key_present():
+        key_helper(opts.api_key_helper, opts.project_dir).key()  # a broken helper stops the start, in one sentence
