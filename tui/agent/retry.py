@@ -112,6 +112,11 @@ def classify(exc: BaseException, model: str) -> Failure:
     if isinstance(exc, (anthropic.APITimeoutError, httpx.TimeoutException)):
         return Failure(True, "stream stalled", "No data arrived from the API within the read timeout.")
     if isinstance(exc, (anthropic.APIConnectionError, httpx.TransportError)):
+        from tui.providers.network import connection_failure
+
+        sentence = connection_failure(exc)  # a TLS or proxy failure: retrying will not mend it
+        if sentence:
+            return Failure(False, "connection failed", sentence)
         return Failure(True, "connection dropped", f"The connection to the API failed: {exc}")
     if isinstance(exc, ValueError) and "JSON" in str(exc):
         return Failure(True, "malformed stream", f"The stream carried malformed tool input: {exc}")

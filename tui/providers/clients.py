@@ -10,6 +10,7 @@ from typing import Any
 
 from .config import ProviderConfig, ProviderError, resolve_provider
 from .credentials import custom_headers, env_key_present, key_helper
+from .network import tls_verify
 from .transport import http_client
 
 #: the extra to install and the module it brings, per provider
@@ -100,7 +101,7 @@ def build_client(options: Any, kwargs: dict[str, Any], tls_context: Any = None) 
     if config.name == "anthropic" and options.api_key_helper and not env_key_present():
         helper = key_helper(options.api_key_helper, options.project_dir)
         kwargs["api_key"] = helper.last_key()  # each request sends the fresh one (transport.py)
-    client = http_client(tls_context, kwargs["timeout"], helper)
+    client = http_client(tls_verify(tls_context), kwargs["timeout"], helper)
     if client is not None:
         kwargs["http_client"] = client
     if config.name == "bedrock":

@@ -7,6 +7,7 @@ from typing import Any
 
 from .config import canonical_model, resolve_provider
 from .credentials import custom_headers, env_key_present, key_helper
+from .network import check_ca_bundle
 
 
 def configure(opts: Any, settings: Any, *, model_flag: str | None = None) -> None:
@@ -23,6 +24,7 @@ def configure(opts: Any, settings: Any, *, model_flag: str | None = None) -> Non
     if opts.offline:  # --offline talks to no provider
         return
     config = resolve_provider(opts.provider, opts.model_ids)
+    check_ca_bundle()
     custom_headers()  # a malformed ANTHROPIC_CUSTOM_HEADERS is reported now, not at the first request
     if config.name != "anthropic":
         from .clients import check_extra
