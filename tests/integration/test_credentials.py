@@ -10,16 +10,14 @@ import pytest
 
 from tests.fakeapi import FakeAPI
 from tests.fakeapi.script import HttpError, Reply, Text, ToolUse
-from tests.integration.test_providers import run_p
+from tests.integration.test_providers import new_project, run_p, write_user_settings
 
 UNAUTHORIZED = HttpError(401, "authentication_error", "invalid x-api-key")
 
 
 @pytest.fixture
 def project(tmp_path: Path) -> Path:
-    folder = tmp_path / "proj"
-    folder.mkdir()
-    return folder
+    return new_project(tmp_path)
 
 
 def counting_helper(folder: Path, body: str = 'echo "key-$n"') -> tuple[str, Path]:
@@ -35,15 +33,9 @@ def runs(count: Path) -> int:
     return int(count.read_text()) if count.exists() else 0
 
 
-def user_settings(text: str) -> None:
-    path = Path(os.environ["XDG_CONFIG_HOME"]) / "agent-tui" / "settings.toml"
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(text)
-
-
 def test_the_helper_key_is_sent_and_the_helper_runs_once(project, tmp_path):
     helper, count = counting_helper(tmp_path)
-    user_settings(f"api_key_helper = {json.dumps(helper)}\n")
+    write_user_settings(f"api_key_helper = {json.dumps(helper)}\n")
     script = [Reply([ToolUse("Glob", {"pattern": "*.py"})], stop_reason="tool_use"), Reply([Text("done")])]
     with FakeAPI(script) as api:
         proc = run_p(["hi"], project, {"ANTHROPIC_BASE_URL": api.base_url})
@@ -54,7 +46,7 @@ def test_the_helper_key_is_sent_and_the_helper_runs_once(project, tmp_path):
 
 def test_a_401_reruns_the_helper_exactly_once(project, tmp_path):
     helper, count = counting_helper(tmp_path)
-    user_settings(f"api_key_helper = {json.dumps(helper)}\n")
+    write_user_settings(f"api_key_helper = {json.dumps(helper)}\n")
     with FakeAPI([UNAUTHORIZED, Reply([Text("welcome back")])]) as api:
         proc = run_p(["hi"], project, {"ANTHROPIC_BASE_URL": api.base_url})
         keys = [r.headers.get("x-api-key") for r in api.message_requests]
@@ -65,7 +57,7 @@ def test_a_401_reruns_the_helper_exactly_once(project, tmp_path):
 
 def test_a_second_401_is_not_refreshed_again(project, tmp_path):
     helper, count = counting_helper(tmp_path)
-    user_settings(f"api_key_helper = {json.dumps(helper)}\n")
+    write_user_settings(f"api_key_helper = {json.dumps(helper)}\n")
     with FakeAPI([UNAUTHORIZED, UNAUTHORIZED, Reply([Text("never")])]) as api:
         proc = run_p(["hi"], project, {"ANTHROPIC_BASE_URL": api.base_url})
         sent = len(api.message_requests)
@@ -75,7 +67,7 @@ def test_a_second_401_is_not_refreshed_again(project, tmp_path):
 
 def test_the_helper_reruns_when_its_key_is_older_than_the_ttl(project, tmp_path):
     helper, count = counting_helper(tmp_path)
-    user_settings(f"api_key_helper = {json.dumps(helper)}\n")
+    write_user_settings(f"api_key_helper = {json.dumps(helper)}\n")
     script = [Reply([ToolUse("Glob", {"pattern": "*.py"})], stop_reason="tool_use"), Reply([Text("done")])]
     with FakeAPI(script) as api:
         proc = run_p(["hi"], project, {"ANTHROPIC_BASE_URL": api.base_url, "CLAUDE_CODE_API_KEY_HELPER_TTL_MS": "0"})
@@ -94,7 +86,7 @@ def test_the_helper_reruns_when_its_key_is_older_than_the_ttl(project, tmp_path)
 )
 def test_a_broken_helper_is_one_sentence_and_exit_2(project, tmp_path, body, env, says):
     helper, _ = counting_helper(tmp_path, body)
-    user_settings(f"api_key_helper = {json.dumps(helper)}\n")
+    write_user_settings(f"api_key_helper = {json.dumps(helper)}\n")
     with FakeAPI([Reply([Text("never")])]) as api:
         proc = run_p(["hi"], project, {"ANTHROPIC_BASE_URL": api.base_url, **env})
         assert api.message_requests == []
@@ -111,7 +103,7 @@ def test_a_folder_helper_runs_only_once_the_folder_is_trusted(project, tmp_path)
         proc = run_p(["hi"], project, {"ANTHROPIC_BASE_URL": api.base_url})
         assert proc.returncode == 0, proc.stderr
         assert runs(count) == 0 and "ignored until you trust it" in proc.stderr
-        user_settings(f"trusted_folders = [{json.dumps(str(project))}]\n")
+        write_user_settings(f"trusted_folders = [{json.dumps(str(project))}]\n")
         api._script.append(Reply([Text("trusted")]))
         proc = run_p(["hi"], project, {"ANTHROPIC_BASE_URL": api.base_url})
         keys = [r.headers.get("x-api-key") for r in api.message_requests]

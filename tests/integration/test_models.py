@@ -12,17 +12,12 @@ from tests.fakeapi import FakeAPI
 from tests.fakeapi.script import http_error, reply
 from tests.integration.helpers import make_session
 from tests.integration.test_compaction import synthetic_history
-from tests.integration.test_providers import run_p
+from tests.integration.test_providers import new_project, run_p
 
 
 @pytest.fixture
 def project(tmp_path: Path) -> Path:
-    folder = tmp_path / "proj"
-    folder.mkdir()
-    settings = Path(os.environ["XDG_CONFIG_HOME"]) / "agent-tui" / "settings.toml"
-    settings.parent.mkdir(parents=True, exist_ok=True)
-    settings.write_text('model = "claude-opus-5-5"\nmax_retries = 0\n')
-    return folder
+    return new_project(tmp_path, 'model = "claude-opus-5-5"\nmax_retries = 0\n')
 
 
 def key_env(api: FakeAPI, **extra: str) -> dict[str, str]:

@@ -11,7 +11,7 @@ import pytest
 from tests.fakeapi import FakeAPI
 from tests.fakeapi.proxy import ConnectProxy
 from tests.fakeapi.script import Reply, Text
-from tests.integration.test_providers import run_p
+from tests.integration.test_providers import new_project, run_p
 
 pytest.importorskip("cryptography")
 from tests.fakeapi.tls import make_ca_and_server_cert, serve_tls  # noqa: E402
@@ -19,12 +19,7 @@ from tests.fakeapi.tls import make_ca_and_server_cert, serve_tls  # noqa: E402
 
 @pytest.fixture
 def project(tmp_path: Path) -> Path:
-    folder = tmp_path / "proj"
-    folder.mkdir()
-    settings = Path(os.environ["XDG_CONFIG_HOME"]) / "agent-tui" / "settings.toml"
-    settings.parent.mkdir(parents=True, exist_ok=True)
-    settings.write_text("max_retries = 0\n")
-    return folder
+    return new_project(tmp_path, "max_retries = 0\n")
 
 
 @pytest.fixture

@@ -27,11 +27,26 @@ def run_p(args: list[str], cwd: Path, env_extra: dict[str, str], stdin: str | No
                           text=True, timeout=60, input=stdin)
 
 
-@pytest.fixture
-def project(tmp_path: Path) -> Path:
+def write_user_settings(text: str) -> Path:
+    """Write the user settings file (XDG_CONFIG_HOME is per test, see tests/conftest.py)."""
+    path = Path(os.environ["XDG_CONFIG_HOME"]) / "agent-tui" / "settings.toml"
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(text)
+    return path
+
+
+def new_project(tmp_path: Path, settings: str = "") -> Path:
+    """An empty project folder, with `settings` as the user settings when given."""
     folder = tmp_path / "proj"
     folder.mkdir()
+    if settings:
+        write_user_settings(settings)
     return folder
+
+
+@pytest.fixture
+def project(tmp_path: Path) -> Path:
+    return new_project(tmp_path)
 
 
 def bedrock_env(api: FakeAPI, **extra: str) -> dict[str, str]:
@@ -69,9 +84,7 @@ def test_bedrock_skip_auth_sends_unsigned_requests_without_aws_credentials(proje
 
 
 def test_bedrock_model_ids_from_settings_and_provider_setting(project, tmp_path):
-    settings = Path(os.environ["XDG_CONFIG_HOME"]) / "agent-tui" / "settings.toml"
-    settings.parent.mkdir(parents=True, exist_ok=True)
-    settings.write_text('provider = "bedrock"\n[model_ids]\nhaiku = "arn:aws:bedrock:us-east-1:123:inference-profile/h"\n')
+    write_user_settings('provider = "bedrock"\n[model_ids]\nhaiku = "arn:aws:bedrock:us-east-1:123:inference-profile/h"\n')
     with FakeAPI([Reply([Text("ok")])]) as api:
         env = bedrock_env(api, CLAUDE_CODE_SKIP_BEDROCK_AUTH="1")
         del env["CLAUDE_CODE_USE_BEDROCK"]
@@ -128,9 +141,7 @@ def test_vertex_skip_auth_and_a_per_model_region_override(project):
 )
 def test_a_provider_that_cannot_work_is_one_sentence_and_exit_2(project, env, settings, named):
     if settings:
-        path = Path(os.environ["XDG_CONFIG_HOME"]) / "agent-tui" / "settings.toml"
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(settings)
+        write_user_settings(settings)
     proc = run_p(["hi"], project, env)
     assert proc.returncode == 2
     assert named in proc.stderr
