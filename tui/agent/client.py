@@ -50,7 +50,9 @@ def credentials_present() -> bool:
 
 def use_offline(options: AgentOptions) -> bool:
     """The offline model runs with --offline or when nothing points at an API."""
-    chosen = options.provider not in (None, "", "anthropic") or bool(options.api_key_helper)
+    from tui.providers.keystore import stored_key_present
+
+    chosen = options.provider not in (None, "", "anthropic") or bool(options.api_key_helper) or stored_key_present()
     return options.offline or not (credentials_present() or chosen)
 
 

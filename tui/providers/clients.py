@@ -101,6 +101,12 @@ def build_client(options: Any, kwargs: dict[str, Any], tls_context: Any = None) 
     if config.name == "anthropic" and options.api_key_helper and not env_key_present():
         helper = key_helper(options.api_key_helper, options.project_dir)
         kwargs["api_key"] = helper.last_key()  # each request sends the fresh one (transport.py)
+    elif config.name == "anthropic" and not env_key_present():
+        from .keystore import load_key
+
+        stored = load_key()  # the key /login stored, if any
+        if stored:
+            kwargs["api_key"] = stored[0]
     client = http_client(tls_verify(tls_context), kwargs["timeout"], helper)
     if client is not None:
         kwargs["http_client"] = client
