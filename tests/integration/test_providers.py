@@ -161,3 +161,19 @@ def test_print_mode_without_a_provider_imports_no_cloud_sdk(project):
         proc = subprocess.run([sys.executable, "-c", code, str(project)], env=env, capture_output=True, text=True,
                               timeout=60)
     assert proc.returncode == 0, proc.stderr
+
+
+@pytest.mark.parametrize(
+    ("provider", "says"),
+    [("bedrock", "Bedrock found no AWS credentials"), ("vertex", "Vertex AI found no Google credentials")],
+)
+def test_missing_cloud_credentials_are_one_sentence_not_retried(project, tmp_path, provider, says):
+    with FakeAPI([Reply([Text("never")])]) as api:
+        if provider == "bedrock":
+            env = bedrock_env(api, AWS_EC2_METADATA_DISABLED="true")  # no instance metadata lookup
+        else:
+            env = vertex_env(api, GOOGLE_APPLICATION_CREDENTIALS=str(tmp_path / "missing-adc.json"))
+        proc = run_p(["hi"], project, env)
+        assert api.requests == []
+    assert proc.returncode == 1
+    assert says in proc.stderr and "Traceback" not in proc.stderr and "retry" not in proc.stderr.lower()

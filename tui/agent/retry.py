@@ -111,12 +111,12 @@ def classify(exc: BaseException, model: str) -> Failure:
         return Failure(False, f"HTTP {status}", _fatal_message(status, error_type, api_message, model), status)
     if isinstance(exc, (anthropic.APITimeoutError, httpx.TimeoutException)):
         return Failure(True, "stream stalled", "No data arrived from the API within the read timeout.")
-    if isinstance(exc, (anthropic.APIConnectionError, httpx.TransportError)):
-        from tui.providers.network import connection_failure
+    from tui.providers.network import connection_failure
 
-        sentence = connection_failure(exc)  # a TLS or proxy failure: retrying will not mend it
-        if sentence:
-            return Failure(False, "connection failed", sentence)
+    sentence = connection_failure(exc)  # a TLS, proxy or credential failure: retrying will not mend it
+    if sentence:
+        return Failure(False, "connection failed", sentence)
+    if isinstance(exc, (anthropic.APIConnectionError, httpx.TransportError)):
         return Failure(True, "connection dropped", f"The connection to the API failed: {exc}")
     if isinstance(exc, ValueError) and "JSON" in str(exc):
         return Failure(True, "malformed stream", f"The stream carried malformed tool input: {exc}")

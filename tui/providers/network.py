@@ -65,8 +65,25 @@ def _causes(exc: BaseException) -> list[BaseException]:
     return seen
 
 
+def _credential_failure(chain: list[BaseException]) -> str | None:
+    """One sentence when the provider's credentials could not be had (no retry mends that)."""
+    from .config import ProviderError
+    from .credentials import CredentialError
+
+    for cause in chain:
+        if isinstance(cause, (ProviderError, CredentialError)):
+            return str(cause)
+        if type(cause).__name__ == "DefaultCredentialsError":
+            return ("Vertex AI found no Google credentials: run `gcloud auth application-default login`, set "
+                    "GOOGLE_APPLICATION_CREDENTIALS, or set CLAUDE_CODE_SKIP_VERTEX_AUTH=1 behind a gateway.")
+        if isinstance(cause, RuntimeError) and "could not resolve credentials" in str(cause):
+            return ("Bedrock found no AWS credentials: set AWS_PROFILE or AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY, "
+                    "or set CLAUDE_CODE_SKIP_BEDROCK_AUTH=1 behind a gateway.")
+    return None
+
+
 def connection_failure(exc: BaseException) -> str | None:
-    """One sentence for a TLS or proxy failure, naming the host and the setting to check; else None."""
+    """One sentence for a TLS, proxy or credential failure, naming the host or setting to check; else None."""
     try:
         request = getattr(exc, "request", None)
     except RuntimeError:  # an httpx error made without its request
@@ -74,6 +91,9 @@ def connection_failure(exc: BaseException) -> str | None:
     url = str(getattr(request, "url", "") or "")
     host = urlsplit(url).hostname or "the API host"
     chain = _causes(exc)
+    credentials = _credential_failure(chain)
+    if credentials:
+        return credentials
     text = " ".join(str(c) for c in chain)
     if any(isinstance(c, ssl.SSLCertVerificationError) for c in chain) or "CERTIFICATE_VERIFY_FAILED" in text:
         bundle = ca_bundle()
