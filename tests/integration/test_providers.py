@@ -177,3 +177,14 @@ def test_missing_cloud_credentials_are_one_sentence_not_retried(project, tmp_pat
         assert api.requests == []
     assert proc.returncode == 1
     assert says in proc.stderr and "Traceback" not in proc.stderr and "retry" not in proc.stderr.lower()
+
+
+@pytest.mark.parametrize(("provider", "blocked", "named"), [("bedrock", "botocore", "boto3"), ("vertex", "google.auth", "google-auth")])
+def test_a_missing_extra_is_one_sentence_and_exit_2(project, provider, blocked, named):
+    env = {k: v for k, v in os.environ.items() if not k.startswith(PROVIDER_PREFIXES)}
+    env.update({"CLAUDE_CODE_USE_BEDROCK": "1", "AWS_REGION": "us-east-1"} if provider == "bedrock" else
+               {"CLAUDE_CODE_USE_VERTEX": "1", "CLOUD_ML_REGION": "us-east5", "ANTHROPIC_VERTEX_PROJECT_ID": "p"})
+    code = f"import sys\nsys.modules[{blocked!r}] = None  # as if not installed\nfrom tui.cli import main\nsys.exit(main(['-p', 'hi']))\n"
+    proc = subprocess.run([sys.executable, "-c", code], cwd=project, env=env, capture_output=True, text=True, timeout=60)
+    assert proc.returncode == 2
+    assert f"needs {named}: pip install 'agent-tui[{provider}]'" in proc.stderr and "Traceback" not in proc.stderr

@@ -1,6 +1,6 @@
 """The SDK's own Bedrock and Vertex clients, with model-id mapping and unsigned (gateway) requests.
 
-Imported only when a cloud provider is chosen; the SDK and the cloud libraries load here.
+The cloud libraries (botocore, google-auth) load only when their provider is chosen.
 """
 
 from __future__ import annotations
@@ -13,25 +13,26 @@ from .credentials import custom_headers, env_key_present, key_helper
 from .network import tls_verify
 from .transport import http_client
 
-#: the extra to install and the module it brings, per provider
-EXTRAS = {"bedrock": ("botocore", "boto3"), "vertex": ("google.auth", "google-auth")}
+#: the extra to install and the modules it brings, per provider
+EXTRAS = {"bedrock": (("botocore", "boto3"),), "vertex": (("google.auth", "google-auth"), ("requests", "requests"))}
+
+
+def _installed(module: str) -> bool:
+    try:
+        return importlib.util.find_spec(module) is not None
+    except (ImportError, ValueError):
+        return False
 
 
 def check_extra(config: ProviderConfig) -> None:
     """ProviderError (one sentence) when the chosen provider's extra is not installed; cheap, imports nothing."""
-    if config.name not in EXTRAS:
-        return
-    module, package = EXTRAS[config.name]
-    if config.name == "vertex" and config.skip_auth:
-        return  # unsigned requests need no Google library
-    try:
-        found = importlib.util.find_spec(module) is not None
-    except (ImportError, ValueError):
-        found = False
-    if not found:
-        raise ProviderError(
-            f"The {config.name} provider ({config.chosen_by}) needs {package}: pip install 'agent-tui[{config.name}]'."
-        )
+    if config.name not in EXTRAS or (config.name == "vertex" and config.skip_auth):
+        return  # unsigned Vertex requests need no Google library
+    for module, package in EXTRAS[config.name]:
+        if not _installed(module):
+            raise ProviderError(
+                f"The {config.name} provider ({config.chosen_by}) needs {package}: pip install 'agent-tui[{config.name}]'."
+            )
 
 
 def _map_model(options: Any, config: ProviderConfig) -> str | None:
