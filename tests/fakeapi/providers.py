@@ -74,8 +74,22 @@ def eventstream_frame(payload: bytes, headers: dict[str, str]) -> bytes:
     return body + struct.pack(">I", zlib.crc32(body) & 0xFFFFFFFF)
 
 
+#: the Bedrock stream exception for an Anthropic stream error type
+BEDROCK_EXCEPTIONS = {"overloaded_error": "serviceUnavailableException", "rate_limit_error": "throttlingException",
+                      "api_error": "internalServerException", "timeout_error": "modelTimeoutException"}
+
+
 def bedrock_event(name: str, data: dict[str, Any]) -> bytes:
-    """A Messages stream event as Bedrock sends it: a `chunk` frame carrying the event's JSON in base64."""
+    """A Messages stream event as Bedrock sends it: a `chunk` frame carrying the event's JSON in base64.
+
+    An `error` event becomes what Bedrock sends instead: an exception frame.
+    """
+    if name == "error":
+        error = data.get("error") or {}
+        kind = BEDROCK_EXCEPTIONS.get(str(error.get("type")), "validationException")
+        return eventstream_frame(json.dumps({"message": error.get("message", "")}).encode(),
+                                 {":message-type": "exception", ":exception-type": kind,
+                                  ":content-type": "application/json"})
     event = dict(data)
     event.setdefault("type", name)
     payload = json.dumps({"bytes": base64.b64encode(json.dumps(event).encode()).decode()}).encode()

@@ -12,7 +12,7 @@ import pytest
 
 from tests.fakeapi import FakeAPI
 from tests.fakeapi.providers import FAKE_ACCESS_TOKEN
-from tests.fakeapi.script import Reply, Text
+from tests.fakeapi.script import Reply, Text, sse_error
 
 PROVIDER_PREFIXES = ("ANTHROPIC_", "AWS_", "CLAUDE_CODE_", "GOOGLE_", "CLOUD_ML_", "VERTEX_REGION_", "HTTP_PROXY",
                      "HTTPS_PROXY", "http_proxy", "https_proxy", "SSL_CERT_", "REQUESTS_CA_BUNDLE")
@@ -188,3 +188,15 @@ def test_a_missing_extra_is_one_sentence_and_exit_2(project, provider, blocked, 
     proc = subprocess.run([sys.executable, "-c", code], cwd=project, env=env, capture_output=True, text=True, timeout=60)
     assert proc.returncode == 2
     assert f"needs {named}: pip install 'agent-tui[{provider}]'" in proc.stderr and "Traceback" not in proc.stderr
+
+
+def test_a_bedrock_stream_exception_is_retried_like_an_overloaded_stream(project):
+    write_user_settings("max_retries = 1\n")
+    with FakeAPI([sse_error(2), Reply([Text("second try")])]) as api:
+        proc = run_p(["hi", "--output-format", "stream-json"], project, bedrock_env(api, CLAUDE_CODE_SKIP_BEDROCK_AUTH="1"))
+        assert len(api.message_requests) == 2
+    assert proc.returncode == 0, proc.stderr
+    lines = [json.loads(line) for line in proc.stdout.splitlines()]
+    retry = next(line for line in lines if line["type"] == "retry_scheduled")
+    assert retry["reason"] == "overloaded"
+    assert lines[-1]["result"] == "second try"

@@ -44,6 +44,42 @@ def _map_model(options: Any, config: ProviderConfig) -> str | None:
     return str(data["model"])
 
 
+#: Bedrock's stream exceptions as the Messages API error types the loop's retry rules know
+BEDROCK_ERRORS = {"throttlingException": "rate_limit_error", "serviceUnavailableException": "overloaded_error",
+                  "internalServerException": "api_error", "modelStreamErrorException": "api_error",
+                  "modelTimeoutException": "timeout_error"}
+
+
+def bedrock_decoder() -> Any:
+    """The SDK's event-stream decoder, with exception frames turned into `error` events (so they retry as on the API)."""
+    import json
+
+    from anthropic._streaming import ServerSentEvent
+    from anthropic.lib.bedrock._stream_decoder import AWSEventStreamDecoder
+    from botocore.eventstream import EventStreamBuffer
+
+    class Decoder(AWSEventStreamDecoder):
+        def iter_bytes(self, iterator: Any) -> Any:
+            buffer = EventStreamBuffer()
+            for chunk in iterator:
+                buffer.add_data(chunk)
+                for event in buffer:
+                    if event.headers.get(":message-type") == "exception":
+                        kind = str(event.headers.get(":exception-type", ""))
+                        try:
+                            message = json.loads(event.payload).get("message", kind)
+                        except (ValueError, AttributeError):
+                            message = kind
+                        error = {"type": BEDROCK_ERRORS.get(kind, "invalid_request_error"), "message": f"{kind}: {message}"}
+                        yield ServerSentEvent(event="error", data=json.dumps({"type": "error", "error": error}))
+                        continue
+                    data = self._parse_message_from_event(event)
+                    if data:
+                        yield ServerSentEvent(data=data, event="completion")
+
+    return Decoder()
+
+
 def bedrock_client(config: ProviderConfig, kwargs: dict[str, Any]) -> Any:
     """An AnthropicBedrock for `config`: SigV4-signed from the AWS credential chain, or unsigned."""
     check_extra(config)
@@ -59,6 +95,9 @@ def bedrock_client(config: ProviderConfig, kwargs: dict[str, Any]) -> Any:
         def _prepare_request(self, request: Any) -> None:
             if not config.skip_auth:
                 super()._prepare_request(request)
+
+        def _make_sse_decoder(self) -> Any:
+            return bedrock_decoder()
 
     kwargs = {k: v for k, v in kwargs.items() if k not in ("api_key", "auth_token")}
     return BedrockClient(aws_region=config.region, base_url=config.base_url, **kwargs)
