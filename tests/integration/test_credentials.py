@@ -120,3 +120,14 @@ def test_custom_headers_are_sent_and_a_bad_line_is_named(project):
     assert request.headers["x-team"] == "infra" and request.headers["x-trace-id"] == "abc 123"
     proc = run_p(["hi"], project, {**env, "ANTHROPIC_CUSTOM_HEADERS": "X-Team infra"})
     assert proc.returncode == 2 and "ANTHROPIC_CUSTOM_HEADERS line 1" in proc.stderr
+
+
+def test_a_helper_that_fails_on_a_later_refresh_stops_the_turn_in_one_sentence(project, tmp_path):
+    helper, count = counting_helper(tmp_path, 'if [ "$n" -gt 1 ]; then echo "token expired" >&2; exit 4; fi\necho key-$n')
+    write_user_settings(f"api_key_helper = {json.dumps(helper)}\n")
+    with FakeAPI([Reply([Text("never")])]) as api:
+        proc = run_p(["hi"], project, {"ANTHROPIC_BASE_URL": api.base_url, "CLAUDE_CODE_API_KEY_HELPER_TTL_MS": "0"})
+        assert api.message_requests == []
+    assert proc.returncode == 1 and runs(count) == 2
+    assert "`api_key_helper`" in proc.stderr and "exit status 4: token expired" in proc.stderr
+    assert "Traceback" not in proc.stderr and len(proc.stderr.strip().splitlines()) == 1

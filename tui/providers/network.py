@@ -50,7 +50,7 @@ def proxy_for(url: str) -> str | None:
     """The proxy the environment routes `url` through (NO_PROXY honoured), or None."""
     parts = urlsplit(url)
     host = parts.hostname or ""
-    if not host or urllib.request.proxy_bypass_environment(host):
+    if not host or urllib.request.proxy_bypass_environment(host):  # type: ignore[attr-defined]
         return None
     proxies = urllib.request.getproxies_environment()
     return proxies.get(parts.scheme) or proxies.get("all")

@@ -23,17 +23,18 @@ def http_client(verify: Any, timeout: Any, helper: KeyHelper | None) -> Any:
         options["verify"] = verify
     if helper is None:
         return anthropic.DefaultHttpxClient(**options) if verify is not None else None
+    keys: KeyHelper = helper
 
     class HelperKeyClient(anthropic.DefaultHttpxClient):  # type: ignore[misc]
         """Sends the helper's current key; after a 401, runs the helper once more and resends."""
 
         def send(self, request: Any, **kwargs: Any) -> Any:
-            _set_key(request, helper.key())
+            _set_key(request, keys.key())
             response = super().send(request, **kwargs)
             if response.status_code != 401:
                 return response
             response.close()
-            _set_key(request, helper.key(refresh=True))
+            _set_key(request, keys.key(refresh=True))
             return super().send(request, **kwargs)
 
     return HelperKeyClient(**options)
