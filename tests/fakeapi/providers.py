@@ -23,6 +23,8 @@ VERTEX_STREAM = re.compile(
     r"/publishers/anthropic/models/(?P<model>[^/:]+):streamRawPredict$"
 )
 TOKEN_PATH = "/token"
+MODELS_PATH = "/v1/models"
+LISTED_MODELS = ("claude-opus-5-5", "claude-sonnet-5-5", "claude-haiku-5-5")
 FAKE_ACCESS_TOKEN = "ya29.fake-access-token"
 _STRING = 7  # event-stream header value type: string
 
@@ -100,3 +102,9 @@ def bedrock_event(name: str, data: dict[str, Any]) -> bytes:
 def token_response() -> dict[str, Any]:
     """What Google's OAuth token endpoint answers to a refresh."""
     return {"access_token": FAKE_ACCESS_TOKEN, "expires_in": 3600, "token_type": "Bearer"}
+
+
+def models_page() -> dict[str, Any]:
+    """`GET /v1/models`: one page listing the current models."""
+    data = [{"id": m, "type": "model", "display_name": m, "created_at": "2026-09-01T00:00:00Z"} for m in LISTED_MODELS]
+    return {"data": data, "has_more": False, "first_id": data[0]["id"], "last_id": data[-1]["id"]}

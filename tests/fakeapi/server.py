@@ -14,7 +14,8 @@ from typing import Any
 from urllib.parse import urlsplit
 
 from .caching import CacheSimulator, count_tokens, uncached_usage
-from .providers import TOKEN_PATH, as_messages_body, bedrock_event, provider_route, token_response
+from .providers import (MODELS_PATH, TOKEN_PATH, as_messages_body, bedrock_event, models_page, provider_route,
+                        token_response)
 from .script import Drop, HttpError, Reply, ScriptItem, SseError, Stall, Step, default_reply, new_id
 from .sse import format_event, render_reply
 from .validate import validate_request
@@ -231,6 +232,9 @@ class _Handler(BaseHTTPRequestHandler):
 
     def do_GET(self) -> None:
         self._request_id, self._record = new_id("req_"), None
+        if urlsplit(self.path).path == MODELS_PATH:
+            self._send_json(200, models_page())
+            return
         self._send_error(404, "not_found_error", f"{urlsplit(self.path).path}: not found")
 
     def do_POST(self) -> None:
