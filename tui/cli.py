@@ -53,6 +53,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--output-format", choices=("text", "json", "stream-json"), default="text")
     p.add_argument("--include-partial-messages", action="store_true", help="stream-json: include per-token events")
     p.add_argument("--model", help="model id (default from settings)")
+    p.add_argument("--fallback-model", help="model to switch to when the model stays overloaded after retries")
     p.add_argument("--max-turns", type=int, help="stop after this many model calls in a turn")
     p.add_argument("--max-budget-tokens", type=int, help="stop when the session has used this many tokens")
     p.add_argument("--max-tokens", type=int, help="max_tokens per response")
@@ -107,6 +108,9 @@ def options_from_args(args: argparse.Namespace) -> tuple[AgentOptions, list[str]
     opts.allowed_tools = split_rules(args.allowed)
     opts.disallowed_tools = split_rules(args.disallowed)
     opts.offline = bool(args.offline)
+    from tui.providers.setup import configure
+
+    configure(opts, settings, model_flag=args.model, fallback_model=args.fallback_model)
     if os.environ.get("AGENT_TUI_OFFLINE_DELAY"):
         opts.offline_delay = float(os.environ["AGENT_TUI_OFFLINE_DELAY"])
     from tui.agent.client import OFFLINE_MODEL_NAME, use_offline

@@ -15,6 +15,8 @@ from typing import Any
 from urllib.parse import urlsplit
 
 from .caching import CacheSimulator, count_tokens, uncached_usage
+from .providers import (MODELS_PATH, TOKEN_PATH, as_messages_body, bedrock_event, models_page, provider_route,
+                        token_response)
 from .script import Drop, HttpError, Raw, Reply, ScriptItem, SseError, Stall, Step, default_reply, new_id
 from .sse import format_event, render_reply
 from .validate import validate_request
@@ -117,8 +119,8 @@ class FakeAPI:
 
     @property
     def message_requests(self) -> list[Recorded]:
-        """Only the `POST /v1/messages` requests (not count_tokens)."""
-        return [r for r in self.requests if r.path == MESSAGES_PATH]
+        """Only the Messages requests, the providers' included (not count_tokens)."""
+        return [r for r in self.requests if r.path == MESSAGES_PATH or provider_route(r.path)]
 
     def __enter__(self) -> FakeAPI:
         return self
@@ -250,6 +252,9 @@ class _Handler(BaseHTTPRequestHandler):
 
     def do_GET(self) -> None:
         self._request_id, self._record = new_id("req_"), None
+        if urlsplit(self.path).path == MODELS_PATH:
+            self._send_json(200, models_page())
+            return
         self._send_error(404, "not_found_error", f"{urlsplit(self.path).path}: not found")
 
     def do_POST(self) -> None:
@@ -282,6 +287,15 @@ class _Handler(BaseHTTPRequestHandler):
 
     def _answer(self, path: str, headers: dict[str, str], body: Any) -> str:
         fake = self.server.fake
+        route = provider_route(path)
+        self._encode = bedrock_event if route and route.provider == "bedrock" else format_event
+        if path == TOKEN_PATH:
+            self._send_json(200, token_response())
+            self._record.status = 200
+            return "token"
+        if route and isinstance(body, dict):  # the cloud providers sign their own way: the test checks the headers
+            body = self._record.body = as_messages_body(body, route)
+            path, headers = MESSAGES_PATH, {**headers, "x-api-key": "provider", "anthropic-version": "2023-06-01"}
         if path not in (MESSAGES_PATH, COUNT_TOKENS_PATH):
             self._send_error(404, "not_found_error", f"{path}: not found")
             return "unknown route"
@@ -335,7 +349,8 @@ class _Handler(BaseHTTPRequestHandler):
         events = rendered.events
         cut = getattr(step, "after_events", None)
         self.send_response(200)
-        self.send_header("content-type", "text/event-stream; charset=utf-8")
+        bedrock = self._encode is bedrock_event
+        self.send_header("content-type", "application/vnd.amazon.eventstream" if bedrock else "text/event-stream; charset=utf-8")
         self.send_header("cache-control", "no-cache")
         self.send_header("transfer-encoding", "chunked")
         self.send_header("request-id", self._request_id)
@@ -345,7 +360,7 @@ class _Handler(BaseHTTPRequestHandler):
         for n, (name, data) in enumerate(events):
             if cut is not None and n == cut:
                 if isinstance(step, SseError):
-                    self._chunk(format_event("error", {"type": "error", "error": {
+                    self._chunk(self._encode("error", {"type": "error", "error": {
                         "type": step.error_type, "message": step.message}}))
                     break
                 if isinstance(step, Drop):
@@ -358,6 +373,6 @@ class _Handler(BaseHTTPRequestHandler):
             if n and fake.pause(fake.token_delay):
                 self.close_connection = True
                 return "stopped"
-            self._chunk(format_event(name, data))
+            self._chunk(self._encode(name, data))
         self.wfile.write(b"0\r\n\r\n")
         return type(step).__name__.lower() if not isinstance(step, Reply) else f"reply {base.stop_reason}"

@@ -41,13 +41,19 @@ _tls_prewarm: _TLSPrewarm | None = None
 
 
 def credentials_present() -> bool:
-    """Whether the environment names an API key, auth token or base URL."""
-    return any(os.environ.get(k) for k in ("ANTHROPIC_API_KEY", "ANTHROPIC_AUTH_TOKEN", "ANTHROPIC_BASE_URL"))
+    """Whether the environment names an API key, auth token, base URL or cloud provider."""
+    from tui.providers.config import provider_chosen
+
+    keys = ("ANTHROPIC_API_KEY", "ANTHROPIC_AUTH_TOKEN", "ANTHROPIC_BASE_URL")
+    return any(os.environ.get(k) for k in keys) or provider_chosen()
 
 
 def use_offline(options: AgentOptions) -> bool:
     """The offline model runs with --offline or when nothing points at an API."""
-    return options.offline or not credentials_present()
+    from tui.providers.keystore import stored_key_present
+
+    chosen = options.provider not in (None, "", "anthropic") or bool(options.api_key_helper) or stored_key_present()
+    return options.offline or not (credentials_present() or chosen)
 
 
 def prewarm_tls() -> None:
@@ -81,11 +87,10 @@ def make_client(options: AgentOptions) -> Any:
         return anthropic.Anthropic(
             api_key="offline", base_url="http://offline.invalid", http_client=http_client, max_retries=0
         )
+    from tui.providers.clients import build_client
+
     kwargs: dict[str, Any] = {"max_retries": 0, "timeout": timeout}
     if not (os.environ.get("ANTHROPIC_API_KEY") or os.environ.get("ANTHROPIC_AUTH_TOKEN")):
         # a base URL without a key: a local or proxy server; send a placeholder key
         kwargs["api_key"] = "no-key-set"
-    context = _prewarmed_tls()
-    if context is not None:  # the same settings the SDK would use, with the context already loaded
-        kwargs["http_client"] = anthropic.DefaultHttpxClient(verify=context, timeout=timeout)  # type: ignore[arg-type]
-    return anthropic.Anthropic(**kwargs)
+    return build_client(options, kwargs, _prewarmed_tls())  # the provider, key and TLS/proxy settings

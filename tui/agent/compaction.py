@@ -94,7 +94,7 @@ def request_summary(session: AgentSession, older: list[dict[str, Any]], focus: s
     """Ask the model for the summary (retrying what a retry can mend); raises RuntimeError on failure."""
     opts = session.options
     body = build_request(
-        model=opts.model, max_tokens=summary_budget(session), system=session.system_blocks(),
+        model=opts.small_fast_model or opts.model, max_tokens=summary_budget(session), system=session.system_blocks(),
         tools=session.tool_definitions(), messages=_summary_request_messages(older, focus),
     )
     params = {k: v for k, v in body.items() if k != "stream"}

@@ -25,6 +25,7 @@ from .events import (
     TurnFinished,
     TurnStarted,
 )
+from .fallback import switch_to_fallback
 from .guards import LoopStop, ProgressGuard
 from .pricing import add_usage, total_tokens, usage_cost
 from .request import build_request, sdk_params
@@ -142,6 +143,8 @@ def call_model(session: AgentSession, iteration: int) -> StreamResult:
                 reason = "stream_failed" if failure.reason == "malformed stream" else "api_error"
                 raise LoopStop(reason, failure.message, is_error=True) from None
             if attempt == max_attempts:
+                if switch_to_fallback(session, failure):  # --fallback-model, once
+                    return call_model(session, iteration)
                 session.keep_partial_text(exc.partial)
                 reason = "api_error" if failure.status else "stream_failed"
                 raise LoopStop(reason, f"Gave up after {attempt} attempts: {failure.message}", is_error=True) from None

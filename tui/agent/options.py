@@ -42,3 +42,12 @@ class AgentOptions:
     auto_compact_threshold: float = 0.8
     #: override the model's context window (tests, proxies with smaller limits)
     context_window: int | None = None
+    #: the `provider` setting (anthropic | bedrock | vertex; CLAUDE_CODE_USE_* win) and model id overrides
+    provider: str | None = None
+    model_ids: dict[str, str] = field(default_factory=dict)
+    #: a shell command whose stdout is the API key (user settings or a trusted folder only)
+    api_key_helper: str | None = None
+    #: the model for compaction summaries (ANTHROPIC_SMALL_FAST_MODEL); None = the session's model
+    small_fast_model: str | None = None
+    #: --fallback-model: the model to go on with when this one stays overloaded (529) after the retries
+    fallback_model: str | None = None

@@ -123,6 +123,11 @@ def classify(exc: BaseException, model: str) -> Failure:
         return Failure(False, f"HTTP {status}", _fatal_message(status, error_type, api_message, model), status)
     if isinstance(exc, (anthropic.APITimeoutError, httpx.TimeoutException)):
         return Failure(True, "stream stalled", "No data arrived from the API within the read timeout.")
+    from tui.providers.network import connection_failure
+
+    sentence = connection_failure(exc)  # a TLS, proxy or credential failure: retrying will not mend it
+    if sentence:
+        return Failure(False, "connection failed", sentence)
     if isinstance(exc, (anthropic.APIConnectionError, httpx.TransportError)):
         return Failure(True, "connection dropped", f"The connection to the API failed: {exc}")
     if isinstance(exc, ValueError) and "JSON" in str(exc):

@@ -71,6 +71,11 @@ class Settings:
     theme: str = "agent-tui-dark"
     #: automatic compaction at this share of the context window
     auto_compact_threshold: float = 0.8
+    #: provider (anthropic | bedrock | vertex), model id overrides, key helper command, model for summaries
+    provider: str | None = None
+    model_ids: dict[str, str] = field(default_factory=dict)
+    api_key_helper: str | None = None
+    small_fast_model: str | None = None
     #: folders whose own allow rules count (read from the user settings only)
     trusted_folders: list[str] = field(default_factory=list)
     #: folders whose trust the user declined when asked (not asked again; user settings only)
@@ -213,7 +218,7 @@ class _Loader:
         data, text = read
         base_dir = user_config_dir() if user else self.project_dir
         for key, value in data.items():
-            if claude and key != "permissions":
+            if claude and key not in ("permissions", "apiKeyHelper"):
                 continue  # Claude Code's other keys (hooks, env, model …) are not ours
             if key == "permissions":
                 self.permissions(path, text, value, folder, base_dir)
@@ -234,6 +239,8 @@ class _Loader:
             self.problem(path, text, key, f"{problem}; ignored.", table)
         elif name == "permission_mode" and folder and checked in PERMISSIVE_MODES and not self.loaded.trusted:
             self.problem(path, text, key, f"`{checked}` is ignored until you trust this folder.", table)
+        elif name == "api_key_helper" and folder and not self.loaded.trusted:  # it runs code from the folder
+            self.problem(path, text, key, "a key helper from this folder is ignored until you trust it.", table)
         else:
             self.values[name] = checked
 

@@ -20,8 +20,12 @@ SCALAR_TYPES: dict[str, tuple[str, bool]] = {
     "stream_idle_timeout": ("seconds", False),
     "theme": ("string", False),
     "auto_compact_threshold": ("number", False),
+    "provider": ("string", True),
+    "api_key_helper": ("string", True),
+    "small_fast_model": ("string", True),
+    "model_ids": ("names", False),
 }
-ALIASES = {"defaultMode": "permission_mode"}
+ALIASES = {"defaultMode": "permission_mode", "apiKeyHelper": "api_key_helper"}
 EXPECTED = {
     "string": "a string",
     "integer": "an integer",
@@ -30,6 +34,7 @@ EXPECTED = {
     "seconds": "a number of seconds above 0",
     "mode": f"one of {', '.join(MODES)}",
     "rules": "a list of strings",
+    "names": "a table of model name = \"provider model id\"",
 }
 
 
@@ -67,6 +72,8 @@ def check_value(kind: str, value: Any, nullable: bool = False) -> tuple[Any, str
         value = float(value) if ok else value
     elif kind == "rules":
         ok = isinstance(value, list) and all(isinstance(v, str) for v in value)
+    elif kind == "names":
+        ok = isinstance(value, dict) and all(isinstance(v, str) for v in value.values())
     if ok:
         return value, None
     numeric = isinstance(value, (int, float)) and not isinstance(value, bool)

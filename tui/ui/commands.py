@@ -105,15 +105,19 @@ async def _clear(app: AgentApp, args: str) -> None:
     app.notify("New conversation.")
 
 
-@slash_command("model", "Show or switch the model", usage="[name]", in_palette=False)
-def _model(app: AgentApp, args: str) -> None:
+@slash_command("model", "List the provider's models or switch the model", usage="[name]")
+async def _model(app: AgentApp, args: str) -> None:
     if not args:
-        app.notify(f"Model: {app.session.options.model}. Switch with /model NAME.")
+        from .screens.login_screen import show_models
+
+        await show_models(app)
         return
     if _refuse_while_busy(app, "switching models"):
         return
-    app.set_model(args)
-    app.notify(f"Model switched to {args}.")
+    from tui.providers.config import canonical_model
+
+    app.set_model(canonical_model(args))
+    app.notify(f"Model switched to {app.session.options.model}.")
 
 
 @slash_command("cost", "Show tokens and cost of this session")
@@ -189,7 +193,7 @@ def _memory(app: AgentApp, args: str) -> None:
 
 
 #: modules whose session commands (/resume, /compact, /export, /undo) register themselves on import
-SESSION_COMMAND_MODULES = ("tui.ui.screens.resume_screen", "tui.ui.screens.undo_screen")
+SESSION_COMMAND_MODULES = ("tui.ui.screens.resume_screen", "tui.ui.screens.undo_screen", "tui.ui.screens.login_screen")
 _loaded = False
 _loading = threading.Lock()
 

@@ -1,0 +1,114 @@
+"""Where the API key comes from: the environment, an `api_key_helper` command, or the stored /login key.
+
+The helper (Claude Code's `apiKeyHelper`) is a shell command whose stdout is the key. It runs
+once at start, again when its key is older than CLAUDE_CODE_API_KEY_HELPER_TTL_MS (default five
+minutes) and once after a 401. A helper that fails, prints nothing or hangs is one sentence
+naming the setting (a `CredentialError`, a ValueError).
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import threading
+import time
+from pathlib import Path
+
+DEFAULT_TTL_MS = 5 * 60 * 1000
+DEFAULT_TIMEOUT_S = 10.0
+
+
+class CredentialError(ValueError):
+    """The key could not be had; the message is one sentence naming the setting to fix."""
+
+
+def _env_float(name: str, default: float) -> float:
+    try:
+        return float(os.environ.get(name) or default)
+    except ValueError:
+        raise CredentialError(f"{name} must be a number, got `{os.environ[name]}`.") from None
+
+
+class KeyHelper:
+    """Runs the `api_key_helper` command and keeps its key for the TTL."""
+
+    def __init__(self, command: str, cwd: Path) -> None:
+        self.command = command
+        self.cwd = cwd
+        self.ttl_s = _env_float("CLAUDE_CODE_API_KEY_HELPER_TTL_MS", DEFAULT_TTL_MS) / 1000.0
+        self.timeout_s = _env_float("AGENT_TUI_API_KEY_HELPER_TIMEOUT", DEFAULT_TIMEOUT_S)
+        self.runs = 0
+        self._key: str | None = None
+        self._fetched = 0.0
+        self._lock = threading.Lock()
+
+    def key(self, *, refresh: bool = False) -> str:
+        """The key: cached while fresh, else the command's output (run again when `refresh`)."""
+        with self._lock:
+            stale = self._key is None or time.monotonic() - self._fetched >= self.ttl_s
+            if refresh or stale:
+                self._key = self._run()
+                self._fetched = time.monotonic()
+            assert self._key is not None
+            return self._key
+
+    def last_key(self) -> str:
+        """The key the helper printed last (running it if it never ran); the client's first key."""
+        return self._key or self.key()
+
+    def _run(self) -> str:
+        self.runs += 1
+        where = f"The `api_key_helper` command ({self.command})"
+        try:
+            proc = subprocess.Popen(self.command, shell=True, cwd=self.cwd, stdin=subprocess.DEVNULL,
+                                    stdout=subprocess.PIPE, stderr=subprocess.PIPE, start_new_session=True)
+        except OSError as exc:
+            raise CredentialError(f"{where} could not start: {exc.strerror or exc}.") from None
+        try:
+            out, err = proc.communicate(timeout=self.timeout_s)
+        except subprocess.TimeoutExpired:
+            try:
+                os.killpg(proc.pid, signal.SIGKILL)
+            except OSError:
+                pass
+            proc.communicate()
+            raise CredentialError(f"{where} did not finish within {self.timeout_s:g} s.") from None
+        if proc.returncode != 0:
+            last = (err.decode(errors="replace").strip().splitlines() or [""])[-1][:200]
+            detail = f": {last}" if last else ""
+            raise CredentialError(f"{where} failed with exit status {proc.returncode}{detail}.")
+        key = out.decode(errors="replace").strip()
+        if not key:
+            raise CredentialError(f"{where} printed no key.")
+        return key.splitlines()[0].strip()
+
+
+_helpers: dict[tuple[str, str], KeyHelper] = {}
+
+
+def key_helper(command: str, cwd: Path) -> KeyHelper:
+    """The one KeyHelper for `command` in this process (so start-up and the client share its key)."""
+    ident = (command, str(cwd))
+    if ident not in _helpers:
+        _helpers[ident] = KeyHelper(command, cwd)
+    return _helpers[ident]
+
+
+def env_key_present() -> bool:
+    """Whether ANTHROPIC_API_KEY or ANTHROPIC_AUTH_TOKEN is set (they win over a helper)."""
+    return bool(os.environ.get("ANTHROPIC_API_KEY") or os.environ.get("ANTHROPIC_AUTH_TOKEN"))
+
+
+def custom_headers(text: str | None = None) -> dict[str, str]:
+    """ANTHROPIC_CUSTOM_HEADERS, one `Name: value` a line; CredentialError names a bad line."""
+    text = os.environ.get("ANTHROPIC_CUSTOM_HEADERS", "") if text is None else text
+    headers: dict[str, str] = {}
+    for number, line in enumerate(text.splitlines(), start=1):
+        if not line.strip():
+            continue
+        name, sep, value = line.partition(":")
+        if not sep or not name.strip() or any(c in name for c in " \t\r"):
+            raise CredentialError(f"ANTHROPIC_CUSTOM_HEADERS line {number} is not `Name: value`.")
+        headers[name.strip()] = value.strip()
+    return headers
