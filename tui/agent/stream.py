@@ -128,10 +128,14 @@ def describe_malformed(ev: Any, exc: BaseException) -> str:
     return f"a {kind} event could not be read ({type(exc).__name__}: {exc})"
 
 
+#: what a streaming answer may be: SSE, or Bedrock's AWS event stream (the Bedrock client decodes it)
+STREAM_CONTENT_TYPES = ("text/event-stream", "application/vnd.amazon.eventstream")
+
+
 def check_event_stream(response: Any) -> None:
     """Raise MalformedStream when a 200 answer is not an event stream (an HTML page, a JSON body)."""
     ctype = response.headers.get("content-type", "")
-    if "text/event-stream" in ctype.lower():
+    if any(kind in ctype.lower() for kind in STREAM_CONTENT_TYPES):
         return
     try:
         head = response.read()[:80].decode("utf-8", "replace")
