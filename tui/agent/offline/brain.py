@@ -1,9 +1,10 @@
 """The offline model's brain: from a request body and the real project to content blocks.
 
-One turn runs in four steps, each derived from the messages alone: (1) a parallel Glob +
-Read + Grep, (2) one Edit of a TODO line (or a Write of a demo file), after a Read of that
-file if needed, (3) a Bash command, (4) an end_turn Markdown summary. Only offered tools
-are called; error results are reported and the turn moves on.
+A request to change something runs in four steps, each derived from the messages alone:
+(1) a parallel Glob + Read + Grep, (2) one Edit of a TODO line (or a Write of a demo file),
+after a Read of that file if needed, (3) a Bash command, (4) an end_turn Markdown summary.
+Any other request (find, list, where is, explain) gets its searches and reads, then an
+answer, and never an edit. Only offered tools are called; error results are reported.
 """
 
 from __future__ import annotations
@@ -15,6 +16,8 @@ import re
 from pathlib import Path
 from typing import Any
 
+from tui.agent.offline.answers import answer, first_calls
+from tui.agent.offline.calls import Blocks, search_call, text_block, tool_call
 from tui.agent.offline.conversation import TurnState, current_turn
 from tui.agent.offline.facts import (
     DEMO_FILE_NAME,
@@ -24,6 +27,7 @@ from tui.agent.offline.facts import (
     editable_hits,
     gather_facts,
 )
+from tui.agent.offline.intent import Kind, classify
 from tui.agent.offline.project import display_path, is_git_repo, normalize, pick_read_target
 from tui.agent.offline.replies import GREETING, demo_file_content, findings_sentence, summary
 
@@ -36,15 +40,8 @@ _PROJECT_WORDS = frozenset(
 )
 _FILE_LIKE = re.compile(r"\w\.\w{1,8}\b|/")
 
-Blocks = list[dict[str, Any]]
-
-
-def _text(text: str) -> dict[str, Any]:
-    return {"type": "text", "text": text}
-
-
-def _call(name: str, tool_input: dict[str, Any]) -> dict[str, Any]:
-    return {"type": "tool_use", "id": "", "name": name, "input": tool_input}
+_text = text_block
+_call = tool_call
 
 
 def offered_tools(body: dict[str, Any]) -> set[str]:
@@ -60,8 +57,6 @@ def is_small_talk(prompt: str) -> bool:
 
 def _first_step(turn: TurnState, tools: set[str], project_dir: Path) -> tuple[Blocks, str]:
     """A short plan, then Glob, Read and Grep in parallel."""
-    if is_small_talk(turn.prompt):
-        return [_text(GREETING)], "end_turn"
     calls: Blocks = []
     doing: list[str] = []
     if "Glob" in tools:
@@ -71,13 +66,10 @@ def _first_step(turn: TurnState, tools: set[str], project_dir: Path) -> tuple[Bl
     if target is not None and "Read" in tools:
         calls.append(_call("Read", {"file_path": str(target)}))
         doing.append(f"read `{display_path(str(target), project_dir)}`")
-    if "Grep" in tools:
-        calls.append(_call("Grep", {"pattern": GREP_PATTERN, "output_mode": "content", "-n": True}))
-        doing.append("search for TODO/FIXME markers")
-    elif "Bash" in tools:
-        command = f'grep -rnE "{GREP_PATTERN}" --exclude-dir=.git .'
-        calls.append(_call("Bash", {"command": command, "description": "Search for TODO/FIXME"}))
-        doing.append("search for TODO/FIXME markers")
+    search = search_call(GREP_PATTERN, tools, "Search for TODO/FIXME")
+    if search is not None:
+        calls.append(search)
+        doing.append("search for TODO/FIXME markers (generated files left out)")
     if not calls:
         return [_text(summary(TurnFacts(), project_dir, "no tools were offered"))], "end_turn"
     plan = ", ".join(doing[:-1]) + (" and " if len(doing) > 1 else "") + doing[-1]
@@ -138,9 +130,15 @@ def _command_step(facts: TurnFacts, project_dir: Path) -> tuple[Blocks, str]:
 
 def _plan(turn: TurnState, tools: set[str], project_dir: Path) -> tuple[Blocks, str]:
     """Picks the step of the turn from the calls made so far."""
+    intent = classify(turn.prompt)
     if not turn.calls:
-        return _first_step(turn, tools, project_dir)
+        if intent.kind in (Kind.LOOK, Kind.CHANGE) and is_small_talk(turn.prompt):
+            return [_text(GREETING)], "end_turn"
+        first = first_calls(intent, turn.prompt, tools, project_dir)
+        return first if first is not None else _first_step(turn, tools, project_dir)
     facts = gather_facts(turn, project_dir)
+    if intent.kind is not Kind.CHANGE:  # only a request to change something leads to an edit
+        return [_text(answer(intent, facts, project_dir))], "end_turn"
     if turn.assistant_replies >= MAX_REPLIES_PER_TURN:
         return [_text(summary(facts, project_dir, "the turn ran out of steps"))], "end_turn"
     note = ""

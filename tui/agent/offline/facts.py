@@ -11,11 +11,12 @@ from tui.agent.offline.conversation import (
     GrepHit,
     ToolCall,
     TurnState,
+    output_was_cut,
     parse_glob_paths,
-    parse_grep_hits,
+    parse_grep_lines,
     parse_read_lines,
 )
-from tui.agent.offline.project import normalize
+from tui.agent.offline.project import display_path, is_generated, normalize
 
 GREP_PATTERN = "TODO|FIXME"
 NOTE_TEXT = "NOTE: reviewed by agent-tui offline demo"
@@ -28,17 +29,20 @@ class TurnFacts:
     """Files seen, reads, TODO hits and the change/command calls of this turn."""
 
     glob_paths: list[str] | None = None
+    glob_cut: bool = False  # the Glob listed only part of the matching files
     reads: dict[str, tuple[str, dict[int, str]]] = field(default_factory=dict)
     attempted_reads: set[str] = field(default_factory=set)
     hits: list[GrepHit] = field(default_factory=list)
+    lines: list[GrepHit] = field(default_factory=list)  # every line a search returned (TODO or not)
     searched: bool = False
+    search_cut: bool = False  # a search result said it was cut short
     change_call: ToolCall | None = None
     command_call: ToolCall | None = None
 
 
 def _is_search_command(call: ToolCall) -> bool:
     """A Bash call that stands in for Grep (used when Grep is not offered)."""
-    return call.name == "Bash" and GREP_PATTERN in str(call.input.get("command", ""))
+    return call.name == "Bash" and str(call.input.get("command", "")).startswith("grep ")
 
 
 def gather_facts(turn: TurnState, project_dir: Path) -> TurnFacts:
@@ -47,7 +51,9 @@ def gather_facts(turn: TurnState, project_dir: Path) -> TurnFacts:
     for call in turn.calls:
         text = call.result_text or ""
         if call.name == "Glob" and call.succeeded:
-            facts.glob_paths = parse_glob_paths(text)
+            paths = parse_glob_paths(text)
+            facts.glob_paths = [p for p in paths if not is_generated(display_path(p, project_dir))]
+            facts.glob_cut = output_was_cut(text)
         elif call.name == "Read":
             path = normalize(str(call.input.get("file_path", "")), project_dir)
             facts.attempted_reads.add(path)
@@ -57,7 +63,11 @@ def gather_facts(turn: TurnState, project_dir: Path) -> TurnFacts:
             facts.searched = facts.searched or call.result_text is not None
             if call.result_text is not None and (call.succeeded or call.name == "Bash"):
                 default = str(call.input.get("path", ""))
-                facts.hits.extend(parse_grep_hits(text, default_path=default))
+                kept = [hit for hit in parse_grep_lines(text, default_path=default)
+                        if not is_generated(display_path(hit.path, project_dir))]
+                facts.lines.extend(kept)
+                facts.hits.extend(hit for hit in kept if TODO_MARKER.search(hit.text))
+                facts.search_cut = facts.search_cut or output_was_cut(text)
         elif call.name in ("Edit", "Write"):
             facts.change_call = call
         elif call.name == "Bash":
