@@ -117,3 +117,17 @@ def test_verbose_is_accepted_and_adds_detail(project: Path) -> None:
                                project).stdout)
     assert isinstance(whole, list) and whole[0]["subtype"] == "init" and whole[-1]["type"] == "result"
     assert "--verbose" in run_cli(["--help"], project).stdout
+
+
+@pytest.mark.parametrize("raw_json", ["[1, 2]", '"just a string"'])
+def test_a_tool_input_that_is_no_object_prints_no_pydantic_warning(project: Path, raw_json: str) -> None:
+    from tests.fakeapi import FakeAPI
+    from tests.fakeapi import script as s
+
+    steps = [s.reply(s.ToolUse("Read", {}, None, raw_json=raw_json), stop_reason="tool_use"), s.reply("done")]
+    with FakeAPI(steps) as api:
+        proc = run_cli(["-p", "read it", "--output-format", "stream-json", "--verbose"], project,
+                       {"ANTHROPIC_BASE_URL": api.base_url, "ANTHROPIC_API_KEY": "sk-test",
+                        "PYTHONWARNINGS": "always"})
+    assert "Warning" not in proc.stderr and "Traceback" not in proc.stderr, proc.stderr
+    assert json.loads(proc.stdout.splitlines()[-1])["type"] == "result"
