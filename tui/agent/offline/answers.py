@@ -140,8 +140,20 @@ def _definitions(intent: Intent, facts: TurnFacts, project_dir: Path) -> list[st
     return [f"`{intent.name}` is defined in {places}:", "", *_hit_lines(hits, project_dir)]
 
 
+def _first_paragraph(lines: dict[int, str]) -> str:
+    """The first lines of prose in a text file (not a heading, comment, list item or code)."""
+    prose: list[str] = []
+    for number in sorted(lines)[:40]:
+        text = lines[number].strip()
+        if prose and not text:
+            break
+        if text and not text.startswith(("#", "<", "```", "|", "[", "!", "=", "-", "*")):
+            prose.append(text)
+    return " ".join(prose)
+
+
 def describe_file(lines: dict[int, str]) -> list[str]:
-    """What a file is: its first comment or heading, its size and its top-level names."""
+    """What a file is: its title or first comment, its first paragraph, size and top-level names."""
     numbers = sorted(lines)
     intro = ""
     for number in numbers[:15]:
@@ -154,12 +166,16 @@ def describe_file(lines: dict[int, str]) -> list[str]:
     headings = [m.group(1).strip() for n in numbers if (m := _HEADING.match(lines[n]))]
     out = [f"- {plural(len(numbers), 'line')} read"]
     if intro:
-        out.append(f"- It begins: _{shorten(intro, 160)}_")
+        out.append(f"- Title: _{shorten(intro, 160)}_" if headings else f"- It begins: _{shorten(intro, 160)}_")
     if names:
         out.append(f"- Top-level names ({len(names)}): " + ", ".join(f"`{name}`" for name in names[:20])
                    + (", …" if len(names) > 20 else ""))
-    elif headings:
-        out.append(f"- Sections ({len(headings)}): " + ", ".join(headings[:12]) + (", …" if len(headings) > 12 else ""))
+    else:
+        paragraph = _first_paragraph(lines)
+        if paragraph:
+            out.append(f"- It says: {shorten(paragraph, 300)}")
+        if len(headings) > 1:
+            out.append(f"- Sections ({len(headings)}): " + ", ".join(headings[:12]) + (", …" if len(headings) > 12 else ""))
     return out
 
 
