@@ -23,6 +23,7 @@ from tui.cli_args import (
     settings_value,
     terminal_missing,
 )
+from tui.wording import plural
 
 if TYPE_CHECKING:
     from tui.agent.session import AgentSession
@@ -259,7 +260,7 @@ def open_session(opts: AgentOptions, args: argparse.Namespace, *, print_mode: bo
     target: str | None = args.resume or None
     if target is None and args.resume == "":  # -r without an id: the app shows a picker
         if print_mode:
-            lines = [f"  {s.id}  {s.started}  {s.turns} turns  {s.first_prompt[:60]}" for s in sessions[:20]]
+            lines = [f"  {s.id}  {s.started}  {plural(s.turns, 'turn')}  {s.first_prompt[:60]}" for s in sessions[:20]]
             listing = "\n".join(lines) if lines else "  (none)"
             raise LookupError(f"-r needs a session id with -p. Sessions of this project, newest first:\n{listing}")
         if not sessions:

@@ -131,3 +131,14 @@ def test_a_tool_input_that_is_no_object_prints_no_pydantic_warning(project: Path
                         "PYTHONWARNINGS": "always"})
     assert "Warning" not in proc.stderr and "Traceback" not in proc.stderr, proc.stderr
     assert json.loads(proc.stdout.splitlines()[-1])["type"] == "result"
+
+
+def test_one_attempt_reads_as_one_attempt(project: Path) -> None:
+    from tests.fakeapi import FakeAPI
+    from tests.fakeapi import script as s
+
+    with FakeAPI([s.http_error(529)]) as api:
+        proc = run_cli(["-p", "hello", "--settings", '{"max_retries": 0}'], project,
+                       {"ANTHROPIC_BASE_URL": api.base_url, "ANTHROPIC_API_KEY": "sk-test"})
+    assert proc.returncode == 1
+    assert "Gave up after 1 attempt:" in proc.stderr

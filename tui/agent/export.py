@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from .resume import records_in
+from tui.wording import plural
 
 if TYPE_CHECKING:
     from .session import AgentSession
@@ -33,7 +34,7 @@ def _result_text(block: dict[str, Any]) -> str:
         content = "\n".join(c.get("text", "") for c in content if isinstance(c, dict) and c.get("type") == "text")
     text = str(content or "")
     if len(text) > RESULT_PREVIEW_CHARS:
-        text = text[:RESULT_PREVIEW_CHARS] + f"\n… ({len(text) - RESULT_PREVIEW_CHARS:,} more characters)"
+        text = text[:RESULT_PREVIEW_CHARS] + f"\n… ({plural(len(text) - RESULT_PREVIEW_CHARS, 'more character')})"
     return text
 
 

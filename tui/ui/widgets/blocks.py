@@ -20,6 +20,7 @@ from textual.widget import Widget
 from textual.widgets import Collapsible, Static
 
 from .conversation_model import BlockRecord, ToolRecord
+from tui.wording import plural
 
 #: glyph and CSS-variable colour per tool state, shared with the tool panel
 TOOL_STATE_STYLE: dict[str, tuple[str, str]] = {
@@ -218,7 +219,7 @@ class ToolCallBlock(Collapsible):
         if not text and self.tool.state == "running":
             text = "\n".join(self.tool.tail_lines())
         if len(text) > RESULT_PREVIEW_CHARS:
-            text = text[:RESULT_PREVIEW_CHARS] + f"\n… {len(text) - RESULT_PREVIEW_CHARS} more characters"
+            text = text[:RESULT_PREVIEW_CHARS] + f"\n… {plural(len(text) - RESULT_PREVIEW_CHARS, 'more character')}"
         return text or "(no output)"
 
     def sync(self) -> None:

@@ -16,6 +16,7 @@ from textual.app import ComposeResult
 from textual.containers import Vertical
 from textual.widgets import Static, TextArea, Tree
 from textual.widgets.tree import TreeNode
+from tui.wording import plural
 
 #: characters of a string shown in a tree label
 LABEL_CHARS = 200
@@ -54,7 +55,7 @@ def _scalar(value: Any) -> Text:
 def _summary(value: Any) -> Text:
     """A one-line description of a container, with the fields a reader looks for first."""
     if isinstance(value, list):
-        return Text(f"[…] {len(value)} items", style="dim")
+        return Text(f"[…] {plural(len(value), 'item')}", style="dim")
     hints: list[str] = []
     if "role" in value:
         content = value.get("content")
