@@ -6,7 +6,7 @@ import re
 from collections import Counter
 from pathlib import Path
 
-from tui.agent.offline.calls import Blocks, search_call, text_block, tool_call
+from tui.agent.offline.calls import Blocks, count_call, search_call, text_block, tool_call
 from tui.agent.offline.conversation import GrepHit
 from tui.agent.offline.facts import TurnFacts, editable_hits
 from tui.agent.offline.intent import Intent, Kind
@@ -14,6 +14,7 @@ from tui.agent.offline.project import display_path, mentioned_files, pick_read_t
 from tui.agent.offline.replies import FOOTER, files_seen, languages_line
 from tui.wording import plural, shorten
 
+TODO_PATTERN = r"\b(TODO|FIXME)\b"
 SHOWN_FILES = 50
 SHOWN_HITS = 20
 _DEFINITION_KEYWORDS = "def|class|function|func|fn|struct|enum|trait|interface|type|const|let|var|module|impl"
@@ -71,6 +72,12 @@ def first_calls(intent: Intent, prompt: str, tools: set[str], project_dir: Path)
         if not calls:
             return _no_tools("look at the project")
         return [text_block("I'll list the project's files and read its overview."), *calls], "tool_use"
+    if intent.kind is Kind.TODOS and "Grep" in tools:
+        calls = [call for call in (tool_call("Glob", {"pattern": "**/*"}) if "Glob" in tools else None,
+                                   search_call(TODO_PATTERN, tools, "Search for TODO/FIXME"),
+                                   count_call(TODO_PATTERN)) if call is not None]
+        note = "I'll list the project's files, then search for TODO/FIXME markers and count them (generated files left out)."
+        return [text_block(note), *calls], "tool_use"
     return None
 
 
@@ -104,14 +111,19 @@ def _findings(intent: Intent, facts: TurnFacts, project_dir: Path) -> list[str]:
     reads = [display_path(shown, project_dir) for shown, _ in facts.reads.values()]
     if reads:
         lines.append("- Read " + ", ".join(f"`{path}`" for path in reads))
-    hits = editable_hits(facts, project_dir)
+    hits = _unique(facts.lines, project_dir) if facts.counts is not None else editable_hits(facts, project_dir)
     if facts.searched:
         files = {display_path(hit.path, project_dir) for hit in hits}
-        lines.append(f"- Found **{_count(len(hits), 'TODO/FIXME line', facts.search_cut)}** in "
-                     f"{_count(len(files), 'file', facts.search_cut)} (lock, minified, binary and generated "
-                     "files left out)")
-        lines += ["", *_hit_lines(sorted(hits, key=lambda h: (display_path(h.path, project_dir), h.line)),
-                                  project_dir)] if hits else []
+        total, file_count, cut = len(hits), len(files), facts.search_cut
+        if facts.counts is not None:  # the count-mode search is complete where the listing may be cut
+            total, file_count, cut = sum(facts.counts.values()), len(facts.counts), facts.counts_cut
+        lines.append(f"- Found **{_count(total, 'TODO/FIXME line', cut)}** in {_count(file_count, 'file', cut)} "
+                     "(lock, minified, binary and generated files left out)")
+        shown = sorted(hits, key=lambda h: (display_path(h.path, project_dir), h.line))[:SHOWN_HITS]
+        if shown:
+            lines += ["", *_hit_lines(shown, project_dir)]
+            if total > len(shown):
+                lines.append(f"- … and {'at least ' if cut else ''}{plural(total - len(shown), 'more line')}")
     ask = "find" if intent.kind is Kind.TODOS else "look"
     lines += ["", f"Nothing was changed: you asked me to {ask}, not to change anything. "
               "Ask `find the TODOs and fix one` to see an edit."]

@@ -28,6 +28,11 @@ def _grep_command(pattern: str) -> str:
     return f"grep -rnIE {shlex.quote(pattern)} {dirs} {files} ."
 
 
+def count_call(pattern: str) -> dict[str, Any]:
+    """A Grep that counts matching lines per file: small output, so the total is complete."""
+    return tool_call("Grep", {"pattern": pattern, "output_mode": "count", "glob": SEARCH_EXCLUDES})
+
+
 def search_call(pattern: str, tools: set[str], description: str) -> dict[str, Any] | None:
     """A content search for `pattern` without generated files: Grep, else grep through Bash, else None."""
     if "Grep" in tools:

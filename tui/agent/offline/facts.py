@@ -21,6 +21,7 @@ from tui.agent.offline.project import display_path, is_generated, normalize
 GREP_PATTERN = "TODO|FIXME"
 NOTE_TEXT = "NOTE: reviewed by agent-tui offline demo"
 DEMO_FILE_NAME = "agent-tui-demo.md"
+_COUNT_LINE = re.compile(r"^(.+):(\d+)$")
 _COMMENT_BEFORE = re.compile(r"(#|//|/\*|<!--|--|;|\*|%)\s*$")
 
 
@@ -36,6 +37,8 @@ class TurnFacts:
     lines: list[GrepHit] = field(default_factory=list)  # every line a search returned (TODO or not)
     searched: bool = False
     search_cut: bool = False  # a search result said it was cut short
+    counts: dict[str, int] | None = None  # matching lines per file, from a count-mode Grep
+    counts_cut: bool = False
     change_call: ToolCall | None = None
     command_call: ToolCall | None = None
 
@@ -59,6 +62,10 @@ def gather_facts(turn: TurnState, project_dir: Path) -> TurnFacts:
             facts.attempted_reads.add(path)
             if call.succeeded:
                 facts.reads[path] = (str(call.input["file_path"]), parse_read_lines(text))
+        elif call.name == "Grep" and call.input.get("output_mode") == "count":
+            if call.succeeded:
+                facts.counts = _per_file_counts(text, project_dir)
+                facts.counts_cut = output_was_cut(text)
         elif call.name == "Grep" or _is_search_command(call):
             facts.searched = facts.searched or call.result_text is not None
             if call.result_text is not None and (call.succeeded or call.name == "Bash"):
@@ -73,6 +80,16 @@ def gather_facts(turn: TurnState, project_dir: Path) -> TurnFacts:
         elif call.name == "Bash":
             facts.command_call = call
     return facts
+
+
+def _per_file_counts(text: str, project_dir: Path) -> dict[str, int]:
+    """`path:N` lines of a count-mode Grep, generated files left out."""
+    counts: dict[str, int] = {}
+    for line in text.split("\n"):
+        match = _COUNT_LINE.match(line.strip())
+        if match and not is_generated(display_path(match.group(1), project_dir)):
+            counts[display_path(match.group(1), project_dir)] = int(match.group(2))
+    return counts
 
 
 def _in_comment(hit: GrepHit) -> bool:
