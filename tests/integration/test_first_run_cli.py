@@ -45,6 +45,7 @@ def test_settings_file_and_json_string_are_layered_on_top(project: Path) -> None
                         "--output-format", "json"], project)
         result = json.loads(proc.stdout)
         assert result["stop_reason"] == "max_turns" and result["num_turns"] == 1, (value, proc.stderr)
+        assert "the limit of 1 model call (" in result["detail"]
     proc = run_cli(["-p", "hello", "--offline", "--settings", '{"max_turns": "many"}'], project)
     assert proc.returncode == 0 and "--settings" in proc.stderr and "max_turns" in proc.stderr
     assert "agent-tui-settings-" not in proc.stderr

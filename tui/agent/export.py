@@ -82,7 +82,7 @@ def records_markdown(records: list[dict[str, Any]], title: str) -> str:
             if last:
                 parts.append("## User\n\n" + last[0].get("text", ""))
         elif kind == "compaction":
-            parts.append(f"---\n\n*Context compacted ({record.get('messages_before')} messages → "
+            parts.append(f"---\n\n*Context compacted ({plural(int(record.get('messages_before') or 0), 'message')} → "
                          f"{len(record.get('messages') or [])}). Summary:*\n\n{record.get('summary', '')}\n\n---")
         elif kind == "event" and (record.get("event") or {}).get("type") == "LoopStopped":
             event = record["event"]

@@ -85,12 +85,12 @@ def check_limits(session: AgentSession, turn: Any) -> None:
     if session.cancel_event.is_set():
         raise LoopStop("interrupted", "Interrupted by the user.")
     if opts.max_turns is not None and turn.iterations >= opts.max_turns:
-        raise LoopStop("max_turns", f"Reached the limit of {opts.max_turns} model calls (--max-turns).", is_error=True)
+        raise LoopStop("max_turns", f"Reached the limit of {plural(opts.max_turns, 'model call')} (--max-turns).", is_error=True)
     if opts.max_budget_tokens is not None:
         spent = total_tokens(session.usage_totals)
         if spent >= opts.max_budget_tokens:
             raise LoopStop(
-                "budget", f"The token budget is spent: {spent:,} of {opts.max_budget_tokens:,} tokens.", is_error=True
+                "budget", f"The token budget is spent: {spent:,} of {plural(opts.max_budget_tokens, 'token')}.", is_error=True
             )
 
 

@@ -69,7 +69,7 @@ def _text(data: bytes | None) -> str:
     if data is None:
         return ""
     if b"\0" in data[:8192]:
-        return f"(binary, {len(data):,} bytes)\n"
+        return f"(binary, {plural(len(data), 'byte')})\n"
     return data.decode("utf-8", errors="replace")
 
 

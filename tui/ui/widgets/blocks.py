@@ -158,7 +158,7 @@ class ThinkingBlock(Collapsible):
 
     def _heading(self) -> str:
         words = len(self.record.text.split())
-        return f"thinking · {words} words" if self.record.done else "thinking…"
+        return f"thinking · {plural(words, 'word')}" if self.record.done else "thinking…"
 
     def sync(self) -> None:
         """Redraw from the record (called at most once per frame while streaming)."""
