@@ -48,7 +48,7 @@ _NEGATED_CHANGE = re.compile(
 _LIST_WORDS = frozenset({"list", "ls", "enumerate"})
 _FIND_WORDS = frozenset({"find", "search", "grep", "show", "locate", "look", "where", "count", "which"})
 _EXPLAIN_WORDS = frozenset(
-    "summarise summarize summary overview explain describe explanation about understand".split()
+    "summarise summarize summary overview explain describe explanation about understand read open cat".split()
 )
 _TODO_WORD = re.compile(r"\b(?:todo|todos|fixme|fixmes)\b", re.IGNORECASE)
 _DEFINED = re.compile(
