@@ -26,3 +26,13 @@ def test_a_long_denial_reason_in_the_offline_summary_ends_on_a_whole_word() -> N
     shown = error_reason(f"<tool_use_error>Permission denied: {words}</tool_use_error>")
     assert len(shown) <= 160 and shown.endswith("…")
     assert shown[:-1].split()[-1] in words.split()
+
+
+def test_a_long_bash_command_label_ends_on_a_whole_word(tmp_path) -> None:
+    from tui.tools.base import ToolContext
+    from tui.tools.bash import BashTool
+
+    command = "git log --oneline --decorate --graph --all --date-order --author=someone --grep=something-long"
+    label = BashTool().label({"command": command}, ToolContext(project_dir=tmp_path, state=None))  # type: ignore[arg-type]
+    assert label.endswith("…") and command.startswith(label.removeprefix("Bash: ")[:-1])
+    assert command[len(label.removeprefix("Bash: ")) - 1] == " "
