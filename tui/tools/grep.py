@@ -118,7 +118,7 @@ class GrepTool(SearchTool):
         if not isinstance(pattern, str):
             return "Grep"
         shown = pattern if len(pattern) <= 40 else pattern[:39] + "…"
-        text = f"Grep {shown}"
+        text = f"Grep {shown}" + (" (count)" if tool_input.get("output_mode") == "count" else "")
         path = tool_input.get("path")
         if isinstance(path, str) and path and "\x00" not in path:
             resolved = ctx.resolve(path)
