@@ -113,7 +113,7 @@ def test_verbose_is_accepted_and_adds_detail(project: Path) -> None:
     assert stream.returncode == 0, stream.stderr
     assert json.loads(stream.stdout.splitlines()[-1])["type"] == "result"
     text = run_cli(["-p", "find the TODOs", "--offline", "--verbose"], project)
-    assert "agent-tui: tool Grep TODO|FIXME: ok" in text.stderr
+    assert "agent-tui: tool Glob **/*: ok" in text.stderr and "(count): ok" in text.stderr
     whole = json.loads(run_cli(["-p", "find the TODOs", "--offline", "--output-format", "json", "--verbose"],
                                project).stdout)
     assert isinstance(whole, list) and whole[0]["subtype"] == "init" and whole[-1]["type"] == "result"
