@@ -133,8 +133,12 @@ def _findings(intent: Intent, facts: TurnFacts, project_dir: Path) -> list[str]:
 def _listing(intent: Intent, facts: TurnFacts, project_dir: Path) -> list[str]:
     files = sorted(facts.glob_paths or [])
     what = f"{', '.join(intent.suffixes)} files" if intent.suffixes else "Files"
-    lines = [f"## {what[0].upper()}{what[1:]}", "", f"The project has **{_count(len(files), 'matching file', facts.glob_cut)}**"
-             + (" (the listing stops at the 100 newest; narrow the pattern for the rest)." if facts.glob_cut else ".")]
+    cut_note = "."
+    if facts.glob_cut:
+        matched = f", of {plural(facts.glob_total, 'file')} Glob matched with generated ones" if facts.glob_total else ""
+        cut_note = f" (the listing stops at the 100 newest{matched}; narrow the pattern for the rest)."
+    lines = [f"## {what[0].upper()}{what[1:]}", "",
+             f"The project has **{_count(len(files), 'matching file', facts.glob_cut)}**{cut_note}"]
     if files:
         lines += ["", *(f"- `{display_path(path, project_dir)}`" for path in files[:SHOWN_FILES])]
         if len(files) > SHOWN_FILES:

@@ -21,6 +21,7 @@ from tui.agent.offline.project import display_path, is_generated, normalize
 GREP_PATTERN = "TODO|FIXME"
 NOTE_TEXT = "NOTE: reviewed by agent-tui offline demo"
 DEMO_FILE_NAME = "agent-tui-demo.md"
+_GLOB_TOTAL = re.compile(r"of ([\d,]+) matching files")
 _COUNT_LINE = re.compile(r"^(.+):(\d+)$")
 _COMMENT_BEFORE = re.compile(r"(#|//|/\*|<!--|--|;|\*|%)\s*$")
 
@@ -31,6 +32,7 @@ class TurnFacts:
 
     glob_paths: list[str] | None = None
     glob_cut: bool = False  # the Glob listed only part of the matching files
+    glob_total: int | None = None  # how many files the Glob matched in all, when it says so
     reads: dict[str, tuple[str, dict[int, str]]] = field(default_factory=dict)
     attempted_reads: set[str] = field(default_factory=set)
     hits: list[GrepHit] = field(default_factory=list)
@@ -57,6 +59,8 @@ def gather_facts(turn: TurnState, project_dir: Path) -> TurnFacts:
             paths = parse_glob_paths(text)
             facts.glob_paths = [p for p in paths if not is_generated(display_path(p, project_dir))]
             facts.glob_cut = output_was_cut(text)
+            total = _GLOB_TOTAL.search(text)
+            facts.glob_total = int(total.group(1).replace(",", "")) if total else None
         elif call.name == "Read":
             path = normalize(str(call.input.get("file_path", "")), project_dir)
             facts.attempted_reads.add(path)

@@ -46,7 +46,7 @@ _NEGATED_CHANGE = re.compile(
     r"\b(?:don'?t|do not|without|never|no)\s+(?:\w+\s+){0,2}?"
     r"(?:fix|chang|edit|modif|touch|writ|updat|alter)", re.IGNORECASE)
 _LIST_WORDS = frozenset({"list", "ls", "enumerate"})
-_FIND_WORDS = frozenset({"find", "search", "grep", "show", "locate", "look", "where", "count", "which"})
+_FIND_WORDS = frozenset({"find", "search", "grep", "show", "locate", "look", "where", "count", "which", "many"})
 _EXPLAIN_WORDS = frozenset(
     "summarise summarize summary overview explain describe explanation about understand read open cat".split()
 )
