@@ -11,7 +11,7 @@ from tui.agent.offline.conversation import GrepHit
 from tui.agent.offline.facts import TurnFacts, editable_hits
 from tui.agent.offline.intent import Intent, Kind
 from tui.agent.offline.project import display_path, mentioned_files, pick_read_target
-from tui.agent.offline.replies import FOOTER, files_seen, languages_line
+from tui.agent.offline.replies import FOOTER, at_least, files_seen, languages_line
 from tui.wording import plural, shorten
 
 TODO_PATTERN = r"\b(TODO|FIXME)\b"
@@ -83,7 +83,7 @@ def first_calls(intent: Intent, prompt: str, tools: set[str], project_dir: Path)
 
 def _count(count: int, noun: str, cut: bool) -> str:
     """`12 files`, or `at least 12 files` when the tool result was cut short."""
-    return ("at least " if cut else "") + plural(count, noun)
+    return at_least(cut) + plural(count, noun)
 
 
 def _hit_lines(hits: list[GrepHit], project_dir: Path, limit: int = SHOWN_HITS) -> list[str]:
@@ -123,7 +123,7 @@ def _findings(intent: Intent, facts: TurnFacts, project_dir: Path) -> list[str]:
         if shown:
             lines += ["", *_hit_lines(shown, project_dir)]
             if total > len(shown):
-                lines.append(f"- … and {'at least ' if cut else ''}{plural(total - len(shown), 'more line')}")
+                lines.append(f"- … and {at_least(cut)}{plural(total - len(shown), 'more line')}")
     ask = "find" if intent.kind is Kind.TODOS else "look"
     lines += ["", f"Nothing was changed: you asked me to {ask}, not to change anything. "
               "Ask `find the TODOs and fix one` to see an edit."]

@@ -29,7 +29,7 @@ proposes an edit you approve or deny
 Set `ANTHROPIC_API_KEY` (and leave out `--offline`) to talk to Claude instead."""
 
 
-def _at_least(cut: bool) -> str:
+def at_least(cut: bool) -> str:
     """"at least " before a count taken from a result that was cut short."""
     return "at least " if cut else ""
 
@@ -51,11 +51,11 @@ def findings_sentence(facts: TurnFacts, project_dir: Path) -> str:
     hits = editable_hits(facts, project_dir)
     hit_files = {display_path(hit.path, project_dir) for hit in hits}
     reads = ", ".join(f"`{display_path(shown, project_dir)}`" for shown, _ in facts.reads.values())
-    parts = [f"The project has **{_at_least(facts.glob_cut)}{plural(len(files), 'file')}** ({languages_line(files)})"]
+    parts = [f"The project has **{at_least(facts.glob_cut)}{plural(len(files), 'file')}** ({languages_line(files)})"]
     if reads:
         parts.append(f"I read {reads}")
     if facts.searched:
-        cut = _at_least(facts.search_cut)
+        cut = at_least(facts.search_cut)
         parts.append(f"the search found **{cut}{plural(len(hits), 'TODO/FIXME line')}** in "
                      f"{cut}{plural(len(hit_files), 'file')}")
     return "; ".join(parts) + "."
@@ -121,11 +121,11 @@ def summary(facts: TurnFacts, project_dir: Path, note: str = "") -> str:
     hit_files = {display_path(hit.path, project_dir) for hit in hits}
     reads = [display_path(shown, project_dir) for shown, _ in facts.reads.values()]
     lines = ["## Offline demo: what I did", ""]
-    lines.append(f"- Looked at **{_at_least(facts.glob_cut)}{plural(len(files), 'file')}** ({languages_line(files)})")
+    lines.append(f"- Looked at **{at_least(facts.glob_cut)}{plural(len(files), 'file')}** ({languages_line(files)})")
     if reads:
         lines.append("- Read " + ", ".join(f"`{path}`" for path in reads))
     if facts.searched:
-        cut = _at_least(facts.search_cut)
+        cut = at_least(facts.search_cut)
         lines.append(f"- Found **{cut}{plural(len(hits), 'TODO/FIXME line')}** in {cut}{plural(len(hit_files), 'file')}")
     command = facts.command_call
     if command is not None:
