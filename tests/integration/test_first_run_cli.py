@@ -143,3 +143,15 @@ def test_one_attempt_reads_as_one_attempt(project: Path) -> None:
                        {"ANTHROPIC_BASE_URL": api.base_url, "ANTHROPIC_API_KEY": "sk-test"})
     assert proc.returncode == 1
     assert "Gave up after 1 attempt:" in proc.stderr
+
+
+def test_the_app_with_a_terminal_for_stdin_and_stdout_piped_exits_at_once(project: Path) -> None:
+    controller, terminal = os.openpty()
+    try:
+        proc = subprocess.run([sys.executable, "-m", "tui.cli", "--offline"], cwd=project, stdin=terminal,
+                              capture_output=True, timeout=30)
+    finally:
+        os.close(terminal)
+        os.close(controller)
+    assert proc.returncode == 2 and proc.stdout == b""
+    assert b"\x1b" not in proc.stderr and b"use -p" in proc.stderr
