@@ -120,26 +120,27 @@ def test_verbose_is_accepted_and_adds_detail(project: Path) -> None:
     assert "--verbose" in run_cli(["--help"], project).stdout
 
 
-@pytest.mark.parametrize("raw_json", ["[1, 2]", '"just a string"'])
-def test_a_tool_input_that_is_no_object_prints_no_pydantic_warning(project: Path, raw_json: str) -> None:
+def test_a_tool_input_that_is_no_object_prints_no_pydantic_warning(project: Path) -> None:
     from tests.fakeapi import FakeAPI
     from tests.fakeapi import script as s
 
-    steps = [s.reply(s.ToolUse("Read", {}, None, raw_json=raw_json), stop_reason="tool_use"), s.reply("done")]
+    steps = [s.reply(s.ToolUse("Read", {}, None, raw_json="[1, 2]"), stop_reason="tool_use"), s.reply("done")]
     with FakeAPI(steps) as api:
-        proc = run_cli(["-p", "read it", "--output-format", "stream-json", "--verbose"], project,
+        proc = run_cli(["-p", "read it"], project,
                        {"ANTHROPIC_BASE_URL": api.base_url, "ANTHROPIC_API_KEY": "sk-test",
                         "PYTHONWARNINGS": "always"})
+    assert proc.returncode == 0 and "done" in proc.stdout
     assert "Warning" not in proc.stderr and "Traceback" not in proc.stderr, proc.stderr
-    assert json.loads(proc.stdout.splitlines()[-1])["type"] == "result"
 
 
 def test_one_attempt_reads_as_one_attempt(project: Path) -> None:
     from tests.fakeapi import FakeAPI
     from tests.fakeapi import script as s
 
+    (project / ".agent-tui").mkdir()
+    (project / ".agent-tui" / "settings.toml").write_text("max_retries = 0\n")
     with FakeAPI([s.http_error(529)]) as api:
-        proc = run_cli(["-p", "hello", "--settings", '{"max_retries": 0}'], project,
+        proc = run_cli(["-p", "hello"], project,
                        {"ANTHROPIC_BASE_URL": api.base_url, "ANTHROPIC_API_KEY": "sk-test"})
     assert proc.returncode == 1
     assert "Gave up after 1 attempt:" in proc.stderr

@@ -49,8 +49,7 @@ def test_asked_to_find_list_or_explain_it_never_edits(tmp_path: Path, mode: str)
     root = _project(tmp_path / "proj")
     before = _hashes(root)
     for prompt in READ_ONLY_PROMPTS:
-        proc = run_cli(["-p", prompt, "--offline", "--permission-mode", mode, "--output-format", "stream-json",
-                        "--verbose"], root)
+        proc = run_cli(["-p", prompt, "--offline", "--permission-mode", mode, "--output-format", "stream-json"], root)
         assert proc.returncode == 0, proc.stderr
         names = _tool_names(proc.stdout)
         assert names and not {"Edit", "Write", "Bash"} & set(names), (prompt, names)
@@ -89,8 +88,7 @@ def test_counts_are_complete_or_say_at_least(tmp_path: Path) -> None:
 
 def test_summarise_and_explain_read_and_answer(tmp_path: Path) -> None:
     root = _project(tmp_path / "proj")
-    summary = run_cli(["-p", "summarise this project", "--offline", "--output-format", "stream-json", "--verbose"],
-                      root)
+    summary = run_cli(["-p", "summarise this project", "--offline", "--output-format", "stream-json"], root)
     assert _tool_names(summary.stdout) == ["Glob", "Read"]
     result = json.loads(summary.stdout.splitlines()[-1])["result"]
     assert "Widgets" in result and "`src/` (2 files)" in result
