@@ -14,6 +14,16 @@ from typing import TYPE_CHECKING
 
 from tui import __version__
 from tui.agent.options import AgentOptions
+from tui.cli_args import (
+    NO_TTY,
+    RuleList,
+    positive_count,
+    no_prompt_message,
+    prompt_words,
+    settings_value,
+    terminal_missing,
+)
+from tui.wording import plural
 
 if TYPE_CHECKING:
     from tui.agent.session import AgentSession
@@ -52,14 +62,23 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("-p", "--print", dest="print_mode", action="store_true", help="headless: run one turn, print, exit")
     p.add_argument("--output-format", choices=("text", "json", "stream-json"), default="text")
     p.add_argument("--include-partial-messages", action="store_true", help="stream-json: include per-token events")
+    p.add_argument("--verbose", action="store_true",
+                   help="-p: text lists each tool call on stderr; json prints every message as one array "
+                        "(as Claude Code); stream-json is complete already and accepts it")
     p.add_argument("--model", help="model id (default from settings)")
     p.add_argument("--fallback-model", help="model to switch to when the model stays overloaded after retries")
-    p.add_argument("--max-turns", type=int, help="stop after this many model calls in a turn")
-    p.add_argument("--max-budget-tokens", type=int, help="stop when the session has used this many tokens")
-    p.add_argument("--max-tokens", type=int, help="max_tokens per response")
+    p.add_argument("--max-turns", type=positive_count, help="stop after this many model calls in a turn")
+    p.add_argument("--max-budget-tokens", type=positive_count,
+                   help="stop when the session has used this many tokens")
+    p.add_argument("--max-tokens", type=positive_count, help="max_tokens per response")
     p.add_argument("--permission-mode", choices=PERMISSION_MODES)
-    p.add_argument("--allowedTools", "--allowed-tools", dest="allowed", nargs="+", action="extend", metavar="RULE")
-    p.add_argument("--disallowedTools", "--disallowed-tools", dest="disallowed", nargs="+", action="extend", metavar="RULE")
+    p.add_argument("--settings", type=settings_value, metavar="FILE_OR_JSON",
+                   help="a settings file (.json/.toml) or a JSON string, layered on top of the other settings")
+    rules_help = "rules, space- or comma-separated; the list ends at the next flag, at --, or at a word that is no rule"
+    p.add_argument("--allowedTools", "--allowed-tools", dest="allowed", nargs="+", action=RuleList, metavar="RULE",
+                   help=rules_help)
+    p.add_argument("--disallowedTools", "--disallowed-tools", dest="disallowed", nargs="+", action=RuleList,
+                   metavar="RULE", help=rules_help)
     p.add_argument("--no-parallel", action="store_true", help="run tool calls one at a time")
     p.add_argument("--offline", action="store_true", help="use the built-in offline demo model")
     p.add_argument("-c", "--continue", dest="continue_", action="store_true", help="continue the newest session here")
@@ -77,7 +96,7 @@ def options_from_args(args: argparse.Namespace) -> tuple[AgentOptions, list[str]
     try:
         from tui.config.settings import load_settings
 
-        loaded = load_settings(project_dir)
+        loaded = load_settings(project_dir, extra=getattr(args, "settings", None))
         settings = loaded.settings
         problems = list(loaded.problems)
     except ImportError:
@@ -136,7 +155,10 @@ def main(argv: list[str] | None = None, *, own_process: bool = False) -> int:
 
 
 def _run(args: argparse.Namespace, own_process: bool) -> int:
-    prompt = " ".join(args.prompt).strip()
+    prompt = prompt_words(args)
+    if not args.print_mode and terminal_missing():
+        print(NO_TTY, file=sys.stderr)
+        return 2
     try:
         opts, problems = options_from_args(args)
     except (OSError, ValueError) as exc:
@@ -151,7 +173,7 @@ def _run(args: argparse.Namespace, own_process: bool) -> int:
         if not prompt and not sys.stdin.isatty():
             prompt = sys.stdin.read().strip()
         if not prompt:
-            print("agent-tui: -p needs a prompt: agent-tui -p \"what to do\"", file=sys.stderr)
+            print(no_prompt_message(args), file=sys.stderr)
             return 2
         from tui.headless import run_headless
 
@@ -162,7 +184,8 @@ def _run(args: argparse.Namespace, own_process: bool) -> int:
         except LookupError as exc:
             print(f"agent-tui: {exc}", file=sys.stderr)
             return 2
-        code = run_headless(opts, prompt, args.output_format, partial=args.include_partial_messages, session=session)
+        code = run_headless(opts, prompt, args.output_format, partial=args.include_partial_messages, session=session,
+                            verbose=args.verbose)
         global _exit_without_teardown
         _exit_without_teardown = own_process
         return code
@@ -244,7 +267,7 @@ def open_session(opts: AgentOptions, args: argparse.Namespace, *, print_mode: bo
     target: str | None = args.resume or None
     if target is None and args.resume == "":  # -r without an id: the app shows a picker
         if print_mode:
-            lines = [f"  {s.id}  {s.started}  {s.turns} turns  {s.first_prompt[:60]}" for s in sessions[:20]]
+            lines = [f"  {s.id}  {s.started}  {plural(s.turns, 'turn')}  {s.first_prompt[:60]}" for s in sessions[:20]]
             listing = "\n".join(lines) if lines else "  (none)"
             raise LookupError(f"-r needs a session id with -p. Sessions of this project, newest first:\n{listing}")
         if not sessions:

@@ -28,6 +28,7 @@ from tui.agent.events import (
 )
 from tui.agent.options import AgentOptions
 from tui.agent.session import AgentSession
+from tui.headless_verbose import VerboseLines
 
 NORMAL_STOPS = {"end_turn", "stop_sequence", "max_tokens", "model_context_window_exceeded"}
 _PARTIAL = (BlockStarted, BlockDelta, BlockFinished, ToolOutput)
@@ -48,7 +49,8 @@ def exit_code(reason: str) -> int:
 class HeadlessRenderer:
     """Turns loop events into output lines; keeps what the final result needs."""
 
-    def __init__(self, session: AgentSession, fmt: str, out: TextIO, err: TextIO, *, partial: bool = False) -> None:
+    def __init__(self, session: AgentSession, fmt: str, out: TextIO, err: TextIO, *, partial: bool = False,
+                 verbose: bool = False) -> None:
         self.session = session
         self.fmt = fmt
         self.out = out
@@ -59,11 +61,15 @@ class HeadlessRenderer:
         self.stopped: LoopStopped | None = None
         self.finished: TurnFinished | None = None
         self.stream_lines: list[dict[str, Any]] = []
+        self.verbose = VerboseLines(err) if verbose and fmt == "text" else None
+        self.collect = verbose and fmt == "json"  # Claude Code's json --verbose: every message, one array
 
     def emit(self, obj: dict[str, Any]) -> None:
         if self.fmt == "stream-json":
             self.out.write(json.dumps(obj, ensure_ascii=False, default=str) + "\n")
             self.out.flush()
+        elif self.collect:
+            self.stream_lines.append(obj)
 
     def init_line(self) -> None:
         s = self.session
@@ -98,7 +104,9 @@ class HeadlessRenderer:
             self.stopped = event
         elif isinstance(event, TurnFinished):
             self.finished = event
-        if self.fmt != "stream-json":
+        if self.verbose is not None:
+            self.verbose(event)
+        if self.fmt != "stream-json" and not self.collect:
             return
         if isinstance(event, _PARTIAL) and not self.partial:
             return
@@ -137,7 +145,8 @@ class HeadlessRenderer:
 
 
 def run_headless(options: AgentOptions, prompt: str, fmt: str = "text", *, partial: bool = False,
-                 out: TextIO | None = None, err: TextIO | None = None, session: AgentSession | None = None) -> int:
+                 out: TextIO | None = None, err: TextIO | None = None, session: AgentSession | None = None,
+                 verbose: bool = False) -> int:
     """Run one turn without a UI; returns the process exit code."""
     out = out or sys.stdout  # resolved per call: sys.stdout may have been replaced since import
     err = err or sys.stderr
@@ -145,7 +154,7 @@ def run_headless(options: AgentOptions, prompt: str, fmt: str = "text", *, parti
     session = session or AgentSession(options)
     if session.offline and not options.offline:
         err.write("agent-tui: no ANTHROPIC_API_KEY set; using the offline demo model (--offline to silence).\n")
-    renderer = HeadlessRenderer(session, fmt, out, err, partial=partial)
+    renderer = HeadlessRenderer(session, fmt, out, err, partial=partial, verbose=verbose)
     session.bus.subscribe(renderer, name="headless", skip=() if partial else _PARTIAL)
     renderer.init_line()
 
@@ -174,7 +183,8 @@ def run_headless(options: AgentOptions, prompt: str, fmt: str = "text", *, parti
     if fmt == "stream-json":
         renderer.emit(result)
     elif fmt == "json":
-        out.write(json.dumps(result, ensure_ascii=False, default=str) + "\n")
+        whole = [*renderer.stream_lines, result] if renderer.collect else result
+        out.write(json.dumps(whole, ensure_ascii=False, default=str) + "\n")
     else:
         text = result["result"]
         if text:

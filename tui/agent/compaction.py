@@ -19,6 +19,7 @@ from .events import CompactionFinished, CompactionStarted, Event
 from .request import build_request
 from .retry import backoff_delay, classify
 from .stream import StreamError, StreamInterrupted, run_stream
+from tui.wording import plural
 
 if TYPE_CHECKING:
     from .session import AgentSession
@@ -150,7 +151,7 @@ def compact(session: AgentSession, focus: str = "", *, automatic: bool = False) 
                                   "messages_before": len(before), "messages": after})
     session.context.reset()
     result = _finish(publish, CompactionResult(True, summary, len(before), len(after),
-                                               f"Compacted {cut} older messages into a summary."))
+                                               f"Compacted {plural(cut, 'older message')} into a summary."))
     session.context.publish()
     return result
 

@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from .resume import records_in
+from tui.wording import plural
 
 if TYPE_CHECKING:
     from .session import AgentSession
@@ -33,7 +34,7 @@ def _result_text(block: dict[str, Any]) -> str:
         content = "\n".join(c.get("text", "") for c in content if isinstance(c, dict) and c.get("type") == "text")
     text = str(content or "")
     if len(text) > RESULT_PREVIEW_CHARS:
-        text = text[:RESULT_PREVIEW_CHARS] + f"\n… ({len(text) - RESULT_PREVIEW_CHARS:,} more characters)"
+        text = text[:RESULT_PREVIEW_CHARS] + f"\n… ({plural(len(text) - RESULT_PREVIEW_CHARS, 'more character')})"
     return text
 
 
@@ -81,7 +82,7 @@ def records_markdown(records: list[dict[str, Any]], title: str) -> str:
             if last:
                 parts.append("## User\n\n" + last[0].get("text", ""))
         elif kind == "compaction":
-            parts.append(f"---\n\n*Context compacted ({record.get('messages_before')} messages → "
+            parts.append(f"---\n\n*Context compacted ({plural(int(record.get('messages_before') or 0), 'message')} → "
                          f"{len(record.get('messages') or [])}). Summary:*\n\n{record.get('summary', '')}\n\n---")
         elif kind == "event" and (record.get("event") or {}).get("type") == "LoopStopped":
             event = record["event"]

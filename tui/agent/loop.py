@@ -31,6 +31,7 @@ from .pricing import add_usage, total_tokens, usage_cost
 from .request import build_request, sdk_params
 from .retry import backoff_delay, classify
 from .stream import StreamError, StreamInterrupted, StreamResult, run_stream
+from tui.wording import plural
 
 if TYPE_CHECKING:
     from .session import AgentSession
@@ -86,12 +87,12 @@ def check_limits(session: AgentSession, turn: Any) -> None:
     if session.cancel_event.is_set():
         raise LoopStop("interrupted", "Interrupted by the user.")
     if opts.max_turns is not None and turn.iterations >= opts.max_turns:
-        raise LoopStop("max_turns", f"Reached the limit of {opts.max_turns} model calls (--max-turns).", is_error=True)
+        raise LoopStop("max_turns", f"Reached the limit of {plural(opts.max_turns, 'model call')} (--max-turns).", is_error=True)
     if opts.max_budget_tokens is not None:
         spent = total_tokens(session.usage_totals)
         if spent >= opts.max_budget_tokens:
             raise LoopStop(
-                "budget", f"The token budget is spent: {spent:,} of {opts.max_budget_tokens:,} tokens.", is_error=True
+                "budget", f"The token budget is spent: {spent:,} of {plural(opts.max_budget_tokens, 'token')}.", is_error=True
             )
 
 
@@ -147,7 +148,7 @@ def call_model(session: AgentSession, iteration: int) -> StreamResult:
                     return call_model(session, iteration)
                 session.keep_partial_text(exc.partial)
                 reason = "api_error" if failure.status else "stream_failed"
-                raise LoopStop(reason, f"Gave up after {attempt} attempts: {failure.message}", is_error=True) from None
+                raise LoopStop(reason, f"Gave up after {plural(attempt, 'attempt')}: {failure.message}", is_error=True) from None
             delay = backoff_delay(attempt, opts.retry_base_delay, opts.retry_max_delay, failure.retry_after)
             session.publish(
                 RetryScheduled(iteration=iteration, attempt=attempt + 1, max_attempts=max_attempts,
@@ -187,7 +188,7 @@ def handle_stop_reason(session: AgentSession, iteration: int, result: StreamResu
         calls = [(b.get("name", ""), b.get("input")) for b in tool_uses]
         warnings, stop_detail = guard.record_iteration(calls)
         parallel = session.dispatcher.parallel_count(tool_uses)
-        handled(f"dispatching {len(tool_uses)} tool{'s' if len(tool_uses) != 1 else ''}, {parallel} in parallel")
+        handled(f"dispatching {plural(len(tool_uses), 'tool')}, {parallel} in parallel")
         outcome = session.dispatcher.run(tool_uses, session.cancel_event, warnings)
         session.denials.extend(outcome.denials)
         results_message = {"role": "user", "content": outcome.results}

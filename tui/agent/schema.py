@@ -7,6 +7,7 @@ exclusiveMinimum, items, minItems. Returns one sentence the model can act on.
 from __future__ import annotations
 
 from typing import Any
+from tui.wording import plural
 
 _TYPES: dict[str, tuple[type, ...]] = {
     "object": (dict,),
@@ -61,7 +62,7 @@ def validate(value: Any, schema: dict[str, Any], where: str = "input") -> str | 
                     return problem
     if isinstance(value, list):
         if "minItems" in schema and len(value) < schema["minItems"]:
-            return f"`{where}` needs at least {schema['minItems']} items."
+            return f"`{where}` needs at least {plural(schema['minItems'], 'item')}."
         items = schema.get("items")
         if isinstance(items, dict):
             for i, item in enumerate(value):

@@ -60,13 +60,18 @@ def _delta_dict(delta: Any) -> tuple[str, str, dict[str, Any]]:
         return kind, delta.thinking, {"type": kind, "thinking": delta.thinking}
     if kind == "signature_delta":
         return kind, delta.signature, {"type": kind, "signature": delta.signature}
-    data = delta.model_dump(exclude_none=True)
+    data = delta.model_dump(exclude_none=True, warnings=False)
     return kind, "", data
 
 
 def dump_block(block: Any) -> dict[str, Any]:
-    """A content block as the API sent it (SDK-only helper fields dropped)."""
-    data = block.model_dump(exclude_none=True, mode="json")
+    """A content block as the API sent it (SDK-only helper fields dropped).
+
+    The SDK builds response models without validation, so a value of an unexpected shape (a
+    tool input that is a list) is kept as sent; `warnings=False` stops pydantic from printing a
+    serializer UserWarning about it on stderr, and the dispatcher reports the bad input itself.
+    """
+    data = block.model_dump(exclude_none=True, mode="json", warnings=False)
     data.pop("parsed_output", None)
     if data.get("type") == "text" and data.get("citations") == []:
         data.pop("citations")
@@ -268,7 +273,7 @@ class _StreamReader:
         if etype == "message_start":
             self.saw_start = True
             self.ttfb_ms = int(now * 1000)
-            raw.append((now, etype, ev.model_dump(exclude_none=True, mode="json")))
+            raw.append((now, etype, ev.model_dump(exclude_none=True, mode="json", warnings=False)))
             self.request_id = getattr(self.stream, "request_id", None)
             return self.publish(ResponseStarted(iteration=it, message_id=ev.message.id,
                                                 request_id=self.request_id, ttfb_ms=self.ttfb_ms))
@@ -277,7 +282,7 @@ class _StreamReader:
             raw.append((now, etype, {"type": etype}))
         else:  # message_delta and any event type the API adds later
             try:
-                raw.append((now, etype, ev.model_dump(exclude_none=True, mode="json")))
+                raw.append((now, etype, ev.model_dump(exclude_none=True, mode="json", warnings=False)))
             except Exception:
                 raw.append((now, etype, {"type": etype}))
         return not self.abandoned
@@ -305,9 +310,9 @@ class _StreamReader:
             snapshot = self.stream.current_message_snapshot
             message = dump_message(snapshot)
             stop_reason = snapshot.stop_reason
-            usage = snapshot.usage.model_dump(exclude_none=True, mode="json") if snapshot.usage else {}
+            usage = snapshot.usage.model_dump(exclude_none=True, mode="json", warnings=False) if snapshot.usage else {}
             sd = getattr(snapshot, "stop_details", None)
-            details = sd.model_dump(exclude_none=True, mode="json") if sd is not None else None
+            details = sd.model_dump(exclude_none=True, mode="json", warnings=False) if sd is not None else None
             if details is None:  # SDKs older than stop_details keep it only in the raw message_delta
                 details = next((d.get("delta", {}).get("stop_details") for _, k, d in raw if k == "message_delta"
                                 and d.get("delta", {}).get("stop_details")), None)

@@ -13,6 +13,7 @@ import os
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
+from tui.wording import plural
 
 if TYPE_CHECKING:
     from tui.tools.base import SessionState
@@ -46,7 +47,7 @@ class FileRestore:
         lines = list(difflib.unified_diff(old.splitlines(keepends=True), new.splitlines(keepends=True),
                                           f"{name} (now)", f"{name} (after undo)"))
         if len(lines) > MAX_DIFF_LINES:
-            lines = [*lines[:MAX_DIFF_LINES], f"… {len(lines) - MAX_DIFF_LINES} more diff lines\n"]
+            lines = [*lines[:MAX_DIFF_LINES], f"… {plural(len(lines) - MAX_DIFF_LINES, 'more diff line')}\n"]
         return "".join(lines)
 
 
@@ -68,7 +69,7 @@ def _text(data: bytes | None) -> str:
     if data is None:
         return ""
     if b"\0" in data[:8192]:
-        return f"(binary, {len(data):,} bytes)\n"
+        return f"(binary, {plural(len(data), 'byte')})\n"
     return data.decode("utf-8", errors="replace")
 
 

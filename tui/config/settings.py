@@ -292,8 +292,8 @@ class _Loader:
                     self.rule_list(path, text, kind, mine[kind], False, self.project_dir, table, f"{path} [{table}]")
 
 
-def load_settings(project_dir: Path, cli: dict[str, Any] | None = None) -> LoadedSettings:
-    """Read every layer for `project_dir`, then apply `cli` (setting name -> value, None = unset).
+def load_settings(project_dir: Path, cli: dict[str, Any] | None = None, extra: str | None = None) -> LoadedSettings:
+    """Read every layer for `project_dir`, then `extra` (--settings), then `cli` (setting name -> value, None = unset).
 
     Never raises: problems are collected in `.problems` and the defaults fill the gaps.
     """
@@ -305,6 +305,10 @@ def load_settings(project_dir: Path, cli: dict[str, Any] | None = None) -> Loade
         loader.layer(claude_file, folder=True, claude=True)
     loader.layer(project_settings_file(loader.project_dir), folder=True)
     loader.layer(local_settings_file(loader.project_dir), folder=True)
+    if extra is not None:
+        from tui.config.extra_settings import layer_extra
+
+        layer_extra(loader, extra)
     for key, value in (cli or {}).items():
         if value is None:
             continue

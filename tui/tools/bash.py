@@ -15,6 +15,7 @@ from typing import Any
 
 from tui.tools.base import FatalToolError, Tool, ToolContext, ToolError, ToolInterrupted, ToolResult
 from tui.tools.inputs import get_int, get_str
+from tui.wording import shorten
 
 DEFAULT_TIMEOUT_MS = 120_000
 MAX_TIMEOUT_MS = 600_000
@@ -128,7 +129,7 @@ class BashTool(Tool):
             return "Bash"
         first = command.strip().splitlines()[0]
         if len(first) > 80 or "\n" in command.strip():
-            first = first[:77] + "…"
+            first = shorten(first, 78) if len(first) > 78 else first + "…"
         return f"Bash: {first}"
 
     def working_dir(self, ctx: ToolContext) -> Path:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from tui.wording import plural
 
 
 def _lines(text: str) -> list[str]:
@@ -44,7 +45,7 @@ def snippet(text: str, changed: list[tuple[int, int]], context: int = 3, max_lin
     shown = 0
     for lo, hi in merged:
         if shown >= max_lines:
-            parts.append(f"... ({len(merged) - len(parts)} more changed regions not shown)")
+            parts.append(f"... ({plural(len(merged) - len(parts), 'more changed region')} not shown)")
             break
         hi = min(hi, lo + max_lines - shown - 1)
         parts.append(numbered(lines[lo - 1 : hi], lo))

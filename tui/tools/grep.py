@@ -19,6 +19,7 @@ from tui.tools.ripgrep import (
     search_flags,
     search_root,
 )
+from tui.wording import plural
 
 OUTPUT_MODES = ("content", "files_with_matches", "count")
 MAX_OUTPUT_CHARS = 30_000
@@ -117,7 +118,7 @@ class GrepTool(SearchTool):
         if not isinstance(pattern, str):
             return "Grep"
         shown = pattern if len(pattern) <= 40 else pattern[:39] + "…"
-        text = f"Grep {shown}"
+        text = f"Grep {shown}" + (" (count)" if tool_input.get("output_mode") == "count" else "")
         path = tool_input.get("path")
         if isinstance(path, str) and path and "\x00" not in path:
             resolved = ctx.resolve(path)
@@ -180,16 +181,15 @@ class GrepTool(SearchTool):
         if mode == "count" and lines:
             lines = sorted(lines)  # rg prints counts in the order its threads finish
             matches = sum(int(c) for c in (line.rpartition(":")[2] for line in lines) if c.isdigit())
-            files = "file" if total_entries == 1 else "files"
-            count_summary = f"\n\nFound {matches} total matching lines across {total_entries} {files}."
+            count_summary = f"\n\nFound {plural(matches, 'total matching line')} across {plural(total_entries, 'file')}."
         if head_limit and len(lines) > head_limit:
             lines = lines[:head_limit]
-            notes.append(f"Showing the first {head_limit} results (head_limit); more exist.")
+            notes.append(f"Showing the first {plural(head_limit, 'result')} (head_limit); more exist.")
         elif result.stopped_early:
-            notes.append(f"Output stopped after {len(lines):,} lines; narrow the search or set head_limit.")
+            notes.append(f"Output stopped after {plural(len(lines), 'line')}; narrow the search or set head_limit.")
         lines, cut = cap_output(lines)
         if cut:
-            notes.append(f"Output cut at {MAX_OUTPUT_CHARS:,} characters: {cut:,} more lines not shown. "
+            notes.append(f"Output cut at {MAX_OUTPUT_CHARS:,} characters: {plural(cut, 'more line')} not shown. "
                          "Narrow the search with path, glob, type or head_limit.")
         text = self._format(mode, lines, total_entries) + (count_summary if lines else "")
         if notes:

@@ -22,6 +22,7 @@ from tui.tools.fileio import (
 )
 from tui.tools.freshness import record_hash
 from tui.tools.inputs import get_int, get_str
+from tui.wording import plural
 
 DEFAULT_LIMIT = 2000
 MAX_LINE_CHARS = 2000
@@ -288,7 +289,7 @@ class ReadTool(Tool):
             return ToolResult(content=f"The file {display} exists but is empty.", meta=meta)
         if not lines:
             return ToolResult(
-                content=f"{display} has {total:,} lines, so offset {offset} is past the end; use an offset of at most {total}.",
+                content=f"{display} has {plural(total, 'line')}, so offset {offset} is past the end; use an offset of at most {total}.",
                 meta=meta,
             )
         out: list[str] = []

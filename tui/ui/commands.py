@@ -18,6 +18,7 @@ from textual.app import SystemCommand
 from textual.screen import Screen
 
 from .bindings import KEYS
+from tui.wording import plural
 
 if TYPE_CHECKING:
     from .app import AgentApp
@@ -151,7 +152,7 @@ def _copy(app: AgentApp, args: str) -> None:
         app.notify("There is no reply to copy yet.", severity="warning")
         return
     app.copy_to_clipboard(text)
-    app.notify(f"Copied the last reply ({len(text):,} characters).")
+    app.notify(f"Copied the last reply ({plural(len(text), 'character')}).")
 
 
 @slash_command("quit", "Quit agent-tui")

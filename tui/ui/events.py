@@ -26,6 +26,7 @@ from .widgets.blocks import MarkerLine, ThinkingBlock, ToolCallBlock, UserPrompt
 from .widgets.conversation import TurnView
 from .widgets.conversation_model import BlockRecord, ToolRecord, TurnRecord
 from .widgets.status_line import human_tokens
+from tui.wording import plural
 
 if TYPE_CHECKING:
     from .screens.permission_dialog import PermissionDialog
@@ -203,7 +204,7 @@ class EventController:
             return
         running = sum(1 for t, _ in self._tools.values() if t.state == "running")
         if running:
-            self.app.status.set_state("running", f"{running} tool{'s' if running > 1 else ''}")
+            self.app.status.set_state("running", plural(running, "tool"))
 
     def record_in_inspector(self, event: ev.Event) -> None:
         if self._inspector_failed:
@@ -447,7 +448,7 @@ class EventController:
         await self._freeze_live()
         u = e.usage
         total_in = sum(int(u.get(k) or 0) for k in ("input_tokens", "cache_read_input_tokens", "cache_creation_input_tokens"))
-        calls = f"{e.num_iterations} call{'s' if e.num_iterations != 1 else ''}"
+        calls = plural(e.num_iterations, "call")
         await self.add_marker(
             f"{calls} · {format_seconds(e.duration_ms / 1000)} · {human_tokens(total_in)} in / "
             f"{human_tokens(int(u.get('output_tokens') or 0))} out · ${e.cost_usd:.4f}",
@@ -478,7 +479,7 @@ class EventController:
     async def on_compaction_finished(self, e: ev.CompactionFinished) -> None:
         if e.ok:
             await self.add_marker(
-                f"context compacted: {e.messages_before} messages → {e.messages_after} "
+                f"context compacted: {plural(e.messages_before, 'message')} → {e.messages_after} "
                 "(a summary replaces the older turns)", "stop")
         else:
             await self.add_marker(f"compaction failed, history kept: {e.detail or 'no detail'}", "warn")

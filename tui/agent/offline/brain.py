@@ -1,9 +1,10 @@
 """The offline model's brain: from a request body and the real project to content blocks.
 
-One turn runs in four steps, each derived from the messages alone: (1) a parallel Glob +
-Read + Grep, (2) one Edit of a TODO line (or a Write of a demo file), after a Read of that
-file if needed, (3) a Bash command, (4) an end_turn Markdown summary. Only offered tools
-are called; error results are reported and the turn moves on.
+A request to change something runs in four steps, each derived from the messages alone:
+(1) a parallel Glob + Read + Grep, (2) one Edit of a TODO line (or a Write of a demo file),
+after a Read of that file if needed, (3) a Bash command, (4) an end_turn Markdown summary.
+Any other request (find, list, where is, explain) gets its searches and reads, then an
+answer, and never an edit. Only offered tools are called; error results are reported.
 """
 
 from __future__ import annotations
@@ -15,6 +16,8 @@ import re
 from pathlib import Path
 from typing import Any
 
+from tui.agent.offline.answers import answer, first_calls
+from tui.agent.offline.calls import Blocks, search_call, text_block, tool_call
 from tui.agent.offline.conversation import TurnState, current_turn
 from tui.agent.offline.facts import (
     DEMO_FILE_NAME,
@@ -24,6 +27,7 @@ from tui.agent.offline.facts import (
     editable_hits,
     gather_facts,
 )
+from tui.agent.offline.intent import Kind, classify
 from tui.agent.offline.project import display_path, is_git_repo, normalize, pick_read_target
 from tui.agent.offline.replies import GREETING, demo_file_content, findings_sentence, summary
 
@@ -35,17 +39,6 @@ _PROJECT_WORDS = frozenset(
     "folder git commit diff lint check scan inspect analyze analyse".split()
 )
 _FILE_LIKE = re.compile(r"\w\.\w{1,8}\b|/")
-
-Blocks = list[dict[str, Any]]
-
-
-def _text(text: str) -> dict[str, Any]:
-    return {"type": "text", "text": text}
-
-
-def _call(name: str, tool_input: dict[str, Any]) -> dict[str, Any]:
-    return {"type": "tool_use", "id": "", "name": name, "input": tool_input}
-
 
 def offered_tools(body: dict[str, Any]) -> set[str]:
     """Names of the tools the request offers."""
@@ -60,28 +53,23 @@ def is_small_talk(prompt: str) -> bool:
 
 def _first_step(turn: TurnState, tools: set[str], project_dir: Path) -> tuple[Blocks, str]:
     """A short plan, then Glob, Read and Grep in parallel."""
-    if is_small_talk(turn.prompt):
-        return [_text(GREETING)], "end_turn"
     calls: Blocks = []
     doing: list[str] = []
     if "Glob" in tools:
-        calls.append(_call("Glob", {"pattern": "**/*"}))
+        calls.append(tool_call("Glob", {"pattern": "**/*"}))
         doing.append("list its files")
     target = pick_read_target(turn.prompt, project_dir)
     if target is not None and "Read" in tools:
-        calls.append(_call("Read", {"file_path": str(target)}))
+        calls.append(tool_call("Read", {"file_path": str(target)}))
         doing.append(f"read `{display_path(str(target), project_dir)}`")
-    if "Grep" in tools:
-        calls.append(_call("Grep", {"pattern": GREP_PATTERN, "output_mode": "content", "-n": True}))
-        doing.append("search for TODO/FIXME markers")
-    elif "Bash" in tools:
-        command = f'grep -rnE "{GREP_PATTERN}" --exclude-dir=.git .'
-        calls.append(_call("Bash", {"command": command, "description": "Search for TODO/FIXME"}))
-        doing.append("search for TODO/FIXME markers")
+    search = search_call(GREP_PATTERN, tools, "Search for TODO/FIXME")
+    if search is not None:
+        calls.append(search)
+        doing.append("search for TODO/FIXME markers (generated files left out)")
     if not calls:
-        return [_text(summary(TurnFacts(), project_dir, "no tools were offered"))], "end_turn"
+        return [text_block(summary(TurnFacts(), project_dir, "no tools were offered"))], "end_turn"
     plan = ", ".join(doing[:-1]) + (" and " if len(doing) > 1 else "") + doing[-1]
-    return [_text(f"I'll look at the project: {plan}."), *calls], "tool_use"
+    return [text_block(f"I'll look at the project: {plan}."), *calls], "tool_use"
 
 
 def _change_step(
@@ -97,7 +85,7 @@ def _change_step(
         read = facts.reads.get(path)
         if read is None and path not in facts.attempted_reads and "Read" in tools:
             note = f"{found} I'll read `{shown}` before editing its TODO on line {hit.line}."
-            return [_text(note), _call("Read", {"file_path": path})], "tool_use"
+            return [text_block(note), tool_call("Read", {"file_path": path})], "tool_use"
         if "Edit" not in tools:
             return "the Edit tool is not available in this mode"
         if read is None and path in facts.attempted_reads:
@@ -106,7 +94,7 @@ def _change_step(
         old, new, number = edit_strings(hit, lines)
         note = f"{found} I'll turn the TODO on line {number} of `{shown}` into a reviewed note."
         edit = {"file_path": file_path, "old_string": old, "new_string": new}
-        return [_text(note), _call("Edit", edit)], "tool_use"
+        return [text_block(note), tool_call("Edit", edit)], "tool_use"
     if "Write" not in tools:
         return "no TODO was found and the Write tool is not available"
     demo_path = str(project_dir.absolute() / DEMO_FILE_NAME)
@@ -114,10 +102,10 @@ def _change_step(
     if Path(demo_path).exists() and normalized not in facts.reads:
         if "Read" in tools and normalized not in facts.attempted_reads:
             note = f"{found} `{DEMO_FILE_NAME}` exists already; I'll read it before rewriting it."
-            return [_text(note), _call("Read", {"file_path": demo_path})], "tool_use"
+            return [text_block(note), tool_call("Read", {"file_path": demo_path})], "tool_use"
     note = f"{found} No TODO to fix, so I'll write a short summary to `{DEMO_FILE_NAME}`."
     write = {"file_path": demo_path, "content": demo_file_content(facts, project_dir)}
-    return [_text(note), _call("Write", write)], "tool_use"
+    return [text_block(note), tool_call("Write", write)], "tool_use"
 
 
 def _command_step(facts: TurnFacts, project_dir: Path) -> tuple[Blocks, str]:
@@ -133,16 +121,22 @@ def _command_step(facts: TurnFacts, project_dir: Path) -> tuple[Blocks, str]:
         command = {"command": "git status --short", "description": "Show changed files"}
     else:
         command = {"command": "ls -la", "description": "List the project directory"}
-    return [_text(note), _call("Bash", command)], "tool_use"
+    return [text_block(note), tool_call("Bash", command)], "tool_use"
 
 
 def _plan(turn: TurnState, tools: set[str], project_dir: Path) -> tuple[Blocks, str]:
     """Picks the step of the turn from the calls made so far."""
+    intent = classify(turn.prompt)
     if not turn.calls:
-        return _first_step(turn, tools, project_dir)
+        if intent.kind in (Kind.LOOK, Kind.CHANGE) and is_small_talk(turn.prompt):
+            return [text_block(GREETING)], "end_turn"
+        first = first_calls(intent, turn.prompt, tools, project_dir)
+        return first if first is not None else _first_step(turn, tools, project_dir)
     facts = gather_facts(turn, project_dir)
+    if intent.kind is not Kind.CHANGE:  # only a request to change something leads to an edit
+        return [text_block(answer(intent, facts, project_dir))], "end_turn"
     if turn.assistant_replies >= MAX_REPLIES_PER_TURN:
-        return [_text(summary(facts, project_dir, "the turn ran out of steps"))], "end_turn"
+        return [text_block(summary(facts, project_dir, "the turn ran out of steps"))], "end_turn"
     note = ""
     if facts.change_call is None:
         step = _change_step(facts, tools, project_dir)
@@ -151,7 +145,7 @@ def _plan(turn: TurnState, tools: set[str], project_dir: Path) -> tuple[Blocks, 
         note = step
     if facts.command_call is None and "Bash" in tools:
         return _command_step(facts, project_dir)
-    return [_text(summary(facts, project_dir, note))], "end_turn"
+    return [text_block(summary(facts, project_dir, note))], "end_turn"
 
 
 def _thinking(body: dict[str, Any], blocks: Blocks, stop_reason: str) -> dict[str, Any]:
@@ -180,7 +174,7 @@ def plan_reply(body: dict[str, Any], project_dir: Path) -> tuple[Blocks, str]:
     project_dir = Path(project_dir)
     turn = current_turn(list(body.get("messages") or []))
     if turn is None:
-        blocks, stop_reason = [_text("Send me a prompt to start a turn.")], "end_turn"
+        blocks, stop_reason = [text_block("Send me a prompt to start a turn.")], "end_turn"
     else:
         blocks, stop_reason = _plan(turn, offered_tools(body), project_dir)
     _assign_ids(body, blocks)

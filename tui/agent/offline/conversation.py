@@ -11,10 +11,13 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
+from tui.wording import shorten
+
 _READ_LINE = re.compile(r"^\s*(\d+)[\t\u2192](.*)$")
 _GREP_WITH_PATH = re.compile(r"^(.+?):(\d+):(.*)$")
 _GREP_NO_PATH = re.compile(r"^(\d+):(.*)$")
 TODO_MARKER = re.compile(r"\b(TODO|FIXME)\b")
+_CUT_NOTE = re.compile(r"Results are truncated|\[(?:Output stopped|Output cut|Showing the first)")
 _NOT_A_PATH = re.compile(r"^(\(|\[|<|no files|found \d|\.\.\.|results? )", re.IGNORECASE)
 
 
@@ -118,21 +121,27 @@ def parse_read_lines(text: str) -> dict[int, str]:
     return lines
 
 
-def parse_grep_hits(text: str, default_path: str = "") -> list[GrepHit]:
-    """TODO/FIXME hits from content-mode search output (`path:line:text`, or `line:text`)."""
+def parse_grep_lines(text: str, default_path: str = "") -> list[GrepHit]:
+    """Every matching line of content-mode search output (`path:line:text`, or `line:text`)."""
     hits = []
     for raw in text.split("\n"):
         raw = raw.rstrip("\r")
         match = _GREP_WITH_PATH.match(raw)
         if match and not match.group(1).isdigit():
-            hit = GrepHit(match.group(1), int(match.group(2)), match.group(3))
+            hits.append(GrepHit(match.group(1), int(match.group(2)), match.group(3)))
         elif (bare := _GREP_NO_PATH.match(raw)) and default_path:
-            hit = GrepHit(default_path, int(bare.group(1)), bare.group(2))
-        else:
-            continue
-        if TODO_MARKER.search(hit.text):
-            hits.append(hit)
+            hits.append(GrepHit(default_path, int(bare.group(1)), bare.group(2)))
     return hits
+
+
+def parse_grep_hits(text: str, default_path: str = "") -> list[GrepHit]:
+    """TODO/FIXME hits from content-mode search output."""
+    return [hit for hit in parse_grep_lines(text, default_path) if TODO_MARKER.search(hit.text)]
+
+
+def output_was_cut(text: str) -> bool:
+    """True when a Grep or Glob result says it shows only part of what matched."""
+    return _CUT_NOTE.search(text) is not None
 
 
 def parse_glob_paths(text: str) -> list[str]:
@@ -148,4 +157,4 @@ def error_reason(text: str | None) -> str:
     """The first meaningful line of an error result, without `<tool_use_error>` tags."""
     cleaned = re.sub(r"</?tool_use_error>", "", text or "").strip()
     first = cleaned.split("\n", 1)[0].strip() or "no reason given"
-    return first if len(first) <= 160 else first[:157] + "..."
+    return shorten(first, 160)

@@ -11,15 +11,18 @@ from tui.agent.offline.conversation import (
     GrepHit,
     ToolCall,
     TurnState,
+    output_was_cut,
     parse_glob_paths,
-    parse_grep_hits,
+    parse_grep_lines,
     parse_read_lines,
 )
-from tui.agent.offline.project import normalize
+from tui.agent.offline.project import display_path, is_generated, normalize
 
 GREP_PATTERN = "TODO|FIXME"
 NOTE_TEXT = "NOTE: reviewed by agent-tui offline demo"
 DEMO_FILE_NAME = "agent-tui-demo.md"
+_GLOB_TOTAL = re.compile(r"of ([\d,]+) matching files")
+_COUNT_LINE = re.compile(r"^(.+):(\d+)$")
 _COMMENT_BEFORE = re.compile(r"(#|//|/\*|<!--|--|;|\*|%)\s*$")
 
 
@@ -28,17 +31,23 @@ class TurnFacts:
     """Files seen, reads, TODO hits and the change/command calls of this turn."""
 
     glob_paths: list[str] | None = None
+    glob_cut: bool = False  # the Glob listed only part of the matching files
+    glob_total: int | None = None  # how many files the Glob matched in all, when it says so
     reads: dict[str, tuple[str, dict[int, str]]] = field(default_factory=dict)
     attempted_reads: set[str] = field(default_factory=set)
     hits: list[GrepHit] = field(default_factory=list)
+    lines: list[GrepHit] = field(default_factory=list)  # every line a search returned (TODO or not)
     searched: bool = False
+    search_cut: bool = False  # a search result said it was cut short
+    counts: dict[str, int] | None = None  # matching lines per file, from a count-mode Grep
+    counts_cut: bool = False
     change_call: ToolCall | None = None
     command_call: ToolCall | None = None
 
 
 def _is_search_command(call: ToolCall) -> bool:
     """A Bash call that stands in for Grep (used when Grep is not offered)."""
-    return call.name == "Bash" and GREP_PATTERN in str(call.input.get("command", ""))
+    return call.name == "Bash" and str(call.input.get("command", "")).startswith("grep ")
 
 
 def gather_facts(turn: TurnState, project_dir: Path) -> TurnFacts:
@@ -47,22 +56,44 @@ def gather_facts(turn: TurnState, project_dir: Path) -> TurnFacts:
     for call in turn.calls:
         text = call.result_text or ""
         if call.name == "Glob" and call.succeeded:
-            facts.glob_paths = parse_glob_paths(text)
+            paths = parse_glob_paths(text)
+            facts.glob_paths = [p for p in paths if not is_generated(display_path(p, project_dir))]
+            facts.glob_cut = output_was_cut(text)
+            total = _GLOB_TOTAL.search(text)
+            facts.glob_total = int(total.group(1).replace(",", "")) if total else None
         elif call.name == "Read":
             path = normalize(str(call.input.get("file_path", "")), project_dir)
             facts.attempted_reads.add(path)
             if call.succeeded:
                 facts.reads[path] = (str(call.input["file_path"]), parse_read_lines(text))
+        elif call.name == "Grep" and call.input.get("output_mode") == "count":
+            if call.succeeded:
+                facts.counts = _per_file_counts(text, project_dir)
+                facts.counts_cut = output_was_cut(text)
         elif call.name == "Grep" or _is_search_command(call):
             facts.searched = facts.searched or call.result_text is not None
             if call.result_text is not None and (call.succeeded or call.name == "Bash"):
                 default = str(call.input.get("path", ""))
-                facts.hits.extend(parse_grep_hits(text, default_path=default))
+                kept = [hit for hit in parse_grep_lines(text, default_path=default)
+                        if not is_generated(display_path(hit.path, project_dir))]
+                facts.lines.extend(kept)
+                facts.hits.extend(hit for hit in kept if TODO_MARKER.search(hit.text))
+                facts.search_cut = facts.search_cut or output_was_cut(text)
         elif call.name in ("Edit", "Write"):
             facts.change_call = call
         elif call.name == "Bash":
             facts.command_call = call
     return facts
+
+
+def _per_file_counts(text: str, project_dir: Path) -> dict[str, int]:
+    """`path:N` lines of a count-mode Grep, generated files left out."""
+    counts: dict[str, int] = {}
+    for line in text.split("\n"):
+        match = _COUNT_LINE.match(line.strip())
+        if match and not is_generated(display_path(match.group(1), project_dir)):
+            counts[display_path(match.group(1), project_dir)] = int(match.group(2))
+    return counts
 
 
 def _in_comment(hit: GrepHit) -> bool:

@@ -8,22 +8,47 @@ from collections import Counter
 from pathlib import Path
 
 WALK_LIMIT = 5000
-_SKIPPED_DIRS = {"node_modules", "__pycache__", "venv", "dist", "build", "target", "site-packages"}
 SOURCE_SUFFIXES = (
     ".py", ".js", ".ts", ".tsx", ".jsx", ".go", ".rs", ".java", ".kt", ".c", ".h", ".cc",
     ".cpp", ".hpp", ".cs", ".rb", ".php", ".swift", ".scala", ".sh", ".lua", ".ex", ".hs",
 )
 _FILE_LIKE = re.compile(r"[\w./-]*\w\.\w{1,8}|[\w.-]+/[\w./-]+")
+# generated, vendored or binary files: never searched, counted or edited by the demo
+GENERATED_DIRS = frozenset({"node_modules", "screenshots", "__snapshots__", "__pycache__", "dist", "build", ".venv",
+                            "venv", "site-packages", "target", "vendor", ".git"})
+LOCK_FILES = frozenset({"package-lock.json", "npm-shrinkwrap.json", "yarn.lock", "pnpm-lock.yaml", "poetry.lock",
+                        "uv.lock", "Pipfile.lock", "Cargo.lock", "Gemfile.lock", "composer.lock", "go.sum",
+                        "bun.lockb"})
+GENERATED_SUFFIXES = (
+    ".lock", ".svg", ".min.js", ".min.css", ".map", ".pyc", ".pyo", ".so", ".dll", ".dylib", ".exe", ".o", ".a",
+    ".class", ".jar", ".whl", ".zip", ".gz", ".tgz", ".bz2", ".xz", ".7z", ".tar", ".png", ".jpg", ".jpeg", ".gif",
+    ".ico", ".webp", ".bmp", ".pdf", ".woff", ".woff2", ".ttf", ".otf", ".eot", ".mp3", ".mp4", ".wav", ".sqlite",
+    ".db", ".bin",
+)
+# the same as rg globs, for the Grep call (rg skips binary files by itself)
+SEARCH_EXCLUDES = " ".join(
+    [f"!{name}" for name in sorted(GENERATED_DIRS - {".git"})] + ["!*.lock", "!*.svg", "!*.min.js", "!*.min.css",
+     "!*.map"] + [f"!{name}" for name in sorted(LOCK_FILES) if not name.endswith(".lock")]
+)
+
+
+def is_generated(path: str) -> bool:
+    """True for lock files, minified, binary and image files and anything under a build or vendor folder."""
+    parts = path.replace("\\", "/").split("/")
+    name = parts[-1]
+    if name in LOCK_FILES or name.lower().endswith(GENERATED_SUFFIXES):
+        return True
+    return any(part in GENERATED_DIRS for part in parts[:-1])
 
 
 def walk_project(project_dir: Path, limit: int = WALK_LIMIT) -> list[str]:
     """Relative POSIX paths of the project's files, sorted, skipping hidden and build dirs."""
     found: list[str] = []
     for root, dirs, files in os.walk(project_dir):
-        dirs[:] = sorted(d for d in dirs if not d.startswith(".") and d not in _SKIPPED_DIRS)
+        dirs[:] = sorted(d for d in dirs if not d.startswith(".") and d not in GENERATED_DIRS)
         relative_root = Path(root).relative_to(project_dir)
         for name in sorted(files):
-            if name.startswith("."):
+            if name.startswith(".") or is_generated(name):
                 continue
             found.append((relative_root / name).as_posix())
             if len(found) >= limit:

@@ -8,6 +8,9 @@ from pathlib import Path
 from tui.agent.offline.conversation import error_reason
 from tui.agent.offline.facts import TurnFacts, editable_hits
 from tui.agent.offline.project import display_path, language_counts, walk_project
+from tui.wording import plural
+
+FOOTER = "_Answered by the offline demo model; set `ANTHROPIC_API_KEY` to talk to Claude._"
 
 _EXIT_CODE = re.compile(r"(?i)exit(?:ed with)?[ _]?(?:code|status)?\s*[:=]?\s*(-?\d+)")
 
@@ -20,9 +23,15 @@ Things to try:
 - `find the TODOs and fix one` - lists the files, reads and searches in parallel, then \
 proposes an edit you approve or deny
 - `read README.md` - reads a file you name
-- `summarize this project` - writes `agent-tui-demo.md` when there is no TODO to fix
+- `list the python files`, `where is main defined` - searches and changes nothing
+- `summarize this project`, `explain README.md` - reads and summarizes
 
 Set `ANTHROPIC_API_KEY` (and leave out `--offline`) to talk to Claude instead."""
+
+
+def at_least(cut: bool) -> str:
+    """"at least " before a count taken from a result that was cut short."""
+    return "at least " if cut else ""
 
 
 def files_seen(facts: TurnFacts, project_dir: Path) -> list[str]:
@@ -42,11 +51,13 @@ def findings_sentence(facts: TurnFacts, project_dir: Path) -> str:
     hits = editable_hits(facts, project_dir)
     hit_files = {display_path(hit.path, project_dir) for hit in hits}
     reads = ", ".join(f"`{display_path(shown, project_dir)}`" for shown, _ in facts.reads.values())
-    parts = [f"The project has **{len(files)} files** ({languages_line(files)})"]
+    parts = [f"The project has **{at_least(facts.glob_cut)}{plural(len(files), 'file')}** ({languages_line(files)})"]
     if reads:
         parts.append(f"I read {reads}")
     if facts.searched:
-        parts.append(f"the search found **{len(hits)} TODO/FIXME lines** in {len(hit_files)} files")
+        cut = at_least(facts.search_cut)
+        parts.append(f"the search found **{cut}{plural(len(hits), 'TODO/FIXME line')}** in "
+                     f"{cut}{plural(len(hit_files), 'file')}")
     return "; ".join(parts) + "."
 
 
@@ -59,7 +70,7 @@ def demo_file_content(facts: TurnFacts, project_dir: Path) -> str:
         "",
         "A summary of this project written by the offline demo model of agent-tui.",
         "",
-        f"- Files: {len(files)}",
+        f"- Files: {'at least ' if facts.glob_cut else ''}{len(files)}",
         f"- Languages by extension: {languages_line(files)}",
         f"- Read during the demo: {', '.join(reads) or 'nothing'}",
         "- TODO/FIXME lines: none found",
@@ -110,11 +121,12 @@ def summary(facts: TurnFacts, project_dir: Path, note: str = "") -> str:
     hit_files = {display_path(hit.path, project_dir) for hit in hits}
     reads = [display_path(shown, project_dir) for shown, _ in facts.reads.values()]
     lines = ["## Offline demo: what I did", ""]
-    lines.append(f"- Looked at **{len(files)} files** ({languages_line(files)})")
+    lines.append(f"- Looked at **{at_least(facts.glob_cut)}{plural(len(files), 'file')}** ({languages_line(files)})")
     if reads:
         lines.append("- Read " + ", ".join(f"`{path}`" for path in reads))
     if facts.searched:
-        lines.append(f"- Found **{len(hits)} TODO/FIXME lines** in {len(hit_files)} files")
+        cut = at_least(facts.search_cut)
+        lines.append(f"- Found **{cut}{plural(len(hits), 'TODO/FIXME line')}** in {cut}{plural(len(hit_files), 'file')}")
     command = facts.command_call
     if command is not None:
         shown = command.input.get("command", "")
@@ -127,5 +139,5 @@ def summary(facts: TurnFacts, project_dir: Path, note: str = "") -> str:
     change_bullet, rest = body[0], body[1:]
     lines.insert(len(lines) - (1 if command is not None else 0), change_bullet)
     lines += rest
-    lines += ["", "_Answered by the offline demo model; set `ANTHROPIC_API_KEY` to talk to Claude._"]
+    lines += ["", FOOTER]
     return "\n".join(lines)

@@ -23,6 +23,7 @@ from ..commands import slash_command
 from ..threads import call_soon_from_thread
 from ..widgets.conversation import HISTORY_TAIL_TURNS
 from ..widgets.conversation_model import BlockRecord, ToolRecord, TurnRecord
+from tui.wording import plural, plural_noun
 
 if TYPE_CHECKING:
     from tui.agent.options import AgentOptions
@@ -36,7 +37,7 @@ def session_row(info: SessionInfo) -> str:
     when = info.started.replace("T", " ")[:16]
     prompt = " ".join(info.first_prompt.split())[:70] or "(no prompt)"
     tokens = f"{info.tokens / 1000:.1f}k" if info.tokens >= 1000 else str(info.tokens)
-    return f"{when}  {info.turns:>3} turns  {tokens:>7} tok  ${info.cost:>7.4f}  {prompt}"
+    return f"{when}  {info.turns:>3} {plural_noun(info.turns, 'turn'):<5} {tokens:>7} tok  ${info.cost:>7.4f}  {prompt}"
 
 
 class ResumeScreen(ModalScreen[str | None]):
@@ -95,7 +96,7 @@ class ResumeScreen(ModalScreen[str | None]):
         listing.add_options([Option(session_row(s), id=str(s.path)) for s in shown])
         if shown:
             listing.highlighted = 0
-        status = f"{len(shown)} of {len(self.sessions)} sessions" if self.sessions else "No saved sessions in this project yet."
+        status = f"{len(shown)} of {plural(len(self.sessions), 'session')}" if self.sessions else "No saved sessions in this project yet."
         self.query_one("#resume-status", Static).update(status)
 
     @on(Input.Submitted, "#resume-filter")
@@ -209,7 +210,7 @@ async def _resume(app: AgentApp, target: str) -> None:
         app.notify(f"Could not resume: {exc}", severity="error")
         return
     await show_history(app, app.session.messages)
-    app.notify(f"Resumed session {loaded.session_id}: {len(app.session.messages)} messages, {loaded.turns} turns.")
+    app.notify(f"Resumed session {loaded.session_id}: {plural(len(app.session.messages), 'message')}, {plural(loaded.turns, 'turn')}.")
 
 
 @slash_command("resume", "Resume a saved session of this project", usage="[id]")

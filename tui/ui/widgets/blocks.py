@@ -20,6 +20,7 @@ from textual.widget import Widget
 from textual.widgets import Collapsible, Static
 
 from .conversation_model import BlockRecord, ToolRecord
+from tui.wording import plural
 
 #: glyph and CSS-variable colour per tool state, shared with the tool panel
 TOOL_STATE_STYLE: dict[str, tuple[str, str]] = {
@@ -157,7 +158,7 @@ class ThinkingBlock(Collapsible):
 
     def _heading(self) -> str:
         words = len(self.record.text.split())
-        return f"thinking · {words} words" if self.record.done else "thinking…"
+        return f"thinking · {plural(words, 'word')}" if self.record.done else "thinking…"
 
     def sync(self) -> None:
         """Redraw from the record (called at most once per frame while streaming)."""
@@ -218,7 +219,7 @@ class ToolCallBlock(Collapsible):
         if not text and self.tool.state == "running":
             text = "\n".join(self.tool.tail_lines())
         if len(text) > RESULT_PREVIEW_CHARS:
-            text = text[:RESULT_PREVIEW_CHARS] + f"\n… {len(text) - RESULT_PREVIEW_CHARS} more characters"
+            text = text[:RESULT_PREVIEW_CHARS] + f"\n… {plural(len(text) - RESULT_PREVIEW_CHARS, 'more character')}"
         return text or "(no output)"
 
     def sync(self) -> None:

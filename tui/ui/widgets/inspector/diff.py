@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from typing import Any, Literal
+from tui.wording import plural
 
 ChangeKind = Literal["same", "appended", "changed", "added", "removed"]
 
@@ -94,7 +95,7 @@ def diff_requests(old: dict[str, Any] | None, new: dict[str, Any]) -> list[Chang
     """The changes from request body `old` to `new` (`old` None: the first request)."""
     if old is None:
         count = len(new.get("messages") or [])
-        return [Change("same", f"first request of the session ({count} messages)")]
+        return [Change("same", f"first request of the session ({plural(count, 'message')})")]
     if old == new:
         return [Change("same", "identical to the previous request (a retry)")]
     changes: list[Change] = []

@@ -16,6 +16,7 @@ from textual.app import ComposeResult
 from textual.containers import Vertical
 from textual.widgets import Static, TextArea, Tree
 from textual.widgets.tree import TreeNode
+from tui.wording import plural
 
 #: characters of a string shown in a tree label
 LABEL_CHARS = 200
@@ -38,7 +39,7 @@ class JsonNode:
 def shorten(text: str, limit: int = LABEL_CHARS) -> str:
     """One line of at most `limit` characters (newlines shown as ⏎)."""
     flat = text.replace("\r\n", "⏎").replace("\n", "⏎")
-    return flat if len(flat) <= limit else flat[:limit] + f"… ({len(text):,} chars)"
+    return flat if len(flat) <= limit else flat[:limit] + f"… ({plural(len(text), 'char')})"
 
 
 def _scalar(value: Any) -> Text:
@@ -54,13 +55,13 @@ def _scalar(value: Any) -> Text:
 def _summary(value: Any) -> Text:
     """A one-line description of a container, with the fields a reader looks for first."""
     if isinstance(value, list):
-        return Text(f"[…] {len(value)} items", style="dim")
+        return Text(f"[…] {plural(len(value), 'item')}", style="dim")
     hints: list[str] = []
     if "role" in value:
         content = value.get("content")
         hints.append(str(value["role"]))
         if isinstance(content, list):
-            hints.append(f"{len(content)} blocks: " + ", ".join(str(b.get("type", "?")) for b in content[:4] if isinstance(b, dict)))
+            hints.append(f"{plural(len(content), 'block')}: " + ", ".join(str(b.get("type", "?")) for b in content[:4] if isinstance(b, dict)))
         elif isinstance(content, str):
             hints.append(shorten(content, 60))
     elif "type" in value:
@@ -74,7 +75,7 @@ def _summary(value: Any) -> Text:
     elif "name" in value:
         hints.append(str(value["name"]))
     text = Text(" · ".join(hints) + "  " if hints else "", style="italic")
-    text.append(f"{{…}} {len(value)} keys", style="dim")
+    text.append(f"{{…}} {plural(len(value), 'key')}", style="dim")
     return text
 
 
@@ -173,10 +174,10 @@ class JsonView(Vertical):
         """Show the whole value of one node (strings raw, containers as indented JSON)."""
         value = data.value
         if isinstance(value, str):
-            text, note = value, f"{len(value):,} chars"
+            text, note = value, plural(len(value), "char")
         else:
             text = json.dumps(value, indent=2, ensure_ascii=False)
-            note = f"{len(text):,} chars of JSON"
+            note = f"{plural(len(text), 'char')} of JSON"
             if len(text) > DETAIL_CHARS:
                 text = text[:DETAIL_CHARS] + "\n… (cut here: save the view for the whole JSON)"
         self.query_one("#json-detail-title", Static).update(Text(f"{data.path}  ({note})"))

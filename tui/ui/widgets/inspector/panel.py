@@ -29,6 +29,7 @@ from .diff import diff_requests
 from .json_tree import JsonView
 from .model import VIEWS, ApiCall, InspectorModel
 from .views import diff_text, fill_sse_table, response_summary
+from tui.wording import plural
 
 _COLUMNS = (("#", "num"), ("iter", "iter"), ("time", "time"), ("stop_reason", "stop"),
             ("in", "in"), ("out", "out"), ("cache", "cache"), ("dur", "dur"))
@@ -266,7 +267,7 @@ class Inspector(Widget):
             return
         text = json.dumps(self.view_json(), indent=2, ensure_ascii=False)
         self.app.copy_to_clipboard(text)
-        self.notify(f"Copied call #{self.selected.number} {self.current_view} as JSON ({len(text):,} chars).")
+        self.notify(f"Copied call #{self.selected.number} {self.current_view} as JSON ({plural(len(text), 'char')}).")
 
     def action_save_view(self) -> Path | None:
         """Save the current view to `<export_dir>/call-<n>-<view>.json` and say where."""

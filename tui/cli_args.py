@@ -1,0 +1,107 @@
+"""Checks on command-line values: a bad value is a usage error (exit 2) that names its flag.
+
+Also Claude Code's variadic `--allowedTools`/`--disallowedTools`, made safe for the prompt,
+and the one sentence for a start without a terminal.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import re
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+#: a permission rule as Claude Code spells one: `Edit`, `Bash(git *)`, `mcp__server__tool`, `mcp__server`
+_RULE = re.compile(r"^(?:[A-Z][A-Za-z0-9_]*|mcp__[\w-]+)(?:\(.*\))?$", re.DOTALL)
+NO_TTY = ("agent-tui: the full-screen app needs a terminal (stdin and stdout must be a TTY); "
+          "use -p for scripts and pipes: agent-tui -p \"what to do\".")
+
+
+def positive_count(value: str) -> int:
+    """An argparse `type` for a whole number of at least 1 (turns, tokens); argparse names the flag."""
+    try:
+        number = int(value.replace("_", ""))
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"takes a whole number, not {value!r}") from None
+    if number < 1:
+        raise argparse.ArgumentTypeError(f"must be 1 or more, not {number}")
+    return number
+
+
+def settings_value(value: str) -> str:
+    """An argparse `type` for --settings: a JSON object, or a settings file that exists."""
+    if value.lstrip().startswith("{"):
+        try:
+            data = json.loads(value)
+        except (json.JSONDecodeError, RecursionError) as exc:
+            raise argparse.ArgumentTypeError(f"the JSON is not valid ({exc})") from None
+        if not isinstance(data, dict):
+            raise argparse.ArgumentTypeError("the JSON must be an object")
+        return value
+    from tui.config.special_files import SpecialFileError, check_regular
+
+    try:
+        check_regular(value)
+    except FileNotFoundError:
+        raise argparse.ArgumentTypeError(f"no such file: {value}") from None
+    except (SpecialFileError, OSError) as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None
+    if Path(value).suffix not in (".json", ".toml"):
+        raise argparse.ArgumentTypeError(f"{value} must be a .json or .toml file (or a JSON string)")
+    return value
+
+
+def looks_like_rules(value: str) -> bool:
+    """True when every space- or comma-separated part of `value` is a permission rule."""
+    from tui.cli import split_rules
+
+    parts = split_rules([value])
+    return bool(parts) and all(_RULE.match(part) for part in parts)
+
+
+class RuleList(argparse.Action):
+    """Claude Code's variadic rule list, stopped at the first value that is not a rule.
+
+    Claude Code takes every word after `--allowedTools` up to the next flag as a rule, so
+    `-p --allowedTools Edit "fix it"` lost the prompt; here "fix it" is no rule and stays the prompt.
+    """
+
+    def __call__(self, parser: argparse.ArgumentParser, namespace: argparse.Namespace,
+                 values: str | Sequence[Any] | None, option_string: str | None = None) -> None:
+        items = [str(v) for v in (values if isinstance(values, list) else [values])]
+        cut = next((i for i, item in enumerate(items) if i and not looks_like_rules(item)), len(items))
+        rules = (getattr(namespace, self.dest, None) or []) + items[:cut]
+        setattr(namespace, self.dest, rules)
+        spilled = list(getattr(namespace, "spilled_prompt", None) or [])
+        setattr(namespace, "spilled_prompt", spilled + items[cut:])
+
+
+def prompt_words(args: argparse.Namespace) -> str:
+    """The prompt: words a rule list did not take, then the positional words."""
+    return " ".join([*(getattr(args, "spilled_prompt", None) or []), *args.prompt]).strip()
+
+
+def no_prompt_message(args: argparse.Namespace) -> str:
+    """The sentence for -p without a prompt, naming rules that may have taken it."""
+    message = 'agent-tui: -p needs a prompt, as an argument or on stdin: agent-tui -p "what to do"'
+    rules = [*(args.allowed or []), *(args.disallowed or [])]
+    if rules:
+        shown = ", ".join(rules)
+        message += (f". The words after --allowedTools/--disallowedTools were read as rules ({shown}); "
+                    "put the prompt first or after --")
+    return message + "."
+
+
+def terminal_missing() -> bool:
+    """True when stdin or stdout is not a terminal (the full-screen app cannot run)."""
+    for stream in (sys.stdin, sys.stdout):
+        try:
+            if stream is None or not os.isatty(stream.fileno()):
+                return True
+        except (AttributeError, OSError, ValueError):
+            return True
+    return False

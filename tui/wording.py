@@ -1,0 +1,33 @@
+"""Counts and short texts in words: "1 file" / "3 files", and cuts at a word boundary; stdlib only."""
+
+from __future__ import annotations
+
+_IRREGULAR = {"match": "matches", "entry": "entries", "directory": "directories", "was": "were", "is": "are"}
+
+
+def plural_noun(count: int, noun: str, many: str | None = None) -> str:
+    """The noun alone, singular for exactly one (`many` overrides the plural form)."""
+    if count == 1:
+        return noun
+    return many or _IRREGULAR.get(noun) or noun + "s"
+
+
+def plural(count: int, noun: str, many: str | None = None) -> str:
+    """`count` with thousands separators and the noun in the right number: "1 file", "1,204 files"."""
+    return f"{count:,} {plural_noun(count, noun, many)}"
+
+
+def shorten(text: str, width: int, ellipsis: str = "…") -> str:
+    """`text` cut to at most `width` characters at a word boundary, with an ellipsis when cut.
+
+    A single word longer than the width (a path, a hash) is cut inside it, as nothing else fits.
+    """
+    if len(text) <= width:
+        return text
+    room = max(width - len(ellipsis), 1)
+    cut = text[:room]
+    if not text[room].isspace():
+        head, space, _ = cut.rpartition(" ")
+        if space and len(head.rstrip()) >= room // 2:
+            cut = head
+    return cut.rstrip(" ,;:") + ellipsis
