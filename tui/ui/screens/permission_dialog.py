@@ -1,9 +1,10 @@
 """The permission dialog: what a gated tool wants to do, and four numbered answers.
 
 1 allow once (Enter), 2 allow for this session, 3 always allow (with the exact rule to
-save, editable), 4 deny (with an optional reason for the model). Keys typed in the first
-`grace_s` seconds are ignored, so a keystroke meant for the prompt cannot approve a
-command. The dialog only returns a PermissionReply; the caller resolves the future.
+save, editable), 4 deny (with an optional reason for the model). Only a key the user pressed
+while looking at the dialog answers it (see `answer_guard`): keys that arrived before it was
+drawn or in its first `grace_s` seconds are dropped, and a paste or a burst of keys never
+answers. The dialog only returns a PermissionReply; the caller resolves the future.
 """
 
 from __future__ import annotations
@@ -24,9 +25,12 @@ from textual.widgets.option_list import Option
 from tui.agent.events import PermissionRequested
 from tui.agent.permission_gate import PermissionReply
 
+from ..answer_guard import GRACE_S, AnswerGuard
 from ..bindings import bindings_for
 
-DEFAULT_GRACE_S = 0.5
+DEFAULT_GRACE_S = GRACE_S
+BURST_NOTICE = "Ignored keys that arrived together (a paste?): press the key again to answer."
+PASTE_NOTICE = "Pasted text is not an answer: press Enter, 1-4 or Esc."
 CHOICES = (
     ("once", "1  Allow once"),
     ("session", "2  Allow for this session"),
@@ -63,7 +67,9 @@ class PermissionDialog(ModalScreen[PermissionReply]):
         self.event = event
         self.grace_s = grace_s
         self.queued = queued
-        self._opened = time.monotonic()
+        self.guard = AnswerGuard(grace_s)
+        #: arrival time of the key being handled (None after a click)
+        self._key_time: float | None = None
         self._answered = False
 
     def compose(self) -> ComposeResult:
@@ -96,20 +102,38 @@ class PermissionDialog(ModalScreen[PermissionReply]):
         self.query_one("#reason-input").display = False
         choices = self.query_one("#choices", OptionList)
         choices.highlighted = 0
-        if self.grace_s > 0:
-            self.add_class("-arming")
-            self.set_timer(self.grace_s, lambda: self.remove_class("-arming"))
+        self.add_class("-arming")
+        self.call_after_refresh(self._drawn)
+
+    def _drawn(self) -> None:
+        """The dialog is on screen: keys count from `grace_s` seconds on."""
+        self.guard.shown(time.monotonic())
+        self.set_timer(max(self.grace_s, 0.001), lambda: self.remove_class("-arming"))
 
     @property
     def armed(self) -> bool:
-        """False during the grace period after opening."""
-        return time.monotonic() - self._opened >= self.grace_s
+        """False until the dialog has been on screen for the grace time."""
+        start = self.guard.armed_at()
+        return start is not None and time.monotonic() >= start
+
+    def admit_input(self, event: events.Key | events.Paste) -> bool:
+        """Called by the app for every key and paste from the terminal: False drops it."""
+        if isinstance(event, events.Paste):
+            if self.armed and isinstance(self.focused, Input):
+                return True  # text for the rule or the reason box, not an answer
+            self._show_notice(PASTE_NOTICE)
+            return False
+        return self.guard.admit(event.time)
 
     async def _on_key(self, event: events.Key) -> None:
-        # Keys pressed before the grace period ends never reach a binding or a widget.
+        self._key_time = event.time
+        # Second line of defence (keys that did not come through the app's admit_input).
         if not self.armed:
             event.stop()
             event.prevent_default()
+
+    def on_mouse_down(self) -> None:
+        self._key_time = None
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         if action in ("choose", "deny_now") and not self.armed:
@@ -155,9 +179,31 @@ class PermissionDialog(ModalScreen[PermissionReply]):
         self._finish(PermissionReply(False, reason=reason))
 
     def _finish(self, reply: PermissionReply) -> None:
+        """Answer, unless the key that asked for it came in a burst (checked again a moment later)."""
+        if self._answered:
+            return
+        key_time = self._key_time
+        if key_time is None or self.guard.burst_gap_s <= 0:
+            self._answer(reply)
+        elif self.guard.in_burst(key_time):
+            self._show_notice(BURST_NOTICE)
+        else:  # the rest of a burst may still be on its way: look again once it would have arrived
+            self.set_timer(self.guard.burst_gap_s, lambda: self.app.call_later(self._confirm, reply, key_time))
+
+    def _confirm(self, reply: PermissionReply, key_time: float) -> None:
+        if self.guard.in_burst(key_time):
+            self._show_notice(BURST_NOTICE)
+        else:
+            self._answer(reply)
+
+    def _answer(self, reply: PermissionReply) -> None:
         if not self._answered:
             self._answered = True
             self.dismiss(reply)
+
+    def _show_notice(self, notice: str) -> None:
+        if self.is_mounted:
+            self.query_one("#permission-help", Static).update(Text(notice, style="bold"))
 
     def withdraw(self) -> None:
         """Close without an answer (the turn was interrupted and the engine already denied)."""
