@@ -250,6 +250,12 @@ class AgentApp(App[int]):
     async def on_engine_event(self, message: EngineEvent) -> None:
         await self.controller.handle(message.event)
 
+    def get_driver_class(self) -> Any:
+        """Textual's driver, with unbracketed pastes joined into one Paste event (paste_input.py)."""
+        from .paste_input import paste_aware
+
+        return paste_aware(super().get_driver_class())
+
     async def on_event(self, event: events.Event) -> None:
         """Keys and pastes from the terminal go to a screen that vets them (a dialog) only if it admits them."""
         if isinstance(event, (events.Key, events.Paste)) and not event.is_forwarded:

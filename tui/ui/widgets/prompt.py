@@ -1,13 +1,19 @@
-"""The prompt: a multi-line TextArea where Enter sends and Ctrl+J adds a newline, with history."""
+"""The prompt: a multi-line TextArea where Enter sends and Ctrl+J adds a newline, with history.
+
+It holds at most MAX_PROMPT_CHARS: a bigger paste keeps its first part, and the whole paste is
+saved to a file named in the notice, so nothing is lost.
+"""
 
 from __future__ import annotations
 
+from textual import events
 from textual.binding import Binding
 from textual.containers import Horizontal
 from textual.message import Message
 from textual.widgets import Button, TextArea
 
 from ..bindings import bindings_for
+from ..paste_cap import MAX_PROMPT_CHARS, cut_paste, full_notice
 
 #: prompts kept for Up/Down recall
 HISTORY_LIMIT = 200
@@ -38,6 +44,32 @@ class PromptArea(TextArea):
     # this widget's own queue; in a burst ("hi" + Enter arriving together) the binding
     # would run before the characters land. Each action therefore queues itself behind
     # the keys already waiting here.
+
+    async def _on_paste(self, event: events.Paste) -> None:
+        """Insert a paste, cut to what still fits in the prompt (with a notice naming where the rest went)."""
+        event.prevent_default()  # instead of TextArea's own handler, which would insert all of it
+        if self.read_only:
+            return
+        start, end = self.selection
+        room = MAX_PROMPT_CHARS - (self._length() - len(self.selected_text))
+        text, notice = cut_paste(event.text, room)
+        if notice:
+            self.notify(notice, severity="warning", timeout=20)
+        if text and (result := self._replace_via_keyboard(text, start, end)):
+            self.move_cursor(result.end_location)
+            self.focus()
+
+    async def _on_key(self, event: events.Key) -> None:
+        """A full prompt takes no more typing (TextArea's handler runs after this one unless prevented)."""
+        if event.is_printable and self._length() >= MAX_PROMPT_CHARS and not self.selected_text:
+            event.stop()
+            event.prevent_default()
+            self.notify(full_notice(), severity="warning")
+
+    def _length(self) -> int:
+        """Characters in the prompt (newlines counted), without joining the text."""
+        lines = self.document.lines
+        return sum(map(len, lines)) + len(lines) - 1
 
     def action_submit(self) -> None:
         self.call_later(self._submit)
