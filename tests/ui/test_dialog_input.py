@@ -84,3 +84,26 @@ async def test_a_paste_never_answers_but_a_lone_key_does(fake_session: FakeSessi
         await pilot.press("2")
         await wait_until(pilot, lambda: future.done())
         assert future.result() == PermissionReply(True, scope="session")
+
+
+async def test_at_40x12_the_choices_show_and_enter_scrolls_a_cut_off_command(fake_session: FakeSession) -> None:
+    app = AgentApp(fake_session.options, session=fake_session, permission_grace_s=0)
+    async with app.run_test(size=(40, 12)) as pilot:
+        command = " && ".join(f"./step{n}.sh --flag value{n}" for n in range(12))  # ~20 lines at this width
+        future = ask(fake_session, command)
+        await wait_until(pilot, lambda: isinstance(app.screen, PermissionDialog) and app.screen.guard.shown_at)
+        await pilot.pause()
+        dialog = app.screen
+        choices, preview = dialog.query_one("#choices"), dialog.query_one("#permission-preview")
+        assert choices.region.height == 4 and choices.region.bottom <= 12  # every choice on screen
+        assert preview.region.height >= 1 and preview.max_scroll_y > 0  # the command does not fit
+        enters = 0
+        while not future.done():
+            assert enters < 30, "Enter never allowed the command"
+            await pilot.press("enter")
+            enters += 1
+            await pilot.pause()
+            if not future.done():
+                assert "cut off" in str(dialog.query_one("#permission-help").render())
+        assert enters > 1 and preview.scroll_y == preview.max_scroll_y  # allowed only once all of it was shown
+        assert future.result() == PermissionReply(True, scope="once")

@@ -59,3 +59,15 @@ def test_a_paste_into_the_dialog_never_answers_it(tmux_app: Tmux, demo_project: 
     screen = still_open_after_a_while(tmux_app, demo_project, before)
     assert "Pasted text is not an answer" in screen
     approve_with_a_lone_enter(tmux_app, demo_project, before)
+
+
+@needs_tmux
+def test_at_40x12_the_dialog_shows_its_question_preview_and_every_choice(tmux_app: Tmux, demo_project: Path) -> None:  # noqa: F811
+    tmux_app.width, tmux_app.height = 40, 12
+    tmux_app.start_app("--offline")
+    tmux_app.keys(PROMPT, "Enter")
+    screen = dialog_open(tmux_app)
+    for text in ("--- a/app.py", "1  Allow once", "2  Allow this session", "3  Always allow", "4  Deny",
+                 "Esc deny"):
+        assert text in screen, screen
+    assert len(screen.rstrip("\n").split("\n")) == 12

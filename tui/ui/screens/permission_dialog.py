@@ -29,6 +29,9 @@ from ..answer_guard import GRACE_S, AnswerGuard
 from ..bindings import bindings_for
 
 DEFAULT_GRACE_S = GRACE_S
+#: below this many columns or rows the dialog fills the terminal, with short labels and a flexible preview
+SMALL_WIDTH, SMALL_HEIGHT = 60, 24
+SHORT_LABELS = ("1  Allow once", "2  Allow this session", "3  Always allow (save rule)", "4  Deny (tell the model why)")
 BURST_NOTICE = "Ignored keys that arrived together (a paste?): press the key again to answer."
 PASTE_NOTICE = "Pasted text is not an answer: press Enter, 1-4 or Esc."
 CHOICES = (
@@ -71,6 +74,8 @@ class PermissionDialog(ModalScreen[PermissionReply]):
         #: arrival time of the key being handled (None after a click)
         self._key_time: float | None = None
         self._answered = False
+        #: the whole preview has been on screen (a command must be, before it can be allowed)
+        self._preview_seen = False
 
     def compose(self) -> ComposeResult:
         ev = self.event
@@ -102,8 +107,32 @@ class PermissionDialog(ModalScreen[PermissionReply]):
         self.query_one("#reason-input").display = False
         choices = self.query_one("#choices", OptionList)
         choices.highlighted = 0
+        self._fit(self.app.size.width, self.app.size.height)
         self.add_class("-arming")
         self.call_after_refresh(self._drawn)
+
+    def on_resize(self, event: events.Resize) -> None:
+        self._fit(event.size.width, event.size.height)
+
+    def _fit(self, width: int, height: int) -> None:
+        """Small terminals (down to 40x12): fill the screen, short labels, the preview takes what is left."""
+        small = width < SMALL_WIDTH or height < SMALL_HEIGHT
+        if small == self.has_class("-small"):
+            return
+        self.set_class(small, "-small")
+        choices = self.query_one("#choices", OptionList)
+        for index, (_key, label) in enumerate(CHOICES):
+            choices.replace_option_prompt_at_index(index, SHORT_LABELS[index] if small else label)
+
+    def _unseen_preview_lines(self) -> int:
+        """Lines of a command the user has not had on screen yet (0 for a diff: its file is in the title)."""
+        if self._preview_seen or (self.event.preview or {}).get("kind") == "diff":
+            return 0
+        preview = self.query_one("#permission-preview", VerticalScroll)
+        if preview.scrollable_content_region.height > 0 and preview.scroll_y >= preview.max_scroll_y:
+            self._preview_seen = True
+            return 0
+        return max(1, round(preview.max_scroll_y - preview.scroll_y))
 
     def _drawn(self) -> None:
         """The dialog is on screen: keys count from `grace_s` seconds on."""
@@ -146,7 +175,14 @@ class PermissionDialog(ModalScreen[PermissionReply]):
             self.action_choose(event.option.id)
 
     def action_choose(self, key: str) -> None:
-        """Answer with scope `key`; 3 and 4 first open their input, Enter there confirms."""
+        """Answer with scope `key`; 3 and 4 first open their input, Enter there confirms.
+
+        A command that does not fit is scrolled a page instead of allowed, until all of it has been shown.
+        """
+        if key != "deny" and (unseen := self._unseen_preview_lines()):
+            self.query_one("#permission-preview", VerticalScroll).scroll_page_down(animate=False)
+            self._show_notice(f"The command is cut off ({unseen} more lines): Enter scrolls; read it all first.")
+            return
         if key in ("once", "session"):
             self._finish(PermissionReply(True, scope=key))  # type: ignore[arg-type]
             return
