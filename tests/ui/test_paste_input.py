@@ -5,11 +5,12 @@ from __future__ import annotations
 import time
 from pathlib import Path
 
+import pytest
 from textual import events
 
 from tui.ui.app import AgentApp
 from tui.ui.paste_cap import MAX_PROMPT_CHARS, cut_paste
-from tui.ui.paste_input import HOLD_S, LARGE_READ_HOLD_S, PasteJoiner
+from tui.ui.paste_input import HOLD_S, LARGE_READ_HOLD_S, BracketedState, PasteJoiner, plain_text
 
 from .conftest import SIZE
 from .fake_engine import FakeSession
@@ -61,6 +62,23 @@ def test_enter_after_a_short_pasted_run_is_still_enter() -> None:
     assert paste.text == "explain what the main module of this does" and enter.key == "enter"
 
 
+def test_plain_text_reads_skip_the_parser_but_not_inside_a_bracketed_paste() -> None:
+    clock = Clock()
+    joiner = PasteJoiner(min_run=32, clock=clock)
+    read = "def f():\r    return 1\r" * 4 + "# end"
+    assert plain_text(read) and not plain_text("abc\x1b[A") and not plain_text("a\x7fb")
+    assert joiner.feed([read], large=True) == []
+    clock.now += LARGE_READ_HOLD_S * 2
+    (paste,) = joiner.feed([])
+    assert paste.text == read.replace("\r", "\n")
+    state = BracketedState()
+    state.see("hi \x1b[20")
+    state.see("0~pasted")  # the start marker split over two reads
+    assert state.bracketed
+    state.see("more\x1b[201~")
+    assert not state.bracketed
+
+
 def test_cut_paste_keeps_whole_lines_and_saves_everything(tmp_path: Path, monkeypatch) -> None:
     monkeypatch.setenv("TMPDIR", str(tmp_path))
     import tempfile
@@ -90,12 +108,13 @@ async def test_a_paste_bigger_than_the_cap_keeps_the_first_part(fake_session: Fa
 
 
 @needs_tmux
-def test_a_big_unbracketed_paste_is_one_capped_insert(tmux_app: Tmux, tmp_path: Path) -> None:  # noqa: F811
+@pytest.mark.parametrize("bracketed", [False, True], ids=["unbracketed", "bracketed"])
+def test_a_big_paste_is_one_capped_insert(tmux_app: Tmux, tmp_path: Path, bracketed: bool) -> None:  # noqa: F811
     tmux_app.start_app("--offline", env={"TMPDIR": str(tmp_path)})
     pid = tmux_app.pid()
     line = "x = 'the quick brown fox jumps over the lazy dog'  # pasted line\n"
     text = line * (300 * 1024 // len(line))
-    tmux_app.paste(text, bracketed=False)
+    tmux_app.paste(text, bracketed=bracketed)
     screen = tmux_app.wait_for(lambda s: "holds at most 256 KiB" in s, "the notice about the cap", timeout=180)
     assert "A turn is running" not in screen and rss_kib(pid) < 400 * 1024
     (saved,) = tmp_path.glob("agent-tui-paste-*.txt")
