@@ -15,7 +15,8 @@ from textual import events
 from tui.agent import events as ev
 from tui.agent.permission_gate import PermissionReply
 from tui.ui.app import AgentApp
-from tui.ui.screens.permission_dialog import BURST_NOTICE, PASTE_NOTICE, PermissionDialog
+from tui.ui.screens.permission_dialog import PASTE_NOTICE, PermissionDialog
+from tui.ui.screens.vetted_screen import BURST_NOTICE
 
 from .conftest import SIZE, wait_until
 from .fake_engine import FakeSession
@@ -107,3 +108,23 @@ async def test_at_40x12_the_choices_show_and_enter_scrolls_a_cut_off_command(fak
                 assert "cut off" in str(dialog.query_one("#permission-help").render())
         assert enters > 1 and preview.scroll_y == preview.max_scroll_y  # allowed only once all of it was shown
         assert future.result() == PermissionReply(True, scope="once")
+
+
+async def test_keys_typed_before_the_trust_dialog_opened_never_trust_the_folder(offline_options, demo_project) -> None:
+    from tui.config.settings import load_settings
+    from tui.ui.screens.trust_dialog import TrustDialog
+
+    (demo_project / ".agent-tui").mkdir()
+    (demo_project / ".agent-tui" / "settings.toml").write_text('[permissions]\nallow = ["Bash(make *)"]\n')
+    typed_early = [key("y"), key("1")]  # a prompt typed at start-up, before the question appeared
+    app = AgentApp(offline_options(), permission_grace_s=GRACE_S)
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_until(pilot, lambda: isinstance(app.screen, TrustDialog) and app.screen.armed)
+        dialog = app.screen
+        for k in typed_early:
+            app.post_message(k)
+        await pilot.pause(0.1)
+        assert app.screen is dialog and not load_settings(demo_project).trusted
+        await pilot.press("1")
+        await wait_until(pilot, lambda: not isinstance(app.screen, TrustDialog))
+        assert load_settings(demo_project).trusted

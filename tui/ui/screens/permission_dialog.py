@@ -9,7 +9,6 @@ answers. The dialog only returns a PermissionReply; the caller resolves the futu
 
 from __future__ import annotations
 
-import time
 from typing import Any
 
 from rich.syntax import Syntax
@@ -18,21 +17,20 @@ from textual import events, on
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Vertical, VerticalScroll
-from textual.screen import ModalScreen
 from textual.widgets import Input, OptionList, Static
 from textual.widgets.option_list import Option
 
 from tui.agent.events import PermissionRequested
 from tui.agent.permission_gate import PermissionReply
 
-from ..answer_guard import GRACE_S, AnswerGuard
+from ..answer_guard import GRACE_S
 from ..bindings import bindings_for
+from .vetted_screen import VettedScreen
 
 DEFAULT_GRACE_S = GRACE_S
 #: below this many columns or rows the dialog fills the terminal, with short labels and a flexible preview
 SMALL_WIDTH, SMALL_HEIGHT = 60, 24
 SHORT_LABELS = ("1  Allow once", "2  Allow this session", "3  Always allow (save rule)", "4  Deny (tell the model why)")
-BURST_NOTICE = "Ignored keys that arrived together (a paste?): press the key again to answer."
 PASTE_NOTICE = "Pasted text is not an answer: press Enter, 1-4 or Esc."
 CHOICES = (
     ("once", "1  Allow once"),
@@ -59,20 +57,19 @@ def preview_renderable(event: PermissionRequested) -> Any:
     return Text(text or str(event.input))
 
 
-class PermissionDialog(ModalScreen[PermissionReply]):
-    """Modal approval for one tool call."""
+class PermissionDialog(VettedScreen):
+    """Modal approval for one tool call; dismissed with a PermissionReply (or None when withdrawn)."""
 
     BINDINGS: list[Binding] = bindings_for("dialog")  # type: ignore[assignment]
     AUTO_FOCUS = "#choices"
+    paste_notice = PASTE_NOTICE
 
     def __init__(self, event: PermissionRequested, *, grace_s: float = DEFAULT_GRACE_S, queued: int = 0) -> None:
         super().__init__()
         self.event = event
         self.grace_s = grace_s
         self.queued = queued
-        self.guard = AnswerGuard(grace_s)
-        #: arrival time of the key being handled (None after a click)
-        self._key_time: float | None = None
+        self.start_vetting(grace_s)
         self._answered = False
         #: the whole preview has been on screen (a command must be, before it can be allowed)
         self._preview_seen = False
@@ -108,8 +105,6 @@ class PermissionDialog(ModalScreen[PermissionReply]):
         choices = self.query_one("#choices", OptionList)
         choices.highlighted = 0
         self._fit(self.app.size.width, self.app.size.height)
-        self.add_class("-arming")
-        self.call_after_refresh(self._drawn)
 
     def on_resize(self, event: events.Resize) -> None:
         self._fit(event.size.width, event.size.height)
@@ -134,36 +129,6 @@ class PermissionDialog(ModalScreen[PermissionReply]):
             return 0
         return max(1, round(preview.max_scroll_y - preview.scroll_y))
 
-    def _drawn(self) -> None:
-        """The dialog is on screen: keys count from `grace_s` seconds on."""
-        self.guard.shown(time.monotonic())
-        self.set_timer(max(self.grace_s, 0.001), lambda: self.remove_class("-arming"))
-
-    @property
-    def armed(self) -> bool:
-        """False until the dialog has been on screen for the grace time."""
-        start = self.guard.armed_at()
-        return start is not None and time.monotonic() >= start
-
-    def admit_input(self, event: events.Key | events.Paste) -> bool:
-        """Called by the app for every key and paste from the terminal: False drops it."""
-        if isinstance(event, events.Paste):
-            if self.armed and isinstance(self.focused, Input):
-                return True  # text for the rule or the reason box, not an answer
-            self._show_notice(PASTE_NOTICE)
-            return False
-        return self.guard.admit(event.time)
-
-    async def _on_key(self, event: events.Key) -> None:
-        self._key_time = event.time
-        # Second line of defence (keys that did not come through the app's admit_input).
-        if not self.armed:
-            event.stop()
-            event.prevent_default()
-
-    def on_mouse_down(self) -> None:
-        self._key_time = None
-
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         if action in ("choose", "deny_now") and not self.armed:
             return False
@@ -181,7 +146,7 @@ class PermissionDialog(ModalScreen[PermissionReply]):
         """
         if key != "deny" and (unseen := self._unseen_preview_lines()):
             self.query_one("#permission-preview", VerticalScroll).scroll_page_down(animate=False)
-            self._show_notice(f"The command is cut off ({unseen} more lines): Enter scrolls; read it all first.")
+            self.show_notice(f"The command is cut off ({unseen} more lines): Enter scrolls; read it all first.")
             return
         if key in ("once", "session"):
             self._finish(PermissionReply(True, scope=key))  # type: ignore[arg-type]
@@ -215,29 +180,16 @@ class PermissionDialog(ModalScreen[PermissionReply]):
         self._finish(PermissionReply(False, reason=reason))
 
     def _finish(self, reply: PermissionReply) -> None:
-        """Answer, unless the key that asked for it came in a burst (checked again a moment later)."""
-        if self._answered:
-            return
-        key_time = self._key_time
-        if key_time is None or self.guard.burst_gap_s <= 0:
-            self._answer(reply)
-        elif self.guard.in_burst(key_time):
-            self._show_notice(BURST_NOTICE)
-        else:  # the rest of a burst may still be on its way: look again once it would have arrived
-            self.set_timer(self.guard.burst_gap_s, lambda: self.app.call_later(self._confirm, reply, key_time))
-
-    def _confirm(self, reply: PermissionReply, key_time: float) -> None:
-        if self.guard.in_burst(key_time):
-            self._show_notice(BURST_NOTICE)
-        else:
-            self._answer(reply)
+        """Answer, unless the key that asked for it came in a burst."""
+        if not self._answered:
+            self.answer_when_sure(lambda: self._answer(reply))
 
     def _answer(self, reply: PermissionReply) -> None:
         if not self._answered:
             self._answered = True
             self.dismiss(reply)
 
-    def _show_notice(self, notice: str) -> None:
+    def show_notice(self, notice: str) -> None:
         if self.is_mounted:
             self.query_one("#permission-help", Static).update(Text(notice, style="bold"))
 
