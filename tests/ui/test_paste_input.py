@@ -12,7 +12,7 @@ from tui.ui.app import AgentApp
 from tui.ui.paste_cap import MAX_PROMPT_CHARS, cut_paste
 from tui.ui.paste_input import HOLD_S, LARGE_READ_HOLD_S, BracketedState, PasteJoiner, plain_text
 
-from .conftest import SIZE
+from .conftest import SIZE, wait_until
 from .fake_engine import FakeSession
 from .tmux_driver import Tmux, needs_tmux, rss_kib, tmux_app  # noqa: F401 - tmux_app is a fixture
 
@@ -101,7 +101,7 @@ async def test_a_paste_bigger_than_the_cap_keeps_the_first_part(fake_session: Fa
     app = AgentApp(fake_session.options, session=fake_session)
     async with app.run_test(size=SIZE) as pilot:
         app.post_message(events.Paste("y" * 40 + "\n" + "z" * (MAX_PROMPT_CHARS + 10)))
-        await pilot.pause()
+        await wait_until(pilot, lambda: len(app.prompt_area.text) >= MAX_PROMPT_CHARS)  # it goes in by parts
         assert app.prompt_area.text == ("y" * 40 + "\n" + "z" * MAX_PROMPT_CHARS)[:MAX_PROMPT_CHARS]
         assert any(f"kept the first {MAX_PROMPT_CHARS:,} of" in n.message for n in app._notifications)
         assert not fake_session.submitted
@@ -121,3 +121,20 @@ def test_a_big_paste_is_one_capped_insert(tmux_app: Tmux, tmp_path: Path, bracke
     assert saved.read_text() == text  # nothing lost
     time.sleep(0.5)
     assert "idle" in tmux_app.screen()  # the newlines in the paste sent nothing
+
+
+async def test_a_big_paste_goes_in_by_parts_and_enter_right_after_it_sends_all_of_it(fake_session: FakeSession) -> None:
+    from textual.document._wrapped_document import WrappedDocument
+
+    app = AgentApp(fake_session.options, session=fake_session, permission_grace_s=0)
+    async with app.run_test(size=SIZE) as pilot:
+        text = "".join(f"line {n}: some pasted text to wrap at the prompt's width\n" for n in range(3000))
+        app.post_message(events.Paste(text))
+        app.post_message(events.Key("enter", "\r"))  # pressed before the paste is all in
+        await wait_until(pilot, lambda: fake_session.submitted)
+        assert fake_session.submitted == [text.strip()]
+        await pilot.press(*"more")
+        wrapped = app.prompt_area.wrapped_document
+        assert wrapped.height == WrappedDocument.height.fget(wrapped)  # the cached height is the real one
+        fake_session.cancel()
+        await wait_until(pilot, lambda: not app.controller.busy)
