@@ -23,6 +23,8 @@ from textual import events
 from textual.driver import Driver
 from textual.message import Message
 
+from .bracketed_paste import PasteSplitter
+
 #: this many text keys in one read are a paste, not typing
 PASTE_RUN_MIN = 32
 #: a paste split over several reads: how long to wait for the next part after a short read...
@@ -139,23 +141,6 @@ class PasteJoiner:
         return segments
 
 
-class BracketedState:
-    """Whether the text given to the key parser left it inside a bracketed paste (then text must go to it)."""
-
-    START, END = "\x1b[200~", "\x1b[201~"
-
-    def __init__(self) -> None:
-        self.bracketed = False
-        self._tail = ""
-
-    def see(self, data: str) -> None:
-        text = self._tail + data
-        start, end = text.rfind(self.START), text.rfind(self.END)
-        if start != end:  # both -1 means neither marker: unchanged
-            self.bracketed = start > end
-        self._tail = text[-(len(self.START) - 1):]
-
-
 def _run_input_thread(self: Any) -> None:
     """LinuxDriver.run_input_thread (Textual 8.2) with each read's events passed through a PasteJoiner."""
     from textual._xterm_parser import XTermParser
@@ -165,7 +150,7 @@ def _run_input_thread(self: Any) -> None:
     parser = XTermParser(self._debug)
     decode = getincrementaldecoder("utf-8")().decode
     joiner = PasteJoiner()
-    state = BracketedState()
+    splitter = PasteSplitter()
 
     def read_once(timeout: float, final: bool = False) -> None:
         batch: list[Message] = []
@@ -177,12 +162,15 @@ def _run_input_thread(self: Any) -> None:
                 if not data:
                     break
                 large = len(raw) >= LARGE_READ_BYTES
-                if len(data) >= PASTE_RUN_MIN and not state.bracketed and getattr(parser, "_timeout_time", None) is None \
-                        and plain_text(data):
-                    batch.append(data)  # 4 KB of pasted text: ~0.1 s through the key parser, ~0 as it is
-                else:
-                    state.see(data)
-                    batch.extend(parser.feed(data))
+                for part in splitter.split(data):
+                    if not isinstance(part, str):
+                        batch.append(part)  # a whole bracketed paste
+                    elif len(part) >= PASTE_RUN_MIN and getattr(parser, "_timeout_time", None) is None \
+                            and not splitter.parser_inside and plain_text(part):
+                        batch.append(part)  # 4 KB of pasted text: ~0.1 s through the key parser, ~0 as it is
+                    else:
+                        splitter.fed(part)
+                        batch.extend(parser.feed(part))
         for event in joiner.feed(batch, large) + list(parser.tick()):
             self.process_message(event)
 
