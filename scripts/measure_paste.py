@@ -8,6 +8,7 @@
 from __future__ import annotations
 
 import argparse
+import shutil
 import sys
 import tempfile
 import threading
@@ -56,6 +57,7 @@ def main() -> int:
         print(f"RSS before {peak[0] / 1024:.0f} MiB, peak {max(peak) / 1024:.0f} MiB")
     finally:
         term.kill()
+        shutil.rmtree(root, ignore_errors=True)  # the project, HOME and the saved paste
     return 0
 
 
