@@ -107,7 +107,7 @@ async def test_keys_in_the_grace_period_are_ignored_and_esc_denies(fake_session:
         await pilot.press("enter", "1", "escape")
         await pilot.pause()
         assert app.screen is dialog and not fake_session.replies
-        dialog.grace_s = 0  # the grace period is over
+        dialog.guard.grace_s = 0  # the grace period is over
         await pilot.press("escape")
         await wait_until(pilot, lambda: not app.controller.busy)
         assert fake_session.replies == [PermissionReply(False, reason="")]

@@ -18,7 +18,7 @@ async def test_trusting_the_folder_makes_its_allow_rules_count(offline_options, 
     _allow_rule(demo_project)
     app = AgentApp(offline_options(), permission_grace_s=0)
     async with app.run_test(size=SIZE) as pilot:
-        await wait_until(pilot, lambda: isinstance(app.screen, TrustDialog))
+        await wait_until(pilot, lambda: isinstance(app.screen, TrustDialog) and app.screen.armed)
         assert "Bash(make *)" in str(app.screen.query_one("#trust-rules").render())
         await pilot.press("1")
         await wait_until(pilot, lambda: not isinstance(app.screen, TrustDialog))
@@ -31,7 +31,7 @@ async def test_declining_is_remembered(offline_options, demo_project) -> None:
     _allow_rule(demo_project)
     app = AgentApp(offline_options(), permission_grace_s=0)
     async with app.run_test(size=SIZE) as pilot:
-        await wait_until(pilot, lambda: isinstance(app.screen, TrustDialog))
+        await wait_until(pilot, lambda: isinstance(app.screen, TrustDialog) and app.screen.armed)
         await pilot.press("escape")
         await wait_until(pilot, lambda: not isinstance(app.screen, TrustDialog))
     loaded = load_settings(demo_project)

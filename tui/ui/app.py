@@ -17,7 +17,7 @@ from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from textual import on, work
+from textual import events, on, work
 from textual.app import App, ComposeResult, SystemCommand
 from textual.actions import SkipAction
 from textual.binding import Binding
@@ -43,9 +43,9 @@ if TYPE_CHECKING:
 
     from .events import EngineEvent, EngineEvents, EventController
 
-#: keys typed this soon after a permission dialog opens are ignored (permission_dialog.DEFAULT_GRACE_S;
+#: keys typed this soon after a permission dialog is drawn are ignored (answer_guard.GRACE_S;
 #: repeated here so starting the app does not import the dialog)
-DEFAULT_GRACE_S = 0.5
+DEFAULT_GRACE_S = 0.3
 #: a second Ctrl+C within this many seconds quits
 QUIT_CONFIRM_S = 2.0
 #: streamed deltas are handed to the UI thread in batches at most this far apart
@@ -249,6 +249,20 @@ class AgentApp(App[int]):
 
     async def on_engine_event(self, message: EngineEvent) -> None:
         await self.controller.handle(message.event)
+
+    def get_driver_class(self) -> Any:
+        """Textual's driver, with unbracketed pastes joined into one Paste event (paste_input.py)."""
+        from .paste_input import paste_aware
+
+        return paste_aware(super().get_driver_class())
+
+    async def on_event(self, event: events.Event) -> None:
+        """Keys and pastes from the terminal go to a screen that vets them (a dialog) only if it admits them."""
+        if isinstance(event, (events.Key, events.Paste)) and not event.is_forwarded:
+            admit = getattr(self.screen, "admit_input", None)
+            if admit is not None and not admit(event):
+                return
+        await super().on_event(event)
 
     def on_unmount(self) -> None:
         self._shut_down()

@@ -41,4 +41,5 @@ def check_trust(app: AgentApp) -> None:
 
     from tui.ui.screens.trust_dialog import TrustDialog
 
-    call_soon_from_thread(app, app.push_screen, TrustDialog(project_dir, rules), answered)
+    dialog = TrustDialog(project_dir, rules, grace_s=app.permission_grace_s)
+    call_soon_from_thread(app, app.push_screen, dialog, answered)

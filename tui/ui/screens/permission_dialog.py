@@ -1,14 +1,14 @@
 """The permission dialog: what a gated tool wants to do, and four numbered answers.
 
 1 allow once (Enter), 2 allow for this session, 3 always allow (with the exact rule to
-save, editable), 4 deny (with an optional reason for the model). Keys typed in the first
-`grace_s` seconds are ignored, so a keystroke meant for the prompt cannot approve a
-command. The dialog only returns a PermissionReply; the caller resolves the future.
+save, editable), 4 deny (with an optional reason for the model). Only a key the user pressed
+while looking at the dialog answers it (see `answer_guard`): keys that arrived before it was
+drawn or in its first `grace_s` seconds are dropped, and a paste or a burst of keys never
+answers. The dialog only returns a PermissionReply; the caller resolves the future.
 """
 
 from __future__ import annotations
 
-import time
 from typing import Any
 
 from rich.syntax import Syntax
@@ -17,16 +17,21 @@ from textual import events, on
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Vertical, VerticalScroll
-from textual.screen import ModalScreen
 from textual.widgets import Input, OptionList, Static
 from textual.widgets.option_list import Option
 
 from tui.agent.events import PermissionRequested
 from tui.agent.permission_gate import PermissionReply
 
+from ..answer_guard import GRACE_S
 from ..bindings import bindings_for
+from .vetted_screen import VettedScreen
 
-DEFAULT_GRACE_S = 0.5
+DEFAULT_GRACE_S = GRACE_S
+#: below this many columns or rows the dialog fills the terminal, with short labels and a flexible preview
+SMALL_WIDTH, SMALL_HEIGHT = 60, 24
+SHORT_LABELS = ("1  Allow once", "2  Allow this session", "3  Always allow (save rule)", "4  Deny (tell the model why)")
+PASTE_NOTICE = "Pasted text is not an answer: press Enter, 1-4 or Esc."
 CHOICES = (
     ("once", "1  Allow once"),
     ("session", "2  Allow for this session"),
@@ -52,19 +57,22 @@ def preview_renderable(event: PermissionRequested) -> Any:
     return Text(text or str(event.input))
 
 
-class PermissionDialog(ModalScreen[PermissionReply]):
-    """Modal approval for one tool call."""
+class PermissionDialog(VettedScreen):
+    """Modal approval for one tool call; dismissed with a PermissionReply (or None when withdrawn)."""
 
     BINDINGS: list[Binding] = bindings_for("dialog")  # type: ignore[assignment]
     AUTO_FOCUS = "#choices"
+    paste_notice = PASTE_NOTICE
 
     def __init__(self, event: PermissionRequested, *, grace_s: float = DEFAULT_GRACE_S, queued: int = 0) -> None:
         super().__init__()
         self.event = event
         self.grace_s = grace_s
         self.queued = queued
-        self._opened = time.monotonic()
+        self.start_vetting(grace_s)
         self._answered = False
+        #: the whole preview has been on screen (a command must be, before it can be allowed)
+        self._preview_seen = False
 
     def compose(self) -> ComposeResult:
         ev = self.event
@@ -96,20 +104,30 @@ class PermissionDialog(ModalScreen[PermissionReply]):
         self.query_one("#reason-input").display = False
         choices = self.query_one("#choices", OptionList)
         choices.highlighted = 0
-        if self.grace_s > 0:
-            self.add_class("-arming")
-            self.set_timer(self.grace_s, lambda: self.remove_class("-arming"))
+        self._fit(self.app.size.width, self.app.size.height)
 
-    @property
-    def armed(self) -> bool:
-        """False during the grace period after opening."""
-        return time.monotonic() - self._opened >= self.grace_s
+    def on_resize(self, event: events.Resize) -> None:
+        self._fit(event.size.width, event.size.height)
 
-    async def _on_key(self, event: events.Key) -> None:
-        # Keys pressed before the grace period ends never reach a binding or a widget.
-        if not self.armed:
-            event.stop()
-            event.prevent_default()
+    def _fit(self, width: int, height: int) -> None:
+        """Small terminals (down to 40x12): fill the screen, short labels, the preview takes what is left."""
+        small = width < SMALL_WIDTH or height < SMALL_HEIGHT
+        if small == self.has_class("-small"):
+            return
+        self.set_class(small, "-small")
+        choices = self.query_one("#choices", OptionList)
+        for index, (_key, label) in enumerate(CHOICES):
+            choices.replace_option_prompt_at_index(index, SHORT_LABELS[index] if small else label)
+
+    def _unseen_preview_lines(self) -> int:
+        """Lines of a command the user has not had on screen yet (0 for a diff: its file is in the title)."""
+        if self._preview_seen or (self.event.preview or {}).get("kind") == "diff":
+            return 0
+        preview = self.query_one("#permission-preview", VerticalScroll)
+        if preview.scrollable_content_region.height > 0 and preview.scroll_y >= preview.max_scroll_y:
+            self._preview_seen = True
+            return 0
+        return max(1, round(preview.max_scroll_y - preview.scroll_y))
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         if action in ("choose", "deny_now") and not self.armed:
@@ -122,7 +140,14 @@ class PermissionDialog(ModalScreen[PermissionReply]):
             self.action_choose(event.option.id)
 
     def action_choose(self, key: str) -> None:
-        """Answer with scope `key`; 3 and 4 first open their input, Enter there confirms."""
+        """Answer with scope `key`; 3 and 4 first open their input, Enter there confirms.
+
+        A command that does not fit is scrolled a page instead of allowed, until all of it has been shown.
+        """
+        if key != "deny" and (unseen := self._unseen_preview_lines()):
+            self.query_one("#permission-preview", VerticalScroll).scroll_page_down(animate=False)
+            self.show_notice(f"The command is cut off ({unseen} more lines): Enter scrolls; read it all first.")
+            return
         if key in ("once", "session"):
             self._finish(PermissionReply(True, scope=key))  # type: ignore[arg-type]
             return
@@ -155,9 +180,18 @@ class PermissionDialog(ModalScreen[PermissionReply]):
         self._finish(PermissionReply(False, reason=reason))
 
     def _finish(self, reply: PermissionReply) -> None:
+        """Answer, unless the key that asked for it came in a burst."""
+        if not self._answered:
+            self.answer_when_sure(lambda: self._answer(reply))
+
+    def _answer(self, reply: PermissionReply) -> None:
         if not self._answered:
             self._answered = True
             self.dismiss(reply)
+
+    def show_notice(self, notice: str) -> None:
+        if self.is_mounted:
+            self.query_one("#permission-help", Static).update(Text(notice, style="bold"))
 
     def withdraw(self) -> None:
         """Close without an answer (the turn was interrupted and the engine already denied)."""

@@ -1,7 +1,8 @@
 """Asks once per folder whether its own allow rules may count (workspace trust).
 
 A repository can ship `.agent-tui/settings.toml` or `.claude/settings.json` with allow
-rules written by someone else; they only count after the user trusts the folder.
+rules written by someone else; they only count after the user trusts the folder. Like the
+permission dialog, only a key pressed while it is on screen answers it (VettedScreen).
 """
 
 from __future__ import annotations
@@ -11,11 +12,13 @@ from pathlib import Path
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
-from textual.screen import ModalScreen
 from textual.widgets import Button, Static
 
+from ..answer_guard import GRACE_S
+from .vetted_screen import VettedScreen
 
-class TrustDialog(ModalScreen[bool]):
+
+class TrustDialog(VettedScreen):
     """Trust this folder? Dismisses with True (trust) or False (keep its allow rules off)."""
 
     DEFAULT_CSS = """
@@ -33,10 +36,11 @@ class TrustDialog(ModalScreen[bool]):
         Binding("n,2,escape", "answer(False)", "Don't trust", id="trust.no"),
     ]
 
-    def __init__(self, project_dir: Path, rules: list[str]) -> None:
+    def __init__(self, project_dir: Path, rules: list[str], *, grace_s: float = GRACE_S) -> None:
         super().__init__()
         self.project_dir = project_dir
         self.rules = rules
+        self.start_vetting(grace_s)
 
     def compose(self) -> ComposeResult:
         listed = "\n".join(f"  allow  {rule}" for rule in self.rules[:20])
@@ -56,7 +60,8 @@ class TrustDialog(ModalScreen[bool]):
         self.query_one("#trust-no", Button).focus()
 
     def on_button_pressed(self, event: Button.Pressed) -> None:
-        self.dismiss(event.button.id == "trust-yes")
+        self.action_answer(event.button.id == "trust-yes")
 
     def action_answer(self, trusted: bool) -> None:
-        self.dismiss(trusted)
+        if self.armed:
+            self.answer_when_sure(lambda: self.dismiss(trusted))

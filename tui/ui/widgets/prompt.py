@@ -1,16 +1,27 @@
-"""The prompt: a multi-line TextArea where Enter sends and Ctrl+J adds a newline, with history."""
+"""The prompt: a multi-line TextArea where Enter sends and Ctrl+J adds a newline, with history.
+
+It holds at most MAX_PROMPT_CHARS: a bigger paste keeps its first part, and the whole paste is
+saved to a file named in the notice, so nothing is lost.
+"""
 
 from __future__ import annotations
 
+from typing import Any
+
+from textual import events
 from textual.binding import Binding
 from textual.containers import Horizontal
 from textual.message import Message
 from textual.widgets import Button, TextArea
 
 from ..bindings import bindings_for
+from ..paste_cap import MAX_PROMPT_CHARS, cut_paste, full_notice
+from .wrap_cache import caching_height
 
 #: prompts kept for Up/Down recall
 HISTORY_LIMIT = 200
+#: a big paste goes in this many characters per frame (soft-wrapping 16 KiB takes ~20 ms; 256 KiB at once ~300 ms)
+PASTE_PART_CHARS = 16 * 1024
 
 
 class PromptArea(TextArea):
@@ -33,11 +44,63 @@ class PromptArea(TextArea):
         self.prompt_history: list[str] = []
         self._history_index: int | None = None  # None = editing a new prompt
         self._draft = ""
+        #: parts of a big paste still to insert, one per frame
+        self._paste_rest: list[str] = []
+
+    @property
+    def wrapped_document(self) -> Any:
+        """TextArea's wrapped document, with its height cached (wrap_cache.py)."""
+        return self._wrapped_document
+
+    @wrapped_document.setter
+    def wrapped_document(self, document: Any) -> None:
+        self._wrapped_document = caching_height(document)
 
     # Priority bindings run on the app's queue, while typed characters are inserted from
     # this widget's own queue; in a burst ("hi" + Enter arriving together) the binding
     # would run before the characters land. Each action therefore queues itself behind
     # the keys already waiting here.
+
+    async def _on_paste(self, event: events.Paste) -> None:
+        """Insert a paste, cut to what still fits in the prompt (with a notice naming where the rest went)."""
+        event.prevent_default()  # instead of TextArea's own handler, which would insert all of it
+        if self.read_only:
+            return
+        pending = sum(map(len, self._paste_rest))
+        room = MAX_PROMPT_CHARS - (self._length() + pending - len(self.selected_text))
+        text, notice = cut_paste(event.text, room)
+        if notice:
+            self.notify(notice, severity="warning", timeout=20)
+        parts = [text[i:i + PASTE_PART_CHARS] for i in range(0, len(text), PASTE_PART_CHARS)]
+        if parts and not self._paste_rest:
+            self._insert_part(parts.pop(0))
+            if parts:
+                self.call_after_refresh(self._insert_next_part)
+        self._paste_rest.extend(parts)
+
+    def _insert_part(self, text: str) -> None:
+        if result := self._replace_via_keyboard(text, *self.selection):
+            self.move_cursor(result.end_location)
+            self.focus()
+
+    def _insert_next_part(self) -> None:
+        """Insert the next part of a big paste, and schedule the one after it for the next frame."""
+        if self._paste_rest:
+            self._insert_part(self._paste_rest.pop(0))
+        if self._paste_rest:
+            self.call_after_refresh(self._insert_next_part)
+
+    async def _on_key(self, event: events.Key) -> None:
+        """A full prompt takes no more typing (TextArea's handler runs after this one unless prevented)."""
+        if event.is_printable and self._length() >= MAX_PROMPT_CHARS and not self.selected_text:
+            event.stop()
+            event.prevent_default()
+            self.notify(full_notice(), severity="warning")
+
+    def _length(self) -> int:
+        """Characters in the prompt (newlines counted), without joining the text."""
+        lines = self.document.lines
+        return sum(map(len, lines)) + len(lines) - 1
 
     def action_submit(self) -> None:
         self.call_later(self._submit)
@@ -52,6 +115,9 @@ class PromptArea(TextArea):
         self.call_later(self._history_next)
 
     def _submit(self) -> None:
+        if self._paste_rest:  # a paste is still going in: send once all of it is there
+            self.call_after_refresh(self._submit)
+            return
         text = self.text.strip()
         if not text:
             return
@@ -88,6 +154,7 @@ class PromptArea(TextArea):
             self._show(self.prompt_history[self._history_index], at_end=True)
 
     def _show(self, text: str, *, at_end: bool) -> None:
+        self._paste_rest.clear()
         self.load_text(text)
         if at_end:
             self.move_cursor(self.document.end)
