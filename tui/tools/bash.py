@@ -158,6 +158,7 @@ class BashTool(Tool):
                 stdin=subprocess.DEVNULL,
                 stdout=subprocess.PIPE,
                 stderr=subprocess.PIPE,
+                temp_paths=[cwd_file],
             )
         except OSError as exc:
             raise ToolError(f"Could not start /bin/bash: {exc.strerror or exc}.") from None

@@ -111,6 +111,7 @@ class TrackedProcess:
     popen: subprocess.Popen[bytes]
     tag: str
     seen: dict[int, int] = field(default_factory=dict)
+    temp_paths: tuple[str, ...] = ()  # files the command may still write (a shell's EXIT trap)
 
     @property
     def pid(self) -> int:
@@ -126,13 +127,17 @@ class ProcessTracker:
         self._tracked: dict[str, TrackedProcess] = {}
         self._temp_paths: set[str] = set()
 
-    def spawn(self, argv: Sequence[str], *, env: dict[str, str] | None = None, **popen_kwargs: Any) -> TrackedProcess:
-        """Start `argv` as a session leader with the tracking tag; OSError when it cannot start."""
+    def spawn(self, argv: Sequence[str], *, env: dict[str, str] | None = None, temp_paths: Sequence[str] = (),
+              **popen_kwargs: Any) -> TrackedProcess:
+        """Start `argv` as a session leader with the tracking tag; OSError when it cannot start.
+
+        `temp_paths` (from `temp_file`) stay registered for `cleanup()` until the command has ended.
+        """
         tag = f"{os.getpid()}-{next(self._ids)}"
         env = dict(os.environ if env is None else env)
         env[TRACK_ENV] = tag
         popen = subprocess.Popen(list(argv), env=env, start_new_session=True, **popen_kwargs)
-        tracked = TrackedProcess(popen, tag)
+        tracked = TrackedProcess(popen, tag, temp_paths=tuple(temp_paths))
         with self._lock:
             self._tracked[tag] = tracked
         return tracked
@@ -284,8 +289,11 @@ class ProcessTracker:
         return path
 
     def remove_temp(self, path: str) -> None:
+        """Remove `path`; while a command that may write it still runs, `cleanup()` removes it again."""
         with self._lock:
-            self._temp_paths.discard(path)
+            writers = [t for t in self._tracked.values() if path in t.temp_paths and t.popen.poll() is None]
+            if not writers:
+                self._temp_paths.discard(path)
         try:
             os.unlink(path)
         except OSError:
