@@ -309,7 +309,7 @@ class ProcessTracker:
 
 
 _tracker: ProcessTracker | None = None
-_tracker_lock = threading.Lock()
+_tracker_lock = threading.RLock()  # re-entered when a signal handler interrupts its holder
 
 
 def tracker() -> ProcessTracker:

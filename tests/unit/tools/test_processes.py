@@ -91,3 +91,11 @@ tracker().cleanup(grace=0.5)
     proc = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=60)
     assert proc.returncode == 0, proc.stderr
     assert wait_gone([read_pid(pid_file)]), "an adopted orphan must be killed at exit"
+
+
+def test_timeout_keeps_the_output_so_far_and_says_so_in_one_sentence(ctx: ToolContext) -> None:
+    result = bash.run({"command": "echo partial; setsid sleep 60", "timeout": 400}, ctx)
+    lines = result.text().splitlines()
+    assert lines[0] == "partial"
+    assert lines[1] == "Command timed out after 0.4 s; it and its child processes were killed."
+    assert result.is_error and result.meta["timed_out"]
