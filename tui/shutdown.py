@@ -10,7 +10,6 @@ was closed may block writes for good). No Textual import: `-p` uses this too.
 
 from __future__ import annotations
 
-import asyncio
 import os
 import signal
 import sys
@@ -22,7 +21,7 @@ from typing import Any, TextIO
 from tui.tools.processes import become_subreaper, tracker
 
 EXIT_SIGNALS = (signal.SIGTERM, signal.SIGHUP)
-WATCHDOG_SECONDS = 3.0
+WATCHDOG_SECONDS = 5.0
 BROKEN_PIPE_EXIT = 128 + signal.SIGPIPE  # what `git log | head -1` and coreutils exit with
 # alternate screen off, cursor on, mouse and bracketed-paste reporting off: the watchdog's last resort
 _RESET_TERMINAL = "\x1b[?1049l\x1b[?25h\x1b[?1000l\x1b[?1002l\x1b[?1003l\x1b[?1006l\x1b[?1015l\x1b[?2004l"
@@ -37,6 +36,7 @@ class Terminated(BaseException):
 
 
 _installed = False
+_exiting = False  # set by the first exit signal and by run_entry's cleanup: later signals are ignored
 _pending_code: int | None = None
 _exit_app: Callable[[int], None] | None = None
 _terminal: tuple[int, Any] | None = None  # (fd, termios attributes) saved while the app runs
@@ -56,6 +56,7 @@ def install() -> None:
 
 def run_entry(main: Callable[[], int]) -> int:
     """Run `main`; Ctrl+C and the exit signals become exit codes, and the cleanup always runs."""
+    global _exiting
     try:
         code = main()
     except KeyboardInterrupt:
@@ -66,6 +67,9 @@ def run_entry(main: Callable[[], int]) -> int:
     except BrokenPipeError:
         code = BROKEN_PIPE_EXIT
     finally:
+        _exiting = True
+        if _installed:
+            signal.signal(signal.SIGINT, signal.SIG_IGN)  # a Ctrl+C now would only cut the cleanup short
         cleanup()
     return code
 
@@ -84,10 +88,16 @@ def request_exit(code: int) -> None:
 
 
 def _on_signal(signum: int, frame: Any) -> None:
+    global _exiting
+    if _exiting:
+        return  # already on the way out (the watchdog covers a stuck exit)
+    _exiting = True
     code = _pending_code if _pending_code is not None else 128 + signum
     tracker().signal_all(signal.SIGTERM)  # Bash's children start ending now; cleanup() finishes them
     _start_watchdog(code)
     if _exit_app is not None:
+        import asyncio  # loaded already: the app runs on it
+
         try:
             loop = asyncio.get_running_loop()
         except RuntimeError:

@@ -15,12 +15,10 @@ tree of that call, and `cleanup()` at exit kills every tree and removes the temp
 
 from __future__ import annotations
 
-import ctypes
 import itertools
 import os
 import signal
 import subprocess
-import tempfile
 import threading
 import time
 from collections.abc import Iterable, Sequence
@@ -90,6 +88,8 @@ _subreaper = False
 def become_subreaper() -> bool:
     """Make orphaned descendants reparent to this process (Linux prctl); False where unsupported."""
     global _subreaper
+    import ctypes  # only the console entry needs it
+
     try:
         libc = ctypes.CDLL(None, use_errno=True)
         _subreaper = int(libc.prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0)) == 0
@@ -282,6 +282,8 @@ class ProcessTracker:
 
     def temp_file(self, prefix: str) -> str:
         """A new empty temp file that `cleanup()` removes if its owner cannot."""
+        import tempfile
+
         fd, path = tempfile.mkstemp(prefix=prefix)
         os.close(fd)
         with self._lock:
