@@ -99,7 +99,10 @@ def test_a_signal_mid_command_kills_the_tree_and_removes_temp_files(tmp_path: Pa
         for line in proc.stdout:
             if json.loads(line)["type"] == "tool_output" and "started" in line:
                 break
-        assert len(marked(mark)) >= 4 and temp_files(env)
+        deadline = time.monotonic() + 30
+        while len(marked(mark)) < 4 and time.monotonic() < deadline:  # bash, &, setsid, nohup (or the foreground)
+            time.sleep(0.02)
+        assert temp_files(env)
         proc.send_signal(signum)
         try:
             _, err = proc.communicate(timeout=30)
@@ -144,15 +147,16 @@ def big_session(data: Path, project: Path, pairs: int = 20000) -> Path:
     return path
 
 
-def wait_until_open(pid: int, path: Path, seconds: float = 30) -> bool:
-    """True once process `pid` has `path` open (it is reading it)."""
+def wait_until_read(pid: int, nbytes: int, seconds: float = 60) -> bool:
+    """True once process `pid` has read `nbytes` bytes in all (/proc/<pid>/io `rchar`)."""
     deadline = time.monotonic() + seconds
     while time.monotonic() < deadline:
         try:
-            links = [os.readlink(f"/proc/{pid}/fd/{fd}") for fd in os.listdir(f"/proc/{pid}/fd")]
-        except OSError:
-            links = []
-        if str(path) in links:
+            with open(f"/proc/{pid}/io") as f:
+                rchar = int(f.read().split("rchar:")[1].split()[0])
+        except (OSError, IndexError, ValueError):
+            return False
+        if rchar >= nbytes:
             return True
         time.sleep(0.005)
     return False
@@ -164,7 +168,7 @@ def test_ctrl_c_while_continue_loads_prints_no_traceback(tmp_path: Path, env: di
     path = big_session(Path(env["XDG_DATA_HOME"]), project)
     proc = subprocess.Popen([sys.executable, "-m", "tui.cli", "-c", "-p", "hi", "--offline"], cwd=project, env=env,
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-    assert wait_until_open(proc.pid, path), "the session file was never opened"
+    assert wait_until_read(proc.pid, path.stat().st_size), "the session file was never read"
     proc.send_signal(signal.SIGINT)
     out, err = proc.communicate(timeout=60)
     assert proc.returncode == 130, err
