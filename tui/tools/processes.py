@@ -112,6 +112,7 @@ class TrackedProcess:
     tag: str
     seen: dict[int, int] = field(default_factory=dict)
     temp_paths: tuple[str, ...] = ()  # files the command may still write (a shell's EXIT trap)
+    running: list[int] = field(default_factory=list)  # live pids at the last sweep that included this tree
 
     @property
     def pid(self) -> int:
@@ -142,6 +143,12 @@ class ProcessTracker:
             self._tracked[tag] = tracked
         return tracked
 
+    @property
+    def trees(self) -> list[TrackedProcess]:
+        """The commands still tracked: running, or with descendants that still ran at the last sweep."""
+        with self._lock:
+            return list(self._tracked.values())
+
     def members(self, tracked: Iterable[TrackedProcess] | None = None) -> list[ProcInfo]:
         """The processes of the given trees (all trees by default), zombies included; remembers them.
 
@@ -169,9 +176,13 @@ class ProcessTracker:
                 if info.pid not in found and info.ppid in found and info.pid != os.getpid():
                     found[info.pid] = found[info.ppid]
                     changed = True
+        for t in group:
+            t.running = []
         for pid, t in found.items():
             if t is not None:
                 t.seen[pid] = procs[pid].start
+                if procs[pid].state != "Z":
+                    t.running.append(pid)
         return [procs[pid] for pid in found]
 
     @staticmethod
@@ -208,11 +219,18 @@ class ProcessTracker:
         self._send(self.members(), group, signum)
 
     def release(self, tracked: TrackedProcess) -> list[int]:
-        """After the command returned: forget its tree if empty, else keep tracking what still runs."""
-        running = self.alive(tracked)
-        if not running:
-            self._forget([tracked])
-        return running
+        """After the command returned: forget its tree if empty, else keep tracking what still runs.
+
+        The same sweep reaps the zombies of earlier calls' background children and forgets
+        the trees that have ended since.
+        """
+        with self._lock:
+            others = len(self._tracked) > 1
+        self._reap(self.members(None if others else [tracked]))
+        with self._lock:
+            trees = list(self._tracked.values()) if others else [tracked]
+        self._forget([t for t in trees if not t.running and t.popen.poll() is not None])
+        return list(tracked.running)
 
     def _kill(self, only: list[TrackedProcess] | None, grace: float) -> int:
         """Kill the trees in `only` (None: everything tracked, adopted orphans included)."""

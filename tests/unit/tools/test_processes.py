@@ -99,3 +99,15 @@ def test_timeout_keeps_the_output_so_far_and_says_so_in_one_sentence(ctx: ToolCo
     assert lines[0] == "partial"
     assert lines[1] == "Command timed out after 0.4 s; it and its child processes were killed."
     assert result.is_error and result.meta["timed_out"]
+
+
+def test_a_later_call_forgets_a_background_child_that_has_ended(tmp_path: Path) -> None:
+    own = ProcessTracker()
+    first = own.spawn(["/bin/bash", "-c", "sleep 0.3 > /dev/null & echo started"])
+    first.popen.wait()
+    assert own.release(first)  # the sleep still runs: the tree stays tracked
+    time.sleep(0.5)
+    second = own.spawn(["/bin/true"])
+    second.popen.wait()
+    assert own.release(second) == []
+    assert own.alive() == [] and own.trees == []
