@@ -56,9 +56,13 @@ def read_stat(pid: int) -> ProcInfo | None:
 
 
 def snapshot() -> dict[int, ProcInfo]:
-    """Every process visible in /proc."""
+    """Every process visible in /proc (none where there is no /proc: then only group kills remain)."""
     procs: dict[int, ProcInfo] = {}
-    for name in os.listdir("/proc"):
+    try:
+        names = os.listdir("/proc")
+    except OSError:
+        return procs
+    for name in names:
         if name.isdigit():
             info = read_stat(int(name))
             if info is not None:
@@ -266,8 +270,9 @@ class ProcessTracker:
 
     @staticmethod
     def _send(members: list[ProcInfo], group: list[TrackedProcess], signum: int) -> None:
+        groups = {p.pgid for p in members if p.state != "Z"}
         for t in group:
-            if t.popen.returncode is None:
+            if t.popen.returncode is None or t.pid in groups:  # never a group id the kernel may have reused
                 try:
                     os.killpg(t.pid, signum)  # also reaches a member forked after the sweep
                 except (ProcessLookupError, PermissionError):
