@@ -30,7 +30,7 @@ def read_pid(path: Path, seconds: float = 5.0) -> int:
 
 def test_timeout_kills_a_child_that_left_the_group_with_setsid(tmp_path: Path, ctx: ToolContext) -> None:
     pid_file = tmp_path / "setsid.pid"
-    result = bash.run({"command": f"setsid sleep 300 & echo $! > {pid_file}; sleep 60", "timeout": 500}, ctx)
+    result = bash.run({"command": f"setsid sleep 300 & echo $! > {pid_file}; sleep 60", "timeout": 2000}, ctx)
     assert result.meta["timed_out"]
     assert wait_gone([read_pid(pid_file)]), "a setsid child must not outlive a timed-out call"
 
@@ -39,7 +39,8 @@ def test_interrupt_kills_a_double_forked_daemon(tmp_path: Path, ctx: ToolContext
     pid_file = tmp_path / "daemon.pid"
     ready = threading.Event()
     ctx.emit_output = lambda chunk, stream="stdout": ready.set() if "ready" in chunk else None
-    command = f"(setsid nohup sleep 300 > /dev/null 2>&1 & echo $! > {pid_file}) & disown; echo ready; sleep 300"
+    command = (f"(setsid nohup sleep 300 > /dev/null 2>&1 & echo $! > {pid_file}) & disown; "
+               f"until [ -s {pid_file} ]; do sleep 0.01; done; echo ready; sleep 300")
     canceller = threading.Thread(target=lambda: ready.wait(10) and ctx.cancel.set())
     canceller.start()
     with pytest.raises(ToolInterrupted):
@@ -94,10 +95,10 @@ tracker().cleanup(grace=0.5)
 
 
 def test_timeout_keeps_the_output_so_far_and_says_so_in_one_sentence(ctx: ToolContext) -> None:
-    result = bash.run({"command": "echo partial; setsid sleep 60", "timeout": 400}, ctx)
+    result = bash.run({"command": "echo partial; setsid sleep 60", "timeout": 1500}, ctx)
     lines = result.text().splitlines()
     assert lines[0] == "partial"
-    assert lines[1] == "Command timed out after 0.4 s; it and its child processes were killed."
+    assert lines[1] == "Command timed out after 1.5 s; it and its child processes were killed."
     assert result.is_error and result.meta["timed_out"]
 
 
