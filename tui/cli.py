@@ -143,6 +143,10 @@ def main(argv: list[str] | None = None, *, own_process: bool = False) -> int:
     """Run the CLI. `own_process`: the process is ours alone (the console script), so -p may tune the GC."""
     args = build_parser().parse_args(argv)
     if args.print_mode:
+        if own_process:
+            from tui.shutdown import guard_stdout
+
+            guard_stdout()  # `agent-tui -p … | head -1` ends quietly
         _start_print_mode(offline=bool(args.offline), tune_gc=own_process)
         return _run(args, own_process)
     from tui.ui import gc_tuning
@@ -242,7 +246,10 @@ def entry() -> None:
     `os._exit` instead of tearing down the interpreter (a final GC pass and module cleanup
     that cost 0.1-0.2 s for nothing).
     """
-    code = main(own_process=True)
+    from tui import shutdown
+
+    shutdown.install()  # SIGTERM/SIGHUP/Ctrl+C: no traceback, Bash's children killed, temp files gone
+    code = shutdown.run_entry(lambda: main(own_process=True))
     if _exit_without_teardown:
         for stream in (sys.stdout, sys.stderr):
             try:

@@ -165,8 +165,7 @@ def run_headless(options: AgentOptions, prompt: str, fmt: str = "text", *, parti
         interrupts += 1
         if interrupts > 1:
             raise KeyboardInterrupt
-        err.write("agent-tui: interrupting (Ctrl-C again to quit at once)\n")
-        session.cancel()
+        session.cancel()  # the turn ends as "interrupted": its stop line is the one sentence printed
 
     previous = signal.signal(signal.SIGINT, on_sigint) if _main_thread() else None
     try:

@@ -5,9 +5,7 @@ from __future__ import annotations
 import codecs
 import os
 import selectors
-import signal
 import subprocess
-import tempfile
 import time
 from collections import deque
 from pathlib import Path
@@ -15,6 +13,7 @@ from typing import Any
 
 from tui.tools.base import FatalToolError, Tool, ToolContext, ToolError, ToolInterrupted, ToolResult
 from tui.tools.inputs import get_int, get_str
+from tui.tools.processes import TrackedProcess, tracker
 from tui.wording import shorten
 
 DEFAULT_TIMEOUT_MS = 120_000
@@ -25,7 +24,8 @@ MAX_STREAMED_CHARS = 1_000_000
 POLL_SECONDS = 0.05
 # after the command exits, how long to wait for children that still hold its pipes
 PIPE_GRACE_SECONDS = 0.2
-TERM_GRACE_SECONDS = 1.0
+# how often a running command's tree is swept, so children that leave its session stay known
+SWEEP_SECONDS = 0.5
 
 
 class OutputCapture:
@@ -65,24 +65,6 @@ class OutputCapture:
         return f"{head}\n\n... [{cut:,} characters cut from the middle of the output] ...\n\n{tail}"
 
 
-def kill_process_group(proc: subprocess.Popen[bytes]) -> None:
-    """SIGTERM the command's process group, then SIGKILL whatever is left, and reap the shell."""
-    pgid = proc.pid  # start_new_session=True made the shell a group leader
-    try:
-        os.killpg(pgid, signal.SIGTERM)
-    except (ProcessLookupError, PermissionError):
-        pass
-    try:
-        proc.wait(timeout=TERM_GRACE_SECONDS)
-    except subprocess.TimeoutExpired:
-        pass
-    try:
-        os.killpg(pgid, signal.SIGKILL)  # children that ignored SIGTERM or outlived the shell
-    except (ProcessLookupError, PermissionError):
-        pass
-    proc.wait()
-
-
 class BashTool(Tool):
     name = "Bash"
     description = (
@@ -92,7 +74,8 @@ class BashTool(Tool):
         "- stdin is closed: interactive commands (editors, pagers, prompts) cannot work; pass flags such "
         "as `--yes` or `-y` instead.\n"
         f"- `timeout` is in milliseconds: default {DEFAULT_TIMEOUT_MS} (2 minutes), at most {MAX_TIMEOUT_MS}. "
-        "On timeout the command and every process it started are killed.\n"
+        "On timeout the command and every process it started are killed. "
+        "A background process (`cmd &`) keeps running until agent-tui exits.\n"
         f"- Output (stdout and stderr together) longer than {MAX_OUTPUT_CHARS:,} characters is cut in the middle.\n"
         "- Prefer Read, Glob and Grep over cat, find and grep: they are faster and need no approval.\n"
         "- Quote paths that contain spaces. Chain dependent commands with `&&`.\n"
@@ -154,15 +137,11 @@ class BashTool(Tool):
         if ctx.state.bash_cwd is not None and cwd != ctx.state.bash_cwd:
             notes.append(f"The previous working directory {ctx.state.bash_cwd} no longer exists; ran in {cwd}.")
             ctx.state.bash_cwd = None
-        fd, cwd_file = tempfile.mkstemp(prefix="agent-tui-cwd-")
-        os.close(fd)
+        cwd_file = tracker().temp_file("agent-tui-cwd-")
         try:
             return self._run_command(command, cwd, cwd_file, timeout_ms, notes, ctx)
         finally:
-            try:
-                os.unlink(cwd_file)
-            except OSError:
-                pass
+            tracker().remove_temp(cwd_file)
 
     def _run_command(
         self, command: str, cwd: Path, cwd_file: str, timeout_ms: int, notes: list[str], ctx: ToolContext
@@ -174,20 +153,22 @@ class BashTool(Tool):
         script = f"trap 'pwd > {quote(cwd_file)}' EXIT; {command}"
         env = dict(os.environ, PAGER="cat", GIT_PAGER="cat", GIT_TERMINAL_PROMPT="0")
         try:
-            proc = subprocess.Popen(
+            tracked = tracker().spawn(
                 ["/bin/bash", "-c", script],
                 cwd=cwd,
                 env=env,
                 stdin=subprocess.DEVNULL,
                 stdout=subprocess.PIPE,
                 stderr=subprocess.PIPE,
-                start_new_session=True,
+                temp_paths=[cwd_file],
             )
         except OSError as exc:
             raise ToolError(f"Could not start /bin/bash: {exc.strerror or exc}.") from None
         capture = OutputCapture()
-        timed_out = self._pump(proc, capture, timeout_ms / 1000, ctx)
-        exit_code = proc.wait()
+        timed_out = self._pump(tracked, capture, timeout_ms / 1000, ctx)
+        exit_code = tracked.popen.wait()
+        if not timed_out:
+            tracker().release(tracked)  # background children may run on; agent-tui ends them at exit
         if exit_code < 0:  # killed by a signal: report it the way a shell does
             exit_code = 128 - exit_code
         body = capture.text().rstrip("\n")
@@ -204,12 +185,13 @@ class BashTool(Tool):
             meta={"exit_code": exit_code, "timed_out": timed_out, "cwd": str(ctx.state.bash_cwd or ctx.project_dir)},
         )
 
-    def _pump(self, proc: subprocess.Popen[bytes], capture: OutputCapture, timeout_s: float, ctx: ToolContext) -> bool:
+    def _pump(self, tracked: TrackedProcess, capture: OutputCapture, timeout_s: float, ctx: ToolContext) -> bool:
         """Stream stdout/stderr until both close; True when the command timed out.
 
-        Polls `ctx.cancel` every POLL_SECONDS; on cancel the group is killed and
+        Polls `ctx.cancel` every POLL_SECONDS; on cancel the whole tree is killed and
         ToolInterrupted is raised.
         """
+        proc = tracked.popen
         assert proc.stdout is not None and proc.stderr is not None
         selector = selectors.DefaultSelector()
         streams = {proc.stdout.fileno(): "stdout", proc.stderr.fileno(): "stderr"}
@@ -218,16 +200,20 @@ class BashTool(Tool):
             selector.register(fd, selectors.EVENT_READ)
         deadline = time.monotonic() + timeout_s
         exited_at: float | None = None
+        next_sweep = time.monotonic() + SWEEP_SECONDS
         streamed = 0
         try:
             while selector.get_map():
                 if ctx.cancel.is_set():
-                    kill_process_group(proc)
+                    tracker().kill(tracked)
                     raise ToolInterrupted("The command was interrupted; it and its child processes were killed.")
                 now = time.monotonic()
                 if now >= deadline:
-                    kill_process_group(proc)
+                    tracker().kill(tracked)
                     return True
+                if now >= next_sweep:
+                    tracker().members([tracked])
+                    next_sweep = now + SWEEP_SECONDS
                 if exited_at is None and proc.poll() is not None:
                     exited_at = now
                 if exited_at is not None and now - exited_at > PIPE_GRACE_SECONDS:

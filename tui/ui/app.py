@@ -447,7 +447,10 @@ def run_app(options: AgentOptions, prompt: str | None = None) -> int:
     """Run the app full screen until the user quits; returns the exit code."""
     options.interactive = True
     app = AgentApp(options, prompt=prompt)
-    result = app.run()
+    from tui.shutdown import exit_app_on_signal
+
+    with exit_app_on_signal(lambda code: app.exit(None, code)):  # SIGTERM/SIGHUP: leave the screen cleanly
+        result = app.run()
     return int(result or 0) if app.return_code in (None, 0) else int(app.return_code or 1)
 
 

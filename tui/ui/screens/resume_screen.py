@@ -298,5 +298,8 @@ def resumed_app(options: AgentOptions, prompt: str | None, session: Any, *, pick
 def run_resumed_app(options: AgentOptions, prompt: str | None, session: Any, *, picker: bool = False) -> int:
     """Run `resumed_app` full screen until the user quits; returns the exit code."""
     app = resumed_app(options, prompt, session, picker=picker)
-    result = app.run()
+    from tui.shutdown import exit_app_on_signal
+
+    with exit_app_on_signal(lambda code: app.exit(None, code)):  # SIGTERM/SIGHUP: leave the screen cleanly
+        result = app.run()
     return int(result or 0) if app.return_code in (None, 0) else int(app.return_code or 1)
