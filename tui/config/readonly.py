@@ -1,11 +1,14 @@
 """The built-in set of read-only shell commands that run without asking.
 
 A command counts only with arguments that keep it read-only (`find` without `-exec`
-or `-delete`, `sort` without `-o`, `git branch` that lists); redirections and `tee`
-are checked separately as writes.
+or `-delete`, `sort` without `-o` or `--compress-program`, `git branch` that lists, no git
+global option); redirections are checked separately as writes. A command reached through
+a wrapper or an assignment that is not harmless (`SimpleCommand.plain` False) never counts.
 """
 
 from __future__ import annotations
+
+import re
 
 from tui.config.bash_parse import SimpleCommand
 
@@ -14,15 +17,16 @@ PLAIN = frozenset(
     ls cat head tail wc grep egrep fgrep rg pwd echo printf which type file stat du df tree
     cut diff basename dirname realpath readlink true false cd pushd popd test [ whoami id
     uname printenv nl tac rev tr column cmp comm md5sum sha1sum sha256sum sha512sum jq seq
-    sleep ps od hexdump tee env
+    sleep ps od hexdump env
     """.split()
 )
 FIND_ACTIONS = {"-exec", "-execdir", "-ok", "-okdir", "-delete", "-fprint", "-fprint0", "-fprintf", "-fls"}
+#: `sed -n '1,5p'`: print lines by number, nothing else
+SED_PRINT = re.compile(r"\d+(,\d+)?p")
 GIT_READ_ONLY = {
     "status", "log", "diff", "show", "rev-parse", "ls-files", "blame", "describe", "shortlog",
     "grep", "cat-file", "ls-tree", "merge-base", "name-rev", "show-ref", "rev-list", "whatchanged",
 }
-GIT_GLOBAL_WITH_VALUE = {"-C", "--git-dir", "--work-tree"}
 BRANCH_LIST_FLAGS = {
     "-a", "--all", "-r", "--remotes", "-v", "-vv", "--verbose", "--list", "-l", "--show-current",
     "--merged", "--no-merged", "--contains", "--no-contains", "--no-color", "--color",
@@ -31,17 +35,20 @@ BRANCH_LIST_FLAGS = {
 
 def is_read_only(cmd: SimpleCommand) -> bool:
     """True when this simple command (already unwrapped) never changes anything."""
-    if cmd.expands or not cmd.argv:
+    if cmd.expands or not cmd.argv or not cmd.plain:
         return False
     name, args = cmd.argv[0], cmd.argv[1:]
-    if name == "command":
-        return len(args) >= 1 and args[0] in ("-v", "-V")
     if name == "git":
         return _git_read_only(args)
     if name == "find":
         return not any(a in FIND_ACTIONS for a in args)
     if name == "sort":
-        return not any(a == "-o" or a.startswith("--output") or (a.startswith("-o") and len(a) > 2) for a in args)
+        return not any(a.startswith(("-o", "--o", "--compress")) for a in args)
+    if name == "file":
+        return not any(a.startswith(("-C", "--compile", "-m", "--magic")) or (len(a) > 1 and a[0] == "-" and a[1] != "-"
+                       and set(a[1:]) & {"C", "m"}) for a in args)
+    if name == "sed":
+        return _sed_prints(args)
     if name == "uniq":
         return len([a for a in args if not a.startswith("-")]) <= 1
     if name == "date":
@@ -53,27 +60,29 @@ def is_read_only(cmd: SimpleCommand) -> bool:
     if name == "rg":
         return not any(a == "--pre" or a.startswith("--pre=") for a in args)
     if name == "env":
-        return True  # with a command, `env` was stripped before this point
+        return not args  # with a command it is not plain
     return name in PLAIN
 
 
+def _sed_prints(args: list[str]) -> bool:
+    """`sed -n '1,5p' FILE…`: the only sed call sure to print and do nothing else."""
+    options = [a for a in args if a.startswith("-")]
+    operands = [a for a in args if not a.startswith("-")]
+    return options == ["-n"] and len(operands) >= 1 and SED_PRINT.fullmatch(operands[0]) is not None
+
+
 def _git_read_only(args: list[str]) -> bool:
-    i = 0
-    while i < len(args) and args[i].startswith("-"):
-        if args[i] in ("-c", "--config-env") or args[i].startswith("--exec-path"):
-            return False  # `-c core.pager=…` can run anything
-        i += 2 if args[i] in GIT_GLOBAL_WITH_VALUE else 1
-    if i >= len(args):
-        return False
-    sub, rest = args[i], args[i + 1 :]
-    if any(a.startswith("--output") or a == "--ext-diff" for a in rest):
+    if not args or args[0].startswith("-"):
+        return False  # a global option (`-c core.pager=…`, `-C dir`, `--exec-path`) can change what runs
+    sub, rest = args[0], args[1:]
+    if any(a.startswith(("--output", "--ext-diff", "--open-files-in-pager", "-O", "--textconv", "--exec")) for a in rest):
         return False
     if sub in GIT_READ_ONLY:
         return True
     if sub == "branch":
         return all(a in BRANCH_LIST_FLAGS for a in rest) or "--list" in rest or "-l" in rest
     if sub in ("remote", "tag", "stash", "worktree", "reflog"):
-        listing = {"remote": {"-v", "show", "get-url"}, "tag": {"-l", "--list", "-n"},
+        listing = {"remote": {"-v", "get-url"}, "tag": {"-l", "--list", "-n"},
                    "stash": {"list", "show"}, "worktree": {"list"}, "reflog": {"show"}}[sub]
         return (not rest and sub != "stash") or (bool(rest) and rest[0] in listing)
     if sub == "config":
