@@ -302,7 +302,49 @@ FLAGS = [
     "cat ./src/../a.txt",
 ]
 
-COMMANDS: list[str] = [*ASSIGNMENTS, *WRAPPERS, *QUOTING, *REDIRECTIONS, *SUBSTITUTIONS, *PIPELINES, *HEREDOCS, *GIT, *FLAGS]
+READ_ONLY = [
+    "cat /etc/hostname", "ls /", "ls ~", "ls ../", "cat ../nothing", "ls -R src", "wc -c < a.txt", "sort -u a.txt",
+    "uniq -c a.txt", "cut -d: -f1 a.txt", "tr a b < a.txt", "basename /a/b", "dirname /a/b", "realpath a.txt",
+    "readlink -f a.txt", "which ls", "type ls", "whoami", "id", "uname -a", "printenv HOME", "nl a.txt", "tac a.txt",
+    "rev a.txt", "column -t a.txt", "comm a.txt b.txt", "md5sum a.txt", "sha256sum a.txt", "seq 3", "sleep 0", "ps",
+    "od -c a.txt", "hexdump -C a.txt", "tree", "df -h", "date", "date +%s", "hostname", "uptime",
+    "grep -E 'a|b' a.txt", "egrep a a.txt", "fgrep a a.txt", "find . -type f -newer a.txt", "find . -maxdepth 1 -print0",
+    "find . -printf '%p\\n'", "ls -la | grep a | wc -l", "echo a; echo b", "echo hi >&2", "cat a.txt 2>&1 | head",
+    "ls nothing || true", "test -d src && ls src", "[[ -f a.txt ]]", "true || false", "echo \"a;b\"", "echo 'a|b'",
+    "echo \"a && b\"", "ls -l --color=never", "du -a src", "stat -c %s a.txt", "file -b a.txt", "jq -n 1", "sed -n 2p a.txt",
+    "sed -n '1,2p' a.txt b.txt", "sed --quiet 1p a.txt", "xargs -n1 echo < a.txt", "cd src; ls", "cd / && ls", "cd ~ && ls",
+    "pushd src", "ls -d */", "ls src/*.py", "cat src/*.py", "echo ~/x", "cat ~/../nothing", "ls $PWD", "echo \"$PWD\"",
+    "diff -u a.txt b.txt", "diff -r src src", "cmp -s a.txt a.txt", "grep -c hello a.txt", "grep -l hello *.txt",
+    "sort -r a.txt", "sort -k1 a.txt", "uniq -d a.txt", "head -5 a.txt b.txt", "cat -n a.txt", "rg -z hello", "rg --files",
+    "rg -n hello src", "rg --type py print",
+]
+
+MORE_GIT = [
+    "git log -p -1", "git show HEAD", "git diff HEAD", "git diff --cached", "git log --all", "git branch --show-current",
+    "git describe --always", "git shortlog -s HEAD", "git ls-tree HEAD", "git rev-list HEAD", "git name-rev HEAD",
+    "git merge-base HEAD HEAD", "git show-ref", "git config --list", "git remote get-url origin", "git status -uno",
+    "git log --format=%H -1", "git blame -L 1,1 a.txt", "git grep -n hello", "git diff --no-ext-diff",
+    "git log --ext-diff -p -1", "git cat-file --textconv HEAD:a.txt", "git diff --textconv", "git log --show-signature -1",
+    "git status --porcelain", "git diff --name-only", "git whatchanged -1", "git stash show", "git tag -l",
+    "git branch -r", "git branch --list", "git -P log -1", "git --paginate log -1", "git -c color.ui=never status",
+    "git --bare status", "git --namespace=x status",
+]
+
+MORE_WRAPPERS = [
+    "nohup ./hooks/x.sh", "time ./hooks/x.sh", "LANG=C ./hooks/x.sh", "command ./hooks/x.sh", "builtin cd src",
+    "exec ./hooks/x.sh", "LANG=C git status", "TZ=UTC git log -1", "NO_COLOR=1 git diff", "GIT_TERMINAL_PROMPT=0 git status",
+    "CI=1 ls", "DEBIAN_FRONTEND=noninteractive ls", "LC_MESSAGES=C ls", "LANG=C LD_PRELOAD=x ls", "HOME=/tmp ls",
+    "SHELL=/bin/sh ls", "GREP_OPTIONS=x grep a a.txt", "RIPGREP_CONFIG_PATH=./x rg a", "LESS=x ls",
+    "MANPAGER=./hooks/x.sh man ls", "TERM=xterm LANG=C ls -la", "git status && LANG=C ls", "GIT_DIR=.git git log -1",
+    "GIT_CONFIG_GLOBAL=./x git status", "GIT_SSH_COMMAND=./hooks/x.sh git status", "PATH=$PATH:./bin ls",
+    "PATH=/usr/bin:/bin ls", "TMPDIR=./src ls", "NODE_OPTIONS=--require=./x.js ls", "PERL5OPT=-Mx ls",
+    "timeout 5 git status", "nice git status", "command git status", "time git status", "stdbuf -oL git status",
+    "timeout 5 git -C . status", "xargs git status < /dev/null", "env git status", "builtin git status",
+    "noglob ls", "sudo -u root ls", "doas ls", "nohup git status", "ionice ls", "taskset 1 ls", "flock x ls",
+    "chrt 0 ls", "strace ls", "unshare ls", "su -c ls",
+]
+
+COMMANDS: list[str] = [*ASSIGNMENTS, *WRAPPERS, *QUOTING, *REDIRECTIONS, *SUBSTITUTIONS, *PIPELINES, *HEREDOCS, *GIT, *FLAGS, *READ_ONLY, *MORE_GIT, *MORE_WRAPPERS]
 
 #: the project's `.claude/settings.json` (read by both CLIs) and the `--allowedTools` of both runs
 PROJECT_SETTINGS = {

@@ -211,7 +211,7 @@ class _Walker:
         elif args[0].expands or args[0].value == "-" or args[0].value.startswith("~") and not args[0].value.startswith("~/"):
             target = None
         else:
-            target = None if args[0].value == "" else _resolve(args[0].value, self.cwds[0])
+            target = None if args[0].value == "" else resolve_path(args[0].value, self.cwds[0])
         if target is None:
             self.cwds = None
         else:
@@ -223,11 +223,11 @@ class _Walker:
             self.result.writes.append(WriteTarget(target.value, None))
             return
         raw = target.value
-        paths = [_resolve(raw, cwd) for cwd in self.cwds]
+        paths = [resolve_path(raw, cwd) for cwd in self.cwds]
         self.result.writes.append(WriteTarget(raw, list(dict.fromkeys(paths))))
 
 
-def _resolve(raw: str, cwd: Path) -> Path:
+def resolve_path(raw: str, cwd: Path) -> Path:
     path = Path(os.path.expanduser(raw)) if raw.startswith("~/") or raw == "~" else Path(raw)
     if not path.is_absolute():
         path = cwd / path

@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING, Any, Literal
 
 from tui.config import rule_files
 from tui.config.bash_parse import ParsedBash, SimpleCommand, WriteTarget, parse_bash
+from tui.config.bash_paths import outside_project
 from tui.config.git_safety import config_runs_programs
 from tui.config.modes import MODES
 from tui.config.paths import PROTECTED_DIRS, local_settings_file, user_settings_file
@@ -277,6 +278,8 @@ class PermissionPolicy:
     def _command_part(self, name: str, cmd: SimpleCommand) -> _Part:
         if rule := self._command_rule("ask", name, cmd, every_form=True):
             return _Part("ask", f"`{cmd.text}`", rule)
+        if problem := outside_project(cmd, self.project_dir):
+            return _Part("boundary", f"`{cmd.text}` reaches outside the project ({problem})")
         if is_read_only(cmd) and self._git_config_safe(cmd):
             return _Part("allow", f"`{cmd.text}` (read-only)")
         if rule := self._command_rule("allow", name, cmd, every_form=False):

@@ -15,8 +15,8 @@ from tui.config.bash_parse import SimpleCommand
 PLAIN = frozenset(
     """
     ls cat head tail wc grep egrep fgrep rg pwd echo printf which type file stat du df tree
-    cut diff basename dirname realpath readlink true false cd pushd popd test [ whoami id
-    uname printenv nl tac rev tr column cmp comm md5sum sha1sum sha256sum sha512sum jq seq
+    cut diff basename dirname realpath readlink true false cd test [ whoami id
+    uname nl tac rev tr column cmp comm md5sum sha1sum sha256sum sha512sum jq seq
     sleep ps od hexdump env
     """.split()
 )
@@ -25,8 +25,20 @@ FIND_ACTIONS = {"-exec", "-execdir", "-ok", "-okdir", "-delete", "-fprint", "-fp
 SED_PRINT = re.compile(r"\d+(,\d+)?p")
 GIT_READ_ONLY = {
     "status", "log", "diff", "show", "rev-parse", "ls-files", "blame", "describe", "shortlog",
-    "grep", "cat-file", "ls-tree", "merge-base", "name-rev", "show-ref", "rev-list", "whatchanged",
+    "grep", "cat-file", "merge-base", "rev-list",
 }
+#: options that make a "read-only" git command run a program, write a file or call out
+GIT_RISKY = ("--output", "--ext-diff", "--open-files-in-pager", "-O", "--textconv", "--exec", "--show-signature",
+             "--upload-pack", "--remote")
+GIT_STATUS_FLAGS = {"-s", "--short", "-b", "--branch", "--long", "-v", "--verbose", "--porcelain", "--porcelain=v1",
+                    "--porcelain=v2", "-z"}
+#: sort and rg options known to only read (Claude Code asks about others, e.g. `sort -k`, `rg -z`)
+SORT_FLAGS = re.compile(r"-[urnfbhVMgdis]+|--(unique|reverse|numeric-sort|ignore-case|human-numeric-sort)")
+RG_FLAGS = re.compile(
+    r"-[nNiSFwlcvHIsx]+|-[ABCmtTge].*|--(type|glob|iglob|max-count|context|before-context|after-context|"
+    r"line-number|no-line-number|ignore-case|smart-case|fixed-strings|word-regexp|files-with-matches|count|"
+    r"invert-match|no-heading|heading|color|colors|hidden|no-ignore|json|regexp|max-depth|type-not)(=.*)?"
+)
 BRANCH_LIST_FLAGS = {
     "-a", "--all", "-r", "--remotes", "-v", "-vv", "--verbose", "--list", "-l", "--show-current",
     "--merged", "--no-merged", "--contains", "--no-contains", "--no-color", "--color",
@@ -43,14 +55,14 @@ def is_read_only(cmd: SimpleCommand) -> bool:
     if name == "find":
         return not any(a in FIND_ACTIONS for a in args)
     if name == "sort":
-        return not any(a.startswith(("-o", "--o", "--compress")) for a in args)
+        return all(SORT_FLAGS.fullmatch(a) for a in args if a.startswith("-"))
     if name == "file":
         return not any(a.startswith(("-C", "--compile", "-m", "--magic")) or (len(a) > 1 and a[0] == "-" and a[1] != "-"
                        and set(a[1:]) & {"C", "m"}) for a in args)
     if name == "sed":
         return _sed_prints(args)
     if name == "uniq":
-        return len([a for a in args if not a.startswith("-")]) <= 1
+        return all(not a.startswith("-") for a in args) and len(args) <= 1
     if name == "date":
         return not any(a in ("-s", "--set") or a.startswith("--set=") or not (a.startswith("-") or a.startswith("+")) for a in args)
     if name == "hostname":
@@ -58,7 +70,7 @@ def is_read_only(cmd: SimpleCommand) -> bool:
     if name == "tree":
         return "-o" not in args
     if name == "rg":
-        return not any(a == "--pre" or a.startswith("--pre=") for a in args)
+        return all(RG_FLAGS.fullmatch(a) for a in args if a.startswith("-"))
     if name == "env":
         return not args  # with a command it is not plain
     return name in PLAIN
@@ -75,16 +87,18 @@ def _git_read_only(args: list[str]) -> bool:
     if not args or args[0].startswith("-"):
         return False  # a global option (`-c core.pager=…`, `-C dir`, `--exec-path`) can change what runs
     sub, rest = args[0], args[1:]
-    if any(a.startswith(("--output", "--ext-diff", "--open-files-in-pager", "-O", "--textconv", "--exec")) for a in rest):
+    if any(a.startswith(GIT_RISKY) for a in rest):
         return False
+    if sub == "status":
+        return all(a in GIT_STATUS_FLAGS for a in rest if a.startswith("-"))
     if sub in GIT_READ_ONLY:
         return True
     if sub == "branch":
         return all(a in BRANCH_LIST_FLAGS for a in rest) or "--list" in rest or "-l" in rest
     if sub in ("remote", "tag", "stash", "worktree", "reflog"):
-        listing = {"remote": {"-v", "get-url"}, "tag": {"-l", "--list", "-n"},
+        listing = {"remote": {"-v"}, "tag": {"-l", "--list", "-n"},
                    "stash": {"list", "show"}, "worktree": {"list"}, "reflog": {"show"}}[sub]
         return (not rest and sub != "stash") or (bool(rest) and rest[0] in listing)
     if sub == "config":
-        return bool(rest) and rest[0] in ("--get", "--get-all", "--list", "-l", "--get-regexp")
+        return bool(rest) and rest[0] in ("--get", "--get-all")
     return False

@@ -56,7 +56,7 @@ CASES: list[tuple[str, str, str, str]] = [
     (D, "Bash", "stat a.txt", "allow"),
     (D, "Bash", "du -sh .", "allow"),
     (D, "Bash", "tree -L 2", "allow"),
-    (D, "Bash", "sort a.txt | uniq -c", "allow"),
+    (D, "Bash", "sort a.txt | uniq -c", "ask"),  # Claude Code 2.1 asks too (tests/differential)
     (D, "Bash", "sort -o out.txt a.txt", "ask"),
     (D, "Bash", "uniq a.txt b.txt", "ask"),
     (D, "Bash", "date", "allow"),
@@ -64,7 +64,7 @@ CASES: list[tuple[str, str, str, str]] = [
     (D, "Bash", "true && false", "allow"),
     (D, "Bash", "cat a | grep b | wc -l", "allow"),
     (D, "Bash", "echo hi # rm x", "allow"),
-    (D, "Bash", "ls -la ~", "allow"),
+    (D, "Bash", "ls -la ~", "ask"),  # Claude Code 2.1 asks too (tests/differential)
     (D, "Bash", "echo $((1 + 2))", "ask"),  # Claude Code 2.1 asks too (tests/differential)
     (D, "Bash", "echo '$(rm x)'", "allow"),
     (D, "Bash", "cat <<'EOF'\nrm x\nEOF", "allow"),
@@ -117,7 +117,7 @@ CASES: list[tuple[str, str, str, str]] = [
     (D, "Bash", "while true; do rm x; done", "deny"),
     (D, "Bash", "! rm x", "deny"),
     (D, "Bash", "cd .. && rm x", "deny"),
-    (D, "Bash", "cd .. && ls", "allow"),
+    (D, "Bash", "cd .. && ls", "ask"),  # Claude Code 2.1 asks too (tests/differential)
     (D, "Bash", "ls && wget http://x", "ask"),
     # wrappers are stripped
     (D, "Bash", "timeout 5 rm x", "deny"),
