@@ -344,7 +344,58 @@ MORE_WRAPPERS = [
     "chrt 0 ls", "strace ls", "unshare ls", "su -c ls",
 ]
 
-COMMANDS: list[str] = [*ASSIGNMENTS, *WRAPPERS, *QUOTING, *REDIRECTIONS, *SUBSTITUTIONS, *PIPELINES, *HEREDOCS, *GIT, *FLAGS, *READ_ONLY, *MORE_GIT, *MORE_WRAPPERS]
+FLAG_VARIANTS = [
+    "ls 2> err.txt", "ls >| out.txt", "cat a.txt >> /dev/null", "ls 1>&2", "echo hi 2>/dev/null >/dev/null",
+    "find . -name '*.py' -print", "find . -newer a.txt -exec ls {} \\;", "find src -type d", "find -L . -name a.txt",
+    "find . -fprint0 out.txt", "find . -regex '.*txt'", "find . -size +1k", "find . -empty",
+    "grep -rn --include=*.py print .", "grep -f a.txt b.txt", "grep --exclude-dir=.git -r hello .", "grep -P 'h.llo' a.txt",
+    "grep -z hello a.txt", "grep -o hell a.txt", "grep -A1 hello a.txt", "grep -i HELLO a.txt", "grep -v hello a.txt",
+    "grep -w hello a.txt", "grep -h hello a.txt b.txt", "grep --color=never hello a.txt", "grep -q hello a.txt",
+    "ls -lah --sort=time", "ls -1", "ls --hide=a.txt", "ls -t", "ls -S", "ls -i", "ls --format=long",
+    "head -c 10 a.txt", "wc -w a.txt", "cat -A a.txt", "cut -c1-3 a.txt", "tr -d a < a.txt", "tr -s ' ' < a.txt",
+    "jq -r . nothing.json", "jq --arg x 1 -n '$x'", "jq -f a.txt -n", "diff --color=never a.txt b.txt", "diff -y a.txt b.txt",
+    "diff --brief a.txt b.txt", "diff -q a.txt b.txt", "stat --format=%s a.txt", "du -h --max-depth=1", "df .",
+    "file -i a.txt", "file --mime a.txt", "file -L a.txt", "file -z a.txt", "od -An -tx1 a.txt", "hexdump -n 16 a.txt",
+    "date -d yesterday", "date -u", "date --date=@0", "date -r a.txt", "date -f a.txt", "echo -e 'a\\nb'",
+    "printf '%s\\n' a b", "echo -n x", "which -a ls", "type -a ls", "realpath -m x", "readlink a.txt", "tree -L 2",
+    "md5sum -c a.txt", "sha256sum --check a.txt", "nl -ba a.txt", "column -s, -t a.txt",
+    "sed -n '/hello/p' a.txt", "sed -n 1,3p a.txt", "sed -n -e 1p a.txt", "sed -E -n 1p a.txt", "sed 1q a.txt",
+    "sed -n '1p' < a.txt", "sed -n 1p a.txt > /dev/null", "sed -n 1w\\ out.txt a.txt",
+]
+
+GIT_VARIANTS = [
+    "git log --graph --oneline", "git log --pretty=format:%s", "git log -S hello", "git log --since=1.week",
+    "git log --author=x", "git diff --color-words", "git diff HEAD -- a.txt", "git show --name-only HEAD",
+    "git blame -w a.txt", "git ls-files -m", "git ls-files --others", "git rev-parse --show-toplevel",
+    "git rev-parse --abbrev-ref HEAD", "git describe --tags", "git shortlog -sn HEAD", "git branch -vv",
+    "git branch --merged", "git branch --contains HEAD", "git tag --contains HEAD", "git stash list --stat",
+    "git status --ignored", "git status -z", "git diff --check", "git diff --word-diff", "git log -L1,1:a.txt",
+    "git cat-file -t HEAD", "git count-objects", "git fsck", "git grep -l hello", "git log --decorate -1",
+    "git reflog show", "git worktree list --porcelain", "git log --stat -1", "git log --name-status -1",
+    "git diff --stat HEAD", "git show -s HEAD", "git log -1 --format=%an", "git status -sb", "git status --porcelain=v2",
+    "git diff --no-textconv", "git show --no-textconv HEAD", "git log --no-ext-diff -p -1", "git diff -R",
+    "git log --follow a.txt", "git blame --textconv a.txt", "git grep --no-index hello", "git grep -f a.txt",
+    "git diff --no-index a.txt b.txt", "git ls-remote", "git archive HEAD -o out.tar", "git bundle create x HEAD",
+    "git format-patch -1", "git notes list", "git submodule status", "git lfs ls-files",
+    "git version", "git --version", "git var -l", "git check-ignore a.txt", "git check-attr -a a.txt",
+]
+
+COMBOS = [
+    "nice -n -5 ls", "timeout --foreground 5 ls", "timeout -k 1 5 ls", "time -p ls", "nohup -- ls", "command -- ls",
+    "builtin -- echo hi", "ls && git status", "git status; git diff", "ls | head | tail", "cat a.txt | grep x | sort | uniq",
+    "find . -name x | xargs grep y", "ls \"a.txt\"", "cat 'a.txt'", "ls \"$(pwd)\"", "ls \"src\"/", "echo \"\\$HOME\"",
+    "echo '$HOME'", "grep \"a b\" a.txt", "grep -e '-x' a.txt", "cd src && git status", "cd src && cat m.py",
+    "cat <<\"EOF\"\nhi\nEOF", "ps aux", "ps -ef", "perl -ne print a.txt", "python -c 1", "ruby -e 1",
+    "echo hi && cat a.txt || ls", "ls; ls; ls", "true; git status", "[ -f a.txt ] && cat a.txt",
+    "test -f a.txt || echo no", "ls -la src/ | head -n 5", "git diff | head", "git log | cat", "cat a.txt | wc -l",
+    "echo $?", "echo $#", "echo $$", "echo ${#HOME}", "echo \"${HOME}\"", "ls .", "ls ./src", "cat src/m.py",
+    "cat -- a.txt", "ls -- src", "echo -- x", "grep -- hello a.txt", "cat a.txt; echo; cat b.txt",
+    "while read l; do echo $l; done < a.txt", "for i in 1 2; do ls; done", "case x in x) ls;; esac",
+    "f() { ls; }; f", "ls #; ./hooks/x.sh", "ls # $(./hooks/x.sh)", "ls 'a;./hooks/x.sh'", "ls \"a;./hooks/x.sh\"",
+    "ls \\; ./hooks/x.sh", "echo > /dev/null; ls", "ls ${IFS}", "ls\t-la", "  ls  ", "ls\\\n-la",
+]
+
+COMMANDS: list[str] = [*ASSIGNMENTS, *WRAPPERS, *QUOTING, *REDIRECTIONS, *SUBSTITUTIONS, *PIPELINES, *HEREDOCS, *GIT, *FLAGS, *READ_ONLY, *MORE_GIT, *MORE_WRAPPERS, *FLAG_VARIANTS, *GIT_VARIANTS, *COMBOS]
 
 #: the project's `.claude/settings.json` (read by both CLIs) and the `--allowedTools` of both runs
 PROJECT_SETTINGS = {

@@ -44,7 +44,7 @@ def find_or_install_claude(tmp: Path) -> str:
     if given:
         return given
     prefix = tmp / "cc"
-    subprocess.run(["npm", "install", "--silent", "--no-audit", "--no-fund", "--prefix", str(prefix), CLAUDE_PACKAGE],
+    subprocess.run(["npm", "install", "--silent", "--prefer-offline", "--no-audit", "--no-fund", "--prefix", str(prefix), CLAUDE_PACKAGE],
                    check=True, stdout=subprocess.DEVNULL, timeout=600)
     return str(prefix / "node_modules" / ".bin" / "claude")
 

@@ -1,4 +1,4 @@
-"""Read-only file commands stay inside the project: `ls /`, `cat ~/x`, `cd .. && ls` ask (as in Claude Code)."""
+"""File commands stay inside the project (`ls /`, `cat ~/x`, `cd .. && ls` ask), git stays where it started."""
 
 from __future__ import annotations
 
@@ -18,6 +18,8 @@ HARMLESS = {"/dev/null", "/dev/stdin", "/dev/stdout", "/dev/stderr", "-"}
 
 def outside_project(cmd: SimpleCommand, project_dir: Path) -> str | None:
     """Why this file command reaches outside `project_dir` (a folder or an argument), or None."""
+    if cmd.argv[:1] == ["git"] and (cmd.cwds is None or len(cmd.cwds) > 1):
+        return "it runs git after changing folder, where another repository's config may run programs"
     if not cmd.argv or cmd.argv[0] not in FILE_COMMANDS:
         return None
     if cmd.cwds is None:
@@ -28,6 +30,8 @@ def outside_project(cmd: SimpleCommand, project_dir: Path) -> str | None:
             return f"it runs in {cwd}, outside the project folder"
         for arg in cmd.argv[1:]:
             value = arg.split("=", 1)[1] if arg.startswith("--") and "=" in arg else arg
+            if "$" in value:
+                return f"`{arg}` holds `$`, which reads as an expansion"
             if not value or value.startswith("-") and value != "-" or value in HARMLESS:
                 continue
             if not _inside(resolve_path(value, cwd), roots):

@@ -32,6 +32,9 @@ GIT_RISKY = ("--output", "--ext-diff", "--open-files-in-pager", "-O", "--textcon
              "--upload-pack", "--remote")
 GIT_STATUS_FLAGS = {"-s", "--short", "-b", "--branch", "--long", "-v", "--verbose", "--porcelain", "--porcelain=v1",
                     "--porcelain=v2", "-z"}
+#: jq options that read no other file and load no module
+JQ_FLAGS = re.compile(r"-[rcnsejaSCM]+|--(arg|argjson|tab|indent|raw-output|compact-output|null-input|slurp|exit-status"
+                      r"|join-output|sort-keys|ascii-output|color-output|monochrome-output)")
 #: sort and rg options known to only read (Claude Code asks about others, e.g. `sort -k`, `rg -z`)
 SORT_FLAGS = re.compile(r"-[urnfbhVMgdis]+|--(unique|reverse|numeric-sort|ignore-case|human-numeric-sort)")
 RG_FLAGS = re.compile(
@@ -57,8 +60,12 @@ def is_read_only(cmd: SimpleCommand) -> bool:
     if name == "sort":
         return all(SORT_FLAGS.fullmatch(a) for a in args if a.startswith("-"))
     if name == "file":
-        return not any(a.startswith(("-C", "--compile", "-m", "--magic")) or (len(a) > 1 and a[0] == "-" and a[1] != "-"
-                       and set(a[1:]) & {"C", "m"}) for a in args)
+        return not any(a.startswith(("-C", "--compile", "-m", "--magic", "-z", "-Z", "--uncompress")) or (
+            len(a) > 1 and a[0] == "-" and a[1] != "-" and set(a[1:]) & {"C", "m", "z", "Z"}) for a in args)
+    if name == "jq":
+        return all(JQ_FLAGS.fullmatch(a) for a in args if a.startswith("-"))
+    if name in ("grep", "egrep", "fgrep", "rg") and _pattern_looks_like_option(args):
+        return False
     if name == "sed":
         return _sed_prints(args)
     if name == "uniq":
@@ -76,6 +83,11 @@ def is_read_only(cmd: SimpleCommand) -> bool:
     return name in PLAIN
 
 
+def _pattern_looks_like_option(args: list[str]) -> bool:
+    """`grep -e '-x'`: a pattern that reads as an option (Claude Code asks)."""
+    return any(a in ("-e", "--regexp") and i + 1 < len(args) and args[i + 1].startswith("-") for i, a in enumerate(args))
+
+
 def _sed_prints(args: list[str]) -> bool:
     """`sed -n '1,5p' FILE…`: the only sed call sure to print and do nothing else."""
     options = [a for a in args if a.startswith("-")]
@@ -91,6 +103,10 @@ def _git_read_only(args: list[str]) -> bool:
         return False
     if sub == "status":
         return all(a in GIT_STATUS_FLAGS for a in rest if a.startswith("-"))
+    if sub in ("log", "show") and any(a.startswith(("-L", "--no-textconv")) for a in rest):
+        return False
+    if sub == "grep" and any(a.startswith(("-f", "--file")) for a in rest):
+        return False
     if sub in GIT_READ_ONLY:
         return True
     if sub == "branch":
@@ -98,7 +114,7 @@ def _git_read_only(args: list[str]) -> bool:
     if sub in ("remote", "tag", "stash", "worktree", "reflog"):
         listing = {"remote": {"-v"}, "tag": {"-l", "--list", "-n"},
                    "stash": {"list", "show"}, "worktree": {"list"}, "reflog": {"show"}}[sub]
-        return (not rest and sub != "stash") or (bool(rest) and rest[0] in listing)
+        return (not rest and sub != "stash") or (bool(rest) and rest[0] in listing and (sub != "stash" or len(rest) == 1))
     if sub == "config":
         return bool(rest) and rest[0] in ("--get", "--get-all")
     return False

@@ -148,3 +148,11 @@ def test_file_commands_reaching_outside_the_project_ask_even_with_an_allow_rule(
 def test_read_only_set_knows_its_flags(tmp_path: Path, command: str, expected: str) -> None:
     (tmp_path / "src").mkdir()
     assert verdict(tmp_path, command, allow=[]) == expected
+
+
+@pytest.mark.parametrize("command", ["jq -f a.txt -n", "jq --rawfile x a.txt -n", "jq --arg x 1 -n '$x'", "file -z a.txt",
+                                     "git stash list --stat", "git log -L1,1:a.txt", "git grep -f a.txt",
+                                     "grep -e '-x' a.txt", "cd src && git status", "cd src; git log -1"])
+def test_more_flags_and_folders_that_claude_code_asks_about(tmp_path: Path, command: str) -> None:
+    (tmp_path / "src").mkdir()
+    assert verdict(tmp_path, command) == "ask"
