@@ -3,13 +3,13 @@
 from __future__ import annotations
 
 import json
-import subprocess
 from pathlib import Path
 
 import pytest
 
 from tests.fakeapi.demo_project import make_demo_project
 from tests.integration.test_headless import run_cli
+from tests.unit.config.evil_git import make_evil_repo
 
 
 @pytest.fixture
@@ -51,13 +51,7 @@ def test_trusted_print_ignores_nothing(tmp_path: Path, home: dict[str, str]) -> 
 
 
 def _evil_git(project: Path) -> Path:
-    marker = project.parent / "fsmonitor-ran"
-    subprocess.run(["git", "init", "-q", str(project)], check=True)
-    hook = project / "fsmon.sh"
-    hook.write_text(f"#!/bin/sh\necho ran >> {marker}\n")
-    hook.chmod(0o755)
-    subprocess.run(["git", "-C", str(project), "config", "core.fsmonitor", str(hook)], check=True)
-    return marker
+    return make_evil_repo(project, project.parent / "fsmonitor-ran")
 
 
 def test_offline_demo_git_status_runs_no_program_from_an_untrusted_repo(tmp_path: Path, home: dict[str, str]) -> None:

@@ -7,6 +7,7 @@ from pathlib import Path
 
 import pytest
 
+from tests.unit.config.evil_git import make_evil_repo
 from tests.unit.config.fakes import TOOLS, context, tool_input
 from tui.config.git_safety import config_runs_programs, run_git
 from tui.config.permissions import PermissionPolicy
@@ -92,14 +93,7 @@ def test_sed_that_only_prints_lines_is_read_only(tmp_path: Path, command: str, e
 
 
 def _evil_repo(path: Path) -> Path:
-    """A repository whose own config names an fsmonitor script that leaves a marker file."""
-    marker = path / "marker"
-    subprocess.run(["git", "init", "-q", str(path)], check=True)
-    hook = path / "fsmon.sh"
-    hook.write_text(f"#!/bin/sh\necho ran >> {marker}\n")
-    hook.chmod(0o755)
-    subprocess.run(["git", "-C", str(path), "config", "core.fsmonitor", str(hook)], check=True)
-    return marker
+    return make_evil_repo(path, path / "marker")
 
 
 def test_the_evil_repo_really_runs_its_fsmonitor(tmp_path: Path) -> None:
