@@ -395,7 +395,10 @@ COMBOS = [
     "ls \\; ./hooks/x.sh", "echo > /dev/null; ls", "ls ${IFS}", "ls\t-la", "  ls  ", "ls\\\n-la",
 ]
 
-COMMANDS: list[str] = [*ASSIGNMENTS, *WRAPPERS, *QUOTING, *REDIRECTIONS, *SUBSTITUTIONS, *PIPELINES, *HEREDOCS, *GIT, *FLAGS, *READ_ONLY, *MORE_GIT, *MORE_WRAPPERS, *FLAG_VARIANTS, *GIT_VARIANTS, *COMBOS]
+COMMANDS: list[str] = [
+    *ASSIGNMENTS, *WRAPPERS, *QUOTING, *REDIRECTIONS, *SUBSTITUTIONS, *PIPELINES, *HEREDOCS, *GIT, *FLAGS, *READ_ONLY,
+    *MORE_GIT, *MORE_WRAPPERS, *FLAG_VARIANTS, *GIT_VARIANTS, *COMBOS,
+]
 
 #: the project's `.claude/settings.json` (read by both CLIs) and the `--allowedTools` of both runs
 PROJECT_SETTINGS = {

@@ -280,7 +280,9 @@ class PermissionPolicy:
             return _Part("ask", f"`{cmd.text}`", rule)
         if problem := outside_project(cmd, self.project_dir):
             return _Part("boundary", f"`{cmd.text}` reaches outside the project ({problem})")
-        if is_read_only(cmd) and self._git_config_safe(cmd):
+        if not self._git_config_safe(cmd):
+            return _Part("boundary", f"`{cmd.text}` would run programs named in the config of a repository you have not trusted")
+        if is_read_only(cmd):
             return _Part("allow", f"`{cmd.text}` (read-only)")
         if rule := self._command_rule("allow", name, cmd, every_form=False):
             return _Part("allow", f"`{cmd.text}`", rule)
@@ -288,7 +290,7 @@ class PermissionPolicy:
 
     def _git_config_safe(self, cmd: SimpleCommand) -> bool:
         """In an untrusted folder, `git status` is read-only only if no repository config it reads names a program."""
-        if self.trusted or cmd.argv[0] != "git":
+        if self.trusted or cmd.argv[:1] != ["git"]:
             return True
         return cmd.cwds is not None and not any(config_runs_programs(cwd) for cwd in cmd.cwds if cwd.is_dir())
 

@@ -150,3 +150,10 @@ def test_read_only_set_knows_its_flags(tmp_path: Path, command: str, expected: s
 def test_more_flags_and_folders_that_claude_code_asks_about(tmp_path: Path, command: str) -> None:
     (tmp_path / "src").mkdir()
     assert verdict(tmp_path, command) == "ask"
+
+
+def test_untrusted_repo_config_that_names_a_program_asks_even_with_an_allow_rule(tmp_path: Path) -> None:
+    marker = _evil_repo(tmp_path)
+    assert verdict(tmp_path, "git status", trusted=False, allow=["Bash(git status *)", "Bash(git *)"]) == "ask"
+    assert verdict(tmp_path, "timeout 5 git status", trusted=False, allow=["Bash(git status *)"]) == "ask"
+    assert not marker.exists()
