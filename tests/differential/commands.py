@@ -395,16 +395,30 @@ COMBOS = [
     "ls \\; ./hooks/x.sh", "echo > /dev/null; ls", "ls ${IFS}", "ls\t-la", "  ls  ", "ls\\\n-la",
 ]
 
+RULES_AND_FILES = [
+    "cat secret.txt", "head secret.txt", "grep x secret.txt", "cat ./secret.txt", "cat src/../secret.txt",
+    "cat secret*", "cp secret.txt out.txt", "echo x > secret.txt", "echo x > protected/f", "touch protected/f",
+    "ls protected", "git commit -m x --allow-empty", "git -C . commit -m x", "command git commit -m x",
+    "cat link_out/x", "ls link_out", "cat a.txt > a.txt", "> out.txt", "echo hi | sh", "source x.sh", ". ./x.sh",
+    "alias ls=./hooks/x.sh; ls", "hash -p ./bin/ls ls; ls", "set -e; ls", "trap './hooks/x.sh' EXIT; ls",
+    "git status > /dev/null", "git diff > out.patch", "ls -la /tmp", "cat /dev/stdin < a.txt", "ls /proc/self",
+    "git -c alias.x='!./hooks/x.sh' x", "export LANG=C; ls", "unset PATH; ls", "readonly X=1; ls", "declare X=1; ls",
+    "local X=1", "echo \"a\nb\"", "echo 'x' >> /dev/null", "mkdir -p protected/x", "rm -i nothing",
+    "printf x > out.txt", "touch ./out.txt", "touch out.txt other.txt", "printf '%s' $X",
+    "git status --short; git diff --stat", "git log --oneline -5 | cat", "git diff -- a.txt | head -20",
+]
+
 COMMANDS: list[str] = [
     *ASSIGNMENTS, *WRAPPERS, *QUOTING, *REDIRECTIONS, *SUBSTITUTIONS, *PIPELINES, *HEREDOCS, *GIT, *FLAGS, *READ_ONLY,
-    *MORE_GIT, *MORE_WRAPPERS, *FLAG_VARIANTS, *GIT_VARIANTS, *COMBOS,
+    *MORE_GIT, *MORE_WRAPPERS, *FLAG_VARIANTS, *GIT_VARIANTS, *COMBOS, *RULES_AND_FILES,
 ]
 
 #: the project's `.claude/settings.json` (read by both CLIs) and the `--allowedTools` of both runs
 PROJECT_SETTINGS = {
     "permissions": {
         "allow": ["Bash(git status *)", "Bash(git diff *)", "Bash(ls *)", "Bash(echo *)", "Bash(cat *)", "Bash(make lint)"],
-        "deny": ["Bash(git push *)", "Bash(rm *)", "Bash(curl *)"],
+        "deny": ["Bash(git push *)", "Bash(rm *)", "Bash(curl *)", "Read(./secret.txt)", "Edit(./protected/**)"],
+        "ask": ["Bash(git commit *)"],
     }
 }
 ALLOWED_TOOLS = ["Bash(printf *)", "Bash(touch out.txt)"]

@@ -56,6 +56,12 @@ def make_project(path: Path) -> None:
     (path / "b.txt").write_text("hello\nb line\n")
     (path / "src").mkdir()
     (path / "src" / "m.py").write_text("print('m')\n")
+    (path / "secret.txt").write_text("secret\n")
+    (path / "protected").mkdir()
+    outside = path.parent / f"{path.name}-outside"
+    outside.mkdir()
+    (outside / "x").write_text("outside\n")
+    (path / "link_out").symlink_to(outside)
     scripts = {"bin/ls": ("bin-ls", "../"), "bin2/ls": ("bin2-ls", "../"), "hooks/x.sh": ("hooks-x", "../"),
                "hooks/fsmon.sh": ("fsmonitor", "../"), "x.sh": ("x.sh", ""), "tool": ("tool", "")}
     for rel, (name, up) in scripts.items():

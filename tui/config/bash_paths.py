@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import glob
 from pathlib import Path
 
 from tui.config.bash_parse import SimpleCommand, resolve_path
@@ -13,7 +14,8 @@ PATH_FREE = frozenset({"echo", "printf", "basename", "dirname", "seq", "date", "
                        "whoami", "id", "uname", "hostname", "ps", "df", "pwd", "env", "git"})
 FILE_COMMANDS = (PLAIN | {"find", "sed", "sort", "uniq", "tree", "rg", "grep", "less", "more", "mkdir", "touch", "rm",
                           "cp", "mv", "rmdir", "ln", "chmod", "chown"}) - PATH_FREE
-HARMLESS = {"/dev/null", "/dev/stdin", "/dev/stdout", "/dev/stderr", "-"}
+HARMLESS = {"-"}
+GLOB_CHARS = set("*?[")
 
 
 def outside_project(cmd: SimpleCommand, project_dir: Path) -> str | None:
@@ -37,6 +39,23 @@ def outside_project(cmd: SimpleCommand, project_dir: Path) -> str | None:
             if not _inside(resolve_path(value, cwd), roots):
                 return f"`{arg}` is outside the project folder"
     return None
+
+
+def file_arguments(cmd: SimpleCommand, project_dir: Path) -> list[Path]:
+    """Every file a file command may read, for Read deny rules: each argument from each folder, globs expanded."""
+    if not cmd.argv or cmd.argv[0] not in FILE_COMMANDS:
+        return []
+    found: list[Path] = []
+    for cwd in dict.fromkeys([*(cmd.cwds or []), project_dir]):
+        for arg in cmd.argv[1:]:
+            value = arg.split("=", 1)[1] if arg.startswith("--") and "=" in arg else arg
+            if not value or value.startswith("-"):
+                continue
+            path = resolve_path(value, cwd)
+            found.append(path)
+            if GLOB_CHARS & set(value):
+                found += [Path(p) for p in glob.glob(str(path))]
+    return found
 
 
 def _inside(path: Path, roots: list[Path]) -> bool:

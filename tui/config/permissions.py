@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, Any, Literal
 
 from tui.config import rule_files
 from tui.config.bash_parse import ParsedBash, SimpleCommand, WriteTarget, parse_bash
-from tui.config.bash_paths import outside_project
+from tui.config.bash_paths import file_arguments, outside_project
 from tui.config.git_safety import config_runs_programs
 from tui.config.modes import MODES
 from tui.config.paths import PROTECTED_DIRS, local_settings_file, user_settings_file
@@ -236,6 +236,9 @@ class PermissionPolicy:
         for cmd in parsed.commands:
             if rule := self._command_rule("deny", name, cmd, every_form=True):
                 return self._verdict("deny", f"`{cmd.text}` is denied by the rule `{rule.rule}`.", rule)
+            for path in file_arguments(cmd, self.project_dir):  # `cat .env` meets `Read(./.env)`
+                if rule := self._path_rule("deny", "Read", "read", path, every=False):
+                    return self._verdict("deny", f"`{cmd.text}` reads {path}, denied by the rule `{rule.rule}`.", rule)
         for write in parsed.writes:
             if not write.harmless and write.paths:
                 for path in write.paths:

@@ -157,3 +157,17 @@ def test_untrusted_repo_config_that_names_a_program_asks_even_with_an_allow_rule
     assert verdict(tmp_path, "git status", trusted=False, allow=["Bash(git status *)", "Bash(git *)"]) == "ask"
     assert verdict(tmp_path, "timeout 5 git status", trusted=False, allow=["Bash(git status *)"]) == "ask"
     assert not marker.exists()
+
+
+@pytest.mark.parametrize("command", ["cat secret.txt", "head secret.txt", "grep x secret.txt", "cat ./secret.txt",
+                                     "cat secret*", "cd src && cat ../secret.txt", "cp secret.txt out.txt"])
+def test_read_deny_rules_cover_file_commands(tmp_path: Path, command: str) -> None:
+    (tmp_path / "src").mkdir()
+    (tmp_path / "secret.txt").write_text("s\n")
+    policy = PermissionPolicy(allow=["Bash(cat *)", "Bash(cp *)"], deny=["Read(./secret.txt)"], project_dir=tmp_path)
+    assert policy.check(TOOLS["Bash"], tool_input("Bash", command), context(tmp_path)).decision == "deny"
+
+
+@pytest.mark.parametrize("command", ["cat /dev/stdin", "cat /dev/null", "diff a.txt /dev/null"])
+def test_device_arguments_are_outside_the_project(tmp_path: Path, command: str) -> None:
+    assert verdict(tmp_path, command, allow=[]) == "ask"
