@@ -95,10 +95,13 @@ def options_from_args(args: argparse.Namespace) -> tuple[AgentOptions, list[str]
     settings = None
     try:
         from tui.config.settings import load_settings
+        from tui.config.trust_notice import ignored_allow_notice
 
         loaded = load_settings(project_dir, extra=getattr(args, "settings", None))
         settings = loaded.settings
         problems = list(loaded.problems)
+        if args.print_mode and (notice := ignored_allow_notice(loaded)):
+            problems.append(notice)  # Claude Code's "Ignoring N permissions.allow entries …"
     except ImportError:
         pass
     opts = AgentOptions(project_dir=project_dir)

@@ -8,6 +8,7 @@ Anything it does not understand raises `Unparseable`, and the caller asks the us
 from __future__ import annotations
 
 import codecs
+import re
 
 from dataclasses import dataclass, field
 
@@ -17,6 +18,8 @@ OPERATORS = (
     "|", "&", ";", "(", ")", "<", ">",
 )
 OPERATOR_CHARS = set("|&;()<>")
+#: `{a,b}` and `{1..3}` outside quotes
+BRACE_EXPANSION = re.compile(r"\{[^{}]*(,|\.\.)[^{}]*\}")
 
 
 class Unparseable(ValueError):
@@ -39,6 +42,8 @@ class Script:
 
     tokens: list[Token] = field(default_factory=list)
     nested: list[Script] = field(default_factory=list)
+    #: why the command's meaning is known only when it runs (expansions, `$'…'`, …), shared by nested scripts
+    unsure: list[str] = field(default_factory=list)
 
 
 class _Lexer:
@@ -68,8 +73,12 @@ class _Lexer:
             return
         value = "".join(self.word)
         if self.expect_delimiter is not None:
+            if not self.quoted:
+                self.script.unsure.append("a heredoc whose body the shell expands")
             self.pending_heredocs.append((value, self.quoted, self.expect_delimiter))
             self.expect_delimiter = None
+        elif not self.quoted and BRACE_EXPANSION.search(value):
+            self.script.unsure.append("a brace expansion")
         self.script.tokens.append(Token("word", value, self.quoted, self.expands))
         self.word, self.in_word, self.quoted, self.expands = [], False, False, False
 
@@ -90,6 +99,8 @@ class _Lexer:
                     continue
                 if not nxt:
                     raise Unparseable("the command ends with a backslash")
+                if nxt in " \t":
+                    self.script.unsure.append("a backslash-escaped space")
                 self._add(nxt)
                 self.quoted = True
                 self.i += 2
@@ -123,6 +134,7 @@ class _Lexer:
                 self._nested_paren()
                 self._add(self.s[start : self.i])
                 self.expands = True
+                self.script.unsure.append("a process substitution")
             elif c in OPERATOR_CHARS:
                 if c in "<>" and self.in_word and "".join(self.word).isdigit() and not self.quoted:
                     self.word, self.in_word = [], False  # `2>` is a file descriptor, not an argument
@@ -131,6 +143,7 @@ class _Lexer:
                 self.i += len(op)
                 if op == "(":
                     paren_depth += 1
+                    self.script.unsure.append("a subshell")
                 elif op == ")":
                     if paren_depth == 0 and closing == ")":
                         return self._finish()
@@ -184,6 +197,7 @@ class _Lexer:
     def _nested_paren(self) -> None:
         """Lex a `$(`/`<(` body (self.i just past the paren) as its own script."""
         inner = _Lexer(self.s, self.i, self.depth + 1)
+        inner.script.unsure = self.script.unsure
         self.script.nested.append(inner.run(closing=")"))
         self.i = inner.i
 
@@ -202,9 +216,12 @@ class _Lexer:
                 break
             body.append(c)
             j += 1
-        self.script.nested.append(_Lexer("".join(body), 0, self.depth + 1).run())
+        inner = _Lexer("".join(body), 0, self.depth + 1)
+        inner.script.unsure = self.script.unsure
+        self.script.nested.append(inner.run())
         self._add(self.s[self.i : j + 1])
         self.expands = True
+        self.script.unsure.append("a command substitution")
         self.i = j + 1
 
     def _dollar(self) -> None:
@@ -242,6 +259,7 @@ class _Lexer:
             return
         self._add(self.s[start : self.i])
         self.expands = True
+        self.script.unsure.append("a command substitution" if nxt == "(" and self.s[start + 2] != "(" else "an expansion")
 
     def _ansi_c_quoted(self) -> None:
         """`$'…'`: backslash escapes decoded, so `$'\\x72m'` is seen as `rm`."""
@@ -264,6 +282,7 @@ class _Lexer:
             raise Unparseable("a `$'…'` string has an escape that is not followed") from exc
         self._add(text)
         self.quoted = True
+        self.script.unsure.append("ANSI-C quoting (`$'…'`)")
         self.i = j + 1
 
     def _arithmetic(self) -> None:

@@ -1,8 +1,9 @@
 """Split a Bash command into the simple commands it runs and the files it writes.
 
 Every part of a compound command (`&&`, `||`, `;`, `|`, newlines, `( … )`, `$(…)`,
-backticks, `bash -c "…"`) becomes one `SimpleCommand`; wrappers (`timeout`, `nice`,
-`env`, `VAR=value` …) are stripped so rules match the command that really runs.
+backticks, `bash -c "…"`) becomes one `SimpleCommand`. Deny rules see every wrapped form;
+allow rules and the read-only set see only what is sure (bash_wrappers.py). What the parser
+cannot be sure of (expansions, `$'…'`, `eval`, `bash -c` …) is named in `ParsedBash.unsure`.
 Output redirections and `tee` files become `WriteTarget`s, checked like file edits.
 """
 
@@ -14,27 +15,43 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from tui.config.bash_lexer import Script, Token, Unparseable, lex
+from tui.config.bash_wrappers import (
+    allow_words,
+    git_without_globals,
+    is_assignment,
+    is_safe_assignment,
+    strip_wrapper,
+)
 
 SEPARATORS = {"&&", "||", ";", ";;", ";&", "|", "|&", "&", "(", ")"}
 WRITE_REDIRECTS = {">", ">>", ">|", "&>", "&>>", "<>", ">&"}
 READ_REDIRECTS = {"<", "<<<", "<&", "<<", "<<-"}
 SHELLS = {"bash", "sh", "zsh", "dash", "ksh"}
-KEYWORDS = {"!", "{", "}", "then", "do", "else", "elif", "if", "while", "until", "fi", "done", "time"}
-ASSIGNMENT = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*(\[[^\]]*\])?\+?=")
+#: commands that run code the parser does not see as a command of its own
+EVALUATORS = {"eval", "exec", "source", ".", "trap", "sudo", "doas", "su", "setsid", "watch", "script"}
+#: `a/../b`: a path that climbs out of a folder it named
+TRAVERSAL = re.compile(r"(^|/)(?!\.\.(/|$))[^/]+/\.\.(/|$)")
 HARMLESS_WRITES = {"/dev/null", "/dev/stdout", "/dev/stderr", "/dev/tty"}
 
 
 @dataclass
 class SimpleCommand:
-    """One command that runs: `argv` after stripping; `forms` = every wrapped form, outermost first."""
+    """One command that runs: `argv` after stripping; `forms` = every wrapped form, outermost first.
+
+    `allow_text` is the form allow rules match; `plain` is False when anything but a harmless
+    assignment or `command`/`builtin` was stripped to get `argv` (then it is not read-only).
+    """
 
     argv: list[str]
     forms: list[str] = field(default_factory=list)
     expands: bool = False  # the command name comes from an expansion ($X, $(…))
+    allow_text: str | None = None
+    plain: bool = True
+    cwds: list[Path] | None = None  # where it may run (None: unknown)
 
     @property
     def text(self) -> str:
-        return " ".join(self.argv)
+        return self.allow_text if self.allow_text is not None else " ".join(self.argv)
 
 
 @dataclass
@@ -56,13 +73,17 @@ class ParsedBash:
     commands: list[SimpleCommand] = field(default_factory=list)
     writes: list[WriteTarget] = field(default_factory=list)
     error: str | None = None
+    #: why no rule or read-only judgement can be sure what runs (it still meets deny rules)
+    unsure: list[str] = field(default_factory=list)
 
 
 def parse_bash(command: str, cwd: Path) -> ParsedBash:
     """Split `command` (run in `cwd`) into simple commands and write targets."""
     result = ParsedBash()
     try:
-        _Walker(result, cwd).script(lex(command), depth=0)
+        script = lex(command)
+        _Walker(result, cwd).script(script, depth=0)
+        result.unsure[:0] = script.unsure
     except Unparseable as exc:
         return ParsedBash(error=str(exc))
     return result
@@ -121,20 +142,35 @@ class _Walker:
 
     def command(self, words: list[Token], depth: int) -> None:
         forms: list[str] = [join_words([w.value for w in words])] if words else []
+        sure, plain = allow_words(list(words))
+        if any(w.value.startswith(("IFS=", "IFS+=")) for w in words if is_assignment(w)):
+            self.result.unsure.append("an `IFS` assignment")
+        if any(TRAVERSAL.search(w.value) for w in words):
+            self.result.unsure.append("a path with `..` after a folder")
+        if words and words[0].value == "{" and not words[0].quoted:
+            self.result.unsure.append("a command group")
         words = list(words)
         while words:
-            stripped = _strip_wrapper(words)
+            first = words[0].value
+            if (first in EVALUATORS or first == "env" and len(words) > 1) and not words[0].quoted:
+                self.result.unsure.append(f"`{first}` runs code of its own")
+            stripped = strip_wrapper(words)
             if stripped is None:
                 break
             words = stripped
             if words:
                 forms.append(join_words([w.value for w in words]))
         if not words:
+            if sure and all(is_assignment(w) for w in sure) and not all(is_safe_assignment(w) for w in sure):
+                # `PATH=./bin; ls`: the assignment lasts for what follows
+                text = join_words([w.value for w in sure])
+                self.result.commands.append(SimpleCommand([], forms, allow_text=text, plain=False))
             return
         name = words[0].value
         if name in SHELLS:
             body = _shell_c_body(words)
             if body is not None:
+                self.result.unsure.append(f"`{name} -c` runs a script of its own")
                 self._sub_command(body, depth, forms)
                 return
         if name == "eval":
@@ -144,7 +180,14 @@ class _Walker:
         if "/" in name and not words[0].expands:
             # `/bin/rm x` must meet the deny rules written for `rm`
             forms.append(join_words([os.path.basename(name), *argv[1:]]))
-        self.result.commands.append(SimpleCommand(argv, forms, expands=words[0].expands))
+        if name == "git" and (bare := git_without_globals(argv)):
+            forms.append(join_words(bare))
+        allow_text = join_words([w.value for w in sure]) if sure else None
+        plain = plain and allow_text == join_words(argv)
+        cwds = list(self.cwds) if self.cwds is not None else None
+        self.result.commands.append(
+            SimpleCommand(argv, forms, expands=words[0].expands, allow_text=allow_text, plain=plain, cwds=cwds)
+        )
         if name in ("cd", "pushd"):
             self._cd(words[1:])
         elif name == "tee":
@@ -168,7 +211,7 @@ class _Walker:
         elif args[0].expands or args[0].value == "-" or args[0].value.startswith("~") and not args[0].value.startswith("~/"):
             target = None
         else:
-            target = None if args[0].value == "" else _resolve(args[0].value, self.cwds[0])
+            target = None if args[0].value == "" else resolve_path(args[0].value, self.cwds[0])
         if target is None:
             self.cwds = None
         else:
@@ -180,11 +223,11 @@ class _Walker:
             self.result.writes.append(WriteTarget(target.value, None))
             return
         raw = target.value
-        paths = [_resolve(raw, cwd) for cwd in self.cwds]
+        paths = [resolve_path(raw, cwd) for cwd in self.cwds]
         self.result.writes.append(WriteTarget(raw, list(dict.fromkeys(paths))))
 
 
-def _resolve(raw: str, cwd: Path) -> Path:
+def resolve_path(raw: str, cwd: Path) -> Path:
     path = Path(os.path.expanduser(raw)) if raw.startswith("~/") or raw == "~" else Path(raw)
     if not path.is_absolute():
         path = cwd / path
@@ -200,63 +243,4 @@ def _shell_c_body(words: list[Token]) -> str | None:
             if i + 1 >= len(words):
                 raise Unparseable("`-c` has no command")
             return words[i + 1].value
-    return None
-
-
-def _skip_options(words: list[Token], with_value: set[str], glued_ok: bool = True) -> int:
-    """Index of the first word after the leading options of a wrapper."""
-    i = 1
-    while i < len(words):
-        v = words[i].value
-        if v == "--":
-            return i + 1
-        if not v.startswith("-") or v == "-":
-            return i
-        if v in with_value:
-            i += 2
-        elif "=" in v or glued_ok:
-            i += 1
-        else:
-            return i
-    return i
-
-
-def _strip_wrapper(words: list[Token]) -> list[Token] | None:
-    """`words` without one leading wrapper, keyword or assignment; None when there is none."""
-    first = words[0]
-    name = first.value
-    if not first.quoted and ASSIGNMENT.match(name):
-        return words[1:]
-    if first.expands:
-        return None
-    if name in KEYWORDS and not first.quoted:
-        if name == "time" and len(words) > 1 and words[1].value == "-p":
-            return words[2:]
-        return words[1:]
-    if name in ("nohup", "builtin", "noglob", "exec"):
-        return words[1:]
-    if name == "command":
-        if len(words) > 1 and words[1].value in ("-v", "-V"):
-            return None  # a lookup, like `which`
-        return words[_skip_options(words, set()):]
-    if name == "timeout":
-        i = _skip_options(words, {"-s", "-k", "--signal", "--kill-after"})
-        return words[i + 1 :]  # the duration comes first
-    if name == "nice":
-        i = 1
-        while i < len(words) and words[i].value.startswith("-"):
-            i += 2 if words[i].value in ("-n", "--adjustment") else 1
-        return words[i:]
-    if name == "stdbuf":
-        return words[_skip_options(words, {"-i", "-o", "-e"}):]
-    if name == "env":
-        i = _skip_options(words, {"-u", "--unset", "-C", "--chdir", "-S", "--split-string"})
-        if any(w.value in ("-C", "--chdir", "-S", "--split-string") for w in words[1:i]):
-            raise Unparseable("`env -C`/`env -S` is not followed")
-        while i < len(words) and ASSIGNMENT.match(words[i].value):
-            i += 1
-        return words[i:] if i < len(words) else None
-    if name == "xargs":
-        i = _skip_options(words, {"-I", "-n", "-P", "-L", "-d", "-E", "-s", "-a", "--max-args", "--max-procs"})
-        return words[i:] or [Token("word", "echo")]
     return None

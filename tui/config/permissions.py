@@ -3,7 +3,10 @@
 Claude Code's order: a matching deny rule wins, then ask, then allow; anything
 unmatched falls to the mode. Writes outside the project or into `.git/`, `.agent-tui/`
 or `.claude/` always ask (except in bypassPermissions), whatever the allow rules say.
-Bash commands are split into their parts (bash_parse.py) and every part must pass.
+Bash commands are split into their parts (bash_parse.py) and every part must pass; a command
+whose meaning is known only when it runs (an expansion, `$'…'`, `eval` …) meets the deny rules
+but is never allowed by a narrower rule or as read-only. In a folder the user has not trusted,
+a git command counts as read-only only when the repository's config names no program.
 """
 
 from __future__ import annotations
@@ -15,6 +18,8 @@ from typing import TYPE_CHECKING, Any, Literal
 
 from tui.config import rule_files
 from tui.config.bash_parse import ParsedBash, SimpleCommand, WriteTarget, parse_bash
+from tui.config.bash_paths import file_arguments, outside_project
+from tui.config.git_safety import config_runs_programs
 from tui.config.modes import MODES
 from tui.config.paths import PROTECTED_DIRS, local_settings_file, user_settings_file
 from tui.config.readonly import is_read_only
@@ -79,6 +84,8 @@ class PermissionPolicy:
     rules: list[RuleSource] = field(default_factory=list)
     #: rules given as plain lists that do not parse, one sentence each
     problems: list[str] = field(default_factory=list)
+    #: False in a folder the user has not trusted: its git config may name programs
+    trusted: bool = True
 
     def __post_init__(self) -> None:
         if self.mode not in MODES:
@@ -229,6 +236,9 @@ class PermissionPolicy:
         for cmd in parsed.commands:
             if rule := self._command_rule("deny", name, cmd, every_form=True):
                 return self._verdict("deny", f"`{cmd.text}` is denied by the rule `{rule.rule}`.", rule)
+            for path in file_arguments(cmd, self.project_dir):  # `cat .env` meets `Read(./.env)`
+                if rule := self._path_rule("deny", "Read", "read", path, every=False):
+                    return self._verdict("deny", f"`{cmd.text}` reads {path}, denied by the rule `{rule.rule}`.", rule)
         for write in parsed.writes:
             if not write.harmless and write.paths:
                 for path in write.paths:
@@ -236,6 +246,8 @@ class PermissionPolicy:
                         return self._verdict("deny", f"Writing {path} is denied by the rule `{rule.rule}`.", rule)
         if self.mode == "bypassPermissions":
             return Verdict("allow", "bypassPermissions mode", None, "mode")
+        if parsed.unsure:
+            return self._unparseable(tool, command, f"it holds {parsed.unsure[0]}, known only when it runs")
         parts = [self._command_part(name, cmd) for cmd in parsed.commands]
         parts += [self._redirect_part(w) for w in parsed.writes if not w.harmless]
         if self.mode == "plan":
@@ -269,11 +281,21 @@ class PermissionPolicy:
     def _command_part(self, name: str, cmd: SimpleCommand) -> _Part:
         if rule := self._command_rule("ask", name, cmd, every_form=True):
             return _Part("ask", f"`{cmd.text}`", rule)
+        if problem := outside_project(cmd, self.project_dir):
+            return _Part("boundary", f"`{cmd.text}` reaches outside the project ({problem})")
+        if not self._git_config_safe(cmd):
+            return _Part("boundary", f"`{cmd.text}` would run programs named in the config of a repository you have not trusted")
         if is_read_only(cmd):
             return _Part("allow", f"`{cmd.text}` (read-only)")
         if rule := self._command_rule("allow", name, cmd, every_form=False):
             return _Part("allow", f"`{cmd.text}`", rule)
         return _Part("unmatched", f"`{cmd.text}`")
+
+    def _git_config_safe(self, cmd: SimpleCommand) -> bool:
+        """In an untrusted folder, `git status` is read-only only if no repository config it reads names a program."""
+        if self.trusted or cmd.argv[:1] != ["git"]:
+            return True
+        return cmd.cwds is not None and not any(config_runs_programs(cwd) for cwd in cmd.cwds if cwd.is_dir())
 
     def _redirect_part(self, write: WriteTarget) -> _Part:
         if write.paths is None:

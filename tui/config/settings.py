@@ -346,4 +346,5 @@ def build_policy(
         deny=list(cli_disallowed),
         project_dir=project_dir,
         rules=list(loaded.rules),
+        trusted=loaded.trusted,
     )

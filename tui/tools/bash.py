@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import Any
 
 from tui.tools.base import FatalToolError, Tool, ToolContext, ToolError, ToolInterrupted, ToolResult
+from tui.tools.exit_meaning import exit_is_error
 from tui.tools.inputs import get_int, get_str
 from tui.tools.processes import TrackedProcess, tracker
 from tui.wording import shorten
@@ -181,7 +182,7 @@ class BashTool(Tool):
         lines.append(f"Exit code: {exit_code}")
         return ToolResult(
             content="\n".join(lines),
-            is_error=timed_out or exit_code != 0,
+            is_error=timed_out or exit_is_error(command, exit_code, cwd),
             meta={"exit_code": exit_code, "timed_out": timed_out, "cwd": str(ctx.state.bash_cwd or ctx.project_dir)},
         )
 

@@ -45,7 +45,7 @@ CASES: list[tuple[str, str, str, str]] = [
     (D, "Bash", "git branch -a", "allow"),
     (D, "Bash", "git branch newbranch", "ask"),
     (D, "Bash", "git rev-parse HEAD", "allow"),
-    (D, "Bash", "git -C src status", "allow"),
+    (D, "Bash", "git -C src status", "ask"),  # Claude Code 2.1 asks too (tests/differential)
     (D, "Bash", "git -c core.pager=rm log", "ask"),
     (D, "Bash", "git stash", "ask"),
     (D, "Bash", "git stash list", "allow"),
@@ -56,7 +56,7 @@ CASES: list[tuple[str, str, str, str]] = [
     (D, "Bash", "stat a.txt", "allow"),
     (D, "Bash", "du -sh .", "allow"),
     (D, "Bash", "tree -L 2", "allow"),
-    (D, "Bash", "sort a.txt | uniq -c", "allow"),
+    (D, "Bash", "sort a.txt | uniq -c", "ask"),  # Claude Code 2.1 asks too (tests/differential)
     (D, "Bash", "sort -o out.txt a.txt", "ask"),
     (D, "Bash", "uniq a.txt b.txt", "ask"),
     (D, "Bash", "date", "allow"),
@@ -64,12 +64,12 @@ CASES: list[tuple[str, str, str, str]] = [
     (D, "Bash", "true && false", "allow"),
     (D, "Bash", "cat a | grep b | wc -l", "allow"),
     (D, "Bash", "echo hi # rm x", "allow"),
-    (D, "Bash", "ls -la ~", "allow"),
-    (D, "Bash", "echo $((1 + 2))", "allow"),
+    (D, "Bash", "ls -la ~", "ask"),  # Claude Code 2.1 asks too (tests/differential)
+    (D, "Bash", "echo $((1 + 2))", "ask"),  # Claude Code 2.1 asks too (tests/differential)
     (D, "Bash", "echo '$(rm x)'", "allow"),
     (D, "Bash", "cat <<'EOF'\nrm x\nEOF", "allow"),
-    (D, "Bash", "for f in *.py; do echo $f; done", "allow"),
-    (D, "Bash", "command -v python", "allow"),
+    (D, "Bash", "for f in *.py; do echo $f; done", "ask"),  # Claude Code 2.1 asks too (tests/differential)
+    (D, "Bash", "command -v python", "ask"),  # Claude Code 2.1 asks too (tests/differential)
     (D, "Bash", "env", "allow"),
     # allow rules: prefixes, wildcards, legacy :*
     (D, "Bash", "npm run test", "allow"),
@@ -117,7 +117,7 @@ CASES: list[tuple[str, str, str, str]] = [
     (D, "Bash", "while true; do rm x; done", "deny"),
     (D, "Bash", "! rm x", "deny"),
     (D, "Bash", "cd .. && rm x", "deny"),
-    (D, "Bash", "cd .. && ls", "allow"),
+    (D, "Bash", "cd .. && ls", "ask"),  # Claude Code 2.1 asks too (tests/differential)
     (D, "Bash", "ls && wget http://x", "ask"),
     # wrappers are stripped
     (D, "Bash", "timeout 5 rm x", "deny"),
@@ -146,8 +146,8 @@ CASES: list[tuple[str, str, str, str]] = [
     (D, "Bash", "$'\\x72m' x", "deny"),
     (D, "Bash", "$\"rm\" x", "deny"),
     (D, "Bash", "/bin/ls", "ask"),
-    (D, "Bash", "timeout 5 ls", "allow"),
-    (D, "Bash", "nice -n 5 git status", "allow"),
+    (D, "Bash", "timeout 5 ls", "ask"),  # Claude Code 2.1 asks too (tests/differential)
+    (D, "Bash", "nice -n 5 git status", "ask"),  # Claude Code 2.1 asks too (tests/differential)
     # substitutions and nested shells are looked into
     (D, "Bash", "echo $(rm x)", "deny"),
     (D, "Bash", "echo `rm x`", "deny"),
@@ -156,7 +156,7 @@ CASES: list[tuple[str, str, str, str]] = [
     (D, "Bash", "echo $(echo $(rm x))", "deny"),
     (D, "Bash", "FOO=$(rm x) ls", "deny"),
     (D, "Bash", "cat <(rm x)", "deny"),
-    (D, "Bash", "echo $(date)", "allow"),
+    (D, "Bash", "echo $(date)", "ask"),  # Claude Code 2.1 asks too (tests/differential)
     (D, "Bash", "echo $(npm install)", "ask"),
     (D, "Bash", "bash -c \"rm x\"", "deny"),
     (D, "Bash", "sh -c 'rm x'", "deny"),
@@ -165,7 +165,7 @@ CASES: list[tuple[str, str, str, str]] = [
     (D, "Bash", "bash -c \"bash -c 'rm x'\"", "deny"),
     (D, "Bash", "timeout 5 bash -c 'ls && rm x'", "deny"),
     (D, "Bash", "eval \"rm x\"", "deny"),
-    (D, "Bash", "bash -c 'ls -la'", "allow"),
+    (D, "Bash", "bash -c 'ls -la'", "ask"),  # Claude Code 2.1 asks too (tests/differential)
     (D, "Bash", "bash script.sh", "ask"),
     (D, "Bash", "$CMD x", "ask"),
     (D, "Bash", "$(echo rm) x", "ask"),
@@ -185,8 +185,8 @@ CASES: list[tuple[str, str, str, str]] = [
     (AE, "Bash", "echo x > .agent-tui/settings.local.toml", "ask"),
     (AE, "Bash", "echo x > .claude/settings.json", "ask"),
     (D, "Bash", "echo x | tee out.txt", "ask"),
-    (D, "Bash", "echo x | tee src/out.txt", "allow"),
-    (D, "Bash", "echo x | tee /dev/null", "allow"),
+    (D, "Bash", "echo x | tee src/out.txt", "ask"),  # Claude Code 2.1 asks too (tests/differential)
+    (D, "Bash", "echo x | tee /dev/null", "ask"),  # Claude Code 2.1 asks too (tests/differential)
     (AE, "Bash", "echo x | tee -a ../escape.txt", "ask"),
     (D, "Bash", "echo x &> log.txt", "ask"),
     (D, "Bash", "echo x 2> err.txt", "ask"),

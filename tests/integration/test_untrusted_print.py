@@ -1,0 +1,73 @@
+"""`-p` in a folder the user has not trusted: its allow rules are named and ignored, its git config runs nothing."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from tests.fakeapi.demo_project import make_demo_project
+from tests.integration.test_headless import run_cli
+from tests.unit.config.evil_git import make_evil_repo
+
+
+@pytest.fixture
+def home(tmp_path: Path) -> dict[str, str]:
+    h = tmp_path / "home"
+    h.mkdir()
+    return {"HOME": str(h), "XDG_CONFIG_HOME": str(h / ".config"), "XDG_DATA_HOME": str(h / ".local/share")}
+
+
+def _trust(home: dict[str, str], project: Path) -> None:
+    config = Path(home["XDG_CONFIG_HOME"]) / "agent-tui"
+    config.mkdir(parents=True)
+    (config / "settings.toml").write_text(f"trusted_folders = [{json.dumps(str(project))}]\n")
+
+
+def _project(tmp_path: Path) -> Path:
+    project = tmp_path / "proj"
+    make_demo_project(project)
+    (project / ".claude").mkdir()
+    rules = {"permissions": {"allow": ["Bash(ls *)", "Bash(cat *)"], "deny": ["Bash(rm *)"]}}
+    (project / ".claude" / "settings.json").write_text(json.dumps(rules))
+    return project
+
+
+def test_untrusted_print_names_the_ignored_allow_rules_once(tmp_path: Path, home: dict[str, str]) -> None:
+    project = _project(tmp_path)
+    proc = run_cli(["-p", "hello", "--offline"], project, home)
+    lines = [line for line in proc.stderr.splitlines() if "Ignoring" in line]
+    assert len(lines) == 1, proc.stderr
+    assert "Ignoring 2 permissions.allow entries from .claude/settings.json" in lines[0]
+    assert "Bash(ls *)" in lines[0] and "Bash(cat *)" in lines[0] and "not been trusted" in lines[0]
+
+
+def test_trusted_print_ignores_nothing(tmp_path: Path, home: dict[str, str]) -> None:
+    project = _project(tmp_path)
+    _trust(home, project)
+    proc = run_cli(["-p", "hello", "--offline"], project, home)
+    assert "Ignoring" not in proc.stderr
+
+
+def _evil_git(project: Path) -> Path:
+    return make_evil_repo(project, project.parent / "fsmonitor-ran")
+
+
+def test_offline_demo_git_status_runs_no_program_from_an_untrusted_repo(tmp_path: Path, home: dict[str, str]) -> None:
+    project = tmp_path / "proj"
+    make_demo_project(project)
+    marker = _evil_git(project)
+    proc = run_cli(["-p", "find the TODOs and fix one", "--offline", "--output-format", "stream-json"], project, home)
+    assert "git status --short" in proc.stdout  # the demo did ask for it
+    assert not marker.exists()
+
+
+def test_offline_demo_git_status_runs_in_a_trusted_repo(tmp_path: Path, home: dict[str, str]) -> None:
+    project = tmp_path / "proj"
+    make_demo_project(project)
+    marker = _evil_git(project)
+    _trust(home, project)
+    proc = run_cli(["-p", "find the TODOs and fix one", "--offline", "--output-format", "stream-json"], project, home)
+    assert "git status --short" in proc.stdout
+    assert marker.exists()  # trusted: the user's own repository config counts
