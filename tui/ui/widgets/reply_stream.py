@@ -19,6 +19,8 @@ from textual.widget import Widget
 
 from textual.widgets import Markdown
 
+from tui.sanitize import visible
+
 from .blocks import frozen_markdown
 from .conversation_model import BlockRecord
 
@@ -157,9 +159,9 @@ class ReplyStream:
                 self.chunks.append(chunk)
                 with self.live.app.batch_update():
                     await self.live.parent.mount(chunk, before=self.live)  # type: ignore[union-attr]
-                    await self.live.update(self._tail)
+                    await self.live.update(visible(self._tail))
             else:
-                await self.live.append(text)
+                await self.live.append(visible(text))
         self._last_cost = time.perf_counter() - started
         if self.on_flush is not None:
             self.on_flush()
