@@ -54,8 +54,19 @@ def _line_picture(match: re.Match[str]) -> str:
     return _LINE_TABLE.get(match.group()) or _picture(match)
 
 
-def _rewrite(text: str, unsafe: re.Pattern[str], picture: Callable[[re.Match[str]], str]) -> str:
-    if unsafe.search(text) is None:
+#: ASCII controls `visible` and `one_line` rewrite, for the fast check of long ASCII text
+_ASCII_UNSAFE = bytes(c for c in range(0x20) if c not in (0x09, 0x0A)) + b"\x7f"
+_ASCII_UNSAFE_LINE = bytes(range(0x20)) + b"\x7f"
+#: from this length a pure-ASCII text is checked as bytes (5 MB: ~5 ms instead of ~30 ms)
+_BYTES_CHECK_CHARS = 4096
+
+
+def _rewrite(text: str, unsafe: re.Pattern[str], picture: Callable[[re.Match[str]], str],
+             ascii_unsafe: bytes) -> str:
+    if len(text) >= _BYTES_CHECK_CHARS and text.isascii():
+        if len(text.encode("ascii").translate(None, ascii_unsafe)) == len(text):
+            return text
+    elif unsafe.search(text) is None:
         return text
     if "\r\n" in text:
         text = text.replace("\r\n", "\n")
@@ -68,12 +79,12 @@ def visible(text: str) -> str:
     Fast when there is nothing to replace (one regex scan, the same string back), so it can run
     on every streamed delta.
     """
-    return _rewrite(text, _UNSAFE, _picture)
+    return _rewrite(text, _UNSAFE, _picture, _ASCII_UNSAFE)
 
 
 def one_line(text: str) -> str:
     """`text` made visible and kept on one line: newlines shown as `⏎`, tabs as spaces."""
-    return _rewrite(text, _UNSAFE_LINE, _line_picture)
+    return _rewrite(text, _UNSAFE_LINE, _line_picture, _ASCII_UNSAFE_LINE)
 
 
 def is_safe(text: str) -> bool:
