@@ -252,10 +252,10 @@ def block_widget(record: BlockRecord) -> Widget:
 
 
 def compose_blocks(records: list[BlockRecord]) -> ComposeResult:
-    from .reply_stream import frozen_chunks
+    from .reply_stream import reply_widgets
 
     for record in records:
         if record.kind == "text":
-            yield from frozen_chunks(record.text)  # a long reply stays cheap to re-render
+            yield from reply_widgets(record.text)  # a long reply stays cheap to re-render
         else:
             yield block_widget(record)
