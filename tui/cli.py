@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING
 
 from tui import __version__
 from tui.agent.options import AgentOptions
+from tui.sanitize import visible
 
 if TYPE_CHECKING:
     from tui.agent.session import AgentSession
@@ -143,7 +144,7 @@ def _run(args: argparse.Namespace, own_process: bool) -> int:
         return 2
     if args.print_mode:
         for problem in problems:
-            print(f"agent-tui: settings: {problem}", file=sys.stderr)
+            print(visible(f"agent-tui: settings: {problem}"), file=sys.stderr)  # may quote the file
         if not prompt and not sys.stdin.isatty():
             prompt = sys.stdin.read().strip()
         if not prompt:
@@ -252,7 +253,7 @@ def open_session(opts: AgentOptions, args: argparse.Namespace, *, print_mode: bo
     session = AgentSession(opts)
     loaded = session.resume(target)
     for warning in loaded.warnings:
-        print(f"agent-tui: {warning}", file=sys.stderr)
+        print(visible(f"agent-tui: {warning}"), file=sys.stderr)
     if loaded.session_id != loaded.path.stem:
         print(f"agent-tui: session {loaded.path.stem} is open in another agent-tui; continuing in a copy, "
               f"{loaded.session_id}.", file=sys.stderr)

@@ -62,3 +62,12 @@ def test_stream_json_keeps_the_exact_characters(hostile_project: Path) -> None:
 def test_json_result_keeps_the_exact_characters(hostile_project: Path) -> None:
     out, _, _ = run_against_attacks(hostile_project, "json")
     assert json.loads(out)["result"] == "The file says:\n\n" + ATTACKS
+
+
+def test_a_settings_problem_quoting_the_file_is_printed_visibly(tmp_path: Path) -> None:
+    project = tmp_path / "proj"
+    (project / ".agent-tui").mkdir(parents=True)
+    (project / ".agent-tui/settings.toml").write_text('"evil\\u001b]0;PWNED\\u0007key" = 1\n')
+    proc = run_cli(["-p", "hi", "--offline"], project, {"HOME": str(tmp_path / "home")})
+    assert "PWNED" in proc.stderr and "␛]0;PWNED␇" in proc.stderr
+    assert raw_controls(proc.stderr) == []
