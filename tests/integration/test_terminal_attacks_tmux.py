@@ -30,13 +30,19 @@ def tmux(*args: str) -> str:
     return subprocess.run(["tmux", "-L", SOCKET, *args], capture_output=True, text=True, timeout=10).stdout
 
 
-def wait_for(check: Callable[[], bool], what: str, timeout: float = 60) -> None:
-    """Poll `check` (tmux gives no 'rendered' signal) until it holds; fail after `timeout` seconds."""
+def wait_for(pane: str, what: str, check: Callable[[str], bool], timeout: float = 60) -> None:
+    """Poll the pane (tmux gives no 'rendered' signal) until `check(screen)`; fail after `timeout` seconds."""
     deadline = time.monotonic() + timeout
-    while not check():
+    while not check(screen := tmux("capture-pane", "-p", "-t", pane)):
         if time.monotonic() > deadline:
-            raise AssertionError(f"timed out waiting for {what}")
+            raise AssertionError(f"timed out waiting for {what}; the pane shows:\n{screen}")
         time.sleep(0.1)
+
+
+def turn_over(screen: str) -> bool:
+    """The Read ran and the status line (second-last row) is idle again."""
+    lines = screen.rstrip("\n").splitlines()
+    return "✔ Read" in screen and len(lines) > 2 and " idle " in lines[-2]
 
 
 @pytest.fixture
@@ -61,6 +67,7 @@ def pane(tmp_path: Path) -> Iterator[str]:
         subprocess.run(["tmux", "-L", SOCKET, "new-session", "-d", "-s", name, "-x", "140", "-y", "45",
                         "-c", str(project), *env_args, sys.executable, "-m", "tui.cli"], check=True, timeout=10)
         try:
+            tmux("resize-window", "-t", name, "-x", "140", "-y", "45")  # -x/-y were not always kept
             tmux("select-pane", "-t", name, "-T", TITLE)
             yield name
         finally:
@@ -68,12 +75,13 @@ def pane(tmp_path: Path) -> Iterator[str]:
 
 
 def test_a_file_of_terminal_attacks_leaves_the_terminal_alone(pane: str) -> None:
-    wait_for(lambda: "Ask the agent" in tmux("capture-pane", "-p", "-t", pane), "the app's first frame")
+    wait_for(pane, "the first frame", lambda screen: "Ask the agent" in screen)
     assert tmux("display", "-p", "-t", pane, "#{pane_title}").strip() == TITLE
     tmux("send-keys", "-t", pane, "-l", "show me evil.txt")
     tmux("send-keys", "-t", pane, "Enter")
-    wait_for(lambda: "turn ends" in tmux("capture-pane", "-p", "-t", pane), "the end of the turn")
-    time.sleep(0.5)  # the last frames (the turn summary) are written after the marker
+    wait_for(pane, "the end of the turn", turn_over)
+    tmux("send-keys", "-t", pane, "End")  # the newest output, whether or not the view followed it
+    wait_for(pane, "the final reply", lambda screen: "The file says:" in screen)
 
     state = tmux("display", "-p", "-t", pane, "#{pane_title}|#{alternate_on}|#{window_bell_flag}").strip()
     assert state == f"{TITLE}|1|0", "title|alternate screen|bell"
