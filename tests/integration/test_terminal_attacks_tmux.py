@@ -35,7 +35,8 @@ def wait_for(pane: str, what: str, check: Callable[[str], bool], timeout: float 
     deadline = time.monotonic() + timeout
     while not check(screen := tmux("capture-pane", "-p", "-t", pane)):
         if time.monotonic() > deadline:
-            raise AssertionError(f"timed out waiting for {what}; the pane shows:\n{screen}")
+            state = tmux("display", "-p", "-t", pane, "title #{pane_title}, alternate screen #{alternate_on}")
+            raise AssertionError(f"timed out waiting for {what} ({state.strip()}); the pane shows:\n{screen}")
         time.sleep(0.1)
 
 
