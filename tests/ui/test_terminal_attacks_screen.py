@@ -72,3 +72,29 @@ async def test_no_view_writes_a_raw_control_character(hostile_app: AgentApp) -> 
             await pilot.pause()
             await pilot.pause()
             assert stray_controls(screen_output(app)) == [], view
+
+
+async def test_the_permission_dialog_shows_bidi_and_escapes_in_a_command(tmp_path: Path, monkeypatch) -> None:
+    from tui.ui.screens.permission_dialog import PermissionDialog
+
+    project = tmp_path / "proj"
+    project.mkdir()
+    command = "touch safe \u202e# txt.exe\u202c; printf '\x1b]0;PWNED\x07' > out"
+    script = [reply(text("Running it."), tool_use("Bash", {"command": command}), stop_reason="tool_use"),
+              reply(text("Done."), stop_reason="end_turn")]
+    with FakeAPI(script) as api:
+        monkeypatch.setenv("ANTHROPIC_BASE_URL", api.base_url)
+        monkeypatch.setenv("ANTHROPIC_API_KEY", "sk-test")
+        options = AgentOptions(project_dir=project, interactive=True, transcript=False,
+                               sessions_dir=tmp_path / "sessions")
+        app = AgentApp(options, session=AgentSession(options))
+        async with app.run_test(size=(120, 40)) as pilot:
+            await app.submit_prompt("run it")
+            await wait_until(pilot, lambda: isinstance(app.screen, PermissionDialog), timeout=60)
+            await pilot.pause()
+            await pilot.pause()
+            dialog = screen_output(app)
+            assert stray_controls(dialog) == []
+            assert "\\u202e# txt.exe\\u202c" in dialog and "␛]0;PWNED␇" in dialog  # what runs, as it runs
+            app.session.cancel()
+            await wait_until(pilot, lambda: not app.controller.busy, timeout=60)
