@@ -23,6 +23,7 @@ from tui.cli_args import (
     settings_value,
     terminal_missing,
 )
+from tui.sanitize import visible
 from tui.wording import plural
 
 if TYPE_CHECKING:
@@ -176,7 +177,7 @@ def _run(args: argparse.Namespace, own_process: bool) -> int:
         return 2
     if args.print_mode:
         for problem in problems:
-            print(f"agent-tui: settings: {problem}", file=sys.stderr)
+            print(visible(f"agent-tui: settings: {problem}"), file=sys.stderr)  # may quote the file
         if not prompt and not sys.stdin.isatty():
             prompt = sys.stdin.read().strip()
         if not prompt:
@@ -292,7 +293,7 @@ def open_session(opts: AgentOptions, args: argparse.Namespace, *, print_mode: bo
     session = AgentSession(opts)
     loaded = session.resume(target)
     for sentence in [*loaded.warnings, *loaded.notes]:
-        print(f"agent-tui: {sentence}", file=sys.stderr)
+        print(visible(f"agent-tui: {sentence}"), file=sys.stderr)
     return session
 
 

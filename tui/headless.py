@@ -29,6 +29,7 @@ from tui.agent.events import (
 from tui.agent.options import AgentOptions
 from tui.agent.session import AgentSession
 from tui.headless_verbose import VerboseLines
+from tui.sanitize import visible
 
 NORMAL_STOPS = {"end_turn", "stop_sequence", "max_tokens", "model_context_window_exceeded"}
 _PARTIAL = (BlockStarted, BlockDelta, BlockFinished, ToolOutput)
@@ -89,17 +90,17 @@ class HeadlessRenderer:
 
     def __call__(self, event: Event) -> None:
         if isinstance(event, Notice):
-            self.err.write(f"agent-tui: {event.text}\n")
+            self.err.write(f"agent-tui: {visible(event.text)}\n")
         elif isinstance(event, RetryScheduled):
             status = f" ({event.status})" if event.status else ""
-            self.err.write(
+            self.err.write(visible(
                 f"agent-tui: {event.reason}{status}, retrying in {event.delay_s:.1f} s, "
                 f"attempt {event.attempt}/{event.max_attempts}\n"
-            )
+            ))
         elif isinstance(event, ResponseFinished):
             self.api_ms += event.duration_ms
         elif isinstance(event, CompactionFinished):
-            self.err.write(f"agent-tui: context compaction: {event.detail}\n")
+            self.err.write(f"agent-tui: context compaction: {visible(event.detail)}\n")
         elif isinstance(event, LoopStopped):
             self.stopped = event
         elif isinstance(event, TurnFinished):
@@ -187,12 +188,12 @@ def run_headless(options: AgentOptions, prompt: str, fmt: str = "text", *, parti
     else:
         text = result["result"]
         if text:
-            out.write(text.rstrip() + "\n")
+            out.write(visible(text.rstrip()) + "\n")  # text mode goes to a terminal: no raw escapes
     code = exit_code(result["stop_reason"])
     if code != 0:
-        err.write(f"agent-tui: stopped ({result['stop_reason']}): {result['detail']}\n")
+        err.write(visible(f"agent-tui: stopped ({result['stop_reason']}): {result['detail']}\n"))
     elif result["stop_reason"] != "end_turn" and result["detail"]:
-        err.write(f"agent-tui: note: {result['detail']}\n")
+        err.write(visible(f"agent-tui: note: {result['detail']}\n"))
     out.flush()
     return code
 

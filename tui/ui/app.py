@@ -27,6 +27,7 @@ from textual.widget import Widget
 from textual.widgets import Button, Footer, Static
 
 from tui.agent.options import AgentOptions
+from tui.sanitize import one_line, visible
 
 from . import commands, gc_tuning, trust
 from .threads import call_soon_from_thread
@@ -310,6 +311,11 @@ class AgentApp(App[int]):
     def _submit_failed(self, reason: str) -> None:
         self.controller.abort_local_turn()
         self.notify(f"The prompt was not sent: {reason}", severity="error")
+
+    def notify(self, message: str, *, title: str = "", markup: bool = False, **kwargs: Any) -> None:
+        """A toast; its text may quote the model, a file or an error, so it is shown visibly and not as markup."""
+        del markup  # never markup (Widget.notify passes markup=True): the text is not ours
+        super().notify(visible(message), title=one_line(title), markup=False, **kwargs)
 
     def set_busy(self, busy: bool) -> None:
         """Show the cancel button and the busy styling while a turn runs."""

@@ -13,6 +13,7 @@ from textual.screen import ModalScreen
 from textual.widgets import DataTable, Static
 
 from tui.config.memory import MemoryFile, load_memory
+from tui.sanitize import one_line, visible
 
 
 class MemoryScreen(ModalScreen[None]):
@@ -51,8 +52,8 @@ class MemoryScreen(ModalScreen[None]):
         table.add_columns("File", "Imported by", "Lines")
         for index, memory in enumerate(self.files):
             table.add_row(
-                str(memory.path),
-                str(memory.imported_from) if memory.imported_from else "—",
+                Text(one_line(str(memory.path))),
+                Text(one_line(str(memory.imported_from))) if memory.imported_from else "—",
                 str(len(memory.text.splitlines())),
                 key=str(index),
             )
@@ -61,7 +62,7 @@ class MemoryScreen(ModalScreen[None]):
             table.focus()
 
     def _show(self, index: int) -> None:
-        self.query_one("#memory-text", Static).update(self.files[index].text)
+        self.query_one("#memory-text", Static).update(Text(visible(self.files[index].text)))
 
     @on(DataTable.RowHighlighted, "#memory-files")
     def _highlighted(self, event: DataTable.RowHighlighted) -> None:

@@ -22,6 +22,7 @@ from textual.widgets.option_list import Option
 
 from tui.agent.events import PermissionRequested
 from tui.agent.permission_gate import PermissionReply
+from tui.sanitize import one_line, visible
 
 from ..answer_guard import GRACE_S
 from ..bindings import bindings_for
@@ -44,7 +45,7 @@ def preview_renderable(event: PermissionRequested) -> Any:
     """A diff for edits, the command and directory for Bash, else the raw preview text."""
     preview = event.preview or {}
     kind = preview.get("kind")
-    text = str(preview.get("text", ""))
+    text = visible(str(preview.get("text", "")))  # bidi controls too: what is shown is what runs
     if kind == "diff":
         return Syntax(text or "(no changes)", "diff", theme="monokai", word_wrap=True)
     if kind == "command":
@@ -52,9 +53,9 @@ def preview_renderable(event: PermissionRequested) -> Any:
         out.append("$ ", style="bold")
         out.append(text, style="bold")
         if preview.get("cwd"):
-            out.append(f"\nin {preview['cwd']}", style="dim")
+            out.append(f"\nin {one_line(str(preview['cwd']))}", style="dim")
         return out
-    return Text(text or str(event.input))
+    return Text(text or visible(str(event.input)))
 
 
 class PermissionDialog(VettedScreen):
@@ -78,10 +79,10 @@ class PermissionDialog(VettedScreen):
         ev = self.event
         with Vertical(id="permission-box"):
             label = ev.label if ev.label.startswith(ev.tool_name) else f"{ev.tool_name}: {ev.label}"
-            title = Text.assemble(("Allow ", "bold"), (label, "bold"), "?")
+            title = Text.assemble(("Allow ", "bold"), (one_line(label), "bold"), "?")
             yield Static(title, id="permission-title")
             if ev.reason:
-                yield Static(Text(ev.reason, style="dim"), id="permission-reason")
+                yield Static(Text(visible(ev.reason), style="dim"), id="permission-reason")
             with VerticalScroll(id="permission-preview"):
                 yield Static(preview_renderable(ev))
             yield OptionList(*[Option(label, id=key) for key, label in CHOICES], id="choices")

@@ -21,6 +21,7 @@ from tui.config.permissions import PermissionPolicy
 from tui.config.rule_edits import add_rule, remove_rule
 from tui.config.rules import RULE_KINDS, RuleKind, RuleSource
 from tui.config.settings import LoadedSettings, load_settings
+from tui.sanitize import one_line, visible
 
 KIND_STYLES = {"deny": "bold red", "ask": "bold yellow", "allow": "bold green"}
 
@@ -80,16 +81,16 @@ class PermissionsScreen(ModalScreen[None]):
         trusted = self.loaded_settings.trusted if self.loaded_settings else False
         text = Text()
         text.append("Mode ", style="dim")
-        text.append(self.policy.mode, style="bold")
+        text.append(one_line(self.policy.mode), style="bold")
         text.append("  ·  folder ", style="dim")
-        text.append(str(self.project_dir))
+        text.append(one_line(str(self.project_dir)))
         text.append("  ·  trusted: ", style="dim")
         text.append("yes" if trusted else "no (its own allow rules do not count)", style="bold" if trusted else "yellow")
         return text
 
-    def _problems_text(self) -> str:
+    def _problems_text(self) -> Text:
         problems = [*(self.loaded_settings.problems if self.loaded_settings else []), *self.policy.problems]
-        return "\n".join(f"⚠ {p}" for p in problems)
+        return Text("\n".join(f"⚠ {one_line(str(p))}" for p in problems))
 
     def refresh_rules(self) -> None:
         """Rebuild the table from the policy: deny first, then ask, then allow (the order they apply)."""
@@ -99,9 +100,9 @@ class PermissionsScreen(ModalScreen[None]):
         self._entries = sorted(self.policy.effective_rules(), key=lambda r: order[r.kind])
         for index, entry in enumerate(self._entries):
             table.add_row(
-                entry.rule,
+                Text(one_line(entry.rule)),
                 Text(entry.kind, style=KIND_STYLES[entry.kind]),
-                self._source_label(entry.source),
+                Text(one_line(self._source_label(entry.source))),
                 "yes" if entry.counts else Text("no (untrusted folder)", style="dim"),
                 key=str(index),
             )
@@ -113,7 +114,7 @@ class PermissionsScreen(ModalScreen[None]):
             return source
 
     def _say(self, message: str) -> None:
-        self.query_one("#permissions-message", Static).update(message)
+        self.query_one("#permissions-message", Static).update(Text(visible(message)))
 
     @on(Input.Submitted, "#permissions-new-rule")
     @on(Button.Pressed, "#permissions-add")

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
+from rich.text import Text
 from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding
@@ -18,6 +19,7 @@ from textual.widgets import Input, OptionList, Static
 from textual.widgets.option_list import Option
 
 from tui.agent.resume import SessionInfo, list_sessions, sessions_base
+from tui.sanitize import one_line
 
 from ..commands import slash_command
 from ..threads import call_soon_from_thread
@@ -35,7 +37,7 @@ if TYPE_CHECKING:
 def session_row(info: SessionInfo) -> str:
     """One picker line: date, turns, tokens, cost, first prompt."""
     when = info.started.replace("T", " ")[:16]
-    prompt = " ".join(info.first_prompt.split())[:70] or "(no prompt)"
+    prompt = one_line(" ".join(info.first_prompt.split())[:70]) or "(no prompt)"
     tokens = f"{info.tokens / 1000:.1f}k" if info.tokens >= 1000 else str(info.tokens)
     return f"{when}  {info.turns:>3} {plural_noun(info.turns, 'turn'):<5} {tokens:>7} tok  ${info.cost:>7.4f}  {prompt}"
 
@@ -93,7 +95,7 @@ class ResumeScreen(ModalScreen[str | None]):
                  if all(w in f"{s.first_prompt} {s.started} {s.id}".lower() for w in words)]
         listing = self.query_one("#resume-list", OptionList)
         listing.clear_options()
-        listing.add_options([Option(session_row(s), id=str(s.path)) for s in shown])
+        listing.add_options([Option(Text(session_row(s)), id=str(s.path)) for s in shown])
         if shown:
             listing.highlighted = 0
         status = f"{len(shown)} of {plural(len(self.sessions), 'session')}" if self.sessions else "No saved sessions in this project yet."

@@ -12,7 +12,10 @@ from pathlib import Path
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
+from textual.content import Content
 from textual.widgets import Button, Static
+
+from tui.sanitize import one_line
 
 from ..answer_guard import GRACE_S
 from .vetted_screen import VettedScreen
@@ -43,10 +46,10 @@ class TrustDialog(VettedScreen):
         self.start_vetting(grace_s)
 
     def compose(self) -> ComposeResult:
-        listed = "\n".join(f"  allow  {rule}" for rule in self.rules[:20])
+        listed = "\n".join(f"  allow  {one_line(rule)}" for rule in self.rules[:20])
         more = f"\n  … and {len(self.rules) - 20} more" if len(self.rules) > 20 else ""
         with Vertical(id="trust-box"):
-            yield Static(f"[b]Do you trust the files in {self.project_dir}?[/b]")
+            yield Static(Content.from_markup("[b]Do you trust the files in $dir?[/b]", dir=one_line(str(self.project_dir))))
             yield Static(
                 "This folder's settings allow these without asking. Someone else may have written them, "
                 "so they only count once you trust the folder. Its deny and ask rules count either way."

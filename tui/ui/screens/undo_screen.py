@@ -13,6 +13,7 @@ from textual.screen import ModalScreen
 from textual.widgets import Static
 
 from tui.agent.undo import UndoPlan, apply_undo, plan_undo
+from tui.sanitize import one_line, visible
 
 from ..commands import slash_command
 
@@ -44,15 +45,15 @@ class UndoScreen(ModalScreen[bool]):
                               style="bold"), classes="panel-title")
             with VerticalScroll(id="undo-body"):
                 for item in plan.files:
-                    yield Static(Text(f"{item.path}: {_ACTION_WORDS.get(item.action, item.action)}", style="bold"))
+                    yield Static(Text(one_line(f"{item.path}: {_ACTION_WORDS.get(item.action, item.action)}"), style="bold"))
                     diff = item.diff(plan.project_dir)
                     if diff:
-                        yield Static(Syntax(diff, "diff", theme="ansi_dark", word_wrap=True))
+                        yield Static(Syntax(visible(diff), "diff", theme="ansi_dark", word_wrap=True))
                 if plan.bash_commands:
                     yield Static(Text("Not tracked: changes made by these Bash commands stay as they are:",
                                       style="bold"))
                     for command in plan.bash_commands:
-                        yield Static(Text(f"  $ {command}"))
+                        yield Static(Text(f"  $ {one_line(command)}"))
 
     def action_confirm(self) -> None:
         self.dismiss(True)

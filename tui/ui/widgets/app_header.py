@@ -8,6 +8,8 @@ from textual.content import Content
 from textual.reactive import reactive
 from textual.widgets import Static
 
+from tui.sanitize import one_line
+
 OFFLINE_HINT = "try: find the TODOs and fix one"
 
 
@@ -30,4 +32,4 @@ class AppHeader(Static):
         markup = "[b $accent]agent-tui[/] [dim]·[/dim] $model [dim]· $where[/dim]"
         if self.offline:
             markup += "   [b $warning]offline demo model[/] [dim]· $hint[/dim]"
-        return Content.from_markup(markup, model=self.model, where=where, hint=OFFLINE_HINT)
+        return Content.from_markup(markup, model=one_line(self.model), where=one_line(where), hint=OFFLINE_HINT)

@@ -19,8 +19,10 @@ from textual.strip import Strip
 from textual.widget import Widget
 from textual.widgets import Collapsible, Static
 
-from .conversation_model import BlockRecord, ToolRecord
+from tui.sanitize import one_line, visible
 from tui.wording import plural
+
+from .conversation_model import BlockRecord, ToolRecord
 
 #: glyph and CSS-variable colour per tool state, shared with the tool panel
 TOOL_STATE_STYLE: dict[str, tuple[str, str]] = {
@@ -86,7 +88,7 @@ class FrozenMarkdown(Widget):
 
     def __init__(self, source: str, *, classes: str = "assistant-text frozen") -> None:
         super().__init__(classes=classes)
-        self.source = source
+        self.source = visible(source)
         self._key: tuple[int, str] | None = None
         self._style: Any = None
         self._lines: list[list[Segment]] = []
@@ -141,7 +143,7 @@ class UserPrompt(Static):
     """What the user typed, echoed above the reply."""
 
     def __init__(self, text: str) -> None:
-        super().__init__(Text(text), classes="user-prompt")
+        super().__init__(Text(visible(text)), classes="user-prompt")
 
 
 class ThinkingBlock(Collapsible):
@@ -149,7 +151,7 @@ class ThinkingBlock(Collapsible):
 
     def __init__(self, record: BlockRecord) -> None:
         self.record = record
-        self._body = Static(Text(record.text), classes="thinking-text")
+        self._body = Static(Text(visible(record.text)), classes="thinking-text")
         # "-collapsed" up front: Collapsible adds it on mount, which would restyle the whole block again
         super().__init__(
             self._body, title=self._heading(), collapsed=record.done,
@@ -162,7 +164,7 @@ class ThinkingBlock(Collapsible):
 
     def sync(self) -> None:
         """Redraw from the record (called at most once per frame while streaming)."""
-        self._body.update(Text(self.record.text))
+        self._body.update(Text(visible(self.record.text)))
         self.title = self._heading()
         if self.record.done:
             self.collapsed = True
@@ -173,7 +175,7 @@ def tool_title(tool: ToolRecord) -> Content:
     duration = format_seconds(tool.elapsed_s()) if tool.is_final else ""
     parts = [
         Content.from_markup(f"[{colour}]{glyph}[/] "),
-        Content.from_markup("[b]$label[/b]", label=tool.display_label),
+        Content.from_markup("[b]$label[/b]", label=one_line(tool.display_label)),
         Content.from_markup(f"  [{colour}]$state[/]", state=TOOL_STATE_WORD[tool.state]),
     ]
     if duration:
@@ -220,7 +222,7 @@ class ToolCallBlock(Collapsible):
             text = "\n".join(self.tool.tail_lines())
         if len(text) > RESULT_PREVIEW_CHARS:
             text = text[:RESULT_PREVIEW_CHARS] + f"\n… {plural(len(text) - RESULT_PREVIEW_CHARS, 'more character')}"
-        return text or "(no output)"
+        return visible(text) or "(no output)"
 
     def sync(self) -> None:
         """Redraw the title and result from the record."""
@@ -233,7 +235,7 @@ class MarkerLine(Static):
     """A one-line marker: a stop_reason transition, a retry, a loop stop, a notice."""
 
     def __init__(self, text: str, tone: str) -> None:
-        super().__init__(Text(text), classes=f"marker -{tone}")
+        super().__init__(Text(visible(text)), classes=f"marker -{tone}")
 
 
 def block_widget(record: BlockRecord) -> Widget:
@@ -251,10 +253,10 @@ def block_widget(record: BlockRecord) -> Widget:
 
 
 def compose_blocks(records: list[BlockRecord]) -> ComposeResult:
-    from .reply_stream import frozen_chunks
+    from .reply_stream import reply_widgets
 
     for record in records:
         if record.kind == "text":
-            yield from frozen_chunks(record.text)  # a long reply stays cheap to re-render
+            yield from reply_widgets(record.text)  # a long reply stays cheap to re-render
         else:
             yield block_widget(record)

@@ -5,6 +5,11 @@ every mount restyles), so a long reply streamed into one widget slows down super
 tokens never finished. Here the live `Markdown` only ever holds the last few KB: when it grows past
 `TAIL_CHARS`, its completed head (up to a blank line outside code fences) is frozen into a cheap
 `Static(rich Markdown)` above it and the live widget restarts with the remainder.
+
+A huge reply (a 5 MB delta, or megabytes in many deltas) would still cost seconds of Markdown
+rendering and thousands of widgets, so a head bigger than `MARKDOWN_HEAD_CHARS`, and everything
+past `MARKDOWN_REPLY_CHARS`, goes into one plain `LongText` that draws only its visible rows; the
+last part of the reply is still Markdown. All text is shown through `tui.sanitize.visible`.
 """
 
 from __future__ import annotations
@@ -19,8 +24,11 @@ from textual.widget import Widget
 
 from textual.widgets import Markdown
 
+from tui.sanitize import visible
+
 from .blocks import frozen_markdown
 from .conversation_model import BlockRecord
+from .long_text import LongText
 
 #: the live Markdown's source is split once it is longer than this
 TAIL_CHARS = 2500
@@ -39,17 +47,26 @@ FAST_CHARS_PER_S = 6000
 #: benchmark can) is written every VERY_FAST_FLUSH_S: each write costs a layout and a repaint
 VERY_FAST_CHARS_PER_S = 30000
 VERY_FAST_FLUSH_S = 0.5
+#: a head frozen in one go that is longer than this is shown plain: as Markdown it would take a frame
+#: of ~70 ms or more (Rich renders ~1.5 ms per KB here); a replay at 40 KB/s freezes ~20 KB heads
+MARKDOWN_HEAD_CHARS = 48_000
+#: characters of a reply frozen as Markdown before the rest of its head is shown plain
+MARKDOWN_REPLY_CHARS = 200_000
+#: a tail longer than this is searched for a cut only near its end
+HUGE_TAIL_CHARS = 8 * TAIL_CHARS
 
 _FENCE = re.compile(r"^ {0,3}(`{3,}|~{3,})")
+#: a newline followed by a fence line (a literal first character keeps the scan fast)
+_FENCE_AFTER_NEWLINE = re.compile(r"\n {0,3}(?:```|~~~)")
 
 
-def split_point(text: str) -> int:
+def split_point(text: str, fence: str | None = None) -> int:
     """Where `text` can be cut into two Markdown documents that render as one: 0 when nowhere.
 
     The cut is after the last blank line outside a code fence that is followed by a line
-    starting in column 0 (so it is not inside a list item or an indented block).
+    starting in column 0 (so it is not inside a list item or an indented block). `fence` is
+    the code fence open at the start of `text`, if any.
     """
-    fence: str | None = None
     best = 0
     pos = 0
     after_blank = False
@@ -68,6 +85,42 @@ def split_point(text: str) -> int:
             after_blank = False
         pos += len(line)
     return best
+
+
+def open_fence(text: str, end: int) -> str | None:
+    """The code fence still open at `end` of `text` (a fast scan for fence lines, not line by line)."""
+    fence: str | None = None
+    starts = [m.start() + 1 for m in _FENCE_AFTER_NEWLINE.finditer(text, 0, end)]
+    for start in ([0] if _FENCE.match(text) else []) + starts:
+        stop = text.find("\n", start, end)
+        line = text[start:stop if stop >= 0 else end]
+        marker = _FENCE.match(line).group(1)  # type: ignore[union-attr]
+        if fence is None:
+            fence = marker
+        elif marker[0] == fence[0] and len(marker) >= len(fence) and not line.strip()[len(marker):].strip():
+            fence = None
+    return fence
+
+
+def cut_point(text: str, keep: int = TAIL_CHARS) -> int:
+    """`split_point(text)`, bounded for a huge text: only its last part is searched, and when no
+    safe cut is there it is cut at a line start anyway so that about `keep` characters stay live."""
+    if len(text) <= HUGE_TAIL_CHARS:
+        return split_point(text)
+    start = text.rfind("\n", 0, len(text) - 4 * keep) + 1
+    cut = split_point(text[start:], open_fence(text, start))
+    if cut:
+        return start + cut
+    newline = text.rfind("\n", 0, len(text) - keep)
+    return newline + 1 if newline >= 0 else len(text) - keep
+
+
+def reply_widgets(text: str) -> list[Widget]:
+    """A finished reply as widgets: frozen Markdown chunks, a huge one's head as plain `LongText`."""
+    if len(text) <= MARKDOWN_REPLY_CHARS:
+        return frozen_chunks(text)
+    cut = cut_point(text)
+    return [LongText(text[:cut]), *frozen_chunks(text[cut:])]
 
 
 def frozen_chunks(text: str, chunk_chars: int = TAIL_CHARS) -> list[Widget]:
@@ -122,6 +175,8 @@ class ReplyStream:
         self._lock = asyncio.Lock()
         self.finished = False
         self.chunks: list[Widget] = []
+        #: the plain head of a huge reply (see the module docstring), once there is one
+        self.plain: LongText | None = None
 
     def feed(self, text: str) -> None:
         """Take a delta; it reaches the screen with the next flush (at most `flush_s` later)."""
@@ -150,19 +205,35 @@ class ReplyStream:
             self._very_fast = len(text) > VERY_FAST_CHARS_PER_S * (started - self._last_flush)
             self._last_flush = started
             self._tail += text
-            if len(self._tail) > self.tail_chars and (cut := split_point(self._tail)):
+            if len(self._tail) > self.tail_chars and (cut := cut_point(self._tail, self.tail_chars)):
                 head, self._tail = self._tail[:cut], self._tail[cut:]
-                self._frozen_len += cut
-                chunk = frozen_markdown(head.rstrip("\n"))
-                self.chunks.append(chunk)
                 with self.live.app.batch_update():
-                    await self.live.parent.mount(chunk, before=self.live)  # type: ignore[union-attr]
-                    await self.live.update(self._tail)
+                    await self._freeze(head)
+                    await self.live.update(visible(self._tail))
             else:
-                await self.live.append(text)
+                await self.live.append(visible(text))
         self._last_cost = time.perf_counter() - started
         if self.on_flush is not None:
             self.on_flush()
+
+    def _plain_for(self, head_chars: int) -> bool:
+        """Whether a head of this size, frozen next, is shown plain rather than as Markdown."""
+        return (self.plain is not None or head_chars > MARKDOWN_HEAD_CHARS
+                or self._frozen_len + head_chars > MARKDOWN_REPLY_CHARS)
+
+    async def _freeze(self, head: str) -> None:
+        """Show `head` (the text just above the live tail) frozen: as Markdown, or plain when huge."""
+        plain = self._plain_for(len(head))
+        self._frozen_len += len(head)
+        if not plain:
+            chunk: Widget = frozen_markdown(head.rstrip("\n"))
+        elif self.plain is None:
+            chunk = self.plain = LongText(head)
+        else:
+            self.plain.append(head)
+            return
+        self.chunks.append(chunk)
+        await self.live.parent.mount(chunk, before=self.live)  # type: ignore[union-attr]
 
     def cancel(self) -> None:
         """Stop the flush timer (the widget is going away)."""
@@ -190,7 +261,12 @@ class ReplyStream:
                 if self._frozen_len == 0 and self.chunks:
                     await live.parent.remove_children(self.chunks)  # type: ignore[union-attr]
                     self.chunks.clear()
+                    self.plain = None
                 tail = text[self._frozen_len:]
+                # e.g. one huge delta that never reached a flush
+                if len(tail) > HUGE_TAIL_CHARS and self._plain_for(cut := cut_point(tail, self.tail_chars)):
+                    await self._freeze(tail[:cut])
+                    tail = tail[cut:]
                 if tail.strip() or not self.chunks:
                     await live.parent.mount_all(frozen_chunks(tail), after=live)  # type: ignore[union-attr]
                 await live.remove()

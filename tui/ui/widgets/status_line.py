@@ -9,6 +9,8 @@ from textual.reactive import reactive
 from textual.timer import Timer
 from textual.widgets import Static
 
+from tui.sanitize import one_line
+
 #: states that tick a live elapsed time
 BUSY_STATES = ("starting", "waiting for model", "streaming", "thinking", "running", "waiting for approval",
                "compacting")
@@ -72,7 +74,7 @@ class StatusLine(Static):
         """(priority, piece) in display order; 0 is never dropped, higher numbers go first."""
         state = self.state
         if self.detail:
-            state = f"{state} {self.detail}"
+            state = f"{state} {one_line(self.detail)}"
         if self.state in BUSY_STATES:
             state += f" · {self.clock() - self.state_since:.1f} s"
         u = self.usage or {}
@@ -84,7 +86,7 @@ class StatusLine(Static):
         mode_colour = {"default": "$text-muted", "acceptEdits": "$success", "plan": "$accent",
                        "bypassPermissions": "$error"}.get(self.mode, "$text-muted")
         parts = [
-            (0, Content.from_markup("[b]$m[/b]", m=self.model)),
+            (0, Content.from_markup("[b]$m[/b]", m=one_line(self.model))),
             (1, Content.from_markup(f"  [dim]mode[/dim] [{mode_colour}]$mode[/]", mode=self.mode)),
             (0, Content.from_markup("  [$accent]$s[/]" if self.state != "idle" else "  [dim]$s[/dim]", s=state)),
         ]

@@ -18,6 +18,8 @@ from textual.containers import Vertical, VerticalScroll
 from textual.timer import Timer
 from textual.widgets import Static
 
+from tui.sanitize import one_line
+
 from .blocks import TOOL_STATE_STYLE, format_seconds
 from .conversation_model import ToolRecord
 
@@ -94,13 +96,13 @@ def render_batch(batch: Batch, now: float, timeline_width: int = TIMELINE_WIDTH)
             timing = "approve?"
         table.add_row(
             Text(glyph, style=colour),
-            Text(tool.display_label),
+            Text(one_line(tool.display_label)),
             Text(timing, style=colour if not tool.is_final else "#9e9e9e"),
             timeline_bar(tool, t0, t1, timeline_width),
         )
         if tool.state == "running" and tool.name == "Bash":
             for line in tool.tail_lines():
-                table.add_row("", Text("  " + line, style="#808080"), "", "")
+                table.add_row("", Text("  " + one_line(line), style="#808080"), "", "")
     return Group(head, table)
 
 
@@ -114,7 +116,7 @@ def render_todos(todos: list[dict]) -> RenderableType:
     for todo in todos:
         status = str(todo.get("status", "pending"))
         glyph, colour = TODO_GLYPHS.get(status, ("?", "white"))
-        label = str(todo.get("activeForm") if status == "in_progress" else todo.get("content", ""))
+        label = one_line(str(todo.get("activeForm") if status == "in_progress" else todo.get("content", "")))
         style = "strike grey50" if status == "completed" else "bold" if status == "in_progress" else ""
         line = Text.assemble((glyph + " ", colour), (label, style))
         line.no_wrap, line.overflow = True, "ellipsis"

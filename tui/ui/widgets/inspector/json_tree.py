@@ -16,6 +16,8 @@ from textual.app import ComposeResult
 from textual.containers import Vertical
 from textual.widgets import Static, TextArea, Tree
 from textual.widgets.tree import TreeNode
+
+from tui.sanitize import one_line, visible
 from tui.wording import plural
 
 #: characters of a string shown in a tree label
@@ -38,8 +40,8 @@ class JsonNode:
 
 def shorten(text: str, limit: int = LABEL_CHARS) -> str:
     """One line of at most `limit` characters (newlines shown as ⏎)."""
-    flat = text.replace("\r\n", "⏎").replace("\n", "⏎")
-    return flat if len(flat) <= limit else flat[:limit] + f"… ({plural(len(text), 'char')})"
+    flat = one_line(text if len(text) <= limit else text[:limit])
+    return flat if len(text) <= limit else flat + f"… ({plural(len(text), 'char')})"
 
 
 def _scalar(value: Any) -> Text:
@@ -59,21 +61,21 @@ def _summary(value: Any) -> Text:
     hints: list[str] = []
     if "role" in value:
         content = value.get("content")
-        hints.append(str(value["role"]))
+        hints.append(shorten(str(value["role"]), 60))
         if isinstance(content, list):
-            hints.append(f"{plural(len(content), 'block')}: " + ", ".join(str(b.get("type", "?")) for b in content[:4] if isinstance(b, dict)))
+            hints.append(f"{plural(len(content), 'block')}: " + ", ".join(shorten(str(b.get("type", "?")), 40) for b in content[:4] if isinstance(b, dict)))
         elif isinstance(content, str):
             hints.append(shorten(content, 60))
     elif "type" in value:
-        hints.append(str(value["type"]))
+        hints.append(shorten(str(value["type"]), 60))
         for key in ("name", "tool_use_id", "id"):
             if key in value:
-                hints.append(str(value[key]))
+                hints.append(shorten(str(value[key]), 60))
                 break
         if isinstance(value.get("text"), str):
             hints.append(shorten(value["text"], 60))
     elif "name" in value:
-        hints.append(str(value["name"]))
+        hints.append(shorten(str(value["name"]), 60))
     text = Text(" · ".join(hints) + "  " if hints else "", style="italic")
     text.append(f"{{…}} {plural(len(value), 'key')}", style="dim")
     return text
@@ -82,7 +84,7 @@ def _summary(value: Any) -> Text:
 def node_label(key: str | None, value: Any) -> Text:
     label = Text()
     if key is not None:
-        label.append(key, style="bold")
+        label.append(one_line(key), style="bold")
         label.append(": ")
     label.append(_summary(value) if isinstance(value, (dict, list)) else _scalar(value))
     return label
@@ -94,7 +96,7 @@ class JsonTree(Tree[JsonNode]):
     def show(self, value: Any, label: str) -> None:
         """Replace the tree with `value`, only its top level built."""
         self.clear()
-        self.root.set_label(Text(label, style="bold"))
+        self.root.set_label(Text(one_line(label), style="bold"))
         self.root.data = JsonNode(value, "$")
         self._load_children(self.root)
         self.root.expand()
@@ -180,6 +182,6 @@ class JsonView(Vertical):
             note = f"{plural(len(text), 'char')} of JSON"
             if len(text) > DETAIL_CHARS:
                 text = text[:DETAIL_CHARS] + "\n… (cut here: save the view for the whole JSON)"
-        self.query_one("#json-detail-title", Static).update(Text(f"{data.path}  ({note})"))
-        self.query_one(TextArea).load_text(text)
+        self.query_one("#json-detail-title", Static).update(Text(one_line(f"{data.path}  ({note})")))
+        self.query_one(TextArea).load_text(visible(text))
         self.add_class("-detail")

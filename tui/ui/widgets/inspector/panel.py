@@ -24,6 +24,7 @@ from textual.widget import Widget
 from textual.widgets import Button, DataTable, Static, TabbedContent, TabPane
 
 from tui.agent.events import Event
+from tui.sanitize import one_line
 
 from .diff import diff_requests
 from .json_tree import JsonView
@@ -209,7 +210,7 @@ class Inspector(Widget):
             return
         self._rendered[view] = key
         self.query_one("#inspector-selected", Static).update(
-            Text(f"#{call.number} · iteration {call.iteration} · {call.model}")
+            Text(one_line(f"#{call.number} · iteration {call.iteration} · {call.model}"))
         )
         if view == "request":
             self.query_one("#inspector-request", JsonView).show(call.body, f"request #{call.number}")

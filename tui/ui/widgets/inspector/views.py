@@ -8,6 +8,8 @@ from typing import Any
 from rich.text import Text
 from textual.widgets import DataTable
 
+from tui.sanitize import one_line
+
 from .diff import Change
 from .json_tree import shorten
 from .model import ApiCall
@@ -30,7 +32,7 @@ def response_summary(call: ApiCall) -> Text:
         return Text(f"call #{call.number}: {call.status}…", style="italic")
     text = Text()
     text.append("stop_reason ", style="dim")
-    text.append(str(call.stop_reason), style="bold")
+    text.append(one_line(str(call.stop_reason)), style="bold")
     share = call.cache_hit_share
     parts = [
         f"in {call.input_tokens:,}",
@@ -42,7 +44,7 @@ def response_summary(call: ApiCall) -> Text:
     ]
     text.append("  ·  " + "  ·  ".join(p for p in parts if p), style="dim")
     if call.action:
-        text.append(f"  →  {call.action}")
+        text.append(f"  →  {one_line(call.action)}")
     return text
 
 
@@ -53,7 +55,8 @@ def fill_sse_table(table: DataTable[Any], call: ApiCall) -> None:
         table.add_columns("t", "event", "data")
     for index, (seconds, kind, data) in enumerate(call.raw_events[:SSE_ROW_LIMIT]):
         payload = shorten(json.dumps(data, ensure_ascii=False), 160)
-        table.add_row(f"+{seconds:.3f}s", kind, payload, key=str(index))
+        # Text, not str: a DataTable parses str cells as markup, and the data is the model's
+        table.add_row(f"+{seconds:.3f}s", one_line(kind), Text(payload), key=str(index))
 
 
 def diff_text(call: ApiCall, changes: list[Change], previous: ApiCall | None) -> Text:
@@ -63,5 +66,5 @@ def diff_text(call: ApiCall, changes: list[Change], previous: ApiCall | None) ->
     )
     text = Text(heading, style="bold")
     for change in changes:
-        text.append("  " + change.text + "\n", style=_CHANGE_STYLES.get(change.kind, ""))
+        text.append("  " + one_line(change.text) + "\n", style=_CHANGE_STYLES.get(change.kind, ""))
     return text
