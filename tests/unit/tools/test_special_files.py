@@ -187,3 +187,15 @@ def test_grep_of_the_root_folder_is_cut_with_honest_counts(ctx: ToolContext) -> 
     result = grep.run({"pattern": "e", "path": "/"}, ctx)
     assert not result.is_error
     assert result.text().startswith("Found at least ") and "The search stopped after rg listed" in result.text()
+
+
+@pytest.mark.timeout(10)
+def test_read_stops_on_an_interrupt_and_after_its_time_limit(project: Path, ctx: ToolContext) -> None:
+    (project / "big.txt").write_bytes(b"line\n" * 400_000)
+    ctx.time_limit = 0
+    with pytest.raises(ToolError, match=r"Read stopped after 0 s: big.txt could not be read in that time"):
+        read.run({"file_path": "big.txt"}, ctx)
+    ctx.time_limit = 60
+    ctx.cancel.set()
+    with pytest.raises(ToolInterrupted):
+        read.run({"file_path": "big.txt"}, ctx)
