@@ -176,6 +176,8 @@ class ReadTool(Tool):
         "- Images (png, jpeg, gif, webp) are returned as images you can see.\n"
         "- Read a file before you Edit or Write it: edits to files you have not read are refused.\n"
         "- It reads files, not directories: use Glob or `ls` through Bash for those.\n"
+        "- A path shown in Bash's $'…' quoting by Glob or Grep (a name with a newline or bytes that are "
+        "not UTF-8, e.g. $'a\\nb.txt') is passed back exactly as shown, here and to Edit and Write.\n"
         "- You may call Read on several files in parallel in one response."
     )
     input_schema = {
