@@ -171,10 +171,12 @@ class GrepTool(SearchTool):
         max_lines = None
         if mode == "content":
             max_lines = head_limit + 1 if head_limit else MAX_CONTENT_LINES
+        # rg anchors `--glob=!/proc` to its working folder: a search of `/` runs there
+        cwd = root if root == Path(root.anchor) else ctx.project_dir
         if mode == "files_with_matches":
-            result, lines = self._newest_first(args, ctx)
+            result, lines = self._newest_first(args, ctx, cwd)
         else:
-            result = run_rg(args, ctx.project_dir, ctx, max_lines=max_lines, keep_raw=True)
+            result = run_rg(args, cwd, ctx, max_lines=max_lines, keep_raw=True)
             context = mode == "content" and any(tool_input.get(flag) is not None for flag in ("-A", "-B", "-C"))
             numbers = not context or get_bool(tool_input, "-n", default=True)
             lines = null_lines(result.raw, context, numbers)[: max_lines or None]
@@ -208,7 +210,7 @@ class GrepTool(SearchTool):
             text += "\n\n" + "\n".join(f"[{note}]" for note in notes)
         return ToolResult(content=text, is_error=result.timed_out, meta={"mode": mode, "entries": total_entries})
 
-    def _newest_first(self, args: list[str], ctx: ToolContext) -> tuple[RgOutput, list[str]]:
+    def _newest_first(self, args: list[str], ctx: ToolContext, cwd: Path) -> tuple[RgOutput, list[str]]:
         """Run rg for matching files and list them newest first (equal times by name).
 
         Each batch of names is stat'ed on this thread as rg prints it, overlapping the search.
@@ -223,7 +225,7 @@ class GrepTool(SearchTool):
             def add(batch: list[bytes]) -> None:
                 found.extend(zip(age_keys(batch, project_fd), batch))
 
-            result = run_rg(args, ctx.project_dir, ctx, on_lines=add, sep=b"\0")
+            result = run_rg(args, cwd, ctx, on_lines=add, sep=b"\0")
         finally:
             os.close(project_fd)
         found.sort()

@@ -298,8 +298,8 @@ def plural(count: int, noun: str) -> str:
 def walk_cut_note(result: RgOutput, ctx: ToolContext, found: str) -> list[str]:
     """One sentence when the search was cut by the time or walk limit, with what was counted ("at least …")."""
     if result.timed_out:
-        return [f"The search stopped after {ctx.time_limit:g} s without finishing: at least {found} so far. "
-                "Narrow the path or pattern."]
+        return [f"The search stopped after {ctx.time_limit:g} s without finishing: at least {found} so far "
+                "(a very large tree, or a FIFO where rg expects an ignore file, does this); narrow the path or pattern."]
     if result.stopped_early and result.line_count >= ctx.walk_limit:
         return [f"The search stopped after rg listed {result.line_count:,} paths: at least {found}. "
                 "Narrow the path or pattern."]

@@ -178,15 +178,19 @@ def test_glob_of_the_whole_file_system_is_cut_with_honest_counts(ctx: ToolContex
     assert not result.is_error
     assert "The search stopped after rg listed" in text and "at least" in text
     assert "/proc, /sys and /dev were left out" in text
-    assert not any(line.startswith("/proc/") for line in text.splitlines())
+    assert not any(line.startswith(("/proc/", "/sys/", "/dev/")) for line in text.splitlines())
 
 
 @pytest.mark.timeout(30)
-def test_grep_of_the_root_folder_is_cut_with_honest_counts(ctx: ToolContext) -> None:
+@pytest.mark.parametrize("mode", ["files_with_matches", "count"])
+def test_grep_of_the_root_folder_is_cut_with_honest_counts(ctx: ToolContext, mode: str) -> None:
     ctx.walk_limit = 50
-    result = grep.run({"pattern": "e", "path": "/"}, ctx)
+    result = grep.run({"pattern": "e", "path": "/", "output_mode": mode}, ctx)
+    text = result.text()
     assert not result.is_error
-    assert result.text().startswith("Found at least ") and "The search stopped after rg listed" in result.text()
+    assert "The search stopped after rg listed" in text and "/proc, /sys and /dev were left out" in text
+    assert text.startswith("Found at least ") if mode == "files_with_matches" else "Found at least " in text
+    assert not any(line.startswith(("/proc/", "/sys/", "/dev/")) for line in text.splitlines())
 
 
 @pytest.mark.timeout(10)
