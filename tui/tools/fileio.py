@@ -208,7 +208,7 @@ class WriteRefused(OSError):
     """The path to write is `kind` (a FIFO, a device, …), not a regular file."""
 
     def __init__(self, kind: str) -> None:
-        super().__init__(kind)
+        super().__init__(errno.EINVAL, f"it is {kind}, not a regular file")
         self.kind = kind
 
 

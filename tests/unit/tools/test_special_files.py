@@ -203,3 +203,24 @@ def test_read_stops_on_an_interrupt_and_after_its_time_limit(project: Path, ctx:
     ctx.cancel.set()
     with pytest.raises(ToolInterrupted):
         read.run({"file_path": "big.txt"}, ctx)
+
+
+@pytest.mark.timeout(10)
+def test_a_fifo_at_git_head_does_not_block_the_environment_block(repo: Path) -> None:
+    from tui.agent.environment import environment_text
+
+    os.mkfifo(repo / ".git" / "HEAD")
+    assert f"root {repo}, branch unknown" in environment_text(repo, "m")
+
+
+@pytest.mark.timeout(10)
+def test_undo_onto_a_fifo_says_so_instead_of_blocking(project: Path, ctx: ToolContext) -> None:
+    from tui.agent.undo import FileRestore, UndoPlan, apply_undo
+
+    path = project / "f.txt"
+    path.write_text("new\n")
+    ctx.state.file_backups.append((1, str(path), b"old\n"))
+    path.unlink()
+    os.mkfifo(path)
+    plan = UndoPlan(1, [FileRestore(str(path), b"old\n", None)], state=ctx.state, project_dir=project)
+    assert apply_undo(plan) == ["could not restore f.txt: it is a FIFO (named pipe), not a regular file"]
