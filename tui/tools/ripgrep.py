@@ -35,6 +35,8 @@ IGNORE_FILES = (
 # left out of a search of `/`: kernel views that are not files (rg would read /proc/kmsg for ever)
 PSEUDO_FILESYSTEMS = ("proc", "sys", "dev")
 _NUMBERED_LINE = re.compile(r"(\d+)([:-])")
+# control bytes but the newline between paths: a path holding one is shown quoted
+_CONTROL_BYTES = bytes([*range(0x0A), *range(0x0B, 0x20), 0x7F])
 # after two reads in a row of less than SMALL_READ bytes of output, wait BATCH_WAIT seconds
 # before the next (thousands of wake-ups for one file name each cost more than the stat of
 # those files); a single short read, like the last one, is not held up
@@ -314,10 +316,16 @@ def null_lines(raw: bytes, context: bool = False, numbers: bool = True) -> list[
     numbers), lines around a match keep rg's `path-12-text` form; `numbers` false drops the
     line numbers again (`path-text`).
     """
+    pieces = raw.split(b"\n")[:-1]  # rg ends every line; what follows the last newline was cut off
+    if not context and raw.count(b"\0") == len(pieces):
+        paths = b"\n".join([piece.partition(b"\0")[0] for piece in pieces])
+        # the usual case: plain ASCII names (no control byte, no `$` that could start `$'`), one NUL per line
+        if paths.isascii() and b"$" not in paths and len(paths.translate(None, _CONTROL_BYTES)) == len(paths):
+            return b"\n".join(pieces).replace(b"\0", b":").decode("utf-8", errors="replace").split("\n") if pieces else []
     out: list[str] = []
     last_path, last_shown = b"", ""
     carry: bytes | None = None
-    for piece in raw.split(b"\n"):
+    for piece in pieces:  # rg ends every line; what follows the last newline was cut off
         if carry is not None:
             piece, carry = carry + b"\n" + piece, None
         path, nul, rest = piece.partition(b"\0")
