@@ -25,6 +25,7 @@ from tui.tools.fileio import (
 )
 from tui.tools.freshness import record_hash
 from tui.tools.inputs import get_int, get_str
+from tui.tools.kinds import path_input, path_target
 
 DEFAULT_LIMIT = 2000
 MAX_LINE_CHARS = 2000
@@ -202,8 +203,7 @@ class ReadTool(Tool):
     kind = "read"
 
     def permission_target(self, tool_input: dict[str, Any], ctx: ToolContext) -> str | None:
-        path = tool_input.get("file_path")
-        return str(ctx.resolve(path)) if isinstance(path, str) and path and "\x00" not in path else None
+        return path_target(path_input(ctx, tool_input.get("file_path")))
 
     def label(self, tool_input: dict[str, Any], ctx: ToolContext) -> str:
         path = tool_input.get("file_path")

@@ -82,3 +82,13 @@ def test_plain_names_are_shown_as_they_are_and_quotes_follow_bash() -> None:
     assert show_name(b"a\nb.txt") == "$'a\\nb.txt'"
     assert parse_name("dir/$'a\\nb'/x") == "dir/a\nb/x"  # quoted parts inside a path, as in Bash
     assert parse_name("price$'s") == "price$'s"  # an unclosed quote is taken literally
+
+
+@pytest.mark.parametrize("tool", [ReadTool(), EditTool(), WriteTool(), GlobTool(), GrepTool()])
+@pytest.mark.parametrize("given", [NEWLINE, "$'$\\'\\\\x2f..\\\\x2fproj\\'/f'", "plain.txt", "it's $'x'"])
+def test_the_gate_checks_the_very_path_the_tool_opens(project: Path, ctx: ToolContext, tool: object, given: str) -> None:
+    """The gate resolves the permission target again: that must give the tool's path, not unquote a second time."""
+    key = "path" if isinstance(tool, (GlobTool, GrepTool)) else "file_path"
+    opened = ctx.resolve(given)
+    target = tool.permission_target({key: given, "pattern": "x"}, ctx)  # type: ignore[attr-defined]
+    assert ctx.resolve(target) == opened
