@@ -18,7 +18,7 @@ from tui.tools.ripgrep import (
     EXCLUDE_GIT,
     age_keys,
     ignore_setup,
-    plural,
+    noun_for,
     relative_arg,
     rg_failure,
     run_rg,
@@ -99,7 +99,7 @@ class GlobTool(SearchTool):
             os.close(root_fd)
         if result.returncode == 2 and not result.line_count:
             raise rg_failure(result.stderr, "Glob")
-        cut = walk_cut_note(result, ctx, f"{newest.count:,} matching {plural(newest.count, 'file')}")
+        cut = walk_cut_note(result, ctx, f"{newest.count:,} matching {noun_for(newest.count, 'file')}")
         if not newest.count:
             return ToolResult(content="\n".join(["No files found", *cut, *notes]), is_error=result.timed_out,
                               meta={"count": 0})

@@ -16,7 +16,7 @@ from tui.tools.ripgrep import (
     age_keys,
     ignore_setup,
     null_lines,
-    plural,
+    noun_for,
     relative_arg,
     rg_failure,
     run_rg,
@@ -187,13 +187,13 @@ class GrepTool(SearchTool):
             notes.append(f"Some files could not be searched: {result.stderr.strip().splitlines()[0][:200]}")
         total_entries = len(lines)
         noun = "matching line" if mode == "content" else "file"
-        walk_cut = walk_cut_note(result, ctx, f"{total_entries:,} {plural(total_entries, noun)}")
+        walk_cut = walk_cut_note(result, ctx, f"{total_entries:,} {noun_for(total_entries, noun)}")
         at_least = "at least " if walk_cut else ""
         count_summary = ""
         if mode == "count" and lines:
             lines = sorted(lines)  # rg prints counts in the order its threads finish
             matches = sum(int(c) for c in (line.rpartition(":")[2] for line in lines) if c.isdigit())
-            files = plural(total_entries, "file")
+            files = noun_for(total_entries, "file")
             count_summary = f"\n\nFound {at_least}{matches} total matching lines across {at_least}{total_entries} {files}."
         if head_limit and len(lines) > head_limit:
             lines = lines[:head_limit]
@@ -235,6 +235,6 @@ class GrepTool(SearchTool):
         if not lines:
             return "No files found" if mode == "files_with_matches" else "No matches found"
         if mode == "files_with_matches":
-            return f"Found {at_least}{total_entries} {plural(total_entries, 'file')}\n" + "\n".join(lines)
+            return f"Found {at_least}{total_entries} {noun_for(total_entries, 'file')}\n" + "\n".join(lines)
         return "\n".join(lines)  # content, and count (its totals are added by the caller, over every file)
 

@@ -292,7 +292,7 @@ def relative_arg(root: Path, ctx: ToolContext) -> str | None:
     return None if str(rel) == "." else str(rel)
 
 
-def plural(count: int, noun: str) -> str:
+def noun_for(count: int, noun: str) -> str:
     """`noun` for `count` of them: "file" or "files"."""
     return noun if count == 1 else noun + "s"
 
