@@ -6,6 +6,8 @@ import datetime as _dt
 import os
 from pathlib import Path
 
+from tui.config.special_files import read_regular_text
+
 
 def find_git_root(start: Path) -> Path | None:
     """The nearest folder at or above `start` that holds `.git`."""
@@ -20,10 +22,10 @@ def git_branch(root: Path) -> str | None:
     git = root / ".git"
     try:
         if git.is_file():  # a worktree or submodule: "gitdir: <path>"
-            target = git.read_text().split(":", 1)[1].strip()
+            target = read_regular_text(git).split(":", 1)[1].strip()
             git = (root / target).resolve()
-        head = (git / "HEAD").read_text().strip()
-    except (OSError, IndexError):
+        head = read_regular_text(git / "HEAD").strip()  # a FIFO here must not stop the start
+    except (OSError, IndexError, UnicodeDecodeError):
         return None
     if head.startswith("ref: refs/heads/"):
         return head[len("ref: refs/heads/") :]

@@ -15,6 +15,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 from tui.wording import plural
 
+from tui.config.special_files import read_regular_bytes
+
 if TYPE_CHECKING:
     from tui.tools.base import SessionState
 
@@ -84,7 +86,7 @@ def _display(path: str, project_dir: Path | None) -> str:
 
 def _read(path: str) -> bytes | None:
     try:
-        return Path(path).read_bytes()
+        return read_regular_bytes(path)  # a FIFO put in the file's place must not block the undo
     except OSError:
         return None
 
@@ -126,6 +128,7 @@ def plan_undo(session: AgentSession) -> UndoPlan:
 
 def apply_undo(plan: UndoPlan) -> list[str]:
     """Restore the plan's files (newest change first); one line per file saying what happened."""
+    from tui.tools.fileio import open_for_write
     from tui.tools.freshness import forget_read
 
     done: list[str] = []
@@ -139,7 +142,8 @@ def apply_undo(plan: UndoPlan) -> list[str]:
                     done.append(f"deleted {name} (the turn created it)")
             elif item.current != item.previous:
                 path.parent.mkdir(parents=True, exist_ok=True)
-                path.write_bytes(item.previous)
+                with os.fdopen(open_for_write(path), "wb") as f:  # refuses a FIFO instead of blocking
+                    f.write(item.previous)
                 done.append(f"restored {name}")
             else:
                 done.append(f"{name} already held its earlier content")

@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from tui.config.paths import user_config_dir
+from tui.config.special_files import is_regular_file, read_regular_bytes
 
 MEMORY_NAMES = ("AGENTS.md", "CLAUDE.md")
 MAX_IMPORT_DEPTH = 5
@@ -65,16 +66,18 @@ def _imports(text: str) -> list[str]:
 
 
 def _read(path: Path) -> str | None:
+    """The text of the regular file `path` (cut at MAX_FILE_CHARS), or None: FIFOs and devices are never opened."""
     try:
-        text = path.read_text(encoding="utf-8", errors="replace")
-    except OSError:
+        data = read_regular_bytes(path, MAX_FILE_CHARS * 4 + 4)
+    except OSError:  # missing, unreadable, or a FIFO, socket or device (SpecialFileError)
         return None
+    text = data.decode("utf-8", errors="replace")
     return text if len(text) <= MAX_FILE_CHARS else text[:MAX_FILE_CHARS] + "\n[… truncated]"
 
 
 def _load(path: Path, imported_from: Path | None, depth: int, seen: set[Path], out: list[MemoryFile]) -> None:
     real = Path(os.path.realpath(path))
-    if real in seen or not path.is_file():
+    if real in seen or not is_regular_file(path):
         return
     text = _read(path)
     if text is None:

@@ -16,6 +16,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, ClassVar
 
+from tui.tools.names import parse_name, show_name
+
 
 class ToolError(Exception):
     """A failure the model can act on; the message goes back as an is_error result."""
@@ -80,21 +82,25 @@ class ToolContext:
     tool_use_id: str = ""
     cancel: threading.Event = field(default_factory=threading.Event)
     emit_output: Callable[[str, str], None] = field(default=lambda chunk, stream="stdout": None)
+    #: seconds a Read, Grep or Glob may run before it stops and says what it cut
+    time_limit: float = 60.0
+    #: paths a Grep or Glob lists at most before it stops (a walk of `/` must end)
+    walk_limit: int = 200_000
 
     def resolve(self, path: str) -> Path:
-        """An absolute path for `path`, which may be relative to the project directory."""
-        p = Path(os.path.expanduser(path))
+        """An absolute path for `path` (relative to the project, `$'…'` quoting as `show_name` writes it)."""
+        p = Path(os.path.expanduser(parse_name(path)))
         if not p.is_absolute():
             p = self.project_dir / p
         return Path(os.path.normpath(p))
 
     def display_path(self, path: str | Path) -> str:
-        """`path` relative to the project when inside it, else absolute."""
+        """`path` relative to the project when inside it, else absolute; odd names quoted (`show_name`)."""
         p = Path(path)
         try:
-            return str(p.relative_to(self.project_dir)) or "."
+            return show_name(str(p.relative_to(self.project_dir)) or ".")
         except ValueError:
-            return str(p)
+            return show_name(str(p))
 
 
 class Tool:

@@ -13,6 +13,7 @@ from tui.tools.fileio import TextFormat, decode_text, missing_path_error, read_e
 from tui.tools.freshness import check_fresh
 from tui.tools.inputs import get_bool, get_str
 from tui.tools.kinds import FileChangeTool
+from tui.tools.names import show_name
 
 _LONE_LF = re.compile(r"(?<!\r)\n")
 _LINE_NUMBER_PREFIX = re.compile(r"^\s*\d+\t", re.MULTILINE)
@@ -148,11 +149,11 @@ class EditTool(FileChangeTool):
         added, removed = diff_stats(diff)
         meta = {"diff": diff, "path": plan.display, "abs_path": str(plan.path), "added": added, "removed": removed}
         if plan.before is None:
-            return ToolResult(content=f"File created successfully at: {plan.path}", meta=meta)
+            return ToolResult(content=f"File created successfully at: {show_name(str(plan.path))}", meta=meta)
         noun = "replacement" if plan.count == 1 else "replacements"
         return ToolResult(
             content=(
-                f"The file {plan.path} has been updated successfully ({plan.count} {noun}). "
+                f"The file {show_name(str(plan.path))} has been updated successfully ({plan.count} {noun}). "
                 "Here's the result of running `cat -n` on a snippet of the edited file:\n"
                 + snippet(plan.new_text, plan.changed_lines)
             ),

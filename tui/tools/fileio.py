@@ -7,9 +7,11 @@ import errno
 import hashlib
 import os
 import re
+import stat
 from dataclasses import dataclass
 from pathlib import Path
 
+from tui.config.special_files import SpecialFileError, open_regular, read_regular_bytes, special_kind
 from tui.tools.base import FatalToolError, ToolContext, ToolError
 
 CHUNK_SIZE = 1 << 20
@@ -26,7 +28,7 @@ def hash_file(path: Path) -> str | None:
     """Content hash of the file at `path`, read in chunks; None when it cannot be read."""
     digest = hashlib.sha256()
     try:
-        with open(path, "rb") as f:
+        with os.fdopen(open_regular(path), "rb") as f:  # never blocks on a FIFO put in the file's place
             while chunk := f.read(CHUNK_SIZE):
                 digest.update(chunk)
     except OSError:
@@ -154,13 +156,18 @@ def read_existing(path: Path, ctx: ToolContext) -> bytes | None:
     """The bytes of `path`, None when it does not exist; a ToolError for directories and the like."""
     display = ctx.display_path(path)
     try:
-        if path.is_dir():
-            raise ToolError(f"{display} is a directory, not a file.")
-        if not path.exists():
+        try:
+            mode = os.stat(path).st_mode
+        except FileNotFoundError:
             return None
-        if not path.is_file():
-            raise ToolError(f"{display} is not a regular file (a device, socket or pipe); it cannot be edited.")
-        return path.read_bytes()
+        if stat.S_ISDIR(mode):
+            raise ToolError(f"{display} is a directory, not a file.")
+        kind = special_kind(mode)
+        if kind is not None:
+            raise ToolError(f"{display} is {kind}, not a regular file; it cannot be edited.")
+        return read_regular_bytes(path)  # checks the type again on the open descriptor
+    except SpecialFileError as exc:
+        raise ToolError(str(exc)) from None
     except OSError as exc:
         raise os_error(exc, "read", display) from None
     except ValueError:
@@ -184,11 +191,45 @@ def save_file(ctx: ToolContext, path: Path, previous: bytes | None, data: bytes)
         state.file_backups.append((state.turn_id, str(path), previous))
         try:
             path.parent.mkdir(parents=True, exist_ok=True)
-            with open(path, "wb") as f:
+            with os.fdopen(open_for_write(path), "wb") as f:
                 f.write(data)
+        except WriteRefused as exc:
+            forget_read(state, path) if old_hash is None else record_hash(state, path, old_hash)
+            raise ToolError(f"{display} is {exc.kind}, not a regular file; agent-tui does not write to it.") from None
         except OSError as exc:
             if old_hash is None:
                 forget_read(state, path)
             else:
                 record_hash(state, path, old_hash)
             raise os_error(exc, "write", display) from None
+
+
+class WriteRefused(OSError):
+    """The path to write is `kind` (a FIFO, a device, …), not a regular file."""
+
+    def __init__(self, kind: str) -> None:
+        super().__init__(errno.EINVAL, f"it is {kind}, not a regular file")
+        self.kind = kind
+
+
+def open_for_write(path: Path) -> int:
+    """A descriptor that truncates and writes the regular file `path` (created 0o666 less umask).
+
+    Opened non-blocking, so a FIFO put in the file's place neither blocks (no reader) nor
+    gets the data (a reader waiting): anything but a regular file is refused (WriteRefused).
+    """
+    try:
+        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_NONBLOCK | os.O_NOCTTY | os.O_CLOEXEC, 0o666)
+    except OSError as exc:
+        if exc.errno == errno.ENXIO:  # a FIFO with no reader
+            raise WriteRefused("a FIFO (named pipe)") from None
+        raise
+    try:
+        kind = special_kind(os.fstat(fd).st_mode)
+        if kind is not None:
+            raise WriteRefused(kind)
+        os.set_blocking(fd, True)
+    except BaseException:
+        os.close(fd)
+        raise
+    return fd

@@ -13,7 +13,19 @@ from typing import Any
 from tui.tools.base import ToolContext, ToolError, ToolResult
 from tui.tools.inputs import get_str
 from tui.tools.kinds import SearchTool
-from tui.tools.ripgrep import EXCLUDE_GIT, age_keys, relative_arg, rg_failure, run_rg, search_flags, search_root
+from tui.tools.names import show_name
+from tui.tools.ripgrep import (
+    EXCLUDE_GIT,
+    age_keys,
+    ignore_setup,
+    noun_for,
+    relative_arg,
+    rg_failure,
+    run_rg,
+    search_flags,
+    search_root,
+    walk_cut_note,
+)
 
 MAX_RESULTS = 100
 _GLOB_CHARS = set("*?[{")
@@ -74,29 +86,35 @@ class GlobTool(SearchTool):
                 return ToolResult(content="No files found")
         pattern = pattern.removeprefix("./")
         args, full_match = glob_args(pattern, root)
+        notes = ignore_setup(root)[1]
         newest = NewestFiles(full_match)
         try:
             root_fd = os.open(root, os.O_RDONLY | os.O_DIRECTORY)
         except OSError as exc:
             raise ToolError(f"Cannot list {ctx.display_path(root)}: {exc.strerror or exc}.") from None
         try:
-            # stat each batch as rg prints it, on this thread (the names stay bytes)
-            result = run_rg(args, root, ctx, on_lines=lambda batch: newest.add(batch, root_fd))
+            # stat each batch as rg prints it, on this thread (the names stay bytes, NUL-separated)
+            result = run_rg(args, root, ctx, on_lines=lambda batch: newest.add(batch, root_fd), sep=b"\0")
         finally:
             os.close(root_fd)
         if result.returncode == 2 and not result.line_count:
             raise rg_failure(result.stderr, "Glob")
+        cut = walk_cut_note(result, ctx, f"{newest.count:,} matching {noun_for(newest.count, 'file')}")
         if not newest.count:
-            return ToolResult(content="No files found", meta={"count": 0})
+            return ToolResult(content="\n".join(["No files found", *cut, *notes]), is_error=result.timed_out,
+                              meta={"count": 0})
         prefix = relative_arg(root, ctx)
-        shown = [os.path.join(prefix, name) if prefix else name for name in newest.names()]
+        shown = [show_name(os.path.join(prefix, name) if prefix else name) for name in newest.names()]
         text = "\n".join(shown)
-        if newest.count > MAX_RESULTS:
+        if cut:
+            text += f"\n(Showing the {len(shown)} most recently modified of the files found so far.)"
+        elif newest.count > MAX_RESULTS:
             text += (
                 f"\n(Results are truncated: showing the {MAX_RESULTS} most recently modified of "
                 f"{newest.count:,} matching files. Use a more specific path or pattern.)"
             )
-        return ToolResult(content=text, meta={"count": newest.count})
+        text += "".join(f"\n({note})" for note in [*cut, *notes])
+        return ToolResult(content=text, is_error=result.timed_out, meta={"count": newest.count, "cut": bool(cut)})
 
 
 class NewestFiles:
@@ -112,7 +130,7 @@ class NewestFiles:
         """Count and stat a batch of names relative to the open folder `root_fd`."""
         if self.match is not None:
             match = self.match
-            names = [name for name in names if match(name.decode("utf-8", errors="replace"))]
+            names = [name for name in names if match(os.fsdecode(name))]
         if not names:
             return
         self.count += len(names)
@@ -130,7 +148,7 @@ class NewestFiles:
     def names(self) -> list[str]:
         """Newest first; equal times by name."""
         self._trim()
-        return [name.decode("utf-8", errors="replace") for _, name in self.kept]
+        return [os.fsdecode(name) for _, name in self.kept]
 
 
 def glob_args(pattern: str, root: Path) -> tuple[list[str], Callable[[str], Any] | None]:
@@ -143,7 +161,7 @@ def glob_args(pattern: str, root: Path) -> tuple[list[str], Callable[[str], Any]
     if pattern.startswith("**/") and "/" not in pattern[3:].rstrip("/"):
         pattern = pattern[3:]  # "**/*.py" is just "*.py" at any depth: rg's file type does it alone
     name_part = pattern.rstrip("/").rsplit("/", 1)[-1]
-    args = [*search_flags(root), "--files", EXCLUDE_GIT]
+    args = [*search_flags(root), "--files", "--null", EXCLUDE_GIT]
     if name_part and name_part != "**" and not name_part.startswith("!"):
         args += [f"--type-add=agentglob:{name_part}", "--type=agentglob"]
         if "/" not in pattern.rstrip("/"):

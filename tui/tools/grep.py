@@ -9,15 +9,20 @@ from typing import Any
 from tui.tools.base import ToolContext, ToolError, ToolResult
 from tui.tools.inputs import get_bool, get_int, get_str
 from tui.tools.kinds import SearchTool
+from tui.tools.names import show_name
 from tui.tools.ripgrep import (
     EXCLUDE_GIT,
     RgOutput,
     age_keys,
+    ignore_setup,
+    null_lines,
+    noun_for,
     relative_arg,
     rg_failure,
     run_rg,
     search_flags,
     search_root,
+    walk_cut_note,
 )
 from tui.wording import plural
 
@@ -127,7 +132,7 @@ class GrepTool(SearchTool):
 
     def build_args(self, tool_input: dict[str, Any], mode: str, root: Path, path_arg: str | None) -> list[str]:
         """The rg command line (without the binary) for a search of `root` (passed to rg as `path_arg`)."""
-        args = [*search_flags(root), "--max-columns=500", "--max-columns-preview"]
+        args = [*search_flags(root), "--null", "--max-columns=500", "--max-columns-preview"]
         if get_bool(tool_input, "-i"):
             args.append("--ignore-case")
         if get_bool(tool_input, "multiline"):
@@ -139,11 +144,12 @@ class GrepTool(SearchTool):
         args.append(EXCLUDE_GIT)
         if mode == "content":
             args += ["--no-heading", "--with-filename"]
-            args.append("--line-number" if get_bool(tool_input, "-n", default=True) else "--no-line-number")
-            for flag in ("-A", "-B", "-C"):
-                value = get_int(tool_input, flag, minimum=0)
-                if value is not None:
-                    args += [flag, str(value)]
+            context = [[flag, str(get_int(tool_input, flag, minimum=0))] for flag in ("-A", "-B", "-C")
+                       if tool_input.get(flag) is not None]
+            # with context, line numbers tell match lines (12:) from context lines (12-); null_lines drops them
+            numbered = bool(context) or get_bool(tool_input, "-n", default=True)
+            args.append("--line-number" if numbered else "--no-line-number")
+            args += [arg for pair in context for arg in pair]
         elif mode == "files_with_matches":
             args.append("--files-with-matches")
         else:
@@ -166,37 +172,46 @@ class GrepTool(SearchTool):
         max_lines = None
         if mode == "content":
             max_lines = head_limit + 1 if head_limit else MAX_CONTENT_LINES
+        # rg anchors `--glob=!/proc` to its working folder: a search of `/` runs there
+        cwd = root if root == Path(root.anchor) else ctx.project_dir
         if mode == "files_with_matches":
-            result, lines = self._newest_first(args, ctx)
+            result, lines = self._newest_first(args, ctx, cwd)
         else:
-            result = run_rg(args, ctx.project_dir, ctx, max_lines=max_lines)
-            lines = result.lines
+            result = run_rg(args, cwd, ctx, max_lines=max_lines, keep_raw=True)
+            context = mode == "content" and any(tool_input.get(flag) is not None for flag in ("-A", "-B", "-C"))
+            numbers = not context or get_bool(tool_input, "-n", default=True)
+            lines = null_lines(result.raw, context, numbers)[: max_lines or None]
         notes: list[str] = []
         if result.returncode == 2:
             if not result.line_count:
                 raise rg_failure(result.stderr, "Grep")
             notes.append(f"Some files could not be searched: {result.stderr.strip().splitlines()[0][:200]}")
         total_entries = len(lines)
+        noun = "matching line" if mode == "content" else "file"
+        walk_cut = walk_cut_note(result, ctx, f"{total_entries:,} {noun_for(total_entries, noun)}")
+        at_least = "at least " if walk_cut else ""
         count_summary = ""
         if mode == "count" and lines:
             lines = sorted(lines)  # rg prints counts in the order its threads finish
             matches = sum(int(c) for c in (line.rpartition(":")[2] for line in lines) if c.isdigit())
-            count_summary = f"\n\nFound {plural(matches, 'total matching line')} across {plural(total_entries, 'file')}."
+            count_summary = (f"\n\nFound {at_least}{plural(matches, 'total matching line')} across "
+                             f"{at_least}{plural(total_entries, 'file')}.")
         if head_limit and len(lines) > head_limit:
             lines = lines[:head_limit]
             notes.append(f"Showing the first {plural(head_limit, 'result')} (head_limit); more exist.")
-        elif result.stopped_early:
+        elif result.stopped_early and not walk_cut:
             notes.append(f"Output stopped after {plural(len(lines), 'line')}; narrow the search or set head_limit.")
         lines, cut = cap_output(lines)
         if cut:
             notes.append(f"Output cut at {MAX_OUTPUT_CHARS:,} characters: {plural(cut, 'more line')} not shown. "
                          "Narrow the search with path, glob, type or head_limit.")
-        text = self._format(mode, lines, total_entries) + (count_summary if lines else "")
+        text = self._format(mode, lines, total_entries, at_least) + (count_summary if lines else "")
+        notes += walk_cut + ignore_setup(root)[1]
         if notes:
             text += "\n\n" + "\n".join(f"[{note}]" for note in notes)
-        return ToolResult(content=text, meta={"mode": mode, "entries": total_entries})
+        return ToolResult(content=text, is_error=result.timed_out, meta={"mode": mode, "entries": total_entries})
 
-    def _newest_first(self, args: list[str], ctx: ToolContext) -> tuple[RgOutput, list[str]]:
+    def _newest_first(self, args: list[str], ctx: ToolContext, cwd: Path) -> tuple[RgOutput, list[str]]:
         """Run rg for matching files and list them newest first (equal times by name).
 
         Each batch of names is stat'ed on this thread as rg prints it, overlapping the search.
@@ -211,17 +226,16 @@ class GrepTool(SearchTool):
             def add(batch: list[bytes]) -> None:
                 found.extend(zip(age_keys(batch, project_fd), batch))
 
-            result = run_rg(args, ctx.project_dir, ctx, on_lines=add)
+            result = run_rg(args, cwd, ctx, on_lines=add, sep=b"\0")
         finally:
             os.close(project_fd)
         found.sort()
-        return result, [name.decode("utf-8", errors="replace") for _, name in found]
+        return result, [show_name(name) for _, name in found]
 
-    def _format(self, mode: str, lines: list[str], total_entries: int) -> str:
+    def _format(self, mode: str, lines: list[str], total_entries: int, at_least: str = "") -> str:
         if not lines:
             return "No files found" if mode == "files_with_matches" else "No matches found"
         if mode == "files_with_matches":
-            noun = "file" if total_entries == 1 else "files"
-            return f"Found {total_entries} {noun}\n" + "\n".join(lines)
+            return f"Found {at_least}{total_entries} {noun_for(total_entries, 'file')}\n" + "\n".join(lines)
         return "\n".join(lines)  # content, and count (its totals are added by the caller, over every file)
 

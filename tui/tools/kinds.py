@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from .base import Tool, ToolContext
+from .names import show_name
 
 
 def path_input(ctx: ToolContext, value: Any) -> str | None:
@@ -12,6 +13,15 @@ def path_input(ctx: ToolContext, value: Any) -> str | None:
     if isinstance(value, str) and value and "\x00" not in value:
         return str(ctx.resolve(value))
     return None
+
+
+def path_target(path: str | None) -> str | None:
+    """A resolved path as a permission target: in `show_name`'s form, which the gate's own resolve reads back exactly.
+
+    The gate resolves the target again; a raw name holding `$'…'` would be unquoted a
+    second time and name another file than the tool opens.
+    """
+    return None if path is None else show_name(path)
 
 
 class FileChangeTool(Tool):
@@ -24,10 +34,10 @@ class FileChangeTool(Tool):
         return False
 
     def permission_target(self, tool_input: dict[str, Any], ctx: ToolContext) -> str | None:
-        return path_input(ctx, tool_input.get("file_path"))
+        return path_target(path_input(ctx, tool_input.get("file_path")))
 
     def label(self, tool_input: dict[str, Any], ctx: ToolContext) -> str:
-        target = self.permission_target(tool_input, ctx)
+        target = path_input(ctx, tool_input.get("file_path"))
         return f"{self.name} {ctx.display_path(target)}" if target else self.name
 
 
@@ -38,4 +48,4 @@ class SearchTool(Tool):
     kind = "read"
 
     def permission_target(self, tool_input: dict[str, Any], ctx: ToolContext) -> str | None:
-        return path_input(ctx, tool_input.get("path")) or str(ctx.project_dir)
+        return path_target(path_input(ctx, tool_input.get("path")) or str(ctx.project_dir))

@@ -6,11 +6,14 @@ import base64
 import hashlib
 import os
 import stat
+import time
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, BinaryIO
 
-from tui.tools.base import Tool, ToolContext, ToolError, ToolResult
+from tui.config.special_files import SpecialFileError, open_regular, refusal, special_kind
+from tui.tools.base import Tool, ToolContext, ToolError, ToolInterrupted, ToolResult
 from tui.tools.fileio import (
     CHUNK_SIZE,
     bom_encoding,
@@ -22,6 +25,7 @@ from tui.tools.fileio import (
 )
 from tui.tools.freshness import record_hash
 from tui.tools.inputs import get_int, get_str
+from tui.tools.kinds import path_input, path_target
 from tui.wording import plural
 
 DEFAULT_LIMIT = 2000
@@ -65,17 +69,20 @@ class ScannedLines:
     size: int
 
 
-def scan_lines(f: BinaryIO, first: int, limit: int) -> ScannedLines:
+def scan_lines(f: BinaryIO, first: int, limit: int, check: Callable[[], None] | None = None) -> ScannedLines:
     """Collect lines first..first+limit-1 (1-based) while hashing and counting the whole file.
 
     One pass, one chunk in memory at a time: lines before `first` are skipped with
     `bytes.count`, so line 1,000,000 of a 100 MB file costs about one sequential read.
+    `check` runs before each chunk and may raise to stop (an interrupt, a time limit).
     """
     digest = hashlib.sha256()
     lines: list[tuple[bytes, int]] = []
     line_no, newlines, size = 1, 0, 0
     buf, buf_len, done, last_byte = bytearray(), 0, False, b""
     while chunk := f.read(CHUNK_SIZE):
+        if check is not None:
+            check()
         digest.update(chunk)
         size += len(chunk)
         last_byte = chunk[-1:]
@@ -144,6 +151,20 @@ def cut_line(text: str, full_bytes: int | None = None) -> str:
     return text
 
 
+def stop_check(ctx: ToolContext, display: str) -> Callable[[], None]:
+    """A check that raises ToolInterrupted on Esc and a ToolError once `ctx.time_limit` has passed."""
+    deadline = time.monotonic() + ctx.time_limit
+
+    def check() -> None:
+        if ctx.cancel.is_set():
+            raise ToolInterrupted("The read was interrupted.")
+        if time.monotonic() > deadline:
+            raise ToolError(f"Read stopped after {ctx.time_limit:g} s: {display} could not be read in that time "
+                            "(a slow or hung file system); nothing of it is shown.")
+
+    return check
+
+
 class ReadTool(Tool):
     name = "Read"
     description = (
@@ -157,6 +178,8 @@ class ReadTool(Tool):
         "- Images (png, jpeg, gif, webp) are returned as images you can see.\n"
         "- Read a file before you Edit or Write it: edits to files you have not read are refused.\n"
         "- It reads files, not directories: use Glob or `ls` through Bash for those.\n"
+        "- A path shown in Bash's $'…' quoting by Glob or Grep (a name with a newline or bytes that are "
+        "not UTF-8, e.g. $'a\\nb.txt') is passed back exactly as shown, here and to Edit and Write.\n"
         "- You may call Read on several files in parallel in one response."
     )
     input_schema = {
@@ -181,8 +204,7 @@ class ReadTool(Tool):
     kind = "read"
 
     def permission_target(self, tool_input: dict[str, Any], ctx: ToolContext) -> str | None:
-        path = tool_input.get("file_path")
-        return str(ctx.resolve(path)) if isinstance(path, str) and path and "\x00" not in path else None
+        return path_target(path_input(ctx, tool_input.get("file_path")))
 
     def label(self, tool_input: dict[str, Any], ctx: ToolContext) -> str:
         path = tool_input.get("file_path")
@@ -206,13 +228,16 @@ class ReadTool(Tool):
             raise ToolError("The file_path contains characters the file system cannot use.") from None
         if stat.S_ISDIR(st.st_mode):
             raise ToolError(f"{display} is a directory, not a file; use Glob to list its files or Bash `ls {display}`.")
-        if not stat.S_ISREG(st.st_mode):
-            raise ToolError(f"{display} is not a regular file (a device, socket or pipe); Read only reads files.")
+        kind = special_kind(st.st_mode)
+        if kind is not None:  # checked again on the open descriptor: the path may change in between
+            raise ToolError(refusal(display, kind))
         try:
-            with open(path, "rb") as f:
+            with os.fdopen(open_regular(path), "rb") as f:
                 head = f.read(8192)
                 f.seek(0)
                 return self._read_open_file(f, head, path, display, first, limit, offset, ctx)
+        except SpecialFileError as exc:
+            raise ToolError(str(exc).replace(str(path), display, 1)) from None
         except OSError as exc:
             raise os_error(exc, "read", display) from None
 
@@ -234,7 +259,7 @@ class ReadTool(Tool):
         if bom and bom[0] != "utf-8":
             return self._whole_decoded(f, path, display, first, limit, offset, bom[0], ctx)
         # no more lines than MAX_OUTPUT_CHARS could show: a huge limit must not load a huge file
-        scanned = scan_lines(f, first, min(limit, MAX_OUTPUT_CHARS // 2))
+        scanned = scan_lines(f, first, min(limit, MAX_OUTPUT_CHARS // 2), stop_check(ctx, display))
         record_hash(ctx.state, path, scanned.digest)
         decoded: list[str] = []
         replaced = False

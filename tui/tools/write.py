@@ -11,6 +11,7 @@ from tui.tools.fileio import TextFormat, decode_text, read_existing, save_file
 from tui.tools.freshness import check_fresh
 from tui.tools.inputs import get_str
 from tui.tools.kinds import FileChangeTool
+from tui.tools.names import show_name
 
 
 class WriteTool(FileChangeTool):
@@ -62,5 +63,5 @@ class WriteTool(FileChangeTool):
         added, removed = diff_stats(diff)
         meta = {"diff": diff, "path": display, "abs_path": str(path), "added": added, "removed": removed}
         if before is None:
-            return ToolResult(content=f"File created successfully at: {path}", meta=meta)
-        return ToolResult(content=f"The file {path} has been updated successfully.", meta=meta)
+            return ToolResult(content=f"File created successfully at: {show_name(str(path))}", meta=meta)
+        return ToolResult(content=f"The file {show_name(str(path))} has been updated successfully.", meta=meta)

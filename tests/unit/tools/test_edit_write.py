@@ -156,7 +156,7 @@ def test_disk_full_is_fatal(project: Path, ctx: ToolContext, monkeypatch: pytest
     def full(*_args: object, **_kwargs: object) -> None:
         raise OSError(errno.ENOSPC, "No space left on device")
 
-    monkeypatch.setattr("builtins.open", full)
+    monkeypatch.setattr("os.fdopen", full)  # the write itself fails as on a full disk
     with pytest.raises(FatalToolError, match="No space left"):
         write.run({"file_path": "f.txt", "content": "x"}, ctx)
 
