@@ -6,7 +6,6 @@ import contextlib
 import json
 import os
 import subprocess
-import sys
 import threading
 from collections.abc import Iterator
 from pathlib import Path

@@ -24,7 +24,7 @@ from typing import TYPE_CHECKING, Any
 from .events import Notice
 from .history_check import not_completed, sanitize_history
 from .pricing import USAGE_KEYS, add_usage, total_tokens
-from .transcript import Transcript, lock_file, new_session_id, sessions_folder
+from .transcript import lock_file, new_session_id, sessions_folder
 
 from tui.config.special_files import check_regular, open_regular, read_regular_bytes, special_kind
 

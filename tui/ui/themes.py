@@ -17,6 +17,7 @@ import site
 import sys
 import tomllib
 import weakref
+from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -282,7 +283,8 @@ class ThemeWatcher:
     def start(self) -> None:
         folders = theme_dirs() if self.dirs is None else [d for d in self.dirs if d.is_dir()]
         if folders:
-            self.app.run_worker(self._watch(folders), name="theme-watcher", group="themes",
+            # a partial, not a coroutine: a worker that never starts (app closing) leaves no un-awaited coroutine
+            self.app.run_worker(partial(self._watch, folders), name="theme-watcher", group="themes",
                                 exclusive=True, exit_on_error=False)
 
     def stop(self) -> None:
