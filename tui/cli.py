@@ -152,7 +152,13 @@ def main(argv: list[str] | None = None, *, own_process: bool = False) -> int:
 
             guard_stdout()  # `agent-tui -p … | head -1` ends quietly
         _start_print_mode(offline=bool(args.offline), tune_gc=own_process)
-        return _run(args, own_process)
+        try:
+            return _run(args, own_process)
+        finally:
+            if not _exit_without_teardown:  # an early return: the teardown must not meet the TLS thread
+                from tui.agent.client import finish_prewarm
+
+                finish_prewarm()
     from tui.ui import gc_tuning
 
     gc_tuning.pause()  # no collections until the app's first frame (gc_tuning explains)

@@ -55,6 +55,14 @@ class Recorded:
     t_finished: float | None = None
     status: int | None = None
 
+    @property
+    def api_key(self) -> str | None:
+        """The key the client sent: `x-api-key` (SDK 0.x) or `Authorization: Bearer` (SDK 2.x sends it so)."""
+        if "x-api-key" in self.headers:
+            return self.headers["x-api-key"]
+        scheme, _, token = self.headers.get("authorization", "").partition(" ")
+        return token if scheme.lower() == "bearer" else None
+
 
 class _Server(ThreadingHTTPServer):
     daemon_threads = True

@@ -38,7 +38,7 @@ def test_the_helper_key_is_sent_and_the_helper_runs_once(project, tmp_path):
     script = [Reply([ToolUse("Glob", {"pattern": "*.py"})], stop_reason="tool_use"), Reply([Text("done")])]
     with FakeAPI(script) as api:
         proc = run_p(["hi"], project, {"ANTHROPIC_BASE_URL": api.base_url})
-        keys = [r.headers.get("x-api-key") for r in api.message_requests]
+        keys = [r.api_key for r in api.message_requests]
     assert proc.returncode == 0, proc.stderr
     assert keys == ["key-1", "key-1"] and runs(count) == 1
 
@@ -48,7 +48,7 @@ def test_a_401_reruns_the_helper_exactly_once(project, tmp_path):
     write_user_settings(f"api_key_helper = {json.dumps(helper)}\n")
     with FakeAPI([UNAUTHORIZED, Reply([Text("welcome back")])]) as api:
         proc = run_p(["hi"], project, {"ANTHROPIC_BASE_URL": api.base_url})
-        keys = [r.headers.get("x-api-key") for r in api.message_requests]
+        keys = [r.api_key for r in api.message_requests]
     assert proc.returncode == 0, proc.stderr
     assert proc.stdout.strip() == "welcome back"
     assert keys == ["key-1", "key-2"] and runs(count) == 2
@@ -70,7 +70,7 @@ def test_the_helper_reruns_when_its_key_is_older_than_the_ttl(project, tmp_path)
     script = [Reply([ToolUse("Glob", {"pattern": "*.py"})], stop_reason="tool_use"), Reply([Text("done")])]
     with FakeAPI(script) as api:
         proc = run_p(["hi"], project, {"ANTHROPIC_BASE_URL": api.base_url, "CLAUDE_CODE_API_KEY_HELPER_TTL_MS": "0"})
-        keys = [r.headers.get("x-api-key") for r in api.message_requests]
+        keys = [r.api_key for r in api.message_requests]
     assert proc.returncode == 0, proc.stderr
     assert keys == ["key-2", "key-3"] and runs(count) == 3  # start-up, then before each request
 
@@ -105,7 +105,7 @@ def test_a_folder_helper_runs_only_once_the_folder_is_trusted(project, tmp_path)
         write_user_settings(f"trusted_folders = [{json.dumps(str(project))}]\n")
         api._script.append(Reply([Text("trusted")]))
         proc = run_p(["hi"], project, {"ANTHROPIC_BASE_URL": api.base_url})
-        keys = [r.headers.get("x-api-key") for r in api.message_requests]
+        keys = [r.api_key for r in api.message_requests]
     assert proc.returncode == 0, proc.stderr
     assert keys == ["no-key-set", "key-1"] and runs(count) == 1
 

@@ -38,7 +38,7 @@ def test_without_a_keyring_the_key_is_a_private_file_and_p_uses_it(tmp_path, no_
         proc = run_p(["hi"], new_project(tmp_path), {"ANTHROPIC_BASE_URL": api.base_url, **no_keyring})
         [request] = api.message_requests
     assert proc.returncode == 0, proc.stderr
-    assert request.headers["x-api-key"] == "sk-ant-from-login"
+    assert request.api_key == "sk-ant-from-login"
     assert delete_key() and load_key() is None and not credentials_file().exists()
 
 
@@ -52,7 +52,7 @@ def test_with_a_keyring_the_file_holds_no_key_and_p_uses_the_keyring(tmp_path, t
         proc = run_p(["hi"], new_project(tmp_path), {"ANTHROPIC_BASE_URL": api.base_url, **test_keyring})
         [request] = api.message_requests
     assert proc.returncode == 0, proc.stderr
-    assert request.headers["x-api-key"] == "sk-ant-in-keyring"
+    assert request.api_key == "sk-ant-in-keyring"
     assert delete_key() and json.loads(Path(test_keyring["AGENT_TUI_TEST_KEYRING"]).read_text()) == {}
 
 
@@ -62,7 +62,7 @@ def test_an_environment_key_wins_over_the_stored_one(tmp_path, no_keyring):
         run_p(["hi"], new_project(tmp_path), {"ANTHROPIC_BASE_URL": api.base_url, "ANTHROPIC_API_KEY": "sk-env",
                                               **no_keyring})
         [request] = api.message_requests
-    assert request.headers["x-api-key"] == "sk-env"
+    assert request.api_key == "sk-env"
 
 
 def test_a_key_with_spaces_is_refused(no_keyring):

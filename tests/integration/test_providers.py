@@ -200,3 +200,11 @@ def test_a_bedrock_stream_exception_is_retried_like_an_overloaded_stream(project
     retry = next(line for line in lines if line["type"] == "retry_scheduled")
     assert retry["reason"] == "overloaded"
     assert lines[-1]["result"] == "second try"
+
+
+def test_a_usage_error_after_the_tls_prewarm_started_never_crashes_the_exit(tmp_path):
+    """A setting found bad after `-p` began loading the CA bundle on its thread: exit 2, not SIGSEGV/SIGABRT."""
+    project = new_project(tmp_path)
+    codes = [run_p(["hi"], project, {"ANTHROPIC_BASE_URL": "http://127.0.0.1:9", "ANTHROPIC_API_KEY": "sk-x",
+                                     "ANTHROPIC_CUSTOM_HEADERS": "not a header"}).returncode for _ in range(6)]
+    assert codes == [2] * 6  # before the fix most runs died in the interpreter teardown (-11, -6)

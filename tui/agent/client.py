@@ -67,6 +67,16 @@ def prewarm_tls() -> None:
         _tls_prewarm = _TLSPrewarm()
 
 
+def finish_prewarm() -> None:
+    """Wait for a TLS prewarm still loading: the interpreter must not tear down under its C code.
+
+    An early exit (a usage error found after `prewarm_tls`) otherwise ended the process while
+    the thread was inside OpenSSL, which crashed the teardown (SIGSEGV/SIGABRT).
+    """
+    if _tls_prewarm is not None:
+        _tls_prewarm.result()
+
+
 def _prewarmed_tls() -> Any:
     """The context `prewarm_tls` built (waiting for it if it is still loading), or None."""
     return _tls_prewarm.result() if _tls_prewarm is not None else None
