@@ -15,8 +15,8 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
-#: the engine's tests: everything that runs the loop, the SDK, the offline transport and `-p`, no Textual
-ENGINE_TESTS = ["tests/unit/engine", "tests/unit/offline", "tests/unit/tools", "tests/unit/config", "tests/integration"]
+#: the tests that touch the SDK: the loop, the offline transport, providers and `-p` (tools and config do not)
+ENGINE_TESTS = ["tests/unit/engine", "tests/unit/offline", "tests/integration"]
 INNER = "AGENT_TUI_SDK2_INNER"
 
 

@@ -73,9 +73,11 @@ def bedrock_decoder() -> Any:
                         error = {"type": BEDROCK_ERRORS.get(kind, "invalid_request_error"), "message": f"{kind}: {message}"}
                         yield ServerSentEvent(event="error", data=json.dumps({"type": "error", "error": error}))
                         continue
-                    data = self._parse_message_from_event(event)
-                    if data:
-                        yield ServerSentEvent(data=data, event="completion")
+                    parsed = self._parse_message_from_event(event)
+                    if isinstance(parsed, ServerSentEvent):  # SDK 2.x parses frames into events itself
+                        yield parsed
+                    elif parsed:  # SDK 0.x returns the chunk's JSON text
+                        yield ServerSentEvent(data=parsed, event="completion")
 
     return Decoder()
 
@@ -96,8 +98,10 @@ def bedrock_client(config: ProviderConfig, kwargs: dict[str, Any]) -> Any:
             if not config.skip_auth:
                 super()._prepare_request(request)
 
-        def _make_sse_decoder(self) -> Any:
-            return bedrock_decoder()
+        def _make_sse_decoder(self, *args: Any, **kwargs: Any) -> Any:
+            # SDK 2.x passes the request options (its control-plane calls decode plain SSE)
+            base = super()._make_sse_decoder(*args, **kwargs)
+            return bedrock_decoder() if type(base).__name__ == "AWSEventStreamDecoder" else base
 
     kwargs = {k: v for k, v in kwargs.items() if k not in ("api_key", "auth_token")}
     return BedrockClient(aws_region=config.region, base_url=config.base_url, **kwargs)

@@ -76,7 +76,8 @@ def _credential_failure(chain: list[BaseException]) -> str | None:
         if type(cause).__name__ == "DefaultCredentialsError":
             return ("Vertex AI found no Google credentials: run `gcloud auth application-default login`, set "
                     "GOOGLE_APPLICATION_CREDENTIALS, or set CLAUDE_CODE_SKIP_VERTEX_AUTH=1 behind a gateway.")
-        if isinstance(cause, RuntimeError) and "could not resolve credentials" in str(cause):
+        # SDK 0.x: "could not resolve credentials"; 2.x: "Could not resolve AWS credentials from session"
+        if isinstance(cause, RuntimeError) and "could not resolve" in str(cause).lower() and "credentials" in str(cause):
             return ("Bedrock found no AWS credentials: set AWS_PROFILE or AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY, "
                     "or set CLAUDE_CODE_SKIP_BEDROCK_AUTH=1 behind a gateway.")
     return None
