@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import tomllib
 from pathlib import Path
 
@@ -89,6 +90,15 @@ def test_broken_file_gives_a_problem_not_an_exception(tmp_path: Path, text: str,
     loaded, problems = load_themes([tmp_path])
     assert [t.name for t in loaded] == ["test-live"]
     assert len(problems) == 1 and "broken.toml" in problems[0] and expected in problems[0], problems
+
+
+@pytest.mark.timeout(10)
+def test_a_fifo_among_the_themes_is_a_problem_not_a_hang(tmp_path: Path) -> None:
+    os.mkfifo(tmp_path / "pipe.toml")
+    (tmp_path / "fine.toml").write_text(GOOD)
+    loaded, problems = load_themes([tmp_path])
+    assert [t.name for t in loaded] == ["test-live"]
+    assert len(problems) == 1 and "pipe.toml" in problems[0] and "FIFO" in problems[0], problems
 
 
 def test_user_folder_overrides_shipped_theme(isolated_config: Path) -> None:

@@ -25,6 +25,7 @@ from textual.color import Color, ColorParseError
 from textual.theme import Theme
 
 from tui.config import settings as settings_module
+from tui.config.special_files import read_regular_text
 
 if TYPE_CHECKING:
     from textual.app import App
@@ -99,7 +100,7 @@ def theme_from_table(table: Any) -> Theme:
 def load_theme_file(path: Path) -> Theme:
     """Read one theme file (ThemeFileError naming the problem if it cannot be used)."""
     try:
-        data = tomllib.loads(path.read_text(encoding="utf-8"))
+        data = tomllib.loads(read_regular_text(path))  # a FIFO or device among the themes never blocks
     except OSError as exc:
         raise ThemeFileError(f"cannot be read ({exc.strerror or exc})") from None
     except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
@@ -235,7 +236,7 @@ def save_theme_choice(name: str) -> str | None:
 
     path = settings_module.user_config_dir() / "settings.toml"
     try:
-        data = tomllib.loads(path.read_text(encoding="utf-8")) if path.exists() else {}
+        data = tomllib.loads(read_regular_text(path)) if path.exists() else {}
     except (OSError, tomllib.TOMLDecodeError) as exc:
         return f"Could not save the theme choice: {_display(path)} is unreadable ({exc}); fix it first."
     data["theme"] = name
