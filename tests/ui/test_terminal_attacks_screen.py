@@ -58,8 +58,8 @@ async def test_no_view_writes_a_raw_control_character(hostile_app: AgentApp) -> 
             block.collapsed = False
         for block in app.query(ThinkingBlock):
             block.collapsed = False
-        await pilot.pause()
-        await pilot.pause()
+        # unfolding is drawn on later frames: wait for all four copies rather than a fixed pause (flaky under load)
+        await wait_until(pilot, lambda: screen_output(app).count("PWNED-TITLE2") >= 4, timeout=30)
         conversation = screen_output(app)
         assert stray_controls(conversation) == []
         assert conversation.count("PWNED-TITLE2") >= 4  # thinking, text, tool result, final reply: all shown
