@@ -42,6 +42,8 @@ __all__ = [
 ]
 
 DEFAULT_MODEL = "claude-sonnet-5-5"
+#: MCP keys (Claude Code's names for the project-server choices), read by tui/mcp/sources.py
+MCP_KEYS = ("mcp_servers", "mcp", "enabledMcpjsonServers", "disabledMcpjsonServers", "enableAllProjectMcpServers")
 #: modes a folder may not choose for itself before it is trusted
 PERMISSIVE_MODES = {"acceptEdits", "bypassPermissions"}
 
@@ -224,12 +226,14 @@ class _Loader:
                 self.permissions(path, text, value, folder, base_dir)
             elif key in ("trusted_folders", "declined_folders", "projects") and user:
                 self.user_only(path, text, key, value)
+            elif key in MCP_KEYS:
+                continue  # read by tui/mcp/sources.py
             elif key in SCALAR_TYPES or key in ALIASES:
                 self.scalar(path, text, ALIASES.get(key, key), key, value, folder)
             elif key in ("trusted_folders", "declined_folders", "projects"):
                 self.problem(path, text, key, "only the user settings may set this; ignored.")
             else:
-                known = [*SCALAR_TYPES, "permissions", "trusted_folders", "declined_folders", "projects"]
+                known = [*SCALAR_TYPES, *MCP_KEYS, "permissions", "trusted_folders", "declined_folders", "projects"]
                 self.problem(path, text, key, f"unknown key{closest_key(key, known)}; ignored.")
 
     def scalar(self, path: Path, text: str, name: str, key: str, value: Any, folder: bool, table: str | None = None) -> None:
