@@ -16,6 +16,7 @@ from tui import __version__
 from tui.agent.options import AgentOptions
 from tui.cli_args import (
     NO_TTY,
+    McpConfigList,
     RuleList,
     positive_count,
     no_prompt_message,
@@ -80,6 +81,9 @@ def build_parser() -> argparse.ArgumentParser:
                    help=rules_help)
     p.add_argument("--disallowedTools", "--disallowed-tools", dest="disallowed", nargs="+", action=RuleList,
                    metavar="RULE", help=rules_help)
+    p.add_argument("--mcp-config", dest="mcp_config", nargs="+", action=McpConfigList, metavar="FILE_OR_JSON",
+                   help="MCP servers from JSON files or strings ({\"mcpServers\": {...}}); repeatable")
+    p.add_argument("--strict-mcp-config", action="store_true", help="use only the servers of --mcp-config")
     p.add_argument("--no-parallel", action="store_true", help="run tool calls one at a time")
     p.add_argument("--offline", action="store_true", help="use the built-in offline demo model")
     p.add_argument("-c", "--continue", dest="continue_", action="store_true", help="continue the newest session here")
@@ -94,12 +98,14 @@ def options_from_args(args: argparse.Namespace) -> tuple[AgentOptions, list[str]
     project_dir = (args.cwd or Path.cwd()).resolve()
     problems: list[str] = []
     settings = None
+    trusted = mcp_seen = False
     try:
         from tui.config.settings import load_settings
         from tui.config.trust_notice import ignored_allow_notice
 
         loaded = load_settings(project_dir, extra=getattr(args, "settings", None))
         settings = loaded.settings
+        trusted, mcp_seen = loaded.trusted, loaded.mcp_seen
         problems = list(loaded.problems)
         if args.print_mode and (notice := ignored_allow_notice(loaded)):
             problems.append(notice)  # Claude Code's "Ignoring N permissions.allow entries …"
@@ -131,6 +137,10 @@ def options_from_args(args: argparse.Namespace) -> tuple[AgentOptions, list[str]
     opts.allowed_tools = split_rules(args.allowed)
     opts.disallowed_tools = split_rules(args.disallowed)
     opts.offline = bool(args.offline)
+    if args.mcp_config or mcp_seen or (project_dir / ".mcp.json").exists():  # else tui.mcp is never imported
+        from tui.mcp.options import fill_mcp_options
+
+        problems += fill_mcp_options(opts, args.mcp_config or [], strict=args.strict_mcp_config, trusted=trusted)
     from tui.providers.setup import configure
 
     configure(opts, settings, model_flag=args.model, fallback_model=args.fallback_model)

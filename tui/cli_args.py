@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Any
 
 #: a permission rule as Claude Code spells one: `Edit`, `Bash(git *)`, `mcp__server__tool`, `mcp__server`
-_RULE = re.compile(r"^(?:[A-Z][A-Za-z0-9_]*|mcp__[\w-]+)(?:\(.*\))?$", re.DOTALL)
+_RULE = re.compile(r"^(?:[A-Z][A-Za-z0-9_]*|mcp__[\w*-]+)(?:\(.*\))?$", re.DOTALL)
 NO_TTY = ("agent-tui: the full-screen app needs a terminal (stdin and stdout must be a TTY); "
           "use -p for scripts and pipes: agent-tui -p \"what to do\".")
 
@@ -78,6 +78,22 @@ class RuleList(argparse.Action):
         setattr(namespace, self.dest, rules)
         spilled = list(getattr(namespace, "spilled_prompt", None) or [])
         setattr(namespace, "spilled_prompt", spilled + items[cut:])
+
+
+class McpConfigList(argparse.Action):
+    """`--mcp-config FILE_OR_JSON…`, repeatable; the list stops at a word that is no JSON object or file."""
+
+    def __call__(self, parser: argparse.ArgumentParser, namespace: argparse.Namespace,
+                 values: str | Sequence[Any] | None, option_string: str | None = None) -> None:
+        items = [str(v) for v in (values if isinstance(values, list) else [values])]
+        cut = next((i for i, item in enumerate(items) if i and not _config_like(item)), len(items))
+        setattr(namespace, self.dest, (getattr(namespace, self.dest, None) or []) + items[:cut])
+        spilled = list(getattr(namespace, "spilled_prompt", None) or [])
+        setattr(namespace, "spilled_prompt", spilled + items[cut:])
+
+
+def _config_like(value: str) -> bool:
+    return value.lstrip().startswith("{") or value.endswith(".json") or Path(value).is_file()
 
 
 def prompt_words(args: argparse.Namespace) -> str:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 
 @dataclass
@@ -51,3 +52,12 @@ class AgentOptions:
     small_fast_model: str | None = None
     #: --fallback-model: the model to go on with when this one stays overloaded (529) after the retries
     fallback_model: str | None = None
+    # --- MCP (tui/mcp) ---
+    #: the MCP servers to connect (tui.mcp.config.McpServerConfig), precedence resolved
+    mcp_servers: list[Any] = field(default_factory=list)
+    #: project servers not started, by name, and why ("untrusted folder", "disabled", "not approved")
+    mcp_held_back: dict[str, str] = field(default_factory=dict)
+    #: sentences about MCP entries that could not be used
+    mcp_problems: list[str] = field(default_factory=list)
+    #: the cap of one MCP tool result in tokens (mcp.max_output_tokens, MAX_MCP_OUTPUT_TOKENS)
+    mcp_max_output_tokens: int = 25_000

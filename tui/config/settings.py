@@ -42,6 +42,8 @@ __all__ = [
 ]
 
 DEFAULT_MODEL = "claude-sonnet-5-5"
+#: MCP keys (Claude Code's names for the project-server choices), read by tui/mcp/sources.py
+MCP_KEYS = ("mcp_servers", "mcp", "enabledMcpjsonServers", "disabledMcpjsonServers", "enableAllProjectMcpServers")
 #: modes a folder may not choose for itself before it is trusted
 PERMISSIVE_MODES = {"acceptEdits", "bypassPermissions"}
 
@@ -93,6 +95,8 @@ class LoadedSettings:
     trusted: bool = False
     #: the settings files that exist and were read, in layer order
     files: list[Path] = field(default_factory=list)
+    #: some file has MCP keys (tui/mcp is imported only then, or with --mcp-config or a .mcp.json)
+    mcp_seen: bool = False
 
 
 def is_trusted(project_dir: Path, settings: Settings) -> bool:
@@ -224,12 +228,14 @@ class _Loader:
                 self.permissions(path, text, value, folder, base_dir)
             elif key in ("trusted_folders", "declined_folders", "projects") and user:
                 self.user_only(path, text, key, value)
+            elif key in MCP_KEYS:
+                self.loaded.mcp_seen = True  # read by tui/mcp/sources.py
             elif key in SCALAR_TYPES or key in ALIASES:
                 self.scalar(path, text, ALIASES.get(key, key), key, value, folder)
             elif key in ("trusted_folders", "declined_folders", "projects"):
                 self.problem(path, text, key, "only the user settings may set this; ignored.")
             else:
-                known = [*SCALAR_TYPES, "permissions", "trusted_folders", "declined_folders", "projects"]
+                known = [*SCALAR_TYPES, *MCP_KEYS, "permissions", "trusted_folders", "declined_folders", "projects"]
                 self.problem(path, text, key, f"unknown key{closest_key(key, known)}; ignored.")
 
     def scalar(self, path: Path, text: str, name: str, key: str, value: Any, folder: bool, table: str | None = None) -> None:
@@ -286,6 +292,7 @@ class _Loader:
             mine = value.get(folder)
             if not isinstance(mine, dict):
                 continue
+            self.loaded.mcp_seen = self.loaded.mcp_seen or "mcp_servers" in mine
             table = f'projects."{folder}"'
             for kind in RULE_KINDS:
                 if kind in mine:

@@ -1,0 +1,1 @@
+"""MCP client support: configuration, the client manager, tools, resources and prompts."""
