@@ -154,6 +154,11 @@ def options_from_args(args: argparse.Namespace) -> tuple[AgentOptions, list[str]
 
 def main(argv: list[str] | None = None, *, own_process: bool = False) -> int:
     """Run the CLI. `own_process`: the process is ours alone (the console script), so -p may tune the GC."""
+    words = sys.argv[1:] if argv is None else argv
+    if words[:1] == ["mcp"]:  # `agent-tui mcp …` manages MCP servers (tui/mcp/cli.py)
+        from tui.mcp.cli import main as mcp_main
+
+        return mcp_main(words[1:])
     args = build_parser().parse_args(argv)
     if args.print_mode:
         if own_process:
