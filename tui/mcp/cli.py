@@ -198,7 +198,8 @@ def cmd_remove(args: argparse.Namespace, here: Path) -> int:
                        f"To remove from a specific scope, use:\n{commands}")
     for place in found:
         remove_server(place, args.name)
-    print(f'Removed MCP server "{args.name}" from {scopes[0]} config')
+    shown = args.name if args.scope else f'"{args.name}"'  # as Claude Code words it, both ways
+    print(f"Removed MCP server {shown} from {scopes[0]} config")
     for place in found:
         print(f"File modified: {place.label()}")
     return 0
@@ -244,7 +245,10 @@ def cmd_get(args: argparse.Namespace, here: Path) -> int:
         for place, name, entry in scoped_entries(here):
             if name == args.name:  # configured, but the entry cannot be used: say why
                 parse_server(name, entry, source=place.scope, source_path=str(place.path))
-        raise CliError(_not_found(args.name, here))
+        names = ", ".join(sorted(s.name for s in found.servers)) or "none"
+        pending = " (.mcp.json servers are awaiting approval — run `agent-tui` in this directory to review them.)"
+        raise CliError(f'No MCP server named "{args.name}". Configured servers: {names}'
+                       + (pending if "not approved" in found.held.values() else ""))
     if server.name in found.held:
         status = HELD_BACK[found.held[server.name]]
     else:

@@ -126,7 +126,7 @@ def test_same_name_in_two_scopes_needs_a_scope_to_remove(project: Path, capsys: 
     assert err.startswith('MCP server "dup" exists in multiple scopes:\n')
     assert "  agent-tui mcp remove dup -s local\n  agent-tui mcp remove dup -s user\n" in err
     code, out, _ = run(project, capsys, "remove", "dup", "-s", "user")
-    assert (code, out.splitlines()[0]) == (0, 'Removed MCP server "dup" from user config')
+    assert (code, out.splitlines()[0]) == (0, "Removed MCP server dup from user config")  # no quotes with -s
     assert "dup" not in tomllib.loads(user_settings_file().read_text()).get("mcp_servers", {})
 
 
