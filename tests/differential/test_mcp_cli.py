@@ -18,20 +18,12 @@ from pathlib import Path
 
 import pytest
 
+from tests.unit.mcp.test_mcp_cli import SERVER
+
 from .harness import find_or_install_claude
 
 pytestmark = [pytest.mark.differential, pytest.mark.timeout(900)]
 REPO = Path(__file__).resolve().parents[2]
-SERVER = """from mcp.server.mcpserver import MCPServer
-app = MCPServer("tiny")
-
-@app.tool()
-def echo(text: str) -> str:
-    \"\"\"Echo the text.\"\"\"
-    return text
-
-app.run()
-"""
 #: run in order in both; {py} and {srv} are filled in
 SCRIPT = [
     ["list"],
