@@ -98,14 +98,14 @@ def options_from_args(args: argparse.Namespace) -> tuple[AgentOptions, list[str]
     project_dir = (args.cwd or Path.cwd()).resolve()
     problems: list[str] = []
     settings = None
-    trusted = False
+    trusted = mcp_seen = False
     try:
         from tui.config.settings import load_settings
         from tui.config.trust_notice import ignored_allow_notice
 
         loaded = load_settings(project_dir, extra=getattr(args, "settings", None))
         settings = loaded.settings
-        trusted = loaded.trusted
+        trusted, mcp_seen = loaded.trusted, loaded.mcp_seen
         problems = list(loaded.problems)
         if args.print_mode and (notice := ignored_allow_notice(loaded)):
             problems.append(notice)  # Claude Code's "Ignoring N permissions.allow entries …"
@@ -137,9 +137,10 @@ def options_from_args(args: argparse.Namespace) -> tuple[AgentOptions, list[str]
     opts.allowed_tools = split_rules(args.allowed)
     opts.disallowed_tools = split_rules(args.disallowed)
     opts.offline = bool(args.offline)
-    from tui.mcp.options import fill_mcp_options
+    if args.mcp_config or mcp_seen or (project_dir / ".mcp.json").exists():  # else tui.mcp is never imported
+        from tui.mcp.options import fill_mcp_options
 
-    problems += fill_mcp_options(opts, args.mcp_config or [], strict=args.strict_mcp_config, trusted=trusted)
+        problems += fill_mcp_options(opts, args.mcp_config or [], strict=args.strict_mcp_config, trusted=trusted)
     from tui.providers.setup import configure
 
     configure(opts, settings, model_flag=args.model, fallback_model=args.fallback_model)

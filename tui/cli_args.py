@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Any
 
 #: a permission rule as Claude Code spells one: `Edit`, `Bash(git *)`, `mcp__server__tool`, `mcp__server`
-_RULE = re.compile(r"^(?:[A-Z][A-Za-z0-9_]*|mcp__[\w-]+)(?:\(.*\))?$", re.DOTALL)
+_RULE = re.compile(r"^(?:[A-Z][A-Za-z0-9_]*|mcp__[\w*-]+)(?:\(.*\))?$", re.DOTALL)
 NO_TTY = ("agent-tui: the full-screen app needs a terminal (stdin and stdout must be a TTY); "
           "use -p for scripts and pipes: agent-tui -p \"what to do\".")
 

@@ -19,6 +19,8 @@ from tui.agent.events import (
     CompactionFinished,
     Event,
     LoopStopped,
+    McpMessage,
+    McpServerChanged,
     Notice,
     ResponseFinished,
     RetryScheduled,
@@ -33,6 +35,8 @@ from tui.sanitize import visible
 
 NORMAL_STOPS = {"end_turn", "stop_sequence", "max_tokens", "model_context_window_exceeded"}
 _PARTIAL = (BlockStarted, BlockDelta, BlockFinished, ToolOutput)
+#: MCP traffic and status are for the app; system/init lists the servers' status
+_QUIET = (McpMessage, McpServerChanged)
 
 
 def snake(name: str) -> str:
@@ -84,6 +88,7 @@ class HeadlessRenderer:
                 "offline": s.offline,
                 "permission_mode": getattr(s.policy, "mode", s.options.permission_mode),
                 "tools": [t.name for t in s.tools],
+                "mcp_servers": s.mcp.statuses() if s.mcp is not None else [],
                 "transcript": str(s.transcript_path) if s.transcript_path else None,
             }
         )
@@ -156,7 +161,10 @@ def run_headless(options: AgentOptions, prompt: str, fmt: str = "text", *, parti
     if session.offline and not options.offline:
         err.write("agent-tui: no ANTHROPIC_API_KEY set; using the offline demo model (--offline to silence).\n")
     renderer = HeadlessRenderer(session, fmt, out, err, partial=partial, verbose=verbose)
-    session.bus.subscribe(renderer, name="headless", skip=() if partial else _PARTIAL)
+    session.bus.subscribe(renderer, name="headless", skip=_QUIET if partial else (*_PARTIAL, *_QUIET))
+    if session.mcp is not None:  # -p waits for its servers before the first request (tui/mcp/runtime.py)
+        session.mcp.start_for_print(err if fmt == "text" else None)
+        session.sync_mcp("")
     renderer.init_line()
 
     interrupts = 0

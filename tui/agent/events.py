@@ -313,3 +313,31 @@ class CompactionFinished(Event):
     messages_after: int
     ok: bool
     detail: str = ""
+
+
+# --- MCP (tui/mcp) --------------------------------------------------------------------
+
+
+@_event
+class McpServerChanged(Event):
+    """An MCP server's status or lists changed (connecting, connected, failed, disabled, re-listed)."""
+
+    server: str
+    status: str  # pending | connected | failed | disabled
+    transport: str
+    source: str
+    tools: tuple[str, ...] = ()
+    resources: int = 0
+    prompts: int = 0
+    error: str = ""
+    stderr_tail: str = ""
+    warnings: tuple[str, ...] = ()
+
+
+@_event
+class McpMessage(Event):
+    """One JSON-RPC message to or from an MCP server, in order (for the inspector)."""
+
+    server: str
+    direction: str  # send | recv
+    message: dict[str, Any]

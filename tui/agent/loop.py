@@ -46,6 +46,7 @@ def run_turn(session: AgentSession, prompt: str) -> None:
     guard = ProgressGuard(session.options.no_progress_warn, session.options.no_progress_stop)
     stop = LoopStop("error", "the loop ended without a reason", is_error=True)
     try:
+        session.sync_mcp(prompt)  # MCP servers this turn needs, their tools between turns (tui/mcp/runtime.py)
         while True:
             check_limits(session, turn)
             maybe_auto_compact(session)

@@ -116,6 +116,13 @@ class AgentSession:
             parallel=options.parallel_tools,
         )
         self.context = ContextTracker(self)
+        #: the tools every turn has; MCP tools join them between turns (sync_mcp)
+        self.base_tools: list[Tool] = list(self.tools)
+        self.mcp: Any = None
+        if options.mcp_servers:
+            from tui.mcp.runtime import McpRuntime
+
+            self.mcp = McpRuntime(self)
         self.session_id = options.session_id or new_session_id()
         self.transcript: Transcript | None = None
         self._transcript_sub: Any = None
@@ -245,6 +252,21 @@ class AgentSession:
         except Exception as exc:
             self.publish(Notice(level="warning", text=f"Memory files were not loaded: {exc}"))
             return ""
+
+    def sync_mcp(self, prompt: str) -> None:
+        """Before a turn's first request: wait for the MCP servers it needs, take their tools, attach `@server:uri`."""
+        if self.mcp is None:
+            return
+        tools = self.mcp.before_turn(prompt, self.cancel_event, wait_all=not self.options.interactive)
+        if tools is not None:
+            self.tools = [*self.base_tools, *tools]
+            self.dispatcher.tools = {t.name: t for t in self.tools}
+            self._tool_defs = None
+        blocks = self.mcp.attachments(prompt, self.cancel_event)
+        if blocks and self.messages and self.messages[-1].get("role") == "user":
+            self.messages[-1] = {"role": "user", "content": [*self.messages[-1]["content"], *blocks]}
+            if self.transcript:
+                self.transcript.write({"type": "merge_user", "message": self.messages[-1]})
 
     def tool_definitions(self) -> list[dict[str, Any]]:
         if self._tool_defs is None:
@@ -407,3 +429,5 @@ class AgentSession:
             except Exception:
                 pass
         self.dispatcher.close()
+        if self.mcp is not None:
+            self.mcp.close()

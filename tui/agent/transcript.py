@@ -19,10 +19,10 @@ from typing import Any
 
 from tui.config.special_files import SpecialFileError, check_regular
 
-from .events import BlockDelta, Event, RequestSent, ToolOutput
+from .events import BlockDelta, Event, McpMessage, RequestSent, ToolOutput
 
-#: per-token and per-output-chunk events are not written (the messages and results hold them)
-SKIPPED_EVENTS = (BlockDelta, ToolOutput)
+#: per-token and per-output-chunk events are not written (the messages and results hold them), nor MCP traffic
+SKIPPED_EVENTS = (BlockDelta, ToolOutput, McpMessage)
 
 
 def project_slug(project_dir: Path) -> str:

@@ -76,6 +76,8 @@ def tool_matches(rule: Rule, tool_name: str, tool_kind: str, kind: RuleKind) -> 
     """Whether `rule` names this tool (directly, through Edit/Read coverage, or a deny/ask glob)."""
     if rule.tool == tool_name:
         return True
+    if rule.tool.startswith("mcp__") and rule.tool.count("__") == 1 and tool_name.startswith(rule.tool + "__"):
+        return True  # `mcp__server`: every tool of that server, as Claude Code reads it
     if rule.tool == "Edit" and tool_kind == "edit":
         return True
     if rule.tool == "Read" and tool_name in FILE_READ_TOOLS:

@@ -95,6 +95,8 @@ class LoadedSettings:
     trusted: bool = False
     #: the settings files that exist and were read, in layer order
     files: list[Path] = field(default_factory=list)
+    #: some file has MCP keys (tui/mcp is imported only then, or with --mcp-config or a .mcp.json)
+    mcp_seen: bool = False
 
 
 def is_trusted(project_dir: Path, settings: Settings) -> bool:
@@ -227,7 +229,7 @@ class _Loader:
             elif key in ("trusted_folders", "declined_folders", "projects") and user:
                 self.user_only(path, text, key, value)
             elif key in MCP_KEYS:
-                continue  # read by tui/mcp/sources.py
+                self.loaded.mcp_seen = True  # read by tui/mcp/sources.py
             elif key in SCALAR_TYPES or key in ALIASES:
                 self.scalar(path, text, ALIASES.get(key, key), key, value, folder)
             elif key in ("trusted_folders", "declined_folders", "projects"):
@@ -290,6 +292,7 @@ class _Loader:
             mine = value.get(folder)
             if not isinstance(mine, dict):
                 continue
+            self.loaded.mcp_seen = self.loaded.mcp_seen or "mcp_servers" in mine
             table = f'projects."{folder}"'
             for kind in RULE_KINDS:
                 if kind in mine:
