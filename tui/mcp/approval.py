@@ -10,11 +10,12 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from pathlib import Path
+from typing import Any
 
 from tui.config.paths import local_settings_file
 from tui.config.rule_files import SettingsWriteError, read_for_update, write_text_atomic
 from tui.mcp.config import McpServerConfig
-from tui.mcp.sources import McpServers
+from tui.mcp.sources import McpServers, ProjectFilter, load_mcp_servers, mcpjson_choices
 
 ENABLED_KEY = "enabledMcpjsonServers"
 DISABLED_KEY = "disabledMcpjsonServers"
@@ -66,3 +67,35 @@ def reset_choices(project_dir: Path) -> Path:
 
         write_text_atomic(path, tomlkit.dumps(doc))
     return path
+
+
+def only_enabled(project_dir: Path, trusted: bool) -> ProjectFilter:
+    """The app's filter at start: project servers the user enabled start; new ones wait for the dialog."""
+    choices = mcpjson_choices(project_dir, trusted)
+    return lambda servers: [s for s in servers if choices.state(s.name) == "enabled"]
+
+
+def project_servers(project_dir: Path) -> tuple[list[McpServerConfig], list[McpServerConfig]]:
+    """For a trusted folder: (servers to ask about, servers already enabled), both not shadowed by another scope."""
+    loaded = load_mcp_servers(project_dir, trusted=True, approve=only_enabled(project_dir, True))
+    winners = {s.name: s for s in loaded.servers}
+    enabled = [s for s in loaded.project if winners.get(s.name) is s]
+    return [s for s in new_project_servers(loaded) if s.name not in winners], enabled
+
+
+def start_servers(session: Any, configs: Iterable[McpServerConfig]) -> list[str]:
+    """Connect `configs` in `session` (in the background) unless already there; returns the names started."""
+    configs = list(configs)
+    if not configs:
+        return []
+    if session.mcp is None:
+        from tui.mcp.runtime import McpRuntime
+        from tui.mcp.tool_search import ToolSearch
+
+        session.options.mcp_servers = []
+        session.mcp = McpRuntime(session)
+        session.tool_search = ToolSearch(on_load=lambda: setattr(session, "_tool_defs", None))
+    started = [c.name for c in configs if session.mcp.manager.add(c)]
+    if started:
+        session.mcp.start()
+    return started

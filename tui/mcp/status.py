@@ -16,7 +16,8 @@ from pathlib import Path
 from typing import Any
 
 from tui.mcp.config import McpServerConfig
-from tui.mcp.sources import McpjsonChoices, load_mcp_servers, mcpjson_choices
+from tui.mcp.approval import only_enabled
+from tui.mcp.sources import load_mcp_servers
 
 #: a health check gives up after this many seconds (MCP_TIMEOUT, when smaller, wins)
 PROBE_TIMEOUT = 30.0
@@ -36,17 +37,12 @@ class Configured:
         return [*self.servers, *self.held_servers]
 
 
-def approved_only(choices: McpjsonChoices) -> Any:
-    """A project filter that starts only the servers the user enabled (the app asks about the rest)."""
-    return lambda servers: [s for s in servers if choices.state(s.name) == "enabled"]
-
-
 def configured(project_dir: Path) -> Configured:
     """The servers configured for `project_dir`, as the app would load them before asking about new ones."""
     from tui.config.settings import load_settings
 
     trusted = load_settings(project_dir).trusted
-    loaded = load_mcp_servers(project_dir, trusted=trusted, approve=approved_only(mcpjson_choices(project_dir, trusted)))
+    loaded = load_mcp_servers(project_dir, trusted=trusted, approve=only_enabled(project_dir, trusted))
     names = {s.name for s in loaded.servers}
     held = [s for s in loaded.project if s.name in loaded.held_back and s.name not in names]
     return Configured(loaded.servers, {s.name: loaded.held_back[s.name] for s in held}, held, loaded.problems)
