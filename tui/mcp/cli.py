@@ -21,6 +21,9 @@ from tui.sanitize import visible
 
 CONNECTED = "✔ Connected"
 FAILED = "✘ Failed to connect"
+#: a probe's result as `claude mcp list` words it
+STATUS = {"connected": CONNECTED, "failed": FAILED,
+          "needs login": "⚠ Needs authentication (run `agent-tui mcp login {name}`)"}
 PENDING = "⏸ Pending approval (run `agent-tui` to approve)"
 HELD_BACK = {
     "not approved": PENDING,
@@ -62,6 +65,10 @@ def build_parser() -> argparse.ArgumentParser:
     get.add_argument("name")
     sub.add_parser("list", help="list the servers and connect to each")
     sub.add_parser("reset-project-choices", help="ask again about this folder's .mcp.json servers")
+    login = sub.add_parser("login", help="sign in to an HTTP or SSE server that uses OAuth")
+    login.add_argument("name")
+    logout = sub.add_parser("logout", help="forget the OAuth tokens of a server")
+    logout.add_argument("name")
     return p
 
 
@@ -266,7 +273,41 @@ def cmd_get(args: argparse.Namespace, here: Path) -> int:
     return 0
 
 
+def _remote(name: str, here: Path) -> McpServerConfig:
+    from tui.mcp.status import configured
+
+    server = next((s for s in configured(here).all() if s.name == name), None)
+    if server is None:
+        raise CliError(_not_found(name, here))
+    if server.transport == "stdio":
+        raise CliError(f"{name} is a stdio server; only HTTP and SSE servers sign in with OAuth.")
+    return server
+
+
+def cmd_login(args: argparse.Namespace, here: Path) -> int:
+    import asyncio
+
+    from tui.mcp.oauth import LOGIN_WAIT
+    from tui.mcp.status import probe
+
+    server = _remote(args.name, here)
+    state = asyncio.run(probe(server, here, LOGIN_WAIT + 30, interactive=True))
+    if state != "connected":
+        raise CliError(f"Could not sign in to {args.name}: the server did not accept the sign-in or did not answer.")
+    print(f"Signed in to {args.name}; the tokens are kept for next time.")
+    return 0
+
+
+def cmd_logout(args: argparse.Namespace, here: Path) -> int:
+    from tui.mcp.oauth import logout
+
+    if not logout(_remote(args.name, here)):
+        raise CliError(f"{args.name} has no stored sign-in.")
+    print(f"Signed out of {args.name}.")
+    return 0
+
+
 COMMANDS = {
     "add": cmd_add, "add-json": cmd_add_json, "remove": cmd_remove, "get": cmd_get, "list": cmd_list,
-    "reset-project-choices": cmd_reset,
+    "reset-project-choices": cmd_reset, "login": cmd_login, "logout": cmd_logout,
 }

@@ -64,7 +64,7 @@ def probe_timeout() -> float:
 
 
 @asynccontextmanager
-async def _streams(server: McpServerConfig, project_dir: Path) -> AsyncIterator[tuple[Any, Any]]:
+async def _streams(server: McpServerConfig, project_dir: Path, interactive: bool) -> AsyncIterator[tuple[Any, Any]]:
     if server.transport == "stdio":
         from mcp import StdioServerParameters
         from mcp.client.stdio import stdio_client
@@ -78,12 +78,15 @@ async def _streams(server: McpServerConfig, project_dir: Path) -> AsyncIterator[
         return
     from mcp.shared._httpx_utils import create_mcp_http_client
 
-    client = create_mcp_http_client(headers=dict(server.headers) or None)
+    from tui.mcp.oauth import auth_for
+
+    auth = auth_for(server, interactive=interactive)
+    client = create_mcp_http_client(headers=dict(server.headers) or None, auth=auth)
     async with client:
         if server.transport == "sse":
             from mcp.client.sse import sse_client
 
-            async with sse_client(server.url, headers=dict(server.headers) or None, auth=client.auth) as streams:
+            async with sse_client(server.url, headers=dict(server.headers) or None, auth=auth) as streams:
                 yield streams[0], streams[1]
         else:
             from mcp.client.streamable_http import streamable_http_client
@@ -92,28 +95,41 @@ async def _streams(server: McpServerConfig, project_dir: Path) -> AsyncIterator[
                 yield streams[0], streams[1]
 
 
-async def probe(server: McpServerConfig, project_dir: Path, timeout: float) -> bool:
-    """Whether the server answers `initialize` and `tools/list` within `timeout` seconds."""
+async def probe(server: McpServerConfig, project_dir: Path, timeout: float, *, interactive: bool = False) -> str:
+    """"connected", "needs login" or "failed": whether the server answers `initialize` and `tools/list` in time.
+
+    `interactive` lets an OAuth server's sign-in run (the browser step), as `mcp login` does.
+    """
     from mcp import ClientSession
+
+    from tui.mcp.oauth import NeedsLogin
 
     try:
         async with asyncio.timeout(timeout):
-            async with _streams(server, project_dir) as (read, write):
+            async with _streams(server, project_dir, interactive) as (read, write):
                 async with ClientSession(read, write) as session:
                     await session.initialize()
                     await session.list_tools()
+        return "connected"
+    except Exception as exc:  # noqa: BLE001 - any failure (spawn, HTTP, protocol, timeout) is "failed to connect"
+        return "needs login" if _caused_by(exc, NeedsLogin) else "failed"
+
+
+def _caused_by(exc: BaseException, kind: type[BaseException]) -> bool:
+    """Whether `kind` is `exc`, inside it (an exception group) or behind it (its cause or context)."""
+    if isinstance(exc, kind):
         return True
-    except Exception:  # noqa: BLE001 - any failure (spawn, HTTP, protocol, timeout) is "failed to connect"
-        return False
+    inner = list(getattr(exc, "exceptions", ())) + [e for e in (exc.__cause__, exc.__context__) if e is not None]
+    return any(_caused_by(e, kind) for e in inner)
 
 
 def probe_all(servers: Sequence[McpServerConfig], project_dir: Path) -> dict[str, str]:
-    """Each server's status line ("✔ Connected" / "✘ Failed to connect"), checked in parallel."""
-    from tui.mcp.cli import CONNECTED, FAILED
+    """Each server's status line ("✔ Connected", "✘ Failed to connect", …), checked in parallel."""
+    from tui.mcp.cli import STATUS
 
-    async def run() -> list[bool]:
+    async def run() -> list[str]:
         timeout = probe_timeout()
         return list(await asyncio.gather(*(probe(s, project_dir, timeout) for s in servers)))
 
     results = asyncio.run(run()) if servers else []
-    return {s.name: CONNECTED if ok else FAILED for s, ok in zip(servers, results)}
+    return {s.name: STATUS[state].format(name=s.name) for s, state in zip(servers, results)}
