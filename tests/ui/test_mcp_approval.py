@@ -14,6 +14,7 @@ from tui.ui.screens.mcp_approval_dialog import McpApprovalDialog
 from tui.ui.screens.trust_dialog import TrustDialog
 
 from .conftest import SIZE, wait_until
+from .test_dialog_input import key
 
 
 def _mcp_json(project: Path, tmp_path: Path) -> None:
@@ -60,9 +61,15 @@ async def test_none_starts_nothing_and_escape_asks_again_later(offline_options, 
     from tui.config.settings import trust_folder
 
     trust_folder(demo_project)
-    app = AgentApp(offline_options(), permission_grace_s=0)
+    typed_early = [key("1"), key("enter")]  # typed at start-up, before the question appeared
+    app = AgentApp(offline_options(), permission_grace_s=0.05)
     async with app.run_test(size=SIZE) as pilot:
         await wait_until(pilot, lambda: isinstance(app.screen, McpApprovalDialog) and app.screen.armed)
+        dialog = app.screen
+        for early in typed_early:
+            app.post_message(early)
+        await pilot.pause(0.2)
+        assert app.screen is dialog and app.session.mcp is None
         await pilot.press("escape")
         await wait_until(pilot, lambda: not isinstance(app.screen, McpApprovalDialog))
         assert app.session.mcp is None and not local_settings_file(demo_project).exists()

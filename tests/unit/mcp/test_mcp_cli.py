@@ -191,3 +191,22 @@ def test_agent_tui_mcp_dispatches_from_the_main_cli(tmp_path: Path) -> None:
     done = subprocess.run([sys.executable, "-m", "tui.cli", "mcp", "list"], cwd=tmp_path, capture_output=True,
                           text=True, timeout=60)
     assert (done.returncode, done.stdout) == (0, "No MCP servers configured. Use `agent-tui mcp add` to add a server.\n")
+
+
+def test_choices_and_servers_tables_of_the_wrong_type_are_named(project: Path,
+                                                               capsys: pytest.CaptureFixture[str]) -> None:
+    from tui.config.rule_files import SettingsWriteError
+    from tui.mcp.approval import record_choices
+
+    local = local_settings_file(project)
+    local.parent.mkdir(parents=True)
+    local.write_text('enabledMcpjsonServers = "all"\n')
+    with pytest.raises(SettingsWriteError) as caught:
+        record_choices(project, ["a"], [])
+    assert str(caught.value) == (f"{local}: key `enabledMcpjsonServers` is not a list of server names; fix it first; "
+                                 "nothing was changed.")
+    assert local.read_text() == 'enabledMcpjsonServers = "all"\n'
+    (project / ".mcp.json").write_text('{"mcpServers": []}')
+    code, _, err = run(project, capsys, "add-json", "-s", "project", "a", '{"command": "x"}')
+    assert code == 1 and err == (f"agent-tui: {project / '.mcp.json'}: key `mcpServers` is not a table of servers; "
+                                 "fix it first; nothing was changed.\n")
