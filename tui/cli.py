@@ -138,9 +138,12 @@ def options_from_args(args: argparse.Namespace) -> tuple[AgentOptions, list[str]
     opts.disallowed_tools = split_rules(args.disallowed)
     opts.offline = bool(args.offline)
     if args.mcp_config or mcp_seen or (project_dir / ".mcp.json").exists():  # else tui.mcp is never imported
+        from tui.mcp.approval import only_enabled
         from tui.mcp.options import fill_mcp_options
 
-        problems += fill_mcp_options(opts, args.mcp_config or [], strict=args.strict_mcp_config, trusted=trusted)
+        approve = None if args.print_mode else only_enabled(project_dir, trusted)  # the app asks about new ones
+        problems += fill_mcp_options(opts, args.mcp_config or [], strict=args.strict_mcp_config, trusted=trusted,
+                                     approve=approve)
     from tui.providers.setup import configure
 
     configure(opts, settings, model_flag=args.model, fallback_model=args.fallback_model)
@@ -155,6 +158,11 @@ def options_from_args(args: argparse.Namespace) -> tuple[AgentOptions, list[str]
 
 def main(argv: list[str] | None = None, *, own_process: bool = False) -> int:
     """Run the CLI. `own_process`: the process is ours alone (the console script), so -p may tune the GC."""
+    words = sys.argv[1:] if argv is None else argv
+    if words[:1] == ["mcp"]:  # `agent-tui mcp …` manages MCP servers (tui/mcp/cli.py)
+        from tui.mcp.cli import main as mcp_main
+
+        return mcp_main(words[1:])
     args = build_parser().parse_args(argv)
     if args.print_mode:
         if own_process:

@@ -119,10 +119,14 @@ class AgentSession:
         #: the tools every turn has; MCP tools join them between turns (sync_mcp)
         self.base_tools: list[Tool] = list(self.tools)
         self.mcp: Any = None
+        self.tool_search: Any = None
         if options.mcp_servers:
             from tui.mcp.runtime import McpRuntime
 
             self.mcp = McpRuntime(self)
+            from tui.mcp.tool_search import ToolSearch  # MCP tools too big for the window wait behind ToolSearch
+
+            self.tool_search = ToolSearch(on_load=lambda: setattr(self, "_tool_defs", None))
         self.session_id = options.session_id or new_session_id()
         self.transcript: Transcript | None = None
         self._transcript_sub: Any = None
@@ -270,7 +274,13 @@ class AgentSession:
 
     def tool_definitions(self) -> list[dict[str, Any]]:
         if self._tool_defs is None:
-            self._tool_defs = build_tools([t.definition() for t in self.tools])
+            definitions = [t.definition() for t in self.tools]
+            if self.tool_search is not None:
+                definitions = self.tool_search.definitions({t.name for t in self.base_tools}, definitions,
+                                                           self.context.window())
+                if self.tool_search.active:
+                    self.dispatcher.tools.setdefault(self.tool_search.tool.name, self.tool_search.tool)
+            self._tool_defs = build_tools(definitions)
         return self._tool_defs
 
     # --- history -----------------------------------------------------------------------

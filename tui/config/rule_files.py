@@ -57,24 +57,33 @@ def parse_settings_text(path: Path, text: str) -> tuple[dict[str, Any] | None, s
 
 def read_settings_file(path: Path) -> dict[str, Any]:
     """The parsed content of a TOML or JSON settings file ({} when it does not exist)."""
+    return read_for_update(path)[1]
+
+
+def read_for_update(path: Path) -> tuple[str, dict[str, Any]]:
+    """(text, parsed content) of a settings file about to be edited ("" and {} when it does not exist)."""
     text, problem = read_settings_text(path)
     if problem:
         raise SettingsWriteError(problem.replace("the file was skipped", "it cannot be updated")
                                  .replace("The file was skipped", "It cannot be updated"))
     if text is None:
-        return {}
+        return "", {}
     data, problem = parse_settings_text(path, text)
     if problem or data is None:
         raise SettingsWriteError(f"{path} cannot be updated because it does not parse ({problem}); fix it first.")
-    return data
+    return text, data
 
 
 def write_settings_file(path: Path, data: dict[str, Any]) -> None:
     """Write `data` to `path` atomically, as TOML or (for .json) JSON."""
-    path.parent.mkdir(parents=True, exist_ok=True)
     import tomli_w  # writing is rare: not imported at start-up
 
-    text = json.dumps(data, indent=2) + "\n" if path.suffix == ".json" else tomli_w.dumps(data)
+    write_text_atomic(path, json.dumps(data, indent=2) + "\n" if path.suffix == ".json" else tomli_w.dumps(data))
+
+
+def write_text_atomic(path: Path, text: str) -> None:
+    """Replace `path` with `text` in one step (a temporary file, then `os.replace`)."""
+    path.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)
     try:
         with os.fdopen(fd, "w", encoding="utf-8") as fh:

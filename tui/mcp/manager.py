@@ -86,6 +86,16 @@ class McpManager:
             if state.status != "disabled":
                 self._connect(name)
 
+    def add(self, config: McpServerConfig) -> bool:
+        """Take a server approved after start (tui/mcp/approval.py); connects it when running; False if known."""
+        if config.name in self.states:
+            return False
+        folder = next(iter(self.states.values())).log_path.parent if self.states else log_folder(self.project_dir)
+        self.states[config.name] = ServerState(config, folder / f"{config.name}.log")
+        if self._thread is not None:
+            self._connect(config.name)
+        return True
+
     def _run_loop(self) -> None:
         assert self._loop is not None
         asyncio.set_event_loop(self._loop)

@@ -191,12 +191,16 @@ async def open_transport(config: McpServerConfig, project_dir: Path, log_path: P
         from mcp.client.streamable_http import streamable_http_client
         from mcp.shared._httpx_utils import create_mcp_http_client
 
-        client = create_mcp_http_client(headers=dict(config.headers) or None)
+        from tui.mcp.oauth import auth_for  # OAuth when the server answers 401 (tui/mcp/oauth.py)
+
+        client = create_mcp_http_client(headers=dict(config.headers) or None, auth=auth_for(config, announce=warn))
         context = _http(streamable_http_client(config.url, http_client=client), client)
     else:
         from mcp.client.sse import sse_client
 
-        context = sse_client(config.url, headers=dict(config.headers) or None)
+        from tui.mcp.oauth import auth_for
+
+        context = sse_client(config.url, headers=dict(config.headers) or None, auth=auth_for(config, announce=warn))
     async with context as streams:
         yield _TappedRead(streams[0], tap, closed, screen), _TappedWrite(streams[1], tap)
 

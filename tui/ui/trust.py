@@ -3,6 +3,7 @@ whose own settings allow things (workspace trust)."""
 
 from __future__ import annotations
 
+from functools import partial
 from typing import TYPE_CHECKING
 
 from tui.ui.threads import call_soon_from_thread
@@ -20,7 +21,12 @@ def check_trust(app: AgentApp) -> None:
     for problem in loaded.problems:
         text = problem_for_display(problem, project_dir)
         call_soon_from_thread(app, app.notify, text, title="Settings", severity="warning", timeout=12, markup=False)
-    if not should_ask_trust(loaded):
+    from tui.ui.mcp_approval import ask_project_servers, servers_awaiting_trust
+
+    if loaded.trusted:
+        ask_project_servers(app)  # new .mcp.json servers: which may start
+    servers = servers_awaiting_trust(loaded)
+    if not should_ask_trust(loaded) and not servers:
         return
     rules = [r.rule for r in untrusted_allow_rules(loaded)]
 
@@ -32,6 +38,7 @@ def check_trust(app: AgentApp) -> None:
                 trust_folder(project_dir)
                 app.session.reload_policy()
                 app.notify(f"Trusted {project_dir}: its allow rules now count.", title="Workspace trust")
+                app.run_worker(partial(ask_project_servers, app), thread=True, group="trust", exit_on_error=False)
             else:
                 decline_folder(project_dir)
                 app.notify("Not trusted: this folder's allow rules stay off (deny and ask rules count).",
@@ -41,5 +48,5 @@ def check_trust(app: AgentApp) -> None:
 
     from tui.ui.screens.trust_dialog import TrustDialog
 
-    dialog = TrustDialog(project_dir, rules, grace_s=app.permission_grace_s)
+    dialog = TrustDialog(project_dir, rules, grace_s=app.permission_grace_s, mcp_servers=servers)
     call_soon_from_thread(app, app.push_screen, dialog, answered)

@@ -39,10 +39,13 @@ class TrustDialog(VettedScreen):
         Binding("n,2,escape", "answer(False)", "Don't trust", id="trust.no"),
     ]
 
-    def __init__(self, project_dir: Path, rules: list[str], *, grace_s: float = GRACE_S) -> None:
+    def __init__(self, project_dir: Path, rules: list[str], *, grace_s: float = GRACE_S,
+                 mcp_servers: list[str] | None = None) -> None:
         super().__init__()
         self.project_dir = project_dir
         self.rules = rules
+        #: the servers of the folder's .mcp.json, which start only in a trusted folder
+        self.mcp_servers = mcp_servers or []
         self.start_vetting(grace_s)
 
     def compose(self) -> ComposeResult:
@@ -50,11 +53,16 @@ class TrustDialog(VettedScreen):
         more = f"\n  … and {len(self.rules) - 20} more" if len(self.rules) > 20 else ""
         with Vertical(id="trust-box"):
             yield Static(Content.from_markup("[b]Do you trust the files in $dir?[/b]", dir=one_line(str(self.project_dir))))
-            yield Static(
-                "This folder's settings allow these without asking. Someone else may have written them, "
-                "so they only count once you trust the folder. Its deny and ask rules count either way."
-            )
-            yield Static(listed + more, id="trust-rules", markup=False)
+            if self.rules:
+                yield Static(
+                    "This folder's settings allow these without asking. Someone else may have written them, "
+                    "so they only count once you trust the folder. Its deny and ask rules count either way."
+                )
+                yield Static(listed + more, id="trust-rules", markup=False)
+            if self.mcp_servers:
+                names = ", ".join(one_line(name) for name in self.mcp_servers[:20])
+                yield Static(f"Its .mcp.json names MCP servers, which run commands on your behalf: {names}. None "
+                             "starts in a folder you do not trust; once you do, you choose which.", markup=False)
             with Horizontal(id="trust-buttons"):
                 yield Button("1 Trust this folder", id="trust-yes", variant="warning")
                 yield Button("2 Don't trust", id="trust-no", variant="primary")

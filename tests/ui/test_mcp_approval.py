@@ -1,0 +1,83 @@
+"""Project MCP servers in the app: trust first, then one dialog (all / choose / none), remembered."""
+
+from __future__ import annotations
+
+import json
+import sys
+import tomllib
+from pathlib import Path
+
+from tests.unit.mcp.test_mcp_cli import SERVER
+from tui.config.paths import local_settings_file
+from tui.ui.app import AgentApp
+from tui.ui.screens.mcp_approval_dialog import McpApprovalDialog
+from tui.ui.screens.trust_dialog import TrustDialog
+
+from .conftest import SIZE, wait_until
+from .test_dialog_input import key
+
+
+def _mcp_json(project: Path, tmp_path: Path) -> None:
+    script = tmp_path / "tiny_server.py"
+    script.write_text(SERVER)
+    servers = {"tiny": {"command": sys.executable, "args": [str(script)]},
+               "other": {"command": str(tmp_path / "never-started")}}
+    (project / ".mcp.json").write_text(json.dumps({"mcpServers": servers}))
+
+
+async def test_trust_then_choose_starts_only_the_ticked_server_and_is_remembered(
+        offline_options, demo_project: Path, tmp_path: Path) -> None:
+    _mcp_json(demo_project, tmp_path)
+    app = AgentApp(offline_options(), permission_grace_s=0)
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_until(pilot, lambda: isinstance(app.screen, TrustDialog) and app.screen.armed)
+        shown = " ".join(str(w.render()) for w in app.screen.query("Static"))
+        assert "Its .mcp.json names MCP servers" in shown and "tiny, other" in shown
+        assert app.session.mcp is None  # nothing from an untrusted folder starts
+        await pilot.press("1")
+        await wait_until(pilot, lambda: isinstance(app.screen, McpApprovalDialog) and app.screen.armed)
+        assert "tiny: " in str(app.screen.query_one("#mcp-servers").render())
+        await pilot.press("2")  # choose: both ticked at first
+        await pilot.press("down", "space", "enter")  # untick "other", enable the rest
+        await wait_until(pilot, lambda: not isinstance(app.screen, McpApprovalDialog))
+        await wait_until(pilot, lambda: app.session.mcp is not None
+                         and app.session.mcp.manager.states["tiny"].status == "connected")
+        assert set(app.session.mcp.manager.states) == {"tiny"}
+    data = tomllib.loads(local_settings_file(demo_project).read_text())
+    assert (data["enabledMcpjsonServers"], data["disabledMcpjsonServers"]) == (["tiny"], ["other"])
+
+    again = AgentApp(offline_options(), permission_grace_s=0)  # asked once: the answer stands
+    async with again.run_test(size=SIZE) as pilot:
+        await wait_until(pilot, lambda: again.session.mcp is not None and "tiny" in again.session.mcp.manager.states)
+        await pilot.pause(0.3)
+        assert not isinstance(again.screen, (McpApprovalDialog, TrustDialog))
+        assert set(again.session.mcp.manager.states) == {"tiny"}
+
+
+async def test_none_starts_nothing_and_escape_asks_again_later(offline_options, demo_project: Path,
+                                                             tmp_path: Path) -> None:
+    _mcp_json(demo_project, tmp_path)
+    (tmp_path / "config").mkdir(exist_ok=True)
+    from tui.config.settings import trust_folder
+
+    trust_folder(demo_project)
+    typed_early = [key("1"), key("enter")]  # typed at start-up, before the question appeared
+    app = AgentApp(offline_options(), permission_grace_s=0.05)
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_until(pilot, lambda: isinstance(app.screen, McpApprovalDialog) and app.screen.armed)
+        dialog = app.screen
+        for early in typed_early:
+            app.post_message(early)
+        await pilot.pause(0.2)
+        assert app.screen is dialog and app.session.mcp is None
+        await pilot.press("escape")
+        await wait_until(pilot, lambda: not isinstance(app.screen, McpApprovalDialog))
+        assert app.session.mcp is None and not local_settings_file(demo_project).exists()
+    again = AgentApp(offline_options(), permission_grace_s=0)
+    async with again.run_test(size=SIZE) as pilot:
+        await wait_until(pilot, lambda: isinstance(again.screen, McpApprovalDialog) and again.screen.armed)
+        await pilot.press("3")
+        await wait_until(pilot, lambda: not isinstance(again.screen, McpApprovalDialog))
+        assert again.session.mcp is None
+    data = tomllib.loads(local_settings_file(demo_project).read_text())
+    assert (data["enabledMcpjsonServers"], data["disabledMcpjsonServers"]) == ([], ["tiny", "other"])

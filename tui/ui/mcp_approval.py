@@ -1,0 +1,78 @@
+"""The app's side of project MCP servers: ask once which new `.mcp.json` servers may start.
+
+Runs on the trust worker thread after the folder's trust is known. Nothing here imports
+`tui.mcp` unless the folder has a `.mcp.json`, so a folder without one costs nothing.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from tui.ui.threads import call_soon_from_thread
+
+if TYPE_CHECKING:
+    from tui.config.settings import LoadedSettings
+    from tui.ui.app import AgentApp
+
+TITLE = "MCP servers"
+
+
+def project_server_names(project_dir: Path) -> list[str]:
+    """The server names of the folder's `.mcp.json` ([] when it has none or cannot be read)."""
+    path = project_dir / ".mcp.json"
+    if not path.is_file():
+        return []
+    from tui.config.special_files import read_regular_text
+
+    try:
+        servers = json.loads(read_regular_text(path)).get("mcpServers")
+    except (OSError, ValueError, AttributeError, RecursionError):
+        return []  # the loader reports a broken file with its own sentence
+    return [str(name) for name in servers] if isinstance(servers, dict) else []
+
+
+def servers_awaiting_trust(loaded: LoadedSettings) -> list[str]:
+    """The `.mcp.json` servers of an untrusted folder whose trust the user has not declined ([] otherwise)."""
+    here = os.path.realpath(loaded.project_dir)
+    declined = {os.path.realpath(os.path.expanduser(f)) for f in loaded.settings.declined_folders}
+    if loaded.trusted or here in declined:
+        return []
+    return project_server_names(loaded.project_dir)
+
+
+def ask_project_servers(app: AgentApp) -> None:
+    """In a trusted folder: start the enabled project servers not running yet, then ask about new ones."""
+    project_dir = app.options.project_dir
+    if not project_server_names(project_dir):
+        return
+    from tui.mcp.approval import project_servers, start_servers
+    from tui.mcp.status import describe
+
+    new, enabled = project_servers(project_dir)
+    if enabled:  # enabled before, or the folder was trusted just now
+        call_soon_from_thread(app, start_servers, app.session, enabled)
+    if not new:
+        return
+
+    def answered(choice: tuple[list[str], list[str]] | None) -> None:
+        from tui.mcp.approval import record_choices
+
+        if choice is None:
+            app.notify("No project MCP server started; agent-tui asks again next time.", title=TITLE)
+            return
+        on, off = choice
+        try:
+            record_choices(project_dir, on, off)
+        except (OSError, ValueError) as exc:
+            app.notify(f"The answer could not be saved: {exc}", severity="error", title=TITLE, markup=False)
+        started = start_servers(app.session, [s for s in new if s.name in on])
+        text = f"Starting {', '.join(started)}." if started else "No project MCP server will start."
+        app.notify(text, title=TITLE, markup=False)
+
+    from tui.ui.screens.mcp_approval_dialog import McpApprovalDialog
+
+    dialog = McpApprovalDialog([(s.name, describe(s)) for s in new], grace_s=app.permission_grace_s)
+    call_soon_from_thread(app, app.push_screen, dialog, answered)
