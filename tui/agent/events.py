@@ -29,9 +29,14 @@ def _event(cls: type[_E]) -> type[_E]:
 
 @_event
 class Event:
-    """Base of every event: a wall-clock timestamp and a JSON form."""
+    """Base of every event: a wall-clock timestamp, the loop path that emitted it and a JSON form.
+
+    `loop_path` is `main` for the top loop and `main/<alias>` (deeper: `main/<a>/<b>`) for a subagent's;
+    a subagent session stamps it on the events it publishes (tui/agent/subagents.py).
+    """
 
     ts: float = field(default_factory=time.time)
+    loop_path: str = "main"
 
     def _values(self) -> tuple[Any, ...]:
         return tuple(getattr(self, f.name) for f in fields(self))
@@ -313,3 +318,37 @@ class CompactionFinished(Event):
     messages_after: int
     ok: bool
     detail: str = ""
+
+
+# --- subagents --------------------------------------------------------------------------
+
+
+@_event
+class SubagentStarted(Event):
+    """An Agent call started a subagent; its own events carry `loop_path` = `agent_path`."""
+
+    tool_use_id: str
+    agent_id: str
+    agent_path: str
+    subagent_type: str
+    description: str
+    model: str
+    transcript: str | None = None
+    worktree: str | None = None
+
+
+@_event
+class SubagentFinished(Event):
+    """A subagent's loop ended; its final text went back as the Agent call's tool_result."""
+
+    tool_use_id: str
+    agent_id: str
+    agent_path: str
+    stop_reason: str
+    is_error: bool
+    duration_ms: int
+    total_tokens: int
+    tool_uses: int
+    summary: str = ""
+    worktree_diff: str = ""
+    worktree_branch: str | None = None

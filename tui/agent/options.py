@@ -51,3 +51,6 @@ class AgentOptions:
     small_fast_model: str | None = None
     #: --fallback-model: the model to go on with when this one stays overloaded (529) after the retries
     fallback_model: str | None = None
+    #: subagents (the Agent tool): how many run at once, and how deep they may nest (0 = no Agent tool)
+    max_parallel_subagents: int = 10
+    max_subagent_depth: int = 3

@@ -79,6 +79,9 @@ def _default_policy(options: AgentOptions) -> Any:
 class AgentSession:
     """A conversation with the model, run one turn at a time on a worker thread."""
 
+    #: the loop path its events carry (a subagent's is `main/<alias>`; see subagents.py)
+    loop_path = "main"
+
     def __init__(
         self,
         options: AgentOptions,
@@ -121,9 +124,15 @@ class AgentSession:
         self._transcript_sub: Any = None
         #: what resuming said (warnings, notes), kept for an app that starts after it
         self.resume_notices: list[Notice] = []
+        #: `subagent` transcript records linking each subagent's own file (kept across resume and fork)
+        self.subagent_links: list[dict[str, Any]] = []
         #: the history's length and last message before the current turn's prompt
         self._before_prompt: tuple[int, dict[str, Any] | None] = (0, None)
         self._open_transcript()
+        if tools is None and options.max_subagent_depth > 0:
+            from .subagents import attach_agent_tool
+
+            attach_agent_tool(self)
 
     # --- plumbing ----------------------------------------------------------------------
 
@@ -163,7 +172,7 @@ class AgentSession:
 
     def _transcript_event(self, event: Event) -> None:
         transcript = self.transcript
-        if transcript is not None:
+        if transcript is not None and event.loop_path == self.loop_path:  # a subagent's go to its own file
             transcript.event(event)
 
     def transcript_lost(self, reason: str) -> None:
@@ -382,6 +391,7 @@ class AgentSession:
         self.usage_totals = {}
         self.cost_usd = 0.0
         self.turn_count = 0
+        self.subagent_links = []
         self.state.read_hashes.clear()
         self.state.todos.clear()
         self.context.reset()
