@@ -294,3 +294,21 @@ def test_stream_json_lines_of_a_subagent_name_the_agent_call(monkeypatch: pytest
     messages = [(l["type"], l["parent_tool_use_id"]) for l in lines if l["type"] in ("assistant", "user")]
     assert messages == [("assistant", None), ("assistant", "toolu_agent1"), ("user", None), ("assistant", None)]
     assert lines[-1]["type"] == "result" and lines[-1]["result"] == "ok"
+
+
+def test_the_offline_model_shows_subagents_without_a_key(monkeypatch: pytest.MonkeyPatch, project: Path) -> None:
+    from tui.agent.options import AgentOptions
+    from tui.agent.session import AgentSession
+    from tests.integration.helpers import Recorder
+
+    monkeypatch.delenv("ANTHROPIC_API_KEY", raising=False)
+    session = AgentSession(AgentOptions(project_dir=project, offline=True, offline_delay=0, transcript=False))
+    rec = Recorder()
+    session.bus.subscribe(rec, inline=True)
+    session.run_turn("explore this project with subagents")
+    session.close()
+    finished = rec.of(SubagentFinished)
+    assert sorted(f.agent_path for f in finished) == ["main/explore-1", "main/explore-2"]
+    assert all(not f.is_error and f.tool_uses >= 2 for f in finished)
+    answer = session.turn_text()
+    assert "### Find TODO markers" in answer and "### Summarize the project" in answer and "TODO" in answer

@@ -34,22 +34,20 @@ SHORT_MODELS = {"sonnet": "claude-sonnet-5-5", "opus": "claude-opus-5-5", "haiku
 USAGE_KEYS = ("input_tokens", "output_tokens", "cache_read_input_tokens", "cache_creation_input_tokens")
 
 DESCRIPTION = (
-    "Launch a subagent: its own loop and context with a subset of your tools, for a self-contained task "
-    "(wide searches, research, a separate change). It sees only `prompt`, so say everything it needs; its "
-    "final message comes back as the result. Several Agent calls in one response run in parallel. "
-    "`isolation: \"worktree\"` runs it in a temporary git worktree; its diff is returned.\nAgent types "
-    "(subagent_type):"
+    "Run a subagent on a self-contained task (wide search, research, a separate change) in its own context. "
+    "It sees only `prompt`: say all it needs. Its final message is the result. Agent calls in one response "
+    "run in parallel. isolation \"worktree\": a temporary git worktree; the diff is returned. Types:"
 )
 INPUT_SCHEMA: dict[str, Any] = {
     "type": "object",
     "properties": {
-        "description": {"type": "string", "description": "A short (3-5 word) description of the task"},
-        "prompt": {"type": "string", "description": "The task for the agent to perform"},
-        "subagent_type": {"type": "string", "description": "The type of specialized agent to use for this task"},
-        "model": {"type": "string", "enum": list(MODELS), "description": "Model override (default: the type's)"},
-        "run_in_background": {"type": "boolean", "description": "Run in the background (not supported here)"},
-        "name": {"type": "string", "description": "A name for the agent, shown in its loop path"},
-        "isolation": {"type": "string", "enum": ["worktree"], "description": "Work in a temporary git worktree"},
+        "description": {"type": "string", "description": "3-5 word task summary"},
+        "prompt": {"type": "string"},
+        "subagent_type": {"type": "string"},
+        "model": {"type": "string", "enum": list(MODELS)},
+        "run_in_background": {"type": "boolean"},
+        "name": {"type": "string"},
+        "isolation": {"type": "string", "enum": ["worktree"]},
     },
     "required": ["description", "prompt"],
     "additionalProperties": False,

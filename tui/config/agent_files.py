@@ -12,7 +12,7 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
-from tui.config.special_files import read_regular_text
+from tui.config.special_files import read_regular_bytes
 
 #: the read-only tools Explore and Plan get
 READ_ONLY_TOOLS = ("Read", "Glob", "Grep")
@@ -146,12 +146,12 @@ def load_definitions(project_dir: Path, trusted: bool, home: Path | None = None)
             continue
         for path in sorted(folder.glob("*.md")):
             try:
-                text = read_regular_text(path, errors="replace")
-                by_name_entry = parse_agent_file(text, path, source)
+                text = read_regular_bytes(path, MAX_FILE_BYTES).decode("utf-8", errors="replace")
+                definition = parse_agent_file(text, path, source)
             except (OSError, AgentFileError) as exc:
-                problems.append(f"The agent file {path} was not loaded: {exc}.")
+                problems.append(f"The agent file {path} was not loaded: {str(exc).rstrip('.')}.")
                 continue
-            by_name[by_name_entry.name] = by_name_entry
+            by_name[definition.name] = definition
     return list(by_name.values()), problems
 
 
