@@ -231,13 +231,13 @@ def test_worktree_isolation_keeps_changes_on_a_branch(monkeypatch: pytest.Monkey
     assert "+hello" in result_text(wrote) and "kept on branch agent-tui/" in result_text(wrote)
     assert "no changes; the worktree was removed" in result_text(looked)
     assert not (project / "new.txt").exists()  # the main checkout is untouched
+    started = {s.description: s for s in rec.of(SubagentStarted)}
     finished = {f.agent_path: f for f in rec.of(SubagentFinished)}
-    branch = finished["main/general-purpose-1"].worktree_branch
+    branch = finished[started["write"].agent_path].worktree_branch
     assert branch and _git(project, "show", f"{branch}:new.txt") == "hello\n"
     branches = _git(project, "branch", "--format=%(refname:short)", "--list", "agent-tui/*").split()
     assert branches == [branch]  # the unchanged worktree's branch is gone
-    started = {s.agent_path: s for s in rec.of(SubagentStarted)}
-    assert not Path(started["main/general-purpose-2"].worktree or "").exists()
+    assert not Path(started["look"].worktree or "").exists()
 
 
 def test_subagent_transcripts_are_linked_from_the_parent(monkeypatch: pytest.MonkeyPatch, project: Path,

@@ -119,6 +119,10 @@ class EventController:
             ev.FileChangedOutside: self.on_file_changed_outside,
             ev.TodosUpdated: self.on_todos_updated,
         }
+        from .subagent_events import SubagentEvents
+
+        self.subagents = SubagentEvents(self)  # events of subagent loops (loop_path other than main)
+        self.handlers.update(self.subagents.handlers)
 
     @property
     def closed(self) -> bool:
@@ -136,7 +140,7 @@ class EventController:
             return
         if isinstance(event, INSPECTOR_EVENTS):
             self.record_in_inspector(event)
-        handler = self.handlers.get(type(event))
+        handler = self.handlers.get(type(event)) if event.loop_path == "main" else self.subagents.handle
         if handler is None:
             return
         try:
@@ -323,6 +327,10 @@ class EventController:
 
     async def on_response_finished(self, e: ev.ResponseFinished) -> None:
         await self._freeze_live()
+        self.add_usage(e)
+
+    def add_usage(self, e: ev.ResponseFinished) -> None:
+        """Count a response's tokens and cost in the status line (a subagent's too)."""
         status = self.app.status
         usage = dict(status.usage or {})
         for key in ("input_tokens", "output_tokens", "cache_read_input_tokens", "cache_creation_input_tokens"):
@@ -375,7 +383,7 @@ class EventController:
     # --- permissions ----------------------------------------------------------------
 
     async def on_permission_requested(self, e: ev.PermissionRequested) -> None:
-        entry = self._tools.get(e.tool_use_id)
+        entry = self._tools.get(e.tool_use_id) if e.loop_path == "main" else None
         if entry is not None:
             entry[0].state = "waiting"
             self._sync_tool(entry[0])
@@ -411,12 +419,16 @@ class EventController:
         self._show_next_permission()
 
     async def on_permission_resolved(self, e: ev.PermissionResolved) -> None:
-        if self.dialog is not None and self.dialog.event.tool_use_id == e.tool_use_id:
-            self.dialog.withdraw()  # answered elsewhere (interrupt): close it, answer nothing
+        self.withdraw_if_shown(e)
         entry = self._tools.get(e.tool_use_id)
         if entry is not None and entry[0].state == "waiting":
             entry[0].state = "queued" if e.allowed else "denied"
             self._sync_tool(entry[0])
+
+    def withdraw_if_shown(self, e: ev.PermissionResolved) -> None:
+        shown = self.dialog.event if self.dialog is not None else None
+        if shown is not None and (shown.tool_use_id, shown.loop_path) == (e.tool_use_id, e.loop_path):
+            self.dialog.withdraw()  # type: ignore[union-attr]  # answered elsewhere (interrupt): close it, answer nothing
 
     def withdraw_permissions(self) -> None:
         self._permissions.clear()
@@ -457,6 +469,7 @@ class EventController:
         self.app.status.usage = dict(e.session_usage)
         self.app.status.cost_usd = e.session_cost_usd
         self._tools.clear()
+        self.subagents.clear()
         self.busy = False
         self.app.set_busy(False)
         self.app.status.set_state("idle")

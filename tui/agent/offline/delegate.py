@@ -38,7 +38,8 @@ def delegate(turn: TurnState) -> tuple[Blocks, str]:
         if call.result_text is None:
             report = "(no report)"
         else:
-            lines = [line for line in call.result_text.splitlines() if not line.startswith(("agentId:", "<usage>"))]
+            body = call.result_text.split("\nagentId: ", 1)[0]  # the usage trailer is not part of the report
+            lines = [line for line in body.splitlines() if not line.startswith("_Answered by the offline")]
             lines = [re.sub(r"^#+\s*(.+)$", r"**\1**", line) for line in lines[:REPORT_LINES]]  # under our heading
             report = "\n".join(lines).strip() or "(an empty report)"
         state = " (failed)" if call.is_error else ""

@@ -80,6 +80,8 @@ class PermissionDialog(VettedScreen):
         with Vertical(id="permission-box"):
             label = ev.label if ev.label.startswith(ev.tool_name) else f"{ev.tool_name}: {ev.label}"
             title = Text.assemble(("Allow ", "bold"), (one_line(label), "bold"), "?")
+            if ev.loop_path != "main":  # a subagent asks: say which one
+                title = Text.assemble((f"subagent {one_line(ev.loop_path)} asks: ", "bold magenta"), title)
             yield Static(title, id="permission-title")
             if ev.reason:
                 yield Static(Text(visible(ev.reason), style="dim"), id="permission-reason")
