@@ -63,3 +63,29 @@ async def test_an_agent_call_nests_its_subagents_activity(offline_options) -> No
         await pilot.press("4", "enter")
         await wait_until(pilot, lambda: reply.done())
         assert reply.result().allowed is False
+
+
+async def test_slash_agents_lists_the_types_and_creates_one(offline_options, tmp_path, monkeypatch) -> None:
+    from tui.ui.screens.agents_screen import AgentsScreen
+
+    monkeypatch.setenv("HOME", str(tmp_path / "home"))  # an untrusted folder: the new agent goes to ~/.claude/agents
+    app = AgentApp(offline_options(), permission_grace_s=0)
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.press(*"/agents", "enter")
+        await wait_until(pilot, lambda: isinstance(app.screen, AgentsScreen))
+        screen = app.screen
+        table = screen.query_one("#agents-table")
+        assert [str(k.value) for k in table.rows] == ["general-purpose", "Explore", "Plan"]
+        await pilot.press(*"reviewer", "tab", *"Reviews diffs", "tab", *"Read, Grep", "tab", "tab", *"You review.")
+        await pilot.press("ctrl+s")
+        await pilot.pause()
+        path = tmp_path / "home" / ".claude" / "agents" / "reviewer.md"
+        assert path.read_text() == "---\nname: reviewer\ndescription: Reviews diffs\ntools: Read, Grep\n---\n\nYou review.\n"
+        assert "reviewer" in [str(k.value) for k in table.rows]
+        agent_tool = next(t for t in app.session.tools if t.name == "Agent")
+        assert "- reviewer: Reviews diffs (tools: Read, Grep)" in agent_tool.definition()["description"]
+        await pilot.press("ctrl+s")  # the same name again: one sentence, nothing overwritten
+        await pilot.pause()
+        assert "Not created" in str(screen.query_one("#agents-status").render())
+        await pilot.press("escape")
+        await wait_until(pilot, lambda: not isinstance(app.screen, AgentsScreen))

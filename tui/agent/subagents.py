@@ -150,6 +150,12 @@ class AgentTool(Tool):
                         self.owner.publish(Notice(level="warning", text=problem))
             return self._definitions
 
+    def reload(self) -> None:
+        """Read the agent files again (after /agents made one); the tool list changes with the next request."""
+        with self._lock:
+            self._definitions = None
+        self.owner._tool_defs = None
+
     def definition(self) -> dict[str, Any]:
         kinds = "\n".join(f"- {d.name}: {d.description}" + (f" (tools: {', '.join(d.tools)})" if d.tools else "")
                           for d in self.definitions())

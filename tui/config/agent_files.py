@@ -163,3 +163,22 @@ def agent_file_text(name: str, description: str, tools: tuple[str, ...] | None, 
     if model and model != "inherit":
         lines.append(f"model: {model}")
     return "\n".join([*lines, "---", "", prompt.strip(), ""])
+
+
+def create_agent_file(folder: Path, name: str, description: str, tools: str, model: str, prompt: str) -> Path:
+    """Write `folder/<name>.md` from a short form; AgentFileError (one sentence) for bad input or an existing file."""
+    tool_names = split_list(tools) if tools.strip() else None
+    text = agent_file_text(name.strip(), description, tool_names, model.strip() or "inherit", prompt)
+    path = folder / f"{name.strip()}.md"
+    parse_agent_file(text, path, "new")  # the same checks a file read at start gets
+    if model.strip() and model.strip() not in MODELS and not model.strip().startswith("claude-"):
+        raise AgentFileError(f"`model` {model.strip()!r} is not one of {', '.join(MODELS)} or a claude- model id")
+    if path.exists():
+        raise AgentFileError(f"{path} exists already; pick another name")
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+        with open(path, "x", encoding="utf-8") as handle:
+            handle.write(text)
+    except OSError as exc:
+        raise AgentFileError(f"{path} could not be written: {exc.strerror or exc}") from None
+    return path
