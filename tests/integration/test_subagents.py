@@ -312,3 +312,21 @@ def test_the_offline_model_shows_subagents_without_a_key(monkeypatch: pytest.Mon
     assert all(not f.is_error and f.tool_uses >= 2 for f in finished)
     answer = session.turn_text()
     assert "### Find TODO markers" in answer and "### Summarize the project" in answer and "TODO" in answer
+
+
+def test_the_parallel_cap_holds_further_agents_back(monkeypatch: pytest.MonkeyPatch, project: Path) -> None:
+    def script(body: dict[str, Any]) -> Any:
+        if first_prompt(body).startswith("job"):
+            return reply(text(f"{first_prompt(body)} done"), stop_reason="end_turn")
+        if len(body["messages"]) == 1:
+            return reply(agent("job 1"), agent("job 2"), agent("job 3"), stop_reason="tool_use")
+        return reply(text("ok"), stop_reason="end_turn")
+
+    with FakeAPI(script) as api:
+        session, rec = make_session(monkeypatch, api.base_url, project, max_parallel_subagents=1)
+        session.run_turn("go")
+        session.close()
+    order = [type(e).__name__ for e in rec.events if isinstance(e, (SubagentStarted, SubagentFinished))]
+    assert order == ["SubagentStarted", "SubagentFinished"] * 3  # one at a time
+    assert [result_text(r).split("\n")[0] for r in tool_results(api.message_requests[-1].body)] == [
+        "job 1 done", "job 2 done", "job 3 done"]
