@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import gc
 import io
 import json
 import subprocess
@@ -100,6 +101,8 @@ def test_parallel_agents_overlap_and_return_their_final_text(monkeypatch: pytest
     finished = rec.of(SubagentFinished)
     assert all(not f.is_error and f.tool_uses == 1 and f.total_tokens > 0 for f in finished)
     assert rec.of(LoopStopped)[-1].loop_path == "main" and rec.of(LoopStopped)[-1].reason == "end_turn"
+    gc.collect()  # a finished subagent's session (history, bus, pool) is freed: only its result stays
+    assert not [o for o in gc.get_objects() if type(o).__name__ == "SubagentSession"]
 
 
 def test_nesting_stops_at_the_depth_limit(monkeypatch: pytest.MonkeyPatch, project: Path) -> None:
