@@ -10,8 +10,8 @@ Its final text comes back as the Agent call's tool_result, with its token use an
 from __future__ import annotations
 
 import dataclasses
+import os
 import re
-import secrets
 import threading
 import time
 from pathlib import Path
@@ -235,7 +235,7 @@ def run_subagent(tool: AgentTool, definition: AgentDefinition, tool_input: dict[
     from .loop import run_turn
 
     parent = tool.owner
-    agent_id = secrets.token_hex(8)
+    agent_id = os.urandom(8).hex()  # (`secrets` costs 5 ms of start-up)
     agent_path = f"{parent.loop_path}/{tool.alias(tool_input, definition)}"
     model = resolve_model(str(tool_input.get("model") or definition.model), parent.options.model)
     tree: Worktree | None = None
