@@ -313,3 +313,18 @@ class CompactionFinished(Event):
     messages_after: int
     ok: bool
     detail: str = ""
+
+
+# --- background tasks -----------------------------------------------------------------
+
+
+@_event
+class BackgroundShellChanged(Event):
+    """A background task started or ended (Bash `run_in_background`, a background agent)."""
+
+    task_id: str
+    kind: str
+    description: str
+    status: str  # running | completed | failed | killed
+    output_path: str
+    exit_code: int | None = None

@@ -30,6 +30,7 @@ from .guards import LoopStop, ProgressGuard
 from .pricing import add_usage, total_tokens, usage_cost
 from .request import build_request, sdk_params
 from .retry import backoff_delay, classify
+from .task_notices import notification_blocks
 from .stream import StreamError, StreamInterrupted, StreamResult, run_stream
 from tui.wording import plural
 
@@ -191,7 +192,7 @@ def handle_stop_reason(session: AgentSession, iteration: int, result: StreamResu
         handled(f"dispatching {plural(len(tool_uses), 'tool')}, {parallel} in parallel")
         outcome = session.dispatcher.run(tool_uses, session.cancel_event, warnings)
         session.denials.extend(outcome.denials)
-        results_message = {"role": "user", "content": outcome.results}
+        results_message = {"role": "user", "content": [*outcome.results, *notification_blocks(session.state.tasks)]}
         session.append_message(results_message)
         session.publish(ToolResultsSent(iteration=iteration, message=results_message))
         if outcome.interrupted:

@@ -25,6 +25,7 @@ from .options import AgentOptions
 from .pricing import add_usage, usage_cost
 from .request import build_system, build_tools
 from .scrub import scrub_text
+from .task_notices import notification_blocks, publish_changes
 from .transcript import SKIPPED_EVENTS, Transcript, new_session_id, sessions_folder
 
 
@@ -116,6 +117,7 @@ class AgentSession:
             parallel=options.parallel_tools,
         )
         self.context = ContextTracker(self)
+        publish_changes(self.state.tasks, self.publish)
         self.session_id = options.session_id or new_session_id()
         self.transcript: Transcript | None = None
         self._transcript_sub: Any = None
@@ -269,15 +271,16 @@ class AgentSession:
         self.turn_count += 1
         self.state.turn_id = self.turn_count
         block = {"type": "text", "text": scrub_text(prompt)}  # a surrogate-escaped byte could never be sent
+        notes = notification_blocks(self.state.tasks)  # background tasks that ended since the last request
         if self.messages and self.messages[-1].get("role") == "user":
             # consecutive user turns merge (the API would merge them too)
             last = self.messages[-1]
             content = last["content"] if isinstance(last["content"], list) else [{"type": "text", "text": last["content"]}]
-            self.messages[-1] = {"role": "user", "content": [*content, block]}
+            self.messages[-1] = {"role": "user", "content": [*content, block, *notes]}
             if self.transcript:
                 self.transcript.write({"type": "merge_user", "message": self.messages[-1]})
         else:
-            self.append_message({"role": "user", "content": [block]})
+            self.append_message({"role": "user", "content": [block, *notes]})
         return Turn(turn_id=self.turn_count, prompt=prompt)
 
     def retract_prompt(self) -> None:
@@ -400,6 +403,7 @@ class AgentSession:
     def close(self) -> None:
         self.cancel()
         self.wait(5)
+        self.state.tasks.stop_all()
         self.close_transcript()
         if self._watcher:
             try:

@@ -10,13 +10,15 @@ from tui.tools.edit import EditTool
 from tui.tools.glob_tool import GlobTool
 from tui.tools.grep import GrepTool
 from tui.tools.read import ReadTool
+from tui.tools.task_tools import TaskOutputTool, TaskStopTool
 from tui.tools.todo import TodoWriteTool
 from tui.tools.write import WriteTool
 
 
 def default_tools() -> list[Tool]:
-    """Fresh instances of every built-in tool: Read, Write, Edit, Bash, Glob, Grep, TodoWrite."""
-    return [ReadTool(), WriteTool(), EditTool(), BashTool(), GlobTool(), GrepTool(), TodoWriteTool()]
+    """Fresh instances of every built-in tool, in the order the model sees them."""
+    return [ReadTool(), WriteTool(), EditTool(), BashTool(), GlobTool(), GrepTool(), TodoWriteTool(),
+            TaskOutputTool(), TaskStopTool()]
 
 
 def tools_by_name(tools: Iterable[Tool]) -> dict[str, Tool]:

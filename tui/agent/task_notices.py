@@ -1,0 +1,36 @@
+"""Background tasks seen from the engine: their events, and the note that tells the model one has ended."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from tui.tools.tasks import BackgroundTask, TaskRegistry
+
+from .events import BackgroundShellChanged, Event
+
+
+def publish_changes(registry: TaskRegistry, publish: Callable[[Event], None]) -> None:
+    """Publish a BackgroundShellChanged for every start and end of a task in `registry`."""
+
+    def changed(task: BackgroundTask) -> None:
+        publish(BackgroundShellChanged(task_id=task.id, kind=task.kind, description=task.description,
+                                       status=task.status, output_path=task.output_path, exit_code=task.exit_code))
+
+    registry.listeners.append(changed)
+
+
+def notification_blocks(registry: TaskRegistry) -> list[dict[str, Any]]:
+    """One text block per task that ended since the last request, as Claude Code's task notification."""
+    return [
+        {"type": "text", "text": (
+            "<task-notification>\n"
+            f"<task-id>{task.id}</task-id>\n"
+            f"<output-file>{task.output_path}</output-file>\n"
+            f"<status>{task.status}</status>\n"
+            f"<summary>{task.summary()}</summary>\n"
+            "</task-notification>\n"
+            "Read the output file to see the result."
+        )}
+        for task in registry.take_finished()
+    ]
