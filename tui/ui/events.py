@@ -118,6 +118,7 @@ class EventController:
             ev.CompactionFinished: self.on_compaction_finished,
             ev.FileChangedOutside: self.on_file_changed_outside,
             ev.TodosUpdated: self.on_todos_updated,
+            ev.BackgroundShellChanged: self.on_background_changed,
         }
 
     @property
@@ -490,3 +491,10 @@ class EventController:
 
     async def on_todos_updated(self, e: ev.TodosUpdated) -> None:
         self.app.tool_panel.set_todos(list(e.todos))
+
+    async def on_background_changed(self, e: ev.BackgroundShellChanged) -> None:
+        self.app.status.background = len(self.app.session.state.tasks.running())
+        if e.status != "running":
+            code = f" (exit code {e.exit_code})" if e.exit_code is not None else ""
+            await self.add_marker(f"background task {e.task_id} {e.status}{code}: {e.description}",
+                                  "info" if e.status == "completed" else "warn")

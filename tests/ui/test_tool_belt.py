@@ -1,0 +1,32 @@
+"""Pilot tests of the tool belt in the app: background tasks in the footer and on /tasks."""
+
+from __future__ import annotations
+
+from tui.ui.app import AgentApp
+from tui.ui.screens.tasks_screen import TasksScreen
+from tui.ui.widgets.blocks import MarkerLine
+
+from .conftest import SIZE, type_prompt, wait_until
+
+
+async def test_running_tasks_show_in_the_footer_and_tasks_stops_one(offline_options) -> None:
+    app = AgentApp(offline_options(), permission_grace_s=0)
+    async with app.run_test(size=SIZE) as pilot:
+        registry = app.session.state.tasks
+        task = registry.start_process("echo serving; exec sleep 300", cwd=app.session.options.project_dir,
+                                      description="dev server")
+        await wait_until(pilot, lambda: "1 background task" in str(app.status.render()))
+        while "serving" not in registry.tail(task.id):
+            await pilot.pause(0.02)
+        await type_prompt(pilot, "/tasks")
+        await wait_until(pilot, lambda: isinstance(app.screen, TasksScreen))
+        screen = app.screen
+        await wait_until(pilot, lambda: "serving" in str(screen.query_one("#tasks-output").render()))
+        assert screen.query_one("#tasks-table").row_count == 1
+        await pilot.press("k")
+        await wait_until(pilot, lambda: not task.running)
+        assert task.status == "killed"
+        await pilot.press("escape")
+        await wait_until(pilot, lambda: "background task" not in str(app.status.render()))
+        await wait_until(pilot, lambda: any(f"background task {task.id} killed" in str(m.render())
+                                            for m in app.query(MarkerLine)))
