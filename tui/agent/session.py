@@ -118,6 +118,8 @@ class AgentSession:
         )
         self.context = ContextTracker(self)
         publish_changes(self.state.tasks, self.publish)
+        if not self.offline:  # offline, WebFetch summarises the page itself
+            self.state.side_query = lambda prompt: import_module(".side_query", __package__).side_query(self, prompt)
         self.session_id = options.session_id or new_session_id()
         self.transcript: Transcript | None = None
         self._transcript_sub: Any = None

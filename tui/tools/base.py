@@ -73,6 +73,8 @@ class SessionState:
     turn_id: int = 0
     #: background tasks (Bash `run_in_background`, background agents)
     tasks: TaskRegistry = field(default_factory=TaskRegistry)
+    #: asks the session's small fast model one question and returns its text (WebFetch); None offline
+    side_query: Callable[[str], str] | None = None
     lock: threading.RLock = field(default_factory=threading.RLock)
 
 

@@ -1,4 +1,4 @@
-"""Background tasks through the loop: the model is told when one ends, events say so, and `-p` leaves no orphan."""
+"""The tool belt through the loop: background tasks announced and ended with -p, WebFetch behind its domain rule."""
 
 from __future__ import annotations
 
@@ -55,3 +55,34 @@ def test_print_mode_ends_background_tasks_when_it_ends(tmp_path: Path, env: dict
     assert json.loads(out)["result"] == "Left it running."
     assert none_left(mark) == [], "a background task must end with the -p run"
     assert temp_files(env) == []
+
+
+def test_webfetch_asks_by_default_and_a_domain_rule_lets_the_small_model_answer(
+        monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    from tests.unit.tools.test_web_fetch import Handler  # the loopback pages
+    from http.server import ThreadingHTTPServer
+    import threading
+
+    httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+    threading.Thread(target=httpd.serve_forever, args=(0.05,), daemon=True).start()
+    url = f"http://127.0.0.1:{httpd.server_address[1]}/page.html"
+    call = tool_use("WebFetch", {"url": url, "prompt": "What version?"})
+    script = [reply(call, stop_reason="tool_use"), reply(text("Not allowed."), stop_reason="end_turn"),
+              reply(call, stop_reason="tool_use"), reply(text("Version 2.0.")),  # the second is the small model
+              reply(text("It is 2.0."), stop_reason="end_turn")]
+    try:
+        with FakeAPI(script) as api:
+            session, _ = make_session(monkeypatch, api.base_url, tmp_path, transcript=False)
+            session.run_turn("which version?")
+            denied = api.message_requests[1].body["messages"][-1]["content"][0]
+            session.policy.allow.append("WebFetch(domain:127.0.0.1)")
+            session.run_turn("which version, now?")
+            side, after = api.message_requests[3].body, api.message_requests[4].body
+    finally:
+        httpd.shutdown()
+        httpd.server_close()
+    assert denied["is_error"] and "needs approval" in denied["content"]
+    assert side["model"] == "claude-haiku-5-5" and "tools" not in side
+    assert "# Release notes" in side["messages"][0]["content"][0]["text"]
+    result = after["messages"][-1]["content"][0]
+    assert not result.get("is_error") and result["content"].endswith("Version 2.0.")
