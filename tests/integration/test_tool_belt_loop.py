@@ -86,3 +86,44 @@ def test_webfetch_asks_by_default_and_a_domain_rule_lets_the_small_model_answer(
     assert "# Release notes" in side["messages"][0]["content"][0]["text"]
     result = after["messages"][-1]["content"][0]
     assert not result.get("is_error") and result["content"].endswith("Version 2.0.")
+
+
+def test_web_search_is_a_server_tool_and_pause_turn_continues_the_turn(
+        monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    from tests.fakeapi.web_search import SEARCH_ID, search_script
+    from tui.agent.events import ResponseFinished, StopReasonHandled, TurnFinished
+
+    with FakeAPI(search_script()) as api:
+        session, rec = make_session(monkeypatch, api.base_url, tmp_path, transcript=False)
+        session.run_turn("what is textual?")
+        first, second = (r.body for r in api.message_requests)
+    assert {"type": "web_search_20250305", "name": "web_search", "max_uses": 8} in [
+        {k: v for k, v in t.items() if k != "cache_control"} for t in first["tools"]]
+    assert second["messages"][-1]["role"] == "assistant"  # the paused content goes back as it is
+    assert second["messages"][-1]["content"][-1]["id"] == SEARCH_ID
+    actions = [e.action for e in rec.of(StopReasonHandled)]
+    assert actions == ["server tool paused, turn continues (1/10)", "turn ends"]
+    [finished] = rec.of(TurnFinished)
+    assert finished.usage["web_search_requests"] == 1 and finished.cost_usd >= 0.01
+    assert rec.of(ResponseFinished)[1].message["content"][0]["type"] == "web_search_tool_result"
+    assert session.last_assistant_text() == "Textual is a Python framework for terminal UIs."
+
+
+def test_a_websearch_deny_rule_keeps_the_server_tool_out(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    with FakeAPI([reply(text("ok"))]) as api:
+        session, _ = make_session(monkeypatch, api.base_url, tmp_path, transcript=False, disallowed_tools=["WebSearch"])
+        session.run_turn("hi")
+        tools = api.message_requests[0].body["tools"]
+    assert not any(t.get("name") == "web_search" for t in tools) and any(t["name"] == "WebFetch" for t in tools)
+
+
+def test_pause_turn_continues_at_most_ten_times(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    from tests.fakeapi.script import pause_turn
+    from tui.agent.events import LoopStopped
+
+    with FakeAPI([pause_turn() for _ in range(12)]) as api:
+        session, rec = make_session(monkeypatch, api.base_url, tmp_path, transcript=False)
+        session.run_turn("search forever")
+        assert len(api.message_requests) == 11
+    [stopped] = rec.of(LoopStopped)
+    assert stopped.is_error and "paused the turn 11 times in a row" in stopped.detail

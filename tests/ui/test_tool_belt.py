@@ -30,3 +30,28 @@ async def test_running_tasks_show_in_the_footer_and_tasks_stops_one(offline_opti
         await wait_until(pilot, lambda: "background task" not in str(app.status.render()))
         await wait_until(pilot, lambda: any(f"background task {task.id} killed" in str(m.render())
                                             for m in app.query(MarkerLine)))
+
+
+async def test_a_web_search_shows_its_links_and_the_pause_turn_transition(monkeypatch, demo_project) -> None:
+    from tests.fakeapi import FakeAPI
+    from tests.fakeapi.web_search import RESULTS, search_script
+    from tui.agent.options import AgentOptions
+    from tui.agent.session import AgentSession
+    from tui.ui.widgets.blocks import ToolCallBlock
+
+    with FakeAPI(search_script()) as api:
+        monkeypatch.setenv("ANTHROPIC_BASE_URL", api.base_url)
+        monkeypatch.setenv("ANTHROPIC_API_KEY", "sk-test")
+        options = AgentOptions(project_dir=demo_project, interactive=True, transcript=False)
+        app = AgentApp(options, session=AgentSession(options), permission_grace_s=0)
+        async with app.run_test(size=SIZE) as pilot:
+            await type_prompt(pilot, "what is textual?")
+            await wait_until(pilot, lambda: not app.controller.busy and app.query(ToolCallBlock))
+            [search] = app.query(ToolCallBlock)
+            assert search.tool.label == "web search: textual tui · 2 results" and search.tool.state == "done"
+            assert not search.collapsed
+            shown = str(search.query_one(".tool-result").render())
+            assert all(title in shown and url in shown for title, url in RESULTS)
+            markers = [str(m.render()) for m in app.query(MarkerLine)]
+            assert "pause_turn → server tool paused, turn continues (1/10)" in markers
+            assert "1 search" in str(app.status.render())

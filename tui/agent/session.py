@@ -25,7 +25,7 @@ from .options import AgentOptions
 from .pricing import add_usage, usage_cost
 from .request import build_system, build_tools
 from .scrub import scrub_text
-from .task_notices import notification_blocks, publish_changes
+from .tool_belt import notification_blocks, publish_changes
 from .transcript import SKIPPED_EVENTS, Transcript, new_session_id, sessions_folder
 
 
@@ -252,8 +252,14 @@ class AgentSession:
 
     def tool_definitions(self) -> list[dict[str, Any]]:
         if self._tool_defs is None:
-            self._tool_defs = build_tools([t.definition() for t in self.tools])
+            self._tool_defs = build_tools([t.definition() for t in self.tools if self._offered(t)])
         return self._tool_defs
+
+    def _offered(self, tool: Tool) -> bool:
+        """Server tools (WebSearch) are left out of tools[] when a rule or the mode denies them."""
+        if not getattr(tool, "server_tool", False):
+            return True
+        return self.policy.check(tool, {}, self._tool_context("")).decision != "deny"
 
     # --- history -----------------------------------------------------------------------
 

@@ -13,13 +13,14 @@ from tui.tools.read import ReadTool
 from tui.tools.task_tools import TaskOutputTool, TaskStopTool
 from tui.tools.todo import TodoWriteTool
 from tui.tools.web_fetch import WebFetchTool
+from tui.tools.web_search import WebSearchTool
 from tui.tools.write import WriteTool
 
 
 def default_tools() -> list[Tool]:
     """Fresh instances of every built-in tool, in the order the model sees them."""
     return [ReadTool(), WriteTool(), EditTool(), BashTool(), GlobTool(), GrepTool(), TodoWriteTool(),
-            TaskOutputTool(), TaskStopTool(), WebFetchTool()]
+            TaskOutputTool(), TaskStopTool(), WebFetchTool(), WebSearchTool()]
 
 
 def tools_by_name(tools: Iterable[Tool]) -> dict[str, Tool]:

@@ -21,6 +21,7 @@ from textual.widget import MountError
 
 from tui.agent import events as ev
 from tui.agent.permission_gate import PermissionReply
+from tui.agent.pricing import web_searches
 
 from .widgets.blocks import MarkerLine, ThinkingBlock, ToolCallBlock, UserPrompt, format_seconds
 from .widgets.conversation import TurnView
@@ -308,11 +309,19 @@ class EventController:
             self._sync_soon(widget)
 
     async def on_block_finished(self, e: ev.BlockFinished) -> None:
+        if e.block.get("type") == "web_search_tool_result":
+            await self._server_tool_result(e)
+            return
         entry = self._blocks.get(e.index)
         if entry is None:
             return
         record, widget = entry
         record.done = True
+        if record.tool is not None and e.block.get("type") == "server_tool_use":
+            from .server_tools import search_label
+
+            record.tool.label, record.tool.state, record.tool.started_at = search_label(e.block), "running", e.ts
+            self._sync_tool(record.tool)
         if record.kind == "text":
             if widget is self._reply:
                 await self._freeze_live(e.block.get("text", record.text))
@@ -328,6 +337,7 @@ class EventController:
         usage = dict(status.usage or {})
         for key in ("input_tokens", "output_tokens", "cache_read_input_tokens", "cache_creation_input_tokens"):
             usage[key] = usage.get(key, 0) + int(e.usage.get(key) or 0)
+        usage["web_search_requests"] = usage.get("web_search_requests", 0) + web_searches(e.usage)
         status.usage = usage
         status.cost_usd += e.cost_usd
 
@@ -498,3 +508,16 @@ class EventController:
             code = f" (exit code {e.exit_code})" if e.exit_code is not None else ""
             await self.add_marker(f"background task {e.task_id} {e.status}{code}: {e.description}",
                                   "info" if e.status == "completed" else "warn")
+
+    async def _server_tool_result(self, e: ev.BlockFinished) -> None:
+        from .server_tools import finish_search
+
+        entry = self._tools.get(str(e.block.get("tool_use_id")))
+        if entry is None:
+            return
+        tool, block = entry
+        finish_search(tool, e.block, e.ts)
+        self.app.tool_panel.add_tool(tool, self.turn_number)
+        self._sync_tool(tool)
+        if block is not None and not tool.is_error:
+            block.collapsed = False  # the links are the point of a search

@@ -102,6 +102,8 @@ class StatusLine(Static):
             (3, Content.from_markup("  [dim]│[/dim] $i in / $o out", i=human_tokens(total_in),
                                     o=human_tokens(u.get("output_tokens", 0)))),
             (4, Content.from_markup("  [dim]cache[/dim] $c", c=share)),
+            *([(4, Content.from_markup("  [dim]·[/dim] $n", n=plural(u["web_search_requests"], "search", "searches")))]
+              if u.get("web_search_requests") else []),
             (1, Content.from_markup("  [dim]│[/dim] $$$cost", cost=f"{self.cost_usd:.4f}")),
         ]
         return parts

@@ -1,4 +1,4 @@
-"""Background tasks seen from the engine: their events, and the note that tells the model one has ended."""
+"""The tool belt seen from the loop: background task events and notifications, and `pause_turn` continuations."""
 
 from __future__ import annotations
 
@@ -34,3 +34,17 @@ def notification_blocks(registry: TaskRegistry) -> list[dict[str, Any]]:
         )}
         for task in registry.take_finished()
     ]
+
+
+#: `pause_turn` continuations in a row before the turn ends (Claude Code loops "with a cap")
+MAX_PAUSE_TURNS = 10
+
+
+def pause_streak(messages: list[dict[str, Any]]) -> int:
+    """How many assistant messages end the history in a row: the pause_turn continuations so far."""
+    count = 0
+    for message in reversed(messages):
+        if message.get("role") != "assistant":
+            break
+        count += 1
+    return count
