@@ -127,3 +127,17 @@ def test_pause_turn_continues_at_most_ten_times(monkeypatch: pytest.MonkeyPatch,
         assert len(api.message_requests) == 11
     [stopped] = rec.of(LoopStopped)
     assert stopped.is_error and "paused the turn 11 times in a row" in stopped.detail
+
+
+def test_without_a_person_to_ask_the_questions_are_an_error_the_model_can_act_on(
+        monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    from tests.ui.test_tool_belt import ONE_QUESTION
+
+    script = [reply(tool_use("AskUserQuestion", {"questions": ONE_QUESTION}), tool_use("ExitPlanMode", {"plan": "x"}),
+                    stop_reason="tool_use"), reply(text("I will assume a."))]
+    with FakeAPI(script) as api:
+        session, _ = make_session(monkeypatch, api.base_url, tmp_path, transcript=False, permission_mode="plan")
+        session.run_turn("ask me")
+        ask, plan = api.message_requests[1].body["messages"][-1]["content"]
+    assert ask["is_error"] and "non-interactive (-p), so no one can answer" in ask["content"]
+    assert plan["is_error"] and "ExitPlanMode needs a person" in plan["content"]

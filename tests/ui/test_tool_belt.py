@@ -55,3 +55,56 @@ async def test_a_web_search_shows_its_links_and_the_pause_turn_transition(monkey
             markers = [str(m.render()) for m in app.query(MarkerLine)]
             assert "pause_turn → server tool paused, turn continues (1/10)" in markers
             assert "1 search" in str(app.status.render())
+
+
+QUESTIONS = [
+    {"question": "Which library?", "header": "Library", "multiSelect": False,
+     "options": [{"label": "httpx", "description": "async and sync"}, {"label": "requests", "description": "sync"}]},
+    {"question": "Which features?", "header": "Features", "multiSelect": True,
+     "options": [{"label": "retries", "description": ""}, {"label": "cache", "description": ""},
+                 {"label": "logging", "description": ""}]},
+]
+ONE_QUESTION = [{"question": "Name?", "header": "Name", "multiSelect": False,
+                 "options": [{"label": "a", "description": ""}, {"label": "b", "description": ""}]}]
+
+
+async def test_the_model_asks_questions_and_gets_a_plan_approved(monkeypatch, demo_project) -> None:
+    from tests.fakeapi import FakeAPI, reply, text, tool_use
+    from tui.agent.options import AgentOptions
+    from tui.agent.session import AgentSession
+    from tui.ui.screens.question_dialog import PlanDialog, QuestionDialog
+
+    script = [reply(tool_use("AskUserQuestion", {"questions": QUESTIONS}), stop_reason="tool_use"),
+              reply(tool_use("ExitPlanMode", {"plan": "# The plan\n\n- **step one**"}), stop_reason="tool_use"),
+              reply(tool_use("AskUserQuestion", {"questions": ONE_QUESTION}), stop_reason="tool_use"),
+              reply(tool_use("ExitPlanMode", {"plan": "# Plan 2"}), stop_reason="tool_use"),
+              reply(text("Coding now."))]
+    with FakeAPI(script) as api:
+        monkeypatch.setenv("ANTHROPIC_BASE_URL", api.base_url)
+        monkeypatch.setenv("ANTHROPIC_API_KEY", "sk-test")
+        options = AgentOptions(project_dir=demo_project, interactive=True, transcript=False, permission_mode="plan")
+        app = AgentApp(options, session=AgentSession(options), permission_grace_s=0)
+        async with app.run_test(size=SIZE) as pilot:
+            await type_prompt(pilot, "plan a client")
+            await wait_until(pilot, lambda: isinstance(app.screen, QuestionDialog))
+            await pilot.press("2")  # requests
+            await wait_until(pilot, lambda: app.screen.index == 1)
+            await pilot.press("1", "3", "enter")  # retries and logging
+            await wait_until(pilot, lambda: isinstance(app.screen, PlanDialog))
+            assert "step one" in app.screen.query_one("Markdown").source
+            await pilot.press("3")
+            await pilot.press(*"add tests", "enter")
+            await wait_until(pilot, lambda: isinstance(app.screen, QuestionDialog))
+            await pilot.press("3", *"c 1", "enter")  # Other, with a digit and a space typed as text
+            await wait_until(pilot, lambda: isinstance(app.screen, PlanDialog))
+            assert app.session.policy.mode == "plan"
+            await pilot.press("1")
+            await wait_until(pilot, lambda: not app.controller.busy)
+            assert app.session.policy.mode == "acceptEdits" and app.status.mode == "acceptEdits"
+            results = [r.body["messages"][-1]["content"][0] for r in api.message_requests[1:]]
+    assert results[0]["content"] == ('User has answered your questions: "Which library?"="requests", '
+                                     '"Which features?"="retries, logging". You can now continue with the '
+                                     "user's answers in mind.")
+    assert results[1]["is_error"] and results[1]["content"].endswith("The user said: add tests")
+    assert '"Name?"="c 1"' in results[2]["content"]
+    assert "User has approved your plan" in results[3]["content"] and "accepted automatically" in results[3]["content"]

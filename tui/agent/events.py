@@ -328,3 +328,21 @@ class BackgroundShellChanged(Event):
     status: str  # running | completed | failed | killed
     output_path: str
     exit_code: int | None = None
+
+
+# --- asking the user ------------------------------------------------------------------
+
+
+@_event
+class UserQuestionAsked(Event):
+    """AskUserQuestion or ExitPlanMode waits for the user. The loop thread waits on `reply`.
+
+    `kind` is "questions" (payload: {"questions": [...]}) or "plan" (payload: {"plan": str}).
+    `reply` resolves to {"answers": {question: answer}}, {"choice": "auto"|"ask"|"keep",
+    "feedback": str} or {"dismissed": True}; an interrupt cancels it.
+    """
+
+    tool_use_id: str
+    kind: str
+    payload: dict[str, Any]
+    reply: Future = field(compare=False, repr=False)

@@ -8,6 +8,7 @@ what happens from `bus`. Constructing a session is cheap: the SDK is imported in
 from __future__ import annotations
 
 import threading
+from functools import partial
 from importlib import import_module
 import time
 from dataclasses import dataclass, field
@@ -25,7 +26,7 @@ from .options import AgentOptions
 from .pricing import add_usage, usage_cost
 from .request import build_system, build_tools
 from .scrub import scrub_text
-from .tool_belt import notification_blocks, publish_changes
+from .tool_belt import ask_user, notification_blocks, publish_changes
 from .transcript import SKIPPED_EVENTS, Transcript, new_session_id, sessions_folder
 
 
@@ -118,6 +119,8 @@ class AgentSession:
         )
         self.context = ContextTracker(self)
         publish_changes(self.state.tasks, self.publish)
+        if options.interactive:  # AskUserQuestion and ExitPlanMode need someone to ask
+            self.state.ask_user = partial(ask_user, self)
         if not self.offline:  # offline, WebFetch summarises the page itself
             self.state.side_query = lambda prompt: import_module(".side_query", __package__).side_query(self, prompt)
         self.session_id = options.session_id or new_session_id()

@@ -1,13 +1,19 @@
-"""The tool belt seen from the loop: background task events and notifications, and `pause_turn` continuations."""
+"""The tool belt seen from the loop: background task events and notifications, `pause_turn`, asking the user."""
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Callable
-from typing import Any
+from concurrent.futures import CancelledError, Future
+from typing import TYPE_CHECKING, Any
 
+from tui.tools.base import ToolInterrupted
 from tui.tools.tasks import BackgroundTask, TaskRegistry
 
-from .events import BackgroundShellChanged, Event
+from .events import BackgroundShellChanged, Event, UserQuestionAsked
+
+if TYPE_CHECKING:
+    from .session import AgentSession
 
 
 def publish_changes(registry: TaskRegistry, publish: Callable[[Event], None]) -> None:
@@ -48,3 +54,25 @@ def pause_streak(messages: list[dict[str, Any]]) -> int:
             break
         count += 1
     return count
+
+
+def ask_user(session: AgentSession, kind: str, payload: dict[str, Any], tool_use_id: str,
+             cancel: threading.Event) -> dict[str, Any]:
+    """Publish a UserQuestionAsked and wait for the app's answer; ToolInterrupted on interrupt.
+
+    ExitPlanMode outside plan mode gets {"error": ...} without asking.
+    """
+    if kind == "plan" and getattr(session.policy, "mode", "") != "plan":
+        return {"error": "Plan mode is not on, so there is no plan to approve; go ahead with the work."}
+    reply: Future[dict[str, Any]] = Future()
+    session.publish(UserQuestionAsked(tool_use_id=tool_use_id, kind=kind, payload=payload, reply=reply))
+    while True:
+        if cancel.is_set():
+            reply.cancel()
+            raise ToolInterrupted()
+        try:
+            return reply.result(timeout=0.05)
+        except TimeoutError:
+            continue
+        except CancelledError:  # the app closed the dialog without an answer
+            return {"dismissed": True}

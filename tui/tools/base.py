@@ -75,6 +75,8 @@ class SessionState:
     tasks: TaskRegistry = field(default_factory=TaskRegistry)
     #: asks the session's small fast model one question and returns its text (WebFetch); None offline
     side_query: Callable[[str], str] | None = None
+    #: asks the person at the terminal (kind, payload, tool_use_id, cancel) -> answer; None when no one can be asked
+    ask_user: Callable[[str, dict[str, Any], str, threading.Event], dict[str, Any]] | None = None
     lock: threading.RLock = field(default_factory=threading.RLock)
 
 

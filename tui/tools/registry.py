@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
+from tui.tools.ask_user import AskUserQuestionTool, ExitPlanModeTool
 from tui.tools.base import Tool
 from tui.tools.bash import BashTool
 from tui.tools.edit import EditTool
@@ -20,7 +21,8 @@ from tui.tools.write import WriteTool
 def default_tools() -> list[Tool]:
     """Fresh instances of every built-in tool, in the order the model sees them."""
     return [ReadTool(), WriteTool(), EditTool(), BashTool(), GlobTool(), GrepTool(), TodoWriteTool(),
-            TaskOutputTool(), TaskStopTool(), WebFetchTool(), WebSearchTool()]
+            TaskOutputTool(), TaskStopTool(), WebFetchTool(), WebSearchTool(), AskUserQuestionTool(),
+            ExitPlanModeTool()]
 
 
 def tools_by_name(tools: Iterable[Tool]) -> dict[str, Tool]:

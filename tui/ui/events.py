@@ -23,6 +23,7 @@ from tui.agent import events as ev
 from tui.agent.permission_gate import PermissionReply
 from tui.agent.pricing import web_searches
 
+from .tool_belt_events import ToolBeltHandlers
 from .widgets.blocks import MarkerLine, ThinkingBlock, ToolCallBlock, UserPrompt, format_seconds
 from .widgets.conversation import TurnView
 from .widgets.conversation_model import BlockRecord, ToolRecord, TurnRecord
@@ -76,7 +77,7 @@ class EngineEvents(Message):
     """Engine events are waiting in the app's inbox (posted once per batch, not per event)."""
 
 
-class EventController:
+class EventController(ToolBeltHandlers):
     """Maps engine events to the conversation, tool panel, status line, inspector and dialogs."""
 
     def __init__(self, app: AgentApp) -> None:
@@ -120,6 +121,7 @@ class EventController:
             ev.FileChangedOutside: self.on_file_changed_outside,
             ev.TodosUpdated: self.on_todos_updated,
             ev.BackgroundShellChanged: self.on_background_changed,
+            ev.UserQuestionAsked: self.on_user_question,
         }
 
     @property
@@ -318,10 +320,7 @@ class EventController:
         record, widget = entry
         record.done = True
         if record.tool is not None and e.block.get("type") == "server_tool_use":
-            from .server_tools import search_label
-
-            record.tool.label, record.tool.state, record.tool.started_at = search_label(e.block), "running", e.ts
-            self._sync_tool(record.tool)
+            self._server_tool_called(record.tool, e)
         if record.kind == "text":
             if widget is self._reply:
                 await self._freeze_live(e.block.get("text", record.text))
@@ -501,23 +500,3 @@ class EventController:
 
     async def on_todos_updated(self, e: ev.TodosUpdated) -> None:
         self.app.tool_panel.set_todos(list(e.todos))
-
-    async def on_background_changed(self, e: ev.BackgroundShellChanged) -> None:
-        self.app.status.background = len(self.app.session.state.tasks.running())
-        if e.status != "running":
-            code = f" (exit code {e.exit_code})" if e.exit_code is not None else ""
-            await self.add_marker(f"background task {e.task_id} {e.status}{code}: {e.description}",
-                                  "info" if e.status == "completed" else "warn")
-
-    async def _server_tool_result(self, e: ev.BlockFinished) -> None:
-        from .server_tools import finish_search
-
-        entry = self._tools.get(str(e.block.get("tool_use_id")))
-        if entry is None:
-            return
-        tool, block = entry
-        finish_search(tool, e.block, e.ts)
-        self.app.tool_panel.add_tool(tool, self.turn_number)
-        self._sync_tool(tool)
-        if block is not None and not tool.is_error:
-            block.collapsed = False  # the links are the point of a search
