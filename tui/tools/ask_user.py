@@ -11,26 +11,17 @@ NO_ONE_TO_ASK = (
     "Go on with the most reasonable choice and say which one you made, or end your turn with the question."
 )
 
-_OPTION = {
-    "type": "object",
-    "properties": {
-        "label": {"type": "string", "description": "The choice, 1-5 words"},
-        "description": {"type": "string", "description": "What choosing it means"},
-    },
-    "required": ["label", "description"],
-    "additionalProperties": False,
-}
+_OPTION = {"type": "object", "properties": {"label": {"type": "string"}, "description": {"type": "string"}},
+           "required": ["label"]}
 _QUESTION = {
     "type": "object",
     "properties": {
-        "question": {"type": "string", "description": "The full question, ending with a question mark"},
-        "header": {"type": "string", "description": "A short tag for it (max 12 chars)"},
-        "options": {"type": "array", "items": _OPTION, "minItems": 2, "maxItems": 4,
-                    "description": "2-4 distinct choices; an 'Other' free answer is added automatically"},
-        "multiSelect": {"type": "boolean", "description": "Allow several choices"},
+        "question": {"type": "string"},
+        "header": {"type": "string", "description": "Tag, max 12 chars"},
+        "options": {"type": "array", "items": _OPTION, "minItems": 2, "maxItems": 4},
+        "multiSelect": {"type": "boolean"},
     },
     "required": ["question", "header", "options", "multiSelect"],
-    "additionalProperties": False,
 }
 
 
@@ -55,14 +46,12 @@ def check_questions(value: Any) -> list[dict[str, Any]]:
 class AskUserQuestionTool(Tool):
     name = "AskUserQuestion"
     description = (
-        "Asks the user 1-4 multiple-choice questions and waits for the answers. Use it to settle a real "
-        "ambiguity (a preference, a requirement) before acting, not for things you can find out yourself. "
-        "The user can always type another answer. Recommended option first, marked \"(Recommended)\"."
+        "Asks the user 1-4 questions with 2-4 options each (labels of 1-5 words; the user may also type an answer) "
+        "and waits. Only for real ambiguity (a preference, a requirement), not what you can find out yourself."
     )
     input_schema = {
         "type": "object",
-        "properties": {"questions": {"type": "array", "items": _QUESTION, "minItems": 1, "maxItems": 4,
-                                     "description": "Questions to ask the user (1-4 questions)"}},
+        "properties": {"questions": {"type": "array", "items": _QUESTION, "minItems": 1, "maxItems": 4}},
         "required": ["questions"],
         "additionalProperties": False,
     }
@@ -93,13 +82,12 @@ class AskUserQuestionTool(Tool):
 class ExitPlanModeTool(Tool):
     name = "ExitPlanMode"
     description = (
-        "In plan mode, when the plan is ready: presents `plan` (Markdown) to the user for approval. On approval "
-        "plan mode ends and you carry the plan out; otherwise keep planning with the user's feedback. "
-        "Only for plans of work that changes code, not for research."
+        "In plan mode, when your plan of code changes is ready: shows `plan` (concise Markdown) to the user "
+        "for approval. Approved: plan mode ends, carry it out. Otherwise keep planning."
     )
     input_schema = {
         "type": "object",
-        "properties": {"plan": {"type": "string", "description": "The plan to run, in Markdown; concise"}},
+        "properties": {"plan": {"type": "string"}},
         "required": ["plan"],
         "additionalProperties": False,
     }

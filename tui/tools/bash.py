@@ -77,8 +77,8 @@ class BashTool(Tool):
         f"- `timeout` is in milliseconds: default {DEFAULT_TIMEOUT_MS} (2 minutes), at most {MAX_TIMEOUT_MS}. "
         "On timeout the command and every process it started are killed. "
         "A background process (`cmd &`) keeps running until agent-tui exits.\n"
-        "- `run_in_background: true` returns at once with a task id and an output file; read new output with "
-        "TaskOutput, end it with TaskStop. You are told when it finishes. Use it for servers and long builds.\n"
+        "- `run_in_background` (servers, long builds) returns a task id at once; see TaskOutput, TaskStop. "
+        "You are told when it ends.\n"
         f"- Output (stdout and stderr together) longer than {MAX_OUTPUT_CHARS:,} characters is cut in the middle.\n"
         "- Prefer Read, Glob and Grep over cat, find and grep: they are faster and need no approval.\n"
         "- Quote paths that contain spaces. Chain dependent commands with `&&`.\n"
@@ -95,7 +95,7 @@ class BashTool(Tool):
                 "description": f"Optional timeout in milliseconds (max {MAX_TIMEOUT_MS})",
             },
             "description": {"type": "string", "description": "Clear, concise description of what this command does in 5-10 words"},
-            "run_in_background": {"type": "boolean", "description": "Set to true to run this command in the background."},
+            "run_in_background": {"type": "boolean"},
         },
         "required": ["command"],
         "additionalProperties": False,

@@ -24,15 +24,15 @@ def _task(registry: TaskRegistry, task_id: str) -> BackgroundTask:
 class TaskOutputTool(Tool):
     name = "TaskOutput"
     description = (
-        "Returns a background task's output written since the last read, and its status. "
-        "`block: true` (default) waits up to `timeout` ms for the task to finish first."
+        "Returns a background task's status and its output since the last read. `block` (default true) "
+        "first waits up to `timeout` ms (default 30000) for it to end."
     )
     input_schema = {
         "type": "object",
         "properties": {
-            "task_id": {"type": "string", "description": "The task ID to get output from"},
-            "block": {"type": "boolean", "description": "Whether to wait for completion"},
-            "timeout": {"type": "number", "minimum": 0, "maximum": MAX_WAIT_MS, "description": "Max wait time in ms"},
+            "task_id": {"type": "string"},
+            "block": {"type": "boolean"},
+            "timeout": {"type": "number"},
         },
         "required": ["task_id"],
         "additionalProperties": False,
@@ -71,13 +71,10 @@ class TaskOutputTool(Tool):
 
 class TaskStopTool(Tool):
     name = "TaskStop"
-    description = "Stops a running background task by its id; a command's whole process group is ended."
+    description = "Stops a running background task by its id (a command with every process it started)."
     input_schema = {
         "type": "object",
-        "properties": {
-            "task_id": {"type": "string", "description": "The ID of the background task to stop"},
-            "shell_id": {"type": "string", "description": "Deprecated: use task_id instead"},
-        },
+        "properties": {"task_id": {"type": "string"}, "shell_id": {"type": "string", "description": "Deprecated"}},
         "required": [],
         "additionalProperties": False,
     }

@@ -170,16 +170,12 @@ def offline_summary(page: Page, prompt: str) -> str:
 class WebFetchTool(Tool):
     name = "WebFetch"
     description = (
-        "Fetches a URL, converts HTML to Markdown and answers `prompt` about it with a small fast model. "
-        "http is upgraded to https; pages are cached for 15 minutes. A redirect to another host is returned "
-        "to you: fetch the new URL yourself. Read-only; prefer a more specific tool when one exists."
+        "Fetches a URL (http becomes https), converts it to Markdown and returns a small model's answer to "
+        "`prompt` about it. Cached 15 min. A redirect to another host is returned: fetch that URL yourself."
     )
     input_schema = {
         "type": "object",
-        "properties": {
-            "url": {"type": "string", "format": "uri", "description": "The URL to fetch content from"},
-            "prompt": {"type": "string", "description": "The prompt to run on the fetched content"},
-        },
+        "properties": {"url": {"type": "string", "format": "uri"}, "prompt": {"type": "string"}},
         "required": ["url", "prompt"],
         "additionalProperties": False,
     }
