@@ -35,6 +35,7 @@ SUITES = [
     ("tools", "tests.bench.bench_tools", "Grep and Glob vs raw rg"),
     ("providers", "tests.bench.bench_providers", "-p per provider (Bedrock, Vertex) vs the plain API"),
     ("subagents", "tests.bench.bench_subagents", "subagent start, 8 in parallel, memory per subagent"),
+    ("tokens", "tests.bench.bench_tokens", "first request's token footprint vs Claude Code"),
 ]
 
 

@@ -352,3 +352,36 @@ class SubagentFinished(Event):
     summary: str = ""
     worktree_diff: str = ""
     worktree_branch: str | None = None
+
+
+# --- background tasks -----------------------------------------------------------------
+
+
+@_event
+class BackgroundShellChanged(Event):
+    """A background task started or ended (Bash `run_in_background`, a background agent)."""
+
+    task_id: str
+    kind: str
+    description: str
+    status: str  # running | completed | failed | killed
+    output_path: str
+    exit_code: int | None = None
+
+
+# --- asking the user ------------------------------------------------------------------
+
+
+@_event
+class UserQuestionAsked(Event):
+    """AskUserQuestion or ExitPlanMode waits for the user. The loop thread waits on `reply`.
+
+    `kind` is "questions" (payload: {"questions": [...]}) or "plan" (payload: {"plan": str}).
+    `reply` resolves to {"answers": {question: answer}}, {"choice": "auto"|"ask"|"keep",
+    "feedback": str} or {"dismissed": True}; an interrupt cancels it.
+    """
+
+    tool_use_id: str
+    kind: str
+    payload: dict[str, Any]
+    reply: Future = field(compare=False, repr=False)

@@ -8,6 +8,7 @@ what happens from `bus`. Constructing a session is cheap: the SDK is imported in
 from __future__ import annotations
 
 import threading
+from functools import partial
 from importlib import import_module
 import time
 from dataclasses import dataclass, field
@@ -25,6 +26,7 @@ from .options import AgentOptions
 from .pricing import add_usage, usage_cost
 from .request import build_system, build_tools
 from .scrub import scrub_text
+from .tool_belt import ask_user, notification_blocks, publish_changes
 from .transcript import SKIPPED_EVENTS, Transcript, new_session_id, sessions_folder
 
 
@@ -119,6 +121,11 @@ class AgentSession:
             parallel=options.parallel_tools,
         )
         self.context = ContextTracker(self)
+        publish_changes(self.state.tasks, self.publish)
+        if options.interactive:  # AskUserQuestion and ExitPlanMode need someone to ask
+            self.state.ask_user = partial(ask_user, self)
+        if not self.offline:  # offline, WebFetch summarises the page itself
+            self.state.side_query = lambda prompt: import_module(".side_query", __package__).side_query(self, prompt)
         self.session_id = options.session_id or new_session_id()
         self.transcript: Transcript | None = None
         self._transcript_sub: Any = None
@@ -257,8 +264,14 @@ class AgentSession:
 
     def tool_definitions(self) -> list[dict[str, Any]]:
         if self._tool_defs is None:
-            self._tool_defs = build_tools([t.definition() for t in self.tools])
+            self._tool_defs = build_tools([t.definition() for t in self.tools if self._offered(t)])
         return self._tool_defs
+
+    def _offered(self, tool: Tool) -> bool:
+        """Server tools (WebSearch) are left out of tools[] when a rule or the mode denies them."""
+        if not getattr(tool, "server_tool", False):
+            return True
+        return self.policy.check(tool, {}, self._tool_context("")).decision != "deny"
 
     # --- history -----------------------------------------------------------------------
 
@@ -278,15 +291,16 @@ class AgentSession:
         self.turn_count += 1
         self.state.turn_id = self.turn_count
         block = {"type": "text", "text": scrub_text(prompt)}  # a surrogate-escaped byte could never be sent
+        notes = notification_blocks(self.state.tasks)  # background tasks that ended since the last request
         if self.messages and self.messages[-1].get("role") == "user":
             # consecutive user turns merge (the API would merge them too)
             last = self.messages[-1]
             content = last["content"] if isinstance(last["content"], list) else [{"type": "text", "text": last["content"]}]
-            self.messages[-1] = {"role": "user", "content": [*content, block]}
+            self.messages[-1] = {"role": "user", "content": [*content, block, *notes]}
             if self.transcript:
                 self.transcript.write({"type": "merge_user", "message": self.messages[-1]})
         else:
-            self.append_message({"role": "user", "content": [block]})
+            self.append_message({"role": "user", "content": [block, *notes]})
         return Turn(turn_id=self.turn_count, prompt=prompt)
 
     def retract_prompt(self) -> None:
@@ -410,6 +424,7 @@ class AgentSession:
     def close(self) -> None:
         self.cancel()
         self.wait(5)
+        self.state.tasks.stop_all()
         self.close_transcript()
         if self._watcher:
             try:

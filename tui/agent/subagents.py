@@ -81,6 +81,7 @@ class SubagentSession(AgentSession):
             policy = dataclasses.replace(policy, project_dir=project_dir)  # a worktree: its paths are the project's
         super().__init__(options, EventBus(), tools=tools, policy=policy)
         self.cancel_event = parent.cancel_event  # Esc in the main loop stops every subagent
+        self.state.tasks = parent.state.tasks  # its background commands are the session's: announced and stopped there
         self._client = parent.client()
         self.offline = parent.offline
         self.memory_text = "" if definition.tools is not None else parent.memory_text

@@ -21,7 +21,9 @@ from textual.widget import MountError
 
 from tui.agent import events as ev
 from tui.agent.permission_gate import PermissionReply
+from tui.agent.pricing import web_searches
 
+from .tool_belt_events import ToolBeltHandlers
 from .widgets.blocks import MarkerLine, ThinkingBlock, ToolCallBlock, UserPrompt, format_seconds
 from .widgets.conversation import TurnView
 from .widgets.conversation_model import BlockRecord, ToolRecord, TurnRecord
@@ -75,7 +77,7 @@ class EngineEvents(Message):
     """Engine events are waiting in the app's inbox (posted once per batch, not per event)."""
 
 
-class EventController:
+class EventController(ToolBeltHandlers):
     """Maps engine events to the conversation, tool panel, status line, inspector and dialogs."""
 
     def __init__(self, app: AgentApp) -> None:
@@ -118,6 +120,8 @@ class EventController:
             ev.CompactionFinished: self.on_compaction_finished,
             ev.FileChangedOutside: self.on_file_changed_outside,
             ev.TodosUpdated: self.on_todos_updated,
+            ev.BackgroundShellChanged: self.on_background_changed,
+            ev.UserQuestionAsked: self.on_user_question,
         }
         from .subagent_events import SubagentEvents
 
@@ -311,11 +315,16 @@ class EventController:
             self._sync_soon(widget)
 
     async def on_block_finished(self, e: ev.BlockFinished) -> None:
+        if e.block.get("type") == "web_search_tool_result":
+            await self._server_tool_result(e)
+            return
         entry = self._blocks.get(e.index)
         if entry is None:
             return
         record, widget = entry
         record.done = True
+        if record.tool is not None and e.block.get("type") == "server_tool_use":
+            self._server_tool_called(record.tool, e)
         if record.kind == "text":
             if widget is self._reply:
                 await self._freeze_live(e.block.get("text", record.text))
@@ -335,6 +344,7 @@ class EventController:
         usage = dict(status.usage or {})
         for key in ("input_tokens", "output_tokens", "cache_read_input_tokens", "cache_creation_input_tokens"):
             usage[key] = usage.get(key, 0) + int(e.usage.get(key) or 0)
+        usage["web_search_requests"] = usage.get("web_search_requests", 0) + web_searches(e.usage)
         status.usage = usage
         status.cost_usd += e.cost_usd
 
