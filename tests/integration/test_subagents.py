@@ -333,3 +333,40 @@ def test_the_parallel_cap_holds_further_agents_back(monkeypatch: pytest.MonkeyPa
     assert order == ["SubagentStarted", "SubagentFinished"] * 3  # one at a time
     assert [result_text(r).split("\n")[0] for r in tool_results(api.message_requests[-1].body)] == [
         "job 1 done", "job 2 done", "job 3 done"]
+
+
+def test_a_background_agent_returns_at_once_and_is_announced_when_done(monkeypatch: pytest.MonkeyPatch,
+                                                                       project: Path) -> None:
+    release = threading.Event()
+
+    def script(body: dict[str, Any]) -> Any:
+        prompt = first_prompt(body)
+        if prompt == "bg":
+            assert release.wait(10)  # the subagent's request is held until the main turn has ended
+            return reply(text("background report"), stop_reason="end_turn")
+        if prompt == "slow bg":
+            return stall(after_events=2, seconds=30)
+        if len(body["messages"]) == 1 and prompt == "go":
+            return reply(agent("bg", run_in_background=True), agent("slow bg", run_in_background=True),
+                         stop_reason="tool_use")
+        return reply(text("noted"), stop_reason="end_turn")
+
+    with FakeAPI(script) as api:
+        session, rec = make_session(monkeypatch, api.base_url, project)
+        session.run_turn("go")  # ends while the subagents still run
+        launched = tool_results(api.message_requests[-1].body)
+        assert all("in the background as task" in result_text(r) for r in launched)
+        tasks = {t.description: t for t in session.state.tasks.all()}
+        assert tasks["bg"].running and tasks["slow bg"].running
+        release.set()
+        assert session.state.tasks.wait(tasks["bg"].id, timeout=10)
+        assert session.state.tasks.stop(tasks["slow bg"].id)  # TaskStop ends the subagent's loop
+        session.run_turn("anything new?")
+        session.close()
+    assert tasks["bg"].status == "completed" and tasks["slow bg"].status == "killed"
+    assert Path(tasks["bg"].output_path).read_text().startswith("background report")
+    last_prompt = api.message_requests[-1].body["messages"][-1]["content"]
+    notes = [b["text"] for b in last_prompt if "<task-notification>" in b.get("text", "")]
+    assert len(notes) == 1 and f"<task-id>{tasks['bg'].id}</task-id>" in notes[0] and "completed" in notes[0]
+    stops = {e.loop_path: e.reason for e in rec.of(LoopStopped) if e.loop_path != "main"}
+    assert sorted(stops.values()) == ["end_turn", "interrupted"]

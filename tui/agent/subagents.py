@@ -69,7 +69,7 @@ class SubagentSession(AgentSession):
     """One subagent's conversation: an AgentSession whose events carry its loop path."""
 
     def __init__(self, parent: AgentSession, definition: AgentDefinition, *, agent_path: str, agent_id: str,
-                 model: str, project_dir: Path, tools: list[Tool]) -> None:
+                 model: str, project_dir: Path, tools: list[Tool], cancel: threading.Event | None = None) -> None:
         self.loop_path = agent_path
         options = dataclasses.replace(parent.options, model=model, project_dir=project_dir, transcript=False,
                                       session_id=agent_id)
@@ -80,7 +80,8 @@ class SubagentSession(AgentSession):
         if project_dir != parent.options.project_dir and dataclasses.is_dataclass(policy):
             policy = dataclasses.replace(policy, project_dir=project_dir)  # a worktree: its paths are the project's
         super().__init__(options, EventBus(), tools=tools, policy=policy)
-        self.cancel_event = parent.cancel_event  # Esc in the main loop stops every subagent
+        # Esc in the main loop stops every subagent; a background one stops with its task (TaskStop, quit)
+        self.cancel_event = cancel if cancel is not None else parent.cancel_event
         self.state.tasks = parent.state.tasks  # its background commands are the session's: announced and stopped there
         self._client = parent.client()
         self.offline = parent.offline
@@ -186,9 +187,11 @@ class AgentTool(Tool):
         return {"kind": "text", "text": str(tool_input.get("prompt", ""))}
 
     def run(self, tool_input: dict[str, Any], ctx: ToolContext) -> ToolResult:
-        if tool_input.get("run_in_background"):
-            raise ToolError("run_in_background is not supported for Agent in this version; call it without it.")
         definition = self.find(tool_input.get("subagent_type"))
+        if tool_input.get("run_in_background"):
+            from .background_agents import start_background
+
+            return start_background(self, definition, tool_input, ctx)
         while not self._slots.acquire(timeout=0.05):  # at most max_parallel_subagents at once
             if ctx.cancel.is_set():
                 raise ToolInterrupted()
@@ -211,6 +214,10 @@ class AgentTool(Tool):
             self._aliases.add(alias)
         return alias
 
+    def agent_path(self, tool_input: dict[str, Any], definition: AgentDefinition) -> str:
+        """The loop path of a new subagent of this tool's session."""
+        return f"{self.owner.loop_path}/{self.alias(tool_input, definition)}"
+
     def tools_for(self, definition: AgentDefinition, sub: AgentSession | None = None) -> list[Tool]:
         """The subagent's tools: the parent's (never Agent unless the definition names it, within the depth limit)."""
         tools = [t for t in self.owner.tools if t.name != self.name and t.name not in NEVER_IN_SUBAGENTS]
@@ -231,13 +238,14 @@ def _transcript_path(parent: AgentSession, agent_id: str) -> Path | None:
     return Path(root) / "subagents" / f"agent-{agent_id}.jsonl"
 
 
-def run_subagent(tool: AgentTool, definition: AgentDefinition, tool_input: dict[str, Any], ctx: ToolContext) -> ToolResult:
+def run_subagent(tool: AgentTool, definition: AgentDefinition, tool_input: dict[str, Any], ctx: ToolContext, *,
+                 agent_path: str | None = None, cancel: threading.Event | None = None) -> ToolResult:
     """Run one subagent to its end on this thread and pack its result for the parent."""
     from .loop import run_turn
 
     parent = tool.owner
     agent_id = os.urandom(8).hex()  # (`secrets` costs 5 ms of start-up)
-    agent_path = f"{parent.loop_path}/{tool.alias(tool_input, definition)}"
+    agent_path = agent_path or tool.agent_path(tool_input, definition)
     model = resolve_model(str(tool_input.get("model") or definition.model), parent.options.model)
     tree: Worktree | None = None
     project_dir = parent.options.project_dir
@@ -250,7 +258,7 @@ def run_subagent(tool: AgentTool, definition: AgentDefinition, tool_input: dict[
             raise ToolError(str(exc)) from None
         project_dir = tree.project_dir
     sub = SubagentSession(parent, definition, agent_path=agent_path, agent_id=agent_id, model=model,
-                          project_dir=project_dir, tools=tool.tools_for(definition))
+                          project_dir=project_dir, tools=tool.tools_for(definition), cancel=cancel)
     sub.definitions_from = tool.definitions()  # type: ignore[attr-defined]
     if tool.may_nest(definition):
         sub.tools.append(AgentTool(sub, tool.depth + 1))
