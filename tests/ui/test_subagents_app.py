@@ -83,7 +83,7 @@ async def test_slash_agents_lists_the_types_and_creates_one(offline_options, tmp
         assert path.read_text() == "---\nname: reviewer\ndescription: Reviews diffs\ntools: Read, Grep\n---\n\nYou review.\n"
         assert "reviewer" in [str(k.value) for k in table.rows]
         agent_tool = next(t for t in app.session.tools if t.name == "Agent")
-        assert "- reviewer: Reviews diffs (tools: Read, Grep)" in agent_tool.definition()["description"]
+        assert "- reviewer: Reviews diffs" in agent_tool.definition()["description"]
         await pilot.press("ctrl+s")  # the same name again: one sentence, nothing overwritten
         await pilot.pause()
         assert "Not created" in str(screen.query_one("#agents-status").render())

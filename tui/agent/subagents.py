@@ -34,14 +34,13 @@ SHORT_MODELS = {"sonnet": "claude-sonnet-5-5", "opus": "claude-opus-5-5", "haiku
 USAGE_KEYS = ("input_tokens", "output_tokens", "cache_read_input_tokens", "cache_creation_input_tokens")
 
 DESCRIPTION = (
-    "Run a subagent on a self-contained task (wide search, research, a separate change) in its own context. "
-    "It sees only `prompt`: say all it needs. Its final message is the result. Agent calls in one response "
-    "run in parallel. isolation \"worktree\": a temporary git worktree; the diff is returned. Types:"
+    "Run a subagent on a self-contained task in its own context. It sees only `prompt`: say all it needs; "
+    "its final message is the result. Agent calls in one response run in parallel. Types:"
 )
 INPUT_SCHEMA: dict[str, Any] = {
     "type": "object",
     "properties": {
-        "description": {"type": "string", "description": "3-5 word task summary"},
+        "description": {"type": "string", "description": "3-5 words"},
         "prompt": {"type": "string"},
         "subagent_type": {"type": "string"},
         "model": {"type": "string", "enum": list(MODELS)},
@@ -159,8 +158,7 @@ class AgentTool(Tool):
         self.owner._tool_defs = None
 
     def definition(self) -> dict[str, Any]:
-        kinds = "\n".join(f"- {d.name}: {d.description}" + (f" (tools: {', '.join(d.tools)})" if d.tools else "")
-                          for d in self.definitions())
+        kinds = "\n".join(f"- {d.name}: {d.description}" for d in self.definitions())
         return {"name": self.name, "description": f"{DESCRIPTION}\n{kinds}", "input_schema": self.input_schema}
 
     def find(self, wanted: str | None) -> AgentDefinition:

@@ -58,9 +58,9 @@ PLAN_PROMPT = (
     "implementation plan naming the files to change and the risks. Never change anything."
 )
 BUILT_INS = (
-    AgentDefinition("general-purpose", "General agent for multi-step research and changes (all tools).", GENERAL_PROMPT),
-    AgentDefinition("Explore", "Fast read-only search of the codebase.", EXPLORE_PROMPT, READ_ONLY_TOOLS, "haiku"),
-    AgentDefinition("Plan", "Read-only research that returns an implementation plan.", PLAN_PROMPT, READ_ONLY_TOOLS),
+    AgentDefinition("general-purpose", "research and changes, all tools", GENERAL_PROMPT),
+    AgentDefinition("Explore", "fast read-only search", EXPLORE_PROMPT, READ_ONLY_TOOLS, "haiku"),
+    AgentDefinition("Plan", "read-only; returns an implementation plan", PLAN_PROMPT, READ_ONLY_TOOLS),
 )
 
 
