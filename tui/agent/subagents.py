@@ -53,10 +53,13 @@ INPUT_SCHEMA: dict[str, Any] = {
 }
 
 
-def resolve_model(wanted: str, parent_model: str) -> str:
-    """`inherit` is the parent's model; `sonnet`/`opus`/`haiku` their current ids; anything else as written."""
+def resolve_model(wanted: str, parent_model: str, small_fast_model: str | None = None) -> str:
+    """`inherit` is the parent's model; `haiku` the small fast model when one is set; `sonnet`/`opus`/`haiku`
+    their current ids; anything else as written."""
     if not wanted or wanted == "inherit":
         return parent_model
+    if wanted == "haiku" and small_fast_model:
+        return small_fast_model
     return SHORT_MODELS.get(wanted, wanted)
 
 
@@ -244,7 +247,8 @@ def run_subagent(tool: AgentTool, definition: AgentDefinition, tool_input: dict[
     parent = tool.owner
     agent_id = os.urandom(8).hex()  # (`secrets` costs 5 ms of start-up)
     agent_path = agent_path or tool.agent_path(tool_input, definition)
-    model = resolve_model(str(tool_input.get("model") or definition.model), parent.options.model)
+    model = resolve_model(str(tool_input.get("model") or definition.model), parent.options.model,
+                          parent.options.small_fast_model)
     tree: Worktree | None = None
     project_dir = parent.options.project_dir
     if tool_input.get("isolation") == "worktree":

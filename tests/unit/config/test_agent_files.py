@@ -62,3 +62,14 @@ def test_a_fifo_among_agent_files_is_skipped_with_a_sentence(tmp_path: Path) -> 
     os.mkfifo(folder / "pipe.md")
     definitions, problems = load_definitions(tmp_path, trusted=False, home=tmp_path / "home")
     assert len(definitions) == 3 and len(problems) == 1 and "FIFO" in problems[0]
+
+
+def test_model_names_resolve_like_claude_codes() -> None:
+    from tui.agent.subagents import resolve_model
+
+    assert resolve_model("inherit", "claude-opus-5-5") == "claude-opus-5-5"
+    assert resolve_model("", "m") == "m"
+    assert resolve_model("haiku", "m") == "claude-haiku-5-5"
+    assert resolve_model("haiku", "m", "claude-haiku-4-5") == "claude-haiku-4-5"  # ANTHROPIC_SMALL_FAST_MODEL
+    assert resolve_model("sonnet", "m", "x") == "claude-sonnet-5-5"
+    assert resolve_model("claude-opus-4-8", "m") == "claude-opus-4-8"
