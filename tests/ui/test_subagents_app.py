@@ -54,11 +54,14 @@ async def test_an_agent_call_nests_its_subagents_activity(offline_options) -> No
         reply: Future = Future()
         app.session.bus.publish(ev.PermissionRequested(
             tool_use_id="t-sub", tool_name="Bash", input={"command": "make"}, label="Bash: make",
-            preview={"kind": "command", "text": "make", "cwd": "/tmp"}, suggested_rule="Bash(make)",
+            preview={"kind": "command", "command": "make", "cwd": "/tmp"}, suggested_rule="Bash(make)",
             reason="", reply=reply, loop_path="main/explore-1"))
         await wait_until(pilot, lambda: isinstance(app.screen, PermissionDialog))
         title = str(app.screen.query_one("#permission-title").render())
         assert title.startswith("subagent main/explore-1 asks: Allow Bash: make?")
+        from tui.ui.screens.permission_dialog import preview_renderable
+
+        assert str(preview_renderable(app.screen.event)).startswith("$ make")  # Bash's preview shape: `command`
         await pilot.pause()
         await pilot.press("4", "enter")
         await wait_until(pilot, lambda: reply.done())

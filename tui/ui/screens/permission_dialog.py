@@ -45,7 +45,8 @@ def preview_renderable(event: PermissionRequested) -> Any:
     """A diff for edits, the command and directory for Bash, else the raw preview text."""
     preview = event.preview or {}
     kind = preview.get("kind")
-    text = visible(str(preview.get("text", "")))  # bidi controls too: what is shown is what runs
+    # Bash's preview names its command `command`; bidi controls go too: what is shown is what runs
+    text = visible(str(preview.get("text") or preview.get("command") or ""))
     if kind == "diff":
         return Syntax(text or "(no changes)", "diff", theme="monokai", word_wrap=True)
     if kind == "command":
