@@ -116,6 +116,8 @@ def options_from_args(args: argparse.Namespace) -> tuple[AgentOptions, list[str]
         opts.model = settings.model
         opts.max_tokens = settings.max_tokens
         opts.parallel_tools = settings.parallel_tools
+        opts.max_parallel_subagents = settings.max_parallel_subagents
+        opts.max_subagent_depth = settings.max_subagent_depth
         opts.permission_mode = settings.permission_mode
         opts.max_turns = settings.max_turns
         opts.max_budget_tokens = settings.max_budget_tokens

@@ -24,6 +24,7 @@ from tui.agent.events import (
     Notice,
     ResponseFinished,
     RetryScheduled,
+    SubagentStarted,
     ToolOutput,
     ToolResultsSent,
     TurnFinished,
@@ -68,6 +69,8 @@ class HeadlessRenderer:
         self.stream_lines: list[dict[str, Any]] = []
         self.verbose = VerboseLines(err) if verbose and fmt == "text" else None
         self.collect = verbose and fmt == "json"  # Claude Code's json --verbose: every message, one array
+        #: loop path of each subagent -> the Agent tool_use id that started it (stream-json's parent_tool_use_id)
+        self.parents: dict[str, str] = {}
 
     def emit(self, obj: dict[str, Any]) -> None:
         if self.fmt == "stream-json":
@@ -94,6 +97,11 @@ class HeadlessRenderer:
         )
 
     def __call__(self, event: Event) -> None:
+        if event.loop_path != "main":
+            self.subagent_event(event)
+            return
+        if isinstance(event, SubagentStarted):
+            self.parents[event.agent_path] = event.tool_use_id
         if isinstance(event, Notice):
             self.err.write(f"agent-tui: {visible(event.text)}\n")
         elif isinstance(event, RetryScheduled):
@@ -121,9 +129,26 @@ class HeadlessRenderer:
         self.emit(data)
         if isinstance(event, ResponseFinished):
             self.emit({"type": "assistant", "message": event.message, "stop_reason": event.stop_reason,
-                       "session_id": self.session.session_id})
+                       "parent_tool_use_id": None, "session_id": self.session.session_id})
         elif isinstance(event, ToolResultsSent):
-            self.emit({"type": "user", "message": event.message, "session_id": self.session.session_id})
+            self.emit({"type": "user", "message": event.message, "parent_tool_use_id": None,
+                       "session_id": self.session.session_id})
+
+    def subagent_event(self, event: Event) -> None:
+        """A subagent's event: its messages (and notices) only, each line naming the Agent call it serves."""
+        if isinstance(event, SubagentStarted):
+            self.parents[event.agent_path] = event.tool_use_id
+        if isinstance(event, Notice):
+            self.err.write(f"agent-tui: {visible(event.text)}\n")
+        if self.fmt != "stream-json" and not self.collect:
+            return
+        parent = self.parents.get(event.loop_path)
+        if isinstance(event, ResponseFinished):
+            self.emit({"type": "assistant", "message": event.message, "stop_reason": event.stop_reason,
+                       "parent_tool_use_id": parent, "session_id": self.session.session_id})
+        elif isinstance(event, ToolResultsSent):
+            self.emit({"type": "user", "message": event.message, "parent_tool_use_id": parent,
+                       "session_id": self.session.session_id})
 
     def result(self) -> dict[str, Any]:
         stop = self.stopped

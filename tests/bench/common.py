@@ -131,6 +131,8 @@ def fmt(value: float | None, unit: str) -> str:
         return f"{value:.2f} s"
     if unit == "ms":
         return f"{value:.1f} ms"
+    if unit == "tok":
+        return f"{value:,.0f} tokens"
     if unit == "MiB":
         return f"{value:.0f} MiB"
     if unit == "%":

@@ -36,6 +36,8 @@ SUITES = [
     ("providers", "tests.bench.bench_providers", "-p per provider (Bedrock, Vertex) vs the plain API"),
     ("mcp", "tests.bench.bench_mcp", "MCP call overhead, first frame with MCP servers"),
     ("mcp-search", "tests.bench.bench_mcp_tool_search", "first request with 60 MCP tools, tool search on vs off"),
+    ("subagents", "tests.bench.bench_subagents", "subagent start, 8 in parallel, memory per subagent"),
+    ("tokens", "tests.bench.bench_tokens", "first request's token footprint vs Claude Code"),
 ]
 
 

@@ -87,6 +87,8 @@ class Dispatcher:
         self.interactive = interactive
         self.parallel = parallel
         self.batch_counter = 0
+        #: threads for a parallel batch (the Agent tool raises it to its parallel cap)
+        self.max_workers = MAX_WORKERS
         self._pool: ThreadPoolExecutor | None = None
 
     # --- batching --------------------------------------------------------------------
@@ -172,7 +174,7 @@ class Dispatcher:
 
     def _get_pool(self) -> ThreadPoolExecutor:
         if self._pool is None:
-            self._pool = ThreadPoolExecutor(max_workers=MAX_WORKERS, thread_name_prefix="tool")
+            self._pool = ThreadPoolExecutor(max_workers=self.max_workers, thread_name_prefix="tool")
         return self._pool
 
     def close(self) -> None:

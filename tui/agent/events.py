@@ -29,9 +29,14 @@ def _event(cls: type[_E]) -> type[_E]:
 
 @_event
 class Event:
-    """Base of every event: a wall-clock timestamp and a JSON form."""
+    """Base of every event: a wall-clock timestamp, the loop path that emitted it and a JSON form.
+
+    `loop_path` is `main` for the top loop and `main/<alias>` (deeper: `main/<a>/<b>`) for a subagent's;
+    a subagent session stamps it on the events it publishes (tui/agent/subagents.py).
+    """
 
     ts: float = field(default_factory=time.time)
+    loop_path: str = "main"
 
     def _values(self) -> tuple[Any, ...]:
         return tuple(getattr(self, f.name) for f in fields(self))
@@ -341,3 +346,68 @@ class McpMessage(Event):
     server: str
     direction: str  # send | recv
     message: dict[str, Any]
+# --- subagents --------------------------------------------------------------------------
+
+
+@_event
+class SubagentStarted(Event):
+    """An Agent call started a subagent; its own events carry `loop_path` = `agent_path`."""
+
+    tool_use_id: str
+    agent_id: str
+    agent_path: str
+    subagent_type: str
+    description: str
+    model: str
+    transcript: str | None = None
+    worktree: str | None = None
+
+
+@_event
+class SubagentFinished(Event):
+    """A subagent's loop ended; its final text went back as the Agent call's tool_result."""
+
+    tool_use_id: str
+    agent_id: str
+    agent_path: str
+    stop_reason: str
+    is_error: bool
+    duration_ms: int
+    total_tokens: int
+    tool_uses: int
+    summary: str = ""
+    worktree_diff: str = ""
+    worktree_branch: str | None = None
+
+
+# --- background tasks -----------------------------------------------------------------
+
+
+@_event
+class BackgroundShellChanged(Event):
+    """A background task started or ended (Bash `run_in_background`, a background agent)."""
+
+    task_id: str
+    kind: str
+    description: str
+    status: str  # running | completed | failed | killed
+    output_path: str
+    exit_code: int | None = None
+
+
+# --- asking the user ------------------------------------------------------------------
+
+
+@_event
+class UserQuestionAsked(Event):
+    """AskUserQuestion or ExitPlanMode waits for the user. The loop thread waits on `reply`.
+
+    `kind` is "questions" (payload: {"questions": [...]}) or "plan" (payload: {"plan": str}).
+    `reply` resolves to {"answers": {question: answer}}, {"choice": "auto"|"ask"|"keep",
+    "feedback": str} or {"dismissed": True}; an interrupt cancels it.
+    """
+
+    tool_use_id: str
+    kind: str
+    payload: dict[str, Any]
+    reply: Future = field(compare=False, repr=False)

@@ -30,6 +30,7 @@ from .guards import LoopStop, ProgressGuard
 from .pricing import add_usage, total_tokens, usage_cost
 from .request import build_request, sdk_params
 from .retry import backoff_delay, classify
+from .tool_belt import MAX_PAUSE_TURNS, notification_blocks, pause_streak
 from .stream import StreamError, StreamInterrupted, StreamResult, run_stream
 from tui.wording import plural
 
@@ -192,7 +193,7 @@ def handle_stop_reason(session: AgentSession, iteration: int, result: StreamResu
         handled(f"dispatching {plural(len(tool_uses), 'tool')}, {parallel} in parallel")
         outcome = session.dispatcher.run(tool_uses, session.cancel_event, warnings)
         session.denials.extend(outcome.denials)
-        results_message = {"role": "user", "content": outcome.results}
+        results_message = {"role": "user", "content": [*outcome.results, *notification_blocks(session.state.tasks)]}
         session.append_message(results_message)
         session.publish(ToolResultsSent(iteration=iteration, message=results_message))
         if outcome.interrupted:
@@ -202,9 +203,14 @@ def handle_stop_reason(session: AgentSession, iteration: int, result: StreamResu
         if stop_detail:
             raise LoopStop("no_progress", stop_detail, is_error=True)
         return
-    if reason == "pause_turn":
+    if reason == "pause_turn":  # a long server tool run (web search) paused: send the content back to go on
         session.append_message(message)
-        handled("pause_turn: sending the content back to continue")
+        streak = pause_streak(session.messages)
+        if streak > MAX_PAUSE_TURNS:
+            handled(f"pause_turn: {MAX_PAUSE_TURNS} continuations in a row, turn ends")
+            raise LoopStop("max_turns", f"The API paused the turn {plural(streak, 'time')} in a row; the turn ends.",
+                           is_error=True)
+        handled(f"server tool paused, turn continues ({streak}/{MAX_PAUSE_TURNS})")
         return
     if reason in ("end_turn", "stop_sequence"):
         session.append_message(message)

@@ -61,3 +61,6 @@ class AgentOptions:
     mcp_problems: list[str] = field(default_factory=list)
     #: the cap of one MCP tool result in tokens (mcp.max_output_tokens, MAX_MCP_OUTPUT_TOKENS)
     mcp_max_output_tokens: int = 25_000
+    #: subagents (the Agent tool): how many run at once, and how deep they may nest (0 = no Agent tool)
+    max_parallel_subagents: int = 10
+    max_subagent_depth: int = 3

@@ -76,16 +76,29 @@ def usage_cost(usage: dict[str, Any], model: str) -> float:
         + read * info.cache_read
         + out * info.output
     )
-    return total / 1_000_000
+    return total / 1_000_000 + web_searches(usage) * WEB_SEARCH_USD
 
 
 USAGE_KEYS = ("input_tokens", "output_tokens", "cache_read_input_tokens", "cache_creation_input_tokens")
 
 
 def add_usage(total: dict[str, int], usage: dict[str, Any]) -> None:
-    """Add one response's usage into a running total (in place)."""
+    """Add one response's usage into a running total (in place); web searches count as `web_search_requests`."""
     for key in USAGE_KEYS:
         total[key] = total.get(key, 0) + int(usage.get(key) or 0)
+    if searches := web_searches(usage):
+        total["web_search_requests"] = total.get("web_search_requests", 0) + searches
+
+
+#: the API's price of one web search ($10 per 1,000)
+WEB_SEARCH_USD = 0.01
+
+
+def web_searches(usage: dict[str, Any]) -> int:
+    """How many web searches the server ran for one response (`usage.server_tool_use`), or a total's count."""
+    server = usage.get("server_tool_use")
+    count = server.get("web_search_requests") if isinstance(server, dict) else usage.get("web_search_requests")
+    return int(count or 0)
 
 
 def total_tokens(usage: dict[str, int]) -> int:

@@ -76,6 +76,8 @@ class LoadedSession:
     repairs: list[dict[str, Any]] = field(default_factory=list)
     #: facts worth saying after resuming (why the last reply is cut short)
     notes: list[str] = field(default_factory=list)
+    #: the `subagent` records linking each subagent's transcript (copied into a fork)
+    subagents: list[dict[str, Any]] = field(default_factory=list)
 
 
 def sessions_base(options: AgentOptions) -> Path:
@@ -239,6 +241,7 @@ class _Replay:
         self.header: dict[str, Any] = {}
         self.open_turn = False  # a TurnStarted without its TurnFinished: the process stopped mid-turn
         self.last_stop: dict[str, Any] = {}
+        self.subagents: list[dict[str, Any]] = []
 
     def apply(self, record: dict[str, Any]) -> None:
         """Replay one record; TypeError, ValueError, KeyError or AttributeError when it is malformed."""
@@ -260,6 +263,8 @@ class _Replay:
             self.usage, self.cost, self.turns = usage, cost, max(self.turns, turns)
         elif kind == "event":
             self.event(record["event"])
+        elif kind == "subagent":
+            self.subagents.append(dict(record))
 
     def event(self, event: dict[str, Any]) -> None:
         etype = event.get("type")
@@ -326,7 +331,7 @@ def load_session(path: Path) -> LoadedSession:
     return LoadedSession(
         session_id=str(header.get("session_id") or path.stem), path=path, messages=messages, usage=replay.usage,
         cost_usd=replay.cost, turns=turns, model=str(header.get("model", "")), warnings=warnings, repairs=repairs,
-        notes=[note] if note else [],
+        notes=[note] if note else [], subagents=replay.subagents,
     )
 
 
@@ -374,6 +379,7 @@ def resume_into(session: AgentSession, target: str | Path) -> LoadedSession:
     session.cost_usd = loaded.cost_usd
     session.turn_count = loaded.turns
     session.session_id = loaded.session_id
+    session.subagent_links = list(loaded.subagents)
     with session.state.lock:
         session.state.read_hashes.clear()
         session.state.file_backups.clear()
@@ -409,6 +415,8 @@ def write_fork(session: AgentSession, forked_from: str) -> Path:
     session.attach_transcript(transcript)
     for message in list(session.messages):
         transcript.message(message)
+    for link in session.subagent_links:  # the subagents' own files stay where they are
+        transcript.write(link)
     transcript.write(_resumed_record(session, forked_from))
     return path
 

@@ -8,6 +8,7 @@ what happens from `bus`. Constructing a session is cheap: the SDK is imported in
 from __future__ import annotations
 
 import threading
+from functools import partial
 from importlib import import_module
 import time
 from dataclasses import dataclass, field
@@ -25,6 +26,7 @@ from .options import AgentOptions
 from .pricing import add_usage, usage_cost
 from .request import build_system, build_tools
 from .scrub import scrub_text
+from .tool_belt import ask_user, notification_blocks, publish_changes
 from .transcript import SKIPPED_EVENTS, Transcript, new_session_id, sessions_folder
 
 
@@ -79,6 +81,9 @@ def _default_policy(options: AgentOptions) -> Any:
 class AgentSession:
     """A conversation with the model, run one turn at a time on a worker thread."""
 
+    #: the loop path its events carry (a subagent's is `main/<alias>`; see subagents.py)
+    loop_path = "main"
+
     def __init__(
         self,
         options: AgentOptions,
@@ -127,14 +132,25 @@ class AgentSession:
             from tui.mcp.tool_search import ToolSearch  # MCP tools too big for the window wait behind ToolSearch
 
             self.tool_search = ToolSearch(on_load=lambda: setattr(self, "_tool_defs", None))
+        publish_changes(self.state.tasks, self.publish)
+        if options.interactive:  # AskUserQuestion and ExitPlanMode need someone to ask
+            self.state.ask_user = partial(ask_user, self)
+        if not self.offline:  # offline, WebFetch summarises the page itself
+            self.state.side_query = lambda prompt: import_module(".side_query", __package__).side_query(self, prompt)
         self.session_id = options.session_id or new_session_id()
         self.transcript: Transcript | None = None
         self._transcript_sub: Any = None
         #: what resuming said (warnings, notes), kept for an app that starts after it
         self.resume_notices: list[Notice] = []
+        #: `subagent` transcript records linking each subagent's own file (kept across resume and fork)
+        self.subagent_links: list[dict[str, Any]] = []
         #: the history's length and last message before the current turn's prompt
         self._before_prompt: tuple[int, dict[str, Any] | None] = (0, None)
         self._open_transcript()
+        if tools is None and options.max_subagent_depth > 0:
+            from .subagents import attach_agent_tool
+
+            attach_agent_tool(self)
 
     # --- plumbing ----------------------------------------------------------------------
 
@@ -174,7 +190,7 @@ class AgentSession:
 
     def _transcript_event(self, event: Event) -> None:
         transcript = self.transcript
-        if transcript is not None:
+        if transcript is not None and event.loop_path == self.loop_path:  # a subagent's go to its own file
             transcript.event(event)
 
     def transcript_lost(self, reason: str) -> None:
@@ -274,7 +290,7 @@ class AgentSession:
 
     def tool_definitions(self) -> list[dict[str, Any]]:
         if self._tool_defs is None:
-            definitions = [t.definition() for t in self.tools]
+            definitions = [t.definition() for t in self.tools if self._offered(t)]
             if self.tool_search is not None:
                 definitions = self.tool_search.definitions({t.name for t in self.base_tools}, definitions,
                                                            self.context.window())
@@ -282,6 +298,12 @@ class AgentSession:
                     self.dispatcher.tools.setdefault(self.tool_search.tool.name, self.tool_search.tool)
             self._tool_defs = build_tools(definitions)
         return self._tool_defs
+
+    def _offered(self, tool: Tool) -> bool:
+        """Server tools (WebSearch) are left out of tools[] when a rule or the mode denies them."""
+        if not getattr(tool, "server_tool", False):
+            return True
+        return self.policy.check(tool, {}, self._tool_context("")).decision != "deny"
 
     # --- history -----------------------------------------------------------------------
 
@@ -301,15 +323,16 @@ class AgentSession:
         self.turn_count += 1
         self.state.turn_id = self.turn_count
         block = {"type": "text", "text": scrub_text(prompt)}  # a surrogate-escaped byte could never be sent
+        notes = notification_blocks(self.state.tasks)  # background tasks that ended since the last request
         if self.messages and self.messages[-1].get("role") == "user":
             # consecutive user turns merge (the API would merge them too)
             last = self.messages[-1]
             content = last["content"] if isinstance(last["content"], list) else [{"type": "text", "text": last["content"]}]
-            self.messages[-1] = {"role": "user", "content": [*content, block]}
+            self.messages[-1] = {"role": "user", "content": [*content, block, *notes]}
             if self.transcript:
                 self.transcript.write({"type": "merge_user", "message": self.messages[-1]})
         else:
-            self.append_message({"role": "user", "content": [block]})
+            self.append_message({"role": "user", "content": [block, *notes]})
         return Turn(turn_id=self.turn_count, prompt=prompt)
 
     def retract_prompt(self) -> None:
@@ -414,6 +437,7 @@ class AgentSession:
         self.usage_totals = {}
         self.cost_usd = 0.0
         self.turn_count = 0
+        self.subagent_links = []
         self.state.read_hashes.clear()
         self.state.todos.clear()
         self.context.reset()
@@ -432,6 +456,7 @@ class AgentSession:
     def close(self) -> None:
         self.cancel()
         self.wait(5)
+        self.state.tasks.stop_all()
         self.close_transcript()
         if self._watcher:
             try:

@@ -57,6 +57,9 @@ class Settings:
     max_tokens: int = 16000
     #: run consecutive read-only tool calls in parallel
     parallel_tools: bool = True
+    #: subagents (the Agent tool) running at once, and how deep they may nest (0: no Agent tool)
+    max_parallel_subagents: int = 10
+    max_subagent_depth: int = 3
     #: permission mode: default | acceptEdits | plan | bypassPermissions
     permission_mode: str = "default"
     #: the rules that count, merged from every layer (the full list is LoadedSettings.rules)

@@ -13,6 +13,8 @@ SCALAR_TYPES: dict[str, tuple[str, bool]] = {
     "model": ("string", False),
     "max_tokens": ("integer", False),
     "parallel_tools": ("boolean", False),
+    "max_parallel_subagents": ("integer", False),
+    "max_subagent_depth": ("integer", False),
     "permission_mode": ("mode", False),
     "max_turns": ("integer", True),
     "max_budget_tokens": ("integer", True),

@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import Any, ClassVar
 
 from tui.tools.names import parse_name, show_name
+from tui.tools.tasks import TaskRegistry
 
 
 class ToolError(Exception):
@@ -70,6 +71,12 @@ class SessionState:
     # per turn: list of (path, previous bytes or None if the file did not exist)
     file_backups: list[tuple[int, str, bytes | None]] = field(default_factory=list)
     turn_id: int = 0
+    #: background tasks (Bash `run_in_background`, background agents)
+    tasks: TaskRegistry = field(default_factory=TaskRegistry)
+    #: asks the session's small fast model one question and returns its text (WebFetch); None offline
+    side_query: Callable[[str], str] | None = None
+    #: asks the person at the terminal (kind, payload, tool_use_id, cancel) -> answer; None when no one can be asked
+    ask_user: Callable[[str, dict[str, Any], str, threading.Event], dict[str, Any]] | None = None
     lock: threading.RLock = field(default_factory=threading.RLock)
 
 

@@ -13,7 +13,7 @@ from typing import Any
 
 from tui.tools.base import FatalToolError, Tool, ToolContext, ToolError, ToolInterrupted, ToolResult
 from tui.tools.exit_meaning import exit_is_error
-from tui.tools.inputs import get_int, get_str
+from tui.tools.inputs import get_bool, get_int, get_str
 from tui.tools.processes import TrackedProcess, tracker
 from tui.wording import shorten
 
@@ -77,6 +77,8 @@ class BashTool(Tool):
         f"- `timeout` is in milliseconds: default {DEFAULT_TIMEOUT_MS} (2 minutes), at most {MAX_TIMEOUT_MS}. "
         "On timeout the command and every process it started are killed. "
         "A background process (`cmd &`) keeps running until agent-tui exits.\n"
+        "- `run_in_background` (servers, long builds) returns a task id at once; see TaskOutput, TaskStop. "
+        "You are told when it ends.\n"
         f"- Output (stdout and stderr together) longer than {MAX_OUTPUT_CHARS:,} characters is cut in the middle.\n"
         "- Prefer Read, Glob and Grep over cat, find and grep: they are faster and need no approval.\n"
         "- Quote paths that contain spaces. Chain dependent commands with `&&`.\n"
@@ -93,6 +95,7 @@ class BashTool(Tool):
                 "description": f"Optional timeout in milliseconds (max {MAX_TIMEOUT_MS})",
             },
             "description": {"type": "string", "description": "Clear, concise description of what this command does in 5-10 words"},
+            "run_in_background": {"type": "boolean"},
         },
         "required": ["command"],
         "additionalProperties": False,
@@ -138,11 +141,25 @@ class BashTool(Tool):
         if ctx.state.bash_cwd is not None and cwd != ctx.state.bash_cwd:
             notes.append(f"The previous working directory {ctx.state.bash_cwd} no longer exists; ran in {cwd}.")
             ctx.state.bash_cwd = None
+        if get_bool(tool_input, "run_in_background"):
+            return self._start_background(command, cwd, tool_input, notes, ctx)
         cwd_file = tracker().temp_file("agent-tui-cwd-")
         try:
             return self._run_command(command, cwd, cwd_file, timeout_ms, notes, ctx)
         finally:
             tracker().remove_temp(cwd_file)
+
+    def _start_background(self, command: str, cwd: Path, tool_input: dict[str, Any], notes: list[str],
+                          ctx: ToolContext) -> ToolResult:
+        description = tool_input.get("description")
+        try:
+            task = ctx.state.tasks.start_process(
+                command, cwd=cwd, description=description if isinstance(description, str) and description.strip() else command
+            )
+        except OSError as exc:
+            raise ToolError(f"Could not start /bin/bash: {exc.strerror or exc}.") from None
+        notes.insert(0, f"Command running in background with ID: {task.id}. Output is being written to: {task.output_path}")
+        return ToolResult(content="\n".join(notes), meta={"task_id": task.id, "output_file": task.output_path})
 
     def _run_command(
         self, command: str, cwd: Path, cwd_file: str, timeout_ms: int, notes: list[str], ctx: ToolContext

@@ -21,7 +21,9 @@ from textual.widget import MountError
 
 from tui.agent import events as ev
 from tui.agent.permission_gate import PermissionReply
+from tui.agent.pricing import web_searches
 
+from .tool_belt_events import ToolBeltHandlers
 from .widgets.blocks import MarkerLine, ThinkingBlock, ToolCallBlock, UserPrompt, format_seconds
 from .widgets.conversation import TurnView
 from .widgets.conversation_model import BlockRecord, ToolRecord, TurnRecord
@@ -75,7 +77,7 @@ class EngineEvents(Message):
     """Engine events are waiting in the app's inbox (posted once per batch, not per event)."""
 
 
-class EventController:
+class EventController(ToolBeltHandlers):
     """Maps engine events to the conversation, tool panel, status line, inspector and dialogs."""
 
     def __init__(self, app: AgentApp) -> None:
@@ -118,10 +120,16 @@ class EventController:
             ev.CompactionFinished: self.on_compaction_finished,
             ev.FileChangedOutside: self.on_file_changed_outside,
             ev.TodosUpdated: self.on_todos_updated,
+            ev.BackgroundShellChanged: self.on_background_changed,
+            ev.UserQuestionAsked: self.on_user_question,
         }
         from .mcp_glue import mcp_handlers
 
         self.handlers.update(mcp_handlers(app))  # MCP (tui/ui/mcp_glue.py)
+        from .subagent_events import SubagentEvents
+
+        self.subagents = SubagentEvents(self)  # events of subagent loops (loop_path other than main)
+        self.handlers.update(self.subagents.handlers)
 
     @property
     def closed(self) -> bool:
@@ -139,7 +147,7 @@ class EventController:
             return
         if isinstance(event, INSPECTOR_EVENTS):
             self.record_in_inspector(event)
-        handler = self.handlers.get(type(event))
+        handler = self.handlers.get(type(event)) if event.loop_path == "main" else self.subagents.handle
         if handler is None:
             return
         try:
@@ -310,11 +318,16 @@ class EventController:
             self._sync_soon(widget)
 
     async def on_block_finished(self, e: ev.BlockFinished) -> None:
+        if e.block.get("type") == "web_search_tool_result":
+            await self._server_tool_result(e)
+            return
         entry = self._blocks.get(e.index)
         if entry is None:
             return
         record, widget = entry
         record.done = True
+        if record.tool is not None and e.block.get("type") == "server_tool_use":
+            self._server_tool_called(record.tool, e)
         if record.kind == "text":
             if widget is self._reply:
                 await self._freeze_live(e.block.get("text", record.text))
@@ -326,10 +339,15 @@ class EventController:
 
     async def on_response_finished(self, e: ev.ResponseFinished) -> None:
         await self._freeze_live()
+        self.add_usage(e)
+
+    def add_usage(self, e: ev.ResponseFinished) -> None:
+        """Count a response's tokens and cost in the status line (a subagent's too)."""
         status = self.app.status
         usage = dict(status.usage or {})
         for key in ("input_tokens", "output_tokens", "cache_read_input_tokens", "cache_creation_input_tokens"):
             usage[key] = usage.get(key, 0) + int(e.usage.get(key) or 0)
+        usage["web_search_requests"] = usage.get("web_search_requests", 0) + web_searches(e.usage)
         status.usage = usage
         status.cost_usd += e.cost_usd
 
@@ -378,7 +396,7 @@ class EventController:
     # --- permissions ----------------------------------------------------------------
 
     async def on_permission_requested(self, e: ev.PermissionRequested) -> None:
-        entry = self._tools.get(e.tool_use_id)
+        entry = self._tools.get(e.tool_use_id) if e.loop_path == "main" else None
         if entry is not None:
             entry[0].state = "waiting"
             self._sync_tool(entry[0])
@@ -414,12 +432,16 @@ class EventController:
         self._show_next_permission()
 
     async def on_permission_resolved(self, e: ev.PermissionResolved) -> None:
-        if self.dialog is not None and self.dialog.event.tool_use_id == e.tool_use_id:
-            self.dialog.withdraw()  # answered elsewhere (interrupt): close it, answer nothing
+        self.withdraw_if_shown(e)
         entry = self._tools.get(e.tool_use_id)
         if entry is not None and entry[0].state == "waiting":
             entry[0].state = "queued" if e.allowed else "denied"
             self._sync_tool(entry[0])
+
+    def withdraw_if_shown(self, e: ev.PermissionResolved) -> None:
+        shown = self.dialog.event if self.dialog is not None else None
+        if shown is not None and (shown.tool_use_id, shown.loop_path) == (e.tool_use_id, e.loop_path):
+            self.dialog.withdraw()  # type: ignore[union-attr]  # answered elsewhere (interrupt): close it, answer nothing
 
     def withdraw_permissions(self) -> None:
         self._permissions.clear()
@@ -460,6 +482,7 @@ class EventController:
         self.app.status.usage = dict(e.session_usage)
         self.app.status.cost_usd = e.session_cost_usd
         self._tools.clear()
+        self.subagents.clear()
         self.busy = False
         self.app.set_busy(False)
         self.app.status.set_state("idle")

@@ -226,3 +226,10 @@ def test_session_rule_and_malformed_rules(proj: Path) -> None:
         policy.add_session_rule("Bash(npm")
     with pytest.raises(ValueError, match="permission mode"):
         PermissionPolicy(mode="yolo")
+
+
+def test_subagent_limits_are_settings_and_a_bad_value_is_named(proj: Path) -> None:
+    write(proj / ".agent-tui" / "settings.toml", "max_parallel_subagents = 2\nmax_subagent_depth = \"deep\"\n")
+    loaded = load_settings(proj)
+    assert loaded.settings.max_parallel_subagents == 2 and loaded.settings.max_subagent_depth == 3
+    assert any("max_subagent_depth" in p for p in loaded.problems)

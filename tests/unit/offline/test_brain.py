@@ -117,3 +117,23 @@ def test_a_todo_in_a_comment_wins_over_one_in_a_string(tmp_path: Path) -> None:
     ]
     (edit,) = _uses(plan_reply(_body(messages), tmp_path)[0])
     assert edit["input"]["old_string"] == "x = 1  # TODO: real"
+
+
+def test_asked_for_subagents_it_delegates_to_parallel_explore_agents(project: Path) -> None:
+    names = ("Read", "Glob", "Grep", "Agent")
+    prompt = {"role": "user", "content": "explore this project with subagents"}
+    blocks, stop = plan_reply(_body([prompt], names), project)
+    calls = _uses(blocks)
+    assert stop == "tool_use" and [c["name"] for c in calls] == ["Agent", "Agent"]
+    assert {c["input"]["subagent_type"] for c in calls} == {"Explore"}
+    results = {"role": "user", "content": [
+        {"type": "tool_result", "tool_use_id": calls[0]["id"], "content": [{"type": "text", "text": "## Found\n1 TODO"},
+                                                                           {"type": "text", "text": "agentId: x"}]},
+        {"type": "tool_result", "tool_use_id": calls[1]["id"], "content": "bad", "is_error": True}]}
+    blocks, stop = plan_reply(_body([prompt, {"role": "assistant", "content": blocks}, results], names), project)
+    assert stop == "end_turn"
+    assert "### Find TODO markers\n\n**Found**\n1 TODO" in blocks[-1]["text"] and "agentId" not in blocks[-1]["text"]
+    assert "### Summarize the project (failed)\n\nbad" in blocks[-1]["text"]
+    # without the Agent tool (inside a subagent, say) the same words get an ordinary look around
+    blocks, _ = plan_reply(_body([prompt]), project)
+    assert "Agent" not in [c["name"] for c in _uses(blocks)]

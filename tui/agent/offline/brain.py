@@ -19,6 +19,7 @@ from typing import Any
 from tui.agent.offline.answers import answer, first_calls
 from tui.agent.offline.calls import Blocks, search_call, text_block, tool_call
 from tui.agent.offline.conversation import TurnState, current_turn
+from tui.agent.offline.delegate import delegate, wants_agents
 from tui.agent.offline.facts import (
     DEMO_FILE_NAME,
     GREP_PATTERN,
@@ -127,6 +128,8 @@ def _command_step(facts: TurnFacts, project_dir: Path) -> tuple[Blocks, str]:
 def _plan(turn: TurnState, tools: set[str], project_dir: Path) -> tuple[Blocks, str]:
     """Picks the step of the turn from the calls made so far."""
     intent = classify(turn.prompt)
+    if wants_agents(turn.prompt, tools):
+        return delegate(turn)
     if not turn.calls:
         if intent.kind in (Kind.LOOK, Kind.CHANGE) and is_small_talk(turn.prompt):
             return [text_block(GREETING)], "end_turn"

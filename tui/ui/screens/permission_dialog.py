@@ -48,7 +48,8 @@ def preview_renderable(event: PermissionRequested) -> Any:
     """A diff for edits, the command and directory for Bash, else the raw preview text."""
     preview = event.preview or {}
     kind = preview.get("kind")
-    text = visible(str(preview.get("text", "")))  # bidi controls too: what is shown is what runs
+    # Bash's preview names its command `command`; bidi controls go too: what is shown is what runs
+    text = visible(str(preview.get("text") or preview.get("command") or ""))
     if kind == "diff":
         return Syntax(text or "(no changes)", "diff", theme="monokai", word_wrap=True)
     if kind == "command":
@@ -88,6 +89,8 @@ class PermissionDialog(VettedScreen):
         with Vertical(id="permission-box"):
             label = ev.label if ev.label.startswith(ev.tool_name) else f"{ev.tool_name}: {ev.label}"
             title = Text.assemble(("Allow ", "bold"), (one_line(label), "bold"), "?")
+            if ev.loop_path != "main":  # a subagent asks: say which one
+                title = Text.assemble((f"subagent {one_line(ev.loop_path)} asks: ", "bold magenta"), title)
             yield Static(title, id="permission-title")
             if ev.reason:
                 yield Static(Text(visible(ev.reason), style="dim"), id="permission-reason")

@@ -180,6 +180,8 @@ def tool_title(tool: ToolRecord) -> Content:
     ]
     if duration:
         parts.append(Content.from_markup("[dim] · $d[/dim]", d=duration))
+    if tool.agent_summary:
+        parts.append(Content.from_markup("[dim] · $s[/dim]", s=one_line(tool.agent_summary)))
     return Content.assemble(*parts)
 
 
@@ -193,7 +195,7 @@ class ToolCallBlock(Collapsible):
 
     def __init__(self, tool: ToolRecord) -> None:
         self.tool = tool
-        self._result = Static(Text(self._result_text()), classes="tool-result")
+        self._result = Static(self._result_renderable(), classes="tool-result")
         classes = "tool-call -collapsed -error" if self._is_error() else "tool-call -collapsed"
         super().__init__(self._result, title=tool_title(tool), collapsed=True,  # type: ignore[arg-type]
                          classes=classes)
@@ -228,7 +230,14 @@ class ToolCallBlock(Collapsible):
         """Redraw the title and result from the record."""
         self.title = tool_title(self.tool)  # type: ignore[assignment]
         self.set_class(self._is_error(), "-error")
-        self._result.update(Text(self._result_text()))
+        self._result.update(self._result_renderable())
+
+    def _result_renderable(self) -> Text:
+        if self.tool.agent_path is not None:  # an Agent call: the subagent's tool activity, then its report
+            from .agent_activity import agent_activity
+
+            return agent_activity(self.tool, self._result_text() if self.tool.result_text else "")
+        return Text(self._result_text())
 
 
 class MarkerLine(Static):

@@ -40,6 +40,11 @@ class ToolRecord:
     is_error: bool = False
     output_tail: deque[str] = field(default_factory=lambda: deque(maxlen=OUTPUT_TAIL_LINES))
     _partial_line: str = ""
+    #: an Agent call: the loop path of its subagent and the subagent's own tool calls, in order
+    agent_path: str | None = None
+    children: list[ToolRecord] = field(default_factory=list)
+    #: an Agent call once finished: "3 tools · 4.1k tokens" (and the worktree branch, if any)
+    agent_summary: str = ""
 
     @property
     def display_label(self) -> str:

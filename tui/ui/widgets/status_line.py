@@ -10,6 +10,7 @@ from textual.timer import Timer
 from textual.widgets import Static
 
 from tui.sanitize import one_line
+from tui.wording import plural
 
 #: states that tick a live elapsed time
 BUSY_STATES = ("starting", "waiting for model", "streaming", "thinking", "running", "waiting for approval",
@@ -37,6 +38,8 @@ class StatusLine(Static):
     context_used: reactive[int] = reactive(0)
     context_window: reactive[int] = reactive(0)
     context_estimated: reactive[bool] = reactive(False)
+    #: background tasks still running (BackgroundShellChanged)
+    background: reactive[int] = reactive(0)
 
     def set_context(self, used: int, window: int, estimated: bool) -> None:
         self.context_used, self.context_window, self.context_estimated = used, window, estimated
@@ -90,12 +93,17 @@ class StatusLine(Static):
             (1, Content.from_markup(f"  [dim]mode[/dim] [{mode_colour}]$mode[/]", mode=self.mode)),
             (0, Content.from_markup("  [$accent]$s[/]" if self.state != "idle" else "  [dim]$s[/dim]", s=state)),
         ]
+        if self.background:
+            parts.append((1, Content.from_markup("  [dim]│[/dim] [$warning]$n[/] [dim]· /tasks[/dim]",
+                                                 n=plural(self.background, "background task"))))
         if self.context_window:
             parts.append((2, self._context_part()))
         parts += [
             (3, Content.from_markup("  [dim]│[/dim] $i in / $o out", i=human_tokens(total_in),
                                     o=human_tokens(u.get("output_tokens", 0)))),
             (4, Content.from_markup("  [dim]cache[/dim] $c", c=share)),
+            *([(4, Content.from_markup("  [dim]·[/dim] $n", n=plural(u["web_search_requests"], "search", "searches")))]
+              if u.get("web_search_requests") else []),
             (1, Content.from_markup("  [dim]│[/dim] $$$cost", cost=f"{self.cost_usd:.4f}")),
         ]
         return parts

@@ -43,7 +43,7 @@ STATE_COLOURS = {
 class Batch:
     """Tool calls dispatched together from one response."""
 
-    key: tuple[int, int]
+    key: tuple[int, int, str]  # (turn, batch, loop path): a subagent's batches are its own
     parallel: bool
     tools: list[ToolRecord] = field(default_factory=list)
 
@@ -79,6 +79,8 @@ def render_batch(batch: Batch, now: float, timeline_width: int = TIMELINE_WIDTH)
     n = len(batch.tools)
     how = "parallel" if batch.parallel and n > 1 else "serial" if n > 1 else ""
     head = Text(f"batch {batch.key[1]}", style="bold")
+    if batch.key[2] != "main":
+        head.append(f" · {one_line(batch.key[2].partition('/')[2])}", style="bold magenta")
     head.append(f" · {n} {how or 'tool'}" + ("s" if n != 1 and not how else ""), style="#9e9e9e")
     if starts:
         head.append(f" · {format_seconds(t1 - t0)}", style="#9e9e9e")
@@ -152,13 +154,14 @@ class ToolPanel(Vertical):
         if self.batches:  # only the batches' timelines depend on the width
             self.redraw()
 
-    def add_tool(self, tool: ToolRecord, turn: int) -> None:
-        """Register a queued tool under its batch (creating the batch if new)."""
-        key = (turn, tool.batch)
-        if not self.batches or self.batches[-1].key != key:
-            self.batches.append(Batch(key, tool.parallel))
+    def add_tool(self, tool: ToolRecord, turn: int, loop_path: str = "main") -> None:
+        """Register a queued tool under its batch (creating the batch if new); agents' batches interleave."""
+        key = (turn, tool.batch, loop_path)
+        batch = next((b for b in reversed(self.batches) if b.key == key), None)
+        if batch is None:
+            batch = Batch(key, tool.parallel)
+            self.batches.append(batch)
             del self.batches[:-MAX_BATCHES]
-        batch = self.batches[-1]
         if tool not in batch.tools:
             batch.tools.append(tool)
         self.redraw()

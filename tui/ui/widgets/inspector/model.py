@@ -44,6 +44,7 @@ class ApiCall:
     action: str | None = None  # what the loop did with the stop_reason
     retry_reason: str | None = None  # set when this attempt failed and a retry was scheduled
     version: int = 0  # bumped on every change, so views know when to rebuild
+    loop_path: str = "main"  # the loop that sent it: `main`, or a subagent's `main/<alias>`
 
     @property
     def finished(self) -> bool:
@@ -108,9 +109,15 @@ class InspectorModel:
         self.calls.clear()
 
     def previous(self, call: ApiCall) -> ApiCall | None:
-        """The call sent just before `call` (what its Diff view compares against)."""
-        index = call.number - 1
-        return self.calls[index - 1] if index > 0 else None
+        """The call the same loop sent just before `call` (what its Diff view compares against)."""
+        for earlier in reversed(self.calls[: call.number - 1]):
+            if earlier.loop_path == call.loop_path:
+                return earlier
+        return None
+
+    def loop_paths(self) -> list[str]:
+        """Every loop path that sent a call: main first, then the subagents' by name."""
+        return sorted({call.loop_path for call in self.calls}, key=lambda path: (path != "main", path))
 
     def record(self, event: Event) -> ApiCall | None:
         """Apply one event; return the call it changed (None for unrelated events)."""
@@ -122,10 +129,11 @@ class InspectorModel:
                 model=event.model,
                 body=event.body,
                 sent_at=event.ts or time.time(),
+                loop_path=event.loop_path,
             )
             self.calls.append(call)
             return call
-        call = self._latest(getattr(event, "iteration", None))
+        call = self._latest(getattr(event, "iteration", None), event.loop_path)
         if call is None:
             return None
         if isinstance(event, ResponseStarted):
@@ -150,11 +158,11 @@ class InspectorModel:
         call.version += 1
         return call
 
-    def _latest(self, iteration: int | None) -> ApiCall | None:
-        """The newest call, if it belongs to `iteration` (events carry no call number)."""
-        if not self.calls:
+    def _latest(self, iteration: int | None, loop_path: str = "main") -> ApiCall | None:
+        """The newest call of `loop_path`, if it belongs to `iteration` (events carry no call number)."""
+        call = next((c for c in reversed(self.calls) if c.loop_path == loop_path), None)
+        if call is None:
             return None
-        call = self.calls[-1]
         if iteration is not None and call.iteration != iteration:
             return None
         return call

@@ -33,7 +33,8 @@ from .views import diff_text, fill_sse_table, response_summary
 from tui.wording import plural
 
 _COLUMNS = (("#", "num"), ("iter", "iter"), ("time", "time"), ("stop_reason", "stop"),
-            ("in", "in"), ("out", "out"), ("cache", "cache"), ("dur", "dur"))
+            ("in", "in"), ("out", "out"), ("cache", "cache"), ("dur", "dur"), ("loop", "loop"))
+TITLE = "Inspector · API calls"
 
 
 def _row(call: ApiCall) -> tuple[str, ...]:
@@ -47,7 +48,13 @@ def _row(call: ApiCall) -> tuple[str, ...]:
         f"{call.output_tokens:,}" if call.finished else "",
         f"{share:.0%}" if share is not None else "",
         f"{call.duration_ms / 1000:.1f}s" if call.duration_ms is not None else "",
+        one_line(call.loop_path.partition("/")[2] or call.loop_path),
     )
+
+
+def _position(calls: list[ApiCall], call: ApiCall | None) -> int | None:
+    """Where `call` is in `calls` (by identity: comparing bodies would be slow), or None."""
+    return next((i for i, c in enumerate(calls) if c is call), None)
 
 
 class Inspector(Widget):
@@ -76,6 +83,8 @@ class Inspector(Widget):
         Binding("s", "save_view", "Save JSON", id="inspector.save", tooltip="Save the current view to a JSON file"),
         Binding("left_square_bracket", "step_call(-1)", "Prev call", id="inspector.previous_call", key_display="["),
         Binding("right_square_bracket", "step_call(1)", "Next call", id="inspector.next_call", key_display="]"),
+        Binding("l", "cycle_loop", "Loop filter", id="inspector.loop_filter",
+                tooltip="Show the calls of one loop (main, then each subagent), then all again"),
     ]
 
     def __init__(self, *, project_dir: Path | None = None, id: str | None = "inspector",
@@ -90,10 +99,12 @@ class Inspector(Widget):
         self._follow_latest = True
         self._row_versions: dict[int, int] = {}
         self._rendered: dict[str, tuple[int, int]] = {}
+        #: show only the calls of this loop path (None: every loop's)
+        self.loop_filter: str | None = None
         self.add_class("-empty")
 
     def compose(self) -> ComposeResult:
-        yield Static("Inspector · API calls", id="inspector-title")
+        yield Static(TITLE, id="inspector-title")
         yield Static("No API calls yet. Each request the agent sends appears here.", id="inspector-empty")
         table: DataTable[Any] = DataTable(id="inspector-calls", cursor_type="row", zebra_stripes=True)
         for label, key in _COLUMNS:
@@ -119,10 +130,10 @@ class Inspector(Widget):
     def record(self, event: Event) -> None:
         """Take one engine event; unrelated events are ignored. Cheap when hidden."""
         call = self.model.record(event)
-        if call is None:
+        if call is None or not self._shows(call):
             return
         if self._follow_latest or self.selected is None:
-            self.selected = self.model.calls[-1]
+            self.selected = self.visible_calls()[-1]
         if self._is_visible():
             self._sync_table()
             self._render_view()
@@ -141,12 +152,33 @@ class Inspector(Widget):
     def select_call(self, number: int) -> None:
         """Show call `number` (1-based) in the views below the list."""
         self.selected = self.model.calls[number - 1]
-        self._follow_latest = number == len(self.model.calls)
+        self._follow_latest = self.selected is self.visible_calls()[-1]
         if self._is_visible():
-            table = self.query_one("#inspector-calls", DataTable)
-            if table.cursor_row != number - 1:
-                table.move_cursor(row=number - 1)
+            self._move_cursor(self.query_one("#inspector-calls", DataTable))
             self._render_view()
+
+    def _shows(self, call: ApiCall) -> bool:
+        return self.loop_filter is None or call.loop_path == self.loop_filter
+
+    def visible_calls(self) -> list[ApiCall]:
+        """The calls the list shows: all, or those of the loop filtered to."""
+        return [call for call in self.model.calls if self._shows(call)]
+
+    def action_cycle_loop(self) -> None:
+        """Filter the list to the next loop path (main, each subagent in order), then show all again."""
+        paths: list[str | None] = [None, *self.model.loop_paths()]
+        index = paths.index(self.loop_filter) if self.loop_filter in paths else 0
+        self.loop_filter = paths[(index + 1) % len(paths)]
+        shown = self.visible_calls()
+        if _position(shown, self.selected) is None:
+            self.selected = shown[-1] if shown else None
+        self._follow_latest = bool(shown) and self.selected is shown[-1]
+        title = TITLE + (f" · loop {self.loop_filter} (l: next)" if self.loop_filter else "")
+        if self.is_mounted:
+            self.query_one("#inspector-title", Static).update(Text(one_line(title)))
+            self.query_one("#inspector-calls", DataTable).clear()
+            self._row_versions.clear()
+            self._catch_up()
 
     @property
     def current_view(self) -> str:
@@ -174,8 +206,9 @@ class Inspector(Widget):
 
     @property
     def _stale(self) -> bool:
-        return len(self._row_versions) != len(self.model.calls) or any(
-            self._row_versions.get(c.number) != c.version for c in self.model.calls[-1:]
+        shown = self.visible_calls()
+        return len(self._row_versions) != len(shown) or any(
+            self._row_versions.get(c.number) != c.version for c in shown[-1:]
         )
 
     def _catch_up(self) -> None:
@@ -187,7 +220,7 @@ class Inspector(Widget):
         """Add rows for new calls and refresh rows of calls that changed."""
         table = self.query_one("#inspector-calls", DataTable)
         self.set_class(not self.model.calls, "-empty")
-        for call in self.model.calls:
+        for call in self.visible_calls():
             seen = self._row_versions.get(call.number)
             if seen is None:
                 table.add_row(*_row(call), key=str(call.number))
@@ -195,8 +228,14 @@ class Inspector(Widget):
                 for (_, column), value in zip(_COLUMNS, _row(call)):
                     table.update_cell(str(call.number), column, value)
             self._row_versions[call.number] = call.version
-        if self.selected is not None and table.cursor_row != self.selected.number - 1:
-            table.move_cursor(row=self.selected.number - 1)
+        self._move_cursor(table)
+
+    def _move_cursor(self, table: DataTable[Any]) -> None:
+        if self.selected is None or str(self.selected.number) not in table.rows:
+            return
+        row = table.get_row_index(str(self.selected.number))
+        if table.cursor_row != row:
+            table.move_cursor(row=row)
 
     def _render_view(self) -> None:
         """Build the active view for the selected call, unless it already shows it."""
@@ -210,7 +249,7 @@ class Inspector(Widget):
             return
         self._rendered[view] = key
         self.query_one("#inspector-selected", Static).update(
-            Text(one_line(f"#{call.number} · iteration {call.iteration} · {call.model}"))
+            Text(one_line(f"#{call.number} · {call.loop_path} · iteration {call.iteration} · {call.model}"))
         )
         if view == "request":
             self.query_one("#inspector-request", JsonView).show(call.body, f"request #{call.number}")
@@ -287,9 +326,10 @@ class Inspector(Widget):
         return path
 
     def action_step_call(self, step: int) -> None:
-        if self.selected is not None:
-            number = min(max(self.selected.number + step, 1), len(self.model.calls))
-            self.select_call(number)
+        shown = self.visible_calls()
+        position = _position(shown, self.selected)
+        if position is not None:
+            self.select_call(shown[min(max(position + step, 0), len(shown) - 1)].number)
 
     @on(Button.Pressed, "#inspector-copy")
     def _copy_pressed(self, event: Button.Pressed) -> None:

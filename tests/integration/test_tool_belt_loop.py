@@ -1,0 +1,143 @@
+"""The tool belt through the loop: background tasks announced and ended with -p, WebFetch behind its domain rule."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from tests.fakeapi import FakeAPI
+from tests.fakeapi.script import reply, text, tool_use
+from tests.integration.helpers import make_session
+from tests.integration.test_exits import env, marker, none_left, start, temp_files  # noqa: F401 (env is a fixture)
+from tui.agent.events import BackgroundShellChanged
+
+
+def test_a_finished_task_is_announced_in_the_next_request(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    script = [
+        reply(tool_use("Bash", {"command": "echo built", "run_in_background": True, "description": "build"}),
+              stop_reason="tool_use"),
+        reply(text("Started."), stop_reason="end_turn"),
+        reply(text("It finished."), stop_reason="end_turn"),
+    ]
+    with FakeAPI(script) as api:
+        session, rec = make_session(monkeypatch, api.base_url, tmp_path, permission_mode="bypassPermissions",
+                                    transcript=False)
+        session.run_turn("build it in the background")
+        [task] = session.state.tasks.all()
+        assert session.state.tasks.wait(task.id, 30)
+        session.run_turn("is it done?")
+        bodies = [r.body for r in api.message_requests]
+    assert "task-notification" not in json.dumps(bodies[1])  # not yet finished when the tool result went out
+    last_user = bodies[2]["messages"][-1]["content"]
+    notes = [b["text"] for b in last_user if b["type"] == "text" and "<task-notification>" in b["text"]]
+    assert len(notes) == 1
+    assert f"<task-id>{task.id}</task-id>" in notes[0] and "<status>completed</status>" in notes[0]
+    assert 'Background command "build" completed (exit code 0)' in notes[0]
+    assert [e.status for e in rec.of(BackgroundShellChanged)] == ["running", "completed"]
+    session.close()
+
+
+def test_print_mode_ends_background_tasks_when_it_ends(tmp_path: Path, env: dict[str, str]) -> None:  # noqa: F811
+    mark = marker()
+    script = [
+        reply(tool_use("Bash", {"command": f"sleep {mark} & sleep {mark}", "run_in_background": True}),
+              stop_reason="tool_use"),
+        reply(text("Left it running."), stop_reason="end_turn"),
+    ]
+    with FakeAPI(script) as api:
+        proc = start(["start a server", "--output-format", "json"], tmp_path, env, api.base_url)
+        out, err = proc.communicate(timeout=60)
+        result = api.message_requests[1].body["messages"][-1]["content"][0]["content"]
+    assert proc.returncode == 0, err
+    assert "Command running in background with ID: b" in result
+    assert json.loads(out)["result"] == "Left it running."
+    assert none_left(mark) == [], "a background task must end with the -p run"
+    assert temp_files(env) == []
+
+
+def test_webfetch_asks_by_default_and_a_domain_rule_lets_the_small_model_answer(
+        monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    from tests.unit.tools.test_web_fetch import Handler  # the loopback pages
+    from http.server import ThreadingHTTPServer
+    import threading
+
+    httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+    threading.Thread(target=httpd.serve_forever, args=(0.05,), daemon=True).start()
+    url = f"http://127.0.0.1:{httpd.server_address[1]}/page.html"
+    call = tool_use("WebFetch", {"url": url, "prompt": "What version?"})
+    script = [reply(call, stop_reason="tool_use"), reply(text("Not allowed."), stop_reason="end_turn"),
+              reply(call, stop_reason="tool_use"), reply(text("Version 2.0.")),  # the second is the small model
+              reply(text("It is 2.0."), stop_reason="end_turn")]
+    try:
+        with FakeAPI(script) as api:
+            session, _ = make_session(monkeypatch, api.base_url, tmp_path, transcript=False)
+            session.run_turn("which version?")
+            denied = api.message_requests[1].body["messages"][-1]["content"][0]
+            session.policy.allow.append("WebFetch(domain:127.0.0.1)")
+            session.run_turn("which version, now?")
+            side, after = api.message_requests[3].body, api.message_requests[4].body
+    finally:
+        httpd.shutdown()
+        httpd.server_close()
+    assert denied["is_error"] and "needs approval" in denied["content"]
+    assert side["model"] == "claude-haiku-5-5" and "tools" not in side
+    assert "# Release notes" in side["messages"][0]["content"][0]["text"]
+    result = after["messages"][-1]["content"][0]
+    assert not result.get("is_error") and result["content"].endswith("Version 2.0.")
+
+
+def test_web_search_is_a_server_tool_and_pause_turn_continues_the_turn(
+        monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    from tests.fakeapi.web_search import SEARCH_ID, search_script
+    from tui.agent.events import ResponseFinished, StopReasonHandled, TurnFinished
+
+    with FakeAPI(search_script()) as api:
+        session, rec = make_session(monkeypatch, api.base_url, tmp_path, transcript=False)
+        session.run_turn("what is textual?")
+        first, second = (r.body for r in api.message_requests)
+    assert {"type": "web_search_20250305", "name": "web_search", "max_uses": 8} in [
+        {k: v for k, v in t.items() if k != "cache_control"} for t in first["tools"]]
+    assert second["messages"][-1]["role"] == "assistant"  # the paused content goes back as it is
+    assert second["messages"][-1]["content"][-1]["id"] == SEARCH_ID
+    actions = [e.action for e in rec.of(StopReasonHandled)]
+    assert actions == ["server tool paused, turn continues (1/10)", "turn ends"]
+    [finished] = rec.of(TurnFinished)
+    assert finished.usage["web_search_requests"] == 1 and finished.cost_usd >= 0.01
+    assert rec.of(ResponseFinished)[1].message["content"][0]["type"] == "web_search_tool_result"
+    assert session.last_assistant_text() == "Textual is a Python framework for terminal UIs."
+
+
+def test_a_websearch_deny_rule_keeps_the_server_tool_out(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    with FakeAPI([reply(text("ok"))]) as api:
+        session, _ = make_session(monkeypatch, api.base_url, tmp_path, transcript=False, disallowed_tools=["WebSearch"])
+        session.run_turn("hi")
+        tools = api.message_requests[0].body["tools"]
+    assert not any(t.get("name") == "web_search" for t in tools) and any(t["name"] == "WebFetch" for t in tools)
+
+
+def test_pause_turn_continues_at_most_ten_times(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    from tests.fakeapi.script import pause_turn
+    from tui.agent.events import LoopStopped
+
+    with FakeAPI([pause_turn() for _ in range(12)]) as api:
+        session, rec = make_session(monkeypatch, api.base_url, tmp_path, transcript=False)
+        session.run_turn("search forever")
+        assert len(api.message_requests) == 11
+    [stopped] = rec.of(LoopStopped)
+    assert stopped.is_error and "paused the turn 11 times in a row" in stopped.detail
+
+
+def test_without_a_person_to_ask_the_questions_are_an_error_the_model_can_act_on(
+        monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    from tests.ui.test_tool_belt import ONE_QUESTION
+
+    script = [reply(tool_use("AskUserQuestion", {"questions": ONE_QUESTION}), tool_use("ExitPlanMode", {"plan": "x"}),
+                    stop_reason="tool_use"), reply(text("I will assume a."))]
+    with FakeAPI(script) as api:
+        session, _ = make_session(monkeypatch, api.base_url, tmp_path, transcript=False, permission_mode="plan")
+        session.run_turn("ask me")
+        ask, plan = api.message_requests[1].body["messages"][-1]["content"]
+    assert ask["is_error"] and "non-interactive (-p), so no one can answer" in ask["content"]
+    assert plan["is_error"] and "ExitPlanMode needs a person" in plan["content"]

@@ -1,0 +1,75 @@
+"""Agent definition files: frontmatter, where they are read from, trust, and bad files."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+
+from tui.config.agent_files import AgentFileError, agent_file_text, load_definitions, parse_agent_file, split_frontmatter
+
+
+def write(folder: Path, name: str, text: str) -> Path:
+    folder.mkdir(parents=True, exist_ok=True)
+    path = folder / name
+    path.write_text(text)
+    return path
+
+
+def test_frontmatter_with_lists_in_every_form() -> None:
+    meta, body = split_frontmatter("---\nname: a\ntools: [Read, 'Grep']\nother:\n  - x\n  - y\n---\nBody\n")
+    assert meta == {"name": "a", "tools": "[Read, 'Grep']", "other": "x, y"} and body == "Body"
+    d = parse_agent_file("---\nname: rev\ndescription: Reviews\ntools: Read, Grep\nmodel: haiku\n---\nReview it.\n",
+                         Path("rev.md"), "user")
+    assert (d.name, d.tools, d.model, d.prompt, d.may_nest) == ("rev", ("Read", "Grep"), "haiku", "Review it.", False)
+    assert parse_agent_file(agent_file_text("n", "d", ("Read", "Agent"), "opus", "P"), Path("n.md"), "user").may_nest
+
+
+@pytest.mark.parametrize(("text", "says"), [
+    ("no frontmatter", "no `name`"),
+    ("---\nname: a\n", "no closing `---`"),
+    ("---\nname: a\n---\nbody", "no `description`"),
+    ("---\nname: a b\ndescription: d\n---\nbody", "may hold only"),
+    ("---\nname: a\ndescription: d\n---\n", "body"),
+    ("---\nname: a\nnot a pair\n---\n", "line 3"),
+])
+def test_a_bad_file_gets_one_sentence(text: str, says: str) -> None:
+    with pytest.raises(AgentFileError, match=says.replace("(", r"\(").replace("`", "`")):
+        parse_agent_file(text, Path("x.md"), "user")
+
+
+def test_project_files_count_only_in_a_trusted_folder_and_win_over_user_ones(tmp_path: Path) -> None:
+    home, project = tmp_path / "home", tmp_path / "proj"
+    write(home / ".claude" / "agents", "r.md", "---\nname: reviewer\ndescription: user one\n---\nU\n")
+    write(project / ".claude" / "agents", "r.md", "---\nname: reviewer\ndescription: claude one\n---\nC\n")
+    write(project / ".agent-tui" / "agents", "s.md", "---\nname: sec\ndescription: ours\n---\nS\n")
+    write(project / ".claude" / "agents", "bad.md", "---\nname: bad\n---\nB\n")
+    untrusted, problems = load_definitions(project, trusted=False, home=home)
+    assert {d.name: d.source for d in untrusted} == {"general-purpose": "built-in", "Explore": "built-in",
+                                                    "Plan": "built-in", "reviewer": "user"}
+    assert problems == []
+    trusted, problems = load_definitions(project, trusted=True, home=home)
+    by_name = {d.name: d for d in trusted}
+    assert by_name["reviewer"].description == "claude one" and by_name["sec"].prompt == "S"
+    assert problems == [f"The agent file {project / '.claude' / 'agents' / 'bad.md'} was not loaded: "
+                        "the frontmatter has no `description`."]
+
+
+def test_a_fifo_among_agent_files_is_skipped_with_a_sentence(tmp_path: Path) -> None:
+    folder = tmp_path / "home" / ".claude" / "agents"
+    folder.mkdir(parents=True)
+    os.mkfifo(folder / "pipe.md")
+    definitions, problems = load_definitions(tmp_path, trusted=False, home=tmp_path / "home")
+    assert len(definitions) == 3 and len(problems) == 1 and "FIFO" in problems[0]
+
+
+def test_model_names_resolve_like_claude_codes() -> None:
+    from tui.agent.subagents import resolve_model
+
+    assert resolve_model("inherit", "claude-opus-5-5") == "claude-opus-5-5"
+    assert resolve_model("", "m") == "m"
+    assert resolve_model("haiku", "m") == "claude-haiku-5-5"
+    assert resolve_model("haiku", "m", "claude-haiku-4-5") == "claude-haiku-4-5"  # ANTHROPIC_SMALL_FAST_MODEL
+    assert resolve_model("sonnet", "m", "x") == "claude-sonnet-5-5"
+    assert resolve_model("claude-opus-4-8", "m") == "claude-opus-4-8"

@@ -1,0 +1,78 @@
+"""The tool belt seen from the loop: background task events and notifications, `pause_turn`, asking the user."""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Callable
+from concurrent.futures import CancelledError, Future
+from typing import TYPE_CHECKING, Any
+
+from tui.tools.base import ToolInterrupted
+from tui.tools.tasks import BackgroundTask, TaskRegistry
+
+from .events import BackgroundShellChanged, Event, UserQuestionAsked
+
+if TYPE_CHECKING:
+    from .session import AgentSession
+
+
+def publish_changes(registry: TaskRegistry, publish: Callable[[Event], None]) -> None:
+    """Publish a BackgroundShellChanged for every start and end of a task in `registry`."""
+
+    def changed(task: BackgroundTask) -> None:
+        publish(BackgroundShellChanged(task_id=task.id, kind=task.kind, description=task.description,
+                                       status=task.status, output_path=task.output_path, exit_code=task.exit_code))
+
+    registry.listeners.append(changed)
+
+
+def notification_blocks(registry: TaskRegistry) -> list[dict[str, Any]]:
+    """One text block per task that ended since the last request, as Claude Code's task notification."""
+    return [
+        {"type": "text", "text": (
+            "<task-notification>\n"
+            f"<task-id>{task.id}</task-id>\n"
+            f"<output-file>{task.output_path}</output-file>\n"
+            f"<status>{task.status}</status>\n"
+            f"<summary>{task.summary()}</summary>\n"
+            "</task-notification>\n"
+            "Read the output file to see the result."
+        )}
+        for task in registry.take_finished()
+    ]
+
+
+#: `pause_turn` continuations in a row before the turn ends (Claude Code loops "with a cap")
+MAX_PAUSE_TURNS = 10
+
+
+def pause_streak(messages: list[dict[str, Any]]) -> int:
+    """How many assistant messages end the history in a row: the pause_turn continuations so far."""
+    count = 0
+    for message in reversed(messages):
+        if message.get("role") != "assistant":
+            break
+        count += 1
+    return count
+
+
+def ask_user(session: AgentSession, kind: str, payload: dict[str, Any], tool_use_id: str,
+             cancel: threading.Event) -> dict[str, Any]:
+    """Publish a UserQuestionAsked and wait for the app's answer; ToolInterrupted on interrupt.
+
+    ExitPlanMode outside plan mode gets {"error": ...} without asking.
+    """
+    if kind == "plan" and getattr(session.policy, "mode", "") != "plan":
+        return {"error": "Plan mode is not on, so there is no plan to approve; go ahead with the work."}
+    reply: Future[dict[str, Any]] = Future()
+    session.publish(UserQuestionAsked(tool_use_id=tool_use_id, kind=kind, payload=payload, reply=reply))
+    while True:
+        if cancel.is_set():
+            reply.cancel()
+            raise ToolInterrupted()
+        try:
+            return reply.result(timeout=0.05)
+        except TimeoutError:
+            continue
+        except CancelledError:  # the app closed the dialog without an answer
+            return {"dismissed": True}

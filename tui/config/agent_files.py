@@ -1,0 +1,184 @@
+"""Subagent definitions: the built-in types and Markdown files with frontmatter (Claude Code's format).
+
+A file `NAME.md` in `.claude/agents/`, `.agent-tui/agents/` (the project's, read only in a trusted
+folder) or `~/.claude/agents/` holds `name`, `description`, `tools`, `model` in its frontmatter and
+the system prompt as its body. Project files win over user files, and both over the built-ins.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from dataclasses import dataclass
+from pathlib import Path
+
+from tui.config.special_files import read_regular_bytes
+
+#: the read-only tools Explore and Plan get
+READ_ONLY_TOOLS = ("Read", "Glob", "Grep")
+MODELS = ("sonnet", "opus", "haiku", "inherit")
+#: folders searched, nearest first: (folder relative to its root, whether it belongs to the project)
+PROJECT_FOLDERS = (".agent-tui/agents", ".claude/agents")
+USER_FOLDER = ".claude/agents"
+MAX_FILE_BYTES = 256 * 1024
+
+
+@dataclass(frozen=True)
+class AgentDefinition:
+    """One agent type: what the model picks with `subagent_type`."""
+
+    name: str
+    description: str
+    prompt: str
+    #: allowed tool names; None = every tool of the parent except Agent
+    tools: tuple[str, ...] | None = None
+    #: sonnet | opus | haiku | inherit, or a full model id
+    model: str = "inherit"
+    #: "built-in", "project" or "user"
+    source: str = "built-in"
+    path: str | None = None
+
+    @property
+    def may_nest(self) -> bool:
+        """Whether this agent's own tool set may include Agent (only when its `tools` name it)."""
+        return self.tools is not None and "Agent" in self.tools
+
+
+GENERAL_PROMPT = (
+    "You are a subagent of agent-tui, working on one task the main agent gave you. Use the tools to do "
+    "it fully, then end with a concise report: what you found or changed, with `path:line` references. "
+    "Your final message is all the main agent sees."
+)
+EXPLORE_PROMPT = (
+    "You are a fast, read-only search subagent. Find what the task asks for with Glob, Grep and Read; "
+    "never change anything. End with a concise report of what you found, citing `path:line`."
+)
+PLAN_PROMPT = (
+    "You are a read-only planning subagent. Study the code the task concerns, then return a step-by-step "
+    "implementation plan naming the files to change and the risks. Never change anything."
+)
+BUILT_INS = (
+    AgentDefinition("general-purpose", "research and changes, all tools", GENERAL_PROMPT),
+    AgentDefinition("Explore", "fast read-only search", EXPLORE_PROMPT, READ_ONLY_TOOLS, "haiku"),
+    AgentDefinition("Plan", "read-only; returns an implementation plan", PLAN_PROMPT, READ_ONLY_TOOLS),
+)
+
+
+class AgentFileError(ValueError):
+    """An agent file that cannot be used; `str()` is the sentence to show."""
+
+
+def split_frontmatter(text: str) -> tuple[dict[str, str], str]:
+    """(`key: value` pairs of a leading `---` block, the rest); no block gives ({}, text).
+
+    Values stay strings; a list may be written `a, b`, `[a, b]` or as `- item` lines below the key.
+    """
+    lines = text.lstrip("\ufeff").splitlines()
+    if not lines or lines[0].strip() != "---":
+        return {}, text
+    meta: dict[str, str] = {}
+    key = ""
+    for number, line in enumerate(lines[1:], start=2):
+        if line.strip() == "---":
+            return meta, "\n".join(lines[number:]).strip("\n")
+        if not line.strip() or line.lstrip().startswith("#"):
+            continue
+        item = re.match(r"^\s+-\s*(.*)$", line)
+        if item and key:
+            meta[key] = f"{meta[key]}, {item.group(1)}" if meta[key] else item.group(1)
+            continue
+        pair = re.match(r"^([A-Za-z_][\w-]*)\s*:\s*(.*)$", line)
+        if pair is None:
+            raise AgentFileError(f"line {number} of the frontmatter is not `key: value`")
+        key = pair.group(1)
+        meta[key] = _unquote(pair.group(2).strip())
+    raise AgentFileError("the frontmatter has no closing `---` line")
+
+
+def _unquote(value: str) -> str:
+    if len(value) >= 2 and value[0] == value[-1] and value[0] in "'\"":
+        return value[1:-1]
+    return value
+
+
+def split_list(value: str) -> tuple[str, ...]:
+    """`Read, Grep`, `[Read, Grep]` or `Read Grep` as a tuple of names."""
+    value = value.strip().strip("[]")
+    parts = re.split(r"[,\s]+", value) if "," not in value else value.split(",")
+    return tuple(_unquote(p.strip()) for p in parts if p.strip())
+
+
+def parse_agent_file(text: str, path: Path, source: str) -> AgentDefinition:
+    """The definition in one agent file, or AgentFileError naming what is wrong."""
+    meta, body = split_frontmatter(text)
+    name = meta.get("name", "").strip()
+    description = meta.get("description", "").strip()
+    if not name:
+        raise AgentFileError("the frontmatter has no `name`")
+    if not re.fullmatch(r"[A-Za-z0-9][\w.-]{0,63}", name):
+        raise AgentFileError(f"`name` {name!r} may hold only letters, digits, `-`, `_` and `.`")
+    if not description:
+        raise AgentFileError("the frontmatter has no `description`")
+    tools = split_list(meta["tools"]) if meta.get("tools", "").strip() else None
+    model = meta.get("model", "inherit").strip() or "inherit"
+    if not re.fullmatch(r"[\w.@:-]+", model):
+        raise AgentFileError(f"`model` {model!r} is not a model name")
+    if not body.strip():
+        raise AgentFileError("the body (the agent's system prompt) is empty")
+    return AgentDefinition(name, " ".join(description.split()), body.strip(), tools, model, source, str(path))
+
+
+def agent_folders(project_dir: Path, trusted: bool, home: Path | None = None) -> list[tuple[Path, str]]:
+    """(folder, source) pairs to read, lowest priority first; project folders only when trusted."""
+    home = home if home is not None else Path(os.path.expanduser("~"))
+    folders = [(home / USER_FOLDER, "user")]
+    if trusted:
+        folders += [(project_dir / folder, "project") for folder in reversed(PROJECT_FOLDERS)]
+    return folders
+
+
+def load_definitions(project_dir: Path, trusted: bool, home: Path | None = None) -> tuple[list[AgentDefinition], list[str]]:
+    """Every agent type by name (later sources win) and one sentence per file that could not be used."""
+    by_name = {d.name: d for d in BUILT_INS}
+    problems: list[str] = []
+    for folder, source in agent_folders(project_dir, trusted, home):
+        if not folder.is_dir():
+            continue
+        for path in sorted(folder.glob("*.md")):
+            try:
+                text = read_regular_bytes(path, MAX_FILE_BYTES).decode("utf-8", errors="replace")
+                definition = parse_agent_file(text, path, source)
+            except (OSError, AgentFileError) as exc:
+                problems.append(f"The agent file {path} was not loaded: {str(exc).rstrip('.')}.")
+                continue
+            by_name[definition.name] = definition
+    return list(by_name.values()), problems
+
+
+def agent_file_text(name: str, description: str, tools: tuple[str, ...] | None, model: str, prompt: str) -> str:
+    """The Markdown of a new agent file (what `/agents` writes)."""
+    lines = ["---", f"name: {name}", f"description: {' '.join(description.split())}"]
+    if tools:
+        lines.append(f"tools: {', '.join(tools)}")
+    if model and model != "inherit":
+        lines.append(f"model: {model}")
+    return "\n".join([*lines, "---", "", prompt.strip(), ""])
+
+
+def create_agent_file(folder: Path, name: str, description: str, tools: str, model: str, prompt: str) -> Path:
+    """Write `folder/<name>.md` from a short form; AgentFileError (one sentence) for bad input or an existing file."""
+    tool_names = split_list(tools) if tools.strip() else None
+    text = agent_file_text(name.strip(), description, tool_names, model.strip() or "inherit", prompt)
+    path = folder / f"{name.strip()}.md"
+    parse_agent_file(text, path, "new")  # the same checks a file read at start gets
+    if model.strip() and model.strip() not in MODELS and not model.strip().startswith("claude-"):
+        raise AgentFileError(f"`model` {model.strip()!r} is not one of {', '.join(MODELS)} or a claude- model id")
+    if path.exists():
+        raise AgentFileError(f"{path} exists already; pick another name")
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+        with open(path, "x", encoding="utf-8") as handle:
+            handle.write(text)
+    except OSError as exc:
+        raise AgentFileError(f"{path} could not be written: {exc.strerror or exc}") from None
+    return path

@@ -1,0 +1,261 @@
+"""Background tasks: long commands (and any worker, e.g. a background subagent) that run on after their tool call.
+
+A task has an id, an output file it writes to, and a status. Processes are spawned
+through the process tracker (`tui.tools.processes`), so every exit path that ends
+agent-tui ends their whole trees too; workers are plain threads given a stop event.
+
+    registry = TaskRegistry()
+    task = registry.start_process("npm run dev", cwd=project, description="dev server")
+    registry.read_new(task.id)            # output since the last read
+    registry.wait(task.id, timeout=5)     # True once it has ended
+    registry.stop(task.id)                # ends the whole process group
+    registry.take_finished()              # ended tasks not yet announced to the model
+"""
+
+from __future__ import annotations
+
+import os
+import secrets
+import subprocess
+import threading
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Literal
+
+from tui.tools.processes import TrackedProcess, tracker
+
+TaskStatus = Literal["running", "completed", "failed", "killed"]
+#: most characters one read returns; the rest stays in the file for the next read
+MAX_READ_CHARS = 30_000
+
+
+@dataclass
+class BackgroundTask:
+    """One background task as the model, the footer and `/tasks` see it."""
+
+    id: str
+    kind: str  # "bash", "agent", ...
+    description: str
+    output_path: str
+    status: TaskStatus = "running"
+    exit_code: int | None = None
+    started: float = field(default_factory=time.time)
+    ended: float | None = None
+    error: str = ""
+    announced: bool = False
+    read_offset: int = 0
+    process: TrackedProcess | None = field(default=None, repr=False)
+    stop_event: threading.Event = field(default_factory=threading.Event, repr=False)
+    done: threading.Event = field(default_factory=threading.Event, repr=False)
+
+    @property
+    def running(self) -> bool:
+        return self.status == "running"
+
+    def summary(self) -> str:
+        """One line: what it is and how it ended, e.g. `Background command "make" completed (exit code 0)`."""
+        what = "command" if self.kind == "bash" else self.kind
+        text = f'Background {what} "{self.description}" {self.status}'
+        if self.exit_code is not None:
+            text += f" (exit code {self.exit_code})"
+        if self.error:
+            text += f": {self.error}"
+        return text
+
+
+class TaskHandle:
+    """What a worker task gets: a place to write output and the stop request to honour."""
+
+    def __init__(self, task: BackgroundTask) -> None:
+        self.task = task
+        self.stop_event = task.stop_event
+
+    def write(self, text: str) -> None:
+        """Append `text` to the task's output file."""
+        with open(self.task.output_path, "a", encoding="utf-8", errors="replace") as f:
+            f.write(text)
+
+
+class TaskRegistry:
+    """The background tasks of one session; thread-safe. `on_change` hears every start and end."""
+
+    def __init__(self, on_change: Callable[[BackgroundTask], None] | None = None) -> None:
+        self._lock = threading.RLock()
+        self._tasks: dict[str, BackgroundTask] = {}
+        self.listeners: list[Callable[[BackgroundTask], None]] = [on_change] if on_change else []
+
+    # --- starting ------------------------------------------------------------------------
+
+    def _new(self, kind: str, description: str) -> BackgroundTask:
+        task_id = kind[0] + secrets.token_hex(4)
+        path = tracker().temp_file(f"agent-tui-task-{task_id}-")
+        task = BackgroundTask(id=task_id, kind=kind, description=description, output_path=path)
+        with self._lock:
+            self._tasks[task_id] = task
+        return task
+
+    def start_process(self, command: str, *, cwd: Path, env: dict[str, str] | None = None,
+                      description: str = "") -> BackgroundTask:
+        """Run `command` with bash in its own tracked session, stdout and stderr to the output file.
+
+        OSError when bash cannot start (the task is then forgotten).
+        """
+        task = self._new("bash", description or command)
+        env = dict(os.environ if env is None else env, PAGER="cat", GIT_PAGER="cat", GIT_TERMINAL_PROMPT="0")
+        try:
+            with open(task.output_path, "wb") as out:
+                task.process = tracker().spawn(["/bin/bash", "-c", command], cwd=cwd, env=env,
+                                               stdin=subprocess.DEVNULL, stdout=out, stderr=subprocess.STDOUT)
+        except OSError:
+            self._drop(task)
+            raise
+        self._changed(task)
+        threading.Thread(target=self._watch_process, args=(task,), name=f"task-{task.id}", daemon=True).start()
+        return task
+
+    def start_worker(self, kind: str, description: str, work: Callable[[TaskHandle], None]) -> BackgroundTask:
+        """Run `work(handle)` on a thread; it writes output through the handle and should honour its stop event.
+
+        A worker that raises ends as `failed` with the exception as its error.
+        """
+        task = self._new(kind, description)
+        self._changed(task)
+        threading.Thread(target=self._run_worker, args=(task, work), name=f"task-{task.id}", daemon=True).start()
+        return task
+
+    def _watch_process(self, task: BackgroundTask) -> None:
+        assert task.process is not None
+        code = task.process.popen.wait()
+        if not task.stop_event.is_set():
+            tracker().release(task.process)  # children it left behind stay tracked until exit
+        self._end(task, "killed" if task.stop_event.is_set() else "completed" if code == 0 else "failed",
+                  code if code >= 0 else 128 - code)
+
+    def _run_worker(self, task: BackgroundTask, work: Callable[[TaskHandle], None]) -> None:
+        try:
+            work(TaskHandle(task))
+        except Exception as exc:
+            task.error = f"{type(exc).__name__}: {exc}"
+            self._end(task, "failed", None)
+            return
+        self._end(task, "killed" if task.stop_event.is_set() else "completed", None)
+
+    def _end(self, task: BackgroundTask, status: TaskStatus, exit_code: int | None) -> None:
+        with self._lock:
+            if task.status != "running":
+                return
+            task.status, task.exit_code, task.ended = status, exit_code, time.time()
+        task.done.set()
+        self._changed(task)
+
+    def _changed(self, task: BackgroundTask) -> None:
+        for listener in list(self.listeners):
+            try:
+                listener(task)
+            except Exception:  # a listener's bug must not stop a task's bookkeeping
+                pass
+
+    def _drop(self, task: BackgroundTask) -> None:
+        with self._lock:
+            self._tasks.pop(task.id, None)
+        tracker().remove_temp(task.output_path)
+
+    # --- reading -------------------------------------------------------------------------
+
+    def get(self, task_id: str) -> BackgroundTask | None:
+        with self._lock:
+            return self._tasks.get(task_id)
+
+    def all(self) -> list[BackgroundTask]:
+        """Every task of the session, oldest first."""
+        with self._lock:
+            return list(self._tasks.values())
+
+    def running(self) -> list[BackgroundTask]:
+        return [t for t in self.all() if t.running]
+
+    def read_new(self, task_id: str, limit: int = MAX_READ_CHARS) -> str:
+        """The output written since the last read (at most `limit` bytes; the rest waits for the next read)."""
+        task = self._require(task_id)
+        try:
+            with open(task.output_path, "rb") as f:
+                f.seek(task.read_offset)
+                data = f.read(limit)
+        except OSError:
+            return ""
+        data = data[: _complete_utf8(data)]  # a character split across reads waits for the next one
+        task.read_offset += len(data)
+        return data.decode("utf-8", errors="replace")
+
+    def tail(self, task_id: str, lines: int = 20) -> str:
+        """The last `lines` lines of the output (for `/tasks`), without moving the read position."""
+        task = self._require(task_id)
+        try:
+            with open(task.output_path, "rb") as f:
+                f.seek(max(0, os.fstat(f.fileno()).st_size - 16384))
+                data = f.read()
+        except OSError:
+            return ""
+        return "\n".join(data.decode("utf-8", errors="replace").splitlines()[-lines:])
+
+    def wait(self, task_id: str, timeout: float, cancel: threading.Event | None = None) -> bool:
+        """Wait up to `timeout` seconds for the task to end (sooner when `cancel` is set); True if it has."""
+        task = self._require(task_id)
+        deadline = time.monotonic() + timeout
+        while not task.done.wait(min(0.05, max(0.0, deadline - time.monotonic()))):
+            if time.monotonic() >= deadline or (cancel is not None and cancel.is_set()):
+                return False
+        return True
+
+    def take_finished(self) -> list[BackgroundTask]:
+        """Tasks that ended and were not announced yet; marks them announced."""
+        with self._lock:
+            ended = [t for t in self._tasks.values() if not t.running and not t.announced]
+            for t in ended:
+                t.announced = True
+        return ended
+
+    def _require(self, task_id: str) -> BackgroundTask:
+        task = self.get(task_id)
+        if task is None:
+            raise KeyError(task_id)
+        return task
+
+    # --- stopping ------------------------------------------------------------------------
+
+    def stop(self, task_id: str) -> bool:
+        """End the task (a process: its whole tree); False when it had already ended."""
+        task = self._require(task_id)
+        if not task.running:
+            return False
+        task.stop_event.set()
+        task.announced = True  # the one who stopped it knows; no reminder needed
+        if task.process is not None:
+            tracker().kill(task.process)
+        else:
+            task.done.wait(5)
+        if task.running:
+            self._end(task, "killed", None)
+        return True
+
+    def stop_all(self) -> int:
+        """Stop every running task; returns how many were running."""
+        running = self.running()
+        for task in running:
+            self.stop(task.id)
+        return len(running)
+
+
+def _complete_utf8(data: bytes) -> int:
+    """Length of `data` without a UTF-8 character cut at its end."""
+    for back in range(1, min(4, len(data)) + 1):
+        byte = data[-back]
+        if byte & 0xC0 == 0x80:
+            continue  # a continuation byte: look further back for the lead
+        if byte & 0x80 == 0:
+            return len(data)
+        need = 2 if byte & 0xE0 == 0xC0 else 3 if byte & 0xF0 == 0xE0 else 4
+        return len(data) if back >= need else len(data) - back
+    return len(data)
