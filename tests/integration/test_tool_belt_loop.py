@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import json
+import signal
+import time
 from pathlib import Path
 
 import pytest
@@ -10,7 +12,7 @@ import pytest
 from tests.fakeapi import FakeAPI
 from tests.fakeapi.script import reply, text, tool_use
 from tests.integration.helpers import make_session
-from tests.integration.test_exits import env, marker, none_left, start, temp_files  # noqa: F401 (env is a fixture)
+from tests.integration.test_exits import env, marked, marker, none_left, start, temp_files  # noqa: F401 (env: a fixture)
 from tui.agent.events import BackgroundShellChanged
 
 
@@ -141,3 +143,26 @@ def test_without_a_person_to_ask_the_questions_are_an_error_the_model_can_act_on
         ask, plan = api.message_requests[1].body["messages"][-1]["content"]
     assert ask["is_error"] and "non-interactive (-p), so no one can answer" in ask["content"]
     assert plan["is_error"] and "ExitPlanMode needs a person" in plan["content"]
+
+
+@pytest.mark.parametrize("signum", [signal.SIGTERM, signal.SIGHUP])
+def test_a_signal_ends_background_tasks(tmp_path: Path, env: dict[str, str], signum: int) -> None:  # noqa: F811
+    mark = marker()
+    script = [reply(tool_use("Bash", {"command": f"sleep {mark}", "run_in_background": True}),
+                    tool_use("Bash", {"command": f"echo started; sleep {mark}"}), stop_reason="tool_use"),
+              reply(text("never"))]
+    with FakeAPI(script) as api:
+        proc = start(["go", "--output-format", "stream-json", "--include-partial-messages"], tmp_path, env, api.base_url)
+        assert proc.stdout is not None
+        for line in proc.stdout:
+            if json.loads(line)["type"] == "tool_output" and "started" in line:
+                break
+        while len(marked(mark)) < 2:  # the background sleep and the foreground one
+            time.sleep(0.02)
+        proc.send_signal(signum)
+        try:
+            _, err = proc.communicate(timeout=30)
+        finally:
+            left = none_left(mark)
+    assert proc.returncode == 128 + signum, err
+    assert left == [] and temp_files(env) == []
