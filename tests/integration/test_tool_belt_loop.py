@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import json
 import signal
-import time
 from pathlib import Path
 
 import pytest
@@ -12,7 +11,7 @@ import pytest
 from tests.fakeapi import FakeAPI
 from tests.fakeapi.script import reply, text, tool_use
 from tests.integration.helpers import make_session
-from tests.integration.test_exits import env, marked, marker, none_left, start, temp_files  # noqa: F401 (env: a fixture)
+from tests.integration.test_exits import env, marker, none_left, signal_once_running, start, temp_files  # noqa: F401
 from tui.agent.events import BackgroundShellChanged
 
 
@@ -153,16 +152,6 @@ def test_a_signal_ends_background_tasks(tmp_path: Path, env: dict[str, str], sig
               reply(text("never"))]
     with FakeAPI(script) as api:
         proc = start(["go", "--output-format", "stream-json", "--include-partial-messages"], tmp_path, env, api.base_url)
-        assert proc.stdout is not None
-        for line in proc.stdout:
-            if json.loads(line)["type"] == "tool_output" and "started" in line:
-                break
-        while len(marked(mark)) < 2:  # the background sleep and the foreground one
-            time.sleep(0.02)
-        proc.send_signal(signum)
-        try:
-            _, err = proc.communicate(timeout=30)
-        finally:
-            left = none_left(mark)
+        err, left = signal_once_running(proc, mark, 2, signum)  # the background sleep and the foreground one
     assert proc.returncode == 128 + signum, err
     assert left == [] and temp_files(env) == []
