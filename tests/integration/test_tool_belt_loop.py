@@ -155,3 +155,16 @@ def test_a_signal_ends_background_tasks(tmp_path: Path, env: dict[str, str], sig
         err, left = signal_once_running(proc, mark, 2, signum)  # the background sleep and the foreground one
     assert proc.returncode == 128 + signum, err
     assert left == [] and temp_files(env) == []
+
+
+def test_web_search_settings_reach_the_server_tool(tmp_path: Path, env: dict[str, str]) -> None:  # noqa: F811
+    (tmp_path / ".agent-tui").mkdir()
+    (tmp_path / ".agent-tui" / "settings.toml").write_text(
+        'web_search_max_uses = 3\nweb_search_blocked_domains = ["pinterest.com"]\nweb_search_allowed_domains = 7\n')
+    with FakeAPI([reply(text("ok"))]) as api:
+        proc = start(["hi"], tmp_path, env, api.base_url)
+        _, err = proc.communicate(timeout=60)
+        tools = api.message_requests[0].body["tools"]
+    [search] = [t for t in tools if t.get("name") == "web_search"]
+    assert search["max_uses"] == 3 and search["blocked_domains"] == ["pinterest.com"]
+    assert "web_search_allowed_domains" in err and "expected a list of strings, got an integer" in err

@@ -51,3 +51,7 @@ class AgentOptions:
     small_fast_model: str | None = None
     #: --fallback-model: the model to go on with when this one stays overloaded (529) after the retries
     fallback_model: str | None = None
+    #: WebSearch server tool: `max_uses`, and `allowed_domains` / `blocked_domains`
+    web_search_max_uses: int = 8
+    web_search_allowed_domains: list[str] = field(default_factory=list)
+    web_search_blocked_domains: list[str] = field(default_factory=list)
