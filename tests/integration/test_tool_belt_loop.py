@@ -168,3 +168,14 @@ def test_web_search_settings_reach_the_server_tool(tmp_path: Path, env: dict[str
     [search] = [t for t in tools if t.get("name") == "web_search"]
     assert search["max_uses"] == 3 and search["blocked_domains"] == ["pinterest.com"]
     assert "web_search_allowed_domains" in err and "expected a list of strings, got an integer" in err
+
+
+def test_print_mode_reports_searches_as_claude_code_does(tmp_path: Path, env: dict[str, str]) -> None:  # noqa: F811
+    from tests.fakeapi.web_search import search_script
+
+    with FakeAPI(search_script()) as api:
+        proc = start(["what is textual?", "--output-format", "json"], tmp_path, env, api.base_url)
+        out, err = proc.communicate(timeout=60)
+    result = json.loads(out)
+    assert result["usage"]["server_tool_use"] == {"web_search_requests": 1}, err
+    assert result["result"] == "Textual is a Python framework for terminal UIs."
