@@ -63,6 +63,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("-p", "--print", dest="print_mode", action="store_true", help="headless: run one turn, print, exit")
     p.add_argument("--output-format", choices=("text", "json", "stream-json"), default="text")
     p.add_argument("--include-partial-messages", action="store_true", help="stream-json: include per-token events")
+    p.add_argument("--include-hook-events", action="store_true",
+                   help="stream-json: a system line when each hook starts and ends (hook_started, hook_response)")
     p.add_argument("--verbose", action="store_true",
                    help="-p: text lists each tool call on stderr; json prints every message as one array "
                         "(as Claude Code); stream-json is complete already and accepts it")
@@ -199,7 +201,7 @@ def _run(args: argparse.Namespace, own_process: bool) -> int:
             print(f"agent-tui: {exc}", file=sys.stderr)
             return 2
         code = run_headless(opts, prompt, args.output_format, partial=args.include_partial_messages, session=session,
-                            verbose=args.verbose)
+                            verbose=args.verbose, hook_events=args.include_hook_events)
         global _exit_without_teardown
         _exit_without_teardown = own_process
         return code

@@ -313,3 +313,39 @@ class CompactionFinished(Event):
     messages_after: int
     ok: bool
     detail: str = ""
+
+
+# --- hooks ----------------------------------------------------------------------------
+
+
+@_event
+class HookEvent(Event):
+    """What every hook event names: the run, its event, the command and the file it came from."""
+
+    hook_id: str
+    hook_event: str
+    hook_name: str  # Claude Code's: `PreToolUse:Bash`, `SessionStart:startup`, `Stop`
+    matcher: str | None
+    command: str
+    source: str
+    tool_use_id: str | None = None
+
+
+@_event
+class HookStarted(HookEvent):
+    """A hook command started; `stdin` is the exact JSON it was given."""
+
+    stdin: str = ""
+
+
+@_event
+class HookFinished(HookEvent):
+    """A hook command ended: its exit code (None after a timeout), exact output and what it decided."""
+
+    duration_ms: int = 0
+    exit_code: int | None = None
+    outcome: str = "success"  # success | blocking | error | timeout
+    decision: str | None = None
+    stdout: str = ""
+    stderr: str = ""
+    message: str = ""

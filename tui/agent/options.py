@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 
 @dataclass
@@ -51,3 +52,5 @@ class AgentOptions:
     small_fast_model: str | None = None
     #: --fallback-model: the model to go on with when this one stays overloaded (529) after the retries
     fallback_model: str | None = None
+    #: the hooks read at start (tui.hooks.config.HookConfig); None when no settings file has any
+    hooks: Any = None
