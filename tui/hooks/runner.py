@@ -18,6 +18,7 @@ import uuid
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
+import subprocess
 from subprocess import PIPE
 from typing import Any
 
@@ -142,11 +143,14 @@ def execute(run: HookRun, cwd: Path, env: dict[str, str], cancel: threading.Even
     out, err, run.timed_out, run.truncated = _communicate(proc, run.stdin.encode(), deadline, cancel)
     if run.timed_out or (cancel is not None and cancel.is_set()):
         tracker().kill(proc, KILL_GRACE_S)
-    else:
-        _release(proc)
     code = proc.popen.poll()
     if code is None:
-        code = proc.popen.wait()
+        try:
+            code = proc.popen.wait(DRAIN_AFTER_EXIT_S)
+        except subprocess.TimeoutExpired:  # it closed its pipes but goes on: it has had its time
+            tracker().kill(proc, KILL_GRACE_S)
+            code = proc.popen.wait()
+    _release(proc)
     if code < 0:
         try:
             run.signal_name = signal.Signals(-code).name
@@ -159,7 +163,7 @@ def execute(run: HookRun, cwd: Path, env: dict[str, str], cancel: threading.Even
 
 
 def _release(proc: TrackedProcess) -> None:
-    """Forget the tree; whatever the hook left running in its group is killed, never orphaned."""
+    """Forget the ended hook; whatever it left running in its group is killed, never orphaned."""
     try:
         os.killpg(proc.pid, 0)
     except (ProcessLookupError, PermissionError):
