@@ -1,7 +1,7 @@
 """A hook for tests: its argument (JSON) says what to do with the input it gets on stdin.
 
 Keys: `record` (a file to write the input to), `stdout`, `stderr`, `exit`, `json` (printed as
-JSON), `when` (a map from a word found in the tool command or prompt to such a behaviour),
+JSON), `when` (a map from a word found in the tool input, prompt or compaction instructions to such a behaviour),
 `stop_once` (block a Stop with this text unless `stop_hook_active`).
 """
 
@@ -15,7 +15,7 @@ behaviour = json.loads(sys.argv[1])
 if "record" in behaviour:
     with open(behaviour["record"], "w") as f:
         json.dump(data, f)
-subject = json.dumps(data.get("tool_input", {})) + str(data.get("prompt", ""))
+subject = json.dumps(data.get("tool_input", {})) + str(data.get("prompt", "")) + str(data.get("custom_instructions", ""))
 for word, chosen in behaviour.get("when", {}).items():
     if word in subject:
         behaviour = chosen

@@ -223,3 +223,23 @@ def test_a_hanging_or_flooding_hook_is_one_sentence_and_the_turn_goes_on(monkeyp
     assert rec.of(ToolFinished)[0].status == "done" and rec.of(LoopStopped)[-1].reason == "end_turn"
     outcomes = sorted(e.outcome for e in rec.of(HookFinished))
     assert outcomes == ["error", "success", "timeout"]  # 10 MB then bad JSON: not JSON at all, plain output
+
+
+def test_pre_compact_can_block_and_session_start_follows_a_compaction(monkeypatch, tmp_path):
+    from tests.integration.test_compaction import synthetic_history
+
+    write_project(tmp_path, hook("PreCompact", "manual", when={"keep": {"exit": 2, "stderr": "not now"}}),
+                  hook("SessionStart", "compact", stdout="re-read NOTES.md"))
+    history = synthetic_history(6, chars=100, seed=3)
+    with FakeAPI([reply("Short summary."), reply("ok")]) as api:
+        session, rec = make_session(monkeypatch, api.base_url, tmp_path, transcript=False)
+        session.messages = list(history)
+        blocked = session.compact("keep everything")
+        assert not blocked.ok and blocked.detail == "A PreCompact hook blocked compaction, the history is unchanged: not now"
+        assert session.messages == history and api.message_requests == []
+        assert session.compact("the TODO").ok
+        session.run_turn("continue")
+        sent = api.message_requests[-1].body["messages"][-1]["content"]
+    compact_input = json.loads(rec.of(HookStarted)[0].stdin)
+    assert (compact_input["trigger"], compact_input["custom_instructions"]) == ("manual", "keep everything")
+    assert "<system-reminder>\nSessionStart:compact hook success: re-read NOTES.md\n</system-reminder>\n" in texts(sent)

@@ -151,6 +151,19 @@ class SessionHooks:
         trigger = "auto" if automatic else "manual"
         return self.fire("PreCompact", trigger, {"trigger": trigger, "custom_instructions": instructions})
 
+    def compact_blocked(self, automatic: bool, instructions: str) -> str | None:
+        """PreCompact: the sentence saying why compaction is not done, when a hook blocked it."""
+        outcome = self.pre_compact(automatic, instructions)
+        if not outcome.blocked:
+            return None
+        return "A PreCompact hook blocked compaction, the history is unchanged" + (
+            f": {outcome.reason}" if outcome.reason else ".")
+
+    def compacted(self) -> list[dict[str, str]]:
+        """SessionStart with source `compact`, after a compaction."""
+        self.start_source = "compact"
+        return self.session_start()
+
     def session_start(self) -> list[dict[str, str]]:
         """SessionStart once per start, resume, clear or compaction; returns the context blocks it adds."""
         with self._start_lock:
