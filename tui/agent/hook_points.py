@@ -306,3 +306,13 @@ def _tool_response(name: str, result: Any) -> Any:
     stdout = "\n".join(lines)
     return {"stdout": "" if stdout == "(no output)" else stdout, "stderr": "", "interrupted": False, "isImage": False,
             "noOutputExpected": False}
+
+
+def apply_hooks(session: AgentSession, hooks: list[Any], trusted: bool) -> None:
+    """Put `hooks` in force for the rest of the run (after the user reviewed them in /hooks)."""
+    config = getattr(session.options, "hooks", None)
+    if config is None:
+        session.options.hooks = config = HookConfig([], trusted=trusted)
+    config.hooks, config.trusted = list(hooks), trusted
+    if session.hooks is None:
+        session.hooks = session.dispatcher.hooks = SessionHooks(session, config)

@@ -119,6 +119,9 @@ class EventController:
             ev.FileChangedOutside: self.on_file_changed_outside,
             ev.TodosUpdated: self.on_todos_updated,
         }
+        from .hook_view import handlers as hook_handlers
+
+        self.handlers.update(hook_handlers(self))
 
     @property
     def closed(self) -> bool:
