@@ -243,3 +243,24 @@ def test_pre_compact_can_block_and_session_start_follows_a_compaction(monkeypatc
     compact_input = json.loads(rec.of(HookStarted)[0].stdin)
     assert (compact_input["trigger"], compact_input["custom_instructions"]) == ("manual", "keep everything")
     assert "<system-reminder>\nSessionStart:compact hook success: re-read NOTES.md\n</system-reminder>\n" in texts(sent)
+
+
+def test_a_permission_question_fires_notification_hooks(monkeypatch, tmp_path):
+    import time
+
+    from tui.agent.events import PermissionRequested
+    from tui.agent.permission_gate import PermissionReply
+
+    seen = tmp_path / "notification.json"
+    write_project(tmp_path, hook("Notification", "permission_prompt", record=str(seen)))
+    with FakeAPI([reply(bash("touch approved", "t1"), stop_reason="tool_use"), reply("ok")]) as api:
+        session, rec = make_session(monkeypatch, api.base_url, tmp_path, transcript=False, interactive=True)
+        session.bus.subscribe(lambda e: isinstance(e, PermissionRequested) and e.reply.set_result(PermissionReply(True)),
+                              inline=True)
+        session.run_turn("go")
+    deadline = time.monotonic() + 10
+    while not (seen.exists() and seen.read_text().endswith("}")) and time.monotonic() < deadline:
+        time.sleep(0.02)  # the hook runs on a thread of its own
+    data = json.loads(seen.read_text())
+    assert (data["notification_type"], data["message"]) == ("permission_prompt", "Claude needs your permission to use Bash")
+    assert (tmp_path / "approved").exists()

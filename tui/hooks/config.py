@@ -37,6 +37,8 @@ class HookSpec:
     source: Path
     project: bool
     status_message: str | None = None
+    #: `async: true`: runs in the background; its decisions are ignored (as Claude Code)
+    background: bool = False
 
     @property
     def key(self) -> str:
@@ -135,7 +137,7 @@ def _handler(handler: Any, event: str, matcher: str | None, path: Path, project:
         timeout = DEFAULT_TIMEOUT_S
     message = handler.get("statusMessage")
     return HookSpec(event, matcher or None, command, float(timeout), path, project,
-                    message if isinstance(message, str) else None)
+                    message if isinstance(message, str) else None, handler.get("async") is True)
 
 
 def load_hook_config(project_dir: Path) -> HookConfig | None:

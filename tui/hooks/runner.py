@@ -108,6 +108,11 @@ class HookRunner:
         payload = {**self.base_input(), "hook_event_name": event, **fields}
         stdin = json.dumps(payload, ensure_ascii=False)
         runs = [HookRun(str(uuid.uuid4()), spec, event, stdin, tool_use_id, value) for spec in specs]
+        for run in [r for r in runs if r.spec.background]:  # `async`: not waited for, decides nothing
+            threading.Thread(target=self._run_one, args=(run, None), name="hook-async", daemon=True).start()
+        runs = [r for r in runs if not r.spec.background]
+        if not runs:
+            return []
         if len(runs) == 1:
             self._run_one(runs[0], cancel)
             return runs

@@ -106,3 +106,14 @@ def test_on_start_and_on_finish_see_each_run(tmp_path: Path) -> None:
     run = seen[1][1]
     assert (run.stdout, run.stderr, run.exit_code) == ("out\n", "err\n", 3)
     assert run.hook_name == "Notification:permission_prompt"
+
+
+def test_an_async_hook_runs_in_the_background_and_decides_nothing(tmp_path: Path) -> None:
+    release = tmp_path / "release"
+    spec = HookSpec("Stop", None, f"while [ ! -e {release} ]; do sleep 0.02; done; exit 2", 10,
+                    tmp_path / "settings.json", True, background=True)
+    finished = threading.Event()
+    runner = HookRunner(HookConfig([spec], trusted=True), tmp_path, dict, on_finish=lambda run: finished.set())
+    assert runner.run("Stop", None, {}) == []  # returned before the hook could end
+    release.touch()
+    assert finished.wait(10)
