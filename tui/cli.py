@@ -96,6 +96,7 @@ def options_from_args(args: argparse.Namespace) -> tuple[AgentOptions, list[str]
     project_dir = (args.cwd or Path.cwd()).resolve()
     problems: list[str] = []
     settings = None
+    hooks: list = []
     try:
         from tui.config.settings import load_settings
         from tui.config.trust_notice import ignored_allow_notice
@@ -103,11 +104,16 @@ def options_from_args(args: argparse.Namespace) -> tuple[AgentOptions, list[str]
         loaded = load_settings(project_dir, extra=getattr(args, "settings", None))
         settings = loaded.settings
         problems = list(loaded.problems)
+        hooks = loaded.hooks  # read once here, with --settings's; the session does not read them again
         if args.print_mode and (notice := ignored_allow_notice(loaded)):
             problems.append(notice)  # Claude Code's "Ignoring N permissions.allow entries …"
     except ImportError:
         pass
     opts = AgentOptions(project_dir=project_dir)
+    if hooks:
+        from tui.hooks.config import HookConfig
+
+        opts.hooks = HookConfig(list(hooks), trusted=loaded.trusted)
     if settings is not None:
         opts.model = settings.model
         opts.max_tokens = settings.max_tokens

@@ -53,3 +53,17 @@ def test_without_hooks_nothing_of_the_hooks_package_is_imported(tmp_path):
                           cwd=REPO)
     assert proc.returncode == 0, proc.stderr
     assert proc.stdout.strip().splitlines()[-1] == "[]"
+
+
+def test_hooks_given_with_settings_run_and_are_named_by_the_flag(monkeypatch, tmp_path, capsys):
+    flag = json.dumps({"hooks": {"UserPromptSubmit": [{"hooks": [{"type": "command", "command": "echo from-flag"}]}],
+                                 "Stop": [{"hooks": [{"type": "command", "command": "exit 1"}]}]}})
+    with FakeAPI([reply("One.")]) as api:
+        monkeypatch.setenv("ANTHROPIC_BASE_URL", api.base_url)
+        monkeypatch.setenv("ANTHROPIC_API_KEY", "sk-test")
+        code = main(["-p", "hi", "--cwd", str(tmp_path), "--settings", flag, "--output-format", "stream-json",
+                     "--include-hook-events"])
+        first = api.message_requests[0].body
+    assert code == 0
+    assert "UserPromptSubmit hook success: from-flag" in json.dumps(first["messages"][0])
+    assert "Stop hook `exit 1` (from --settings) failed with exit code 1" in capsys.readouterr().err
