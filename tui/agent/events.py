@@ -269,6 +269,8 @@ STOP_REASONS = (
     "stream_failed",
     "tool_fatal",
     "context_full",
+    "hook_blocked",  # a UserPromptSubmit hook blocked the prompt
+    "hook_stopped",  # a hook said `continue: false`
     "error",
 )
 

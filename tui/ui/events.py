@@ -118,10 +118,9 @@ class EventController:
             ev.CompactionFinished: self.on_compaction_finished,
             ev.FileChangedOutside: self.on_file_changed_outside,
             ev.TodosUpdated: self.on_todos_updated,
+            ev.HookStarted: self.on_hook_event,
+            ev.HookFinished: self.on_hook_event,
         }
-        from .hook_view import handlers as hook_handlers
-
-        self.handlers.update(hook_handlers(self))
 
     @property
     def closed(self) -> bool:
@@ -463,6 +462,11 @@ class EventController:
         self.busy = False
         self.app.set_busy(False)
         self.app.status.set_state("idle")
+
+    async def on_hook_event(self, e: ev.HookEvent) -> None:
+        from .hook_view import show_hook_event  # only once a hook has run
+
+        await show_hook_event(self, e)
 
     async def on_notice(self, e: ev.Notice) -> None:
         await self.add_marker(e.text, e.level)

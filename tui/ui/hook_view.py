@@ -6,7 +6,7 @@ Every text a hook printed passes `tui.sanitize` before it is drawn.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from rich.text import Text
 
@@ -83,7 +83,9 @@ async def on_hook_finished(controller: EventController, e: ev.HookFinished) -> N
     await controller.add_marker(text, "info" if e.outcome == "success" else "warning")
 
 
-def handlers(controller: EventController) -> dict[type, Any]:
-    """The controller's handlers for the hook events."""
-    return {ev.HookStarted: lambda e: on_hook_started(controller, e),
-            ev.HookFinished: lambda e: on_hook_finished(controller, e)}
+async def show_hook_event(controller: EventController, e: ev.HookEvent) -> None:
+    """Show a HookStarted or HookFinished event."""
+    if isinstance(e, ev.HookFinished):
+        await on_hook_finished(controller, e)
+    elif isinstance(e, ev.HookStarted):
+        await on_hook_started(controller, e)
