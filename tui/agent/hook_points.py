@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Any
 from tui.hooks.config import HookConfig
 from tui.hooks.outcome import HookOutcome, read_outcome
 from tui.hooks.runner import HookRun, HookRunner
+from tui.sanitize import visible
 
 from .events import HookFinished, HookStarted, Notice
 from .guards import LoopStop
@@ -90,8 +91,8 @@ class SessionHooks:
         if not runs:
             return HookOutcome()
         outcome = read_outcome(event, runs)
-        for message in outcome.user_messages:
-            self.session.publish(Notice(level="warning", text=message))
+        for message in outcome.user_messages:  # hook output: control characters made visible at once
+            self.session.publish(Notice(level="warning", text=visible(message)))
         return outcome
 
     # --- the events --------------------------------------------------------------------
