@@ -64,6 +64,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("-p", "--print", dest="print_mode", action="store_true", help="headless: run one turn, print, exit")
     p.add_argument("--output-format", choices=("text", "json", "stream-json"), default="text")
     p.add_argument("--include-partial-messages", action="store_true", help="stream-json: include per-token events")
+    p.add_argument("--include-hook-events", action="store_true",
+                   help="stream-json: a system line when each hook starts and ends (hook_started, hook_response)")
     p.add_argument("--verbose", action="store_true",
                    help="-p: text lists each tool call on stderr; json prints every message as one array "
                         "(as Claude Code); stream-json is complete already and accepts it")
@@ -99,6 +101,7 @@ def options_from_args(args: argparse.Namespace) -> tuple[AgentOptions, list[str]
     problems: list[str] = []
     settings = None
     trusted = mcp_seen = False
+    hooks: list = []
     try:
         from tui.config.settings import load_settings
         from tui.config.trust_notice import ignored_allow_notice
@@ -107,11 +110,16 @@ def options_from_args(args: argparse.Namespace) -> tuple[AgentOptions, list[str]
         settings = loaded.settings
         trusted, mcp_seen = loaded.trusted, loaded.mcp_seen
         problems = list(loaded.problems)
+        hooks = loaded.hooks  # read once here, with --settings's; the session does not read them again
         if args.print_mode and (notice := ignored_allow_notice(loaded)):
             problems.append(notice)  # Claude Code's "Ignoring N permissions.allow entries …"
     except ImportError:
         pass
     opts = AgentOptions(project_dir=project_dir)
+    if hooks:
+        from tui.hooks.config import HookConfig
+
+        opts.hooks = HookConfig(list(hooks), trusted=loaded.trusted)
     if settings is not None:
         opts.model = settings.model
         opts.max_tokens = settings.max_tokens
@@ -221,7 +229,7 @@ def _run(args: argparse.Namespace, own_process: bool) -> int:
             print(f"agent-tui: {exc}", file=sys.stderr)
             return 2
         code = run_headless(opts, prompt, args.output_format, partial=args.include_partial_messages, session=session,
-                            verbose=args.verbose)
+                            verbose=args.verbose, hook_events=args.include_hook_events)
         global _exit_without_teardown
         _exit_without_teardown = own_process
         return code

@@ -18,6 +18,8 @@ from tui.agent.events import (
     BlockStarted,
     CompactionFinished,
     Event,
+    HookFinished,
+    HookStarted,
     LoopStopped,
     McpMessage,
     McpServerChanged,
@@ -56,8 +58,9 @@ class HeadlessRenderer:
     """Turns loop events into output lines; keeps what the final result needs."""
 
     def __init__(self, session: AgentSession, fmt: str, out: TextIO, err: TextIO, *, partial: bool = False,
-                 verbose: bool = False) -> None:
+                 verbose: bool = False, hook_events: bool = False) -> None:
         self.session = session
+        self.hook_events = hook_events
         self.fmt = fmt
         self.out = out
         self.err = err
@@ -124,6 +127,12 @@ class HeadlessRenderer:
             return
         if isinstance(event, _PARTIAL) and not self.partial:
             return
+        if isinstance(event, (HookStarted, HookFinished)):  # only with --include-hook-events, as Claude Code
+            if self.hook_events:
+                from tui.hooks.stream import hook_line
+
+                self.emit(hook_line(event, self.session.session_id))
+            return
         data = event.to_dict()
         data["type"] = snake(event.type)
         self.emit(data)
@@ -179,7 +188,7 @@ class HeadlessRenderer:
 
 def run_headless(options: AgentOptions, prompt: str, fmt: str = "text", *, partial: bool = False,
                  out: TextIO | None = None, err: TextIO | None = None, session: AgentSession | None = None,
-                 verbose: bool = False) -> int:
+                 verbose: bool = False, hook_events: bool = False) -> int:
     """Run one turn without a UI; returns the process exit code."""
     out = out or sys.stdout  # resolved per call: sys.stdout may have been replaced since import
     err = err or sys.stderr
@@ -187,7 +196,7 @@ def run_headless(options: AgentOptions, prompt: str, fmt: str = "text", *, parti
     session = session or AgentSession(options)
     if session.offline and not options.offline:
         err.write("agent-tui: no ANTHROPIC_API_KEY set; using the offline demo model (--offline to silence).\n")
-    renderer = HeadlessRenderer(session, fmt, out, err, partial=partial, verbose=verbose)
+    renderer = HeadlessRenderer(session, fmt, out, err, partial=partial, verbose=verbose, hook_events=hook_events)
     session.bus.subscribe(renderer, name="headless", skip=_QUIET if partial else (*_PARTIAL, *_QUIET))
     if session.mcp is not None:  # -p waits for its servers before the first request (tui/mcp/runtime.py)
         session.mcp.start_for_print(err if fmt == "text" else None)

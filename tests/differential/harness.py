@@ -108,6 +108,27 @@ def _agent_refused(block: dict[str, Any]) -> bool:
     return bool(block.get("is_error")) and _text(block).startswith(AGENT_REFUSALS)
 
 
+def cli_env(who: str, project: Path, home: Path, base_url: str, trusted: bool) -> dict[str, str]:
+    """The environment of one CLI run: a private home, the fake API, and the folder trusted or not."""
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("ANTHROPIC_", "CLAUDE", "AGENT_TUI"))}
+    env.update(HOME=str(home), XDG_CONFIG_HOME=str(home / ".config"), XDG_DATA_HOME=str(home / ".local/share"),
+               XDG_STATE_HOME=str(home / ".local/state"), ANTHROPIC_BASE_URL=base_url, ANTHROPIC_API_KEY="sk-test")
+    if who == "claude":
+        env.update(CLAUDE_CONFIG_DIR=str(home), CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC="1", DISABLE_TELEMETRY="1",
+                   DISABLE_AUTOUPDATER="1", DISABLE_ERROR_REPORTING="1", DISABLE_BUG_COMMAND="1")
+        state = {"hasCompletedOnboarding": True, "theme": "dark",
+                 "customApiKeyResponses": {"approved": ["sk-test"], "rejected": []},
+                 "projects": {str(project): {"hasTrustDialogAccepted": trusted}}}
+        (home / ".claude.json").write_text(json.dumps(state))
+    else:
+        env["PYTHONPATH"] = str(REPO)
+        if trusted:
+            config = home / ".config" / "agent-tui"
+            config.mkdir(parents=True)
+            (config / "settings.toml").write_text(f"trusted_folders = [{json.dumps(str(project))}]\n")
+    return env
+
+
 def run_one(who: str, exe: str, commands: list[str], root: Path, trusted: bool) -> RunResult:
     """One `-p` run of `who` ("claude" | "agent-tui") over `commands` in a fresh project under `root`."""
     project = root / f"{who}-{'trusted' if trusted else 'untrusted'}"
@@ -129,23 +150,10 @@ def run_one(who: str, exe: str, commands: list[str], root: Path, trusted: bool) 
         return reply(*calls, stop_reason="tool_use")
 
     api = FakeAPI(step)
-    env = {k: v for k, v in os.environ.items() if not k.startswith(("ANTHROPIC_", "CLAUDE", "AGENT_TUI"))}
-    env.update(HOME=str(home), XDG_CONFIG_HOME=str(home / ".config"), XDG_DATA_HOME=str(home / ".local/share"),
-               XDG_STATE_HOME=str(home / ".local/state"), ANTHROPIC_BASE_URL=api.base_url, ANTHROPIC_API_KEY="sk-test")
+    env = cli_env(who, project, home, api.base_url, trusted)
     if who == "claude":
-        env.update(CLAUDE_CONFIG_DIR=str(home), CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC="1", DISABLE_TELEMETRY="1",
-                   DISABLE_AUTOUPDATER="1", DISABLE_ERROR_REPORTING="1", DISABLE_BUG_COMMAND="1")
-        state = {"hasCompletedOnboarding": True, "theme": "dark",
-                 "customApiKeyResponses": {"approved": ["sk-test"], "rejected": []},
-                 "projects": {str(project): {"hasTrustDialogAccepted": trusted}}}
-        (home / ".claude.json").write_text(json.dumps(state))
         argv = [exe, "-p", PROMPT, "--allowedTools", *ALLOWED_TOOLS]
     else:
-        env["PYTHONPATH"] = str(REPO)
-        if trusted:
-            config = home / ".config" / "agent-tui"
-            config.mkdir(parents=True)
-            (config / "settings.toml").write_text(f"trusted_folders = [{json.dumps(str(project))}]\n")
         argv = [exe, "-m", "tui.cli", "-p", PROMPT, "--cwd", str(project), "--allowedTools", *ALLOWED_TOOLS]
     try:
         proc = subprocess.run(argv, env=env, cwd=project, stdin=subprocess.DEVNULL, capture_output=True, text=True,

@@ -138,6 +138,9 @@ def compact(session: AgentSession, focus: str = "", *, automatic: bool = False) 
         session.context.stuck_at = len(before)
         return _finish(publish, CompactionResult(False, "", len(before), len(before),
                                                  "There is too little history to compact yet."))
+    if session.hooks is not None and (blocked := session.hooks.compact_blocked(automatic, focus)):
+        session.context.stuck_at = len(before)  # a PreCompact hook said no: not again before the history grows
+        return _finish(publish, CompactionResult(False, "", len(before), len(before), blocked))
     try:
         summary = request_summary(session, before[:cut], focus)
     except RuntimeError as exc:
@@ -153,6 +156,8 @@ def compact(session: AgentSession, focus: str = "", *, automatic: bool = False) 
     result = _finish(publish, CompactionResult(True, summary, len(before), len(after),
                                                f"Compacted {plural(cut, 'older message')} into a summary."))
     session.context.publish()
+    if session.hooks is not None:  # SessionStart with source "compact"; its context goes with the next prompt
+        session.hook_context += session.hooks.compacted()
     return result
 
 

@@ -45,6 +45,9 @@ class Call:
     warning: str | None = None
     result: ToolResult | None = None
     status: str = "queued"
+    ran: bool = False
+    hook_outcome: Any = None  # what PreToolUse hooks said (tui.hooks.outcome.HookOutcome)
+    hook_blocks: list[dict[str, Any]] = field(default_factory=list)  # hook context, after the tool_results
 
     @property
     def id(self) -> str:
@@ -90,6 +93,7 @@ class Dispatcher:
         #: threads for a parallel batch (the Agent tool raises it to its parallel cap)
         self.max_workers = MAX_WORKERS
         self._pool: ThreadPoolExecutor | None = None
+        self.hooks: Any = None  # the session's SessionHooks when its settings hold hooks
 
     # --- batching --------------------------------------------------------------------
 
@@ -170,6 +174,7 @@ class Dispatcher:
                 self._finish(call, 0.0)
         outcome.interrupted = cancel.is_set()
         outcome.results = [self._pack(call) for call in calls]
+        outcome.results += [block for call in calls for block in call.hook_blocks]  # as Claude Code: after them all
         return outcome
 
     def _get_pool(self) -> ThreadPoolExecutor:
@@ -197,6 +202,8 @@ class Dispatcher:
         except Exception as exc:  # a bug in a tool must not kill the loop
             call.result = ToolResult(f"{call.name} failed: {type(exc).__name__}: {exc}", is_error=True)
             call.status = "error"
+        if self.hooks is not None and call.ran:  # PostToolUse / PostToolUseFailure
+            self.hooks.after_tool(call, call.result, time.monotonic() - started)
         if call.result.fatal and not outcome.fatal:
             outcome.fatal = f"{call.name} failed and cannot be retried: {call.result.text()}"
         self._finish(call, time.monotonic() - started)
@@ -224,6 +231,8 @@ class Dispatcher:
             self.publish(ToolOutput(tool_use_id=call.id, chunk=chunk, stream=stream))
 
         ctx.emit_output = emit_output
+        if self.hooks is not None and (refusal := self.hooks.before_tool(call, tool.input_schema)) is not None:
+            return ToolResult(refusal, is_error=True), "denied"  # PreToolUse denied it (exit 2 or JSON)
         allowed, message = self._permit(tool, call, ctx, cancel, outcome)
         if not allowed:
             status = "interrupted" if cancel.is_set() else "denied"
@@ -231,6 +240,7 @@ class Dispatcher:
         if cancel.is_set():
             return ToolResult(INTERRUPTED_TEXT, is_error=True), "interrupted"
         self.publish(ToolStarted(tool_use_id=call.id, name=call.name, batch=call.batch, parallel=call.parallel))
+        call.ran = True
         try:
             result = tool.run(call.input, ctx)
         except ToolInterrupted:
@@ -249,6 +259,8 @@ class Dispatcher:
         self, tool: Tool, call: Call, ctx: ToolContext, cancel: threading.Event, outcome: DispatchOutcome
     ) -> tuple[bool, str]:
         verdict = self.policy.check(tool, call.input, ctx)
+        if call.hook_outcome is not None:  # a PreToolUse allow/ask, never over a deny or ask rule
+            verdict = self.hooks.hook_verdict(verdict, call)
         if verdict.decision == "allow":
             return True, ""
         if verdict.decision == "deny":
@@ -258,6 +270,11 @@ class Dispatcher:
             )
             outcome.denials.append({"tool_name": call.name, "tool_use_id": call.id, "tool_input": call.input})
             return False, f"Permission denied: {verdict.reason}"
+        if self.hooks is not None and (answer := self.hooks.permission_by_hook(
+                call, lambda: self.policy.suggest_rule(tool, call.input, ctx))) is not None:
+            self.publish(PermissionResolved(tool_use_id=call.id, tool_name=call.name, allowed=answer[0], scope="hook",
+                                            reason=answer[1]))
+            return answer
         if not self.interactive:
             outcome.denials.append({"tool_name": call.name, "tool_use_id": call.id, "tool_input": call.input})
             target = tool.permission_target(call.input, ctx) or call.name
@@ -291,6 +308,8 @@ class Dispatcher:
                 preview=preview, suggested_rule=suggested, reason=reason, reply=reply_future,
             )
         )
+        if self.hooks is not None:
+            self.hooks.notify("permission_prompt", f"Claude needs your permission to use {call.name}")
         reply: PermissionReply | None = None
         while reply is None:
             if cancel.is_set():

@@ -274,6 +274,8 @@ STOP_REASONS = (
     "stream_failed",
     "tool_fatal",
     "context_full",
+    "hook_blocked",  # a UserPromptSubmit hook blocked the prompt
+    "hook_stopped",  # a hook said `continue: false`
     "error",
 )
 
@@ -346,6 +348,8 @@ class McpMessage(Event):
     server: str
     direction: str  # send | recv
     message: dict[str, Any]
+
+
 # --- subagents --------------------------------------------------------------------------
 
 
@@ -411,3 +415,37 @@ class UserQuestionAsked(Event):
     kind: str
     payload: dict[str, Any]
     reply: Future = field(compare=False, repr=False)
+# --- hooks ----------------------------------------------------------------------------
+
+
+@_event
+class HookEvent(Event):
+    """What every hook event names: the run, its event, the command and the file it came from."""
+
+    hook_id: str
+    hook_event: str
+    hook_name: str  # Claude Code's: `PreToolUse:Bash`, `SessionStart:startup`, `Stop`
+    matcher: str | None
+    command: str
+    source: str
+    tool_use_id: str | None = None
+
+
+@_event
+class HookStarted(HookEvent):
+    """A hook command started; `stdin` is the exact JSON it was given."""
+
+    stdin: str = ""
+
+
+@_event
+class HookFinished(HookEvent):
+    """A hook command ended: its exit code (None after a timeout), exact output and what it decided."""
+
+    duration_ms: int = 0
+    exit_code: int | None = None
+    outcome: str = "success"  # success | blocking | error | timeout
+    decision: str | None = None
+    stdout: str = ""
+    stderr: str = ""
+    message: str = ""

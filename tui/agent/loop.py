@@ -47,6 +47,8 @@ def run_turn(session: AgentSession, prompt: str) -> None:
     guard = ProgressGuard(session.options.no_progress_warn, session.options.no_progress_stop)
     stop = LoopStop("error", "the loop ended without a reason", is_error=True)
     try:
+        if session.hooks is not None:  # UserPromptSubmit: may block (erase) the prompt or add context
+            session.hooks.prompt_submitted(prompt)
         session.sync_mcp(prompt)  # MCP servers this turn needs, their tools between turns (tui/mcp/runtime.py)
         while True:
             check_limits(session, turn)
@@ -200,6 +202,8 @@ def handle_stop_reason(session: AgentSession, iteration: int, result: StreamResu
             raise LoopStop("interrupted", "Interrupted by the user while tools ran.")
         if outcome.fatal:
             raise LoopStop("tool_fatal", outcome.fatal, is_error=True)
+        if session.hooks is not None and session.hooks.stop_reason:  # a hook said `continue: false`
+            raise LoopStop("hook_stopped", session.hooks.take_stop())
         if stop_detail:
             raise LoopStop("no_progress", stop_detail, is_error=True)
         return
@@ -214,6 +218,8 @@ def handle_stop_reason(session: AgentSession, iteration: int, result: StreamResu
         return
     if reason in ("end_turn", "stop_sequence"):
         session.append_message(message)
+        if session.hooks is not None and session.hooks.keep_going(handled):  # a Stop hook blocked the end
+            return
         if reason == "stop_sequence":
             handled(f"stop_sequence {message.get('stop_sequence') or ''}: turn ends".replace("  ", " "))
         else:

@@ -68,3 +68,5 @@ class AgentOptions:
     web_search_max_uses: int = 8
     web_search_allowed_domains: list[str] = field(default_factory=list)
     web_search_blocked_domains: list[str] = field(default_factory=list)
+    #: the hooks read at start (tui.hooks.config.HookConfig); None when no settings file has any
+    hooks: Any = None

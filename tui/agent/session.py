@@ -75,6 +75,10 @@ def _default_policy(options: AgentOptions) -> Any:
             project_dir=options.project_dir,
         )
     loaded = load_settings(options.project_dir)
+    if loaded.hooks and options.hooks is None:  # read once, at start; /hooks applies later changes
+        from tui.hooks.config import HookConfig
+
+        options.hooks = HookConfig(list(loaded.hooks), trusted=loaded.trusted)
     return build_policy(loaded, options.project_dir, options.permission_mode, options.allowed_tools, options.disallowed_tools)
 
 
@@ -138,6 +142,14 @@ class AgentSession:
             self.state.ask_user = partial(ask_user, self)
         if not self.offline:  # offline, WebFetch summarises the page itself
             self.state.side_query = lambda prompt: import_module(".side_query", __package__).side_query(self, prompt)
+        #: the hooks of this session (None without any: then nothing of tui.hooks is imported)
+        self.hooks: Any = None
+        if options.hooks is not None:
+            from .hook_points import hooks_for
+
+            self.hooks = self.dispatcher.hooks = hooks_for(self)
+        #: context blocks from hooks (SessionStart) that go with the next prompt
+        self.hook_context: list[dict[str, Any]] = []
         self.session_id = options.session_id or new_session_id()
         self.transcript: Transcript | None = None
         self._transcript_sub: Any = None
@@ -227,12 +239,16 @@ class AgentSession:
         self.policy = _default_policy(self.options)
         self.policy.mode = mode
         self.dispatcher.policy = self.policy
+        if self.hooks is not None:  # the folder's own hooks run once it is trusted
+            self.hooks.config.trusted = bool(getattr(self.policy, "trusted", False))
 
     def prepare(self) -> None:
         """Import the SDK and the loop, build the client (about a second); safe to call twice."""
         self.client()
         import_module(".loop", __package__)  # the first turn would import it (~20 ms with its modules)
         self._start_watcher()
+        if self.hooks is not None:
+            self.hook_context += self.hooks.session_start()
 
     def client(self) -> Any:
         with self._client_lock:
@@ -323,18 +339,31 @@ class AgentSession:
         self._before_prompt = (len(self.messages), self.messages[-1] if self.messages else None)
         self.turn_count += 1
         self.state.turn_id = self.turn_count
-        block = {"type": "text", "text": scrub_text(prompt)}  # a surrogate-escaped byte could never be sent
-        notes = notification_blocks(self.state.tasks)  # background tasks that ended since the last request
+        blocks = [{"type": "text", "text": scrub_text(prompt)}]  # a surrogate-escaped byte could never be sent
+        if self.hook_context:  # what SessionStart hooks said goes with the first prompt
+            blocks += [{"type": "text", "text": scrub_text(b["text"])} for b in self.hook_context]
+            self.hook_context = []
+        blocks += notification_blocks(self.state.tasks)  # background tasks that ended since the last request
+        self._append_prompt(blocks)
+        return Turn(turn_id=self.turn_count, prompt=prompt)
+
+    def add_prompt_context(self, blocks: list[dict[str, Any]]) -> None:
+        """Add text blocks (a UserPromptSubmit hook's context) to the prompt just appended."""
+        last = self.messages[-1]
+        self.messages[-1] = {"role": "user", "content": [*last["content"], *blocks]}
+        if self.transcript:
+            self.transcript.write({"type": "merge_user", "message": self.messages[-1]})
+
+    def _append_prompt(self, blocks: list[dict[str, Any]]) -> None:
         if self.messages and self.messages[-1].get("role") == "user":
             # consecutive user turns merge (the API would merge them too)
             last = self.messages[-1]
             content = last["content"] if isinstance(last["content"], list) else [{"type": "text", "text": last["content"]}]
-            self.messages[-1] = {"role": "user", "content": [*content, block, *notes]}
+            self.messages[-1] = {"role": "user", "content": [*content, *blocks]}
             if self.transcript:
                 self.transcript.write({"type": "merge_user", "message": self.messages[-1]})
         else:
-            self.append_message({"role": "user", "content": [block, *notes]})
-        return Turn(turn_id=self.turn_count, prompt=prompt)
+            self.append_message({"role": "user", "content": blocks})
 
     def retract_prompt(self) -> None:
         """Take the prompt `begin_turn` added back out of the history (it was never sent)."""
@@ -385,6 +414,8 @@ class AgentSession:
         """Continue a saved session of this project (id, id prefix or path); see resume.py."""
         from .resume import resume_into
 
+        if self.hooks is not None:
+            self.hooks.start_source = "resume"
         return resume_into(self, target)
 
     def compact(self, focus: str = "") -> Any:
@@ -410,6 +441,8 @@ class AgentSession:
         from .loop import run_turn
 
         self.cancel_event.clear()
+        if self.hooks is not None:
+            self.hook_context += self.hooks.session_start()
         run_turn(self, prompt)
 
     def submit(self, prompt: str) -> None:
@@ -442,6 +475,9 @@ class AgentSession:
         self.state.read_hashes.clear()
         self.state.todos.clear()
         self.context.reset()
+        if self.hooks is not None:  # /clear runs on the UI thread: SessionEnd must not hold it
+            threading.Thread(target=self.hooks.session_end, args=("clear",), name="hook-end", daemon=True).start()
+            self.hooks.start_source = "clear"
         self.close_transcript()
         self.session_id = new_session_id()
         self._open_transcript()
@@ -454,9 +490,12 @@ class AgentSession:
         if self.transcript:
             self.transcript.close()
 
-    def close(self) -> None:
+    def close(self, reason: str = "other") -> None:
         self.cancel()
         self.wait(5)
+        if self.hooks is not None:
+            self.cancel_event.clear()  # SessionEnd hooks run to their end even after an interrupt
+            self.hooks.session_end(reason)
         self.state.tasks.stop_all()
         self.close_transcript()
         if self._watcher:

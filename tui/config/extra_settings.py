@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import tempfile
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -21,8 +22,10 @@ def layer_extra(loader: Any, value: str) -> None:
     with tempfile.TemporaryDirectory(prefix="agent-tui-settings-") as folder:
         path = Path(folder) / "settings.json"
         path.write_text(value, encoding="utf-8")
-        before = len(loader.loaded.problems)
+        before, hooks_before = len(loader.loaded.problems), len(loader.loaded.hooks)
         loader.layer(path, folder=False)
+        hooks = loader.loaded.hooks
+        hooks[hooks_before:] = [replace(h, source=Path(LABEL)) for h in hooks[hooks_before:]]
         problems = loader.loaded.problems
         problems[before:] = [problem.replace(str(path), LABEL) for problem in problems[before:]]
         loader.loaded.files[:] = [f for f in loader.loaded.files if f != path]

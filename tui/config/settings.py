@@ -104,6 +104,8 @@ class LoadedSettings:
     files: list[Path] = field(default_factory=list)
     #: some file has MCP keys (tui/mcp is imported only then, or with --mcp-config or a .mcp.json)
     mcp_seen: bool = False
+    #: hook handlers of every file (tui.hooks.config.HookSpec), read only when a file has `hooks`
+    hooks: list[Any] = field(default_factory=list)
 
 
 def is_trusted(project_dir: Path, settings: Settings) -> bool:
@@ -229,10 +231,12 @@ class _Loader:
         data, text = read
         base_dir = user_config_dir() if user else self.project_dir
         for key, value in data.items():
-            if claude and key not in ("permissions", "apiKeyHelper"):
-                continue  # Claude Code's other keys (hooks, env, model …) are not ours
+            if claude and key not in ("permissions", "apiKeyHelper", "hooks"):
+                continue  # Claude Code's other keys (env, model …) are not ours
             if key == "permissions":
                 self.permissions(path, text, value, folder, base_dir)
+            elif key == "hooks":
+                self.hooks(path, text, value, folder)
             elif key in ("trusted_folders", "declined_folders", "projects") and user:
                 self.user_only(path, text, key, value)
             elif key in MCP_KEYS:
@@ -242,7 +246,7 @@ class _Loader:
             elif key in ("trusted_folders", "declined_folders", "projects"):
                 self.problem(path, text, key, "only the user settings may set this; ignored.")
             else:
-                known = [*SCALAR_TYPES, *MCP_KEYS, "permissions", "trusted_folders", "declined_folders", "projects"]
+                known = [*SCALAR_TYPES, *MCP_KEYS, "permissions", "hooks", "trusted_folders", "declined_folders", "projects"]
                 self.problem(path, text, key, f"unknown key{closest_key(key, known)}; ignored.")
 
     def scalar(self, path: Path, text: str, name: str, key: str, value: Any, folder: bool, table: str | None = None) -> None:
@@ -256,6 +260,13 @@ class _Loader:
             self.problem(path, text, key, "a key helper from this folder is ignored until you trust it.", table)
         else:
             self.values[name] = checked
+
+    def hooks(self, path: Path, text: str, block: Any, folder: bool) -> None:
+        from tui.hooks.config import parse_hooks_block  # only when a file has hooks
+
+        specs, problems = parse_hooks_block(path, text, block, project=folder)
+        self.loaded.hooks.extend(specs)
+        self.loaded.problems.extend(problems)
 
     def permissions(self, path: Path, text: str, table: Any, folder: bool, base_dir: Path) -> None:
         if not isinstance(table, dict):

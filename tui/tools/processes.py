@@ -236,6 +236,11 @@ class ProcessTracker:
         self._forget([t for t in trees if not t.running and t.popen.poll() is not None])
         return list(tracked.running)
 
+    def forget(self, tracked: TrackedProcess) -> None:
+        """Stop tracking a command known to have ended with nothing left in its group (no /proc sweep)."""
+        tracked.popen.poll()
+        self._forget([tracked])
+
     def _kill(self, only: list[TrackedProcess] | None, grace: float) -> int:
         """Kill the trees in `only` (None: everything tracked, adopted orphans included)."""
         with self._lock:

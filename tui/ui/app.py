@@ -461,6 +461,9 @@ def run_app(options: AgentOptions, prompt: str | None = None) -> int:
 
     with exit_app_on_signal(lambda code: app.exit(None, code)):  # SIGTERM/SIGHUP: leave the screen cleanly
         result = app.run()
+    if app._session is not None and app._session.hooks is not None:  # SessionEnd, once the screen is restored
+        app._session.cancel_event.clear()
+        app._session.hooks.session_end("prompt_input_exit")
     return int(result or 0) if app.return_code in (None, 0) else int(app.return_code or 1)
 
 

@@ -201,6 +201,11 @@ def _mcp(app: AgentApp, args: str) -> None:
     _push_screen_for(app, "tui.ui.screens.mcp_screen", "McpScreen", "MCP")
 
 
+@slash_command("hooks", "List the hooks and their files; turn one off for this run")
+def _hooks(app: AgentApp, args: str) -> None:
+    _push_screen_for(app, "tui.ui.screens.hooks_screen", "HooksScreen", "hooks")
+
+
 @slash_command("memory", "Show the memory files (AGENTS.md, CLAUDE.md)")
 def _memory(app: AgentApp, args: str) -> None:
     _push_screen_for(app, "tui.ui.screens.memory_screen", "MemoryScreen", "memory")

@@ -122,6 +122,8 @@ class EventController(ToolBeltHandlers):
             ev.TodosUpdated: self.on_todos_updated,
             ev.BackgroundShellChanged: self.on_background_changed,
             ev.UserQuestionAsked: self.on_user_question,
+            ev.HookStarted: self.on_hook_event,
+            ev.HookFinished: self.on_hook_event,
         }
         from .mcp_glue import mcp_handlers
 
@@ -486,6 +488,11 @@ class EventController(ToolBeltHandlers):
         self.busy = False
         self.app.set_busy(False)
         self.app.status.set_state("idle")
+
+    async def on_hook_event(self, e: ev.HookEvent) -> None:
+        from .hook_view import show_hook_event  # only once a hook has run
+
+        await show_hook_event(self, e)
 
     async def on_notice(self, e: ev.Notice) -> None:
         await self.add_marker(e.text, e.level)

@@ -9,7 +9,7 @@ from __future__ import annotations
 import time
 from collections import deque
 from dataclasses import dataclass, field
-from typing import Literal
+from typing import Any, Literal
 
 ToolState = Literal[
     "preparing", "queued", "waiting", "running", "done", "error", "denied", "interrupted"
@@ -39,6 +39,8 @@ class ToolRecord:
     result_text: str = ""
     is_error: bool = False
     output_tail: deque[str] = field(default_factory=lambda: deque(maxlen=OUTPUT_TAIL_LINES))
+    #: the hooks that ran around this call (tui.ui.hook_view.HookRecord)
+    hooks: list[Any] = field(default_factory=list)
     _partial_line: str = ""
     #: an Agent call: the loop path of its subagent and the subagent's own tool calls, in order
     agent_path: str | None = None

@@ -102,6 +102,10 @@ def render_batch(batch: Batch, now: float, timeline_width: int = TIMELINE_WIDTH)
             Text(timing, style=colour if not tool.is_final else "#9e9e9e"),
             timeline_bar(tool, t0, t1, timeline_width),
         )
+        for hook in tool.hooks:  # the hooks that wrapped this call, under it
+            from tui.ui.hook_view import hook_row
+
+            table.add_row("", *hook_row(hook), "")
         if tool.state == "running" and (tool.name == "Bash" or tool.name.startswith("mcp__")):  # MCP: progress
             for line in tool.tail_lines():
                 table.add_row("", Text("  " + one_line(line), style="#808080"), "", "")

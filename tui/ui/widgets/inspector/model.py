@@ -11,6 +11,8 @@ from typing import Any
 
 from tui.agent.events import (
     Event,
+    HookFinished,
+    HookStarted,
     RequestSent,
     ResponseFinished,
     ResponseStarted,
@@ -43,6 +45,7 @@ class ApiCall:
     cost_usd: float | None = None
     action: str | None = None  # what the loop did with the stop_reason
     retry_reason: str | None = None  # set when this attempt failed and a retry was scheduled
+    hooks: list[dict[str, Any]] = field(default_factory=list)  # hooks run after this response: exact stdin/stdout
     version: int = 0  # bumped on every change, so views know when to rebuild
     loop_path: str = "main"  # the loop that sent it: `main`, or a subagent's `main/<alias>`
 
@@ -92,6 +95,7 @@ class ApiCall:
             "duration_ms": self.duration_ms,
             "cost_usd": self.cost_usd,
             "action": self.action,
+            **({"hooks": self.hooks} if self.hooks else {}),
         }
 
     def sse_view(self) -> list[dict[str, Any]]:
@@ -104,6 +108,8 @@ class InspectorModel:
 
     def __init__(self) -> None:
         self.calls: list[ApiCall] = []
+        #: hooks that ran before the first request (SessionStart, UserPromptSubmit): shown with it
+        self._early_hooks: list[dict[str, Any]] = []
 
     def clear(self) -> None:
         self.calls.clear()
@@ -131,8 +137,11 @@ class InspectorModel:
                 sent_at=event.ts or time.time(),
                 loop_path=event.loop_path,
             )
+            call.hooks, self._early_hooks = self._early_hooks, []
             self.calls.append(call)
             return call
+        if isinstance(event, (HookStarted, HookFinished)):
+            return self._record_hook(event)
         call = self._latest(getattr(event, "iteration", None), event.loop_path)
         if call is None:
             return None
@@ -156,6 +165,22 @@ class InspectorModel:
         else:
             return None
         call.version += 1
+        return call
+
+    def _record_hook(self, event: HookStarted | HookFinished) -> ApiCall | None:
+        """A hook's exact input and output, kept with the response it followed."""
+        call = self.calls[-1] if self.calls else None
+        hooks = call.hooks if call is not None else self._early_hooks
+        if isinstance(event, HookStarted):
+            hooks.append({"hook": event.hook_name, "command": event.command, "source": event.source,
+                          "tool_use_id": event.tool_use_id, "stdin": event.stdin, "hook_id": event.hook_id})
+        else:
+            for entry in [*hooks, *self._early_hooks]:
+                if entry.get("hook_id") == event.hook_id:
+                    entry.update(exit_code=event.exit_code, outcome=event.outcome, decision=event.decision,
+                                 duration_ms=event.duration_ms, stdout=event.stdout, stderr=event.stderr)
+        if call is not None:
+            call.version += 1
         return call
 
     def _latest(self, iteration: int | None, loop_path: str = "main") -> ApiCall | None:

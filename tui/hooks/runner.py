@@ -1,0 +1,242 @@
+"""Runs the command hooks of one event: each under `sh -c` as a tracked process group, all in parallel.
+
+A hook gets the event's JSON on stdin, `CLAUDE_PROJECT_DIR` and `AGENT_TUI_PROJECT_DIR` in its
+environment and the project folder as its cwd. Its output is read without a size limit on
+the pipe but only the first `KEEP_BYTES` of each stream are kept, so a hook that prints
+10 MB neither blocks nor fills memory. Past its timeout the whole tree is killed.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import selectors
+import signal
+import threading
+import time
+import uuid
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+import subprocess
+from subprocess import PIPE
+from typing import Any
+
+from tui.hooks.config import HookConfig, HookSpec
+from tui.tools.processes import TrackedProcess, tracker
+
+KEEP_BYTES = 256 * 1024
+#: after the hook itself has exited, how long a child holding its pipes open may go on writing
+DRAIN_AFTER_EXIT_S = 0.2
+KILL_GRACE_S = 0.5
+
+
+@dataclass
+class HookRun:
+    """One handler's run: what it was given and what it did."""
+
+    hook_id: str
+    spec: HookSpec
+    event: str
+    stdin: str
+    tool_use_id: str | None = None
+    #: the value the matcher ran against (the tool name, the SessionStart source …)
+    value: str | None = None
+    stdout: str = ""
+    stderr: str = ""
+    exit_code: int | None = None
+    signal_name: str | None = None
+    timed_out: bool = False
+    start_error: str | None = None
+    truncated: bool = False
+    duration_ms: int = 0
+
+    @property
+    def hook_name(self) -> str:
+        """Claude Code's name for it: `PreToolUse:Bash`, `SessionStart:startup`, `Stop`."""
+        return f"{self.event}:{self.value}" if self.value else self.event
+
+    def failure(self) -> str | None:
+        """One sentence when the hook did not run to a normal exit, naming the command and its file."""
+        where = f"{self.event} hook `{_short(self.spec.command)}` (from {self.spec.source})"
+        if self.start_error:
+            return f"{where} could not start: {self.start_error}."
+        if self.timed_out:
+            return f"{where} ran past its {self.spec.timeout:g} s timeout and was stopped."
+        if self.signal_name:
+            return f"{where} was killed by {self.signal_name}."
+        return None
+
+
+def _short(command: str, limit: int = 60) -> str:
+    line = command.strip().splitlines()[0] if command.strip() else command
+    return line if len(line) <= limit else line[: limit - 1] + "…"
+
+
+class HookRunner:
+    """Runs the hooks of `config` for one session; `on_start`/`on_finish` see every run."""
+
+    def __init__(
+        self,
+        config: HookConfig,
+        project_dir: Path,
+        base_input: Callable[[], dict[str, Any]],
+        on_start: Callable[[HookRun], None] | None = None,
+        on_finish: Callable[[HookRun], None] | None = None,
+    ) -> None:
+        self.config = config
+        self.project_dir = Path(project_dir)
+        self.base_input = base_input
+        self.on_start = on_start
+        self.on_finish = on_finish
+        self._env: dict[str, str] | None = None
+
+    def env(self) -> dict[str, str]:
+        if self._env is None:
+            env = dict(os.environ)
+            env["CLAUDE_PROJECT_DIR"] = str(self.project_dir)
+            env["AGENT_TUI_PROJECT_DIR"] = str(self.project_dir)
+            self._env = env
+        return self._env
+
+    def run(self, event: str, value: str | None, fields: dict[str, Any], *,
+            tool_use_id: str | None = None, cancel: threading.Event | None = None) -> list[HookRun]:
+        """Run every hook of `event` matching `value` with the common input plus `fields`; wait for all."""
+        specs = self.config.for_event(event, value)
+        if not specs:
+            return []
+        payload = {**self.base_input(), "hook_event_name": event, **fields}
+        stdin = json.dumps(payload, ensure_ascii=False)
+        runs = [HookRun(str(uuid.uuid4()), spec, event, stdin, tool_use_id, value) for spec in specs]
+        for run in [r for r in runs if r.spec.background]:  # `async`: not waited for, decides nothing
+            threading.Thread(target=self._run_one, args=(run, None), name="hook-async", daemon=True).start()
+        runs = [r for r in runs if not r.spec.background]
+        if not runs:
+            return []
+        if len(runs) == 1:
+            self._run_one(runs[0], cancel)
+            return runs
+        threads = [threading.Thread(target=self._run_one, args=(r, cancel), name="hook", daemon=True) for r in runs]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join()
+        return runs
+
+    def _run_one(self, run: HookRun, cancel: threading.Event | None) -> None:
+        if self.on_start is not None:
+            self.on_start(run)
+        started = time.monotonic()
+        try:
+            execute(run, self.project_dir, self.env(), cancel)
+        except Exception as exc:  # a hook must never take the loop down
+            run.start_error = f"{type(exc).__name__}: {exc}"
+        run.duration_ms = int((time.monotonic() - started) * 1000)
+        if self.on_finish is not None:
+            self.on_finish(run)
+
+
+def execute(run: HookRun, cwd: Path, env: dict[str, str], cancel: threading.Event | None = None) -> None:
+    """Start the hook, feed it stdin, read its output until it ends or its timeout passes."""
+    try:
+        proc = tracker().spawn(["/bin/sh", "-c", run.spec.command], env=env, cwd=str(cwd),
+                               stdin=PIPE, stdout=PIPE, stderr=PIPE)
+    except OSError as exc:
+        run.start_error = exc.strerror or str(exc)
+        return
+    deadline = time.monotonic() + run.spec.timeout
+    out, err, run.timed_out, run.truncated = _communicate(proc, run.stdin.encode(), deadline, cancel)
+    if run.timed_out or (cancel is not None and cancel.is_set()):
+        tracker().kill(proc, KILL_GRACE_S)
+    code = proc.popen.poll()
+    if code is None:
+        try:
+            code = proc.popen.wait(DRAIN_AFTER_EXIT_S)
+        except subprocess.TimeoutExpired:  # it closed its pipes but goes on: it has had its time
+            tracker().kill(proc, KILL_GRACE_S)
+            code = proc.popen.wait()
+    _release(proc)
+    if code < 0:
+        try:
+            run.signal_name = signal.Signals(-code).name
+        except ValueError:
+            run.signal_name = f"signal {-code}"
+    if not run.timed_out:
+        run.exit_code = code
+    run.stdout = out.decode("utf-8", "replace")
+    run.stderr = err.decode("utf-8", "replace")
+
+
+def _release(proc: TrackedProcess) -> None:
+    """Forget the ended hook; whatever it left running in its group is killed, never orphaned."""
+    try:
+        os.killpg(proc.pid, 0)
+    except (ProcessLookupError, PermissionError):
+        tracker().forget(proc)  # the group is empty: no /proc sweep needed
+        return
+    tracker().kill(proc, KILL_GRACE_S)
+
+
+def _communicate(proc: TrackedProcess, data: bytes, deadline: float,
+                 cancel: threading.Event | None) -> tuple[bytes, bytes, bool, bool]:
+    """(stdout, stderr, timed out, truncated): write stdin, keep the head of each stream, drain the rest."""
+    popen = proc.popen
+    assert popen.stdin is not None and popen.stdout is not None and popen.stderr is not None
+    out_fd, err_fd = popen.stdout.fileno(), popen.stderr.fileno()
+    kept = {out_fd: bytearray(), err_fd: bytearray()}
+    truncated = False
+    sel = selectors.DefaultSelector()
+    view = memoryview(data)
+    stdin_fd = popen.stdin.fileno()
+    if data:
+        os.set_blocking(stdin_fd, False)
+        sel.register(stdin_fd, selectors.EVENT_WRITE)
+    else:
+        popen.stdin.close()
+    for fd in kept:
+        sel.register(fd, selectors.EVENT_READ)
+    exited_at: float | None = None
+    timed_out = False
+    try:
+        while sel.get_map():
+            now = time.monotonic()
+            if now >= deadline:
+                timed_out = True
+                break
+            if exited_at is None and popen.poll() is not None:
+                exited_at = now
+            if exited_at is not None and now - exited_at > DRAIN_AFTER_EXIT_S:
+                break  # a background child keeps the pipes open: do not wait for it
+            if cancel is not None and cancel.is_set():
+                break
+            wait = min(deadline - now, 0.05 if exited_at is None else DRAIN_AFTER_EXIT_S)
+            for key, _ in sel.select(wait):
+                fd = key.fd
+                if fd == stdin_fd:
+                    try:
+                        sent = os.write(fd, view[:65536])
+                    except (BrokenPipeError, OSError):
+                        sent = len(view)
+                    view = view[sent:]
+                    if not view:
+                        sel.unregister(fd)
+                        popen.stdin.close()
+                    continue
+                chunk = os.read(fd, 65536)
+                if not chunk:
+                    sel.unregister(fd)
+                    continue
+                buf = kept[fd]
+                room = KEEP_BYTES - len(buf)
+                if room > 0:
+                    buf += chunk[:room]
+                if len(chunk) > room:
+                    truncated = True
+    finally:
+        sel.close()
+        for stream in (popen.stdin, popen.stdout, popen.stderr):
+            try:
+                stream.close()
+            except OSError:
+                pass
+    return bytes(kept[out_fd]), bytes(kept[err_fd]), timed_out, truncated
