@@ -1,0 +1,1 @@
+"""Extension points from the project and the user: hooks, custom commands, skills and prompt shortcuts."""
