@@ -23,7 +23,7 @@ from .commands import Catalog, CustomCommand, load_catalog
 from .expand import ExpansionRefused, expand
 from .mentions import attach_mentions
 
-_bash_ids = itertools.count(1)
+_call_ids = itertools.count(1)
 
 
 @dataclass
@@ -141,15 +141,20 @@ def _valid_rule(rule: str) -> bool:
     return True
 
 
-def run_bash_mode(session: Any, command_line: str, cancel: threading.Event) -> tuple[str, bool]:
-    """Run `!cmd` as a Bash call through the dispatcher (events, verdict, dialog); (result text, is_error)."""
-    block = {"type": "tool_use", "id": f"toolu_bash_mode_{next(_bash_ids)}", "name": "Bash",
-             "input": {"command": command_line, "description": "bash mode (typed by the user)"}}
-    outcome = session.dispatcher.run([block], cancel, {})
-    result = outcome.results[0]
+def run_user_call(session: Any, name: str, tool_input: dict[str, Any], cancel: threading.Event) -> tuple[str, bool]:
+    """Run one tool call the user asked for (bash mode, /init) through the dispatcher: its events, the verdict
+    and the permission dialog apply as to the model's calls; (result text, is_error)."""
+    block = {"type": "tool_use", "id": f"toolu_user_{next(_call_ids)}", "name": name, "input": tool_input}
+    result = session.dispatcher.run([block], cancel, {}).results[0]
     content = result.get("content")
     text = content if isinstance(content, str) else "\n".join(b.get("text", "") for b in content or ())
     return text, bool(result.get("is_error"))
+
+
+def run_bash_mode(session: Any, command_line: str, cancel: threading.Event) -> tuple[str, bool]:
+    """`!cmd`: a Bash call through the dispatcher; (result text, is_error)."""
+    return run_user_call(session, "Bash", {"command": command_line, "description": "bash mode (typed by the user)"},
+                         cancel)
 
 
 def add_bash_context(session: Any, command_line: str, output: str, is_error: bool) -> None:

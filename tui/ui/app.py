@@ -29,7 +29,7 @@ from textual.widgets import Button, Footer, Static
 from tui.agent.options import AgentOptions
 from tui.sanitize import one_line, visible
 
-from . import commands, gc_tuning, trust
+from . import commands, gc_tuning, prompt_shortcuts, trust
 from .threads import call_soon_from_thread
 from .warmup import warm_up_first_reply
 from .bindings import bindings_for
@@ -200,6 +200,7 @@ class AgentApp(App[int]):
         self.run_worker(warm_up_first_reply(self), group="warm-up", exit_on_error=False)
         self.run_worker(commands.load_session_commands, thread=True, group="warm-up", exit_on_error=False)
         self.run_worker(partial(trust.check_trust, self), thread=True, group="trust", exit_on_error=False)
+        self.run_worker(partial(prompt_shortcuts.report_problems, self), thread=True, group="trust", exit_on_error=False)
         if self.initial_prompt:
             self.call_later(self.submit_prompt, self.initial_prompt)
 
@@ -293,6 +294,8 @@ class AgentApp(App[int]):
         """Run a slash command, or start a turn with `text`."""
         if text.startswith("/"):
             await commands.run_slash(self, text)
+            return
+        if await prompt_shortcuts.submit(self, text):  # !cmd, #memory, @files
             return
         if self.controller.busy:
             self.prompt_area.load_text(text)

@@ -56,6 +56,8 @@ async def run_slash(app: AgentApp, line: str) -> None:
     load_session_commands()
     name, _, args = line.strip().lstrip("/").partition(" ")
     command = SLASH_COMMANDS.get(name.lower())
+    if command is None and await prompt_shortcuts.run_custom(app, name, args.strip()):  # .claude/commands, skills
+        return
     if command is None:
         known = ", ".join(f"/{n}" for n in SLASH_COMMANDS)
         app.notify(f"Unknown command /{name}. Known commands: {known}.", severity="warning")
@@ -74,12 +76,16 @@ def system_commands(app: AgentApp) -> Iterable[SystemCommand]:
                 f"/{command.name}", command.description,
                 lambda c=command: app.run_worker(run_slash(app, f"/{c.name}"), group="slash"),
             )
+    yield from prompt_shortcuts.palette_entries(app)
     for spec in KEYS:
         if spec.scope == "app" and spec.action not in ("command_palette", "interrupt_or_quit"):
             yield SystemCommand(
                 spec.description, f"{spec.keys} · {spec.group}",
                 lambda a=spec.action: app.run_worker(app.run_action(a), group="palette"),
             )
+
+
+from . import prompt_shortcuts  # noqa: E402 - it registers /init with the decorator above
 
 
 def _refuse_while_busy(app: AgentApp, what: str) -> bool:
