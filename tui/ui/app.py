@@ -192,6 +192,9 @@ class AgentApp(App[int]):
         """Build the session, import the SDK in a thread, warm up what later actions need."""
         self._attach_session()
         self.query_one(PromptRow).add_cancel_button()
+        from .widgets.completion import install
+
+        install(self)
         if gc_tuning.is_paused():  # collect the start-up garbage a moment later, where nobody waits on it
             self.set_timer(gc_tuning.RESUME_DELAY_S, gc_tuning.tune)
         else:
@@ -285,6 +288,11 @@ class AgentApp(App[int]):
         super().exit(*args, **kwargs)
 
     # --- submitting ---------------------------------------------------------------------
+
+    @on(PromptArea.Changed, "#prompt")
+    def _prompt_changed(self) -> None:
+        if self.prompt_area.completer is not None:
+            self.prompt_area.completer.update()  # the `/` and `@` menu (widgets/completion.py)
 
     @on(PromptArea.Submitted)
     async def _prompt_submitted(self, message: PromptArea.Submitted) -> None:
