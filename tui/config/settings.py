@@ -76,6 +76,8 @@ class Settings:
     model_ids: dict[str, str] = field(default_factory=dict)
     api_key_helper: str | None = None
     small_fast_model: str | None = None
+    #: `statusLine`: a command whose first stdout line shows in the footer (a folder's only once trusted)
+    status_line: str | None = None
     #: folders whose own allow rules count (read from the user settings only)
     trusted_folders: list[str] = field(default_factory=list)
     #: folders whose trust the user declined when asked (not asked again; user settings only)
@@ -218,10 +220,12 @@ class _Loader:
         data, text = read
         base_dir = user_config_dir() if user else self.project_dir
         for key, value in data.items():
-            if claude and key not in ("permissions", "apiKeyHelper"):
+            if claude and key not in ("permissions", "apiKeyHelper", "statusLine"):
                 continue  # Claude Code's other keys (hooks, env, model …) are not ours
             if key == "permissions":
                 self.permissions(path, text, value, folder, base_dir)
+            elif key in ("statusLine", "status_line"):
+                self.status_line(path, text, key, value, folder)
             elif key in ("trusted_folders", "declined_folders", "projects") and user:
                 self.user_only(path, text, key, value)
             elif key in SCALAR_TYPES or key in ALIASES:
@@ -229,7 +233,7 @@ class _Loader:
             elif key in ("trusted_folders", "declined_folders", "projects"):
                 self.problem(path, text, key, "only the user settings may set this; ignored.")
             else:
-                known = [*SCALAR_TYPES, "permissions", "trusted_folders", "declined_folders", "projects"]
+                known = [*SCALAR_TYPES, "permissions", "statusLine", "trusted_folders", "declined_folders", "projects"]
                 self.problem(path, text, key, f"unknown key{closest_key(key, known)}; ignored.")
 
     def scalar(self, path: Path, text: str, name: str, key: str, value: Any, folder: bool, table: str | None = None) -> None:
@@ -243,6 +247,17 @@ class _Loader:
             self.problem(path, text, key, "a key helper from this folder is ignored until you trust it.", table)
         else:
             self.values[name] = checked
+
+    def status_line(self, path: Path, text: str, key: str, value: Any, folder: bool) -> None:
+        """`statusLine = {type = "command", command = "…"}` (Claude Code's shape) or a plain command string."""
+        command = value.get("command") if isinstance(value, dict) else value
+        kind = value.get("type", "command") if isinstance(value, dict) else "command"
+        if kind != "command" or not isinstance(command, str) or not command.strip():
+            self.problem(path, text, key, 'expected a table with type = "command" and command = "…"; ignored.')
+        elif folder and not self.loaded.trusted:  # it runs code from the folder
+            self.problem(path, text, key, "a status line command from this folder is ignored until you trust it.")
+        else:
+            self.values["status_line"] = command
 
     def permissions(self, path: Path, text: str, table: Any, folder: bool, base_dir: Path) -> None:
         if not isinstance(table, dict):

@@ -203,7 +203,7 @@ class AgentApp(App[int]):
         self.run_worker(warm_up_first_reply(self), group="warm-up", exit_on_error=False)
         self.run_worker(commands.load_session_commands, thread=True, group="warm-up", exit_on_error=False)
         self.run_worker(partial(trust.check_trust, self), thread=True, group="trust", exit_on_error=False)
-        self.run_worker(partial(prompt_shortcuts.report_problems, self), thread=True, group="trust", exit_on_error=False)
+        self.run_worker(partial(prompt_shortcuts.after_start, self), thread=True, group="trust", exit_on_error=False)
         if self.initial_prompt:
             self.call_later(self.submit_prompt, self.initial_prompt)
 

@@ -202,9 +202,16 @@ def _from_palette(app: AgentApp, command: CustomCommand) -> None:
     app.run_worker(run_custom(app, command.name, ""), group="slash")
 
 
-def report_problems(app: AgentApp) -> None:
-    """Toast each command or skill file that could not be read (run in a thread worker after start)."""
+def after_start(app: AgentApp) -> None:
+    """In a thread worker after the first frame: toast each command or skill file that could not be read,
+    and start the `statusLine` command when one is set."""
+    from tui.config.settings import load_settings
     from tui.hooks.prompt_input import session_catalog
 
     for problem in session_catalog(app.session).problems:
         call_soon_from_thread(app, app.notify, problem, title="Commands and skills", severity="warning", timeout=12)
+    command = load_settings(Path(app.options.project_dir)).settings.status_line
+    if command:
+        from . import status_command
+
+        call_soon_from_thread(app, status_command.start, app, command)

@@ -37,6 +37,8 @@ class StatusLine(Static):
     context_used: reactive[int] = reactive(0)
     context_window: reactive[int] = reactive(0)
     context_estimated: reactive[bool] = reactive(False)
+    #: the first line of the `statusLine` command's output (status_command.py), already made one-line safe
+    custom: reactive[str] = reactive("")
 
     def set_context(self, used: int, window: int, estimated: bool) -> None:
         self.context_used, self.context_window, self.context_estimated = used, window, estimated
@@ -90,6 +92,8 @@ class StatusLine(Static):
             (1, Content.from_markup(f"  [dim]mode[/dim] [{mode_colour}]$mode[/]", mode=self.mode)),
             (0, Content.from_markup("  [$accent]$s[/]" if self.state != "idle" else "  [dim]$s[/dim]", s=state)),
         ]
+        if self.custom:
+            parts.append((2, Content("  │ ") + Content(self.custom)))
         if self.context_window:
             parts.append((2, self._context_part()))
         parts += [
