@@ -61,7 +61,7 @@ async def test_commands_completion_bash_mode_and_memory_in_one_session(offline_o
         await pilot.press("enter")
         await wait_until(pilot, lambda: not app.controller.busy and app.session.messages)
         first = app.session.messages[0]["content"][0]["text"]
-        assert first == "Say hello to Ada."
+        assert first == "Say hello to Ada.\n"
         assert str(app.query(UserPrompt).first().render()).endswith("/greet Ada")  # shown as typed
         # a project `!` line in an untrusted folder: refused with one sentence, nothing sent
         sent = len(app.session.messages)

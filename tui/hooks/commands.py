@@ -42,8 +42,6 @@ class CustomCommand:
     disable_model_invocation: bool = False
     #: named positional arguments (`arguments:` in a skill)
     arguments: tuple[str, ...] = ()
-    #: whether the description came from the frontmatter (only those are offered to the model)
-    described: bool = False
 
     @property
     def from_project(self) -> bool:
@@ -72,8 +70,10 @@ class Catalog:
         return self.commands.get(name) or self.commands.get(name.lower())
 
     def skills_for_model(self) -> list[CustomCommand]:
-        """What the Skill tool may load: described entries without `disable-model-invocation`."""
-        return [c for c in self.commands.values() if c.described and not c.disable_model_invocation]
+        """What the Skill tool may load (every entry without `disable-model-invocation`, as Claude Code 2.1
+        lists them: a command without a description by its first line), skills first."""
+        offered = [c for c in self.commands.values() if not c.disable_model_invocation]
+        return sorted(offered, key=lambda c: c.kind != "skill")
 
 
 def claude_home() -> Path:
@@ -129,7 +129,6 @@ def build_command(name: str, path: Path, source: str, fields: dict[str, Any], bo
     flag = as_bool(disable)
     if flag is None:
         raise ValueError(f"has a bad frontmatter key `disable-model-invocation` (expected true or false, not {disable!r})")
-    described = bool(fields.get("description"))
     description = str(fields.get("description") or first_line(body))[:MAX_DESCRIPTION_CHARS]
     arguments = fields.get("arguments")
     return CustomCommand(
@@ -137,7 +136,7 @@ def build_command(name: str, path: Path, source: str, fields: dict[str, Any], bo
         argument_hint=str(fields.get("argument-hint") or ""),
         allowed_tools=tuple(as_list(fields.get("allowed-tools"))),
         model=str(fields["model"]) if fields.get("model") else None,
-        disable_model_invocation=flag, described=described,
+        disable_model_invocation=flag,
         arguments=tuple(as_list(arguments)) if arguments else (),
     )
 

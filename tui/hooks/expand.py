@@ -148,4 +148,6 @@ def expand(command: CustomCommand, args: str, *, project_dir: Path, policy: Any,
     text = substitute_variables(text, command, project_dir, session_id)
     if shell_commands(text):
         text = run_shell_lines(text, command, policy, project_dir, cancel)
-    return text.strip()
+    if command.kind == "skill":  # as Claude Code: the skill's other files are found from here
+        text = f"Base directory for this skill: {command.folder}\n\n{text}"
+    return text

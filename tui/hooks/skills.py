@@ -86,7 +86,7 @@ Renderer = Callable[[CustomCommand, str, ToolContext], str]
 
 
 class SkillTool(Tool):
-    """Loads a skill (or a described custom command) into the conversation."""
+    """Loads a skill (or a custom command) into the conversation."""
 
     name = "Skill"
     description = SKILL_TOOL_PROMPT
@@ -120,9 +120,8 @@ class SkillTool(Tool):
         if skill is None:
             known = ", ".join(c.name for c in self.catalog.skills_for_model()) or "none"
             raise ToolError(f"Unknown skill: {name}. Available skills: {known}.")
-        if skill.disable_model_invocation or not skill.described:
+        if skill.disable_model_invocation:
             raise ToolError(f"Skill {name} cannot be used with the Skill tool: only the user can run it (/{name}).")
         args = tool_input.get("args")
         text = self.render(skill, args if isinstance(args, str) else "", ctx)
-        return ToolResult(f"Base directory for this skill: {skill.folder}\n\n{text}",
-                          meta={"skill": skill.name, "allowed_tools": list(skill.allowed_tools)})
+        return ToolResult(text, meta={"skill": skill.name, "allowed_tools": list(skill.allowed_tools)})

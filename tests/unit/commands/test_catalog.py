@@ -56,8 +56,8 @@ def test_commands_and_skills_from_every_folder(tmp_path, user_claude):
     deploy = catalog.get("deploy")
     assert deploy.kind == "skill" and deploy.disable_model_invocation  # a skill beats a command of its name
     offered = [c.name for c in catalog.skills_for_model()]
-    assert "deploy" not in offered and "ship" not in offered  # no description of its own: not offered
-    assert {"frontend:review", "mine"} <= set(offered)
+    assert "deploy" not in offered  # disable-model-invocation
+    assert {"frontend:review", "mine", "ship"} <= set(offered)  # described by its first line, as Claude Code lists it
 
 
 def test_bad_files_are_one_sentence_each_and_the_rest_loads(tmp_path, user_claude):

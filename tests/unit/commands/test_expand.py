@@ -68,7 +68,7 @@ def test_allowed_tools_let_a_line_run_and_nothing_else(project):
     trust(project)
     session = _session(project)
     made = prepare_prompt(session, "/touch")
-    assert made.refusal is None and made.prompt == "Made: done" and (project / "made.txt").exists()
+    assert made.refusal is None and made.prompt == "Made: done\n" and (project / "made.txt").exists()
     refused = prepare_prompt(session, "/nogrant")
     assert refused.refusal is not None and "`touch other.txt` is not allowed" in refused.refusal
     assert "allowed-tools" in refused.refusal and not (project / "other.txt").exists()
@@ -90,7 +90,7 @@ def test_a_failing_line_refuses_with_its_output(project):
 def test_user_commands_run_shell_lines_in_an_untrusted_folder(project, user_claude):
     write(user_claude / "commands/where.md", "---\ndescription: where\n---\nHere: !`pwd`\n")
     prepared = prepare_prompt(_session(project), "/where")
-    assert prepared.refusal is None and prepared.prompt == f"Here: {project}"
+    assert prepared.refusal is None and prepared.prompt == f"Here: {project}\n"
 
 
 def test_unknown_names_and_paths_stay_plain_prompts(project):

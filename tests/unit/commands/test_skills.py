@@ -48,7 +48,7 @@ def test_skills_are_listed_and_loaded_with_their_arguments(tmp_path, user_claude
     tool = next(t for t in session.tools if t.name == "Skill")
     result = tool.run({"skill": "/release", "args": "2.0"}, session._tool_context("t1"))
     folder = project / ".claude/skills/release"
-    assert result.text() == f"Base directory for this skill: {folder}\n\nRelease version 2.0 from {folder}."
+    assert result.text() == f"Base directory for this skill: {folder}\n\nRelease version 2.0 from {folder}.\n"
 
 
 def _with_skill_a(tmp_path: Path, extra: tuple[str, str]) -> tuple[AgentSession, Tool]:
