@@ -7,6 +7,7 @@ its listing; `@server:uri` (an MCP resource) and names that do not exist are lef
 
 from __future__ import annotations
 
+import heapq
 import os
 import re
 import subprocess
@@ -53,35 +54,36 @@ def project_files(project_dir: Path, limit: int = MAX_FILES) -> list[str]:
     return sorted(folders) + sorted(files)
 
 
-def _score(query: str, candidate: str) -> int | None:
-    """Higher is better; None when `query`'s letters do not appear in order."""
-    q, c = query.lower(), candidate.lower()
-    base = c.rstrip("/").rsplit("/", 1)[-1]
+def fuzzy_matches(query: str, candidates: list[str], limit: int = 12, lowered: list[str] | None = None) -> list[str]:
+    """The best `limit` candidates for `query`: a name that starts with it, then names and paths holding it,
+    then paths holding its letters in order, fewest gaps first; shorter paths first within a tier.
+
+    One regular expression finds the in-order letters (no backtracking, in C), so a keystroke over
+    50,000 paths costs milliseconds; pass `lowered` (the candidates lowercased, once) to save more.
+    """
+    q = query.lower()
+    low = lowered if lowered is not None else [c.lower() for c in candidates]
     if not q:
-        return 1000 - len(c)
-    if base.startswith(q):
-        return 5000 - len(c)
-    if q in base:
-        return 4000 - len(c)
-    if c.startswith(q):
-        return 3500 - len(c)
-    if q in c:
-        return 3000 - len(c)
-    position, gaps = 0, 0
-    for ch in q:
-        found = c.find(ch, position)
-        if found < 0:
-            return None
-        gaps += found - position
-        position = found + 1
-    return 1000 - gaps - len(c)
-
-
-def fuzzy_matches(query: str, candidates: list[str], limit: int = 12) -> list[str]:
-    """The best `limit` candidates for `query` (basename hits first, then path hits, then in-order letters)."""
-    scored = [(s, c) for c in candidates if (s := _score(query, c)) is not None]
-    scored.sort(key=lambda pair: (-pair[0], pair[1]))
-    return [c for _, c in scored[:limit]]
+        ranked = sorted(range(len(candidates)), key=lambda i: (len(low[i]), candidates[i]))
+        return [candidates[i] for i in ranked[:limit]]
+    first = re.escape(q[0])
+    pattern = re.compile(f"[^{first}]*({first})" + "".join(f"[^{re.escape(ch)}]*{re.escape(ch)}" for ch in q[1:]))
+    scored: list[tuple[int, int, str]] = []
+    for index, name in enumerate(low):
+        found = pattern.match(name)
+        if found is None:
+            continue
+        base = name.rstrip("/").rpartition("/")[2]
+        if base.startswith(q):
+            tier = 0
+        elif q in base:
+            tier = 1
+        elif q in name:
+            tier = 2
+        else:
+            tier = 3 + found.end() - found.start(1) - len(q)  # the gaps between the letters
+        scored.append((tier, len(name), candidates[index]))
+    return [c for _, _, c in heapq.nsmallest(limit, scored)]
 
 
 def mention_at(text: str, cursor: int) -> tuple[int, str] | None:

@@ -40,6 +40,7 @@ class PromptCompleter:
         self.prompt = prompt
         self.menu = menu
         self.files: list[str] | None = None
+        self.lowered: list[str] = []
         self._loading = False
         #: (row, start column, end column) of the word the menu would replace, and its kind
         self.span: tuple[int, int, int] = (0, 0, 0)
@@ -79,7 +80,7 @@ class PromptCompleter:
             return
         from tui.hooks.mentions import fuzzy_matches
 
-        matches = fuzzy_matches(query, self.files, MAX_ITEMS)
+        matches = fuzzy_matches(query, self.files, MAX_ITEMS, self.lowered)
         self._show("mention", (row, start, col), [(f"@{m}", m, "") for m in matches])
 
     def _slash_matches(self, typed: str) -> list[tuple[str, str, str]]:
@@ -121,7 +122,7 @@ class PromptCompleter:
         self.app.run_worker(load, thread=True, group="completion", exit_on_error=False)
 
     def _files_loaded(self, files: list[str]) -> None:
-        self.files = files
+        self.files, self.lowered = files, [f.lower() for f in files]
         self.update()
 
     def key(self, key: str) -> bool:
