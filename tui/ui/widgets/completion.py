@@ -56,6 +56,11 @@ class PromptCompleter:
         self.menu.remove_class("-open")
         self.values = []
 
+    def dismiss(self, text: str) -> None:
+        """Close the menu and keep it closed while the prompt holds `text`."""
+        self._dismissed = text
+        self.close()
+
     def update(self) -> None:
         """Recompute the menu for the prompt's text and cursor."""
         row, col = self.prompt.cursor_location
@@ -135,8 +140,7 @@ class PromptCompleter:
             self.menu.highlighted = (current + (1 if key == "down" else -1)) % count
             return True
         if key == "escape":
-            self._dismissed = self.prompt.text
-            self.close()
+            self.dismiss(self.prompt.text)
             return True
         if key in ("tab", "enter"):
             chosen = self.values[self.menu.highlighted or 0]

@@ -167,6 +167,8 @@ class PromptArea(TextArea):
 
     def _show(self, text: str, *, at_end: bool) -> None:
         self._paste_rest.clear()
+        if self.completer is not None:
+            self.completer.dismiss(text)  # a recalled prompt opens no menu: Up/Down keep walking the history
         self.load_text(text)
         if at_end:
             self.move_cursor(self.document.end)
