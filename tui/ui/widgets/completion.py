@@ -13,6 +13,7 @@ from textual.widgets import OptionList
 from textual.widgets.option_list import Option
 
 from tui.sanitize import one_line
+from tui.wording import shorten
 
 if TYPE_CHECKING:
     from ..app import AgentApp
@@ -99,7 +100,7 @@ class PromptCompleter:
         described = {name: c.description for name, c in SLASH_COMMANDS.items()}
         for command in session_catalog(self.app.session).commands.values():
             described.setdefault(command.name, describe(command))
-        names = fuzzy_matches(typed, sorted(described), MAX_ITEMS)
+        names = fuzzy_matches(typed, sorted(described), MAX_ITEMS) if typed else sorted(described)[:MAX_ITEMS]
         return [(f"/{n}", f"/{n}", described[n]) for n in names]
 
     def _show(self, kind: str, span: tuple[int, int, int], items: list[tuple[str, str, str]]) -> None:
@@ -109,7 +110,9 @@ class PromptCompleter:
         self.kind, self.span = kind, span
         self.values = [value for _, value, _ in items]
         self.menu.clear_options()
-        self.menu.add_options([Option(one_line(f"{label}  {note}" if note else label)) for label, _, note in items])
+        width = max(20, self.menu.parent.size.width - 6) if self.menu.parent is not None else 80
+        self.menu.add_options([Option(shorten(one_line(f"{label}  {note}" if note else label), width))
+                               for label, _, note in items])  # one line each, even on a narrow terminal
         self.menu.highlighted = 0
         self.menu.add_class("-open")
 
