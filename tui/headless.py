@@ -212,9 +212,19 @@ def run_headless(options: AgentOptions, prompt: str, fmt: str = "text", *, parti
             raise KeyboardInterrupt
         session.cancel()  # the turn ends as "interrupted": its stop line is the one sentence printed
 
+    from tui.hooks.prompt_input import command_turn, prepare_prompt  # `/command args`, `@file`
+
+    for problem in session.catalog.problems:
+        err.write(visible(f"agent-tui: {problem}\n"))
+    prepared = prepare_prompt(session, prompt, session.cancel_event)
+    if prepared.refusal:
+        err.write(visible(f"agent-tui: {prepared.refusal}\n"))
+        session.close()
+        return 1
     previous = signal.signal(signal.SIGINT, on_sigint) if _main_thread() else None
     try:
-        session.run_turn(prompt)
+        with command_turn(session, prepared.command):
+            session.run_turn(prepared.prompt)
     except KeyboardInterrupt:
         err.write("agent-tui: quit\n")
         return 130

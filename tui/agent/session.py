@@ -102,6 +102,9 @@ class AgentSession:
         self.tools: list[Tool] = tools if tools is not None else _default_tools()
         configure_tools(self.tools, options)
         self.policy = policy if policy is not None else _default_policy(options)
+        from tui.hooks.prompt_input import attach_catalog  # custom commands and skills (+ the Skill tool)
+
+        self.catalog = attach_catalog(self, add_tool=tools is None)
         self.state = SessionState(project_dir=options.project_dir)
         self.messages: list[dict[str, Any]] = []
         self.usage_totals: dict[str, int] = {}

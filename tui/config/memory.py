@@ -16,7 +16,7 @@ from pathlib import Path
 from tui.config.paths import user_config_dir
 from tui.config.special_files import is_regular_file, read_regular_bytes
 
-MEMORY_NAMES = ("AGENTS.md", "CLAUDE.md")
+MEMORY_NAMES = ("AGENTS.md", "CLAUDE.md", "AGENTS.local.md", "CLAUDE.local.md")  # *.local.md: `#` lines kept out of git
 MAX_IMPORT_DEPTH = 5
 MAX_FILE_CHARS = 40_000
 IMPORT = re.compile(r"(?:^|(?<=\s))@((?:~/|\.{1,2}/|/)?[\w.\-/]+)")

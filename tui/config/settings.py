@@ -85,6 +85,8 @@ class Settings:
     web_search_max_uses: int = 8
     web_search_allowed_domains: list[str] = field(default_factory=list)
     web_search_blocked_domains: list[str] = field(default_factory=list)
+    #: `statusLine`: a command whose first stdout line shows in the footer (a folder's only once trusted)
+    status_line: str | None = None
     #: folders whose own allow rules count (read from the user settings only)
     trusted_folders: list[str] = field(default_factory=list)
     #: folders whose trust the user declined when asked (not asked again; user settings only)
@@ -231,12 +233,14 @@ class _Loader:
         data, text = read
         base_dir = user_config_dir() if user else self.project_dir
         for key, value in data.items():
-            if claude and key not in ("permissions", "apiKeyHelper", "hooks"):
+            if claude and key not in ("permissions", "apiKeyHelper", "hooks", "statusLine"):
                 continue  # Claude Code's other keys (env, model …) are not ours
             if key == "permissions":
                 self.permissions(path, text, value, folder, base_dir)
             elif key == "hooks":
                 self.hooks(path, text, value, folder)
+            elif key in ("statusLine", "status_line"):
+                self.status_line(path, text, key, value, folder)
             elif key in ("trusted_folders", "declined_folders", "projects") and user:
                 self.user_only(path, text, key, value)
             elif key in MCP_KEYS:
@@ -246,7 +250,7 @@ class _Loader:
             elif key in ("trusted_folders", "declined_folders", "projects"):
                 self.problem(path, text, key, "only the user settings may set this; ignored.")
             else:
-                known = [*SCALAR_TYPES, *MCP_KEYS, "permissions", "hooks", "trusted_folders", "declined_folders", "projects"]
+                known = [*SCALAR_TYPES, *MCP_KEYS, "permissions", "hooks", "statusLine", "trusted_folders", "declined_folders", "projects"]
                 self.problem(path, text, key, f"unknown key{closest_key(key, known)}; ignored.")
 
     def scalar(self, path: Path, text: str, name: str, key: str, value: Any, folder: bool, table: str | None = None) -> None:
@@ -267,6 +271,17 @@ class _Loader:
         specs, problems = parse_hooks_block(path, text, block, project=folder)
         self.loaded.hooks.extend(specs)
         self.loaded.problems.extend(problems)
+
+    def status_line(self, path: Path, text: str, key: str, value: Any, folder: bool) -> None:
+        """`statusLine = {type = "command", command = "…"}` (Claude Code's shape) or a plain command string."""
+        command = value.get("command") if isinstance(value, dict) else value
+        kind = value.get("type", "command") if isinstance(value, dict) else "command"
+        if kind != "command" or not isinstance(command, str) or not command.strip():
+            self.problem(path, text, key, 'expected a table with type = "command" and command = "…"; ignored.')
+        elif folder and not self.loaded.trusted:  # it runs code from the folder
+            self.problem(path, text, key, "a status line command from this folder is ignored until you trust it.")
+        else:
+            self.values["status_line"] = command
 
     def permissions(self, path: Path, text: str, table: Any, folder: bool, base_dir: Path) -> None:
         if not isinstance(table, dict):

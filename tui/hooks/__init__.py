@@ -1,4 +1,6 @@
-"""Hooks: Claude Code's `hooks` settings read from every source, matched and run around the loop.
+"""Extension points from the project and the user: hooks, custom commands, skills, prompt shortcuts.
+
+Hooks: Claude Code's `hooks` settings read from every source, matched and run around the loop.
 
 Nothing here is imported unless a settings file holds a `hooks` block (no cost otherwise).
 `config` reads the blocks, `matcher` picks the handlers, `runner` runs them as tracked

@@ -29,7 +29,7 @@ from textual.widgets import Button, Footer, Static
 from tui.agent.options import AgentOptions
 from tui.sanitize import one_line, visible
 
-from . import commands, gc_tuning, trust
+from . import commands, gc_tuning, prompt_shortcuts, trust
 from .threads import call_soon_from_thread
 from .warmup import warm_up_first_reply
 from .bindings import bindings_for
@@ -192,6 +192,9 @@ class AgentApp(App[int]):
         """Build the session, import the SDK in a thread, warm up what later actions need."""
         self._attach_session()
         self.query_one(PromptRow).add_cancel_button()
+        from .widgets.completion import install
+
+        install(self)
         if gc_tuning.is_paused():  # collect the start-up garbage a moment later, where nobody waits on it
             self.set_timer(gc_tuning.RESUME_DELAY_S, gc_tuning.tune)
         else:
@@ -200,6 +203,7 @@ class AgentApp(App[int]):
         self.run_worker(warm_up_first_reply(self), group="warm-up", exit_on_error=False)
         self.run_worker(commands.load_session_commands, thread=True, group="warm-up", exit_on_error=False)
         self.run_worker(partial(trust.check_trust, self), thread=True, group="trust", exit_on_error=False)
+        self.run_worker(partial(prompt_shortcuts.after_start, self), thread=True, group="trust", exit_on_error=False)
         if self.initial_prompt:
             self.call_later(self.submit_prompt, self.initial_prompt)
 
@@ -289,6 +293,11 @@ class AgentApp(App[int]):
 
     # --- submitting ---------------------------------------------------------------------
 
+    @on(PromptArea.Changed, "#prompt")
+    def _prompt_changed(self) -> None:
+        if self.prompt_area.completer is not None:
+            self.prompt_area.completer.update()  # the `/` and `@` menu (widgets/completion.py)
+
     @on(PromptArea.Submitted)
     async def _prompt_submitted(self, message: PromptArea.Submitted) -> None:
         await self.submit_prompt(message.text)
@@ -297,6 +306,8 @@ class AgentApp(App[int]):
         """Run a slash command, or start a turn with `text`."""
         if text.startswith("/"):
             await commands.run_slash(self, text)
+            return
+        if await prompt_shortcuts.submit(self, text):  # !cmd, #memory, @files
             return
         if self.controller.busy:
             self.prompt_area.load_text(text)

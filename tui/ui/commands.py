@@ -61,6 +61,8 @@ async def run_slash(app: AgentApp, line: str) -> None:
 
         if await run_prompt_command(app, name, args.strip()):
             return
+    if command is None and await prompt_shortcuts.run_custom(app, name, args.strip()):  # .claude/commands, skills
+        return
     if command is None:
         known = ", ".join(f"/{n}" for n in SLASH_COMMANDS)
         app.notify(f"Unknown command /{name}. Known commands: {known}.", severity="warning")
@@ -82,12 +84,16 @@ def system_commands(app: AgentApp) -> Iterable[SystemCommand]:
     from .mcp_glue import prompt_palette
 
     yield from prompt_palette(app, lambda name: app.run_worker(run_slash(app, f"/{name}"), group="slash"))
+    yield from prompt_shortcuts.palette_entries(app)
     for spec in KEYS:
         if spec.scope == "app" and spec.action not in ("command_palette", "interrupt_or_quit"):
             yield SystemCommand(
                 spec.description, f"{spec.keys} · {spec.group}",
                 lambda a=spec.action: app.run_worker(app.run_action(a), group="palette"),
             )
+
+
+from . import prompt_shortcuts  # noqa: E402 - it registers /init with the decorator above
 
 
 def _refuse_while_busy(app: AgentApp, what: str) -> bool:

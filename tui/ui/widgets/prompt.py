@@ -46,6 +46,8 @@ class PromptArea(TextArea):
         self._draft = ""
         #: parts of a big paste still to insert, one per frame
         self._paste_rest: list[str] = []
+        #: the `/` and `@` completion menu (completion.py); while open it takes Up/Down/Tab/Enter/Esc
+        self.completer: Any = None
 
     @property
     def wrapped_document(self) -> Any:
@@ -92,6 +94,10 @@ class PromptArea(TextArea):
 
     async def _on_key(self, event: events.Key) -> None:
         """A full prompt takes no more typing (TextArea's handler runs after this one unless prevented)."""
+        if event.key in ("tab", "escape") and self.completer is not None and self.completer.key(event.key):
+            event.stop()
+            event.prevent_default()
+            return
         if event.is_printable and self._length() >= MAX_PROMPT_CHARS and not self.selected_text:
             event.stop()
             event.prevent_default()
@@ -103,15 +109,21 @@ class PromptArea(TextArea):
         return sum(map(len, lines)) + len(lines) - 1
 
     def action_submit(self) -> None:
+        if self.completer is not None and self.completer.key("enter"):
+            return
         self.call_later(self._submit)
 
     def action_newline(self) -> None:
         self.call_later(self.insert, "\n")
 
     def action_history_previous(self) -> None:
+        if self.completer is not None and self.completer.key("up"):
+            return
         self.call_later(self._history_previous)
 
     def action_history_next(self) -> None:
+        if self.completer is not None and self.completer.key("down"):
+            return
         self.call_later(self._history_next)
 
     def _submit(self) -> None:
@@ -155,6 +167,8 @@ class PromptArea(TextArea):
 
     def _show(self, text: str, *, at_end: bool) -> None:
         self._paste_rest.clear()
+        if self.completer is not None:
+            self.completer.dismiss(text)  # a recalled prompt opens no menu: Up/Down keep walking the history
         self.load_text(text)
         if at_end:
             self.move_cursor(self.document.end)

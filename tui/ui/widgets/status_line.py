@@ -40,6 +40,8 @@ class StatusLine(Static):
     context_estimated: reactive[bool] = reactive(False)
     #: background tasks still running (BackgroundShellChanged)
     background: reactive[int] = reactive(0)
+    #: the first line of the `statusLine` command's output (status_command.py), already made one-line safe
+    custom: reactive[str] = reactive("")
 
     def set_context(self, used: int, window: int, estimated: bool) -> None:
         self.context_used, self.context_window, self.context_estimated = used, window, estimated
@@ -96,6 +98,8 @@ class StatusLine(Static):
         if self.background:
             parts.append((1, Content.from_markup("  [dim]│[/dim] [$warning]$n[/] [dim]· /tasks[/dim]",
                                                  n=plural(self.background, "background task"))))
+        if self.custom:
+            parts.append((2, Content("  │ ") + Content(self.custom)))
         if self.context_window:
             parts.append((2, self._context_part()))
         parts += [

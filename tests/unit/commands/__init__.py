@@ -1,0 +1,1 @@
+"""Custom commands, skills and prompt shortcuts (issue 15)."""

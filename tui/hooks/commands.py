@@ -1,0 +1,168 @@
+"""Custom slash commands: Markdown files in `.claude/commands/`, `.agent-tui/commands/` and `~/.claude/commands/`.
+
+A file `frontend/review.md` is the command `/frontend:review`. Its frontmatter (`description`,
+`argument-hint`, `allowed-tools`, `model`, `disable-model-invocation`) and body become a
+`CustomCommand`; skills (skills.py) are loaded into the same type, so the prompt, the palette,
+`-p` and the Skill tool treat both alike, as Claude Code does since it merged them.
+A broken file is one sentence in `Catalog.problems`, naming the file; every other file still loads.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from tui.config.paths import PROJECT_DIR_NAME, user_config_dir
+from tui.config.special_files import read_regular_bytes
+
+from .frontmatter import FrontmatterError, as_bool, as_list, split_frontmatter
+
+#: a command or skill file larger than this is refused (a prompt template is never this big)
+MAX_FILE_BYTES = 256 * 1024
+#: Claude Code caps each listed description at this many characters
+MAX_DESCRIPTION_CHARS = 1536
+
+
+@dataclass(frozen=True)
+class CustomCommand:
+    """One command or skill: where it came from, what its frontmatter says, and its body."""
+
+    name: str
+    description: str
+    body: str
+    path: Path
+    #: "project" (from the project folder) or "user" (from the user's own folders)
+    source: str
+    kind: str = "command"  # or "skill"
+    argument_hint: str = ""
+    allowed_tools: tuple[str, ...] = ()
+    model: str | None = None
+    disable_model_invocation: bool = False
+    #: named positional arguments (`arguments:` in a skill)
+    arguments: tuple[str, ...] = ()
+
+    @property
+    def from_project(self) -> bool:
+        return self.source == "project"
+
+    @property
+    def folder(self) -> Path:
+        """The skill's folder (`${CLAUDE_SKILL_DIR}`), or the command file's folder."""
+        return self.path.parent
+
+    @property
+    def label(self) -> str:
+        """`(project)` / `(user)` and the kind, for the palette and completion."""
+        return f"{self.source} {self.kind}"
+
+
+@dataclass
+class Catalog:
+    """Every custom command and skill found, by name, and one sentence per file that could not be read."""
+
+    commands: dict[str, CustomCommand] = field(default_factory=dict)
+    problems: list[str] = field(default_factory=list)
+
+    def get(self, name: str) -> CustomCommand | None:
+        name = name.lstrip("/")
+        return self.commands.get(name) or self.commands.get(name.lower())
+
+    def skills_for_model(self) -> list[CustomCommand]:
+        """What the Skill tool may load (every entry without `disable-model-invocation`, as Claude Code 2.1
+        lists them: a command without a description by its first line), skills first."""
+        offered = [c for c in self.commands.values() if not c.disable_model_invocation]
+        return sorted(offered, key=lambda c: c.kind != "skill")
+
+
+def claude_home() -> Path:
+    """Claude Code's user folder: `$CLAUDE_CONFIG_DIR`, else `~/.claude`."""
+    configured = os.environ.get("CLAUDE_CONFIG_DIR")
+    return Path(configured) if configured else Path.home() / ".claude"
+
+
+def command_folders(project_dir: Path) -> list[tuple[Path, str]]:
+    """(folder, source) in rising precedence: user folders first, so the project's override them."""
+    return [
+        (claude_home() / "commands", "user"),
+        (user_config_dir() / "commands", "user"),
+        (project_dir / PROJECT_DIR_NAME / "commands", "project"),
+        (project_dir / ".claude" / "commands", "project"),
+    ]
+
+
+def read_markdown(path: Path) -> tuple[dict[str, Any], str]:
+    """(frontmatter, body) of a command or skill file; ValueError with the reason when unreadable."""
+    try:
+        data = read_regular_bytes(path, MAX_FILE_BYTES + 1)
+    except OSError as exc:
+        raise ValueError(f"cannot be read ({exc.strerror or exc})") from None
+    if len(data) > MAX_FILE_BYTES:
+        raise ValueError(f"is larger than {MAX_FILE_BYTES // 1024} KiB")
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError:
+        raise ValueError("is not UTF-8 text") from None
+    try:
+        return split_frontmatter(text)
+    except FrontmatterError as exc:
+        raise ValueError(f"has broken frontmatter ({exc})") from None
+
+
+def first_line(body: str) -> str:
+    """The first non-empty line of a body, without a heading's `#`s (Claude Code's fallback description)."""
+    for line in body.splitlines():
+        if line.strip():
+            return line.strip().lstrip("#").strip()
+    return ""
+
+
+def build_command(name: str, path: Path, source: str, fields: dict[str, Any], body: str,
+                  kind: str = "command") -> CustomCommand:
+    """A CustomCommand from parsed fields; ValueError naming the key when a value has the wrong type."""
+    for key in ("description", "argument-hint", "model", "name"):
+        value = fields.get(key)
+        if value is not None and not isinstance(value, str):
+            raise ValueError(f"has a bad frontmatter key `{key}` (expected a string, not a list)")
+    disable = fields.get("disable-model-invocation", False)
+    flag = as_bool(disable)
+    if flag is None:
+        raise ValueError(f"has a bad frontmatter key `disable-model-invocation` (expected true or false, not {disable!r})")
+    description = str(fields.get("description") or first_line(body))[:MAX_DESCRIPTION_CHARS]
+    arguments = fields.get("arguments")
+    return CustomCommand(
+        name=name, description=description, body=body, path=path, source=source, kind=kind,
+        argument_hint=str(fields.get("argument-hint") or ""),
+        allowed_tools=tuple(as_list(fields.get("allowed-tools"))),
+        model=str(fields["model"]) if fields.get("model") else None,
+        disable_model_invocation=flag,
+        arguments=tuple(as_list(arguments)) if arguments else (),
+    )
+
+
+def load_commands(project_dir: Path, catalog: Catalog) -> None:
+    """Add every command file under the command folders to `catalog` (later folders win)."""
+    for folder, source in command_folders(project_dir):
+        if not folder.is_dir():
+            continue
+        for path in sorted(folder.rglob("*.md")):
+            if not path.is_file():
+                continue
+            relative = path.relative_to(folder).with_suffix("")
+            name = ":".join(relative.parts)
+            try:
+                fields, body = read_markdown(path)
+                catalog.commands[name] = build_command(name, path, source, fields, body)
+            except ValueError as exc:
+                catalog.problems.append(f"{path} {exc}; the command /{name} was skipped.")
+
+
+def load_catalog(project_dir: Path) -> Catalog:
+    """Commands, then skills (a skill beats a command of the same name)."""
+    from .skills import load_skills
+
+    catalog = Catalog()
+    load_commands(project_dir, catalog)
+    load_skills(project_dir, catalog)
+    return catalog

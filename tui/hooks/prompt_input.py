@@ -1,0 +1,173 @@
+"""What a typed prompt becomes before the loop sees it: `/command args`, `@file` attachments, `!` bash mode.
+
+Engine-side glue shared by `-p` and the app: the session's catalog of commands and skills
+(and the Skill tool when there is something to list), the expansion of `/name args`, the
+tools a command's `allowed-tools` pre-approves for its turn, and Claude Code's bash mode
+(`!cmd` runs through the dispatcher, so the Bash verdict and the permission dialog apply,
+and its output joins the next request as context).
+"""
+
+from __future__ import annotations
+
+import itertools
+import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from tui.tools.base import ToolContext
+
+from .commands import Catalog, CustomCommand, load_catalog
+from .expand import ExpansionRefused, expand
+from .mentions import attach_mentions
+
+_call_ids = itertools.count(1)
+
+
+@dataclass
+class Prepared:
+    """The prompt for the model, the command it came from (if any), or the sentence that refused it."""
+
+    prompt: str
+    command: CustomCommand | None = None
+    refusal: str | None = None
+
+
+def attach_catalog(session: Any, *, add_tool: bool) -> Catalog:
+    """Load the session's commands and skills; add the Skill tool only when some skill is offered to the model."""
+    catalog = load_catalog(Path(session.options.project_dir))
+    if add_tool and catalog.skills_for_model():
+        from .skills import SkillTool
+
+        session.tools.append(SkillTool(catalog, lambda skill, args, ctx: render(session, skill, args, ctx.cancel)))
+    return catalog
+
+
+def session_catalog(session: Any) -> Catalog:
+    """The catalog loaded with the session (or a fresh one for a session built without it)."""
+    catalog = getattr(session, "catalog", None)
+    return catalog if isinstance(catalog, Catalog) else load_catalog(Path(session.options.project_dir))
+
+
+def reload_catalog(session: Any) -> Catalog:
+    """Read the folders again (a file added while the app runs); the Skill tool keeps its start-up listing."""
+    fresh = load_catalog(Path(session.options.project_dir))
+    old = getattr(session, "catalog", None)
+    if isinstance(old, Catalog):
+        old.commands, old.problems = fresh.commands, fresh.problems
+        return old
+    return fresh
+
+
+def render(session: Any, command: CustomCommand, args: str, cancel: threading.Event | None = None) -> str:
+    """`command` expanded for this session, with the files its text mentions attached."""
+    project_dir = Path(session.options.project_dir)
+    text = expand(command, args, project_dir=project_dir, policy=session.policy,
+                  session_id=getattr(session, "session_id", ""), cancel=cancel)
+    return attach_mentions(text, project_dir, may_read=lambda p: may_read(session, p))
+
+
+def may_read(session: Any, path: Path) -> bool:
+    """Whether the Read rules let `path` be attached without asking."""
+    from tui.tools.read import ReadTool
+
+    project_dir = Path(session.options.project_dir)
+    ctx = ToolContext(project_dir=project_dir, state=session.state)
+    try:
+        return session.policy.check(ReadTool(), {"file_path": str(path)}, ctx).decision == "allow"
+    except Exception:
+        return False
+
+
+def parse_slash(text: str) -> tuple[str, str] | None:
+    """(name, args) of a prompt that starts with `/name`; None otherwise (a path like `/usr/bin` has a second `/`)."""
+    if not text.startswith("/"):
+        return None
+    name, _, args = text[1:].partition(" ")
+    name = name.strip()
+    if not name or "/" in name:
+        return None
+    return name, args.strip()
+
+
+def prepare_prompt(session: Any, text: str, cancel: threading.Event | None = None) -> Prepared:
+    """Expand `/name args` when `name` is a custom command or skill, then attach `@` files."""
+    parsed = parse_slash(text)
+    if parsed is not None:
+        catalog = session_catalog(session)
+        command = catalog.get(parsed[0]) or reload_catalog(session).get(parsed[0])
+        if command is not None:
+            try:
+                return Prepared(render(session, command, parsed[1], cancel), command)
+            except ExpansionRefused as exc:
+                return Prepared("", command, str(exc))
+    project_dir = Path(session.options.project_dir)
+    return Prepared(attach_mentions(text, project_dir, may_read=lambda p: may_read(session, p)))
+
+
+@contextmanager
+def command_turn(session: Any, command: CustomCommand | None) -> Iterator[None]:
+    """For the turn a command starts: its `allowed-tools` are allowed and its `model` is used, then both revert."""
+    if command is None:
+        yield
+        return
+    policy, options = session.policy, session.options
+    added = [rule for rule in command.allowed_tools if rule not in policy.session_allow and _valid_rule(rule)]
+    project_untrusted = command.from_project and not getattr(policy, "trusted", True)
+    if project_untrusted:
+        added = []  # a folder's own file grants nothing before the folder is trusted
+    model = options.model
+    policy.session_allow.extend(added)
+    if command.model:
+        options.model = command.model
+    try:
+        yield
+    finally:
+        for rule in added:
+            if rule in policy.session_allow:
+                policy.session_allow.remove(rule)
+        options.model = model
+
+
+def _valid_rule(rule: str) -> bool:
+    from tui.config.rules import Rule
+
+    try:
+        Rule.parse(rule)
+    except ValueError:
+        return False
+    return True
+
+
+def run_user_call(session: Any, name: str, tool_input: dict[str, Any], cancel: threading.Event) -> tuple[str, bool]:
+    """Run one tool call the user asked for (bash mode, /init) through the dispatcher: its events, the verdict
+    and the permission dialog apply as to the model's calls; (result text, is_error)."""
+    block = {"type": "tool_use", "id": f"toolu_user_{next(_call_ids)}", "name": name, "input": tool_input}
+    result = session.dispatcher.run([block], cancel, {}).results[0]
+    content = result.get("content")
+    text = content if isinstance(content, str) else "\n".join(b.get("text", "") for b in content or ())
+    return text, bool(result.get("is_error"))
+
+
+def run_bash_mode(session: Any, command_line: str, cancel: threading.Event) -> tuple[str, bool]:
+    """`!cmd`: a Bash call through the dispatcher; (result text, is_error)."""
+    return run_user_call(session, "Bash", {"command": command_line, "description": "bash mode (typed by the user)"},
+                         cancel)
+
+
+def add_bash_context(session: Any, command_line: str, output: str, is_error: bool) -> None:
+    """Put the command and its output in the history, so the next request carries them (Claude Code's tags)."""
+    stream = "bash-stderr" if is_error else "bash-stdout"
+    text = f"<bash-input>{command_line}</bash-input>\n<{stream}>{output}</{stream}>"
+    block = {"type": "text", "text": text}
+    messages = session.messages
+    if messages and messages[-1].get("role") == "user":
+        last = messages[-1]
+        content = last["content"] if isinstance(last["content"], list) else [{"type": "text", "text": last["content"]}]
+        messages[-1] = {"role": "user", "content": [*content, block]}
+        if session.transcript:
+            session.transcript.write({"type": "merge_user", "message": messages[-1]})
+    else:
+        session.append_message({"role": "user", "content": [block]})

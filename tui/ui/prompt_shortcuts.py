@@ -1,0 +1,217 @@
+"""What the prompt does with `/custom-command args`, `!cmd`, `#text` and `@file` (issue 15), and `/init`.
+
+The engine side is in `tui/hooks/`; this module only starts the work on a thread worker and
+shows it: a custom command or a prompt with `@` files is expanded off the UI thread (its `!`
+lines may run), bash mode and `/init` run one tool call through the session's dispatcher, so
+the tool block, the permission dialog and the tool panel show them like any call.
+"""
+
+from __future__ import annotations
+
+from functools import partial
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from textual.app import SystemCommand
+
+from tui.sanitize import one_line
+
+from .commands import slash_command
+from .threads import call_soon_from_thread
+
+if TYPE_CHECKING:
+    from collections.abc import Iterable
+
+    from tui.hooks.commands import CustomCommand
+
+    from .app import AgentApp
+
+BASH_CONTEXT_NOTE = "bash mode: the command and its output go into your next request as context"
+
+
+def _busy(app: AgentApp) -> bool:
+    if app.controller.busy:
+        app.notify("A turn is running: press Esc to interrupt it, or wait.", severity="warning")
+        return True
+    return False
+
+
+async def submit(app: AgentApp, text: str) -> bool:
+    """Handle `!cmd`, `#text` and prompts with `@` files; False for a plain prompt."""
+    from tui.hooks.mentions import mentioned_paths
+
+    if text.startswith("!") and text[1:].strip():
+        await bash_mode(app, text[1:].strip())
+        return True
+    if text.startswith("#") and text.lstrip("#").strip():
+        remember(app, text.lstrip("#").strip())
+        return True
+    if mentioned_paths(text):
+        await start_prepared_turn(app, text)
+        return True
+    return False
+
+
+async def run_custom(app: AgentApp, name: str, args: str) -> bool:
+    """Run `/name args` when `name` is a custom command or skill; False when there is none of that name."""
+    from tui.hooks.prompt_input import reload_catalog, session_catalog
+
+    session = app.session
+    if session_catalog(session).get(name) is None and reload_catalog(session).get(name) is None:
+        return False
+    await start_prepared_turn(app, f"/{name} {args}".rstrip())
+    return True
+
+
+async def start_prepared_turn(app: AgentApp, text: str) -> None:
+    """Show `text` as typed, then expand it and run the turn on a thread."""
+    if _busy(app):
+        app.prompt_area.load_text(text)
+        return
+    await app.controller.begin_local_turn(text)
+    app.run_worker(partial(_prepare_and_run, app, text), thread=True, group="submit", exit_on_error=False)
+
+
+def _prepare_and_run(app: AgentApp, text: str) -> None:
+    from tui.hooks.prompt_input import command_turn, prepare_prompt
+
+    session = app.session
+    session.cancel_event.clear()
+    try:
+        prepared = prepare_prompt(session, text, session.cancel_event)
+    except Exception as exc:  # a bug must not leave the app busy
+        call_soon_from_thread(app, app._submit_failed, f"{type(exc).__name__}: {exc}")
+        return
+    if prepared.refusal:
+        call_soon_from_thread(app, app._submit_failed, prepared.refusal)
+        return
+    try:
+        with command_turn(session, prepared.command):
+            session.submit(prepared.prompt)
+            session.wait()
+    except RuntimeError as exc:
+        call_soon_from_thread(app, app._submit_failed, str(exc))
+
+
+async def bash_mode(app: AgentApp, command_line: str) -> None:
+    """`!cmd`: run it as a Bash call (the verdict and the dialog apply), show it, keep it for the next request."""
+    if _busy(app):
+        app.prompt_area.load_text(f"!{command_line}")
+        return
+    await app.controller.begin_local_turn(f"!{command_line}")
+    app.run_worker(partial(_run_bash, app, command_line), thread=True, group="submit", exit_on_error=False)
+
+
+def _run_bash(app: AgentApp, command_line: str) -> None:
+    from tui.hooks.prompt_input import add_bash_context, run_bash_mode
+
+    session = app.session
+    session.cancel_event.clear()
+    try:
+        output, is_error = run_bash_mode(session, command_line, session.cancel_event)
+        add_bash_context(session, command_line, output, is_error)
+        note, tone = BASH_CONTEXT_NOTE, "info"
+    except Exception as exc:
+        note, tone = f"bash mode failed: {type(exc).__name__}: {exc}", "error"
+    call_soon_from_thread(app, _finished, app, note, tone, True)
+
+
+def _finished(app: AgentApp, note: str, tone: str, show_output: bool = False) -> None:
+    app.controller.abort_local_turn()  # idle again: no model turn followed
+    if show_output:  # bash mode shows what the command printed, unfolded
+        from .widgets.blocks import ToolCallBlock
+
+        blocks = app.conversation.query(ToolCallBlock)
+        if blocks:
+            blocks.last().collapsed = False
+    app.run_worker(app.controller.add_marker(note, tone), group="slash")
+
+
+def remember(app: AgentApp, line: str) -> None:
+    """`#text`: ask which memory file, then append the line and reload the memory for the next request."""
+    from tui.hooks.memory_shortcut import add_memory_line, memory_targets
+
+    from .screens.memory_target_screen import MemoryTargetScreen
+
+    def chosen(target: Any) -> None:
+        if target is None:
+            app.prompt_area.load_text(f"#{line}")  # cancelled: nothing is lost
+            return
+        try:
+            app.notify(add_memory_line(target.path, line), title="Memory")
+        except (OSError, ValueError) as exc:
+            app.notify(f"Could not write {target.path}: {exc}", severity="error", title="Memory")
+            return
+        reload_memory(app.session)
+
+    app.push_screen(MemoryTargetScreen(line, memory_targets(Path(app.options.project_dir))), chosen)
+
+
+def reload_memory(session: Any) -> None:
+    """Read the memory files again before the next request (the system prompt changes once)."""
+    session.memory_text = ""
+    session._system_cache = None
+
+
+@slash_command("init", "Write AGENTS.md (or CLAUDE.md) from a look at the project")
+async def _init(app: AgentApp, args: str) -> None:
+    if _busy(app):
+        return
+    await app.controller.begin_local_turn("/init")
+    app.run_worker(partial(_run_init, app), thread=True, group="submit", exit_on_error=False)
+
+
+def _run_init(app: AgentApp) -> None:
+    from tui.hooks.init_memory import init_plan, write_with_permission
+
+    session = app.session
+    session.cancel_event.clear()
+    try:
+        path, content, existed = init_plan(Path(app.options.project_dir))
+        text, is_error = write_with_permission(session, path, content, session.cancel_event)
+        if is_error:
+            note, tone = f"/init: {path.name} was not written: {text}", "warning"
+        else:
+            reload_memory(session)
+            note, tone = f"/init: {'updated' if existed else 'wrote'} {path}", "info"
+    except Exception as exc:
+        note, tone = f"/init failed: {type(exc).__name__}: {exc}", "error"
+    call_soon_from_thread(app, _finished, app, note, tone)
+
+
+def palette_entries(app: AgentApp) -> Iterable[SystemCommand]:
+    """Custom commands and skills in the command palette, with their descriptions."""
+    from tui.hooks.prompt_input import session_catalog
+
+    for command in session_catalog(app.session).commands.values():
+        yield SystemCommand(f"/{command.name}", describe(command), partial(_from_palette, app, command))
+
+
+def describe(command: CustomCommand) -> str:
+    """`description  <hint>  (project command)`, one line."""
+    hint = f"  {command.argument_hint}" if command.argument_hint else ""
+    return one_line(f"{command.description}{hint}  ({command.label})")
+
+
+def _from_palette(app: AgentApp, command: CustomCommand) -> None:
+    if command.argument_hint:  # it wants arguments: put it in the prompt for the user to finish
+        app.prompt_area.load_text(f"/{command.name} ")
+        app.prompt_area.move_cursor(app.prompt_area.document.end)
+        app.prompt_area.focus()
+        return
+    app.run_worker(run_custom(app, command.name, ""), group="slash")
+
+
+def after_start(app: AgentApp) -> None:
+    """In a thread worker after the first frame: toast each command or skill file that could not be read,
+    and start the `statusLine` command when one is set."""
+    from tui.config.settings import load_settings
+    from tui.hooks.prompt_input import session_catalog
+
+    for problem in session_catalog(app.session).problems:
+        call_soon_from_thread(app, app.notify, problem, title="Commands and skills", severity="warning", timeout=12)
+    command = load_settings(Path(app.options.project_dir)).settings.status_line
+    if command:
+        from . import status_command
+
+        call_soon_from_thread(app, status_command.start, app, command)

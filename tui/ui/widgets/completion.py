@@ -1,0 +1,180 @@
+"""The completion menu above the prompt: `/` commands (built-in, custom, skills) and `@` files and folders.
+
+`PromptCompleter` watches the prompt's text (the app forwards `TextArea.Changed`) and shows a
+menu of matches; while it is open, the prompt hands Up/Down, Tab, Enter and Esc to it. The file
+list is ripgrep's (ignores respected), read once on a thread the first time `@` is typed.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from textual.widgets import OptionList
+from textual.widgets.option_list import Option
+
+from tui.sanitize import one_line
+from tui.wording import shorten
+
+if TYPE_CHECKING:
+    from ..app import AgentApp
+    from .prompt import PromptArea
+
+MAX_ITEMS = 12
+
+
+class CompletionMenu(OptionList):
+    """The list of matches; hidden when there is nothing to offer."""
+
+    DEFAULT_CSS = """
+    CompletionMenu { display: none; height: auto; max-height: 12; border: round $primary; padding: 0 1;
+                     background: $surface; }
+    CompletionMenu.-open { display: block; }
+    """
+    can_focus = False
+
+
+class PromptCompleter:
+    """Finds matches for the word at the prompt's cursor and puts the chosen one in its place."""
+
+    def __init__(self, app: AgentApp, prompt: PromptArea, menu: CompletionMenu) -> None:
+        self.app = app
+        self.prompt = prompt
+        self.menu = menu
+        self.files: list[str] | None = None
+        self.lowered: list[str] = []
+        self._loading = False
+        #: (row, start column, end column) of the word the menu would replace, and its kind
+        self.span: tuple[int, int, int] = (0, 0, 0)
+        self.kind = ""
+        self.values: list[str] = []
+        self._dismissed: str | None = None
+
+    @property
+    def is_open(self) -> bool:
+        return self.menu.has_class("-open")
+
+    def close(self) -> None:
+        self.menu.remove_class("-open")
+        self.values = []
+
+    def dismiss(self, text: str) -> None:
+        """Close the menu and keep it closed while the prompt holds `text`."""
+        self._dismissed = text
+        self.close()
+
+    def update(self) -> None:
+        """Recompute the menu for the prompt's text and cursor."""
+        row, col = self.prompt.cursor_location
+        line = self.prompt.document[row] if row < self.prompt.document.line_count else ""
+        text = self.prompt.text
+        if text == self._dismissed:
+            return
+        self._dismissed = None
+        if row == 0 and text.startswith("/") and " " not in text and "\n" not in text:
+            self._show("slash", (0, 0, len(line)), self._slash_matches(text[1:]))
+            return
+        from tui.hooks.mentions import mention_at
+
+        found = mention_at(line, col)
+        if found is None:
+            self.close()
+            return
+        start, query = found
+        if self.files is None:
+            self._load_files()
+            self.close()
+            return
+        from tui.hooks.mentions import fuzzy_matches
+
+        matches = fuzzy_matches(query, self.files, MAX_ITEMS, self.lowered)
+        self._show("mention", (row, start, col), [(f"@{m}", m, "") for m in matches])
+
+    def _slash_matches(self, typed: str) -> list[tuple[str, str, str]]:
+        from tui.hooks.mentions import fuzzy_matches
+        from tui.hooks.prompt_input import session_catalog
+
+        from ..commands import SLASH_COMMANDS
+
+        from ..prompt_shortcuts import describe
+
+        described = {name: c.description for name, c in SLASH_COMMANDS.items()}
+        for command in session_catalog(self.app.session).commands.values():
+            described.setdefault(command.name, describe(command))
+        names = fuzzy_matches(typed, sorted(described), MAX_ITEMS) if typed else sorted(described)[:MAX_ITEMS]
+        return [(f"/{n}", f"/{n}", described[n]) for n in names]
+
+    def _show(self, kind: str, span: tuple[int, int, int], items: list[tuple[str, str, str]]) -> None:
+        if not items:
+            self.close()
+            return
+        self.kind, self.span = kind, span
+        self.values = [value for _, value, _ in items]
+        self.menu.clear_options()
+        width = max(20, self.menu.parent.size.width - 6) if self.menu.parent is not None else 80
+        self.menu.add_options([Option(shorten(one_line(f"{label}  {note}" if note else label), width))
+                               for label, _, note in items])  # one line each, even on a narrow terminal
+        self.menu.highlighted = 0
+        self.menu.add_class("-open")
+
+    def _load_files(self) -> None:
+        if self._loading:
+            return
+        self._loading = True
+
+        def load() -> None:
+            from tui.hooks.mentions import project_files
+
+            files = project_files(self.app.session.options.project_dir)
+            self.app.call_from_thread(self._files_loaded, files)
+
+        self.app.run_worker(load, thread=True, group="completion", exit_on_error=False)
+
+    def _files_loaded(self, files: list[str]) -> None:
+        self.files, self.lowered = files, [f.lower() for f in files]
+        self.update()
+
+    def key(self, key: str) -> bool:
+        """Handle `key` while the menu is open; True when it was used (the prompt then ignores it)."""
+        if not self.is_open:
+            return False
+        if key in ("up", "down"):
+            count = len(self.values)
+            current = self.menu.highlighted or 0
+            self.menu.highlighted = (current + (1 if key == "down" else -1)) % count
+            return True
+        if key == "escape":
+            self.dismiss(self.prompt.text)
+            return True
+        if key in ("tab", "enter"):
+            chosen = self.values[self.menu.highlighted or 0]
+            if key == "enter" and self.kind == "slash" and self.prompt.text == chosen:
+                self.close()
+                return False  # the full name is typed: Enter sends it
+            self.accept(chosen)
+            return True
+        return False
+
+    def accept(self, value: str) -> None:
+        """Put `value` in place of the word being completed."""
+        from tui.hooks.mentions import quote_mention
+
+        row, start, end = self.span
+        replacement = f"{value} " if self.kind == "slash" else quote_mention(value)
+        if self.kind == "mention" and not value.endswith("/"):
+            replacement += " "
+        self.prompt.replace(replacement, (row, start), (row, end))
+        self.close()
+        if self.kind == "mention" and value.endswith("/"):
+            self.update()  # a folder: go on completing inside it
+
+
+def install(app: AgentApp) -> Any:
+    """Mount the menu above the prompt and connect it; returns the completer."""
+    from .prompt import PromptArea
+
+    prompt = app.query_one("#prompt", PromptArea)
+    menu = CompletionMenu(id="completion-menu")
+    app.query_one("#main").mount(menu, before="#prompt-row")
+    completer = PromptCompleter(app, prompt, menu)
+    prompt.completer = completer
+    return completer
