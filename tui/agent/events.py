@@ -313,3 +313,15 @@ class CompactionFinished(Event):
     messages_after: int
     ok: bool
     detail: str = ""
+
+
+# --- sandbox -------------------------------------------------------------------------
+
+
+@_event
+class SandboxBlocked(Event):
+    """A sandboxed Bash command was refused something (a path, a host); `blocked` says what, one phrase each."""
+
+    tool_use_id: str
+    command: str
+    blocked: tuple[str, ...]
