@@ -22,6 +22,8 @@ class Prepared:
 
     preexec: Any
     env: dict[str, str]
+    #: put before the command's argv (macOS: `sandbox-exec -p PROFILE`); Linux uses `preexec`
+    argv_prefix: list[str]
     plan: Any
     before: dict[str, Any]
     started: float = field(default_factory=time.monotonic)
@@ -68,7 +70,7 @@ class SandboxRuntime:
         if self.config.enabled is False:
             return None
         why = ""
-        if platform.system() != "Linux":
+        if platform.system() not in ("Linux", "Darwin"):
             why = f"no Linux sandbox on {platform.system()}"
         else:
             try:
@@ -131,7 +133,7 @@ class SandboxRuntime:
 
     def prepare(self, project_dir: str, write_files: list[str]) -> Prepared:
         """Resolve the plan for one command and the preexec function that enforces it."""
-        from tui.sandbox import launch, plan
+        from tui.sandbox import plan
 
         folder = self.run_dir()
         tmpdir = os.path.join(folder, "tmp")
@@ -148,7 +150,16 @@ class SandboxRuntime:
             for name in ("HTTP_PROXY", "HTTPS_PROXY", "http_proxy", "https_proxy"):
                 env[name] = url
             env["NO_PROXY"] = env["no_proxy"] = "localhost,127.0.0.1,::1"
-        return Prepared(launch.preexec_for(the_plan), env, the_plan, plan.snapshot_missing(the_plan))
+        before = plan.snapshot_missing(the_plan)
+        if platform.system() == "Darwin":
+            from tui.sandbox import seatbelt
+
+            text = seatbelt.profile(the_plan.write_roots, the_plan.read_only + the_plan.missing,
+                                    the_plan.hide_dirs + the_plan.hide_files, None)
+            return Prepared(None, env, seatbelt.command(text, [])[:3], the_plan, before)
+        from tui.sandbox import launch
+
+        return Prepared(launch.preexec_for(the_plan), env, [], the_plan, before)
 
     def blocked_hosts(self, since: float) -> list[str]:
         return self._proxy.blocked_since(since) if self._proxy is not None else []
@@ -164,6 +175,7 @@ class SandboxRuntime:
 
         domains = ", ".join(self.config.allowed_domains) or "none (no network)"
         lines = [
+            "Sandbox: on (Seatbelt, untested on macOS)." if platform.system() == "Darwin" else
             f"Sandbox: on (Landlock ABI {abi}, user/mount/network/PID namespaces, seccomp).",
             f"Writable: the project, a private TMPDIR{', ' + ', '.join(self.config.allow_write) if self.config.allow_write else ''}.",
             f"Never writable: {', '.join(PROJECT_PROTECTED)} (and shell start-up files, ~/.gitconfig).",
@@ -192,6 +204,10 @@ def _home(path: str) -> str:
 
 
 def _probe() -> tuple[int, str]:
+    if platform.system() == "Darwin":
+        from tui.sandbox.seatbelt import SANDBOX_EXEC
+
+        return (MIN_ABI, "") if os.path.exists(SANDBOX_EXEC) else (0, "sandbox-exec is missing")
     if platform.system() != "Linux":
         return 0, f"no Linux sandbox on {platform.system()}"
     from tui.sandbox.landlock import abi_version
@@ -207,7 +223,20 @@ def _probe() -> tuple[int, str]:
                 return abi, "user namespaces are disabled"
     except (OSError, ValueError):
         pass
-    return abi, ""
+    return abi, _try_user_namespace()
+
+
+def _try_user_namespace() -> str:
+    """'' when a child can unshare a user namespace here (AppArmor or a container may forbid it)."""
+    from tui.sandbox.landlock import libc
+    from tui.sandbox.namespaces import CLONE_NEWUSER
+
+    c = libc()
+    pid = os.fork()
+    if pid == 0:
+        os._exit(0 if c.unshare(CLONE_NEWUSER) == 0 else 1)
+    _, status = os.waitpid(pid, 0)
+    return "" if os.waitstatus_to_exitcode(status) == 0 else "user namespaces are not allowed here"
 
 
 _current = SandboxRuntime()

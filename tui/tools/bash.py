@@ -166,7 +166,7 @@ class BashTool(Tool):
             env.update(sandbox.env)
         try:
             tracked = tracker().spawn(
-                ["/bin/bash", "-c", script],
+                [*(sandbox.argv_prefix if sandbox is not None else []), "/bin/bash", "-c", script],
                 cwd=cwd,
                 env=env,
                 stdin=subprocess.DEVNULL,
