@@ -1,13 +1,14 @@
 """Start a command contained: a `preexec_fn` that builds the namespaces and seals the child.
 
-Three processes per command, all forked (no new interpreter, so the cost is a few
+Two or three processes per command, all forked (no new interpreter, so the cost is a few
 milliseconds): the *keeper* (the Popen child) unshares the user, mount, network, PID and IPC
 namespaces, binds protected paths read-only and hides the deny-read ones, then forks the
-*init* (PID 1 of the new PID namespace), which mounts a private /proc, forwards the proxy
-port and reaps orphans, and forks the *command*, which drops capabilities, restricts itself
-with Landlock and seccomp, and returns to Popen to exec. When the command exits, the init
-exits and the kernel kills whatever the command left behind (`setsid`, double fork, `nohup`);
-when agent-tui kills the keeper's group, the init dies with it (parent-death signal).
+*init* (PID 1 of the new PID namespace), which mounts a private /proc. Without a proxy the
+init is the command: it drops capabilities, restricts itself with Landlock and seccomp, and
+returns to Popen to exec. With one, the init forwards the proxy port and reaps, and forks the
+command. When PID 1 exits, the kernel kills whatever the command left behind (`setsid`,
+double fork, `nohup`); when agent-tui kills the keeper's group, the init dies with it
+(parent-death signal).
 """
 
 from __future__ import annotations
@@ -86,32 +87,26 @@ def _keeper(plan: Plan, program: bytes, uid: int, gid: int) -> None:
 
 def _init(plan: Plan, program: bytes) -> None:
     namespaces.mount_proc()
-    listener = None
-    if plan.proxy_socket:
-        listener = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
-        listener.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-        listener.bind(("127.0.0.1", PROXY_PORT))
-        listener.listen(64)
-    pid = os.fork()
-    if pid == 0:
-        if listener is not None:
-            listener.close()
+    if not plan.proxy_socket:
+        # no port to forward: the command itself is PID 1 (one fork less); when it exits, the kernel
+        # ends everything it left in the namespace
         _confine(plan, program)
         return
-    _close_all(listener.fileno() if listener is not None else -1)
+    listener = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+    listener.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    listener.bind(("127.0.0.1", PROXY_PORT))
+    listener.listen(64)
+    pid = os.fork()
+    if pid == 0:
+        listener.close()
+        _confine(plan, program)
+        return
+    _close_all(listener.fileno())
     try:
-        code = _serve(pid, listener, plan.proxy_socket) if listener is not None else _reap(pid)
+        code = _serve(pid, listener, plan.proxy_socket)
     except BaseException:  # the init must never return into Popen's exec path
         code = 125
     os._exit(code)
-
-
-def _reap(command: int) -> int:
-    """Reap every child until the command itself exits; its exit code."""
-    while True:
-        pid, status = os.waitpid(-1, 0)
-        if pid == command:
-            return _exit_code(status)
 
 
 def _serve(command: int, listener: socket.socket, target: str | None) -> int:
