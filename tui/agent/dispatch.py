@@ -252,7 +252,7 @@ class Dispatcher:
         self, tool: Tool, call: Call, ctx: ToolContext, cancel: threading.Event, outcome: DispatchOutcome
     ) -> tuple[bool, str]:
         verdict = self.policy.check(tool, call.input, ctx)
-        verdict = sandbox_gate.adjust(verdict, tool, call.input, getattr(self.policy, "mode", "default"))
+        verdict = sandbox_gate.adjust(verdict, tool, call.input, getattr(self.policy, "mode", "default"), ctx.project_dir)
         if verdict.decision == "allow":
             return True, ""
         if verdict.decision == "deny":

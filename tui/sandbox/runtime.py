@@ -65,6 +65,29 @@ class SandboxRuntime:
         why = self.support()[1]
         return f"Bash sandbox unavailable ({why}); commands go through ordinary permissions." if why else None
 
+    @property
+    def guards_reads(self) -> bool:
+        """Whether Read, Grep and Glob honour `deny_read` (unless the sandbox is turned off, on any system)."""
+        wanted = self.toggled if self.toggled is not None else self.config.enabled
+        return wanted is not False
+
+    def read_denied(self, path: str) -> str | None:
+        """The `deny_read` entry that covers `path` (symlinks followed), else None."""
+        if not self.guards_reads:
+            return None
+        for candidate in dict.fromkeys([os.path.abspath(path), os.path.realpath(path)]):
+            for secret in self.config.deny_read:
+                if candidate == secret or candidate.startswith(secret.rstrip("/") + "/"):
+                    return secret
+        return None
+
+    def read_denied_under(self, folder: str) -> list[str]:
+        """The `deny_read` entries inside `folder`, relative to it (a search of `folder` leaves them out)."""
+        if not self.guards_reads:
+            return []
+        base = os.path.abspath(folder).rstrip("/") + "/"
+        return [secret[len(base):] for secret in self.config.deny_read if secret.startswith(base) and os.path.lexists(secret)]
+
     def quick_notice(self) -> str | None:
         """The start notice from cheap checks only (no ctypes on the start path); the full probe runs at first use."""
         if self.config.enabled is False:
