@@ -118,6 +118,7 @@ class EventController:
             ev.CompactionFinished: self.on_compaction_finished,
             ev.FileChangedOutside: self.on_file_changed_outside,
             ev.TodosUpdated: self.on_todos_updated,
+            ev.SandboxBlocked: self.on_sandbox_blocked,
         }
 
     @property
@@ -490,3 +491,9 @@ class EventController:
 
     async def on_todos_updated(self, e: ev.TodosUpdated) -> None:
         self.app.tool_panel.set_todos(list(e.todos))
+
+    async def on_sandbox_blocked(self, e: ev.SandboxBlocked) -> None:
+        entry = self._tools.get(e.tool_use_id)
+        if entry is not None:
+            entry[0].sandbox_blocked = e.blocked
+            self.app.tool_panel.redraw()

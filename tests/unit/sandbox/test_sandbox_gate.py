@@ -108,3 +108,22 @@ def test_slash_sandbox_text_says_what_is_enforced(proj: Path) -> None:
     assert "Sandbox: on (Landlock ABI" in text and ".git/hooks" in text and "~/.ssh" in text and "pypi.org" in text
     sandbox.toggled = False
     assert not sandbox.enabled and "off for this run" in sandbox.describe()[0]
+
+
+def test_sandbox_allow_adds_a_path_or_a_host_to_the_user_settings(proj: Path) -> None:
+    import tomllib
+
+    from tui.config.paths import user_settings_file
+    from tui.sandbox import actions
+
+    sandbox = use(SandboxSettings(), proj)
+    (proj / "cache").mkdir()
+    assert actions.allow_target("writing /etc/x (outside the writable folders)") == "/etc/x"
+    assert actions.allow_target("connecting to pypi.org (not in sandbox.network.allowed_domains)") == "pypi.org"
+    assert actions.allow_target("writing /p/.mcp.json (a protected path)") is None
+    assert "Added" in actions.allow(sandbox, str(proj / "cache"))
+    assert "Added pypi.org" in actions.allow(sandbox, "pypi.org")
+    assert "is not a host name" in actions.allow(sandbox, "http://x/y")
+    saved = tomllib.loads(user_settings_file().read_text())["sandbox"]
+    assert saved == {"allow_write": [str(proj / "cache")], "network": {"allowed_domains": ["pypi.org"]}}
+    assert sandbox.config.allow_write == [str(proj / "cache")] and sandbox.config.allowed_domains == ["pypi.org"]

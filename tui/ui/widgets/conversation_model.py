@@ -40,6 +40,8 @@ class ToolRecord:
     is_error: bool = False
     output_tail: deque[str] = field(default_factory=lambda: deque(maxlen=OUTPUT_TAIL_LINES))
     _partial_line: str = ""
+    #: what the Bash sandbox refused during this call (SandboxBlocked)
+    sandbox_blocked: tuple[str, ...] = ()
 
     @property
     def display_label(self) -> str:
