@@ -58,5 +58,5 @@ async def test_slash_sandbox_and_a_blocked_row(fake_session: FakeSession, sandbo
         console = Console(width=120, record=True)
         console.print(render_batch(app.tool_panel.batches[-1], 0.0))
         rendered = " ".join(console.export_text().split())
-        assert "⛨ blocked: writing /etc/x (outside the writable folders) → /sandbox allow /etc/x" in rendered
-        assert "/sandbox allow evil.example" in rendered
+        assert "⛨ sandbox blocked write /etc/x → /sandbox allow /etc/x" in rendered
+        assert "⛨ sandbox blocked host evil.example → /sandbox allow evil.example" in rendered

@@ -56,8 +56,8 @@ def after_run(prepared: Any, runtime: Any, output: str, exit_code: int, cwd: str
     blocked = [f"creating {path} (a protected path; removed)" for path in sweep(prepared.before)]
     blocked += [f"connecting to {host} (not in sandbox.network.allowed_domains)"
                 for host in runtime.blocked_hosts(prepared.started)]
+    blocked += denied_paths(output, cwd, plan)  # also at exit 0: a pipeline hides a failed step
     if exit_code != 0:
-        blocked += denied_paths(output, cwd, plan)
         if NETWORK.search(output) and not any(b.startswith("connecting") for b in blocked):
             blocked.append("network access (the sandbox has no network; sandbox.network.allowed_domains opens hosts)")
     return blocked

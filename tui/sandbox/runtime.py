@@ -196,7 +196,8 @@ class SandboxRuntime:
             return ["Sandbox: off for this run. Bash commands go through ordinary permissions."]
         from tui.sandbox.plan import PROJECT_PROTECTED
 
-        domains = ", ".join(self.config.allowed_domains) or "none (no network)"
+        domains = ", ".join(self.config.allowed_domains) + " (through agent-tui's proxy)" if self.config.allowed_domains \
+            else "closed (no allowed domains)"
         lines = [
             "Sandbox: on (Seatbelt, untested on macOS)." if platform.system() == "Darwin" else
             f"Sandbox: on (Landlock ABI {abi}, user/mount/network/PID namespaces, seccomp).",

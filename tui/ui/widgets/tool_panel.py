@@ -103,19 +103,17 @@ def render_batch(batch: Batch, now: float, timeline_width: int = TIMELINE_WIDTH)
         if tool.state == "running" and tool.name == "Bash":
             for line in tool.tail_lines():
                 table.add_row("", Text("  " + one_line(line), style="#808080"), "", "")
-        for blocked in tool.sandbox_blocked:
-            table.add_row("", sandbox_line(blocked), "", "")
-    return Group(head, table)
+    blocked = [sandbox_line(b) for tool in batch.tools for b in tool.sandbox_blocked]
+    return Group(head, table, *blocked)
 
 
 def sandbox_line(blocked: str) -> Text:
     """One thing the sandbox refused, with the command that would allow it where there is one."""
-    from tui.sandbox.actions import allow_target
+    from tui.sandbox.actions import allow_target, short_form
 
-    line = Text.assemble(("  ⛨ blocked: ", "yellow"), (one_line(blocked), "#b0b0b0"))
+    line = Text.assemble(("⛨ sandbox blocked ", "yellow"), (one_line(short_form(blocked)), "#b0b0b0"))
     if target := allow_target(blocked):
-        line.append(f"  → /sandbox allow {one_line(target)}", style="cyan")
-    line.no_wrap, line.overflow = False, "fold"
+        line.append(f" → /sandbox allow {one_line(target)}", style="cyan")
     return line
 
 
