@@ -3,9 +3,7 @@
 from __future__ import annotations
 
 import os
-import platform
-import shutil
-import tempfile
+import sys
 import threading
 import time
 from dataclasses import dataclass, field
@@ -93,8 +91,8 @@ class SandboxRuntime:
         if self.config.enabled is False:
             return None
         why = ""
-        if platform.system() not in ("Linux", "Darwin"):
-            why = f"no Linux sandbox on {platform.system()}"
+        if sys.platform not in ("linux", "darwin"):
+            why = f"no sandbox on {sys.platform}"
         else:
             try:
                 with open("/sys/kernel/security/lsm") as f:
@@ -131,6 +129,8 @@ class SandboxRuntime:
         """The per-run folder: `tmp/` (the commands' TMPDIR), an unreadable empty file, the proxy socket."""
         with self._lock:
             if self._dir is None:
+                import tempfile
+
                 folder = tempfile.mkdtemp(prefix="agent-tui-sandbox-")
                 os.mkdir(os.path.join(folder, "tmp"), 0o700)
                 empty = os.path.join(folder, "empty")
@@ -174,7 +174,7 @@ class SandboxRuntime:
                 env[name] = url
             env["NO_PROXY"] = env["no_proxy"] = "localhost,127.0.0.1,::1"
         before = plan.snapshot_missing(the_plan)
-        if platform.system() == "Darwin":
+        if sys.platform == "darwin":
             from tui.sandbox import seatbelt
 
             text = seatbelt.profile(the_plan.write_roots, the_plan.read_only + the_plan.missing,
@@ -199,7 +199,7 @@ class SandboxRuntime:
         domains = ", ".join(self.config.allowed_domains) + " (through agent-tui's proxy)" if self.config.allowed_domains \
             else "closed (no allowed domains)"
         lines = [
-            "Sandbox: on (Seatbelt, untested on macOS)." if platform.system() == "Darwin" else
+            "Sandbox: on (Seatbelt, untested on macOS)." if sys.platform == "darwin" else
             f"Sandbox: on (Landlock ABI {abi}, user/mount/network/PID namespaces, seccomp).",
             f"Writable: the project, a private TMPDIR{', ' + ', '.join(self.config.allow_write) if self.config.allow_write else ''}.",
             f"Never writable: {', '.join(PROJECT_PROTECTED)} (and shell start-up files, ~/.gitconfig).",
@@ -218,6 +218,8 @@ class SandboxRuntime:
             self._proxy.close()
             self._proxy = None
         if self._dir is not None:
+            import shutil
+
             shutil.rmtree(self._dir, ignore_errors=True)
             self._dir = None
 
@@ -228,12 +230,12 @@ def _home(path: str) -> str:
 
 
 def _probe() -> tuple[int, str]:
-    if platform.system() == "Darwin":
+    if sys.platform == "darwin":
         from tui.sandbox.seatbelt import SANDBOX_EXEC
 
         return (MIN_ABI, "") if os.path.exists(SANDBOX_EXEC) else (0, "sandbox-exec is missing")
-    if platform.system() != "Linux":
-        return 0, f"no Linux sandbox on {platform.system()}"
+    if sys.platform != "linux":
+        return 0, f"no sandbox on {sys.platform}"
     from tui.sandbox.landlock import abi_version
 
     abi = abi_version()
