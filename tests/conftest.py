@@ -21,3 +21,16 @@ def _isolated_env(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.
     for key in list(os.environ):
         if key.startswith("TEXTUAL_") and not key.startswith("TEXTUAL_SNAPSHOT"):
             monkeypatch.delenv(key, raising=False)
+
+
+@pytest.fixture
+def sandbox_off() -> object:
+    """Bash runs outside the sandbox for this test (the path excluded commands and other systems take)."""
+    from tui.config.sandbox_settings import SandboxSettings
+    from tui.sandbox import runtime
+
+    previous = runtime.current()
+    runtime._current = runtime.SandboxRuntime(SandboxSettings(enabled=False))
+    yield runtime._current
+    runtime._current.close()
+    runtime._current = previous

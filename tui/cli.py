@@ -113,6 +113,10 @@ def options_from_args(args: argparse.Namespace) -> tuple[AgentOptions, list[str]
         hooks = loaded.hooks  # read once here, with --settings's; the session does not read them again
         if args.print_mode and (notice := ignored_allow_notice(loaded)):
             problems.append(notice)  # Claude Code's "Ignoring N permissions.allow entries …"
+        from tui.sandbox.runtime import configure as configure_sandbox
+
+        if notice := configure_sandbox(settings.sandbox, str(project_dir)).quick_notice():
+            problems.append(notice)
     except ImportError:
         pass
     opts = AgentOptions(project_dir=project_dir)

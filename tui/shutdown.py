@@ -77,6 +77,9 @@ def run_entry(main: Callable[[], int]) -> int:
 def cleanup() -> None:
     """Kill every process Bash started that still runs and remove the temp files (idempotent)."""
     tracker().cleanup()
+    from tui.sandbox.runtime import current as current_sandbox
+
+    current_sandbox().close()  # the sandbox's run folder and proxy
 
 
 def request_exit(code: int) -> None:

@@ -39,6 +39,7 @@ SUITES = [
     ("mcp-search", "tests.bench.bench_mcp_tool_search", "first request with 60 MCP tools, tool search on vs off"),
     ("subagents", "tests.bench.bench_subagents", "subagent start, 8 in parallel, memory per subagent"),
     ("tokens", "tests.bench.bench_tokens", "first request's token footprint vs Claude Code"),
+    ("sandbox", "tests.bench.bench_sandbox", "Bash sandbox overhead and a 5 000-file rg inside vs outside"),
 ]
 
 

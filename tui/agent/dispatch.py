@@ -15,6 +15,7 @@ from concurrent.futures import Future, ThreadPoolExecutor, wait
 from dataclasses import dataclass, field
 from typing import Any
 
+from tui.sandbox import gate as sandbox_gate
 from tui.tools.base import FatalToolError, Tool, ToolContext, ToolError, ToolInterrupted, ToolResult
 
 from .events import (
@@ -24,6 +25,7 @@ from .events import (
     ToolFinished,
     ToolOutput,
     ToolQueued,
+    SandboxBlocked,
     ToolStarted,
     TodosUpdated,
 )
@@ -251,6 +253,9 @@ class Dispatcher:
             return ToolResult(str(exc), is_error=True), "error"
         if isinstance(result.meta.get("todos"), list):  # tools report through their result, never the bus
             self.publish(TodosUpdated(todos=tuple(dict(t) for t in result.meta["todos"])))
+        if result.meta.get("sandbox_blocked"):
+            self.publish(SandboxBlocked(tool_use_id=call.id, command=str(call.input.get("command", "")),
+                                        blocked=tuple(result.meta["sandbox_blocked"])))
         if call.warning:
             result = ToolResult(_append_text(result.content, call.warning), result.is_error, result.fatal, result.meta)
         return result, ("error" if result.is_error else "done")
@@ -259,6 +264,7 @@ class Dispatcher:
         self, tool: Tool, call: Call, ctx: ToolContext, cancel: threading.Event, outcome: DispatchOutcome
     ) -> tuple[bool, str]:
         verdict = self.policy.check(tool, call.input, ctx)
+        verdict = sandbox_gate.adjust(verdict, tool, call.input, getattr(self.policy, "mode", "default"), ctx.project_dir)
         if call.hook_outcome is not None:  # a PreToolUse allow/ask, never over a deny or ask rule
             verdict = self.hooks.hook_verdict(verdict, call)
         if verdict.decision == "allow":

@@ -449,3 +449,13 @@ class HookFinished(HookEvent):
     stdout: str = ""
     stderr: str = ""
     message: str = ""
+# --- sandbox -------------------------------------------------------------------------
+
+
+@_event
+class SandboxBlocked(Event):
+    """A sandboxed Bash command was refused something (a path, a host); `blocked` says what, one phrase each."""
+
+    tool_use_id: str
+    command: str
+    blocked: tuple[str, ...]

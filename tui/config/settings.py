@@ -25,6 +25,7 @@ from tui.config.paths import (
     user_settings_file,
 )
 from tui.config.rules import RULE_KINDS, RuleSource
+from tui.config.sandbox_settings import SandboxSettings
 from tui.config.settings_schema import (
     ALIASES,
     SCALAR_TYPES,
@@ -91,6 +92,8 @@ class Settings:
     trusted_folders: list[str] = field(default_factory=list)
     #: folders whose trust the user declined when asked (not asked again; user settings only)
     declined_folders: list[str] = field(default_factory=list)
+    #: the Bash sandbox (`[sandbox]`, Claude Code's `sandbox` block)
+    sandbox: SandboxSettings = field(default_factory=SandboxSettings)
 
 
 @dataclass
@@ -233,9 +236,13 @@ class _Loader:
         data, text = read
         base_dir = user_config_dir() if user else self.project_dir
         for key, value in data.items():
-            if claude and key not in ("permissions", "apiKeyHelper", "hooks", "statusLine"):
+            if claude and key not in ("permissions", "apiKeyHelper", "hooks", "statusLine", "sandbox"):
                 continue  # Claude Code's other keys (env, model …) are not ours
-            if key == "permissions":
+            if key == "sandbox":
+                from tui.config.sandbox_settings import merge as merge_sandbox
+
+                merge_sandbox(self, path, text, value, folder=folder, base_dir=base_dir)
+            elif key == "permissions":
                 self.permissions(path, text, value, folder, base_dir)
             elif key == "hooks":
                 self.hooks(path, text, value, folder)
@@ -250,7 +257,7 @@ class _Loader:
             elif key in ("trusted_folders", "declined_folders", "projects"):
                 self.problem(path, text, key, "only the user settings may set this; ignored.")
             else:
-                known = [*SCALAR_TYPES, *MCP_KEYS, "permissions", "hooks", "statusLine", "trusted_folders", "declined_folders", "projects"]
+                known = [*SCALAR_TYPES, *MCP_KEYS, "permissions", "hooks", "statusLine", "sandbox", "trusted_folders", "declined_folders", "projects"]
                 self.problem(path, text, key, f"unknown key{closest_key(key, known)}; ignored.")
 
     def scalar(self, path: Path, text: str, name: str, key: str, value: Any, folder: bool, table: str | None = None) -> None:

@@ -15,6 +15,7 @@ from tui.tools.base import FatalToolError, Tool, ToolContext, ToolError, ToolInt
 from tui.tools.exit_meaning import exit_is_error
 from tui.tools.inputs import get_bool, get_int, get_str
 from tui.tools.processes import TrackedProcess, tracker
+from tui.sandbox.runtime import current as current_sandbox
 from tui.wording import shorten
 
 DEFAULT_TIMEOUT_MS = 120_000
@@ -76,9 +77,11 @@ class BashTool(Tool):
         "as `--yes` or `-y` instead.\n"
         f"- `timeout` is in milliseconds: default {DEFAULT_TIMEOUT_MS} (2 minutes), at most {MAX_TIMEOUT_MS}. "
         "On timeout the command and every process it started are killed. "
-        "A background process (`cmd &`) keeps running until agent-tui exits.\n"
+        "A background process (`cmd &`) keeps running until agent-tui exits; inside the sandbox it ends with the command.\n"
         "- `run_in_background` (servers, long builds) returns a task id at once; see TaskOutput, TaskStop. "
         "You are told when it ends.\n"
+        "- Commands run in a sandbox by default: writes only inside the project and $TMPDIR, no network except "
+        "allowed domains, secrets unreadable. When the sandbox blocks something the result says what.\n"
         f"- Output (stdout and stderr together) longer than {MAX_OUTPUT_CHARS:,} characters is cut in the middle.\n"
         "- Prefer Read, Glob and Grep over cat, find and grep: they are faster and need no approval.\n"
         "- Quote paths that contain spaces. Chain dependent commands with `&&`.\n"
@@ -96,6 +99,10 @@ class BashTool(Tool):
             },
             "description": {"type": "string", "description": "Clear, concise description of what this command does in 5-10 words"},
             "run_in_background": {"type": "boolean"},
+            "dangerouslyDisableSandbox": {
+                "type": "boolean",
+                "description": "Run outside the sandbox (the user is asked). Only after a command failed because the sandbox blocked it.",
+            },
         },
         "required": ["command"],
         "additionalProperties": False,
@@ -145,7 +152,7 @@ class BashTool(Tool):
             return self._start_background(command, cwd, tool_input, notes, ctx)
         cwd_file = tracker().temp_file("agent-tui-cwd-")
         try:
-            return self._run_command(command, cwd, cwd_file, timeout_ms, notes, ctx)
+            return self._run_command(command, cwd, cwd_file, timeout_ms, notes, ctx, current_sandbox().contains(tool_input))
         finally:
             tracker().remove_temp(cwd_file)
 
@@ -162,7 +169,8 @@ class BashTool(Tool):
         return ToolResult(content="\n".join(notes), meta={"task_id": task.id, "output_file": task.output_path})
 
     def _run_command(
-        self, command: str, cwd: Path, cwd_file: str, timeout_ms: int, notes: list[str], ctx: ToolContext
+        self, command: str, cwd: Path, cwd_file: str, timeout_ms: int, notes: list[str], ctx: ToolContext,
+        contained: bool = False,
     ) -> ToolResult:
         # the EXIT trap records where the command ended, so a `cd` carries over to the next call;
         # it shares the command's first line so bash's error messages keep the right line numbers
@@ -170,18 +178,25 @@ class BashTool(Tool):
 
         script = f"trap 'pwd > {quote(cwd_file)}' EXIT; {command}"
         env = dict(os.environ, PAGER="cat", GIT_PAGER="cat", GIT_TERMINAL_PROMPT="0")
+        sandbox = current_sandbox().prepare(str(ctx.project_dir), [cwd_file]) if contained else None
+        if sandbox is not None:
+            env.update(sandbox.env)
         try:
             tracked = tracker().spawn(
-                ["/bin/bash", "-c", script],
+                [*(sandbox.argv_prefix if sandbox is not None else []), "/bin/bash", "-c", script],
                 cwd=cwd,
                 env=env,
                 stdin=subprocess.DEVNULL,
                 stdout=subprocess.PIPE,
                 stderr=subprocess.PIPE,
                 temp_paths=[cwd_file],
+                preexec_fn=sandbox.preexec if sandbox is not None else None,
             )
         except OSError as exc:
             raise ToolError(f"Could not start /bin/bash: {exc.strerror or exc}.") from None
+        except subprocess.SubprocessError:
+            raise ToolError("The sandbox could not start this command; run it again with "
+                            "dangerouslyDisableSandbox: true (the user will be asked).") from None
         capture = OutputCapture()
         timed_out = self._pump(tracked, capture, timeout_ms / 1000, ctx)
         exit_code = tracked.popen.wait()
@@ -194,13 +209,21 @@ class BashTool(Tool):
             notes.append(f"Command timed out after {timeout_ms / 1000:g} s; it and its child processes were killed.")
         else:
             self._remember_cwd(cwd_file, ctx)
+        blocked: list[str] = []
+        if sandbox is not None and not timed_out:
+            from tui.sandbox.report import after_run, result_note
+
+            blocked = after_run(sandbox, current_sandbox(), body, exit_code, str(cwd))
+            if blocked:
+                notes.append(result_note(blocked))
         lines = [body if body else "(no output)"]
         lines += notes
         lines.append(f"Exit code: {exit_code}")
         return ToolResult(
             content="\n".join(lines),
-            is_error=timed_out or exit_is_error(command, exit_code, cwd),
-            meta={"exit_code": exit_code, "timed_out": timed_out, "cwd": str(ctx.state.bash_cwd or ctx.project_dir)},
+            is_error=timed_out or bool(blocked) or exit_is_error(command, exit_code, cwd),
+            meta={"exit_code": exit_code, "timed_out": timed_out, "cwd": str(ctx.state.bash_cwd or ctx.project_dir),
+                  "sandboxed": sandbox is not None, "sandbox_blocked": blocked},
         )
 
     def _pump(self, tracked: TrackedProcess, capture: OutputCapture, timeout_s: float, ctx: ToolContext) -> bool:

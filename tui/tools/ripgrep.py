@@ -84,6 +84,11 @@ def ignore_setup(root: Path) -> tuple[list[str], list[str]]:
     if folder == Path(folder.anchor):
         flags += [f"--glob=!/{name}" for name in PSEUDO_FILESYSTEMS]
         notes.append("/proc, /sys and /dev were left out: they are views of the kernel, not files.")
+    from tui.sandbox.runtime import current as current_sandbox
+
+    if secrets := current_sandbox().read_denied_under(str(folder)):
+        flags += [f"--glob=!/{rel}" for rel in secrets]
+        notes.append(f"{', '.join(secrets)} {'was' if len(secrets) == 1 else 'were'} left out (sandbox.deny_read).")
     return [*COMMON_FLAGS, *flags], notes
 
 

@@ -124,6 +124,7 @@ class EventController(ToolBeltHandlers):
             ev.UserQuestionAsked: self.on_user_question,
             ev.HookStarted: self.on_hook_event,
             ev.HookFinished: self.on_hook_event,
+            ev.SandboxBlocked: self.on_sandbox_blocked,
         }
         from .mcp_glue import mcp_handlers
 
@@ -523,3 +524,9 @@ class EventController(ToolBeltHandlers):
 
     async def on_todos_updated(self, e: ev.TodosUpdated) -> None:
         self.app.tool_panel.set_todos(list(e.todos))
+
+    async def on_sandbox_blocked(self, e: ev.SandboxBlocked) -> None:
+        entry = self._tools.get(e.tool_use_id)
+        if entry is not None:
+            entry[0].sandbox_blocked = e.blocked
+            self.app.tool_panel.redraw()

@@ -97,6 +97,7 @@ def test_non_utf8_output_is_replaced(ctx: ToolContext) -> None:
     assert "\ufffd" in bash.run({"command": "printf 'a\\xffb'"}, ctx).text()
 
 
+@pytest.mark.usefixtures("sandbox_off")  # process-tree tracking outside the sandbox
 def test_timeout_kills_command_and_children(tmp_path: Path, ctx: ToolContext) -> None:
     pid_file = tmp_path / "child.pid"
     started = time.monotonic()
@@ -106,6 +107,7 @@ def test_timeout_kills_command_and_children(tmp_path: Path, ctx: ToolContext) ->
     assert wait_gone([int(pid_file.read_text())])
 
 
+@pytest.mark.usefixtures("sandbox_off")  # process-tree tracking outside the sandbox
 def test_interrupt_kills_shell_child_and_grandchild(tmp_path: Path, ctx: ToolContext) -> None:
     ready = threading.Event()
 
@@ -128,6 +130,7 @@ def test_interrupt_kills_shell_child_and_grandchild(tmp_path: Path, ctx: ToolCon
     assert wait_gone(recorded), "no orphan may survive an interrupt"
 
 
+@pytest.mark.usefixtures("sandbox_off")  # process-tree tracking outside the sandbox
 def test_child_ignoring_sigterm_is_killed(tmp_path: Path, ctx: ToolContext) -> None:
     pid_file = tmp_path / "stubborn.pid"
     command = f"(trap '' TERM; sleep 60) & echo $! > {pid_file}; wait"

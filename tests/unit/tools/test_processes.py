@@ -28,6 +28,7 @@ def read_pid(path: Path, seconds: float = 5.0) -> int:
     raise AssertionError(f"{path} was never written")
 
 
+@pytest.mark.usefixtures("sandbox_off")  # process-tree tracking outside the sandbox
 def test_timeout_kills_a_child_that_left_the_group_with_setsid(tmp_path: Path, ctx: ToolContext) -> None:
     pid_file = tmp_path / "setsid.pid"
     result = bash.run({"command": f"setsid sleep 300 & echo $! > {pid_file}; sleep 60", "timeout": 2000}, ctx)
@@ -35,6 +36,7 @@ def test_timeout_kills_a_child_that_left_the_group_with_setsid(tmp_path: Path, c
     assert wait_gone([read_pid(pid_file)]), "a setsid child must not outlive a timed-out call"
 
 
+@pytest.mark.usefixtures("sandbox_off")  # process-tree tracking outside the sandbox
 def test_interrupt_kills_a_double_forked_daemon(tmp_path: Path, ctx: ToolContext) -> None:
     pid_file = tmp_path / "daemon.pid"
     ready = threading.Event()
@@ -49,6 +51,7 @@ def test_interrupt_kills_a_double_forked_daemon(tmp_path: Path, ctx: ToolContext
     assert wait_gone([read_pid(pid_file)]), "a double-forked, setsid, nohup child must not outlive an interrupt"
 
 
+@pytest.mark.usefixtures("sandbox_off")  # process-tree tracking outside the sandbox
 def test_background_child_runs_on_until_cleanup(tmp_path: Path, ctx: ToolContext) -> None:
     result = bash.run({"command": "sleep 300 > /dev/null & echo $!"}, ctx)
     pid = int(result.text().splitlines()[0])

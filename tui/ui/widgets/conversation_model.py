@@ -47,6 +47,8 @@ class ToolRecord:
     children: list[ToolRecord] = field(default_factory=list)
     #: an Agent call once finished: "3 tools · 4.1k tokens" (and the worktree branch, if any)
     agent_summary: str = ""
+    #: what the Bash sandbox refused during this call (SandboxBlocked)
+    sandbox_blocked: tuple[str, ...] = ()
 
     @property
     def display_label(self) -> str:

@@ -109,7 +109,18 @@ def render_batch(batch: Batch, now: float, timeline_width: int = TIMELINE_WIDTH)
         if tool.state == "running" and (tool.name == "Bash" or tool.name.startswith("mcp__")):  # MCP: progress
             for line in tool.tail_lines():
                 table.add_row("", Text("  " + one_line(line), style="#808080"), "", "")
-    return Group(head, table)
+    blocked = [sandbox_line(b) for tool in batch.tools for b in tool.sandbox_blocked]
+    return Group(head, table, *blocked)
+
+
+def sandbox_line(blocked: str) -> Text:
+    """One thing the sandbox refused, with the command that would allow it where there is one."""
+    from tui.sandbox.actions import allow_target, short_form
+
+    line = Text.assemble(("⛨ sandbox blocked ", "yellow"), (one_line(short_form(blocked)), "#b0b0b0"))
+    if target := allow_target(blocked):
+        line.append(f" → /sandbox allow {one_line(target)}", style="cyan")
+    return line
 
 
 TODO_GLYPHS = {"completed": ("✔", "green"), "in_progress": ("▶", "cyan"), "pending": ("○", "#9e9e9e")}

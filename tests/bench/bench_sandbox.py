@@ -1,0 +1,84 @@
+"""The Bash sandbox's cost: per-command overhead (`true` x200) and a 5 000-file rg, sandboxed vs not, same run.
+
+Both sides go through the real Bash tool (the same spawn, pipes and cwd bookkeeping), so the
+difference is the sandbox alone: namespaces, mounts, Landlock, seccomp, the plan and the sweep.
+"""
+
+from __future__ import annotations
+
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+from tests.bench.common import Settings, median, row
+from tui.config.sandbox_settings import SandboxSettings
+from tui.sandbox import runtime
+from tui.tools.base import SessionState, ToolContext
+from tui.tools.bash import BashTool
+from tui.tools.ripgrep import find_rg
+
+FILES = 5000
+
+
+def _timed(ctx: ToolContext, command: str, enabled: bool, reps: int) -> list[float]:
+    previous = runtime.current()
+    runtime._current = runtime.SandboxRuntime(SandboxSettings(enabled=enabled), str(ctx.project_dir))
+    tool = BashTool()
+    try:
+        tool.run({"command": command}, ctx)  # warm: the run folder, the probe
+        times = []
+        for _ in range(reps):
+            start = time.perf_counter()
+            result = tool.run({"command": command}, ctx)
+            times.append(time.perf_counter() - start)
+            assert result.meta["sandboxed"] is enabled and result.meta["exit_code"] == 0, result.text()
+        return times
+    finally:
+        runtime._current.close()
+        runtime._current = previous
+
+
+def _interleaved(ctx: ToolContext, command: str, reps: int, rounds: int = 4) -> tuple[float, float]:
+    """Median seconds outside and inside, measured in alternating rounds so machine load hits both alike."""
+    outside: list[float] = []
+    inside: list[float] = []
+    for _ in range(rounds):
+        outside += _timed(ctx, command, False, max(1, reps // rounds))
+        inside += _timed(ctx, command, True, max(1, reps // rounds))
+    return median(outside), median(inside)
+
+
+def measure(settings: Settings) -> list[dict[str, Any]]:
+    if not runtime.SandboxRuntime().supported():
+        return [row("sandbox", None, None, "", note="no Landlock >= 4 / user namespaces here")]
+    with tempfile.TemporaryDirectory(prefix="bench-sandbox-") as folder:
+        proj = Path(folder)
+        ctx = ToolContext(project_dir=proj, state=SessionState(project_dir=proj))
+        reps = settings.reps(200, 20)
+        outside, inside = _interleaved(ctx, "true", reps)
+        overhead_ms = (inside - outside) * 1000
+        rows = [row("sandbox: `true` per command (Bash tool)", inside * 1000, outside * 1000, "overhead <= 10 ms",
+                    unit="ms", met=overhead_ms <= 10, note=f"overhead {overhead_ms:.1f} ms median, {reps} runs each",
+                    baseline_label="unsandboxed")]
+        rg = find_rg()
+        if rg is None:
+            return [*rows, row("sandbox: rg over 5 000 files", None, None, "", note="rg not installed")]
+        for i in range(FILES):
+            sub = proj / f"d{i % 50}"
+            sub.mkdir(exist_ok=True)
+            (sub / f"f{i}.txt").write_text(f"line one\nneedle {i}\nline three\n" * 20)
+        outside, inside = _interleaved(ctx, f"{rg} -c needle . > /dev/null", settings.reps(20, 4))
+        rows.append(row("sandbox: rg over 5 000 files", inside, outside, "ratio <= 1.1", unit="s",
+                        met=inside / outside <= 1.1, baseline_label="unsandboxed"))
+        return rows
+
+
+def main() -> None:
+    for r in measure(Settings()):
+        print(f"{r['benchmark']}: {r['value']:.4g} {r['unit']} vs {r['baseline']:.4g} (ratio {r['ratio']:.3f}) "
+              f"goal {r['goal']} met={r['met']} {r['note']}")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,124 @@
+"""Ordinary work keeps working inside the sandbox: git, pytest, pip --target, a compiler, npm, the proxy."""
+
+from __future__ import annotations
+
+import http.server
+import shutil
+import subprocess
+import sys
+import threading
+import zipfile
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from tui.config.sandbox_settings import SandboxSettings
+from tui.sandbox import runtime
+from tui.tools.base import SessionState, ToolContext
+from tui.tools.bash import BashTool
+
+pytestmark = pytest.mark.skipif(not runtime.SandboxRuntime().supported(), reason="no Landlock >= 4 / user namespaces here")
+
+
+class _Hello(http.server.BaseHTTPRequestHandler):
+    def do_GET(self) -> None:  # noqa: N802 (the http.server name)
+        body = b"hello through the proxy\n"
+        self.send_response(200)
+        self.send_header("Content-Length", str(len(body)))
+        self.end_headers()
+        self.wfile.write(body)
+
+    def log_message(self, *args: object) -> None:
+        pass
+
+
+@pytest.fixture(scope="module")
+def upstream() -> Iterator[int]:
+    """A plain HTTP server on the host's loopback, which only the proxy can reach."""
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), _Hello)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    yield server.server_address[1]
+    server.shutdown()
+    server.server_close()
+
+
+@pytest.fixture(scope="module")
+def proj(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
+    root = tmp_path_factory.mktemp("work") / "proj"
+    root.mkdir()
+    previous = runtime.current()
+    runtime._current = runtime.SandboxRuntime(SandboxSettings(allowed_domains=["localhost", "127.0.0.1"]), str(root))
+    yield root
+    runtime._current.close()
+    runtime._current = previous
+
+
+def bash(proj: Path, command: str) -> tuple[str, bool]:
+    ctx = ToolContext(project_dir=proj, state=SessionState(project_dir=proj))
+    result = BashTool().run({"command": command, "timeout": 120_000}, ctx)
+    assert result.meta["sandboxed"]
+    return result.text(), result.is_error
+
+
+def test_git_status_diff_commit(proj: Path) -> None:
+    text, err = bash(proj, "git init -q . 2>&1; echo one > a.txt && git add a.txt && git -c user.name=t -c user.email=t@t "
+                           "commit -qm first && echo two >> a.txt && git status --short && git diff --stat && "
+                           "git -c user.name=t -c user.email=t@t commit -qam second && git log --oneline | wc -l")
+    # a repository made inside the sandbox loses its hooks and config (a command must not plant them)
+    assert "creating" in text and ".git" in text and not (proj / ".git").exists()
+    subprocess.run(["git", "init", "-q", str(proj)], check=True)
+    text, err = bash(proj, "echo one > a.txt && git add a.txt && git -c user.name=t -c user.email=t@t commit -qm first && "
+                           "echo two >> a.txt && git status --short && git diff --stat && "
+                           "git -c user.name=t -c user.email=t@t commit -qam second && git log --oneline | wc -l")
+    assert not err and " M a.txt" in text and "1 file changed" in text and text.splitlines()[-2].strip() == "2", text
+
+
+def test_pytest_in_the_project(proj: Path) -> None:
+    (proj / "test_x.py").write_text("def test_ok():\n    assert 1 + 1 == 2\n")
+    text, err = bash(proj, f"{sys.executable} -m pytest -q -p no:cacheprovider test_x.py")
+    assert not err and "1 passed" in text, text
+
+
+def test_pip_install_target_from_a_local_wheel(proj: Path) -> None:
+    wheel = proj / "tinypkg-1.0-py3-none-any.whl"
+    with zipfile.ZipFile(wheel, "w") as z:
+        z.writestr("tinypkg/__init__.py", "VALUE = 42\n")
+        z.writestr("tinypkg-1.0.dist-info/METADATA", "Metadata-Version: 2.1\nName: tinypkg\nVersion: 1.0\n")
+        z.writestr("tinypkg-1.0.dist-info/WHEEL", "Wheel-Version: 1.0\nGenerator: test\nRoot-Is-Purelib: true\nTag: py3-none-any\n")
+        z.writestr("tinypkg-1.0.dist-info/RECORD", "")
+    text, err = bash(proj, f"{sys.executable} -m pip install -q --no-index --disable-pip-version-check --target lib {wheel.name} "
+                           f"&& PYTHONPATH=lib {sys.executable} -c 'import tinypkg; print(tinypkg.VALUE)'")
+    assert not err and "42" in text, text
+
+
+def test_compiler_writes_to_tmpdir(proj: Path) -> None:
+    if not shutil.which("cc"):
+        pytest.skip("no C compiler")
+    (proj / "hello.c").write_text('#include <stdio.h>\nint main(void){puts("compiled");return 0;}\n')
+    text, err = bash(proj, 'cc -o "$TMPDIR/hello" hello.c && "$TMPDIR/hello" && case "$TMPDIR" in /tmp/agent-tui-sandbox-*) echo private;; esac')
+    assert not err and "compiled" in text and "private" in text, text
+
+
+def test_npm_test_of_a_small_package(proj: Path) -> None:
+    if not shutil.which("npm"):
+        pytest.skip("npm is not installed")
+    pkg = proj / "npmpkg"
+    pkg.mkdir()
+    (pkg / "package.json").write_text('{"name": "tiny", "version": "1.0.0", "scripts": {"test": "node test.js"}}\n')
+    (pkg / "test.js").write_text("require('assert').strictEqual(1 + 1, 2); console.log('npm test ok');\n")
+    text, err = bash(proj, "cd npmpkg && npm test --silent")
+    assert not err and "npm test ok" in text, text
+
+
+def test_allowed_domain_goes_through_the_proxy_and_others_are_named(proj: Path, upstream: int) -> None:
+    # (the sandbox's NO_PROXY sends loopback names straight to its own loopback; unset, they go to the proxy)
+    text, err = bash(proj, f"env -u NO_PROXY -u no_proxy curl -sS -m 5 http://localhost:{upstream}/")
+    assert not err and "hello through the proxy" in text, text
+    text, err = bash(proj, f"env -u NO_PROXY -u no_proxy curl -sS -m 5 --proxytunnel http://localhost:{upstream}/")  # CONNECT
+    assert not err and "hello through the proxy" in text, text
+    text, err = bash(proj, "curl -sS -m 5 -o /dev/null -w '%{http_code}' http://blocked.example/; "
+                           "curl -sS -m 5 https://blocked-tls.example/ 2>&1; exit 7")
+    assert "403" in text
+    assert "connecting to blocked.example (not in sandbox.network.allowed_domains)" in text
+    assert "connecting to blocked-tls.example" in text

@@ -1,0 +1,171 @@
+"""Start a command contained: a `preexec_fn` that builds the namespaces and seals the child.
+
+Two or three processes per command, all forked (no new interpreter, so the cost is a few
+milliseconds): the *keeper* (the Popen child) unshares the user, mount, network, PID and IPC
+namespaces, binds protected paths read-only and hides the deny-read ones, then forks the
+*init* (PID 1 of the new PID namespace), which mounts a private /proc. Without a proxy the
+init is the command: it drops capabilities, restricts itself with Landlock and seccomp, and
+returns to Popen to exec. With one, the init forwards the proxy port and reaps, and forks the
+command. When PID 1 exits, the kernel kills whatever the command left behind (`setsid`,
+double fork, `nohup`); when agent-tui kills the keeper's group, the init dies with it
+(parent-death signal).
+"""
+
+from __future__ import annotations
+
+import os
+import selectors
+import signal
+import socket
+import sys
+from collections.abc import Callable
+
+from tui.sandbox import landlock, namespaces, seccomp
+from tui.sandbox.plan import PROXY_PORT, Plan
+
+RESET_SIGNALS = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP, signal.SIGQUIT, signal.SIGUSR1, signal.SIGUSR2,
+                 signal.SIGCHLD, signal.SIGWINCH, signal.SIGPIPE)
+DEV_WRITABLE = ("/dev/null", "/dev/zero", "/dev/full", "/dev/tty", "/dev/ptmx", "/dev/pts")
+
+
+def preexec_for(plan: Plan) -> Callable[[], None]:
+    """The `preexec_fn` that runs the Popen child inside the sandbox described by `plan`."""
+    landlock.libc()  # resolved before the fork: the child must not load libraries
+    program = seccomp.program() if seccomp.supported() else b""
+    uid, gid = os.getuid(), os.getgid()
+
+    def preexec() -> None:
+        try:
+            _keeper(plan, program, uid, gid)
+        except OSError as exc:
+            os.write(2, f"agent-tui sandbox: could not start: {exc}\n".encode())
+            raise
+
+    return preexec
+
+
+def _exit_code(status: int) -> int:
+    code = os.waitstatus_to_exitcode(status)
+    return 128 - code if code < 0 else code
+
+
+def _close_all(keep: int = -1) -> None:
+    if keep >= 0:
+        os.closerange(0, keep)
+        os.closerange(keep + 1, 1 << 20)
+    else:
+        os.closerange(0, 1 << 20)
+
+
+def _default_signals() -> None:
+    for signum in RESET_SIGNALS:
+        signal.signal(signum, signal.SIG_DFL)
+
+
+def _keeper(plan: Plan, program: bytes, uid: int, gid: int) -> None:
+    namespaces.enter(uid, gid)
+    namespaces.make_private()
+    for path in plan.read_only:
+        namespaces.bind_read_only(path)
+    for path in plan.hide_dirs:
+        namespaces.hide_dir(path)
+    for path in plan.hide_files:
+        namespaces.bind_read_only(path, plan.empty_file)
+    if os.path.isdir("/dev/shm"):  # POSIX shared memory stays inside the sandbox
+        namespaces.mount("tmpfs", "/dev/shm", "tmpfs", namespaces.MS_NOSUID | namespaces.MS_NODEV, "mode=1777")
+    namespaces.loopback_up()
+    _default_signals()
+    pid = os.fork()
+    if pid == 0:
+        namespaces.die_with_parent()  # (no race check: a parent outside the PID namespace reads as pid 0)
+        _init(plan, program)
+        return  # only the command's process gets here
+    _close_all()
+    _, status = os.waitpid(pid, 0)
+    os._exit(_exit_code(status))
+
+
+def _init(plan: Plan, program: bytes) -> None:
+    namespaces.mount_proc()
+    if not plan.proxy_socket:
+        # no port to forward: the command itself is PID 1 (one fork less); when it exits, the kernel
+        # ends everything it left in the namespace
+        _confine(plan, program)
+        return
+    listener = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+    listener.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    listener.bind(("127.0.0.1", PROXY_PORT))
+    listener.listen(64)
+    pid = os.fork()
+    if pid == 0:
+        listener.close()
+        _confine(plan, program)
+        return
+    _close_all(listener.fileno())
+    try:
+        code = _serve(pid, listener, plan.proxy_socket)
+    except BaseException:  # the init must never return into Popen's exec path
+        code = 125
+    os._exit(code)
+
+
+def _serve(command: int, listener: socket.socket, target: str | None) -> int:
+    """Relay connections to the proxy's socket while reaping, until the command exits."""
+    pidfd = os.pidfd_open(command)
+    selector = selectors.DefaultSelector()
+    selector.register(pidfd, selectors.EVENT_READ, "exit")
+    selector.register(listener, selectors.EVENT_READ, "accept")
+    peers: dict[socket.socket, socket.socket] = {}
+    while True:
+        for key, _ in selector.select(timeout=1.0):
+            if key.data == "exit":
+                _, status = os.waitpid(command, 0)
+                return _exit_code(status)
+            if key.data == "accept":
+                conn, _ = listener.accept()
+                upstream = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+                try:
+                    upstream.connect(target or "")
+                except OSError:
+                    conn.close()
+                    upstream.close()
+                    continue
+                peers[conn], peers[upstream] = upstream, conn
+                selector.register(conn, selectors.EVENT_READ, "data")
+                selector.register(upstream, selectors.EVENT_READ, "data")
+                continue
+            sock = key.fileobj
+            assert isinstance(sock, socket.socket)
+            other = peers.get(sock)
+            try:
+                data = sock.recv(65536)
+                if data and other is not None:
+                    other.sendall(data)
+            except OSError:
+                data = b""
+            if not data:
+                for end in (sock, other):
+                    if end is not None and end in peers:
+                        selector.unregister(end)
+                        peers.pop(end, None)
+                        end.close()
+        try:
+            while os.waitpid(-1, os.WNOHANG)[0] > 0:
+                pass
+        except ChildProcessError:
+            pass
+
+
+def _confine(plan: Plan, program: bytes) -> None:
+    ruleset = landlock.Ruleset(plan.abi)
+    ruleset.allow("/", landlock.READ)
+    for root in plan.write_roots:
+        ruleset.allow(root, landlock.READ | landlock.WRITE)
+    for path in (*plan.write_files, *DEV_WRITABLE):
+        ruleset.allow(path, landlock.READ | landlock.FILE_WRITE)
+    ruleset.allow("/dev/shm", landlock.READ | landlock.WRITE)
+    namespaces.drop_capabilities()
+    ruleset.restrict_self()
+    if program:
+        seccomp.install(landlock.libc(), program)
+    sys.stdout.flush()

@@ -1,0 +1,70 @@
+"""After a sandboxed command: what the sandbox blocked (swept paths, refused hosts, denied paths in the output)."""
+
+from __future__ import annotations
+
+import os
+import re
+from typing import Any
+
+from tui.sandbox.plan import Plan, sweep
+
+DENIAL = re.compile(r"Permission denied|Read-only file system|Operation not permitted|EACCES|EROFS|EPERM")
+QUOTED = re.compile(r"['‘\"`]([^'’\"`\n]{1,400})['’\"`]")
+BASH_STYLE = re.compile(r"(?:^|: )((?:/|\.{1,2}/|~/)?[^\s:'\"]+): (?:Permission denied|Read-only file system|Operation not permitted)")
+NETWORK = re.compile(r"Could not resolve host|Temporary failure in name resolution|Name or service not known|"
+                     r"Network is unreachable|getaddrinfo failed|ENOTFOUND|EAI_AGAIN|nodename nor servname")
+MAX_REPORTED = 5
+
+
+def _inside(path: str, roots: list[str]) -> bool:
+    return any(path == r or path.startswith(r.rstrip("/") + "/") for r in roots)
+
+
+def classify(path: str, plan: Plan) -> str | None:
+    """Why the sandbox would refuse `path` (an absolute path), or None when it would not."""
+    real = os.path.realpath(path)
+    hidden = plan.hide_dirs + plan.hide_files
+    if _inside(real, hidden) or _inside(path, hidden):
+        return f"reading {path} (sandbox.deny_read)"
+    if _inside(real, plan.read_only + plan.missing) or _inside(path, plan.read_only + plan.missing):
+        return f"writing {path} (a protected path)"
+    if not _inside(real, plan.write_roots + plan.write_files):
+        return f"writing {path} (outside the writable folders)"
+    return None
+
+
+def denied_paths(output: str, cwd: str, plan: Plan) -> list[str]:
+    """Paths the output says were denied and that the sandbox accounts for."""
+    found: list[str] = []
+    for line in output.splitlines():
+        if not DENIAL.search(line):
+            continue
+        candidates = [m.group(1) for m in BASH_STYLE.finditer(line)] + QUOTED.findall(line)
+        for raw in candidates:
+            if "/" not in raw and not raw.startswith("."):
+                continue
+            full = os.path.normpath(os.path.join(cwd, os.path.expanduser(raw)))
+            why = classify(full, plan)
+            if why and why not in found:
+                found.append(why)
+    return found[:MAX_REPORTED]
+
+
+def after_run(prepared: Any, runtime: Any, output: str, exit_code: int, cwd: str) -> list[str]:
+    """Everything the sandbox blocked during one command, one phrase each (empty when nothing was)."""
+    plan: Plan = prepared.plan
+    blocked = [f"creating {path} (a protected path; removed)" for path in sweep(prepared.before)]
+    blocked += [f"connecting to {host} (not in sandbox.network.allowed_domains)"
+                for host in runtime.blocked_hosts(prepared.started)]
+    blocked += denied_paths(output, cwd, plan)  # also at exit 0: a pipeline hides a failed step
+    if exit_code != 0:
+        if NETWORK.search(output) and not any(b.startswith("connecting") for b in blocked):
+            blocked.append("network access (the sandbox has no network; sandbox.network.allowed_domains opens hosts)")
+    return blocked
+
+
+def result_note(blocked: list[str]) -> str:
+    """The text appended to the tool result so the model knows what happened and what it may do."""
+    items = "; ".join(blocked)
+    return (f"Sandbox: blocked {items}. If the command needs this, ask the user, or run it again with "
+            "dangerouslyDisableSandbox: true (the user will be asked).")
