@@ -88,6 +88,8 @@ class Dispatcher:
         self.parallel = parallel
         self.batch_counter = 0
         self._pool: ThreadPoolExecutor | None = None
+        #: called before a tool runs; what it returns is called after (checkpoints scan around Bash)
+        self.watch_tool: Callable[[Tool], Callable[[], None] | None] | None = None
 
     # --- batching --------------------------------------------------------------------
 
@@ -229,6 +231,7 @@ class Dispatcher:
         if cancel.is_set():
             return ToolResult(INTERRUPTED_TEXT, is_error=True), "interrupted"
         self.publish(ToolStarted(tool_use_id=call.id, name=call.name, batch=call.batch, parallel=call.parallel))
+        finished = self.watch_tool(tool) if self.watch_tool is not None else None
         try:
             result = tool.run(call.input, ctx)
         except ToolInterrupted:
@@ -237,6 +240,9 @@ class Dispatcher:
             return ToolResult(str(exc), is_error=True, fatal=True), "error"
         except ToolError as exc:
             return ToolResult(str(exc), is_error=True), "error"
+        finally:
+            if finished is not None:
+                finished()
         if isinstance(result.meta.get("todos"), list):  # tools report through their result, never the bus
             self.publish(TodosUpdated(todos=tuple(dict(t) for t in result.meta["todos"])))
         if call.warning:

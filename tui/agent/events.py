@@ -313,3 +313,15 @@ class CompactionFinished(Event):
     messages_after: int
     ok: bool
     detail: str = ""
+
+
+# --- time travel (checkpoints, rewind) -----------------------------------------------
+
+
+@_event
+class CheckpointSaved(Event):
+    """A checkpoint was written to disk: before a prompt, or before `paths` changed (Edit, Write, Bash, rewind)."""
+
+    checkpoint: int
+    reason: str
+    paths: tuple[str, ...] = ()

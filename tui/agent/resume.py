@@ -376,7 +376,6 @@ def resume_into(session: AgentSession, target: str | Path) -> LoadedSession:
     session.session_id = loaded.session_id
     with session.state.lock:
         session.state.read_hashes.clear()
-        session.state.file_backups.clear()
         session.state.todos.clear()
     if getattr(session, "context", None) is not None:
         session.context.reset()
@@ -404,7 +403,10 @@ def _resumed_record(session: AgentSession, forked_from: str) -> dict[str, Any]:
 
 def write_fork(session: AgentSession, forked_from: str) -> Path:
     """Start a new file for `session` (its current id) holding its whole history; returns the path."""
+    from .checkpoints import copy_manifest
+
     path = project_sessions_dir(session.options) / f"{session.session_id}.jsonl"
+    copy_manifest(project_sessions_dir(session.options) / "checkpoints", forked_from, session.session_id)
     transcript = session.new_transcript(path)
     session.attach_transcript(transcript)
     for message in list(session.messages):
