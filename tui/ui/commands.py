@@ -194,7 +194,8 @@ def _memory(app: AgentApp, args: str) -> None:
 
 
 #: modules whose session commands (/resume, /compact, /export, /undo) register themselves on import
-SESSION_COMMAND_MODULES = ("tui.ui.screens.resume_screen", "tui.ui.screens.undo_screen", "tui.ui.screens.login_screen")
+SESSION_COMMAND_MODULES = ("tui.ui.screens.resume_screen", "tui.ui.screens.undo_screen", "tui.ui.screens.login_screen",
+                           "tui.ui.screens.rewind_screen")
 _loaded = False
 _loading = threading.Lock()
 
