@@ -34,6 +34,7 @@ SUITES = [
     ("app", "tests.bench.bench_app", "streaming, keystroke echo, long sessions"),
     ("tools", "tests.bench.bench_tools", "Grep and Glob vs raw rg"),
     ("providers", "tests.bench.bench_providers", "-p per provider (Bedrock, Vertex) vs the plain API"),
+    ("timetravel", "tests.bench.bench_timetravel", "checkpoints, rewind, replay"),
 ]
 
 

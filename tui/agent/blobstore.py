@@ -29,14 +29,19 @@ def blob_hash(data: bytes) -> str:
     return hashlib.sha1(data, usedforsecurity=False).hexdigest()
 
 
+_CHUNK = 4096
+
+
 def _common_prefix(a: bytes, b: bytes) -> int:
-    """Length of the common prefix, found by bisection on slices (memcmp speed, not a Python loop)."""
-    lo, hi = 0, min(len(a), len(b))
-    if a[:hi] == b[:hi]:
-        return hi
+    """Length of the common prefix: 4 KB slices compared until one differs, then bisection inside it."""
+    limit = min(len(a), len(b))
+    start = 0
+    while start < limit and a[start:start + _CHUNK] == b[start:start + _CHUNK]:
+        start = min(start + _CHUNK, limit)
+    lo, hi = start, min(start + _CHUNK, limit)
     while lo < hi:
         mid = (lo + hi + 1) // 2
-        if a[:mid] == b[:mid]:
+        if a[start:mid] == b[start:mid]:
             lo = mid
         else:
             hi = mid - 1
@@ -44,12 +49,15 @@ def _common_prefix(a: bytes, b: bytes) -> int:
 
 
 def _common_suffix(a: bytes, b: bytes, limit: int) -> int:
-    lo, hi = 0, limit
-    if hi and a[len(a) - hi:] == b[len(b) - hi:]:
-        return hi
+    """Length of the common suffix, at most `limit`, found the same way from the end."""
+    la, lb = len(a), len(b)
+    n = 0
+    while n < limit and a[max(la - n - _CHUNK, la - limit):la - n] == b[max(lb - n - _CHUNK, lb - limit):lb - n]:
+        n = min(n + _CHUNK, limit)
+    lo, hi = n, min(n + _CHUNK, limit)
     while lo < hi:
         mid = (lo + hi + 1) // 2
-        if a[len(a) - mid:] == b[len(b) - mid:]:
+        if a[la - mid:la - n] == b[lb - mid:lb - n]:
             lo = mid
         else:
             hi = mid - 1

@@ -188,13 +188,18 @@ class Checkpoints:
         elif kind == "untracked":
             self.untracked[int(r["cp"])] = str(r.get("reason", ""))
         elif kind == "failed" and self.changes:
-            last = self.changes[-1]
-            self.known[last.path] = (None, last.before)
+            path = r.get("path") or self.changes[-1].path
+            last = next(c for c in reversed(self.changes) if c.path == path)
+            self.known[path] = (None, last.before)
 
     def _write(self, record: dict[str, Any]) -> None:
         """Append one record, fsynced (a checkpoint must exist on disk before the file it protects changes)."""
-        if self.manifest is not None:
-            line = (json.dumps(record, ensure_ascii=False) + "\n").encode("utf-8", "surrogateescape")
+        self._write_many([record])
+
+    def _write_many(self, records: list[dict[str, Any]]) -> None:
+        """Append records in one write and one fsync."""
+        if self.manifest is not None and records:
+            line = "".join(json.dumps(r, ensure_ascii=False) + "\n" for r in records).encode("utf-8", "surrogateescape")
             try:
                 self.manifest.parent.mkdir(parents=True, exist_ok=True)
                 fd = os.open(self.manifest, os.O_WRONLY | os.O_CREAT | os.O_APPEND | os.O_CLOEXEC, 0o600)
@@ -205,7 +210,8 @@ class Checkpoints:
                     os.close(fd)
             except OSError as exc:
                 self.degrade(exc)
-        self._apply(record)
+        for record in records:
+            self._apply(record)
 
     def degrade(self, exc: OSError) -> None:
         """The folder cannot be written: keep checkpoints in memory for the rest of the session, and say so."""
@@ -246,23 +252,39 @@ class Checkpoints:
         """Keep `previous` (the file now) and `data` (what is about to be written) before the file changes."""
         from .events import CheckpointSaved
 
-        path = str(path)
-        with self.lock:
-            try:
-                before = self.blobs.put(previous) if previous is not None else None
-            except OSError as exc:
-                self.degrade(exc)
-                before = self.blobs.put(previous) if previous is not None else None
-            after = self.blobs.put(data, base=previous, base_name=before) if data is not None else None
-            mode = file_mode(path)
-            self._write({"t": "change", "path": path, "before": before, "after": after, "mode_before": mode,
-                         "mode_after": mode_after if mode_after is not None else mode, "by": by, "cp": self.current})
-        self.publish(CheckpointSaved(checkpoint=self.current, reason=by, paths=(path,)))
+        self.before_writes([(str(path), previous, data, mode_after)], by)
 
-    def write_failed(self) -> None:
-        """The write the last change announced did not happen: the file still holds its `before`."""
+    def before_writes(self, items: list[tuple[str, bytes | None, bytes | None, int | None]], by: str) -> None:
+        """Checkpoint several files (path, content now, content to write, mode to set) with one fsync of the log."""
+        from .events import CheckpointSaved
+
+        if not items:
+            return
         with self.lock:
-            self._write({"t": "failed"})
+            records = []
+            for path, previous, data, mode_after in items:
+                before = self._put(previous)
+                after = self._put(data, previous, before)
+                mode = file_mode(path)
+                records.append({"t": "change", "path": path, "before": before, "after": after, "mode_before": mode,
+                                "mode_after": mode_after if mode_after is not None else mode, "by": by,
+                                "cp": self.current})
+            self._write_many(records)
+        self.publish(CheckpointSaved(checkpoint=self.current, reason=by, paths=tuple(p for p, *_ in items)))
+
+    def _put(self, data: bytes | None, base: bytes | None = None, base_name: str | None = None) -> str | None:
+        if data is None:
+            return None
+        try:
+            return self.blobs.put(data, base, base_name)
+        except OSError as exc:  # the folder cannot be written: keep it in memory from now on
+            self.degrade(exc)
+            return self.blobs.put(data, base, base_name)
+
+    def write_failed(self, path: str | Path | None = None) -> None:
+        """The write a change announced did not happen: the file still holds its `before`."""
+        with self.lock:
+            self._write({"t": "failed", "path": str(path) if path else None})
 
     def wrote(self, path: str | Path) -> None:
         """Remember the signature of what agent-tui just wrote, so a Bash scan does not mistake it."""

@@ -204,18 +204,20 @@ def apply_code(cps: Checkpoints, steps: list[FileStep], overwrite: bool = True, 
     from tui.tools.fileio import open_for_write
 
     result = RewindResult([])
+    todo = [s for s in steps if not s.problem and (overwrite or not s.conflict)]
+    cps.before_writes([(s.path, s.current, s.data, s.mode) for s in todo], by="rewind")  # one fsync for all
+    chosen = {id(s) for s in todo}
     for step in steps:
         name = display(step.path, cps.project_dir)
         if step.problem:
             result.unrestored.append(name)
             result.lines.append(f"could not restore {name}: {step.problem}")
             continue
-        if step.conflict and not overwrite:
+        if id(step) not in chosen:
             result.lines.append(f"kept {name} as it is (changed outside agent-tui)")
             continue
         path = Path(step.path)
         try:
-            cps.before_write(step.path, step.current, step.data, by="rewind", mode_after=step.mode)
             if step.target is None:
                 if step.current is not None:
                     path.unlink()
@@ -230,7 +232,7 @@ def apply_code(cps: Checkpoints, steps: list[FileStep], overwrite: bool = True, 
                 result.lines.append(f"restored {name}")
             cps.wrote(step.path)
         except OSError as exc:
-            cps.write_failed()
+            cps.write_failed(step.path)
             result.unrestored.append(name)
             result.lines.append(f"could not restore {name}: {exc.strerror or exc}")
             continue

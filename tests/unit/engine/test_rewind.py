@@ -200,3 +200,30 @@ def test_a_project_too_big_to_scan_says_bash_was_not_tracked(tmp_path, monkeypat
     (tmp_path / "f0").write_text("changed")
     finished()
     assert cps.changes == [] and "more than 3 files" in cps.untracked[1]
+
+
+def test_blobs_are_deltas_that_read_back_exactly(tmp_path) -> None:
+    import random
+
+    from tui.agent.blobstore import BlobStore, _common_prefix, _common_suffix
+
+    rng = random.Random(5)
+    for _ in range(300):
+        a = bytes(rng.getrandbits(2) for _ in range(rng.choice([0, 5, 4096, 4097, 9000])))
+        i = rng.randint(0, len(a))
+        j = rng.randint(i, len(a))
+        b = a[:i] + bytes(rng.getrandbits(2) for _ in range(rng.randint(0, 5))) + a[j:]
+        prefix = next((k for k in range(min(len(a), len(b))) if a[k] != b[k]), min(len(a), len(b)))
+        assert _common_prefix(a, b) == prefix
+        limit = min(len(a), len(b)) - prefix
+        suffix = next((k for k in range(limit) if a[-1 - k] != b[-1 - k]), limit)
+        assert _common_suffix(a, b, limit) == suffix
+    store = BlobStore(tmp_path)
+    versions = [bytes(range(256)) * 400]
+    for n in range(40):  # past the depth bound: a whole copy is stored again
+        versions.append(versions[-1][:n * 97] + b"edit %d" % n + versions[-1][n * 97:])
+    names = [store.put(versions[0])]
+    for old, new in zip(versions, versions[1:]):
+        names.append(store.put(new, old))
+    assert [store.get(n) for n in names] == versions
+    assert sum(f.stat().st_size for f in tmp_path.rglob("*") if f.is_file()) < len(versions[0]) * 3
