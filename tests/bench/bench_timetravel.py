@@ -13,23 +13,13 @@ import random
 import statistics
 import tempfile
 import time
-from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from tests.bench.bench_tools import median_seconds as _median
 from tests.bench.common import Settings, row
 from tui.agent.checkpoints import Checkpoints, scan_tree
 from tui.agent.rewind import apply_code, code_steps
-
-
-def _median(action: Callable[[], Any], runs: int) -> float:
-    action()
-    times = []
-    for _ in range(runs):
-        started = time.perf_counter()
-        action()
-        times.append(time.perf_counter() - started)
-    return statistics.median(times)
 
 
 def _text(size: int, seed: int) -> bytes:
