@@ -84,6 +84,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--offline", action="store_true", help="use the built-in offline demo model")
     p.add_argument("-c", "--continue", dest="continue_", action="store_true", help="continue the newest session here")
     p.add_argument("-r", "--resume", nargs="?", const="", metavar="ID", help="resume a session (picker without ID)")
+    p.add_argument("--fork-session", action="store_true",
+                   help="with -c/-r: continue in a new session holding a copy of the history")
     p.add_argument("--cwd", type=Path, help="project directory (default: the current directory)")
     p.add_argument("--version", action="version", version=f"agent-tui {__version__}")
     return p
@@ -273,6 +275,8 @@ def entry() -> None:
 def open_session(opts: AgentOptions, args: argparse.Namespace, *, print_mode: bool) -> AgentSession | None:
     """The session -c / -r ID asks for (None without them); LookupError with a sentence when there is none."""
     if not args.continue_ and args.resume is None:
+        if getattr(args, "fork_session", False):
+            print("agent-tui: --fork-session applies only with -c or -r; ignored.", file=sys.stderr)
         return None
     from tui.agent.resume import list_sessions, sessions_base
     from tui.agent.session import AgentSession  # noqa: F811 - the runtime import (the SDK stays lazy)
@@ -297,7 +301,7 @@ def open_session(opts: AgentOptions, args: argparse.Namespace, *, print_mode: bo
         target = str(sessions[0].path)
     opts.interactive = not print_mode  # the dispatcher reads it at construction
     session = AgentSession(opts)
-    loaded = session.resume(target)
+    loaded = session.resume(target, fork=bool(getattr(args, "fork_session", False)))
     for sentence in [*loaded.warnings, *loaded.notes]:
         print(visible(f"agent-tui: {sentence}"), file=sys.stderr)
     return session

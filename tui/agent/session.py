@@ -359,11 +359,11 @@ class AgentSession:
         if measure_context:
             self.context.observe(usage)
 
-    def resume(self, target: str | Path) -> Any:
-        """Continue a saved session of this project (id, id prefix or path); see resume.py."""
+    def resume(self, target: str | Path, fork: bool = False) -> Any:
+        """Continue a saved session of this project (id, id prefix or path), or a copy of it; see resume.py."""
         from .resume import resume_into
 
-        return resume_into(self, target)
+        return resume_into(self, target, fork)
 
     def compact(self, focus: str = "") -> Any:
         """Summarise older turns now (/compact); blocking, call it off the UI thread."""
