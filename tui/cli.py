@@ -147,6 +147,11 @@ def options_from_args(args: argparse.Namespace) -> tuple[AgentOptions, list[str]
 
 def main(argv: list[str] | None = None, *, own_process: bool = False) -> int:
     """Run the CLI. `own_process`: the process is ours alone (the console script), so -p may tune the GC."""
+    argv = sys.argv[1:] if argv is None else argv
+    if argv[:1] == ["replay"]:  # agent-tui replay [SESSION]: a recorded session played in the app
+        from tui.ui.replay_app import main as replay_main
+
+        return replay_main(argv[1:])
     args = build_parser().parse_args(argv)
     if args.print_mode:
         if own_process:
