@@ -90,6 +90,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--offline", action="store_true", help="use the built-in offline demo model")
     p.add_argument("-c", "--continue", dest="continue_", action="store_true", help="continue the newest session here")
     p.add_argument("-r", "--resume", nargs="?", const="", metavar="ID", help="resume a session (picker without ID)")
+    p.add_argument("--fork-session", action="store_true",
+                   help="with -c/-r: continue in a new session holding a copy of the history")
     p.add_argument("--cwd", type=Path, help="project directory (default: the current directory)")
     p.add_argument("--version", action="version", version=f"agent-tui {__version__}")
     return p
@@ -179,6 +181,10 @@ def main(argv: list[str] | None = None, *, own_process: bool = False) -> int:
         from tui.mcp.cli import main as mcp_main
 
         return mcp_main(words[1:])
+    if words[:1] == ["replay"]:  # agent-tui replay [SESSION]: a recorded session played in the app
+        from tui.ui.replay_app import main as replay_main
+
+        return replay_main(words[1:])
     args = build_parser().parse_args(argv)
     if args.print_mode:
         if own_process:
@@ -307,6 +313,8 @@ def entry() -> None:
 def open_session(opts: AgentOptions, args: argparse.Namespace, *, print_mode: bool) -> AgentSession | None:
     """The session -c / -r ID asks for (None without them); LookupError with a sentence when there is none."""
     if not args.continue_ and args.resume is None:
+        if getattr(args, "fork_session", False):
+            print("agent-tui: --fork-session applies only with -c or -r; ignored.", file=sys.stderr)
         return None
     from tui.agent.resume import list_sessions, sessions_base
     from tui.agent.session import AgentSession  # noqa: F811 - the runtime import (the SDK stays lazy)
@@ -331,7 +339,7 @@ def open_session(opts: AgentOptions, args: argparse.Namespace, *, print_mode: bo
         target = str(sessions[0].path)
     opts.interactive = not print_mode  # the dispatcher reads it at construction
     session = AgentSession(opts)
-    loaded = session.resume(target)
+    loaded = session.resume(target, fork=bool(getattr(args, "fork_session", False)))
     for sentence in [*loaded.warnings, *loaded.notes]:
         print(visible(f"agent-tui: {sentence}"), file=sys.stderr)
     return session

@@ -237,6 +237,9 @@ def run_headless(options: AgentOptions, prompt: str, fmt: str = "text", *, parti
     if fmt == "stream-json":
         renderer.emit(result)
     elif fmt == "json":
+        from tui.agent.context_map import context_map
+
+        result["context"] = context_map(session)  # what /context shows
         whole = [*renderer.stream_lines, result] if renderer.collect else result
         out.write(json.dumps(whole, ensure_ascii=False, default=str) + "\n")
     else:

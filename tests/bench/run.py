@@ -40,6 +40,7 @@ SUITES = [
     ("subagents", "tests.bench.bench_subagents", "subagent start, 8 in parallel, memory per subagent"),
     ("tokens", "tests.bench.bench_tokens", "first request's token footprint vs Claude Code"),
     ("sandbox", "tests.bench.bench_sandbox", "Bash sandbox overhead and a 5 000-file rg inside vs outside"),
+    ("timetravel", "tests.bench.bench_timetravel", "checkpoints, rewind, replay"),
 ]
 
 

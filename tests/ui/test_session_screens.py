@@ -47,15 +47,16 @@ async def test_undo_shows_the_diff_then_restores_on_enter(offline_options, demo_
     target = demo_project / "app.py"
     before = target.read_bytes()
     async with app.run_test(size=SIZE) as pilot:
+        app.session.checkpoints.prompt(1, "change app.py", 0)
+        app.session.checkpoints.before_write(target, before, b"changed by the agent\n")
         target.write_text("changed by the agent\n")
         app.session.turn_count = 1
-        app.session.state.file_backups.append((1, str(target), before))
         await type_prompt(pilot, "/undo")
         await wait_until(pilot, lambda: isinstance(app.screen, UndoScreen))
         assert app.screen.plan.files[0].action == "restore"
         await pilot.press("enter")
         await wait_until(pilot, lambda: target.read_bytes() == before)
-        assert app.session.state.file_backups == []
+        assert app.session.checkpoints.undone == {1}
 
 
 async def test_export_writes_into_the_project(offline_options, demo_project) -> None:

@@ -48,6 +48,7 @@ class ContextTracker:
         self.measured_at = 0  # number of messages the measurement covers
         #: message count at which compaction last found nothing to cut (no retry until it grows)
         self.stuck_at: int | None = None
+        self.last_usage: dict[str, Any] = {}
 
     def reset(self) -> None:
         self.measured = None
@@ -65,6 +66,7 @@ class ContextTracker:
             self.publish()
             return
         self.measured = used
+        self.last_usage = dict(usage)  # for /context's cached share
         self.measured_at = len(self.session.messages) + 1
         self.session.publish(ContextUsage(used_tokens=used, window_tokens=self.window(), estimated=False))
 

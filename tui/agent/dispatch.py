@@ -96,6 +96,8 @@ class Dispatcher:
         self.max_workers = MAX_WORKERS
         self._pool: ThreadPoolExecutor | None = None
         self.hooks: Any = None  # the session's SessionHooks when its settings hold hooks
+        #: called before a tool runs; what it returns is called after (checkpoints scan around Bash)
+        self.watch_tool: Callable[[Tool], Callable[[], None] | None] | None = None
 
     # --- batching --------------------------------------------------------------------
 
@@ -243,6 +245,7 @@ class Dispatcher:
             return ToolResult(INTERRUPTED_TEXT, is_error=True), "interrupted"
         self.publish(ToolStarted(tool_use_id=call.id, name=call.name, batch=call.batch, parallel=call.parallel))
         call.ran = True
+        finished = self.watch_tool(tool) if self.watch_tool is not None else None
         try:
             result = tool.run(call.input, ctx)
         except ToolInterrupted:
@@ -251,6 +254,9 @@ class Dispatcher:
             return ToolResult(str(exc), is_error=True, fatal=True), "error"
         except ToolError as exc:
             return ToolResult(str(exc), is_error=True), "error"
+        finally:
+            if finished is not None:
+                finished()
         if isinstance(result.meta.get("todos"), list):  # tools report through their result, never the bus
             self.publish(TodosUpdated(todos=tuple(dict(t) for t in result.meta["todos"])))
         if result.meta.get("sandbox_blocked"):

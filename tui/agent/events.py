@@ -459,3 +459,13 @@ class SandboxBlocked(Event):
     tool_use_id: str
     command: str
     blocked: tuple[str, ...]
+# --- time travel (checkpoints, rewind) -----------------------------------------------
+
+
+@_event
+class CheckpointSaved(Event):
+    """A checkpoint was written to disk: before a prompt, or before `paths` changed (Edit, Write, Bash, rewind)."""
+
+    checkpoint: int
+    reason: str
+    paths: tuple[str, ...] = ()

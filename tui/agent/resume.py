@@ -58,6 +58,8 @@ class SessionInfo:
     cost: float
     model: str
     modified: float = 0.0
+    #: the id of the session this one was forked from ("" when it was not)
+    forked_from: str = ""
 
 
 @dataclass
@@ -167,6 +169,7 @@ def session_info(path: Path) -> SessionInfo | None:
     return SessionInfo(
         id=str(header.get("session_id") or path.stem), path=path, started=str(created), first_prompt=first_prompt,
         turns=turns, tokens=tokens, cost=cost, model=str(header.get("model", "")), modified=mtime,
+        forked_from=str(header.get("forked_from") or ""),
     )
 
 
@@ -347,7 +350,7 @@ def is_locked(path: Path) -> bool:
 # --- continuing ---------------------------------------------------------------------
 
 
-def resume_into(session: AgentSession, target: str | Path) -> LoadedSession:
+def resume_into(session: AgentSession, target: str | Path, fork: bool = False) -> LoadedSession:
     """Make `session` continue a saved one: history, usage, turn count and transcript file.
 
     The file is forked into a new one when another process holds it, or (in -p, which
@@ -363,7 +366,10 @@ def resume_into(session: AgentSession, target: str | Path) -> LoadedSession:
         raise SessionLoadError(f"Could not load session {path.stem}: {exc.strerror or exc}.") from None
     session.close_transcript()  # (releases our own lock when resuming the current session)
     forked_from = loaded.session_id
-    if is_locked(path):
+    if fork:  # --fork-session: a new file with a copy of the history; the original stays as it was
+        loaded.session_id = new_session_id()
+        loaded.notes.append(f"Forked session {forked_from} into a new session, {loaded.session_id}.")
+    elif is_locked(path):
         loaded.session_id = new_session_id()
         loaded.warnings.append(f"Session {forked_from} is open in another agent-tui process; "
                                f"continuing in a copy, {loaded.session_id}.")
@@ -382,7 +388,6 @@ def resume_into(session: AgentSession, target: str | Path) -> LoadedSession:
     session.subagent_links = list(loaded.subagents)
     with session.state.lock:
         session.state.read_hashes.clear()
-        session.state.file_backups.clear()
         session.state.todos.clear()
     if getattr(session, "context", None) is not None:
         session.context.reset()
@@ -410,9 +415,13 @@ def _resumed_record(session: AgentSession, forked_from: str) -> dict[str, Any]:
 
 def write_fork(session: AgentSession, forked_from: str) -> Path:
     """Start a new file for `session` (its current id) holding its whole history; returns the path."""
+    from .checkpoints import copy_manifest
+
     path = project_sessions_dir(session.options) / f"{session.session_id}.jsonl"
+    copy_manifest(project_sessions_dir(session.options) / "checkpoints", forked_from, session.session_id)
     transcript = session.new_transcript(path)
     session.attach_transcript(transcript)
+    transcript.fork_of(forked_from)
     for message in list(session.messages):
         transcript.message(message)
     for link in session.subagent_links:  # the subagents' own files stay where they are
@@ -432,3 +441,4 @@ def _attach_transcript(session: AgentSession, path: Path, loaded: LoadedSession,
     for message in loaded.repairs:
         transcript.message(message)
     transcript.write(_resumed_record(session, ""))
+

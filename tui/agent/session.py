@@ -44,6 +44,22 @@ def last_text(messages: list[dict[str, Any]]) -> str:
     return ""
 
 
+class _CheckpointHook:
+    """What the tools see of the session's checkpoints (opened only when a file is first written)."""
+
+    def __init__(self, session: AgentSession) -> None:
+        self.session = session
+
+    def before_write(self, path: str | Path, previous: bytes | None, data: bytes | None) -> None:
+        self.session.checkpoints.before_write(path, previous, data)
+
+    def wrote(self, path: str | Path) -> None:
+        self.session.checkpoints.wrote(path)
+
+    def write_failed(self) -> None:
+        self.session.checkpoints.write_failed()
+
+
 @dataclass
 class Turn:
     turn_id: int
@@ -153,6 +169,9 @@ class AgentSession:
             self.hooks = self.dispatcher.hooks = hooks_for(self)
         #: context blocks from hooks (SessionStart) that go with the next prompt
         self.hook_context: list[dict[str, Any]] = []
+        self._checkpoints: Any = None
+        self.state.checkpoint = _CheckpointHook(self)
+        self.dispatcher.watch_tool = self._watch_tool
         self.session_id = options.session_id or new_session_id()
         self.transcript: Transcript | None = None
         self._transcript_sub: Any = None
@@ -232,6 +251,20 @@ class AgentSession:
         if old is not None:
             old.close()
         return path
+
+    @property
+    def checkpoints(self) -> Any:
+        """This session's checkpoints (checkpoints.py), opened on first use and again when the id changes."""
+        from .checkpoints import open_for
+
+        return open_for(self)
+
+    def _watch_tool(self, tool: Tool) -> Any:
+        if tool.kind != "exec":
+            return None
+        from .checkpoints import watch_command
+
+        return watch_command(self.checkpoints)
 
     def _tool_context(self, tool_use_id: str) -> ToolContext:
         return ToolContext(project_dir=self.options.project_dir, state=self.state, tool_use_id=tool_use_id)
@@ -339,6 +372,7 @@ class AgentSession:
             self.append_message(message)
 
     def begin_turn(self, prompt: str) -> Turn:
+        self.checkpoints.prompt(self.turn_count + 1, prompt, len(self.messages))
         self._before_prompt = (len(self.messages), self.messages[-1] if self.messages else None)
         self.turn_count += 1
         self.state.turn_id = self.turn_count
@@ -413,13 +447,13 @@ class AgentSession:
         if measure_context:
             self.context.observe(usage)
 
-    def resume(self, target: str | Path) -> Any:
-        """Continue a saved session of this project (id, id prefix or path); see resume.py."""
+    def resume(self, target: str | Path, fork: bool = False) -> Any:
+        """Continue a saved session of this project (id, id prefix or path), or a copy of it; see resume.py."""
         from .resume import resume_into
 
         if self.hooks is not None:
             self.hooks.start_source = "resume"
-        return resume_into(self, target)
+        return resume_into(self, target, fork)
 
     def compact(self, focus: str = "") -> Any:
         """Summarise older turns now (/compact); blocking, call it off the UI thread."""

@@ -178,6 +178,11 @@ class Transcript:
             }
         )
 
+    def fork_of(self, session_id: str) -> None:
+        """Name, in the header still to be written, the session this one was forked from (for /resume's tree)."""
+        if self._header is not None and session_id:
+            self._header["forked_from"] = session_id
+
     def message(self, message: dict[str, Any]) -> None:
         self.write({"type": "message", "message": message})
 

@@ -1,10 +1,10 @@
 """Undo the file changes of the last turn that changed files (/undo).
 
-Edit and Write push (turn id, path, previous bytes or None) onto
-`SessionState.file_backups` before each write. Undo takes the newest turn in that list,
-restores each file to what it held before the turn (deleting files the turn created)
-and drops those backups, so a second /undo goes one turn further back. Bash commands
-change files too, but nothing records what they did: they are listed as not tracked.
+Undo is a rewind of the code only (rewind.py) to the newest prompt checkpoint whose turn
+changed files and was not undone yet: each file goes back to what it held before the
+turn (files the turn created are deleted), and the checkpoint is marked undone, so a
+second /undo goes one turn further back. Bash changes are undone too, except in a
+project too big to scan, where the plan lists the turn's commands as not tracked.
 """
 
 from __future__ import annotations
@@ -15,11 +15,9 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 from tui.wording import plural
 
-from tui.config.special_files import read_regular_bytes
+from .rewind import FileStep, apply_code, code_steps
 
 if TYPE_CHECKING:
-    from tui.tools.base import SessionState
-
     from .session import AgentSession
 
 MAX_DIFF_LINES = 400
@@ -57,10 +55,13 @@ class FileRestore:
 class UndoPlan:
     turn_id: int | None
     files: list[FileRestore] = field(default_factory=list)
-    #: Bash commands the turn ran: their effects are not tracked
+    #: Bash commands the turn ran whose effects were not tracked (a project too big to scan)
     bash_commands: list[str] = field(default_factory=list)
     state: Any = None
     project_dir: Path | None = None
+    checkpoints: Any = None
+    steps: list[FileStep] = field(default_factory=list)
+    checkpoint: int = 0
 
     @property
     def empty(self) -> bool:
@@ -84,13 +85,6 @@ def _display(path: str, project_dir: Path | None) -> str:
     return path
 
 
-def _read(path: str) -> bytes | None:
-    try:
-        return read_regular_bytes(path)  # a FIFO put in the file's place must not block the undo
-    except OSError:
-        return None
-
-
 def _turn_messages(messages: list[dict[str, Any]], turns_back: int) -> list[dict[str, Any]]:
     """The messages of the turn `turns_back` turns before the newest (0 = the newest)."""
     starts = [i for i, m in enumerate(messages) if m.get("role") == "user" and any(
@@ -108,51 +102,32 @@ def bash_commands(messages: list[dict[str, Any]]) -> list[str]:
 
 
 def plan_undo(session: AgentSession) -> UndoPlan:
-    """What /undo would do now: the newest turn's files with their diffs, and its Bash commands."""
-    state: SessionState = session.state
-    with state.lock:
-        backups = list(state.file_backups)
-    if not backups:
-        return UndoPlan(None, state=state, project_dir=session.options.project_dir,
-                        bash_commands=bash_commands(_turn_messages(session.messages, 0)))
-    turn_id = max(t for t, _, _ in backups)
-    first_by_path: dict[str, bytes | None] = {}
-    for t, path, previous in backups:  # oldest first: the first backup of a path is its state before the turn
-        if t == turn_id and path not in first_by_path:
-            first_by_path[path] = previous
-    files = [FileRestore(path, previous, _read(path)) for path, previous in first_by_path.items()]
-    turns_back = max(session.turn_count - turn_id, 0)
-    return UndoPlan(turn_id, files, bash_commands(_turn_messages(session.messages, turns_back)), state,
-                    session.options.project_dir)
+    """What /undo would do now: the newest changed turn's files with their diffs (and untracked Bash)."""
+    cps = session.checkpoints
+    project = session.options.project_dir
+    own = {c.checkpoint for c in cps.changes if c.by != "rewind"}
+    points = [p for p in cps.prompts if p.id in own and p.id not in cps.undone]
+    if not points:
+        untracked = bash_commands(_turn_messages(session.messages, 0)) if cps.current in cps.untracked else []
+        return UndoPlan(None, state=session.state, project_dir=project, bash_commands=untracked, checkpoints=cps)
+    point = points[-1]
+    steps = code_steps(cps, point.pos)
+    files = [FileRestore(s.path, s.data if s.target is not None else None, s.current) for s in steps if not s.problem]
+    turns_back = max(session.turn_count - point.turn, 0)
+    untracked = bash_commands(_turn_messages(session.messages, turns_back)) if point.id in cps.untracked else []
+    return UndoPlan(point.turn, files, untracked, session.state, project, cps, steps, point.id)
 
 
 def apply_undo(plan: UndoPlan) -> list[str]:
-    """Restore the plan's files (newest change first); one line per file saying what happened."""
-    from tui.tools.fileio import open_for_write
-    from tui.tools.freshness import forget_read
-
-    done: list[str] = []
-    for item in plan.files:
-        name = _display(item.path, plan.project_dir)
-        path = Path(item.path)
-        try:
-            if item.previous is None:
-                if path.exists():
-                    path.unlink()
-                    done.append(f"deleted {name} (the turn created it)")
-            elif item.current != item.previous:
-                path.parent.mkdir(parents=True, exist_ok=True)
-                with os.fdopen(open_for_write(path), "wb") as f:  # refuses a FIFO instead of blocking
-                    f.write(item.previous)
-                done.append(f"restored {name}")
-            else:
-                done.append(f"{name} already held its earlier content")
-        except OSError as exc:
-            done.append(f"could not restore {name}: {exc.strerror or exc}")
-            continue
-        if plan.state is not None:
-            forget_read(plan.state, item.path)  # the model must Read it again before editing
-    if plan.state is not None and plan.turn_id is not None:
-        with plan.state.lock:
-            plan.state.file_backups[:] = [b for b in plan.state.file_backups if b[0] != plan.turn_id]
-    return done
+    """Restore the plan's files; one line per file saying what happened."""
+    if plan.checkpoints is None:
+        return []
+    created = {s.path for s in plan.steps if s.target is None}
+    result = apply_code(plan.checkpoints, plan.steps, overwrite=True, state=plan.state)
+    plan.checkpoints.mark_undone(plan.checkpoint)
+    lines = []
+    for line, step in zip(result.lines, [s for s in plan.steps], strict=False):
+        if step.path in created and line.startswith("removed "):
+            line = f"deleted {line[len('removed '):]} (the turn created it)"
+        lines.append(line)
+    return lines

@@ -14,7 +14,7 @@ import threading
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, ClassVar
+from typing import Any, ClassVar, Protocol
 
 from tui.tools.names import parse_name, show_name
 from tui.tools.tasks import TaskRegistry
@@ -55,21 +55,31 @@ class ToolResult:
         return "\n".join(parts)
 
 
+class FileCheckpoint(Protocol):
+    """Keeps a file's content before it is written (the session's checkpoints)."""
+
+    def before_write(self, path: str | Path, previous: bytes | None, data: bytes | None) -> None: ...
+
+    def wrote(self, path: str | Path) -> None: ...
+
+    def write_failed(self) -> None: ...
+
+
 @dataclass
 class SessionState:
     """State that lives for one session and is shared by the tools.
 
     `read_hashes` maps an absolute path to the content hash of what Read last returned
     (the freshness guard); `bash_cwd` is where the next Bash command starts; `todos` is
-    the model's plan; `file_backups` keeps content before each Edit/Write for undo.
+    the model's plan; `checkpoint` (the session's checkpoints) keeps each file's content
+    before an Edit/Write changes it, for /undo and /rewind.
     """
 
     project_dir: Path
     bash_cwd: Path | None = None
     read_hashes: dict[str, str] = field(default_factory=dict)
     todos: list[dict[str, Any]] = field(default_factory=list)
-    # per turn: list of (path, previous bytes or None if the file did not exist)
-    file_backups: list[tuple[int, str, bytes | None]] = field(default_factory=list)
+    checkpoint: FileCheckpoint | None = None
     turn_id: int = 0
     #: background tasks (Bash `run_in_background`, background agents)
     tasks: TaskRegistry = field(default_factory=TaskRegistry)

@@ -175,11 +175,11 @@ def read_existing(path: Path, ctx: ToolContext) -> bytes | None:
 
 
 def save_file(ctx: ToolContext, path: Path, previous: bytes | None, data: bytes) -> None:
-    """Write `data` to `path` after pushing a backup for undo and recording the new hash.
+    """Write `data` to `path` after checkpointing its previous content and recording the new hash.
 
     The hash is recorded before writing so the file watcher never mistakes our own write
-    for a change made outside the agent; the backup stays even when the write fails half
-    way, so undo can still restore the file.
+    for a change made outside the agent; the checkpoint is on disk before the file is
+    touched, so /rewind can restore it even after a write that failed half way or a kill.
     """
     from tui.tools.freshness import forget_read, record_hash
 
@@ -188,15 +188,28 @@ def save_file(ctx: ToolContext, path: Path, previous: bytes | None, data: bytes)
     with state.lock:
         old_hash = state.read_hashes.get(str(path))
         record_hash(state, path, hash_bytes(data))
-        state.file_backups.append((state.turn_id, str(path), previous))
+        checkpoint = state.checkpoint
+        if checkpoint is not None:
+            try:
+                checkpoint.before_write(path, previous, data)
+            except OSError as exc:
+                forget_read(state, path) if old_hash is None else record_hash(state, path, old_hash)
+                raise ToolError(f"{display} was not changed: its checkpoint could not be saved "
+                                f"({exc.strerror or exc}).") from None
         try:
             path.parent.mkdir(parents=True, exist_ok=True)
             with os.fdopen(open_for_write(path), "wb") as f:
                 f.write(data)
+            if checkpoint is not None:
+                checkpoint.wrote(path)
         except WriteRefused as exc:
+            if checkpoint is not None:
+                checkpoint.write_failed()
             forget_read(state, path) if old_hash is None else record_hash(state, path, old_hash)
             raise ToolError(f"{display} is {exc.kind}, not a regular file; agent-tui does not write to it.") from None
         except OSError as exc:
+            if checkpoint is not None:
+                checkpoint.write_failed()
             if old_hash is None:
                 forget_read(state, path)
             else:

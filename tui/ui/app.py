@@ -342,8 +342,12 @@ class AgentApp(App[int]):
         if self.controller.busy:
             self.session.cancel()
             self.status.set_state("interrupting")
-        elif not self.conversation.following:
-            self.conversation.jump_to_bottom()
+        else:
+            if not self.conversation.following:
+                self.conversation.jump_to_bottom()
+            from .screens.rewind_screen import escape_pressed
+
+            escape_pressed(self)  # Esc Esc on an empty prompt: the rewind list
 
     @on(Button.Pressed, "#cancel")
     def _cancel_pressed(self) -> None:

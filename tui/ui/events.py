@@ -37,7 +37,9 @@ if TYPE_CHECKING:
 
 log = logging.getLogger(__name__)
 
-INSPECTOR_EVENTS = (ev.RequestSent, ev.ResponseStarted, ev.ResponseFinished, ev.StopReasonHandled)
+INSPECTOR_EVENTS = (ev.RequestSent, ev.ResponseStarted, ev.ResponseFinished, ev.StopReasonHandled,
+                    # the timeline's tool bars and permission waits
+                    ev.ToolStarted, ev.ToolFinished, ev.PermissionRequested, ev.PermissionResolved)
 #: LoopStopped reasons that are a normal end and need no extra marker
 QUIET_STOPS = ("end_turn",)
 

@@ -45,18 +45,19 @@ def test_undo_reverts_the_last_turn_then_the_one_before(monkeypatch, project):
     by_name = {Path(f.path).name: f for f in plan.files}
     assert by_name["a.py"].action == "restore" and by_name["two.txt"].action == "delete"
     assert "# second" in by_name["a.py"].diff(project) and "a.py (after undo)" in by_name["a.py"].diff(project)
-    assert plan.bash_commands == ["echo second > bash-second.txt"]
+    assert by_name["bash-second.txt"].action == "delete" and plan.bash_commands == []  # Bash is tracked
     lines = apply_undo(plan)
     assert any(line.startswith("restored a.py") for line in lines)
     assert any(line.startswith("deleted two.txt") for line in lines)
     assert (project / "a.py").read_text() == after_first and not (project / "two.txt").exists()
-    assert (project / "bash-second.txt").exists()  # untracked, as the plan said
+    assert not (project / "bash-second.txt").exists() and (project / "bash-first.txt").exists()
     assert str(project / "a.py") not in session.state.read_hashes
 
     plan = plan_undo(session)
-    assert plan.turn_id == 1 and plan.bash_commands == ["echo first > bash-first.txt"]
+    assert plan.turn_id == 1
     apply_undo(plan)
     assert (project / "a.py").read_text() == DEMO_FILES["a.py"] and not (project / "one.txt").exists()
+    assert not (project / "bash-first.txt").exists()
     assert plan_undo(session).empty
 
 
@@ -68,8 +69,10 @@ def test_a_file_edited_twice_in_one_turn_returns_to_its_state_before_the_turn(tm
     target.write_text("v3")
     session = AgentSession(AgentOptions(project_dir=tmp_path, transcript=False, offline=True), tools=[])
     session.turn_count = 1
-    session.state.file_backups += [(1, str(target), b"v1"), (1, str(target), b"v2")]
+    session.checkpoints.prompt(1, "edit twice", 0)
+    session.checkpoints.before_write(target, b"v1", b"v2")
+    session.checkpoints.before_write(target, b"v2", b"v3")
     plan = plan_undo(session)
     assert [f.previous for f in plan.files] == [b"v1"]
     apply_undo(plan)
-    assert target.read_text() == "v1" and session.state.file_backups == []
+    assert target.read_text() == "v1" and plan_undo(session).empty

@@ -18,4 +18,13 @@ def project(tmp_path: Path) -> Path:
 
 @pytest.fixture
 def ctx(project: Path) -> ToolContext:
-    return ToolContext(project_dir=project, state=SessionState(project_dir=project))
+    from tui.agent.checkpoints import Checkpoints
+
+    state = SessionState(project_dir=project, checkpoint=Checkpoints(None, "test", project))
+    return ToolContext(project_dir=project, state=state)
+
+
+def backups(ctx: ToolContext) -> list[tuple[str, bytes | None]]:
+    """(path, content before) of each write the context's checkpoints recorded, oldest first."""
+    cps = ctx.state.checkpoint
+    return [(c.path, None if c.before is None else cps.blobs.get(c.before)) for c in cps.changes]

@@ -7,6 +7,7 @@ from pathlib import Path
 
 import pytest
 
+from tests.unit.tools.conftest import backups
 from tui.tools.base import FatalToolError, ToolContext, ToolError
 from tui.tools.edit import EditTool
 from tui.tools.read import ReadTool
@@ -93,7 +94,7 @@ def test_edit_with_empty_old_string_creates_missing_file(project: Path, ctx: Too
     result = edit.run({"file_path": "pkg/new.py", "old_string": "", "new_string": "print('hi')\n"}, ctx)
     assert (project / "pkg/new.py").read_text() == "print('hi')\n"
     assert "created" in result.text()
-    assert ctx.state.file_backups[-1] == (0, str(project / "pkg/new.py"), None)
+    assert backups(ctx)[-1] == (str(project / "pkg/new.py"), None)
 
 
 def test_edit_empty_old_string_on_non_empty_file_is_refused(project: Path, ctx: ToolContext) -> None:
@@ -108,11 +109,12 @@ def test_edit_missing_file_suggests_names(project: Path, ctx: ToolContext) -> No
         edit.run({"file_path": "mian.py", "old_string": "x", "new_string": "y"}, ctx)
 
 
-def test_edit_pushes_backup_with_turn_id(project: Path, ctx: ToolContext) -> None:
-    ctx.state.turn_id = 7
+def test_edit_checkpoints_the_previous_content_and_mode(project: Path, ctx: ToolContext) -> None:
     path = make(project, ctx, "a.py", b"old\n")
+    path.chmod(0o751)
     edit.run({"file_path": "a.py", "old_string": "old", "new_string": "new"}, ctx)
-    assert ctx.state.file_backups == [(7, str(path), b"old\n")]
+    assert backups(ctx) == [(str(path), b"old\n")]
+    assert ctx.state.checkpoint.changes[0].mode_before == 0o751
 
 
 def test_edit_preview_is_a_diff_and_touches_nothing(project: Path, ctx: ToolContext) -> None:
@@ -120,7 +122,7 @@ def test_edit_preview_is_a_diff_and_touches_nothing(project: Path, ctx: ToolCont
     preview = edit.preview({"file_path": "a.py", "old_string": "b", "new_string": "B"}, ctx)
     assert preview["kind"] == "diff" and preview["path"] == "a.py"
     assert "-b\n+B\n" in preview["text"] and preview["text"].startswith("--- a/a.py\n+++ b/a.py\n")
-    assert path.read_bytes() == b"a\nb\nc\n" and ctx.state.file_backups == []
+    assert path.read_bytes() == b"a\nb\nc\n" and backups(ctx) == []
     failing = edit.preview({"file_path": "a.py", "old_string": "zzz", "new_string": "B"}, ctx)
     assert failing["kind"] == "text" and "not found" in failing["text"]
 
@@ -129,7 +131,7 @@ def test_write_creates_parents_and_reports(project: Path, ctx: ToolContext) -> N
     result = write.run({"file_path": "deep/er/f.txt", "content": "hello\n"}, ctx)
     assert (project / "deep/er/f.txt").read_text() == "hello\n"
     assert result.text() == f"File created successfully at: {project / 'deep/er/f.txt'}"
-    assert ctx.state.file_backups == [(0, str(project / "deep/er/f.txt"), None)]
+    assert backups(ctx) == [(str(project / "deep/er/f.txt"), None)]
 
 
 def test_write_overwrites_read_file_and_records_backup(project: Path, ctx: ToolContext) -> None:
@@ -137,7 +139,7 @@ def test_write_overwrites_read_file_and_records_backup(project: Path, ctx: ToolC
     result = write.run({"file_path": "f.txt", "content": "after\n"}, ctx)
     assert path.read_text() == "after\n"
     assert "has been updated" in result.text()
-    assert ctx.state.file_backups == [(0, str(path), b"before\n")]
+    assert backups(ctx) == [(str(path), b"before\n")]
 
 
 def test_write_preview_of_new_file_is_all_added(project: Path, ctx: ToolContext) -> None:

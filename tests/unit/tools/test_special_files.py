@@ -215,12 +215,13 @@ def test_a_fifo_at_git_head_does_not_block_the_environment_block(repo: Path) -> 
 
 @pytest.mark.timeout(10)
 def test_undo_onto_a_fifo_says_so_instead_of_blocking(project: Path, ctx: ToolContext) -> None:
-    from tui.agent.undo import FileRestore, UndoPlan, apply_undo
+    from tui.agent.rewind import apply_code, code_steps
 
+    cps = ctx.state.checkpoint
     path = project / "f.txt"
     path.write_text("new\n")
-    ctx.state.file_backups.append((1, str(path), b"old\n"))
+    cps.before_write(path, b"old\n", b"new\n")
     path.unlink()
     os.mkfifo(path)
-    plan = UndoPlan(1, [FileRestore(str(path), b"old\n", None)], state=ctx.state, project_dir=project)
-    assert apply_undo(plan) == ["could not restore f.txt: it is a FIFO (named pipe), not a regular file"]
+    result = apply_code(cps, code_steps(cps, 0), state=ctx.state)
+    assert result.lines == ["could not restore f.txt: it is a FIFO (named pipe), not a regular file"]

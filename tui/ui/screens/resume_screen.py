@@ -42,6 +42,21 @@ def session_row(info: SessionInfo) -> str:
     return f"{when}  {info.turns:>3} {plural_noun(info.turns, 'turn'):<5} {tokens:>7} tok  ${info.cost:>7.4f}  {prompt}"
 
 
+#: joins a session's path and a branch id in an option id (a branch line opens its session)
+BRANCH_MARK = "#branch-"
+
+
+def tree_row(row: Any) -> str:
+    """A picker line indented by its depth: a session (forks under their parent) or a rewind branch."""
+    indent = "   " * row.depth + ("└ " if row.depth else "")
+    if row.branch is None:
+        fork = "fork · " if row.info.forked_from else ""
+        return indent + fork + session_row(row.info)
+    branch = row.branch
+    when = branch.ts.replace("T", " ")[:16]
+    return f"{indent}{when}  rewind branch: {one_line(branch.first[:60])} ({plural(branch.prompts, 'prompt')})"
+
+
 class ResumeScreen(ModalScreen[str | None]):
     """Pick a saved session of this project; dismisses with its path, or None."""
 
@@ -57,6 +72,7 @@ class ResumeScreen(ModalScreen[str | None]):
         super().__init__()
         self.session = session
         self.sessions: list[SessionInfo] = []
+        self.rows: list[Any] = []
 
     def compose(self) -> ComposeResult:
         with Vertical(id="resume-box"):
@@ -79,10 +95,14 @@ class ResumeScreen(ModalScreen[str | None]):
         current = getattr(self.session, "session_id", None)
         if self.session.messages:  # the open session is not something to resume
             sessions = [s for s in sessions if s.id != current]
-        call_soon_from_thread(self, self._show, sessions)
+        from tui.agent.session_tree import session_tree
 
-    def _show(self, sessions: list[SessionInfo]) -> None:
+        rows = session_tree(sessions, options.project_dir)
+        call_soon_from_thread(self, self._show, sessions, rows)
+
+    def _show(self, sessions: list[SessionInfo], rows: list[Any]) -> None:
         self.sessions = sessions
+        self.rows = rows
         self._filter(self.query_one("#resume-filter", Input).value)
 
     @on(Input.Changed, "#resume-filter")
@@ -91,11 +111,14 @@ class ResumeScreen(ModalScreen[str | None]):
 
     def _filter(self, text: str) -> None:
         words = text.lower().split()
-        shown = [s for s in self.sessions
-                 if all(w in f"{s.first_prompt} {s.started} {s.id}".lower() for w in words)]
+        rows = [r for r in self.rows
+                if all(w in f"{r.info.first_prompt} {r.info.started} {r.info.id} {r.branch.first if r.branch else ''}"
+                       .lower() for w in words)]
+        shown = [r.info for r in rows if r.branch is None]
         listing = self.query_one("#resume-list", OptionList)
         listing.clear_options()
-        listing.add_options([Option(Text(session_row(s)), id=str(s.path)) for s in shown])
+        listing.add_options([Option(Text(tree_row(r)), id=f"{r.info.path}{BRANCH_MARK}{r.branch.id}" if r.branch
+                                    else str(r.info.path)) for r in rows])
         if shown:
             listing.highlighted = 0
         status = f"{len(shown)} of {plural(len(self.sessions), 'session')}" if self.sessions else "No saved sessions in this project yet."
@@ -106,11 +129,11 @@ class ResumeScreen(ModalScreen[str | None]):
         listing = self.query_one("#resume-list", OptionList)
         if listing.highlighted is not None:
             option = listing.get_option_at_index(listing.highlighted)
-            self.dismiss(option.id)
+            self.dismiss((option.id or "").split(BRANCH_MARK)[0])
 
     @on(OptionList.OptionSelected, "#resume-list")
     def _selected(self, event: OptionList.OptionSelected) -> None:
-        self.dismiss(event.option.id)
+        self.dismiss((event.option.id or "").split(BRANCH_MARK)[0])  # a branch opens its session: /rewind returns to it
 
     def on_key(self, event: Any) -> None:
         """Up/Down move in the list while typing in the filter."""

@@ -29,6 +29,8 @@ from tui.sanitize import one_line
 from .diff import diff_requests
 from .json_tree import JsonView
 from .model import VIEWS, ApiCall, InspectorModel
+from . import timeline_view
+from .timeline import TimelineModel
 from .views import diff_text, fill_sse_table, response_summary
 from tui.wording import plural
 
@@ -85,6 +87,10 @@ class Inspector(Widget):
         Binding("right_square_bracket", "step_call(1)", "Next call", id="inspector.next_call", key_display="]"),
         Binding("l", "cycle_loop", "Loop filter", id="inspector.loop_filter",
                 tooltip="Show the calls of one loop (main, then each subagent), then all again"),
+        Binding("g", "export_timeline", "Timeline SVG", id="inspector.timeline_svg",
+                tooltip="Export the timeline as an SVG file"),
+        Binding("u", "copy_code('curl')", "Copy as curl", id="inspector.copy_curl"),
+        Binding("y", "copy_code('python')", "Copy as Python", id="inspector.copy_python"),
     ]
 
     def __init__(self, *, project_dir: Path | None = None, id: str | None = "inspector",
@@ -96,6 +102,7 @@ class Inspector(Widget):
             else Path(tempfile.gettempdir()) / "agent-tui-inspector"
         )
         self.selected: ApiCall | None = None
+        self.timeline = TimelineModel()
         self._follow_latest = True
         self._row_versions: dict[int, int] = {}
         self._rendered: dict[str, tuple[int, int]] = {}
@@ -124,11 +131,18 @@ class Inspector(Widget):
                 yield DataTable(id="inspector-sse", cursor_type="row")
             with TabPane("Diff", id="diff"):
                 yield Static("", id="inspector-diff")
+            with TabPane("Timeline", id="timeline"):
+                yield Static("", id="inspector-timeline")
+                yield DataTable(id="inspector-bars", cursor_type="row", zebra_stripes=True)
+                yield JsonView(id="inspector-bar-json")
 
     # --- feeding ------------------------------------------------------------------
 
     def record(self, event: Event) -> None:
         """Take one engine event; unrelated events are ignored. Cheap when hidden."""
+        if self.timeline.record(event) and self._is_visible() and self.current_view == "timeline":
+            self.remove_class("-empty")
+            timeline_view.refresh_tab(self)
         call = self.model.record(event)
         if call is None or not self._shows(call):
             return
@@ -240,9 +254,12 @@ class Inspector(Widget):
     def _render_view(self) -> None:
         """Build the active view for the selected call, unless it already shows it."""
         call = self.selected
+        view = self.current_view
+        if view == "timeline":
+            timeline_view.refresh_tab(self)
+            return
         if call is None:
             return
-        view = self.current_view
         # the request body never changes, so its (expanded) tree survives response events
         key = (call.number, 0 if view in ("request", "diff") else call.version)
         if self._rendered.get(view) == key:
@@ -287,6 +304,8 @@ class Inspector(Widget):
         if call is None:
             return None
         view = view or self.current_view
+        if view == "timeline":
+            return [self.timeline.bar_json(b) for b in self.timeline.bars]
         if view == "request":
             return call.body
         if view == "response":
@@ -324,6 +343,22 @@ class Inspector(Widget):
             return None
         self.notify(f"Saved {path}", title="Inspector")
         return path
+
+    def action_export_timeline(self) -> Path | None:
+        return timeline_view.export_svg(self)
+
+    def action_copy_code(self, kind: str) -> Path | None:
+        return timeline_view.copy_code(self, kind)
+
+    @on(DataTable.RowHighlighted, "#inspector-bars")
+    def _bar_highlighted(self, event: DataTable.RowHighlighted) -> None:
+        event.stop()
+        timeline_view.show_bar(self, event.cursor_row)
+
+    @on(DataTable.RowSelected, "#inspector-bars")
+    def _bar_selected(self, event: DataTable.RowSelected) -> None:
+        event.stop()
+        timeline_view.open_bar(self, event.cursor_row)
 
     def action_step_call(self, step: int) -> None:
         shown = self.visible_calls()

@@ -1,0 +1,147 @@
+"""Checkpoints and rewind: cost per Edit, Bash change detection, rewind of 100 files, store size.
+
+    python -m tests.bench --only timetravel
+
+Each figure comes with a baseline measured in the same run: the plain file write an Edit does
+anyway, a bare directory walk, writing the 100 files directly, the raw bytes of the 100 versions.
+"""
+
+from __future__ import annotations
+
+import os
+import random
+import statistics
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+from tests.bench.bench_tools import median_seconds as _median
+from tests.bench.common import Settings, row
+from tui.agent.checkpoints import Checkpoints, scan_tree
+from tui.agent.rewind import apply_code, code_steps
+
+
+def _text(size: int, seed: int) -> bytes:
+    rng = random.Random(seed)
+    words = [b"return", b"value", b"self", b"def", b"import", b"for", b"in", b"range", b"if", b"else", b"x", b"y"]
+    out = bytearray()
+    while len(out) < size:
+        out += b" ".join(rng.choice(words) for _ in range(rng.randint(3, 12))) + b"\n"
+    return bytes(out[:size])
+
+
+def edit_row(folder: Path, runs: int) -> dict[str, Any]:
+    """An Edit of one line of a 1 MB file: checkpoint (previous and new content, fsynced) vs the write itself."""
+    cps = Checkpoints(folder / "store", "bench", folder)
+    cps.prompt(1, "bench", 0)
+    path = folder / "big.py"
+    data = _text(1 << 20, 1)
+    path.write_bytes(data)
+    versions = [data]
+    for n in range(runs + 2):
+        middle = len(versions[-1]) // 2
+        versions.append(versions[-1][:middle] + b"# edit %d\n" % n + versions[-1][middle:])
+    pairs = iter(zip(versions, versions[1:]))
+
+    def checkpoint() -> None:
+        previous, new = next(pairs)
+        cps.before_write(path, previous, new)
+
+    value = _median(checkpoint, runs)
+    base = _median(lambda: path.write_bytes(versions[-1]), runs)
+    return row("checkpoint per Edit of a 1 MB file", value * 1000, base * 1000, "≤ 3 ms median", unit="ms",
+               met=value <= 0.003, baseline_label="the Edit's own write")
+
+
+def scan_row(folder: Path, runs: int) -> dict[str, Any]:
+    """Finding what a Bash command changed in a 5,000-file project (a scan before and after) vs a bare walk."""
+    project = folder / "proj"
+    for n in range(5000):
+        sub = project / f"d{n % 50}"
+        sub.mkdir(parents=True, exist_ok=True)
+        (sub / f"f{n}.py").write_bytes(b"x = %d\n" % n)
+    cps = Checkpoints(None, "bench", project)
+    cps.prompt(1, "bench", 0)
+
+    def detect() -> None:
+        before = cps.scan()
+        (project / "d1" / "f1.py").write_bytes(os.urandom(8).hex().encode())
+        cps.bash_finished(before)
+
+    value = _median(detect, runs)
+    base = _median(lambda: [None for _ in os.walk(project)], runs)
+    assert scan_tree(project) is not None
+    return row("Bash change detection, 5,000 files", value * 1000, base * 1000, "≤ 30 ms", unit="ms",
+               met=value <= 0.030, baseline_label="os.walk of the tree")
+
+
+def rewind_row(folder: Path, runs: int) -> dict[str, Any]:
+    """Rewinding 100 edited files (10 KB each) vs writing those 100 files directly."""
+    project = folder / "rw"
+    project.mkdir()
+    cps = Checkpoints(folder / "rwstore", "bench", project)
+    originals = {project / f"m{n}.py": _text(10_000, n) for n in range(100)}
+    for path, data in originals.items():
+        path.write_bytes(data)
+    times = []
+    for _ in range(runs):
+        cps.prompt(1, "bench", 0)
+        start = cps.pos
+        for path, data in originals.items():
+            changed = data + b"# changed\n"
+            cps.before_write(path, path.read_bytes(), changed)
+            path.write_bytes(changed)
+        steps = code_steps(cps, start)
+        started = time.perf_counter()
+        result = apply_code(cps, steps)
+        times.append(time.perf_counter() - started)
+        assert not result.unrestored and all(p.read_bytes() == d for p, d in originals.items())
+    value = statistics.median(times)
+
+    def write_all() -> None:
+        for path, data in originals.items():
+            path.write_bytes(data)
+
+    base = _median(write_all, runs)
+    return row("rewind of 100 files", value * 1000, base * 1000, "≤ 200 ms", unit="ms", met=value <= 0.2,
+               baseline_label="writing the 100 files")
+
+
+def size_row(folder: Path) -> dict[str, Any]:
+    """Store size after 100 Edits of a 100 KB file vs the 100 versions' raw size."""
+    store = folder / "sizestore"
+    cps = Checkpoints(store, "bench", folder)
+    cps.prompt(1, "bench", 0)
+    path = folder / "mid.py"
+    data = _text(100_000, 7)
+    rng = random.Random(3)
+    raw = 0
+    for n in range(100):
+        at = rng.randrange(len(data))
+        new = data[:at] + b"# edit %d\n" % n + data[at:]
+        cps.before_write(path, data, new)
+        data = new
+        raw += len(data)
+    size = sum(f.stat().st_size for f in store.rglob("*") if f.is_file())
+    return row("store size, 100 Edits of a 100 KB file", size / 1e6, raw / 1e6, "≤ 2 MB", unit="MB",
+               met=size <= 2e6, baseline_label="the 100 versions, raw")
+
+
+def measure(settings: Settings) -> list[dict[str, Any]]:
+    runs = settings.reps(21, 5)
+    with tempfile.TemporaryDirectory() as tmp:
+        folder = Path(tmp)
+        rows = [edit_row(folder, runs), scan_row(folder, runs), rewind_row(folder, settings.reps(7, 3)),
+                size_row(folder)]
+    try:
+        from tests.bench.bench_replay import replay_row
+    except ImportError:
+        return rows
+    return [*rows, replay_row(settings)]
+
+
+if __name__ == "__main__":
+    for r in measure(Settings()):
+        print(f"{r['benchmark']:<42} {r['value']:>9.3f} {r['unit']:<3} baseline {r['baseline']:>9.3f}  "
+              f"ratio {r['ratio']:.2f}  goal {r['goal']}  {'met' if r['met'] else 'NOT met'}")

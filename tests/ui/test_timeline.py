@@ -1,0 +1,81 @@
+"""The inspector's timeline (lanes, waiting/streaming, tool outcomes, permission gaps, SVG) and copy as curl/Python."""
+
+from __future__ import annotations
+
+import json
+import shutil
+import subprocess
+import sys
+import xml.etree.ElementTree as ET
+
+from tests.fakeapi import FakeAPI
+from tests.fakeapi.script import reply
+from tui.ui.app import AgentApp
+from tui.ui.widgets.inspector.request_code import as_curl, as_python
+
+from .conftest import SIZE, type_prompt, wait_until
+
+
+async def test_timeline_after_a_turn_with_parallel_tools_and_a_permission(offline_options, demo_project) -> None:
+    app = AgentApp(offline_options(), permission_grace_s=0)
+    async with app.run_test(size=SIZE) as pilot:
+        await type_prompt(pilot, "find the TODOs and fix one")
+        await wait_until(pilot, lambda: app.controller.dialog is not None, timeout=30)
+        await pilot.pause(0.2)  # a visible wait for the answer
+        await pilot.press("1")
+        await wait_until(pilot, lambda: app.session.turn_count == 1 and not app.controller.busy, timeout=30)
+        await pilot.press("f2")
+        await wait_until(pilot, lambda: app.inspector is not None)
+        inspector = app.inspector
+        inspector.show_view("timeline")
+        await pilot.pause()
+        bars = inspector.timeline.bars
+        requests = [b for b in bars if b.call is not None]
+        tools = [b for b in bars if b.tool_use_id is not None]
+        assert len(requests) == len(inspector.model.calls) >= 3
+        assert all(b.first_byte is not None and b.start <= b.first_byte <= b.end for b in requests)
+        assert requests[-1].label.startswith("end_turn · ") and "cache" in requests[-1].label
+        edit = next(b for b in tools if b.label == "Edit")
+        assert edit.asked is not None and edit.asked < edit.start and edit.outcome == "done"
+        lanes = inspector.timeline.lanes()
+        assert lanes[0] == "main" and "main · tools 2" in lanes  # Glob, Read and Grep ran side by side
+        drawn = str(inspector.query_one("#inspector-timeline").render())
+        assert "░" in drawn and "█" in drawn and "·" in drawn
+        table = inspector.query_one("#inspector-bars")
+        assert table.row_count == len(bars)
+        table.focus()
+        table.move_cursor(row=bars.index(requests[1]))
+        await pilot.press("enter")
+        await wait_until(pilot, lambda: inspector.current_view == "request" and inspector.selected.number == 2)
+
+        svg = inspector.action_export_timeline()
+        root = ET.parse(svg).getroot()
+        assert root.tag.endswith("svg") and len(root.findall("{http://www.w3.org/2000/svg}rect")) > len(bars)
+        script = inspector.action_copy_code("curl")
+        assert "$ANTHROPIC_API_KEY" in script.read_text() and "sk-" not in script.read_text()
+
+
+def test_copied_python_and_curl_send_the_same_request(tmp_path) -> None:
+    body = {"model": "claude-sonnet-5-5", "max_tokens": 100, "stream": True,
+            "messages": [{"role": "user", "content": [{"type": "text", "text": "it's \"quoted\" JSON\n'''"}]}]}
+    with FakeAPI([reply("hello from python"), reply("hello from curl")]) as api:
+        env = {"ANTHROPIC_BASE_URL": api.base_url, "ANTHROPIC_API_KEY": "sk-test", "PATH": "/usr/bin:/bin"}
+        script = tmp_path / "call.py"
+        import os
+
+        os.environ["ANTHROPIC_BASE_URL"] = api.base_url
+        try:
+            script.write_text(as_python(body))
+            curl = as_curl(body)
+        finally:
+            del os.environ["ANTHROPIC_BASE_URL"]
+        done = subprocess.run([sys.executable, str(script)], env=env, capture_output=True, text=True, timeout=60)
+        assert done.returncode == 0, done.stderr
+        assert "hello from python" in done.stdout and "end_turn" in done.stdout
+        assert api.requests[0].body["messages"] == body["messages"]
+        if shutil.which("curl"):
+            done = subprocess.run(["bash", "-c", curl], env=env, capture_output=True, text=True, timeout=60)
+            assert "hello from curl" in "".join(json.loads(line[6:]).get("delta", {}).get("text", "")
+                                               for line in done.stdout.splitlines() if line.startswith("data: "))
+            assert api.requests[1].body["messages"] == body["messages"]
+            assert api.requests[1].headers.get("x-api-key") == "sk-test"

@@ -1,0 +1,160 @@
+"""A content-addressed, compressed store of file contents (the checkpoints' objects).
+
+A blob is named by the SHA-1 of the bytes it holds. It is kept either whole (zlib) or as
+a delta against another blob: the common prefix and suffix are copied from the base and
+only the middle is stored, so an Edit of a large file costs a few bytes. Chains of deltas
+are bounded, so reading one blob never opens more than `MAX_DEPTH` files. Every blob is
+written to a temporary name, fsynced and renamed, so a `kill -9` leaves either the whole
+blob or none of it; reading checks the hash, so a damaged blob is named, never used.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import struct
+import zlib
+from pathlib import Path
+
+#: deltas a blob may stand on before it is stored whole again
+MAX_DEPTH = 24
+_DELTA = struct.Struct(">c40sBQQ")  # kind, base hash, depth, prefix length, suffix length
+
+
+class BlobError(OSError):
+    """A blob is missing or damaged; the text names it."""
+
+
+def blob_hash(data: bytes) -> str:
+    return hashlib.sha1(data, usedforsecurity=False).hexdigest()
+
+
+_CHUNK = 4096
+
+
+def _common_prefix(a: bytes, b: bytes) -> int:
+    """Length of the common prefix: 4 KB slices compared until one differs, then bisection inside it."""
+    limit = min(len(a), len(b))
+    start = 0
+    while start < limit and a[start:start + _CHUNK] == b[start:start + _CHUNK]:
+        start = min(start + _CHUNK, limit)
+    lo, hi = start, min(start + _CHUNK, limit)
+    while lo < hi:
+        mid = (lo + hi + 1) // 2
+        if a[start:mid] == b[start:mid]:
+            lo = mid
+        else:
+            hi = mid - 1
+    return lo
+
+
+def _common_suffix(a: bytes, b: bytes, limit: int) -> int:
+    """Length of the common suffix, at most `limit`, found the same way from the end."""
+    la, lb = len(a), len(b)
+    n = 0
+    while n < limit and a[max(la - n - _CHUNK, la - limit):la - n] == b[max(lb - n - _CHUNK, lb - limit):lb - n]:
+        n = min(n + _CHUNK, limit)
+    lo, hi = n, min(n + _CHUNK, limit)
+    while lo < hi:
+        mid = (lo + hi + 1) // 2
+        if a[la - mid:la - n] == b[lb - mid:lb - n]:
+            lo = mid
+        else:
+            hi = mid - 1
+    return lo
+
+
+class BlobStore:
+    """Blobs under `root` (two-level fan-out like git), or in memory when `root` is None."""
+
+    def __init__(self, root: Path | None) -> None:
+        self.root = root
+        self._memory: dict[str, bytes] = {}
+        self._depth: dict[str, int] = {}
+        #: set when `root` cannot be written: new blobs stay in memory, old ones are still read from disk
+        self.memory_only = root is None
+
+    def _path(self, name: str) -> Path:
+        assert self.root is not None
+        return self.root / name[:2] / name[2:]
+
+    def has(self, name: str) -> bool:
+        if name in self._memory:
+            return True
+        return self.root is not None and self._path(name).exists()
+
+    def put(self, data: bytes, base: bytes | None = None, base_name: str | None = None) -> str:
+        """Store `data` (as a delta against `base`, named `base_name`, when that saves space); returns its name."""
+        name = blob_hash(data)
+        if self.has(name):
+            return name
+        stored = self._encode(data, base, base_name)
+        if self.memory_only or self.root is None:
+            self._memory[name] = stored
+            return name
+        path = self._path(name)
+        path.parent.mkdir(parents=True, exist_ok=True)
+        tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_CLOEXEC, 0o600)
+        try:
+            os.write(fd, stored)
+            os.fsync(fd)
+        finally:
+            os.close(fd)
+        os.replace(tmp, path)
+        return name
+
+    def _encode(self, data: bytes, base: bytes | None, base_name: str | None) -> bytes:
+        if base is not None and len(data) > 256:
+            base_name = base_name or blob_hash(base)
+            depth = self._depth_of(base_name)
+            if depth is not None and depth < MAX_DEPTH:
+                prefix = _common_prefix(base, data)
+                suffix = _common_suffix(base, data, min(len(base), len(data)) - prefix)
+                middle = data[prefix:len(data) - suffix]
+                if len(middle) < len(data) // 2:
+                    header = _DELTA.pack(b"D", base_name.encode(), depth + 1, prefix, suffix)
+                    return header + zlib.compress(middle, 1)
+        return b"F" + zlib.compress(data, 1)
+
+    def _depth_of(self, name: str) -> int | None:
+        """How many deltas `name` stands on (0 = whole); None when it is not stored."""
+        if name in self._depth:
+            return self._depth[name]
+        try:
+            raw = self._raw(name)
+        except BlobError:
+            return None
+        depth = _DELTA.unpack(raw[:_DELTA.size])[2] if raw[:1] == b"D" else 0
+        self._depth[name] = depth
+        return depth
+
+    def _raw(self, name: str) -> bytes:
+        if name in self._memory:
+            return self._memory[name]
+        if self.root is None:
+            raise BlobError(f"checkpoint blob {name[:12]} is missing")
+        try:
+            with open(self._path(name), "rb") as f:
+                return f.read()
+        except FileNotFoundError:
+            raise BlobError(f"checkpoint blob {name[:12]} is missing") from None
+
+    def get(self, name: str) -> bytes:
+        """The bytes named `name`; BlobError when the blob (or a base it needs) is missing or damaged."""
+        raw = self._raw(name)
+        try:
+            if raw[:1] == b"D":
+                _, base_name, _depth, prefix, suffix = _DELTA.unpack(raw[:_DELTA.size])
+                base = self.get(base_name.decode())
+                middle = zlib.decompress(raw[_DELTA.size:])
+                data = base[:prefix] + middle + (base[len(base) - suffix:] if suffix else b"")
+            elif raw[:1] == b"F":
+                data = zlib.decompress(raw[1:])
+            else:
+                raise ValueError("unknown kind")
+        except (zlib.error, struct.error, ValueError, UnicodeDecodeError):
+            raise BlobError(f"checkpoint blob {name[:12]} is damaged") from None
+        if blob_hash(data) != name:
+            raise BlobError(f"checkpoint blob {name[:12]} is damaged")
+        return data

@@ -1,0 +1,440 @@
+"""Checkpoints: what every file held before agent-tui changed it, kept so /rewind and /undo can go back.
+
+Each session has a manifest, `checkpoints/<session id>.jsonl` in its sessions folder, and
+the project's sessions share one blob store (`checkpoints/objects`, blobstore.py), so a
+fork costs nothing. The manifest is a log, fsynced record by record:
+
+- `prompt`: a checkpoint before each user prompt (its text, where the conversation stood
+  and where the change log stood);
+- `change`: one file changed (by Edit, Write, Bash or a restore), with the blob and mode
+  before and after; it is written, with its blob, *before* the file is touched;
+- `conv` / `branch`: a conversation rewound (the abandoned messages are kept as a blob);
+- `untracked`: a Bash command ran in a project too big to scan, so its changes are not known.
+
+The state of the files at any point of the log is recovered by taking, for every path
+changed after it, the `before` of its first change after it (rewind.py).
+"""
+
+from __future__ import annotations
+
+import datetime as _dt
+import json
+import os
+import shutil
+import stat
+import threading
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from tui.config.special_files import read_regular_bytes
+
+from .blobstore import BlobError, BlobStore, blob_hash
+
+#: files a Bash command's before/after scan looks at, at most (beyond it, changes are not tracked)
+SCAN_LIMIT = 20_000
+#: folders the scan never enters: tools' caches and version control, not the user's files
+SCAN_SKIP = frozenset({".git", ".hg", ".svn", "node_modules", "__pycache__", ".venv", "venv", ".mypy_cache",
+                       ".pytest_cache", ".ruff_cache", ".tox"})
+#: a file Bash changed is kept only up to this size
+KEEP_LIMIT = 16 * 1024 * 1024
+UNKNOWN = "?"
+
+Signature = tuple[int, int, int]  # mtime_ns, size, mode
+
+
+@dataclass
+class Change:
+    """One file changed: blob names (None = absent, "?" = not recorded) and modes before and after."""
+
+    pos: int
+    path: str
+    before: str | None
+    after: str | None
+    mode_before: int | None
+    mode_after: int | None
+    by: str
+    checkpoint: int
+
+
+@dataclass
+class PromptPoint:
+    """A checkpoint taken before a prompt: where the conversation and the change log stood."""
+
+    id: int
+    turn: int
+    prompt: str
+    msg: int
+    conv: str
+    pos: int
+    ts: str
+
+
+@dataclass
+class Branch:
+    """A conversation left by a rewind: its messages (a blob) and where the change log stood."""
+
+    id: str
+    conv: str
+    messages: str
+    pos: int
+    first: str
+    prompts: int
+    ts: str
+
+
+def now() -> str:
+    return _dt.datetime.now().isoformat(timespec="seconds")
+
+
+def file_mode(path: str) -> int | None:
+    try:
+        return stat.S_IMODE(os.lstat(path).st_mode)
+    except OSError:
+        return None
+
+
+def scan_tree(root: Path, limit: int | None = None) -> dict[str, Signature] | None:
+    """(mtime, size, mode) of every regular file under `root`; None when there are more than `limit`."""
+    limit = SCAN_LIMIT if limit is None else limit
+    out: dict[str, Signature] = {}
+    stack = [str(root)]
+    while stack:
+        folder = stack.pop()
+        try:
+            entries = os.scandir(folder)
+        except OSError:
+            continue
+        with entries:
+            for entry in entries:
+                try:
+                    if entry.is_dir(follow_symlinks=False):
+                        if entry.name not in SCAN_SKIP:
+                            stack.append(entry.path)
+                        continue
+                    if not entry.is_file(follow_symlinks=False):
+                        continue
+                    st = entry.stat(follow_symlinks=False)
+                except OSError:
+                    continue
+                out[entry.path] = (st.st_mtime_ns, st.st_size, st.st_mode)
+                if len(out) > limit:
+                    return None
+    return out
+
+
+class Checkpoints:
+    """One session's checkpoint log and the shared blob store; thread-safe."""
+
+    def __init__(self, folder: Path | None, session_id: str, project_dir: Path,
+                 publish: Callable[[Any], None] = lambda event: None) -> None:
+        self.folder = folder
+        self.session_id = session_id
+        self.project_dir = project_dir
+        self.publish = publish
+        self.blobs = BlobStore(folder / "objects" if folder else None)
+        self.manifest = folder / f"{session_id}.jsonl" if folder else None
+        self.lock = threading.RLock()
+        self.changes: list[Change] = []
+        self.prompts: list[PromptPoint] = []
+        self.branches: list[Branch] = []
+        self.convs: dict[str, tuple[str | None, int | None]] = {"": (None, None)}
+        self.conv = ""
+        self.undone: set[int] = set()
+        self.untracked: dict[int, str] = {}
+        self.damaged = 0
+        #: what agent-tui last left in each file: (signature, blob) so Bash can tell what it changed
+        self.known: dict[str, tuple[Signature | None, str | None]] = {}
+        self._load()
+
+    # --- the log --------------------------------------------------------------------------
+
+    def _load(self) -> None:
+        if self.manifest is None:
+            return
+        try:
+            raw = read_regular_bytes(self.manifest)
+        except FileNotFoundError:
+            return
+        except OSError:
+            self.damaged += 1
+            return
+        for line in raw.split(b"\n"):
+            if not line.strip():
+                continue
+            try:
+                self._apply(json.loads(line))
+            except (ValueError, TypeError, KeyError, AttributeError):
+                self.damaged += 1
+
+    def _apply(self, r: dict[str, Any]) -> None:
+        kind = r["t"]
+        if kind == "change":
+            self.changes.append(Change(len(self.changes), r["path"], r["before"], r["after"], r.get("mode_before"),
+                                       r.get("mode_after"), r.get("by", ""), int(r.get("cp", 0))))
+            self.known[r["path"]] = (None, r["after"])
+        elif kind == "prompt":
+            self.prompts.append(PromptPoint(int(r["id"]), int(r.get("turn", 0)), str(r.get("prompt", "")),
+                                            int(r["msg"]), str(r.get("conv", "")), int(r["pos"]), str(r.get("ts", ""))))
+        elif kind == "conv":
+            self.convs[str(r["id"])] = (r.get("parent"), r.get("cut"))
+            self.conv = str(r["id"])
+        elif kind == "branch":
+            self.branches.append(Branch(str(r["id"]), str(r["conv"]), str(r["messages"]), int(r["pos"]),
+                                        str(r.get("first", "")), int(r.get("prompts", 0)), str(r.get("ts", ""))))
+        elif kind == "undone":
+            self.undone.add(int(r["cp"]))
+        elif kind == "untracked":
+            self.untracked[int(r["cp"])] = str(r.get("reason", ""))
+        elif kind == "failed" and self.changes:
+            path = r.get("path") or self.changes[-1].path
+            last = next(c for c in reversed(self.changes) if c.path == path)
+            self.known[path] = (None, last.before)
+
+    def _write(self, record: dict[str, Any]) -> None:
+        """Append one record, fsynced (a checkpoint must exist on disk before the file it protects changes)."""
+        self._write_many([record])
+
+    def _write_many(self, records: list[dict[str, Any]]) -> None:
+        """Append records in one write and one fsync."""
+        if self.manifest is not None and records:
+            line = "".join(json.dumps(r, ensure_ascii=False) + "\n" for r in records).encode("utf-8", "surrogateescape")
+            try:
+                self.manifest.parent.mkdir(parents=True, exist_ok=True)
+                fd = os.open(self.manifest, os.O_WRONLY | os.O_CREAT | os.O_APPEND | os.O_CLOEXEC, 0o600)
+                try:
+                    os.write(fd, line)
+                    os.fsync(fd)
+                finally:
+                    os.close(fd)
+            except OSError as exc:
+                self.degrade(exc)
+        for record in records:
+            self._apply(record)
+
+    def degrade(self, exc: OSError) -> None:
+        """The folder cannot be written: keep checkpoints in memory for the rest of the session, and say so."""
+        from .events import Notice
+
+        if self.manifest is None:
+            return
+        where, self.manifest = self.manifest.parent, None
+        self.blobs.memory_only = True
+        self.publish(Notice(level="warning", text=f"Checkpoints cannot be saved in {where} ({exc.strerror or exc}); "
+                                                  "this session keeps them in memory, so /rewind will not survive "
+                                                  "a restart."))
+
+    @property
+    def pos(self) -> int:
+        return len(self.changes)
+
+    @property
+    def current(self) -> int:
+        """The id of the newest prompt checkpoint (0 before the first prompt)."""
+        return self.prompts[-1].id if self.prompts else 0
+
+    # --- taking checkpoints -------------------------------------------------------------------
+
+    def prompt(self, turn: int, text: str, msg: int) -> PromptPoint:
+        """Checkpoint before a prompt is sent."""
+        from .events import CheckpointSaved
+
+        with self.lock:
+            cp = max((p.id for p in self.prompts), default=0) + 1
+            self._write({"t": "prompt", "id": cp, "turn": turn, "prompt": text, "msg": msg, "conv": self.conv,
+                         "pos": self.pos, "ts": now()})
+        self.publish(CheckpointSaved(checkpoint=cp, reason="prompt", paths=()))
+        return self.prompts[-1]
+
+    def before_write(self, path: str | Path, previous: bytes | None, data: bytes | None, by: str = "edit",
+                     mode_after: int | None = None) -> None:
+        """Keep `previous` (the file now) and `data` (what is about to be written) before the file changes."""
+        from .events import CheckpointSaved
+
+        self.before_writes([(str(path), previous, data, mode_after)], by)
+
+    def before_writes(self, items: list[tuple[str, bytes | None, bytes | None, int | None]], by: str) -> None:
+        """Checkpoint several files (path, content now, content to write, mode to set) with one fsync of the log."""
+        from .events import CheckpointSaved
+
+        if not items:
+            return
+        with self.lock:
+            records = []
+            for path, previous, data, mode_after in items:
+                before = self._put(previous)
+                after = self._put(data, previous, before)
+                mode = file_mode(path)
+                records.append({"t": "change", "path": path, "before": before, "after": after, "mode_before": mode,
+                                "mode_after": mode_after if mode_after is not None else mode, "by": by,
+                                "cp": self.current})
+            self._write_many(records)
+        self.publish(CheckpointSaved(checkpoint=self.current, reason=by, paths=tuple(p for p, *_ in items)))
+
+    def _put(self, data: bytes | None, base: bytes | None = None, base_name: str | None = None) -> str | None:
+        if data is None:
+            return None
+        try:
+            return self.blobs.put(data, base, base_name)
+        except OSError as exc:  # the folder cannot be written: keep it in memory from now on
+            self.degrade(exc)
+            return self.blobs.put(data, base, base_name)
+
+    def write_failed(self, path: str | Path | None = None) -> None:
+        """The write a change announced did not happen: the file still holds its `before`."""
+        with self.lock:
+            self._write({"t": "failed", "path": str(path) if path else None})
+
+    def wrote(self, path: str | Path) -> None:
+        """Remember the signature of what agent-tui just wrote, so a Bash scan does not mistake it."""
+        path = str(path)
+        with self.lock:
+            blob = self.known.get(path, (None, None))[1]
+            try:
+                st = os.lstat(path)
+                self.known[path] = ((st.st_mtime_ns, st.st_size, st.st_mode), blob)
+            except OSError:
+                self.known[path] = (None, blob)
+
+    # --- Bash ---------------------------------------------------------------------------------
+
+    def scan(self) -> dict[str, Signature] | None:
+        return scan_tree(self.project_dir)
+
+    def bash_finished(self, before: dict[str, Signature] | None, command: str = "") -> list[str]:
+        """Record the files a Bash command changed (a scan before, one now); returns their paths."""
+        from .events import CheckpointSaved
+
+        after = self.scan()
+        if before is None or after is None:
+            with self.lock:
+                self._write({"t": "untracked", "cp": self.current,
+                             "reason": f"the project has more than {SCAN_LIMIT:,} files, so what Bash changed "
+                                       "was not tracked"})
+            return []
+        changed = [p for p in before.keys() | after.keys() if before.get(p) != after.get(p)]
+        if not changed:
+            return []
+        with self.lock:
+            for path in sorted(changed):
+                self._record_bash(path, before.get(path), after.get(path))
+        self.publish(CheckpointSaved(checkpoint=self.current, reason="Bash", paths=tuple(sorted(changed))))
+        return changed
+
+    def _record_bash(self, path: str, was: Signature | None, now_sig: Signature | None) -> None:
+        if was is None:
+            before = None  # created by the command: rewinding deletes it
+        else:
+            sig, blob = self.known.get(path, (None, None))
+            before = blob if blob is not None and sig == was else UNKNOWN
+        after: str | None = None
+        if now_sig is not None:
+            after = UNKNOWN
+            if now_sig[1] <= KEEP_LIMIT:
+                try:
+                    data = read_regular_bytes(path)
+                    base = self.blobs.get(before) if before not in (None, UNKNOWN) else None
+                    after = self.blobs.put(data, base=base)
+                except (OSError, BlobError):
+                    pass
+        self._write({"t": "change", "path": path, "before": before, "after": after,
+                     "mode_before": stat.S_IMODE(was[2]) if was else None,
+                     "mode_after": stat.S_IMODE(now_sig[2]) if now_sig else None, "by": "Bash", "cp": self.current})
+        self.known[path] = (now_sig, after)
+
+    # --- conversations -------------------------------------------------------------------------
+
+    def visible_prompts(self, conv: str | None = None, limit: int | None = None) -> list[PromptPoint]:
+        """The prompt checkpoints on the conversation `conv` (the current one), oldest first."""
+        conv = self.conv if conv is None else conv
+        out: list[PromptPoint] = []
+        cut = limit
+        seen: set[str] = set()
+        while conv is not None and conv not in seen:
+            seen.add(conv)
+            out += [p for p in self.prompts if p.conv == conv and (cut is None or p.msg < cut)]
+            parent, own_cut = self.convs.get(conv, (None, None))
+            if own_cut is not None:
+                cut = own_cut if cut is None else min(cut, own_cut)
+            conv = parent
+        return sorted(out, key=lambda p: p.id)
+
+    def keep_branch(self, messages: list[dict[str, Any]], first: str, prompts: int) -> Branch:
+        """Save the conversation about to be left (and where the files stand) as a branch to come back to."""
+        data = json.dumps(messages, ensure_ascii=False, default=str).encode("utf-8", "surrogateescape")
+        with self.lock:
+            name = self.blobs.put(data)
+            branch_id = os.urandom(4).hex()
+            self._write({"t": "branch", "id": branch_id, "conv": self.conv, "messages": name, "pos": self.pos,
+                         "first": first, "prompts": prompts, "ts": now()})
+            return self.branches[-1]
+
+    def new_conv(self, parent: str, cut: int | None) -> str:
+        with self.lock:
+            conv = os.urandom(4).hex()
+            self._write({"t": "conv", "id": conv, "parent": parent, "cut": cut})
+            return conv
+
+    def branch_messages(self, branch: Branch) -> list[dict[str, Any]]:
+        data = self.blobs.get(branch.messages)
+        messages = json.loads(data.decode("utf-8", "surrogateescape"))
+        if not isinstance(messages, list):
+            raise BlobError(f"checkpoint blob {branch.messages[:12]} is damaged")
+        return messages
+
+    def mark_undone(self, checkpoint: int) -> None:
+        with self.lock:
+            self._write({"t": "undone", "cp": checkpoint})
+
+
+def copy_manifest(folder: Path | None, old_id: str, new_id: str) -> bool:
+    """Give a forked session the checkpoints of the one it came from (the blobs are shared)."""
+    if folder is None:
+        return False
+    source = folder / f"{old_id}.jsonl"
+    try:
+        if source.is_file():
+            shutil.copyfile(source, folder / f"{new_id}.jsonl")
+            return True
+    except OSError:
+        pass
+    return False
+
+
+def open_for(session: Any) -> Checkpoints:
+    """The session's checkpoints, (re)opened when its id changed (a fork, a resume, /clear)."""
+    current: Checkpoints | None = session._checkpoints
+    if current is None or current.session_id != session.session_id:
+        folder = None
+        if session.options.transcript:
+            from .resume import project_sessions_dir
+
+            folder = project_sessions_dir(session.options) / "checkpoints"
+        current = Checkpoints(folder, session.session_id, session.options.project_dir, session.publish)
+        session._checkpoints = current
+    return current
+
+
+def watch_command(cps: Checkpoints) -> Callable[[], None]:
+    """Scan the project before a command runs; the returned function records what it changed."""
+    before = cps.scan()
+
+    def finished() -> None:
+        try:
+            cps.bash_finished(before)
+        except OSError as exc:
+            cps.degrade(exc)
+
+    return finished
+
+
+def same_content(path: str, blob: str | None) -> bool:
+    """True when `path` holds exactly the blob `blob` (None: the path does not exist)."""
+    try:
+        data = read_regular_bytes(path)
+    except FileNotFoundError:
+        return blob is None
+    except OSError:
+        return False
+    return blob is not None and blob_hash(data) == blob

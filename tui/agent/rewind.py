@@ -1,0 +1,299 @@
+"""/rewind: go back to an earlier prompt (or a branch left by a rewind), in the code, the conversation or both.
+
+The files at a point of the change log are, for every path changed after it, the `before`
+of its first change after it. Restoring writes those bytes and modes (deleting files that
+did not exist), logging each write as a change of its own, so a rewind can itself be
+rewound. A file whose content differs from what agent-tui last left there was changed
+outside agent-tui: it is reported as a conflict and only overwritten when the user says so.
+Leaving a conversation keeps it as a branch (its messages as a blob) to come back to.
+"""
+
+from __future__ import annotations
+
+import difflib
+import os
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Literal
+
+from tui.config.special_files import read_regular_bytes
+from tui.wording import plural
+
+from .blobstore import BlobError, blob_hash
+from .checkpoints import UNKNOWN, Branch, Change, Checkpoints, PromptPoint, file_mode
+
+if TYPE_CHECKING:
+    from .session import AgentSession
+
+Mode = Literal["both", "conversation", "code"]
+#: files larger than this get no +/- line counts in the list
+COUNT_LIMIT = 1024 * 1024
+
+
+@dataclass
+class FileStep:
+    """One file to put back as it was at the chosen point."""
+
+    path: str
+    target: str | None  # blob name, None = absent, "?" = unknown
+    mode: int | None
+    current: bytes | None
+    expected: tuple[str | None, ...]
+    data: bytes | None = None
+    problem: str = ""
+
+    @property
+    def conflict(self) -> bool:
+        """Changed outside agent-tui since it last wrote the file (and not already as wanted)."""
+        now = None if self.current is None else blob_hash(self.current)
+        return now != self.target and now not in self.expected and UNKNOWN not in self.expected
+
+    @property
+    def needed(self) -> bool:
+        if self.problem:
+            return True
+        now = None if self.current is None else blob_hash(self.current)
+        return now != self.target or (self.mode is not None and self.current is not None
+                                      and file_mode(self.path) != self.mode)
+
+
+@dataclass
+class RewindEntry:
+    """One line of the rewind list: a prompt, or a branch to return to."""
+
+    label: str
+    ts: str
+    point: PromptPoint | Branch | None
+    msg: int | None  # the conversation's length at this point (None: a branch)
+    pos: int | None  # the change log's position (None: no checkpoints: conversation only)
+    files: list[tuple[str, int | None, int | None]] = field(default_factory=list)
+    prompt: str = ""
+
+    @property
+    def is_branch(self) -> bool:
+        return isinstance(self.point, Branch)
+
+
+@dataclass
+class RewindResult:
+    lines: list[str]
+    prompt: str = ""
+    unrestored: list[str] = field(default_factory=list)
+
+
+def _read(path: str) -> bytes | None:
+    try:
+        return read_regular_bytes(path)
+    except OSError:
+        return None
+
+
+def display(path: str, project_dir: Path) -> str:
+    try:
+        return os.path.relpath(path, project_dir) if Path(path).is_relative_to(project_dir) else path
+    except ValueError:
+        return path
+
+
+# --- planning ------------------------------------------------------------------------------
+
+
+def code_steps(cps: Checkpoints, pos: int) -> list[FileStep]:
+    """What each file changed after log position `pos` must become, read from the store."""
+    first: dict[str, Change] = {}
+    last: dict[str, Change] = {}
+    with cps.lock:
+        changes = cps.changes[pos:]
+    for change in changes:
+        first.setdefault(change.path, change)
+        last[change.path] = change
+    steps = []
+    for path, change in first.items():
+        end = last[path]
+        step = FileStep(path, change.before, change.mode_before, _read(path), (end.after, end.before))
+        if change.before == UNKNOWN:
+            step.problem = "its content before Bash changed it was not recorded"
+        elif change.before is not None:
+            try:
+                step.data = cps.blobs.get(change.before)
+            except BlobError as exc:
+                step.problem = str(exc)
+        steps.append(step)
+    return [s for s in steps if s.needed]
+
+
+def _counts(old: bytes | None, new: bytes | None) -> tuple[int | None, int | None]:
+    """Lines added and removed from `old` to `new`; None when the files are too large or binary."""
+    if (old and len(old) > COUNT_LIMIT) or (new and len(new) > COUNT_LIMIT):
+        return None, None
+    if b"\0" in (old or b"")[:8192] or b"\0" in (new or b"")[:8192]:
+        return None, None
+    a = (old or b"").decode("utf-8", "replace").splitlines()
+    b = (new or b"").decode("utf-8", "replace").splitlines()
+    plus = minus = 0
+    for line in difflib.unified_diff(a, b, lineterm="", n=0):
+        if line.startswith("+") and not line.startswith("+++"):
+            plus += 1
+        elif line.startswith("-") and not line.startswith("---"):
+            minus += 1
+    return plus, minus
+
+
+def _segment_files(cps: Checkpoints, start: int, end: int) -> list[tuple[str, int | None, int | None]]:
+    """Each file changed between two log positions, with its +/- line counts."""
+    first: dict[str, Change] = {}
+    last: dict[str, Change] = {}
+    for change in cps.changes[start:end]:
+        first.setdefault(change.path, change)
+        last[change.path] = change
+    out = []
+    for path, change in first.items():
+        def load(name: str | None) -> bytes | None:
+            if name is None or name == UNKNOWN:
+                return None
+            try:
+                return cps.blobs.get(name)
+            except BlobError:
+                return None
+        plus, minus = _counts(load(change.before), load(last[path].after))
+        out.append((display(path, cps.project_dir), plus, minus))
+    return out
+
+
+def rewind_entries(session: AgentSession) -> list[RewindEntry]:
+    """Every earlier prompt of the current conversation, oldest first, then the branches left by rewinds."""
+    cps = session.checkpoints
+    points = [p for p in cps.visible_prompts() if p.msg < len(session.messages)]
+    entries: list[RewindEntry] = []
+    if not points:  # a session recorded before checkpoints: the conversation can still go back
+        for index, message in enumerate(session.messages):
+            text = _user_text(message)
+            if text:
+                entries.append(RewindEntry(text, "", None, index, None, prompt=text))
+    for n, point in enumerate(points):
+        end = points[n + 1].pos if n + 1 < len(points) else cps.pos
+        entries.append(RewindEntry(point.prompt, point.ts, point, point.msg, point.pos,
+                                   _segment_files(cps, point.pos, end), prompt=point.prompt))
+    for branch in cps.branches:
+        label = f"branch left at {branch.ts[11:16]}: {branch.first} ({plural(branch.prompts, 'prompt')})"
+        entries.append(RewindEntry(label, branch.ts, branch, None, branch.pos))
+    return entries
+
+
+def _user_text(message: dict[str, Any]) -> str:
+    if message.get("role") != "user":
+        return ""
+    content = message.get("content")
+    if isinstance(content, str):
+        return content
+    return " ".join(b.get("text", "") for b in content or () if isinstance(b, dict) and b.get("type") == "text").strip()
+
+
+def plan(session: AgentSession, entry: RewindEntry) -> list[FileStep]:
+    """The files restoring `entry`'s code would change (empty when it has no checkpoints)."""
+    if entry.pos is None:
+        return []
+    return code_steps(session.checkpoints, entry.pos)
+
+
+# --- restoring -----------------------------------------------------------------------------
+
+
+def apply_code(cps: Checkpoints, steps: list[FileStep], overwrite: bool = True, state: Any = None) -> RewindResult:
+    """Write each step's bytes and mode (or delete the file); conflicts are skipped unless `overwrite`."""
+    from tui.tools.fileio import open_for_write
+
+    result = RewindResult([])
+    todo = [s for s in steps if not s.problem and (overwrite or not s.conflict)]
+    cps.before_writes([(s.path, s.current, s.data, s.mode) for s in todo], by="rewind")  # one fsync for all
+    chosen = {id(s) for s in todo}
+    for step in steps:
+        name = display(step.path, cps.project_dir)
+        if step.problem:
+            result.unrestored.append(name)
+            result.lines.append(f"could not restore {name}: {step.problem}")
+            continue
+        if id(step) not in chosen:
+            result.lines.append(f"kept {name} as it is (changed outside agent-tui)")
+            continue
+        path = Path(step.path)
+        try:
+            if step.target is None:
+                if step.current is not None:
+                    path.unlink()
+                result.lines.append(f"removed {name}")
+            else:
+                assert step.data is not None
+                path.parent.mkdir(parents=True, exist_ok=True)
+                with os.fdopen(open_for_write(path), "wb") as f:
+                    f.write(step.data)
+                if step.mode is not None:
+                    os.chmod(path, step.mode)
+                result.lines.append(f"restored {name}")
+            cps.wrote(step.path)
+        except OSError as exc:
+            cps.write_failed(step.path)
+            result.unrestored.append(name)
+            result.lines.append(f"could not restore {name}: {exc.strerror or exc}")
+            continue
+        if state is not None:
+            from tui.tools.freshness import forget_read
+
+            forget_read(state, step.path)  # the model must Read it again before editing
+    return result
+
+
+def keep_branch(session: AgentSession, entry: RewindEntry) -> Branch:
+    """Keep the conversation and the files as they are now, as a branch to come back to."""
+    cps = session.checkpoints
+    current = list(session.messages)
+    later = [p for p in cps.visible_prompts() if entry.msg is None or p.msg >= entry.msg]
+    start = entry.msg if entry.msg is not None else len(current)
+    first = later[0].prompt if later else next((t for t in map(_user_text, current[start:]) if t), "")
+    branch = cps.keep_branch(current, first or "(no prompt)", len(later))
+    if session.transcript:
+        session.transcript.write({"type": "branch", "id": branch.id, "messages_blob": branch.messages,
+                                  "first": branch.first, "prompts": branch.prompts, "ts": branch.ts})
+    return branch
+
+
+def restore_conversation(session: AgentSession, entry: RewindEntry) -> None:
+    """Make the conversation what it was at `entry` (the one left was kept by `keep_branch`)."""
+    cps = session.checkpoints
+    current = list(session.messages)
+    if isinstance(entry.point, Branch):
+        messages = cps.branch_messages(entry.point)
+        parent, cut = entry.point.conv, None
+    else:
+        assert entry.msg is not None
+        messages, parent, cut = current[:entry.msg], cps.conv, entry.msg
+    if messages == current:
+        return
+    cps.new_conv(parent, cut)
+    session.messages = messages
+    session._before_prompt = (len(messages), messages[-1] if messages else None)
+    if getattr(session, "context", None) is not None:
+        session.context.reset()
+    if session.transcript:
+        session.transcript.write({"type": "history", "reason": "rewind", "messages": messages})
+
+
+def rewind(session: AgentSession, entry: RewindEntry, mode: Mode, steps: list[FileStep] | None = None,
+           overwrite: bool = True) -> RewindResult:
+    """Restore `entry` in the code, the conversation or both; blocking, call it off the UI thread."""
+    if session.running:
+        raise RuntimeError("A turn is running: interrupt it before rewinding.")
+    result = RewindResult([])
+    steps = plan(session, entry) if steps is None and mode != "conversation" else steps or []
+    conversation = mode != "code" and (entry.msg is None or entry.msg < len(session.messages))
+    if conversation or steps:
+        keep_branch(session, entry)  # before anything changes: the branch records where the files stood
+    if mode in ("both", "code") and steps:
+        result = apply_code(session.checkpoints, steps, overwrite, session.state)
+    if mode in ("both", "conversation"):
+        restore_conversation(session, entry)
+        result.prompt = entry.prompt
+    if result.unrestored:
+        result.lines.insert(0, f"{plural(len(result.unrestored), 'file')} could not be restored: "
+                               f"{', '.join(result.unrestored)}; the rest were.")
+    return result

@@ -1,0 +1,126 @@
+"""`agent-tui replay [SESSION]`: the full app playing a recorded session; nothing is sent, no tool runs."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+from typing import Any
+
+from textual.binding import Binding
+
+from tui.agent.options import AgentOptions
+from tui.agent.replay import SPEEDS, Player, ReplayError, load_events
+
+from .app import AgentApp
+
+
+def speed_name(speed: float) -> str:
+    return "instant" if speed == 0 else f"{speed:g}×"
+
+
+def parse_speed(text: str) -> float:
+    """`1`, `4x`, `16×` or `instant`."""
+    word = text.strip().lower().rstrip("x×")
+    if word in ("instant", "0", "max"):
+        return 0.0
+    try:
+        value = float(word)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"--speed takes 1, 4, 16 or instant, not {text!r}") from None
+    if value < 0:
+        raise argparse.ArgumentTypeError("--speed cannot be negative")
+    return value
+
+
+class ReplayApp(AgentApp):
+    """The app with a player in place of the engine: Space pauses, → steps, +/- change the speed."""
+
+    BINDINGS = [
+        Binding("space", "pause", "Pause", priority=True, id="replay_pause"),
+        Binding("right", "step", "Step", priority=True, id="replay_step"),
+        Binding("plus,equals_sign", "speed(1)", "Faster", priority=True, id="replay_faster", key_display="+"),
+        Binding("minus", "speed(-1)", "Slower", priority=True, id="replay_slower", key_display="-"),
+    ]
+
+    def __init__(self, options: AgentOptions, events: list[Any], *, speed: float = 1.0, title: str = "") -> None:
+        super().__init__(options)
+        self.replay_events = events
+        self.replay_title = title
+        self.initial_speed = speed
+        self.player: Player | None = None
+
+    def _after_first_frame(self) -> None:
+        """No engine to prepare and no trust to ask: attach to the session's bus and start playing."""
+        self._attach_session()
+        self.prompt_area.disabled = True
+        self.player = Player(self.replay_events, self.session.bus, self.initial_speed)
+        self.notify(f"Replaying {self.replay_title} at {speed_name(self.initial_speed)}: Space pauses, → steps, "
+                    "+/- change the speed. Nothing is sent.", timeout=6)
+        self.player.start()
+
+    async def submit_prompt(self, text: str) -> None:
+        self.notify("This is a replay: nothing is sent.", severity="warning")
+
+    def action_interrupt(self) -> None:
+        if not self.conversation.following:
+            self.conversation.jump_to_bottom()
+
+    def action_pause(self) -> None:
+        if self.player is not None:
+            paused = self.player.toggle_pause()
+            self.notify("Paused: Space plays, → steps." if paused else "Playing.", timeout=2)
+
+    def action_step(self) -> None:
+        if self.player is not None:
+            self.player.step()
+
+    def action_speed(self, direction: int) -> None:
+        if self.player is not None:
+            self.notify(f"Speed {speed_name(self.player.change_speed(direction))}", timeout=2)
+
+    def exit(self, *args: Any, **kwargs: Any) -> None:
+        if self.player is not None:
+            self.player.stop()
+        super().exit(*args, **kwargs)
+
+
+def replay_target(options: AgentOptions, target: str | None) -> Path:
+    """The session file to play: an id, a unique id prefix, a path, or (None) the project's newest session."""
+    from tui.agent.resume import find_session, list_sessions, sessions_base
+
+    if target:
+        return find_session(options.project_dir, target, sessions_base(options))
+    sessions = list_sessions(options.project_dir, sessions_base(options))
+    if not sessions:
+        raise ReplayError(f"No saved session in {options.project_dir} to replay.")
+    return sessions[0].path
+
+
+def main(argv: list[str]) -> int:
+    """`agent-tui replay [SESSION] [--speed S] [--cwd DIR]`."""
+    parser = argparse.ArgumentParser(prog="agent-tui replay", description="Play a recorded session in the app.")
+    parser.add_argument("session", nargs="?", help="id, unique id prefix or path (default: this project's newest)")
+    parser.add_argument("--speed", type=parse_speed, default=1.0, help=f"1, 4, 16 or instant ({', '.join(map(speed_name, SPEEDS))})")
+    parser.add_argument("--cwd", type=Path, help="project directory (default: the current directory)")
+    args = parser.parse_args(argv)
+    options = AgentOptions(project_dir=(args.cwd or Path.cwd()).resolve(), offline=True, transcript=False,
+                           interactive=True)
+    try:
+        path = replay_target(options, args.session)
+        events, skipped = load_events(path)
+    except LookupError as exc:
+        print(f"agent-tui: {exc}", file=sys.stderr)
+        return 2
+    if skipped:
+        print(f"agent-tui: skipped {skipped} record{'s' if skipped != 1 else ''} of {path.name} that this version "
+              "cannot replay (damaged, or from another version).", file=sys.stderr)
+    model = next((e.model for e in events if getattr(e, "model", "")), "")
+    if model:
+        options.model = model
+    app = ReplayApp(options, events, speed=args.speed, title=path.stem)
+    from tui.shutdown import exit_app_on_signal
+
+    with exit_app_on_signal(lambda code: app.exit(None, code)):
+        app.run()
+    return 0

@@ -1,0 +1,187 @@
+"""The inspector's timeline: a network-waterfall of the session, one lane per loop, tools in lanes below.
+
+A request is a bar split into waiting (to the first byte) and streaming, labelled with its
+stop_reason, tokens and cache share; each tool call is a bar coloured by its outcome, with
+the time it waited for a permission answer shown as a dotted gap before it. Plain data and
+Rich text here; the panel shows it in its Timeline tab and exports it as SVG.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from html import escape
+from typing import Any
+
+from rich.text import Text
+
+from tui.agent import events as ev
+from tui.sanitize import one_line
+
+#: tool outcome -> colour (terminal style name and SVG fill)
+OUTCOME_COLOURS = {"done": "green", "allowed": "green", "denied": "yellow", "error": "red",
+                   "hook-blocked": "magenta", "interrupted": "grey50", "running": "cyan"}
+_SVG_FILL = {"green": "#3fb950", "yellow": "#d29922", "red": "#f85149", "magenta": "#bc4cc4", "grey50": "#8b949e",
+             "cyan": "#39c5cf", "blue": "#388bfd", "dim": "#30363d"}
+
+
+@dataclass
+class Bar:
+    """One bar of the timeline: a request (`call` set) or a tool call (`tool_use_id` set)."""
+
+    lane: str
+    label: str
+    start: float
+    end: float | None = None
+    first_byte: float | None = None  # requests: where waiting ends and streaming starts
+    asked: float | None = None  # tools: when a permission question opened (the gap before `start`)
+    outcome: str = "running"
+    call: int | None = None
+    tool_use_id: str | None = None
+    detail: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def colour(self) -> str:
+        return "blue" if self.call is not None else OUTCOME_COLOURS.get(self.outcome, "white")
+
+
+class TimelineModel:
+    """Bars built from engine events; the lanes follow the loop path (`main`, subagents) of each event."""
+
+    def __init__(self) -> None:
+        self.bars: list[Bar] = []
+        self._requests: dict[str, Bar] = {}
+        self._tools: dict[str, Bar] = {}
+        self.version = 0
+
+    def _loop(self, event: ev.Event) -> str:
+        return str(getattr(event, "path", "") or "main")
+
+    def record(self, event: ev.Event) -> bool:
+        """Apply one event; True when the timeline changed."""
+        loop = self._loop(event)
+        if isinstance(event, ev.RequestSent):
+            bar = Bar(loop, f"request {len([b for b in self.bars if b.call]) + 1}", event.ts,
+                      call=len([b for b in self.bars if b.call]) + 1, detail={"model": event.model})
+            self.bars.append(bar)
+            self._requests[loop] = bar
+        elif isinstance(event, ev.ResponseStarted) and loop in self._requests:
+            self._requests[loop].first_byte = event.ts
+        elif isinstance(event, ev.ResponseFinished) and loop in self._requests:
+            bar = self._requests[loop]
+            usage = event.usage or {}
+            prompt = sum(int(usage.get(k) or 0) for k in ("input_tokens", "cache_read_input_tokens",
+                                                           "cache_creation_input_tokens"))
+            share = int(usage.get("cache_read_input_tokens") or 0) / prompt if prompt else 0.0
+            bar.end, bar.outcome = event.ts, str(event.stop_reason)
+            bar.label = (f"{event.stop_reason} · {prompt:,} in / {int(usage.get('output_tokens') or 0):,} out · "
+                         f"cache {share:.0%}")
+            bar.detail.update(stop_reason=event.stop_reason, usage=dict(usage), ttfb_ms=event.ttfb_ms,
+                              duration_ms=event.duration_ms)
+        elif isinstance(event, ev.PermissionRequested):
+            self._tool(loop, event.tool_use_id, event.tool_name, event.ts).asked = event.ts
+        elif isinstance(event, ev.ToolStarted):
+            self._tool(loop, event.tool_use_id, event.name, event.ts).start = event.ts
+        elif isinstance(event, ev.ToolFinished):
+            bar = self._tool(loop, event.tool_use_id, event.name, event.ts)
+            bar.end = event.ts
+            bar.outcome = "hook-blocked" if "hook" in event.result_text[:200].lower() and event.status == "denied" \
+                else event.status
+            bar.detail.update(status=event.status, is_error=event.is_error, result=event.result_text[:2000],
+                              duration_ms=event.duration_ms)
+        else:
+            return False
+        self.version += 1
+        return True
+
+    def _tool(self, loop: str, tool_use_id: str, name: str, ts: float) -> Bar:
+        bar = self._tools.get(tool_use_id)
+        if bar is None:
+            busy = {b.lane for b in self.bars if b.tool_use_id and b.end is None}
+            n = 1
+            while f"{loop} · tools {n}" in busy:
+                n += 1
+            bar = Bar(f"{loop} · tools {n}", one_line(name), ts, tool_use_id=tool_use_id, detail={"tool": name})
+            self.bars.append(bar)
+            self._tools[tool_use_id] = bar
+        return bar
+
+    def bar_json(self, bar: Bar) -> dict[str, Any]:
+        return {"lane": bar.lane, "label": bar.label, "start": bar.start, "end": bar.end, "first_byte": bar.first_byte,
+                "permission_asked": bar.asked, "outcome": bar.outcome, "call": bar.call,
+                "tool_use_id": bar.tool_use_id, **bar.detail}
+
+    def lanes(self) -> list[str]:
+        out: list[str] = []
+        for bar in self.bars:
+            if bar.lane not in out:
+                out.append(bar.lane)
+        return out
+
+    def span(self, now: float) -> tuple[float, float]:
+        if not self.bars:
+            return now, now + 1
+        start = min(b.asked or b.start for b in self.bars)
+        end = max(b.end or now for b in self.bars)
+        return start, max(end, start + 0.001)
+
+
+def render(model: TimelineModel, width: int, now: float) -> Text:
+    """One row per lane: ░ waiting, █ streaming or running, · a permission wait; time runs left to right."""
+    start, end = model.span(now)
+    scale = max(width - 1, 1) / (end - start)
+    text = Text()
+    lanes = model.lanes()
+    name_width = min(max((len(lane) for lane in lanes), default=4), 18)
+    for lane in lanes:
+        row = [(" ", "")] * width
+        for bar in (b for b in model.bars if b.lane == lane):
+            def col(t: float) -> int:
+                return min(int((t - start) * scale), width - 1)
+
+            stop = col(bar.end or now)
+            if bar.asked is not None:
+                for i in range(col(bar.asked), col(bar.start)):
+                    row[i] = ("·", "dim")
+            streaming_from = col(bar.first_byte) if bar.first_byte is not None else stop + 1
+            for i in range(col(bar.start), max(stop, col(bar.start)) + 1):
+                row[i] = ("░" if bar.call is not None and i < streaming_from else "█", bar.colour)
+        text.append(f"{lane[:name_width]:<{name_width}} ", style="bold")
+        for char, style in row:
+            text.append(char, style=style)
+        text.append("\n")
+    text.append(f"{'':<{name_width}} 0 s{'':>{max(width - 12, 1)}}{end - start:.2f} s", style="dim")
+    return text
+
+
+def to_svg(model: TimelineModel, now: float, width: int = 960) -> str:
+    """The timeline as a standalone SVG: lanes, bars (waiting lighter), labels, a time axis."""
+    start, end = model.span(now)
+    lanes = model.lanes()
+    left, row_h = 160, 26
+    scale = (width - left - 20) / (end - start)
+    height = row_h * len(lanes) + 40
+    out = [f'<svg xmlns="http://www.w3.org/2000/svg" width="{width}" height="{height}" '
+           'font-family="monospace" font-size="11">', f'<rect width="{width}" height="{height}" fill="#0d1117"/>']
+    for index, lane in enumerate(lanes):
+        y = 10 + index * row_h
+        out.append(f'<text x="6" y="{y + 15}" fill="#c9d1d9">{escape(lane)}</text>')
+        for bar in (b for b in model.bars if b.lane == lane):
+            x0 = left + (bar.start - start) * scale
+            x1 = left + ((bar.end or now) - start) * scale
+            fill = _SVG_FILL.get(bar.colour, "#c9d1d9")
+            if bar.asked is not None:
+                xa = left + (bar.asked - start) * scale
+                out.append(f'<line x1="{xa:.1f}" y1="{y + 11}" x2="{x0:.1f}" y2="{y + 11}" stroke="#8b949e" '
+                           'stroke-dasharray="2,3"/>')
+            if bar.first_byte is not None:
+                xf = left + (bar.first_byte - start) * scale
+                out.append(f'<rect x="{x0:.1f}" y="{y + 4}" width="{max(xf - x0, 1):.1f}" height="14" fill="{fill}" '
+                           'opacity="0.4"><title>waiting</title></rect>')
+                x0 = xf
+            out.append(f'<rect x="{x0:.1f}" y="{y + 4}" width="{max(x1 - x0, 1):.1f}" height="14" fill="{fill}">'
+                       f'<title>{escape(bar.label)} ({escape(bar.outcome)})</title></rect>')
+            out.append(f'<text x="{x1 + 4:.1f}" y="{y + 15}" fill="#8b949e">{escape(bar.label[:60])}</text>')
+    out.append(f'<text x="{left}" y="{height - 8}" fill="#8b949e">0 s</text>')
+    out.append(f'<text x="{width - 80}" y="{height - 8}" fill="#8b949e">{end - start:.2f} s</text>')
+    out.append("</svg>")
+    return "\n".join(out)
