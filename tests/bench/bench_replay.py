@@ -30,8 +30,7 @@ else:
     base, args = AgentApp, (options,)
 class Bench(base):
     CSS_PATH = str(Path(app_module.__file__).parent / str(AgentApp.CSS_PATH))
-    def on_ready(self):
-        super().on_ready()
+    def on_ready(self):  # AgentApp.on_ready runs too (Textual calls handlers along the MRO)
         print("READY", flush=True)
         self.exit()
 Bench(*args).run(headless=True)

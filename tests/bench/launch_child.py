@@ -53,8 +53,7 @@ def agent_app() -> object:
     class BenchAgentApp(AgentApp):
         CSS_PATH = str(Path(app_module.__file__).parent / str(AgentApp.CSS_PATH))  # resolved beside the real app
 
-        def on_ready(self) -> None:
-            super().on_ready()
+        def on_ready(self) -> None:  # AgentApp.on_ready runs too (Textual calls handlers along the MRO)
             _ready(self)
 
     options = AgentOptions(offline=True, interactive=True)

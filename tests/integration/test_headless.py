@@ -128,7 +128,7 @@ def test_console_entry_exits_fast_with_everything_written(project, tmp_path):
     assert proc.returncode == 0, proc.stderr
     lines = proc.stdout.splitlines()
     assert len(lines) > 20 and json.loads(lines[-1])["type"] == "result"  # nothing cut off at the end
-    transcripts = list(data.rglob("*.jsonl"))
+    transcripts = [p for p in data.rglob("*.jsonl") if "checkpoints" not in p.parts]  # the session, not its checkpoints
     assert len(transcripts) == 1
     records = [json.loads(line) for line in transcripts[0].read_text().splitlines()]
     assert records[-1]["type"] == "event" and "num_iterations" in records[-1]["event"]  # TurnFinished, the last record

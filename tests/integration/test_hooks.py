@@ -245,7 +245,7 @@ def test_pre_compact_can_block_and_session_start_follows_a_compaction(monkeypatc
     assert "<system-reminder>\nSessionStart:compact hook success: re-read NOTES.md\n</system-reminder>\n" in texts(sent)
 
 
-def test_a_permission_question_fires_notification_hooks(monkeypatch, tmp_path):
+def test_a_permission_question_fires_notification_hooks(monkeypatch, tmp_path, sandbox_off):
     import time
 
     from tui.agent.events import PermissionRequested

@@ -129,7 +129,8 @@ def test_nesting_stops_at_the_depth_limit(monkeypatch: pytest.MonkeyPatch, proje
     assert "No such tool available: Agent" in result_text(tool_results(deepest)[0])
 
 
-def test_a_denial_inside_a_subagent_goes_back_to_it_and_names_its_loop(monkeypatch: pytest.MonkeyPatch, project: Path) -> None:
+def test_a_denial_inside_a_subagent_goes_back_to_it_and_names_its_loop(monkeypatch: pytest.MonkeyPatch, project: Path,
+                                                                       sandbox_off: object) -> None:
     def script(body: dict[str, Any]) -> Any:
         prompt = first_prompt(body)
         if prompt.startswith("sub"):

@@ -51,7 +51,7 @@ def test_trusted_print_ignores_nothing(tmp_path: Path, home: dict[str, str]) -> 
 
 
 def _evil_git(project: Path) -> Path:
-    return make_evil_repo(project, project.parent / "fsmonitor-ran")
+    return make_evil_repo(project, project / "fsmonitor-ran")  # inside: the sandbox would stop a write outside anyway
 
 
 def test_offline_demo_git_status_runs_no_program_from_an_untrusted_repo(tmp_path: Path, home: dict[str, str]) -> None:

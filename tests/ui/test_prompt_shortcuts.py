@@ -119,3 +119,20 @@ async def test_init_writes_agents_md_through_the_write_permission(offline_option
         text = (project / "AGENTS.md").read_text()
         assert text.startswith("# demo\n\n## Project overview (written by /init)")
         assert "Python (2 files)" in text and "`pyproject.toml`" in text
+
+
+async def test_enter_matches_the_text_as_typed_not_a_stale_highlight(offline_options, project) -> None:
+    app = AgentApp(_options(offline_options, project), permission_grace_s=0)
+    async with app.run_test(size=SIZE) as pilot:
+        menu = await _menu(pilot)
+        await _type(pilot, "/")
+        assert menu.has_class("-open") and str(menu.get_option_at_index(0).prompt).startswith("/agents")
+        # "/rewind" + Enter sent in one write: Enter can come before the menu saw the letters
+        app.prompt_area.insert("rewind")
+        assert app.prompt_area.completer.key("enter") is False  # the typed name is sent, not "/agents"
+        assert app.prompt_area.text == "/rewind"
+
+
+async def _menu(pilot) -> CompletionMenu:
+    await wait_until(pilot, lambda: pilot.app.query(CompletionMenu))
+    return pilot.app.query_one(CompletionMenu)

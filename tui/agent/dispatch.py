@@ -270,7 +270,8 @@ class Dispatcher:
         self, tool: Tool, call: Call, ctx: ToolContext, cancel: threading.Event, outcome: DispatchOutcome
     ) -> tuple[bool, str]:
         verdict = self.policy.check(tool, call.input, ctx)
-        verdict = sandbox_gate.adjust(verdict, tool, call.input, getattr(self.policy, "mode", "default"), ctx.project_dir)
+        verdict = sandbox_gate.adjust(verdict, tool, call.input, getattr(self.policy, "mode", "default"), ctx.project_dir,
+                                      getattr(self.policy, "trusted", True))
         if call.hook_outcome is not None:  # a PreToolUse allow/ask, never over a deny or ask rule
             verdict = self.hooks.hook_verdict(verdict, call)
         if verdict.decision == "allow":

@@ -10,8 +10,12 @@ from tui.sandbox.runtime import current
 READ_TOOLS = ("Read", "Grep", "Glob")
 
 
-def adjust(verdict: Any, tool: Any, tool_input: Any, mode: str, project_dir: Any = None) -> Any:
-    """The verdict to use for this call, given the sandbox (deny rules always win)."""
+def adjust(verdict: Any, tool: Any, tool_input: Any, mode: str, project_dir: Any = None, trusted: bool = True) -> Any:
+    """The verdict to use for this call, given the sandbox (deny rules always win).
+
+    In a folder the user has not trusted nothing is auto-allowed: a contained command may still run programs
+    the folder names (a repository's fsmonitor, a Makefile), and trust gates all code from the folder.
+    """
     name = getattr(tool, "name", "")
     if not isinstance(tool_input, dict) or verdict.decision == "deny":
         return verdict
@@ -28,7 +32,7 @@ def adjust(verdict: Any, tool: Any, tool_input: Any, mode: str, project_dir: Any
         # bypassPermissions skips dialogs, not the sandbox: leaving it is always the user's call
         return Verdict("ask", "This command asks to run outside the sandbox (dangerouslyDisableSandbox), "
                               "with no limit on what it writes, reads or reaches on the network.", None, "sandbox")
-    if verdict.decision == "ask" and verdict.rule is None and sandbox.config.auto_allow and mode != "plan" \
+    if verdict.decision == "ask" and verdict.rule is None and sandbox.config.auto_allow and mode != "plan" and trusted \
             and sandbox.contains(tool_input):
         return Verdict("allow", "contained by the sandbox", None, "sandbox")
     return verdict

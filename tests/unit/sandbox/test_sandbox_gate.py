@@ -134,3 +134,14 @@ def test_a_background_command_is_not_contained_so_it_asks(proj: Path) -> None:
     use(SandboxSettings(), proj)  # background tasks outlive the call: they run outside the sandbox
     assert verdict(proj, "rm -rf build && make", run_in_background=True)[0] == "ask"
     assert verdict(proj, "rm -rf build && make", run_in_background=False)[0] == "allow"
+
+
+@needs_sandbox
+def test_nothing_is_auto_allowed_in_a_folder_not_trusted(proj: Path) -> None:
+    use(SandboxSettings(), proj)  # a contained `git status` would still run the repository's fsmonitor
+    policy = PermissionPolicy(mode="default", project_dir=proj, trusted=False)
+    tool_input = {"command": "make"}
+    ctx = ToolContext(project_dir=proj, state=SessionState(project_dir=proj))
+    v = gate.adjust(policy.check(BASH, tool_input, ctx), BASH, tool_input, "default", proj, trusted=False)
+    assert v.decision == "ask"
+    assert gate.adjust(policy.check(BASH, tool_input, ctx), BASH, tool_input, "default", proj).decision == "allow"

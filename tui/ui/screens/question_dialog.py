@@ -53,8 +53,7 @@ class AskDialog(VettedScreen):
         self.start_vetting(grace_s)
         self._answered = False
 
-    def on_mount(self) -> None:
-        super().on_mount()
+    def on_mount(self) -> None:  # VettedScreen.on_mount runs too (Textual calls handlers along the MRO)
         self.set_interval(0.2, self._withdrawn_check)
 
     def _withdrawn_check(self) -> None:
@@ -108,8 +107,7 @@ class QuestionDialog(AskDialog):
             yield Input("", id="question-other", placeholder="your answer, Enter to send")
             yield Static("", classes="ask-help")
 
-    def on_mount(self) -> None:
-        super().on_mount()
+    def on_mount(self) -> None:  # VettedScreen.on_mount runs too (Textual calls handlers along the MRO)
         self._show()
 
     def _show(self) -> None:
@@ -217,8 +215,7 @@ class PlanDialog(AskDialog):
             yield Input("", id="plan-feedback", placeholder="what to change (optional), Enter to send")
             yield Static(Text("Enter or 1-3 choose · Esc keeps planning", style="dim"), classes="ask-help")
 
-    def on_mount(self) -> None:
-        super().on_mount()
+    def on_mount(self) -> None:  # VettedScreen.on_mount runs too (Textual calls handlers along the MRO)
         self.query_one("#plan-feedback").display = False
         self.query_one("#plan-choices", OptionList).highlighted = 0
 

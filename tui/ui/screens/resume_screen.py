@@ -308,8 +308,7 @@ def resumed_app(options: AgentOptions, prompt: str | None, session: Any, *, pick
     options.interactive = True
 
     class ResumedApp(AgentApp):
-        def on_ready(self) -> None:
-            super().on_ready()
+        def on_ready(self) -> None:  # Textual calls AgentApp.on_ready too (handlers run along the MRO)
             for notice in getattr(session, "resume_notices", ()):  # said while resuming, before the app ran
                 self.notify(notice.text, severity=notice.level, timeout=12)
             if session is not None and self.session.messages:

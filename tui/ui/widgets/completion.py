@@ -146,8 +146,13 @@ class PromptCompleter:
             self.dismiss(self.prompt.text)
             return True
         if key in ("tab", "enter"):
+            # keys typed fast (or sent together) can reach Enter before the menu saw the last letters: match
+            # against the text as it is now, never against a stale highlight
+            self.update()
+            if not self.is_open:
+                return False
             chosen = self.values[self.menu.highlighted or 0]
-            if key == "enter" and self.kind == "slash" and self.prompt.text == chosen:
+            if key == "enter" and self.kind == "slash" and self.prompt.text in self.values:
                 self.close()
                 return False  # the full name is typed: Enter sends it
             self.accept(chosen)
@@ -173,6 +178,8 @@ def install(app: AgentApp) -> Any:
     from .prompt import PromptArea
 
     prompt = app.query_one("#prompt", PromptArea)
+    if prompt.completer is not None:  # already installed
+        return prompt.completer
     menu = CompletionMenu(id="completion-menu")
     app.query_one("#main").mount(menu, before="#prompt-row")
     completer = PromptCompleter(app, prompt, menu)
