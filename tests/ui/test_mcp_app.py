@@ -68,7 +68,13 @@ async def test_mcp_in_the_app(mcp_app) -> None:
         await wait_until(pilot, lambda: getattr(app.screen, "_ready", False))
         table = app.screen.query_one("#mcp-servers")
         assert table.row_count == 1 and "connected" in str(table.get_row_at(0)[3])
-        await pilot.press("m")
+        await pilot.press("escape")
+
+        await pilot.press("f2")  # the inspector's MCP view: `m` opens every JSON-RPC message, by server
         await pilot.pause()
+        app.query_one("#inspector-calls").focus()
+        await pilot.press("m")
+        await wait_until(pilot, lambda: getattr(app.screen, "_ready", False))
+        assert app.screen.query_one("#mcp-tabs").active == "mcp-messages-tab"
         assert app.screen.query_one("#mcp-messages").row_count > 8
         await pilot.press("escape")
