@@ -7,7 +7,8 @@ from pathlib import Path
 import pytest
 
 from tests.fakeapi import FakeAPI, reply, text, tool_use
-from tests.integration.mcp_helpers import kitchen
+from tests.attacks import stray_controls
+from tests.integration.mcp_helpers import kitchen, raw
 from tui.agent.options import AgentOptions
 from tui.agent.session import AgentSession
 from tui.config.paths import local_settings_file
@@ -15,6 +16,7 @@ from tui.ui.app import AgentApp
 from tui.ui.screens.permission_dialog import PermissionDialog
 
 from .conftest import SIZE, wait_until
+from .test_terminal_attacks_screen import screen_output
 
 
 @pytest.fixture
@@ -31,7 +33,7 @@ def mcp_app(tmp_path: Path, monkeypatch: pytest.MonkeyPatch):
         monkeypatch.setenv("ANTHROPIC_BASE_URL", api.base_url)
         monkeypatch.setenv("ANTHROPIC_API_KEY", "sk-test")
         options = AgentOptions(project_dir=project, interactive=True, transcript=False,
-                               sessions_dir=tmp_path / "sessions", mcp_servers=[kitchen()])
+                               sessions_dir=tmp_path / "sessions", mcp_servers=[kitchen(), raw()])
         yield AgentApp(options, session=AgentSession(options), permission_grace_s=0), api, project
 
 
@@ -67,7 +69,10 @@ async def test_mcp_in_the_app(mcp_app) -> None:
         await app.submit_prompt("/mcp")
         await wait_until(pilot, lambda: getattr(app.screen, "_ready", False))
         table = app.screen.query_one("#mcp-servers")
-        assert table.row_count == 1 and "connected" in str(table.get_row_at(0)[3])
+        assert table.row_count == 2 and "connected" in str(table.get_row_at(0)[3])
+        await pilot.press("down")  # raw: its tool's description is a terminal attack, drawn visibly
+        await wait_until(pilot, lambda: "PWNED-TITLE" in screen_output(app))
+        assert stray_controls(screen_output(app)) == [] and "␛]0;PWNED-TITLE␇" in screen_output(app)
         await pilot.press("escape")
 
         await pilot.press("f2")  # the inspector's MCP view: `m` opens every JSON-RPC message, by server
