@@ -88,7 +88,7 @@ def test_progress_and_cancel_reach_the_server(servers: Any, tmp_path: Path) -> N
     ctx, out = _ctx(tmp_path)
     slow = _tool(manager, "mcp__kitchen__slow")
     assert slow.run({"seconds": 0.3}, ctx).text() == "slow done"
-    assert ("progress 3/3 step 3\n", "progress") in out
+    assert ("3/3 · step 3\n", "progress") in out
     timer = threading.Timer(0.4, ctx.cancel.set)
     timer.start()
     with pytest.raises(ToolInterrupted):

@@ -49,7 +49,7 @@ async def test_mcp_in_the_app(mcp_app) -> None:
         await pilot.pause()  # a key counts only once the dialog is drawn
         await pilot.press("5")
         records = lambda: [t for b in app.tool_panel.batches for t in b.tools]  # noqa: E731
-        await wait_until(pilot, lambda: any("progress 6/6 step 6" in t.tail_lines() for t in records()), timeout=30)
+        await wait_until(pilot, lambda: any("6/6 · step 6" in t.tail_lines() for t in records()), timeout=30)
         await wait_until(pilot, lambda: not app.controller.busy, timeout=60)
         assert "mcp__kitchen" in local_settings_file(project).read_text()  # "every tool of this server" saved
         labels = [t.display_label for t in records()]

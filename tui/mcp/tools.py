@@ -63,7 +63,7 @@ class McpTool(Tool):
     def run(self, tool_input: dict[str, Any], ctx: ToolContext) -> ToolResult:
         def progress(done: float, total: float | None, message: str | None) -> None:
             shown = f"{done:g}/{total:g}" if total else f"{done:g}"
-            ctx.emit_output(f"progress {shown}" + (f" {message}" if message else "") + "\n", "progress")
+            ctx.emit_output(shown + (f" · {message}" if message else "") + "\n", "progress")
 
         try:
             connection = self.manager.connection(self.server)
