@@ -129,6 +129,7 @@ def test_slow_start_times_out_and_close_ends_the_process_group(tmp_path: Path, m
     monkeypatch.setenv("MCP_TIMEOUT", "1500")
     assert McpManager([], project_dir=tmp_path).start_timeout == 1.5
     monkeypatch.delenv("MCP_TIMEOUT")
+    monkeypatch.setenv("MCP_TOOL_TIMEOUT", "500")
     sleepy = replace(kitchen("sleepy", "--slow-start", "30"), timeout=1.5)  # "timeout": 1500 in .mcp.json
     manager = McpManager([sleepy, kitchen("quick")], project_dir=tmp_path, log_dir=tmp_path / "logs")
     manager.start()
@@ -136,6 +137,9 @@ def test_slow_start_times_out_and_close_ends_the_process_group(tmp_path: Path, m
     assert manager.states["sleepy"].status == "failed"
     assert manager.states["sleepy"].error == "it did not finish starting within 1.5 s (its timeout setting)"
     _poll(lambda: "kitchen: starting" in manager.states["sleepy"].stderr_tail)
+    ctx, _ = _ctx(tmp_path)
+    with pytest.raises(ToolError, match=r"did not answer within 0.5 s \(MCP_TOOL_TIMEOUT\)"):
+        _tool(manager, "mcp__quick__slow").run({"seconds": 5}, ctx)
     pid = manager.connection("quick").pid
     assert pid is not None and read_stat(pid) is not None
     manager.close()
