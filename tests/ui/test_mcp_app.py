@@ -83,3 +83,18 @@ async def test_mcp_in_the_app(mcp_app) -> None:
         assert app.screen.query_one("#mcp-tabs").active == "mcp-messages-tab"
         assert app.screen.query_one("#mcp-messages").row_count > 8
         await pilot.press("escape")
+
+
+async def test_a_bad_mcp_entry_is_one_toast_and_the_app_starts(demo_project: Path) -> None:
+    from tui.cli import build_parser, options_from_args
+
+    config = '{"mcpServers": {"my server": {"command": "x"}, "ok": {"type": "ws", "url": "wss://x"}}}'
+    args = build_parser().parse_args(["--offline", "--cwd", str(demo_project), "--mcp-config", config])
+    options = options_from_args(args)[0]
+    app = AgentApp(options, permission_grace_s=0)
+    async with app.run_test(size=SIZE, notifications=True) as pilot:
+        await wait_until(pilot, lambda: len(app._notifications) >= 2)
+        texts = [n.message for n in app._notifications]
+        assert any("'my server'" in t and "no spaces" in t for t in texts), texts
+        assert any("mcpServers.ok.type" in t and "unknown transport 'ws'" in t for t in texts), texts
+        assert app.session.mcp is None  # nothing usable was configured
