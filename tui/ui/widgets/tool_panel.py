@@ -100,10 +100,8 @@ def render_batch(batch: Batch, now: float, timeline_width: int = TIMELINE_WIDTH)
             Text(timing, style=colour if not tool.is_final else "#9e9e9e"),
             timeline_bar(tool, t0, t1, timeline_width),
         )
-        mcp = tool.name.startswith("mcp__")
-        if tool.state == "running" and (tool.name == "Bash" or mcp):
-            lines = tool.tail_lines()
-            for line in lines[-1:] if mcp else lines:  # an MCP call's output is progress: the latest only
+        if tool.state == "running" and (tool.name == "Bash" or tool.name.startswith("mcp__")):  # MCP: progress
+            for line in tool.tail_lines():
                 table.add_row("", Text("  " + one_line(line), style="#808080"), "", "")
     return Group(head, table)
 
