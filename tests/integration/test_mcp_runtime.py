@@ -149,10 +149,8 @@ def test_slow_start_times_out_and_close_ends_the_process_group(tmp_path: Path, m
 @pytest.mark.parametrize("transport", ["http", "sse"])
 def test_http_and_sse_transports(tmp_path: Path, transport: str) -> None:
     port = free_port()
-    server = subprocess.Popen([sys.executable, "-m", "tests.mcp_servers.kitchen", f"--{transport}", str(port)],
-                              cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True)
+    server = _serve(transport, port)
     try:
-        wait_for_port(port)
         path = "/mcp" if transport == "http" else "/sse"
         config = McpServerConfig("web", transport, url=f"http://127.0.0.1:{port}{path}",  # type: ignore[arg-type]
                                  headers={"X-Test": "1"})
@@ -161,10 +159,26 @@ def test_http_and_sse_transports(tmp_path: Path, transport: str) -> None:
         assert manager.wait(timeout=30) and manager.states["web"].status == "connected", manager.states["web"].error
         ctx, _ = _ctx(tmp_path)
         assert _tool(manager, "mcp__web__echo").run({"text": "over http"}, ctx).text() == "echo: over http"
+        if transport == "http":  # the server goes away and comes back: reconnected with backoff, as Claude Code
+            os.killpg(server.pid, 9)
+            server.wait()
+            with pytest.raises(ToolError, match="web could not complete the call"):
+                _tool(manager, "mcp__web__echo").run({"text": "gone"}, ctx)
+            _poll(lambda: "reconnecting in 1 s (attempt 1 of 5)" in manager.states["web"].error)
+            server = _serve(transport, port)
+            _poll(lambda: manager.states["web"].status == "connected", timeout=40)
+            assert _tool(manager, "mcp__web__echo").run({"text": "back"}, ctx).text() == "echo: back"
         manager.close()
     finally:
         os.killpg(server.pid, 9)
         server.wait()
+
+
+def _serve(transport: str, port: int) -> subprocess.Popen[bytes]:
+    server = subprocess.Popen([sys.executable, "-m", "tests.mcp_servers.kitchen", f"--{transport}", str(port)],
+                              cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True)
+    wait_for_port(port)
+    return server
 
 
 def _poll(test: Any, timeout: float = 20.0) -> None:
