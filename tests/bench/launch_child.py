@@ -57,10 +57,13 @@ def agent_app() -> object:
             _ready(self)
 
     options = AgentOptions(offline=True, interactive=True)
-    if os.environ.get("BENCH_MCP_CONFIG"):  # the MCP benchmark: servers configured as --mcp-config does
-        from tui.mcp.options import fill_mcp_options
+    if os.environ.get("BENCH_CLI_ARGS"):  # the MCP benchmark: options exactly as the CLI builds them from flags
+        import json
 
-        fill_mcp_options(options, [os.environ["BENCH_MCP_CONFIG"]], strict=True, trusted=False)
+        from tui.cli import build_parser, options_from_args
+
+        options = options_from_args(build_parser().parse_args(json.loads(os.environ["BENCH_CLI_ARGS"])))[0]
+        options.interactive = True
     return BenchAgentApp(options)
 
 

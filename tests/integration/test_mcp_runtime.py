@@ -88,7 +88,7 @@ def test_progress_and_cancel_reach_the_server(servers: Any, tmp_path: Path) -> N
     ctx, out = _ctx(tmp_path)
     slow = _tool(manager, "mcp__kitchen__slow")
     assert slow.run({"seconds": 0.3}, ctx).text() == "slow done"
-    assert ("progress 3/3 step 3\n", "progress") in out
+    assert ("3/3 · step 3\n", "progress") in out
     timer = threading.Timer(0.4, ctx.cancel.set)
     timer.start()
     with pytest.raises(ToolInterrupted):
@@ -129,6 +129,7 @@ def test_slow_start_times_out_and_close_ends_the_process_group(tmp_path: Path, m
     monkeypatch.setenv("MCP_TIMEOUT", "1500")
     assert McpManager([], project_dir=tmp_path).start_timeout == 1.5
     monkeypatch.delenv("MCP_TIMEOUT")
+    monkeypatch.setenv("MCP_TOOL_TIMEOUT", "500")
     sleepy = replace(kitchen("sleepy", "--slow-start", "30"), timeout=1.5)  # "timeout": 1500 in .mcp.json
     manager = McpManager([sleepy, kitchen("quick")], project_dir=tmp_path, log_dir=tmp_path / "logs")
     manager.start()
@@ -136,6 +137,9 @@ def test_slow_start_times_out_and_close_ends_the_process_group(tmp_path: Path, m
     assert manager.states["sleepy"].status == "failed"
     assert manager.states["sleepy"].error == "it did not finish starting within 1.5 s (its timeout setting)"
     _poll(lambda: "kitchen: starting" in manager.states["sleepy"].stderr_tail)
+    ctx, _ = _ctx(tmp_path)
+    with pytest.raises(ToolError, match=r"did not answer within 0.5 s \(MCP_TOOL_TIMEOUT\)"):
+        _tool(manager, "mcp__quick__slow").run({"seconds": 5}, ctx)
     pid = manager.connection("quick").pid
     assert pid is not None and read_stat(pid) is not None
     manager.close()
@@ -145,10 +149,8 @@ def test_slow_start_times_out_and_close_ends_the_process_group(tmp_path: Path, m
 @pytest.mark.parametrize("transport", ["http", "sse"])
 def test_http_and_sse_transports(tmp_path: Path, transport: str) -> None:
     port = free_port()
-    server = subprocess.Popen([sys.executable, "-m", "tests.mcp_servers.kitchen", f"--{transport}", str(port)],
-                              cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True)
+    server = _serve(transport, port)
     try:
-        wait_for_port(port)
         path = "/mcp" if transport == "http" else "/sse"
         config = McpServerConfig("web", transport, url=f"http://127.0.0.1:{port}{path}",  # type: ignore[arg-type]
                                  headers={"X-Test": "1"})
@@ -157,10 +159,26 @@ def test_http_and_sse_transports(tmp_path: Path, transport: str) -> None:
         assert manager.wait(timeout=30) and manager.states["web"].status == "connected", manager.states["web"].error
         ctx, _ = _ctx(tmp_path)
         assert _tool(manager, "mcp__web__echo").run({"text": "over http"}, ctx).text() == "echo: over http"
+        if transport == "http":  # the server goes away and comes back: reconnected with backoff, as Claude Code
+            os.killpg(server.pid, 9)
+            server.wait()
+            with pytest.raises(ToolError, match="web could not complete the call"):
+                _tool(manager, "mcp__web__echo").run({"text": "gone"}, ctx)
+            _poll(lambda: "reconnecting in 1 s (attempt 1 of 5)" in manager.states["web"].error)
+            server = _serve(transport, port)
+            _poll(lambda: manager.states["web"].status == "connected", timeout=40)
+            assert _tool(manager, "mcp__web__echo").run({"text": "back"}, ctx).text() == "echo: back"
         manager.close()
     finally:
         os.killpg(server.pid, 9)
         server.wait()
+
+
+def _serve(transport: str, port: int) -> subprocess.Popen[bytes]:
+    server = subprocess.Popen([sys.executable, "-m", "tests.mcp_servers.kitchen", f"--{transport}", str(port)],
+                              cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True)
+    wait_for_port(port)
+    return server
 
 
 def _poll(test: Any, timeout: float = 20.0) -> None:

@@ -9,7 +9,7 @@ import pytest
 from tests.fakeapi import FakeAPI, reply, text, tool_use
 from tests.integration.helpers import make_session
 from tests.integration.mcp_helpers import kitchen
-from tui.agent.events import McpServerChanged
+from tui.agent.events import McpServerChanged, ToolQueued
 
 
 def test_turns_wait_only_for_named_servers_and_tools_change_between_turns(
@@ -19,6 +19,9 @@ def test_turns_wait_only_for_named_servers_and_tools_change_between_turns(
         reply(tool_use("mcp__kitchen__grow", {}), stop_reason="tool_use"),
         reply(text("Grown."), stop_reason="end_turn"),
         reply(text("Read it."), stop_reason="end_turn"),
+        reply(tool_use("mcp__kitchen__add", {"a": 1, "b": 2}), tool_use("mcp__kitchen__add", {"a": 3, "b": 4}),
+              tool_use("mcp__kitchen__echo", {"text": "x"}), stop_reason="tool_use"),
+        reply(text("Added."), stop_reason="end_turn"),
     ]
     with FakeAPI(script) as api:
         session, rec = make_session(monkeypatch, api.base_url, tmp_path, interactive=True, transcript=False,
@@ -38,6 +41,12 @@ def test_turns_wait_only_for_named_servers_and_tools_change_between_turns(
         prompt = body["messages"][-1]["content"]
         assert prompt[0]["text"] == "what do @kitchen:notes://today say?"
         assert prompt[1]["text"] == "[Resource notes://today]\nbuy milk"
+        session.run_turn("add with kitchen")  # readOnlyHint calls run together; echo (no hint) runs alone
+        queued = [e for e in rec.of(ToolQueued) if e.name != "mcp__kitchen__grow"]
+        assert [(e.name, e.parallel) for e in queued] == [
+            ("mcp__kitchen__add", True), ("mcp__kitchen__add", True), ("mcp__kitchen__echo", False)]
+        results = api.message_requests[5].body["messages"][-1]["content"]
+        assert [r["content"] for r in results] == ["3", "7", "echo: x"]
         session.close()
     statuses = [e.status for e in rec.of(McpServerChanged) if e.server == "kitchen"]
     assert statuses[0] == "pending" and "connected" in statuses

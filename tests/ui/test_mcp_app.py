@@ -7,7 +7,8 @@ from pathlib import Path
 import pytest
 
 from tests.fakeapi import FakeAPI, reply, text, tool_use
-from tests.integration.mcp_helpers import kitchen
+from tests.attacks import stray_controls
+from tests.integration.mcp_helpers import kitchen, raw
 from tui.agent.options import AgentOptions
 from tui.agent.session import AgentSession
 from tui.config.paths import local_settings_file
@@ -15,6 +16,7 @@ from tui.ui.app import AgentApp
 from tui.ui.screens.permission_dialog import PermissionDialog
 
 from .conftest import SIZE, wait_until
+from .test_terminal_attacks_screen import screen_output
 
 
 @pytest.fixture
@@ -31,7 +33,7 @@ def mcp_app(tmp_path: Path, monkeypatch: pytest.MonkeyPatch):
         monkeypatch.setenv("ANTHROPIC_BASE_URL", api.base_url)
         monkeypatch.setenv("ANTHROPIC_API_KEY", "sk-test")
         options = AgentOptions(project_dir=project, interactive=True, transcript=False,
-                               sessions_dir=tmp_path / "sessions", mcp_servers=[kitchen()])
+                               sessions_dir=tmp_path / "sessions", mcp_servers=[kitchen(), raw()])
         yield AgentApp(options, session=AgentSession(options), permission_grace_s=0), api, project
 
 
@@ -47,7 +49,7 @@ async def test_mcp_in_the_app(mcp_app) -> None:
         await pilot.pause()  # a key counts only once the dialog is drawn
         await pilot.press("5")
         records = lambda: [t for b in app.tool_panel.batches for t in b.tools]  # noqa: E731
-        await wait_until(pilot, lambda: any("progress 6/6 step 6" in t.tail_lines() for t in records()), timeout=30)
+        await wait_until(pilot, lambda: any("6/6 · step 6" in t.tail_lines() for t in records()), timeout=30)
         await wait_until(pilot, lambda: not app.controller.busy, timeout=60)
         assert "mcp__kitchen" in local_settings_file(project).read_text()  # "every tool of this server" saved
         labels = [t.display_label for t in records()]
@@ -67,8 +69,32 @@ async def test_mcp_in_the_app(mcp_app) -> None:
         await app.submit_prompt("/mcp")
         await wait_until(pilot, lambda: getattr(app.screen, "_ready", False))
         table = app.screen.query_one("#mcp-servers")
-        assert table.row_count == 1 and "connected" in str(table.get_row_at(0)[3])
-        await pilot.press("m")
+        assert table.row_count == 2 and "connected" in str(table.get_row_at(0)[3])
+        await pilot.press("down")  # raw: its tool's description is a terminal attack, drawn visibly
+        await wait_until(pilot, lambda: "PWNED-TITLE" in screen_output(app))
+        assert stray_controls(screen_output(app)) == [] and "␛]0;PWNED-TITLE␇" in screen_output(app)
+        await pilot.press("escape")
+
+        await pilot.press("f2")  # the inspector's MCP view: `m` opens every JSON-RPC message, by server
         await pilot.pause()
+        app.query_one("#inspector-calls").focus()
+        await pilot.press("m")
+        await wait_until(pilot, lambda: getattr(app.screen, "_ready", False))
+        assert app.screen.query_one("#mcp-tabs").active == "mcp-messages-tab"
         assert app.screen.query_one("#mcp-messages").row_count > 8
         await pilot.press("escape")
+
+
+async def test_a_bad_mcp_entry_is_one_toast_and_the_app_starts(demo_project: Path) -> None:
+    from tui.cli import build_parser, options_from_args
+
+    config = '{"mcpServers": {"my server": {"command": "x"}, "ok": {"type": "ws", "url": "wss://x"}}}'
+    args = build_parser().parse_args(["--offline", "--cwd", str(demo_project), "--mcp-config", config])
+    options = options_from_args(args)[0]
+    app = AgentApp(options, permission_grace_s=0)
+    async with app.run_test(size=SIZE, notifications=True) as pilot:
+        await wait_until(pilot, lambda: len(app._notifications) >= 2)
+        texts = [n.message for n in app._notifications]
+        assert any("'my server'" in t and "no spaces" in t for t in texts), texts
+        assert any("mcpServers.ok.type" in t and "unknown transport 'ws'" in t for t in texts), texts
+        assert app.session.mcp is None  # nothing usable was configured

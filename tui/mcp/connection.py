@@ -23,6 +23,9 @@ LIST_CHANGED = {
     "notifications/prompts/list_changed": "prompts",
 }
 STDERR_TAIL_LINES = 12
+#: an HTTP or SSE server that drops is connected again this many times, after 1 s, 2 s, 4 s… (Claude Code's policy)
+RECONNECT_ATTEMPTS = 5
+RECONNECT_DELAY = 1.0
 
 
 @dataclass
@@ -137,11 +140,33 @@ class Connection:
         result["tools"] = kept
 
     def _warn(self, sentence: str) -> None:
-        self.state.warnings.append(f"{self.state.name} {sentence}.")
-        self.on_changed()
+        warning = f"{self.state.name} {sentence}."
+        if warning not in self.state.warnings:  # a re-list must not repeat it
+            self.state.warnings.append(warning)
+            self.on_changed()
 
     async def run(self) -> None:
-        """Connect, list, then hold the session until `stop` or the server's side ends."""
+        """Hold a session until `stop`; an HTTP/SSE server that dropped is reconnected with backoff (stdio is not)."""
+        attempt = 0
+        while True:
+            if await self._run_once():
+                attempt = 0
+            if (self.stop.is_set() or self.state.config.transport == "stdio" or self.state.status != "failed"
+                    or not self.state.generation or attempt >= RECONNECT_ATTEMPTS):
+                return
+            delay = RECONNECT_DELAY * 2 ** attempt
+            attempt += 1
+            self.state.error += f"; reconnecting in {delay:g} s (attempt {attempt} of {RECONNECT_ATTEMPTS})"
+            self.on_changed()
+            try:
+                await asyncio.wait_for(self.stop.wait(), delay)
+                return
+            except TimeoutError:
+                self.state.status = "pending"
+                self.on_changed()
+
+    async def _run_once(self) -> bool:
+        """Connect, list, then hold the session until `stop` or the server's side ends; True if it connected."""
         import anyio
         from mcp import ClientSession
 
@@ -150,9 +175,11 @@ class Connection:
         state = self.state
         state.started_at = time.monotonic()
         closed = anyio.Event()
+        connected = False
         try:
-            async with open_transport(state.config, self.project_dir, state.log_path, self._tap, self._warn, closed, self._screen,
-                                      on_spawn=lambda proc: setattr(self, "pid", proc.pid)) as (read, write):
+            transport = open_transport(state.config, self.project_dir, state.log_path, self._tap, self._warn, closed,
+                                       self._screen, on_spawn=lambda proc: setattr(self, "pid", proc.pid))
+            async with transport as (read, write):
                 async with ClientSession(read, write) as session:
                     with anyio.fail_after(self.timeout):
                         result = await session.initialize()
@@ -161,6 +188,7 @@ class Connection:
                         await self.list_all(session, {"tools", "resources", "prompts"})
                     self.session = session
                     state.generation += 1
+                    connected = True
                     state.status, state.error = "connected", ""
                     self.on_changed()
                     await _first_of(self.stop.wait(), closed.wait())
@@ -182,6 +210,7 @@ class Connection:
                 state.status = "pending" if state.status == "connected" else state.status
             state.stderr_tail = stderr_tail(state.log_path) if state.config.transport == "stdio" else ""
             self.on_changed()
+        return connected
 
     def _fail(self, reason: str) -> None:
         self.session = None

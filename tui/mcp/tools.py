@@ -24,10 +24,13 @@ def _short(value: Any, limit: int = 60) -> str:
     return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
-def _call_failed(server: str, exc: Exception) -> ToolError:
+def _call_failed(manager: McpManager, server: str, exc: Exception) -> ToolError:
     from tui.mcp.connection import describe_failure
 
-    return ToolError(f"The MCP server {server} could not complete the call: {describe_failure(exc)}.")
+    why = describe_failure(exc)
+    if "timed out" in why and manager.tool_timeout:
+        why = f"it did not answer within {manager.tool_timeout:g} s (MCP_TOOL_TIMEOUT)"
+    return ToolError(f"The MCP server {server} could not complete the call: {why}.")
 
 
 class McpTool(Tool):
@@ -63,7 +66,7 @@ class McpTool(Tool):
     def run(self, tool_input: dict[str, Any], ctx: ToolContext) -> ToolResult:
         def progress(done: float, total: float | None, message: str | None) -> None:
             shown = f"{done:g}/{total:g}" if total else f"{done:g}"
-            ctx.emit_output(f"progress {shown}" + (f" {message}" if message else "") + "\n", "progress")
+            ctx.emit_output(shown + (f" · {message}" if message else "") + "\n", "progress")
 
         try:
             connection = self.manager.connection(self.server)
@@ -73,7 +76,7 @@ class McpTool(Tool):
         except ConnectionError as exc:
             raise ToolError(str(exc)) from None
         except Exception as exc:  # noqa: BLE001 - a protocol error, a timeout, a crash: the model hears why
-            raise _call_failed(self.server, exc) from None
+            raise _call_failed(self.manager, self.server, exc) from None
         content, is_error = tool_result(result, self.max_tokens, self.name)
         return ToolResult(content, is_error=is_error, meta={"mcp_server": self.server, "mcp_tool": self.tool})
 
@@ -128,7 +131,7 @@ class ReadMcpResourceTool(Tool):
         except ConnectionError as exc:
             raise ToolError(str(exc)) from None
         except Exception as exc:  # noqa: BLE001
-            raise _call_failed(server, exc) from None
+            raise _call_failed(self.manager, server, exc) from None
         return ToolResult(resource_text(uri, result, self.max_tokens), meta={"mcp_server": server})
 
 

@@ -18,6 +18,9 @@ def check_trust(app: AgentApp) -> None:
 
     project_dir = app.options.project_dir
     loaded = load_settings(project_dir)
+    for problem in app.options.mcp_problems:  # MCP entries that could not be used (tui/mcp/sources.py)
+        text = problem_for_display(problem, project_dir)
+        call_soon_from_thread(app, app.notify, text, title="MCP", severity="warning", timeout=12, markup=False)
     for problem in loaded.problems:
         text = problem_for_display(problem, project_dir)
         call_soon_from_thread(app, app.notify, text, title="Settings", severity="warning", timeout=12, markup=False)

@@ -59,9 +59,10 @@ class McpScreen(ModalScreen[None]):
         Binding("m", "tab('mcp-messages-tab')", "Messages", id="mcp.messages"),
     ]
 
-    def __init__(self, session: Any) -> None:
+    def __init__(self, session: Any, tab: str = "mcp-servers-tab") -> None:
         super().__init__()
         self.runtime = getattr(session, "mcp", None)
+        self.initial_tab = tab
         self.selected: str | None = None
         self.filter: str | None = None
         self._shown_messages = 0
@@ -106,7 +107,7 @@ class McpScreen(ModalScreen[None]):
         self.query_one("#mcp-messages", DataTable).add_columns("Time", "Server", "", "Message")
         self.query_one("#mcp-filter", Select).set_options([(one_line(name), name) for name in self.states])
         self.refresh_servers()
-        self.query_one("#mcp-servers", DataTable).focus()
+        self.action_tab(self.initial_tab)
 
     # --- servers -------------------------------------------------------------------------
 

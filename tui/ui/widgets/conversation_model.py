@@ -77,7 +77,7 @@ class ToolRecord:
         lines = list(self.output_tail)
         if self._partial_line:
             lines.append(self._partial_line)
-        return lines[-OUTPUT_TAIL_LINES:]
+        return lines[-1 if self.name.startswith("mcp__") else -OUTPUT_TAIL_LINES:]  # MCP: progress, the latest only
 
 
 @dataclass

@@ -81,6 +81,8 @@ class Inspector(Widget):
     """
 
     BINDINGS = [
+        Binding("m", "mcp_messages", "MCP messages", id="inspector.mcp",
+                tooltip="Every JSON-RPC message to and from the MCP servers, filterable by server"),
         Binding("c", "copy_view", "Copy JSON", id="inspector.copy", tooltip="Copy the current view as JSON"),
         Binding("s", "save_view", "Save JSON", id="inspector.save", tooltip="Save the current view to a JSON file"),
         Binding("left_square_bracket", "step_call(-1)", "Prev call", id="inspector.previous_call", key_display="["),
@@ -202,6 +204,12 @@ class Inspector(Widget):
     def show_view(self, view: str) -> None:
         """Switch to tab `view` (one of VIEWS)."""
         self.query_one(TabbedContent).active = view
+
+    def action_mcp_messages(self) -> None:
+        """The MCP view: every JSON-RPC message in order (the /mcp screen's Messages tab)."""
+        from tui.ui.screens.mcp_screen import McpScreen
+
+        self.app.push_screen(McpScreen(getattr(self.app, "session", None), tab="mcp-messages-tab"))
 
     # --- rendering ----------------------------------------------------------------
 
