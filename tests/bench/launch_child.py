@@ -57,7 +57,12 @@ def agent_app() -> object:
             super().on_ready()
             _ready(self)
 
-    return BenchAgentApp(AgentOptions(offline=True, interactive=True))
+    options = AgentOptions(offline=True, interactive=True)
+    if os.environ.get("BENCH_MCP_CONFIG"):  # the MCP benchmark: servers configured as --mcp-config does
+        from tui.mcp.options import fill_mcp_options
+
+        fill_mcp_options(options, [os.environ["BENCH_MCP_CONFIG"]], strict=True, trusted=False)
+    return BenchAgentApp(options)
 
 
 def main() -> None:

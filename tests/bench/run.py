@@ -34,6 +34,7 @@ SUITES = [
     ("app", "tests.bench.bench_app", "streaming, keystroke echo, long sessions"),
     ("tools", "tests.bench.bench_tools", "Grep and Glob vs raw rg"),
     ("providers", "tests.bench.bench_providers", "-p per provider (Bedrock, Vertex) vs the plain API"),
+    ("mcp", "tests.bench.bench_mcp", "MCP call overhead, first frame with MCP servers"),
     ("mcp-search", "tests.bench.bench_mcp_tool_search", "first request with 60 MCP tools, tool search on vs off"),
 ]
 

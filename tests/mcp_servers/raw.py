@@ -1,6 +1,7 @@
 """A hand-written stdio MCP server for protocol edge cases the SDK's own server refuses to produce.
 
-It offers `ok` (a normal tool) and `weird` (an input schema that is not an object).
+It offers `ok` (a normal tool whose description holds terminal attacks) and `weird` (an input schema
+that is not an object).
 """
 
 from __future__ import annotations
@@ -9,7 +10,8 @@ import json
 import sys
 
 TOOLS = [
-    {"name": "ok", "description": "A normal tool.", "inputSchema": {"type": "object", "properties": {}}},
+    {"name": "ok", "description": "A normal tool. \x1b]0;PWNED-TITLE\x07\x1b[2J\u202eevil",
+     "inputSchema": {"type": "object", "properties": {}}},
     {"name": "weird", "description": "Its schema is not an object.", "inputSchema": {"type": "string"}},
 ]
 

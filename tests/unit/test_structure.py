@@ -39,7 +39,7 @@ def test_tools_and_config_never_import_the_engine_or_the_ui() -> None:
 
 
 def test_engine_never_imports_the_ui() -> None:
-    assert _violations(["agent"], ("tui.ui", "tui.headless", "tui.cli", "textual")) == []
+    assert _violations(["agent", "mcp"], ("tui.ui", "tui.headless", "tui.cli", "textual")) == []
 
 
 def test_the_check_resolves_relative_imports() -> None:

@@ -48,10 +48,6 @@ class McpServerConfig:
     #: start-up timeout of this server in seconds (the entry's `timeout`, in ms); None = MCP_TIMEOUT
     timeout: float | None = None
 
-    def where(self) -> str:
-        """`file: key` for messages about this entry."""
-        return f"{self.source_path}: {_table(self.source_path)}.{self.name}"
-
     def to_json(self) -> dict[str, Any]:
         """The entry in `.mcp.json` form (what `mcp get` and `add-json` speak)."""
         data: dict[str, Any] = {"type": self.transport}

@@ -137,8 +137,10 @@ class Connection:
         result["tools"] = kept
 
     def _warn(self, sentence: str) -> None:
-        self.state.warnings.append(f"{self.state.name} {sentence}.")
-        self.on_changed()
+        warning = f"{self.state.name} {sentence}."
+        if warning not in self.state.warnings:  # a re-list must not repeat it
+            self.state.warnings.append(warning)
+            self.on_changed()
 
     async def run(self) -> None:
         """Connect, list, then hold the session until `stop` or the server's side ends."""
@@ -151,8 +153,9 @@ class Connection:
         state.started_at = time.monotonic()
         closed = anyio.Event()
         try:
-            async with open_transport(state.config, self.project_dir, state.log_path, self._tap, self._warn, closed, self._screen,
-                                      on_spawn=lambda proc: setattr(self, "pid", proc.pid)) as (read, write):
+            transport = open_transport(state.config, self.project_dir, state.log_path, self._tap, self._warn, closed,
+                                       self._screen, on_spawn=lambda proc: setattr(self, "pid", proc.pid))
+            async with transport as (read, write):
                 async with ClientSession(read, write) as session:
                     with anyio.fail_after(self.timeout):
                         result = await session.initialize()

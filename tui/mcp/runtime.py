@@ -11,6 +11,8 @@ from __future__ import annotations
 
 import re
 import threading
+import time
+from collections import deque
 from typing import TYPE_CHECKING, Any, TextIO
 
 from tui.agent.events import McpMessage, McpServerChanged
@@ -23,6 +25,8 @@ from tui.tools.base import Tool
 if TYPE_CHECKING:
     from tui.agent.session import AgentSession
 
+#: JSON-RPC messages kept for the /mcp screen's message view
+KEPT_MESSAGES = 5000
 #: `@server:uri` in a prompt (Claude Code's resource mention)
 MENTION = re.compile(r"(?<![\w@])@([A-Za-z0-9_-]+):(\S+)")
 
@@ -37,6 +41,8 @@ class McpRuntime:
         self.manager = McpManager(options.mcp_servers, project_dir=options.project_dir,
                                   on_change=self._changed, on_message=self._message)
         self.tools: list[Tool] = []
+        #: (time, server, "send" | "recv", message), oldest first
+        self.messages: deque[tuple[float, str, str, dict[str, Any]]] = deque(maxlen=KEPT_MESSAGES)
         self._signature: tuple[Any, ...] = ()
         self.started = False
 
@@ -54,6 +60,7 @@ class McpRuntime:
             warnings=tuple(state.warnings)))
 
     def _message(self, server: str, direction: str, message: dict[str, Any]) -> None:
+        self.messages.append((time.time(), server, direction, message))
         self.session.publish(McpMessage(server=server, direction=direction, message=message))
 
     def named_in(self, prompt: str) -> list[str]:
@@ -114,6 +121,44 @@ class McpRuntime:
             if warn is not None and state.status == "failed":
                 warn.write(visible(f"agent-tui: MCP server {state.name} failed: {state.error}; "
                                    f"its tools are not available (log: {state.log_path}).") + "\n")
+
+    def prompt_commands(self) -> list[tuple[str, str, str, dict[str, Any]]]:
+        """(`mcp__server__prompt`, description, server, prompt) for every prompt of a connected server."""
+        from tui.mcp.names import sanitise
+
+        found = []
+        for state in self.manager.states.values():
+            if state.status == "connected":
+                for prompt in state.prompts:
+                    name = f"mcp__{sanitise(state.name)}__{sanitise(str(prompt.get('name', '')))}"
+                    found.append((name, str(prompt.get("description") or ""), state.name, prompt))
+        return found
+
+    def run_prompt(self, command: str, words: str, cancel: threading.Event | None = None) -> str:
+        """The text of `/mcp__server__prompt words`: `prompts/get` with the words as its arguments, in order.
+
+        Raises LookupError (one sentence) for an unknown prompt or missing arguments.
+        """
+        match = next((p for p in self.prompt_commands() if p[0] == command), None)
+        if match is None:
+            raise LookupError(f"No connected MCP server offers the prompt /{command}.")
+        _, _, server, prompt = match
+        specs = [a for a in prompt.get("arguments") or [] if isinstance(a, dict)]
+        values = words.split(maxsplit=max(len(specs) - 1, 0)) if words else []
+        missing = [a["name"] for a in specs[len(values):] if a.get("required")]
+        if missing:
+            usage = " ".join(f"<{a['name']}>" for a in specs)
+            raise LookupError(f"/{command} needs {', '.join(missing)}: /{command} {usage}")
+        arguments = {a["name"]: v for a, v in zip(specs, values)}
+        result = self.manager.call(self.manager.connection(server).get_prompt(str(prompt["name"]), arguments), cancel)
+        parts = []
+        for message in result.get("messages") or []:
+            content = message.get("content") or {}
+            if content.get("type") == "text":
+                parts.append(str(content.get("text", "")))
+            elif content.get("type") == "resource" and isinstance(content.get("resource"), dict):
+                parts.append(str(content["resource"].get("text", "")))
+        return "\n\n".join(p for p in parts if p)
 
     def statuses(self) -> list[dict[str, str]]:
         """`[{name, status}]` as Claude Code's stream-json `system/init` lists `mcp_servers`."""

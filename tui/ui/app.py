@@ -206,6 +206,8 @@ class AgentApp(App[int]):
     @work(thread=True, group="engine", exit_on_error=False)
     def _prepare_engine(self) -> None:
         """Import the SDK and build the client off the UI thread (≈3 s on a cold start)."""
+        if getattr(self.session, "mcp", None) is not None:
+            self.session.mcp.start()  # MCP servers connect in the background, after the first frame
         self.session.prepare()
         gc_tuning.tune()  # the SDK's thousands of module objects join the frozen generation
 
@@ -278,6 +280,8 @@ class AgentApp(App[int]):
             self._subscription = None
         if self._session is not None:
             self._session.cancel()
+            if getattr(self._session, "mcp", None) is not None:  # servers end off the UI thread
+                threading.Thread(target=self._session.mcp.close, name="mcp-close", daemon=True).start()
 
     def exit(self, *args: Any, **kwargs: Any) -> None:
         self._shut_down()

@@ -68,6 +68,8 @@ KEYS: tuple[KeySpec, ...] = (
     KeySpec("allow_always", "3", "choose('always')", "Always allow (save rule)", "Permission",
             scope="dialog"),
     KeySpec("deny", "4", "choose('deny')", "Deny (with a reason)", "Permission", scope="dialog"),
+    KeySpec("allow_server", "5", "choose('server')", "Always allow every tool of the MCP server", "Permission",
+            scope="dialog"),
     KeySpec("deny_now", "escape", "deny_now", "Deny", "Permission", scope="dialog", key_display="esc"),
 )
 

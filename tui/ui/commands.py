@@ -56,6 +56,11 @@ async def run_slash(app: AgentApp, line: str) -> None:
     load_session_commands()
     name, _, args = line.strip().lstrip("/").partition(" ")
     command = SLASH_COMMANDS.get(name.lower())
+    if command is None and name.startswith("mcp__"):
+        from .mcp_glue import run_prompt_command
+
+        if await run_prompt_command(app, name, args.strip()):
+            return
     if command is None:
         known = ", ".join(f"/{n}" for n in SLASH_COMMANDS)
         app.notify(f"Unknown command /{name}. Known commands: {known}.", severity="warning")
@@ -74,6 +79,9 @@ def system_commands(app: AgentApp) -> Iterable[SystemCommand]:
                 f"/{command.name}", command.description,
                 lambda c=command: app.run_worker(run_slash(app, f"/{c.name}"), group="slash"),
             )
+    from .mcp_glue import prompt_palette
+
+    yield from prompt_palette(app, lambda name: app.run_worker(run_slash(app, f"/{name}"), group="slash"))
     for spec in KEYS:
         if spec.scope == "app" and spec.action not in ("command_palette", "interrupt_or_quit"):
             yield SystemCommand(
@@ -186,6 +194,11 @@ def _push_screen_for(app: AgentApp, module_name: str, class_name: str, what: str
 @slash_command("permissions", "Review permission rules and the mode")
 def _permissions(app: AgentApp, args: str) -> None:
     _push_screen_for(app, "tui.ui.screens.permissions_screen", "PermissionsScreen", "permissions")
+
+
+@slash_command("mcp", "MCP servers: status, tools, messages; reconnect, enable/disable")
+def _mcp(app: AgentApp, args: str) -> None:
+    _push_screen_for(app, "tui.ui.screens.mcp_screen", "McpScreen", "MCP")
 
 
 @slash_command("memory", "Show the memory files (AGENTS.md, CLAUDE.md)")

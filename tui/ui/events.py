@@ -119,6 +119,9 @@ class EventController:
             ev.FileChangedOutside: self.on_file_changed_outside,
             ev.TodosUpdated: self.on_todos_updated,
         }
+        from .mcp_glue import mcp_handlers
+
+        self.handlers.update(mcp_handlers(app))  # MCP (tui/ui/mcp_glue.py)
 
     @property
     def closed(self) -> bool:

@@ -22,6 +22,7 @@ from textual.widgets.option_list import Option
 
 from tui.agent.events import PermissionRequested
 from tui.agent.permission_gate import PermissionReply
+from tui.mcp.names import sanitise
 from tui.sanitize import one_line, visible
 
 from ..answer_guard import GRACE_S
@@ -39,6 +40,8 @@ CHOICES = (
     ("always", "3  Always allow (save a rule to the project settings)"),
     ("deny", "4  Deny (optionally tell the model why)"),
 )
+#: the extra answer for an MCP tool: a rule for the whole server (`mcp__server`)
+SERVER_CHOICE = ("server", "5  Always allow every tool of the MCP server {server}", "5  Allow the whole server")
 
 
 def preview_renderable(event: PermissionRequested) -> Any:
@@ -74,6 +77,11 @@ class PermissionDialog(VettedScreen):
         self._answered = False
         #: the whole preview has been on screen (a command must be, before it can be allowed)
         self._preview_seen = False
+        server = (event.preview or {}).get("mcp_server")
+        #: an MCP tool also offers "every tool of this server" (Claude Code's second MCP answer)
+        self.server_rule = f"mcp__{sanitise(str(server))}" if server else None
+        self.choices = [*CHOICES, (SERVER_CHOICE[0], SERVER_CHOICE[1].format(server=one_line(str(server))))] \
+            if self.server_rule else list(CHOICES)
 
     def compose(self) -> ComposeResult:
         ev = self.event
@@ -85,14 +93,14 @@ class PermissionDialog(VettedScreen):
                 yield Static(Text(visible(ev.reason), style="dim"), id="permission-reason")
             with VerticalScroll(id="permission-preview"):
                 yield Static(preview_renderable(ev))
-            yield OptionList(*[Option(label, id=key) for key, label in CHOICES], id="choices")
+            yield OptionList(*[Option(label, id=key) for key, label in self.choices], id="choices")
             yield Input(ev.suggested_rule, id="rule-input", placeholder="rule to save, e.g. Bash(npm test:*)")
             yield Input("", id="reason-input", placeholder="reason for the model (optional), Enter to deny")
             yield Static(self._help_text(), id="permission-help")
 
     def _help_text(self) -> Text:
         more = f" · {self.queued} more waiting" if self.queued else ""
-        return Text(f"Enter choose · 1-4 pick · Esc deny{more}", style="dim")
+        return Text(f"Enter choose · 1-{len(self.choices)} pick · Esc deny{more}", style="dim")
 
     def set_queued(self, queued: int) -> None:
         """Show how many more approvals wait behind this one."""
@@ -117,8 +125,9 @@ class PermissionDialog(VettedScreen):
             return
         self.set_class(small, "-small")
         choices = self.query_one("#choices", OptionList)
-        for index, (_key, label) in enumerate(CHOICES):
-            choices.replace_option_prompt_at_index(index, SHORT_LABELS[index] if small else label)
+        for index, (_key, label) in enumerate(self.choices):
+            short = SHORT_LABELS[index] if index < len(SHORT_LABELS) else SERVER_CHOICE[2]
+            choices.replace_option_prompt_at_index(index, short if small else label)
 
     def _unseen_preview_lines(self) -> int:
         """Lines of a command the user has not had on screen yet (0 for a diff: its file is in the title)."""
@@ -151,6 +160,10 @@ class PermissionDialog(VettedScreen):
             return
         if key in ("once", "session"):
             self._finish(PermissionReply(True, scope=key))  # type: ignore[arg-type]
+            return
+        if key == "server":
+            if self.server_rule:
+                self._finish(PermissionReply(True, scope="always", rule=self.server_rule))
             return
         target = "#rule-input" if key == "always" else "#reason-input"
         other = "#reason-input" if key == "always" else "#rule-input"

@@ -100,7 +100,7 @@ def render_batch(batch: Batch, now: float, timeline_width: int = TIMELINE_WIDTH)
             Text(timing, style=colour if not tool.is_final else "#9e9e9e"),
             timeline_bar(tool, t0, t1, timeline_width),
         )
-        if tool.state == "running" and tool.name == "Bash":
+        if tool.state == "running" and (tool.name == "Bash" or tool.name.startswith("mcp__")):  # MCP: progress
             for line in tool.tail_lines():
                 table.add_row("", Text("  " + one_line(line), style="#808080"), "", "")
     return Group(head, table)

@@ -76,6 +76,8 @@ class Inspector(Widget):
         Binding("s", "save_view", "Save JSON", id="inspector.save", tooltip="Save the current view to a JSON file"),
         Binding("left_square_bracket", "step_call(-1)", "Prev call", id="inspector.previous_call", key_display="["),
         Binding("right_square_bracket", "step_call(1)", "Next call", id="inspector.next_call", key_display="]"),
+        Binding("m", "mcp_messages", "MCP messages", id="inspector.mcp",
+                tooltip="Every JSON-RPC message to and from the MCP servers, filterable by server"),
     ]
 
     def __init__(self, *, project_dir: Path | None = None, id: str | None = "inspector",
@@ -113,6 +115,12 @@ class Inspector(Widget):
                 yield DataTable(id="inspector-sse", cursor_type="row")
             with TabPane("Diff", id="diff"):
                 yield Static("", id="inspector-diff")
+
+    def action_mcp_messages(self) -> None:
+        """The MCP view: every JSON-RPC message in order (the /mcp screen's Messages tab)."""
+        from tui.ui.screens.mcp_screen import McpScreen
+
+        self.app.push_screen(McpScreen(getattr(self.app, "session", None), tab="mcp-messages-tab"))
 
     # --- feeding ------------------------------------------------------------------
 
