@@ -100,12 +100,19 @@ def free_port() -> int:
 
 
 def open_browser(url: str) -> bool:
-    """Open `url` in a graphical browser (or `$BROWSER`); False when there is none to run."""
-    try:
-        browser = webbrowser.get()
-    except webbrowser.Error:
-        return False
-    if getattr(browser, "name", "") in CONSOLE_BROWSERS and not os.environ.get("BROWSER"):
+    """Open `url` in `$BROWSER` or a graphical browser; False when there is none to run.
+
+    `$BROWSER` is read now, not when `webbrowser` first looked (it keeps its first answer).
+    """
+    chosen = [b for b in os.environ.get("BROWSER", "").split(os.pathsep) if b.strip()]
+    browser = None
+    for using in [*chosen, None]:
+        try:
+            browser = webbrowser.get(using)
+            break
+        except webbrowser.Error:
+            continue
+    if browser is None or (not chosen and getattr(browser, "name", "") in CONSOLE_BROWSERS):
         return False
     try:
         return bool(browser.open(url))
