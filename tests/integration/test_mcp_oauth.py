@@ -54,7 +54,7 @@ def test_login_signs_in_through_the_browser_and_list_uses_the_stored_tokens(
     assert mcp_main(["login", "guarded"], project) == 0
     out, err = capsys.readouterr()
     assert out == "Signed in to guarded; the tokens are kept for next time.\n"
-    assert "A browser was opened to sign in to the MCP server guarded: http://127.0.0.1:" in err
+    assert "guarded needs you to sign in: a browser was opened at http://127.0.0.1:" in err
     visited = browser.read_text()
     assert "/authorize?" in visited and "code_challenge_method=S256" in visited
     assert "200 http://127.0.0.1:" in visited and "/callback?code=" in visited
@@ -77,7 +77,8 @@ def test_the_session_runtime_signs_in_and_calls_a_guarded_tool(guarded: str, bro
         manager.wait(timeout=60)
         state = manager.states["guarded"]
         assert state.status == "connected", state.error
-        assert any("A browser was opened to sign in to the MCP server guarded" in w for w in state.warnings)
+        assert any(w.startswith("guarded needs you to sign in: a browser was opened at http://127.0.0.1:")
+                   for w in state.warnings)
         assert [t["name"] for t in state.tools] == ["whoami"]
         result = manager.call(manager.connection("guarded").call_tool("whoami", {}))
         assert "a signed-in agent-tui" in json.dumps(result)

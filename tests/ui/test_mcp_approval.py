@@ -81,3 +81,20 @@ async def test_none_starts_nothing_and_escape_asks_again_later(offline_options, 
         assert again.session.mcp is None
     data = tomllib.loads(local_settings_file(demo_project).read_text())
     assert (data["enabledMcpjsonServers"], data["disabledMcpjsonServers"]) == ([], ["tiny", "other"])
+
+
+async def test_not_trusting_the_folder_keeps_its_servers_off_and_is_remembered(
+        offline_options, demo_project: Path, tmp_path: Path) -> None:
+    _mcp_json(demo_project, tmp_path)
+    app = AgentApp(offline_options(), permission_grace_s=0)
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_until(pilot, lambda: isinstance(app.screen, TrustDialog) and app.screen.armed)
+        await pilot.press("2")
+        await wait_until(pilot, lambda: any("Not trusted: this folder's .mcp.json servers stay off." == str(n.message)
+                                            for n in app._notifications))
+        await pilot.pause(0.3)
+        assert not isinstance(app.screen, McpApprovalDialog) and app.session.mcp is None
+    again = AgentApp(offline_options(), permission_grace_s=0)
+    async with again.run_test(size=SIZE) as pilot:
+        await pilot.pause(1.0)
+        assert not isinstance(again.screen, (TrustDialog, McpApprovalDialog)) and again.session.mcp is None

@@ -16,20 +16,10 @@ from typing import Any, NoReturn
 
 from tui.config.rule_files import SettingsWriteError
 from tui.mcp.config import TRANSPORTS, McpConfigError, McpServerConfig, parse_server
+from tui.mcp.status import HELD_BACK
 from tui.mcp.scopes import SCOPE_LABELS, SCOPES, Place, Scope, add_server, places, remove_server, scoped_entries
 from tui.sanitize import visible
 
-CONNECTED = "✔ Connected"
-FAILED = "✘ Failed to connect"
-#: a probe's result as `claude mcp list` words it
-STATUS = {"connected": CONNECTED, "failed": FAILED,
-          "needs login": "⚠ Needs authentication (run `agent-tui mcp login {name}`)"}
-PENDING = "⏸ Pending approval (run `agent-tui` to approve)"
-HELD_BACK = {
-    "not approved": PENDING,
-    "untrusted folder": "⏸ Folder not trusted (run `agent-tui` here to trust it, then approve)",
-    "disabled": "✘ Rejected in this project (`agent-tui mcp reset-project-choices` asks again)",
-}
 
 
 class CliError(Exception):

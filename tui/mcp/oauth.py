@@ -34,7 +34,9 @@ from tui.mcp.config import McpServerConfig
 LOGIN_WAIT = 300.0
 #: browsers that draw in the terminal: never started under the app
 CONSOLE_BROWSERS = {"www-browser", "links", "elinks", "lynx", "w3m", "links2"}
+#: called with a sentence that follows the server's name ("<name> needs you to sign in: …")
 Announce = Callable[[str], None]
+SIGN_IN = "needs you to sign in"
 PAGE = (b"HTTP/1.1 200 OK\r\nContent-Type: text/html; charset=utf-8\r\nConnection: close\r\n\r\n"
         b"<!doctype html><title>agent-tui</title><p>%s</p>")
 
@@ -98,12 +100,19 @@ def free_port() -> int:
 
 
 def open_browser(url: str) -> bool:
-    """Open `url` in a graphical browser (or `$BROWSER`); False when there is none to run."""
-    try:
-        browser = webbrowser.get()
-    except webbrowser.Error:
-        return False
-    if getattr(browser, "name", "") in CONSOLE_BROWSERS and not os.environ.get("BROWSER"):
+    """Open `url` in `$BROWSER` or a graphical browser; False when there is none to run.
+
+    `$BROWSER` is read now, not when `webbrowser` first looked (it keeps its first answer).
+    """
+    chosen = [b for b in os.environ.get("BROWSER", "").split(os.pathsep) if b.strip()]
+    browser = None
+    for using in [*chosen, None]:
+        try:
+            browser = webbrowser.get(using)
+            break
+        except webbrowser.Error:
+            continue
+    if browser is None or (not chosen and getattr(browser, "name", "") in CONSOLE_BROWSERS):
         return False
     try:
         return bool(browser.open(url))
@@ -122,13 +131,11 @@ class BrowserLogin:
     async def redirect(self, url: str) -> None:
         """Listen first (the browser may be quick), then open the link and say where it is."""
         if not self.interactive:
-            raise NeedsLogin(f"the MCP server {self.server} needs you to sign in: run `agent-tui mcp login "
-                             f"{self.server}`")
+            raise NeedsLogin(f"the MCP server {self.server} {SIGN_IN}: run `agent-tui mcp login {self.server}`")
         self._result = asyncio.get_running_loop().create_future()
         self._listener = await asyncio.start_server(self._handle, "127.0.0.1", self.port)
         opened = await asyncio.to_thread(open_browser, url)
-        how = "A browser was opened to sign in" if opened else "Open this link in a browser to sign in"
-        self.announce(f"{how} to the MCP server {self.server}: {url}")
+        self.announce(f"{SIGN_IN}: " + (f"a browser was opened at {url}" if opened else f"open {url} in a browser"))
 
     async def callback(self) -> AuthorizationCodeResult:
         """The code and state the browser brought back to the listener."""
@@ -163,10 +170,6 @@ class BrowserLogin:
         writer.close()
 
 
-def print_announce(sentence: str) -> None:
-    print(sentence, file=sys.stderr, flush=True)
-
-
 def auth_for(config: McpServerConfig, *, announce: Announce | None = None,
              interactive: bool = True) -> OAuthClientProvider | None:
     """The SDK's OAuth provider for a remote server (None for stdio); unused until the server answers 401."""
@@ -174,7 +177,8 @@ def auth_for(config: McpServerConfig, *, announce: Announce | None = None,
         return None
     storage = TokenFile(token_path(config))
     port = storage.redirect_port() or free_port()
-    login = BrowserLogin(config.name, port, announce or print_announce, interactive)
+    say = announce or (lambda sentence: print(f"{config.name} {sentence}", file=sys.stderr, flush=True))
+    login = BrowserLogin(config.name, port, say, interactive)
     metadata = OAuthClientMetadata(client_name="agent-tui", redirect_uris=[f"http://127.0.0.1:{port}/callback"],
                                    grant_types=["authorization_code", "refresh_token"], response_types=["code"],
                                    token_endpoint_auth_method="none")

@@ -21,6 +21,15 @@ from tui.mcp.sources import load_mcp_servers
 
 #: a health check gives up after this many seconds (MCP_TIMEOUT, when smaller, wins)
 PROBE_TIMEOUT = 30.0
+#: a probe's result as `claude mcp list` words it
+STATUS = {"connected": "✔ Connected", "failed": "✘ Failed to connect",
+          "needs login": "⚠ Needs authentication (run `agent-tui mcp login {name}`)"}
+#: why a project server does not start, as `list` shows it
+HELD_BACK = {
+    "not approved": "⏸ Pending approval (run `agent-tui` to approve)",
+    "untrusted folder": "⏸ Folder not trusted (run `agent-tui` here to trust it, then approve)",
+    "disabled": "✘ Rejected in this project (`agent-tui mcp reset-project-choices` asks again)",
+}
 
 
 @dataclass
@@ -125,8 +134,6 @@ def _caused_by(exc: BaseException, kind: type[BaseException]) -> bool:
 
 def probe_all(servers: Sequence[McpServerConfig], project_dir: Path) -> dict[str, str]:
     """Each server's status line ("✔ Connected", "✘ Failed to connect", …), checked in parallel."""
-    from tui.mcp.cli import STATUS
-
     async def run() -> list[str]:
         timeout = probe_timeout()
         return list(await asyncio.gather(*(probe(s, project_dir, timeout) for s in servers)))

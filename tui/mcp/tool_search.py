@@ -32,14 +32,17 @@ def definition_tokens(definitions: Iterable[dict[str, Any]]) -> int:
     return sum(len(json.dumps(d, ensure_ascii=False)) for d in definitions) // _CHARS_PER_TOKEN
 
 
-def search_mode(env: dict[str, str] | None = None) -> str:
-    """`ENABLE_TOOL_SEARCH`: "auto" (default: over the share), "on" (always) or "off" (never)."""
+def search_mode(env: dict[str, str] | None = None) -> tuple[str, float]:
+    """`ENABLE_TOOL_SEARCH` as (mode, share): "auto" (default, over 10 %; `auto:N` for N %), "on" or "off"."""
     raw = (os.environ if env is None else env).get("ENABLE_TOOL_SEARCH", "auto").strip().lower()
     if raw in ("1", "true", "on", "yes"):
-        return "on"
+        return "on", DEFAULT_SHARE
     if raw in ("0", "false", "off", "no"):
-        return "off"
-    return "auto"
+        return "off", DEFAULT_SHARE
+    percent = raw.removeprefix("auto:")
+    if raw.startswith("auto:") and percent.replace(".", "", 1).isdigit() and 0 <= float(percent) <= 100:
+        return "auto", float(percent) / 100
+    return "auto", DEFAULT_SHARE
 
 
 def should_defer(definitions: Sequence[dict[str, Any]], context_window: int, *, share: float = DEFAULT_SHARE,
@@ -121,10 +124,11 @@ class DeferredTools:
 
 
 def request_definitions(builtin: Sequence[dict[str, Any]], mcp: Sequence[dict[str, Any]], deferred: DeferredTools,
-                        context_window: int, *, mode: str = "auto") -> list[dict[str, Any]]:
+                        context_window: int, *, mode: str = "auto", share: float = DEFAULT_SHARE
+                        ) -> list[dict[str, Any]]:
     """`tools[]` for a request: everything, or the built-ins, ToolSearch and the loaded MCP tools."""
     deferred.definitions = list(mcp)
-    if not should_defer(mcp, context_window, mode=mode):
+    if not should_defer(mcp, context_window, share=share, mode=mode):
         return [*builtin, *mcp]
     return [*builtin, ToolSearchTool(deferred).definition(), *deferred.sent()]
 
@@ -142,7 +146,8 @@ class ToolSearch:
         """The request's `tools[]` from all definitions (MCP ones are those not in `builtin_names`)."""
         builtin = [d for d in definitions if d.get("name") in builtin_names]
         mcp = [d for d in definitions if d.get("name") not in builtin_names]
-        chosen = request_definitions(builtin, mcp, self.deferred, context_window, mode=search_mode())
+        mode, share = search_mode()
+        chosen = request_definitions(builtin, mcp, self.deferred, context_window, mode=mode, share=share)
         self.active = any(d.get("name") == TOOL_SEARCH_NAME for d in chosen)
         return chosen
 

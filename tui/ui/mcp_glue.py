@@ -15,6 +15,10 @@ if TYPE_CHECKING:
     from .app import AgentApp
 
 
+#: the words of tui/mcp/oauth.py's sign-in sentence (not imported: that module loads the SDK)
+SIGN_IN = "needs you to sign in"
+
+
 def mcp_handlers(app: AgentApp) -> dict[type, Callable[[Any], Awaitable[None]]]:
     """Event-controller handlers for McpServerChanged and McpMessage."""
     failed: set[str] = set()
@@ -27,8 +31,9 @@ def mcp_handlers(app: AgentApp) -> dict[type, Callable[[Any], Awaitable[None]]]:
         elif event.status != "failed":
             failed.discard(event.server)
         for warning in event.warnings[-1:]:
-            if event.status == "connected":
-                app.notify(one_line(warning), severity="warning")
+            signing_in = SIGN_IN in warning  # the sign-in link (tui/mcp/oauth.py): shown while the server waits
+            if event.status == ("pending" if signing_in else "connected"):
+                app.notify(one_line(warning), severity="warning", timeout=120 if signing_in else None)
         screen = app.screen
         if getattr(screen, "mcp_screen", False):
             screen.refresh_servers()  # type: ignore[attr-defined]

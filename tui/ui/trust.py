@@ -40,12 +40,14 @@ def check_trust(app: AgentApp) -> None:
             if trusted:
                 trust_folder(project_dir)
                 app.session.reload_policy()
-                app.notify(f"Trusted {project_dir}: its allow rules now count.", title="Workspace trust")
+                what = "its allow rules now count" if rules else "its MCP servers may start"
+                app.notify(f"Trusted {project_dir}: {what}.", title="Workspace trust")
                 app.run_worker(partial(ask_project_servers, app), thread=True, group="trust", exit_on_error=False)
             else:
                 decline_folder(project_dir)
-                app.notify("Not trusted: this folder's allow rules stay off (deny and ask rules count).",
-                           title="Workspace trust")
+                off = " and ".join(["allow rules"] * bool(rules) + [".mcp.json servers"] * bool(servers))
+                app.notify(f"Not trusted: this folder's {off} stay off" + (" (deny and ask rules count)." if rules
+                                                                              else "."), title="Workspace trust")
         except (OSError, ValueError) as exc:
             app.notify(f"The answer could not be saved: {exc}", severity="error", title="Workspace trust")
 

@@ -41,9 +41,11 @@ def test_defer_only_above_a_tenth_of_the_window() -> None:
     assert not should_defer([], context_window=1)
     assert should_defer(TOOLS, context_window=10**9, mode="on")
     assert not should_defer(TOOLS, context_window=1, mode="off")
-    assert search_mode({"ENABLE_TOOL_SEARCH": "true"}) == "on"
-    assert search_mode({"ENABLE_TOOL_SEARCH": "false"}) == "off"
-    assert search_mode({}) == "auto"
+    assert search_mode({"ENABLE_TOOL_SEARCH": "true"}) == ("on", 0.10)
+    assert search_mode({"ENABLE_TOOL_SEARCH": "false"}) == ("off", 0.10)
+    assert search_mode({}) == search_mode({"ENABLE_TOOL_SEARCH": "auto:x"}) == ("auto", 0.10)
+    assert search_mode({"ENABLE_TOOL_SEARCH": "auto:5"}) == ("auto", 0.05)
+    assert should_defer(TOOLS, context_window=size * 10, share=0.05)
 
 
 def test_keywords_rank_names_first_then_descriptions_and_parameters() -> None:
