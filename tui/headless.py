@@ -150,7 +150,9 @@ class HeadlessRenderer:
         fin = self.finished
         reason = stop.reason if stop else "error"
         is_error = exit_code(reason) != 0
-        usage = dict(fin.usage) if fin else {}
+        usage: dict[str, Any] = dict(fin.usage) if fin else {}
+        if searches := usage.pop("web_search_requests", 0):  # where Claude Code reports them
+            usage["server_tool_use"] = {"web_search_requests": searches}
         return {
             "type": "result",
             "subtype": "success" if not is_error else f"error_{reason}",

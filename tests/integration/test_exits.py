@@ -9,6 +9,7 @@ import signal
 import subprocess
 import sys
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -78,6 +79,28 @@ def temp_files(env: dict[str, str]) -> list[str]:
     return [name for name in os.listdir(env["TMPDIR"]) if name.startswith("agent-tui-")]
 
 
+def signal_once_running(proc: subprocess.Popen[str], mark: str, count: int, signum: int,
+                        before: Callable[[], object] = lambda: True) -> tuple[str, list[int]]:
+    """After a stream-json run printed "started": wait for `count` marked processes, check `before()`, send `signum`.
+
+    Returns its stderr and the marked processes still alive after it ended.
+    """
+    assert proc.stdout is not None
+    for line in proc.stdout:
+        if json.loads(line)["type"] == "tool_output" and "started" in line:
+            break
+    deadline = time.monotonic() + 30
+    while len(marked(mark)) < count and time.monotonic() < deadline:
+        time.sleep(0.02)
+    assert before()
+    proc.send_signal(signum)
+    try:
+        _, err = proc.communicate(timeout=30)
+    finally:
+        left = none_left(mark)
+    return err, left
+
+
 def test_background_children_end_with_the_run(tmp_path: Path, env: dict[str, str]) -> None:
     mark = marker()
     with FakeAPI(spawning_script(mark, foreground=False)) as api:
@@ -95,19 +118,8 @@ def test_a_signal_mid_command_kills_the_tree_and_removes_temp_files(tmp_path: Pa
     with FakeAPI(spawning_script(mark, foreground=True)) as api:
         proc = start(["start it", "--output-format", "stream-json", "--include-partial-messages"], tmp_path, env,
                      api.base_url)
-        assert proc.stdout is not None
-        for line in proc.stdout:
-            if json.loads(line)["type"] == "tool_output" and "started" in line:
-                break
-        deadline = time.monotonic() + 30
-        while len(marked(mark)) < 4 and time.monotonic() < deadline:  # bash, &, setsid, nohup (or the foreground)
-            time.sleep(0.02)
-        assert temp_files(env)
-        proc.send_signal(signum)
-        try:
-            _, err = proc.communicate(timeout=30)
-        finally:
-            left = none_left(mark)
+        # bash, &, setsid, nohup (or the foreground); the temp files exist until the signal
+        err, left = signal_once_running(proc, mark, 4, signum, before=lambda: temp_files(env))
     assert proc.returncode == 128 + signum, err
     assert "Traceback" not in err
     assert left == []

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import signal
 from pathlib import Path
 
 import pytest
@@ -10,7 +11,7 @@ import pytest
 from tests.fakeapi import FakeAPI
 from tests.fakeapi.script import reply, text, tool_use
 from tests.integration.helpers import make_session
-from tests.integration.test_exits import env, marker, none_left, start, temp_files  # noqa: F401 (env is a fixture)
+from tests.integration.test_exits import env, marker, none_left, signal_once_running, start, temp_files  # noqa: F401
 from tui.agent.events import BackgroundShellChanged
 
 
@@ -141,3 +142,40 @@ def test_without_a_person_to_ask_the_questions_are_an_error_the_model_can_act_on
         ask, plan = api.message_requests[1].body["messages"][-1]["content"]
     assert ask["is_error"] and "non-interactive (-p), so no one can answer" in ask["content"]
     assert plan["is_error"] and "ExitPlanMode needs a person" in plan["content"]
+
+
+@pytest.mark.parametrize("signum", [signal.SIGTERM, signal.SIGHUP])
+def test_a_signal_ends_background_tasks(tmp_path: Path, env: dict[str, str], signum: int) -> None:  # noqa: F811
+    mark = marker()
+    script = [reply(tool_use("Bash", {"command": f"sleep {mark}", "run_in_background": True}),
+                    tool_use("Bash", {"command": f"echo started; sleep {mark}"}), stop_reason="tool_use"),
+              reply(text("never"))]
+    with FakeAPI(script) as api:
+        proc = start(["go", "--output-format", "stream-json", "--include-partial-messages"], tmp_path, env, api.base_url)
+        err, left = signal_once_running(proc, mark, 2, signum)  # the background sleep and the foreground one
+    assert proc.returncode == 128 + signum, err
+    assert left == [] and temp_files(env) == []
+
+
+def test_web_search_settings_reach_the_server_tool(tmp_path: Path, env: dict[str, str]) -> None:  # noqa: F811
+    (tmp_path / ".agent-tui").mkdir()
+    (tmp_path / ".agent-tui" / "settings.toml").write_text(
+        'web_search_max_uses = 3\nweb_search_blocked_domains = ["pinterest.com"]\nweb_search_allowed_domains = 7\n')
+    with FakeAPI([reply(text("ok"))]) as api:
+        proc = start(["hi"], tmp_path, env, api.base_url)
+        _, err = proc.communicate(timeout=60)
+        tools = api.message_requests[0].body["tools"]
+    [search] = [t for t in tools if t.get("name") == "web_search"]
+    assert search["max_uses"] == 3 and search["blocked_domains"] == ["pinterest.com"]
+    assert "web_search_allowed_domains" in err and "expected a list of strings, got an integer" in err
+
+
+def test_print_mode_reports_searches_as_claude_code_does(tmp_path: Path, env: dict[str, str]) -> None:  # noqa: F811
+    from tests.fakeapi.web_search import search_script
+
+    with FakeAPI(search_script()) as api:
+        proc = start(["what is textual?", "--output-format", "json"], tmp_path, env, api.base_url)
+        out, err = proc.communicate(timeout=60)
+    result = json.loads(out)
+    assert result["usage"]["server_tool_use"] == {"web_search_requests": 1}, err
+    assert result["result"] == "Textual is a Python framework for terminal UIs."

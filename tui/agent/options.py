@@ -54,3 +54,7 @@ class AgentOptions:
     #: subagents (the Agent tool): how many run at once, and how deep they may nest (0 = no Agent tool)
     max_parallel_subagents: int = 10
     max_subagent_depth: int = 3
+    #: WebSearch server tool: `max_uses`, and `allowed_domains` / `blocked_domains`
+    web_search_max_uses: int = 8
+    web_search_allowed_domains: list[str] = field(default_factory=list)
+    web_search_blocked_domains: list[str] = field(default_factory=list)

@@ -26,7 +26,7 @@ from .options import AgentOptions
 from .pricing import add_usage, usage_cost
 from .request import build_system, build_tools
 from .scrub import scrub_text
-from .tool_belt import ask_user, notification_blocks, publish_changes
+from .tool_belt import ask_user, configure_tools, notification_blocks, publish_changes
 from .transcript import SKIPPED_EVENTS, Transcript, new_session_id, sessions_folder
 
 
@@ -96,6 +96,7 @@ class AgentSession:
         options.project_dir = Path(options.project_dir).resolve()
         self.bus = bus or EventBus()
         self.tools: list[Tool] = tools if tools is not None else _default_tools()
+        configure_tools(self.tools, options)
         self.policy = policy if policy is not None else _default_policy(options)
         self.state = SessionState(project_dir=options.project_dir)
         self.messages: list[dict[str, Any]] = []

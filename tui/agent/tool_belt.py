@@ -7,13 +7,25 @@ from collections.abc import Callable
 from concurrent.futures import CancelledError, Future
 from typing import TYPE_CHECKING, Any
 
-from tui.tools.base import ToolInterrupted
+from tui.tools.base import Tool, ToolInterrupted
 from tui.tools.tasks import BackgroundTask, TaskRegistry
 
 from .events import BackgroundShellChanged, Event, UserQuestionAsked
 
 if TYPE_CHECKING:
+    from .options import AgentOptions
     from .session import AgentSession
+
+
+def configure_tools(tools: list[Tool], options: AgentOptions) -> None:
+    """Give the tools their settings: WebSearch its `max_uses` and domain lists."""
+    from tui.tools.web_search import WebSearchTool
+
+    for tool in tools:
+        if isinstance(tool, WebSearchTool):
+            tool.max_uses = options.web_search_max_uses
+            tool.allowed_domains = list(options.web_search_allowed_domains)
+            tool.blocked_domains = list(options.web_search_blocked_domains)
 
 
 def publish_changes(registry: TaskRegistry, publish: Callable[[Event], None]) -> None:

@@ -79,6 +79,10 @@ class Settings:
     model_ids: dict[str, str] = field(default_factory=dict)
     api_key_helper: str | None = None
     small_fast_model: str | None = None
+    #: WebSearch (the API's server tool): searches per request and domain lists (allowed wins over blocked)
+    web_search_max_uses: int = 8
+    web_search_allowed_domains: list[str] = field(default_factory=list)
+    web_search_blocked_domains: list[str] = field(default_factory=list)
     #: folders whose own allow rules count (read from the user settings only)
     trusted_folders: list[str] = field(default_factory=list)
     #: folders whose trust the user declined when asked (not asked again; user settings only)

@@ -26,6 +26,10 @@ SCALAR_TYPES: dict[str, tuple[str, bool]] = {
     "api_key_helper": ("string", True),
     "small_fast_model": ("string", True),
     "model_ids": ("names", False),
+    # WebSearch, the API's server tool: searches per request, and the domains it may (or may not) use
+    "web_search_max_uses": ("integer", False),
+    "web_search_allowed_domains": ("rules", False),
+    "web_search_blocked_domains": ("rules", False),
 }
 ALIASES = {"defaultMode": "permission_mode", "apiKeyHelper": "api_key_helper"}
 EXPECTED = {
