@@ -76,14 +76,14 @@ def tool_matches(rule: Rule, tool_name: str, tool_kind: str, kind: RuleKind) -> 
     """Whether `rule` names this tool (directly, through Edit/Read coverage, or a deny/ask glob)."""
     if rule.tool == tool_name:
         return True
-    if rule.tool == "Task" and tool_name == "Agent":  # Claude Code's old name for Agent: its rules still count
-        return True
     if rule.tool == "Edit" and tool_kind == "edit":
         return True
     if rule.tool == "Read" and tool_name in FILE_READ_TOOLS:
         return True
     if rule.tool == "Read" and kind == "deny" and tool_kind == "edit":
         return True  # a Read deny also keeps edits off that path
+    if rule.tool == "Task" and tool_name == "Agent":  # Claude Code's old name for Agent: its rules still count
+        return True
     if "*" in rule.tool:
         if kind == "allow" and not rule.tool.startswith("mcp__"):
             return False
