@@ -56,6 +56,8 @@ def test_consecutive_deltas_of_one_block_are_merged_in_order() -> None:
     other = ev.BlockDelta(iteration=1, index=1, delta_type="input_json_delta", text="{")
     merged = coalesce_deltas([*d, other, d[0]])
     assert [(e.index, e.text) for e in merged] == [(0, "abc"), (1, "{"), (0, "a")]
+    sub = ev.BlockDelta(iteration=1, index=0, delta_type="text_delta", text="x", loop_path="main/explore-1")
+    assert [e.text for e in coalesce_deltas([d[0], sub, d[1]])] == ["a", "x", "b"]  # another loop's delta never merges
 
 
 async def test_long_reply_with_code_fences_is_complete_and_the_live_markdown_stays_small(

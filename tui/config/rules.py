@@ -84,6 +84,8 @@ def tool_matches(rule: Rule, tool_name: str, tool_kind: str, kind: RuleKind) -> 
         return True
     if rule.tool == "Read" and kind == "deny" and tool_kind == "edit":
         return True  # a Read deny also keeps edits off that path
+    if rule.tool == "Task" and tool_name == "Agent":  # Claude Code's old name for Agent: its rules still count
+        return True
     if "*" in rule.tool:
         if kind == "allow" and not rule.tool.startswith("mcp__"):
             return False

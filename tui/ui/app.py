@@ -225,6 +225,8 @@ class AgentApp(App[int]):
         (a tool starting, a permission request) wakes the UI at once.
         """
         urgent = not isinstance(event, self._delta_type)
+        if not urgent and event.loop_path != "main":
+            return  # a subagent's text is not shown as it streams (its tool calls are)
         with self._inbox_lock:
             self._inbox.append(event)
             if self._wake_now or (self._wake_later and not urgent):

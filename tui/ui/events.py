@@ -65,7 +65,8 @@ def coalesce_deltas(batch: list[ev.Event]) -> list[ev.Event]:
     for event in batch:
         last = out[-1] if out else None
         if (isinstance(event, ev.BlockDelta) and isinstance(last, ev.BlockDelta) and run
-                and (last.index, last.iteration, last.delta_type) == (event.index, event.iteration, event.delta_type)):
+                and (last.index, last.iteration, last.delta_type, last.loop_path)
+                == (event.index, event.iteration, event.delta_type, event.loop_path)):
             run.append(event.text)
             continue
         close_run()

@@ -48,11 +48,13 @@ class SubagentEvents:
         return self.tools.get((loop_path, tool_use_id))
 
     def _redraw(self, loop_path: str) -> None:
-        """Redraw the top-level Agent block holding `loop_path` (at most once per frame) and the panel."""
+        """Redraw the top-level Agent block holding `loop_path`, at most once per frame.
+
+        The tool panel needs no call: its 0.1 s clock redraws it while any call is unfinished.
+        """
         entry = self.controller._tools.get(self.top.get(loop_path, ""))
         if entry is not None and entry[1] is not None:
             self.controller._sync_soon(entry[1])
-        self.controller.app.tool_panel.redraw()
 
     async def on_started(self, e: ev.SubagentStarted) -> None:
         record = self._record(e.loop_path, e.tool_use_id)

@@ -73,3 +73,19 @@ def test_model_names_resolve_like_claude_codes() -> None:
     assert resolve_model("haiku", "m", "claude-haiku-4-5") == "claude-haiku-4-5"  # ANTHROPIC_SMALL_FAST_MODEL
     assert resolve_model("sonnet", "m", "x") == "claude-sonnet-5-5"
     assert resolve_model("claude-opus-4-8", "m") == "claude-opus-4-8"
+
+
+def test_agent_rules_name_the_type_and_old_task_rules_still_count(tmp_path: Path) -> None:
+    from tui.config.permissions import PermissionPolicy
+    from tui.tools.base import SessionState, Tool, ToolContext
+
+    class AgentLike(Tool):  # the permission surface of tui.agent.subagents.AgentTool
+        name, description, input_schema, read_only = "Agent", "", {}, True
+
+        def permission_target(self, tool_input: dict, ctx: ToolContext) -> str:
+            return str(tool_input.get("subagent_type") or "general-purpose")
+
+    ctx = ToolContext(project_dir=tmp_path, state=SessionState(project_dir=tmp_path))
+    policy = PermissionPolicy(deny=["Task(Explore)", "Agent(Plan)"], project_dir=tmp_path)
+    decide = lambda kind: policy.check(AgentLike(), {"subagent_type": kind}, ctx).decision  # noqa: E731
+    assert (decide("Explore"), decide("Plan"), decide("general-purpose")) == ("deny", "deny", "allow")

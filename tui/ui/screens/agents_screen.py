@@ -32,7 +32,7 @@ class AgentsScreen(ModalScreen[None]):
     #agents-box > .title { text-style: bold; }
     #agents-table { height: 1fr; }
     #agents-form { height: auto; border-top: solid $primary-darken-2; }
-    #agents-form Input { margin: 0; }
+    #agents-form Input { margin: 0 0 1 0; }
     #agents-buttons { height: auto; }
     #agents-status { height: auto; color: $text-muted; }
     """
@@ -61,11 +61,11 @@ class AgentsScreen(ModalScreen[None]):
             yield DataTable(id="agents-table", cursor_type="row")
             with Vertical(id="agents-form"):
                 yield Static(Text(f"New agent, saved to {one_line(str(self.folder))}/<name>.md", style="bold"))
-                yield Input(placeholder="name, e.g. reviewer", id="agent-name")
-                yield Input(placeholder="description: when to use it", id="agent-description")
-                yield Input(placeholder="tools, e.g. Read, Grep, Glob (empty: all but Agent)", id="agent-tools")
-                yield Input(placeholder="model: sonnet, opus, haiku or inherit (empty: inherit)", id="agent-model")
-                yield Input(placeholder="system prompt: what the agent is and how it works", id="agent-prompt")
+                yield Input(placeholder="name, e.g. reviewer", id="agent-name", compact=True)
+                yield Input(placeholder="description: when to use it", id="agent-description", compact=True)
+                yield Input(placeholder="tools, e.g. Read, Grep, Glob (empty: all but Agent)", id="agent-tools", compact=True)
+                yield Input(placeholder="model: sonnet, opus, haiku or inherit (empty: inherit)", id="agent-model", compact=True)
+                yield Input(placeholder="system prompt: what the agent is and how it works", id="agent-prompt", compact=True)
                 with Horizontal(id="agents-buttons"):
                     yield Button("Create (Ctrl+S)", id="agent-create", compact=True)
                     yield Button("Close (Esc)", id="agent-close", compact=True)
