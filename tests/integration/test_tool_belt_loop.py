@@ -179,3 +179,14 @@ def test_print_mode_reports_searches_as_claude_code_does(tmp_path: Path, env: di
     result = json.loads(out)
     assert result["usage"]["server_tool_use"] == {"web_search_requests": 1}, err
     assert result["result"] == "Textual is a Python framework for terminal UIs."
+
+
+def test_a_prompt_in_plan_mode_carries_the_reminder(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    with FakeAPI([reply(text("a")), reply(text("b"))]) as api:
+        session, _ = make_session(monkeypatch, api.base_url, tmp_path, transcript=False, permission_mode="plan")
+        session.run_turn("plan it")
+        session.policy.mode = "default"
+        session.run_turn("do it")
+        first, second = (r.body["messages"][-1]["content"] for r in api.message_requests)
+    assert "Plan mode is on" in first[-1]["text"] and "ExitPlanMode" in first[-1]["text"]
+    assert not any("Plan mode is on" in b.get("text", "") for b in second)

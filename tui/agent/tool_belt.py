@@ -54,6 +54,18 @@ def notification_blocks(registry: TaskRegistry) -> list[dict[str, Any]]:
     ]
 
 
+PLAN_MODE_REMINDER = (
+    "<system-reminder>\nPlan mode is on: do not change anything yet (no edits, no commands that change "
+    "state). Explore with read-only tools, ask with AskUserQuestion if something is unclear, then call "
+    "ExitPlanMode with your plan for the user to approve.\n</system-reminder>"
+)
+
+
+def plan_mode_blocks(mode: str) -> list[dict[str, Any]]:
+    """Claude Code's plan-mode reminder for a prompt sent in plan mode, else nothing."""
+    return [{"type": "text", "text": PLAN_MODE_REMINDER}] if mode == "plan" else []
+
+
 #: `pause_turn` continuations in a row before the turn ends (Claude Code loops "with a cap")
 MAX_PAUSE_TURNS = 10
 
