@@ -1,12 +1,25 @@
-"""Pilot tests of the tool belt in the app: background tasks in the footer and on /tasks."""
+"""Pilot tests of the tool belt in the app: background tasks, web search, questions and plan approval."""
 
 from __future__ import annotations
 
+from pathlib import Path
+from typing import Any
+
+from tui.agent.options import AgentOptions
+from tui.agent.session import AgentSession
 from tui.ui.app import AgentApp
 from tui.ui.screens.tasks_screen import TasksScreen
 from tui.ui.widgets.blocks import MarkerLine
 
 from .conftest import SIZE, type_prompt, wait_until
+
+
+def api_app(monkeypatch: Any, api: Any, project: Path, **options: Any) -> AgentApp:
+    """The app on a real session talking to `api` (a FakeAPI), permission dialogs armed at once."""
+    monkeypatch.setenv("ANTHROPIC_BASE_URL", api.base_url)
+    monkeypatch.setenv("ANTHROPIC_API_KEY", "sk-test")
+    opts = AgentOptions(project_dir=project, interactive=True, transcript=False, **options)
+    return AgentApp(opts, session=AgentSession(opts), permission_grace_s=0)
 
 
 async def test_running_tasks_show_in_the_footer_and_tasks_stops_one(offline_options) -> None:
@@ -35,15 +48,10 @@ async def test_running_tasks_show_in_the_footer_and_tasks_stops_one(offline_opti
 async def test_a_web_search_shows_its_links_and_the_pause_turn_transition(monkeypatch, demo_project) -> None:
     from tests.fakeapi import FakeAPI
     from tests.fakeapi.web_search import RESULTS, search_script
-    from tui.agent.options import AgentOptions
-    from tui.agent.session import AgentSession
     from tui.ui.widgets.blocks import ToolCallBlock
 
     with FakeAPI(search_script()) as api:
-        monkeypatch.setenv("ANTHROPIC_BASE_URL", api.base_url)
-        monkeypatch.setenv("ANTHROPIC_API_KEY", "sk-test")
-        options = AgentOptions(project_dir=demo_project, interactive=True, transcript=False)
-        app = AgentApp(options, session=AgentSession(options), permission_grace_s=0)
+        app = api_app(monkeypatch, api, demo_project)
         async with app.run_test(size=SIZE) as pilot:
             await type_prompt(pilot, "what is textual?")
             await wait_until(pilot, lambda: not app.controller.busy and app.query(ToolCallBlock))
@@ -70,8 +78,6 @@ ONE_QUESTION = [{"question": "Name?", "header": "Name", "multiSelect": False,
 
 async def test_the_model_asks_questions_and_gets_a_plan_approved(monkeypatch, demo_project) -> None:
     from tests.fakeapi import FakeAPI, reply, text, tool_use
-    from tui.agent.options import AgentOptions
-    from tui.agent.session import AgentSession
     from tui.ui.screens.question_dialog import PlanDialog, QuestionDialog
 
     script = [reply(tool_use("AskUserQuestion", {"questions": QUESTIONS}), stop_reason="tool_use"),
@@ -80,10 +86,7 @@ async def test_the_model_asks_questions_and_gets_a_plan_approved(monkeypatch, de
               reply(tool_use("ExitPlanMode", {"plan": "# Plan 2"}), stop_reason="tool_use"),
               reply(text("Coding now."))]
     with FakeAPI(script) as api:
-        monkeypatch.setenv("ANTHROPIC_BASE_URL", api.base_url)
-        monkeypatch.setenv("ANTHROPIC_API_KEY", "sk-test")
-        options = AgentOptions(project_dir=demo_project, interactive=True, transcript=False, permission_mode="plan")
-        app = AgentApp(options, session=AgentSession(options), permission_grace_s=0)
+        app = api_app(monkeypatch, api, demo_project, permission_mode="plan")
         async with app.run_test(size=SIZE) as pilot:
             await type_prompt(pilot, "plan a client")
             await wait_until(pilot, lambda: isinstance(app.screen, QuestionDialog) and app.screen.armed)
@@ -112,16 +115,11 @@ async def test_the_model_asks_questions_and_gets_a_plan_approved(monkeypatch, de
 
 async def test_a_skipped_question_is_an_error_and_an_interrupt_closes_the_dialog(monkeypatch, demo_project) -> None:
     from tests.fakeapi import FakeAPI, reply, tool_use
-    from tui.agent.options import AgentOptions
-    from tui.agent.session import AgentSession
     from tui.ui.screens.question_dialog import QuestionDialog
 
     ask = reply(tool_use("AskUserQuestion", {"questions": ONE_QUESTION}), stop_reason="tool_use")
     with FakeAPI([ask, ask]) as api:
-        monkeypatch.setenv("ANTHROPIC_BASE_URL", api.base_url)
-        monkeypatch.setenv("ANTHROPIC_API_KEY", "sk-test")
-        options = AgentOptions(project_dir=demo_project, interactive=True, transcript=False)
-        app = AgentApp(options, session=AgentSession(options), permission_grace_s=0)
+        app = api_app(monkeypatch, api, demo_project)
         async with app.run_test(size=SIZE) as pilot:
             await type_prompt(pilot, "ask me")
             await wait_until(pilot, lambda: isinstance(app.screen, QuestionDialog) and app.screen.armed)
