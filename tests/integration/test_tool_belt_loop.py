@@ -190,3 +190,18 @@ def test_a_prompt_in_plan_mode_carries_the_reminder(monkeypatch: pytest.MonkeyPa
         first, second = (r.body["messages"][-1]["content"] for r in api.message_requests)
     assert "Plan mode is on" in first[-1]["text"] and "ExitPlanMode" in first[-1]["text"]
     assert not any("Plan mode is on" in b.get("text", "") for b in second)
+
+
+def test_notes_added_to_a_prompt_are_not_shown_as_the_users_words_on_resume(
+        monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    from tui.ui.screens.resume_screen import history_records
+
+    with FakeAPI([reply(text("a"))]) as api:
+        session, _ = make_session(monkeypatch, api.base_url, tmp_path, transcript=False, permission_mode="plan")
+        task = session.state.tasks.start_worker("agent", "explore", lambda handle: None)
+        session.state.tasks.wait(task.id, 10)
+        session.run_turn("plan it")
+    sent = session.messages[0]["content"]
+    assert [b["text"].split("\n")[0] for b in sent] == ["plan it", "<task-notification>", "<system-reminder>"]
+    [turn] = history_records(session.messages)
+    assert [b.text for b in turn.blocks if b.kind == "user"] == ["plan it"]

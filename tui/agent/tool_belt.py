@@ -61,6 +61,11 @@ PLAN_MODE_REMINDER = (
 )
 
 
+def injected(text: str) -> bool:
+    """Whether a user text block is one agent-tui added (a task notification, a reminder), not the user's words."""
+    return text.startswith(("<task-notification>", "<system-reminder>"))
+
+
 def plan_mode_blocks(mode: str) -> list[dict[str, Any]]:
     """Claude Code's plan-mode reminder for a prompt sent in plan mode, else nothing."""
     return [{"type": "text", "text": PLAN_MODE_REMINDER}] if mode == "plan" else []
