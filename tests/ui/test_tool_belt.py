@@ -92,7 +92,7 @@ async def test_the_model_asks_questions_and_gets_a_plan_approved(monkeypatch, de
             await wait_until(pilot, lambda: isinstance(app.screen, QuestionDialog) and app.screen.armed)
             await pilot.press("2")  # requests
             await wait_until(pilot, lambda: app.screen.index == 1)
-            await pilot.press("1", "3", "enter")  # retries and logging
+            await pilot.press("1", "down", "down", "space", "enter")  # retries and logging
             await wait_until(pilot, lambda: isinstance(app.screen, PlanDialog) and app.screen.armed)
             assert "step one" in app.screen.query_one("Markdown").source
             await pilot.press("3")
