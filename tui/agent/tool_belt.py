@@ -40,18 +40,17 @@ def publish_changes(registry: TaskRegistry, publish: Callable[[Event], None]) ->
 
 def notification_blocks(registry: TaskRegistry) -> list[dict[str, Any]]:
     """One text block per task that ended since the last request, as Claude Code's task notification."""
-    return [
-        {"type": "text", "text": (
-            "<task-notification>\n"
-            f"<task-id>{task.id}</task-id>\n"
-            f"<output-file>{task.output_path}</output-file>\n"
-            f"<status>{task.status}</status>\n"
-            f"<summary>{task.summary()}</summary>\n"
-            "</task-notification>\n"
-            "Read the output file to see the result."
-        )}
-        for task in registry.take_finished()
-    ]
+    blocks = []
+    for task in registry.take_finished():
+        lines = ["<task-notification>", f"<task-id>{task.id}</task-id>", f"<output-file>{task.output_path}</output-file>",
+                 f"<status>{task.status}</status>", f"<summary>{task.summary()}</summary>"]
+        if task.result:  # a worker's answer (a background agent's final text) comes along
+            lines.append(f"<result>{task.result}</result>")
+        lines.append("</task-notification>")
+        if not task.result:
+            lines.append("Read the output file to see the result.")
+        blocks.append({"type": "text", "text": "\n".join(lines)})
+    return blocks
 
 
 PLAN_MODE_REMINDER = (

@@ -65,6 +65,8 @@ class TaskOutputTool(Tool):
             lines.append(f"<exit_code>{task.exit_code}</exit_code>")
         if task.error:
             lines.append(f"<error>{task.error}</error>")
+        if task.result:
+            lines.append(f"<result>{task.result}</result>")
         lines.append(f"<output>\n{output.rstrip()}\n</output>" if output else "<output>(no new output)</output>")
         return ToolResult("\n".join(lines), meta={"task_id": task.id, "status": task.status})
 
