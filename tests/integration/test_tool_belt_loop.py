@@ -144,7 +144,7 @@ def test_without_a_person_to_ask_the_questions_are_an_error_the_model_can_act_on
     assert plan["is_error"] and "ExitPlanMode needs a person" in plan["content"]
 
 
-@pytest.mark.parametrize("signum", [signal.SIGTERM, signal.SIGHUP])
+@pytest.mark.parametrize("signum", [signal.SIGTERM, signal.SIGHUP, signal.SIGINT])  # SIGINT: Ctrl+C
 def test_a_signal_ends_background_tasks(tmp_path: Path, env: dict[str, str], signum: int) -> None:  # noqa: F811
     mark = marker()
     script = [reply(tool_use("Bash", {"command": f"sleep {mark}", "run_in_background": True}),
