@@ -73,7 +73,7 @@ def test_three_step_session_obeys_the_request_rules(monkeypatch, project):
         assert not {"temperature", "top_p", "top_k"} & body.keys()
         assert isinstance(body["system"], list) and body["system"][0]["cache_control"] == {"type": "ephemeral"}
         assert any("Working directory" in b["text"] and "git" in b["text"] for b in body["system"][1:])
-        assert all("input_schema" in t for t in body["tools"] if "type" not in t)  # server tools have a type instead
+        assert all("input_schema" in t for t in body["tools"] if "type" not in t)  # server tools (WebSearch) have none
         assert "cache_control" in body["tools"][-1]
         assert count_breakpoints(body) <= 4
         last = body["messages"][-1]["content"][-1]
