@@ -26,7 +26,7 @@ from .options import AgentOptions
 from .pricing import add_usage, usage_cost
 from .request import build_system, build_tools
 from .scrub import scrub_text
-from .tool_belt import ask_user, configure_tools, notification_blocks, plan_mode_blocks, publish_changes
+from .tool_belt import ask_user, configure_tools, notification_blocks, publish_changes
 from .transcript import SKIPPED_EVENTS, Transcript, new_session_id, sessions_folder
 
 
@@ -283,8 +283,7 @@ class AgentSession:
         self.turn_count += 1
         self.state.turn_id = self.turn_count
         block = {"type": "text", "text": scrub_text(prompt)}  # a surrogate-escaped byte could never be sent
-        # background tasks that ended since the last request; plan mode's reminder
-        notes = notification_blocks(self.state.tasks) + plan_mode_blocks(getattr(self.policy, "mode", ""))
+        notes = notification_blocks(self.state.tasks)  # background tasks that ended since the last request
         if self.messages and self.messages[-1].get("role") == "user":
             # consecutive user turns merge (the API would merge them too)
             last = self.messages[-1]

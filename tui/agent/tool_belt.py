@@ -65,9 +65,14 @@ def injected(text: str) -> bool:
     return text.startswith(("<task-notification>", "<system-reminder>"))
 
 
-def plan_mode_blocks(mode: str) -> list[dict[str, Any]]:
-    """Claude Code's plan-mode reminder for a prompt sent in plan mode, else nothing."""
-    return [{"type": "text", "text": PLAN_MODE_REMINDER}] if mode == "plan" else []
+def remind_plan_mode(session: AgentSession) -> None:
+    """In plan mode, add Claude Code's plan-mode reminder to the prompt just appended."""
+    if getattr(session.policy, "mode", "") != "plan" or not session.messages:
+        return
+    last = session.messages[-1]
+    session.messages[-1] = {"role": "user", "content": [*last["content"], {"type": "text", "text": PLAN_MODE_REMINDER}]}
+    if session.transcript:
+        session.transcript.write({"type": "merge_user", "message": session.messages[-1]})
 
 
 #: `pause_turn` continuations in a row before the turn ends (Claude Code loops "with a cap")
