@@ -144,7 +144,7 @@ def test_without_a_person_to_ask_the_questions_are_an_error_the_model_can_act_on
     assert plan["is_error"] and "ExitPlanMode needs a person" in plan["content"]
 
 
-@pytest.mark.parametrize("signum", [signal.SIGTERM, signal.SIGHUP])
+@pytest.mark.parametrize("signum", [signal.SIGTERM, signal.SIGHUP, signal.SIGINT])  # SIGINT: Ctrl+C
 def test_a_signal_ends_background_tasks(tmp_path: Path, env: dict[str, str], signum: int) -> None:  # noqa: F811
     mark = marker()
     script = [reply(tool_use("Bash", {"command": f"sleep {mark}", "run_in_background": True}),
@@ -179,3 +179,29 @@ def test_print_mode_reports_searches_as_claude_code_does(tmp_path: Path, env: di
     result = json.loads(out)
     assert result["usage"]["server_tool_use"] == {"web_search_requests": 1}, err
     assert result["result"] == "Textual is a Python framework for terminal UIs."
+
+
+def test_a_prompt_in_plan_mode_carries_the_reminder(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    with FakeAPI([reply(text("a")), reply(text("b"))]) as api:
+        session, _ = make_session(monkeypatch, api.base_url, tmp_path, transcript=False, permission_mode="plan")
+        session.run_turn("plan it")
+        session.policy.mode = "default"
+        session.run_turn("do it")
+        first, second = (r.body["messages"][-1]["content"] for r in api.message_requests)
+    assert "Plan mode is on" in first[-1]["text"] and "ExitPlanMode" in first[-1]["text"]
+    assert not any("Plan mode is on" in b.get("text", "") for b in second)
+
+
+def test_notes_added_to_a_prompt_are_not_shown_as_the_users_words_on_resume(
+        monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    from tui.ui.screens.resume_screen import history_records
+
+    with FakeAPI([reply(text("a"))]) as api:
+        session, _ = make_session(monkeypatch, api.base_url, tmp_path, transcript=False, permission_mode="plan")
+        task = session.state.tasks.start_worker("agent", "explore", lambda handle: None)
+        session.state.tasks.wait(task.id, 10)
+        session.run_turn("plan it")
+    sent = session.messages[0]["content"]
+    assert [b["text"].split("\n")[0] for b in sent] == ["plan it", "<task-notification>", "<system-reminder>"]
+    [turn] = history_records(session.messages)
+    assert [b.text for b in turn.blocks if b.kind == "user"] == ["plan it"]

@@ -1,12 +1,25 @@
-"""Pilot tests of the tool belt in the app: background tasks in the footer and on /tasks."""
+"""Pilot tests of the tool belt in the app: background tasks, web search, questions and plan approval."""
 
 from __future__ import annotations
 
+from pathlib import Path
+from typing import Any
+
+from tui.agent.options import AgentOptions
+from tui.agent.session import AgentSession
 from tui.ui.app import AgentApp
 from tui.ui.screens.tasks_screen import TasksScreen
 from tui.ui.widgets.blocks import MarkerLine
 
 from .conftest import SIZE, type_prompt, wait_until
+
+
+def api_app(monkeypatch: Any, api: Any, project: Path, **options: Any) -> AgentApp:
+    """The app on a real session talking to `api` (a FakeAPI), permission dialogs armed at once."""
+    monkeypatch.setenv("ANTHROPIC_BASE_URL", api.base_url)
+    monkeypatch.setenv("ANTHROPIC_API_KEY", "sk-test")
+    opts = AgentOptions(project_dir=project, interactive=True, transcript=False, **options)
+    return AgentApp(opts, session=AgentSession(opts), permission_grace_s=0)
 
 
 async def test_running_tasks_show_in_the_footer_and_tasks_stops_one(offline_options) -> None:
@@ -35,15 +48,10 @@ async def test_running_tasks_show_in_the_footer_and_tasks_stops_one(offline_opti
 async def test_a_web_search_shows_its_links_and_the_pause_turn_transition(monkeypatch, demo_project) -> None:
     from tests.fakeapi import FakeAPI
     from tests.fakeapi.web_search import RESULTS, search_script
-    from tui.agent.options import AgentOptions
-    from tui.agent.session import AgentSession
     from tui.ui.widgets.blocks import ToolCallBlock
 
     with FakeAPI(search_script()) as api:
-        monkeypatch.setenv("ANTHROPIC_BASE_URL", api.base_url)
-        monkeypatch.setenv("ANTHROPIC_API_KEY", "sk-test")
-        options = AgentOptions(project_dir=demo_project, interactive=True, transcript=False)
-        app = AgentApp(options, session=AgentSession(options), permission_grace_s=0)
+        app = api_app(monkeypatch, api, demo_project)
         async with app.run_test(size=SIZE) as pilot:
             await type_prompt(pilot, "what is textual?")
             await wait_until(pilot, lambda: not app.controller.busy and app.query(ToolCallBlock))
@@ -70,8 +78,6 @@ ONE_QUESTION = [{"question": "Name?", "header": "Name", "multiSelect": False,
 
 async def test_the_model_asks_questions_and_gets_a_plan_approved(monkeypatch, demo_project) -> None:
     from tests.fakeapi import FakeAPI, reply, text, tool_use
-    from tui.agent.options import AgentOptions
-    from tui.agent.session import AgentSession
     from tui.ui.screens.question_dialog import PlanDialog, QuestionDialog
 
     script = [reply(tool_use("AskUserQuestion", {"questions": QUESTIONS}), stop_reason="tool_use"),
@@ -80,23 +86,20 @@ async def test_the_model_asks_questions_and_gets_a_plan_approved(monkeypatch, de
               reply(tool_use("ExitPlanMode", {"plan": "# Plan 2"}), stop_reason="tool_use"),
               reply(text("Coding now."))]
     with FakeAPI(script) as api:
-        monkeypatch.setenv("ANTHROPIC_BASE_URL", api.base_url)
-        monkeypatch.setenv("ANTHROPIC_API_KEY", "sk-test")
-        options = AgentOptions(project_dir=demo_project, interactive=True, transcript=False, permission_mode="plan")
-        app = AgentApp(options, session=AgentSession(options), permission_grace_s=0)
+        app = api_app(monkeypatch, api, demo_project, permission_mode="plan")
         async with app.run_test(size=SIZE) as pilot:
             await type_prompt(pilot, "plan a client")
-            await wait_until(pilot, lambda: isinstance(app.screen, QuestionDialog))
+            await wait_until(pilot, lambda: isinstance(app.screen, QuestionDialog) and app.screen.armed)
             await pilot.press("2")  # requests
             await wait_until(pilot, lambda: app.screen.index == 1)
-            await pilot.press("1", "3", "enter")  # retries and logging
-            await wait_until(pilot, lambda: isinstance(app.screen, PlanDialog))
+            await pilot.press("1", "down", "down", "space", "enter")  # retries and logging
+            await wait_until(pilot, lambda: isinstance(app.screen, PlanDialog) and app.screen.armed)
             assert "step one" in app.screen.query_one("Markdown").source
             await pilot.press("3")
-            await pilot.press(*"add tests", "enter")
-            await wait_until(pilot, lambda: isinstance(app.screen, QuestionDialog))
+            await pilot.press(*"more", "enter")
+            await wait_until(pilot, lambda: isinstance(app.screen, QuestionDialog) and app.screen.armed)
             await pilot.press("3", *"c 1", "enter")  # Other, with a digit and a space typed as text
-            await wait_until(pilot, lambda: isinstance(app.screen, PlanDialog))
+            await wait_until(pilot, lambda: isinstance(app.screen, PlanDialog) and app.screen.armed)
             assert app.session.policy.mode == "plan"
             await pilot.press("1")
             await wait_until(pilot, lambda: not app.controller.busy)
@@ -105,6 +108,27 @@ async def test_the_model_asks_questions_and_gets_a_plan_approved(monkeypatch, de
     assert results[0]["content"] == ('User has answered your questions: "Which library?"="requests", '
                                      '"Which features?"="retries, logging". You can now continue with the '
                                      "user's answers in mind.")
-    assert results[1]["is_error"] and results[1]["content"].endswith("The user said: add tests")
+    assert results[1]["is_error"] and results[1]["content"].endswith("The user said: more")
     assert '"Name?"="c 1"' in results[2]["content"]
     assert "User has approved your plan" in results[3]["content"] and "accepted automatically" in results[3]["content"]
+
+
+async def test_a_skipped_question_is_an_error_and_an_interrupt_closes_the_dialog(monkeypatch, demo_project) -> None:
+    from tests.fakeapi import FakeAPI, reply, tool_use
+    from tui.ui.screens.question_dialog import QuestionDialog
+
+    ask = reply(tool_use("AskUserQuestion", {"questions": ONE_QUESTION}), stop_reason="tool_use")
+    with FakeAPI([ask, ask]) as api:
+        app = api_app(monkeypatch, api, demo_project)
+        async with app.run_test(size=SIZE) as pilot:
+            await type_prompt(pilot, "ask me")
+            await wait_until(pilot, lambda: isinstance(app.screen, QuestionDialog) and app.screen.armed)
+            first = app.screen
+            await pilot.press("escape")
+            await wait_until(pilot, lambda: isinstance(app.screen, QuestionDialog) and app.screen is not first
+                             and app.screen.armed)
+            app.session.cancel()  # what Esc on the main screen does
+            await wait_until(pilot, lambda: not app.controller.busy and not isinstance(app.screen, QuestionDialog))
+            skipped = api.message_requests[1].body["messages"][-1]["content"][0]
+    assert skipped["is_error"] and "closed the questions without answering" in skipped["content"]
+    assert len(api.message_requests) == 2  # the interrupted question went nowhere

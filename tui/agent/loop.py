@@ -30,7 +30,7 @@ from .guards import LoopStop, ProgressGuard
 from .pricing import add_usage, total_tokens, usage_cost
 from .request import build_request, sdk_params
 from .retry import backoff_delay, classify
-from .tool_belt import MAX_PAUSE_TURNS, notification_blocks, pause_streak
+from .tool_belt import MAX_PAUSE_TURNS, notification_blocks, pause_streak, remind_plan_mode
 from .stream import StreamError, StreamInterrupted, StreamResult, run_stream
 from tui.wording import plural
 
@@ -43,6 +43,7 @@ NOT_RUN_CUT = "Not executed: the response was cut by max_tokens, so this tool in
 def run_turn(session: AgentSession, prompt: str) -> None:
     """Run one user turn to its end; always publishes LoopStopped then TurnFinished."""
     turn = session.begin_turn(prompt)
+    remind_plan_mode(session)
     session.publish(TurnStarted(turn_id=turn.turn_id, prompt=prompt))
     guard = ProgressGuard(session.options.no_progress_warn, session.options.no_progress_stop)
     stop = LoopStop("error", "the loop ended without a reason", is_error=True)

@@ -40,18 +40,39 @@ def publish_changes(registry: TaskRegistry, publish: Callable[[Event], None]) ->
 
 def notification_blocks(registry: TaskRegistry) -> list[dict[str, Any]]:
     """One text block per task that ended since the last request, as Claude Code's task notification."""
-    return [
-        {"type": "text", "text": (
-            "<task-notification>\n"
-            f"<task-id>{task.id}</task-id>\n"
-            f"<output-file>{task.output_path}</output-file>\n"
-            f"<status>{task.status}</status>\n"
-            f"<summary>{task.summary()}</summary>\n"
-            "</task-notification>\n"
-            "Read the output file to see the result."
-        )}
-        for task in registry.take_finished()
-    ]
+    blocks = []
+    for task in registry.take_finished():
+        lines = ["<task-notification>", f"<task-id>{task.id}</task-id>", f"<output-file>{task.output_path}</output-file>",
+                 f"<status>{task.status}</status>", f"<summary>{task.summary()}</summary>"]
+        if task.result:  # a worker's answer (a background agent's final text) comes along
+            lines.append(f"<result>{task.result}</result>")
+        lines.append("</task-notification>")
+        if not task.result:
+            lines.append("Read the output file to see the result.")
+        blocks.append({"type": "text", "text": "\n".join(lines)})
+    return blocks
+
+
+PLAN_MODE_REMINDER = (
+    "<system-reminder>\nPlan mode is on: do not change anything yet (no edits, no commands that change "
+    "state). Explore with read-only tools, ask with AskUserQuestion if something is unclear, then call "
+    "ExitPlanMode with your plan for the user to approve.\n</system-reminder>"
+)
+
+
+def injected(text: str) -> bool:
+    """Whether a user text block is one agent-tui added (a task notification, a reminder), not the user's words."""
+    return text.startswith(("<task-notification>", "<system-reminder>"))
+
+
+def remind_plan_mode(session: AgentSession) -> None:
+    """In plan mode, add Claude Code's plan-mode reminder to the prompt just appended."""
+    if getattr(session.policy, "mode", "") != "plan" or not session.messages:
+        return
+    last = session.messages[-1]
+    session.messages[-1] = {"role": "user", "content": [*last["content"], {"type": "text", "text": PLAN_MODE_REMINDER}]}
+    if session.transcript:
+        session.transcript.write({"type": "merge_user", "message": session.messages[-1]})
 
 
 #: `pause_turn` continuations in a row before the turn ends (Claude Code loops "with a cap")

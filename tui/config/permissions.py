@@ -42,7 +42,7 @@ if TYPE_CHECKING:
 Decision = Literal["allow", "deny", "ask"]
 PLAN_REASON = (
     "Plan mode is on: {name} cannot run because it could change something. Only read-only "
-    "tools are available; finish exploring, then present your plan to the user instead of making changes."
+    "tools are available; finish exploring, then present your plan with ExitPlanMode instead of making changes."
 )
 CLI_SOURCES: dict[RuleKind, str] = {"allow": "--allowedTools", "deny": "--disallowedTools", "ask": "command line"}
 

@@ -46,8 +46,8 @@ def check_questions(value: Any) -> list[dict[str, Any]]:
 class AskUserQuestionTool(Tool):
     name = "AskUserQuestion"
     description = (
-        "Asks the user 1-4 questions with 2-4 options each (labels of 1-5 words; the user may also type an answer) "
-        "and waits. Only for real ambiguity (a preference, a requirement), not what you can find out yourself."
+        "Asks the user 1-4 multiple-choice questions (2-4 short options each; the user may type another answer) "
+        "and waits. Only for real ambiguity, not what you can find out yourself."
     )
     input_schema = {
         "type": "object",
@@ -82,8 +82,8 @@ class AskUserQuestionTool(Tool):
 class ExitPlanModeTool(Tool):
     name = "ExitPlanMode"
     description = (
-        "In plan mode, when your plan of code changes is ready: shows `plan` (concise Markdown) to the user "
-        "for approval. Approved: plan mode ends, carry it out. Otherwise keep planning."
+        "In plan mode, once your plan of code changes is ready: asks the user to approve `plan` (short "
+        "Markdown). If approved, carry it out."
     )
     input_schema = {
         "type": "object",

@@ -24,8 +24,8 @@ def _task(registry: TaskRegistry, task_id: str) -> BackgroundTask:
 class TaskOutputTool(Tool):
     name = "TaskOutput"
     description = (
-        "Returns a background task's status and its output since the last read. `block` (default true) "
-        "first waits up to `timeout` ms (default 30000) for it to end."
+        "A background task's status and its output since the last read; `block` (default true) first waits "
+        "up to `timeout` ms (30000) for it to end."
     )
     input_schema = {
         "type": "object",
@@ -65,6 +65,8 @@ class TaskOutputTool(Tool):
             lines.append(f"<exit_code>{task.exit_code}</exit_code>")
         if task.error:
             lines.append(f"<error>{task.error}</error>")
+        if task.result:
+            lines.append(f"<result>{task.result}</result>")
         lines.append(f"<output>\n{output.rstrip()}\n</output>" if output else "<output>(no new output)</output>")
         return ToolResult("\n".join(lines), meta={"task_id": task.id, "status": task.status})
 
@@ -74,7 +76,7 @@ class TaskStopTool(Tool):
     description = "Stops a running background task by its id (a command with every process it started)."
     input_schema = {
         "type": "object",
-        "properties": {"task_id": {"type": "string"}, "shell_id": {"type": "string", "description": "Deprecated"}},
+        "properties": {"task_id": {"type": "string"}, "shell_id": {"type": "string"}},
         "required": [],
         "additionalProperties": False,
     }

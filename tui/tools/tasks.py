@@ -15,7 +15,6 @@ agent-tui ends their whole trees too; workers are plain threads given a stop eve
 from __future__ import annotations
 
 import os
-import secrets
 import subprocess
 import threading
 import time
@@ -44,6 +43,8 @@ class BackgroundTask:
     started: float = field(default_factory=time.time)
     ended: float | None = None
     error: str = ""
+    #: what a worker returned (a background agent's final text); sent with the task's notification
+    result: str = ""
     announced: bool = False
     read_offset: int = 0
     process: TrackedProcess | None = field(default=None, repr=False)
@@ -89,7 +90,7 @@ class TaskRegistry:
     # --- starting ------------------------------------------------------------------------
 
     def _new(self, kind: str, description: str) -> BackgroundTask:
-        task_id = kind[0] + secrets.token_hex(4)
+        task_id = kind[0] + os.urandom(4).hex()  # not `secrets`: its imports cost ~5 ms of -p start-up
         path = tracker().temp_file(f"agent-tui-task-{task_id}-")
         task = BackgroundTask(id=task_id, kind=kind, description=description, output_path=path)
         with self._lock:
@@ -115,10 +116,11 @@ class TaskRegistry:
         threading.Thread(target=self._watch_process, args=(task,), name=f"task-{task.id}", daemon=True).start()
         return task
 
-    def start_worker(self, kind: str, description: str, work: Callable[[TaskHandle], None]) -> BackgroundTask:
+    def start_worker(self, kind: str, description: str, work: Callable[[TaskHandle], str | None]) -> BackgroundTask:
         """Run `work(handle)` on a thread; it writes output through the handle and should honour its stop event.
 
-        A worker that raises ends as `failed` with the exception as its error.
+        What it returns becomes the task's `result`; a worker that raises ends as `failed` with the exception
+        as its error.
         """
         task = self._new(kind, description)
         self._changed(task)
@@ -133,9 +135,9 @@ class TaskRegistry:
         self._end(task, "killed" if task.stop_event.is_set() else "completed" if code == 0 else "failed",
                   code if code >= 0 else 128 - code)
 
-    def _run_worker(self, task: BackgroundTask, work: Callable[[TaskHandle], None]) -> None:
+    def _run_worker(self, task: BackgroundTask, work: Callable[[TaskHandle], str | None]) -> None:
         try:
-            work(TaskHandle(task))
+            task.result = work(TaskHandle(task)) or ""
         except Exception as exc:
             task.error = f"{type(exc).__name__}: {exc}"
             self._end(task, "failed", None)

@@ -91,6 +91,18 @@ def test_a_worker_task_writes_output_and_honours_stop() -> None:
     assert registry.wait(failed.id, 10) and failed.status == "failed" and "no model" in failed.summary()
 
 
+def test_a_workers_answer_comes_with_its_notification_and_its_output(ctx: ToolContext) -> None:
+    from tui.agent.tool_belt import notification_blocks
+
+    task = ctx.state.tasks.start_worker("agent", "explore", lambda handle: "Found 3 callers.")
+    assert ctx.state.tasks.wait(task.id, 10) and task.result == "Found 3 callers."
+    assert "<result>Found 3 callers.</result>" in output.run({"task_id": task.id}, ctx).text()
+    task.announced = False
+    [note] = notification_blocks(ctx.state.tasks)
+    assert note["text"].endswith("<result>Found 3 callers.</result>\n</task-notification>")
+    assert 'Background agent "explore" completed' in note["text"]
+
+
 def test_a_character_split_across_reads_waits_for_the_next_read(tmp_path: Path) -> None:
     euro = "€".encode()
     assert _complete_utf8(b"ab" + euro[:2]) == 2 and _complete_utf8(b"ab" + euro) == 5

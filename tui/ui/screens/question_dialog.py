@@ -62,7 +62,7 @@ class AskDialog(VettedScreen):
             self.dismiss(None)
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
-        if action in ("pick", "toggle") and isinstance(self.focused, Input):
+        if action in ("pick", "toggle_option") and isinstance(self.focused, Input):
             return False  # digits and spaces typed into an answer box are text
         return True
 
@@ -84,7 +84,7 @@ class AskDialog(VettedScreen):
 class QuestionDialog(AskDialog):
     """AskUserQuestion: one question at a time; dismissed with {"answers": {question: answer}} or None (Esc)."""
 
-    BINDINGS = [*DIGITS, Binding("space", "toggle", "Toggle", show=False, id="question_toggle"),
+    BINDINGS = [*DIGITS, Binding("space", "toggle_option", "Toggle", show=False, id="question_toggle"),
                 Binding("escape", "dismiss_all", "Skip the questions", id="question_escape")]
     AUTO_FOCUS = "#question-options"
 
@@ -148,7 +148,7 @@ class QuestionDialog(AskDialog):
         self.query_one("#question-options", OptionList).highlighted = number - 1
         self._choose(number - 1, toggle=bool(self.question.get("multiSelect")))
 
-    def action_toggle(self) -> None:
+    def action_toggle_option(self) -> None:
         highlighted = self.query_one("#question-options", OptionList).highlighted
         if self.armed and highlighted is not None and self.question.get("multiSelect"):
             self._choose(highlighted, toggle=True)

@@ -19,6 +19,7 @@ from textual.widgets import Input, OptionList, Static
 from textual.widgets.option_list import Option
 
 from tui.agent.resume import SessionInfo, list_sessions, sessions_base
+from tui.agent.tool_belt import injected
 from tui.sanitize import one_line
 
 from ..commands import slash_command
@@ -176,7 +177,8 @@ def history_records(messages: list[dict[str, Any]]) -> list[TurnRecord]:
                     tool.state = "error" if tool.is_error else "done"
                     tool.result_text = _text_of(block.get("content")) if not isinstance(block.get("content"), str) \
                         else block["content"]
-            prompt = "\n".join(b.get("text", "") for b in blocks if b.get("type") == "text").strip()
+            prompt = "\n".join(b.get("text", "") for b in blocks
+                               if b.get("type") == "text" and not injected(b.get("text", ""))).strip()
             if prompt:
                 turns.append(TurnRecord(len(turns) + 1))
                 if prompt.startswith("[Summary of the earlier conversation"):

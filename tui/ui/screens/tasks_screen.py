@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import time
+from functools import partial
 
 from rich.text import Text
 from textual import on
@@ -94,9 +95,9 @@ class TasksScreen(ModalScreen[None]):
         if task is None or not task.running:
             self.notify("That task has already ended.", severity="warning")
             return
-        self.registry.stop(task.id)
-        self.notify(f"Stopped {task.id}.")
-        self.refresh_tasks()
+        # off the UI thread: a process tree gets a second to end on SIGTERM before SIGKILL
+        self.run_worker(partial(self.registry.stop, task.id), thread=True, exit_on_error=False)
+        self.notify(f"Stopping {task.id}…")
 
     def action_close(self) -> None:
         self.dismiss(None)
