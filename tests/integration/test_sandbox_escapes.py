@@ -250,6 +250,9 @@ ATTEMPTS = [
     Attempt("abstract unix socket", f"{PY} \"import socket; s=socket.socket(socket.AF_UNIX); s.connect('\\0{{abstract}}')\"",
             lambda w, out: "abstract" in w.received),
     Attempt("signal a process outside", "kill -9 {victim}; true", lambda w, out: w.victim.poll() is not None),
+    # the keeper that waits outside the namespaces shares the command's process group
+    Attempt("signal the parent (its process group)", "trap '' TERM HUP; kill -TERM 0; kill -HUP 0; echo survived",
+            lambda w, out: not out.startswith("survived\nExit code: 0")),
     Attempt("ptrace a process outside", f"{PY} \"import ctypes; print(ctypes.CDLL(None).ptrace(16, {{victim}}, 0, 0))\"; "
             "strace -p {victim} -o /dev/null & sleep 0.2", lambda w, out: _traced(w.victim.pid) or w.victim.poll() is not None,
             "strace -f -o $TMPDIR/trace true && echo traced", lambda w, out: "traced" in out),

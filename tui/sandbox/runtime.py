@@ -167,7 +167,9 @@ class SandboxRuntime:
         for path in self.config.deny_write:
             if os.path.exists(path):
                 the_plan.read_only.append(os.path.realpath(path))
-        env = {"TMPDIR": tmpdir, "AGENT_TUI_SANDBOX": "1"}
+        # caches that live under ~ by default go to the run's TMPDIR, so pip, npm and go work unchanged
+        env = {"TMPDIR": tmpdir, "AGENT_TUI_SANDBOX": "1", "XDG_CACHE_HOME": os.path.join(tmpdir, "cache"),
+               "npm_config_cache": os.path.join(tmpdir, "npm-cache")}
         if proxy:
             url = f"http://127.0.0.1:{plan.PROXY_PORT}"
             for name in ("HTTP_PROXY", "HTTPS_PROXY", "http_proxy", "https_proxy"):
