@@ -38,6 +38,7 @@ class SandboxRuntime:
         self._dir: str | None = None
         self._proxy: Any = None
         self._lock = threading.Lock()
+        self._told = False
 
     # --- what is on --------------------------------------------------------------------
 
@@ -103,6 +104,14 @@ class SandboxRuntime:
         if why:
             self._support = (0, why)
         return self.notice() if why else None
+
+    def late_notice(self) -> str | None:
+        """Once per run: the sandbox was wanted but the full probe at first use found it cannot run."""
+        wanted = self.toggled if self.toggled is not None else self.config.enabled
+        if self._told or wanted is False or self.supported():
+            return None
+        self._told = True
+        return self.notice()
 
     def contains(self, tool_input: dict[str, Any]) -> bool:
         """Whether this Bash call would run inside the sandbox."""
