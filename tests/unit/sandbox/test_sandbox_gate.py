@@ -127,4 +127,3 @@ def test_sandbox_allow_adds_a_path_or_a_host_to_the_user_settings(proj: Path) ->
     saved = tomllib.loads(user_settings_file().read_text())["sandbox"]
     assert saved == {"allow_write": [str(proj / "cache")], "network": {"allowed_domains": ["pypi.org"]}}
     assert sandbox.config.allow_write == [str(proj / "cache")] and sandbox.config.allowed_domains == ["pypi.org"]
-
