@@ -6,6 +6,7 @@ difference is the sandbox alone: namespaces, mounts, Landlock, seccomp, the plan
 
 from __future__ import annotations
 
+import subprocess
 import tempfile
 import time
 from pathlib import Path
@@ -49,6 +50,19 @@ def _interleaved(ctx: ToolContext, command: str, reps: int, rounds: int = 4) -> 
     return median(outside), median(inside)
 
 
+def _spawn(preexec: Any, reps: int, rounds: int = 4) -> tuple[float, float]:
+    """Median seconds to spawn and reap `/bin/true` (start_new_session as Bash does), without and with the sandbox."""
+    outside: list[float] = []
+    inside: list[float] = []
+    for _ in range(rounds):
+        for times, fn in ((outside, None), (inside, preexec)):
+            for _ in range(max(1, reps // rounds)):
+                start = time.perf_counter()
+                subprocess.run(["/bin/true"], start_new_session=True, preexec_fn=fn, check=True)
+                times.append(time.perf_counter() - start)
+    return median(outside), median(inside)
+
+
 def measure(settings: Settings) -> list[dict[str, Any]]:
     if not runtime.SandboxRuntime().supported():
         return [row("sandbox", None, None, "", note="no Landlock >= 4 / user namespaces here")]
@@ -61,6 +75,15 @@ def measure(settings: Settings) -> list[dict[str, Any]]:
         rows = [row("sandbox: `true` per command (Bash tool)", inside * 1000, outside * 1000, "overhead <= 10 ms",
                     unit="ms", met=overhead_ms <= 10, note=f"overhead {overhead_ms:.1f} ms median, {reps} runs each",
                     baseline_label="unsandboxed")]
+        sandbox = runtime.SandboxRuntime(SandboxSettings(), str(proj))
+        try:
+            raw_out, raw_in = _spawn(sandbox.prepare(str(proj), []).preexec, reps)
+        finally:
+            sandbox.close()
+        raw_ms = (raw_in - raw_out) * 1000
+        rows.append(row("sandbox: spawn `/bin/true` alone (Popen)", raw_in * 1000, raw_out * 1000, "overhead <= 10 ms",
+                        unit="ms", met=raw_ms <= 10, note=f"overhead {raw_ms:.1f} ms median: namespaces, mounts, "
+                        "Landlock, seccomp, two forks", baseline_label="unsandboxed"))
         rg = find_rg()
         if rg is None:
             return [*rows, row("sandbox: rg over 5 000 files", None, None, "", note="rg not installed")]
@@ -69,8 +92,10 @@ def measure(settings: Settings) -> list[dict[str, Any]]:
             sub.mkdir(exist_ok=True)
             (sub / f"f{i}.txt").write_text(f"line one\nneedle {i}\nline three\n" * 20)
         outside, inside = _interleaved(ctx, f"{rg} -c needle . > /dev/null", settings.reps(20, 4))
-        rows.append(row("sandbox: rg over 5 000 files", inside, outside, "ratio <= 1.1", unit="s",
-                        met=inside / outside <= 1.1, baseline_label="unsandboxed"))
+        fixed = overhead_ms / 1000
+        rows.append(row("sandbox: rg over 5 000 files (Bash tool)", inside, outside, "ratio <= 1.1", unit="s",
+                        met=inside / outside <= 1.1, baseline_label="unsandboxed",
+                        note=f"{(inside - fixed) / outside:.2f}x without the fixed per-command cost"))
         return rows
 
 

@@ -215,6 +215,10 @@ ATTEMPTS = [
                "git config -f in/other.cfg core.hooksPath x", "in/other.cfg"),
     _protected(".git/config renamed", "mv .git/config .git/config.bak; echo x > .git/config",
                "mv in/existing.txt in/moved.txt", "in/moved.txt"),
+    _protected("hard link to .git/config", "ln .git/config cfg-link; echo '[core] fsmonitor = x' >> cfg-link",
+               "ln readme.txt in/readme-link && cat in/readme-link > /dev/null", "in/readme-link"),
+    _protected("symlink swap of .claude", "mv .claude .claude-old; ln -s in .claude; echo '{}' > .claude/settings.local.json",
+               "ln -s in in-link && echo x > in-link/via-link.txt", "in/via-link.txt"),
     _protected(".claude/settings.json", "echo '{\"permissions\":{\"allow\":[\"Bash\"]}}' > .claude/settings.json",
                "echo '{}' > in/settings.json", "in/settings.json"),
     _protected(".claude/settings.local.json", "echo '{}' > .claude/settings.local.json",
@@ -250,6 +254,9 @@ ATTEMPTS = [
     Attempt("abstract unix socket", f"{PY} \"import socket; s=socket.socket(socket.AF_UNIX); s.connect('\\0{{abstract}}')\"",
             lambda w, out: "abstract" in w.received),
     Attempt("signal a process outside", "kill -9 {victim}; true", lambda w, out: w.victim.poll() is not None),
+    # the keeper that waits outside the namespaces shares the command's process group
+    Attempt("signal the parent (its process group)", "trap '' TERM HUP; kill -TERM 0; kill -HUP 0; echo survived",
+            lambda w, out: not out.startswith("survived\nExit code: 0")),
     Attempt("ptrace a process outside", f"{PY} \"import ctypes; print(ctypes.CDLL(None).ptrace(16, {{victim}}, 0, 0))\"; "
             "strace -p {victim} -o /dev/null & sleep 0.2", lambda w, out: _traced(w.victim.pid) or w.victim.poll() is not None,
             "strace -f -o $TMPDIR/trace true && echo traced", lambda w, out: "traced" in out),

@@ -122,3 +122,10 @@ def test_allowed_domain_goes_through_the_proxy_and_others_are_named(proj: Path, 
     assert "403" in text
     assert "connecting to blocked.example (not in sandbox.network.allowed_domains)" in text
     assert "connecting to blocked-tls.example" in text
+
+
+def test_home_caches_go_to_the_runs_tmpdir(proj: Path) -> None:
+    """pip, npm and go caches (~/.cache, ~/.npm) would be writes outside: they land in the run's TMPDIR."""
+    text, err = bash(proj, 'mkdir -p "$XDG_CACHE_HOME/pip" "$npm_config_cache" && '
+                           'case "$XDG_CACHE_HOME:$npm_config_cache" in "$TMPDIR"/*:"$TMPDIR"/*) echo cache-private;; esac')
+    assert not err and "cache-private" in text, text

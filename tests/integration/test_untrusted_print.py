@@ -68,6 +68,8 @@ def test_offline_demo_git_status_runs_in_a_trusted_repo(tmp_path: Path, home: di
     make_demo_project(project)
     marker = _evil_git(project)
     _trust(home, project)
+    settings = Path(home["XDG_CONFIG_HOME"]) / "agent-tui" / "settings.toml"
+    settings.write_text(settings.read_text() + "[sandbox]\nenabled = false\n")  # the gate alone: the sandbox would contain it
     proc = run_cli(["-p", "find the TODOs and fix one", "--offline", "--output-format", "stream-json"], project, home)
     assert "git status --short" in proc.stdout
     assert marker.exists()  # trusted: the user's own repository config counts

@@ -94,14 +94,12 @@ def test_the_app_leaves_the_terminal_and_no_child_behind(tmp_path: Path, pane: P
 def run_and_end(tmp_path: Path, project: Path, pane: Pane, how: str, mark: str) -> None:
     """Approve the command, then end the app `how`; a quit comes after the call, a signal during it."""
     quit_after_call = how == "ctrl-c-twice"
+    settings = tmp_path / "home" / ".config" / "agent-tui" / "settings.toml"
+    settings.parent.mkdir(parents=True, exist_ok=True)
+    settings.write_text("[sandbox]\nenabled = false\n")  # process tracking outside the sandbox (excluded commands)
     with FakeAPI(spawning_script(mark, foreground=not quit_after_call)) as api:
-        # the sandbox off: these children are meant to outlive their call (the path of excluded commands and of
-        # systems without a sandbox); inside it they end with the call, which tests/integration/test_sandbox_* check
-        config = tmp_path / "config" / "agent-tui"
-        config.mkdir(parents=True, exist_ok=True)
-        (config / "settings.toml").write_text("[sandbox]\nenabled = false\n")
         env = {"TMPDIR": str(tmp_path / "tmp"), "HOME": str(tmp_path / "home"), "XDG_DATA_HOME": str(tmp_path / "data"),
-               "XDG_CONFIG_HOME": str(tmp_path / "config"),
+               "XDG_CONFIG_HOME": str(settings.parent.parent),
                "ANTHROPIC_BASE_URL": api.base_url, "ANTHROPIC_API_KEY": "sk-test", "COLORTERM": "truecolor"}
         assignments = " ".join(f"{k}={shlex.quote(v)}" for k, v in env.items())
         command = (f"cd {shlex.quote(str(project))} && env {assignments} {shlex.quote(sys.executable)} -m tui.cli; "

@@ -74,8 +74,8 @@ async def test_no_view_writes_a_raw_control_character(hostile_app: AgentApp) -> 
             assert stray_controls(screen_output(app)) == [], view
 
 
-async def test_the_permission_dialog_shows_bidi_and_escapes_in_a_command(tmp_path: Path, monkeypatch, sandbox_off) -> None:
-    # sandbox off: contained, the command would run without the dialog this test looks at
+@pytest.mark.usefixtures("sandbox_off")  # a contained command needs no dialog; this one is about the dialog
+async def test_the_permission_dialog_shows_bidi_and_escapes_in_a_command(tmp_path: Path, monkeypatch) -> None:
     from tui.ui.screens.permission_dialog import PermissionDialog
 
     project = tmp_path / "proj"

@@ -17,7 +17,6 @@ import os
 import selectors
 import signal
 import socket
-import sys
 from collections.abc import Callable
 
 from tui.sandbox import landlock, namespaces, seccomp
@@ -168,4 +167,3 @@ def _confine(plan: Plan, program: bytes) -> None:
     ruleset.restrict_self()
     if program:
         seccomp.install(landlock.libc(), program)
-    sys.stdout.flush()

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 #: never writable, even inside a writable folder (relative to the project)
@@ -49,7 +50,7 @@ def protected_paths(project: str, roots: list[str]) -> list[str]:
 
 
 def build(project: str, tmpdir: str, allow_write: list[str], deny_read: list[str], *, abi: int,
-          empty_file: str, write_files: list[str] = (), proxy_socket: str | None = None) -> Plan:  # type: ignore[assignment]
+          empty_file: str, write_files: Sequence[str] = (), proxy_socket: str | None = None) -> Plan:
     """Resolve the policy's paths: symlinks followed, missing ones left out (or kept for the sweep)."""
     roots = [os.path.realpath(p) for p in [project, tmpdir, *allow_write] if os.path.exists(p)]
     plan = Plan(project=os.path.realpath(project), tmpdir=tmpdir, write_roots=list(dict.fromkeys(roots)),

@@ -38,6 +38,7 @@ class SandboxRuntime:
         self._dir: str | None = None
         self._proxy: Any = None
         self._lock = threading.Lock()
+        self._told = False
 
     # --- what is on --------------------------------------------------------------------
 
@@ -104,6 +105,14 @@ class SandboxRuntime:
             self._support = (0, why)
         return self.notice() if why else None
 
+    def late_notice(self) -> str | None:
+        """Once per run: the sandbox was wanted but the full probe at first use found it cannot run."""
+        wanted = self.toggled if self.toggled is not None else self.config.enabled
+        if self._told or wanted is False or self.supported():
+            return None
+        self._told = True
+        return self.notice()
+
     def contains(self, tool_input: dict[str, Any]) -> bool:
         """Whether this Bash call would run inside the sandbox."""
         if not self.enabled:
@@ -169,7 +178,9 @@ class SandboxRuntime:
         for path in self.config.deny_write:
             if os.path.exists(path):
                 the_plan.read_only.append(os.path.realpath(path))
-        env = {"TMPDIR": tmpdir, "AGENT_TUI_SANDBOX": "1"}
+        # caches that live under ~ by default go to the run's TMPDIR, so pip, npm and go work unchanged
+        env = {"TMPDIR": tmpdir, "AGENT_TUI_SANDBOX": "1", "XDG_CACHE_HOME": os.path.join(tmpdir, "cache"),
+               "npm_config_cache": os.path.join(tmpdir, "npm-cache")}
         if proxy:
             url = f"http://127.0.0.1:{plan.PROXY_PORT}"
             for name in ("HTTP_PROXY", "HTTPS_PROXY", "http_proxy", "https_proxy"):
