@@ -73,7 +73,7 @@ def _default_policy(options: AgentOptions) -> Any:
             project_dir=options.project_dir,
         )
     loaded = load_settings(options.project_dir)
-    if loaded.hooks and options.hooks is None:  # read once, at start; /hooks applies later changes
+    if loaded.hooks and not loaded.hooks_disabled_by and options.hooks is None:  # read once, at start
         from tui.hooks.config import HookConfig
 
         options.hooks = HookConfig(list(loaded.hooks), trusted=loaded.trusted)

@@ -95,6 +95,8 @@ class LoadedSettings:
     files: list[Path] = field(default_factory=list)
     #: hook handlers of every file (tui.hooks.config.HookSpec), read only when a file has `hooks`
     hooks: list[Any] = field(default_factory=list)
+    #: `disableAllHooks` (Claude Code's key): the file that set it true last, else None
+    hooks_disabled_by: Path | None = None
 
 
 def is_trusted(project_dir: Path, settings: Settings) -> bool:
@@ -220,12 +222,17 @@ class _Loader:
         data, text = read
         base_dir = user_config_dir() if user else self.project_dir
         for key, value in data.items():
-            if claude and key not in ("permissions", "apiKeyHelper", "hooks"):
+            if claude and key not in ("permissions", "apiKeyHelper", "hooks", "disableAllHooks"):
                 continue  # Claude Code's other keys (env, model …) are not ours
             if key == "permissions":
                 self.permissions(path, text, value, folder, base_dir)
             elif key == "hooks":
                 self.hooks(path, text, value, folder)
+            elif key == "disableAllHooks":
+                if not isinstance(value, bool):
+                    self.problem(path, text, key, "expected true or false; ignored.")
+                else:
+                    self.loaded.hooks_disabled_by = path if value else None
             elif key in ("trusted_folders", "declined_folders", "projects") and user:
                 self.user_only(path, text, key, value)
             elif key in SCALAR_TYPES or key in ALIASES:
@@ -233,7 +240,8 @@ class _Loader:
             elif key in ("trusted_folders", "declined_folders", "projects"):
                 self.problem(path, text, key, "only the user settings may set this; ignored.")
             else:
-                known = [*SCALAR_TYPES, "permissions", "hooks", "trusted_folders", "declined_folders", "projects"]
+                known = [*SCALAR_TYPES, "permissions", "hooks", "disableAllHooks", "trusted_folders", "declined_folders",
+                         "projects"]
                 self.problem(path, text, key, f"unknown key{closest_key(key, known)}; ignored.")
 
     def scalar(self, path: Path, text: str, name: str, key: str, value: Any, folder: bool, table: str | None = None) -> None:
