@@ -418,8 +418,8 @@ class AgentSession:
         self.state.read_hashes.clear()
         self.state.todos.clear()
         self.context.reset()
-        if self.hooks is not None:  # /clear runs on the UI thread: SessionEnd must not hold it
-            threading.Thread(target=self.hooks.session_end, args=("clear",), name="hook-end", daemon=True).start()
+        if self.hooks is not None:
+            self.hooks.session_end_in_background("clear")
             self.hooks.start_source = "clear"
         self.close_transcript()
         self.session_id = new_session_id()
