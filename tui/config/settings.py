@@ -220,19 +220,16 @@ class _Loader:
         if read is None:
             return
         data, text = read
+        if "disableAllHooks" in data:  # Claude Code's switch for every hook (a later layer may turn them on again)
+            self.disable_hooks(path, text, data.pop("disableAllHooks"))
         base_dir = user_config_dir() if user else self.project_dir
         for key, value in data.items():
-            if claude and key not in ("permissions", "apiKeyHelper", "hooks", "disableAllHooks"):
+            if claude and key not in ("permissions", "apiKeyHelper", "hooks"):
                 continue  # Claude Code's other keys (env, model …) are not ours
             if key == "permissions":
                 self.permissions(path, text, value, folder, base_dir)
             elif key == "hooks":
                 self.hooks(path, text, value, folder)
-            elif key == "disableAllHooks":
-                if not isinstance(value, bool):
-                    self.problem(path, text, key, "expected true or false; ignored.")
-                else:
-                    self.loaded.hooks_disabled_by = path if value else None
             elif key in ("trusted_folders", "declined_folders", "projects") and user:
                 self.user_only(path, text, key, value)
             elif key in SCALAR_TYPES or key in ALIASES:
@@ -240,8 +237,7 @@ class _Loader:
             elif key in ("trusted_folders", "declined_folders", "projects"):
                 self.problem(path, text, key, "only the user settings may set this; ignored.")
             else:
-                known = [*SCALAR_TYPES, "permissions", "hooks", "disableAllHooks", "trusted_folders", "declined_folders",
-                         "projects"]
+                known = [*SCALAR_TYPES, "permissions", "hooks", "trusted_folders", "declined_folders", "projects"]
                 self.problem(path, text, key, f"unknown key{closest_key(key, known)}; ignored.")
 
     def scalar(self, path: Path, text: str, name: str, key: str, value: Any, folder: bool, table: str | None = None) -> None:
@@ -255,6 +251,12 @@ class _Loader:
             self.problem(path, text, key, "a key helper from this folder is ignored until you trust it.", table)
         else:
             self.values[name] = checked
+
+    def disable_hooks(self, path: Path, text: str, value: Any) -> None:
+        if not isinstance(value, bool):
+            self.problem(path, text, "disableAllHooks", "expected true or false; ignored.")
+        else:
+            self.loaded.hooks_disabled_by = path if value else None
 
     def hooks(self, path: Path, text: str, block: Any, folder: bool) -> None:
         from tui.hooks.config import parse_hooks_block  # only when a file has hooks
