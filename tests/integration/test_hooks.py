@@ -252,7 +252,8 @@ def test_a_permission_question_fires_notification_hooks(monkeypatch, tmp_path):
     from tui.agent.permission_gate import PermissionReply
 
     seen = tmp_path / "notification.json"
-    write_project(tmp_path, hook("Notification", "permission_prompt", record=str(seen)))
+    write_project(tmp_path, hook("Notification", "permission_prompt", record=str(seen)),
+                  permissions={"ask": ["Bash(touch:*)"]})  # asks, whatever a sandbox would allow
     with FakeAPI([reply(bash("touch approved", "t1"), stop_reason="tool_use"), reply("ok")]) as api:
         session, rec = make_session(monkeypatch, api.base_url, tmp_path, transcript=False, interactive=True)
         session.bus.subscribe(lambda e: isinstance(e, PermissionRequested) and e.reply.set_result(PermissionReply(True)),
