@@ -112,7 +112,7 @@ def options_from_args(args: argparse.Namespace) -> tuple[AgentOptions, list[str]
         settings = loaded.settings
         trusted, mcp_seen = loaded.trusted, loaded.mcp_seen
         problems = list(loaded.problems)
-        hooks = loaded.hooks  # read once here, with --settings's; the session does not read them again
+        hooks = [] if loaded.hooks_disabled_by else loaded.hooks  # read once here, with --settings's
         if args.print_mode and (notice := ignored_allow_notice(loaded)):
             problems.append(notice)  # Claude Code's "Ignoring N permissions.allow entries …"
         from tui.sandbox.runtime import configure as configure_sandbox

@@ -65,6 +65,9 @@ def _process_ms(stdin: bytes, project: Path) -> float:
 
 
 def measure(settings: Settings) -> list[dict[str, Any]]:
+    import anthropic  # noqa: F401 - the size of the real app's process, where forking costs more
+    import textual.app  # noqa: F401
+
     rounds = settings.reps(200, 30)
     with tempfile.TemporaryDirectory(prefix="bench-hooks-") as tmp:
         project = Path(tmp)

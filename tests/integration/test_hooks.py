@@ -252,7 +252,8 @@ def test_a_permission_question_fires_notification_hooks(monkeypatch, tmp_path, s
     from tui.agent.permission_gate import PermissionReply
 
     seen = tmp_path / "notification.json"
-    write_project(tmp_path, hook("Notification", "permission_prompt", record=str(seen)))
+    write_project(tmp_path, hook("Notification", "permission_prompt", record=str(seen)),
+                  permissions={"ask": ["Bash(touch:*)"]})  # asks, whatever a sandbox would allow
     with FakeAPI([reply(bash("touch approved", "t1"), stop_reason="tool_use"), reply("ok")]) as api:
         session, rec = make_session(monkeypatch, api.base_url, tmp_path, transcript=False, interactive=True)
         session.bus.subscribe(lambda e: isinstance(e, PermissionRequested) and e.reply.set_result(PermissionReply(True)),
@@ -264,3 +265,21 @@ def test_a_permission_question_fires_notification_hooks(monkeypatch, tmp_path, s
     data = json.loads(seen.read_text())
     assert (data["notification_type"], data["message"]) == ("permission_prompt", "Claude needs your permission to use Bash")
     assert (tmp_path / "approved").exists()
+
+
+def test_session_start_sources_resume_and_clear(monkeypatch, tmp_path):
+    write_project(tmp_path, hook("SessionStart"), hook("SessionEnd"))
+    with FakeAPI([reply("one"), reply("two"), reply("three")]) as api:
+        first, rec1 = make_session(monkeypatch, api.base_url, tmp_path, sessions_dir=tmp_path / "sessions")
+        first.run_turn("hello")
+        first.close()
+        second, rec2 = make_session(monkeypatch, api.base_url, tmp_path, sessions_dir=tmp_path / "sessions")
+        second.resume(first.transcript_path)
+        second.run_turn("again")
+        second.clear()
+        second.run_turn("fresh")
+        second.close()
+    assert [e.hook_name for e in rec1.of(HookFinished)] == ["SessionStart:startup", "SessionEnd:other"]
+    names = [e.hook_name for e in rec2.of(HookFinished)]
+    assert names[0] == "SessionStart:resume"  # /clear's SessionEnd runs on a thread: the rest in any order
+    assert sorted(names[1:]) == ["SessionEnd:clear", "SessionEnd:other", "SessionStart:clear"]

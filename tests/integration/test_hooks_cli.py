@@ -46,15 +46,14 @@ def test_stream_json_hook_lines_only_with_include_hook_events(monkeypatch, tmp_p
     assert "\x1b" not in without.err
 
 
-HOOK_MODULES = ("tui.hooks.config", "tui.hooks.matcher", "tui.hooks.runner", "tui.hooks.outcome", "tui.hooks.stream",
-                "tui.agent.hook_points")
+#: the modules that run hooks (tui.hooks also holds the custom commands and skills, which have their own budget)
+HOOK_MODULES = ["tui.agent.hook_points", "tui.hooks.config", "tui.hooks.matcher", "tui.hooks.outcome",
+                "tui.hooks.runner", "tui.hooks.stream", "tui.ui.hook_view"]
 
 
 def test_without_hooks_nothing_of_the_hooks_package_is_imported(tmp_path):
-    # the hook machinery (custom commands and skills share the package and are looked up for every prompt)
-    code = (f"HOOK_MODULES = {HOOK_MODULES!r}; "
-            "import sys; from tui.cli import main; main(['-p', 'hi', '--offline', '--cwd', sys.argv[1]]); "
-            "print(sorted(m for m in sys.modules if m in HOOK_MODULES))")
+    code = ("import sys; from tui.cli import main; main(['-p', 'hi', '--offline', '--cwd', sys.argv[1]]); "
+            f"print(sorted(m for m in sys.modules if m in {HOOK_MODULES!r}))")
     proc = subprocess.run([sys.executable, "-c", code, str(tmp_path)], capture_output=True, text=True, timeout=120,
                           cwd=REPO)
     assert proc.returncode == 0, proc.stderr

@@ -45,6 +45,7 @@ class SessionHooks:
         self.stop_reason: str | None = None
         self.start_source: str | None = "startup"
         self._start_lock = threading.Lock()
+        self._background: list[threading.Thread] = []
 
     # --- plumbing ----------------------------------------------------------------------
 
@@ -176,7 +177,16 @@ class SessionHooks:
         return [reminder(f"SessionStart:{source} hook {kind}: {text}") for kind, text in contexts]
 
     def session_end(self, reason: str) -> None:
+        for thread in self._background:  # an earlier /clear's SessionEnd ends first
+            thread.join()
         self.fire("SessionEnd", reason, {"reason": reason})
+
+    def session_end_in_background(self, reason: str) -> None:
+        """SessionEnd without holding the caller (/clear runs on the UI thread)."""
+        thread = threading.Thread(target=self.fire, args=("SessionEnd", reason, {"reason": reason}), name="hook-end",
+                                  daemon=True)
+        self._background = [t for t in self._background if t.is_alive()] + [thread]
+        thread.start()
 
     # --- for the dispatcher and the loop (a line or two at each call site) ----------------
 

@@ -91,7 +91,7 @@ def _default_policy(options: AgentOptions) -> Any:
             project_dir=options.project_dir,
         )
     loaded = load_settings(options.project_dir)
-    if loaded.hooks and options.hooks is None:  # read once, at start; /hooks applies later changes
+    if loaded.hooks and not loaded.hooks_disabled_by and options.hooks is None:  # read once, at start
         from tui.hooks.config import HookConfig
 
         options.hooks = HookConfig(list(loaded.hooks), trusted=loaded.trusted)
@@ -512,8 +512,8 @@ class AgentSession:
         self.state.read_hashes.clear()
         self.state.todos.clear()
         self.context.reset()
-        if self.hooks is not None:  # /clear runs on the UI thread: SessionEnd must not hold it
-            threading.Thread(target=self.hooks.session_end, args=("clear",), name="hook-end", daemon=True).start()
+        if self.hooks is not None:
+            self.hooks.session_end_in_background("clear")
             self.hooks.start_source = "clear"
         self.close_transcript()
         self.session_id = new_session_id()

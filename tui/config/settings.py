@@ -111,6 +111,8 @@ class LoadedSettings:
     mcp_seen: bool = False
     #: hook handlers of every file (tui.hooks.config.HookSpec), read only when a file has `hooks`
     hooks: list[Any] = field(default_factory=list)
+    #: `disableAllHooks` (Claude Code's key): the file that set it true last, else None
+    hooks_disabled_by: Path | None = None
 
 
 def is_trusted(project_dir: Path, settings: Settings) -> bool:
@@ -234,6 +236,8 @@ class _Loader:
         if read is None:
             return
         data, text = read
+        if "disableAllHooks" in data:  # Claude Code's switch for every hook (a later layer may turn them on again)
+            self.disable_hooks(path, text, data.pop("disableAllHooks"))
         base_dir = user_config_dir() if user else self.project_dir
         for key, value in data.items():
             if claude and key not in ("permissions", "apiKeyHelper", "hooks", "statusLine", "sandbox"):
@@ -271,6 +275,12 @@ class _Loader:
             self.problem(path, text, key, "a key helper from this folder is ignored until you trust it.", table)
         else:
             self.values[name] = checked
+
+    def disable_hooks(self, path: Path, text: str, value: Any) -> None:
+        if not isinstance(value, bool):
+            self.problem(path, text, "disableAllHooks", "expected true or false; ignored.")
+        else:
+            self.loaded.hooks_disabled_by = path if value else None
 
     def hooks(self, path: Path, text: str, block: Any, folder: bool) -> None:
         from tui.hooks.config import parse_hooks_block  # only when a file has hooks

@@ -145,6 +145,6 @@ def load_hook_config(project_dir: Path) -> HookConfig | None:
     from tui.config.settings import load_settings
 
     loaded = load_settings(project_dir)
-    if not loaded.hooks:
+    if not loaded.hooks or loaded.hooks_disabled_by:
         return None
     return HookConfig(list(loaded.hooks), trusted=loaded.trusted)

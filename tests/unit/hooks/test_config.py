@@ -106,3 +106,16 @@ def test_an_invalid_regex_matcher_is_named(tmp_path: Path) -> None:
     loaded = load_settings(tmp_path)
     assert len(loaded.problems) == 1 and "matcher `Bash(` is not a valid regular expression" in loaded.problems[0]
     assert loaded.hooks == []
+
+
+def test_disable_all_hooks_follows_the_layers(tmp_path: Path) -> None:
+    _claude(tmp_path, "settings.json", {"Stop": _group("echo x")})
+    local = tmp_path / ".claude" / "settings.local.json"
+    local.write_text(json.dumps({"disableAllHooks": True}))
+    assert load_settings(tmp_path).hooks_disabled_by == local and load_hook_config(tmp_path) is None
+    ours = tmp_path / ".agent-tui" / "settings.local.toml"
+    ours.parent.mkdir()
+    ours.write_text("disableAllHooks = false\n")  # a later layer turns them back on
+    assert load_hook_config(tmp_path) is not None
+    ours.write_text('disableAllHooks = "yes"\n')
+    assert load_settings(tmp_path).problems == [f"{ours}:1: key `disableAllHooks`: expected true or false; ignored."]

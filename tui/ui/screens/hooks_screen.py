@@ -62,6 +62,11 @@ class HooksScreen(ModalScreen[None]):
         self._rows: list[tuple[Any, str]] = []
 
     @property
+    def fresh_hooks(self) -> list[Any]:
+        """The hooks the settings files hold now (none when `disableAllHooks` is set)."""
+        return [] if self.loaded.hooks_disabled_by else list(self.loaded.hooks)
+
+    @property
     def config(self) -> Any:
         return self.session.options.hooks
 
@@ -88,7 +93,7 @@ class HooksScreen(ModalScreen[None]):
         config = self.config
         active = list(config.hooks) if config is not None else []
         trusted = config.trusted if config is not None else self.loaded.trusted
-        added, removed = pending_changes(active, self.loaded.hooks)
+        added, removed = pending_changes(active, self.fresh_hooks)
         self._rows = []
         for spec in active:
             if spec in removed:
@@ -109,6 +114,9 @@ class HooksScreen(ModalScreen[None]):
                           key=str(index))
         status = Text(f"{len(active)} hook{'s' if len(active) != 1 else ''} in force")
         status.append(f" · folder trusted: {'yes' if trusted else 'no (its own hooks do not run)'}", style="dim")
+        if self.loaded.hooks_disabled_by:
+            status.append(f" · disableAllHooks is set in {self._source_label(self.loaded.hooks_disabled_by)}",
+                          style="bold yellow")
         if added or removed:
             status.append(f" · the settings files changed since the start: {len(added)} new, {len(removed)} removed; "
                           "press a to apply", style="bold cyan")
@@ -147,11 +155,12 @@ class HooksScreen(ModalScreen[None]):
         from tui.agent.hook_points import apply_hooks
 
         self.loaded = load_settings(self.project_dir)
-        added, removed = pending_changes(list(self.config.hooks) if self.config else [], self.loaded.hooks)
+        fresh = self.fresh_hooks
+        added, removed = pending_changes(list(self.config.hooks) if self.config else [], fresh)
         if not added and not removed:
             self._say("The settings files hold the hooks in force; nothing to apply.")
             return
-        apply_hooks(self.session, list(self.loaded.hooks), self.loaded.trusted)
+        apply_hooks(self.session, list(fresh), self.loaded.trusted)
         self._say(f"Applied: {len(added)} new, {len(removed)} removed.")
         self.query_one("#hooks-problems", Static).update(self._problems_text())
         self.refresh_rows()
