@@ -173,6 +173,8 @@ def install(app: AgentApp) -> Any:
     from .prompt import PromptArea
 
     prompt = app.query_one("#prompt", PromptArea)
+    if prompt.completer is not None:  # the start-up steps may run again (a resumed session)
+        return prompt.completer
     menu = CompletionMenu(id="completion-menu")
     app.query_one("#main").mount(menu, before="#prompt-row")
     completer = PromptCompleter(app, prompt, menu)
