@@ -123,7 +123,7 @@ def _finished(app: AgentApp, note: str, tone: str, show_output: bool = False) ->
     if show_output:  # bash mode shows what the command printed, unfolded
         from .widgets.blocks import ToolCallBlock
 
-        blocks = app.conversation.query(ToolCallBlock)
+        blocks = app.screen_stack[0].query(ToolCallBlock)
         if blocks:
             blocks.last().collapsed = False
     app.run_worker(app.controller.add_marker(note, tone), group="slash")
