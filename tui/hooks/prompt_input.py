@@ -41,8 +41,39 @@ def attach_catalog(session: Any, *, add_tool: bool) -> Catalog:
     if add_tool and catalog.skills_for_model():
         from .skills import SkillTool
 
-        session.tools.append(SkillTool(catalog, lambda skill, args, ctx: render(session, skill, args, ctx.cancel)))
+        session.tools.append(SkillTool(catalog, _model_renderer(session)))
     return catalog
+
+
+def _model_renderer(session: Any) -> Any:
+    """Render a skill the model loads, and allow its `allowed-tools` until the turn ends (as Claude Code)."""
+    granted: list[str] = []
+
+    def revoke(event: Any) -> None:
+        # the top loop's turn only (a subagent's events carry `main/…` as their loop path)
+        if type(event).__name__ == "TurnFinished" and getattr(event, "loop_path", "main") == "main":
+            while granted:
+                rule = granted.pop()
+                if rule in session.policy.session_allow:
+                    session.policy.session_allow.remove(rule)
+
+    def render_for_model(skill: CustomCommand, args: str, ctx: ToolContext) -> str:
+        text = render(session, skill, args, ctx.cancel)
+        for rule in _granted_rules(session, skill):
+            session.policy.session_allow.append(rule)
+            granted.append(rule)
+        return text
+
+    session.bus.subscribe(revoke, inline=True, name="skill-grants")
+    return render_for_model
+
+
+def _granted_rules(session: Any, command: CustomCommand) -> list[str]:
+    """The rules a command's `allowed-tools` adds for its turn: none from an untrusted folder's own files."""
+    policy = session.policy
+    if command.from_project and not getattr(policy, "trusted", True):
+        return []
+    return [rule for rule in command.allowed_tools if rule not in policy.session_allow and _valid_rule(rule)]
 
 
 def session_catalog(session: Any) -> Catalog:
@@ -114,10 +145,7 @@ def command_turn(session: Any, command: CustomCommand | None) -> Iterator[None]:
         yield
         return
     policy, options = session.policy, session.options
-    added = [rule for rule in command.allowed_tools if rule not in policy.session_allow and _valid_rule(rule)]
-    project_untrusted = command.from_project and not getattr(policy, "trusted", True)
-    if project_untrusted:
-        added = []  # a folder's own file grants nothing before the folder is trusted
+    added = _granted_rules(session, command)
     model = options.model
     policy.session_allow.extend(added)
     if command.model:

@@ -296,9 +296,10 @@ class AgentApp(App[int]):
     # --- submitting ---------------------------------------------------------------------
 
     @on(PromptArea.Changed, "#prompt")
-    def _prompt_changed(self) -> None:
-        if self.prompt_area.completer is not None:
-            self.prompt_area.completer.update()  # the `/` and `@` menu (widgets/completion.py)
+    def _prompt_changed(self, message: PromptArea.Changed) -> None:
+        completer = getattr(message.text_area, "completer", None)
+        if completer is not None:
+            completer.update()  # the `/` and `@` menu (widgets/completion.py)
 
     @on(PromptArea.Submitted)
     async def _prompt_submitted(self, message: PromptArea.Submitted) -> None:

@@ -8,6 +8,7 @@ the tool block, the permission dialog and the tool panel show them like any call
 
 from __future__ import annotations
 
+import threading
 from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -26,6 +27,7 @@ if TYPE_CHECKING:
 
     from .app import AgentApp
 
+_starting = threading.Lock()
 BASH_CONTEXT_NOTE = "bash mode: the command and its output go into your next request as context"
 
 
@@ -121,7 +123,7 @@ def _finished(app: AgentApp, note: str, tone: str, show_output: bool = False) ->
     if show_output:  # bash mode shows what the command printed, unfolded
         from .widgets.blocks import ToolCallBlock
 
-        blocks = app.conversation.query(ToolCallBlock)
+        blocks = app.screen_stack[0].query(ToolCallBlock)
         if blocks:
             blocks.last().collapsed = False
     app.run_worker(app.controller.add_marker(note, tone), group="slash")
@@ -208,6 +210,10 @@ def after_start(app: AgentApp) -> None:
     from tui.config.settings import load_settings
     from tui.hooks.prompt_input import session_catalog
 
+    with _starting:  # a resumed app's start-up steps run twice (on_ready in two classes): report once
+        if getattr(app, "_shortcuts_started", False):
+            return
+        app._shortcuts_started = True  # type: ignore[attr-defined]
     for problem in session_catalog(app.session).problems:
         call_soon_from_thread(app, app.notify, problem, title="Commands and skills", severity="warning", timeout=12)
     command = load_settings(Path(app.options.project_dir)).settings.status_line

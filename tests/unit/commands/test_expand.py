@@ -108,3 +108,10 @@ def test_command_turn_grants_allowed_tools_and_model_for_its_turn_only(project):
     with command_turn(session, command):
         assert "Bash(make test:*)" in session.policy.session_allow and session.options.model == "claude-haiku-4-5"
     assert "Bash(make test:*)" not in session.policy.session_allow and session.options.model != "claude-haiku-4-5"
+
+
+def test_a_read_deny_rule_keeps_a_mentioned_file_out(project):
+    write(project / "secret.env", "TOKEN=abc\n")
+    write(project / ".claude/settings.json", '{"permissions": {"deny": ["Read(./secret.env)"]}}')
+    prepared = prepare_prompt(_session(project), "look at @secret.env and @notes.txt")
+    assert "TOKEN=abc" not in prepared.prompt and "remember the milk" in prepared.prompt

@@ -72,3 +72,21 @@ def test_a_deny_rule_on_skill_blocks_it(tmp_path, user_claude):
     session, tool = _with_skill_a(tmp_path, (".claude/settings.json", '{"permissions": {"deny": ["Skill(a)"]}}'))
     verdict = session.policy.check(tool, {"skill": "a"}, session._tool_context("t"))
     assert verdict.decision == "deny"
+
+
+def test_a_skill_the_model_loads_allows_its_tools_until_the_turn_ends(tmp_path, user_claude):
+    from tui.agent.events import TurnFinished
+
+    from .helpers import trust
+
+    session, tool = _with_skill_a(tmp_path, (".claude/skills/t/SKILL.md",
+                                             "---\ndescription: tests\nallowed-tools: Bash(make test:*)\n---\nRun them\n"))
+    tool.run({"skill": "t"}, session._tool_context("x"))
+    assert "Bash(make test:*)" not in session.policy.session_allow  # an untrusted folder's file grants nothing
+    trust(session.options.project_dir)
+    session.reload_policy()
+    tool.run({"skill": "t"}, session._tool_context("x"))
+    assert "Bash(make test:*)" in session.policy.session_allow
+    session.publish(TurnFinished(turn_id=1, stop_reason="end_turn", is_error=False, num_iterations=1, duration_ms=1,
+                                 usage={}, cost_usd=0.0, session_usage={}, session_cost_usd=0.0))
+    assert "Bash(make test:*)" not in session.policy.session_allow

@@ -177,11 +177,12 @@ def install(app: AgentApp) -> Any:
     """Mount the menu above the prompt and connect it; returns the completer."""
     from .prompt import PromptArea
 
-    prompt = app.query_one("#prompt", PromptArea)
-    if prompt.completer is not None:  # already installed
+    main_screen = app.screen_stack[0]  # a dialog may be on top already
+    prompt = main_screen.query_one("#prompt", PromptArea)
+    if prompt.completer is not None:  # the start-up steps may run again (a resumed session)
         return prompt.completer
     menu = CompletionMenu(id="completion-menu")
-    app.query_one("#main").mount(menu, before="#prompt-row")
+    main_screen.query_one("#main").mount(menu, before="#prompt-row")
     completer = PromptCompleter(app, prompt, menu)
     prompt.completer = completer
     return completer
