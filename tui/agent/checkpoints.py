@@ -1,6 +1,6 @@
 """Checkpoints: what every file held before agent-tui changed it, kept so /rewind and /undo can go back.
 
-Each session has a manifest, `checkpoints/<session id>.jsonl` in its sessions folder, and
+Each session has a manifest, `checkpoints/<session id>.manifest` (JSON lines) in its sessions folder, and
 the project's sessions share one blob store (`checkpoints/objects`, blobstore.py), so a
 fork costs nothing. The manifest is a log, fsynced record by record:
 
@@ -40,6 +40,8 @@ SCAN_SKIP = frozenset({".git", ".hg", ".svn", "node_modules", "__pycache__", ".v
 #: a file Bash changed is kept only up to this size
 KEEP_LIMIT = 16 * 1024 * 1024
 UNKNOWN = "?"
+#: not .jsonl: the sessions folder's transcripts are the only .jsonl files under it
+MANIFEST_SUFFIX = ".manifest"
 
 Signature = tuple[int, int, int]  # mtime_ns, size, mode
 
@@ -134,7 +136,7 @@ class Checkpoints:
         self.project_dir = project_dir
         self.publish = publish
         self.blobs = BlobStore(folder / "objects" if folder else None)
-        self.manifest = folder / f"{session_id}.jsonl" if folder else None
+        self.manifest = folder / f"{session_id}{MANIFEST_SUFFIX}" if folder else None
         self.lock = threading.RLock()
         self.changes: list[Change] = []
         self.prompts: list[PromptPoint] = []
@@ -392,10 +394,10 @@ def copy_manifest(folder: Path | None, old_id: str, new_id: str) -> bool:
     """Give a forked session the checkpoints of the one it came from (the blobs are shared)."""
     if folder is None:
         return False
-    source = folder / f"{old_id}.jsonl"
+    source = folder / f"{old_id}{MANIFEST_SUFFIX}"
     try:
         if source.is_file():
-            shutil.copyfile(source, folder / f"{new_id}.jsonl")
+            shutil.copyfile(source, folder / f"{new_id}{MANIFEST_SUFFIX}")
             return True
     except OSError:
         pass

@@ -62,7 +62,7 @@ def test_checkpoints_are_written_before_prompts_and_changes(two_turns) -> None:
     saved = events.of(CheckpointSaved)
     assert [e.reason for e in saved if e.reason == "prompt"] == ["prompt", "prompt"]
     assert {"edit", "Bash"} <= {e.reason for e in saved}
-    manifest = Path(session.options.sessions_dir).glob(f"projects/*/checkpoints/{session.session_id}.jsonl")
+    manifest = Path(session.options.sessions_dir).glob(f"projects/*/checkpoints/{session.session_id}.manifest")
     assert next(manifest).stat().st_size > 0
 
 
