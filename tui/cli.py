@@ -118,6 +118,7 @@ def options_from_args(args: argparse.Namespace) -> tuple[AgentOptions, list[str]
         opts.max_retries = settings.max_retries
         opts.stream_idle_timeout = settings.stream_idle_timeout
         opts.auto_compact_threshold = getattr(settings, "auto_compact_threshold", opts.auto_compact_threshold)
+        opts.cleanup_period_days = getattr(settings, "cleanup_period_days", opts.cleanup_period_days)
     if args.model:
         opts.model = args.model
     if args.max_turns is not None:

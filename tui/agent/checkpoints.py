@@ -413,6 +413,9 @@ def open_for(session: Any) -> Checkpoints:
             from .resume import project_sessions_dir
 
             folder = project_sessions_dir(session.options) / "checkpoints"
+            from .checkpoint_gc import prune_once
+
+            prune_once(folder, int(getattr(session.options, "cleanup_period_days", 30) or 0))
         current = Checkpoints(folder, session.session_id, session.options.project_dir, session.publish)
         session._checkpoints = current
     return current

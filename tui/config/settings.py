@@ -71,6 +71,8 @@ class Settings:
     theme: str = "agent-tui-dark"
     #: automatic compaction at this share of the context window
     auto_compact_threshold: float = 0.8
+    #: days a session's checkpoints are kept after it was last used (Claude Code's cleanupPeriodDays)
+    cleanup_period_days: int = 30
     #: provider (anthropic | bedrock | vertex), model id overrides, key helper command, model for summaries
     provider: str | None = None
     model_ids: dict[str, str] = field(default_factory=dict)
@@ -218,7 +220,7 @@ class _Loader:
         data, text = read
         base_dir = user_config_dir() if user else self.project_dir
         for key, value in data.items():
-            if claude and key not in ("permissions", "apiKeyHelper"):
+            if claude and key not in ("permissions", "apiKeyHelper", "cleanupPeriodDays"):
                 continue  # Claude Code's other keys (hooks, env, model …) are not ours
             if key == "permissions":
                 self.permissions(path, text, value, folder, base_dir)

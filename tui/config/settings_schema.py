@@ -20,12 +20,13 @@ SCALAR_TYPES: dict[str, tuple[str, bool]] = {
     "stream_idle_timeout": ("seconds", False),
     "theme": ("string", False),
     "auto_compact_threshold": ("number", False),
+    "cleanup_period_days": ("integer", False),
     "provider": ("string", True),
     "api_key_helper": ("string", True),
     "small_fast_model": ("string", True),
     "model_ids": ("names", False),
 }
-ALIASES = {"defaultMode": "permission_mode", "apiKeyHelper": "api_key_helper"}
+ALIASES = {"defaultMode": "permission_mode", "apiKeyHelper": "api_key_helper", "cleanupPeriodDays": "cleanup_period_days"}
 EXPECTED = {
     "string": "a string",
     "integer": "an integer",
