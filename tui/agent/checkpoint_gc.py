@@ -48,7 +48,7 @@ def _with_bases(objects: Path, names: set[str]) -> set[str]:
         try:
             with open(objects / name[:2] / name[2:], "rb") as f:
                 head = f.read(_DELTA.size)
-            if head[:1] == b"D":
+            if head[:1] in (b"D", b"d"):
                 todo.append(_DELTA.unpack(head)[1].decode())
         except (OSError, struct.error, UnicodeDecodeError):
             continue

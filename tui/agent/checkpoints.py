@@ -265,7 +265,7 @@ class Checkpoints:
         with self.lock:
             records = []
             for path, previous, data, mode_after in items:
-                before = self._put(previous)
+                before = self._put(previous, name=self._known_name(path, previous))
                 after = self._put(data, previous, before)
                 mode = file_mode(path)
                 records.append({"t": "change", "path": path, "before": before, "after": after, "mode_before": mode,
@@ -274,14 +274,26 @@ class Checkpoints:
             self._write_many(records)
         self.publish(CheckpointSaved(checkpoint=self.current, reason=by, paths=tuple(p for p, *_ in items)))
 
-    def _put(self, data: bytes | None, base: bytes | None = None, base_name: str | None = None) -> str | None:
+    def _put(self, data: bytes | None, base: bytes | None = None, base_name: str | None = None,
+             name: str | None = None) -> str | None:
         if data is None:
             return None
         try:
-            return self.blobs.put(data, base, base_name)
+            return self.blobs.put(data, base, base_name, name)
         except OSError as exc:  # the folder cannot be written: keep it in memory from now on
             self.degrade(exc)
-            return self.blobs.put(data, base, base_name)
+            return self.blobs.put(data, base, base_name, name)
+
+    def _known_name(self, path: str, data: bytes | None) -> str | None:
+        """The blob agent-tui last wrote to `path`, when the file is untouched since (same mtime, size, mode)."""
+        signature, blob = self.known.get(path, (None, None))
+        if data is None or signature is None or blob in (None, UNKNOWN) or signature[1] != len(data):
+            return None
+        try:
+            st = os.lstat(path)
+        except OSError:
+            return None
+        return blob if (st.st_mtime_ns, st.st_size, st.st_mode) == signature and self.blobs.has(blob) else None
 
     def write_failed(self, path: str | Path | None = None) -> None:
         """The write a change announced did not happen: the file still holds its `before`."""
