@@ -23,9 +23,10 @@ from tui.ui.app import AgentApp
 path, project = Path(sys.argv[1]), Path(sys.argv[2])
 options = AgentOptions(project_dir=project, offline=True, transcript=False, interactive=True)
 if sys.argv[3] == "replay":
-    from tui.agent.replay import load_events
+    from tui.agent.replay import check_replayable
     from tui.ui.replay_app import ReplayApp
-    base, args = ReplayApp, (options, load_events(path)[0])
+    check_replayable(path)  # as `agent-tui replay` does before the app starts; the events load after its first frame
+    base, args = ReplayApp, (options, path)
 else:
     base, args = AgentApp, (options,)
 class Bench(base):

@@ -42,16 +42,23 @@ def edit_row(folder: Path, runs: int) -> dict[str, Any]:
     for n in range(runs + 2):
         middle = len(versions[-1]) // 2
         versions.append(versions[-1][:middle] + b"# edit %d\n" % n + versions[-1][middle:])
-    pairs = iter(zip(versions, versions[1:]))
-
-    def checkpoint() -> None:
-        previous, new = next(pairs)
+    times = []
+    for previous, new in zip(versions, versions[1:]):  # as save_file does: checkpoint, write, note the write
+        started = time.perf_counter()
         cps.before_write(path, previous, new)
-
-    value = _median(checkpoint, runs)
+        times.append(time.perf_counter() - started)
+        path.write_bytes(new)
+        cps.wrote(path)
+    value = statistics.median(times[1:])  # the first Edit stores the whole file once
     base = _median(lambda: path.write_bytes(versions[-1]), runs)
+    fd = os.open(folder / "fsync-probe", os.O_WRONLY | os.O_CREAT | os.O_APPEND)
+    try:
+        fsync = _median(lambda: (os.write(fd, b"x\n"), os.fsync(fd)), runs)
+    finally:
+        os.close(fd)
     return row("checkpoint per Edit of a 1 MB file", value * 1000, base * 1000, "≤ 3 ms median", unit="ms",
-               met=value <= 0.003, baseline_label="the Edit's own write")
+               met=value <= 0.003, baseline_label="the Edit's own write",
+               note=f"2 fsyncs per Edit (blob, log); one fsync here takes {fsync * 1000:.2f} ms")
 
 
 def scan_row(folder: Path, runs: int) -> dict[str, Any]:
@@ -144,4 +151,4 @@ def measure(settings: Settings) -> list[dict[str, Any]]:
 if __name__ == "__main__":
     for r in measure(Settings()):
         print(f"{r['benchmark']:<42} {r['value']:>9.3f} {r['unit']:<3} baseline {r['baseline']:>9.3f}  "
-              f"ratio {r['ratio']:.2f}  goal {r['goal']}  {'met' if r['met'] else 'NOT met'}")
+              f"ratio {r['ratio']:.2f}  goal {r['goal']}  {'met' if r['met'] else 'NOT met'}  {r['note']}")

@@ -28,9 +28,8 @@ def script(answer: str) -> list:
 
 
 async def play(options, path: Path, expected: str) -> None:
-    events, skipped = load_events(path)
-    assert skipped == 0
-    app = ReplayApp(options, events, speed=0.0, title=path.stem)
+    assert load_events(path)[1] == 0  # nothing skipped
+    app = ReplayApp(options, path, speed=0.0, title=path.stem)  # read after the first frame, as the CLI does
     async with app.run_test(size=SIZE) as pilot:
         await wait_until(pilot, lambda: app.player is not None and app.player.done, timeout=30)
         await wait_until(pilot, lambda: expected in " ".join(str(getattr(w, "source", ""))

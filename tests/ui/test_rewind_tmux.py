@@ -96,6 +96,7 @@ def test_rewind_after_kill_and_continue(tmux_app: Tmux, demo_project: Path, tmp_
         tmux_app.wait_for(lambda s: "changed outside agent-tui since then: util.py" in s, "the conflict question")
         tmux_app.keys("o")
         tmux_app.wait_for(lambda s: "Rewind ·" not in s, "the list to close")
-        tmux_app.wait_for(lambda s: (project / "util.py").read_bytes() == util_before, "util.py restored")
-        assert not (project / "new2.txt").exists() and (project / "new1.txt").exists()
+        tmux_app.wait_for(lambda s: (project / "util.py").read_bytes() == util_before
+                          and not (project / "new2.txt").exists(), "util.py restored and new2.txt removed")
+        assert (project / "new1.txt").exists()
         assert len(api.requests) == 6

@@ -29,7 +29,9 @@ def blob_hash(data: bytes) -> str:
     return hashlib.sha1(data, usedforsecurity=False).hexdigest()
 
 
-_CHUNK = 4096
+_CHUNK = 16384
+#: a delta's middle shorter than this is stored as it is (compressing it costs more than it saves)
+RAW_MIDDLE = 1024
 
 
 def _common_prefix(a: bytes, b: bytes) -> int:
@@ -83,12 +85,16 @@ class BlobStore:
             return True
         return self.root is not None and self._path(name).exists()
 
-    def put(self, data: bytes, base: bytes | None = None, base_name: str | None = None) -> str:
-        """Store `data` (as a delta against `base`, named `base_name`, when that saves space); returns its name."""
-        name = blob_hash(data)
+    def put(self, data: bytes, base: bytes | None = None, base_name: str | None = None, name: str | None = None) -> str:
+        """Store `data` (as a delta against `base`, named `base_name`, when that saves space); returns its name.
+
+        `name` may be given when the caller knows the hash already (the content agent-tui itself wrote).
+        """
+        name = name or blob_hash(data)
         if self.has(name):
             return name
         stored = self._encode(data, base, base_name)
+        self._depth[name] = _DELTA.unpack(stored[:_DELTA.size])[2] if stored[:1] in (b"D", b"d") else 0
         if self.memory_only or self.root is None:
             self._memory[name] = stored
             return name
@@ -113,8 +119,9 @@ class BlobStore:
                 suffix = _common_suffix(base, data, min(len(base), len(data)) - prefix)
                 middle = data[prefix:len(data) - suffix]
                 if len(middle) < len(data) // 2:
-                    header = _DELTA.pack(b"D", base_name.encode(), depth + 1, prefix, suffix)
-                    return header + zlib.compress(middle, 1)
+                    kind = b"d" if len(middle) < RAW_MIDDLE else b"D"
+                    header = _DELTA.pack(kind, base_name.encode(), depth + 1, prefix, suffix)
+                    return header + (middle if kind == b"d" else zlib.compress(middle, 1))
         return b"F" + zlib.compress(data, 1)
 
     def _depth_of(self, name: str) -> int | None:
@@ -125,7 +132,7 @@ class BlobStore:
             raw = self._raw(name)
         except BlobError:
             return None
-        depth = _DELTA.unpack(raw[:_DELTA.size])[2] if raw[:1] == b"D" else 0
+        depth = _DELTA.unpack(raw[:_DELTA.size])[2] if raw[:1] in (b"D", b"d") else 0
         self._depth[name] = depth
         return depth
 
@@ -144,10 +151,10 @@ class BlobStore:
         """The bytes named `name`; BlobError when the blob (or a base it needs) is missing or damaged."""
         raw = self._raw(name)
         try:
-            if raw[:1] == b"D":
+            if raw[:1] in (b"D", b"d"):
                 _, base_name, _depth, prefix, suffix = _DELTA.unpack(raw[:_DELTA.size])
                 base = self.get(base_name.decode())
-                middle = zlib.decompress(raw[_DELTA.size:])
+                middle = zlib.decompress(raw[_DELTA.size:]) if raw[:1] == b"D" else raw[_DELTA.size:]
                 data = base[:prefix] + middle + (base[len(base) - suffix:] if suffix else b"")
             elif raw[:1] == b"F":
                 data = zlib.decompress(raw[1:])

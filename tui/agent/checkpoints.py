@@ -1,6 +1,6 @@
 """Checkpoints: what every file held before agent-tui changed it, kept so /rewind and /undo can go back.
 
-Each session has a manifest, `checkpoints/<session id>.jsonl` in its sessions folder, and
+Each session has a manifest, `checkpoints/<session id>.manifest` (JSON lines) in its sessions folder, and
 the project's sessions share one blob store (`checkpoints/objects`, blobstore.py), so a
 fork costs nothing. The manifest is a log, fsynced record by record:
 
@@ -40,6 +40,8 @@ SCAN_SKIP = frozenset({".git", ".hg", ".svn", "node_modules", "__pycache__", ".v
 #: a file Bash changed is kept only up to this size
 KEEP_LIMIT = 16 * 1024 * 1024
 UNKNOWN = "?"
+#: not .jsonl: the sessions folder's transcripts are the only .jsonl files under it
+MANIFEST_SUFFIX = ".manifest"
 
 Signature = tuple[int, int, int]  # mtime_ns, size, mode
 
@@ -134,7 +136,7 @@ class Checkpoints:
         self.project_dir = project_dir
         self.publish = publish
         self.blobs = BlobStore(folder / "objects" if folder else None)
-        self.manifest = folder / f"{session_id}.jsonl" if folder else None
+        self.manifest = folder / f"{session_id}{MANIFEST_SUFFIX}" if folder else None
         self.lock = threading.RLock()
         self.changes: list[Change] = []
         self.prompts: list[PromptPoint] = []
@@ -263,7 +265,7 @@ class Checkpoints:
         with self.lock:
             records = []
             for path, previous, data, mode_after in items:
-                before = self._put(previous)
+                before = self._put(previous, name=self._known_name(path, previous))
                 after = self._put(data, previous, before)
                 mode = file_mode(path)
                 records.append({"t": "change", "path": path, "before": before, "after": after, "mode_before": mode,
@@ -272,14 +274,26 @@ class Checkpoints:
             self._write_many(records)
         self.publish(CheckpointSaved(checkpoint=self.current, reason=by, paths=tuple(p for p, *_ in items)))
 
-    def _put(self, data: bytes | None, base: bytes | None = None, base_name: str | None = None) -> str | None:
+    def _put(self, data: bytes | None, base: bytes | None = None, base_name: str | None = None,
+             name: str | None = None) -> str | None:
         if data is None:
             return None
         try:
-            return self.blobs.put(data, base, base_name)
+            return self.blobs.put(data, base, base_name, name)
         except OSError as exc:  # the folder cannot be written: keep it in memory from now on
             self.degrade(exc)
-            return self.blobs.put(data, base, base_name)
+            return self.blobs.put(data, base, base_name, name)
+
+    def _known_name(self, path: str, data: bytes | None) -> str | None:
+        """The blob agent-tui last wrote to `path`, when the file is untouched since (same mtime, size, mode)."""
+        signature, blob = self.known.get(path, (None, None))
+        if data is None or signature is None or blob in (None, UNKNOWN) or signature[1] != len(data):
+            return None
+        try:
+            st = os.lstat(path)
+        except OSError:
+            return None
+        return blob if (st.st_mtime_ns, st.st_size, st.st_mode) == signature and self.blobs.has(blob) else None
 
     def write_failed(self, path: str | Path | None = None) -> None:
         """The write a change announced did not happen: the file still holds its `before`."""
@@ -392,10 +406,10 @@ def copy_manifest(folder: Path | None, old_id: str, new_id: str) -> bool:
     """Give a forked session the checkpoints of the one it came from (the blobs are shared)."""
     if folder is None:
         return False
-    source = folder / f"{old_id}.jsonl"
+    source = folder / f"{old_id}{MANIFEST_SUFFIX}"
     try:
         if source.is_file():
-            shutil.copyfile(source, folder / f"{new_id}.jsonl")
+            shutil.copyfile(source, folder / f"{new_id}{MANIFEST_SUFFIX}")
             return True
     except OSError:
         pass
@@ -411,6 +425,9 @@ def open_for(session: Any) -> Checkpoints:
             from .resume import project_sessions_dir
 
             folder = project_sessions_dir(session.options) / "checkpoints"
+            from .checkpoint_gc import prune_once
+
+            prune_once(folder, int(getattr(session.options, "cleanup_period_days", 30) or 0))
         current = Checkpoints(folder, session.session_id, session.options.project_dir, session.publish)
         session._checkpoints = current
     return current

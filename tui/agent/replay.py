@@ -113,6 +113,22 @@ def load_events(path: Path) -> tuple[list[ev.Event], int]:
     return out, skipped
 
 
+def check_replayable(path: Path) -> str:
+    """The model a session file was recorded with; ReplayError when it cannot be replayed (a quick scan, no parse)."""
+    try:
+        raw = read_regular_bytes(path)
+    except OSError as exc:
+        raise ReplayError(f"Could not read the session file {path}: {exc.strerror or exc}.") from None
+    if b'"TurnStarted"' not in raw:
+        raise ReplayError(f"The session file {path} holds no recorded turn to replay "
+                          "(it is empty, damaged, or from a version that did not record events).")
+    try:
+        header = json.loads(raw[:raw.find(b"\n")] if b"\n" in raw else raw)
+    except ValueError:
+        return ""
+    return str(header.get("model") or "") if isinstance(header, dict) else ""
+
+
 class Player:
     """Publishes recorded events on a bus with their recorded spacing, scaled by the speed; thread-safe controls."""
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
-from .checkpoints import Branch, Checkpoints
+from .checkpoints import MANIFEST_SUFFIX, Branch, Checkpoints
 from .resume import SessionInfo
 
 
@@ -21,7 +21,7 @@ class TreeRow:
 def branches_of(info: SessionInfo, project_dir: Path) -> list[Branch]:
     """The branches rewinds left in a session (its checkpoint log, beside its transcript)."""
     folder = info.path.parent / "checkpoints"
-    if not (folder / f"{info.id}.jsonl").is_file():
+    if not (folder / f"{info.id}{MANIFEST_SUFFIX}").is_file():
         return []
     return Checkpoints(folder, info.id, project_dir).branches
 

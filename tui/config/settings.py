@@ -77,6 +77,8 @@ class Settings:
     theme: str = "agent-tui-dark"
     #: automatic compaction at this share of the context window
     auto_compact_threshold: float = 0.8
+    #: days a session's checkpoints are kept after it was last used (Claude Code's cleanupPeriodDays)
+    cleanup_period_days: int = 30
     #: provider (anthropic | bedrock | vertex), model id overrides, key helper command, model for summaries
     provider: str | None = None
     model_ids: dict[str, str] = field(default_factory=dict)
@@ -240,7 +242,7 @@ class _Loader:
             self.disable_hooks(path, text, data.pop("disableAllHooks"))
         base_dir = user_config_dir() if user else self.project_dir
         for key, value in data.items():
-            if claude and key not in ("permissions", "apiKeyHelper", "hooks", "statusLine", "sandbox"):
+            if claude and key not in ("permissions", "apiKeyHelper", "hooks", "statusLine", "sandbox", "cleanupPeriodDays"):
                 continue  # Claude Code's other keys (env, model …) are not ours
             if key == "sandbox":
                 from tui.config.sandbox_settings import merge as merge_sandbox

@@ -22,6 +22,7 @@ SCALAR_TYPES: dict[str, tuple[str, bool]] = {
     "stream_idle_timeout": ("seconds", False),
     "theme": ("string", False),
     "auto_compact_threshold": ("number", False),
+    "cleanup_period_days": ("integer", False),
     "provider": ("string", True),
     "api_key_helper": ("string", True),
     "small_fast_model": ("string", True),
@@ -31,7 +32,7 @@ SCALAR_TYPES: dict[str, tuple[str, bool]] = {
     "web_search_allowed_domains": ("rules", False),
     "web_search_blocked_domains": ("rules", False),
 }
-ALIASES = {"defaultMode": "permission_mode", "apiKeyHelper": "api_key_helper"}
+ALIASES = {"defaultMode": "permission_mode", "apiKeyHelper": "api_key_helper", "cleanupPeriodDays": "cleanup_period_days"}
 EXPECTED = {
     "string": "a string",
     "integer": "an integer",

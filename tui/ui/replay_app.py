@@ -7,10 +7,11 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from textual import work
 from textual.binding import Binding
 
 from tui.agent.options import AgentOptions
-from tui.agent.replay import SPEEDS, Player, ReplayError, load_events
+from tui.agent.replay import SPEEDS, Player, ReplayError, check_replayable, load_events
 
 from .app import AgentApp
 
@@ -43,8 +44,9 @@ class ReplayApp(AgentApp):
         Binding("minus", "speed(-1)", "Slower", priority=True, id="replay_slower", key_display="-"),
     ]
 
-    def __init__(self, options: AgentOptions, events: list[Any], *, speed: float = 1.0, title: str = "") -> None:
+    def __init__(self, options: AgentOptions, events: list[Any] | Path, *, speed: float = 1.0, title: str = "") -> None:
         super().__init__(options)
+        #: the events, or the session file to read them from after the first frame
         self.replay_events = events
         self.replay_title = title
         self.initial_speed = speed
@@ -54,9 +56,27 @@ class ReplayApp(AgentApp):
         """No engine to prepare and no trust to ask: attach to the session's bus and start playing."""
         self._attach_session()
         self.prompt_area.disabled = True
-        self.player = Player(self.replay_events, self.session.bus, self.initial_speed)
+        if isinstance(self.replay_events, Path):
+            self._load(self.replay_events)
+        else:
+            self._play(self.replay_events, 0)
+
+    @work(thread=True, group="replay-load", exit_on_error=False)
+    def _load(self, path: Path) -> None:
+        """Parse the transcript off the UI thread: the first frame does not wait for a long session."""
+        try:
+            events, skipped = load_events(path)
+        except ReplayError as exc:
+            self.call_from_thread(self.notify, str(exc), severity="error")
+            return
+        self.call_from_thread(self._play, events, skipped)
+
+    def _play(self, events: list[Any], skipped: int) -> None:
+        self.replay_events = events
+        self.player = Player(events, self.session.bus, self.initial_speed)
+        extra = f" Skipped {skipped} records this version cannot replay." if skipped else ""
         self.notify(f"Replaying {self.replay_title} at {speed_name(self.initial_speed)}: Space pauses, → steps, "
-                    "+/- change the speed. Nothing is sent.", timeout=6)
+                    f"+/- change the speed. Nothing is sent.{extra}", timeout=6)
         self.player.start()
 
     async def submit_prompt(self, text: str) -> None:
@@ -108,17 +128,11 @@ def main(argv: list[str]) -> int:
                            interactive=True)
     try:
         path = replay_target(options, args.session)
-        events, skipped = load_events(path)
+        options.model = check_replayable(path) or options.model
     except LookupError as exc:
         print(f"agent-tui: {exc}", file=sys.stderr)
         return 2
-    if skipped:
-        print(f"agent-tui: skipped {skipped} record{'s' if skipped != 1 else ''} of {path.name} that this version "
-              "cannot replay (damaged, or from another version).", file=sys.stderr)
-    model = next((e.model for e in events if getattr(e, "model", "")), "")
-    if model:
-        options.model = model
-    app = ReplayApp(options, events, speed=args.speed, title=path.stem)
+    app = ReplayApp(options, path, speed=args.speed, title=path.stem)
     from tui.shutdown import exit_app_on_signal
 
     with exit_app_on_signal(lambda code: app.exit(None, code)):

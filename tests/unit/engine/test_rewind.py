@@ -62,7 +62,7 @@ def test_checkpoints_are_written_before_prompts_and_changes(two_turns) -> None:
     saved = events.of(CheckpointSaved)
     assert [e.reason for e in saved if e.reason == "prompt"] == ["prompt", "prompt"]
     assert {"edit", "Bash"} <= {e.reason for e in saved}
-    manifest = Path(session.options.sessions_dir).glob(f"projects/*/checkpoints/{session.session_id}.jsonl")
+    manifest = Path(session.options.sessions_dir).glob(f"projects/*/checkpoints/{session.session_id}.manifest")
     assert next(manifest).stat().st_size > 0
 
 
@@ -227,3 +227,34 @@ def test_blobs_are_deltas_that_read_back_exactly(tmp_path) -> None:
         names.append(store.put(new, old))
     assert [store.get(n) for n in names] == versions
     assert sum(f.stat().st_size for f in tmp_path.rglob("*") if f.is_file()) < len(versions[0]) * 3
+
+
+def test_checkpoints_of_sessions_unused_for_the_cleanup_period_are_pruned(tmp_path) -> None:
+    import time
+
+    from tui.agent.checkpoint_gc import prune
+
+    folder = tmp_path / "sessions" / "checkpoints"
+    old, young = Checkpoints(folder, "old", tmp_path), Checkpoints(folder, "young", tmp_path)
+    old.prompt(1, "old", 0)
+    old.before_write(tmp_path / "a.txt", b"only the old session had this\n" * 20, b"old edit\n" * 20)
+    young.prompt(1, "young", 0)
+    base = b"shared base content\n" * 40
+    young.before_write(tmp_path / "b.txt", base, base + b"one more line\n")  # a delta on `base`
+    (tmp_path / "sessions" / "young.jsonl").write_text("{}\n")
+    month_ago = time.time() - 31 * 86_400
+    for path in [*folder.rglob("*"), tmp_path / "sessions" / "young.jsonl"]:
+        os.utime(path, (month_ago, month_ago))
+    os.utime(tmp_path / "sessions" / "young.jsonl")  # used today
+    assert prune(folder, 30) == (1, 2)  # the old log, and its two blobs
+    kept = Checkpoints(folder, "young", tmp_path)
+    assert kept.blobs.get(kept.changes[0].after) == base + b"one more line\n"
+    assert not (folder / "old.manifest").exists()
+
+
+def test_cleanup_period_days_is_a_setting(tmp_path) -> None:
+    from tui.config.settings import load_settings
+
+    (tmp_path / ".claude").mkdir()
+    (tmp_path / ".claude" / "settings.json").write_text('{"cleanupPeriodDays": 7}')
+    assert load_settings(tmp_path).settings.cleanup_period_days == 7

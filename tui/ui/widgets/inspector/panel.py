@@ -93,6 +93,7 @@ class Inspector(Widget):
                 tooltip="Export the timeline as an SVG file"),
         Binding("u", "copy_code('curl')", "Copy as curl", id="inspector.copy_curl"),
         Binding("y", "copy_code('python')", "Copy as Python", id="inspector.copy_python"),
+        Binding("e", "edit_resend", "Edit and resend", id="inspector.edit_resend"),
     ]
 
     def __init__(self, *, project_dir: Path | None = None, id: str | None = "inspector",
@@ -354,6 +355,11 @@ class Inspector(Widget):
 
     def action_export_timeline(self) -> Path | None:
         return timeline_view.export_svg(self)
+
+    def action_edit_resend(self) -> None:
+        from tui.ui.screens.resend_screen import open_resend
+
+        open_resend(self.app, self.selected)  # type: ignore[arg-type]
 
     def action_copy_code(self, kind: str) -> Path | None:
         return timeline_view.copy_code(self, kind)
