@@ -283,3 +283,15 @@ def test_session_start_sources_resume_and_clear(monkeypatch, tmp_path):
     names = [e.hook_name for e in rec2.of(HookFinished)]
     assert names[0] == "SessionStart:resume"  # /clear's SessionEnd runs on a thread: the rest in any order
     assert sorted(names[1:]) == ["SessionEnd:clear", "SessionEnd:other", "SessionStart:clear"]
+
+
+def test_a_subagent_ending_fires_subagent_stop_not_stop(monkeypatch, tmp_path):
+    sub, main = tmp_path / "subagent_stop.json", tmp_path / "stop.json"
+    write_project(tmp_path, hook("SubagentStop", record=str(sub)), hook("Stop", record=str(main)))
+    agent_call = tool_use("Agent", {"description": "look around", "prompt": "look around", "subagent_type": "Explore"})
+    with FakeAPI([reply(agent_call, stop_reason="tool_use"), reply("Found it."), reply("All done.")]) as api:
+        session, rec = make_session(monkeypatch, api.base_url, tmp_path, transcript=False)
+        session.run_turn("explore")
+    inputs = [json.loads(e.stdin) for e in rec.of(HookStarted)]
+    assert [i["hook_event_name"] for i in inputs] == ["SubagentStop", "Stop"]
+    assert inputs[0]["agent_type"] == "Explore" and inputs[0]["last_assistant_message"] == "Found it."

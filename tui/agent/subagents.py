@@ -76,6 +76,7 @@ class SubagentSession(AgentSession):
         options = dataclasses.replace(parent.options, model=model, project_dir=project_dir, transcript=False,
                                       session_id=agent_id, mcp_servers=[])  # MCP tools come from the parent's
         self.definition = definition
+        self.agent_type = definition.name  # its end fires SubagentStop, not Stop (hook_points.py)
         self.stopped: LoopStopped | None = None
         self.tool_uses = 0
         policy = parent.policy
