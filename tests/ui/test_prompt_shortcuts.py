@@ -136,3 +136,23 @@ async def test_enter_matches_the_text_as_typed_not_a_stale_highlight(offline_opt
 async def _menu(pilot) -> CompletionMenu:
     await wait_until(pilot, lambda: pilot.app.query(CompletionMenu))
     return pilot.app.query_one(CompletionMenu)
+
+
+async def test_keys_sent_in_one_burst_complete_nothing_and_run_the_command(offline_options, project) -> None:
+    from textual import events
+
+    app = AgentApp(_options(offline_options, project), permission_grace_s=0)
+    async with app.run_test(size=SIZE) as pilot:
+        menu = await _menu(pilot)
+        await _type(pilot, "/con")
+        await wait_until(pilot, lambda: menu.has_class("-open"))
+        # "/context" + Enter written at once: Enter is a priority binding, matched by the app while the last
+        # letters still wait in the prompt's queue
+        prompt = app.prompt_area
+        for char in "text":
+            prompt.post_message(events.Key(char, char))
+        prompt.action_submit()
+        try:
+            await wait_until(pilot, lambda: app.screen is not app.screen_stack[0], timeout=10)  # /context's screen
+        except AssertionError:
+            raise AssertionError(f"/context did not run; the prompt holds {prompt.text!r}") from None

@@ -109,9 +109,14 @@ class PromptArea(TextArea):
         return sum(map(len, lines)) + len(lines) - 1
 
     def action_submit(self) -> None:
+        # Enter is a priority binding, run by the app while keys typed just before it may still wait in this
+        # widget's queue ("/context" + Enter written at once): decide behind them, on the text as typed
+        self.call_later(self._enter)
+
+    def _enter(self) -> None:
         if self.completer is not None and self.completer.key("enter"):
             return
-        self.call_later(self._submit)
+        self._submit()
 
     def action_newline(self) -> None:
         self.call_later(self.insert, "\n")
