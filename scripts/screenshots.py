@@ -5,6 +5,8 @@ so your settings and theme do not leak in), drives one turn with Pilot and saves
   screenshots/permission-dialog.svg   the Edit approval dialog with its diff
   screenshots/main-parallel-tools.svg the finished turn: parallel tools, timeline, stop_reasons
   screenshots/inspector.svg           the inspector (F2) open on the parallel tool_use call
+  screenshots/subagents.svg           two Explore subagents run in parallel, nested under their Agent calls
+  screenshots/rewind.svg              the rewind list (Esc Esc): every prompt with the files it changed
 """
 
 from __future__ import annotations
@@ -100,6 +102,19 @@ async def capture(tmp: Path, out_dir: Path = OUT) -> list[Path]:
                 await pilot.pause(0.1)
         await pilot.pause(0.4)
         save("inspector.svg")
+
+        await pilot.press("f2", "f3")  # back to the conversation and the tool panel
+        await app.submit_prompt("explore this project with subagents")
+        await wait_for(pilot, lambda: app.session.running, "the subagents' turn to start")
+        await wait_for(pilot, lambda: not app.session.running, "the subagents' turn to finish")
+        app.conversation.scroll_end(animate=False)
+        await pilot.pause(0.5)
+        save("subagents.svg")
+
+        await pilot.press("escape", "escape")  # Esc Esc on the empty idle prompt: the rewind list
+        await wait_for(pilot, lambda: type(app.screen).__name__ == "RewindScreen", "the rewind list")
+        await pilot.pause(0.4)
+        save("rewind.svg")
     return saved
 
 

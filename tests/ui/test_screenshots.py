@@ -44,6 +44,8 @@ def test_demo_project_has_what_the_offline_turn_needs(tmp_path: Path) -> None:
         ("permission-dialog.svg", ["Allow Edit a.py", "TODO: handle an empty name", "Allow once", "Deny"]),
         ("main-parallel-tools.svg", ["3 tools, 3 in parallel", "Tool activity", "Find the TODOs in this project"]),
         ("inspector.svg", ["API calls", "stop_reason", "tool_use", "Response"]),
+        ("subagents.svg", ["Agent Explore: Find TODO markers", "2 tools, 2 in parallel", "explore-1"]),
+        ("rewind.svg", ["Rewind", "a.py +1 -1", "explore this project with subagents"]),
     ],
 )
 def test_committed_screenshot_shows_its_subject(name: str, phrases: list[str]) -> None:
