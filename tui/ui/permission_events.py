@@ -1,0 +1,75 @@
+"""The permission queue of the event controller: one dialog at a time, answered or withdrawn."""
+
+from __future__ import annotations
+
+from collections import deque
+from concurrent.futures import InvalidStateError
+from functools import partial
+from typing import Any
+
+from tui.agent import events as ev
+from tui.agent.permission_gate import PermissionReply
+
+
+class PermissionHandlers:
+    """EventController's permission handlers (it holds `app`, `_tools`, `_permissions` and `dialog`)."""
+
+    app: Any
+    dialog: Any
+    _tools: dict[str, Any]
+    _permissions: deque[ev.PermissionRequested]
+    _sync_tool: Any
+    _update_running_state: Any
+
+    async def on_permission_requested(self, e: ev.PermissionRequested) -> None:
+        entry = self._tools.get(e.tool_use_id) if e.loop_path == "main" else None
+        if entry is not None:
+            entry[0].state = "waiting"
+            self._sync_tool(entry[0])
+        self._permissions.append(e)
+        if self.dialog is not None:
+            self.dialog.set_queued(len(self._permissions))
+        self._show_next_permission()
+
+    def _show_next_permission(self) -> None:
+        if self.dialog is not None:
+            return
+        while self._permissions and self._permissions[0].reply.done():
+            self._permissions.popleft()
+        if not self._permissions:
+            self._update_running_state()
+            return
+        from .screens.permission_dialog import PermissionDialog
+
+        request = self._permissions.popleft()
+        self.dialog = PermissionDialog(
+            request, grace_s=self.app.permission_grace_s, queued=len(self._permissions)
+        )
+        self.app.status.set_state("waiting for approval")
+        self.app.push_screen(self.dialog, callback=partial(self._permission_answered, request))
+
+    def _permission_answered(self, request: ev.PermissionRequested, reply: PermissionReply | None) -> None:
+        self.dialog = None
+        if reply is not None and not request.reply.done():
+            try:
+                request.reply.set_result(reply)
+            except InvalidStateError:  # the engine resolved it (interrupt) in the meantime
+                pass
+        self._show_next_permission()
+
+    async def on_permission_resolved(self, e: ev.PermissionResolved) -> None:
+        self.withdraw_if_shown(e)
+        entry = self._tools.get(e.tool_use_id)
+        if entry is not None and entry[0].state == "waiting":
+            entry[0].state = "queued" if e.allowed else "denied"
+            self._sync_tool(entry[0])
+
+    def withdraw_if_shown(self, e: ev.PermissionResolved) -> None:
+        shown = self.dialog.event if self.dialog is not None else None
+        if shown is not None and (shown.tool_use_id, shown.loop_path) == (e.tool_use_id, e.loop_path):
+            self.dialog.withdraw()  # type: ignore[union-attr]  # answered elsewhere (interrupt): close it, answer nothing
+
+    def withdraw_permissions(self) -> None:
+        self._permissions.clear()
+        if self.dialog is not None:
+            self.dialog.withdraw()
