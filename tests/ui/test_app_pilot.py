@@ -274,6 +274,27 @@ async def test_enter_typed_in_a_burst_submits_everything_before_it(fake_session:
         await wait_until(pilot, lambda: not app.controller.busy)
 
 
+async def test_editing_keys_in_a_burst_act_in_the_order_typed(fake_session: FakeSession) -> None:
+    """Ctrl+A, Ctrl+K and text arriving together (one read: a fast typist over ssh, a macro, tmux send-keys)
+    act in order: Textual matches a widget's own bindings only after the key bubbled up to the app, by which
+    time the letters behind it were already typed (^A ^K "/rewind" on "first change" left "/rewind" and then
+    deleted nothing, or deleted what had just been typed)."""
+    app = AgentApp(fake_session.options, session=fake_session, permission_grace_s=0)
+    async with app.run_test(size=SIZE) as pilot:
+        prompt = app.prompt_area
+        prompt.load_text("first change")
+        prompt.move_cursor(prompt.document.end)
+        await pilot.pause()
+        burst = [("ctrl+a", "\x01"), ("ctrl+k", "\x0b"), *((c, c) for c in "rewind"),
+                 ("ctrl+a", "\x01"), ("ctrl+k", "\x0b"), *((c, c) for c in "done")]
+        for key, char in burst:
+            app.post_message(events.Key(key, char))
+        try:
+            await wait_until(pilot, lambda: prompt.text == "done", timeout=5)
+        except AssertionError:
+            raise AssertionError(f"the prompt holds {prompt.text!r}, not 'done'") from None
+
+
 async def test_permissions_and_memory_commands_open_their_screens(offline_options) -> None:
     app = AgentApp(offline_options())
     async with app.run_test(size=SIZE) as pilot:

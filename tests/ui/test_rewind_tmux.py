@@ -103,15 +103,9 @@ def test_rewind_after_kill_and_continue(tmux_app: Tmux, demo_project: Path, tmp_
 
 
 def open_rewind_list(tmux_app: Tmux) -> None:
-    """Type /rewind and send it once it is in the input; under a loaded suite a first try was seen to open
-    nothing (the prompt emptied, no list, the toast gone before the screen was read), so send it once more then."""
-    for attempt in range(2):
-        tmux_app.keys("/rewind")
-        tmux_app.wait_for(lambda s: "/rewind" in s.split("▔▔▔")[-1], "/rewind in the input")
-        tmux_app.keys("Enter")
-        try:
-            tmux_app.wait_for(lambda s: "Rewind ·" in s, "the rewind list", timeout=10 if attempt == 0 else 30)
-            return
-        except AssertionError:
-            if attempt:
-                raise
+    """Type /rewind and send it once it is in the input. (Typed right behind ^A ^K it used to lose letters:
+    the prompt's own bindings ran only after the key bubbled up to the app; widgets/prompt.py runs them in order.)"""
+    tmux_app.keys("/rewind")
+    tmux_app.wait_for(lambda s: "/rewind" in s.split("▔▔▔")[-1], "/rewind in the input")
+    tmux_app.keys("Enter")
+    tmux_app.wait_for(lambda s: "Rewind ·" in s, "the rewind list")

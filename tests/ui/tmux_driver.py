@@ -59,13 +59,18 @@ class Tmux:
 
     def wait_for(self, predicate: Callable[[str], bool], what: str, timeout: float = 30.0) -> str:
         """Poll the pane until `predicate(screen)` holds; fail naming `what` (with the screen) after `timeout`."""
-        deadline = time.monotonic() + timeout
+        start = time.monotonic()
+        seen: list[tuple[float, str]] = []  # each different screen while waiting, to show what happened on a failure
         while True:
             screen = self.screen()
             if predicate(screen):
                 return screen
-            if time.monotonic() > deadline:
-                raise AssertionError(f"timed out waiting for {what}; the screen:\n{screen}")
+            if not seen or seen[-1][1] != screen:
+                seen.append((time.monotonic() - start, screen))
+            if time.monotonic() - start > timeout:
+                earlier = "".join(f"\n--- at {at:.2f} s:\n{shown}" for at, shown in seen[-6:-1])
+                raise AssertionError(f"timed out waiting for {what}; the screens before{earlier or ' (none)'}"
+                                     f"\n--- the screen:\n{screen}")
             time.sleep(0.05)
 
     def kill(self) -> None:

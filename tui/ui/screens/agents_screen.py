@@ -17,6 +17,7 @@ from tui.config.agent_files import PROJECT_FOLDERS, USER_FOLDER, AgentDefinition
 from tui.sanitize import one_line
 
 from ..commands import slash_command
+from ..widgets.ordered_keys import OrderedInput
 
 
 def _agent_tool(session: Any) -> Any:
@@ -61,11 +62,11 @@ class AgentsScreen(ModalScreen[None]):
             yield DataTable(id="agents-table", cursor_type="row")
             with Vertical(id="agents-form"):
                 yield Static(Text(f"New agent, saved to {one_line(str(self.folder))}/<name>.md", style="bold"))
-                yield Input(placeholder="name, e.g. reviewer", id="agent-name", compact=True)
-                yield Input(placeholder="description: when to use it", id="agent-description", compact=True)
-                yield Input(placeholder="tools, e.g. Read, Grep, Glob (empty: all but Agent)", id="agent-tools", compact=True)
-                yield Input(placeholder="model: sonnet, opus, haiku or inherit (empty: inherit)", id="agent-model", compact=True)
-                yield Input(placeholder="system prompt: what the agent is and how it works", id="agent-prompt", compact=True)
+                yield OrderedInput(placeholder="name, e.g. reviewer", id="agent-name", compact=True)
+                yield OrderedInput(placeholder="description: when to use it", id="agent-description", compact=True)
+                yield OrderedInput(placeholder="tools, e.g. Read, Grep, Glob (empty: all but Agent)", id="agent-tools", compact=True)
+                yield OrderedInput(placeholder="model: sonnet, opus, haiku or inherit (empty: inherit)", id="agent-model", compact=True)
+                yield OrderedInput(placeholder="system prompt: what the agent is and how it works", id="agent-prompt", compact=True)
                 with Horizontal(id="agents-buttons"):
                     yield Button("Create (Ctrl+S)", id="agent-create", compact=True)
                     yield Button("Close (Esc)", id="agent-close", compact=True)

@@ -19,6 +19,7 @@ from tui.providers.keystore import KeyStoreError, delete_key, store_key
 from tui.providers.status import status_lines
 
 from ..commands import slash_command
+from ..widgets.ordered_keys import OrderedInput
 
 if TYPE_CHECKING:
     from ..app import AgentApp
@@ -38,7 +39,7 @@ class LoginScreen(ModalScreen[str | None]):
         with Vertical(id="login-box"):
             yield Static("Paste your Anthropic API key. It goes to the system keyring (or a private file), "
                          "never shown or logged.")
-            yield Input(password=True, placeholder="sk-ant-…", id="login-key")
+            yield OrderedInput(password=True, placeholder="sk-ant-…", id="login-key")
 
     def on_mount(self) -> None:
         self.query_one(Input).focus()

@@ -23,6 +23,8 @@ from tui.config.rules import RULE_KINDS, RuleKind, RuleSource
 from tui.config.settings import LoadedSettings, load_settings
 from tui.sanitize import one_line, visible
 
+from ..widgets.ordered_keys import OrderedInput
+
 KIND_STYLES = {"deny": "bold red", "ask": "bold yellow", "allow": "bold green"}
 
 
@@ -64,7 +66,7 @@ class PermissionsScreen(ModalScreen[None]):
             yield Static(self._status_text(), id="permissions-status")
             yield DataTable(id="permissions-rules", cursor_type="row", zebra_stripes=True)
             with Horizontal(id="permissions-form"):
-                yield Input(placeholder="New rule, e.g. Bash(npm run test *) or Edit(/src/**)", id="permissions-new-rule")
+                yield OrderedInput(placeholder="New rule, e.g. Bash(npm run test *) or Edit(/src/**)", id="permissions-new-rule")
                 yield Select([(k, k) for k in RULE_KINDS], value="allow", allow_blank=False, id="permissions-kind")
                 yield Button("Add", id="permissions-add", variant="primary")
             yield Static("", id="permissions-message")

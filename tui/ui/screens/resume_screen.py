@@ -21,12 +21,13 @@ from textual.widgets.option_list import Option
 from tui.agent.resume import SessionInfo, list_sessions, sessions_base
 from tui.agent.tool_belt import injected
 from tui.sanitize import one_line
+from tui.wording import plural, plural_noun
 
 from ..commands import slash_command
 from ..threads import call_soon_from_thread
 from ..widgets.conversation import HISTORY_TAIL_TURNS
 from ..widgets.conversation_model import BlockRecord, ToolRecord, TurnRecord
-from tui.wording import plural, plural_noun
+from ..widgets.ordered_keys import OrderedInput
 
 if TYPE_CHECKING:
     from tui.agent.options import AgentOptions
@@ -78,7 +79,7 @@ class ResumeScreen(ModalScreen[str | None]):
     def compose(self) -> ComposeResult:
         with Vertical(id="resume-box"):
             yield Static("Resume a session · type to filter · Enter opens · Esc closes", classes="panel-title")
-            yield Input(placeholder="filter by prompt, date or id", id="resume-filter")
+            yield OrderedInput(placeholder="filter by prompt, date or id", id="resume-filter")
             yield OptionList(id="resume-list")
             yield Static("", id="resume-status")
 

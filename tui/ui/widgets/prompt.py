@@ -16,6 +16,7 @@ from textual.widgets import Button, TextArea
 
 from ..bindings import bindings_for
 from ..paste_cap import MAX_PROMPT_CHARS, cut_paste, full_notice
+from .ordered_keys import run_own_binding
 from .wrap_cache import caching_height
 
 #: prompts kept for Up/Down recall
@@ -102,6 +103,8 @@ class PromptArea(TextArea):
             event.stop()
             event.prevent_default()
             self.notify(full_notice(), severity="warning")
+            return
+        await run_own_binding(self, event)  # ^A ^K "text" in one burst: in that order (ordered_keys.py)
 
     def _length(self) -> int:
         """Characters in the prompt (newlines counted), without joining the text."""
