@@ -34,3 +34,25 @@ def sandbox_off() -> object:
     yield runtime._current
     runtime._current.close()
     runtime._current = previous
+
+
+@pytest.hookimpl(trylast=True)  # after -k/-m deselection: a deselected test starts nothing
+def pytest_collection_modifyitems(session: pytest.Session, config: pytest.Config, items: list[pytest.Item]) -> None:
+    """Start the SDK 2.x run (tests/integration/test_sdk2.py) in the background now and check it last."""
+    from tests.integration import test_sdk2
+
+    found = [item for item in items if item.nodeid == test_sdk2.TEST_ID]
+    if not found or os.environ.get(test_sdk2.INNER):
+        return
+    items.remove(found[0])
+    items.append(found[0])
+    if test_sdk2.background is None:
+        test_sdk2.background = test_sdk2.InnerRun().start()
+
+
+def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
+    """An early end (-x, Ctrl+C) leaves no SDK 2.x run behind."""
+    from tests.integration import test_sdk2
+
+    if test_sdk2.background is not None:
+        test_sdk2.background.stop()
