@@ -7,6 +7,8 @@ from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from textual.css.query import NoMatches
+
 from .threads import call_soon_from_thread
 
 if TYPE_CHECKING:
@@ -38,7 +40,10 @@ class StatusCommandRefresher:
     def tick(self) -> None:
         if self.running:
             return
-        signature = self._signature()
+        try:
+            signature = self._signature()
+        except NoMatches:  # the app is closing and its footer is gone: nothing to refresh
+            return
         if signature == self.signature:
             return
         from tui.hooks.status_command import status_payload
@@ -59,7 +64,10 @@ class StatusCommandRefresher:
     def _show(self, line: str) -> None:
         self.running = False
         self.runs += 1
-        self.app.status.custom = line
+        try:
+            self.app.status.custom = line
+        except NoMatches:  # the app closed while the command ran
+            pass
 
 
 def start(app: AgentApp, command: str) -> StatusCommandRefresher:
