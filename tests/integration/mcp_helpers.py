@@ -21,7 +21,7 @@ _installed: dict[str, Path | str] = {}
 
 
 def pypi_servers(factory: pytest.TempPathFactory) -> Path:
-    """A folder holding `mcp_server_time` and `mcp_server_git`, installed once per session (skips when pip cannot)."""
+    """A folder holding `mcp_server_time` and `mcp_server_git`, installed once per session (skips if pip cannot)."""
     if "target" not in _installed:
         target = factory.mktemp("pypi-mcp-servers")
         proc = subprocess.run([sys.executable, "-m", "pip", "install", "-q", "--no-deps", "--target", str(target),
@@ -41,7 +41,8 @@ def pypi_env(target: Path) -> dict[str, str]:
 
 def kitchen(name: str = "kitchen", *extra: str) -> McpServerConfig:
     """The kitchen test server over stdio."""
-    return McpServerConfig(name, command=sys.executable, args=("-m", "tests.mcp_servers.kitchen", *extra), cwd=str(ROOT))
+    return McpServerConfig(name, command=sys.executable, args=("-m", "tests.mcp_servers.kitchen", *extra),
+                           cwd=str(ROOT))
 
 
 def raw(name: str = "raw") -> McpServerConfig:
