@@ -2,13 +2,12 @@
 
 from __future__ import annotations
 
-import os
-import subprocess
 import sys
 from pathlib import Path
 
 import pytest
 
+from tests.integration.mcp_helpers import pypi_env, pypi_servers
 from tui.mcp.config import McpServerConfig
 from tui.mcp.manager import McpManager
 from tui.mcp.tools import build_tools
@@ -18,17 +17,12 @@ from tui.tools.base import SessionState, ToolContext
 @pytest.fixture(scope="session")
 def time_server(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """A folder holding `mcp_server_time` and the packages it needs beyond ours (skips when pip cannot get them)."""
-    target = tmp_path_factory.mktemp("mcp-server-time")
-    proc = subprocess.run([sys.executable, "-m", "pip", "install", "-q", "--no-deps", "--target", str(target),
-                           "mcp-server-time", "tzlocal", "tzdata"], capture_output=True, text=True, timeout=180)
-    if proc.returncode != 0:
-        pytest.skip(f"mcp-server-time could not be installed from PyPI: {proc.stderr.strip()[-300:]}")
-    return target
+    return pypi_servers(tmp_path_factory)
 
 
 def test_mcp_server_time_from_pypi(time_server: Path, tmp_path: Path) -> None:
     config = McpServerConfig("time", command=sys.executable, args=("-m", "mcp_server_time", "--local-timezone", "UTC"),
-                             env={"PYTHONPATH": os.pathsep.join([str(time_server), *sys.path[1:]])})
+                             env=pypi_env(time_server))
     manager = McpManager([config], project_dir=tmp_path, log_dir=tmp_path / "logs")
     manager.start()
     try:

@@ -78,6 +78,15 @@ def build(mark: str | None) -> MCPServer:
         note("grew")
         return "grew"
 
+    @server.tool(description="Add a prompt named summary and tell the client.")
+    async def grow_prompt(ctx: Context) -> str:
+        @server.prompt(description="Summarise a file.")
+        def summary(path: str) -> str:
+            return f"Summarise {path}."
+
+        await ctx.session.send_prompt_list_changed()
+        return "grew a prompt"
+
     @server.resource("notes://today", description="Today's notes.", mime_type="text/plain")
     def today() -> str:
         return "buy milk"

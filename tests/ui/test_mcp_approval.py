@@ -51,7 +51,8 @@ async def test_trust_then_choose_starts_only_the_ticked_server_and_is_remembered
         await wait_until(pilot, lambda: again.session.mcp is not None and "tiny" in again.session.mcp.manager.states)
         await pilot.pause(0.3)
         assert not isinstance(again.screen, (McpApprovalDialog, TrustDialog))
-        assert set(again.session.mcp.manager.states) == {"tiny"}
+        states = again.session.mcp.manager.states
+        assert states["tiny"].status != "disabled" and states["other"].status == "disabled"  # listed for /mcp
 
 
 async def test_none_starts_nothing_and_escape_asks_again_later(offline_options, demo_project: Path,
@@ -98,3 +99,42 @@ async def test_not_trusting_the_folder_keeps_its_servers_off_and_is_remembered(
     async with again.run_test(size=SIZE) as pilot:
         await pilot.pause(1.0)
         assert not isinstance(again.screen, (TrustDialog, McpApprovalDialog)) and again.session.mcp is None
+
+
+async def test_mcp_screen_disable_of_a_project_server_is_remembered_and_enable_undoes_it(
+        offline_options, demo_project: Path, tmp_path: Path) -> None:
+    from tui.config.settings import trust_folder
+    from tui.mcp.approval import record_choices
+
+    _mcp_json(demo_project, tmp_path)
+    (tmp_path / "config").mkdir(exist_ok=True)
+    trust_folder(demo_project)
+    record_choices(demo_project, ["tiny"], ["other"])
+
+    async def toggle(app: AgentApp, pilot, status: str) -> None:
+        await app.submit_prompt("/mcp")
+        await wait_until(pilot, lambda: getattr(app.screen, "_ready", False))
+        if app.screen.selected != "tiny":
+            await pilot.press("down")
+            await wait_until(pilot, lambda: app.screen.selected == "tiny")
+        await pilot.press("e")
+        await wait_until(pilot, lambda: app.session.mcp.manager.states["tiny"].status == status, timeout=30)
+        await wait_until(pilot, lambda: "for this folder" in " ".join(n.message for n in app._notifications))
+        await pilot.press("escape")
+
+    app = AgentApp(offline_options(), permission_grace_s=0)
+    async with app.run_test(size=SIZE, notifications=True) as pilot:
+        await wait_until(pilot, lambda: app.session.mcp is not None
+                         and app.session.mcp.manager.states["tiny"].status == "connected", timeout=30)
+        await toggle(app, pilot, "disabled")
+    data = tomllib.loads(local_settings_file(demo_project).read_text())
+    assert (data["enabledMcpjsonServers"], data["disabledMcpjsonServers"]) == ([], ["other", "tiny"])
+
+    again = AgentApp(offline_options(), permission_grace_s=0)  # the next session: listed as disabled, not started
+    async with again.run_test(size=SIZE, notifications=True) as pilot:
+        await wait_until(pilot, lambda: again.session.mcp is not None and "tiny" in again.session.mcp.manager.states)
+        assert again.session.mcp.manager.states["tiny"].status == "disabled"
+        assert again.session.mcp.manager.states["other"].status == "disabled"  # refused in the dialog: listed too
+        await toggle(again, pilot, "connected")
+    data = tomllib.loads(local_settings_file(demo_project).read_text())
+    assert (data["enabledMcpjsonServers"], data["disabledMcpjsonServers"]) == (["tiny"], ["other"])

@@ -77,16 +77,34 @@ def only_enabled(project_dir: Path, trusted: bool) -> ProjectFilter:
 
 def project_servers(project_dir: Path) -> tuple[list[McpServerConfig], list[McpServerConfig]]:
     """For a trusted folder: (servers to ask about, servers already enabled), both not shadowed by another scope."""
+    new, enabled, _ = project_servers_split(project_dir)
+    return new, enabled
+
+
+def project_servers_split(project_dir: Path) -> tuple[list[McpServerConfig], ...]:
+    """For a trusted folder: (to ask about, enabled, disabled) project servers, none shadowed by another scope."""
     loaded = load_mcp_servers(project_dir, trusted=True, approve=only_enabled(project_dir, True))
     winners = {s.name: s for s in loaded.servers}
     enabled = [s for s in loaded.project if winners.get(s.name) is s]
-    return [s for s in new_project_servers(loaded) if s.name not in winners], enabled
+    disabled = [s for s in loaded.project if loaded.held_back.get(s.name) == "disabled" and s.name not in winners]
+    return [s for s in new_project_servers(loaded) if s.name not in winners], enabled, disabled
 
 
-def start_servers(session: Any, configs: Iterable[McpServerConfig]) -> list[str]:
-    """Connect `configs` in `session` (in the background) unless already there; returns the names started."""
-    configs = list(configs)
-    if not configs:
+def remember_enabled(project_dir: Path, name: str, enabled: bool) -> str:
+    """/mcp's enable or disable of a project server, kept in local settings; the sentence that says where."""
+    path = record_choices(project_dir, [name] if enabled else [], [] if enabled else [name])
+    key = ENABLED_KEY if enabled else DISABLED_KEY
+    return f"{'Enabled' if enabled else 'Disabled'} {name} for this folder ({key} in {path})."
+
+
+def start_servers(session: Any, configs: Iterable[McpServerConfig],
+                  disabled: Iterable[McpServerConfig] = ()) -> list[str]:
+    """Connect `configs` in `session` (in the background) unless already there; returns the names started.
+
+    `disabled` servers are listed but not started, so /mcp can enable them.
+    """
+    configs, disabled = list(configs), list(disabled)
+    if not configs and not disabled:
         return []
     if session.mcp is None:
         from tui.mcp.runtime import McpRuntime
@@ -95,6 +113,8 @@ def start_servers(session: Any, configs: Iterable[McpServerConfig]) -> list[str]
         session.options.mcp_servers = []
         session.mcp = McpRuntime(session)
         session.tool_search = ToolSearch(on_load=lambda: setattr(session, "_tool_defs", None))
+    for config in disabled:
+        session.mcp.manager.add(config, enabled=False)
     started = [c.name for c in configs if session.mcp.manager.add(c)]
     if started:
         session.mcp.start()

@@ -112,12 +112,15 @@ class Connection:
         self.stop = asyncio.Event()
         self.pid: int | None = None
         self._tool_list_ids: set[Any] = set()
+        self._relist: asyncio.Task[None] | None = None
 
     def _tap(self, direction: str, message: dict[str, Any]) -> None:
         if direction == "send" and message.get("method") == "tools/list":
             self._tool_list_ids.add(message.get("id"))
         if direction == "recv" and (which := LIST_CHANGED.get(message.get("method", ""))):
             self.state.changed.add(which)
+            if which == "prompts":  # not part of tools[]: re-read now, so `/` completion and the palette follow
+                self._relist = asyncio.get_running_loop().create_task(self.refresh({"prompts"}))
         self.tap(direction, message)
 
     def _screen(self, message: Any) -> None:
@@ -249,17 +252,18 @@ class Connection:
             setattr(self.state, kind, items)
             self.state.changed.discard(kind)
 
-    async def refresh(self) -> None:
-        """Re-read the lists the server said changed; a failure keeps the old ones."""
+    async def refresh(self, only: set[str] | None = None) -> None:
+        """Re-read the lists the server said changed (those of them in `only`); a failure keeps the old ones."""
         session = self.session
-        if session is None or not self.state.changed:
+        which = self.state.changed & only if only is not None else set(self.state.changed)
+        if session is None or not which:
             return
         try:
-            with_timeout = asyncio.wait_for(self.list_all(session, set(self.state.changed)), self.timeout)
+            with_timeout = asyncio.wait_for(self.list_all(session, which), self.timeout)
             await with_timeout
         except Exception as exc:  # noqa: BLE001
             self._warn(f"could not re-list after a change ({describe_failure(exc)}); the old lists stay")
-            self.state.changed.clear()
+            self.state.changed -= which
         self.on_changed()
 
     def _live(self) -> Any:

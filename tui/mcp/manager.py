@@ -86,13 +86,17 @@ class McpManager:
             if state.status != "disabled":
                 self._connect(name)
 
-    def add(self, config: McpServerConfig) -> bool:
-        """Take a server approved after start (tui/mcp/approval.py); connects it when running; False if known."""
+    def add(self, config: McpServerConfig, enabled: bool = True) -> bool:
+        """Take a server approved after start (tui/mcp/approval.py); connects it when running (and `enabled`, else it
+        is listed as disabled); False if known."""
         if config.name in self.states:
             return False
         folder = next(iter(self.states.values())).log_path.parent if self.states else log_folder(self.project_dir)
-        self.states[config.name] = ServerState(config, folder / f"{config.name}.log")
-        if self._thread is not None:
+        state = self.states[config.name] = ServerState(config, folder / f"{config.name}.log")
+        if not enabled:
+            state.status = "disabled"
+            self._changed(state)
+        elif self._thread is not None:
             self._connect(config.name)
         return True
 
@@ -213,6 +217,7 @@ class McpManager:
         state = self.states[name]
         if enabled:
             if state.status == "disabled":
+                self.start()  # first: a server still disabled is not connected by it
                 state.status = "pending"
                 self.reconnect(name)
             return

@@ -48,12 +48,12 @@ def ask_project_servers(app: AgentApp) -> None:
     project_dir = app.options.project_dir
     if not project_server_names(project_dir):
         return
-    from tui.mcp.approval import project_servers, start_servers
+    from tui.mcp.approval import project_servers_split, start_servers
     from tui.mcp.status import describe
 
-    new, enabled = project_servers(project_dir)
-    if enabled:  # enabled before, or the folder was trusted just now
-        call_soon_from_thread(app, start_servers, app.session, enabled)
+    new, enabled, disabled = project_servers_split(project_dir)
+    if enabled or disabled:  # enabled before, or the folder was trusted just now; disabled ones listed in /mcp
+        call_soon_from_thread(app, start_servers, app.session, enabled, disabled)
     if not new:
         return
 

@@ -37,6 +37,11 @@ def mcp_handlers(app: AgentApp) -> dict[type, Callable[[Any], Awaitable[None]]]:
         screen = app.screen
         if getattr(screen, "mcp_screen", False):
             screen.refresh_servers()  # type: ignore[attr-defined]
+        from .widgets.prompt import PromptArea
+
+        for prompt_area in app.screen_stack[0].query(PromptArea) if app.screen_stack else ():  # /mcp may be on top
+            if prompt_area.completer is not None and prompt_area.text.startswith("/"):
+                prompt_area.completer.update()  # the `/` menu follows the servers' prompts (connected, changed, off)
 
     async def message(event: ev.McpMessage) -> None:
         screen = app.screen
@@ -46,11 +51,25 @@ def mcp_handlers(app: AgentApp) -> dict[type, Callable[[Any], Awaitable[None]]]:
     return {ev.McpServerChanged: server_changed, ev.McpMessage: message}
 
 
+def _usage(prompt: dict[str, Any]) -> str:
+    """The prompt's arguments as a hint: `<topic> <depth>`."""
+    return " ".join(f"<{a.get('name')}>" for a in prompt.get("arguments") or [] if isinstance(a, dict))
+
+
+def prompt_completions(runtime: Any) -> dict[str, str]:
+    """`mcp__server__prompt` -> `description  <args>  (MCP server)` for the `/` completion menu."""
+    found = {}
+    for name, description, server, prompt in runtime.prompt_commands():
+        args = _usage(prompt)
+        found[name] = one_line(f"{description or 'MCP prompt'}{'  ' + args if args else ''}  (MCP {server})")
+    return found
+
+
 def prompt_palette(app: AgentApp, run: Callable[[str], Any]) -> Iterable[SystemCommand]:
     """Palette entries for every MCP prompt (`/mcp__server__prompt`)."""
     runtime = getattr(getattr(app, "_session", None), "mcp", None)  # never builds the session for the palette
     for name, description, server, prompt in runtime.prompt_commands() if runtime is not None else ():
-        args = " ".join(f"<{a.get('name')}>" for a in prompt.get("arguments") or [] if isinstance(a, dict))
+        args = _usage(prompt)
         help_text = one_line(f"{description or 'MCP prompt'} ({server}){' · ' + args if args else ''}")
         yield SystemCommand(f"/{name}", help_text, lambda n=name, needs=bool(args): run(n) if not needs else
                             app.prompt_area.load_text(f"/{n} "))

@@ -1,6 +1,6 @@
 """/mcp: every MCP server (source, transport, status, counts, error), its tools' schemas, and its messages.
 
-`r` reconnects the highlighted server, `e` enables or disables it for this session. The
+`r` reconnects the highlighted server, `e` enables or disables it (remembered for a project server). The
 Messages tab lists every JSON-RPC message in order, filterable by server. Everything a
 server wrote passes the sanitiser before it is drawn.
 """
@@ -168,8 +168,21 @@ class McpScreen(ModalScreen[None]):
             return
         name = self.selected
         enable = self.states[name].status == "disabled"
-        self.notify(f"{'Enabling' if enable else 'Disabling'} {name} for this session.")
-        self._in_thread(lambda: self.runtime.manager.set_enabled(name, enable))
+        if self.states[name].config.source != "project":  # the contract keeps only .mcp.json answers
+            self.notify(f"{'Enabling' if enable else 'Disabling'} {name} for this session.")
+        self._in_thread(lambda: self._toggle(name, enable))
+
+    def _toggle(self, name: str, enable: bool) -> None:
+        """Enable or disable `name`; a project server's answer is kept in local settings, as Claude Code does."""
+        self.runtime.manager.set_enabled(name, enable)
+        if self.states[name].config.source == "project":
+            from tui.mcp.approval import remember_enabled
+
+            try:
+                said = remember_enabled(self.runtime.manager.project_dir, name, enable)
+            except (OSError, ValueError) as exc:
+                said = f"{name} is {'enabled' if enable else 'disabled'} for this session only: {exc}"
+            self.app.call_from_thread(self.notify, one_line(said), markup=False)
 
     @work(thread=True, group="mcp-control", exit_on_error=False)
     def _in_thread(self, action: Any) -> None:

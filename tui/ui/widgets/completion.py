@@ -100,6 +100,12 @@ class PromptCompleter:
         described = {name: c.description for name, c in SLASH_COMMANDS.items()}
         for command in session_catalog(self.app.session).commands.values():
             described.setdefault(command.name, describe(command))
+        runtime = getattr(self.app.session, "mcp", None)
+        if runtime is not None:  # prompts of connected MCP servers (nothing of MCP loads without a server)
+            from ..mcp_glue import prompt_completions
+
+            for name, note in prompt_completions(runtime).items():
+                described.setdefault(name, note)
         names = fuzzy_matches(typed, sorted(described), MAX_ITEMS) if typed else sorted(described)[:MAX_ITEMS]
         return [(f"/{n}", f"/{n}", described[n]) for n in names]
 
