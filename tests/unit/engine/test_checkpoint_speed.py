@@ -1,0 +1,113 @@
+"""The fast paths of checkpoints: Bash changes seen through inotify, and an Edit that flushes the log once."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import threading
+from pathlib import Path
+
+import pytest
+
+from tui.agent.checkpoints import Checkpoints, scan_tree, watch_command
+from tui.agent.tree_watch import TreeWatch
+
+
+def _command(cps: Checkpoints, project: Path, action) -> list[tuple[str, bool, bool]]:
+    """Run `action` as a Bash command would; (path, existed before, exists after) of each change recorded."""
+    finished = watch_command(cps)
+    start = len(cps.changes)
+    action()
+    finished()
+    return sorted((os.path.relpath(c.path, project), c.before is not None, c.after is not None)
+                  for c in cps.changes[start:])
+
+
+def test_bash_changes_are_found_through_inotify_as_a_full_scan_would(tmp_path) -> None:
+    project = tmp_path / "p"
+    (project / "a").mkdir(parents=True)
+    (project / "a" / "x.txt").write_text("x")
+    (project / "top.txt").write_text("t")
+    cps = Checkpoints(None, "s", project)
+    cps.prompt(1, "go", 0)
+    assert _command(cps, project, lambda: (project / "top.txt").write_text("t2")) == [("top.txt", True, True)]
+    assert isinstance(cps.watcher(), TreeWatch)  # the first command started the watch
+
+    def nested() -> None:
+        (project / "n" / "m").mkdir(parents=True)
+        (project / "n" / "m" / "new.txt").write_text("new")
+
+    assert _command(cps, project, nested) == [("n/m/new.txt", False, True)]
+    assert _command(cps, project, lambda: shutil.move(project / "n", project / "b")) == [
+        ("b/m/new.txt", False, True), ("n/m/new.txt", True, False)]
+    (project / "b" / "m" / "later.txt").write_text("a folder that moved is still watched")
+    assert _command(cps, project, lambda: shutil.rmtree(project / "b")) == [
+        ("b/m/later.txt", True, False), ("b/m/new.txt", True, False)]
+    assert _command(cps, project, lambda: (project / "a" / "x.txt").chmod(0o600)) == [("a/x.txt", True, True)]
+    (project / "top.txt").write_text("changed between commands: not the next command's doing")
+    assert _command(cps, project, lambda: None) == []
+
+    def ignored() -> None:
+        (project / "node_modules" / "pkg").mkdir(parents=True)
+        (project / "node_modules" / "pkg" / "i.js").write_text("x")
+        (project / "a" / "link").symlink_to(project / "top.txt")
+
+    assert _command(cps, project, ignored) == []
+    assert cps.watcher().sigs == scan_tree(project)  # what the watch knows is what a scan finds
+
+
+def test_a_command_that_overflows_the_event_queue_is_still_recorded(tmp_path) -> None:
+    queue = int(Path("/proc/sys/fs/inotify/max_queued_events").read_text())
+    if queue > 40_000:
+        pytest.skip("the kernel's inotify queue is too long to overflow quickly")
+    project = tmp_path / "p"
+    project.mkdir()
+    (project / "keep.txt").write_text("k")
+    cps = Checkpoints(None, "s", project)
+    cps.prompt(1, "go", 0)
+    watch_command(cps)()
+    count = queue // 3 + 100  # create, modify and close each: more events than the queue holds
+
+    def many() -> None:
+        for n in range(count):
+            (project / f"f{n}").write_bytes(b"x")
+        (project / "keep.txt").write_text("changed")
+
+    changes = _command(cps, project, many)
+    assert len(changes) == count + 1 and ("keep.txt", True, True) in changes
+
+
+def test_an_edit_of_a_file_already_checkpointed_flushes_once_and_its_new_content_travels_in_the_log(
+        tmp_path, monkeypatch) -> None:
+    main = threading.current_thread()
+    flushes: list[str] = []
+    for name in ("fsync", "fdatasync"):
+        real = getattr(os, name)
+
+        def counted(fd: int, real=real, name=name) -> None:
+            if threading.current_thread() is main:
+                flushes.append(name)
+            real(fd)
+
+        monkeypatch.setattr(os, name, counted)
+    store = tmp_path / "cp"
+    cps = Checkpoints(store, "s", tmp_path)
+    cps.prompt(1, "go", 0)
+    path = tmp_path / "big.py"
+    v1 = b"".join(b"line %d\n" % n for n in range(50_000))
+    v2 = v1[:1000] + b"# one\n" + v1[1000:]
+    v3 = v2[:2000] + b"# two\n" + v2[2000:]
+    path.write_bytes(v1)
+    cps.before_write(path, v1, v2)
+    path.write_bytes(v2)
+    cps.wrote(path)
+    flushes.clear()
+    cps.before_write(path, v2, v3)
+    assert flushes == ["fdatasync"]  # the log's record; `before` (v2) was stored by the first Edit
+    monkeypatch.undo()
+    after = cps.changes[-1].after
+    blob = store / "objects" / after[:2] / after[2:]
+    if blob.exists():
+        blob.unlink()  # its file was never fsynced: a crash may lose it, the log still has it
+    fresh = Checkpoints(store, "s", tmp_path)
+    assert fresh.blobs.get(after) == v3 and fresh.blobs.get(fresh.changes[-1].before) == v2
