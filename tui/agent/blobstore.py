@@ -11,7 +11,7 @@ What is fsynced, and when: a blob that protects a file about to change (`durable
 default) is fsynced before `put` returns. A blob written with `durable=False` (the content a
 file is about to hold, which the file itself holds meanwhile) is fsynced by a background
 thread; `make_durable` waits for that before a log record that depends on it is flushed.
-A small new blob (`put_small`) is not fsynced at all: the log record that names it carries its
+A small new delta (`put_small`) gets no file at all: the log record that names it carries its
 bytes, so the log's one flush makes it durable. A fan-out folder's creation is fsynced
 in its parent, once, when the folder is made for a blob that needs it.
 """
@@ -25,6 +25,7 @@ import struct
 import threading
 import zlib
 from pathlib import Path
+from typing import Any
 
 #: deltas a blob may stand on before it is stored whole again
 MAX_DEPTH = 24
@@ -37,6 +38,29 @@ class BlobError(OSError):
 
 def blob_hash(data: bytes) -> str:
     return hashlib.sha1(data, usedforsecurity=False).hexdigest()
+
+
+#: the hash's state is kept every this many bytes of a recent blob: an Edit of it hashes only from the change on
+STATE_STEP = 65536
+#: recent blobs whose hash states are kept
+STATES_KEPT = 8
+
+
+def hash_states(data: bytes, states: list[Any] | None = None) -> tuple[str, list[Any]]:
+    """`blob_hash(data)` and the hash's state at every `STATE_STEP` bytes, resuming from `states` (a prefix's).
+
+    SHA-1 reads its input in order, so the state after a prefix two contents share is the same for both.
+    """
+    states = list(states or [hashlib.sha1(usedforsecurity=False)])
+    view = memoryview(data)
+    at = (len(states) - 1) * STATE_STEP
+    h = states[-1].copy()
+    while at < len(data):
+        h.update(view[at:at + STATE_STEP])
+        at += STATE_STEP
+        if at < len(data):
+            states.append(h.copy())
+    return h.hexdigest(), states
 
 
 _CHUNK = 16384
@@ -100,6 +124,8 @@ class BlobStore:
         #: small blobs carried by log records (base64), read when their file is missing
         self.logged: dict[str, str] = {}
         self._depth: dict[str, int] = {}
+        #: hash states of recent blobs (hash_states), so the next version of a file is hashed from its change on
+        self._states: dict[str, list[Any]] = {}
         #: set when `root` cannot be written: new blobs stay in memory, old ones are still read from disk
         self.memory_only = root is None
         #: fan-out folders known to exist (a mkdir per blob costs a journal wait on a busy disk)
@@ -131,30 +157,39 @@ class BlobStore:
 
     def put_small(self, data: bytes, base: bytes | None = None, base_name: str | None = None,
                   name: str | None = None, durable: bool = True, inline: int = INLINE) -> tuple[str, bytes | None]:
-        """`put`, also returning what was stored when it is new and at most `inline` bytes.
+        """`put`, also returning what was stored when it is a new delta of at most `inline` bytes.
 
-        The caller's log record then carries those bytes and its flush makes them durable, so the blob
-        file is written but never fsynced (`logged` keeps the record's copy, read first).
+        The caller's log record then carries those bytes and its flush makes them durable: no blob
+        file is made (`logged` keeps the record's copy; loading the log fills it again).
         """
-        name = name or blob_hash(data)
+        prefix = _common_prefix(base, data) if base is not None else 0
+        if name is None:
+            known = self._states.get(base_name or "") if base is not None else None
+            shared = known[:prefix // STATE_STEP + 1] if known else None
+            name, states = hash_states(data, shared)
+            self._states.pop(name, None)
+            self._states[name] = states
+            while len(self._states) > STATES_KEPT:
+                del self._states[next(iter(self._states))]
         if self.has(name):
             if durable:
                 self.make_durable([name])
             return name, None
-        stored = self._encode(data, base, base_name)
-        small = len(stored) <= inline
-        if small:
+        stored = self._encode(data, base, base_name, prefix)
+        if len(stored) <= inline and stored[:1] in (b"d", b"D"):
+            self._depth[name] = _DELTA.unpack(stored[:_DELTA.size])[2]
             self.logged[name] = base64.b64encode(stored).decode("ascii")
-        self._store(name, stored, durable and not small, queue=not small)
-        return name, stored if small else None
+            return name, stored
+        self._store(name, stored, durable)
+        return name, None
 
-    def _store(self, name: str, stored: bytes, durable: bool, queue: bool = True) -> None:
+    def _store(self, name: str, stored: bytes, durable: bool) -> None:
         self._depth[name] = _DELTA.unpack(stored[:_DELTA.size])[2] if stored[:1] in (b"D", b"d") else 0
         if self.memory_only or self.root is None:
             self._memory[name] = stored
             return
         path = self._path(name)
-        self._folder(path.parent, durable, queue)
+        self._folder(path.parent, durable)
         tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
         fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_CLOEXEC, 0o600)
         try:
@@ -164,10 +199,10 @@ class BlobStore:
         finally:
             os.close(fd)
         os.replace(tmp, path)
-        if not durable and queue:
+        if not durable:
             self._queue(name, path)
 
-    def _folder(self, folder: Path, durable: bool, queue: bool) -> None:
+    def _folder(self, folder: Path, durable: bool) -> None:
         """Make the fan-out folder once; its new entry in the parent is fsynced now, or by the flusher."""
         key = str(folder)
         if key in self._folders:
@@ -182,7 +217,7 @@ class BlobStore:
         self._folders.add(key)
         if durable:
             _fsync_file(folder.parent)
-        elif queue:
+        else:
             self._queue(f"/{key}", folder.parent)
 
     # --- deferred fsyncs -------------------------------------------------------------------
@@ -221,12 +256,11 @@ class BlobStore:
             if path is not None:
                 _fsync_file(path)
 
-    def _encode(self, data: bytes, base: bytes | None, base_name: str | None) -> bytes:
+    def _encode(self, data: bytes, base: bytes | None, base_name: str | None, prefix: int) -> bytes:
         if base is not None and len(data) > 256:
             base_name = base_name or blob_hash(base)
             depth = self._depth_of(base_name)
             if depth is not None and depth < MAX_DEPTH:
-                prefix = _common_prefix(base, data)
                 suffix = _common_suffix(base, data, min(len(base), len(data)) - prefix)
                 middle = data[prefix:len(data) - suffix]
                 if len(middle) < len(data) // 2:

@@ -250,12 +250,10 @@ class Checkpoints:
     def before_write(self, path: str | Path, previous: bytes | None, data: bytes | None, by: str = "edit",
                      mode_after: int | None = None) -> None:
         """Keep `previous` (the file now) and `data` (what is about to be written) before the file changes."""
-        from .events import CheckpointSaved
-
         self.before_writes([(str(path), previous, data, mode_after)], by)
 
     def before_writes(self, items: list[tuple[str, bytes | None, bytes | None, int | None]], by: str) -> None:
-        """Checkpoint several files (path, content now, content to write, mode to set) with one fsync of the log."""
+        """Checkpoint several files (path, content now, content to write, mode to set) with one flush of the log."""
         from .events import CheckpointSaved
 
         if not items:

@@ -111,3 +111,17 @@ def test_an_edit_of_a_file_already_checkpointed_flushes_once_and_its_new_content
         blob.unlink()  # its file was never fsynced: a crash may lose it, the log still has it
     fresh = Checkpoints(store, "s", tmp_path)
     assert fresh.blobs.get(after) == v3 and fresh.blobs.get(fresh.changes[-1].before) == v2
+
+
+def test_a_new_version_is_hashed_from_its_change_on_and_named_as_a_whole_hash_would(tmp_path) -> None:
+    from tui.agent.blobstore import STATE_STEP, BlobStore, blob_hash
+
+    store = BlobStore(tmp_path)
+    versions = [os.urandom(5 * STATE_STEP + 17)]
+    for at in (0, 1, STATE_STEP - 1, STATE_STEP, 3 * STATE_STEP + 5, len(versions[0])):
+        versions.append(versions[-1][:at] + b"edit" + versions[-1][at:])
+    names = [store.put(versions[0])]
+    for old, new in zip(versions, versions[1:]):
+        names.append(store.put(new, old, names[-1]))
+        assert len(store._states[names[-1]]) == len(new) // STATE_STEP + 1  # resumed, then kept for the next one
+    assert names == [blob_hash(v) for v in versions] and [store.get(n) for n in names] == versions
