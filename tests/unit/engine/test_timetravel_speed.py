@@ -1,9 +1,12 @@
-"""The fast paths of checkpoints: Bash changes seen through inotify, and an Edit that flushes the log once."""
+"""The fast paths of time travel: Bash changes seen through inotify, an Edit that flushes the log once, a replay's
+first frame that does not wait for the engine's events."""
 
 from __future__ import annotations
 
 import os
 import shutil
+import subprocess
+import sys
 import threading
 from pathlib import Path
 
@@ -125,3 +128,11 @@ def test_a_new_version_is_hashed_from_its_change_on_and_named_as_a_whole_hash_wo
         names.append(store.put(new, old, names[-1]))
         assert len(store._states[names[-1]]) == len(new) // STATE_STEP + 1  # resumed, then kept for the next one
     assert names == [blob_hash(v) for v in versions] and [store.get(n) for n in names] == versions
+
+
+def test_the_replay_app_starts_without_the_engine_events_module() -> None:
+    code = ("import sys, tui.ui.replay_app\n"
+            "from tui.agent.replay_check import check_replayable\n"
+            "print(sorted(m for m in ('tui.agent.events', 'tui.agent.replay') if m in sys.modules))")
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60, check=True)
+    assert done.stdout.strip() == "[]"  # loaded with the recorded events, after the first frame
