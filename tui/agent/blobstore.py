@@ -239,12 +239,16 @@ class BlobStore:
                 if not self._pending:
                     continue
                 name, path = next(iter(self._pending.items()))
+                del self._pending[name]  # queued again while it is flushed: flushed again after
                 self._flushing = name
             _fsync_file(path)
             with self._wake:
-                self._pending.pop(name, None)
                 self._flushing = None
                 self._wake.notify_all()
+
+    def flush_later(self, path: Path) -> None:
+        """Have the flusher fsync another file soon (a log whose record did not need to wait for it)."""
+        self._queue(f"/{path}", path)
 
     def make_durable(self, names: list[str | None]) -> None:
         """Fsync now any of `names` still waiting for the background flush (a record is about to name them)."""

@@ -196,8 +196,9 @@ class Checkpoints:
         """Append one record, fsynced (a checkpoint must exist on disk before the file it protects changes)."""
         self._write_many([record])
 
-    def _write_many(self, records: list[dict[str, Any]]) -> None:
-        """Append records in one write and one fdatasync, once the blobs they name as `before` are on disk."""
+    def _write_many(self, records: list[dict[str, Any]], flush: bool = True) -> None:
+        """Append records in one write and one fdatasync (`flush=False`: by the flusher, soon), once the blobs
+        they name as `before` are on disk."""
         if self.manifest is not None and records:
             line = "".join(json.dumps(r, ensure_ascii=False) + "\n" for r in records).encode("utf-8", "surrogateescape")
             try:
@@ -206,7 +207,10 @@ class Checkpoints:
                     self.manifest.parent.mkdir(parents=True, exist_ok=True)
                     self._fd = os.open(self.manifest, os.O_WRONLY | os.O_CREAT | os.O_APPEND | os.O_CLOEXEC, 0o600)
                 os.write(self._fd, line)
-                os.fdatasync(self._fd)
+                if flush:
+                    os.fdatasync(self._fd)
+                else:
+                    self.blobs.flush_later(self.manifest)
             except OSError as exc:
                 self.degrade(exc)
         for record in records:
@@ -270,8 +274,20 @@ class Checkpoints:
                 record = {"t": "change", "path": path, "before": before, "after": after, "mode_before": mode,
                           "mode_after": mode_after if mode_after is not None else mode, "by": by, "cp": self.current}
                 records.append({**record, "inline": inline} if inline else record)
-            self._write_many(records)
+            self._write_many(records, flush=by != "edit" or self._first_in_turn([p for p, *_ in items]))
         self.publish(CheckpointSaved(checkpoint=self.current, reason=by, paths=tuple(p for p, *_ in items)))
+
+    def _first_in_turn(self, paths: list[str]) -> bool:
+        """Whether a path is changed for the first time since the newest prompt.
+
+        Only that change's record must be on disk before the file is touched: every point /rewind and
+        /undo go back to (a prompt, a branch) is restored from the first change of each path after it.
+        A later change in the same turn is written at once (a kill cannot lose it) and flushed soon; a
+        crash of the machine in between at most makes the file look changed outside agent-tui.
+        """
+        start = self.prompts[-1].pos if self.prompts else 0
+        earlier = {change.path for change in self.changes[start:]}
+        return any(path not in earlier for path in paths)
 
     def _put(self, data: bytes | None, base: bytes | None = None, base_name: str | None = None,
              name: str | None = None, durable: bool = True, inline: dict[str, str] | None = None) -> str | None:
@@ -460,33 +476,6 @@ def open_for(session: Any) -> Checkpoints:
     return current
 
 
-def watch_command(cps: Checkpoints) -> Callable[[], None]:
-    """Note the project's state before a command runs; the returned function records what it changed.
-
-    With inotify (tree_watch.py) only the files the kernel saw touched are stat-ed; without it the
-    whole project is scanned before and after.
-    """
-    watch = cps.watcher()
-    if watch is not None and watch.changes() is not None:  # what changed since the last command is not its doing
-
-        def finished() -> None:
-            try:
-                cps.record_changes(watch.changes())
-            except OSError as exc:
-                cps.degrade(exc)
-
-        return finished
-    before = cps.scan()
-
-    def scanned() -> None:
-        try:
-            cps.bash_finished(before)
-        except OSError as exc:
-            cps.degrade(exc)
-
-    return scanned
-
-
 def same_content(path: str, blob: str | None) -> bool:
     """True when `path` holds exactly the blob `blob` (None: the path does not exist)."""
     try:
@@ -496,3 +485,6 @@ def same_content(path: str, blob: str | None) -> bool:
     except OSError:
         return False
     return blob is not None and blob_hash(data) == blob
+
+
+from .checkpoint_bash import watch_command  # noqa: E402  (re-exported: the session and tests reach it here)
