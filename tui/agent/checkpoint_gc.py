@@ -3,6 +3,7 @@ blob no remaining log needs (a delta's base counts as needed). Runs once per pro
 
 from __future__ import annotations
 
+import base64
 import json
 import struct
 import threading
@@ -34,7 +35,21 @@ def _names(manifest: Path) -> set[str]:
                 value = record.get(key)
                 if isinstance(value, str) and len(value) == 40:
                     names.add(value)
+            names.update(_inline_bases(record.get("inline")))
     return names
+
+
+def _inline_bases(inline: object) -> set[str]:
+    """The bases of the deltas a record carries itself (their files may be gone, the bases are still needed)."""
+    bases: set[str] = set()
+    for stored in (inline.values() if isinstance(inline, dict) else ()):
+        try:
+            head = base64.b64decode(str(stored)[:4 * (_DELTA.size // 3 + 1)])[:_DELTA.size]
+            if head[:1] in (b"D", b"d"):
+                bases.add(_DELTA.unpack(head)[1].decode())
+        except (ValueError, struct.error, UnicodeDecodeError):
+            continue
+    return bases
 
 
 def _with_bases(objects: Path, names: set[str]) -> set[str]:

@@ -2,7 +2,8 @@
 
 Each session has a manifest, `checkpoints/<session id>.manifest` (JSON lines) in its sessions folder, and
 the project's sessions share one blob store (`checkpoints/objects`, blobstore.py), so a
-fork costs nothing. The manifest is a log, fsynced record by record:
+fork costs nothing. The manifest is a log, flushed (fdatasync) record by record, after the
+blobs its record names as `before` are on disk:
 
 - `prompt`: a checkpoint before each user prompt (its text, where the conversation stood
   and where the change log stood);
@@ -17,6 +18,7 @@ changed after it, the `before` of its first change after it (rewind.py).
 
 from __future__ import annotations
 
+import base64
 import datetime as _dt
 import json
 import os
@@ -30,7 +32,8 @@ from typing import Any
 
 from tui.config.special_files import read_regular_bytes
 
-from .blobstore import BlobError, BlobStore, blob_hash
+from .blobstore import INLINE, BlobError, BlobStore, blob_hash
+from .tree_watch import Changes, Signature, TreeWatch, scan_files
 
 #: files a Bash command's before/after scan looks at, at most (beyond it, changes are not tracked)
 SCAN_LIMIT = 20_000
@@ -42,8 +45,6 @@ KEEP_LIMIT = 16 * 1024 * 1024
 UNKNOWN = "?"
 #: not .jsonl: the sessions folder's transcripts are the only .jsonl files under it
 MANIFEST_SUFFIX = ".manifest"
-
-Signature = tuple[int, int, int]  # mtime_ns, size, mode
 
 
 @dataclass
@@ -97,33 +98,10 @@ def file_mode(path: str) -> int | None:
         return None
 
 
-def scan_tree(root: Path, limit: int | None = None) -> dict[str, Signature] | None:
+def scan_tree(root: Path | str, limit: int | None = None,
+              on_folder: Callable[[str], None] | None = None) -> dict[str, Signature] | None:
     """(mtime, size, mode) of every regular file under `root`; None when there are more than `limit`."""
-    limit = SCAN_LIMIT if limit is None else limit
-    out: dict[str, Signature] = {}
-    stack = [str(root)]
-    while stack:
-        folder = stack.pop()
-        try:
-            entries = os.scandir(folder)
-        except OSError:
-            continue
-        with entries:
-            for entry in entries:
-                try:
-                    if entry.is_dir(follow_symlinks=False):
-                        if entry.name not in SCAN_SKIP:
-                            stack.append(entry.path)
-                        continue
-                    if not entry.is_file(follow_symlinks=False):
-                        continue
-                    st = entry.stat(follow_symlinks=False)
-                except OSError:
-                    continue
-                out[entry.path] = (st.st_mtime_ns, st.st_size, st.st_mode)
-                if len(out) > limit:
-                    return None
-    return out
+    return scan_files(str(root), SCAN_SKIP, SCAN_LIMIT if limit is None else limit, on_folder)
 
 
 class Checkpoints:
@@ -148,7 +126,25 @@ class Checkpoints:
         self.damaged = 0
         #: what agent-tui last left in each file: (signature, blob) so Bash can tell what it changed
         self.known: dict[str, tuple[Signature | None, str | None]] = {}
+        #: the manifest, open for appending while the session lasts (an open per record costs a journal wait)
+        self._fd: int | None = None
+        #: the project's files kept current by inotify (tree_watch.py); False once it proved unavailable
+        self._watch: TreeWatch | None | bool = None
         self._load()
+
+    def close(self) -> None:
+        """Close the manifest (a session left for another one)."""
+        with self.lock:
+            fd, self._fd = self._fd, None
+            watch, self._watch = self._watch, None
+        if fd is not None:
+            os.close(fd)
+        if isinstance(watch, TreeWatch):
+            watch.close()
+
+    def __del__(self) -> None:
+        if getattr(self, "_fd", None) is not None:
+            os.close(self._fd)  # type: ignore[arg-type]
 
     # --- the log --------------------------------------------------------------------------
 
@@ -173,6 +169,8 @@ class Checkpoints:
     def _apply(self, r: dict[str, Any]) -> None:
         kind = r["t"]
         if kind == "change":
+            for name, stored in (r.get("inline") or {}).items():
+                self.blobs.logged[name] = stored
             self.changes.append(Change(len(self.changes), r["path"], r["before"], r["after"], r.get("mode_before"),
                                        r.get("mode_after"), r.get("by", ""), int(r.get("cp", 0))))
             self.known[r["path"]] = (None, r["after"])
@@ -198,18 +196,21 @@ class Checkpoints:
         """Append one record, fsynced (a checkpoint must exist on disk before the file it protects changes)."""
         self._write_many([record])
 
-    def _write_many(self, records: list[dict[str, Any]]) -> None:
-        """Append records in one write and one fsync."""
+    def _write_many(self, records: list[dict[str, Any]], flush: bool = True) -> None:
+        """Append records in one write and one fdatasync (`flush=False`: by the flusher, soon), once the blobs
+        they name as `before` are on disk."""
         if self.manifest is not None and records:
             line = "".join(json.dumps(r, ensure_ascii=False) + "\n" for r in records).encode("utf-8", "surrogateescape")
             try:
-                self.manifest.parent.mkdir(parents=True, exist_ok=True)
-                fd = os.open(self.manifest, os.O_WRONLY | os.O_CREAT | os.O_APPEND | os.O_CLOEXEC, 0o600)
-                try:
-                    os.write(fd, line)
-                    os.fsync(fd)
-                finally:
-                    os.close(fd)
+                self.blobs.make_durable([r.get("before") for r in records])
+                if self._fd is None:
+                    self.manifest.parent.mkdir(parents=True, exist_ok=True)
+                    self._fd = os.open(self.manifest, os.O_WRONLY | os.O_CREAT | os.O_APPEND | os.O_CLOEXEC, 0o600)
+                os.write(self._fd, line)
+                if flush:
+                    os.fdatasync(self._fd)
+                else:
+                    self.blobs.flush_later(self.manifest)
             except OSError as exc:
                 self.degrade(exc)
         for record in records:
@@ -221,6 +222,7 @@ class Checkpoints:
 
         if self.manifest is None:
             return
+        self.close()
         where, self.manifest = self.manifest.parent, None
         self.blobs.memory_only = True
         self.publish(Notice(level="warning", text=f"Checkpoints cannot be saved in {where} ({exc.strerror or exc}); "
@@ -252,12 +254,10 @@ class Checkpoints:
     def before_write(self, path: str | Path, previous: bytes | None, data: bytes | None, by: str = "edit",
                      mode_after: int | None = None) -> None:
         """Keep `previous` (the file now) and `data` (what is about to be written) before the file changes."""
-        from .events import CheckpointSaved
-
         self.before_writes([(str(path), previous, data, mode_after)], by)
 
     def before_writes(self, items: list[tuple[str, bytes | None, bytes | None, int | None]], by: str) -> None:
-        """Checkpoint several files (path, content now, content to write, mode to set) with one fsync of the log."""
+        """Checkpoint several files (path, content now, content to write, mode to set) with one flush of the log."""
         from .events import CheckpointSaved
 
         if not items:
@@ -265,24 +265,43 @@ class Checkpoints:
         with self.lock:
             records = []
             for path, previous, data, mode_after in items:
+                # `before` protects the file: its own blob file, fsynced. `after` (the file holds it next) travels
+                # in the record when small, or is fsynced in the background (blobstore.py)
                 before = self._put(previous, name=self._known_name(path, previous))
-                after = self._put(data, previous, before)
+                inline: dict[str, str] = {}
+                after = self._put(data, previous, before, durable=False, inline=inline)
                 mode = file_mode(path)
-                records.append({"t": "change", "path": path, "before": before, "after": after, "mode_before": mode,
-                                "mode_after": mode_after if mode_after is not None else mode, "by": by,
-                                "cp": self.current})
-            self._write_many(records)
+                record = {"t": "change", "path": path, "before": before, "after": after, "mode_before": mode,
+                          "mode_after": mode_after if mode_after is not None else mode, "by": by, "cp": self.current}
+                records.append({**record, "inline": inline} if inline else record)
+            self._write_many(records, flush=by != "edit" or self._first_in_turn([p for p, *_ in items]))
         self.publish(CheckpointSaved(checkpoint=self.current, reason=by, paths=tuple(p for p, *_ in items)))
 
+    def _first_in_turn(self, paths: list[str]) -> bool:
+        """Whether a path is changed for the first time since the newest prompt.
+
+        Only that change's record must be on disk before the file is touched: every point /rewind and
+        /undo go back to (a prompt, a branch) is restored from the first change of each path after it.
+        A later change in the same turn is written at once (a kill cannot lose it) and flushed soon; a
+        crash of the machine in between at most makes the file look changed outside agent-tui.
+        """
+        start = self.prompts[-1].pos if self.prompts else 0
+        earlier = {change.path for change in self.changes[start:]}
+        return any(path not in earlier for path in paths)
+
     def _put(self, data: bytes | None, base: bytes | None = None, base_name: str | None = None,
-             name: str | None = None) -> str | None:
+             name: str | None = None, durable: bool = True, inline: dict[str, str] | None = None) -> str | None:
+        """Store a blob; a small new one is also added to `inline`, for the log record to carry (blobstore.py)."""
         if data is None:
             return None
         try:
-            return self.blobs.put(data, base, base_name, name)
+            name, small = self.blobs.put_small(data, base, base_name, name, durable, INLINE if inline is not None else 0)
         except OSError as exc:  # the folder cannot be written: keep it in memory from now on
             self.degrade(exc)
             return self.blobs.put(data, base, base_name, name)
+        if small is not None and inline is not None:
+            inline[name] = self.blobs.logged[name]
+        return name
 
     def _known_name(self, path: str, data: bytes | None) -> str | None:
         """The blob agent-tui last wrote to `path`, when the file is untouched since (same mtime, size, mode)."""
@@ -318,44 +337,66 @@ class Checkpoints:
 
     def bash_finished(self, before: dict[str, Signature] | None, command: str = "") -> list[str]:
         """Record the files a Bash command changed (a scan before, one now); returns their paths."""
-        from .events import CheckpointSaved
-
         after = self.scan()
         if before is None or after is None:
+            return self.record_changes(None)
+        return self.record_changes({p: (before.get(p), after.get(p)) for p in before.keys() | after.keys()
+                                    if before.get(p) != after.get(p)})
+
+    def watcher(self) -> TreeWatch | None:
+        """The project's inotify watch, started on first use; None where inotify cannot be used."""
+        if self._watch is None:
+            watch = TreeWatch(str(self.project_dir), SCAN_SKIP, SCAN_LIMIT)
+            try:
+                self._watch = watch if watch.start() else None
+            except OSError:
+                watch.close()
+                self._watch = False
+            return self._watch or None
+        return self._watch or None
+
+    def record_changes(self, changed: Changes | None) -> list[str]:
+        """Record what a command changed (path: signature before and after; None: not known); returns the paths."""
+        from .events import CheckpointSaved
+
+        if changed is None:
             with self.lock:
                 self._write({"t": "untracked", "cp": self.current,
                              "reason": f"the project has more than {SCAN_LIMIT:,} files, so what Bash changed "
                                        "was not tracked"})
             return []
-        changed = [p for p in before.keys() | after.keys() if before.get(p) != after.get(p)]
         if not changed:
             return []
+        paths = sorted(changed)
         with self.lock:
-            for path in sorted(changed):
-                self._record_bash(path, before.get(path), after.get(path))
-        self.publish(CheckpointSaved(checkpoint=self.current, reason="Bash", paths=tuple(sorted(changed))))
-        return changed
+            self._write_many([self._record_bash(path, *changed[path]) for path in paths])  # one flush for all
+            for path in paths:
+                self.known[path] = (changed[path][1], self.known[path][1])
+        self.publish(CheckpointSaved(checkpoint=self.current, reason="Bash", paths=tuple(paths)))
+        return paths
 
-    def _record_bash(self, path: str, was: Signature | None, now_sig: Signature | None) -> None:
+    def _record_bash(self, path: str, was: Signature | None, now_sig: Signature | None) -> dict[str, Any]:
+        """The log record of one file a command changed (its new content stored)."""
         if was is None:
             before = None  # created by the command: rewinding deletes it
         else:
             sig, blob = self.known.get(path, (None, None))
             before = blob if blob is not None and sig == was else UNKNOWN
         after: str | None = None
+        inline: dict[str, str] = {}
         if now_sig is not None:
             after = UNKNOWN
             if now_sig[1] <= KEEP_LIMIT:
                 try:
                     data = read_regular_bytes(path)
                     base = self.blobs.get(before) if before not in (None, UNKNOWN) else None
-                    after = self.blobs.put(data, base=base)
+                    after = self._put(data, base, durable=False, inline=inline)  # the file holds it already
                 except (OSError, BlobError):
                     pass
-        self._write({"t": "change", "path": path, "before": before, "after": after,
-                     "mode_before": stat.S_IMODE(was[2]) if was else None,
-                     "mode_after": stat.S_IMODE(now_sig[2]) if now_sig else None, "by": "Bash", "cp": self.current})
-        self.known[path] = (now_sig, after)
+        record = {"t": "change", "path": path, "before": before, "after": after,
+                  "mode_before": stat.S_IMODE(was[2]) if was else None,
+                  "mode_after": stat.S_IMODE(now_sig[2]) if now_sig else None, "by": "Bash", "cp": self.current}
+        return {**record, "inline": inline} if inline else record
 
     # --- conversations -------------------------------------------------------------------------
 
@@ -420,6 +461,8 @@ def open_for(session: Any) -> Checkpoints:
     """The session's checkpoints, (re)opened when its id changed (a fork, a resume, /clear)."""
     current: Checkpoints | None = session._checkpoints
     if current is None or current.session_id != session.session_id:
+        if current is not None:
+            current.close()
         folder = None
         if session.options.transcript:
             from .resume import project_sessions_dir
@@ -433,19 +476,6 @@ def open_for(session: Any) -> Checkpoints:
     return current
 
 
-def watch_command(cps: Checkpoints) -> Callable[[], None]:
-    """Scan the project before a command runs; the returned function records what it changed."""
-    before = cps.scan()
-
-    def finished() -> None:
-        try:
-            cps.bash_finished(before)
-        except OSError as exc:
-            cps.degrade(exc)
-
-    return finished
-
-
 def same_content(path: str, blob: str | None) -> bool:
     """True when `path` holds exactly the blob `blob` (None: the path does not exist)."""
     try:
@@ -455,3 +485,6 @@ def same_content(path: str, blob: str | None) -> bool:
     except OSError:
         return False
     return blob is not None and blob_hash(data) == blob
+
+
+from .checkpoint_bash import watch_command  # noqa: E402  (re-exported: the session and tests reach it here)

@@ -21,18 +21,15 @@ from tui.config.special_files import read_regular_bytes
 
 from . import events as ev
 from .bus import EventBus
+from .replay_check import SPEEDS, ReplayError, check_replayable
 
-#: the playback speeds `+`/`-` step through; 0 plays without pauses
-SPEEDS = (1.0, 4.0, 16.0, 0.0)
+__all__ = ["SPEEDS", "Player", "ReplayError", "check_replayable", "event_from_dict", "load_events"]
+
 #: a longer pause in the recording (the user away, a permission question open) plays as this long at 1x
 MAX_GAP_S = 1.5
 #: characters per rebuilt text delta
 DELTA_CHARS = 24
 _SKIP = {"BlockDelta", "ToolOutput"}
-
-
-class ReplayError(LookupError):
-    """The session cannot be replayed; the text says why."""
 
 
 def event_from_dict(data: dict[str, Any]) -> ev.Event | None:
@@ -111,22 +108,6 @@ def load_events(path: Path) -> tuple[list[ev.Event], int]:
         raise ReplayError(f"The session file {path} holds no recorded turn to replay "
                           "(it is empty, damaged, or from a version that did not record events).")
     return out, skipped
-
-
-def check_replayable(path: Path) -> str:
-    """The model a session file was recorded with; ReplayError when it cannot be replayed (a quick scan, no parse)."""
-    try:
-        raw = read_regular_bytes(path)
-    except OSError as exc:
-        raise ReplayError(f"Could not read the session file {path}: {exc.strerror or exc}.") from None
-    if b'"TurnStarted"' not in raw:
-        raise ReplayError(f"The session file {path} holds no recorded turn to replay "
-                          "(it is empty, damaged, or from a version that did not record events).")
-    try:
-        header = json.loads(raw[:raw.find(b"\n")] if b"\n" in raw else raw)
-    except ValueError:
-        return ""
-    return str(header.get("model") or "") if isinstance(header, dict) else ""
 
 
 class Player:

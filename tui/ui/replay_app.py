@@ -5,15 +5,18 @@ from __future__ import annotations
 import argparse
 import sys
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from textual import work
 from textual.binding import Binding
 
 from tui.agent.options import AgentOptions
-from tui.agent.replay import SPEEDS, Player, ReplayError, check_replayable, load_events
+from tui.agent.replay_check import SPEEDS, ReplayError, check_replayable
 
 from .app import AgentApp
+
+if TYPE_CHECKING:
+    from tui.agent.replay import Player
 
 
 def speed_name(speed: float) -> str:
@@ -64,6 +67,8 @@ class ReplayApp(AgentApp):
     @work(thread=True, group="replay-load", exit_on_error=False)
     def _load(self, path: Path) -> None:
         """Parse the transcript off the UI thread: the first frame does not wait for a long session."""
+        from tui.agent.replay import load_events  # the events module: after the first frame
+
         try:
             events, skipped = load_events(path)
         except ReplayError as exc:
@@ -72,6 +77,8 @@ class ReplayApp(AgentApp):
         self.call_from_thread(self._play, events, skipped)
 
     def _play(self, events: list[Any], skipped: int) -> None:
+        from tui.agent.replay import Player
+
         self.replay_events = events
         self.player = Player(events, self.session.bus, self.initial_speed)
         extra = f" Skipped {skipped} records this version cannot replay." if skipped else ""
