@@ -23,7 +23,7 @@ from tui.sandbox import landlock, namespaces, seccomp
 from tui.sandbox.plan import PROXY_PORT, Plan
 
 RESET_SIGNALS = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP, signal.SIGQUIT, signal.SIGUSR1, signal.SIGUSR2,
-                 signal.SIGCHLD, signal.SIGWINCH, signal.SIGPIPE)
+                 signal.SIGCHLD, signal.SIGWINCH, signal.SIGPIPE, signal.SIGXFSZ)
 DEV_WRITABLE = ("/dev/null", "/dev/zero", "/dev/full", "/dev/tty", "/dev/ptmx", "/dev/pts")
 
 
@@ -61,9 +61,8 @@ def _default_signals() -> None:
         signal.signal(signum, signal.SIG_DFL)
 
 
-def _keeper(plan: Plan, program: bytes, uid: int, gid: int) -> None:
-    namespaces.enter(uid, gid)
-    namespaces.make_private()
+def mounts(plan: Plan) -> None:
+    """Protected paths read-only, deny-read ones hidden, a private /dev/shm, loopback up (in the new namespaces)."""
     for path in plan.read_only:
         namespaces.bind_read_only(path)
     for path in plan.hide_dirs:
@@ -73,6 +72,12 @@ def _keeper(plan: Plan, program: bytes, uid: int, gid: int) -> None:
     if os.path.isdir("/dev/shm"):  # POSIX shared memory stays inside the sandbox
         namespaces.mount("tmpfs", "/dev/shm", "tmpfs", namespaces.MS_NOSUID | namespaces.MS_NODEV, "mode=1777")
     namespaces.loopback_up()
+
+
+def _keeper(plan: Plan, program: bytes, uid: int, gid: int) -> None:
+    namespaces.enter(uid, gid)
+    namespaces.make_private()
+    mounts(plan)
     _default_signals()
     pid = os.fork()
     if pid == 0:

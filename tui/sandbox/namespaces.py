@@ -46,6 +46,11 @@ def _write(path: str, text: str) -> None:
 def enter(uid: int, gid: int, flags: int = ALL) -> None:
     """Unshare the namespaces and map this user onto itself (children join the new PID namespace)."""
     _check(libc().unshare(flags), "unshare")
+    map_ids(uid, gid)
+
+
+def map_ids(uid: int, gid: int) -> None:
+    """Map this user and group onto themselves in the new user namespace."""
     _write("/proc/self/setgroups", "deny")
     _write("/proc/self/uid_map", f"{uid} {uid} 1")
     _write("/proc/self/gid_map", f"{gid} {gid} 1")

@@ -25,6 +25,8 @@ class Prepared:
     plan: Any
     before: dict[str, Any]
     started: float = field(default_factory=time.monotonic)
+    #: builds the Popen that starts the command (Linux: `vfork.spawn`); None means subprocess.Popen
+    popen: Any = None
 
 
 class SandboxRuntime:
@@ -195,7 +197,13 @@ class SandboxRuntime:
             return Prepared(None, env, seatbelt.command(text, [])[:3], the_plan, before)
         from tui.sandbox import launch
 
-        return Prepared(launch.preexec_for(the_plan), env, [], the_plan, before)
+        if the_plan.proxy_socket:  # the PID 1 that forwards the proxy's port is Python: the forking launch
+            return Prepared(launch.preexec_for(the_plan), env, [], the_plan, before)
+        from functools import partial
+
+        from tui.sandbox.spawner import SandboxPopen
+
+        return Prepared(None, env, [], the_plan, before, popen=partial(SandboxPopen, plan=the_plan))
 
     def blocked_hosts(self, since: float) -> list[str]:
         return self._proxy.blocked_since(since) if self._proxy is not None else []

@@ -193,6 +193,7 @@ class BashTool(Tool):
                 stderr=subprocess.PIPE,
                 temp_paths=[cwd_file],
                 preexec_fn=sandbox.preexec if sandbox is not None else None,
+                popen=sandbox.popen if sandbox is not None else None,
             )
         except OSError as exc:
             raise ToolError(f"Could not start /bin/bash: {exc.strerror or exc}.") from None

@@ -133,16 +133,17 @@ class ProcessTracker:
         self._temp_paths: set[str] = set()
 
     def spawn(self, argv: Sequence[str], *, env: dict[str, str] | None = None, temp_paths: Sequence[str] = (),
-              **popen_kwargs: Any) -> TrackedProcess:
+              popen: Any = None, **popen_kwargs: Any) -> TrackedProcess:
         """Start `argv` as a session leader with the tracking tag; OSError when it cannot start.
 
-        `temp_paths` (from `temp_file`) stay registered for `cleanup()` until the command has ended.
+        `temp_paths` (from `temp_file`) stay registered for `cleanup()` until the command has ended;
+        `popen` replaces subprocess.Popen (the sandbox starts its commands through its own).
         """
         tag = f"{os.getpid()}-{next(self._ids)}"
         env = dict(os.environ if env is None else env)
         env[TRACK_ENV] = tag
-        popen = subprocess.Popen(list(argv), env=env, start_new_session=True, **popen_kwargs)
-        tracked = TrackedProcess(popen, tag, temp_paths=tuple(temp_paths))
+        process = (popen or subprocess.Popen)(list(argv), env=env, start_new_session=True, **popen_kwargs)
+        tracked = TrackedProcess(process, tag, temp_paths=tuple(temp_paths))
         with self._lock:
             self._tracked[tag] = tracked
         return tracked

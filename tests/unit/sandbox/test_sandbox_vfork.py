@@ -1,0 +1,104 @@
+"""The one-clone launch (`tui.sandbox.vfork`): the command is agent-tui's own child and PID 1 of its namespaces,
+errors come back as exceptions, and the calling thread's interpreter state survives many launches."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import threading
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from tui.config.sandbox_settings import SandboxSettings
+from tui.sandbox import runtime
+
+pytestmark = pytest.mark.skipif(not runtime.SandboxRuntime().supported(), reason="no Landlock / user namespaces here")
+
+
+@pytest.fixture
+def sandbox(tmp_path: Path) -> Iterator[runtime.SandboxRuntime]:
+    rt = runtime.SandboxRuntime(SandboxSettings(), str(tmp_path))
+    yield rt
+    rt.close()
+
+
+def _run(prepared: runtime.Prepared, script: str, cwd: Path) -> tuple[int, str, int]:
+    proc = prepared.popen(["/bin/bash", "-c", script], stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+                          stderr=subprocess.STDOUT, start_new_session=True, cwd=cwd)
+    out, _ = proc.communicate(timeout=30)
+    return proc.pid, out.decode(), proc.returncode
+
+
+def test_the_command_is_our_child_and_pid_1_without_a_keeper(sandbox: runtime.SandboxRuntime, tmp_path: Path) -> None:
+    """No forked copy of agent-tui in between: Popen's pid is bash itself, in its own session, PID 1 inside."""
+    prepared = sandbox.prepare(str(tmp_path), [])
+    assert prepared.preexec is None and prepared.popen is not None
+    proc = prepared.popen(["/bin/bash", "-c", "echo $$; grep -E '^(SigIgn|SigBlk|CapEff)' /proc/self/status; "
+                           "touch inside; touch /etc/agent-tui-test 2>&1; read line"],
+                          stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, start_new_session=True,
+                          cwd=tmp_path)
+    assert proc.stdout is not None
+    first = proc.stdout.readline()  # bash runs (and waits for a line on stdin)
+    with open(f"/proc/{proc.pid}/status") as f:
+        status = dict(line.split(":\t", 1) for line in f.read().splitlines() if ":\t" in line)
+    with open(f"/proc/{proc.pid}/cmdline", "rb") as f:
+        cmdline = f.read().split(b"\0")
+    assert cmdline[0] == b"/bin/bash" and int(status["PPid"]) == os.getpid()
+    assert os.getsid(proc.pid) == proc.pid
+    out, _ = proc.communicate(b"\n", timeout=30)
+    lines = (first + out).decode().splitlines()
+    assert lines[0] == "1"  # PID 1 of its own namespace: when it ends, the kernel ends what it left behind
+    assert "SigIgn:\t0000000000000000" in lines and "SigBlk:\t0000000000000000" in lines  # Python's SIGPIPE not kept
+    assert "CapEff:\t0000000000000000" in lines
+    assert "Permission denied" in lines[-1] and (tmp_path / "inside").exists()
+    assert proc.returncode == 0
+
+
+def test_failures_come_back_as_exceptions(sandbox: runtime.SandboxRuntime, tmp_path: Path) -> None:
+    """A setup step that fails in the child is raised in the parent; a missing program too."""
+    prepared = sandbox.prepare(str(tmp_path), [])
+    prepared.plan.read_only.append(str(tmp_path / "missing"))  # a bind of a path that does not exist
+    with pytest.raises(subprocess.SubprocessError, match="could not start the command: .*mount .*missing"):
+        prepared.popen(["/bin/true"], stdout=subprocess.PIPE, start_new_session=True)
+    with pytest.raises(FileNotFoundError):
+        sandbox.prepare(str(tmp_path), []).popen(["no-such-program-here"], start_new_session=True)
+
+
+def test_many_launches_from_a_thread_leave_the_interpreter_intact(sandbox: runtime.SandboxRuntime,
+                                                                  tmp_path: Path) -> None:
+    """The child runs Python as the calling thread: its frames, recursion budget and the GIL must come back whole,
+    while another thread keeps running Python."""
+    prepared = sandbox.prepare(str(tmp_path), [])
+    stop = threading.Event()
+    spins = [0]
+
+    def spin() -> None:
+        while not stop.is_set():
+            spins[0] += 1
+
+    def deep(n: int) -> int:
+        return 0 if n == 0 else 1 + deep(n - 1)
+
+    results: list[object] = []
+
+    def launches() -> None:
+        try:
+            for i in range(60):
+                pid, out, code = _run(prepared, f"echo {i}", tmp_path)
+                assert (out, code) == (f"{i}\n", 0)
+            results.append(deep(sys.getrecursionlimit() - 50))
+        except BaseException as exc:  # noqa: BLE001 - reported below
+            results.append(exc)
+
+    spinner = threading.Thread(target=spin)
+    spinner.start()
+    worker = threading.Thread(target=launches)
+    worker.start()
+    worker.join(timeout=120)
+    stop.set()
+    spinner.join()
+    assert results == [sys.getrecursionlimit() - 50] and spins[0] > 0
+
