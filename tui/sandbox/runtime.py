@@ -197,7 +197,9 @@ class SandboxRuntime:
             return Prepared(None, env, seatbelt.command(text, [])[:3], the_plan, before)
         from tui.sandbox import launch
 
-        if the_plan.proxy_socket:  # the PID 1 that forwards the proxy's port is Python: the forking launch
+        # the PID 1 that forwards the proxy's port is Python: the forking launch; AGENT_TUI_SANDBOX_LAUNCH=fork
+        # chooses it for every command (the way back if the one-clone launch ever misbehaves somewhere)
+        if the_plan.proxy_socket or os.environ.get("AGENT_TUI_SANDBOX_LAUNCH") == "fork":
             return Prepared(launch.preexec_for(the_plan), env, [], the_plan, before)
         from functools import partial
 

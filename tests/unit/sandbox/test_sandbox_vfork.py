@@ -102,3 +102,16 @@ def test_many_launches_from_a_thread_leave_the_interpreter_intact(sandbox: runti
     spinner.join()
     assert results == [sys.getrecursionlimit() - 50] and spins[0] > 0
 
+
+
+def test_the_forking_launch_can_be_chosen_and_still_contains(sandbox: runtime.SandboxRuntime, tmp_path: Path,
+                                                           monkeypatch: pytest.MonkeyPatch) -> None:
+    """AGENT_TUI_SANDBOX_LAUNCH=fork: the older launch (a forked child and a keeper) for every command."""
+    monkeypatch.setenv("AGENT_TUI_SANDBOX_LAUNCH", "fork")
+    prepared = sandbox.prepare(str(tmp_path), [])
+    assert prepared.popen is None and prepared.preexec is not None
+    proc = subprocess.run(["/bin/bash", "-c", "cat /etc/hostname >/dev/null 2>&1 && echo read; touch inside; "
+                           "touch /etc/agent-tui-escape 2>/dev/null || echo denied"],
+                          preexec_fn=prepared.preexec, env=prepared.env, cwd=tmp_path, capture_output=True,
+                          text=True, timeout=30)
+    assert "denied" in proc.stdout and (tmp_path / "inside").exists(), proc.stdout + proc.stderr
