@@ -103,4 +103,9 @@ def test_a_batch_heading_stays_on_one_line() -> None:
     console = Console(width=44, record=True, file=io.StringIO())
     console.print(render_batch(batch, 1.0))
     lines = console.export_text().splitlines()
-    assert len(lines) == 2 and lines[0].startswith("batch 1 · general-purpose-8 · 1 tool"), lines
+    assert len(lines) == 2 and lines[0] == "batch 1 · general-purpose-8 · 1 tool · 0.1 s", lines
+    batch = Batch((1, 1, "main/a-subagent-with-a-much-longer-name"), False, [tool])
+    console = Console(width=44, record=True, file=io.StringIO())
+    console.print(render_batch(batch, 1.0))
+    lines = console.export_text().splitlines()
+    assert len(lines) == 2 and lines[0] == "batch 1 · a-subage…ger-name · 1 tool · 0.1 s", lines

@@ -51,6 +51,22 @@ class Rows:
             yield line
 
 
+class Heading:
+    """One line: `lead`, `name`, `tail`; when too wide, the name is cut in its middle (its end tells agents
+    apart: `general…pose-6`), never the tail's figures."""
+
+    def __init__(self, lead: Text, name: Text, tail: Text) -> None:
+        self.parts = (lead, name, tail)
+
+    def __rich_console__(self, console: Console, options: ConsoleOptions) -> Iterator[Text]:
+        lead, name, tail = self.parts
+        room = options.max_width - lead.cell_len - tail.cell_len
+        if len(name) > room:
+            keep = max(0, room - 1)
+            name = Text.assemble(name[: keep - keep // 2], "…", name[len(name) - keep // 2:] if keep // 2 else "")
+        yield Text.assemble(lead, name, tail, no_wrap=True, overflow="ellipsis")
+
+
 class PanelBody(LinesWidget):
     """The panel's rows: a Rich renderable drawn once per change and width.
 

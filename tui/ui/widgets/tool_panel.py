@@ -25,7 +25,7 @@ from tui.sanitize import one_line
 
 from .blocks import TOOL_STATE_STYLE, format_seconds
 from .conversation_model import ToolRecord
-from .panel_lines import PanelBody, Rows
+from .panel_lines import Heading, PanelBody, Rows
 
 #: batches kept in the panel (older ones stay in the conversation)
 MAX_BATCHES = 8
@@ -83,12 +83,12 @@ def render_batch(batch: Batch, now: float, timeline_width: int = TIMELINE_WIDTH)
     n = len(batch.tools)
     how = "parallel" if batch.parallel and n > 1 else "serial" if n > 1 else ""
     head = Text(f"batch {batch.key[1]}", style="bold")
+    name = Text(one_line(batch.key[2].partition('/')[2]), style="bold magenta")
     if batch.key[2] != "main":
-        head.append(f" · {one_line(batch.key[2].partition('/')[2])}", style="bold magenta")
-    head.append(f" · {n} {how or 'tool'}" + ("s" if n != 1 and not how else ""), style="#9e9e9e")
+        head.append(" · ", style="bold magenta")
+    tail = Text(f" · {n} {how or 'tool'}" + ("s" if n != 1 and not how else ""), style="#9e9e9e")
     if starts:
-        head.append(f" · {format_seconds(t1 - t0)}", style="#9e9e9e")
-    head.no_wrap, head.overflow = True, "ellipsis"  # one line: a subagent's name made it wrap mid-figure
+        tail.append(f" · {format_seconds(t1 - t0)}", style="#9e9e9e")
     table = Rows((1, None, 7, timeline_width + 2), ("left", "left", "right", "left"))  # a cheap Table.grid
     for tool in batch.tools:
         glyph, _ = TOOL_STATE_STYLE.get(tool.state, ("?", ""))
@@ -111,7 +111,7 @@ def render_batch(batch: Batch, now: float, timeline_width: int = TIMELINE_WIDTH)
             for line in tool.tail_lines():
                 table.add_row("", Text("  " + one_line(line), style="#808080"), "", "")
     blocked = [sandbox_line(b) for tool in batch.tools for b in tool.sandbox_blocked]
-    return Group(head, table, *blocked)
+    return Group(Heading(head, name, tail), table, *blocked)  # one line: a long agent name is cut, not the figures
 
 
 def sandbox_line(blocked: str) -> Text:
