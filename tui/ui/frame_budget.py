@@ -18,6 +18,8 @@ if TYPE_CHECKING:
 
 #: handler time per frame before the rest of a batch waits for the next refresh
 FRAME_BUDGET_S = 0.006
+#: the deferred events are drained by then even if the refresh's callback is lost
+FALLBACK_S = 0.1
 
 
 def waiting_for_refresh(app: AgentApp) -> bool:
@@ -45,7 +47,9 @@ def defer(app: AgentApp, rest: list[Event]) -> None:
     app._events_deferred = True
 
     def drain() -> None:
-        app._events_deferred = False
-        app.post_message(EngineEvents())
+        if app._events_deferred:
+            app._events_deferred = False
+            app.post_message(EngineEvents())
 
     app.call_after_refresh(drain)
+    app.set_timer(FALLBACK_S, drain)  # a screen popped before its refresh (a dialog answered) drops its callbacks
