@@ -64,7 +64,8 @@ class Heading:
         if len(name) > room:
             keep = max(0, room - 1)
             name = Text.assemble(name[: keep - keep // 2], "…", name[len(name) - keep // 2:] if keep // 2 else "")
-        yield Text.assemble(lead, name, tail, no_wrap=True, overflow="ellipsis")
+        # the lead's style (bold) is the whole line's base style, as when the parts were appended to it
+        yield Text.assemble(lead, name, tail, style=lead.style, no_wrap=True, overflow="ellipsis")
 
 
 class PanelBody(LinesWidget):
