@@ -14,8 +14,6 @@ from rich.segment import Segment
 from rich.text import Text
 from textual.app import ComposeResult
 from textual.content import Content
-from textual.geometry import Size
-from textual.strip import Strip
 from textual.widget import Widget
 from textual.widgets import Collapsible, Static
 
@@ -23,6 +21,8 @@ from tui.sanitize import one_line, visible
 from tui.wording import plural
 
 from .conversation_model import BlockRecord, ToolRecord
+from .lines_widget import LinesWidget
+from .steady import SteadyTitle, steady_update
 
 #: glyph and CSS-variable colour per tool state, shared with the tool panel
 TOOL_STATE_STYLE: dict[str, tuple[str, str]] = {
@@ -76,7 +76,7 @@ def format_seconds(seconds: float | None) -> str:
     return f"{int(seconds // 60)} min {int(seconds % 60)} s"
 
 
-class FrozenMarkdown(Widget):
+class FrozenMarkdown(LinesWidget):
     """Finished Markdown drawn with Rich once per width and theme (Line API: no child widgets).
 
     A `Static(rich Markdown)` renders its Markdown twice per width (once to measure the height,
@@ -89,10 +89,6 @@ class FrozenMarkdown(Widget):
     def __init__(self, source: str, *, classes: str = "assistant-text frozen") -> None:
         super().__init__(classes=classes)
         self.source = visible(source)
-        self._key: tuple[int, str] | None = None
-        self._style: Any = None
-        self._lines: list[list[Segment]] = []
-        self._strips: dict[int, Strip] = {}
 
     def _render_lines(self, width: int) -> list[list[Segment]]:
         key = (width, self.app.theme)
@@ -113,25 +109,6 @@ class FrozenMarkdown(Widget):
             self._key = key
             self._style = self.rich_style
         return self._lines
-
-    def get_content_height(self, container: Size, viewport: Size, width: int) -> int:
-        return len(self._render_lines(width))
-
-    def render_line(self, y: int) -> Strip:
-        width = self.size.width
-        lines = self._render_lines(width)
-        strip = self._strips.get(y)
-        if strip is None:
-            strip = Strip(lines[y], width) if 0 <= y < len(lines) else Strip.blank(width)
-            self._strips[y] = strip
-        return strip
-
-    def notify_style_update(self) -> None:
-        super().notify_style_update()
-        # colours changed: draw again (a class toggled elsewhere, e.g. the app's `-busy` at the end of
-        # every turn, restyles every widget without changing this one's colours: keep the lines then)
-        if self._key is not None and self.rich_style != self._style:
-            self._key = None
 
 
 def frozen_markdown(text: str) -> FrozenMarkdown:
@@ -199,6 +176,9 @@ class ToolCallBlock(Collapsible):
         classes = "tool-call -collapsed -error" if self._is_error() else "tool-call -collapsed"
         super().__init__(self._result, title=tool_title(tool), collapsed=True,  # type: ignore[arg-type]
                          classes=classes)
+        title = self._title
+        self._title = SteadyTitle(label=title.label, collapsed_symbol=title.collapsed_symbol,
+                                  expanded_symbol=title.expanded_symbol, collapsed=True)
         self._contents_mounted = False
 
     def compose(self) -> ComposeResult:
@@ -230,7 +210,7 @@ class ToolCallBlock(Collapsible):
         """Redraw the title and result from the record."""
         self.title = tool_title(self.tool)  # type: ignore[assignment]
         self.set_class(self._is_error(), "-error")
-        self._result.update(self._result_renderable())
+        steady_update(self._result, self._result_renderable())
 
     def _result_renderable(self) -> Text:
         if self.tool.agent_path is not None:  # an Agent call: the subagent's tool activity, then its report

@@ -3,6 +3,10 @@
 Each batch gets a shared time axis; every call is a bar over it, so calls that ran in
 parallel show as overlapping bars and serial calls as a staircase. A 0.1 s timer
 redraws elapsed times only while something is queued or running.
+
+Redraws are cheap because they are frequent (each tool event, each tick, eight subagents at
+once): the requests of one burst of events make one redraw, the rows are drawn with Rich once
+per redraw (`PanelBody`), and a redraw that keeps the panel's height lays nothing out again.
 """
 
 from __future__ import annotations
@@ -11,7 +15,6 @@ import time
 from dataclasses import dataclass, field
 
 from rich.console import Group, RenderableType
-from rich.table import Table
 from rich.text import Text
 from textual.app import ComposeResult
 from textual.containers import Vertical, VerticalScroll
@@ -22,6 +25,7 @@ from tui.sanitize import one_line
 
 from .blocks import TOOL_STATE_STYLE, format_seconds
 from .conversation_model import ToolRecord
+from .panel_lines import Heading, PanelBody, Rows
 
 #: batches kept in the panel (older ones stay in the conversation)
 MAX_BATCHES = 8
@@ -79,16 +83,13 @@ def render_batch(batch: Batch, now: float, timeline_width: int = TIMELINE_WIDTH)
     n = len(batch.tools)
     how = "parallel" if batch.parallel and n > 1 else "serial" if n > 1 else ""
     head = Text(f"batch {batch.key[1]}", style="bold")
+    name = Text(one_line(batch.key[2].partition('/')[2]), style="bold magenta")
     if batch.key[2] != "main":
-        head.append(f" · {one_line(batch.key[2].partition('/')[2])}", style="bold magenta")
-    head.append(f" · {n} {how or 'tool'}" + ("s" if n != 1 and not how else ""), style="#9e9e9e")
+        head.append(" · ", style="bold magenta")
+    tail = Text(f" · {n} {how or 'tool'}" + ("s" if n != 1 and not how else ""), style="#9e9e9e")
     if starts:
-        head.append(f" · {format_seconds(t1 - t0)}", style="#9e9e9e")
-    table = Table.grid(padding=(0, 1), expand=True)
-    table.add_column(width=1)
-    table.add_column(ratio=1, no_wrap=True, overflow="ellipsis")
-    table.add_column(justify="right", width=7, no_wrap=True)
-    table.add_column(width=timeline_width + 2, no_wrap=True)
+        tail.append(f" · {format_seconds(t1 - t0)}", style="#9e9e9e")
+    table = Rows((1, None, 7, timeline_width + 2), ("left", "left", "right", "left"))  # a cheap Table.grid
     for tool in batch.tools:
         glyph, _ = TOOL_STATE_STYLE.get(tool.state, ("?", ""))
         colour = STATE_COLOURS.get(tool.state, "white")
@@ -110,7 +111,7 @@ def render_batch(batch: Batch, now: float, timeline_width: int = TIMELINE_WIDTH)
             for line in tool.tail_lines():
                 table.add_row("", Text("  " + one_line(line), style="#808080"), "", "")
     blocked = [sandbox_line(b) for tool in batch.tools for b in tool.sandbox_blocked]
-    return Group(head, table, *blocked)
+    return Group(Heading(head, name, tail), table, *blocked)  # one line: a long agent name is cut, not the figures
 
 
 def sandbox_line(blocked: str) -> Text:
@@ -157,7 +158,8 @@ class ToolPanel(Vertical):
         self.batches: list[Batch] = []
         self.todos: list[dict] = []
         self._timer: Timer | None = None
-        self._body = Static(EMPTY_TEXT, id="tool-panel-body")
+        self._redraw_pending = False
+        self._body = PanelBody(EMPTY_TEXT, id="tool-panel-body")
         self.clock = time.time  # tests freeze it for deterministic snapshots
 
     def compose(self) -> ComposeResult:
@@ -196,7 +198,14 @@ class ToolPanel(Vertical):
         return any(not t.is_final for b in self.batches for t in b.tools)
 
     def redraw(self) -> None:
+        """Re-render all rows once the current burst of events is handled (one redraw for all of them)."""
+        if not self._redraw_pending:
+            self._redraw_pending = True
+            self.call_later(self._draw)
+
+    def _draw(self) -> None:
         """Re-render all rows; start or stop the 0.1 s clock as needed."""
+        self._redraw_pending = False
         now = self.clock()
         todo_parts: list[RenderableType] = [render_todos(self.todos), Text("")] if self.todos else []
         if not self.batches and todo_parts:
@@ -210,7 +219,7 @@ class ToolPanel(Vertical):
                 parts.extend([render_batch(batch, now, width), Text("")])
             self._body.update(Group(*parts))
         if self.active and self._timer is None:
-            self._timer = self.set_interval(0.1, self.redraw)
+            self._timer = self.set_interval(0.1, self._draw)
         elif not self.active and self._timer is not None:
             self._timer.stop()
             self._timer = None

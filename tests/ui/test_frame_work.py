@@ -1,0 +1,110 @@
+"""Frame work with many subagents: bursts of events are spread over frames, redraws that keep a widget's
+height lay nothing out, the busy styling restyles only the prompt row, the tool panel's rows are cheap."""
+
+from __future__ import annotations
+
+import io
+from typing import Any
+
+from rich.console import Console
+from rich.table import Table
+from rich.text import Text
+from textual.widgets import Static
+
+from tui.agent import events as ev
+from tui.ui import frame_budget
+from tui.ui.app import AgentApp
+from tui.ui.widgets.blocks import MarkerLine
+from tui.ui.widgets.conversation_model import ToolRecord
+from tui.ui.widgets.panel_lines import Rows
+from tui.ui.widgets.steady import steady_update
+from tui.ui.widgets.tool_panel import Batch, render_batch
+
+from .conftest import SIZE, wait_until
+
+
+async def test_bursts_are_spread_over_frames_and_small_redraws_lay_out_nothing(fake_session, monkeypatch) -> None:
+    app = AgentApp(fake_session.options, session=fake_session, permission_grace_s=0)
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_until(pilot, lambda: app.query("#cancel"))
+        # the busy styling: the prompt row shows the cancel button; the app (every widget) is not restyled
+        app.set_busy(True)
+        await pilot.pause()
+        assert app.query_one("#prompt-row").has_class("-busy") and not app.has_class("-busy")
+        assert app.query_one("#cancel").styles.display == "block"
+        app.set_busy(False)
+        await pilot.pause()
+        assert app.query_one("#cancel").styles.display == "none"
+
+        # a burst: with no budget left after each event, each one gets its own frame, in publish order
+        monkeypatch.setattr(frame_budget, "FRAME_BUDGET_S", 0.0)
+        monkeypatch.setattr(frame_budget, "FALLBACK_S", 60.0)  # only the refresh drains (a loaded machine)
+        shown: list[int] = []
+        inner = app._display
+
+        def display(screen: Any, renderable: Any) -> None:
+            inner(screen, renderable)
+            shown.append(len(app.query(MarkerLine)))
+
+        app._display = display
+        for n in range(3):
+            fake_session.bus.publish(ev.Notice(level="info", text=f"note {n}"))
+        await wait_until(pilot, lambda: len(app.query(MarkerLine)) == 3)
+        app._display = inner
+        assert 1 in shown and 2 in shown, shown  # frames were drawn between the events
+        assert [str(m.render()) for m in app.query(MarkerLine)] == ["note 0", "note 1", "note 2"]
+
+        # the tool panel's body: a redraw of the same height repaints it without a layout pass
+        body = app.tool_panel._body
+        body.update(Text("one\ntwo"))
+        await wait_until(pilot, lambda: not body._layout_required and body.size.height == 2)
+        body.update(Text("three\nfour"))
+        assert not body._layout_required
+        body.update(Text("three\nfour\nfive"))
+        assert body._layout_required
+        await wait_until(pilot, lambda: body.size.height == 3)
+
+        # a Static updated in place (an Agent block's activity): a layout pass only when its height changes
+        static = Static("a\nb")
+        await app.conversation.mount(static)
+        await wait_until(pilot, lambda: not static._layout_required and static.size.height == 2)
+        steady_update(static, "c\nd")
+        assert not static._layout_required
+        steady_update(static, "c\nd\ne")
+        assert static._layout_required
+        await wait_until(pilot, lambda: static.size.height == 3)
+
+
+def test_panel_rows_draw_as_the_table_grid_did() -> None:
+    cells = [(Text("●", style="cyan"), Text("Agent general-purpose: job 0 with a long label"), Text("0.1 s"),
+              Text("▕██████▏")),
+             (Text("◐"), Text("Bash ls"), Text("approve?"), Text("▕······▏")),  # cut to the column, as Rich did
+             ("", Text("  ↳ PreToolUse allow"), Text("12ms"), "")]
+    table = Table.grid(padding=(0, 1), expand=True)
+    table.add_column(width=1)
+    table.add_column(ratio=1, no_wrap=True, overflow="ellipsis")
+    table.add_column(justify="right", width=7, no_wrap=True)
+    table.add_column(width=8, no_wrap=True)
+    rows = Rows((1, None, 7, 8), ("left", "left", "right", "left"))
+    for row in cells:
+        table.add_row(*row)
+        rows.add_row(*row)
+    for width in (30, 44, 70):
+        console = Console(width=width, file=io.StringIO())
+        table_lines, rows_lines = (["".join(s.text for s in line) for line in console.render_lines(r, pad=True)]
+                                   for r in (table, rows))
+        assert rows_lines == table_lines, (width, rows_lines)
+
+
+def test_a_batch_heading_stays_on_one_line() -> None:
+    tool = ToolRecord("t1", "Read", label="Read a.py", state="done", started_at=0.0, finished_at=0.05, duration_ms=50)
+    batch = Batch((1, 1, "main/general-purpose-8"), False, [tool])
+    console = Console(width=44, record=True, file=io.StringIO())
+    console.print(render_batch(batch, 1.0))
+    lines = console.export_text().splitlines()
+    assert len(lines) == 2 and lines[0] == "batch 1 · general-purpose-8 · 1 tool · 0.1 s", lines
+    batch = Batch((1, 1, "main/a-subagent-with-a-much-longer-name"), False, [tool])
+    console = Console(width=44, record=True, file=io.StringIO())
+    console.print(render_batch(batch, 1.0))
+    lines = console.export_text().splitlines()
+    assert len(lines) == 2 and lines[0] == "batch 1 · a-subage…ger-name · 1 tool · 0.1 s", lines

@@ -1,0 +1,55 @@
+"""Engine events handled within a frame's budget, so a burst is spread over frames instead of freezing one.
+
+Eight subagents starting or finishing at once publish hundreds of events in a few milliseconds; handled
+in one go they made one frame of 50-80 ms (every key press waits for it). Here the UI handles events
+until `FRAME_BUDGET_S` has passed, hands the rest back to the front of the inbox (order kept) and picks
+them up again after the next refresh: the screen is drawn in between, and keys are read.
+"""
+
+from __future__ import annotations
+
+import time
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from tui.agent.events import Event
+
+    from .app import AgentApp
+
+#: handler time per frame before the rest of a batch waits for the next refresh
+FRAME_BUDGET_S = 0.006
+#: the deferred events are drained by then even if the refresh's callback is lost
+FALLBACK_S = 0.1
+
+
+def waiting_for_refresh(app: AgentApp) -> bool:
+    """True while deferred events wait for the next refresh (a publisher's wake-up must not drain them first)."""
+    return app._events_deferred
+
+
+async def handle_within_budget(app: AgentApp, events: list[Event]) -> None:
+    """Handle `events` in order; what is left when the budget is spent goes back to the inbox."""
+    start = time.perf_counter()
+    for i, event in enumerate(events):
+        await app.controller.handle(event)
+        if i + 1 < len(events) and time.perf_counter() - start >= FRAME_BUDGET_S:
+            defer(app, events[i + 1:])
+            return
+
+
+def defer(app: AgentApp, rest: list[Event]) -> None:
+    """Put `rest` before anything that arrived meanwhile and drain again after the next refresh."""
+    from .events import EngineEvents
+
+    with app._inbox_lock:
+        app._inbox.extendleft(reversed(rest))
+        app._wake_now = True  # a drain is scheduled: publishers need not wake the UI
+    app._events_deferred = True
+
+    def drain() -> None:
+        if app._events_deferred:
+            app._events_deferred = False
+            app.post_message(EngineEvents())
+
+    app.call_after_refresh(drain)
+    app.set_timer(FALLBACK_S, drain)  # a screen popped before its refresh (a dialog answered) drops its callbacks
