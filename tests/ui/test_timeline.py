@@ -79,3 +79,15 @@ def test_copied_python_and_curl_send_the_same_request(tmp_path) -> None:
                                                for line in done.stdout.splitlines() if line.startswith("data: "))
             assert api.requests[1].body["messages"] == body["messages"]
             assert api.requests[1].headers.get("x-api-key") == "sk-test"
+
+
+def test_a_wait_shorter_than_a_cell_still_shows_and_a_request_without_one_does_not() -> None:
+    """The wait before the first byte is drawn (░) even when it is shorter than one column of the timeline."""
+    from tui.ui.widgets.inspector.timeline import Bar, TimelineModel, render
+
+    model = TimelineModel()
+    model.bars = [Bar("main", "request 1", 0.0, end=1.0, first_byte=0.001, call=1, outcome="end_turn"),
+                  Bar("main", "request 2", 1.0, end=2.0, first_byte=1.0, call=2, outcome="end_turn")]
+    row = render(model, 41, now=2.0).plain.splitlines()[0][5:]
+    assert row[0] == "░" and row[1] == "█"  # 1 ms of 2 s: less than a column, still one ░
+    assert row[20] == "█" and "░" not in row[20:]  # request 2 streamed from its first moment

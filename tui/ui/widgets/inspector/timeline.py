@@ -143,6 +143,8 @@ def render(model: TimelineModel, width: int, now: float) -> Text:
                 for i in range(col(bar.asked), col(bar.start)):
                     row[i] = ("·", "dim")
             streaming_from = col(bar.first_byte) if bar.first_byte is not None else stop + 1
+            if bar.first_byte is not None and bar.first_byte > bar.start and stop > col(bar.start):
+                streaming_from = max(streaming_from, col(bar.start) + 1)  # a wait shorter than a cell still shows
             for i in range(col(bar.start), max(stop, col(bar.start)) + 1):
                 row[i] = ("░" if bar.call is not None and i < streaming_from else "█", bar.colour)
         text.append(f"{lane[:name_width]:<{name_width}} ", style="bold")
