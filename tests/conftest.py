@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import shutil
 
 import pytest
 
@@ -51,8 +52,10 @@ def pytest_collection_modifyitems(session: pytest.Session, config: pytest.Config
 
 
 def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
-    """An early end (-x, Ctrl+C) leaves no SDK 2.x run behind."""
+    """An early end (-x, Ctrl+C) leaves no SDK 2.x run behind, and no run leaves its folder."""
     from tests.integration import test_sdk2
 
     if test_sdk2.background is not None:
         test_sdk2.background.stop()
+        test_sdk2.background.done.wait(timeout=30)  # its thread reads the log before the folder goes
+        shutil.rmtree(test_sdk2.background.workdir, ignore_errors=True)  # anthropic 2.x, ~30 MB
