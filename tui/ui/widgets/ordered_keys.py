@@ -19,8 +19,9 @@ from textual.widgets import Input
 
 async def run_own_binding(widget: Widget, event: events.Key) -> bool:
     """Run `widget`'s own binding for the key now; True (and the event stopped) if one ran."""
-    bindings = widget._bindings.copy()
-    if widget.app._keymap:
+    bindings = widget._bindings
+    if widget.app._keymap:  # a copy only when a keymap rebinds keys: this runs for every key typed
+        bindings = bindings.copy()
         bindings.apply_keymap(widget.app._keymap)
     for binding in bindings.key_to_bindings.get(event.key, ()):
         if not binding.priority and await widget.app.run_action(binding.action, widget):
