@@ -20,9 +20,17 @@ def _inside(path: str, roots: list[str]) -> bool:
     return any(path == r or path.startswith(r.rstrip("/") + "/") for r in roots)
 
 
+def _resolved(path: str) -> str:
+    """`path` with links followed as far as this process may follow them (a /proc link of another process may not)."""
+    try:
+        return os.path.realpath(path)
+    except (OSError, ValueError):
+        return path
+
+
 def classify(path: str, plan: Plan) -> str | None:
     """Why the sandbox would refuse `path` (an absolute path), or None when it would not."""
-    real = os.path.realpath(path)
+    real = _resolved(path)
     hidden = plan.hide_dirs + plan.hide_files
     if _inside(real, hidden) or _inside(path, hidden):
         return f"reading {path} (sandbox.deny_read)"
@@ -43,6 +51,8 @@ def denied_paths(output: str, cwd: str, plan: Plan) -> list[str]:
         for raw in candidates:
             if "/" not in raw and not raw.startswith("."):
                 continue
+            if "\x00" in raw:
+                continue  # no file has that name; the output only quotes bytes
             full = os.path.normpath(os.path.join(cwd, os.path.expanduser(raw)))
             why = classify(full, plan)
             if why and why not in found:
@@ -56,7 +66,10 @@ def after_run(prepared: Any, runtime: Any, output: str, exit_code: int, cwd: str
     blocked = [f"creating {path} (a protected path; removed)" for path in sweep(prepared.before)]
     blocked += [f"connecting to {host} (not in sandbox.network.allowed_domains)"
                 for host in runtime.blocked_hosts(prepared.started)]
-    blocked += denied_paths(output, cwd, plan)  # also at exit 0: a pipeline hides a failed step
+    try:
+        blocked += denied_paths(output, cwd, plan)  # also at exit 0: a pipeline hides a failed step
+    except Exception:  # noqa: BLE001 - reading the output for paths is a courtesy; it never costs the output
+        pass
     if exit_code != 0:
         if NETWORK.search(output) and not any(b.startswith("connecting") for b in blocked):
             blocked.append("network access (the sandbox has no network; sandbox.network.allowed_domains opens hosts)")
