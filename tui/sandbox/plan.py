@@ -82,9 +82,11 @@ def snapshot_missing(plan: Plan) -> dict[str, tuple[int, int] | None]:
     return out
 
 
-def sweep(before: dict[str, tuple[int, int] | None]) -> list[str]:
-    """Remove protected paths the command created (or swapped); returns them."""
+def sweep(before: dict[str, tuple[int, int] | None], since: float | None = None) -> list[str]:
+    """Remove protected paths the command created (or swapped), not ones agent-tui wrote after `since`; returns them."""
     import shutil
+
+    from tui.config.own_writes import wrote_under
 
     removed = []
     for path, was in before.items():
@@ -93,6 +95,8 @@ def sweep(before: dict[str, tuple[int, int] | None]) -> list[str]:
         except OSError:
             continue
         if was is not None and (st.st_ino, st.st_mtime_ns) == was:
+            continue
+        if since is not None and wrote_under(path, since):
             continue
         if os.path.isdir(path) and not os.path.islink(path):
             shutil.rmtree(path, ignore_errors=True)

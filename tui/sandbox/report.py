@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import re
+from collections.abc import Callable
 from typing import Any
 
 from tui.sandbox.plan import Plan, sweep
@@ -63,7 +64,7 @@ def denied_paths(output: str, cwd: str, plan: Plan) -> list[str]:
 def after_run(prepared: Any, runtime: Any, output: str, exit_code: int, cwd: str) -> list[str]:
     """Everything the sandbox blocked during one command, one phrase each (empty when nothing was)."""
     plan: Plan = prepared.plan
-    blocked = [f"creating {path} (a protected path; removed)" for path in sweep(prepared.before)]
+    blocked = [f"creating {path} (a protected path; removed)" for path in sweep(prepared.before, prepared.started)]
     blocked += [f"connecting to {host} (not in sandbox.network.allowed_domains)"
                 for host in runtime.blocked_hosts(prepared.started)]
     try:
@@ -74,6 +75,29 @@ def after_run(prepared: Any, runtime: Any, output: str, exit_code: int, cwd: str
         if NETWORK.search(output) and not any(b.startswith("connecting") for b in blocked):
             blocked.append("network access (the sandbox has no network; sandbox.network.allowed_domains opens hosts)")
     return blocked
+
+
+#: how much of a background task's output (its end) the report reads for denied paths
+TAIL_BYTES = 64 * 1024
+
+
+def background_check(prepared: Any, runtime: Any, cwd: str) -> Callable[[int | None, str], list[str]]:
+    """The check a contained background task runs: protected paths swept while it runs, the full report at its end."""
+    def check(exit_code: int | None, output_path: str) -> list[str]:
+        if exit_code is None:
+            return [f"creating {path} (a protected path; removed)" for path in sweep(prepared.before, prepared.started)]
+        return after_run(prepared, runtime, _tail(output_path), exit_code, cwd)
+
+    return check
+
+
+def _tail(path: str) -> str:
+    try:
+        with open(path, "rb") as f:
+            f.seek(max(0, os.fstat(f.fileno()).st_size - TAIL_BYTES))
+            return f.read().decode("utf-8", "replace")
+    except OSError:
+        return ""
 
 
 def result_note(blocked: list[str]) -> str:

@@ -118,9 +118,7 @@ class SandboxRuntime:
     def contains(self, tool_input: dict[str, Any]) -> bool:
         """Whether this Bash call would run inside the sandbox."""
         if not self.enabled:
-            return False
-        if tool_input.get("run_in_background") is True:
-            return False  # a background task outlives the call, so it runs outside the sandbox, through the dialog
+            return False  # (a background task is contained too: bypass skips dialogs, never the sandbox)
         if tool_input.get("dangerouslyDisableSandbox") is True and self.config.allow_unsandboxed:
             return False
         return not self.excluded(str(tool_input.get("command") or ""))

@@ -197,6 +197,9 @@ def save_file(ctx: ToolContext, path: Path, previous: bytes | None, data: bytes)
                 raise ToolError(f"{display} was not changed: its checkpoint could not be saved "
                                 f"({exc.strerror or exc}).") from None
         try:
+            from tui.config.own_writes import note
+
+            note(path)  # a running sandbox's sweep of protected paths leaves it alone
             path.parent.mkdir(parents=True, exist_ok=True)
             with os.fdopen(open_for_write(path), "wb") as f:
                 f.write(data)

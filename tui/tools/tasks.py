@@ -18,16 +18,21 @@ import os
 import subprocess
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Literal
+from typing import Any, Literal
 
 from tui.tools.processes import TrackedProcess, tracker
 
 TaskStatus = Literal["running", "completed", "failed", "killed"]
 #: most characters one read returns; the rest stays in the file for the next read
 MAX_READ_CHARS = 30_000
+#: how often a running process task's `check` runs (a sandboxed one: protected paths swept while it runs)
+CHECK_SECONDS = 1.0
+#: what a process task runs while it runs (None) and once at its end (the exit code), given its output file:
+#: phrases for its summary
+Check = Callable[[int | None, str], list[str]]
 
 
 @dataclass
@@ -45,6 +50,8 @@ class BackgroundTask:
     error: str = ""
     #: what a worker returned (a background agent's final text); sent with the task's notification
     result: str = ""
+    #: what the sandbox blocked while it ran, one phrase each (told with its summary)
+    blocked: list[str] = field(default_factory=list)
     announced: bool = False
     read_offset: int = 0
     process: TrackedProcess | None = field(default=None, repr=False)
@@ -63,6 +70,8 @@ class BackgroundTask:
             text += f" (exit code {self.exit_code})"
         if self.error:
             text += f": {self.error}"
+        if self.blocked:
+            text += f"; the sandbox blocked {'; '.join(self.blocked)}"
         return text
 
 
@@ -98,22 +107,27 @@ class TaskRegistry:
         return task
 
     def start_process(self, command: str, *, cwd: Path, env: dict[str, str] | None = None,
-                      description: str = "") -> BackgroundTask:
+                      description: str = "", spawn: dict[str, Any] | None = None,
+                      check: Check | None = None, argv_prefix: Sequence[str] = ()) -> BackgroundTask:
         """Run `command` with bash in its own tracked session, stdout and stderr to the output file.
 
-        OSError when bash cannot start (the task is then forgotten).
+        `spawn` adds to the tracker's spawn arguments (the sandbox's `popen` or `preexec_fn`), `argv_prefix` goes
+        before bash (macOS: `sandbox-exec -p PROFILE`); `check` runs
+        every CHECK_SECONDS while the process runs and once when it has ended. OSError when bash cannot start
+        (the task is then forgotten).
         """
         task = self._new("bash", description or command)
         env = dict(os.environ if env is None else env, PAGER="cat", GIT_PAGER="cat", GIT_TERMINAL_PROMPT="0")
         try:
             with open(task.output_path, "wb") as out:
-                task.process = tracker().spawn(["/bin/bash", "-c", command], cwd=cwd, env=env,
-                                               stdin=subprocess.DEVNULL, stdout=out, stderr=subprocess.STDOUT)
-        except OSError:
+                task.process = tracker().spawn([*argv_prefix, "/bin/bash", "-c", command], cwd=cwd, env=env,
+                                               stdin=subprocess.DEVNULL, stdout=out, stderr=subprocess.STDOUT,
+                                               **(spawn or {}))
+        except (OSError, subprocess.SubprocessError):
             self._drop(task)
             raise
         self._changed(task)
-        threading.Thread(target=self._watch_process, args=(task,), name=f"task-{task.id}", daemon=True).start()
+        threading.Thread(target=self._watch_process, args=(task, check), name=f"task-{task.id}", daemon=True).start()
         return task
 
     def start_worker(self, kind: str, description: str, work: Callable[[TaskHandle], str | None]) -> BackgroundTask:
@@ -127,13 +141,27 @@ class TaskRegistry:
         threading.Thread(target=self._run_worker, args=(task, work), name=f"task-{task.id}", daemon=True).start()
         return task
 
-    def _watch_process(self, task: BackgroundTask) -> None:
+    def _watch_process(self, task: BackgroundTask, check: Check | None = None) -> None:
         assert task.process is not None
-        code = task.process.popen.wait()
+        code = self._wait_checking(task, check)
+        if check is not None:
+            task.blocked += [b for b in _checked(check, code if code >= 0 else 128 - code, task.output_path)
+                             if b not in task.blocked]
         if not task.stop_event.is_set():
             tracker().release(task.process)  # children it left behind stay tracked until exit
         self._end(task, "killed" if task.stop_event.is_set() else "completed" if code == 0 else "failed",
                   code if code >= 0 else 128 - code)
+
+    @staticmethod
+    def _wait_checking(task: BackgroundTask, check: Check | None) -> int:
+        """Wait for the task's process, running `check` every CHECK_SECONDS meanwhile."""
+        assert task.process is not None
+        while True:
+            try:
+                return task.process.popen.wait(CHECK_SECONDS if check is not None else None)
+            except subprocess.TimeoutExpired:
+                assert check is not None
+                task.blocked += [b for b in _checked(check, None, task.output_path) if b not in task.blocked]
 
     def _run_worker(self, task: BackgroundTask, work: Callable[[TaskHandle], str | None]) -> None:
         try:
@@ -248,6 +276,13 @@ class TaskRegistry:
         for task in running:
             self.stop(task.id)
         return len(running)
+
+
+def _checked(check: Check, exit_code: int | None, output_path: str) -> list[str]:
+    try:
+        return check(exit_code, output_path)
+    except Exception as exc:  # noqa: BLE001 - a failed check is told, never a dead watcher thread
+        return [f"(a check after the command failed: {type(exc).__name__}: {exc})"]
 
 
 def _complete_utf8(data: bytes) -> int:
