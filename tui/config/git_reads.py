@@ -36,14 +36,17 @@ def command_env(base: dict[str, str] | None = None) -> dict[str, str]:
     return env
 
 
-def git_runs_programs(cwd: Path, env: dict[str, str] | None = None) -> str | None:
-    """Why a read-only git command in `cwd` might run a program (None: it would run none); unknown counts as a reason."""
+def git_runs_programs(cwd: Path, env: dict[str, str] | None = None, own_only: bool = False) -> str | None:
+    """Why a read-only git command in `cwd` might run a program (None: it would run none); unknown counts as a reason.
+
+    `own_only`: only what the repositories themselves hold (their config, includes, hooks), not the user's.
+    """
     env = command_env() if env is None else env
-    for name in PROGRAM_ENV:
+    for name in () if own_only else PROGRAM_ENV:
         if env.get(name):
             return f"{name} is set"
     seen: set[str] = set()
-    return _check_repo(cwd, env, 0, seen)
+    return _check_repo(cwd, env, 0, seen, own_only)
 
 
 def _git(args: list[str], cwd: Path, env: dict[str, str], neutral: bool = True) -> subprocess.CompletedProcess[str] | None:
@@ -57,14 +60,14 @@ def _git(args: list[str], cwd: Path, env: dict[str, str], neutral: bool = True) 
         return None
 
 
-def _check_repo(cwd: Path, env: dict[str, str], depth: int, seen: set[str]) -> str | None:
+def _check_repo(cwd: Path, env: dict[str, str], depth: int, seen: set[str], own_only: bool = False) -> str | None:
     """The first program-naming setting or hook in the repository at `cwd` and its submodules."""
     where = _git(["rev-parse", "--show-toplevel", "--git-path", "hooks"], cwd, env, neutral=False)
     if where is None:
         return "git could not be run to check its configuration"
     if where.returncode != 0:
         if "not a git repository" in where.stderr:
-            return _check_config(cwd, env)  # outside a repository git still reads the system and global config
+            return None if own_only else _check_config(cwd, env)  # outside a repository: system and global config
         if "--show-toplevel" in where.stderr or "bare repository" in where.stderr or "work tree" in where.stderr:
             return "the repository has no work tree to check"
         return "its configuration could not be read"
@@ -74,7 +77,7 @@ def _check_repo(cwd: Path, env: dict[str, str], depth: int, seen: set[str]) -> s
     seen.add(top)
     if len(seen) > MAX_REPOS:
         return f"it has more than {MAX_REPOS} submodules to check"
-    if problem := _check_config(cwd, env):
+    if problem := _check_config(cwd, env, own_only):
         return problem
     hooks_dir = Path(hooks) if os.path.isabs(hooks) else Path(cwd) / hooks
     for hook in READ_HOOKS:
@@ -88,13 +91,13 @@ def _check_repo(cwd: Path, env: dict[str, str], depth: int, seen: set[str]) -> s
         if os.path.lexists(sub / ".git"):  # populated: `git status` runs in it too
             if depth + 1 > MAX_DEPTH:
                 return f"its submodules are nested more than {MAX_DEPTH} deep"
-            if problem := _check_repo(sub, env, depth + 1, seen):
+            if problem := _check_repo(sub, env, depth + 1, seen, own_only):
                 return f"submodule {rel}: {problem}"
     return None
 
 
-def _check_config(cwd: Path, env: dict[str, str]) -> str | None:
-    """The first setting, in any config git reads in `cwd`, that may name a program."""
+def _check_config(cwd: Path, env: dict[str, str], own_only: bool = False) -> str | None:
+    """The first setting, in any config git reads in `cwd` (`own_only`: the repository's own), that may name a program."""
     done = _git(["config", "--list", "--show-scope", "--show-origin", "-z"], cwd, env)
     if done is None or done.returncode != 0:
         return "its configuration could not be read"
@@ -103,8 +106,8 @@ def _check_config(cwd: Path, env: dict[str, str]) -> str | None:
         scope, origin, entry = fields[i], fields[i + 1], fields[i + 2]
         key, _, value = entry.partition("\n")
         key = key.lower()
-        if scope == "command" and (key, value.lower()) in _NEUTRAL:
-            continue  # agent-tui's own `-c` for this check
+        if scope == "command" and (key, value.lower()) in _NEUTRAL or own_only and scope not in ("local", "worktree"):
+            continue  # agent-tui's own `-c` for this check, or not the repository's
         if key in REACHES_OUT or not _harmless(key, value):
             source = origin.removeprefix("file:") if origin.startswith("file:") else f"{scope} config ({origin})"
             return f"{key} is set in {source}"

@@ -9,9 +9,11 @@ from typing import Any
 
 from tui.sandbox.plan import Plan, sweep
 
-DENIAL = re.compile(r"Permission denied|Read-only file system|Operation not permitted|EACCES|EROFS|EPERM")
+DENIAL = re.compile(r"Permission denied|Read-only file system|Operation not permitted|Device or resource busy|EACCES|EROFS"
+                    r"|EPERM|EBUSY")
 QUOTED = re.compile(r"['‘\"`]([^'’\"`\n]{1,400})['’\"`]")
-BASH_STYLE = re.compile(r"(?:^|: )((?:/|\.{1,2}/|~/)?[^\s:'\"]+): (?:Permission denied|Read-only file system|Operation not permitted)")
+BASH_STYLE = re.compile(r"(?:^|: |\s)((?:/|\.{1,2}/|~/)?[^\s:'\"]+): (?:Permission denied|Read-only file system|Operation not permitted"
+                        r"|Device or resource busy)")
 NETWORK = re.compile(r"Could not resolve host|Temporary failure in name resolution|Name or service not known|"
                      r"Network is unreachable|getaddrinfo failed|ENOTFOUND|EAI_AGAIN|nodename nor servname")
 MAX_REPORTED = 5
@@ -35,6 +37,8 @@ def classify(path: str, plan: Plan) -> str | None:
     hidden = plan.hide_dirs + plan.hide_files
     if _inside(real, hidden) or _inside(path, hidden):
         return f"reading {path} (sandbox.deny_read)"
+    if real in plan.pins or path in plan.pins:
+        return f"moving {path} (a protected path: git finds its config and hooks through it)"
     if _inside(real, plan.read_only + plan.missing) or _inside(path, plan.read_only + plan.missing):
         return f"writing {path} (a protected path)"
     if not _inside(real, plan.write_roots + plan.write_files):
@@ -48,9 +52,9 @@ def denied_paths(output: str, cwd: str, plan: Plan) -> list[str]:
     for line in output.splitlines():
         if not DENIAL.search(line):
             continue
-        candidates = [m.group(1) for m in BASH_STYLE.finditer(line)] + QUOTED.findall(line)
-        for raw in candidates:
-            if "/" not in raw and not raw.startswith("."):
+        named = [m.group(1) for m in BASH_STYLE.finditer(line)]  # `name: Permission denied`: a file, even a bare name
+        for raw in named + QUOTED.findall(line):
+            if "/" not in raw and not raw.startswith(".") and raw not in named:
                 continue
             if "\x00" in raw:
                 continue  # no file has that name; the output only quotes bytes
@@ -61,10 +65,21 @@ def denied_paths(output: str, cwd: str, plan: Plan) -> list[str]:
     return found[:MAX_REPORTED]
 
 
+def protect(prepared: Any) -> list[str]:
+    """Undo what a command did to protected paths: made ones removed, git's chain to config and hooks checked."""
+    blocked = [f"creating {path} (a protected path; removed)" for path in sweep(prepared.before, prepared.started)]
+    if prepared.git is not None:
+        from tui.sandbox.gitstate import check
+
+        plan: Plan = prepared.plan
+        blocked += check(prepared.git, plan.project, plan.read_only, plan.write_roots, prepared.started)
+    return blocked
+
+
 def after_run(prepared: Any, runtime: Any, output: str, exit_code: int, cwd: str) -> list[str]:
     """Everything the sandbox blocked during one command, one phrase each (empty when nothing was)."""
     plan: Plan = prepared.plan
-    blocked = [f"creating {path} (a protected path; removed)" for path in sweep(prepared.before, prepared.started)]
+    blocked = protect(prepared)
     blocked += [f"connecting to {host} (not in sandbox.network.allowed_domains)"
                 for host in runtime.blocked_hosts(prepared.started)]
     try:
@@ -85,7 +100,7 @@ def background_check(prepared: Any, runtime: Any, cwd: str) -> Callable[[int | N
     """The check a contained background task runs: protected paths swept while it runs, the full report at its end."""
     def check(exit_code: int | None, output_path: str) -> list[str]:
         if exit_code is None:
-            return [f"creating {path} (a protected path; removed)" for path in sweep(prepared.before, prepared.started)]
+            return protect(prepared)
         return after_run(prepared, runtime, _tail(output_path), exit_code, cwd)
 
     return check

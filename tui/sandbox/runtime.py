@@ -27,6 +27,8 @@ class Prepared:
     started: float = field(default_factory=time.monotonic)
     #: builds the Popen that starts the command (Linux: `vfork.spawn`); None means subprocess.Popen
     popen: Any = None
+    #: what git would use before the command (gitstate.GitState), checked again after it
+    git: Any = None
 
 
 class SandboxRuntime:
@@ -187,23 +189,26 @@ class SandboxRuntime:
                 env[name] = url
             env["NO_PROXY"] = env["no_proxy"] = "localhost,127.0.0.1,::1"
         before = plan.snapshot_missing(the_plan)
+        from tui.sandbox.gitstate import state_of
+
+        git = state_of(the_plan.repos)
         if sys.platform == "darwin":
             from tui.sandbox import seatbelt
 
             text = seatbelt.profile(the_plan.write_roots, the_plan.read_only + the_plan.missing,
-                                    the_plan.hide_dirs + the_plan.hide_files, None)
-            return Prepared(None, env, seatbelt.command(text, [])[:3], the_plan, before)
+                                    the_plan.hide_dirs + the_plan.hide_files, None, the_plan.pins)
+            return Prepared(None, env, seatbelt.command(text, [])[:3], the_plan, before, git=git)
         from tui.sandbox import launch
 
         # the PID 1 that forwards the proxy's port is Python: the forking launch; AGENT_TUI_SANDBOX_LAUNCH=fork
         # chooses it for every command (the way back if the one-clone launch ever misbehaves somewhere)
         if the_plan.proxy_socket or os.environ.get("AGENT_TUI_SANDBOX_LAUNCH") == "fork":
-            return Prepared(launch.preexec_for(the_plan), env, [], the_plan, before)
+            return Prepared(launch.preexec_for(the_plan), env, [], the_plan, before, git=git)
         from functools import partial
 
         from tui.sandbox.spawner import SandboxPopen
 
-        return Prepared(None, env, [], the_plan, before, popen=partial(SandboxPopen, plan=the_plan))
+        return Prepared(None, env, [], the_plan, before, popen=partial(SandboxPopen, plan=the_plan), git=git)
 
     def blocked_hosts(self, since: float) -> list[str]:
         return self._proxy.blocked_since(since) if self._proxy is not None else []

@@ -222,7 +222,14 @@ class BashTool(Tool):
             raise ToolError("The sandbox could not start this command; run it again with "
                             "dangerouslyDisableSandbox: true (the user will be asked).") from None
         capture = OutputCapture()
-        timed_out = self._pump(tracked, capture, timeout_ms / 1000, ctx)
+        try:
+            timed_out = self._pump(tracked, capture, timeout_ms / 1000, ctx)
+        except ToolInterrupted:
+            if sandbox is not None:  # the tree is gone: what it did to protected paths is undone all the same
+                from tui.sandbox.report import protect
+
+                protect(sandbox)
+            raise
         exit_code = tracked.popen.wait()
         if not timed_out:
             tracker().release(tracked)  # background children may run on; agent-tui ends them at exit
@@ -234,7 +241,7 @@ class BashTool(Tool):
         else:
             self._remember_cwd(cwd_file, ctx)
         blocked: list[str] = []
-        if sandbox is not None and not timed_out:
+        if sandbox is not None:  # a timed-out command's tree is killed by now
             from tui.sandbox.report import after_run, result_note
 
             blocked = after_run(sandbox, current_sandbox(), body, exit_code, str(cwd))
