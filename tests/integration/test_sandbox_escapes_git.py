@@ -225,3 +225,23 @@ def test_ordinary_git_work_still_works_in_each_layout(tmp_path: Path, monkeypatc
                                 "git -c user.name=t -c user.email=t@t commit -qm work && git log --oneline | wc -l && "
                                 "git branch -q topic && git stash list && git gc -q && echo all-ok", "default")
     assert "all-ok" in text and "Sandbox: blocked" not in text, text
+
+
+def test_a_command_that_times_out_or_is_interrupted_is_checked_too(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                                                  sandbox_for) -> None:
+    """The check runs however the command ends: a timeout kills the tree, then what it made is removed."""
+    world = make_world(tmp_path, "plain", monkeypatch)
+    sandbox_for(world.proj, True)
+    command = EVIL.format(marker=world.marker) + f"{evil_repo('evil-cd')}; echo \"$PWD/evil-cd\" > .git/commondir; "
+    ctx = ToolContext(project_dir=world.proj, state=SessionState(project_dir=world.proj))
+    result = BashTool().run({"command": command + "echo made; sleep 60", "timeout": 1500}, ctx)
+    assert result.meta["timed_out"] and "creating" in result.text() and ".git/commondir" in result.text()
+    assert not (world.proj / ".git" / "commondir").exists() and not world.user_runs_git()
+
+    from tui.tools.base import ToolInterrupted
+
+    ctx.cancel = threading.Event()
+    ctx.emit_output = lambda text, stream="stdout": ctx.cancel.set() if "made" in text else None
+    with pytest.raises(ToolInterrupted):
+        BashTool().run({"command": command + "echo made; sleep 60"}, ctx)
+    assert not (world.proj / ".git" / "commondir").exists() and not world.user_runs_git()
