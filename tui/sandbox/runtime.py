@@ -228,7 +228,10 @@ class SandboxRuntime:
             "Sandbox: on (Seatbelt, untested on macOS)." if sys.platform == "darwin" else
             f"Sandbox: on (Landlock ABI {abi}, user/mount/network/PID namespaces, seccomp).",
             f"Writable: the project, a private TMPDIR{', ' + ', '.join(self.config.allow_write) if self.config.allow_write else ''}.",
-            f"Never writable: {', '.join(PROJECT_PROTECTED)} (and shell start-up files, ~/.gitconfig).",
+            f"Never writable: {', '.join(PROJECT_PROTECTED)} (and shell start-up files, ~/.gitconfig); nor anything "
+            "git follows to its config and hooks (.git itself, commondir, includes, core.hooksPath, worktrees', "
+            "submodules'), checked again after each command.",
+            "Background tasks (run_in_background): contained too, in every mode.",
             f"Unreadable: {', '.join(_home(p) for p in self.config.deny_read)}.",
             f"Network: {domains}.",
             "Processes: ended with the command; no signals or ptrace outside it.",
