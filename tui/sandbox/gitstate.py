@@ -197,5 +197,5 @@ def _new_gitlink(root: str, rel: str) -> str | None:
     except (OSError, ValueError, subprocess.SubprocessError):
         done = None
     if done is None or done.returncode != 0:
-        return f"adding submodule {sub}, where {why} (a protected path; check it before using git)"
-    return f"adding submodule {sub}, where {why} (a protected path; taken out of the index, its files left)"
+        return f"adding submodule {sub} (a protected path: in it {why}; check it before using git)"
+    return f"adding submodule {sub} (a protected path: in it {why}; taken out of the index, its files left)"
