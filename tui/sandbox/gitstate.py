@@ -35,6 +35,10 @@ class GitState:
     gitlinks: dict[str, frozenset[str]] = field(default_factory=dict)
     #: folders git runs hooks from
     hook_dirs: list[str] = field(default_factory=list)
+    #: each repository's index -> its signature (a new gitlink changes it)
+    indexes: dict[str, Signature | None] = field(default_factory=dict)
+    #: each work tree's `.git` -> what it is (type, inode, link target; not its time, which git's writes change)
+    dotgits: dict[str, tuple[int, int, str] | None] = field(default_factory=dict)
 
 
 def gitlinks(repo: Repo) -> list[str]:
@@ -79,8 +83,9 @@ def _read(path: str) -> Signature | None:
 
 
 def _hook_files(folder: str) -> list[str]:
+    """The hooks in `folder` (git never runs the `.sample` files `git init` leaves)."""
     try:
-        return [os.path.join(folder, name) for name in sorted(os.listdir(folder))]
+        return [os.path.join(folder, name) for name in sorted(os.listdir(folder)) if not name.endswith(".sample")]
     except OSError:
         return []
 
@@ -96,6 +101,7 @@ def state_of(repos: list[Repo]) -> GitState:
             except OSError:
                 pass
         state.repos[repo.root] = (repo.kind, link, repo.gitdir, repo.commondir)
+        state.dotgits[repo.dotgit] = _identity(repo.dotgit)
         for path in [*repo.control, *repo.configs, *repo.hooks]:
             state.files.setdefault(path, _read(path))
         for folder in repo.hooks:
@@ -104,6 +110,8 @@ def state_of(repos: list[Repo]) -> GitState:
                 state.files.setdefault(path, _read(path))
         if repo.gitdir:
             state.gitlinks[repo.root] = frozenset(gitlinks(repo))
+            index = os.path.join(repo.gitdir, "index")
+            state.indexes[index] = _read(index)
     return state
 
 
@@ -121,6 +129,8 @@ def check(before: GitState, project: str, kept: list[str], writable: list[str], 
     """
     from tui.config.own_writes import wrote_under
 
+    if _unchanged(before):
+        return []  # every file of the chain, every hooks folder's listing and every index as they were
     repos = discover(project, gitlinks)
     found = {r.root for r in repos}
     user = follow_includes(user_configs())
@@ -145,6 +155,19 @@ def check(before: GitState, project: str, kept: list[str], writable: list[str], 
             if phrase := _new_gitlink(root, rel):
                 phrases.append(phrase)
     return phrases
+
+
+def _unchanged(before: GitState) -> bool:
+    """Whether nothing of the chain changed: no new chain can have been made (a hooks folder's time shows a new
+    hook, a config's a new include, an index's a new gitlink)."""
+    return all(_read(path) == was for path, was in before.files.items()) and \
+        all(_read(index) == was for index, was in before.indexes.items()) and \
+        all(_identity(dotgit) == was for dotgit, was in before.dotgits.items())
+
+
+def _identity(path: str) -> tuple[int, int, str] | None:
+    sig = _read(path)
+    return None if sig is None else (stat.S_IFMT(sig[3]), sig[0], sig[4])
 
 
 def _under(path: str, roots: list[str]) -> bool:

@@ -41,9 +41,25 @@ def _inside(path: str, roots: list[str]) -> bool:
     return any(path == root or path.startswith(root.rstrip("/") + "/") for root in roots)
 
 
-def _real(path: str) -> str:
-    """`path` with links resolved in its folders, not in its last part."""
-    return os.path.join(os.path.realpath(os.path.dirname(path)), os.path.basename(path))
+def real_folder(folder: str, cache: dict[str, str]) -> str:
+    """`os.path.realpath(folder)`, with one lstat per folder not in `cache` (which keeps the ones resolved)."""
+    if folder in cache:
+        return cache[folder]
+    parent, name = os.path.split(folder)
+    if not name or name in (".", "..") or not parent or parent == folder or "/../" in folder + "/":
+        result = os.path.realpath(folder)
+    else:
+        candidate = os.path.join(real_folder(parent, cache), name)
+        result = os.path.realpath(candidate) if os.path.islink(candidate) else candidate
+    cache[folder] = result
+    return result
+
+
+def _real(path: str, cache: dict[str, str] | None = None) -> str:
+    """`path` with links resolved in its folders, not in its last part (`cache`: folders resolved already)."""
+    folder = os.path.dirname(path)
+    real = os.path.realpath(folder) if cache is None else real_folder(folder, cache)
+    return os.path.join(real, os.path.basename(path))
 
 
 def protected_paths(project: str, roots: list[str], git_paths: Sequence[str] = ()) -> list[str]:
@@ -52,23 +68,28 @@ def protected_paths(project: str, roots: list[str], git_paths: Sequence[str] = (
     home = os.path.expanduser("~")
     out += [os.path.join(home, rel) for rel in HOME_PROTECTED]
     out += git_paths
-    return [_real(p) for p in dict.fromkeys(out) if _inside(os.path.realpath(os.path.dirname(p)), roots)]
+    cache: dict[str, str] = {}
+    reals = (_real(p, cache) for p in dict.fromkeys(out))
+    return list(dict.fromkeys(r for r in reals if _inside(os.path.dirname(r), roots)))
 
 
 def pinned_folders(paths: Sequence[str], folders: Sequence[str], roots: list[str]) -> list[str]:
-    """`folders` and every folder between a write root and a path of `paths`: renaming one would re-point git."""
+    """`folders` and every folder between a write root and a path of `paths` (all real paths): renaming one would
+    re-point git."""
     out: list[str] = []
-    for path in [*paths, *folders]:
-        real = _real(path)
+    seen: set[str] = set()
+    wanted = set(folders)
+    for real in [*paths, *folders]:
         root = max((r for r in roots if _inside(real, [r]) and real != r), key=len, default=None)
         if root is None:
             continue
-        folder = real if path in folders else os.path.dirname(real)
-        while folder != root and _inside(folder, [root]):
+        folder = real if real in wanted else os.path.dirname(real)
+        while folder != root and folder not in seen and _inside(folder, [root]):
+            seen.add(folder)
             if os.path.isdir(folder) and not os.path.islink(folder):
                 out.append(folder)
             folder = os.path.dirname(folder)
-    return sorted(dict.fromkeys(out), key=lambda f: (f.count("/"), f))
+    return sorted(out, key=lambda f: (f.count("/"), f))
 
 
 def build(project: str, tmpdir: str, allow_write: list[str], deny_read: list[str], *, abi: int,
