@@ -121,7 +121,7 @@ def snapshot(project: str) -> GitState:
 
 
 def check(before: GitState, project: str, kept: list[str], writable: list[str], since: float) -> list[str]:
-    """Compare with `before`: put back what the command changed; one phrase for each change.
+    """Compare with `before`: undo what the command changed where it can; one phrase for each change.
 
     `kept`: paths bound read-only for the command (a change there came from outside it: the user's own
     `git push -u` while it ran); `writable`: its write roots; `since`: when it started (agent-tui's own
@@ -147,13 +147,18 @@ def check(before: GitState, project: str, kept: list[str], writable: list[str], 
         now = after.files.get(path, _read(path))
         if now == was or wrote_under(path, since):
             continue
-        if was is not None and (_under(path, kept) or not _under(os.path.realpath(os.path.dirname(path)), writable)):
+        real_dir = os.path.realpath(os.path.dirname(path))
+        if was is not None and (_under(os.path.join(real_dir, os.path.basename(path)), kept) or not _under(real_dir, writable)):
             continue  # the command could not write there: the change is someone else's
         phrases.append(_undo(path, was))
     for root, links in after.gitlinks.items():
+        taken_out = set()
         for rel in sorted(links - before.gitlinks.get(root, frozenset())):
             if phrase := _new_gitlink(root, rel):
                 phrases.append(phrase)
+                taken_out.add(rel)
+        # a background task is checked every second: a gitlink judged harmless here is not judged again
+        before.gitlinks[root] = frozenset(links - taken_out)
     return phrases
 
 

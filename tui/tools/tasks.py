@@ -112,9 +112,8 @@ class TaskRegistry:
         """Run `command` with bash in its own tracked session, stdout and stderr to the output file.
 
         `spawn` adds to the tracker's spawn arguments (the sandbox's `popen` or `preexec_fn`), `argv_prefix` goes
-        before bash (macOS: `sandbox-exec -p PROFILE`); `check` runs
-        every CHECK_SECONDS while the process runs and once when it has ended. OSError when bash cannot start
-        (the task is then forgotten).
+        before bash (macOS: `sandbox-exec -p PROFILE`); `check` runs every CHECK_SECONDS while the process runs
+        and once when it has ended. OSError when bash cannot start (the task is then forgotten).
         """
         task = self._new("bash", description or command)
         env = dict(os.environ if env is None else env, PAGER="cat", GIT_PAGER="cat", GIT_TERMINAL_PROMPT="0")
