@@ -62,12 +62,16 @@ _sweep: threading.Thread | None = None
 def _start_leftover_sweep() -> None:
     """Off the start path: end what runs killed with `kill -9` left (whose guard died too) and remove their temp files."""
     global _sweep
+    _sweep = threading.Thread(target=_sweep_leftovers, name="leftovers", daemon=True)
+    _sweep.start()
+
+
+def _sweep_leftovers() -> None:
     import tempfile
 
     from tui.tools.leftovers import clean_dead_owners
 
-    _sweep = threading.Thread(target=clean_dead_owners, args=(tempfile.gettempdir(),), name="leftovers", daemon=True)
-    _sweep.start()
+    clean_dead_owners(tempfile.gettempdir())
 
 
 def run_entry(main: Callable[[], int]) -> int:

@@ -18,7 +18,6 @@ from __future__ import annotations
 
 import os
 import re
-import shutil
 import signal
 import stat
 import sys
@@ -85,6 +84,8 @@ def owned_names(folder: str, mark: str | None = None) -> dict[str, list[str]]:
 
 def remove_names(folder: str, names: list[str]) -> list[str]:
     """Remove our own files and folders among `names` (never a link, never another user's); the names removed."""
+    import shutil
+
     removed = []
     for name in names:
         path = os.path.join(folder, name)

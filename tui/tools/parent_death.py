@@ -15,21 +15,36 @@ from __future__ import annotations
 
 import errno
 import os
-import shutil
 import signal
 import subprocess
 import sys
-import tempfile
 import threading
+from collections import deque
 from collections.abc import Callable, Sequence
-from concurrent.futures import Future
-from queue import SimpleQueue
-from typing import Any, TypeVar
+from typing import Any, Generic, TypeVar
 
 T = TypeVar("T")
 PR_SET_PDEATHSIG = 1
 
-_queue: SimpleQueue[tuple[Callable[[], Any], Future[Any]]] = SimpleQueue()
+
+class _Call(Generic[T]):
+    """One start handed to the spawn thread, and its outcome (no concurrent.futures: 30 ms of imports at start)."""
+
+    def __init__(self, start: Callable[[], T]) -> None:
+        self.start = start
+        self.done = threading.Event()
+        self.value: T | None = None
+        self.error: BaseException | None = None
+
+    def result(self) -> T:
+        self.done.wait()
+        if self.error is not None:
+            raise self.error
+        return self.value  # type: ignore[return-value]
+
+
+_calls: deque[_Call[Any]] = deque()
+_wake = threading.Condition()
 _thread: threading.Thread | None = None
 _lock = threading.Lock()
 _setpriv: list[str] | None = None
@@ -48,18 +63,24 @@ def on_spawn_thread(start: Callable[[], T]) -> T:
         if _thread is None:
             _thread = threading.Thread(target=_serve, name="agent-tui-spawner", daemon=True)
             _thread.start()
-    done: Future[T] = Future()
-    _queue.put((start, done))
-    return done.result()
+    call = _Call(start)
+    with _wake:
+        _calls.append(call)
+        _wake.notify()
+    return call.result()
 
 
 def _serve() -> None:
     while True:
-        start, done = _queue.get()
+        with _wake:
+            while not _calls:
+                _wake.wait()
+            call = _calls.popleft()
         try:
-            done.set_result(start())
+            call.value = call.start()
         except BaseException as exc:  # noqa: BLE001 - handed to the caller
-            done.set_exception(exc)
+            call.error = exc
+        call.done.set()
 
 
 def with_death_signal(argv: Sequence[str], env: dict[str, str], cwd: Any) -> list[str]:
@@ -67,6 +88,7 @@ def with_death_signal(argv: Sequence[str], env: dict[str, str], cwd: Any) -> lis
     prefix = _setpriv_prefix()
     if not prefix:
         return list(argv)
+    import shutil
     program = os.fspath(argv[0])
     if os.sep in program:
         found = program if os.path.isabs(program) or cwd is None else os.path.join(os.fspath(cwd), program)
@@ -83,6 +105,8 @@ def _setpriv_prefix() -> list[str]:
     """`[setpriv, --pdeathsig, KILL, --]` once it has been seen to work here, else []."""
     global _setpriv
     if _setpriv is None:
+        import shutil
+
         _setpriv = []
         found = shutil.which("setpriv") if sys.platform == "linux" else None
         if found:
@@ -122,6 +146,8 @@ def ensure_guard(mark: str) -> None:
     with _lock:
         if _guard_fd is not None:
             return
+        import tempfile
+
         from tui.tools import leftovers
 
         read_fd, write_fd = os.pipe()  # both ends close-on-exec: no child of ours inherits the write end
