@@ -1,9 +1,9 @@
 """Background tasks: long commands (and any worker, e.g. a background subagent) that run on after their tool call.
 
-A task has an id, an output file it writes to (capped, keeping its newest part: `tui.tools.task_output`)
-and a status. Processes are spawned
-through the process tracker (`tui.tools.processes`), so every exit path that ends
-agent-tui ends their whole trees too; workers are plain threads given a stop event.
+A task has an id, an output file it writes to (capped, keeping its newest part:
+`tui.tools.task_output`) and a status. Processes are spawned through the process tracker
+(`tui.tools.processes`), so every exit path that ends agent-tui ends their whole trees too;
+workers are plain threads given a stop event.
 
     registry = TaskRegistry()
     task = registry.start_process("npm run dev", cwd=project, description="dev server")
@@ -28,12 +28,12 @@ from typing import Literal
 from tui.tools.processes import TrackedProcess, tracker
 from tui.tools.task_output import DEFAULT_LIMIT_MB, MB, CappedOutput, size_text
 
-_NO_LOCK = nullcontext()
 TaskStatus = Literal["running", "completed", "failed", "killed"]
 #: most characters one read returns; the rest stays in the file for the next read
 MAX_READ_CHARS = 30_000
 #: after a command has exited, how long its last output (or a child's) may take to reach the file
 OUTPUT_DRAIN_S = 0.2
+_NO_LOCK = nullcontext()  # a worker's output file is only ever appended to
 
 
 @dataclass
