@@ -89,6 +89,7 @@ def with_death_signal(argv: Sequence[str], env: dict[str, str], cwd: Any) -> lis
     if not prefix:
         return list(argv)
     import shutil
+
     program = os.fspath(argv[0])
     if os.sep in program:
         found = program if os.path.isabs(program) or cwd is None else os.path.join(os.fspath(cwd), program)
@@ -112,7 +113,7 @@ def _setpriv_prefix() -> list[str]:
         if found:
             prefix = [found, "--pdeathsig", "KILL", "--"]
             try:
-                ok = subprocess.run([*prefix, "/bin/true"], stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
+                ok = subprocess.run([*prefix, found, "--version"], stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
                                     stderr=subprocess.DEVNULL, timeout=10).returncode == 0
             except (OSError, subprocess.SubprocessError):
                 ok = False
