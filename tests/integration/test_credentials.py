@@ -131,3 +131,34 @@ def test_a_helper_that_fails_on_a_later_refresh_stops_the_turn_in_one_sentence(p
     assert proc.returncode == 1 and runs(count) == 2
     assert "`api_key_helper`" in proc.stderr and "exit status 4: token expired" in proc.stderr
     assert "Traceback" not in proc.stderr and len(proc.stderr.strip().splitlines()) == 1
+
+
+def _running(pid_file: Path) -> bool:
+    """Whether the pid written in `pid_file` still runs (a zombie does not)."""
+    from tui.tools.processes import read_stat
+
+    info = read_stat(int(pid_file.read_text()))
+    return info is not None and info.state != "Z"
+
+
+def test_a_helper_that_leaves_a_child_holding_stdout_is_judged_by_its_own_exit(project, tmp_path):
+    child = tmp_path / "child.pid"
+    helper, count = counting_helper(tmp_path, f'setsid sleep 60 & echo $! > "{child}"\necho key-$n')
+    write_user_settings(f"api_key_helper = {json.dumps(helper)}\n")
+    with FakeAPI([Reply([Text("done")])]) as api:
+        proc = run_p(["hi"], project, {"ANTHROPIC_BASE_URL": api.base_url})  # the default 10 s timeout
+        keys = [r.api_key for r in api.message_requests]
+    assert proc.returncode == 0, proc.stderr  # main: "did not finish within 10 s", after waiting for the child
+    assert keys == ["key-1"] and runs(count) == 1
+    assert not _running(child)  # killed with the helper's tree, not orphaned
+
+
+def test_a_helper_past_its_timeout_ends_with_its_setsid_child(project, tmp_path):
+    child = tmp_path / "child.pid"
+    helper, _ = counting_helper(tmp_path, f'setsid sleep 60 & echo $! > "{child}"\nsleep 60')
+    write_user_settings(f"api_key_helper = {json.dumps(helper)}\n")
+    with FakeAPI([Reply([Text("never")])]) as api:
+        proc = run_p(["hi"], project, {"ANTHROPIC_BASE_URL": api.base_url, "AGENT_TUI_API_KEY_HELPER_TIMEOUT": "0.5"})
+        assert api.message_requests == []  # run_p's 60 s timeout: main waited here for the child for good
+    assert proc.returncode == 2 and "did not finish within 0.5 s" in proc.stderr
+    assert not _running(child)

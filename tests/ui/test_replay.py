@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import json
 import os
+import subprocess
+import sys
 import threading
 from pathlib import Path
 
@@ -107,3 +109,16 @@ def test_bad_input_is_one_sentence(tmp_path, capsys, demo_project) -> None:
             load_events(folder / "missing.jsonl")
     finally:
         del os.environ["XDG_DATA_HOME"]
+
+
+def test_replay_without_a_terminal_refuses_in_one_sentence(demo_project, tmp_path) -> None:
+    env = {"XDG_DATA_HOME": str(tmp_path / "data"), "HOME": str(tmp_path)}
+    recorded = run_cli(["-p", "--offline", "read app.py"], demo_project, env)
+    assert recorded.returncode == 0, recorded.stderr
+    [session] = (tmp_path / "data").rglob("*.jsonl")
+    done = subprocess.run([sys.executable, "-m", "tui.cli", "replay", "--speed", "instant"], cwd=demo_project,
+                          env={**os.environ, **env}, stdin=subprocess.DEVNULL, capture_output=True, text=True,
+                          timeout=30)  # main drew to stderr until killed
+    assert done.returncode == 2 and done.stdout == ""
+    assert done.stderr == (f"agent-tui: replay plays the session in the full-screen app, which needs a terminal (stdin and "
+                           f"stdout must be a TTY); run it in a terminal, or read the recorded session itself: {session}\n")

@@ -63,7 +63,7 @@ def parse_json(stdout: str) -> dict[str, Any] | None:
         return None
     try:
         data = json.loads(text)
-    except ValueError:
+    except (ValueError, RecursionError):  # RecursionError: nested thousands deep
         return None
     return data if isinstance(data, dict) else None
 

@@ -9,8 +9,6 @@ naming the setting (a `CredentialError`, a ValueError).
 from __future__ import annotations
 
 import os
-import signal
-import subprocess
 import threading
 import time
 from pathlib import Path
@@ -58,27 +56,22 @@ class KeyHelper:
         return self._key or self.key()
 
     def _run(self) -> str:
+        from tui.tools.captured import run_captured
+
         self.runs += 1
         where = f"The `api_key_helper` command ({self.command})"
-        try:
-            proc = subprocess.Popen(self.command, shell=True, cwd=self.cwd, stdin=subprocess.DEVNULL,
-                                    stdout=subprocess.PIPE, stderr=subprocess.PIPE, start_new_session=True)
+        try:  # read until the helper itself exits (a child it left holding stdout is killed, not waited for)
+            done = run_captured(["/bin/sh", "-c", self.command], cwd=self.cwd, timeout=self.timeout_s, sweep=True)
         except OSError as exc:
             raise CredentialError(f"{where} could not start: {exc.strerror or exc}.") from None
-        try:
-            out, err = proc.communicate(timeout=self.timeout_s)
-        except subprocess.TimeoutExpired:
-            try:
-                os.killpg(proc.pid, signal.SIGKILL)
-            except OSError:
-                pass
-            proc.communicate()
-            raise CredentialError(f"{where} did not finish within {self.timeout_s:g} s.") from None
-        if proc.returncode != 0:
-            last = (err.decode(errors="replace").strip().splitlines() or [""])[-1][:200]
+        if done.timed_out:
+            raise CredentialError(f"{where} did not finish within {self.timeout_s:g} s.")
+        if done.exit_code != 0:
+            last = (done.stderr.decode(errors="replace").strip().splitlines() or [""])[-1][:200]
             detail = f": {last}" if last else ""
-            raise CredentialError(f"{where} failed with exit status {proc.returncode}{detail}.")
-        key = out.decode(errors="replace").strip()
+            status = f"exit status {done.exit_code}" if (done.exit_code or 0) > 0 else f"signal {-(done.exit_code or 0)}"
+            raise CredentialError(f"{where} failed with {status}{detail}.")
+        key = done.stdout.decode(errors="replace").strip()
         if not key:
             raise CredentialError(f"{where} printed no key.")
         return key.splitlines()[0].strip()

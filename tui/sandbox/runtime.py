@@ -144,7 +144,10 @@ class SandboxRuntime:
             if self._dir is None:
                 import tempfile
 
-                folder = tempfile.mkdtemp(prefix="agent-tui-sandbox-")
+                from tui.tools.leftovers import owner_mark
+
+                # marked with this run, so the guard or the next start removes it after a kill -9
+                folder = tempfile.mkdtemp(prefix=f"agent-tui-sandbox-o{owner_mark()}-")
                 os.mkdir(os.path.join(folder, "tmp"), 0o700)
                 empty = os.path.join(folder, "empty")
                 with open(empty, "wb"):

@@ -1,8 +1,9 @@
 """Background tasks: long commands (and any worker, e.g. a background subagent) that run on after their tool call.
 
-A task has an id, an output file it writes to, and a status. Processes are spawned
-through the process tracker (`tui.tools.processes`), so every exit path that ends
-agent-tui ends their whole trees too; workers are plain threads given a stop event.
+A task has an id, an output file it writes to (capped, keeping its newest part:
+`tui.tools.task_output`) and a status. Processes are spawned through the process tracker
+(`tui.tools.processes`), so every exit path that ends agent-tui ends their whole trees too;
+workers are plain threads given a stop event.
 
     registry = TaskRegistry()
     task = registry.start_process("npm run dev", cwd=project, description="dev server")
@@ -19,11 +20,13 @@ import subprocess
 import threading
 import time
 from collections.abc import Callable, Sequence
+from contextlib import nullcontext
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
 from tui.tools.processes import TrackedProcess, tracker
+from tui.tools.task_output import DEFAULT_LIMIT_MB, MB, CappedOutput, size_text
 
 TaskStatus = Literal["running", "completed", "failed", "killed"]
 #: most characters one read returns; the rest stays in the file for the next read
@@ -33,6 +36,9 @@ CHECK_SECONDS = 1.0
 #: what a process task runs while it runs (None) and once at its end (the exit code), given its output file:
 #: phrases for its summary
 Check = Callable[[int | None, str], list[str]]
+#: after a command has exited, how long its last output (or a child's) may take to reach the file
+OUTPUT_DRAIN_S = 0.2
+_NO_LOCK = nullcontext()  # a worker's output file is only ever appended to
 
 
 @dataclass
@@ -55,6 +61,8 @@ class BackgroundTask:
     announced: bool = False
     read_offset: int = 0
     process: TrackedProcess | None = field(default=None, repr=False)
+    #: a command's capped output file (None for a worker, which writes its own)
+    output: CappedOutput | None = field(default=None, repr=False)
     stop_event: threading.Event = field(default_factory=threading.Event, repr=False)
     done: threading.Event = field(default_factory=threading.Event, repr=False)
 
@@ -95,6 +103,8 @@ class TaskRegistry:
         self._lock = threading.RLock()
         self._tasks: dict[str, BackgroundTask] = {}
         self.listeners: list[Callable[[BackgroundTask], None]] = [on_change] if on_change else []
+        #: a command's output file keeps its newest part past this many bytes (0: no cap)
+        self.output_limit = DEFAULT_LIMIT_MB * MB
 
     # --- starting ------------------------------------------------------------------------
 
@@ -117,8 +127,9 @@ class TaskRegistry:
         """
         task = self._new("bash", description or command)
         env = dict(os.environ if env is None else env, PAGER="cat", GIT_PAGER="cat", GIT_TERMINAL_PROMPT="0")
+        task.output = CappedOutput(task.output_path, self.output_limit)
         try:
-            with open(task.output_path, "wb") as out:
+            with task.output.pipe() as out:
                 task.process = tracker().spawn([*argv_prefix, "/bin/bash", "-c", command], cwd=cwd, env=env,
                                                stdin=subprocess.DEVNULL, stdout=out, stderr=subprocess.STDOUT,
                                                **(spawn or {}))
@@ -143,6 +154,8 @@ class TaskRegistry:
     def _watch_process(self, task: BackgroundTask, check: Check | None = None) -> None:
         assert task.process is not None
         code = self._wait_checking(task, check)
+        if task.output is not None:
+            task.output.finished.wait(OUTPUT_DRAIN_S)  # its last lines reach the file before it counts as ended
         if check is not None:
             task.blocked += [b for b in _checked(check, code if code >= 0 else 128 - code, task.output_path)
                              if b not in task.blocked]
@@ -206,28 +219,45 @@ class TaskRegistry:
         return [t for t in self.all() if t.running]
 
     def read_new(self, task_id: str, limit: int = MAX_READ_CHARS) -> str:
-        """The output written since the last read (at most `limit` bytes; the rest waits for the next read)."""
+        """The output written since the last read (at most `limit` bytes; the rest waits for the next read).
+
+        When the cap dropped output the reader had not seen, the text starts with a line saying how much.
+        """
         task = self._require(task_id)
-        try:
-            with open(task.output_path, "rb") as f:
-                f.seek(task.read_offset)
-                data = f.read(limit)
-        except OSError:
-            return ""
-        data = data[: _complete_utf8(data)]  # a character split across reads waits for the next one
-        task.read_offset += len(data)
-        return data.decode("utf-8", errors="replace")
+        with task.output.lock if task.output is not None else _NO_LOCK:
+            dropped = task.output.dropped if task.output is not None else 0
+            missed = max(0, dropped - task.read_offset)
+            position = max(task.read_offset, dropped) - dropped  # read_offset counts every byte ever written
+            try:
+                with open(task.output_path, "rb") as f:
+                    f.seek(position)
+                    data = f.read(limit)
+            except OSError:
+                return ""
+            data = data[: _complete_utf8(data)]  # a character split across reads waits for the next one
+            task.read_offset = dropped + position + len(data)
+        text = data.decode("utf-8", errors="replace")
+        if missed:
+            assert task.output is not None
+            text = f"[{size_text(missed)} of output not read before the cap dropped it. {task.output.note()}]\n{text}"
+        return text
 
     def tail(self, task_id: str, lines: int = 20) -> str:
         """The last `lines` lines of the output (for `/tasks`), without moving the read position."""
         task = self._require(task_id)
-        try:
-            with open(task.output_path, "rb") as f:
-                f.seek(max(0, os.fstat(f.fileno()).st_size - 16384))
-                data = f.read()
-        except OSError:
-            return ""
+        with task.output.lock if task.output is not None else _NO_LOCK:
+            try:
+                with open(task.output_path, "rb") as f:
+                    f.seek(max(0, os.fstat(f.fileno()).st_size - 16384))
+                    data = f.read()
+            except OSError:
+                return ""
         return "\n".join(data.decode("utf-8", errors="replace").splitlines()[-lines:])
+
+    def output_note(self, task_id: str) -> str:
+        """One sentence when the task's output passed its cap and the oldest part was dropped, else ''."""
+        task = self._require(task_id)
+        return task.output.note() if task.output is not None else ""
 
     def wait(self, task_id: str, timeout: float, cancel: threading.Event | None = None) -> bool:
         """Wait up to `timeout` seconds for the task to end (sooner when `cancel` is set); True if it has."""
