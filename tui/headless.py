@@ -217,6 +217,8 @@ def run_headless(options: AgentOptions, prompt: str, fmt: str = "text", *, parti
     for problem in session.catalog.problems:
         err.write(visible(f"agent-tui: {problem}\n"))
     prepared = prepare_prompt(session, prompt, session.cancel_event)
+    for notice in prepared.notices:  # an `@` mention -p may not attach: said, and the prompt goes without it
+        err.write(visible(f"agent-tui: {notice}\n"))
     if prepared.refusal:
         err.write(visible(f"agent-tui: {prepared.refusal}\n"))
         session.close()
