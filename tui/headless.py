@@ -34,6 +34,7 @@ from tui.agent.events import (
 from tui.agent.options import AgentOptions
 from tui.agent.session import AgentSession
 from tui.headless_verbose import VerboseLines
+from tui.redact import redact
 from tui.sanitize import visible
 
 NORMAL_STOPS = {"end_turn", "stop_sequence", "max_tokens", "model_context_window_exceeded"}
@@ -77,7 +78,7 @@ class HeadlessRenderer:
 
     def emit(self, obj: dict[str, Any]) -> None:
         if self.fmt == "stream-json":
-            self.out.write(json.dumps(obj, ensure_ascii=False, default=str) + "\n")
+            self.out.write(redact(json.dumps(obj, ensure_ascii=False, default=str)) + "\n")
             self.out.flush()
         elif self.collect:
             self.stream_lines.append(obj)
@@ -243,7 +244,7 @@ def run_headless(options: AgentOptions, prompt: str, fmt: str = "text", *, parti
 
         result["context"] = context_map(session)  # what /context shows
         whole = [*renderer.stream_lines, result] if renderer.collect else result
-        out.write(json.dumps(whole, ensure_ascii=False, default=str) + "\n")
+        out.write(redact(json.dumps(whole, ensure_ascii=False, default=str)) + "\n")
     else:
         text = result["result"]
         if text:

@@ -7,7 +7,7 @@ from typing import Any
 
 from .config import ProviderError, canonical_model, resolve_provider
 from .credentials import custom_headers, env_key_present, key_helper
-from .network import check_ca_bundle
+from .network import check_ca_bundle, check_proxies
 
 
 def configure(opts: Any, settings: Any, *, model_flag: str | None = None, fallback_model: str | None = None) -> None:
@@ -31,6 +31,7 @@ def configure(opts: Any, settings: Any, *, model_flag: str | None = None, fallba
         return
     config = resolve_provider(opts.provider, opts.model_ids)
     check_ca_bundle()
+    check_proxies()  # a proxy URL httpx cannot use is named now, not as an internal error at the first request
     custom_headers()  # a malformed ANTHROPIC_CUSTOM_HEADERS is reported now, not at the first request
     if config.name != "anthropic":
         from .clients import check_extra
