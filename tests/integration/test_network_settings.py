@@ -63,3 +63,22 @@ def test_a_proxy_url_that_cannot_work_is_one_sentence_naming_the_variable(projec
     assert proc.stderr.startswith(f"agent-tui: {says}"), proc.stderr
     assert len(proc.stderr.strip().splitlines()) == 1 and PASSWORD not in proc.stderr
     assert "Internal error" not in proc.stderr and "Traceback" not in proc.stderr
+
+
+@pytest.mark.parametrize(
+    ("headers", "says"),
+    [
+        ("X-Team\x01: a", "ANTHROPIC_CUSTOM_HEADERS line 1: the header name `X-Team␁` holds `␁`, which a header name"),
+        ("X-Ok: 1\nX-\x1b[31m: 2", "ANTHROPIC_CUSTOM_HEADERS line 2: the header name `X-␛[31m` holds `␛`"),
+        ("X-Key: sk-\x7fsecret", "ANTHROPIC_CUSTOM_HEADERS line 1: the value of X-Key holds a control character"),
+    ],
+)
+def test_a_custom_header_with_a_control_byte_is_one_sentence_at_start(project, headers, says) -> None:
+    with FakeAPI([Reply([Text("never")])]) as api:
+        proc = run_p(["hi"], project, {"ANTHROPIC_BASE_URL": api.base_url, "ANTHROPIC_API_KEY": "sk-test",
+                                       "ANTHROPIC_CUSTOM_HEADERS": headers})
+        assert api.requests == []
+    assert proc.returncode == 2
+    assert proc.stderr.startswith(f"agent-tui: {says}"), proc.stderr
+    assert len(proc.stderr.strip().splitlines()) == 1 and "secret" not in proc.stderr
+    assert "connection" not in proc.stderr and "Traceback" not in proc.stderr

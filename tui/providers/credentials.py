@@ -9,6 +9,7 @@ naming the setting (a `CredentialError`, a ValueError).
 from __future__ import annotations
 
 import os
+import re
 import signal
 import subprocess
 import threading
@@ -100,15 +101,38 @@ def env_key_present() -> bool:
     return bool(os.environ.get("ANTHROPIC_API_KEY") or os.environ.get("ANTHROPIC_AUTH_TOKEN"))
 
 
+#: the characters of an HTTP header name (RFC 9110 `token`)
+_TOKEN = re.compile(r"[!#$%&'*+.^_`|~0-9A-Za-z-]+")
+#: what a header value may not hold: control characters other than tab
+_VALUE_CONTROL = re.compile(r"[\x00-\x08\x0a-\x1f\x7f]")
+
+
 def custom_headers(text: str | None = None) -> dict[str, str]:
-    """ANTHROPIC_CUSTOM_HEADERS, one `Name: value` a line; CredentialError names a bad line."""
+    """ANTHROPIC_CUSTOM_HEADERS, one `Name: value` a line; CredentialError names a bad line.
+
+    A name outside HTTP's token characters or a value with a control character would fail every request
+    (as a dropped connection); it is one sentence at start instead. A value is never quoted: it may be a key.
+    """
+    from tui.sanitize import one_line
+
     text = os.environ.get("ANTHROPIC_CUSTOM_HEADERS", "") if text is None else text
     headers: dict[str, str] = {}
-    for number, line in enumerate(text.splitlines(), start=1):
+    for number, line in enumerate(text.split("\n"), start=1):
+        line = line.removesuffix("\r")
         if not line.strip():
             continue
         name, sep, value = line.partition(":")
-        if not sep or not name.strip() or any(c in name for c in " \t\r"):
-            raise CredentialError(f"ANTHROPIC_CUSTOM_HEADERS line {number} is not `Name: value`.")
-        headers[name.strip()] = value.strip()
+        name, value = name.strip(), value.strip()
+        where = f"ANTHROPIC_CUSTOM_HEADERS line {number}"
+        if not sep or not name:
+            raise CredentialError(f"{where} is not `Name: value`.")
+        if not _TOKEN.fullmatch(name):
+            bad = next(c for c in name if not _TOKEN.fullmatch(c))
+            what = "a space" if bad == " " else f"`{one_line(bad)}`"
+            raise CredentialError(f"{where}: the header name `{one_line(name)}` holds {what}, which a header "
+                                  "name cannot (letters, digits and !#$%&'*+-.^_`|~ only).")
+        if _VALUE_CONTROL.search(value):
+            raise CredentialError(f"{where}: the value of {name} holds a control character, which a header value "
+                                  "cannot; remove it.")
+        headers[name] = value
     return headers
