@@ -48,8 +48,15 @@ class HookRun:
     signal_name: str | None = None
     timed_out: bool = False
     start_error: str | None = None
-    truncated: bool = False
+    #: the stream went past KEEP_BYTES: only its head was kept (and the text says so)
+    stdout_cut: bool = False
+    stderr_cut: bool = False
     duration_ms: int = 0
+
+    @property
+    def truncated(self) -> bool:
+        """Whether either stream was cut."""
+        return self.stdout_cut or self.stderr_cut
 
     @property
     def hook_name(self) -> str:
@@ -145,7 +152,8 @@ def execute(run: HookRun, cwd: Path, env: dict[str, str], cancel: threading.Even
         run.start_error = exc.strerror or str(exc)
         return
     deadline = time.monotonic() + run.spec.timeout
-    out, err, run.timed_out, run.truncated = _communicate(proc, run.stdin.encode(), deadline, cancel)
+    out, err, run.timed_out, (run.stdout_cut, run.stderr_cut) = _communicate(proc, run.stdin.encode(), deadline,
+                                                                             cancel)
     if run.timed_out or (cancel is not None and cancel.is_set()):
         tracker().kill(proc, KILL_GRACE_S)
     code = proc.popen.poll()
@@ -164,7 +172,11 @@ def execute(run: HookRun, cwd: Path, env: dict[str, str], cancel: threading.Even
     if not run.timed_out:
         run.exit_code = code
     run.stdout = out.decode("utf-8", "replace")
-    run.stderr = err.decode("utf-8", "replace")
+    run.stderr = err.decode("utf-8", "replace") + (CUT_NOTE if run.stderr_cut else "")
+
+
+#: after a hook's stderr that went past KEEP_BYTES (it reaches the model or the user as the hook's message)
+CUT_NOTE = f"\n[… the rest of this hook's stderr was cut: only its first {KEEP_BYTES // 1024} KB are kept]"
 
 
 def _release(proc: TrackedProcess) -> None:
@@ -178,13 +190,13 @@ def _release(proc: TrackedProcess) -> None:
 
 
 def _communicate(proc: TrackedProcess, data: bytes, deadline: float,
-                 cancel: threading.Event | None) -> tuple[bytes, bytes, bool, bool]:
-    """(stdout, stderr, timed out, truncated): write stdin, keep the head of each stream, drain the rest."""
+                 cancel: threading.Event | None) -> tuple[bytes, bytes, bool, tuple[bool, bool]]:
+    """(stdout, stderr, timed out, (stdout cut, stderr cut)): write stdin, keep the head of each stream, drain the rest."""
     popen = proc.popen
     assert popen.stdin is not None and popen.stdout is not None and popen.stderr is not None
     out_fd, err_fd = popen.stdout.fileno(), popen.stderr.fileno()
     kept = {out_fd: bytearray(), err_fd: bytearray()}
-    truncated = False
+    cut: set[int] = set()
     sel = selectors.DefaultSelector()
     view = memoryview(data)
     stdin_fd = popen.stdin.fileno()
@@ -231,7 +243,7 @@ def _communicate(proc: TrackedProcess, data: bytes, deadline: float,
                 if room > 0:
                     buf += chunk[:room]
                 if len(chunk) > room:
-                    truncated = True
+                    cut.add(fd)
     finally:
         sel.close()
         for stream in (popen.stdin, popen.stdout, popen.stderr):
@@ -239,4 +251,4 @@ def _communicate(proc: TrackedProcess, data: bytes, deadline: float,
                 stream.close()
             except OSError:
                 pass
-    return bytes(kept[out_fd]), bytes(kept[err_fd]), timed_out, truncated
+    return bytes(kept[out_fd]), bytes(kept[err_fd]), timed_out, (out_fd in cut, err_fd in cut)
