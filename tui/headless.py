@@ -52,6 +52,8 @@ def exit_code(reason: str) -> int:
         return 0
     if reason == "interrupted":
         return 130
+    if reason == "credentials":  # a setting to fix, as a provider that cannot work at start
+        return 2
     return 1
 
 

@@ -82,7 +82,10 @@ class KeyHelper:
         key = out.decode(errors="replace").strip()
         if not key:
             raise CredentialError(f"{where} printed no key.")
-        return key.splitlines()[0].strip()
+        key = key.splitlines()[0].strip()
+        if problem := key_problem(key):  # refused here, not sent as a header the server answers with a 431 page
+            raise CredentialError(f"{where} printed a first line that {problem}: it must print the key alone.")
+        return key
 
 
 _helpers: dict[tuple[str, str], KeyHelper] = {}
@@ -94,6 +97,30 @@ def key_helper(command: str, cwd: Path) -> KeyHelper:
     if ident not in _helpers:
         _helpers[ident] = KeyHelper(command, cwd)
     return _helpers[ident]
+
+
+#: longer than any API key or bearer token; a header this size is refused by the server (431)
+MAX_KEY_CHARS = 8192
+ENV_KEYS = ("ANTHROPIC_API_KEY", "ANTHROPIC_AUTH_TOKEN")
+
+
+def key_problem(key: str) -> str | None:
+    """Why `key` cannot be sent as a key (too long, a control character, a space, not ASCII), else None."""
+    if len(key) > MAX_KEY_CHARS:
+        return f"is {len(key):,} characters long, more than any key (at most {MAX_KEY_CHARS:,})"
+    if any(ord(c) < 0x21 or ord(c) == 0x7F for c in key):
+        return "holds a space or a control character, which no key has"
+    if not key.isascii():
+        return "holds a character that is not ASCII, which no key has"
+    return None
+
+
+def check_env_keys() -> None:
+    """CredentialError naming the variable when ANTHROPIC_API_KEY or ANTHROPIC_AUTH_TOKEN cannot be a key."""
+    for name in ENV_KEYS:
+        value = os.environ.get(name, "").strip()
+        if value and (problem := key_problem(value)):
+            raise CredentialError(f"{name} {problem}: set it to the key alone.")
 
 
 def env_key_present() -> bool:

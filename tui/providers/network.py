@@ -111,26 +111,54 @@ def _causes(exc: BaseException) -> list[BaseException]:
     return seen
 
 
-def _credential_failure(chain: list[BaseException]) -> str | None:
-    """One sentence when the provider's credentials could not be had (no retry mends that)."""
+NO_AWS_CREDENTIALS = ("Bedrock found no AWS credentials: set AWS_PROFILE or AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY, "
+                      "or set CLAUDE_CODE_SKIP_BEDROCK_AUTH=1 behind a gateway.")
+#: botocore's errors about where credentials come from (matched by name: botocore is imported only for Bedrock)
+AWS_CREDENTIAL_ERRORS = frozenset({
+    "NoCredentialsError", "PartialCredentialsError", "CredentialRetrievalError", "InvalidConfigError",
+    "SSOTokenLoadError", "UnauthorizedSSOTokenError", "TokenRetrievalError", "SSOError", "InvalidProfileError",
+    "RefreshWithMFAUnsupportedError", "MetadataRetrievalError", "ConfigParseError", "ConfigNotFound",
+})
+
+
+def _aws_failure(cause: BaseException) -> str | None:
+    """One sentence for botocore's credential and profile errors, naming the setting to fix."""
+    name = type(cause).__name__
+    if not type(cause).__module__.startswith("botocore"):
+        return None
+    if name == "ProfileNotFound":
+        profile = getattr(cause, "kwargs", {}).get("profile") or os.environ.get("AWS_PROFILE", "")
+        return (f"Bedrock could not use the AWS profile {profile!r} (AWS_PROFILE): it is not in the AWS config files "
+                "(~/.aws/config, ~/.aws/credentials, or AWS_CONFIG_FILE); fix AWS_PROFILE or add the profile.")
+    if name == "NoCredentialsError":
+        return NO_AWS_CREDENTIALS
+    if name in AWS_CREDENTIAL_ERRORS:
+        return (f"Bedrock could not get AWS credentials ({cause}); check AWS_PROFILE and the AWS config files "
+                "(run `aws sso login` for an SSO profile), or set CLAUDE_CODE_SKIP_BEDROCK_AUTH=1 behind a gateway.")
+    return None
+
+
+def credential_failure(exc: BaseException) -> str | None:
+    """One sentence when the provider's credentials could not be had (no retry mends that), else None."""
     from .config import ProviderError
     from .credentials import CredentialError
 
-    for cause in chain:
+    for cause in _causes(exc):
         if isinstance(cause, (ProviderError, CredentialError)):
             return str(cause)
         if type(cause).__name__ == "DefaultCredentialsError":
             return ("Vertex AI found no Google credentials: run `gcloud auth application-default login`, set "
                     "GOOGLE_APPLICATION_CREDENTIALS, or set CLAUDE_CODE_SKIP_VERTEX_AUTH=1 behind a gateway.")
+        if sentence := _aws_failure(cause):
+            return sentence
         # SDK 0.x: "could not resolve credentials"; 2.x: "Could not resolve AWS credentials from session"
         if isinstance(cause, RuntimeError) and "could not resolve" in str(cause).lower() and "credentials" in str(cause):
-            return ("Bedrock found no AWS credentials: set AWS_PROFILE or AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY, "
-                    "or set CLAUDE_CODE_SKIP_BEDROCK_AUTH=1 behind a gateway.")
+            return NO_AWS_CREDENTIALS
     return None
 
 
 def connection_failure(exc: BaseException) -> str | None:
-    """One sentence for a TLS, proxy or credential failure, naming the host or setting to check; else None."""
+    """One sentence for a TLS or proxy failure, naming the host or setting to check; else None."""
     try:
         request = getattr(exc, "request", None)
     except RuntimeError:  # an httpx error made without its request
@@ -138,9 +166,6 @@ def connection_failure(exc: BaseException) -> str | None:
     url = str(getattr(request, "url", "") or "")
     host = urlsplit(url).hostname or "the API host"
     chain = _causes(exc)
-    credentials = _credential_failure(chain)
-    if credentials:
-        return credentials
     text = " ".join(str(c) for c in chain)
     if any(isinstance(c, ssl.SSLCertVerificationError) for c in chain) or "CERTIFICATE_VERIFY_FAILED" in text:
         bundle = ca_bundle()

@@ -6,7 +6,7 @@ import os
 from typing import Any
 
 from .config import ProviderError, canonical_model, resolve_provider
-from .credentials import custom_headers, env_key_present, key_helper
+from .credentials import check_env_keys, custom_headers, env_key_present, key_helper
 from .network import check_ca_bundle, check_proxies
 
 
@@ -37,5 +37,7 @@ def configure(opts: Any, settings: Any, *, model_flag: str | None = None, fallba
         from .clients import check_extra
 
         check_extra(config)
-    elif opts.api_key_helper and not env_key_present():
+        return
+    check_env_keys()  # so is a key no header can carry
+    if opts.api_key_helper and not env_key_present():
         key_helper(opts.api_key_helper, opts.project_dir).key()  # a broken helper stops the start, in one sentence
