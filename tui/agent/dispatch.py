@@ -301,7 +301,7 @@ class Dispatcher:
                 suggested = self.policy.suggest_rule(tool, call.input, ctx)
             except Exception:
                 suggested = call.name
-            advice = print_mode_advice(verdict, call.name, tool.kind, call.input, suggested)  # what works, by cause
+            advice = print_mode_advice(verdict, tool.kind, call.input, suggested)  # what works, by why it asked
             return False, (f"Permission to {verb} {target} was not granted: {verdict.reason.rstrip('.')}, and this "
                            f"session cannot ask (non-interactive). {advice}")
         return self._ask(tool, call, ctx, cancel, verdict.reason, outcome)

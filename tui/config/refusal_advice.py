@@ -14,7 +14,7 @@ from typing import Any
 SANDBOX_OFF = "--settings '" + json.dumps({"sandbox": {"enabled": False}}) + "'"
 
 
-def print_mode_advice(verdict: Any, tool_name: str, tool_kind: str, tool_input: Any, suggested: str) -> str:
+def print_mode_advice(verdict: Any, tool_kind: str, tool_input: Any, suggested: str) -> str:
     """For a call `-p` refused because it needed a yes: the one thing the user can change so it runs."""
     source, rule = getattr(verdict, "source", None), getattr(verdict, "rule", None)
     if source == "sandbox":

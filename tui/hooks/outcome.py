@@ -143,7 +143,7 @@ def checked_fields(data: dict[str, Any]) -> tuple[dict[str, Any], list[str]]:
         kept = {}
         for key, value in table.items():
             kind = fields.get(key)
-            if kind is not None and (not isinstance(value, kind[0]) or (kind[0] is not bool and isinstance(value, bool))):
+            if kind is not None and not isinstance(value, kind[0]):
                 wrong.append(f"`{prefix}{key}` should be {kind[1]}, not {_type_name(value)}")
                 continue
             kept[key] = value

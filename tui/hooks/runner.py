@@ -26,6 +26,8 @@ from tui.hooks.config import HookConfig, HookSpec
 from tui.tools.processes import TrackedProcess, tracker
 
 KEEP_BYTES = 256 * 1024
+#: after a hook's stderr that went past KEEP_BYTES (it reaches the model or the user as the hook's message)
+CUT_NOTE = f"\n[… the rest of this hook's stderr was cut: only its first {KEEP_BYTES // 1024} KB are kept]"
 #: after the hook itself has exited, how long a child holding its pipes open may go on writing
 DRAIN_AFTER_EXIT_S = 0.2
 KILL_GRACE_S = 0.5
@@ -174,9 +176,6 @@ def execute(run: HookRun, cwd: Path, env: dict[str, str], cancel: threading.Even
     run.stdout = out.decode("utf-8", "replace")
     run.stderr = err.decode("utf-8", "replace") + (CUT_NOTE if run.stderr_cut else "")
 
-
-#: after a hook's stderr that went past KEEP_BYTES (it reaches the model or the user as the hook's message)
-CUT_NOTE = f"\n[… the rest of this hook's stderr was cut: only its first {KEEP_BYTES // 1024} KB are kept]"
 
 
 def _release(proc: TrackedProcess) -> None:
