@@ -218,7 +218,7 @@ def _run(args: argparse.Namespace, own_process: bool) -> int:
     try:
         opts, problems = options_from_args(args)
     except (OSError, ValueError) as exc:
-        print(f"agent-tui: {exc}", file=sys.stderr)
+        print(visible(f"agent-tui: {exc}"), file=sys.stderr)  # a setting may quote a URL: its credentials show as ***
         return 2
     if not opts.project_dir.is_dir():
         print(f"agent-tui: the project directory {opts.project_dir} does not exist.", file=sys.stderr)
@@ -238,7 +238,7 @@ def _run(args: argparse.Namespace, own_process: bool) -> int:
         try:
             session = open_session(opts, args, print_mode=True)
         except LookupError as exc:
-            print(f"agent-tui: {exc}", file=sys.stderr)
+            print(visible(f"agent-tui: {exc}"), file=sys.stderr)
             return 2
         code = run_headless(opts, prompt, args.output_format, partial=args.include_partial_messages, session=session,
                             verbose=args.verbose, hook_events=args.include_hook_events)
@@ -249,7 +249,7 @@ def _run(args: argparse.Namespace, own_process: bool) -> int:
         try:
             session = open_session(opts, args, print_mode=False)
         except LookupError as exc:
-            print(f"agent-tui: {exc}", file=sys.stderr)
+            print(visible(f"agent-tui: {exc}"), file=sys.stderr)
             return 2
         from tui.ui.screens.resume_screen import run_resumed_app
 

@@ -15,6 +15,7 @@ from concurrent.futures import Future, ThreadPoolExecutor, wait
 from dataclasses import dataclass, field
 from typing import Any
 
+from tui.config.refusal_advice import print_mode_advice
 from tui.sandbox import gate as sandbox_gate
 from tui.tools.base import FatalToolError, Tool, ToolContext, ToolError, ToolInterrupted, ToolResult
 
@@ -307,11 +308,13 @@ class Dispatcher:
                 PermissionResolved(tool_use_id=call.id, tool_name=call.name, allowed=False, scope="mode",
                                    reason="non-interactive: no one to ask")
             )
-            return False, (
-                f"Permission to {verb} {target} was not granted: {call.name} needs approval and this session "
-                "cannot ask (non-interactive). Rerun with --permission-mode acceptEdits or --allowedTools "
-                f"{call.name} to allow it, or continue without it."
-            )
+            try:
+                suggested = self.policy.suggest_rule(tool, call.input, ctx)
+            except Exception:
+                suggested = call.name
+            advice = print_mode_advice(verdict, tool.kind, call.input, suggested)  # what works, by why it asked
+            return False, (f"Permission to {verb} {target} was not granted: {verdict.reason.rstrip('.')}, and this "
+                           f"session cannot ask (non-interactive). {advice}")
         return self._ask(tool, call, ctx, cancel, verdict.reason, outcome)
 
     def _verdict(self, tool: Tool, call: Call, ctx: ToolContext) -> Any:

@@ -177,6 +177,11 @@ class PermissionPolicy:
                 return rule
         return None
 
+    def read_allowed_by_rule(self, path: Path) -> str | None:
+        """The allow rule that names reading `path` (every form of it), else None: what lets an outside `@path` in."""
+        rule = self._path_rule("allow", "Read", "read", path, every=True)
+        return rule.rule if rule is not None else None
+
     def boundary_problem(self, path: Path) -> str | None:
         """Why writing `path` must ask even with an allow rule: outside the project, or protected."""
         for variant in path_variants(path):

@@ -23,6 +23,9 @@ from typing import Any
 from tui.hooks.config import HookConfig, HookSpec
 from tui.tools.captured import KEEP_BYTES, run_captured
 
+#: after a hook's stderr that went past KEEP_BYTES (it reaches the model or the user as the hook's message)
+CUT_NOTE = f"\n[… the rest of this hook's stderr was cut: only its first {KEEP_BYTES // 1024} KB are kept]"
+
 
 @dataclass
 class HookRun:
@@ -41,8 +44,15 @@ class HookRun:
     signal_name: str | None = None
     timed_out: bool = False
     start_error: str | None = None
-    truncated: bool = False
+    #: the stream went past KEEP_BYTES: only its head was kept (and the text says so)
+    stdout_cut: bool = False
+    stderr_cut: bool = False
     duration_ms: int = 0
+
+    @property
+    def truncated(self) -> bool:
+        """Whether either stream was cut."""
+        return self.stdout_cut or self.stderr_cut
 
     @property
     def hook_name(self) -> str:
@@ -137,7 +147,7 @@ def execute(run: HookRun, cwd: Path, env: dict[str, str], cancel: threading.Even
     except OSError as exc:
         run.start_error = exc.strerror or str(exc)
         return
-    run.timed_out, run.truncated = done.timed_out, done.truncated
+    run.timed_out, run.stdout_cut, run.stderr_cut = done.timed_out, done.stdout_cut, done.stderr_cut
     code = done.exit_code if done.exit_code is not None else -signal.SIGKILL
     if code < 0:
         try:
@@ -147,4 +157,4 @@ def execute(run: HookRun, cwd: Path, env: dict[str, str], cancel: threading.Even
     if not run.timed_out:
         run.exit_code = code
     run.stdout = done.stdout.decode("utf-8", "replace")
-    run.stderr = done.stderr.decode("utf-8", "replace")
+    run.stderr = done.stderr.decode("utf-8", "replace") + (CUT_NOTE if run.stderr_cut else "")

@@ -22,7 +22,7 @@ import anyio
 from mcp.shared.message import SessionMessage
 from mcp_types import jsonrpc_message_adapter
 
-from tui.mcp.config import McpServerConfig
+from tui.mcp.config import McpServerConfig, ServerCwdMissing, cwd_problem, server_cwd
 from tui.tools.processes import TrackedProcess, tracker
 
 #: called with ("send" | "recv", the message as a dict)
@@ -111,7 +111,10 @@ async def tracked_stdio(config: McpServerConfig, project_dir: Path, log_path: Pa
     log_path.parent.mkdir(parents=True, exist_ok=True)
     log = open(log_path, "ab", buffering=0)  # noqa: SIM115 - the server writes it for its whole life
     log.write(f"--- {time.strftime('%Y-%m-%d %H:%M:%S')} starting {config.command} {' '.join(config.args)}\n".encode())
-    cwd = config.cwd or str(project_dir)
+    cwd = server_cwd(config, project_dir)
+    if problem := cwd_problem(config, project_dir):
+        log.close()
+        raise ServerCwdMissing(problem)
     try:
         proc = tracker().spawn([config.command, *config.args], env=server_env(config, project_dir), cwd=cwd,
                                stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=log)

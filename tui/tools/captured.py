@@ -38,10 +38,16 @@ class CapturedRun:
     exit_code: int | None = None
     timed_out: bool = False
     cancelled: bool = False
-    #: a stream printed more than `keep_bytes` (the rest was dropped)
-    truncated: bool = False
+    #: the stream printed more than `keep_bytes` (the rest was dropped)
+    stdout_cut: bool = False
+    stderr_cut: bool = False
     #: something of its tree still held its output after it exited (and was killed)
     left_running: bool = False
+
+    @property
+    def truncated(self) -> bool:
+        """Whether either stream was cut."""
+        return self.stdout_cut or self.stderr_cut
 
 
 def run_captured(argv: Sequence[str], *, cwd: Path | str, timeout: float, env: dict[str, str] | None = None,
@@ -141,7 +147,10 @@ def _read(tracked: TrackedProcess, data: bytes, deadline: float, cancel: threadi
                 if room > 0:
                     buf += chunk[:room]
                 if len(chunk) > room:
-                    run.truncated = True
+                    if key.fd == out_fd:
+                        run.stdout_cut = True
+                    else:
+                        run.stderr_cut = True
     finally:
         sel.close()
         for stream in (popen.stdin, popen.stdout, popen.stderr):
