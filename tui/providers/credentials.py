@@ -76,6 +76,9 @@ class KeyHelper:
         if not key:
             raise CredentialError(f"{where} printed no key.")
         key = key.splitlines()[0].strip()
+        if done.stdout_cut and len(key) >= MAX_KEY_CHARS:  # only the head of a flood was kept: say "more than"
+            raise CredentialError(f"{where} printed a first line of more than {len(key):,} characters, more than any "
+                                  f"key (at most {MAX_KEY_CHARS:,}): it must print the key alone.")
         if problem := key_problem(key):  # refused here, not sent as a header the server answers with a 431 page
             raise CredentialError(f"{where} printed a first line that {problem}: it must print the key alone.")
         return key
