@@ -165,6 +165,10 @@ class HeadlessRenderer:
         reason = stop.reason if stop else "error"
         is_error = exit_code(reason) != 0
         usage: dict[str, Any] = dict(fin.usage) if fin else {}
+        from tui.agent.cost_report import cost_breakdown  # this run's requests: its subagents and compactions too
+
+        turn = fin.turn_id if fin else self.session.turn_count
+        breakdown = cost_breakdown([e for e in self.session.costs.snapshot() if e.turn == turn])
         if searches := usage.pop("web_search_requests", 0):  # where Claude Code reports them
             usage["server_tool_use"] = {"web_search_requests": searches}
         return {
@@ -178,7 +182,8 @@ class HeadlessRenderer:
             "duration_ms": int((time.monotonic() - self.started) * 1000),
             "duration_api_ms": self.api_ms,
             "usage": usage,
-            "total_cost_usd": round(fin.cost_usd, 6) if fin else 0.0,
+            "total_cost_usd": breakdown["total_cost_usd"] if fin else 0.0,
+            "cost_breakdown": breakdown,
             "result": self.session.turn_text(),  # this turn's answer only, never an earlier one
             "session_id": self.session.session_id,
             "permission_denials": self.session.denials,

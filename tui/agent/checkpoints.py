@@ -10,6 +10,8 @@ blobs its record names as `before` are on disk:
 - `change`: one file changed (by Edit, Write, Bash or a restore), with the blob and mode
   before and after; it is written, with its blob, *before* the file is touched;
 - `conv` / `branch`: a conversation rewound (the abandoned messages are kept as a blob);
+- `compacted`: a conversation compacted (its messages before the summary are kept as a blob, and
+  a new conversation starts, so /rewind can return to a prompt before the compaction);
 - `untracked`: a Bash command ran in a project too big to scan, so its changes are not known.
 
 The state of the files at any point of the log is recovered by taking, for every path
@@ -121,6 +123,8 @@ class Checkpoints:
         self.branches: list[Branch] = []
         self.convs: dict[str, tuple[str | None, int | None]] = {"": (None, None)}
         self.conv = ""
+        #: conversation -> blob of its messages just before it was compacted
+        self.compactions: dict[str, str] = {}
         self.undone: set[int] = set()
         self.untracked: dict[int, str] = {}
         self.damaged = 0
@@ -183,6 +187,8 @@ class Checkpoints:
         elif kind == "branch":
             self.branches.append(Branch(str(r["id"]), str(r["conv"]), str(r["messages"]), int(r["pos"]),
                                         str(r.get("first", "")), int(r.get("prompts", 0)), str(r.get("ts", ""))))
+        elif kind == "compacted":
+            self.compactions[str(r["conv"])] = str(r["messages"])
         elif kind == "undone":
             self.undone.add(int(r["cp"]))
         elif kind == "untracked":
@@ -432,11 +438,43 @@ class Checkpoints:
             return conv
 
     def branch_messages(self, branch: Branch) -> list[dict[str, Any]]:
-        data = self.blobs.get(branch.messages)
+        return self._messages_blob(branch.messages)
+
+    def _messages_blob(self, name: str) -> list[dict[str, Any]]:
+        data = self.blobs.get(name)
         messages = json.loads(data.decode("utf-8", "surrogateescape"))
         if not isinstance(messages, list):
-            raise BlobError(f"checkpoint blob {branch.messages[:12]} is damaged")
+            raise BlobError(f"checkpoint blob {name[:12]} is damaged")
         return messages
+
+    def compacted(self, messages: list[dict[str, Any]]) -> str:
+        """Keep the history a compaction is replacing, and go on in a new conversation (returns its id)."""
+        data = json.dumps(messages, ensure_ascii=False, default=str).encode("utf-8", "surrogateescape")
+        with self.lock:
+            name = self.blobs.put(data)
+            old = self.conv
+            self._write({"t": "compacted", "conv": old, "messages": name})
+            return self.new_conv(old, None)
+
+    def history_before_compaction(self, conv: str) -> list[dict[str, Any]] | None:
+        """The messages a prompt of `conv` indexes into when a compaction lies between it and now, else None.
+
+        Walking from the current conversation up to `conv`, the compacted conversation nearest
+        to `conv` holds them (a rewind keeps the numbering; a compaction starts a new one).
+        """
+        with self.lock:
+            found: str | None = None
+            at: str | None = self.conv
+            seen: set[str] = set()
+            while at is not None and at not in seen:
+                seen.add(at)
+                if at in self.compactions:
+                    found = at
+                if at == conv:
+                    break
+                at = self.convs.get(at, (None, None))[0]
+            name = self.compactions.get(found) if found is not None else None
+        return self._messages_blob(name) if name is not None else None
 
     def mark_undone(self, checkpoint: int) -> None:
         with self.lock:

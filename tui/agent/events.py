@@ -315,11 +315,17 @@ class CompactionStarted(Event):
 
 @_event
 class CompactionFinished(Event):
+    """A compaction ended; when `ok`, `dropped` says what the summary replaced (compaction.py)."""
+
     summary: str
     messages_before: int
     messages_after: int
     ok: bool
     detail: str = ""
+    #: what was summarised and kept: turn ranges, message and token counts, pins (compaction.compaction_plan)
+    plan: dict[str, Any] = field(default_factory=dict)
+    #: one entry per message summarised away: {"index", "role", "text" (an excerpt), "tokens"}
+    dropped: tuple[dict[str, Any], ...] = ()
 
 
 # --- MCP (tui/mcp) --------------------------------------------------------------------
@@ -469,3 +475,6 @@ class CheckpointSaved(Event):
     checkpoint: int
     reason: str
     paths: tuple[str, ...] = ()
+
+
+from .cost_events import CacheMissed, CompactionProposed, MessagePinned, RequestCosted  # noqa: E402,F401

@@ -163,7 +163,7 @@ def _segment_files(cps: Checkpoints, start: int, end: int) -> list[tuple[str, in
 def rewind_entries(session: AgentSession) -> list[RewindEntry]:
     """Every earlier prompt of the current conversation, oldest first, then the branches left by rewinds."""
     cps = session.checkpoints
-    points = [p for p in cps.visible_prompts() if p.msg < len(session.messages)]
+    points = [p for p in cps.visible_prompts() if p.msg < len(_history_of(session, p))]
     entries: list[RewindEntry] = []
     if not points:  # a session recorded before checkpoints: the conversation can still go back
         for index, message in enumerate(session.messages):
@@ -178,6 +178,15 @@ def rewind_entries(session: AgentSession) -> list[RewindEntry]:
         label = f"branch left at {branch.ts[11:16]}: {branch.first} ({plural(branch.prompts, 'prompt')})"
         entries.append(RewindEntry(label, branch.ts, branch, None, branch.pos))
     return entries
+
+
+def _history_of(session: AgentSession, point: PromptPoint) -> list[dict[str, Any]]:
+    """The history `point.msg` counts in: the current one, or the one a later compaction replaced."""
+    try:
+        kept = session.checkpoints.history_before_compaction(point.conv)
+    except (BlobError, ValueError):
+        kept = None
+    return session.messages if kept is None else kept
 
 
 def _user_text(message: dict[str, Any]) -> str:
@@ -266,11 +275,16 @@ def restore_conversation(session: AgentSession, entry: RewindEntry) -> None:
         parent, cut = entry.point.conv, None
     else:
         assert entry.msg is not None
-        messages, parent, cut = current[:entry.msg], cps.conv, entry.msg
+        before = _history_of(session, entry.point) if isinstance(entry.point, PromptPoint) else current
+        # before a compaction: its own (longer) history, continued from the conversation it was in
+        parent = entry.point.conv if isinstance(entry.point, PromptPoint) and before is not session.messages \
+            else cps.conv
+        messages, cut = before[:entry.msg], entry.msg
     if messages == current:
         return
     cps.new_conv(parent, cut)
     session.messages = messages
+    session.costs.note_rewrite(session.loop_path, "history rewound")
     session._before_prompt = (len(messages), messages[-1] if messages else None)
     if getattr(session, "context", None) is not None:
         session.context.reset()

@@ -19,6 +19,8 @@ from tui.config.special_files import is_regular_file, read_regular_bytes
 MEMORY_NAMES = ("AGENTS.md", "CLAUDE.md", "AGENTS.local.md", "CLAUDE.local.md")  # *.local.md: `#` lines kept out of git
 MAX_IMPORT_DEPTH = 5
 MAX_FILE_CHARS = 40_000
+#: the first line of the memory block in the system prompt (the cost ledger recognises the block by it)
+MEMORY_HEADING = "# Memory files"
 IMPORT = re.compile(r"(?:^|(?<=\s))@((?:~/|\.{1,2}/|/)?[\w.\-/]+)")
 FENCE = re.compile(r"^\s*(```|~~~)")
 INLINE_CODE = re.compile(r"`[^`]*`")
@@ -107,7 +109,7 @@ def memory_system_text(files: list[MemoryFile]) -> str:
     if not files:
         return ""
     parts = [
-        "# Memory files",
+        MEMORY_HEADING,
         "The user's instruction files (AGENTS.md / CLAUDE.md and their imports). Follow them; "
         "later, more specific files take precedence over earlier ones.",
     ]
