@@ -12,10 +12,12 @@ import sys
 import time
 from typing import Any, TextIO
 
+from tui.agent.cost_report import cache_miss_line, cost_breakdown
 from tui.agent.events import (
     BlockDelta,
     BlockFinished,
     BlockStarted,
+    CacheMissed,
     CompactionFinished,
     Event,
     HookFinished,
@@ -117,6 +119,8 @@ class HeadlessRenderer:
             self.api_ms += event.duration_ms
         elif isinstance(event, CompactionFinished):
             self.err.write(f"agent-tui: context compaction: {visible(event.detail)}\n")
+        elif isinstance(event, CacheMissed):
+            self.err.write(f"agent-tui: {visible(cache_miss_line(event))}\n")
         elif isinstance(event, LoopStopped):
             self.stopped = event
         elif isinstance(event, TurnFinished):
@@ -136,7 +140,7 @@ class HeadlessRenderer:
         data = event.to_dict()
         data["type"] = snake(event.type)
         self.emit(data)
-        if isinstance(event, ResponseFinished):
+        if isinstance(event, ResponseFinished) and event.iteration:  # iteration 0: a compaction's summary, no reply
             self.emit({"type": "assistant", "message": event.message, "stop_reason": event.stop_reason,
                        "parent_tool_use_id": None, "session_id": self.session.session_id})
         elif isinstance(event, ToolResultsSent):
@@ -152,7 +156,7 @@ class HeadlessRenderer:
         if self.fmt != "stream-json" and not self.collect:
             return
         parent = self.parents.get(event.loop_path)
-        if isinstance(event, ResponseFinished):
+        if isinstance(event, ResponseFinished) and event.iteration:
             self.emit({"type": "assistant", "message": event.message, "stop_reason": event.stop_reason,
                        "parent_tool_use_id": parent, "session_id": self.session.session_id})
         elif isinstance(event, ToolResultsSent):
@@ -165,8 +169,6 @@ class HeadlessRenderer:
         reason = stop.reason if stop else "error"
         is_error = exit_code(reason) != 0
         usage: dict[str, Any] = dict(fin.usage) if fin else {}
-        from tui.agent.cost_report import cost_breakdown  # this run's requests: its subagents and compactions too
-
         turn = fin.turn_id if fin else self.session.turn_count
         breakdown = cost_breakdown([e for e in self.session.costs.snapshot() if e.turn == turn])
         if searches := usage.pop("web_search_requests", 0):  # where Claude Code reports them

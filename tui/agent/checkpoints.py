@@ -10,8 +10,7 @@ blobs its record names as `before` are on disk:
 - `change`: one file changed (by Edit, Write, Bash or a restore), with the blob and mode
   before and after; it is written, with its blob, *before* the file is touched;
 - `conv` / `branch`: a conversation rewound (the abandoned messages are kept as a blob);
-- `compacted`: a conversation compacted (its messages before the summary are kept as a blob, and
-  a new conversation starts, so /rewind can return to a prompt before the compaction);
+- `compacted`: a conversation's messages before a compaction (a blob); a new conversation follows;
 - `untracked`: a Bash command ran in a project too big to scan, so its changes are not known.
 
 The state of the files at any point of the log is recovered by taking, for every path
@@ -437,10 +436,7 @@ class Checkpoints:
             self._write({"t": "conv", "id": conv, "parent": parent, "cut": cut})
             return conv
 
-    def branch_messages(self, branch: Branch) -> list[dict[str, Any]]:
-        return self._messages_blob(branch.messages)
-
-    def _messages_blob(self, name: str) -> list[dict[str, Any]]:
+    def messages_blob(self, name: str) -> list[dict[str, Any]]:
         data = self.blobs.get(name)
         messages = json.loads(data.decode("utf-8", "surrogateescape"))
         if not isinstance(messages, list):
@@ -455,26 +451,6 @@ class Checkpoints:
             old = self.conv
             self._write({"t": "compacted", "conv": old, "messages": name})
             return self.new_conv(old, None)
-
-    def history_before_compaction(self, conv: str) -> list[dict[str, Any]] | None:
-        """The messages a prompt of `conv` indexes into when a compaction lies between it and now, else None.
-
-        Walking from the current conversation up to `conv`, the compacted conversation nearest
-        to `conv` holds them (a rewind keeps the numbering; a compaction starts a new one).
-        """
-        with self.lock:
-            found: str | None = None
-            at: str | None = self.conv
-            seen: set[str] = set()
-            while at is not None and at not in seen:
-                seen.add(at)
-                if at in self.compactions:
-                    found = at
-                if at == conv:
-                    break
-                at = self.convs.get(at, (None, None))[0]
-            name = self.compactions.get(found) if found is not None else None
-        return self._messages_blob(name) if name is not None else None
 
     def mark_undone(self, checkpoint: int) -> None:
         with self.lock:

@@ -10,6 +10,7 @@ from __future__ import annotations
 from typing import Any
 
 from .cost import PARTS, ZONES, RequestCost
+from .cost_events import CacheMissed
 from .pricing import DEFAULT_PRICE_MODEL
 
 #: decimals kept in USD figures of the JSON
@@ -56,6 +57,7 @@ def cost_breakdown(entries: list[RequestCost]) -> dict[str, Any]:
     by_part = {p: 0.0 for p in PARTS}
     part_tokens = {p: 0.0 for p in PARTS}
     web = 0.0
+    usd = {z: 0.0 for z in ZONES}
     turns: dict[int, _Sum] = {}
     models: dict[str, _Sum] = {}
     agents: dict[str, _Sum] = {}
@@ -67,6 +69,8 @@ def cost_breakdown(entries: list[RequestCost]) -> dict[str, Any]:
             by_part[part] += entry.part_usd.get(part, 0.0)
             part_tokens[part] += sum(entry.parts.get(part, {}).values())
         web += entry.web_search_usd
+        for zone in ZONES:
+            usd[zone] += entry.usd.get(zone, 0.0)
         turns.setdefault(entry.turn, _Sum()).add(entry)
         models.setdefault(entry.model, _Sum()).add(entry)
         agents.setdefault(_agent(entry), _Sum()).add(entry)
@@ -82,6 +86,7 @@ def cost_breakdown(entries: list[RequestCost]) -> dict[str, Any]:
         "total_cost_usd": _usd(whole.usd),
         "requests": whole.requests,
         "tokens": dict(whole.tokens),
+        "usd": {z: _usd(v) for z, v in usd.items()},
         "cache_read_share": _share(whole.tokens),
         "by_part": parts,
         "by_part_tokens": {p: round(v) for p, v in part_tokens.items()},
@@ -93,3 +98,16 @@ def cost_breakdown(entries: list[RequestCost]) -> dict[str, Any]:
         **({"unpriced_note": f"no price listed for {', '.join(unpriced)}: estimated at {DEFAULT_PRICE_MODEL}'s prices"}
            if unpriced else {}),
     }
+
+
+def short_tokens(tokens: float) -> str:
+    """14.2k, 1.3M, 830."""
+    if tokens >= 1_000_000:
+        return f"{tokens / 1_000_000:.1f}M"
+    return f"{tokens / 1000:.1f}k" if tokens >= 1000 else f"{tokens:.0f}"
+
+
+def cache_miss_line(event: CacheMissed) -> str:
+    """"cache miss: tools changed (+3 mcp__git tools), 14.2k tokens written again (+$0.0431)"."""
+    extra = f" (+${event.extra_cost_usd:.4f})" if event.extra_cost_usd >= 0.00005 else ""
+    return f"cache miss: {event.text}, {short_tokens(event.lost_tokens)} tokens written again{extra}"

@@ -477,4 +477,13 @@ class CheckpointSaved(Event):
     paths: tuple[str, ...] = ()
 
 
-from .cost_events import CacheMissed, CompactionProposed, MessagePinned, RequestCosted  # noqa: E402,F401
+#: events defined in cost_events.py, reachable from here like the others (ev.CacheMissed)
+_COST_EVENTS = frozenset({"CacheMissed", "CompactionProposed", "MessagePinned", "RequestCosted"})
+
+
+def __getattr__(name: str) -> Any:
+    if name in _COST_EVENTS:  # looked up lazily: cost_events imports this module
+        from . import cost_events
+
+        return getattr(cost_events, name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

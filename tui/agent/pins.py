@@ -10,6 +10,8 @@ from __future__ import annotations
 import re
 from typing import Any
 
+from .cost_events import MessagePinned
+
 PIN_PREFIX = re.compile(r"#pin(?:\s+|$)")
 PINNED_HEADER = "[Pinned by the user: kept verbatim through compactions]"
 
@@ -67,3 +69,38 @@ def pinned_blocks(pins: list[str], kept: list[dict[str, Any]]) -> list[dict[str,
     present = _texts(kept)
     return [{"type": "text", "text": f"{PINNED_HEADER}\n{pin}"} for pin in pins
             if pin not in present and f"{PINNED_HEADER}\n{pin}" not in present]
+
+
+class PinMixin:
+    """AgentSession's pins (it holds `pins`, `messages`, `transcript`, `publish`)."""
+
+    pins: list[str]
+    messages: list[dict[str, Any]]
+    transcript: Any
+    publish: Any
+
+    def pin(self, text: str) -> str:
+        """Keep prompt `text` verbatim through every compaction; returns a sentence saying so."""
+        if text in self.pins:
+            return "That prompt is already pinned."
+        self.pins.append(text)
+        if self.transcript:
+            self.transcript.write({"type": "pin", "text": text})
+        self.publish(MessagePinned(text=text, pins=len(self.pins)))
+        return f"Pinned: kept verbatim through every compaction ({len(self.pins)} pinned)."
+
+    def unpin(self) -> str:
+        """/unpin: let the newest pinned prompt be summarised again; returns a sentence saying so."""
+        if not self.pins:
+            return "Nothing is pinned."
+        text = self.pins.pop()
+        if self.transcript:
+            self.transcript.write({"type": "unpin", "text": text})
+        return f"Unpinned ({len(self.pins)} still pinned): the next compaction may summarise it."
+
+    def pin_last_prompt(self) -> str:
+        """/pin: pin the newest prompt of the history; returns a sentence saying what happened."""
+        text = last_prompt(self.messages)
+        if not text:
+            return "There is no prompt to pin yet."
+        return self.pin(text)

@@ -280,6 +280,8 @@ class _Replay:
             self.subagents.append(dict(record))
         elif kind == "pin" and isinstance(record.get("text"), str) and record["text"] not in self.pins:
             self.pins.append(record["text"])
+        elif kind == "unpin" and record.get("text") in self.pins:
+            self.pins.remove(record["text"])
 
     def compaction(self, record: dict[str, Any]) -> None:
         """Keep what a compaction dropped beside its summary (for /context after resuming)."""

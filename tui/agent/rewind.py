@@ -180,10 +180,31 @@ def rewind_entries(session: AgentSession) -> list[RewindEntry]:
     return entries
 
 
+def history_before_compaction(cps: Checkpoints, conv: str) -> list[dict[str, Any]] | None:
+    """The messages a prompt of `conv` indexes into when a compaction lies between it and now, else None.
+
+    Walking from the current conversation up to `conv`, the compacted conversation nearest to
+    `conv` holds them (a rewind keeps the numbering; a compaction starts a new one).
+    """
+    with cps.lock:
+        found: str | None = None
+        at: str | None = cps.conv
+        seen: set[str] = set()
+        while at is not None and at not in seen:
+            seen.add(at)
+            if at in cps.compactions:
+                found = at
+            if at == conv:
+                break
+            at = cps.convs.get(at, (None, None))[0]
+        name = cps.compactions.get(found) if found is not None else None
+    return cps.messages_blob(name) if name is not None else None
+
+
 def _history_of(session: AgentSession, point: PromptPoint) -> list[dict[str, Any]]:
     """The history `point.msg` counts in: the current one, or the one a later compaction replaced."""
     try:
-        kept = session.checkpoints.history_before_compaction(point.conv)
+        kept = history_before_compaction(session.checkpoints, point.conv)
     except (BlobError, ValueError):
         kept = None
     return session.messages if kept is None else kept
@@ -271,7 +292,7 @@ def restore_conversation(session: AgentSession, entry: RewindEntry) -> None:
     cps = session.checkpoints
     current = list(session.messages)
     if isinstance(entry.point, Branch):
-        messages = cps.branch_messages(entry.point)
+        messages = cps.messages_blob(entry.point.messages)
         parent, cut = entry.point.conv, None
     else:
         assert entry.msg is not None

@@ -22,11 +22,11 @@ from .client import make_client, use_offline
 from .context import ContextTracker
 from .cost import CostLedger
 from .dispatch import Dispatcher
-from .events import Event, FileChangedOutside, MessagePinned, Notice
+from .events import Event, FileChangedOutside, Notice
 from .options import AgentOptions
 from .pricing import add_usage, usage_cost
 from .request import build_system, build_tools
-from .pins import last_prompt, split_pin
+from .pins import PinMixin, split_pin
 from .scrub import scrub_text
 from .tool_belt import ask_user, configure_tools, notification_blocks, publish_changes
 from .session_transcript import TranscriptMixin
@@ -101,7 +101,7 @@ def _default_policy(options: AgentOptions) -> Any:
     return build_policy(loaded, options.project_dir, options.permission_mode, options.allowed_tools, options.disallowed_tools)
 
 
-class AgentSession(TranscriptMixin):
+class AgentSession(TranscriptMixin, PinMixin):
     """A conversation with the model, run one turn at a time on a worker thread."""
 
     #: the loop path its events carry (a subagent's is `main/<alias>`; see subagents.py)
@@ -350,23 +350,6 @@ class AgentSession(TranscriptMixin):
         if pinned:
             self.pin(blocks[0]["text"])
         return Turn(turn_id=self.turn_count, prompt=prompt)
-
-    def pin(self, text: str) -> str:
-        """Keep prompt `text` verbatim through every compaction; returns a sentence saying so."""
-        if text in self.pins:
-            return "That prompt is already pinned."
-        self.pins.append(text)
-        if self.transcript:
-            self.transcript.write({"type": "pin", "text": text})
-        self.publish(MessagePinned(text=text, pins=len(self.pins)))
-        return f"Pinned: kept verbatim through every compaction ({len(self.pins)} pinned)."
-
-    def pin_last_prompt(self) -> str:
-        """/pin: pin the newest prompt of the history; returns a sentence saying what happened."""
-        text = last_prompt(self.messages)
-        if not text:
-            return "There is no prompt to pin yet."
-        return self.pin(text)
 
     def add_prompt_context(self, blocks: list[dict[str, Any]]) -> None:
         """Add text blocks (a UserPromptSubmit hook's context) to the prompt just appended."""
