@@ -24,7 +24,8 @@ DROPPED_SHOWN = 40
 
 
 def usd(value: float) -> str:
-    return f"${value:.4f}"
+    """$0.0123; a share too small for four decimals reads <$0.0001, not a free-looking $0.0000."""
+    return "<$0.0001" if 0 < value < 0.00005 else f"${value:.4f}"
 
 
 def cell(tokens: float) -> str:
