@@ -198,3 +198,32 @@ def test_cache_break_named_model_changed(monkeypatch: pytest.MonkeyPatch, projec
     assert (miss.cause, miss.text) == ("model", "model changed (claude-sonnet-5-5 → claude-opus-5-5)")
     by_model = {e.cost["model"] for e in rec.of(RequestCosted)}
     assert by_model == {"claude-sonnet-5-5", "claude-opus-5-5"}
+
+
+def test_print_counts_a_compaction_but_never_prints_its_summary_as_a_reply(monkeypatch: pytest.MonkeyPatch,
+                                                                           project: Path) -> None:
+    from tests.integration.test_compaction import synthetic_history
+    from tui.agent.options import AgentOptions
+    from tui.agent.session import AgentSession
+    from tui.headless import run_headless
+
+    with FakeAPI([reply("SUMMARY: the user read a.py twelve times."), reply("carrying on")]) as api:
+        monkeypatch.setenv("ANTHROPIC_BASE_URL", api.base_url)
+        monkeypatch.setenv("ANTHROPIC_API_KEY", "sk-test")
+        options = AgentOptions(project_dir=project, model="claude-sonnet-5-5", transcript=False, max_tokens=300,
+                               compaction="ask")  # -p cannot ask: it compacts
+        session = AgentSession(options)
+        session.messages = synthetic_history(12)
+        used, _ = session.context.current()
+        options.context_window = used + 700
+        out, err = io.StringIO(), io.StringIO()
+        code = run_headless(options, "next step", "stream-json", out=out, err=err, session=session)
+    assert code == 0, err.getvalue()
+    lines = [json.loads(line) for line in out.getvalue().splitlines()]
+    assistant = [line["message"]["content"][0]["text"] for line in lines if line["type"] == "assistant"]
+    assert assistant == ["carrying on"]
+    assert [line["iteration"] for line in lines if line["type"] == "request_sent"] == [0, 1]
+    breakdown = lines[-1]["cost_breakdown"]
+    assert set(breakdown["by_agent"]) == {"main", "main (compaction)"}
+    assert sum(breakdown["by_part"].values()) == pytest.approx(lines[-1]["total_cost_usd"], abs=1e-5)
+    assert "context compaction: Compacted" in err.getvalue()

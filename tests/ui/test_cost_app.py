@@ -112,6 +112,18 @@ async def test_context_memory_and_pin_screens_after_a_compaction(
             shown = screen_text(app)
             assert "Dropped" in shown and "SUMMARY: four answers given." in shown and "#1 user" in shown
             await pilot.press("escape")
+            await pilot.press("f3", "f2")
+            inspector = app.query_one(Inspector)
+            await wait_until(pilot, lambda: inspector.display and inspector.region.width > 0)
+            [summary_call] = [c for c in inspector.model.calls if c.is_compaction]
+            assert summary_call.status == "compaction" and summary_call.cost["kind"] == "compaction"
+            inspector.select_call(summary_call.number)
+            inspector.show_view("cost")
+            await pilot.pause(0.2)
+            shown = screen_text(app)
+            assert "summary that replaced it" in shown and "SUMMARY: four answers given." in shown
+            assert "#1 user" in shown and "Never touch b.py." in shown  # the pinned prompt was among the dropped
+            await pilot.press("f2")
             await type_prompt(pilot, "/memory")
             await wait_until(pilot, lambda: isinstance(app.screen, MemoryScreen))
             await pilot.pause(0.2)

@@ -127,11 +127,12 @@ def request_summary(session: AgentSession, older: list[dict[str, Any]], focus: s
                                                        failure.retry_after)):
                 raise RuntimeError("interrupted by the user") from None
             continue
+        price = "offline-demo" if session.offline else body["model"]  # the small fast model when one is set
         session.publish(ResponseFinished(
             iteration=0, message=result.message, stop_reason=result.stop_reason, usage=result.usage,
             request_id=result.request_id, ttfb_ms=result.ttfb_ms, duration_ms=result.duration_ms,
-            cost_usd=usage_cost(result.usage, session.pricing_model), raw_events=tuple(result.raw_events)))
-        session.record_usage(result.usage, measure_context=False)
+            cost_usd=usage_cost(result.usage, price), raw_events=tuple(result.raw_events)))
+        session.record_usage(result.usage, measure_context=False, model=price)
         record_response(session, body, result.usage, result.message, iteration=0, sent_at=sent_at, kind="compaction")
         summary = "\n\n".join(b.get("text", "") for b in result.message.get("content", ()) if b.get("type") == "text")
         if result.stop_reason not in ("end_turn", "max_tokens", "stop_sequence") or not summary.strip():
@@ -214,7 +215,7 @@ def maybe_auto_compact(session: AgentSession) -> CompactionResult | None:
     if mode == "off":
         return None
     focus = ""
-    if mode == "ask" and session.options.interactive:
+    if mode == "ask" and session.options.interactive and choose_cut(session.messages) is not None:
         if session.context.declined_turn == session.turn_count:  # "not now" holds for the rest of the turn
             return None
         from .compaction_plan import ask_to_compact

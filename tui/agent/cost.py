@@ -131,6 +131,12 @@ class CostLedger:
             self.turn = turn
             self._loops.setdefault("main", LoopState()).turn_ids.clear()
 
+    def end_loop(self, loop_path: str) -> None:
+        """A subagent finished: forget what its last request carried (its entries stay)."""
+        with self._lock:
+            for key in [k for k in self._loops if k == loop_path or k.startswith(loop_path + "#")]:
+                del self._loops[key]
+
     def note_rewrite(self, loop_path: str, why: str) -> None:
         """The history of `loop_path` was rewritten (a compaction, a rewind): a cache break will say so."""
         with self._lock:

@@ -10,8 +10,6 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from .cost_events import MessagePinned
-
 PIN_PREFIX = re.compile(r"#pin(?:\s+|$)")
 PINNED_HEADER = "[Pinned by the user: kept verbatim through compactions]"
 
@@ -83,6 +81,8 @@ class PinMixin:
         """Keep prompt `text` verbatim through every compaction; returns a sentence saying so."""
         if text in self.pins:
             return "That prompt is already pinned."
+        from .cost_events import MessagePinned  # not at import: the app's prompt handling imports this module
+
         self.pins.append(text)
         if self.transcript:
             self.transcript.write({"type": "pin", "text": text})

@@ -408,9 +408,9 @@ class AgentSession(TranscriptMixin, PinMixin):
                 ]}
             )
 
-    def record_usage(self, usage: dict[str, Any], measure_context: bool = True) -> None:
+    def record_usage(self, usage: dict[str, Any], measure_context: bool = True, model: str | None = None) -> None:
         add_usage(self.usage_totals, usage)
-        self.cost_usd += usage_cost(usage, self.pricing_model)
+        self.cost_usd += usage_cost(usage, model or self.pricing_model)
         if measure_context:
             self.context.observe(usage)
 

@@ -122,6 +122,7 @@ class SubagentSession(AgentSession):
 
     def finish(self) -> None:
         """Flush and close the transcript and the tool pool; the parent's cancel flag stays as it is."""
+        self.costs.end_loop(self.loop_path)  # the shared ledger keeps its entries, not its messages
         self.close_transcript()
         self._forward.close()
         self.dispatcher.close()

@@ -59,6 +59,11 @@ class CostHandlers:
                               f"compaction ({e.pins} pinned; /unpin takes the newest back)", "info")
 
     async def on_compaction_started(self, e: ev.CompactionStarted) -> None:
+        from .screens.compaction_dialog import CompactionDialog
+
+        screen = self.app.screen
+        if isinstance(screen, CompactionDialog) and not screen.reply.done():  # a replay: nobody answers it
+            screen.reply.cancel()
         how = "automatically" if e.automatic else "as asked"
         await self.add_marker(f"⧗ compacting the context {how} ({human_tokens(e.used_tokens)} tokens in use)…", "info")
         self.app.status.set_state("compacting")

@@ -15,7 +15,6 @@ from typing import TYPE_CHECKING, Any
 
 from textual.app import SystemCommand
 
-from tui.agent.pins import is_pin_prompt
 from tui.sanitize import one_line
 
 from .commands import run_slash, slash_command
@@ -41,6 +40,7 @@ def _busy(app: AgentApp) -> bool:
 
 async def submit(app: AgentApp, text: str) -> bool:
     """Handle `!cmd`, `#text` and prompts with `@` files; False for a plain prompt."""
+    from tui.agent.pins import is_pin_prompt
     from tui.hooks.mentions import mentioned_paths
 
     if text.startswith("!") and text[1:].strip():
