@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, Any
 from .compaction import SUMMARY_HEADER, choose_cut, is_prompt
 from .context import estimate_tokens
 from .events import CompactionProposed
+from .pins import PINNED_HEADER
 
 if TYPE_CHECKING:
     from .session import AgentSession
@@ -24,16 +25,25 @@ EXCERPT_CHARS = 160
 EXCERPTS_LISTED = 200
 
 
+def _summary_only(message: dict[str, Any]) -> bool:
+    """A user message holding only an earlier compaction's summary (and pins): no turn of its own."""
+    content = message.get("content")
+    texts = [b for b in content or () if isinstance(b, dict) and b.get("type") == "text"] \
+        if isinstance(content, list) else []
+    return bool(texts) and str(texts[0].get("text", "")).startswith(SUMMARY_HEADER) and all(
+        str(b.get("text", "")).startswith((SUMMARY_HEADER, PINNED_HEADER)) for b in texts)
+
+
 def _turn_numbers(session: AgentSession, messages: list[dict[str, Any]]) -> dict[int, int]:
     """The session turn of each prompt in `messages` (counted back from the latest turn)."""
-    prompts = [i for i, m in enumerate(messages) if is_prompt(m)]
+    prompts = [i for i, m in enumerate(messages) if is_prompt(m) and not _summary_only(m)]
     last = session.turn_count if session.turn_count >= len(prompts) else len(prompts)
     return {index: last - (len(prompts) - 1 - k) for k, index in enumerate(prompts)}
 
 
-def _span(turns: list[int], partial: int | None = None) -> str:
-    """"turns 3–7", "turn 4", "part of turn 7, turns 8–9", or "no whole turn"."""
-    parts = [f"part of turn {partial}"] if partial is not None else []
+def _span(turns: list[int], lead: str = "") -> str:
+    """"turns 3–7", "turn 4", "the rest of turn 7, turns 8–9", or "no whole turn"."""
+    parts = [lead] if lead else []
     if turns:
         parts.append(f"turn {turns[0]}" if len(turns) == 1 else f"turns {turns[0]}–{turns[-1]}")
     return ", ".join(parts) or "no whole turn"
@@ -57,13 +67,17 @@ def compaction_plan(session: AgentSession, messages: list[dict[str, Any]] | None
     numbers = _turn_numbers(session, messages)
     older_turns = [n for i, n in sorted(numbers.items()) if i < cut]
     kept_turns = [n for i, n in sorted(numbers.items()) if i >= cut]
-    partial = older_turns[-1] if not is_prompt(messages[cut]) and older_turns else None
+    split = older_turns.pop() if older_turns and not is_prompt(messages[cut]) else None  # a turn cut in two
     older, kept = messages[:cut], messages[cut:]
+    earlier = _starts_with_summary(older)
     return {
         **plan, "possible": True, "cut": cut,
-        "summarised": {"messages": cut, "turns": _span(older_turns), "tokens": estimate_tokens(older),
-                       "earlier_summary": _starts_with_summary(older)},
-        "kept": {"messages": len(kept), "turns": _span(kept_turns, partial), "tokens": estimate_tokens(kept)},
+        "summarised": {"messages": cut, "tokens": estimate_tokens(older), "earlier_summary": earlier,
+                       "turns": ", ".join(filter(None, [
+                           "the earlier summary" if earlier else "", _span(older_turns) if older_turns else "",
+                           f"the start of turn {split}" if split is not None else ""])) or "no whole turn"},
+        "kept": {"messages": len(kept), "tokens": estimate_tokens(kept),
+                 "turns": _span(kept_turns, f"the rest of turn {split}" if split is not None else "")},
     }
 
 

@@ -38,7 +38,7 @@ def plan_table(plan: dict[str, Any]) -> Table:
         table.add_column(column, justify=justify)  # type: ignore[arg-type]
     for key, label in (("summarised", "summarised"), ("kept", "kept verbatim")):
         part = plan.get(key) or {}
-        turns = str(part.get("turns", "?")) + (" (and the earlier summary)" if part.get("earlier_summary") else "")
+        turns = str(part.get("turns", "?"))
         table.add_row(Text(label, style="bold"), turns, f"{part.get('messages', 0):,}",
                       f"~{short_tokens(part.get('tokens', 0))}")
     return table
@@ -46,8 +46,8 @@ def plan_table(plan: dict[str, Any]) -> Table:
 
 def plan_heading(plan: dict[str, Any]) -> Text:
     used, window = plan.get("used_tokens", 0), plan.get("window", 0) or 1
-    text = Text("The context is nearly full: ", style="bold")
-    text.append(f"{short_tokens(used)} of {short_tokens(window)} tokens ({used / window:.0%}). Compact it?")
+    text = Text("Compaction threshold reached: ", style="bold")
+    text.append(f"{short_tokens(used)} of {short_tokens(window)} tokens in use ({used / window:.0%}). Compact now?")
     return text
 
 

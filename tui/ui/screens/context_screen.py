@@ -16,6 +16,7 @@ from textual.widgets import Static
 
 from tui.agent.context_map import context_map
 from tui.sanitize import one_line, visible
+from tui.wording import plural
 
 from ..commands import slash_command
 
@@ -86,8 +87,9 @@ def table(figures: dict[str, Any]) -> Group:
     plan = figures.get("compaction_plan") or {}
     if plan.get("possible"):
         gone, kept = plan["summarised"], plan["kept"]
-        notes.append(f"would summarise {gone['turns']} ({gone['messages']} messages, ~{k(gone['tokens'])} tokens) "
-                     f"and keep {kept['turns']} ({kept['messages']} messages, ~{k(kept['tokens'])}) verbatim")
+        notes.append(f"would summarise {gone['turns']} ({plural(gone['messages'], 'message')}, ~{k(gone['tokens'])} "
+                     f"tokens) and keep {kept['turns']} ({plural(kept['messages'], 'message')}, ~{k(kept['tokens'])}) "
+                     "verbatim")
     else:
         notes.append("nothing to summarise yet (too few messages)")
     for pin in figures.get("pinned") or ():
@@ -116,7 +118,7 @@ def last_compaction(figures: dict[str, Any]) -> Group | Text:
     if len(last["dropped"]) > DROPPED_SHOWN:
         dropped.append(f"… {len(last['dropped']) - DROPPED_SHOWN} more", style="dim")
     side = Table(box=None, padding=(0, 2), expand=True, header_style="bold")
-    side.add_column("Dropped", ratio=1)
+    side.add_column("Dropped", ratio=1, no_wrap=True, overflow="ellipsis")
     side.add_column("Summary that replaced it", ratio=1)
     side.add_row(dropped, Text(visible(last["summary"])))
     return Group(heading, Text(""), side)

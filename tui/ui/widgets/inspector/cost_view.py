@@ -90,7 +90,7 @@ def compaction_view(compaction: dict[str, Any]) -> RenderableType:
     if len(compaction.get("dropped", [])) > DROPPED_SHOWN:
         dropped.append(f"… {len(compaction['dropped']) - DROPPED_SHOWN} more", style="dim")
     side = Table(box=None, padding=(0, 2), expand=True, header_style="bold")
-    side.add_column("dropped", ratio=1)
+    side.add_column("dropped", ratio=1, no_wrap=True, overflow="ellipsis")
     side.add_column("summary that replaced it", ratio=1)
     side.add_row(dropped, Text(visible(str(compaction.get("summary", "")))))
     return Group(heading, Text(""), side)
