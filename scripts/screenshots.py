@@ -7,6 +7,10 @@ so your settings and theme do not leak in), drives one turn with Pilot and saves
   screenshots/inspector.svg           the inspector (F2) open on the parallel tool_use call
   screenshots/subagents.svg           two Explore subagents run in parallel, nested under their Agent calls
   screenshots/rewind.svg              the rewind list (Esc Esc): every prompt with the files it changed
+Then a second session on the fake Messages API (tests/fakeapi, priced as claude-sonnet-5-5, its prompt
+cache simulated) whose second turn connects an MCP server named `git`:
+  screenshots/cache-break.svg         the named cache break in the conversation and the inspector's Cost view
+  screenshots/cost-breakdown.svg      /cost (by kind, part, turn, model, agent) beside one request's breakdown
 """
 
 from __future__ import annotations
@@ -118,6 +122,80 @@ async def capture(tmp: Path, out_dir: Path = OUT) -> list[Path]:
     return saved
 
 
+COST_PROMPTS = ("What do a.py and b.py do?", "Now ask git for the repository status.")
+
+
+def _cost_script(project: Path):
+    """The fake API's replies: two parallel Reads and an answer, then a plain answer."""
+    from tests.fakeapi import reply, text, tool_use
+
+    def step(body: dict) -> object:
+        prompts = sum(1 for m in body["messages"] if m["role"] == "user"
+                      and not any(b.get("type") == "tool_result" for b in m["content"]))
+        last = body["messages"][-1]["content"]
+        if prompts == 1 and not any(b.get("type") == "tool_result" for b in last):
+            return reply(text("Let me read both files."), tool_use("Read", {"file_path": str(project / "a.py")}),
+                         tool_use("Read", {"file_path": str(project / "b.py")}), stop_reason="tool_use")
+        if prompts == 1:
+            return reply("`a.py` defines `greet(name)`, with a TODO about empty names; `b.py` imports it and "
+                         "prints a greeting for the world.")
+        return reply("The git server is connected now; its tools joined the tool list, so this request "
+                     "wrote the prompt cache again from the tools onwards.")
+    return step
+
+
+async def capture_costs(tmp: Path, out_dir: Path = OUT) -> list[Path]:
+    """A priced session on the fake API: a named cache break and the cost breakdown."""
+    from tests.fakeapi import FakeAPI
+    from tui.agent.options import AgentOptions
+    from tui.mcp.config import McpServerConfig
+    from tui.ui.app import AgentApp
+    from tui.ui.widgets.inspector import Inspector
+
+    project = DEMO_ROOT / "demo-project"
+    (project / "AGENTS.md").write_text("# House rules\n- Keep functions small and named for what they do.\n"
+                                       "- Every change comes with a test.\n", encoding="utf-8")
+    git = McpServerConfig("git", command=sys.executable, args=("-m", "tests.mcp_servers.kitchen", "--slow-start", "1"),
+                          cwd=str(REPO))
+    saved: list[Path] = []
+    with FakeAPI(_cost_script(project)) as api:
+        os.environ.update(ANTHROPIC_BASE_URL=api.base_url, ANTHROPIC_API_KEY="sk-screenshots")
+        options = AgentOptions(model="claude-sonnet-5-5", interactive=True, project_dir=project, transcript=False,
+                               sessions_dir=tmp / "sessions-cost", mcp_servers=[git], allowed_tools=["mcp__git"])
+        app = AgentApp(options, permission_grace_s=0.0)
+
+        def save(name: str) -> None:
+            app.save_screenshot(name, str(out_dir))
+            saved.append(out_dir / name)
+
+        async with app.run_test(size=SIZE) as pilot:
+            await wait_for(pilot, lambda: app.session.mcp is not None and app.session.mcp.started, "MCP to start")
+            for prompt in COST_PROMPTS:
+                await app.submit_prompt(prompt)
+                await wait_for(pilot, lambda: app.session.running, "the turn to start")
+                await wait_for(pilot, lambda: not app.session.running and not app.controller.busy,
+                               "the turn to finish", timeout=60)
+            await pilot.press("f3", "f2")
+            inspector = app.query_one(Inspector)
+            await wait_for(pilot, lambda: inspector.display and inspector.region.width > 0, "the inspector")
+            missed = next(c for c in inspector.model.calls if c.cache_miss)
+            inspector.select_call(missed.number)
+            inspector.show_view("cost")
+            app.conversation.scroll_end(animate=False)
+            await pilot.pause(0.5)
+            save("cache-break.svg")
+
+            await app.submit_prompt("/cost")
+            await pilot.pause(0.5)
+            inspector.select_call(2)  # the request carrying this turn's tool results
+            app.conversation.scroll_end(animate=False)
+            await pilot.pause(0.5)
+            save("cost-breakdown.svg")
+        os.environ.pop("ANTHROPIC_BASE_URL", None)
+        os.environ.pop("ANTHROPIC_API_KEY", None)
+    return saved
+
+
 def main() -> int:
     with tempfile.TemporaryDirectory(prefix="agent-tui-shots-") as tmp_name:
         tmp = Path(tmp_name)
@@ -128,7 +206,7 @@ def main() -> int:
         sys.path.insert(0, str(REPO))
         shutil.rmtree(DEMO_ROOT, ignore_errors=True)
         OUT.mkdir(exist_ok=True)
-        for path in asyncio.run(capture(tmp)):
+        for path in [*asyncio.run(capture(tmp)), *asyncio.run(capture_costs(tmp))]:
             print(f"wrote {path.relative_to(REPO)} ({path.stat().st_size:,} bytes)")
     return 0
 

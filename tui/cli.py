@@ -138,6 +138,7 @@ def options_from_args(args: argparse.Namespace) -> tuple[AgentOptions, list[str]
         opts.max_retries = settings.max_retries
         opts.stream_idle_timeout = settings.stream_idle_timeout
         opts.auto_compact_threshold = getattr(settings, "auto_compact_threshold", opts.auto_compact_threshold)
+        opts.compaction = getattr(settings, "compaction", opts.compaction)
         for key in ("web_search_max_uses", "web_search_allowed_domains", "web_search_blocked_domains",
                     "background_output_limit_mb"):
             setattr(opts, key, getattr(settings, key, getattr(opts, key)))

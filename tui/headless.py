@@ -12,10 +12,12 @@ import sys
 import time
 from typing import Any, TextIO
 
+from tui.agent.cost_report import cache_miss_line, cost_breakdown
 from tui.agent.events import (
     BlockDelta,
     BlockFinished,
     BlockStarted,
+    CacheMissed,
     CompactionFinished,
     Event,
     HookFinished,
@@ -120,6 +122,8 @@ class HeadlessRenderer:
             self.api_ms += event.duration_ms
         elif isinstance(event, CompactionFinished):
             self.err.write(f"agent-tui: context compaction: {visible(event.detail)}\n")
+        elif isinstance(event, CacheMissed):
+            self.err.write(f"agent-tui: {visible(cache_miss_line(event))}\n")
         elif isinstance(event, LoopStopped):
             self.stopped = event
         elif isinstance(event, TurnFinished):
@@ -139,7 +143,7 @@ class HeadlessRenderer:
         data = event.to_dict()
         data["type"] = snake(event.type)
         self.emit(data)
-        if isinstance(event, ResponseFinished):
+        if isinstance(event, ResponseFinished) and event.iteration:  # iteration 0: a compaction's summary, no reply
             self.emit({"type": "assistant", "message": event.message, "stop_reason": event.stop_reason,
                        "parent_tool_use_id": None, "session_id": self.session.session_id})
         elif isinstance(event, ToolResultsSent):
@@ -155,7 +159,7 @@ class HeadlessRenderer:
         if self.fmt != "stream-json" and not self.collect:
             return
         parent = self.parents.get(event.loop_path)
-        if isinstance(event, ResponseFinished):
+        if isinstance(event, ResponseFinished) and event.iteration:
             self.emit({"type": "assistant", "message": event.message, "stop_reason": event.stop_reason,
                        "parent_tool_use_id": parent, "session_id": self.session.session_id})
         elif isinstance(event, ToolResultsSent):
@@ -168,6 +172,8 @@ class HeadlessRenderer:
         reason = stop.reason if stop else "error"
         is_error = exit_code(reason) != 0
         usage: dict[str, Any] = dict(fin.usage) if fin else {}
+        turn = fin.turn_id if fin else self.session.turn_count
+        breakdown = cost_breakdown([e for e in self.session.costs.snapshot() if e.turn == turn])
         if searches := usage.pop("web_search_requests", 0):  # where Claude Code reports them
             usage["server_tool_use"] = {"web_search_requests": searches}
         return {
@@ -181,7 +187,8 @@ class HeadlessRenderer:
             "duration_ms": int((time.monotonic() - self.started) * 1000),
             "duration_api_ms": self.api_ms,
             "usage": usage,
-            "total_cost_usd": round(fin.cost_usd, 6) if fin else 0.0,
+            "total_cost_usd": breakdown["total_cost_usd"] if fin else 0.0,
+            "cost_breakdown": breakdown,
             "result": self.session.turn_text(),  # this turn's answer only, never an earlier one
             "session_id": self.session.session_id,
             "permission_denials": self.session.denials,

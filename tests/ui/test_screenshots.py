@@ -46,6 +46,10 @@ def test_demo_project_has_what_the_offline_turn_needs(tmp_path: Path) -> None:
         ("inspector.svg", ["API calls", "stop_reason", "tool_use", "Response"]),
         ("subagents.svg", ["Agent Explore: Find TODO markers", "2 tools, 2 in parallel", "explore-1"]),
         ("rewind.svg", ["Rewind", "a.py +1 -1", "explore this project with subagents"]),
+        ("cache-break.svg", ["cache miss: tools changed (+9 mcp__git tools", "tokens written again", "Cost",
+                             "cache write", "tool results"]),
+        ("cost-breakdown.svg", ["session: $", "by kind", "by part", "tool results", "by turn", "by model",
+                                "by agent", "cache misses", "cache read"]),
     ],
 )
 def test_committed_screenshot_shows_its_subject(name: str, phrases: list[str]) -> None:
@@ -55,3 +59,10 @@ def test_committed_screenshot_shows_its_subject(name: str, phrases: list[str]) -
     text = svg_text(path)
     for phrase in phrases:
         assert phrase in text, f"{name} lacks {phrase!r}"
+
+
+def test_the_cost_screenshots_are_committed_and_in_the_readme() -> None:
+    readme = (REPO / "README.md").read_text(encoding="utf-8")
+    for name in ("cache-break.svg", "cost-breakdown.svg"):
+        assert (REPO / "screenshots" / name).exists(), f"run python scripts/screenshots.py to make {name}"
+        assert f"(screenshots/{name})" in readme

@@ -10,6 +10,7 @@ blobs its record names as `before` are on disk:
 - `change`: one file changed (by Edit, Write, Bash or a restore), with the blob and mode
   before and after; it is written, with its blob, *before* the file is touched;
 - `conv` / `branch`: a conversation rewound (the abandoned messages are kept as a blob);
+- `compacted`: a conversation's messages before a compaction (a blob); a new conversation follows;
 - `untracked`: a Bash command ran in a project too big to scan, so its changes are not known.
 
 The state of the files at any point of the log is recovered by taking, for every path
@@ -123,6 +124,8 @@ class Checkpoints:
         self.branches: list[Branch] = []
         self.convs: dict[str, tuple[str | None, int | None]] = {"": (None, None)}
         self.conv = ""
+        #: conversation -> blob of its messages just before it was compacted
+        self.compactions: dict[str, str] = {}
         self.undone: set[int] = set()
         self.untracked: dict[int, str] = {}
         self.damaged = 0
@@ -185,6 +188,8 @@ class Checkpoints:
         elif kind == "branch":
             self.branches.append(Branch(str(r["id"]), str(r["conv"]), str(r["messages"]), int(r["pos"]),
                                         str(r.get("first", "")), int(r.get("prompts", 0)), str(r.get("ts", ""))))
+        elif kind == "compacted":
+            self.compactions[str(r["conv"])] = str(r["messages"])
         elif kind == "undone":
             self.undone.add(int(r["cp"]))
         elif kind == "untracked":
@@ -440,12 +445,21 @@ class Checkpoints:
             self._write({"t": "conv", "id": conv, "parent": parent, "cut": cut})
             return conv
 
-    def branch_messages(self, branch: Branch) -> list[dict[str, Any]]:
-        data = self.blobs.get(branch.messages)
+    def messages_blob(self, name: str) -> list[dict[str, Any]]:
+        data = self.blobs.get(name)
         messages = json.loads(data.decode("utf-8", "surrogateescape"))
         if not isinstance(messages, list):
-            raise BlobError(f"checkpoint blob {branch.messages[:12]} is damaged")
+            raise BlobError(f"checkpoint blob {name[:12]} is damaged")
         return messages
+
+    def compacted(self, messages: list[dict[str, Any]]) -> str:
+        """Keep the history a compaction is replacing, and go on in a new conversation (returns its id)."""
+        data = json.dumps(messages, ensure_ascii=False, default=str).encode("utf-8", "surrogateescape")
+        with self.lock:
+            name = self.blobs.put(data)
+            old = self.conv
+            self._write({"t": "compacted", "conv": old, "messages": name})
+            return self.new_conv(old, None)
 
     def mark_undone(self, checkpoint: int) -> None:
         with self.lock:

@@ -48,6 +48,8 @@ class ContextTracker:
         self.measured_at = 0  # number of messages the measurement covers
         #: message count at which compaction last found nothing to cut (no retry until it grows)
         self.stuck_at: int | None = None
+        #: the turn in which the user answered "not now" to compacting (compaction = "ask")
+        self.declined_turn: int | None = None
         self.last_usage: dict[str, Any] = {}
 
     def reset(self) -> None:

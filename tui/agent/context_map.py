@@ -10,6 +10,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from .compaction import choose_cut
+from .compaction_plan import compaction_plan
 from .context import estimate_tokens, summary_budget
 
 if TYPE_CHECKING:
@@ -104,4 +105,19 @@ def context_map(session: AgentSession) -> dict[str, Any]:
         "cache_breakpoints": breakpoints,
         "cached_share": round(cached / prompt_tokens, 3) if prompt_tokens else None,
         "compaction_would_drop": {"messages": cut or 0, "tokens": dropped},
+        "compaction": str(getattr(opts, "compaction", "auto")),
+        "compaction_plan": compaction_plan(session, messages),
+        "pinned": list(getattr(session, "pins", ())),
+        "last_compaction": _last_compaction(session),
     }
+
+
+def _last_compaction(session: AgentSession) -> dict[str, Any] | None:
+    """The latest compaction: its summary beside what it dropped (JSON-able)."""
+    done = getattr(session, "compactions", None)
+    if not done:
+        return None
+    last = done[-1]
+    return {"summary": last["summary"], "summary_tokens": last["summary_tokens"], "focus": last["focus"],
+            "automatic": last["automatic"], "plan": last["plan"], "dropped": list(last["dropped"]),
+            "compactions": len(done)}

@@ -316,11 +316,17 @@ class CompactionStarted(Event):
 
 @_event
 class CompactionFinished(Event):
+    """A compaction ended; when `ok`, `dropped` says what the summary replaced (compaction.py)."""
+
     summary: str
     messages_before: int
     messages_after: int
     ok: bool
     detail: str = ""
+    #: what was summarised and kept: turn ranges, message and token counts, pins (compaction.compaction_plan)
+    plan: dict[str, Any] = field(default_factory=dict)
+    #: one entry per message summarised away: {"index", "role", "text" (an excerpt), "tokens"}
+    dropped: tuple[dict[str, Any], ...] = ()
 
 
 # --- MCP (tui/mcp) --------------------------------------------------------------------
@@ -470,3 +476,15 @@ class CheckpointSaved(Event):
     checkpoint: int
     reason: str
     paths: tuple[str, ...] = ()
+
+
+#: events defined in cost_events.py, reachable from here like the others (ev.CacheMissed)
+_COST_EVENTS = frozenset({"CacheMissed", "CompactionProposed", "MessagePinned", "RequestCosted"})
+
+
+def __getattr__(name: str) -> Any:
+    if name in _COST_EVENTS:  # looked up lazily: cost_events imports this module
+        from . import cost_events
+
+        return getattr(cost_events, name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

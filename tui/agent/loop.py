@@ -15,6 +15,7 @@ import time
 from typing import TYPE_CHECKING, Any
 
 from .compaction import maybe_auto_compact
+from .cost import record_response
 from .events import (
     LoopStopped,
     RequestSent,
@@ -70,6 +71,8 @@ def run_turn(session: AgentSession, prompt: str) -> None:
         session.publish(
             LoopStopped(reason=stop.reason, detail=stop.detail, is_error=stop.is_error, stop_reason=turn.last_stop_reason)
         )
+        if session.loop_path == "main":  # the turn's cost counts its subagents and compactions too
+            turn.cost_usd = session.costs.turn_total(turn.turn_id, turn.cost_usd)
         session.end_turn(turn)
         session.publish(
             TurnFinished(
@@ -136,6 +139,7 @@ def call_model(session: AgentSession, iteration: int) -> StreamResult:
     params = sdk_params(body)
     max_attempts = opts.max_retries + 1
     for attempt in range(1, max_attempts + 1):
+        sent_at = session.costs.clock()
         session.publish(RequestSent(iteration=iteration, attempt=attempt, model=opts.model, body=body))
         try:
             result = run_stream(client, params, iteration=iteration, publish=session.publish, cancel=session.cancel_event)
@@ -170,6 +174,7 @@ def call_model(session: AgentSession, iteration: int) -> StreamResult:
             )
         )
         session.record_usage(result.usage)
+        record_response(session, body, result.usage, result.message, iteration=iteration, sent_at=sent_at)
         return result
     raise AssertionError("unreachable")
 

@@ -41,6 +41,8 @@ class AgentOptions:
     offline_delay: float | None = None
     #: compact automatically when the next request would pass this share of the window (0 = never)
     auto_compact_threshold: float = 0.8
+    #: what reaching the threshold does: "auto" compacts, "ask" asks first (the app), "off" never compacts
+    compaction: str = "auto"
     #: days checkpoints of sessions not used since are kept
     cleanup_period_days: int = 30
     #: override the model's context window (tests, proxies with smaller limits)

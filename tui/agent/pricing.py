@@ -44,17 +44,30 @@ MODELS: dict[str, ModelInfo] = {
     "offline-demo": ModelInfo(0, 0, 0, 0, 0, 200_000, 32_000),
 }
 
-_DEFAULT = MODELS["claude-sonnet-5-5"]
+#: whose prices estimate a model the table does not list
+DEFAULT_PRICE_MODEL = "claude-sonnet-5-5"
+_DEFAULT = MODELS[DEFAULT_PRICE_MODEL]
+
+
+def priced_name(model: str) -> str | None:
+    """The table's id for `model` (dated suffixes map to their base id), or None when it has no price."""
+    if model in MODELS:
+        return model
+    for name in sorted(MODELS, key=len, reverse=True):
+        if model.startswith(name):
+            return name
+    return None
+
+
+def has_price(model: str) -> bool:
+    """True when the table lists `model`; costs of other models are estimated at DEFAULT_PRICE_MODEL's prices."""
+    return priced_name(model) is not None
 
 
 def model_info(model: str) -> ModelInfo:
     """Prices for `model`; dated suffixes (claude-haiku-4-5-20251001) map to their base id."""
-    if model in MODELS:
-        return MODELS[model]
-    for name in sorted(MODELS, key=len, reverse=True):
-        if model.startswith(name):
-            return MODELS[name]
-    return _DEFAULT
+    name = priced_name(model)
+    return MODELS[name] if name is not None else _DEFAULT
 
 
 def usage_cost(usage: dict[str, Any], model: str) -> float:

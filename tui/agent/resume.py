@@ -23,6 +23,7 @@ from typing import TYPE_CHECKING, Any
 
 from .events import Notice
 from .history_check import not_completed, sanitize_history
+from .cost import CostLedger
 from .pricing import USAGE_KEYS, add_usage, total_tokens
 from .transcript import lock_file, new_session_id, sessions_folder
 
@@ -80,6 +81,10 @@ class LoadedSession:
     notes: list[str] = field(default_factory=list)
     #: the `subagent` records linking each subagent's transcript (copied into a fork)
     subagents: list[dict[str, Any]] = field(default_factory=list)
+    #: prompts pinned through compactions, and the cost ledger's entries (RequestCosted)
+    pins: list[str] = field(default_factory=list)
+    costs: list[dict[str, Any]] = field(default_factory=list)
+    compactions: list[dict[str, Any]] = field(default_factory=list)
 
 
 def sessions_base(options: AgentOptions) -> Path:
@@ -245,6 +250,9 @@ class _Replay:
         self.open_turn = False  # a TurnStarted without its TurnFinished: the process stopped mid-turn
         self.last_stop: dict[str, Any] = {}
         self.subagents: list[dict[str, Any]] = []
+        self.pins: list[str] = []
+        self.compactions: list[dict[str, Any]] = []
+        self.costs: list[dict[str, Any]] = []  # RequestCosted entries, for /cost after resuming
 
     def apply(self, record: dict[str, Any]) -> None:
         """Replay one record; TypeError, ValueError, KeyError or AttributeError when it is malformed."""
@@ -259,6 +267,8 @@ class _Replay:
         elif kind in ("compaction", "history"):  # the whole history replaced (a summary, a prompt taken back)
             if not isinstance(record["messages"], list):
                 raise TypeError("compaction without a message list")
+            if kind == "compaction":
+                self.compaction(record)
             self.messages = list(record["messages"])
         elif kind == "resumed":
             usage = {k: int((record.get("usage") or {}).get(k) or 0) for k in USAGE_KEYS}
@@ -268,6 +278,22 @@ class _Replay:
             self.event(record["event"])
         elif kind == "subagent":
             self.subagents.append(dict(record))
+        elif kind == "pin" and isinstance(record.get("text"), str) and record["text"] not in self.pins:
+            self.pins.append(record["text"])
+        elif kind == "unpin" and record.get("text") in self.pins:
+            self.pins.remove(record["text"])
+
+    def compaction(self, record: dict[str, Any]) -> None:
+        """Keep what a compaction dropped beside its summary (for /context after resuming)."""
+        from .compaction_plan import dropped_excerpts
+        from .context import estimate_tokens
+
+        dropped = int(record.get("dropped_messages") or 0)
+        summary = str(record.get("summary", ""))
+        self.compactions.append({"at": 0.0, "automatic": bool(record.get("automatic")), "summary": summary,
+                                 "focus": str(record.get("focus", "")), "plan": dict(record.get("plan") or {}),
+                                 "dropped": dropped_excerpts(self.messages[:dropped]),
+                                 "summary_tokens": estimate_tokens(summary)})
 
     def event(self, event: dict[str, Any]) -> None:
         etype = event.get("type")
@@ -281,6 +307,8 @@ class _Replay:
             self.open_turn = etype == "TurnStarted"
         elif etype == "LoopStopped":
             self.last_stop = event
+        elif etype == "RequestCosted" and isinstance(event.get("cost"), dict):
+            self.costs.append(event["cost"])
 
     def cut_note(self) -> str | None:
         """Why the last reply is cut short, when it is."""
@@ -334,7 +362,8 @@ def load_session(path: Path) -> LoadedSession:
     return LoadedSession(
         session_id=str(header.get("session_id") or path.stem), path=path, messages=messages, usage=replay.usage,
         cost_usd=replay.cost, turns=turns, model=str(header.get("model", "")), warnings=warnings, repairs=repairs,
-        notes=[note] if note else [], subagents=replay.subagents,
+        notes=[note] if note else [], subagents=replay.subagents, pins=replay.pins, costs=replay.costs,
+        compactions=replay.compactions,
     )
 
 
@@ -386,6 +415,10 @@ def resume_into(session: AgentSession, target: str | Path, fork: bool = False) -
     session.turn_count = loaded.turns
     session.session_id = loaded.session_id
     session.subagent_links = list(loaded.subagents)
+    session.pins = list(loaded.pins)
+    session.compactions = list(loaded.compactions)
+    session.costs = CostLedger()
+    session.costs.restore(loaded.costs)
     with session.state.lock:
         session.state.read_hashes.clear()
         session.state.todos.clear()
@@ -426,6 +459,8 @@ def write_fork(session: AgentSession, forked_from: str) -> Path:
         transcript.message(message)
     for link in session.subagent_links:  # the subagents' own files stay where they are
         transcript.write(link)
+    for pin in session.pins:
+        transcript.write({"type": "pin", "text": pin})
     transcript.write(_resumed_record(session, forked_from))
     return path
 

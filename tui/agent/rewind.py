@@ -175,7 +175,7 @@ def _segment_files(cps: Checkpoints, start: int, end: int) -> list[tuple[str, in
 def rewind_entries(session: AgentSession) -> list[RewindEntry]:
     """Every earlier prompt of the current conversation, oldest first, then the branches left by rewinds."""
     cps = session.checkpoints
-    points = [p for p in cps.visible_prompts() if p.msg < len(session.messages)]
+    points = [p for p in cps.visible_prompts() if p.msg < len(_history_of(session, p))]
     entries: list[RewindEntry] = []
     if not points:  # a session recorded before checkpoints: the conversation can still go back
         for index, message in enumerate(session.messages):
@@ -190,6 +190,36 @@ def rewind_entries(session: AgentSession) -> list[RewindEntry]:
         label = f"branch left at {branch.ts[11:16]}: {branch.first} ({plural(branch.prompts, 'prompt')})"
         entries.append(RewindEntry(label, branch.ts, branch, None, branch.pos))
     return entries
+
+
+def history_before_compaction(cps: Checkpoints, conv: str) -> list[dict[str, Any]] | None:
+    """The messages a prompt of `conv` indexes into when a compaction lies between it and now, else None.
+
+    Walking from the current conversation up to `conv`, the compacted conversation nearest to
+    `conv` holds them (a rewind keeps the numbering; a compaction starts a new one).
+    """
+    with cps.lock:
+        found: str | None = None
+        at: str | None = cps.conv
+        seen: set[str] = set()
+        while at is not None and at not in seen:
+            seen.add(at)
+            if at in cps.compactions:
+                found = at
+            if at == conv:
+                break
+            at = cps.convs.get(at, (None, None))[0]
+        name = cps.compactions.get(found) if found is not None else None
+    return cps.messages_blob(name) if name is not None else None
+
+
+def _history_of(session: AgentSession, point: PromptPoint) -> list[dict[str, Any]]:
+    """The history `point.msg` counts in: the current one, or the one a later compaction replaced."""
+    try:
+        kept = history_before_compaction(session.checkpoints, point.conv)
+    except (BlobError, ValueError):
+        kept = None
+    return session.messages if kept is None else kept
 
 
 def _user_text(message: dict[str, Any]) -> str:
@@ -276,15 +306,20 @@ def restore_conversation(session: AgentSession, entry: RewindEntry) -> None:
     cps = session.checkpoints
     current = list(session.messages)
     if isinstance(entry.point, Branch):
-        messages = cps.branch_messages(entry.point)
+        messages = cps.messages_blob(entry.point.messages)
         parent, cut = entry.point.conv, None
     else:
         assert entry.msg is not None
-        messages, parent, cut = current[:entry.msg], cps.conv, entry.msg
+        before = _history_of(session, entry.point) if isinstance(entry.point, PromptPoint) else current
+        # before a compaction: its own (longer) history, continued from the conversation it was in
+        parent = entry.point.conv if isinstance(entry.point, PromptPoint) and before is not session.messages \
+            else cps.conv
+        messages, cut = before[:entry.msg], entry.msg
     if messages == current:
         return
     cps.new_conv(parent, cut)
     session.messages = messages
+    session.costs.note_rewrite(session.loop_path, "history rewound")
     session._before_prompt = (len(messages), messages[-1] if messages else None)
     if getattr(session, "context", None) is not None:
         session.context.reset()

@@ -20,11 +20,13 @@ from tui.tools.base import SessionState, Tool, ToolContext
 from .bus import EventBus
 from .client import make_client, use_offline
 from .context import ContextTracker
+from .cost import CostLedger
 from .dispatch import Dispatcher
 from .events import Event, FileChangedOutside, Notice
 from .options import AgentOptions
 from .pricing import add_usage, usage_cost
 from .request import build_system, build_tools
+from .pins import PinMixin, split_pin
 from .scrub import scrub_text
 from .tool_belt import ask_user, configure_tools, notification_blocks, publish_changes
 from .session_transcript import TranscriptMixin
@@ -99,7 +101,7 @@ def _default_policy(options: AgentOptions) -> Any:
     return build_policy(loaded, options.project_dir, options.permission_mode, options.allowed_tools, options.disallowed_tools)
 
 
-class AgentSession(TranscriptMixin):
+class AgentSession(TranscriptMixin, PinMixin):
     """A conversation with the model, run one turn at a time on a worker thread."""
 
     #: the loop path its events carry (a subagent's is `main/<alias>`; see subagents.py)
@@ -126,11 +128,19 @@ class AgentSession(TranscriptMixin):
         self.messages: list[dict[str, Any]] = []
         self.usage_totals: dict[str, int] = {}
         self.cost_usd = 0.0
+        #: every response priced and attributed (cost.py); a subagent shares its parent's
+        self.costs = CostLedger()
         self.denials: list[dict[str, Any]] = []
         self.cancel_event = threading.Event()
         self.turn_count = 0
         self.offline = use_offline(options)
         self.memory_text = ""
+        #: the memory files memory_text was built from (tui.config.memory.MemoryFile), for /memory
+        self.memory_files: list[Any] = []
+        #: prompts kept verbatim through every compaction (/pin, `#pin`)
+        self.pins: list[str] = []
+        #: each compaction: its summary, plan and what it dropped (compaction.py), for /context
+        self.compactions: list[dict[str, Any]] = []
         self._client: Any = None
         self._client_lock = threading.Lock()
         self._thread: threading.Thread | None = None
@@ -262,13 +272,19 @@ class AgentSession(TranscriptMixin):
             self._system_cache = (model, build_system(self.options.project_dir, model, self.memory_text))
         return self._system_cache[1]
 
+    def reload_memory(self) -> None:
+        """Read the memory files again for the next request (after `#text`, /init or a compaction)."""
+        self.memory_text = ""
+        self._system_cache = None
+
     def _load_memory(self) -> str:
         try:
             from tui.config.memory import load_memory, memory_system_text
         except ImportError:
             return ""
         try:
-            return memory_system_text(load_memory(self.options.project_dir))
+            self.memory_files = load_memory(self.options.project_dir)
+            return memory_system_text(self.memory_files)
         except Exception as exc:
             self.publish(Notice(level="warning", text=f"Memory files were not loaded: {exc}"))
             return ""
@@ -323,12 +339,17 @@ class AgentSession(TranscriptMixin):
         self._before_prompt = (len(self.messages), self.messages[-1] if self.messages else None)
         self.turn_count += 1
         self.state.turn_id = self.turn_count
+        if self.loop_path == "main":
+            self.costs.begin_turn(self.turn_count)
+        prompt, pinned = split_pin(prompt)  # `#pin …`: the prompt is kept verbatim through compactions
         blocks = [{"type": "text", "text": scrub_text(prompt)}]  # a surrogate-escaped byte could never be sent
         if self.hook_context:  # what SessionStart hooks said goes with the first prompt
             blocks += [{"type": "text", "text": scrub_text(b["text"])} for b in self.hook_context]
             self.hook_context = []
         blocks += notification_blocks(self.state.tasks)  # background tasks that ended since the last request
         self._append_prompt(blocks)
+        if pinned:
+            self.pin(blocks[0]["text"])
         return Turn(turn_id=self.turn_count, prompt=prompt)
 
     def add_prompt_context(self, blocks: list[dict[str, Any]]) -> None:
@@ -388,9 +409,9 @@ class AgentSession(TranscriptMixin):
                 ]}
             )
 
-    def record_usage(self, usage: dict[str, Any], measure_context: bool = True) -> None:
+    def record_usage(self, usage: dict[str, Any], measure_context: bool = True, model: str | None = None) -> None:
         add_usage(self.usage_totals, usage)
-        self.cost_usd += usage_cost(usage, self.pricing_model)
+        self.cost_usd += usage_cost(usage, model or self.pricing_model)
         if measure_context:
             self.context.observe(usage)
 
@@ -454,8 +475,11 @@ class AgentSession(TranscriptMixin):
         self._before_prompt = (0, None)
         self.usage_totals = {}
         self.cost_usd = 0.0
+        self.costs = CostLedger()
         self.turn_count = 0
         self.subagent_links = []
+        self.pins = []
+        self.compactions = []
         self.state.read_hashes.clear()
         self.state.todos.clear()
         self.context.reset()

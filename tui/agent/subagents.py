@@ -88,6 +88,7 @@ class SubagentSession(AgentSession):
         self.state.tasks = parent.state.tasks  # its background commands are the session's: announced and stopped there
         self._client = parent.client()
         self.offline = parent.offline
+        self.costs = parent.costs  # one ledger: /cost and -p JSON show each subagent's share
         self.memory_text = "" if definition.tools is not None else parent.memory_text
         self._forward = self.bus.subscribe(parent.bus.publish, inline=True)
 
@@ -113,8 +114,15 @@ class SubagentSession(AgentSession):
             self._system_cache = (self.options.model, blocks)
         return self._system_cache[1]
 
+    def reload_memory(self) -> None:
+        """Read the parent's memory files again (a full agent carries them; a restricted one never does)."""
+        if self.definition.tools is None:
+            self.memory_text = self._load_memory()
+        self._system_cache = None
+
     def finish(self) -> None:
         """Flush and close the transcript and the tool pool; the parent's cancel flag stays as it is."""
+        self.costs.end_loop(self.loop_path)  # the shared ledger keeps its entries, not its messages
         self.close_transcript()
         self._forward.close()
         self.dispatcher.close()

@@ -19,6 +19,8 @@ from tui.config.special_files import is_regular_file, read_regular_bytes
 MEMORY_NAMES = ("AGENTS.md", "CLAUDE.md", "AGENTS.local.md", "CLAUDE.local.md")  # *.local.md: `#` lines kept out of git
 MAX_IMPORT_DEPTH = 5
 MAX_FILE_CHARS = 40_000
+#: the first line of the memory block in the system prompt (the cost ledger recognises the block by it)
+MEMORY_HEADING = "# Memory files"
 IMPORT = re.compile(r"(?:^|(?<=\s))@((?:~/|\.{1,2}/|/)?[\w.\-/]+)")
 FENCE = re.compile(r"^\s*(```|~~~)")
 INLINE_CODE = re.compile(r"`[^`]*`")
@@ -102,16 +104,34 @@ def load_memory(project_dir: Path) -> list[MemoryFile]:
     return out
 
 
+def framed(memory: MemoryFile) -> str:
+    """One file as the system prompt carries it: its text inside a `<memory_file>` tag naming its path."""
+    origin = f' imported_from="{memory.imported_from}"' if memory.imported_from else ""
+    return f'<memory_file path="{memory.path}"{origin}>\n{memory.text.rstrip()}\n</memory_file>'
+
+
+def _intro() -> str:
+    return "\n\n".join([
+        MEMORY_HEADING,
+        "The user's instruction files (AGENTS.md / CLAUDE.md and their imports). Follow them; "
+        "later, more specific files take precedence over earlier ones.",
+    ])
+
+
+def memory_layout(files: list[MemoryFile]) -> list[tuple[MemoryFile, str, int]]:
+    """Each file, its framed text and the character where that text starts in memory_system_text(files)."""
+    out: list[tuple[MemoryFile, str, int]] = []
+    at = len(_intro())
+    for memory in files:
+        at += 2  # the blank line between parts
+        text = framed(memory)
+        out.append((memory, text, at))
+        at += len(text)
+    return out
+
+
 def memory_system_text(files: list[MemoryFile]) -> str:
     """A system-prompt block that introduces each file with its path; '' when there are none."""
     if not files:
         return ""
-    parts = [
-        "# Memory files",
-        "The user's instruction files (AGENTS.md / CLAUDE.md and their imports). Follow them; "
-        "later, more specific files take precedence over earlier ones.",
-    ]
-    for f in files:
-        origin = f' imported_from="{f.imported_from}"' if f.imported_from else ""
-        parts.append(f'<memory_file path="{f.path}"{origin}>\n{f.text.rstrip()}\n</memory_file>')
-    return "\n\n".join(parts) + "\n"
+    return "\n\n".join([_intro(), *(framed(f) for f in files)]) + "\n"

@@ -77,6 +77,8 @@ class Settings:
     theme: str = "agent-tui-dark"
     #: automatic compaction at this share of the context window
     auto_compact_threshold: float = 0.8
+    #: what reaching that share does: "auto" compacts, "ask" asks first, "off" never compacts on its own
+    compaction: str = "auto"
     #: days a session's checkpoints are kept after it was last used (Claude Code's cleanupPeriodDays)
     cleanup_period_days: int = 30
     #: provider (anthropic | bedrock | vertex), model id overrides, key helper command, model for summaries

@@ -8,6 +8,9 @@ from typing import Any
 
 from tui.config.modes import MODES
 
+#: what reaching the compaction threshold does (the `compaction` setting)
+COMPACTION_MODES = ("auto", "ask", "off")
+
 #: top-level scalar settings: key -> (accepted kinds, may be None)
 SCALAR_TYPES: dict[str, tuple[str, bool]] = {
     "model": ("string", False),
@@ -22,6 +25,7 @@ SCALAR_TYPES: dict[str, tuple[str, bool]] = {
     "stream_idle_timeout": ("seconds", False),
     "theme": ("string", False),
     "auto_compact_threshold": ("number", False),
+    "compaction": ("compaction", False),
     "cleanup_period_days": ("integer", False),
     "provider": ("string", True),
     "api_key_helper": ("string", True),
@@ -41,6 +45,7 @@ EXPECTED = {
     "number": "a number",
     "seconds": "a number of seconds above 0",
     "mode": f"one of {', '.join(MODES)}",
+    "compaction": f"one of {', '.join(COMPACTION_MODES)}",
     "rules": "a list of strings",
     "names": "a table of model name = \"provider model id\"",
 }
@@ -70,6 +75,8 @@ def check_value(kind: str, value: Any, nullable: bool = False) -> tuple[Any, str
     ok = False
     if kind == "string" or kind == "mode":
         ok = isinstance(value, str) and (kind == "string" or value in MODES)
+    elif kind == "compaction":
+        ok = isinstance(value, str) and value in COMPACTION_MODES
     elif kind == "integer":
         ok = isinstance(value, int) and not isinstance(value, bool) and value >= 0
     elif kind == "boolean":
@@ -91,7 +98,7 @@ def check_value(kind: str, value: Any, nullable: bool = False) -> tuple[Any, str
         return None, f"expected a finite number, got {value}"
     if kind in ("integer", "number") and numeric and (kind == "number" or isinstance(value, int)):
         return None, f"expected {EXPECTED[kind]} of 0 or more, got {value}"
-    got = f"`{value}`" if kind == "mode" and isinstance(value, str) else type_name(value)
+    got = f"`{value}`" if kind in ("mode", "compaction") and isinstance(value, str) else type_name(value)
     return None, f"expected {EXPECTED[kind]}, got {got}"
 
 

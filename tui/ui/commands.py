@@ -135,18 +135,6 @@ async def _model(app: AgentApp, args: str) -> None:
     app.notify(f"Model switched to {app.session.options.model}.")
 
 
-@slash_command("cost", "Show tokens and cost of this session")
-async def _cost(app: AgentApp, args: str) -> None:
-    u = app.session.usage_totals or {}
-    total_in = sum(int(u.get(k) or 0) for k in ("input_tokens", "cache_read_input_tokens", "cache_creation_input_tokens"))
-    share = f"{int(u.get('cache_read_input_tokens') or 0) / total_in:.0%}" if total_in else "–"
-    await app.controller.add_marker(
-        f"session: {total_in:,} tokens in ({share} from cache), {int(u.get('output_tokens') or 0):,} out, "
-        f"${app.session.cost_usd:.4f}",
-        "info",
-    )
-
-
 @slash_command("theme", "Switch the colour theme", usage="[name]")
 def _theme(app: AgentApp, args: str) -> None:
     if not args:
@@ -221,7 +209,7 @@ def _memory(app: AgentApp, args: str) -> None:
 SESSION_COMMAND_MODULES = ("tui.ui.screens.resume_screen", "tui.ui.screens.undo_screen", "tui.ui.screens.login_screen",
                            "tui.ui.screens.agents_screen", "tui.ui.screens.tasks_screen",
                            "tui.ui.sandbox_command",
-                           "tui.ui.screens.rewind_screen", "tui.ui.screens.context_screen")
+                           "tui.ui.screens.rewind_screen", "tui.ui.screens.context_screen", "tui.ui.cost_command")
 _loaded = False
 _loading = threading.Lock()
 

@@ -20,6 +20,7 @@ from textual.widget import MountError
 from tui.agent import events as ev
 from tui.agent.pricing import web_searches
 
+from .cost_events import CostHandlers
 from .permission_events import PermissionHandlers
 from .tool_belt_events import ToolBeltHandlers
 from .widgets.blocks import MarkerLine, ThinkingBlock, ToolCallBlock, UserPrompt, format_seconds
@@ -36,6 +37,7 @@ if TYPE_CHECKING:
 log = logging.getLogger(__name__)
 
 INSPECTOR_EVENTS = (ev.RequestSent, ev.ResponseStarted, ev.ResponseFinished, ev.StopReasonHandled,
+                    ev.RequestCosted, ev.CacheMissed, ev.CompactionFinished,  # the Cost view
                     # the timeline's tool bars and permission waits
                     ev.ToolStarted, ev.ToolFinished, ev.PermissionRequested, ev.PermissionResolved)
 #: LoopStopped reasons that are a normal end and need no extra marker
@@ -78,7 +80,7 @@ class EngineEvents(Message):
     """Engine events are waiting in the app's inbox (posted once per batch, not per event)."""
 
 
-class EventController(PermissionHandlers, ToolBeltHandlers):
+class EventController(PermissionHandlers, ToolBeltHandlers, CostHandlers):
     """Maps engine events to the conversation, tool panel, status line, inspector and dialogs."""
 
     def __init__(self, app: AgentApp) -> None:
@@ -126,6 +128,9 @@ class EventController(PermissionHandlers, ToolBeltHandlers):
             ev.HookStarted: self.on_hook_event,
             ev.HookFinished: self.on_hook_event,
             ev.SandboxBlocked: self.on_sandbox_blocked,
+            ev.CacheMissed: self.on_cache_missed,
+            ev.CompactionProposed: self.on_compaction_proposed,
+            ev.MessagePinned: self.on_message_pinned,
         }
         from .mcp_glue import mcp_handlers
 
@@ -272,6 +277,9 @@ class EventController(PermissionHandlers, ToolBeltHandlers):
 
     async def on_request_sent(self, e: ev.RequestSent) -> None:
         self._blocks.clear()
+        if e.iteration == 0:  # a compaction's summary request
+            self.app.status.set_state("compacting")
+            return
         self.app.status.set_state("waiting for model", f"(call {e.iteration})" if e.iteration > 1 else "")
 
     async def on_response_started(self, e: ev.ResponseStarted) -> None:
@@ -450,20 +458,6 @@ class EventController(PermissionHandlers, ToolBeltHandlers):
 
     async def on_context_usage(self, e: ev.ContextUsage) -> None:
         self.app.status.set_context(e.used_tokens, e.window_tokens, e.estimated)
-
-    async def on_compaction_started(self, e: ev.CompactionStarted) -> None:
-        how = "automatically" if e.automatic else "as asked"
-        await self.add_marker(f"⧗ compacting the context {how} ({human_tokens(e.used_tokens)} tokens in use)…", "info")
-        self.app.status.set_state("compacting")
-
-    async def on_compaction_finished(self, e: ev.CompactionFinished) -> None:
-        if e.ok:
-            await self.add_marker(
-                f"context compacted: {plural(e.messages_before, 'message')} → {e.messages_after} "
-                "(a summary replaces the older turns)", "stop")
-        else:
-            await self.add_marker(f"compaction failed, history kept: {e.detail or 'no detail'}", "warn")
-        self.app.status.set_state("waiting for model" if self.busy else "idle")
 
     async def on_file_changed_outside(self, e: ev.FileChangedOutside) -> None:
         await self.add_marker(f"↯ {e.path} changed outside the agent (it will re-read it before editing)", "info")

@@ -17,7 +17,7 @@ from textual.app import SystemCommand
 
 from tui.sanitize import one_line
 
-from .commands import slash_command
+from .commands import run_slash, slash_command
 from .threads import call_soon_from_thread
 
 if TYPE_CHECKING:
@@ -40,11 +40,17 @@ def _busy(app: AgentApp) -> bool:
 
 async def submit(app: AgentApp, text: str) -> bool:
     """Handle `!cmd`, `#text` and prompts with `@` files; False for a plain prompt."""
+    from tui.agent.pins import is_pin_prompt
     from tui.hooks.mentions import mentioned_paths
 
     if text.startswith("!") and text[1:].strip():
         await bash_mode(app, text[1:].strip())
         return True
+    if is_pin_prompt(text):  # `#pin …` is a prompt to keep verbatim, not a memory line
+        if not text[4:].strip():
+            await run_slash(app, "/pin")
+            return True
+        return False
     if text.startswith("#") and text.lstrip("#").strip():
         remember(app, text.lstrip("#").strip())
         return True
@@ -158,8 +164,8 @@ def remember(app: AgentApp, line: str) -> None:
 
 def reload_memory(session: Any) -> None:
     """Read the memory files again before the next request (the system prompt changes once)."""
-    session.memory_text = ""
-    session._system_cache = None
+    if hasattr(session, "reload_memory"):
+        session.reload_memory()
 
 
 @slash_command("init", "Write AGENTS.md (or CLAUDE.md) from a look at the project")

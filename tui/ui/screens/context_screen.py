@@ -10,12 +10,13 @@ from rich.table import Table
 from rich.text import Text
 from textual.app import ComposeResult
 from textual.binding import Binding
-from textual.containers import Horizontal, Vertical
+from textual.containers import Horizontal, VerticalScroll
 from textual.screen import ModalScreen
 from textual.widgets import Static
 
 from tui.agent.context_map import context_map
-from tui.sanitize import one_line
+from tui.sanitize import one_line, visible
+from tui.wording import plural
 
 from ..commands import slash_command
 
@@ -23,6 +24,8 @@ if TYPE_CHECKING:
     from ..app import AgentApp
 
 COLUMNS, ROWS = 20, 10
+#: messages of the last compaction listed beside its summary
+DROPPED_SHOWN = 30
 COLOURS = {"system": "magenta", "memory": "cyan", "tool": "yellow", "turn": "blue"}
 NAMES = {"system": "System prompt", "memory": "Memory files", "tool": "Tool definitions", "turn": "Messages"}
 
@@ -77,14 +80,48 @@ def table(figures: dict[str, Any]) -> Group:
     results = Table("Biggest tool results", "tokens", box=None, padding=(0, 1), header_style="bold")
     for part in figures["tool_results"]:
         results.add_row(one_line(part["label"])[:48], k(part["tokens"]))
-    drop = figures["compaction_would_drop"]
     notes = Text()
     notes.append("Cache breakpoints: ", style="bold")
     notes.append(", ".join(figures["cache_breakpoints"]) + "\n")
-    notes.append("Compaction would summarise ", style="bold")
-    notes.append(f"the first {drop['messages']} messages ({k(drop['tokens'])} tokens)" if drop["messages"]
-                 else "nothing yet (too few messages)")
+    notes.append(f"Compaction ({figures.get('compaction', 'auto')}): ", style="bold")
+    plan = figures.get("compaction_plan") or {}
+    if plan.get("possible"):
+        gone, kept = plan["summarised"], plan["kept"]
+        notes.append(f"would summarise {gone['turns']} ({plural(gone['messages'], 'message')}, ~{k(gone['tokens'])} "
+                     f"tokens) and keep {kept['turns']} ({plural(kept['messages'], 'message')}, ~{k(kept['tokens'])}) "
+                     "verbatim")
+    else:
+        notes.append("nothing to summarise yet (too few messages)")
+    for pin in figures.get("pinned") or ():
+        notes.append("\nPinned: ", style="bold")
+        notes.append(one_line(pin)[:90])
     return Group(summary, Text(""), top, Text(""), results, Text(""), notes)
+
+
+def last_compaction(figures: dict[str, Any]) -> Group | Text:
+    """The latest compaction: what it dropped, one line per message, beside the summary that replaced it."""
+    last = figures.get("last_compaction")
+    if not last:
+        return Text("No compaction yet in this conversation.", style="dim")
+    plan = last.get("plan") or {}
+    gone = plan.get("summarised") or {}
+    heading = Text("Last compaction" + (f" (of {last['compactions']})" if last["compactions"] > 1 else "") + ": ",
+                   style="bold")
+    heading.append(f"{gone.get('turns', '?')} ({len(last['dropped'])} messages, ~{k(gone.get('tokens', 0))} tokens) "
+                   f"became a ~{k(last['summary_tokens'])}-token summary"
+                   + (f", focused on {one_line(last['focus'])}" if last.get("focus") else "")
+                   + ". /rewind returns to a prompt before it.")
+    dropped = Text()
+    for entry in last["dropped"][:DROPPED_SHOWN]:
+        dropped.append(f"#{entry['index'] + 1} {entry['role']:<9} ", style="dim")
+        dropped.append(one_line(str(entry["text"]))[:60] + "\n")
+    if len(last["dropped"]) > DROPPED_SHOWN:
+        dropped.append(f"… {len(last['dropped']) - DROPPED_SHOWN} more", style="dim")
+    side = Table(box=None, padding=(0, 2), expand=True, header_style="bold")
+    side.add_column("Dropped", ratio=1, no_wrap=True, overflow="ellipsis")
+    side.add_column("Summary that replaced it", ratio=1)
+    side.add_row(dropped, Text(visible(last["summary"])))
+    return Group(heading, Text(""), side)
 
 
 class ContextScreen(ModalScreen[None]):
@@ -94,8 +131,10 @@ class ContextScreen(ModalScreen[None]):
     DEFAULT_CSS = """
     ContextScreen { align: center middle; }
     #context-box { width: 95%; height: 85%; border: round $accent; background: $surface; padding: 0 1; }
+    #context-top { height: auto; }
     #context-grid { width: 44; }
     #context-table { width: 1fr; }
+    #context-compaction { margin-top: 1; }
     """
 
     def __init__(self, figures: dict[str, Any]) -> None:
@@ -103,11 +142,12 @@ class ContextScreen(ModalScreen[None]):
         self.figures = figures
 
     def compose(self) -> ComposeResult:
-        with Vertical(id="context-box"):
+        with VerticalScroll(id="context-box"):
             yield Static(Text("Context window · Esc closes", style="bold"), classes="panel-title")
-            with Horizontal():
+            with Horizontal(id="context-top"):
                 yield Static(grid(self.figures), id="context-grid")
                 yield Static(table(self.figures), id="context-table")
+            yield Static(last_compaction(self.figures), id="context-compaction")
 
     def action_dismiss_map(self) -> None:
         self.dismiss(None)

@@ -1,4 +1,8 @@
-"""/memory: which memory files were loaded into the system prompt, from where, and what they say."""
+"""/memory: each memory file exactly as the system prompt carries it: the text sent, where it sits, its tokens.
+
+With a session, the files are the ones its system prompt was built from (what the model saw),
+each framed as sent, with its place in system[] and a note when the file changed on disk since.
+"""
 
 from __future__ import annotations
 
@@ -12,8 +16,29 @@ from textual.containers import Vertical, VerticalScroll
 from textual.screen import ModalScreen
 from textual.widgets import DataTable, Static
 
-from tui.config.memory import MemoryFile, load_memory
+from typing import Any
+
+from tui.config.memory import MemoryFile, load_memory, memory_layout
 from tui.sanitize import one_line, visible
+
+
+def sent_layout(session: Any, files: list[MemoryFile]) -> tuple[list[tuple[MemoryFile, str, str, int]], str]:
+    """Per file: (file, text as sent, where it sits, tokens); and one line about the memory block."""
+    index = None
+    if session is not None:
+        blocks = session.system_blocks()  # builds the system prompt (and reads the files) if no request did yet
+        index = next((i for i, b in enumerate(blocks) if session.memory_text and b.get("text") == session.memory_text),
+                     None)
+    rows = []
+    for n, (memory, text, start) in enumerate(memory_layout(files), start=1):
+        place = f"system[{index}] · {n} of {len(files)} · chars {start:,}–{start + len(text):,}" if index is not None \
+            else f"{n} of {len(files)}"
+        rows.append((memory, text, place, (len(text) + 3) // 4))
+    if index is None:
+        return rows, "Not sent yet: the memory block is built with the next request."
+    tokens = (len(session.memory_text) + 3) // 4
+    return rows, (f"Sent as system[{index}] of the system prompt (~{tokens:,} tokens), after the rules and before "
+                  "the environment; read again after `#` lines, /init and every compaction.")
 
 
 class MemoryScreen(ModalScreen[None]):
@@ -29,13 +54,23 @@ class MemoryScreen(ModalScreen[None]):
 
     BINDINGS = [Binding("escape,q", "close", "Close", id="close_memory")]
 
-    def __init__(self, files: list[MemoryFile] | None = None, project_dir: Path | None = None) -> None:
+    def __init__(self, files: list[MemoryFile] | None = None, project_dir: Path | None = None,
+                 session: Any = None) -> None:
         super().__init__()
+        self.session = session if hasattr(session, "memory_files") else None
+        if files is None and self.session is not None:
+            self.session.system_blocks()
+            files = list(self.session.memory_files)
         self.files = files if files is not None else load_memory(project_dir or Path.cwd())
+        self.rows, self.where = sent_layout(self.session, self.files)
+        on_disk = {str(f.path): f.text for f in load_memory(project_dir or Path.cwd())} if self.session else {}
+        #: files whose text on disk is no longer what was sent
+        self.stale = {str(f.path) for f in self.files if self.session and on_disk.get(str(f.path)) != f.text}
 
     def compose(self) -> ComposeResult:
         with Vertical(id="memory-box"):
-            yield Static("Memory files", classes="title")
+            yield Static("Memory files, as sent", classes="title")
+            yield Static(Text(self.where, style="dim"), id="memory-where")
             if not self.files:
                 yield Static(
                     "No memory files loaded. Put instructions in AGENTS.md or CLAUDE.md at the project root "
@@ -49,11 +84,14 @@ class MemoryScreen(ModalScreen[None]):
 
     def on_mount(self) -> None:
         table = self.query_one("#memory-files", DataTable)
-        table.add_columns("File", "Imported by", "Lines")
-        for index, memory in enumerate(self.files):
+        table.add_columns("File", "Imported by", "Position", "Tokens", "Lines")
+        for index, (memory, _, place, tokens) in enumerate(self.rows):
+            name = one_line(str(memory.path)) + (" (changed on disk since)" if str(memory.path) in self.stale else "")
             table.add_row(
-                Text(one_line(str(memory.path))),
+                Text(name),
                 Text(one_line(str(memory.imported_from))) if memory.imported_from else "—",
+                place,
+                f"~{tokens:,}",
                 str(len(memory.text.splitlines())),
                 key=str(index),
             )
@@ -62,7 +100,12 @@ class MemoryScreen(ModalScreen[None]):
             table.focus()
 
     def _show(self, index: int) -> None:
-        self.query_one("#memory-text", Static).update(Text(visible(self.files[index].text)))
+        memory, text, _, _ = self.rows[index]
+        shown = Text(visible(text))
+        if str(memory.path) in self.stale:
+            shown = Text(f"{memory.path} changed on disk since it was sent; this is the text the model has:\n\n",
+                         style="yellow") + shown
+        self.query_one("#memory-text", Static).update(shown)
 
     @on(DataTable.RowHighlighted, "#memory-files")
     def _highlighted(self, event: DataTable.RowHighlighted) -> None:

@@ -281,7 +281,12 @@ async def _compact_command(app: AgentApp, args: str) -> None:
         app.notify(str(exc), severity="warning")
         return
     if result.ok:
-        await show_history(app, app.session.messages)
+        from ..cost_events import compaction_done
+
+        await show_history(app, app.session.messages)  # the summary's marker went with the old view: say it again
+        done = getattr(app.session, "compactions", None)
+        await app.controller.add_marker(compaction_done(result.messages_before, result.messages_after,
+                                                        done[-1]["plan"] if done else {}), "stop")
     app.notify(result.detail, severity="information" if result.ok else "warning")
 
 

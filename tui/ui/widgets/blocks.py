@@ -220,11 +220,33 @@ class ToolCallBlock(Collapsible):
         return Text(self._result_text())
 
 
+#: width of the label column of a report marker (tone "cost": /cost)
+REPORT_LABEL_WIDTH = 14
+
+
+def report_lines(text: str) -> Any:
+    """A report: a heading line, then lines whose first REPORT_LABEL_WIDTH characters are a label.
+
+    Drawn as two columns, so a long line wraps under its own column instead of under the label.
+    """
+    from rich.console import Group
+    from rich.table import Table
+
+    heading, *rest = text.split("\n")
+    table = Table.grid(padding=(0, 1))
+    table.add_column(width=REPORT_LABEL_WIDTH - 1, no_wrap=True, style="bold")
+    table.add_column(ratio=1)
+    for line in rest:
+        table.add_row(Text(visible(line[:REPORT_LABEL_WIDTH].strip())), Text(visible(line[REPORT_LABEL_WIDTH:])))
+    return Group(Text(visible(heading), style="bold"), table)
+
+
 class MarkerLine(Static):
-    """A one-line marker: a stop_reason transition, a retry, a loop stop, a notice."""
+    """A one-line marker: a stop_reason transition, a retry, a loop stop, a notice (or a /cost report)."""
 
     def __init__(self, text: str, tone: str) -> None:
-        super().__init__(Text(visible(text)), classes=f"marker -{tone}")
+        super().__init__(report_lines(text) if tone == "cost" else Text(visible(text)), classes=f"marker -{tone}")
+        self.text = text
 
 
 def block_widget(record: BlockRecord) -> Widget:

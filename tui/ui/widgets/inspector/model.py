@@ -10,18 +10,21 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from tui.agent.events import (
+    CacheMissed,
+    CompactionFinished,
     Event,
     HookFinished,
     HookStarted,
     RequestSent,
     ResponseFinished,
     ResponseStarted,
+    RequestCosted,
     RetryScheduled,
     StopReasonHandled,
 )
 
 #: the views of one call, in tab order; also the `<view>` part of exported file names
-VIEWS = ("request", "response", "sse", "diff")
+VIEWS = ("request", "response", "sse", "diff", "cost")
 
 
 @dataclass
@@ -48,6 +51,18 @@ class ApiCall:
     hooks: list[dict[str, Any]] = field(default_factory=list)  # hooks run after this response: exact stdin/stdout
     version: int = 0  # bumped on every change, so views know when to rebuild
     loop_path: str = "main"  # the loop that sent it: `main`, or a subagent's `main/<alias>`
+    #: what it cost, by token kind and by part of the request (tui.agent.cost.RequestCost.to_dict())
+    cost: dict[str, Any] | None = None
+    #: a compaction's summary request (iteration 0): the summary, its plan and what it dropped
+    compaction: dict[str, Any] | None = None
+
+    @property
+    def is_compaction(self) -> bool:
+        return self.iteration == 0
+
+    @property
+    def cache_miss(self) -> dict[str, Any] | None:
+        return (self.cost or {}).get("cache_miss")
 
     @property
     def finished(self) -> bool:
@@ -57,7 +72,7 @@ class ApiCall:
     def status(self) -> str:
         """The stop_reason, or what the call is doing / why it failed."""
         if self.stop_reason:
-            return self.stop_reason
+            return "compaction" if self.is_compaction else self.stop_reason
         if self.retry_reason:
             return f"retry: {self.retry_reason}"
         if self.message is not None:
@@ -95,6 +110,7 @@ class ApiCall:
             "duration_ms": self.duration_ms,
             "cost_usd": self.cost_usd,
             "action": self.action,
+            **({"compaction": self.compaction} if self.compaction else {}),
             **({"hooks": self.hooks} if self.hooks else {}),
         }
 
@@ -162,6 +178,17 @@ class InspectorModel:
             call.action = event.action
         elif isinstance(event, RetryScheduled):
             call.retry_reason = event.reason + (f" ({event.status})" if event.status else "")
+        elif isinstance(event, RequestCosted):
+            call.cost = event.cost
+        elif isinstance(event, CacheMissed):
+            if call.cost is not None and call.cost.get("cache_miss") is None:  # normally within `cost` already
+                call.cost = {**call.cost, "cache_miss": {"cause": event.cause, "text": event.text,
+                                                         "lost_tokens": event.lost_tokens}}
+        elif isinstance(event, CompactionFinished):
+            if not call.is_compaction or not event.ok:
+                return None
+            call.compaction = {"summary": event.summary, "plan": event.plan, "dropped": list(event.dropped),
+                               "messages_before": event.messages_before, "messages_after": event.messages_after}
         else:
             return None
         call.version += 1

@@ -17,7 +17,7 @@ from rich.text import Text
 from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding
-from textual.containers import Horizontal
+from textual.containers import Horizontal, VerticalScroll
 from textual.geometry import Region
 from textual.strip import Strip
 from textual.widget import Widget
@@ -26,6 +26,7 @@ from textual.widgets import Button, DataTable, Static, TabbedContent, TabPane
 from tui.agent.events import Event
 from tui.sanitize import one_line
 
+from .cost_view import cost_view
 from .diff import diff_requests
 from .json_tree import JsonView
 from .model import VIEWS, ApiCall, InspectorModel
@@ -34,8 +35,9 @@ from .timeline import TimelineModel
 from .views import diff_text, fill_sse_table, response_summary
 from tui.wording import plural
 
-_COLUMNS = (("#", "num"), ("iter", "iter"), ("time", "time"), ("stop_reason", "stop"),
-            ("in", "in"), ("out", "out"), ("cache", "cache"), ("dur", "dur"), ("loop", "loop"))
+# narrow headers: with the cost column the list still fits half of a 140-column screen
+_COLUMNS = (("#", "num"), ("it", "iter"), ("time", "time"), ("stop", "stop"),
+            ("in", "in"), ("out", "out"), ("cache", "cache"), ("USD", "cost"), ("dur", "dur"), ("loop", "loop"))
 TITLE = "Inspector · API calls"
 
 
@@ -48,7 +50,8 @@ def _row(call: ApiCall) -> tuple[str, ...]:
         call.status,
         f"{call.input_tokens:,}" if call.finished else "",
         f"{call.output_tokens:,}" if call.finished else "",
-        f"{share:.0%}" if share is not None else "",
+        ("✗" if call.cache_miss else "") + (f"{share:.0%}" if share is not None else ""),
+        f"{call.cost['total_usd']:.4f}" if call.cost is not None else "",
         f"{call.duration_ms / 1000:.1f}s" if call.duration_ms is not None else "",
         one_line(call.loop_path.partition("/")[2] or call.loop_path),
     )
@@ -74,6 +77,7 @@ class Inspector(Widget):
     Inspector TabPane { padding: 0; }
     Inspector #inspector-response-summary { height: auto; padding: 0 1; }
     Inspector #inspector-diff { padding: 0 1; }
+    Inspector #inspector-cost { padding: 0 1; }
     Inspector.-empty > #inspector-calls, Inspector.-empty > #inspector-actions,
     Inspector.-empty > TabbedContent { display: none; }
     Inspector > #inspector-empty { display: none; }
@@ -134,6 +138,9 @@ class Inspector(Widget):
                 yield DataTable(id="inspector-sse", cursor_type="row")
             with TabPane("Diff", id="diff"):
                 yield Static("", id="inspector-diff")
+            with TabPane("Cost", id="cost"):
+                with VerticalScroll():
+                    yield Static("", id="inspector-cost")
             with TabPane("Timeline", id="timeline"):
                 yield Static("", id="inspector-timeline")
                 yield DataTable(id="inspector-bars", cursor_type="row", zebra_stripes=True)
@@ -285,6 +292,8 @@ class Inspector(Widget):
             self.query_one("#inspector-response", JsonView).show(value, f"response #{call.number}")
         elif view == "sse":
             fill_sse_table(self.query_one("#inspector-sse", DataTable), call)
+        elif view == "cost":
+            self.query_one("#inspector-cost", Static).update(cost_view(call))
         else:
             previous = self.model.previous(call)
             changes = diff_requests(previous.body if previous else None, call.body)
@@ -321,6 +330,8 @@ class Inspector(Widget):
             return call.response_view()
         if view == "sse":
             return call.sse_view()
+        if view == "cost":
+            return {"cost": call.cost, **({"compaction": call.compaction} if call.compaction else {})}
         previous = self.model.previous(call)
         return {
             "call": call.number,

@@ -1,0 +1,424 @@
+"""Where each request's money went: by token kind and by what the request carried.
+
+Every successful response is recorded with the exact body that was sent and the usage the API
+reported. The prompt is laid out in the API's prefix order (tools → system → messages): the
+cache read covers its start, the cache write what follows up to the last breakpoint, plain
+input the rest (protocol.md §5). Block sizes are estimated (characters / 4) and scaled to the
+reported total, so the parts add up to the usage exactly. Sizes are kept per loop between
+requests: the history only grows, so a request measures just its new messages.
+
+A request that reads less from the cache than the previous one of its loop left there is a
+cache break; cache_breaks.py names its cause. The inspector, `/cost` and `-p` JSON only read
+this ledger (cost_report.py sums it).
+"""
+
+from __future__ import annotations
+
+import json
+import threading
+import time
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+from tui.config.memory import MEMORY_HEADING
+
+from .cache_breaks import find_cause, first_changed_message
+from .cost_events import CacheMissed, RequestCosted
+from .pricing import WEB_SEARCH_USD, has_price, model_info, web_searches
+
+if TYPE_CHECKING:
+    from .session import AgentSession
+
+#: the parts of a request, in the order they are shown; `output` is what the model wrote
+PARTS = ("system", "tools", "memory", "history", "tool_results", "output")
+#: token kinds, priced differently
+ZONES = ("input", "cache_write", "cache_read", "output")
+#: a read this many tokens short of what the previous request cached is still a hit (rounding)
+MISS_TOLERANCE = 32
+_encode = json.JSONEncoder(ensure_ascii=False, default=str).encode
+
+
+def block_tokens(block: Any) -> int:
+    """A block's estimated tokens: its JSON's characters / 4, rounded up."""
+    return (len(block if isinstance(block, str) else _encode(block)) + 3) // 4
+
+
+@dataclass
+class RequestCost:
+    """One response's cost: tokens and USD per token kind, and per part of the request."""
+
+    number: int
+    turn: int
+    loop_path: str
+    model: str
+    kind: str  # "turn" or "compaction"
+    iteration: int
+    priced: bool
+    tokens: dict[str, int]
+    usd: dict[str, float]
+    #: part -> token kind -> tokens (floats: the split falls inside blocks)
+    parts: dict[str, dict[str, float]]
+    part_usd: dict[str, float]
+    web_search_usd: float = 0.0
+    cache_miss: dict[str, Any] | None = None
+    at: float = field(default_factory=time.time)
+
+    @property
+    def total_usd(self) -> float:
+        return sum(self.usd.values()) + self.web_search_usd
+
+    def to_dict(self) -> dict[str, Any]:
+        """Plain JSON: what RequestCosted carries and the transcript keeps."""
+        return {
+            "number": self.number, "turn": self.turn, "loop_path": self.loop_path, "model": self.model,
+            "kind": self.kind, "iteration": self.iteration, "priced": self.priced, "tokens": dict(self.tokens),
+            "usd": dict(self.usd), "parts": {p: dict(z) for p, z in self.parts.items()},
+            "part_usd": dict(self.part_usd), "web_search_usd": self.web_search_usd, "cache_miss": self.cache_miss,
+            "total_usd": self.total_usd, "at": self.at,
+        }
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> RequestCost:
+        """The entry a transcript's RequestCosted event recorded (resume)."""
+        return cls(
+            number=int(data["number"]), turn=int(data.get("turn", 0)), loop_path=str(data.get("loop_path", "main")),
+            model=str(data.get("model", "")), kind=str(data.get("kind", "turn")),
+            iteration=int(data.get("iteration", 0)), priced=bool(data.get("priced", True)),
+            tokens={k: int(v) for k, v in dict(data["tokens"]).items()},
+            usd={k: float(v) for k, v in dict(data["usd"]).items()},
+            parts={str(p): {k: float(v) for k, v in dict(z).items()} for p, z in dict(data["parts"]).items()},
+            part_usd={k: float(v) for k, v in dict(data["part_usd"]).items()},
+            web_search_usd=float(data.get("web_search_usd", 0.0)), cache_miss=data.get("cache_miss"),
+            at=float(data.get("at", 0.0)),
+        )
+
+
+@dataclass
+class LoopState:
+    """What the previous request of one loop sent, measured: reused by the next request."""
+
+    messages: list[dict[str, Any]] = field(default_factory=list)
+    #: prefix sums of the messages' estimated tokens (len(messages) + 1 entries)
+    sums: list[int] = field(default_factory=lambda: [0])
+    #: per message: (offset in the message, tokens, tool_use_id) of each tool_result block
+    results: list[tuple[tuple[int, int, str], ...]] = field(default_factory=list)
+    tools: list[dict[str, Any]] | None = None
+    tools_tokens: int = 0
+    system: list[dict[str, Any]] | None = None
+    system_parts: list[tuple[str, int]] = field(default_factory=list)
+    model: str = ""
+    sent_at: float | None = None  # None until the loop has sent a request
+    cached: int = 0  # tokens the previous request read or wrote: what the next can read
+    ttl_s: float = 300.0
+    #: tool_use ids the model asked for in this turn: their results are this turn's tool_results
+    turn_ids: set[str] = field(default_factory=set)
+    note: str = ""  # why the history was rewritten since (a compaction, a rewind)
+
+
+class CostLedger:
+    """Every response of a session and its subagents, priced and attributed; thread-safe."""
+
+    def __init__(self, clock: Any = time.monotonic) -> None:
+        self.entries: list[RequestCost] = []
+        self.turn = 0
+        self.clock = clock
+        self._loops: dict[str, LoopState] = {}
+        self._lock = threading.Lock()
+
+    def begin_turn(self, turn: int) -> None:
+        """The main loop starts turn `turn`: requests until the next one count for it."""
+        with self._lock:
+            self.turn = turn
+            self._loops.setdefault("main", LoopState()).turn_ids.clear()
+
+    def end_loop(self, loop_path: str) -> None:
+        """A subagent finished: forget what its last request carried (its entries stay)."""
+        with self._lock:
+            for key in [k for k in self._loops if k == loop_path or k.startswith(loop_path + "#")]:
+                del self._loops[key]
+
+    def note_rewrite(self, loop_path: str, why: str) -> None:
+        """The history of `loop_path` was rewritten (a compaction, a rewind): a cache break will say so."""
+        with self._lock:
+            self._loops.setdefault(loop_path, LoopState()).note = why
+
+    def restore(self, entries: list[dict[str, Any]]) -> None:
+        """Take back the entries a resumed transcript recorded (damaged ones are skipped)."""
+        for data in entries:
+            try:
+                self.entries.append(RequestCost.from_dict(data))
+            except (KeyError, TypeError, ValueError, AttributeError):
+                continue
+        for number, entry in enumerate(self.entries, start=1):
+            entry.number = number
+        self.turn = max((e.turn for e in self.entries), default=self.turn)
+
+    def turn_total(self, turn: int, default: float = 0.0) -> float:
+        """USD of every response of turn `turn` (its subagents' and compactions' too); `default` without any."""
+        with self._lock:
+            costs = [e.total_usd for e in self.entries if e.turn == turn]
+        return sum(costs) if costs else default
+
+    def snapshot(self) -> list[RequestCost]:
+        """The entries so far (a copy of the list: the loop thread may add one meanwhile)."""
+        with self._lock:
+            return list(self.entries)
+
+    def record(self, body: dict[str, Any], usage: dict[str, Any], *, price_model: str, loop_path: str = "main",
+               iteration: int = 1, sent_at: float | None = None, kind: str = "turn",
+               reply: dict[str, Any] | None = None) -> RequestCost:
+        """Price and attribute one response to `body`; names a cache break when there was one."""
+        with self._lock:
+            key = loop_path if kind == "turn" else f"{loop_path}#{kind}"
+            state = self._loops.setdefault(key, LoopState())
+            now = self.clock() if sent_at is None else sent_at
+            layout = _measure(state, body)
+            zones = _zone_tokens(usage)
+            prices = _zone_prices(usage, price_model)
+            parts = _attribute(layout, zones)
+            parts["output"] = {"output": float(zones["output"])}
+            miss = None
+            if kind == "turn":
+                miss = _cache_miss(state, body, layout, zones, prices, now)
+                _remember(state, body, layout, zones, now, reply)
+            number = len(self.entries) + 1
+            entry = RequestCost(
+                number=number, turn=self.turn, loop_path=loop_path, model=str(body.get("model", price_model)),
+                kind=kind, iteration=iteration, priced=has_price(price_model),
+                tokens={z: int(zones[z]) for z in ZONES}, usd={z: zones[z] * prices[z] for z in ZONES},
+                parts=parts, part_usd={p: sum(t * prices[z] for z, t in parts[p].items()) for p in parts},
+                web_search_usd=web_searches(usage) * WEB_SEARCH_USD, cache_miss=miss,
+            )
+            self.entries.append(entry)
+            return entry
+
+
+# --- measuring one body -------------------------------------------------------------------------
+
+
+@dataclass
+class _Layout:
+    """A body's parts as intervals of estimated tokens, in prefix order."""
+
+    segments: list[tuple[str, int, int]]  # (part, start, end) of tools and system blocks
+    messages_start: int
+    end: int
+    results: list[tuple[int, int]]  # this turn's tool_result blocks: (start, end)
+    first_changed: int | None  # the first earlier message that differs, if any
+    blocks_added: int  # content blocks in messages the previous request did not have
+    #: the measurements the loop keeps for its next request (LoopState's fields of the same names)
+    tools: list[dict[str, Any]]
+    tools_tokens: int
+    system: list[dict[str, Any]]
+    system_parts: list[tuple[str, int]]
+    sums: list[int]
+    message_results: list[tuple[tuple[int, int, str], ...]]
+
+
+def _message_layout(message: dict[str, Any]) -> tuple[int, tuple[tuple[int, int, str], ...]]:
+    content = message.get("content")
+    if isinstance(content, str):
+        return block_tokens(content), ()
+    total = 0
+    results: list[tuple[int, int, str]] = []
+    for block in content or ():
+        tokens = block_tokens({k: v for k, v in block.items() if k != "cache_control"}
+                              if isinstance(block, dict) and "cache_control" in block else block)
+        if isinstance(block, dict) and block.get("type") == "tool_result":
+            results.append((total, tokens, str(block.get("tool_use_id"))))
+        total += tokens
+    return total, tuple(results)
+
+
+def _identical_prefix(old: list[Any], new: list[Any]) -> int:
+    """How many leading messages are the very same objects (the history only grows, so a bisection will do)."""
+    lo, hi = 0, min(len(old), len(new))
+    if hi and old[hi - 1] is new[hi - 1]:
+        return hi
+    while lo < hi:
+        mid = (lo + hi) // 2
+        if old[mid] is new[mid]:
+            lo = mid + 1
+        else:
+            hi = mid
+    return lo
+
+
+def _measure(state: LoopState, body: dict[str, Any]) -> _Layout:
+    """Lay `body` out, measuring only what `state` (the loop's previous request) did not have."""
+    tools = body.get("tools") or []
+    if tools is not state.tools:
+        tools_tokens = sum(block_tokens({k: v for k, v in t.items() if k != "cache_control"}) for t in tools)
+    else:
+        tools_tokens = state.tools_tokens
+    system = body.get("system") or []
+    if system is not state.system:
+        system_parts = [("memory" if isinstance(b, dict) and str(b.get("text", "")).startswith(MEMORY_HEADING)
+                         else "system", block_tokens({k: v for k, v in b.items() if k != "cache_control"}
+                                                     if isinstance(b, dict) else b)) for b in
+                        ([{"type": "text", "text": system}] if isinstance(system, str) else system)]
+    else:
+        system_parts = state.system_parts
+    segments = [("tools", 0, tools_tokens)]
+    at = tools_tokens
+    for part, tokens in system_parts:
+        segments.append((part, at, at + tokens))
+        at += tokens
+    messages = body.get("messages") or []
+    same = _identical_prefix(state.messages, messages)
+    first_changed = first_changed_message(state.messages, messages, same) if state.sent_at is not None else None
+    sums = state.sums[: same + 1]
+    results = state.results[:same]
+    for message in messages[same:]:
+        tokens, found = _message_layout(message)
+        sums.append(sums[-1] + tokens)
+        results.append(found)
+    added = sum(len(m["content"]) if isinstance(m.get("content"), list) else 1 for m in messages[len(state.messages):])
+    layout = _Layout(segments, at, at + sums[-1], _turn_results(state.turn_ids, results, sums, at), first_changed,
+                     added, tools, tools_tokens, system, system_parts, sums, results)
+    return layout
+
+
+def _turn_results(turn_ids: set[str], results: list[tuple[tuple[int, int, str], ...]], sums: list[int],
+                  base: int) -> list[tuple[int, int]]:
+    """Intervals of the tool_result blocks answering this turn's tool calls (they sit at the end)."""
+    if not turn_ids:
+        return []
+    spans: list[tuple[int, int]] = []
+    left = len(turn_ids)
+    for index in range(len(results) - 1, -1, -1):
+        for offset, tokens, tool_use_id in results[index]:
+            if tool_use_id in turn_ids:
+                start = base + sums[index] + offset
+                spans.append((start, start + tokens))
+                left -= 1
+        if left <= 0:
+            break
+    return spans
+
+
+def _remember(state: LoopState, body: dict[str, Any], layout: _Layout, zones: dict[str, float], now: float,
+              reply: dict[str, Any] | None) -> None:
+    state.tools, state.tools_tokens = layout.tools, layout.tools_tokens
+    state.system, state.system_parts = layout.system, layout.system_parts
+    state.messages = list(body.get("messages") or [])
+    state.sums, state.results = layout.sums, layout.message_results
+    state.model = str(body.get("model", ""))
+    state.sent_at = now
+    state.cached = int(zones["cache_read"] + zones["cache_write"])
+    state.ttl_s = _ttl_seconds(body)
+    state.note = ""
+    for block in (reply or {}).get("content") or ():
+        if isinstance(block, dict) and block.get("type") == "tool_use":
+            state.turn_ids.add(str(block.get("id")))
+
+
+def _ttl_seconds(body: dict[str, Any]) -> float:
+    """The lifetime of the entries this body writes: 1 hour when a breakpoint asks for it, else 5 minutes."""
+    marked = [*(body.get("tools") or [])[-1:], *(body.get("system") or [] if isinstance(body.get("system"), list) else [])]
+    for message in (body.get("messages") or [])[-3:]:
+        content = message.get("content")
+        if isinstance(content, list):
+            marked += content[-1:]
+    for block in marked:
+        marker = block.get("cache_control") if isinstance(block, dict) else None
+        if isinstance(marker, dict) and marker.get("ttl") == "1h":
+            return 3600.0
+    return 300.0
+
+
+# --- pricing and splitting ------------------------------------------------------------------------
+
+
+def _zone_tokens(usage: dict[str, Any]) -> dict[str, float]:
+    return {
+        "input": float(usage.get("input_tokens") or 0),
+        "cache_write": float(usage.get("cache_creation_input_tokens") or 0),
+        "cache_read": float(usage.get("cache_read_input_tokens") or 0),
+        "output": float(usage.get("output_tokens") or 0),
+    }
+
+
+def _zone_prices(usage: dict[str, Any], model: str) -> dict[str, float]:
+    """USD per token of each kind; a cache write blends its 5-minute and 1-hour shares as billed."""
+    info = model_info(model)
+    created = int(usage.get("cache_creation_input_tokens") or 0)
+    breakdown = usage.get("cache_creation") or {}
+    w1h = int(breakdown.get("ephemeral_1h_input_tokens") or 0)
+    w5m = breakdown.get("ephemeral_5m_input_tokens")
+    w5m = max(created - w1h, 0) if w5m is None else int(w5m)
+    written = w5m + w1h
+    write = (w5m * info.cache_write_5m + w1h * info.cache_write_1h) / written if written else info.cache_write_5m
+    return {"input": info.input / 1e6, "cache_write": write / 1e6, "cache_read": info.cache_read / 1e6,
+            "output": info.output / 1e6}
+
+
+def _overlap(a: float, b: float, lo: float, hi: float) -> float:
+    return max(0.0, min(b, hi) - max(a, lo))
+
+
+def _attribute(layout: _Layout, zones: dict[str, float]) -> dict[str, dict[str, float]]:
+    """Each part's tokens of each input kind: the read covers the prefix's start, then the write, then input."""
+    total = zones["input"] + zones["cache_write"] + zones["cache_read"]
+    parts: dict[str, dict[str, float]] = {p: {"input": 0.0, "cache_write": 0.0, "cache_read": 0.0}
+                                          for p in PARTS if p != "output"}
+    estimated = layout.end
+    if not total:
+        return parts
+    if not estimated:  # nothing measurable (an empty body): the system prompt is all there is
+        parts["system"] = {"input": zones["input"], "cache_write": zones["cache_write"], "cache_read": zones["cache_read"]}
+        return parts
+    scale = total / estimated
+    read_end = zones["cache_read"] / scale
+    write_end = (zones["cache_read"] + zones["cache_write"]) / scale
+
+    def split(a: float, b: float, sign: float = 1.0, into: dict[str, float] | None = None) -> None:
+        assert into is not None
+        into["cache_read"] += sign * _overlap(a, b, 0, read_end) * scale
+        into["cache_write"] += sign * _overlap(a, b, read_end, write_end) * scale
+        into["input"] += sign * _overlap(a, b, write_end, float("inf")) * scale
+
+    for part, a, b in layout.segments:
+        split(a, b, into=parts[part])
+    split(layout.messages_start, layout.end, into=parts["history"])
+    for a, b in layout.results:
+        split(a, b, into=parts["tool_results"])
+        split(a, b, -1.0, into=parts["history"])
+    return parts
+
+
+def _cache_miss(state: LoopState, body: dict[str, Any], layout: _Layout, zones: dict[str, float],
+                prices: dict[str, float], now: float) -> dict[str, Any] | None:
+    """The cache break this request shows, named, or None when it read what the previous request left."""
+    if state.sent_at is None or not state.cached:
+        return None
+    read = int(zones["cache_read"])
+    lost = state.cached - read
+    if lost <= MISS_TOLERANCE:
+        return None
+    cause, text = find_cause(state, body, layout.first_changed, now - state.sent_at, layout.blocks_added)
+    # what the lost prefix cost now (written again, or sent as plain input) beyond reading it
+    rewritten = min(lost, int(zones["cache_write"]))
+    extra = rewritten * (prices["cache_write"] - prices["cache_read"]) + (lost - rewritten) * (
+        prices["input"] - prices["cache_read"])
+    return {"cause": cause, "text": text, "expected_tokens": state.cached, "read_tokens": read,
+            "lost_tokens": lost, "rewritten_tokens": rewritten, "extra_cost_usd": max(extra, 0.0)}
+
+
+# --- the session's side ---------------------------------------------------------------------------
+
+
+def record_response(session: AgentSession, body: dict[str, Any], usage: dict[str, Any], reply: dict[str, Any] | None,
+                    *, iteration: int, sent_at: float | None, kind: str = "turn") -> RequestCost:
+    """Record one response in the session's ledger and publish what it cost (and a cache break)."""
+    price_model = "offline-demo" if session.offline else str(body.get("model") or session.pricing_model)
+    entry = session.costs.record(body, usage, price_model=price_model, loop_path=session.loop_path,
+                                 iteration=iteration, sent_at=sent_at, kind=kind, reply=reply)
+    session.publish(RequestCosted(iteration=iteration, cost=entry.to_dict()))
+    miss = entry.cache_miss
+    if miss is not None:
+        session.publish(CacheMissed(iteration=iteration, cause=miss["cause"], text=miss["text"],
+                                    expected_tokens=miss["expected_tokens"], read_tokens=miss["read_tokens"],
+                                    lost_tokens=miss["lost_tokens"], extra_cost_usd=miss["extra_cost_usd"],
+                                    request=entry.number))
+    return entry
