@@ -88,6 +88,8 @@ class Settings:
     web_search_max_uses: int = 8
     web_search_allowed_domains: list[str] = field(default_factory=list)
     web_search_blocked_domains: list[str] = field(default_factory=list)
+    #: the prompt's keys: "vim" for vi keys (insert and normal modes; /vim toggles it), "normal" otherwise
+    editor_mode: str = "normal"
     #: `statusLine`: a command whose first stdout line shows in the footer (a folder's only once trusted)
     status_line: str | None = None
     #: folders whose own allow rules count (read from the user settings only)

@@ -31,8 +31,12 @@ SCALAR_TYPES: dict[str, tuple[str, bool]] = {
     "web_search_max_uses": ("integer", False),
     "web_search_allowed_domains": ("rules", False),
     "web_search_blocked_domains": ("rules", False),
+    # the prompt's keys: "vim" for vi keys (/vim toggles and saves it), "normal" otherwise
+    "editor_mode": ("editor", False),
 }
-ALIASES = {"defaultMode": "permission_mode", "apiKeyHelper": "api_key_helper", "cleanupPeriodDays": "cleanup_period_days"}
+ALIASES = {"defaultMode": "permission_mode", "apiKeyHelper": "api_key_helper", "cleanupPeriodDays": "cleanup_period_days",
+           "editorMode": "editor_mode"}
+EDITOR_MODES = ("normal", "vim")
 EXPECTED = {
     "string": "a string",
     "integer": "an integer",
@@ -42,6 +46,7 @@ EXPECTED = {
     "mode": f"one of {', '.join(MODES)}",
     "rules": "a list of strings",
     "names": "a table of model name = \"provider model id\"",
+    "editor": f"one of {', '.join(EDITOR_MODES)}",
 }
 
 
@@ -67,8 +72,8 @@ def check_value(kind: str, value: Any, nullable: bool = False) -> tuple[Any, str
     if value is None and nullable:
         return None, None
     ok = False
-    if kind == "string" or kind == "mode":
-        ok = isinstance(value, str) and (kind == "string" or value in MODES)
+    if kind in ("string", "mode", "editor"):
+        ok = isinstance(value, str) and (kind == "string" or value in (MODES if kind == "mode" else EDITOR_MODES))
     elif kind == "integer":
         ok = isinstance(value, int) and not isinstance(value, bool) and value >= 0
     elif kind == "boolean":
@@ -90,7 +95,7 @@ def check_value(kind: str, value: Any, nullable: bool = False) -> tuple[Any, str
         return None, f"expected a finite number, got {value}"
     if kind in ("integer", "number") and numeric and (kind == "number" or isinstance(value, int)):
         return None, f"expected {EXPECTED[kind]} of 0 or more, got {value}"
-    got = f"`{value}`" if kind == "mode" and isinstance(value, str) else type_name(value)
+    got = f"`{value}`" if kind in ("mode", "editor") and isinstance(value, str) else type_name(value)
     return None, f"expected {EXPECTED[kind]}, got {got}"
 
 
