@@ -73,11 +73,8 @@ def mark_messages(messages: list[dict[str, Any]]) -> list[dict[str, Any]]:
 
 
 def thinking_config(model: str) -> dict[str, Any] | None:
-    """Adaptive thinking with summarized display on models that have it, so reasoning is visible."""
-    adaptive = ("-5", "opus-4-6", "opus-4-7", "opus-4-8", "sonnet-4-6")
-    if model.startswith("claude-") and any(tag in model for tag in adaptive):
-        return {"type": "adaptive", "display": "summarized"}
-    return None
+    """The model's default thinking (thinking.py): adaptive with summarized display where it has it, so reasoning is visible."""
+    return ThinkingChoice().fields(model, 0).get("thinking")
 
 
 def build_request(
