@@ -35,6 +35,11 @@ def burst(app: AgentApp, *keys: str) -> None:
             app.post_message(events.Key({" ": "space", "$": "dollar_sign"}.get(char, char), char))
 
 
+def saved_settings() -> str:
+    path = user_settings_file()
+    return path.read_text() if path.exists() else ""
+
+
 def requests(app: AgentApp) -> list[dict]:
     sent: list[dict] = []
     app.session.bus.subscribe(lambda e: sent.append(e.body) if isinstance(e, RequestSent) else None, inline=True)
@@ -48,8 +53,10 @@ async def send(pilot, text: str) -> None:
     app.prompt_area.load_text(text)
     turns = len(app.session.messages)
     await pilot.press("enter")
-    if text.startswith("/"):
-        await pilot.pause(0.1)
+    if text.startswith("/"):  # the command runs on the app's queue behind the Submitted message
+        await wait_until(pilot, lambda: app.prompt_area.text == "")
+        await pilot.pause()
+        await pilot.pause()
         return
     await wait_until(pilot, lambda: len(app.session.messages) > turns and not app.controller.busy)
 
@@ -109,7 +116,7 @@ async def test_vim_keys_edit_in_order_and_the_mode_is_saved(offline_options) -> 
         await started(pilot)
         await send(pilot, "/vim")
         assert "INSERT" in str(app.status.render())
-        assert 'editor_mode = "vim"' in user_settings_file().read_text()
+        await wait_until(pilot, lambda: 'editor_mode = "vim"' in saved_settings())  # written on a thread
         prompt = app.prompt_area
         # one burst: typed text, Esc, then normal-mode commands, each acting in the order typed
         burst(app, "hello big world", "<esc>", "0dwwcwsmall", "<esc>", "$x")
@@ -123,7 +130,8 @@ async def test_vim_keys_edit_in_order_and_the_mode_is_saved(offline_options) -> 
         assert sent[0]["messages"][-1]["content"][0]["text"] == "big world!"
         assert app.status.vi_mode == "insert"
         await send(pilot, "/vim")
-        assert app.status.vi_mode == "" and 'editor_mode = "normal"' in user_settings_file().read_text()
+        assert app.status.vi_mode == ""
+        await wait_until(pilot, lambda: 'editor_mode = "normal"' in saved_settings())
 
 
 async def test_editor_mode_vim_from_the_settings_starts_the_vi_keys(offline_options) -> None:
