@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import os
 import stat
-from pathlib import Path
 
 from textual import events
 
@@ -197,4 +196,3 @@ async def test_add_dir_adds_a_working_directory_for_the_tools_and_the_system_pro
         await send(pilot, "/add-dir nowhere")
         assert "nowhere is not a directory." in [n.message for n in app._notifications]
         assert len(app.session.options.add_dirs) == 1
-        assert Path(app.session.options.project_dir).is_dir()

@@ -11,7 +11,7 @@ import os
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from tui.agent.thinking import EFFORT_LEVELS, effort_refusal, model_thinking, off_refusal, thinking_on
+from tui.agent.thinking import effort_refusal, model_thinking, off_refusal, thinking_on
 
 from .commands import slash_command
 
