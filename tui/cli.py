@@ -14,10 +14,14 @@ from typing import TYPE_CHECKING
 
 from tui import __version__
 from tui.agent.options import AgentOptions
+from tui.agent.thinking import EFFORT_LEVELS, effort_refusal, model_thinking
 from tui.cli_args import (
     NO_TTY,
+    DirList,
     McpConfigList,
     RuleList,
+    added_dirs,
+    positive_amount,
     positive_count,
     no_prompt_message,
     prompt_words,
@@ -74,7 +78,12 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--max-turns", type=positive_count, help="stop after this many model calls in a turn")
     p.add_argument("--max-budget-tokens", type=positive_count,
                    help="stop when the session has used this many tokens")
+    p.add_argument("--max-budget-usd", type=positive_amount, metavar="USD",
+                   help="stop when the session has cost this many US dollars")
     p.add_argument("--max-tokens", type=positive_count, help="max_tokens per response")
+    p.add_argument("--effort", choices=EFFORT_LEVELS, help="output_config.effort, for models that take it")
+    p.add_argument("--add-dir", dest="add_dirs", nargs="+", action=DirList, metavar="PATH",
+                   help="more working directories the tools may use as the project (repeatable)")
     p.add_argument("--permission-mode", choices=PERMISSION_MODES)
     p.add_argument("--settings", type=settings_value, metavar="FILE_OR_JSON",
                    help="a settings file (.json/.toml) or a JSON string, layered on top of the other settings")
@@ -151,6 +160,9 @@ def options_from_args(args: argparse.Namespace) -> tuple[AgentOptions, list[str]
         opts.max_budget_tokens = args.max_budget_tokens
     if args.max_tokens is not None:
         opts.max_tokens = args.max_tokens
+    opts.max_budget_usd = args.max_budget_usd
+    opts.effort = args.effort
+    opts.add_dirs = added_dirs(args.add_dirs, project_dir)
     if args.permission_mode:
         opts.permission_mode = args.permission_mode
     if args.no_parallel:
@@ -227,6 +239,8 @@ def _run(args: argparse.Namespace, own_process: bool) -> int:
     if args.print_mode:
         for problem in problems:
             print(visible(f"agent-tui: settings: {problem}"), file=sys.stderr)  # may quote the file
+        if opts.effort and (note := effort_refusal(opts.model, model_thinking(opts.model), opts.effort)):
+            print(visible(f"agent-tui: --effort: {note}"), file=sys.stderr)
         if not prompt and not sys.stdin.isatty():
             prompt = sys.stdin.read().strip()
         if not prompt:

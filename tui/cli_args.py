@@ -32,6 +32,17 @@ def positive_count(value: str) -> int:
     return number
 
 
+def positive_amount(value: str) -> float:
+    """An argparse `type` for an amount above 0 (dollars); argparse names the flag."""
+    try:
+        amount = float(value.replace("_", "").removeprefix("$"))
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"takes an amount in US dollars such as 0.50, not {value!r}") from None
+    if not amount > 0 or amount == float("inf"):
+        raise argparse.ArgumentTypeError(f"must be more than 0, not {value}")
+    return amount
+
+
 def settings_value(value: str) -> str:
     """An argparse `type` for --settings: a JSON object, or a settings file that exists."""
     if value.lstrip().startswith("{"):
@@ -90,6 +101,30 @@ class McpConfigList(argparse.Action):
         setattr(namespace, self.dest, (getattr(namespace, self.dest, None) or []) + items[:cut])
         spilled = list(getattr(namespace, "spilled_prompt", None) or [])
         setattr(namespace, "spilled_prompt", spilled + items[cut:])
+
+
+class DirList(argparse.Action):
+    """`--add-dir PATH…`, repeatable; after the first path the list stops at a word that is no folder (the prompt)."""
+
+    def __call__(self, parser: argparse.ArgumentParser, namespace: argparse.Namespace,
+                 values: str | Sequence[Any] | None, option_string: str | None = None) -> None:
+        items = [str(v) for v in (values if isinstance(values, list) else [values])]
+        cut = next((i for i, item in enumerate(items) if i and not os.path.isdir(item)), len(items))
+        setattr(namespace, self.dest, (getattr(namespace, self.dest, None) or []) + items[:cut])
+        spilled = list(getattr(namespace, "spilled_prompt", None) or [])
+        setattr(namespace, "spilled_prompt", spilled + items[cut:])
+
+
+def added_dirs(values: list[str] | None, project_dir: Path) -> list[Path]:
+    """The --add-dir folders, absolute and resolved; ValueError with one sentence for one that is not a folder."""
+    found: list[Path] = []
+    for value in values or ():
+        path = Path(os.path.expanduser(value)).resolve()
+        if not path.is_dir():
+            raise ValueError(f"--add-dir: {value} is not a directory.")
+        if path != project_dir and path not in found:
+            found.append(path)
+    return found
 
 
 def _config_like(value: str) -> bool:

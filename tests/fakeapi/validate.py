@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -13,6 +14,18 @@ PREFILL_MESSAGE = ("This model does not support assistant message prefill. "
 THINKING_MODIFIED = ("`thinking` or `redacted_thinking` blocks in the latest assistant message cannot be modified. "
                      "These blocks must remain as they were in the original response.")
 THINKING_TYPES = ("thinking", "redacted_thinking")
+#: `thinking.type` and `output_config.effort` values the API takes (anthropic 2.x ThinkingConfigParam, OutputConfigParam)
+THINKING_CONFIG_TYPES = ("enabled", "disabled", "between_tools", "adaptive")
+EFFORTS = ("low", "medium", "high", "xhigh", "max")
+ENABLED_UNSUPPORTED = ('"thinking.type.enabled" is not supported for this model. Use "thinking.type.adaptive" and '
+                       '"output_config.effort" to control thinking behavior.')
+ADAPTIVE_UNSUPPORTED = "adaptive thinking is not supported on this model"
+BUDGET_ABOVE_MAX = ("`max_tokens` must be greater than `thinking.budget_tokens`. Please consult our documentation at "
+                    "https://docs.claude.com/en/docs/build-with-claude/extended-thinking#max-tokens-and-context-window-size")
+#: models of protocol.md §1.5/§7.2: manual thinking only up to 4.6, adaptive from 4.6, no effort on Sonnet/Haiku 4.5
+_MANUAL_ONLY = ("opus-4-5", "sonnet-4-5", "haiku-4-5")
+_ADAPTIVE_ONLY = re.compile(r"opus-4-[78]|(?:opus|sonnet|haiku|fable|mythos)-5")
+_NO_EFFORT = ("sonnet-4-5", "haiku-4-5")
 
 
 @dataclass
@@ -124,6 +137,35 @@ def check_thinking_echo(messages: list[dict[str, Any]], sent_by_tool_id: dict[st
     return None
 
 
+def check_thinking_config(body: dict[str, Any]) -> str | None:
+    """`thinking` and `output_config.effort` as the API checks them, per model where protocol.md says."""
+    model = str(body.get("model", ""))
+    thinking = body.get("thinking")
+    if thinking is not None:
+        kind = thinking.get("type") if isinstance(thinking, dict) else None
+        if kind not in THINKING_CONFIG_TYPES:
+            return (f"thinking: Input tag {kind!r} found using 'type' does not match any of the expected tags: "
+                    + ", ".join(repr(t) for t in THINKING_CONFIG_TYPES))
+        if kind == "enabled":
+            budget = thinking.get("budget_tokens")
+            if not isinstance(budget, int) or budget < 1024:
+                return "thinking.enabled.budget_tokens: Input should be greater than or equal to 1024"
+            if budget >= body.get("max_tokens", 0):
+                return BUDGET_ABOVE_MAX
+            if _ADAPTIVE_ONLY.search(model):
+                return ENABLED_UNSUPPORTED
+        if kind == "adaptive" and any(tag in model for tag in _MANUAL_ONLY):
+            return ADAPTIVE_UNSUPPORTED
+    config = body.get("output_config")
+    if config is not None:
+        effort = config.get("effort") if isinstance(config, dict) else None
+        if effort is not None and effort not in EFFORTS:
+            return "output_config.effort: Input should be " + ", ".join(repr(e) for e in EFFORTS[:-1]) + " or 'max'"
+        if effort is not None and any(tag in model for tag in _NO_EFFORT):
+            return "output_config.effort: This model does not support the effort parameter."
+    return None
+
+
 def _is_pause_turn_resume(message: dict[str, Any]) -> bool:
     """A final assistant turn is allowed when it ends with a server tool call still awaiting its result."""
     blocks = _blocks(message)
@@ -162,6 +204,10 @@ def validate_request(body: dict[str, Any], headers: dict[str, str],
             verdict.reject = (f"messages.{i}: all messages must have non-empty content except for the optional "
                               "final assistant message")
             return verdict
+    config_problem = check_thinking_config(body)
+    if config_problem:
+        verdict.reject = config_problem
+        return verdict
     if body.get("stream") is not True:
         verdict.reject = "stream: this fake server only answers streaming requests (stream: true)"
         return verdict

@@ -126,10 +126,10 @@ async def test_enter_matches_the_text_as_typed_not_a_stale_highlight(offline_opt
     async with app.run_test(size=SIZE) as pilot:
         menu = await _menu(pilot)
         await _type(pilot, "/")
-        assert menu.has_class("-open") and str(menu.get_option_at_index(0).prompt).startswith("/agents")
+        assert menu.has_class("-open") and str(menu.get_option_at_index(0).prompt).startswith("/add-dir")
         # "/rewind" + Enter sent in one write: Enter can come before the menu saw the letters
         app.prompt_area.insert("rewind")
-        assert app.prompt_area.completer.key("enter") is False  # the typed name is sent, not "/agents"
+        assert app.prompt_area.completer.key("enter") is False  # the typed name is sent, not "/add-dir"
         assert app.prompt_area.text == "/rewind"
 
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import datetime as _dt
 import os
+from collections.abc import Sequence
 from pathlib import Path
 
 from tui.config.special_files import read_regular_text
@@ -32,8 +33,9 @@ def git_branch(root: Path) -> str | None:
     return f"detached at {head[:12]}"
 
 
-def environment_text(project_dir: Path, model: str, today: _dt.date | None = None) -> str:
-    """The environment block: working directory, platform, date, git state."""
+def environment_text(project_dir: Path, model: str, today: _dt.date | None = None, *,
+                     extra_dirs: Sequence[Path] = ()) -> str:
+    """The environment block: working directory (and added ones, as Claude Code lists them), platform, date, git state."""
     root = find_git_root(project_dir)
     if root is None:
         git_line = "Is a git repository: no"
@@ -41,9 +43,11 @@ def environment_text(project_dir: Path, model: str, today: _dt.date | None = Non
         branch = git_branch(root) or "unknown"
         git_line = f"Is a git repository: yes (root {root}, branch {branch})"
     day = (today or _dt.date.today()).isoformat()
+    added = f"Additional working directories: {', '.join(map(str, extra_dirs))}\n" if extra_dirs else ""
     return (
         "# Environment\n"
         f"Working directory: {project_dir}\n"
+        f"{added}"
         f"{git_line}\n"
         f"Platform: {os.uname().sysname.lower()} ({os.uname().release})\n"
         f"Shell: /bin/bash\n"

@@ -269,6 +269,7 @@ STOP_REASONS = (
     "interrupted",
     "no_progress",
     "budget",
+    "max_budget_usd",  # --max-budget-usd (Claude Code's result subtype error_max_budget_usd)
     "max_turns",
     "api_error",
     "credentials",  # the provider's credentials could not be had (a missing AWS profile, no key): -p exits 2

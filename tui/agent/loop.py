@@ -32,6 +32,7 @@ from .pricing import add_usage, total_tokens, usage_cost
 from .request import build_request, sdk_params
 from .retry import CREDENTIALS, backoff_delay, classify
 from .tool_belt import MAX_PAUSE_TURNS, notification_blocks, pause_streak, remind_plan_mode
+from .thinking import ThinkingChoice
 from .stream import StreamError, StreamInterrupted, StreamResult, run_stream
 from tui.wording import plural
 
@@ -44,6 +45,8 @@ NOT_RUN_CUT = "Not executed: the response was cut by max_tokens, so this tool in
 def run_turn(session: AgentSession, prompt: str) -> None:
     """Run one user turn to its end; always publishes LoopStopped then TurnFinished."""
     turn = session.begin_turn(prompt)
+    # thinking and effort stay as they were when the turn began (the API ignores thinking toggled in a tool loop)
+    choice = ThinkingChoice.for_turn(session.options, prompt, words=session.loop_path == "main")
     remind_plan_mode(session)
     session.publish(TurnStarted(turn_id=turn.turn_id, prompt=prompt))
     guard = ProgressGuard(session.options.no_progress_warn, session.options.no_progress_stop)
@@ -57,7 +60,7 @@ def run_turn(session: AgentSession, prompt: str) -> None:
             maybe_auto_compact(session)
             check_fits(session, turn)
             turn.iterations += 1
-            result = call_model(session, turn.iterations)
+            result = call_model(session, turn.iterations, choice)
             turn.last_stop_reason = result.stop_reason
             add_usage(turn.usage, result.usage)
             turn.cost_usd += usage_cost(result.usage, session.pricing_model)
@@ -102,6 +105,15 @@ def check_limits(session: AgentSession, turn: Any) -> None:
             raise LoopStop(
                 "budget", f"The token budget is spent: {spent:,} of {plural(opts.max_budget_tokens, 'token')}.", is_error=True
             )
+    if opts.max_budget_usd is not None and session.cost_usd >= opts.max_budget_usd:
+        raise LoopStop("max_budget_usd", f"The cost budget is spent: {usd(session.cost_usd)} of "
+                       f"{usd(opts.max_budget_usd)} (--max-budget-usd).", is_error=True)
+
+
+def usd(amount: float) -> str:
+    """Dollars with cents, and the fractions of a cent a small budget needs ($0.50, $0.0093, $0.000001)."""
+    text = f"{amount:.6f}".rstrip("0")
+    return "$" + (text + "0" * max(0, 2 - len(text.partition(".")[2])))
 
 
 def check_fits(session: AgentSession, turn: Any) -> None:
@@ -125,7 +137,7 @@ def check_fits(session: AgentSession, turn: Any) -> None:
                    "/clear to go on.", is_error=True)
 
 
-def call_model(session: AgentSession, iteration: int) -> StreamResult:
+def call_model(session: AgentSession, iteration: int, choice: ThinkingChoice | None = None) -> StreamResult:
     """One model call, retried on failures that a retry can mend; the partial message is discarded."""
     opts = session.options
     client = session.client()
@@ -135,6 +147,7 @@ def call_model(session: AgentSession, iteration: int) -> StreamResult:
         system=session.system_blocks(),
         tools=session.tool_definitions(),
         messages=session.messages,
+        choice=choice,
     )
     params = sdk_params(body)
     max_attempts = opts.max_retries + 1
@@ -154,7 +167,7 @@ def call_model(session: AgentSession, iteration: int) -> StreamResult:
                 raise LoopStop(reason, failure.message, is_error=True) from None
             if attempt == max_attempts:
                 if switch_to_fallback(session, failure):  # --fallback-model, once
-                    return call_model(session, iteration)
+                    return call_model(session, iteration, choice)
                 session.keep_partial_text(exc.partial)
                 reason = "api_error" if failure.status else "stream_failed"
                 raise LoopStop(reason, f"Gave up after {plural(attempt, 'attempt')}: {failure.message}", is_error=True) from None

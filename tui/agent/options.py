@@ -17,6 +17,14 @@ class AgentOptions:
     disallowed_tools: list[str] = field(default_factory=list)
     max_turns: int | None = None
     max_budget_tokens: int | None = None
+    #: --max-budget-usd: stop before the next request once the session has cost this much
+    max_budget_usd: float | None = None
+    #: extended thinking for the following turns (None: the model's default; Tab and /think toggle it)
+    thinking: bool | None = None
+    #: `output_config.effort` (low … max) for models that take it (None: the model's default; /effort, --effort)
+    effort: str | None = None
+    #: --add-dir and /add-dir: working directories the tools treat as part of the project (absolute, resolved)
+    add_dirs: list[Path] = field(default_factory=list)
     parallel_tools: bool = True
     #: use the built-in offline model instead of the API
     offline: bool = False

@@ -10,23 +10,25 @@ request is still found.
 from __future__ import annotations
 
 import copy
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
 from .environment import environment_text
 from .prompts import IDENTITY_AND_RULES
+from .thinking import ThinkingChoice
 
 EPHEMERAL = {"type": "ephemeral"}
 LOOKBACK_BLOCKS = 20
 _UNMARKABLE = ("thinking", "redacted_thinking")
 
 
-def build_system(project_dir: Path, model: str, memory_text: str = "") -> list[dict[str, Any]]:
+def build_system(project_dir: Path, model: str, memory_text: str = "", extra_dirs: Sequence[Path] = ()) -> list[dict[str, Any]]:
     """system[]: the stable rules (cache-marked), memory files, then the environment."""
     blocks: list[dict[str, Any]] = [{"type": "text", "text": IDENTITY_AND_RULES, "cache_control": dict(EPHEMERAL)}]
     if memory_text:
         blocks.append({"type": "text", "text": memory_text})
-    blocks.append({"type": "text", "text": environment_text(project_dir, model)})
+    blocks.append({"type": "text", "text": environment_text(project_dir, model, extra_dirs=extra_dirs)})
     return blocks
 
 
@@ -71,11 +73,8 @@ def mark_messages(messages: list[dict[str, Any]]) -> list[dict[str, Any]]:
 
 
 def thinking_config(model: str) -> dict[str, Any] | None:
-    """Adaptive thinking with summarized display on models that have it, so reasoning is visible."""
-    adaptive = ("-5", "opus-4-6", "opus-4-7", "opus-4-8", "sonnet-4-6")
-    if model.startswith("claude-") and any(tag in model for tag in adaptive):
-        return {"type": "adaptive", "display": "summarized"}
-    return None
+    """The model's default thinking (thinking.py): adaptive with summarized display where it has it, so reasoning is visible."""
+    return ThinkingChoice().fields(model, 0).get("thinking")
 
 
 def build_request(
@@ -85,19 +84,26 @@ def build_request(
     system: list[dict[str, Any]],
     tools: list[dict[str, Any]],
     messages: list[dict[str, Any]],
+    choice: ThinkingChoice | None = None,
 ) -> dict[str, Any]:
-    """The full request body as it goes on the wire (stream: true; no sampling fields)."""
+    """The full request body as it goes on the wire (stream: true; no sampling fields).
+
+    `choice`: the turn's thinking and effort (thinking.py); without one, the model's default thinking.
+    """
+    chosen = choice.fields(model, max_tokens) if choice is not None else {"max_tokens": max_tokens}
     body: dict[str, Any] = {
         "model": model,
-        "max_tokens": max_tokens,
+        "max_tokens": chosen["max_tokens"],
         "system": system,
         "messages": mark_messages(messages),
     }
     if tools:
         body["tools"] = tools
-    thinking = thinking_config(model)
+    thinking = chosen.get("thinking") if choice is not None else thinking_config(model)
     if thinking:
         body["thinking"] = thinking
+    if "output_config" in chosen:
+        body["output_config"] = chosen["output_config"]
     body["stream"] = True
     return body
 

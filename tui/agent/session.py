@@ -98,7 +98,10 @@ def _default_policy(options: AgentOptions) -> Any:
         from tui.hooks.config import HookConfig
 
         options.hooks = HookConfig(list(loaded.hooks), trusted=loaded.trusted)
-    return build_policy(loaded, options.project_dir, options.permission_mode, options.allowed_tools, options.disallowed_tools)
+    policy = build_policy(loaded, options.project_dir, options.permission_mode, options.allowed_tools,
+                          options.disallowed_tools)
+    policy.extra_dirs = options.add_dirs  # the same list: /add-dir adds to it as the session runs
+    return policy
 
 
 class AgentSession(TranscriptMixin, PinMixin):
@@ -124,7 +127,7 @@ class AgentSession(TranscriptMixin, PinMixin):
         from tui.hooks.prompt_input import attach_catalog  # custom commands and skills (+ the Skill tool)
 
         self.catalog = attach_catalog(self, add_tool=tools is None)
-        self.state = SessionState(project_dir=options.project_dir)
+        self.state = SessionState(project_dir=options.project_dir, extra_dirs=options.add_dirs)
         self.messages: list[dict[str, Any]] = []
         self.usage_totals: dict[str, int] = {}
         self.cost_usd = 0.0
@@ -269,7 +272,8 @@ class AgentSession(TranscriptMixin, PinMixin):
         if self._system_cache is None or self._system_cache[0] != model:
             if not self.memory_text:
                 self.memory_text = self._load_memory()
-            self._system_cache = (model, build_system(self.options.project_dir, model, self.memory_text))
+            self._system_cache = (model, build_system(self.options.project_dir, model, self.memory_text,
+                                                      self.options.add_dirs))
         return self._system_cache[1]
 
     def reload_memory(self) -> None:

@@ -110,7 +110,8 @@ class SubagentSession(AgentSession):
             blocks: list[dict[str, Any]] = [{"type": "text", "text": self.definition.prompt, "cache_control": dict(EPHEMERAL)}]
             if self.memory_text:
                 blocks.append({"type": "text", "text": self.memory_text})
-            blocks.append({"type": "text", "text": environment_text(self.options.project_dir, self.options.model)})
+            blocks.append({"type": "text", "text": environment_text(self.options.project_dir, self.options.model,
+                                                                    extra_dirs=self.options.add_dirs)})
             self._system_cache = (self.options.model, blocks)
         return self._system_cache[1]
 

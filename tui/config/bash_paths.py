@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import glob
+from collections.abc import Sequence
 from pathlib import Path
 
 from tui.config.bash_parse import SimpleCommand, resolve_path
@@ -18,15 +19,15 @@ HARMLESS = {"-"}
 GLOB_CHARS = set("*?[")
 
 
-def outside_project(cmd: SimpleCommand, project_dir: Path) -> str | None:
-    """Why this file command reaches outside `project_dir` (a folder or an argument), or None."""
+def outside_project(cmd: SimpleCommand, project_dir: Path, extra_dirs: Sequence[Path] = ()) -> str | None:
+    """Why this file command reaches outside `project_dir` and `extra_dirs` (a folder or an argument), or None."""
     if cmd.argv[:1] == ["git"] and (cmd.cwds is None or len(cmd.cwds) > 1):
         return "it runs git after changing folder, where another repository's config may run programs"
     if not cmd.argv or cmd.argv[0] not in FILE_COMMANDS:
         return None
     if cmd.cwds is None:
         return "the folder it runs in is not known"
-    roots = path_variants(project_dir)
+    roots = [root for folder in (project_dir, *extra_dirs) for root in path_variants(Path(folder))]
     for cwd in cmd.cwds:
         if not _inside(cwd, roots):
             return f"it runs in {cwd}, outside the project folder"

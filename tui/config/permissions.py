@@ -86,6 +86,8 @@ class PermissionPolicy:
     problems: list[str] = field(default_factory=list)
     #: False in a folder the user has not trusted: its git config may name programs
     trusted: bool = True
+    #: working directories added with --add-dir or /add-dir: inside the project for every check
+    extra_dirs: list[Path] = field(default_factory=list)
 
     def __post_init__(self) -> None:
         if self.mode not in MODES:
@@ -184,8 +186,9 @@ class PermissionPolicy:
 
     def boundary_problem(self, path: Path) -> str | None:
         """Why writing `path` must ask even with an allow rule: outside the project, or protected."""
+        roots = [r for folder in (self.project_dir, *self.extra_dirs) for r in path_variants(Path(folder))]
         for variant in path_variants(path):
-            for root in path_variants(self.project_dir):
+            for root in roots:
                 try:
                     parts = variant.relative_to(root).parts
                     break
@@ -286,7 +289,7 @@ class PermissionPolicy:
     def _command_part(self, name: str, cmd: SimpleCommand) -> _Part:
         if rule := self._command_rule("ask", name, cmd, every_form=True):
             return _Part("ask", f"`{cmd.text}`", rule)
-        if problem := outside_project(cmd, self.project_dir):
+        if problem := outside_project(cmd, self.project_dir, self.extra_dirs):
             return _Part("boundary", f"`{cmd.text}` reaches outside the project ({problem})")
         if why := self._git_runs_programs(cmd):
             return _Part("boundary", f"`{cmd.text}` could run a program from a repository you have not trusted ({why})")

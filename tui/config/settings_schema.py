@@ -36,8 +36,12 @@ SCALAR_TYPES: dict[str, tuple[str, bool]] = {
     "web_search_allowed_domains": ("rules", False),
     "web_search_blocked_domains": ("rules", False),
     "background_output_limit_mb": ("integer", False),
+    # the prompt's keys: "vim" for vi keys (/vim toggles and saves it), "normal" otherwise
+    "editor_mode": ("editor", False),
 }
-ALIASES = {"defaultMode": "permission_mode", "apiKeyHelper": "api_key_helper", "cleanupPeriodDays": "cleanup_period_days"}
+ALIASES = {"defaultMode": "permission_mode", "apiKeyHelper": "api_key_helper", "cleanupPeriodDays": "cleanup_period_days",
+           "editorMode": "editor_mode"}
+EDITOR_MODES = ("normal", "vim")
 EXPECTED = {
     "string": "a string",
     "integer": "an integer",
@@ -48,6 +52,7 @@ EXPECTED = {
     "compaction": f"one of {', '.join(COMPACTION_MODES)}",
     "rules": "a list of strings",
     "names": "a table of model name = \"provider model id\"",
+    "editor": f"one of {', '.join(EDITOR_MODES)}",
 }
 
 
@@ -73,8 +78,8 @@ def check_value(kind: str, value: Any, nullable: bool = False) -> tuple[Any, str
     if value is None and nullable:
         return None, None
     ok = False
-    if kind == "string" or kind == "mode":
-        ok = isinstance(value, str) and (kind == "string" or value in MODES)
+    if kind in ("string", "mode", "editor"):
+        ok = isinstance(value, str) and (kind == "string" or value in (MODES if kind == "mode" else EDITOR_MODES))
     elif kind == "compaction":
         ok = isinstance(value, str) and value in COMPACTION_MODES
     elif kind == "integer":
@@ -98,7 +103,7 @@ def check_value(kind: str, value: Any, nullable: bool = False) -> tuple[Any, str
         return None, f"expected a finite number, got {value}"
     if kind in ("integer", "number") and numeric and (kind == "number" or isinstance(value, int)):
         return None, f"expected {EXPECTED[kind]} of 0 or more, got {value}"
-    got = f"`{value}`" if kind in ("mode", "compaction") and isinstance(value, str) else type_name(value)
+    got = f"`{value}`" if kind in ("mode", "compaction", "editor") and isinstance(value, str) else type_name(value)
     return None, f"expected {EXPECTED[kind]}, got {got}"
 
 

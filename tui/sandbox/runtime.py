@@ -6,6 +6,7 @@ import os
 import sys
 import threading
 import time
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -170,8 +171,11 @@ class SandboxRuntime:
                 self._proxy = Proxy(os.path.join(self._dir or "", "proxy.sock"), self.config.allowed_domains)
             return str(self._proxy.path)
 
-    def prepare(self, project_dir: str, write_files: list[str]) -> Prepared:
-        """Resolve the plan for one command and the preexec function that enforces it."""
+    def prepare(self, project_dir: str, write_files: list[str], extra_dirs: Sequence[str] = ()) -> Prepared:
+        """Resolve the plan for one command and the preexec function that enforces it.
+
+        `extra_dirs` (--add-dir, /add-dir) are writable and protected like the project.
+        """
         from tui.sandbox import plan
 
         folder = self.run_dir()
@@ -179,7 +183,7 @@ class SandboxRuntime:
         proxy = self.proxy_socket()
         the_plan = plan.build(project_dir, tmpdir, self.config.allow_write, self.config.deny_read,
                               abi=self.support()[0], empty_file=os.path.join(folder, "empty"),
-                              write_files=write_files, proxy_socket=proxy)
+                              write_files=write_files, proxy_socket=proxy, extra_projects=extra_dirs)
         for path in self.config.deny_write:
             if os.path.exists(path):
                 the_plan.read_only.append(os.path.realpath(path))

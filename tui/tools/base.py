@@ -88,6 +88,8 @@ class SessionState:
     #: asks the person at the terminal (kind, payload, tool_use_id, cancel) -> answer; None when no one can be asked
     ask_user: Callable[[str, dict[str, Any], str, threading.Event], dict[str, Any]] | None = None
     lock: threading.RLock = field(default_factory=threading.RLock)
+    #: working directories added with --add-dir or /add-dir: writable like the project (Bash's sandbox included)
+    extra_dirs: list[Path] = field(default_factory=list)
 
 
 @dataclass

@@ -199,7 +199,8 @@ class BashTool(Tool):
 
         script = f"trap 'pwd > {quote(cwd_file)}' EXIT; {command}"
         env = dict(os.environ, PAGER="cat", GIT_PAGER="cat", GIT_TERMINAL_PROMPT="0")
-        sandbox = current_sandbox().prepare(str(ctx.project_dir), [cwd_file]) if contained else None
+        extra = [str(folder) for folder in ctx.state.extra_dirs]
+        sandbox = current_sandbox().prepare(str(ctx.project_dir), [cwd_file], extra) if contained else None
         if sandbox is None and (notice := current_sandbox().late_notice()):
             notes.append(notice)
         if sandbox is not None:

@@ -194,8 +194,10 @@ class AgentApp(App[int]):
         self._attach_session()
         self.query_one(PromptRow).add_cancel_button()
         from .widgets.completion import install
+        from .widgets.prompt_keys import install as install_keys
 
         install(self)
+        install_keys(self)  # vi keys, Ctrl+R, Ctrl+G, Tab for thinking, the saved prompt history
         if gc_tuning.is_paused():  # collect the start-up garbage a moment later, where nobody waits on it
             self.set_timer(gc_tuning.RESUME_DELAY_S, gc_tuning.tune)
         else:

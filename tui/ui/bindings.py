@@ -38,6 +38,13 @@ KEYS: tuple[KeySpec, ...] = (
             scope="prompt", show=False, priority=True),
     KeySpec("history_next", "down", "history_next", "Next prompt", "Prompt",
             scope="prompt", show=False, priority=True),
+    # not priority: the prompt runs them itself, in the order typed (ordered_keys.py)
+    KeySpec("search_history", "ctrl+r", "search_history", "Search the prompt history", "Prompt",
+            scope="prompt", show=False, key_display="^r"),
+    KeySpec("external_editor", "ctrl+g", "external_editor", "Edit the prompt in $VISUAL / $EDITOR", "Prompt",
+            scope="prompt", show=False, key_display="^g"),
+    KeySpec("toggle_thinking", "tab", "toggle_thinking", "Thinking on/off (empty prompt)", "Prompt",
+            scope="prompt", show=False),
     # the turn
     KeySpec("interrupt", "escape", "interrupt", "Interrupt", "Turn", key_display="esc"),
     KeySpec("cycle_mode", "shift+tab", "cycle_mode", "Mode", "Turn", priority=True),

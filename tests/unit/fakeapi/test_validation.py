@@ -96,3 +96,26 @@ def test_pause_turn_resume_may_end_with_the_assistant_turn(fake_api):
     paused = run_stream(client)
     resumed = run_stream(client, [{"role": "user", "content": "search"}, as_param(paused)])
     assert resumed.content[0].text == "found it" and api.errors == []
+
+
+def test_thinking_and_effort_get_the_apis_400s(fake_api):
+    api = fake_api([reply(text("ok"))] * 2)
+
+    def body(**fields):  # model and max_tokens too: run_stream fixes them, extra_body overrides them
+        return {"extra_body": fields}
+
+    assert "does not match any of the expected tags" in rejected(api, None, **body(thinking={"type": "on"}))
+    assert rejected(api, None, **body(thinking={"type": "enabled", "budget_tokens": 500})) == (
+        "thinking.enabled.budget_tokens: Input should be greater than or equal to 1024")
+    assert rejected(api, None, **body(model="claude-haiku-4-5", max_tokens=2000,
+                                      thinking={"type": "enabled", "budget_tokens": 4000})).startswith(
+        "`max_tokens` must be greater than `thinking.budget_tokens`")
+    assert rejected(api, None, **body(max_tokens=4000, thinking={"type": "enabled", "budget_tokens": 1024})).startswith(
+        '"thinking.type.enabled" is not supported for this model')
+    assert rejected(api, None, **body(model="claude-haiku-4-5", thinking={"type": "adaptive"})) == (
+        "adaptive thinking is not supported on this model")
+    assert rejected(api, None, **body(output_config={"effort": "extreme"})) == (
+        "output_config.effort: Input should be 'low', 'medium', 'high', 'xhigh' or 'max'")
+    assert "effort" in rejected(api, None, **body(model="claude-haiku-4-5", output_config={"effort": "low"}))
+    ok = run_stream(make_client(api), None, **body(thinking={"type": "adaptive"}, output_config={"effort": "max"}))
+    assert ok.stop_reason == "end_turn"

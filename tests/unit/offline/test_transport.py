@@ -130,3 +130,17 @@ def test_thinking_streams_through_the_sdk(project: Path) -> None:
     assert final.content[0].type == "thinking"
     assert final.content[0].thinking and final.content[0].signature.startswith("offline-")
     assert final.content[1].type == "text"
+
+
+def test_thinking_and_effort_the_sdk_types_allow_are_accepted(project: Path) -> None:
+    import anthropic
+
+    client, _ = make_client(project)
+    with pytest.raises(anthropic.BadRequestError, match="output_config.effort"):
+        client.messages.create(model="m", max_tokens=10, messages=PROMPT, extra_body={"output_config": {"effort": "hi"}})
+    with pytest.raises(anthropic.BadRequestError, match="budget_tokens"):
+        client.messages.create(model="m", max_tokens=2000, messages=PROMPT,
+                               extra_body={"thinking": {"type": "enabled", "budget_tokens": 4000}})
+    message = client.messages.create(model="m", max_tokens=100, messages=PROMPT, extra_body={
+        "thinking": {"type": "adaptive", "display": "summarized"}, "output_config": {"effort": "xhigh"}})
+    assert message.content[0].type == "thinking"

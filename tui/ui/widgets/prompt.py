@@ -9,6 +9,7 @@ from __future__ import annotations
 from typing import Any
 
 from textual import events
+from textual.actions import SkipAction
 from textual.binding import Binding
 from textual.containers import Horizontal
 from textual.message import Message
@@ -16,11 +17,10 @@ from textual.widgets import Button, TextArea
 
 from ..bindings import bindings_for
 from ..paste_cap import MAX_PROMPT_CHARS, cut_paste, full_notice
+from ..prompt_history import HISTORY_LIMIT
 from .ordered_keys import run_own_binding
 from .wrap_cache import caching_height
 
-#: prompts kept for Up/Down recall
-HISTORY_LIMIT = 200
 #: a big paste goes in this many characters per frame (soft-wrapping 16 KiB takes ~20 ms; 256 KiB at once ~300 ms)
 PASTE_PART_CHARS = 16 * 1024
 
@@ -49,6 +49,8 @@ class PromptArea(TextArea):
         self._paste_rest: list[str] = []
         #: the `/` and `@` completion menu (completion.py); while open it takes Up/Down/Tab/Enter/Esc
         self.completer: Any = None
+        #: vi keys, Ctrl+R search, Ctrl+G editor, Tab thinking and the saved history (prompt_keys.py)
+        self.keys: Any = None
 
     @property
     def wrapped_document(self) -> Any:
@@ -95,6 +97,8 @@ class PromptArea(TextArea):
 
     async def _on_key(self, event: events.Key) -> None:
         """A full prompt takes no more typing (TextArea's handler runs after this one unless prevented)."""
+        if self.keys is not None and self.keys.on_key(event):  # Ctrl+R search, vi normal mode
+            return
         if event.key in ("tab", "escape") and self.completer is not None and self.completer.key(event.key):
             event.stop()
             event.prevent_default()
@@ -117,6 +121,8 @@ class PromptArea(TextArea):
         self.call_later(self._enter)
 
     def _enter(self) -> None:
+        if self.keys is not None and self.keys.enter():  # Enter ends a Ctrl+R search with its match
+            return
         if self.completer is not None and self.completer.key("enter"):
             return
         self._submit()
@@ -125,11 +131,15 @@ class PromptArea(TextArea):
         self.call_later(self.insert, "\n")
 
     def action_history_previous(self) -> None:
+        if self.keys is not None:
+            self.keys.leave_search()
         if self.completer is not None and self.completer.key("up"):
             return
         self.call_later(self._history_previous)
 
     def action_history_next(self) -> None:
+        if self.keys is not None:
+            self.keys.leave_search()
         if self.completer is not None and self.completer.key("down"):
             return
         self.call_later(self._history_next)
@@ -147,7 +157,27 @@ class PromptArea(TextArea):
         self._history_index = None
         self._draft = ""
         self.clear()
+        if self.keys is not None:
+            self.keys.submitted(text)  # kept for the next session; vi keys start over in insert mode
         self.post_message(self.Submitted(text))
+
+    def action_search_history(self) -> None:
+        """Ctrl+R: search the prompt history (reverse-i-search)."""
+        if self.keys is None:
+            raise SkipAction()
+        self.keys.start_search()
+
+    def action_external_editor(self) -> None:
+        """Ctrl+G: edit the prompt in $VISUAL / $EDITOR."""
+        if self.keys is None:
+            raise SkipAction()
+        self.keys.open_editor()
+
+    def action_toggle_thinking(self) -> None:
+        """Tab on an empty prompt: thinking on or off for the following prompts; otherwise Tab moves focus."""
+        if self.keys is None or self.text:
+            raise SkipAction()
+        self.keys.toggle_thinking()
 
     def _history_previous(self) -> None:
         """Recall the previous prompt when the cursor is on the first line; else move up."""

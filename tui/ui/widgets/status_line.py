@@ -42,6 +42,11 @@ class StatusLine(Static):
     background: reactive[int] = reactive(0)
     #: the first line of the `statusLine` command's output (status_command.py), already made one-line safe
     custom: reactive[str] = reactive("")
+    #: thinking as the user chose it (Tab, /think; None: the model's default, not shown) and /effort's level
+    thinking_choice: reactive[bool | None] = reactive(None)
+    effort: reactive[str | None] = reactive(None)
+    #: the prompt's vi mode ("insert", "normal"; "" without /vim)
+    vi_mode: reactive[str] = reactive("")
 
     def set_context(self, used: int, window: int, estimated: bool) -> None:
         self.context_used, self.context_window, self.context_estimated = used, window, estimated
@@ -95,6 +100,11 @@ class StatusLine(Static):
             (1, Content.from_markup(f"  [dim]mode[/dim] [{mode_colour}]$mode[/]", mode=self.mode)),
             (0, Content.from_markup("  [$accent]$s[/]" if self.state != "idle" else "  [dim]$s[/dim]", s=state)),
         ]
+        if self.vi_mode:
+            parts.insert(0, (1, Content.from_markup("[reverse] $m [/reverse] " if self.vi_mode == "normal"
+                                                    else "[dim]$m[/dim] ", m=self.vi_mode.upper())))
+        if choices := self._thinking_part():
+            parts.insert(-1, (2, choices))
         if self.background:
             parts.append((1, Content.from_markup("  [dim]│[/dim] [$warning]$n[/] [dim]· /tasks[/dim]",
                                                  n=plural(self.background, "background task"))))
@@ -111,6 +121,18 @@ class StatusLine(Static):
             (1, Content.from_markup("  [dim]│[/dim] $$$cost", cost=f"{self.cost_usd:.4f}")),
         ]
         return parts
+
+    def _thinking_part(self) -> Content | None:
+        """`thinking on` / `thinking off` once the user chose, and the effort where the model takes it."""
+        from tui.agent.thinking import model_thinking, thinking_on
+
+        support = model_thinking(self.model)
+        words = []
+        if self.thinking_choice is not None and support.has_thinking:
+            words.append("[$accent]thinking on[/]" if thinking_on(self.model, self.thinking_choice) else "[dim]thinking off[/dim]")
+        if self.effort and self.effort in support.efforts:
+            words.append(f"[dim]effort[/dim] {self.effort}")
+        return Content.from_markup("  " + " · ".join(words)) if words else None
 
     def _context_part(self) -> Content:
         share = self.context_used / self.context_window if self.context_window else 0.0
