@@ -38,8 +38,10 @@ def test_the_command_is_our_child_and_pid_1_without_a_keeper(sandbox: runtime.Sa
     assert prepared.preexec is None and prepared.popen is not None
     proc = prepared.popen(["/bin/bash", "-c", "echo $$; touch inside; touch /etc/agent-tui-test 2>&1; read line"],
                           stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, start_new_session=True,
-                          cwd=tmp_path)
+                          cwd=tmp_path, bufsize=0)
     assert proc.stdout is not None
+    # unbuffered: a buffered readline may take the touch's line too, which communicate() (reading the raw
+    # descriptor) then never sees; that was the "missing output" seen under load
     first = proc.stdout.readline()  # bash runs (and waits for a line on stdin)
     with open(f"/proc/{proc.pid}/status") as f:
         status = dict(line.split(":\t", 1) for line in f.read().splitlines() if ":\t" in line)
