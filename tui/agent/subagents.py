@@ -132,6 +132,8 @@ class AgentTool(Tool):
         self.owner = owner
         self.depth = depth
         self._definitions: list[AgentDefinition] | None = None
+        #: one sentence per agent file skipped when the definitions were last read
+        self.problems: list[str] = []
         self._lock = threading.Lock()
         self._numbers: dict[str, int] = {}
         self._aliases: set[str] = set()
@@ -150,8 +152,8 @@ class AgentTool(Tool):
                     self._definitions = parent
                 else:
                     trusted = bool(getattr(self.owner.policy, "trusted", False))
-                    self._definitions, problems = load_definitions(self.owner.options.project_dir, trusted)
-                    for problem in problems:
+                    self._definitions, self.problems = load_definitions(self.owner.options.project_dir, trusted)
+                    for problem in self.problems:
                         self.owner.publish(Notice(level="warning", text=problem))
             return self._definitions
 
