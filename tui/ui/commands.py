@@ -64,12 +64,33 @@ async def run_slash(app: AgentApp, line: str) -> None:
     if command is None and await prompt_shortcuts.run_custom(app, name, args.strip()):  # .claude/commands, skills
         return
     if command is None:
-        known = ", ".join(f"/{n}" for n in SLASH_COMMANDS)
-        app.notify(f"Unknown command /{name}. Known commands: {known}.", severity="warning")
+        app.notify(unknown_command_message(app, name), severity="warning")
         return
     result = command.run(app, args.strip())
     if inspect.isawaitable(result):
         await result
+
+
+#: custom commands and skills an "Unknown command" toast names at most
+MAX_CUSTOM_NAMED = 24
+
+
+def unknown_command_message(app: AgentApp, name: str) -> str:
+    """"Unknown command /x." with the closest name, the built-ins and the project's and user's commands and skills."""
+    import difflib
+
+    from tui.hooks.prompt_input import session_catalog
+
+    catalog = session_catalog(app.session).commands
+    custom = sorted(catalog)
+    closest = difflib.get_close_matches(name.lower(), [*SLASH_COMMANDS, *custom], n=1, cutoff=0.6)
+    text = f"Unknown command /{name}." + (f" Did you mean /{closest[0]}?" if closest else "")
+    text += f" Built-in: {', '.join(f'/{n}' for n in SLASH_COMMANDS)}."
+    if custom:
+        shown = ", ".join(f"/{n}" for n in custom[:MAX_CUSTOM_NAMED])
+        more = f" and {len(custom) - MAX_CUSTOM_NAMED} more (type / to see them)" if len(custom) > MAX_CUSTOM_NAMED else ""
+        text += f" This project's and your commands and skills: {shown}{more}."
+    return text
 
 
 def system_commands(app: AgentApp) -> Iterable[SystemCommand]:

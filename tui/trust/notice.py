@@ -1,0 +1,44 @@
+"""What `-p` and the screens say about a folder that is not trusted: one line per kind of thing skipped."""
+
+from __future__ import annotations
+
+from tui.wording import shorten
+
+from .inventory import FolderInventory
+
+#: how a user trusts a folder, said wherever something was skipped
+HOW_TO_TRUST = "/trust in agent-tui (or trusted_folders in the user settings) loads them"
+#: kinds whose skipped items `-p` already names elsewhere (the allow-rules notice, the settings problems)
+NAMED_ELSEWHERE = ("allow", "settings_commands")
+#: a -p line names its items up to about this many characters
+NAMES_WIDTH = 160
+
+
+def skipped_lines(inventory: FolderInventory) -> list[str]:
+    """One sentence per kind of thing an untrusted folder's files hold and `-p` skips ([] when trusted)."""
+    if inventory.trusted:
+        return []
+    lines = []
+    for kind, items in inventory.by_kind():
+        if kind.key in NAMED_ELSEWHERE:
+            continue
+        files = ", ".join(dict.fromkeys(inventory.shown(i.path) for i in items))
+        names = shorten("; ".join(i.text for i in items), NAMES_WIDTH)
+        lines.append(f"Skipping {kind.counted(len(items))} from {files} ({names}): this folder is not trusted; "
+                     f"{HOW_TO_TRUST}.")
+    return lines
+
+
+def untrusted_note(inventory: FolderInventory, key: str) -> str | None:
+    """"The folder is not trusted: its 9 hooks do not run; /trust loads them." for one kind (None when nothing)."""
+    if inventory.trusted:
+        return None
+    kind = next((k for k, items in inventory.by_kind() if k.key == key), None)
+    if kind is None:
+        return None
+    count = len(inventory.of(key))
+    return f"This folder is not trusted: {kind.counted(count)} of its own are off. /trust loads {_them(count)}."
+
+
+def _them(count: int) -> str:
+    return "it" if count == 1 else "them"
