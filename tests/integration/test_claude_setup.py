@@ -130,11 +130,11 @@ def test_untrusted_the_inventory_names_what_trust_switches_on(project: Path) -> 
     assert texts["allow"] == ["allow Bash(npm run test *)", "allow Bash(make *)", "allow WebFetch(domain:docs.acme.dev)"]
     assert texts["settings_commands"] == ["statusLine: echo fixture-status", "apiKeyHelper: echo sk-fixture-key"]
     assert sorted(texts["agents"]) == ["code-reviewer", "release-manager", "security-auditor"]
-    assert texts["commands"] == ["/git:summary: !`git status --short`; allowed-tools Bash(git status:*)",
-                                 "/deploy-check: !`git log -1 --oneline`"]
+    assert texts["shell_lines"] == ["/git:summary: !`git status --short`", "/deploy-check: !`git log -1 --oneline`"]
+    assert texts["allowed_tools"] == ["/git:summary: Bash(git status:*)"]
     assert inventory.catalog_counts == (5, 2)
-    assert inventory.summary() == ("7 hooks, 2 MCP servers, 3 allow rules, 2 settings commands, 3 agents and "
-                                   "2 commands and skills with `!` lines or allowed-tools")
+    assert inventory.summary() == ("7 hooks, 2 MCP servers, 3 allow rules, 2 settings commands, 3 agents, "
+                                   "2 commands and skills with `!` lines and 1 command or skill with allowed-tools")
 
 
 def test_trusted_nothing_is_left_to_switch_on_and_the_agents_in_subfolders_load(project: Path) -> None:

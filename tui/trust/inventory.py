@@ -39,6 +39,8 @@ class TrustKind:
     noun: str
     #: what trusting does to them, after the count: "9 hooks run on their events"
     effect: str
+    #: the same for exactly one ("runs on its event")
+    effect_one: str
     collect: Callable[[FolderScan], list[TrustItem]]
     many: str | None = None
     #: each item gets its own line in the dialog (False: the names on one line, for long lists)
@@ -50,6 +52,10 @@ class TrustKind:
 
     def nouns(self, count: int) -> str:
         return plural_noun(count, self.noun, self.many)
+
+    def effect_for(self, count: int) -> str:
+        """What trusting does, agreeing with the count."""
+        return self.effect_one if count == 1 else self.effect
 
 
 @dataclass
@@ -165,29 +171,34 @@ def _agents(scan: FolderScan) -> list[TrustItem]:
     return items
 
 
-def _commands(scan: FolderScan) -> list[TrustItem]:
+def _shell_lines(scan: FolderScan) -> list[TrustItem]:
     from tui.hooks.expand import shell_commands
 
     items = []
     for command in scan.project_commands():
-        parts = [f"!`{line}`" for line in shell_commands(command.body)]
-        if command.allowed_tools:
-            parts.append(f"allowed-tools {', '.join(command.allowed_tools)}")
-        if parts:
-            items.append(TrustItem("commands", f"/{command.name}: {'; '.join(parts)}", command.path))
+        if lines := shell_commands(command.body):
+            items.append(TrustItem("shell_lines", f"/{command.name}: " + ", ".join(f"!`{c}`" for c in lines),
+                                   command.path))
     return items
+
+
+def _allowed_tools(scan: FolderScan) -> list[TrustItem]:
+    return [TrustItem("allowed_tools", f"/{c.name}: {', '.join(c.allowed_tools)}", c.path)
+            for c in scan.project_commands() if c.allowed_tools]
 
 
 #: every kind of thing trust gates, in the order the dialog lists them
 KINDS: list[TrustKind] = [
-    TrustKind("hooks", "hook", "run on their events", _hooks),
-    TrustKind("mcp", "MCP server", "may start (you choose which next)", _mcp_servers),
-    TrustKind("allow", "allow rule", "allow calls without asking", _allow_rules),
-    TrustKind("settings_commands", "settings command", "run", _settings_commands),
-    TrustKind("agents", "agent", "become agent types the Agent tool offers", _agents, one_per_line=False),
-    TrustKind("commands", "command or skill with `!` lines or allowed-tools",
-              "run their `!` lines and pre-approve their tools", _commands,
-              many="commands and skills with `!` lines or allowed-tools"),
+    TrustKind("hooks", "hook", "run on their events", "runs on its event", _hooks),
+    TrustKind("mcp", "MCP server", "may start (you choose which next)", "may start (you say yes next)", _mcp_servers),
+    TrustKind("allow", "allow rule", "allow calls without asking", "allows calls without asking", _allow_rules),
+    TrustKind("settings_commands", "settings command", "run", "runs", _settings_commands),
+    TrustKind("agents", "agent", "become agent types the Agent tool offers",
+              "becomes an agent type the Agent tool offers", _agents, one_per_line=False),
+    TrustKind("shell_lines", "command or skill with `!` lines", "run them before the prompt is sent",
+              "runs them before the prompt is sent", _shell_lines, many="commands and skills with `!` lines"),
+    TrustKind("allowed_tools", "command or skill with allowed-tools", "pre-approve those tools for their turn",
+              "pre-approves those tools for its turn", _allowed_tools, many="commands and skills with allowed-tools"),
 ]
 
 

@@ -106,6 +106,8 @@ class AgentApp(App[int]):
         self._delta_type: type = type(None)
         self._wake_message: type[EngineEvents] | None = None
         self._last_ctrl_c = 0.0
+        #: what the folder brings that trust gates (tui.trust.inventory.FolderInventory), read after the first frame
+        self.trust_inventory: Any = None
         themes = _optional("tui.ui.themes")
         if themes is not None and hasattr(themes, "install"):
             themes.install(self)
