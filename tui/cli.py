@@ -115,6 +115,11 @@ def options_from_args(args: argparse.Namespace) -> tuple[AgentOptions, list[str]
         hooks = [] if loaded.hooks_disabled_by else loaded.hooks  # read once here, with --settings's
         if args.print_mode and (notice := ignored_allow_notice(loaded)):
             problems.append(notice)  # Claude Code's "Ignoring N permissions.allow entries …"
+        if args.print_mode and not loaded.trusted:  # one line per other kind of thing skipped (hooks, agents …)
+            from tui.trust.inventory import folder_inventory
+            from tui.trust.notice import skipped_lines
+
+            problems += skipped_lines(folder_inventory(project_dir, loaded))
         from tui.sandbox.runtime import configure as configure_sandbox
 
         if notice := configure_sandbox(settings.sandbox, str(project_dir)).quick_notice():

@@ -47,6 +47,8 @@ DEFAULT_MODEL = "claude-sonnet-5-5"
 MCP_KEYS = ("mcp_servers", "mcp", "enabledMcpjsonServers", "disabledMcpjsonServers", "enableAllProjectMcpServers")
 #: the keys of Claude Code's settings.json files agent-tui reads here (the MCP ones in tui/mcp/sources.py)
 CLAUDE_KEYS_READ = ("permissions", "apiKeyHelper", "hooks", "statusLine", "sandbox", "cleanupPeriodDays")
+#: how to trust a folder, after a sentence about something that waits for it
+HOW_TO_TRUST = " (/trust in agent-tui, or trusted_folders in the user settings)"
 #: modes a folder may not choose for itself before it is trusted
 PERMISSIVE_MODES = {"acceptEdits", "bypassPermissions"}
 
@@ -282,10 +284,10 @@ class _Loader:
         if problem:
             self.problem(path, text, key, f"{problem}; ignored.", table)
         elif name == "permission_mode" and folder and checked in PERMISSIVE_MODES and not self.loaded.trusted:
-            self.problem(path, text, key, f"`{checked}` is ignored until you trust this folder.", table)
+            self.problem(path, text, key, f"`{checked}` is ignored until you trust this folder{HOW_TO_TRUST}.", table)
             self.loaded.withheld.append((key, str(checked), path))
         elif name == "api_key_helper" and folder and not self.loaded.trusted:  # it runs code from the folder
-            self.problem(path, text, key, "a key helper from this folder is ignored until you trust it.", table)
+            self.problem(path, text, key, f"a key helper from this folder is ignored until you trust it{HOW_TO_TRUST}.", table)
             self.loaded.withheld.append((key, str(checked), path))
         else:
             self.values[name] = checked
@@ -310,7 +312,7 @@ class _Loader:
         if kind != "command" or not isinstance(command, str) or not command.strip():
             self.problem(path, text, key, 'expected a table with type = "command" and command = "…"; ignored.')
         elif folder and not self.loaded.trusted:  # it runs code from the folder
-            self.problem(path, text, key, "a status line command from this folder is ignored until you trust it.")
+            self.problem(path, text, key, f"a status line command from this folder is ignored until you trust it{HOW_TO_TRUST}.")
             self.loaded.withheld.append((key, command, path))
         else:
             self.values["status_line"] = command

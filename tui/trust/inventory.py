@@ -28,6 +28,12 @@ class TrustItem:
     kind: str
     text: str
     path: Path
+    #: a short name for a list on one line ("PreToolUse Bash", "docs"); the text when not given
+    name: str = ""
+
+    @property
+    def short(self) -> str:
+        return self.name or self.text
 
 
 @dataclass(frozen=True)
@@ -124,6 +130,14 @@ class FolderScan:
         return load_catalog(self.project_dir)
 
     def project_commands(self) -> list[Any]:
+        """The folder's own commands and skills ([] without reading anything when it has no such folder)."""
+        from tui.hooks.commands import command_folders
+        from tui.hooks.skills import skill_folders
+
+        folders = [f for f, source in [*command_folders(self.project_dir), *skill_folders(self.project_dir)]
+                   if source == "project"]
+        if not any(f.is_dir() for f in folders):
+            return []
         return [c for c in self.catalog.commands.values() if c.from_project]
 
 
@@ -131,8 +145,8 @@ def _hooks(scan: FolderScan) -> list[TrustItem]:
     if scan.loaded.hooks_disabled_by is not None:
         return []  # disableAllHooks: none would run trusted either
     found = dict.fromkeys((h.event, h.matcher or "*", h.command, h.source) for h in scan.loaded.hooks if h.project)
-    return [TrustItem("hooks", f"{event} {matcher}: {command}", Path(source))
-            for event, matcher, command, source in found]
+    return [TrustItem("hooks", f"{event} {matcher}: {command}", Path(source),
+                      event if matcher == "*" else f"{event} {matcher}") for event, matcher, command, source in found]
 
 
 def _mcp_servers(scan: FolderScan) -> list[TrustItem]:
@@ -143,7 +157,7 @@ def _mcp_servers(scan: FolderScan) -> list[TrustItem]:
     from tui.mcp.status import describe
 
     servers = load_mcp_servers(scan.project_dir, trusted=False).project
-    return [TrustItem("mcp", f"{s.name}: {describe(s)}", path) for s in servers]
+    return [TrustItem("mcp", f"{s.name}: {describe(s)}", path, s.name) for s in servers]
 
 
 def _allow_rules(scan: FolderScan) -> list[TrustItem]:
@@ -178,12 +192,12 @@ def _shell_lines(scan: FolderScan) -> list[TrustItem]:
     for command in scan.project_commands():
         if lines := shell_commands(command.body):
             items.append(TrustItem("shell_lines", f"/{command.name}: " + ", ".join(f"!`{c}`" for c in lines),
-                                   command.path))
+                                   command.path, f"/{command.name}"))
     return items
 
 
 def _allowed_tools(scan: FolderScan) -> list[TrustItem]:
-    return [TrustItem("allowed_tools", f"/{c.name}: {', '.join(c.allowed_tools)}", c.path)
+    return [TrustItem("allowed_tools", f"/{c.name}: {', '.join(c.allowed_tools)}", c.path, f"/{c.name}")
             for c in scan.project_commands() if c.allowed_tools]
 
 

@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import os
+
 from tui.wording import shorten
 
-from .inventory import FolderInventory
+from .inventory import FolderInventory, TrustItem
 
 #: how a user trusts a folder, said wherever something was skipped
 HOW_TO_TRUST = "/trust in agent-tui (or trusted_folders in the user settings) loads them"
@@ -22,11 +24,20 @@ def skipped_lines(inventory: FolderInventory) -> list[str]:
     for kind, items in inventory.by_kind():
         if kind.key in NAMED_ELSEWHERE:
             continue
-        files = ", ".join(dict.fromkeys(inventory.shown(i.path) for i in items))
-        names = shorten("; ".join(i.text for i in items), NAMES_WIDTH)
+        files = _where(inventory, items)
+        names = shorten(", ".join(dict.fromkeys(i.short for i in items)), NAMES_WIDTH)
         lines.append(f"Skipping {kind.counted(len(items))} from {files} ({names}): this folder is not trusted; "
                      f"{HOW_TO_TRUST}.")
     return lines
+
+
+def _where(inventory: FolderInventory, items: list[TrustItem]) -> str:
+    """The files the items come from: one or two by name, more by the folder they share."""
+    files = list(dict.fromkeys(inventory.shown(i.path) for i in items))
+    if len(files) <= 2:
+        return " and ".join(files)
+    common = os.path.commonpath(files)
+    return f"{len(files)} files in {common}" if common else f"{len(files)} files"
 
 
 def untrusted_note(inventory: FolderInventory, key: str) -> str | None:
