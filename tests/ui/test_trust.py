@@ -156,3 +156,51 @@ async def test_trust_from_the_palette_opens_the_question(offline_options, claude
         entries[0].callback()
         await wait_until(pilot, lambda: isinstance(app.screen, TrustDialog))
         assert app.screen.untrust
+
+
+async def test_each_screen_says_what_the_untrusted_folder_skipped_and_that_trust_loads_it(offline_options,
+                                                                                         claude_project) -> None:
+    from tui.ui.widgets.completion import CompletionMenu
+
+    app = AgentApp(offline_options(project_dir=claude_project), permission_grace_s=0)
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_until(pilot, lambda: isinstance(app.screen, TrustDialog) and app.screen.armed)
+        await pilot.press("2")
+        await wait_until(pilot, lambda: not isinstance(app.screen, TrustDialog))
+        expected = {
+            "/hooks": ("#hooks-untrusted", "its 7 hooks (PreToolUse Bash, PreToolUse Edit|Write"),
+            "/agents": ("#agents-untrusted", "its 3 agents (code-reviewer, security-auditor, release-manager) are off"),
+            "/mcp": ("#mcp-untrusted", "its 2 MCP servers (docs, tracker) are off"),
+            "/permissions": ("#permissions-untrusted", "its 3 allow rules (allow Bash(npm run test *)"),
+        }
+        for command, (widget, words) in expected.items():
+            await app.submit_prompt(command)
+            await wait_until(pilot, lambda: len(app.screen_stack) > 1 and app.screen.query(widget))
+            note = str(app.screen.query_one(widget).render())
+            assert note.startswith("This folder is not trusted: ") and words in note, note
+            assert note.endswith("/trust loads them.")
+            app.screen.dismiss(None)
+            await wait_until(pilot, lambda: len(app.screen_stack) == 1)
+        app.prompt_area.insert("/")
+        menu = app.query_one(CompletionMenu)
+        await wait_until(pilot, lambda: menu.has_class("-open"))
+        first = str(menu.get_option_at_index(0).prompt)
+        assert first.startswith("/trust  folder not trusted: its 7 hooks, 2 MCP servers"), first
+
+
+async def test_a_skipped_agent_file_is_a_toast_at_start_and_named_in_agents(offline_options, claude_project) -> None:
+    trust_folder(claude_project)
+    app = AgentApp(offline_options(project_dir=claude_project), permission_grace_s=0)
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_until(pilot, lambda: any("broken.md was not loaded" in str(n.message) for n in app._notifications))
+        assert any("reviewer-copy.md was not loaded: the name `code-reviewer` is taken" in str(n.message)
+                   for n in app._notifications)
+        while len(app.screen_stack) > 1:  # the MCP servers' question
+            await wait_until(pilot, lambda: getattr(app.screen, "armed", True))
+            await pilot.press("escape")
+            await pilot.pause(0.1)
+        await app.submit_prompt("/agents")
+        await wait_until(pilot, lambda: app.screen.query("#agents-problems"))
+        problems = str(app.screen.query_one("#agents-problems").render())
+        assert "broken.md was not loaded" in problems and "reviewer-copy.md" in problems
+        assert not app.screen.query("#agents-untrusted")

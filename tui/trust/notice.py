@@ -41,14 +41,23 @@ def _where(inventory: FolderInventory, items: list[TrustItem]) -> str:
 
 
 def untrusted_note(inventory: FolderInventory, key: str) -> str | None:
-    """"The folder is not trusted: its 9 hooks do not run; /trust loads them." for one kind (None when nothing)."""
+    """"This folder is not trusted: its 7 hooks (Stop, …) are off. /trust loads them." for one kind (None: nothing)."""
     if inventory.trusted:
         return None
     kind = next((k for k, items in inventory.by_kind() if k.key == key), None)
     if kind is None:
         return None
-    count = len(inventory.of(key))
-    return f"This folder is not trusted: {kind.counted(count)} of its own are off. /trust loads {_them(count)}."
+    items = inventory.of(key)
+    names = shorten(", ".join(dict.fromkeys(i.short for i in items)), NAMES_WIDTH // 2)
+    return (f"This folder is not trusted: its {kind.counted(len(items))} ({names}) "
+            f"{'is' if len(items) == 1 else 'are'} off. /trust loads {_them(len(items))}.")
+
+
+def untrusted_summary(inventory: FolderInventory) -> str | None:
+    """"folder not trusted: 7 hooks, 3 agents … off; /trust loads them" for the `/` menu (None when nothing)."""
+    if inventory.trusted or not inventory:
+        return None
+    return f"folder not trusted: its {inventory.summary()} are off; /trust loads them"
 
 
 def _them(count: int) -> str:

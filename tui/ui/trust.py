@@ -168,14 +168,21 @@ def _stop_project_servers(session: Any) -> None:
                          daemon=True).start()
 
 
-def skipped_note(app: AgentApp, key: str) -> str | None:
-    """For a screen: what of one kind the untrusted folder's files hold and `/trust` would load (None when nothing)."""
+def current_inventory(app: AgentApp) -> FolderInventory:
+    """What the folder brings, as read at start or at the last /trust (read now if not yet)."""
     inventory = getattr(app, "trust_inventory", None)
     if inventory is None:
         from tui.trust.inventory import folder_inventory
 
         inventory = app.trust_inventory = folder_inventory(app.options.project_dir)
+    return inventory
+
+
+def skipped_note(app: AgentApp, key: str) -> str | None:
+    """For a screen: what of one kind the untrusted folder's files hold and `/trust` would load (None when nothing)."""
     from tui.trust.notice import untrusted_note
 
-    note = untrusted_note(inventory, key)
+    if getattr(app, "options", None) is None:
+        return None  # a screen shown outside agent-tui's app (a test harness)
+    note = untrusted_note(current_inventory(app), key)
     return one_line(note) if note else None

@@ -106,8 +106,21 @@ class PromptCompleter:
 
             for name, note in prompt_completions(runtime).items():
                 described.setdefault(name, note)
+        untrusted = self._untrusted_note()
+        if untrusted:  # what the folder's files would bring, on the /trust line, first while nothing is typed
+            described["trust"] = untrusted
         names = fuzzy_matches(typed, sorted(described), MAX_ITEMS) if typed else sorted(described)[:MAX_ITEMS]
+        if untrusted and not typed:
+            names = ["trust", *[n for n in names if n != "trust"]][:MAX_ITEMS]
         return [(f"/{n}", f"/{n}", described[n]) for n in names]
+
+    def _untrusted_note(self) -> str | None:
+        inventory = getattr(self.app, "trust_inventory", None)  # read after the first frame (ui/trust.py)
+        if inventory is None:
+            return None
+        from tui.trust.notice import untrusted_summary
+
+        return untrusted_summary(inventory)
 
     def _show(self, kind: str, span: tuple[int, int, int], items: list[tuple[str, str, str]]) -> None:
         if not items:
