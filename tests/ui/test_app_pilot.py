@@ -187,10 +187,10 @@ async def test_prompt_history_and_newline(fake_session: FakeSession) -> None:
     async with app.run_test(size=SIZE) as pilot:
         prompt = app.prompt_area
         await type_prompt(pilot, "/cost")
-        await type_prompt(pilot, "/model")
+        await type_prompt(pilot, "/copy")
         await pilot.press(*"draft")
         await pilot.press("up")
-        assert prompt.text == "/model"
+        assert prompt.text == "/copy"
         await pilot.press("up")
         assert prompt.text == "/cost"
         await pilot.press("down", "down")

@@ -47,6 +47,8 @@ if TYPE_CHECKING:
 #: keys typed this soon after a permission dialog is drawn are ignored (answer_guard.GRACE_S;
 #: repeated here so starting the app does not import the dialog)
 DEFAULT_GRACE_S = 0.3
+#: what the status line names while the offline demo model answers (whatever model is chosen)
+OFFLINE_LABEL = "offline demo"
 #: a second Ctrl+C within this many seconds quits
 QUIT_CONFIRM_S = 2.0
 #: streamed deltas are handed to the UI thread in batches at most this far apart
@@ -164,8 +166,9 @@ class AgentApp(App[int]):
         return self.query_one("#prompt", PromptArea)
 
     def on_mount(self) -> None:
-        self.query_one(AppHeader).model = self.options.model
-        self.status.model = self.options.model
+        from tui.agent.client import use_offline  # a stat or two: the first frame names what will answer
+
+        self.show_model(self.options.model, use_offline(self.options))
         self.status.mode = self.options.permission_mode
         if self._session is not None:  # given by the caller: listen at once
             self._attach_session()
@@ -181,10 +184,7 @@ class AgentApp(App[int]):
         self._delta_type, self._wake_message = BlockDelta, EngineEvents
         session = self.session
         self._subscription = session.bus.subscribe(self._forward, inline=True, name="app")
-        header = self.query_one(AppHeader)
-        header.model = session.options.model
-        header.offline = bool(getattr(session, "offline", False))
-        self.status.model = session.options.model
+        self.show_model(session.options.model, bool(getattr(session, "offline", False)))
         self.status.mode = getattr(session.policy, "mode", "default")
 
     def on_ready(self) -> None:
@@ -465,8 +465,13 @@ class AgentApp(App[int]):
 
     def set_model(self, model: str) -> None:
         self.session.options.model = model
-        self.query_one(AppHeader).model = model
-        self.status.model = model
+        self.show_model(model, bool(getattr(self.session, "offline", False)))
+
+    def show_model(self, model: str, offline: bool) -> None:
+        """Name what answers in the header and the status line: the offline demo, whatever model is chosen."""
+        header = self.query_one(AppHeader)
+        header.model, header.offline = model, offline
+        self.status.model = OFFLINE_LABEL if offline else model
 
     async def clear_view(self) -> None:
         await self.conversation.clear_turns()

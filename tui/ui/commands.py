@@ -141,19 +141,16 @@ async def _clear(app: AgentApp, args: str) -> None:
     app.notify("New conversation.")
 
 
-@slash_command("model", "List the provider's models or switch the model", usage="[name]")
+@slash_command("model", "Pick the model (a list), or switch to the one named", usage="[name]")
 async def _model(app: AgentApp, args: str) -> None:
-    if not args:
-        from .screens.login_screen import show_models
-
-        await show_models(app)
-        return
     if _refuse_while_busy(app, "switching models"):
         return
-    from tui.providers.config import canonical_model
+    from .screens.model_screen import open_model_picker, switch_model
 
-    app.set_model(canonical_model(args))
-    app.notify(f"Model switched to {app.session.options.model}.")
+    if not args:
+        await open_model_picker(app)
+        return
+    switch_model(app, args)
 
 
 @slash_command("cost", "Show tokens and cost of this session")
