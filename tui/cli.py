@@ -21,8 +21,10 @@ from tui.cli_args import (
     positive_count,
     no_prompt_message,
     prompt_words,
+    read_stdin,
     settings_value,
     terminal_missing,
+    unread_stdin_notice,
 )
 from tui.sanitize import visible
 from tui.wording import plural
@@ -218,6 +220,8 @@ def _run(args: argparse.Namespace, own_process: bool) -> int:
     prompt = prompt_words(args)
     if not args.print_mode and terminal_missing():
         print(NO_TTY, file=sys.stderr)
+        if notice := unread_stdin_notice():
+            print(notice, file=sys.stderr)
         return 2
     try:
         opts, problems = options_from_args(args)
@@ -230,8 +234,9 @@ def _run(args: argparse.Namespace, own_process: bool) -> int:
     if args.print_mode:
         for problem in problems:
             print(visible(f"agent-tui: settings: {problem}"), file=sys.stderr)  # may quote the file
-        if not prompt and not sys.stdin.isatty():
-            prompt = sys.stdin.read().strip()
+        prompt, skipped = read_stdin(prompt)  # `cat file | agent-tui -p "explain"`: stdin, then the prompt
+        if skipped:
+            print(skipped, file=sys.stderr)
         if not prompt:
             print(no_prompt_message(args), file=sys.stderr)
             return 2
