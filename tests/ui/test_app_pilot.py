@@ -304,3 +304,19 @@ async def test_permissions_and_memory_commands_open_their_screens(offline_option
             await wait_until(pilot, lambda: type(app.screen).__name__ == screen_name)
             app.pop_screen()
             await pilot.pause()
+
+
+async def test_the_status_line_counts_the_retries_while_each_one_connects(fake_session: FakeSession) -> None:
+    app = AgentApp(fake_session.options, session=fake_session, permission_grace_s=0)
+    async with app.run_test(size=SIZE) as pilot:
+        bus = fake_session.bus
+        bus.publish(ev.TurnStarted(turn_id=1, prompt="hi"))
+        bus.publish(ev.RequestSent(iteration=1, attempt=1, model="m", body={}))
+        bus.publish(ev.RetryScheduled(iteration=1, attempt=2, max_attempts=5, delay_s=0.4, reason="cannot connect"))
+        await wait_until(pilot, lambda: "(retry 2/5)" in str(app.status.render()))
+        bus.publish(ev.RequestSent(iteration=1, attempt=2, model="m", body={}))  # the retry itself is under way
+        await pilot.pause(0.1)
+        assert "waiting for model (retry 2/5)" in str(app.status.render())
+        bus.publish(ev.RequestSent(iteration=2, attempt=1, model="m", body={}))
+        await wait_until(pilot, lambda: "(call 2)" in str(app.status.render()))
+        assert "retry" not in str(app.status.render())
