@@ -57,10 +57,21 @@ def split_rules(values: list[str] | None) -> list[str]:
     return rules
 
 
+#: `agent-tui NAME …` runs another program: NAME -> (module with `main(argv) -> int`, what it does)
+SUBCOMMANDS: dict[str, tuple[str, str]] = {
+    "mcp": ("tui.mcp.cli", "manage MCP servers: list, get, add, add-json, remove, login, logout, reset-project-choices"),
+    "replay": ("tui.ui.replay_app", "play a recorded session in the app (default: this project's newest)"),
+}
+
+
 def build_parser() -> argparse.ArgumentParser:
+    width = max(len(name) for name in SUBCOMMANDS) + 2
+    commands = "\n".join(f"  agent-tui {name:<{width}}{what}" for name, (_, what) in SUBCOMMANDS.items())
     p = argparse.ArgumentParser(
         prog="agent-tui",
         description="A terminal coding agent that shows every step of the agent loop.",
+        epilog=f"subcommands (`agent-tui NAME --help` for each):\n{commands}",
+        formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     p.add_argument("prompt", nargs="*", help="prompt to submit at start (with -p: the prompt to run)")
     p.add_argument("-p", "--print", dest="print_mode", action="store_true", help="headless: run one turn, print, exit")
@@ -185,14 +196,10 @@ def options_from_args(args: argparse.Namespace) -> tuple[AgentOptions, list[str]
 def main(argv: list[str] | None = None, *, own_process: bool = False) -> int:
     """Run the CLI. `own_process`: the process is ours alone (the console script), so -p may tune the GC."""
     words = sys.argv[1:] if argv is None else argv
-    if words[:1] == ["mcp"]:  # `agent-tui mcp …` manages MCP servers (tui/mcp/cli.py)
-        from tui.mcp.cli import main as mcp_main
+    if words[:1] and words[0] in SUBCOMMANDS:  # `agent-tui mcp …`, `agent-tui replay [SESSION]`
+        from importlib import import_module
 
-        return mcp_main(words[1:])
-    if words[:1] == ["replay"]:  # agent-tui replay [SESSION]: a recorded session played in the app
-        from tui.ui.replay_app import main as replay_main
-
-        return replay_main(words[1:])
+        return int(import_module(SUBCOMMANDS[words[0]][0]).main(words[1:]))
     args = build_parser().parse_args(argv)
     if args.print_mode:
         if own_process:

@@ -174,3 +174,15 @@ def test_the_app_with_a_terminal_for_stdin_and_stdout_piped_exits_at_once(projec
         os.close(controller)
     assert proc.returncode == 2 and proc.stdout == b""
     assert b"\x1b" not in proc.stderr and b"use -p" in proc.stderr
+
+
+def test_help_lists_the_subcommands_and_each_runs_by_its_name(project: Path) -> None:
+    proc = run_cli(["--help"], project)
+    assert proc.returncode == 0
+    assert "subcommands" in proc.stdout and "agent-tui mcp" in proc.stdout and "agent-tui replay" in proc.stdout
+    from tui.cli import SUBCOMMANDS
+
+    assert all(f"agent-tui {name}" in proc.stdout for name in SUBCOMMANDS)
+    for name in SUBCOMMANDS:
+        sub = run_cli([name, "--help"], project)
+        assert sub.returncode == 0 and f"usage: agent-tui {name}" in sub.stdout
