@@ -83,7 +83,9 @@ def unknown_command_message(app: AgentApp, name: str) -> str:
 
     catalog = session_catalog(app.session).commands
     custom = sorted(catalog)
-    closest = difflib.get_close_matches(name.lower(), [*SLASH_COMMANDS, *custom], n=1, cutoff=0.6)
+    known = [*SLASH_COMMANDS, *custom]
+    closest = [n for n in known if n.startswith(name.lower())][:1] or difflib.get_close_matches(
+        name.lower(), known, n=1, cutoff=0.6)  # `/fix issue` typed for `/fix-issue`: the name it starts
     text = f"Unknown command /{name}." + (f" Did you mean /{closest[0]}?" if closest else "")
     text += f" Built-in: {', '.join(f'/{n}' for n in SLASH_COMMANDS)}."
     if custom:
