@@ -16,6 +16,7 @@ from textual.widgets import Static
 
 from tui.agent.context_map import context_map
 from tui.sanitize import one_line
+from tui.wording import middle_cut
 
 from ..commands import slash_command
 
@@ -23,6 +24,8 @@ if TYPE_CHECKING:
     from ..app import AgentApp
 
 COLUMNS, ROWS = 20, 10
+#: a consumer's label is cut to this many characters, in the middle (a path keeps its file name)
+LABEL_WIDTH = 48
 COLOURS = {"system": "magenta", "memory": "cyan", "tool": "yellow", "turn": "blue"}
 NAMES = {"system": "System prompt", "memory": "Memory files", "tool": "Tool definitions", "turn": "Messages"}
 
@@ -73,10 +76,10 @@ def table(figures: dict[str, Any]) -> Group:
     summary.add_row("Cached share of the last request", "–" if share is None else f"{share:.0%}")
     top = Table("Top consumers", "tokens", box=None, padding=(0, 1), header_style="bold")
     for part in figures["top"]:
-        top.add_row(one_line(part["label"])[:48], k(part["tokens"]))
+        top.add_row(middle_cut(one_line(part["label"]), LABEL_WIDTH), k(part["tokens"]))
     results = Table("Biggest tool results", "tokens", box=None, padding=(0, 1), header_style="bold")
     for part in figures["tool_results"]:
-        results.add_row(one_line(part["label"])[:48], k(part["tokens"]))
+        results.add_row(middle_cut(one_line(part["label"]), LABEL_WIDTH), k(part["tokens"]))
     drop = figures["compaction_would_drop"]
     notes = Text()
     notes.append("Cache breakpoints: ", style="bold")
