@@ -19,7 +19,6 @@ from typing import TYPE_CHECKING, Any
 
 from textual import events, on, work
 from textual.app import App, ComposeResult, SystemCommand
-from textual.actions import SkipAction
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
 from textual.screen import Screen
@@ -33,6 +32,7 @@ from . import commands, gc_tuning, prompt_shortcuts, trust
 from .threads import call_soon_from_thread
 from .warmup import warm_up_first_reply
 from .bindings import bindings_for
+from .conversation_keys import ConversationKeys
 from .widgets.app_header import AppHeader
 from .widgets.conversation import MAX_MOUNTED_TURNS, Conversation
 from .widgets.prompt import PromptArea, PromptRow
@@ -67,14 +67,15 @@ def _optional(module: str) -> Any:
         return None
 
 
-class AgentApp(App[int]):
+class AgentApp(ConversationKeys, App[int]):
     """agent-tui: the conversation, live tool activity, permission dialogs, the inspector."""
 
     CSS_PATH = Path(__file__).with_name("app.tcss")
     TITLE = "agent-tui"
     AUTO_FOCUS = "#prompt"
     BINDINGS: list[Binding] = bindings_for("app")  # type: ignore[assignment]
-    HORIZONTAL_BREAKPOINTS = [(0, "-narrow"), (120, "-wide")]
+    #: below 80 columns the tool panel steps aside (F3 brings it back); below 40 TooSmallScreen covers all
+    HORIZONTAL_BREAKPOINTS = [(0, "-cramped"), (80, "-narrow"), (120, "-wide")]
     PAUSE_GC_ON_SCROLL = True
 
     def __init__(
@@ -187,12 +188,21 @@ class AgentApp(App[int]):
         self.show_model(session.options.model, bool(getattr(session, "offline", False)))
         self.status.mode = getattr(session.policy, "mode", "default")
 
+    def on_resize(self, event: events.Resize) -> None:
+        """Below the smallest size the layout serves, say so instead of drawing it half (TooSmallScreen)."""
+        from .screens.too_small import fit_terminal
+
+        fit_terminal(self, event.size.width, event.size.height)
+
     def on_ready(self) -> None:
         """The first frame is on screen: everything else starts from here, after this returns."""
         self.call_later(self._after_first_frame)
 
     def _after_first_frame(self) -> None:
         """Build the session, import the SDK in a thread, warm up what later actions need."""
+        from .screens.too_small import fit_terminal
+
+        fit_terminal(self, self.size.width, self.size.height)
         self._attach_session()
         self.query_one(PromptRow).add_cancel_button()
         from .widgets.completion import install
@@ -422,36 +432,11 @@ class AgentApp(App[int]):
         self.toggle_class("-show-inspector")
 
     def action_toggle_tools(self) -> None:
-        """F3: hide or show the tool panel (next to the inspector it is hidden by default)."""
-        if self.has_class("-show-inspector"):
+        """F3: hide or show the tool panel (next to the inspector, and below 80 columns, it is hidden by default)."""
+        if self.has_class("-show-inspector") or self.screen_stack[0].has_class("-cramped"):
             self.toggle_class("-show-tools")
         else:
             self.toggle_class("-hide-tools")
-
-    def action_jump_bottom(self) -> None:
-        self.conversation.jump_to_bottom()
-
-    def _paged_conversation(self) -> Conversation:
-        """The conversation, when the paging keys are its (on the main screen, with the prompt or the
-        conversation focused); otherwise SkipAction, so a dialog or the inspector keeps its own keys."""
-        if len(self.screen_stack) > 1:
-            raise SkipAction()
-        conversation = self.conversation
-        focused = self.focused
-        if focused is not None and focused is not self.prompt_area and focused is not conversation:
-            if conversation not in focused.ancestors:
-                raise SkipAction()
-        return conversation
-
-    def action_page_conversation(self, direction: int) -> None:
-        """PgUp/PgDn: scroll the conversation a page, even while typing in the prompt."""
-        self._paged_conversation().page(direction)
-
-    def action_conversation_top(self) -> None:
-        self._paged_conversation().jump_to_top()
-
-    def action_conversation_bottom(self) -> None:
-        self._paged_conversation().jump_to_bottom()
 
     @on(Conversation.FollowChanged)
     def _follow_changed(self, message: Conversation.FollowChanged) -> None:
