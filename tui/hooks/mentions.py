@@ -113,6 +113,18 @@ def mentioned_paths(text: str) -> list[str]:
     return found
 
 
+def resource_mentions(text: str) -> list[tuple[str, str]]:
+    """(server, uri) of each `@server:uri` of `text` (an MCP resource), in order."""
+    found = []
+    for match in MENTION.finditer(text):
+        raw = (match.group(1) or match.group(2)).rstrip(".,;:!?)")
+        if _RESOURCE.match(raw):
+            server, _, uri = raw.partition(":")
+            if uri:
+                found.append((server, uri))
+    return found
+
+
 def _attachment(path: Path, shown: str) -> str | None:
     if path.is_dir():
         entries = sorted(p.name + ("/" if p.is_dir() else "") for p in path.iterdir())
