@@ -124,6 +124,8 @@ async def test_trust_takes_effect_at_once_and_untrust_takes_it_back(offline_opti
         await pilot.press("1")
         await wait_until(pilot, lambda: not isinstance(app.screen, TrustDialog))
         assert app.session.hooks.config.trusted  # the hooks run from the next event on
+        log = claude_project / ".hook-log"
+        await wait_until(pilot, lambda: log.exists() and "session-started" in log.read_text())  # as at a start
         assert {"security-auditor", "release-manager", "code-reviewer"} <= {d.name for d in agent_tool.definitions()}
         assert "Bash(make *)" in {r.rule for r in app.session.policy.effective_rules() if r.counts}
         await wait_until(pilot, lambda: getattr(app, "status_command", None) is not None)  # statusLine started

@@ -121,9 +121,16 @@ def apply_trust(app: AgentApp, trusted: bool) -> None:
         from tui.ui.mcp_approval import ask_project_servers
 
         app.run_worker(partial(ask_project_servers, app), thread=True, group="trust", exit_on_error=False)
+        if session.hooks is not None and session.turn_count == 0:  # trusted before the first prompt: as at start
+            app.run_worker(partial(_start_project_hooks, session), thread=True, group="trust", exit_on_error=False)
     else:
         _stop_project_servers(session)
     app.run_worker(partial(_refresh_inventory, app), thread=True, group="trust", exit_on_error=False)
+
+
+def _start_project_hooks(session: Any) -> None:
+    """The folder's SessionStart hooks, which the start skipped; what they add goes with the first prompt."""
+    session.hook_context += session.hooks.session_start_after_trust()
 
 
 def _load_agents(app: AgentApp, agent_tool: Any) -> None:
