@@ -197,10 +197,9 @@ async def test_a_skipped_agent_file_is_a_toast_at_start_and_named_in_agents(offl
         await wait_until(pilot, lambda: any("broken.md was not loaded" in str(n.message) for n in app._notifications))
         assert any("reviewer-copy.md was not loaded: the name `code-reviewer` is taken" in str(n.message)
                    for n in app._notifications)
-        while len(app.screen_stack) > 1:  # the MCP servers' question
-            await wait_until(pilot, lambda: getattr(app.screen, "armed", True))
-            await pilot.press("escape")
-            await pilot.pause(0.1)
+        await wait_until(pilot, lambda: type(app.screen).__name__ == "McpApprovalDialog" and app.screen.armed)
+        await pilot.press("escape")  # the MCP servers' question: ask later
+        await wait_until(pilot, lambda: len(app.screen_stack) == 1)
         await app.submit_prompt("/agents")
         await wait_until(pilot, lambda: app.screen.query("#agents-problems"))
         problems = str(app.screen.query_one("#agents-problems").render())

@@ -57,7 +57,8 @@ def untrusted_summary(inventory: FolderInventory) -> str | None:
     """"folder not trusted: 7 hooks, 3 agents … off; /trust loads them" for the `/` menu (None when nothing)."""
     if inventory.trusted or not inventory:
         return None
-    return f"folder not trusted: its {inventory.summary()} are off; /trust loads them"
+    one = len(inventory.items) == 1
+    return f"folder not trusted: its {inventory.summary()} {'is' if one else 'are'} off; /trust loads {_them(len(inventory.items))}"
 
 
 def _them(count: int) -> str:
