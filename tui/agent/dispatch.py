@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 from functools import partial
 from typing import Any
 
+from tui.config.refusal_advice import print_mode_advice
 from tui.sandbox import gate as sandbox_gate
 from tui.tools.base import FatalToolError, Tool, ToolContext, ToolError, ToolInterrupted, ToolResult
 
@@ -269,19 +270,12 @@ class Dispatcher:
             result = ToolResult(_append_text(result.content, call.warning), result.is_error, result.fatal, result.meta)
         return result, ("error" if result.is_error else "done")
 
-    def _verdict(self, tool: Tool, call: Call, ctx: ToolContext) -> Any:
-        """The policy's verdict on `call`, adjusted by the sandbox and a PreToolUse hook's answer."""
-        verdict = self.policy.check(tool, call.input, ctx)
-        verdict = sandbox_gate.adjust(verdict, tool, call.input, getattr(self.policy, "mode", "default"), ctx.project_dir,
-                                      getattr(self.policy, "trusted", True))
-        if call.hook_outcome is not None:  # a PreToolUse allow/ask, never over a deny or ask rule
-            verdict = self.hooks.hook_verdict(verdict, call)
-        return verdict
-
     def _permit(
         self, tool: Tool, call: Call, ctx: ToolContext, cancel: threading.Event, outcome: DispatchOutcome
     ) -> tuple[bool, str]:
         verdict = self._verdict(tool, call, ctx)
+        if call.hook_outcome is not None:  # a PreToolUse allow/ask, never over a deny or ask rule
+            verdict = self.hooks.hook_verdict(verdict, call)
         if verdict.decision == "allow":
             return True, ""
         if verdict.decision == "deny":
@@ -291,11 +285,24 @@ class Dispatcher:
             )
             outcome.denials.append({"tool_name": call.name, "tool_use_id": call.id, "tool_input": call.input})
             return False, f"Permission denied: {verdict.reason}"
+        asked = call.input
         if self.hooks is not None and (answer := self.hooks.permission_by_hook(
                 call, lambda: self.policy.suggest_rule(tool, call.input, ctx))) is not None:
-            self.publish(PermissionResolved(tool_use_id=call.id, tool_name=call.name, allowed=answer[0], scope="hook",
-                                            reason=answer[1]))
-            return answer
+            again = self._verdict(tool, call, ctx) if answer[0] and call.input != asked else verdict
+            leaves_sandbox = again.source == "sandbox" and verdict.source != "sandbox"
+            if again.decision == "deny" or (again.decision == "ask" and leaves_sandbox):
+                # the hook rewrote the input: its answer was for a call that no longer runs (leaving the sandbox
+                # is always the user's call; a denied call is denied)
+                verdict = again
+                if again.decision == "deny":
+                    self.publish(PermissionResolved(tool_use_id=call.id, tool_name=call.name, allowed=False,
+                                                    scope="rule", reason=again.reason, rule=again.rule))
+                    outcome.denials.append({"tool_name": call.name, "tool_use_id": call.id, "tool_input": call.input})
+                    return False, f"Permission denied: {again.reason}"
+            else:
+                self.publish(PermissionResolved(tool_use_id=call.id, tool_name=call.name, allowed=answer[0],
+                                                scope="hook", reason=answer[1]))
+                return answer
         if not self.interactive:
             outcome.denials.append({"tool_name": call.name, "tool_use_id": call.id, "tool_input": call.input})
             target = tool.permission_target(call.input, ctx) or call.name
@@ -304,12 +311,20 @@ class Dispatcher:
                 PermissionResolved(tool_use_id=call.id, tool_name=call.name, allowed=False, scope="mode",
                                    reason="non-interactive: no one to ask")
             )
-            return False, (
-                f"Permission to {verb} {target} was not granted: {call.name} needs approval and this session "
-                "cannot ask (non-interactive). Rerun with --permission-mode acceptEdits or --allowedTools "
-                f"{call.name} to allow it, or continue without it."
-            )
+            try:
+                suggested = self.policy.suggest_rule(tool, call.input, ctx)
+            except Exception:
+                suggested = call.name
+            advice = print_mode_advice(verdict, tool.kind, call.input, suggested)  # what works, by why it asked
+            return False, (f"Permission to {verb} {target} was not granted: {verdict.reason.rstrip('.')}, and this "
+                           f"session cannot ask (non-interactive). {advice}")
         return self._ask(tool, call, ctx, cancel, verdict.reason, outcome)
+
+    def _verdict(self, tool: Tool, call: Call, ctx: ToolContext) -> Any:
+        """The rules' verdict on the call's input as it is now, with the sandbox's say."""
+        verdict = self.policy.check(tool, call.input, ctx)
+        return sandbox_gate.adjust(verdict, tool, call.input, getattr(self.policy, "mode", "default"), ctx.project_dir,
+                                   getattr(self.policy, "trusted", True))
 
     def _ask(
         self, tool: Tool, call: Call, ctx: ToolContext, cancel: threading.Event, reason: str, outcome: DispatchOutcome
@@ -331,7 +346,8 @@ class Dispatcher:
         )
         if self.hooks is not None:
             self.hooks.notify("permission_prompt", f"Claude needs your permission to use {call.name}")
-        self.pending.add(call.id, reply_future, lambda: self._verdict(tool, call, ctx), partial(self._settled, call))
+        self.pending.add(call.id, reply_future, partial(self._verdict_with_hooks, tool, call, ctx),
+                         partial(self._settled, call))
         try:
             reply = self._wait(reply_future, call, cancel)
         finally:
@@ -362,6 +378,11 @@ class Dispatcher:
             text += " Do not retry it; ask the user what to do instead."
         return False, text
 
+    def _verdict_with_hooks(self, tool: Tool, call: Call, ctx: ToolContext) -> Any:
+        """The verdict now, with a PreToolUse hook's allow/ask as `_permit` takes it (never over a rule)."""
+        verdict = self._verdict(tool, call, ctx)
+        return self.hooks.hook_verdict(verdict, call) if call.hook_outcome is not None else verdict
+
     def _wait(self, reply_future: Future[PermissionReply], call: Call, cancel: threading.Event) -> PermissionReply | None:
         """The user's reply; None when interrupted or when a rule settled the question (PendingAsks)."""
         rules_seen = _rules_key(self.policy)
@@ -373,7 +394,7 @@ class Dispatcher:
             try:
                 return reply_future.result(timeout=0.05)
             except TimeoutError:
-                if _rules_key(self.policy) != rules_seen:  # a rule from elsewhere (a subagent's dialog), or the mode
+                if _rules_key(self.policy) != rules_seen:  # a rule from elsewhere (an @ attachment's answer), or the mode
                     rules_seen = _rules_key(self.policy)
                     self.pending.settle()
             except Exception:  # cancelled: by a rule (settled), else taken as a denial

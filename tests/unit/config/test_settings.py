@@ -246,3 +246,17 @@ def test_claude_code_keys_agent_tui_does_not_use_are_named_once_per_file(tmp_pat
     assert problems == [
         f"{proj / '.claude/settings.json'}:8: not used by agent-tui: enabledPlugins, plansDirectory, outputStyle.",
         f"{proj / '.claude/settings.local.json'}:1: not used by agent-tui: env."]
+
+
+def test_the_background_output_limit_is_a_setting(tmp_path, monkeypatch) -> None:
+    from tui.config.settings import load_settings
+
+    project = tmp_path / "p"
+    (project / ".agent-tui").mkdir(parents=True)
+    assert load_settings(project).settings.background_output_limit_mb == 256
+    (project / ".agent-tui" / "settings.toml").write_text("background_output_limit_mb = 16\n")
+    assert load_settings(project).settings.background_output_limit_mb == 16
+    (project / ".agent-tui" / "settings.toml").write_text("background_output_limit_mb = \"big\"\n")
+    loaded = load_settings(project)
+    assert loaded.settings.background_output_limit_mb == 256
+    assert any("background_output_limit_mb" in p and "expected an integer" in p for p in loaded.problems)

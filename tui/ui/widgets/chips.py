@@ -15,7 +15,7 @@ def attachment_chips(app: Any, text: str) -> list[str]:
     """One label per thing `text` attaches: `file app.py · 1.2 KB`, `folder src/`, `MCP kitchen · notes://today`."""
     if "@" not in text:
         return []
-    from tui.hooks.mentions import mentioned_paths, resource_mentions
+    from tui.tools.attachments import mentioned_paths, resource_mentions
 
     chips: list[str] = []
     options = getattr(app, "options", None)
