@@ -193,10 +193,12 @@ async def test_each_screen_says_what_the_untrusted_folder_skipped_and_that_trust
 async def test_a_skipped_agent_file_is_a_toast_at_start_and_named_in_agents(offline_options, claude_project) -> None:
     trust_folder(claude_project)
     app = AgentApp(offline_options(project_dir=claude_project), permission_grace_s=0)
+    toasts: list[str] = []  # every toast, kept (a toast leaves the screen after a few seconds)
+    shown = app.notify
+    app.notify = lambda message, **kw: (toasts.append(str(message)), shown(message, **kw))  # type: ignore[method-assign]
     async with app.run_test(size=SIZE) as pilot:
-        await wait_until(pilot, lambda: any("broken.md was not loaded" in str(n.message) for n in app._notifications))
-        assert any("reviewer-copy.md was not loaded: the name `code-reviewer` is taken" in str(n.message)
-                   for n in app._notifications)
+        await wait_until(pilot, lambda: any("broken.md was not loaded" in t for t in toasts), timeout=30)
+        assert any("reviewer-copy.md was not loaded: the name `code-reviewer` is taken" in t for t in toasts)
         await wait_until(pilot, lambda: type(app.screen).__name__ == "McpApprovalDialog" and app.screen.armed)
         await pilot.press("escape")  # the MCP servers' question: ask later
         await wait_until(pilot, lambda: len(app.screen_stack) == 1)
