@@ -198,7 +198,8 @@ async def test_a_skipped_agent_file_is_a_toast_at_start_and_named_in_agents(offl
     app.notify = lambda message, **kw: (toasts.append(str(message)), shown(message, **kw))  # type: ignore[method-assign]
     async with app.run_test(size=SIZE) as pilot:
         await wait_until(pilot, lambda: any("broken.md was not loaded" in t for t in toasts), timeout=30)
-        assert any("reviewer-copy.md was not loaded: the name `code-reviewer` is taken" in t for t in toasts)
+        await wait_until(pilot, lambda: any("reviewer-copy.md was not loaded: the name `code-reviewer` is taken" in t
+                                            for t in toasts))
         await wait_until(pilot, lambda: type(app.screen).__name__ == "McpApprovalDialog" and app.screen.armed)
         await pilot.press("escape")  # the MCP servers' question: ask later
         await wait_until(pilot, lambda: len(app.screen_stack) == 1)
