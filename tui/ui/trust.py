@@ -101,11 +101,12 @@ def _answered(app: AgentApp, inventory: FolderInventory, change: bool | None) ->
             app.notify(f"Not trusted: this folder's {inventory.summary()} stay off. /trust loads them.", title=TITLE)
         return
     apply_trust(app, trusting)
-    what = inventory.summary() or "nothing of its own"
+    what = f": its {inventory.summary()} {'are' if len(inventory.items) != 1 else 'is'} now {'on' if trusting else 'off'}" \
+        if inventory else ""
     if trusting:
-        app.notify(f"Trusted {project_dir}: {what} now on.", title=TITLE)
+        app.notify(f"Trusted {project_dir}{what}.", title=TITLE)
     else:
-        app.notify(f"Stopped trusting {project_dir}: {what} now off (deny and ask rules still count).", title=TITLE)
+        app.notify(f"Stopped trusting {project_dir}{what} (deny and ask rules still count).", title=TITLE)
 
 
 def apply_trust(app: AgentApp, trusted: bool) -> None:
@@ -114,8 +115,8 @@ def apply_trust(app: AgentApp, trusted: bool) -> None:
     session.reload_policy()  # allow rules, a permissive mode, hooks; `!` lines and allowed-tools read it
     agent_tool = next((t for t in session.tools if t.name == "Agent"), None)
     if agent_tool is not None:
-        agent_tool.reload()
-        app.run_worker(partial(_load_agents, app, agent_tool), thread=True, group="trust", exit_on_error=False)
+        agent_tool.reload()  # read again in a thread: a file that cannot be used is named at once (a toast per file)
+        app.run_worker(agent_tool.definitions, thread=True, group="trust", exit_on_error=False)
     _restart_status_line(app)
     if trusted:
         from tui.ui.mcp_approval import ask_project_servers
@@ -131,11 +132,6 @@ def apply_trust(app: AgentApp, trusted: bool) -> None:
 def _start_project_hooks(session: Any) -> None:
     """The folder's SessionStart hooks, which the start skipped; what they add goes with the first prompt."""
     session.hook_context += session.hooks.session_start_after_trust()
-
-
-def _load_agents(app: AgentApp, agent_tool: Any) -> None:
-    """Read the agent files now, so a file that cannot be used is named at once (a toast per file)."""
-    agent_tool.definitions()
 
 
 def _refresh_inventory(app: AgentApp) -> None:
