@@ -81,6 +81,9 @@ def switch_model(app: AgentApp, model: str) -> None:
     """Use `model` from the next request, and say what answers now."""
     from tui.providers.config import canonical_model
 
+    if canonical_model(model) == app.session.options.model:
+        app.notify(f"The model stays {model}.", title="Model")
+        return
     app.set_model(canonical_model(model))
     if getattr(app.session, "offline", False):
         app.notify(f"Model set to {app.session.options.model}. The offline demo answers until an API key is set "
