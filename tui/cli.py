@@ -25,8 +25,10 @@ from tui.cli_args import (
     positive_count,
     no_prompt_message,
     prompt_words,
+    read_stdin,
     settings_value,
     terminal_missing,
+    unread_stdin_notice,
 )
 from tui.sanitize import visible
 from tui.wording import plural
@@ -59,10 +61,21 @@ def split_rules(values: list[str] | None) -> list[str]:
     return rules
 
 
+#: `agent-tui NAME …` runs another program: NAME -> (module with `main(argv) -> int`, what it does)
+SUBCOMMANDS: dict[str, tuple[str, str]] = {
+    "mcp": ("tui.mcp.cli", "manage MCP servers: list, get, add, add-json, remove, login, logout, reset-project-choices"),
+    "replay": ("tui.ui.replay_app", "play a recorded session in the app (default: this project's newest)"),
+}
+
+
 def build_parser() -> argparse.ArgumentParser:
+    width = max(len(name) for name in SUBCOMMANDS) + 2
+    commands = "\n".join(f"  agent-tui {name:<{width}}{what}" for name, (_, what) in SUBCOMMANDS.items())
     p = argparse.ArgumentParser(
         prog="agent-tui",
         description="A terminal coding agent that shows every step of the agent loop.",
+        epilog=f"subcommands (`agent-tui NAME --help` for each):\n{commands}",
+        formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     p.add_argument("prompt", nargs="*", help="prompt to submit at start (with -p: the prompt to run)")
     p.add_argument("-p", "--print", dest="print_mode", action="store_true", help="headless: run one turn, print, exit")
@@ -124,6 +137,11 @@ def options_from_args(args: argparse.Namespace) -> tuple[AgentOptions, list[str]
         hooks = [] if loaded.hooks_disabled_by else loaded.hooks  # read once here, with --settings's
         if args.print_mode and (notice := ignored_allow_notice(loaded)):
             problems.append(notice)  # Claude Code's "Ignoring N permissions.allow entries …"
+        if args.print_mode and not loaded.trusted:  # one line per other kind of thing skipped (hooks, agents …)
+            from tui.trust.inventory import folder_inventory
+            from tui.trust.notice import skipped_lines
+
+            problems += skipped_lines(folder_inventory(project_dir, loaded))
         from tui.sandbox.runtime import configure as configure_sandbox
 
         if notice := configure_sandbox(settings.sandbox, str(project_dir)).quick_notice():
@@ -192,14 +210,10 @@ def options_from_args(args: argparse.Namespace) -> tuple[AgentOptions, list[str]
 def main(argv: list[str] | None = None, *, own_process: bool = False) -> int:
     """Run the CLI. `own_process`: the process is ours alone (the console script), so -p may tune the GC."""
     words = sys.argv[1:] if argv is None else argv
-    if words[:1] == ["mcp"]:  # `agent-tui mcp …` manages MCP servers (tui/mcp/cli.py)
-        from tui.mcp.cli import main as mcp_main
+    if words[:1] and words[0] in SUBCOMMANDS:  # `agent-tui mcp …`, `agent-tui replay [SESSION]`
+        from importlib import import_module
 
-        return mcp_main(words[1:])
-    if words[:1] == ["replay"]:  # agent-tui replay [SESSION]: a recorded session played in the app
-        from tui.ui.replay_app import main as replay_main
-
-        return replay_main(words[1:])
+        return int(import_module(SUBCOMMANDS[words[0]][0]).main(words[1:]))
     args = build_parser().parse_args(argv)
     if args.print_mode:
         if own_process:
@@ -227,6 +241,8 @@ def _run(args: argparse.Namespace, own_process: bool) -> int:
     prompt = prompt_words(args)
     if not args.print_mode and terminal_missing():
         print(NO_TTY, file=sys.stderr)
+        if notice := unread_stdin_notice():
+            print(notice, file=sys.stderr)
         return 2
     try:
         opts, problems = options_from_args(args)
@@ -241,8 +257,9 @@ def _run(args: argparse.Namespace, own_process: bool) -> int:
             print(visible(f"agent-tui: settings: {problem}"), file=sys.stderr)  # may quote the file
         if opts.effort and (note := effort_refusal(opts.model, model_thinking(opts.model), opts.effort)):
             print(visible(f"agent-tui: --effort: {note}"), file=sys.stderr)
-        if not prompt and not sys.stdin.isatty():
-            prompt = sys.stdin.read().strip()
+        prompt, skipped = read_stdin(prompt)  # `cat file | agent-tui -p "explain"`: stdin, then the prompt
+        if skipped:
+            print(skipped, file=sys.stderr)
         if not prompt:
             print(no_prompt_message(args), file=sys.stderr)
             return 2

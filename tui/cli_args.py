@@ -10,6 +10,8 @@ import argparse
 import json
 import os
 import re
+import select
+import stat
 import sys
 from collections.abc import Sequence
 from pathlib import Path
@@ -19,6 +21,9 @@ from typing import Any
 _RULE = re.compile(r"^(?:[A-Z][A-Za-z0-9_]*|mcp__[\w*-]+)(?:\(.*\))?$", re.DOTALL)
 NO_TTY = ("agent-tui: the full-screen app needs a terminal (stdin and stdout must be a TTY); "
           "use -p for scripts and pipes: agent-tui -p \"what to do\".")
+#: with a prompt given, how long -p waits for the first byte on a piped stdin (a pipe nobody writes to
+#: or closes, as a parent process may leave it, must not hang the run; Claude Code waits 3 s too)
+STDIN_WAIT_S = 3.0
 
 
 def positive_count(value: str) -> int:
@@ -156,3 +161,49 @@ def terminal_missing() -> bool:
         except (AttributeError, OSError, ValueError):
             return True
     return False
+
+
+def piped_stdin() -> str | None:
+    """"pipe" (a FIFO or socket), "file" (a redirected file), or None (a terminal, /dev/null, closed)."""
+    try:
+        mode = os.fstat(sys.stdin.fileno()).st_mode
+    except (OSError, ValueError, AttributeError):
+        return None
+    if stat.S_ISFIFO(mode) or stat.S_ISSOCK(mode):
+        return "pipe"
+    return "file" if stat.S_ISREG(mode) else None
+
+
+def read_stdin(prompt: str, wait_s: float = STDIN_WAIT_S) -> tuple[str, str | None]:
+    """The prompt with piped stdin before it (as Claude Code sends it), and a sentence when stdin was skipped."""
+    kind = piped_stdin()
+    if kind is None:
+        return prompt, None
+    if kind == "pipe" and prompt:
+        try:
+            ready, _, _ = select.select([sys.stdin], [], [], wait_s)
+        except (OSError, ValueError):
+            ready = [sys.stdin]
+        if not ready:
+            return prompt, (f"agent-tui: nothing arrived on the piped stdin within {wait_s:g} s, so it was not read; "
+                            "the prompt runs alone (redirect stdin from /dev/null to skip the wait).")
+    piped = sys.stdin.buffer.read().decode("utf-8", errors="replace").strip()
+    if not piped:
+        return prompt, None
+    return (f"{piped}\n\n{prompt}" if prompt else piped), None
+
+
+def unread_stdin_notice() -> str | None:
+    """For the app's no-terminal refusal: a sentence when stdin was piped (its text is not read)."""
+    kind = piped_stdin()
+    if kind is None:
+        return None
+    try:  # an empty pipe or file (`< /dev/null`-like) holds nothing to lose: no sentence
+        if kind == "file" and os.fstat(sys.stdin.fileno()).st_size == 0:
+            return None
+        if kind == "pipe" and select.select([sys.stdin], [], [], 0)[0] and not os.read(sys.stdin.fileno(), 1):
+            return None
+    except (OSError, ValueError):
+        pass
+    return ("agent-tui: stdin is piped and was not read (the full-screen app does not take input from a pipe); "
+            "to send it with a prompt: cat FILE | agent-tui -p \"explain\".")

@@ -31,3 +31,19 @@ def shorten(text: str, width: int, ellipsis: str = "…") -> str:
         if space and len(head.rstrip()) >= room // 2:
             cut = head
     return cut.rstrip(" ,;:") + ellipsis
+
+
+def middle_cut(text: str, width: int, ellipsis: str = "…") -> str:
+    """`text` cut to `width` characters in the middle, so its end (a path's file name) stays.
+
+    The end keeps two thirds of the room, and a whole last path part when it fits.
+    """
+    if len(text) <= width:
+        return text
+    room = max(width - len(ellipsis), 2)
+    tail = max(room * 2 // 3, 1)
+    last = text.rsplit("/", 1)[-1]
+    if len(last) < room and len(last) + 1 > tail:
+        tail = min(len(last) + 1, room - 1)  # the whole file name, with its slash
+    head = room - tail
+    return text[:head] + ellipsis + text[len(text) - tail:]

@@ -87,6 +87,24 @@ def test_the_app_without_a_terminal_exits_at_once_pointing_to_p(project: Path) -
     assert b"-p" in proc.stderr and proc.stderr.count(b"\n") == 1
 
 
+def test_the_app_without_a_terminal_says_the_piped_text_was_not_read(project: Path) -> None:
+    proc = _start_app(project, input=b"a whole file of text\n")
+    assert proc.returncode == 2
+    lines = proc.stderr.decode().splitlines()
+    assert len(lines) == 2 and "use -p" in lines[0]
+    assert lines[1].startswith("agent-tui: stdin is piped and was not read") and 'agent-tui -p "explain"' in lines[1]
+
+
+def test_piped_stdin_goes_before_the_prompt_in_print_mode(project: Path) -> None:
+    from tests.integration.test_headless import run_cli
+
+    proc = run_cli(["-p", "--offline", "--output-format", "stream-json", "explain this"], project,
+                   stdin="def add(a, b):\n    return a + b\n")
+    assert proc.returncode == 0, proc.stderr
+    started = next(json.loads(line) for line in proc.stdout.splitlines() if '"turn_started"' in line)
+    assert started["prompt"] == "def add(a, b):\n    return a + b\n\nexplain this"
+
+
 def test_the_app_with_stdin_piped_and_a_terminal_for_stdout_writes_no_escape_codes(project: Path) -> None:
     controller, terminal = os.openpty()
     try:
@@ -156,3 +174,15 @@ def test_the_app_with_a_terminal_for_stdin_and_stdout_piped_exits_at_once(projec
         os.close(controller)
     assert proc.returncode == 2 and proc.stdout == b""
     assert b"\x1b" not in proc.stderr and b"use -p" in proc.stderr
+
+
+def test_help_lists_the_subcommands_and_each_runs_by_its_name(project: Path) -> None:
+    proc = run_cli(["--help"], project)
+    assert proc.returncode == 0
+    assert "subcommands" in proc.stdout and "agent-tui mcp" in proc.stdout and "agent-tui replay" in proc.stdout
+    from tui.cli import SUBCOMMANDS
+
+    assert all(f"agent-tui {name}" in proc.stdout for name in SUBCOMMANDS)
+    for name in SUBCOMMANDS:
+        sub = run_cli([name, "--help"], project)
+        assert sub.returncode == 0 and f"usage: agent-tui {name}" in sub.stdout

@@ -15,11 +15,14 @@ from tests.fakeapi.demo_project import make_demo_project
 from tests.integration.test_loop_fakeapi import three_step_script
 
 
-def run_cli(args: list[str], cwd: Path, env_extra: dict[str, str] | None = None, timeout: float = 60) -> subprocess.CompletedProcess:
+def run_cli(args: list[str], cwd: Path, env_extra: dict[str, str] | None = None, timeout: float = 60,
+            stdin: str | None = None) -> subprocess.CompletedProcess:
+    """`agent-tui ARGS` in `cwd`; `stdin` is piped in (none: stdin is /dev/null, as a script's would be)."""
     env = {k: v for k, v in os.environ.items() if not k.startswith("ANTHROPIC_")}
     env.update(env_extra or {})
+    extra: dict = {"input": stdin} if stdin is not None else {"stdin": subprocess.DEVNULL}
     return subprocess.run([sys.executable, "-m", "tui.cli", *args], cwd=cwd, env=env, capture_output=True,
-                          text=True, timeout=timeout)
+                          text=True, timeout=timeout, **extra)
 
 
 @pytest.fixture

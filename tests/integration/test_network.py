@@ -75,3 +75,15 @@ def test_an_unreachable_proxy_is_one_sentence_naming_it(project, tls_api):
     assert proc.returncode != 0
     assert f"The proxy {dead}" in proc.stderr and "127.0.0.1" in proc.stderr and "HTTPS_PROXY" in proc.stderr
     assert "Traceback" not in proc.stderr
+
+
+def test_a_refused_connection_names_the_url_and_the_cause_after_the_retries(project):
+    with socket.socket() as probe:  # a port nothing listens on
+        probe.bind(("127.0.0.1", 0))
+        dead = f"http://127.0.0.1:{probe.getsockname()[1]}"
+    proc = run_p(["hi", "--settings", '{"max_retries": 1}'], project,
+                 {"ANTHROPIC_API_KEY": "sk-test", "ANTHROPIC_BASE_URL": dead})
+    assert proc.returncode == 1
+    assert "cannot connect, retrying in" in proc.stderr and "attempt 2/2" in proc.stderr
+    assert proc.stderr.strip().endswith(f"Gave up after 2 attempts: cannot connect to {dead}: connection refused.")
+    assert "Traceback" not in proc.stderr

@@ -23,8 +23,9 @@ def run_p(args: list[str], cwd: Path, env_extra: dict[str, str], stdin: str | No
     env = {k: v for k, v in os.environ.items() if not k.startswith(PROVIDER_PREFIXES)}
     env["AWS_CONFIG_FILE"] = env["AWS_SHARED_CREDENTIALS_FILE"] = str(cwd / "no-aws-config")
     env.update(env_extra)
+    piped: dict = {"input": stdin} if stdin is not None else {"stdin": subprocess.DEVNULL}
     return subprocess.run([sys.executable, "-m", "tui.cli", "-p", *args], cwd=cwd, env=env, capture_output=True,
-                          text=True, timeout=60, input=stdin)
+                          text=True, timeout=60, **piped)
 
 
 def write_user_settings(text: str) -> Path:

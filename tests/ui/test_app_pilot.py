@@ -187,10 +187,10 @@ async def test_prompt_history_and_newline(fake_session: FakeSession) -> None:
     async with app.run_test(size=SIZE) as pilot:
         prompt = app.prompt_area
         await type_prompt(pilot, "/cost")
-        await type_prompt(pilot, "/model")
+        await type_prompt(pilot, "/copy")
         await pilot.press(*"draft")
         await pilot.press("up")
-        assert prompt.text == "/model"
+        assert prompt.text == "/copy"
         await pilot.press("up")
         assert prompt.text == "/cost"
         await pilot.press("down", "down")
@@ -304,3 +304,70 @@ async def test_permissions_and_memory_commands_open_their_screens(offline_option
             await wait_until(pilot, lambda: type(app.screen).__name__ == screen_name)
             app.pop_screen()
             await pilot.pause()
+
+
+async def test_the_status_line_counts_the_retries_while_each_one_connects(fake_session: FakeSession) -> None:
+    app = AgentApp(fake_session.options, session=fake_session, permission_grace_s=0)
+    async with app.run_test(size=SIZE) as pilot:
+        bus = fake_session.bus
+        bus.publish(ev.TurnStarted(turn_id=1, prompt="hi"))
+        bus.publish(ev.RequestSent(iteration=1, attempt=1, model="m", body={}))
+        bus.publish(ev.RetryScheduled(iteration=1, attempt=2, max_attempts=5, delay_s=0.4, reason="cannot connect"))
+        await wait_until(pilot, lambda: "(retry 2/5)" in str(app.status.render()))
+        bus.publish(ev.RequestSent(iteration=1, attempt=2, model="m", body={}))  # the retry itself is under way
+        await pilot.pause(0.1)
+        assert "waiting for model (retry 2/5)" in str(app.status.render())
+        bus.publish(ev.RequestSent(iteration=2, attempt=1, model="m", body={}))
+        await wait_until(pilot, lambda: "(call 2)" in str(app.status.render()))
+        assert "retry" not in str(app.status.render())
+
+
+async def test_f1_help_scrolls_with_the_keys_at_once_and_says_how_to_open_a_tool_block(fake_session: FakeSession) -> None:
+    app = AgentApp(fake_session.options, session=fake_session)
+    async with app.run_test(size=(100, 30)) as pilot:
+        await pilot.press("f1")
+        await wait_until(pilot, lambda: isinstance(app.screen, HelpScreen))
+        box = app.screen.query_one("#help-box")
+        await pilot.pause()
+        await pilot.press("pagedown")
+        await wait_until(pilot, lambda: box.scroll_y > 0)
+        paged = box.scroll_y
+        await pilot.press("down")
+        await wait_until(pilot, lambda: box.scroll_y > paged)
+        await pilot.press("pageup", "pageup", "pageup")
+        await wait_until(pilot, lambda: box.scroll_y == 0)
+        from tui.ui.screens.help_screen import TIPS, help_table
+
+        text = " ".join(f"{tip} {what}" for tip, what in TIPS)
+        assert "Open a tool block" in text and "Enter" in text and "Esc Esc" in text and "rewind" in text
+        from rich.console import Console
+
+        console = Console(width=200, record=True)
+        console.print(help_table())
+        shown = console.export_text()
+        assert "textual keys" not in shown and "Open a tool block" in shown and "Esc Esc" in shown
+
+
+async def test_an_unknown_command_names_the_projects_and_users_commands_and_skills(offline_options,
+                                                                                     demo_project) -> None:
+    (demo_project / ".claude/commands").mkdir(parents=True)
+    (demo_project / ".claude/commands/fix issue.md").write_text("Fix issue $ARGUMENTS\n")
+    (demo_project / ".claude/skills/release").mkdir(parents=True)
+    (demo_project / ".claude/skills/release/SKILL.md").write_text("---\ndescription: cut a release\n---\nRelease.\n")
+    app = AgentApp(offline_options(), permission_grace_s=0)
+    async with app.run_test(size=SIZE) as pilot:
+        await app.submit_prompt("/fix issue 12")  # the file's name with its space: not a command one can type
+        await wait_until(pilot, lambda: any("Unknown command /fix." in str(n.message) for n in app._notifications))
+        message = next(str(n.message) for n in app._notifications if "Unknown command" in str(n.message))
+        assert "Did you mean /fix-issue?" in message and "/help" in message
+        assert "This project's and your commands and skills: /fix-issue, /release." in message
+        app.prompt_area.insert("/fix")  # the menu completes to the name that runs
+        await wait_until(pilot, lambda: "/fix-issue" in (app.prompt_area.completer.values if app.prompt_area.completer
+                                                         else []))
+        await pilot.press("tab")
+        assert app.prompt_area.text == "/fix-issue "
+        app.prompt_area.insert("12")
+        await pilot.press("enter")
+        await wait_until(pilot, lambda: app.session.messages)
+        first = app.session.messages[0]["content"]
+        assert "Fix issue 12" in (first if isinstance(first, str) else first[0]["text"])

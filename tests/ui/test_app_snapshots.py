@@ -69,3 +69,33 @@ def test_permission_dialog_with_a_diff(snap_compare) -> None:
         await _settle(pilot)
 
     assert snap_compare(snapshot_app(), terminal_size=SIZE, run_before=run_before)
+
+
+def _fixture_inventory(tmp_path: Path, monkeypatch) -> object:
+    """The trust inventory of the fixture Claude Code setup, its paths moved under /demo/project (a fixed title)."""
+    from dataclasses import replace
+
+    from tests.fixtures import copy_claude_setup
+    from tui.trust.inventory import FolderInventory, folder_inventory
+
+    monkeypatch.setenv("HOME", str(tmp_path / "home"))
+    monkeypatch.setenv("CLAUDE_CONFIG_DIR", str(tmp_path / "home" / ".claude"))
+    project = copy_claude_setup(tmp_path)
+    found = folder_inventory(project)
+    fixed = Path("/demo/project")
+    return FolderInventory(fixed, False, [replace(i, path=fixed / i.path.relative_to(project)) for i in found.items],
+                           found.catalog_counts, [p.replace(str(project), str(fixed)) for p in found.problems])
+
+
+def test_trust_dialog_names_everything_the_folder_brings(snap_compare, tmp_path, monkeypatch) -> None:
+    from tui.ui.screens.trust_dialog import TrustDialog
+
+    inventory = _fixture_inventory(tmp_path, monkeypatch)
+
+    async def run_before(pilot: Pilot) -> None:
+        await _freeze(pilot)
+        await pilot.app.push_screen(TrustDialog(inventory, grace_s=0))
+        await wait_until(pilot, lambda: isinstance(pilot.app.screen, TrustDialog) and pilot.app.screen.armed)
+        await _settle(pilot)
+
+    assert snap_compare(snapshot_app(), terminal_size=SIZE, run_before=run_before)

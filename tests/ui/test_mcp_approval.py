@@ -31,8 +31,8 @@ async def test_trust_then_choose_starts_only_the_ticked_server_and_is_remembered
     app = AgentApp(offline_options(), permission_grace_s=0)
     async with app.run_test(size=SIZE) as pilot:
         await wait_until(pilot, lambda: isinstance(app.screen, TrustDialog) and app.screen.armed)
-        shown = " ".join(str(w.render()) for w in app.screen.query("Static"))
-        assert "Its .mcp.json names MCP servers" in shown and "tiny, other" in shown
+        listed = app.screen.listed
+        assert "2 MCP servers may start" in listed and "tiny: " in listed and "other: " in listed
         assert app.session.mcp is None  # nothing from an untrusted folder starts
         await pilot.press("1")
         await wait_until(pilot, lambda: isinstance(app.screen, McpApprovalDialog) and app.screen.armed)
@@ -91,7 +91,7 @@ async def test_not_trusting_the_folder_keeps_its_servers_off_and_is_remembered(
     async with app.run_test(size=SIZE) as pilot:
         await wait_until(pilot, lambda: isinstance(app.screen, TrustDialog) and app.screen.armed)
         await pilot.press("2")
-        await wait_until(pilot, lambda: any("Not trusted: this folder's .mcp.json servers stay off." == str(n.message)
+        await wait_until(pilot, lambda: any("Not trusted: this folder's 2 MCP servers stay off. /trust loads them." == str(n.message)
                                             for n in app._notifications))
         await pilot.pause(0.3)
         assert not isinstance(app.screen, McpApprovalDialog) and app.session.mcp is None

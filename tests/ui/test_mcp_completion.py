@@ -48,3 +48,32 @@ async def test_mcp_prompts_complete_after_slash_and_follow_the_server(offline_op
         # a disabled server's prompts leave the open menu
         await asyncio.to_thread(manager.set_enabled, "kitchen", False)
         await wait_until(pilot, lambda: offered() == [])
+
+
+async def test_at_server_completes_its_resources_and_the_attachment_shows_as_a_chip(offline_options) -> None:
+    from tui.ui.widgets.blocks import UserPrompt
+
+    app = AgentApp(offline_options(mcp_servers=[kitchen("kitchen")]), permission_grace_s=0)
+    async with app.run_test(size=SIZE) as pilot:
+        menu = app.query_one(CompletionMenu)
+        prompt = app.prompt_area
+        await wait_until(pilot, lambda: app._session is not None and app.session.mcp is not None
+                         and app.session.mcp.manager.states["kitchen"].status == "connected", timeout=30)
+        prompt.insert("summarise @kit")
+        await wait_until(pilot, lambda: prompt.completer and "kitchen:" in prompt.completer.values)
+        assert str(menu.get_option_at_index(0).prompt).startswith("@kitchen:  resources of the MCP server kitchen")
+        await pilot.press("tab")
+        assert prompt.text == "summarise @kitchen:"
+        await wait_until(pilot, lambda: prompt.completer.values == ["kitchen:notes://today"])
+        assert str(menu.get_option_at_index(0).prompt) == "@kitchen:notes://today  Today's notes.  (MCP kitchen)"
+        await pilot.press("tab")
+        assert prompt.text == "summarise @kitchen:notes://today "
+        text = prompt.text + "and @README.md"
+        prompt.clear()
+        await app.submit_prompt(text)
+        await wait_until(pilot, lambda: "MCP kitchen" in str(app.query(UserPrompt).last().render()))
+        shown = str(app.query(UserPrompt).last().render())
+        assert " MCP kitchen · notes://today " in shown and " file README.md · 7 B " in shown
+        await wait_until(pilot, lambda: not app.controller.busy and app.session.messages, timeout=30)
+        sent = str(app.session.messages[0]["content"])
+        assert "buy milk" in sent  # the resource went with the prompt

@@ -27,6 +27,9 @@ def project(demo_project: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch)
     _write(demo_project / ".claude/commands/gitstate.md", "---\ndescription: git state\n---\nState: !`echo clean`\n")
     _write(demo_project / ".claude/commands/broken.md", "---\ndescription: [x\n---\n")
     _write(demo_project / "docs/guide.md", "the guide\n")
+    from tui.config.settings import decline_folder
+
+    decline_folder(demo_project)  # asked once already and not trusted: no trust question takes the keys
     return demo_project
 
 
@@ -103,6 +106,9 @@ async def test_init_writes_agents_md_through_the_write_permission(offline_option
 
     _write(project / "pyproject.toml", "[project]\nname='demo'\n")
     _write(user_settings_file(), 'status_line = "read json; echo \\"st:$json\\" | cut -c1-40"\n')
+    from tui.config.settings import decline_folder
+
+    decline_folder(project)  # the user settings were written anew: the folder's answer again
     app = AgentApp(_options(offline_options, project), permission_grace_s=0)
     async with app.run_test(size=SIZE) as pilot:
         # the statusLine command's first line shows in the footer (it got the JSON on stdin)
@@ -126,7 +132,8 @@ async def test_enter_matches_the_text_as_typed_not_a_stale_highlight(offline_opt
     async with app.run_test(size=SIZE) as pilot:
         menu = await _menu(pilot)
         await _type(pilot, "/")
-        assert menu.has_class("-open") and str(menu.get_option_at_index(0).prompt).startswith("/add-dir")
+        assert menu.has_class("-open") and str(menu.get_option_at_index(0).prompt).startswith("/trust  folder not trusted")
+        assert str(menu.get_option_at_index(1).prompt).startswith("/add-dir")
         # "/rewind" + Enter sent in one write: Enter can come before the menu saw the letters
         app.prompt_area.insert("rewind")
         assert app.prompt_area.completer.key("enter") is False  # the typed name is sent, not "/add-dir"

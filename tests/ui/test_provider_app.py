@@ -9,6 +9,8 @@ from tests.fakeapi.script import Reply, Text
 from tui.agent.options import AgentOptions
 from tui.ui.app import AgentApp
 
+from tui.ui.screens.model_screen import ModelPicker
+
 from .conftest import SIZE, type_prompt, wait_until
 from .test_app_pilot import markers
 
@@ -47,10 +49,12 @@ async def test_model_lists_the_apis_models_and_switches_by_short_name(demo_proje
         app = AgentApp(options, permission_grace_s=0)
         async with app.run_test(size=SIZE) as pilot:
             await type_prompt(pilot, "/model")
-            await wait_until(pilot, lambda: any("claude-haiku-5-5" in m for m in markers(app)))
-            assert "▸ claude-sonnet-5-5" in markers(app) and "  claude-opus-5-5" in markers(app)
+            await wait_until(pilot, lambda: isinstance(app.screen, ModelPicker))
+            shown = picker_lines(app)
+            assert "▸ claude-sonnet-5-5" in shown and "  claude-opus-5-5" in shown and "  claude-haiku-5-5" in shown
+            await pilot.press("escape")
             await type_prompt(pilot, "/model haiku")
-            assert app.session.options.model == "claude-haiku-5-5"
+            assert app.session.options.model == "claude-haiku-5-5" and app.status.model == "claude-haiku-5-5"
 
 
 async def test_model_on_bedrock_shows_the_ids_the_short_names_map_to(fake_session, monkeypatch) -> None:
@@ -61,5 +65,31 @@ async def test_model_on_bedrock_shows_the_ids_the_short_names_map_to(fake_sessio
     app = AgentApp(fake_session.options, session=fake_session, permission_grace_s=0)
     async with app.run_test(size=SIZE) as pilot:
         await type_prompt(pilot, "/model")
-        await wait_until(pilot, lambda: any("not listed here" in m for m in markers(app)))
-        assert "  opus → eu.anthropic.claude-opus-5-5-v1:0" in markers(app)
+        await wait_until(pilot, lambda: isinstance(app.screen, ModelPicker))
+        assert "not listed here" in str(app.screen.query_one("#model-note").render())
+        assert "  opus → eu.anthropic.claude-opus-5-5-v1:0" in picker_lines(app)
+        assert "▸ sonnet → eu.anthropic.claude-sonnet-5-5-v1:0" in picker_lines(app)
+
+
+def picker_lines(app: AgentApp) -> list[str]:
+    """The model picker's entries as shown."""
+    listing = app.screen.query_one("#model-list")
+    return [str(listing.get_option_at_index(i).prompt) for i in range(listing.option_count)]
+
+
+async def test_offline_the_model_picker_lists_the_known_models_and_the_status_names_the_demo(offline_options) -> None:
+    app = AgentApp(offline_options(model="claude-opus-5-5"), permission_grace_s=0)
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_until(pilot, lambda: app._session is not None)
+        assert app.status.model == "offline demo" and "claude-opus" not in str(app.query_one("#header").render())
+        await type_prompt(pilot, "/model")
+        await wait_until(pilot, lambda: isinstance(app.screen, ModelPicker))
+        shown = picker_lines(app)
+        assert "▸ claude-opus-5-5" in shown and "  claude-haiku-5-5" in shown and "  claude-sonnet-5-5" in shown
+        assert "offline demo model answers until an API key is set" in str(app.screen.query_one("#model-note").render())
+        await pilot.press("down", "enter")
+        await wait_until(pilot, lambda: not isinstance(app.screen, ModelPicker))
+        assert app.session.options.model == shown[1][2:]
+        assert app.status.model == "offline demo"  # what answers, not the model chosen
+        assert any("The offline demo answers until an API key is set" in str(n.message) for n in app._notifications)
+        assert "offline demo" in str(app.status.render())

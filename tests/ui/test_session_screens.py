@@ -81,3 +81,23 @@ async def test_continue_opens_the_app_on_the_resumed_history(offline_options) ->
         await wait_until(pilot, lambda: app.query(UserPrompt))
         assert "find the TODOs" in str(app.query(UserPrompt).first().render())
         assert app.status.usage == session.usage_totals
+
+
+async def test_resume_lists_the_session_open_now_marked(offline_options) -> None:
+    saved_session(offline_options(transcript=True, interactive=False), ["explain the project layout"])
+    app = AgentApp(offline_options(transcript=True), permission_grace_s=0)
+    async with app.run_test(size=SIZE) as pilot:
+        await app.submit_prompt("find the TODOs")
+        await wait_until(pilot, lambda: not app.controller.busy and app.session.messages)
+        await type_prompt(pilot, "/resume")
+        await wait_until(pilot, lambda: isinstance(app.screen, ResumeScreen) and app.screen.sessions)
+        screen = app.screen
+        assert len(screen.sessions) == 2
+        listing = screen.query_one("#resume-list")
+        lines = [str(listing.get_option_at_index(i).prompt) for i in range(listing.option_count)]
+        mine = [line for line in lines if "find the TODOs" in line]
+        assert len(mine) == 1 and mine[0].endswith("← this session")
+        assert not any(line.endswith("← this session") for line in lines if "project layout" in line)
+        listing.highlighted = lines.index(mine[0])
+        await pilot.press("enter")
+        await wait_until(pilot, lambda: any("session open now" in str(n.message) for n in app._notifications))

@@ -49,3 +49,7 @@ def test_hooks_never_import_the_engine_or_the_ui() -> None:
 def test_the_check_resolves_relative_imports() -> None:
     modules = [m for _, m in _imports(ROOT / "agent" / "dispatch.py")]
     assert "tui.agent.events" in modules and "tui.tools.base" in modules
+
+
+def test_trust_never_imports_the_engine_or_the_ui() -> None:
+    assert _violations(["trust"], ("tui.agent", "tui.ui", "tui.headless", "tui.cli", "textual")) == []

@@ -9,6 +9,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
+from tui.wording import middle_cut
+
 from .compaction import choose_cut
 from .compaction_plan import compaction_plan
 from .context import estimate_tokens, summary_budget
@@ -18,6 +20,8 @@ if TYPE_CHECKING:
 
 #: how many tool results and consumers are named
 TOP = 5
+#: a label keeps at most this many characters, cut in the middle (a path keeps its file name; screens cut more)
+LABEL_CHARS = 120
 
 
 def _user_text(message: dict[str, Any]) -> str:
@@ -34,7 +38,7 @@ def _turns(messages: list[dict[str, Any]]) -> list[tuple[str, int, int]]:
         text = _user_text(message) if message.get("role") == "user" else ""
         tokens = estimate_tokens(message)
         if text or not turns:
-            turns.append((text[:60] or "(start)", index, tokens))
+            turns.append((middle_cut(" ".join(text.split()), LABEL_CHARS) or "(start)", index, tokens))
         else:
             label, start, total = turns[-1]
             turns[-1] = (label, start, total + tokens)
@@ -51,7 +55,7 @@ def _tool_results(messages: list[dict[str, Any]]) -> list[dict[str, Any]]:
                 continue
             if block.get("type") == "tool_use":
                 arg = next((str(v) for v in (block.get("input") or {}).values()), "")
-                names[str(block.get("id"))] = f"{block.get('name')}({arg[:40]})"
+                names[str(block.get("id"))] = f"{block.get('name')}({middle_cut(arg, LABEL_CHARS)})"
             elif block.get("type") == "tool_result":
                 found.append({"label": names.get(str(block.get("tool_use_id")), "tool result"),
                               "tokens": estimate_tokens(block.get("content"))})

@@ -13,6 +13,7 @@ import time
 from collections.abc import Callable
 from concurrent.futures import Future, ThreadPoolExecutor, wait
 from dataclasses import dataclass, field
+from functools import partial
 from typing import Any
 
 from tui.config.refusal_advice import print_mode_advice
@@ -30,7 +31,7 @@ from .events import (
     ToolStarted,
     TodosUpdated,
 )
-from .permission_gate import PermissionReply
+from .permission_gate import PendingAsks, PermissionReply
 from .schema import validate
 
 INTERRUPTED_TEXT = "Interrupted by the user: this tool call did not run to completion."
@@ -97,6 +98,8 @@ class Dispatcher:
         self.max_workers = MAX_WORKERS
         self._pool: ThreadPoolExecutor | None = None
         self.hooks: Any = None  # the session's SessionHooks when its settings hold hooks
+        #: the permission questions waiting for the user (an answer's new rule settles the others)
+        self.pending = PendingAsks()
         #: called before a tool runs; what it returns is called after (checkpoints scan around Bash)
         self.watch_tool: Callable[[Tool], Callable[[], None] | None] | None = None
 
@@ -343,24 +346,24 @@ class Dispatcher:
         )
         if self.hooks is not None:
             self.hooks.notify("permission_prompt", f"Claude needs your permission to use {call.name}")
-        reply: PermissionReply | None = None
-        while reply is None:
-            if cancel.is_set():
-                if not reply_future.done():
-                    reply_future.cancel()
-                self.publish(PermissionResolved(tool_use_id=call.id, tool_name=call.name, allowed=False, scope="interrupted"))
-                return False, INTERRUPTED_TEXT
-            try:
-                reply = reply_future.result(timeout=0.05)
-            except TimeoutError:
-                continue
-            except Exception:  # cancelled future
-                reply = PermissionReply(False, reason="")
+        self.pending.add(call.id, reply_future, partial(self._verdict_with_hooks, tool, call, ctx),
+                         partial(self._settled, call))
+        try:
+            reply = self._wait(reply_future, call, cancel)
+        finally:
+            settled = self.pending.remove(call.id)
+        if settled is not None:  # another answer's rule allowed it; PermissionResolved is published
+            return True, ""
+        if reply is None:
+            self.publish(PermissionResolved(tool_use_id=call.id, tool_name=call.name, allowed=False, scope="interrupted"))
+            return False, INTERRUPTED_TEXT
         rule = reply.rule or suggested
         if reply.allowed and reply.scope == "session":
             self.policy.add_session_rule(rule)
         elif reply.allowed and reply.scope == "always":
             self.policy.save_rule(rule)
+        if reply.allowed and reply.scope in ("session", "always"):
+            self.pending.settle(exclude=call.id)  # the questions queued behind this one that the rule allows
         self.publish(
             PermissionResolved(tool_use_id=call.id, tool_name=call.name, allowed=reply.allowed,
                                scope=reply.scope, reason=reply.reason, rule=rule if reply.scope != "once" else None)
@@ -374,6 +377,32 @@ class Dispatcher:
         else:
             text += " Do not retry it; ask the user what to do instead."
         return False, text
+
+    def _verdict_with_hooks(self, tool: Tool, call: Call, ctx: ToolContext) -> Any:
+        """The verdict now, with a PreToolUse hook's allow/ask as `_permit` takes it (never over a rule)."""
+        verdict = self._verdict(tool, call, ctx)
+        return self.hooks.hook_verdict(verdict, call) if call.hook_outcome is not None else verdict
+
+    def _wait(self, reply_future: Future[PermissionReply], call: Call, cancel: threading.Event) -> PermissionReply | None:
+        """The user's reply; None when interrupted or when a rule settled the question (PendingAsks)."""
+        rules_seen = _rules_key(self.policy)
+        while True:
+            if cancel.is_set():
+                if not reply_future.done():
+                    reply_future.cancel()
+                return None
+            try:
+                return reply_future.result(timeout=0.05)
+            except TimeoutError:
+                if _rules_key(self.policy) != rules_seen:  # a rule from elsewhere (an @ attachment's answer), or the mode
+                    rules_seen = _rules_key(self.policy)
+                    self.pending.settle()
+            except Exception:  # cancelled: by a rule (settled), else taken as a denial
+                return None if call.id in self.pending.settled else PermissionReply(False, reason="")
+
+    def _settled(self, call: Call, verdict: Any) -> None:
+        self.publish(PermissionResolved(tool_use_id=call.id, tool_name=call.name, allowed=True, scope="rule",
+                                        reason=verdict.reason, rule=verdict.rule))
 
     def _finish(self, call: Call, seconds: float) -> None:
         assert call.result is not None
@@ -391,6 +420,11 @@ class Dispatcher:
         if call.result.is_error:
             block["is_error"] = True
         return block
+
+
+def _rules_key(policy: Any) -> tuple[Any, ...]:
+    """What changes when an answer adds a rule ("allow for this session", "always allow") or the mode changes."""
+    return (len(getattr(policy, "session_allow", ())), len(getattr(policy, "rules", ())), getattr(policy, "mode", None))
 
 
 def _append_text(content: str | list[dict[str, Any]], note: str) -> str | list[dict[str, Any]]:

@@ -176,6 +176,18 @@ class SessionHooks:
         contexts = self.fire("SessionStart", source, fields).contexts
         return [reminder(f"SessionStart:{source} hook {kind}: {text}") for kind, text in contexts]
 
+    def session_start_after_trust(self) -> list[dict[str, str]]:
+        """SessionStart for the folder's own hooks, when the folder is trusted after the start (the user's ran)."""
+        config = self.config
+        theirs = {s.key for s in config.hooks if s.event == "SessionStart" and not s.project} - config.disabled
+        config.disabled |= theirs
+        try:
+            with self._start_lock:
+                self.start_source = "startup"
+            return self.session_start()
+        finally:
+            config.disabled -= theirs
+
     def session_end(self, reason: str) -> None:
         for thread in self._background:  # an earlier /clear's SessionEnd ends first
             thread.join()

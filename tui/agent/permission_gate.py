@@ -1,9 +1,11 @@
-"""The answer to a permission question, as the dialog (or -p) gives it, and the question an `@` attachment asks."""
+"""The answer to a permission question, as the dialog (or -p) gives it, the questions still waiting, and the
+question an `@` attachment asks."""
 
 from __future__ import annotations
 
 import itertools
 import threading
+from collections.abc import Callable
 from concurrent.futures import CancelledError, Future, TimeoutError
 from dataclasses import dataclass
 from typing import Any, Literal
@@ -23,6 +25,43 @@ class PermissionReply:
     scope: Scope = "once"
     rule: str | None = None
     reason: str = ""
+
+
+class PendingAsks:
+    """The permission questions waiting for an answer, so a rule one answer adds settles the others at once.
+
+    "Allow for this session", "always allow" and "every tool of this server" add a rule; each question
+    still queued that the rule now allows is withdrawn (its future cancelled) and its call runs, as if
+    a rule had allowed it before it was asked.
+    """
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        #: key -> (the reply future, the call's verdict now, what to do when it is settled by a rule)
+        self._waiting: dict[str, tuple[Future[Any], Callable[[], Any], Callable[[Any], None]]] = {}
+        #: keys settled by a rule, with the verdict that allowed them
+        self.settled: dict[str, Any] = {}
+
+    def add(self, key: str, future: Future[Any], verdict: Callable[[], Any], allowed: Callable[[Any], None]) -> None:
+        with self._lock:
+            self._waiting[key] = (future, verdict, allowed)
+
+    def remove(self, key: str) -> Any:
+        """Forget `key`; the verdict that settled it, if a rule did."""
+        with self._lock:
+            self._waiting.pop(key, None)
+            return self.settled.pop(key, None)
+
+    def settle(self, exclude: str | None = None) -> None:
+        """Look at every waiting question again: those the rules now allow are withdrawn and allowed."""
+        with self._lock:
+            waiting = [(k, entry) for k, entry in self._waiting.items() if k != exclude and k not in self.settled]
+        for key, (future, verdict_now, allowed) in waiting:
+            verdict = verdict_now()
+            if verdict.decision == "allow" and future.cancel():  # not answered meanwhile: its dialog closes
+                with self._lock:
+                    self.settled[key] = verdict
+                allowed(verdict)
 
 
 _attach_ids = itertools.count(1)

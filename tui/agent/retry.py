@@ -132,6 +132,11 @@ def classify(exc: BaseException, model: str) -> Failure:
     sentence = connection_failure(exc)  # a TLS or proxy failure: retrying will not mend it
     if sentence:
         return Failure(False, "connection failed", sentence)
+    from tui.providers.network import connect_failure
+
+    unreachable = connect_failure(exc)  # never connected: say where and why (refused, unresolved, timed out)
+    if unreachable:
+        return Failure(True, "cannot connect", f"{unreachable}.")
     if isinstance(exc, (anthropic.APIConnectionError, httpx.TransportError)):
         return Failure(True, "connection dropped", f"The connection to the API failed: {exc}")
     if isinstance(exc, ValueError) and "JSON" in str(exc):

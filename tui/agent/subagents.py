@@ -83,6 +83,7 @@ class SubagentSession(AgentSession):
         if project_dir != parent.options.project_dir and dataclasses.is_dataclass(policy):
             policy = dataclasses.replace(policy, project_dir=project_dir)  # a worktree: its paths are the project's
         super().__init__(options, EventBus(), tools=tools, policy=policy)
+        self.dispatcher.pending = parent.dispatcher.pending  # one answer's rule settles the questions of every loop
         # Esc in the main loop stops every subagent; a background one stops with its task (TaskStop, quit)
         self.cancel_event = cancel if cancel is not None else parent.cancel_event
         self.state.tasks = parent.state.tasks  # its background commands are the session's: announced and stopped there
@@ -141,6 +142,8 @@ class AgentTool(Tool):
         self.owner = owner
         self.depth = depth
         self._definitions: list[AgentDefinition] | None = None
+        #: one sentence per agent file skipped when the definitions were last read
+        self.problems: list[str] = []
         self._lock = threading.Lock()
         self._numbers: dict[str, int] = {}
         self._aliases: set[str] = set()
@@ -159,8 +162,8 @@ class AgentTool(Tool):
                     self._definitions = parent
                 else:
                     trusted = bool(getattr(self.owner.policy, "trusted", False))
-                    self._definitions, problems = load_definitions(self.owner.options.project_dir, trusted)
-                    for problem in problems:
+                    self._definitions, self.problems = load_definitions(self.owner.options.project_dir, trusted)
+                    for problem in self.problems:
                         self.owner.publish(Notice(level="warning", text=problem))
             return self._definitions
 

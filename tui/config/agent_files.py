@@ -1,8 +1,10 @@
 """Subagent definitions: the built-in types and Markdown files with frontmatter (Claude Code's format).
 
-A file `NAME.md` in `.claude/agents/`, `.agent-tui/agents/` (the project's, read only in a trusted
-folder) or `~/.claude/agents/` holds `name`, `description`, `tools`, `model` in its frontmatter and
-the system prompt as its body. Project files win over user files, and both over the built-ins.
+A file `NAME.md` anywhere under `.claude/agents/`, `.agent-tui/agents/` (the project's, read only in a
+trusted folder) or `~/.claude/agents/` (subfolders included, as Claude Code reads them) holds `name`,
+`description`, `tools`, `model` in its frontmatter and the system prompt as its body. Project files win
+over user files, and both over the built-ins; within one folder a name defined twice keeps the shallower
+file, and the other is one sentence naming both.
 """
 
 from __future__ import annotations
@@ -133,8 +135,42 @@ def agent_folders(project_dir: Path, trusted: bool, home: Path | None = None) ->
     home = home if home is not None else Path(os.path.expanduser("~"))
     folders = [(home / USER_FOLDER, "user")]
     if trusted:
-        folders += [(project_dir / folder, "project") for folder in reversed(PROJECT_FOLDERS)]
+        folders += project_agent_folders(project_dir)
     return folders
+
+
+def project_agent_folders(project_dir: Path) -> list[tuple[Path, str]]:
+    """The project's agent folders, lowest priority first (`.agent-tui/agents` wins over `.claude/agents`)."""
+    return [(project_dir / folder, "project") for folder in reversed(PROJECT_FOLDERS)]
+
+
+def agent_files(folder: Path) -> list[Path]:
+    """The `.md` files under `folder`, subfolders included, shallower first (then by path)."""
+    if not folder.is_dir():
+        return []
+    found = [p for p in folder.rglob("*.md") if not p.is_dir()]
+    return sorted(found, key=lambda p: (len(p.relative_to(folder).parts), str(p)))
+
+
+def read_folder(folder: Path, source: str) -> tuple[list[AgentDefinition], list[str]]:
+    """The definitions under one folder, and one sentence per file skipped (unreadable, broken, duplicate name)."""
+    taken: dict[str, Path] = {}
+    definitions: list[AgentDefinition] = []
+    problems: list[str] = []
+    for path in agent_files(folder):
+        try:
+            text = read_regular_bytes(path, MAX_FILE_BYTES).decode("utf-8", errors="replace")
+            definition = parse_agent_file(text, path, source)
+        except (OSError, AgentFileError) as exc:
+            problems.append(f"The agent file {path} was not loaded: {str(exc).rstrip('.')}.")
+            continue
+        if definition.name in taken:
+            problems.append(f"The agent file {path} was not loaded: the name `{definition.name}` is taken by "
+                            f"{taken[definition.name]}.")
+            continue
+        taken[definition.name] = path
+        definitions.append(definition)
+    return definitions, problems
 
 
 def load_definitions(project_dir: Path, trusted: bool, home: Path | None = None) -> tuple[list[AgentDefinition], list[str]]:
@@ -142,16 +178,9 @@ def load_definitions(project_dir: Path, trusted: bool, home: Path | None = None)
     by_name = {d.name: d for d in BUILT_INS}
     problems: list[str] = []
     for folder, source in agent_folders(project_dir, trusted, home):
-        if not folder.is_dir():
-            continue
-        for path in sorted(folder.glob("*.md")):
-            try:
-                text = read_regular_bytes(path, MAX_FILE_BYTES).decode("utf-8", errors="replace")
-                definition = parse_agent_file(text, path, source)
-            except (OSError, AgentFileError) as exc:
-                problems.append(f"The agent file {path} was not loaded: {str(exc).rstrip('.')}.")
-                continue
-            by_name[definition.name] = definition
+        definitions, skipped = read_folder(folder, source)
+        problems += skipped
+        by_name.update((d.name, d) for d in definitions)
     return list(by_name.values()), problems
 
 

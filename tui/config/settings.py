@@ -45,6 +45,10 @@ __all__ = [
 DEFAULT_MODEL = "claude-sonnet-5-5"
 #: MCP keys (Claude Code's names for the project-server choices), read by tui/mcp/sources.py
 MCP_KEYS = ("mcp_servers", "mcp", "enabledMcpjsonServers", "disabledMcpjsonServers", "enableAllProjectMcpServers")
+#: the keys of Claude Code's settings.json files agent-tui reads here (the MCP ones in tui/mcp/sources.py)
+CLAUDE_KEYS_READ = ("permissions", "apiKeyHelper", "hooks", "statusLine", "sandbox", "cleanupPeriodDays")
+#: how to trust a folder, after a sentence about something that waits for it
+HOW_TO_TRUST = " (/trust in agent-tui, or trusted_folders in the user settings)"
 #: modes a folder may not choose for itself before it is trusted
 PERMISSIVE_MODES = {"acceptEdits", "bypassPermissions"}
 
@@ -121,6 +125,8 @@ class LoadedSettings:
     hooks: list[Any] = field(default_factory=list)
     #: `disableAllHooks` (Claude Code's key): the file that set it true last, else None
     hooks_disabled_by: Path | None = None
+    #: values the folder's own files set that wait for trust: (key as written, value, file)
+    withheld: list[tuple[str, str, Path]] = field(default_factory=list)
 
 
 def is_trusted(project_dir: Path, settings: Settings) -> bool:
@@ -247,9 +253,15 @@ class _Loader:
         if "disableAllHooks" in data:  # Claude Code's switch for every hook (a later layer may turn them on again)
             self.disable_hooks(path, text, data.pop("disableAllHooks"))
         base_dir = user_config_dir() if user else self.project_dir
+        if claude:  # Claude Code's other keys (env, model, enabledPlugins …): named once, not silently dropped
+            unused = [k for k in data if k not in CLAUDE_KEYS_READ and k not in MCP_KEYS and k != "$schema"]
+            if unused:
+                line = find_line(text, unused[0], None, json_file=True)
+                self.loaded.problems.append(f"{path}:{line}: not used by agent-tui: {', '.join(unused)}." if line
+                                            else f"{path}: not used by agent-tui: {', '.join(unused)}.")
         for key, value in data.items():
-            if claude and key not in ("permissions", "apiKeyHelper", "hooks", "statusLine", "sandbox", "cleanupPeriodDays"):
-                continue  # Claude Code's other keys (env, model …) are not ours
+            if claude and key not in CLAUDE_KEYS_READ:
+                continue  # the MCP keys are read by tui/mcp/sources.py
             if key == "sandbox":
                 from tui.config.sandbox_settings import merge as merge_sandbox
 
@@ -278,9 +290,11 @@ class _Loader:
         if problem:
             self.problem(path, text, key, f"{problem}; ignored.", table)
         elif name == "permission_mode" and folder and checked in PERMISSIVE_MODES and not self.loaded.trusted:
-            self.problem(path, text, key, f"`{checked}` is ignored until you trust this folder.", table)
+            self.problem(path, text, key, f"`{checked}` is ignored until you trust this folder{HOW_TO_TRUST}.", table)
+            self.loaded.withheld.append((key, str(checked), path))
         elif name == "api_key_helper" and folder and not self.loaded.trusted:  # it runs code from the folder
-            self.problem(path, text, key, "a key helper from this folder is ignored until you trust it.", table)
+            self.problem(path, text, key, f"a key helper from this folder is ignored until you trust it{HOW_TO_TRUST}.", table)
+            self.loaded.withheld.append((key, str(checked), path))
         else:
             self.values[name] = checked
 
@@ -304,7 +318,8 @@ class _Loader:
         if kind != "command" or not isinstance(command, str) or not command.strip():
             self.problem(path, text, key, 'expected a table with type = "command" and command = "…"; ignored.')
         elif folder and not self.loaded.trusted:  # it runs code from the folder
-            self.problem(path, text, key, "a status line command from this folder is ignored until you trust it.")
+            self.problem(path, text, key, f"a status line command from this folder is ignored until you trust it{HOW_TO_TRUST}.")
+            self.loaded.withheld.append((key, command, path))
         else:
             self.values["status_line"] = command
 

@@ -20,8 +20,8 @@ def ignored_allow_notice(loaded: LoadedSettings) -> str | None:
     count = len(rules)
     return (
         f"Ignoring {count} permissions.allow {'entry' if count == 1 else 'entries'} from {' and '.join(files)} "
-        f"({', '.join(r.rule for r in rules)}): this folder has not been trusted. Run agent-tui here once and "
-        "accept the trust question, or add the folder to trusted_folders in the user settings."
+        f"({', '.join(r.rule for r in rules)}): this folder has not been trusted. Trust it with /trust in agent-tui "
+        "(or accept the question at its start), or add the folder to trusted_folders in the user settings."
     )
 
 

@@ -1,6 +1,6 @@
 """Custom slash commands: Markdown files in `.claude/commands/`, `.agent-tui/commands/` and `~/.claude/commands/`.
 
-A file `frontend/review.md` is the command `/frontend:review`. Its frontmatter (`description`,
+A file `frontend/review.md` is the command `/frontend:review`; `fix issue.md` is `/fix-issue`. Its frontmatter (`description`,
 `argument-hint`, `allowed-tools`, `model`, `disable-model-invocation`) and body become a
 `CustomCommand`; skills (skills.py) are loaded into the same type, so the prompt, the palette,
 `-p` and the Skill tool treat both alike, as Claude Code does since it merged them.
@@ -10,6 +10,7 @@ A broken file is one sentence in `Catalog.problems`, naming the file; every othe
 from __future__ import annotations
 
 import os
+import re
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -143,6 +144,15 @@ def build_command(name: str, path: Path, source: str, fields: dict[str, Any], bo
     )
 
 
+def command_name(file_name: str) -> str:
+    """A file or folder name as a command name one can type: spaces and other signs become `-`.
+
+    `fix issue.md` is `/fix-issue`, so the name the `/` menu completes to is the name that runs
+    (a space would end the name when typed).
+    """
+    return re.sub(r"[^\w.-]+", "-", file_name).strip("-") or "-"
+
+
 def load_commands(project_dir: Path, catalog: Catalog) -> None:
     """Add every command file under the command folders to `catalog` (later folders win)."""
     for folder, source in command_folders(project_dir):
@@ -152,7 +162,7 @@ def load_commands(project_dir: Path, catalog: Catalog) -> None:
             if not path.is_file():
                 continue
             relative = path.relative_to(folder).with_suffix("")
-            name = ":".join(relative.parts)
+            name = ":".join(command_name(part) for part in relative.parts)
             try:
                 fields, body = read_markdown(path)
                 catalog.commands[name] = build_command(name, path, source, fields, body)

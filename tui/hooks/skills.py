@@ -14,7 +14,7 @@ from typing import Any
 from tui.config.paths import PROJECT_DIR_NAME, user_config_dir
 from tui.tools.base import Tool, ToolContext, ToolError, ToolResult
 
-from .commands import Catalog, CustomCommand, build_command, claude_home, read_markdown
+from .commands import Catalog, CustomCommand, build_command, claude_home, command_name, read_markdown
 
 SKILL_FILE = "SKILL.md"
 #: Claude Code's Skill tool prompt (2.1), without what concerns plugins
@@ -56,7 +56,7 @@ def load_skills(project_dir: Path, catalog: Catalog) -> None:
             continue
         for skill_dir in sorted(p for p in folder.iterdir() if p.is_dir()):
             path = skill_dir / SKILL_FILE
-            name = skill_dir.name
+            name = command_name(skill_dir.name)
             if not path.is_file():
                 catalog.problems.append(f"{skill_dir} has no {SKILL_FILE}; the skill /{name} was skipped.")
                 continue

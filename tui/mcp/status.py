@@ -27,7 +27,7 @@ STATUS = {"connected": "✔ Connected", "failed": "✘ Failed to connect",
 #: why a project server does not start, as `list` shows it
 HELD_BACK = {
     "not approved": "⏸ Pending approval (run `agent-tui` to approve)",
-    "untrusted folder": "⏸ Folder not trusted (run `agent-tui` here to trust it, then approve)",
+    "untrusted folder": "⏸ Folder not trusted (/trust in agent-tui loads it, then approve)",
     "disabled": "✘ Rejected in this project (`agent-tui mcp reset-project-choices` asks again)",
 }
 

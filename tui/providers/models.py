@@ -1,4 +1,4 @@
-"""What `/model` lists: the provider's models where it can list them, else the short names and their ids."""
+"""What `/model` offers: the API's models where it can list them, else the names agent-tui knows."""
 
 from __future__ import annotations
 
@@ -7,20 +7,34 @@ from typing import Any
 from .config import SHORT_NAMES, ProviderError, resolve_provider
 
 
-def model_lines(client: Any, options: Any) -> list[str]:
-    """One line per model, the current one marked; a sentence when the list cannot be had."""
+#: what the picker says while the offline demo answers
+OFFLINE_NOTE = ("The offline demo model answers until an API key is set (/login or ANTHROPIC_API_KEY); "
+                "the model picked here is used from then on.")
+
+
+def known_models() -> list[str]:
+    """The model ids agent-tui knows prices for, newest first (the offline demo left out)."""
+    from tui.agent.pricing import MODELS
+
+    return [name for name in MODELS if name != "offline-demo"]
+
+
+def model_choices(client: Any, options: Any, offline: bool) -> tuple[list[tuple[str, str]], str]:
+    """((model, how it is shown) to pick from, a sentence about where they come from): the API's list when it
+    gives one, else the names agent-tui knows."""
+    known = [(m, m) for m in known_models()]
+    if offline:
+        return known, OFFLINE_NOTE
     try:
         config = resolve_provider(options.provider, options.model_ids)
     except ProviderError as exc:
-        return [str(exc)]
-    current = config.model_id(options.model)
-    if config.name == "anthropic":
-        try:
-            ids = [m.id for m in client.models.list(limit=100)]
-        except Exception as exc:  # a proxy or gateway without /v1/models: say so, /model NAME still works
-            return [f"The API did not list its models ({type(exc).__name__}); switch with /model NAME."]
-        return [f"{'▸' if i == current else ' '} {i}" for i in ids] or ["The API listed no models."]
-    lines = [f"{'▸' if config.model_id(s) == current else ' '} {s} → {config.model_id(s)}" for s in SHORT_NAMES]
-    lines.append(f"{config.name} models are not listed here: these are the short names and the ids they map to "
-                 "(change them with [model_ids] in settings).")
-    return lines
+        return known, str(exc)
+    if config.name != "anthropic":
+        return ([(short, f"{short} → {config.model_id(short)}") for short in SHORT_NAMES],
+                f"{config.name} models are not listed here: these short names map to those ids "
+                "(change them with [model_ids] in the settings).")
+    try:
+        ids = [m.id for m in client.models.list(limit=100)]
+    except Exception as exc:  # a gateway without /v1/models: the known names still work
+        return known, f"The API did not list its models ({type(exc).__name__}); these are the ones agent-tui knows."
+    return ([(i, i) for i in ids], "The models the API lists.") if ids else (known, "The API listed no models.")

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import importlib.util
 import os
+import socket
 import ssl
 import urllib.request
 from typing import Any
@@ -177,3 +178,30 @@ def connection_failure(exc: BaseException) -> str | None:
         return (f"The proxy {setting[1]} failed the connection to {host}: check {setting[0]} "
                 f"(and NO_PROXY for hosts that must not use it).")
     return None
+
+
+def connect_failure(exc: BaseException) -> str | None:
+    """"cannot connect to http://host:port: connection refused" when no connection was made; else None."""
+    chain = _causes(exc)
+    names = {type(c).__name__ for c in chain}
+    if not names & {"ConnectError", "ConnectTimeout"}:
+        return None
+    try:
+        request = getattr(exc, "request", None)
+    except RuntimeError:
+        request = None
+    parts = urlsplit(str(getattr(request, "url", "") or ""))
+    where = f"{parts.scheme}://{parts.netloc}" if parts.netloc else "the API"
+    root = chain[-1]
+    if isinstance(root, socket.gaierror):
+        cause = f"the host name {parts.hostname} could not be resolved" if parts.hostname else "the host name " \
+            "could not be resolved"
+    elif isinstance(root, ConnectionRefusedError):
+        cause = "connection refused"
+    elif isinstance(root, TimeoutError) or "ConnectTimeout" in names:
+        cause = "the connection timed out"
+    elif isinstance(root, OSError) and root.strerror:
+        cause = root.strerror[:1].lower() + root.strerror[1:]
+    else:
+        cause = str(root) or type(root).__name__
+    return f"cannot connect to {where}: {cause}"

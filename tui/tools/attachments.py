@@ -92,6 +92,18 @@ def mentioned_paths(text: str) -> list[str]:
     return found
 
 
+def resource_mentions(text: str) -> list[tuple[str, str]]:
+    """(server, uri) of each `@server:uri` of `text` (an MCP resource), in order."""
+    found = []
+    for match in MENTION.finditer(text):
+        raw = (match.group(1) or match.group(2)).rstrip(".,;:!?)")
+        if _RESOURCE.match(raw):
+            server, _, uri = raw.partition(":")
+            if uri:
+                found.append((server, uri))
+    return found
+
+
 def _inside(path: Path, roots: list[Path]) -> bool:
     return any(path == root or root in path.parents for root in roots)
 

@@ -19,7 +19,6 @@ from typing import TYPE_CHECKING, Any
 
 from textual import events, on, work
 from textual.app import App, ComposeResult, SystemCommand
-from textual.actions import SkipAction
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
 from textual.screen import Screen
@@ -33,6 +32,7 @@ from . import commands, gc_tuning, prompt_shortcuts, trust
 from .threads import call_soon_from_thread
 from .warmup import warm_up_first_reply
 from .bindings import bindings_for
+from .conversation_keys import ConversationKeys
 from .widgets.app_header import AppHeader
 from .widgets.conversation import MAX_MOUNTED_TURNS, Conversation
 from .widgets.prompt import PromptArea, PromptRow
@@ -47,6 +47,8 @@ if TYPE_CHECKING:
 #: keys typed this soon after a permission dialog is drawn are ignored (answer_guard.GRACE_S;
 #: repeated here so starting the app does not import the dialog)
 DEFAULT_GRACE_S = 0.3
+#: what the status line names while the offline demo model answers (whatever model is chosen)
+OFFLINE_LABEL = "offline demo"
 #: a second Ctrl+C within this many seconds quits
 QUIT_CONFIRM_S = 2.0
 #: streamed deltas are handed to the UI thread in batches at most this far apart
@@ -65,14 +67,15 @@ def _optional(module: str) -> Any:
         return None
 
 
-class AgentApp(App[int]):
+class AgentApp(ConversationKeys, App[int]):
     """agent-tui: the conversation, live tool activity, permission dialogs, the inspector."""
 
     CSS_PATH = Path(__file__).with_name("app.tcss")
     TITLE = "agent-tui"
     AUTO_FOCUS = "#prompt"
     BINDINGS: list[Binding] = bindings_for("app")  # type: ignore[assignment]
-    HORIZONTAL_BREAKPOINTS = [(0, "-narrow"), (120, "-wide")]
+    #: below 80 columns the tool panel steps aside (F3 brings it back); below 40 TooSmallScreen covers all
+    HORIZONTAL_BREAKPOINTS = [(0, "-cramped"), (80, "-narrow"), (120, "-wide")]
     PAUSE_GC_ON_SCROLL = True
 
     def __init__(
@@ -106,6 +109,8 @@ class AgentApp(App[int]):
         self._delta_type: type = type(None)
         self._wake_message: type[EngineEvents] | None = None
         self._last_ctrl_c = 0.0
+        #: what the folder brings that trust gates (tui.trust.inventory.FolderInventory), read after the first frame
+        self.trust_inventory: Any = None
         themes = _optional("tui.ui.themes")
         if themes is not None and hasattr(themes, "install"):
             themes.install(self)
@@ -162,8 +167,9 @@ class AgentApp(App[int]):
         return self.query_one("#prompt", PromptArea)
 
     def on_mount(self) -> None:
-        self.query_one(AppHeader).model = self.options.model
-        self.status.model = self.options.model
+        from tui.agent.client import use_offline  # a stat or two: the first frame names what will answer
+
+        self.show_model(self.options.model, use_offline(self.options))
         self.status.mode = self.options.permission_mode
         if self._session is not None:  # given by the caller: listen at once
             self._attach_session()
@@ -179,11 +185,14 @@ class AgentApp(App[int]):
         self._delta_type, self._wake_message = BlockDelta, EngineEvents
         session = self.session
         self._subscription = session.bus.subscribe(self._forward, inline=True, name="app")
-        header = self.query_one(AppHeader)
-        header.model = session.options.model
-        header.offline = bool(getattr(session, "offline", False))
-        self.status.model = session.options.model
+        self.show_model(session.options.model, bool(getattr(session, "offline", False)))
         self.status.mode = getattr(session.policy, "mode", "default")
+
+    def on_resize(self, event: events.Resize) -> None:
+        """Below the smallest size the layout serves, say so instead of drawing it half (TooSmallScreen)."""
+        from .screens.too_small import fit_terminal
+
+        fit_terminal(self, event.size.width, event.size.height)
 
     def on_ready(self) -> None:
         """The first frame is on screen: everything else starts from here, after this returns."""
@@ -191,6 +200,9 @@ class AgentApp(App[int]):
 
     def _after_first_frame(self) -> None:
         """Build the session, import the SDK in a thread, warm up what later actions need."""
+        from .screens.too_small import fit_terminal
+
+        fit_terminal(self, self.size.width, self.size.height)
         self._attach_session()
         self.query_one(PromptRow).add_cancel_button()
         from .widgets.completion import install
@@ -422,36 +434,11 @@ class AgentApp(App[int]):
         self.toggle_class("-show-inspector")
 
     def action_toggle_tools(self) -> None:
-        """F3: hide or show the tool panel (next to the inspector it is hidden by default)."""
-        if self.has_class("-show-inspector"):
+        """F3: hide or show the tool panel (next to the inspector, and below 80 columns, it is hidden by default)."""
+        if self.has_class("-show-inspector") or self.screen_stack[0].has_class("-cramped"):
             self.toggle_class("-show-tools")
         else:
             self.toggle_class("-hide-tools")
-
-    def action_jump_bottom(self) -> None:
-        self.conversation.jump_to_bottom()
-
-    def _paged_conversation(self) -> Conversation:
-        """The conversation, when the paging keys are its (on the main screen, with the prompt or the
-        conversation focused); otherwise SkipAction, so a dialog or the inspector keeps its own keys."""
-        if len(self.screen_stack) > 1:
-            raise SkipAction()
-        conversation = self.conversation
-        focused = self.focused
-        if focused is not None and focused is not self.prompt_area and focused is not conversation:
-            if conversation not in focused.ancestors:
-                raise SkipAction()
-        return conversation
-
-    def action_page_conversation(self, direction: int) -> None:
-        """PgUp/PgDn: scroll the conversation a page, even while typing in the prompt."""
-        self._paged_conversation().page(direction)
-
-    def action_conversation_top(self) -> None:
-        self._paged_conversation().jump_to_top()
-
-    def action_conversation_bottom(self) -> None:
-        self._paged_conversation().jump_to_bottom()
 
     @on(Conversation.FollowChanged)
     def _follow_changed(self, message: Conversation.FollowChanged) -> None:
@@ -465,8 +452,13 @@ class AgentApp(App[int]):
 
     def set_model(self, model: str) -> None:
         self.session.options.model = model
-        self.query_one(AppHeader).model = model
-        self.status.model = model
+        self.show_model(model, bool(getattr(self.session, "offline", False)))
+
+    def show_model(self, model: str, offline: bool) -> None:
+        """Name what answers in the header and the status line: the offline demo, whatever model is chosen."""
+        header = self.query_one(AppHeader)
+        header.model, header.offline = model, offline
+        self.status.model = OFFLINE_LABEL if offline else model
 
     async def clear_view(self) -> None:
         await self.conversation.clear_turns()

@@ -64,12 +64,35 @@ async def run_slash(app: AgentApp, line: str) -> None:
     if command is None and await prompt_shortcuts.run_custom(app, name, args.strip()):  # .claude/commands, skills
         return
     if command is None:
-        known = ", ".join(f"/{n}" for n in SLASH_COMMANDS)
-        app.notify(f"Unknown command /{name}. Known commands: {known}.", severity="warning")
+        app.notify(unknown_command_message(app, name), severity="warning")
         return
     result = command.run(app, args.strip())
     if inspect.isawaitable(result):
         await result
+
+
+#: custom commands and skills an "Unknown command" toast names at most
+MAX_CUSTOM_NAMED = 24
+
+
+def unknown_command_message(app: AgentApp, name: str) -> str:
+    """"Unknown command /x." with the closest name, the built-ins and the project's and user's commands and skills."""
+    import difflib
+
+    from tui.hooks.prompt_input import session_catalog
+
+    catalog = session_catalog(app.session).commands
+    custom = sorted(catalog)
+    known = [*SLASH_COMMANDS, *custom]
+    closest = [n for n in known if n.startswith(name.lower())][:1] or difflib.get_close_matches(
+        name.lower(), known, n=1, cutoff=0.6)  # `/fix issue` typed for `/fix-issue`: the name it starts
+    text = f"Unknown command /{name}." + (f" Did you mean /{closest[0]}?" if closest else "")
+    text += f" Built-in: {', '.join(f'/{n}' for n in SLASH_COMMANDS)}."
+    if custom:
+        shown = ", ".join(f"/{n}" for n in custom[:MAX_CUSTOM_NAMED])
+        more = f" and {len(custom) - MAX_CUSTOM_NAMED} more (type / to see them)" if len(custom) > MAX_CUSTOM_NAMED else ""
+        text += f" This project's and your commands and skills: {shown}{more}."
+    return text
 
 
 def system_commands(app: AgentApp) -> Iterable[SystemCommand]:
@@ -120,19 +143,16 @@ async def _clear(app: AgentApp, args: str) -> None:
     app.notify("New conversation.")
 
 
-@slash_command("model", "List the provider's models or switch the model", usage="[name]")
+@slash_command("model", "Pick the model (a list), or switch to the one named", usage="[name]")
 async def _model(app: AgentApp, args: str) -> None:
-    if not args:
-        from .screens.login_screen import show_models
-
-        await show_models(app)
-        return
     if _refuse_while_busy(app, "switching models"):
         return
-    from tui.providers.config import canonical_model
+    from .screens.model_screen import open_model_picker, switch_model
 
-    app.set_model(canonical_model(args))
-    app.notify(f"Model switched to {app.session.options.model}.")
+    if not args:
+        await open_model_picker(app)
+        return
+    switch_model(app, args)
 
 
 @slash_command("theme", "Switch the colour theme", usage="[name]")

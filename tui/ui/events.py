@@ -280,7 +280,10 @@ class EventController(PermissionHandlers, ToolBeltHandlers, CostHandlers):
         if e.iteration == 0:  # a compaction's summary request
             self.app.status.set_state("compacting")
             return
-        self.app.status.set_state("waiting for model", f"(call {e.iteration})" if e.iteration > 1 else "")
+        parts = [f"call {e.iteration}"] * (e.iteration > 1)
+        if e.attempt > 1:  # a retry: the status line keeps counting while it connects, not only while it waits
+            parts.append(f"retry {e.attempt}/{getattr(self, '_max_attempts', e.attempt)}")
+        self.app.status.set_state("waiting for model", f"({', '.join(parts)})" if parts else "")
 
     async def on_response_started(self, e: ev.ResponseStarted) -> None:
         self.app.status.set_state("streaming")
@@ -412,6 +415,7 @@ class EventController(PermissionHandlers, ToolBeltHandlers, CostHandlers):
         await self.add_marker(
             f"↻ {e.reason}{status}, retrying in {e.delay_s:g} s, attempt {e.attempt}/{e.max_attempts}", "retry"
         )
+        self._max_attempts = e.max_attempts
         self.app.status.set_state("waiting for model", f"(retry {e.attempt}/{e.max_attempts})")
 
     async def on_loop_stopped(self, e: ev.LoopStopped) -> None:

@@ -7,14 +7,12 @@ Runs on the trust worker thread after the folder's trust is known. Nothing here 
 from __future__ import annotations
 
 import json
-import os
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from tui.ui.threads import call_soon_from_thread
 
 if TYPE_CHECKING:
-    from tui.config.settings import LoadedSettings
     from tui.ui.app import AgentApp
 
 TITLE = "MCP servers"
@@ -32,15 +30,6 @@ def project_server_names(project_dir: Path) -> list[str]:
     except (OSError, ValueError, AttributeError, RecursionError):
         return []  # the loader reports a broken file with its own sentence
     return [str(name) for name in servers] if isinstance(servers, dict) else []
-
-
-def servers_awaiting_trust(loaded: LoadedSettings) -> list[str]:
-    """The `.mcp.json` servers of an untrusted folder whose trust the user has not declined ([] otherwise)."""
-    here = os.path.realpath(loaded.project_dir)
-    declined = {os.path.realpath(os.path.expanduser(f)) for f in loaded.settings.declined_folders}
-    if loaded.trusted or here in declined:
-        return []
-    return project_server_names(loaded.project_dir)
 
 
 def ask_project_servers(app: AgentApp) -> None:

@@ -11,6 +11,10 @@ from tui.agent import events as ev
 from tui.agent.permission_gate import PermissionReply
 
 
+#: after an answer that adds a rule, the next queued dialog waits at most this long for the engine's word
+RULE_WAIT_S = 0.5
+
+
 class PermissionHandlers:
     """EventController's permission handlers (it holds `app`, `_tools`, `_permissions` and `dialog`)."""
 
@@ -32,7 +36,7 @@ class PermissionHandlers:
         self._show_next_permission()
 
     def _show_next_permission(self) -> None:
-        if self.dialog is not None:
+        if self.dialog is not None or getattr(self, "_rule_pending", None) is not None:
             return
         while self._permissions and self._permissions[0].reply.done():
             self._permissions.popleft()
@@ -55,9 +59,21 @@ class PermissionHandlers:
                 request.reply.set_result(reply)
             except InvalidStateError:  # the engine resolved it (interrupt) in the meantime
                 pass
+        if reply is not None and reply.allowed and reply.scope in ("session", "always") and self._permissions:
+            # the rule it adds may settle the questions queued behind it (dispatch's PendingAsks): show the
+            # next one after the engine has said so, not a dialog that would close again at once
+            self._rule_pending = request.tool_use_id
+            self.app.set_timer(RULE_WAIT_S, partial(self._rule_applied, request.tool_use_id))
+            return
         self._show_next_permission()
 
+    def _rule_applied(self, tool_use_id: str) -> None:
+        if getattr(self, "_rule_pending", None) == tool_use_id:
+            self._rule_pending = None
+            self._show_next_permission()
+
     async def on_permission_resolved(self, e: ev.PermissionResolved) -> None:
+        self._rule_applied(e.tool_use_id)
         self.withdraw_if_shown(e)
         entry = self._tools.get(e.tool_use_id)
         if entry is not None and entry[0].state == "waiting":

@@ -218,7 +218,7 @@ def _from_palette(app: AgentApp, command: CustomCommand) -> None:
 
 
 def after_start(app: AgentApp) -> None:
-    """In a thread worker after the first frame: toast each command or skill file that could not be read,
+    """In a thread worker after the first frame: toast each command, skill or agent file that could not be read,
     and start the `statusLine` command when one is set."""
     from tui.config.settings import load_settings
     from tui.hooks.prompt_input import session_catalog
@@ -229,6 +229,9 @@ def after_start(app: AgentApp) -> None:
         app._shortcuts_started = True  # type: ignore[attr-defined]
     for problem in session_catalog(app.session).problems:
         call_soon_from_thread(app, app.notify, problem, title="Commands and skills", severity="warning", timeout=12)
+    agent_tool = next((t for t in getattr(app.session, "tools", ()) if t.name == "Agent"), None)
+    if agent_tool is not None:
+        agent_tool.definitions()  # read the agent files now: each one skipped is a toast at start, not at the first turn
     command = load_settings(Path(app.options.project_dir)).settings.status_line
     if command:
         from . import status_command

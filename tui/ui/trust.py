@@ -1,57 +1,191 @@
-"""Settings at start in the app: report problems in settings files, and ask once per folder
-whose own settings allow things (workspace trust)."""
+"""Workspace trust in the app: the question at start, `/trust` both ways, and what changes at once.
+
+At start (in a thread worker) the settings' problems are toasted and, in a folder that is not trusted
+and brings anything trust switches on (tui/trust/inventory.py), TrustDialog asks once. `/trust` shows
+the same list in either direction. An answer takes effect without a restart: the allow rules and hooks
+count (or stop), the folder's agents join the Agent tool, its `!` lines may run, its status line starts,
+and its MCP servers are offered (or stopped).
+"""
 
 from __future__ import annotations
 
+import os
 from functools import partial
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
-from tui.ui.threads import call_soon_from_thread
+from tui.sanitize import one_line
+
+from .commands import slash_command
+from .threads import call_soon_from_thread
 
 if TYPE_CHECKING:
+    from tui.config.settings import LoadedSettings
+    from tui.trust.inventory import FolderInventory
     from tui.ui.app import AgentApp
+
+TITLE = "Workspace trust"
+#: the words of a settings problem about a value that waits for trust (tui/config/settings.py)
+TRUST_PROBLEM = "until you trust"
 
 
 def check_trust(app: AgentApp) -> None:
     """Run in a thread worker: read the settings, toast their problems and, when needed, ask with TrustDialog."""
-    from tui.config.settings import load_settings, problem_for_display, should_ask_trust, untrusted_allow_rules
+    from tui.config.settings import load_settings, problem_for_display
+    from tui.trust.inventory import folder_inventory
 
     project_dir = app.options.project_dir
     loaded = load_settings(project_dir)
     for problem in app.options.mcp_problems:  # MCP entries that could not be used (tui/mcp/sources.py)
         text = problem_for_display(problem, project_dir)
         call_soon_from_thread(app, app.notify, text, title="MCP", severity="warning", timeout=12, markup=False)
+    inventory = folder_inventory(project_dir, loaded)
+    app.trust_inventory = inventory
+    asking = not loaded.trusted and bool(inventory) and not _declined(loaded)
     for problem in loaded.problems:
+        if asking and TRUST_PROBLEM in problem:
+            continue  # the question names it (statusLine, apiKeyHelper, a permissive mode)
         text = problem_for_display(problem, project_dir)
         call_soon_from_thread(app, app.notify, text, title="Settings", severity="warning", timeout=12, markup=False)
-    from tui.ui.mcp_approval import ask_project_servers, servers_awaiting_trust
-
     if loaded.trusted:
+        from tui.ui.mcp_approval import ask_project_servers
+
         ask_project_servers(app)  # new .mcp.json servers: which may start
-    servers = servers_awaiting_trust(loaded)
-    if not should_ask_trust(loaded) and not servers:
-        return
-    rules = [r.rule for r in untrusted_allow_rules(loaded)]
+    elif asking:
+        call_soon_from_thread(app, _ask, app, inventory)
 
-    def answered(trusted: bool | None) -> None:
-        from tui.config.settings import decline_folder, trust_folder
 
-        try:
-            if trusted:
-                trust_folder(project_dir)
-                app.session.reload_policy()
-                what = "its allow rules now count" if rules else "its MCP servers may start"
-                app.notify(f"Trusted {project_dir}: {what}.", title="Workspace trust")
-                app.run_worker(partial(ask_project_servers, app), thread=True, group="trust", exit_on_error=False)
-            else:
-                decline_folder(project_dir)
-                off = " and ".join(["allow rules"] * bool(rules) + [".mcp.json servers"] * bool(servers))
-                app.notify(f"Not trusted: this folder's {off} stay off" + (" (deny and ask rules count)." if rules
-                                                                              else "."), title="Workspace trust")
-        except (OSError, ValueError) as exc:
-            app.notify(f"The answer could not be saved: {exc}", severity="error", title="Workspace trust")
+def _declined(loaded: LoadedSettings) -> bool:
+    here = os.path.realpath(loaded.project_dir)
+    return here in {os.path.realpath(os.path.expanduser(f)) for f in loaded.settings.declined_folders}
 
+
+def _ask(app: AgentApp, inventory: FolderInventory) -> None:
     from tui.ui.screens.trust_dialog import TrustDialog
 
-    dialog = TrustDialog(project_dir, rules, grace_s=app.permission_grace_s, mcp_servers=servers)
-    call_soon_from_thread(app, app.push_screen, dialog, answered)
+    dialog = TrustDialog(inventory, grace_s=app.permission_grace_s, untrust=inventory.trusted)
+    app.push_screen(dialog, partial(_answered, app, inventory))
+
+
+def open_trust_dialog(app: AgentApp) -> None:
+    """`/trust`: read what the folder brings now (in a thread worker), then ask to trust it or to stop."""
+    from tui.trust.inventory import folder_inventory
+
+    inventory = folder_inventory(app.options.project_dir)
+    app.trust_inventory = inventory
+    call_soon_from_thread(app, _ask, app, inventory)
+
+
+@slash_command("trust", "Trust this folder, or stop trusting it: its hooks, agents, MCP servers, allow rules …")
+def _trust_command(app: AgentApp, args: str) -> None:
+    app.run_worker(partial(open_trust_dialog, app), thread=True, group="trust", exit_on_error=False)
+
+
+def _answered(app: AgentApp, inventory: FolderInventory, change: bool | None) -> None:
+    from tui.config.rule_files import SettingsWriteError
+    from tui.trust.folder import decline_folder, trust_folder, untrust_folder
+
+    project_dir = app.options.project_dir
+    trusting = not inventory.trusted
+    try:
+        if change and trusting:
+            trust_folder(project_dir)
+        elif change:
+            untrust_folder(project_dir)
+        elif trusting:
+            decline_folder(project_dir)
+    except (OSError, SettingsWriteError) as exc:
+        app.notify(f"The answer could not be saved: {exc}", severity="error", title=TITLE)
+        return
+    if not change:
+        if trusting and inventory:
+            app.notify(f"Not trusted: this folder's {inventory.summary()} stay off. /trust loads them.", title=TITLE)
+        return
+    apply_trust(app, trusting)
+    what = f": its {inventory.summary()} {'are' if len(inventory.items) != 1 else 'is'} now {'on' if trusting else 'off'}" \
+        if inventory else ""
+    if trusting:
+        app.notify(f"Trusted {project_dir}{what}.", title=TITLE)
+    else:
+        app.notify(f"Stopped trusting {project_dir}{what} (deny and ask rules still count).", title=TITLE)
+
+
+def apply_trust(app: AgentApp, trusted: bool) -> None:
+    """Make the session follow the folder's trust now: rules and hooks, agents, status line, MCP servers."""
+    session = app.session
+    session.reload_policy()  # allow rules, a permissive mode, hooks; `!` lines and allowed-tools read it
+    agent_tool = next((t for t in session.tools if t.name == "Agent"), None)
+    if agent_tool is not None:
+        agent_tool.reload()  # read again in a thread: a file that cannot be used is named at once (a toast per file)
+        app.run_worker(agent_tool.definitions, thread=True, group="trust", exit_on_error=False)
+    _restart_status_line(app)
+    if trusted:
+        from tui.ui.mcp_approval import ask_project_servers
+
+        app.run_worker(partial(ask_project_servers, app), thread=True, group="trust", exit_on_error=False)
+        if session.hooks is not None and session.turn_count == 0:  # trusted before the first prompt: as at start
+            app.run_worker(partial(_start_project_hooks, session), thread=True, group="trust", exit_on_error=False)
+    else:
+        _stop_project_servers(session)
+    app.run_worker(partial(_refresh_inventory, app), thread=True, group="trust", exit_on_error=False)
+
+
+def _start_project_hooks(session: Any) -> None:
+    """The folder's SessionStart hooks, which the start skipped; what they add goes with the first prompt."""
+    session.hook_context += session.hooks.session_start_after_trust()
+
+
+def _refresh_inventory(app: AgentApp) -> None:
+    from tui.trust.inventory import folder_inventory
+
+    app.trust_inventory = folder_inventory(app.options.project_dir)
+
+
+def _restart_status_line(app: AgentApp) -> None:
+    from tui.config.settings import load_settings
+
+    old = getattr(app, "status_command", None)
+    command = load_settings(app.options.project_dir).settings.status_line
+    if old is not None and old.command == command:
+        return
+    if old is not None:
+        old.timer.stop()
+        app.status.custom = ""
+        app.status_command = None  # type: ignore[attr-defined]
+    if command:
+        from . import status_command
+
+        status_command.start(app, command)
+
+
+def _stop_project_servers(session: Any) -> None:
+    """End the sessions of the folder's own MCP servers (in a thread: a server may take a moment to stop)."""
+    runtime = getattr(session, "mcp", None)
+    if runtime is None:
+        return
+    names = [name for name, state in runtime.manager.states.items()
+             if state.config.source == "project" and state.status != "disabled"]
+    import threading
+
+    for name in names:
+        threading.Thread(target=runtime.manager.set_enabled, args=(name, False), name=f"mcp-stop-{name}",
+                         daemon=True).start()
+
+
+def current_inventory(app: AgentApp) -> FolderInventory:
+    """What the folder brings, as read at start or at the last /trust (read now if not yet)."""
+    inventory = getattr(app, "trust_inventory", None)
+    if inventory is None:
+        from tui.trust.inventory import folder_inventory
+
+        inventory = app.trust_inventory = folder_inventory(app.options.project_dir)
+    return inventory
+
+
+def skipped_note(app: AgentApp, key: str) -> str | None:
+    """For a screen: what of one kind the untrusted folder's files hold and `/trust` would load (None when nothing)."""
+    from tui.trust.notice import untrusted_note
+
+    if getattr(app, "options", None) is None:
+        return None  # a screen shown outside agent-tui's app (a test harness)
+    note = untrusted_note(current_inventory(app), key)
+    return one_line(note) if note else None

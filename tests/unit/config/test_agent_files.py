@@ -89,3 +89,18 @@ def test_agent_rules_name_the_type_and_old_task_rules_still_count(tmp_path: Path
     policy = PermissionPolicy(deny=["Task(Explore)", "Agent(Plan)"], project_dir=tmp_path)
     decide = lambda kind: policy.check(AgentLike(), {"subagent_type": kind}, ctx).decision  # noqa: E731
     assert (decide("Explore"), decide("Plan"), decide("general-purpose")) == ("deny", "deny", "allow")
+
+
+def test_agents_in_subfolders_load_and_a_duplicate_name_is_one_sentence(tmp_path: Path) -> None:
+    home, project = tmp_path / "home", tmp_path / "proj"
+    agents = project / ".claude" / "agents"
+    write(agents / "review", "code.md", "---\nname: code-reviewer\ndescription: reviews\n---\nR\n")
+    write(agents / "ops" / "deep", "deploy.md", "---\nname: deployer\ndescription: deploys\n---\nD\n")
+    write(agents, "reviewer.md", "---\nname: code-reviewer\ndescription: top\n---\nT\n")
+    write(home / ".claude" / "agents" / "mine", "helper.md", "---\nname: helper\ndescription: mine\n---\nH\n")
+    definitions, problems = load_definitions(project, trusted=True, home=home)
+    by_name = {d.name: d for d in definitions}
+    assert by_name["deployer"].source == "project" and by_name["helper"].source == "user"
+    assert by_name["code-reviewer"].description == "top"  # the shallower file keeps the name
+    assert problems == [f"The agent file {agents / 'review' / 'code.md'} was not loaded: the name `code-reviewer` "
+                        f"is taken by {agents / 'reviewer.md'}."]

@@ -235,6 +235,19 @@ def test_subagent_limits_are_settings_and_a_bad_value_is_named(proj: Path) -> No
     assert any("max_subagent_depth" in p for p in loaded.problems)
 
 
+def test_claude_code_keys_agent_tui_does_not_use_are_named_once_per_file(tmp_path: Path) -> None:
+    proj = tmp_path / "proj"
+    write(proj / ".claude/settings.json", json.dumps({
+        "$schema": "https://json.schemastore.org/claude-code-settings.json", "permissions": {"deny": ["Read(.env)"]},
+        "enabledPlugins": {"x@market": True}, "plansDirectory": "plans", "outputStyle": "Explanatory",
+        "enabledMcpjsonServers": ["a"]}, indent=1))
+    write(proj / ".claude/settings.local.json", json.dumps({"env": {"A": "1"}}))
+    problems = [p for p in load_settings(proj).problems if "not used by agent-tui" in p]
+    assert problems == [
+        f"{proj / '.claude/settings.json'}:8: not used by agent-tui: enabledPlugins, plansDirectory, outputStyle.",
+        f"{proj / '.claude/settings.local.json'}:1: not used by agent-tui: env."]
+
+
 def test_the_background_output_limit_is_a_setting(tmp_path, monkeypatch) -> None:
     from tui.config.settings import load_settings
 

@@ -119,3 +119,12 @@ def test_only_offered_tools_are_called(project: Path, tools_runner: StandInTools
     assert called <= set(offered)
     assert replies[-1].stop_reason == "end_turn"
     assert "Edit tool is not available" in replies[-1].content[-1].text
+
+
+def test_explaining_the_project_reads_the_longest_readme_not_a_pointer(project: Path, tools_runner: StandInTools) -> None:
+    (project / "README").write_text("See README.rst.\n")
+    (project / "README.rst").write_text("Calc\n====\n\n" + "Adds numbers, carefully, with tests.\n" * 30)
+    client, _ = make_client(project)
+    replies, _ = drive_turn(client, "explain this project", tools_runner)
+    reads = [block.input["file_path"] for reply in replies for block in _tool_uses(reply) if block.name == "Read"]
+    assert reads and reads[0] == str(project / "README.rst")

@@ -77,15 +77,29 @@ def mentioned_files(prompt: str, project_dir: Path) -> list[Path]:
     return named
 
 
+def project_readme(project_dir: Path, files: list[str]) -> Path | None:
+    """The README at the top of the project: the longest of README.md, README.rst, README … (a one-line
+    pointer to another file loses to the real one)."""
+    found = [project_dir / f for f in files if "/" not in f and f.lower().startswith("readme")]
+
+    def size(path: Path) -> int:
+        try:
+            return path.stat().st_size
+        except OSError:
+            return -1
+
+    return max(found, key=lambda p: (size(p), -len(p.name)), default=None)
+
+
 def pick_read_target(prompt: str, project_dir: Path) -> Path | None:
     """The most relevant file to read first: one named in the prompt, README, or source."""
     named = mentioned_files(prompt, project_dir)
     if named:
         return named[0]
     files = walk_project(project_dir)
-    for relative in files:
-        if "/" not in relative and relative.lower().startswith("readme"):
-            return project_dir / relative
+    readme = project_readme(project_dir, files)
+    if readme is not None:
+        return readme
     for relative in files:
         if relative.endswith(SOURCE_SUFFIXES):
             return project_dir / relative

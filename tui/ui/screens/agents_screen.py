@@ -17,6 +17,7 @@ from tui.config.agent_files import PROJECT_FOLDERS, USER_FOLDER, AgentDefinition
 from tui.sanitize import one_line
 
 from ..commands import slash_command
+from ..trust import skipped_note
 from ..widgets.ordered_keys import OrderedInput
 
 
@@ -36,6 +37,7 @@ class AgentsScreen(ModalScreen[None]):
     #agents-form Input { margin: 0 0 1 0; }
     #agents-buttons { height: auto; }
     #agents-status { height: auto; color: $text-muted; }
+    #agents-problems { height: auto; max-height: 6; color: $warning; }
     """
 
     BINDINGS = [Binding("escape", "close", "Close", id="close_agents"),
@@ -47,6 +49,8 @@ class AgentsScreen(ModalScreen[None]):
         self.project_dir = Path(project_dir or Path.cwd())
         tool = _agent_tool(session)
         self.definitions: list[AgentDefinition] = tool.definitions() if tool is not None else []
+        #: one sentence per agent file that was skipped (broken, or a name already taken)
+        self.problems: list[str] = list(getattr(tool, "problems", []))
         self.trusted = bool(getattr(getattr(session, "policy", None), "trusted", False))
 
     @property
@@ -59,6 +63,10 @@ class AgentsScreen(ModalScreen[None]):
     def compose(self) -> ComposeResult:
         with Vertical(id="agents-box"):
             yield Static("Agent types (the Agent tool's subagent_type)", classes="title")
+            if note := skipped_note(self.app, "agents"):
+                yield Static(note, id="agents-untrusted", classes="untrusted-note", markup=False)
+            if self.problems:
+                yield Static(Text("\n".join(f"⚠ {one_line(p)}" for p in self.problems)), id="agents-problems")
             yield DataTable(id="agents-table", cursor_type="row")
             with Vertical(id="agents-form"):
                 yield Static(Text(f"New agent, saved to {one_line(str(self.folder))}/<name>.md", style="bold"))

@@ -16,7 +16,7 @@ from textual.widgets import Static
 
 from tui.agent.context_map import context_map
 from tui.sanitize import one_line, visible
-from tui.wording import plural
+from tui.wording import middle_cut, plural
 
 from ..commands import slash_command
 
@@ -26,6 +26,8 @@ if TYPE_CHECKING:
 COLUMNS, ROWS = 20, 10
 #: messages of the last compaction listed beside its summary
 DROPPED_SHOWN = 30
+#: a consumer's label is cut to this many characters, in the middle (a path keeps its file name)
+LABEL_WIDTH = 48
 COLOURS = {"system": "magenta", "memory": "cyan", "tool": "yellow", "turn": "blue"}
 NAMES = {"system": "System prompt", "memory": "Memory files", "tool": "Tool definitions", "turn": "Messages"}
 
@@ -76,10 +78,10 @@ def table(figures: dict[str, Any]) -> Group:
     summary.add_row("Cached share of the last request", "–" if share is None else f"{share:.0%}")
     top = Table("Top consumers", "tokens", box=None, padding=(0, 1), header_style="bold")
     for part in figures["top"]:
-        top.add_row(one_line(part["label"])[:48], k(part["tokens"]))
+        top.add_row(middle_cut(one_line(part["label"]), LABEL_WIDTH), k(part["tokens"]))
     results = Table("Biggest tool results", "tokens", box=None, padding=(0, 1), header_style="bold")
     for part in figures["tool_results"]:
-        results.add_row(one_line(part["label"])[:48], k(part["tokens"]))
+        results.add_row(middle_cut(one_line(part["label"]), LABEL_WIDTH), k(part["tokens"]))
     notes = Text()
     notes.append("Cache breakpoints: ", style="bold")
     notes.append(", ".join(figures["cache_breakpoints"]) + "\n")

@@ -44,9 +44,20 @@ def help_table() -> Table:
         table.add_row(f"/{command.name}" + (f" {command.usage}" if command.usage else ""), command.description)
     table.add_row("", "")
     table.add_row(Text("Tips", style="bold underline"), "")
-    table.add_row("Select text", "hold Shift (or Option on macOS) while dragging to use the terminal's own selection")
-    table.add_row("Keys", "if a key does nothing, run `textual keys` to see what your terminal sends")
+    for tip, text in TIPS:
+        table.add_row(tip, text)
     return table
+
+
+#: what the key registry cannot say: keys that act in context
+TIPS = (
+    ("Open a tool block", "Tab until its title is highlighted (the prompt, the tool panel, then the conversation's "
+                          "blocks), then Enter; Enter again folds it"),
+    ("Esc Esc", "on an empty prompt, while no turn runs: the rewind list (also /rewind)"),
+    ("Esc", "while a turn runs: interrupt it; in a dialog: deny or close"),
+    ("@path, !cmd, #note", "attach a file, run a shell command, add a line to a memory file"),
+    ("Select text", "hold Shift (or Option on macOS) while dragging to use the terminal's own selection"),
+)
 
 
 class HelpScreen(ModalScreen[None]):
@@ -55,10 +66,13 @@ class HelpScreen(ModalScreen[None]):
     BINDINGS = [
         Binding("escape,f1,q", "dismiss", "Close", id="close_help"),
     ]
+    #: the text scrolls with Up/Down, PgUp/PgDn, Home/End from the start, without a click first
+    AUTO_FOCUS = "#help-box"
 
     def compose(self) -> ComposeResult:
         with VerticalScroll(id="help-box"):
-            yield Static(Text("agent-tui help", style="bold"), classes="panel-title")
+            yield Static(Text("agent-tui help · ↑↓ PgUp PgDn scroll · Esc / F1 closes", style="bold"),
+                         classes="panel-title")
             yield Static(help_table())
             yield Static(Text("Esc / F1 closes this help", style="dim"))
 

@@ -20,6 +20,8 @@ from textual.widgets import DataTable, Static
 from tui.config.settings import load_settings
 from tui.sanitize import one_line, visible
 
+from ..trust import skipped_note
+
 COMMAND_WIDTH = 40
 STATE_STYLES = {"on": "green", "off for this run": "yellow", "folder not trusted": "dim", "new: press a": "cyan",
                 "removed: press a": "red"}
@@ -74,6 +76,8 @@ class HooksScreen(ModalScreen[None]):
         with Vertical(id="hooks-box"):
             yield Static("Hooks", classes="title")
             yield Static("", id="hooks-status")
+            if note := skipped_note(self.app, "hooks"):
+                yield Static(note, id="hooks-untrusted", classes="untrusted-note", markup=False)
             yield DataTable(id="hooks-table", cursor_type="row", zebra_stripes=True)
             yield Static("", id="hooks-message")
             yield Static(self._problems_text(), id="hooks-problems")
@@ -112,8 +116,10 @@ class HooksScreen(ModalScreen[None]):
             table.add_row(spec.event, Text(one_line(spec.matcher or "*")), Text(_short(one_line(spec.command))),
                           Text(one_line(self._source_label(spec.source))), Text(state, style=STATE_STYLES[state]),
                           key=str(index))
-        status = Text(f"{len(active)} hook{'s' if len(active) != 1 else ''} in force")
-        status.append(f" · folder trusted: {'yes' if trusted else 'no (its own hooks do not run)'}", style="dim")
+        running = sum(state == "on" for _, state in self._rows)
+        status = Text(f"{running} of {len(active)} hook{'s' if len(active) != 1 else ''} on")
+        status.append(f" · folder trusted: {'yes' if trusted else 'no (its own hooks do not run; /trust loads them)'}",
+                      style="dim")
         if self.loaded.hooks_disabled_by:
             status.append(f" · disableAllHooks is set in {self._source_label(self.loaded.hooks_disabled_by)}",
                           style="bold yellow")

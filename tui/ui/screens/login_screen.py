@@ -5,7 +5,6 @@ The commands register themselves on import (commands.SESSION_COMMAND_MODULES lis
 
 from __future__ import annotations
 
-import asyncio
 from typing import TYPE_CHECKING
 
 from textual import on
@@ -55,19 +54,6 @@ class LoginScreen(ModalScreen[str | None]):
 @slash_command("status", "Show the provider, model, base URL, credential source, proxy and CA bundle")
 async def _status(app: AgentApp, args: str) -> None:
     for line in status_lines(app.session.options, app.session.offline):
-        await app.controller.add_marker(line, "info")
-
-
-async def show_models(app: AgentApp) -> None:
-    """`/model` without a name: the provider's models (listed off the UI thread), the current one marked."""
-    session = app.session
-    if session.offline:
-        await app.controller.add_marker(f"Model: {session.options.model} (the offline demo model).", "info")
-        return
-    from tui.providers.models import model_lines
-
-    lines = await asyncio.to_thread(lambda: model_lines(session.client(), session.options))
-    for line in [f"Model: {session.options.model}. Switch with /model NAME.", *lines]:
         await app.controller.add_marker(line, "info")
 
 

@@ -23,6 +23,8 @@ from textual.widgets import DataTable, Select, Static, TabbedContent, TabPane
 from tui.sanitize import one_line, visible
 from tui.wording import plural
 
+from ..trust import skipped_note
+
 STATUS_STYLE = {"connected": "green", "pending": "yellow", "failed": "red", "disabled": "#808080"}
 #: messages drawn at most in the Messages tab (the newest)
 SHOWN_MESSAGES = 1000
@@ -75,7 +77,10 @@ class McpScreen(ModalScreen[None]):
     def compose(self) -> ComposeResult:
         with Vertical(id="mcp-box"):
             yield Static("MCP servers", classes="title")
-            if self.runtime is None:
+            note = skipped_note(self.app, "mcp")
+            if note:
+                yield Static(note, id="mcp-untrusted", classes="untrusted-note", markup=False)
+            if self.runtime is None and not note:
                 yield Static("No MCP server is configured. Add one with `agent-tui mcp add NAME -- COMMAND`, "
                              "a project .mcp.json, [mcp_servers.NAME] in the settings, or --mcp-config.",
                              id="mcp-empty")

@@ -23,6 +23,7 @@ from tui.config.rules import RULE_KINDS, RuleKind, RuleSource
 from tui.config.settings import LoadedSettings, load_settings
 from tui.sanitize import one_line, visible
 
+from ..trust import skipped_note
 from ..widgets.ordered_keys import OrderedInput
 
 KIND_STYLES = {"deny": "bold red", "ask": "bold yellow", "allow": "bold green"}
@@ -64,6 +65,8 @@ class PermissionsScreen(ModalScreen[None]):
         with Vertical(id="permissions-box"):
             yield Static("Permissions", classes="title")
             yield Static(self._status_text(), id="permissions-status")
+            if note := skipped_note(self.app, "allow"):
+                yield Static(note, id="permissions-untrusted", classes="untrusted-note", markup=False)
             yield DataTable(id="permissions-rules", cursor_type="row", zebra_stripes=True)
             with Horizontal(id="permissions-form"):
                 yield OrderedInput(placeholder="New rule, e.g. Bash(npm run test *) or Edit(/src/**)", id="permissions-new-rule")
@@ -87,7 +90,8 @@ class PermissionsScreen(ModalScreen[None]):
         text.append("  ·  folder ", style="dim")
         text.append(one_line(str(self.project_dir)))
         text.append("  ·  trusted: ", style="dim")
-        text.append("yes" if trusted else "no (its own allow rules do not count)", style="bold" if trusted else "yellow")
+        text.append("yes" if trusted else "no (its own allow rules do not count; /trust makes them count)",
+                    style="bold" if trusted else "yellow")
         return text
 
     def _problems_text(self) -> Text:

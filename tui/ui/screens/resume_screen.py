@@ -7,6 +7,7 @@ and exporting run in thread workers so the UI never waits on the disk or the API
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from rich.text import Text
@@ -44,6 +45,8 @@ def session_row(info: SessionInfo) -> str:
     return f"{when}  {info.turns:>3} {plural_noun(info.turns, 'turn'):<5} {tokens:>7} tok  ${info.cost:>7.4f}  {prompt}"
 
 
+#: after the line of the session open in the app (listed too, as Claude Code lists it)
+CURRENT_MARK = "  ← this session"
 #: joins a session's path and a branch id in an option id (a branch line opens its session)
 BRANCH_MARK = "#branch-"
 
@@ -94,9 +97,6 @@ class ResumeScreen(ModalScreen[str | None]):
         sessions = list_sessions(options.project_dir, sessions_base(options), skipped)
         for sentence in skipped:  # a FIFO or folder named like a session: not listed, and said
             call_soon_from_thread(self.app, self.app.notify, sentence, severity="warning", timeout=12)
-        current = getattr(self.session, "session_id", None)
-        if self.session.messages:  # the open session is not something to resume
-            sessions = [s for s in sessions if s.id != current]
         from tui.agent.session_tree import session_tree
 
         rows = session_tree(sessions, options.project_dir)
@@ -119,8 +119,11 @@ class ResumeScreen(ModalScreen[str | None]):
         shown = [r.info for r in rows if r.branch is None]
         listing = self.query_one("#resume-list", OptionList)
         listing.clear_options()
-        listing.add_options([Option(Text(tree_row(r)), id=f"{r.info.path}{BRANCH_MARK}{r.branch.id}" if r.branch
-                                    else str(r.info.path)) for r in rows])
+        current = getattr(self.session, "session_id", None)
+        listing.add_options([Option(Text(tree_row(r) + (CURRENT_MARK if r.branch is None and r.info.id == current
+                                                         else "")),
+                                    id=f"{r.info.path}{BRANCH_MARK}{r.branch.id}" if r.branch else str(r.info.path))
+                             for r in rows])
         if shown:
             listing.highlighted = 0
         status = f"{len(shown)} of {plural(len(self.sessions), 'session')}" if self.sessions else "No saved sessions in this project yet."
@@ -223,7 +226,10 @@ def open_picker(app: AgentApp) -> None:
         return
 
     def chosen(path: str | None) -> None:
-        if path:
+        current = getattr(app.session, "transcript_path", None)
+        if path and current is not None and Path(path) == Path(current):
+            app.notify("That is the session open now; nothing to resume.", title="Resume")
+        elif path:
             app.run_worker(_resume(app, path), group="resume", exclusive=True)
 
     app.push_screen(ResumeScreen(app.session), chosen)

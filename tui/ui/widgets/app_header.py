@@ -29,7 +29,8 @@ class AppHeader(Static):
             where = "~/" + str(self.project_dir.relative_to(home))
         except ValueError:
             where = str(self.project_dir)
-        markup = "[b $accent]agent-tui[/] [dim]·[/dim] $model [dim]· $where[/dim]"
-        if self.offline:
-            markup += "   [b $warning]offline demo model[/] [dim]· $hint[/dim]"
+        if self.offline:  # the demo answers whatever model is chosen: no model name that is not called
+            markup = "[b $accent]agent-tui[/] [dim]· $where[/dim]   [b $warning]offline demo model[/] [dim]· $hint[/dim]"
+        else:
+            markup = "[b $accent]agent-tui[/] [dim]·[/dim] $model [dim]· $where[/dim]"
         return Content.from_markup(markup, model=one_line(self.model), where=one_line(where), hint=OFFLINE_HINT)

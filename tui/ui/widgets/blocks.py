@@ -117,10 +117,18 @@ def frozen_markdown(text: str) -> FrozenMarkdown:
 
 
 class UserPrompt(Static):
-    """What the user typed, echoed above the reply."""
+    """What the user typed, echoed above the reply, with a chip for each file or resource it attaches."""
 
     def __init__(self, text: str) -> None:
         super().__init__(Text(visible(text)), classes="user-prompt")
+        self.prompt_text = text
+
+    def on_mount(self) -> None:
+        from .chips import attachment_chips, chips_text
+
+        chips = attachment_chips(self.app, self.prompt_text)
+        if chips:
+            self.update(Text("\n").join([Text(visible(self.prompt_text)), chips_text(chips)]))
 
 
 class ThinkingBlock(Collapsible):

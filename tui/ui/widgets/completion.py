@@ -80,14 +80,28 @@ class PromptCompleter:
             self.close()
             return
         start, query = found
+        resources = self._resources()
+        server, colon, wanted = query.partition(":")
+        if colon and server in resources:  # `@server:…`: that server's resources, as `@` completes files
+            self._show("resource", (row, start, col), resource_items(server, wanted, resources[server]))
+            return
         if self.files is None:
             self._load_files()
             self.close()
             return
         from tui.hooks.mentions import fuzzy_matches
 
+        servers = [(f"@{s}:", f"{s}:", f"resources of the MCP server {s}") for s in resources if s.startswith(query)]
         matches = fuzzy_matches(query, self.files, MAX_ITEMS, self.lowered)
-        self._show("mention", (row, start, col), [(f"@{m}", m, "") for m in matches])
+        self._show("mention", (row, start, col), [*servers, *[(f"@{m}", m, "") for m in matches]][:MAX_ITEMS])
+
+    def _resources(self) -> dict[str, list[dict[str, Any]]]:
+        """The resources of each connected MCP server that has any (nothing of MCP loads without a server)."""
+        runtime = getattr(getattr(self.app, "_session", None), "mcp", None)
+        if runtime is None:
+            return {}
+        return {name: list(state.resources) for name, state in runtime.manager.states.items()
+                if state.status == "connected" and state.resources}
 
     def _slash_matches(self, typed: str) -> list[tuple[str, str, str]]:
         from tui.hooks.mentions import fuzzy_matches
@@ -106,8 +120,21 @@ class PromptCompleter:
 
             for name, note in prompt_completions(runtime).items():
                 described.setdefault(name, note)
+        untrusted = self._untrusted_note()
+        if untrusted:  # what the folder's files would bring, on the /trust line, first while nothing is typed
+            described["trust"] = untrusted
         names = fuzzy_matches(typed, sorted(described), MAX_ITEMS) if typed else sorted(described)[:MAX_ITEMS]
+        if untrusted and not typed:
+            names = ["trust", *[n for n in names if n != "trust"]][:MAX_ITEMS]
         return [(f"/{n}", f"/{n}", described[n]) for n in names]
+
+    def _untrusted_note(self) -> str | None:
+        inventory = getattr(self.app, "trust_inventory", None)  # read after the first frame (ui/trust.py)
+        if inventory is None:
+            return None
+        from tui.trust.notice import untrusted_summary
+
+        return untrusted_summary(inventory)
 
     def _show(self, kind: str, span: tuple[int, int, int], items: list[tuple[str, str, str]]) -> None:
         if not items:
@@ -170,13 +197,14 @@ class PromptCompleter:
         from tui.hooks.mentions import quote_mention
 
         row, start, end = self.span
+        goes_on = self.kind == "mention" and value.endswith(("/", ":"))  # a folder, or a server's resources
         replacement = f"{value} " if self.kind == "slash" else quote_mention(value)
-        if self.kind == "mention" and not value.endswith("/"):
+        if self.kind in ("mention", "resource") and not goes_on:
             replacement += " "
         self.prompt.replace(replacement, (row, start), (row, end))
         self.close()
-        if self.kind == "mention" and value.endswith("/"):
-            self.update()  # a folder: go on completing inside it
+        if goes_on:
+            self.update()  # go on completing inside it
 
 
 def install(app: AgentApp) -> Any:
@@ -192,3 +220,19 @@ def install(app: AgentApp) -> Any:
     completer = PromptCompleter(app, prompt, menu)
     prompt.completer = completer
     return completer
+
+
+def resource_items(server: str, wanted: str, resources: list[dict[str, Any]]) -> list[tuple[str, str, str]]:
+    """Menu entries (label, value, note) for the resources of `server` whose URI or name fits `wanted`."""
+    from tui.hooks.mentions import fuzzy_matches
+
+    by_uri = {str(r.get("uri", "")): r for r in resources if r.get("uri")}
+    uris = fuzzy_matches(wanted, list(by_uri), MAX_ITEMS)
+    if wanted and len(uris) < MAX_ITEMS:  # a resource's name counts too
+        uris += [u for u, r in by_uri.items() if u not in uris and wanted.lower() in str(r.get("name", "")).lower()]
+    items = []
+    for uri in uris[:MAX_ITEMS]:
+        resource = by_uri[uri]
+        note = str(resource.get("description") or resource.get("name") or "")
+        items.append((f"@{server}:{uri}", f"{server}:{uri}", f"{note}  (MCP {server})".strip()))
+    return items
