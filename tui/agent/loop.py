@@ -2,6 +2,7 @@
 
     user prompt -> request(system[], messages[], tools[]) -> stream the response
       -> stop_reason == tool_use ? run the tools, send every result in one user message, repeat
+         (messages the user queued meanwhile go in that same message, after the results: steer.py)
       -> otherwise leave, saying why
 
 `stop_reason` alone drives the loop; the client never guesses from the text. Anything
@@ -31,6 +32,7 @@ from .pricing import add_usage, total_tokens, usage_cost
 from .request import build_request, sdk_params
 from .retry import backoff_delay, classify
 from .tool_belt import MAX_PAUSE_TURNS, notification_blocks, pause_streak, remind_plan_mode
+from .steer import steer
 from .stream import StreamError, StreamInterrupted, StreamResult, run_stream
 from tui.wording import plural
 
@@ -53,6 +55,7 @@ def run_turn(session: AgentSession, prompt: str) -> None:
         session.sync_mcp(prompt)  # MCP servers this turn needs, their tools between turns (tui/mcp/runtime.py)
         while True:
             check_limits(session, turn)
+            steer(session, turn.iterations + 1)  # messages typed meanwhile join this request, after the results
             maybe_auto_compact(session)
             check_fits(session, turn)
             turn.iterations += 1
