@@ -6,7 +6,6 @@ while a request is on its way), as the app's prompt would queue it, so nothing h
 
 from __future__ import annotations
 
-import threading
 from pathlib import Path
 from typing import Any
 
@@ -15,12 +14,11 @@ import pytest
 from tests.fakeapi import FakeAPI
 from tests.fakeapi.demo_project import make_demo_project
 from tests.fakeapi.script import reply, text, tool_use
-from tests.integration.helpers import make_session
+from tests.integration.helpers import Gate, make_session, with_gate
 from tui.agent.events import LoopStopped, MessageQueued, MessagesSteered, TurnStarted
 from tui.agent.inbox import Inbox
 from tui.agent.resume import load_session
 from tui.agent.steer import may_add_text
-from tui.tools.base import Tool, ToolContext, ToolInterrupted, ToolResult
 
 
 @pytest.fixture
@@ -34,35 +32,6 @@ def project(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     root.mkdir()
     make_demo_project(root)
     return root
-
-
-class Gate(Tool):
-    """A read-only test tool that holds its batch until the test opens it: the user types meanwhile."""
-
-    name = "Gate"
-    description = "Waits (test tool)."
-    input_schema = {"type": "object", "properties": {}}
-    read_only = True
-
-    def __init__(self) -> None:
-        self.started = threading.Event()
-        self.opened = threading.Event()
-
-    def run(self, tool_input: dict[str, Any], ctx: ToolContext) -> ToolResult:
-        self.started.set()
-        while not self.opened.wait(0.01):
-            if ctx.cancel.is_set():
-                raise ToolInterrupted()
-        return ToolResult("the gate opened")
-
-
-def with_gate(session: Any) -> Gate:
-    """Give `session` (its default tools kept) the Gate tool."""
-    gate = Gate()
-    session.tools.append(gate)
-    session.base_tools.append(gate)
-    session.dispatcher.tools[gate.name] = gate
-    return gate
 
 
 def texts(message: dict[str, Any]) -> list[str]:
@@ -198,7 +167,10 @@ def test_later_messages_wait_for_the_next_turn_and_keep_their_order():
     inbox.put("c")
     assert [m.text for m in inbox.take_steerable()] == ["a"]
     assert [m.text for m in inbox.take_steerable()] == []
-    assert [m.text for m in inbox.next_batch()] == ["b", "c"]
+    assert [m.text for m in inbox.next_batch()] == ["b", "c"]  # "b" starts a turn; "c" may join it
+    inbox.put("d")
+    inbox.put("e", steer=False)
+    assert [m.text for m in inbox.next_batch()] == ["d"] and [m.text for m in inbox.next_batch()] == ["e"]
 
 
 def test_no_text_goes_where_only_tool_results_may():

@@ -113,11 +113,17 @@ class Inbox:
             self._active = True
 
     def next_batch(self) -> list[QueuedMessage]:
-        """After a turn: every waiting message (the next prompt), or none, and then no turn owns the inbox."""
+        """After a turn: the next prompt's messages, or none (and then no turn owns the inbox)."""
         with self._lock:
-            taken, self._messages = self._messages, []
+            taken = self._take_batch()
             self._active = bool(taken)
             return taken
+
+    def _take_batch(self) -> list[QueuedMessage]:
+        """The first message and the steerable ones after it (a "later" message starts a turn of its own)."""
+        end = next((i for i, m in enumerate(self._messages) if i and not m.steer), len(self._messages))
+        taken, self._messages = self._messages[:end], self._messages[end:]
+        return taken
 
     # --- a reader that feeds it until its input ends (-p --input-format stream-json) ----------
 
@@ -128,14 +134,12 @@ class Inbox:
             self._lock.notify_all()
 
     def wait_batch(self, timeout: float | None = None) -> list[QueuedMessage] | None:
-        """Block until messages wait (take them all) or the inbox is closed and empty (None)."""
+        """Block until messages wait (take the next prompt's), or the inbox is closed and empty (None)."""
         with self._lock:
             self._lock.wait_for(lambda: self._messages or self._closed, timeout)
             if not self._messages:
                 return None if self._closed else []
-            taken, self._messages = self._messages, []
-            self._active = True
-            return taken
+            return self._take_batch()
 
 
 def joined(messages: list[QueuedMessage]) -> str:

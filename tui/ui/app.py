@@ -36,6 +36,7 @@ from .bindings import bindings_for
 from .widgets.app_header import AppHeader
 from .widgets.conversation import MAX_MOUNTED_TURNS, Conversation
 from .widgets.prompt import PromptArea, PromptRow
+from .widgets.queued_messages import QueuedMessages
 from .widgets.status_line import StatusLine
 from .widgets.tool_panel import ToolPanel
 
@@ -119,6 +120,7 @@ class AgentApp(App[int]):
                 yield Conversation(id="conversation", max_mounted=self.max_mounted_turns)
                 yield Static("new output ↓  (End jumps to it)", id="new-output")
                 yield PromptRow(id="prompt-row")
+                yield QueuedMessages(id="queued")
             yield ToolPanel(id="tool-panel")
         yield StatusLine(id="status")
         yield Footer()
@@ -193,6 +195,9 @@ class AgentApp(App[int]):
         """Build the session, import the SDK in a thread, warm up what later actions need."""
         self._attach_session()
         self.query_one(PromptRow).add_cancel_button()
+        from . import prompt_queue
+
+        prompt_queue.install(self)  # Enter queues while a turn runs; Up and Esc take queued messages back
         from .widgets.completion import install
 
         install(self)
@@ -288,6 +293,8 @@ class AgentApp(App[int]):
             self._subscription.close()
             self._subscription = None
         if self._session is not None:
+            if (inbox := getattr(self._session, "inbox", None)) is not None:
+                inbox.take_all()  # nothing queued may start a turn now
             self._session.cancel()
             if getattr(self._session, "mcp", None) is not None:  # servers end off the UI thread
                 threading.Thread(target=self._session.mcp.close, name="mcp-close", daemon=True).start()
@@ -312,6 +319,10 @@ class AgentApp(App[int]):
         """Run a slash command, or start a turn with `text`."""
         if text.startswith("/"):
             await commands.run_slash(self, text)
+            return
+        from .prompt_queue import queue_while_busy
+
+        if queue_while_busy(self, text):  # a turn runs: the message goes with its next request, or starts the next
             return
         if await prompt_shortcuts.submit(self, text):  # !cmd, #memory, @files
             return
@@ -381,16 +392,7 @@ class AgentApp(App[int]):
         self.exit(0)  # exit() interrupts the turn
 
     def action_cycle_mode(self) -> None:
-        permissions = _optional("tui.config.permissions")
-        current = self.session.policy.mode
-        if permissions is not None and hasattr(permissions, "next_mode"):
-            allow_bypass = self.session.options.permission_mode == "bypassPermissions"
-            new = permissions.next_mode(current, allow_bypass)
-        else:
-            cycle = ["default", "acceptEdits", "plan"]
-            new = cycle[(cycle.index(current) + 1) % len(cycle)] if current in cycle else cycle[0]
-        self.session.policy.mode = new
-        self.status.mode = new
+        commands.cycle_mode(self)
 
     def action_help(self) -> None:
         from .screens.help_screen import HelpScreen

@@ -37,7 +37,8 @@ log = logging.getLogger(__name__)
 
 INSPECTOR_EVENTS = (ev.RequestSent, ev.ResponseStarted, ev.ResponseFinished, ev.StopReasonHandled,
                     # the timeline's tool bars and permission waits
-                    ev.ToolStarted, ev.ToolFinished, ev.PermissionRequested, ev.PermissionResolved)
+                    ev.ToolStarted, ev.ToolFinished, ev.PermissionRequested, ev.PermissionResolved,
+                    ev.MessagesSteered)
 #: LoopStopped reasons that are a normal end and need no extra marker
 QUIET_STOPS = ("end_turn",)
 
@@ -130,6 +131,9 @@ class EventController(PermissionHandlers, ToolBeltHandlers):
         from .mcp_glue import mcp_handlers
 
         self.handlers.update(mcp_handlers(app))  # MCP (tui/ui/mcp_glue.py)
+        from .prompt_queue import queue_handlers
+
+        self.handlers.update(queue_handlers(self))  # messages typed while a turn runs (tui/ui/prompt_queue.py)
         from .subagent_events import SubagentEvents
 
         self.subagents = SubagentEvents(self)  # events of subagent loops (loop_path other than main)
@@ -269,6 +273,9 @@ class EventController(PermissionHandlers, ToolBeltHandlers):
             await self._mount(UserPrompt(e.prompt))
         self._local_turn_pending = False
         self.app.status.set_state("waiting for model")
+        from .prompt_queue import refresh
+
+        refresh(self.app)  # a queue left by the last turn is this turn's prompt now
 
     async def on_request_sent(self, e: ev.RequestSent) -> None:
         self._blocks.clear()

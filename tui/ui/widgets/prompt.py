@@ -49,6 +49,8 @@ class PromptArea(TextArea):
         self._paste_rest: list[str] = []
         #: the `/` and `@` completion menu (completion.py); while open it takes Up/Down/Tab/Enter/Esc
         self.completer: Any = None
+        #: messages queued while a turn runs (prompt_queue.py): on an empty prompt Up edits the newest, Esc takes all back
+        self.queue: Any = None
 
     @property
     def wrapped_document(self) -> Any:
@@ -96,6 +98,10 @@ class PromptArea(TextArea):
     async def _on_key(self, event: events.Key) -> None:
         """A full prompt takes no more typing (TextArea's handler runs after this one unless prevented)."""
         if event.key in ("tab", "escape") and self.completer is not None and self.completer.key(event.key):
+            event.stop()
+            event.prevent_default()
+            return
+        if event.key == "escape" and self.queue is not None and self.queue.take_back(self):
             event.stop()
             event.prevent_default()
             return
@@ -151,6 +157,8 @@ class PromptArea(TextArea):
 
     def _history_previous(self) -> None:
         """Recall the previous prompt when the cursor is on the first line; else move up."""
+        if self.queue is not None and self.queue.recall(self):
+            return
         if self.cursor_location[0] > 0 or not self.prompt_history:
             self.action_cursor_up()
             return

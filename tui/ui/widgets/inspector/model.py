@@ -13,6 +13,7 @@ from tui.agent.events import (
     Event,
     HookFinished,
     HookStarted,
+    MessagesSteered,
     RequestSent,
     ResponseFinished,
     ResponseStarted,
@@ -48,6 +49,7 @@ class ApiCall:
     hooks: list[dict[str, Any]] = field(default_factory=list)  # hooks run after this response: exact stdin/stdout
     version: int = 0  # bumped on every change, so views know when to rebuild
     loop_path: str = "main"  # the loop that sent it: `main`, or a subagent's `main/<alias>`
+    steered: tuple[str, ...] = ()  # messages the user queued that joined this request (tui/agent/steer.py)
 
     @property
     def finished(self) -> bool:
@@ -110,6 +112,8 @@ class InspectorModel:
         self.calls: list[ApiCall] = []
         #: hooks that ran before the first request (SessionStart, UserPromptSubmit): shown with it
         self._early_hooks: list[dict[str, Any]] = []
+        #: queued messages steered into the request about to be sent
+        self._steered: tuple[str, ...] = ()
 
     def clear(self) -> None:
         self.calls.clear()
@@ -138,8 +142,13 @@ class InspectorModel:
                 loop_path=event.loop_path,
             )
             call.hooks, self._early_hooks = self._early_hooks, []
+            if event.loop_path == "main":
+                call.steered, self._steered = self._steered, ()
             self.calls.append(call)
             return call
+        if isinstance(event, MessagesSteered):
+            self._steered = event.texts
+            return None
         if isinstance(event, (HookStarted, HookFinished)):
             return self._record_hook(event)
         call = self._latest(getattr(event, "iteration", None), event.loop_path)
