@@ -31,6 +31,9 @@ SCALAR_TYPES: dict[str, tuple[str, bool]] = {
     "web_search_max_uses": ("integer", False),
     "web_search_allowed_domains": ("rules", False),
     "web_search_blocked_domains": ("rules", False),
+    # notifications while the terminal is not focused: how, and after how long a turn
+    "notifications": ("notifications", False),
+    "notify_after": ("number", False),
 }
 ALIASES = {"defaultMode": "permission_mode", "apiKeyHelper": "api_key_helper", "cleanupPeriodDays": "cleanup_period_days"}
 EXPECTED = {
@@ -42,7 +45,9 @@ EXPECTED = {
     "mode": f"one of {', '.join(MODES)}",
     "rules": "a list of strings",
     "names": "a table of model name = \"provider model id\"",
+    "notifications": "one of auto, osc, bell, off",
 }
+NOTIFICATION_STYLES = ("auto", "osc", "bell", "off")
 
 
 def type_name(value: Any) -> str:
@@ -69,6 +74,8 @@ def check_value(kind: str, value: Any, nullable: bool = False) -> tuple[Any, str
     ok = False
     if kind == "string" or kind == "mode":
         ok = isinstance(value, str) and (kind == "string" or value in MODES)
+    elif kind == "notifications":
+        ok = isinstance(value, str) and value in NOTIFICATION_STYLES
     elif kind == "integer":
         ok = isinstance(value, int) and not isinstance(value, bool) and value >= 0
     elif kind == "boolean":
@@ -90,7 +97,7 @@ def check_value(kind: str, value: Any, nullable: bool = False) -> tuple[Any, str
         return None, f"expected a finite number, got {value}"
     if kind in ("integer", "number") and numeric and (kind == "number" or isinstance(value, int)):
         return None, f"expected {EXPECTED[kind]} of 0 or more, got {value}"
-    got = f"`{value}`" if kind == "mode" and isinstance(value, str) else type_name(value)
+    got = f"`{value}`" if kind in ("mode", "notifications") and isinstance(value, str) else type_name(value)
     return None, f"expected {EXPECTED[kind]}, got {got}"
 
 

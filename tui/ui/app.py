@@ -33,6 +33,7 @@ from . import commands, gc_tuning, prompt_shortcuts, trust
 from .threads import call_soon_from_thread
 from .warmup import warm_up_first_reply
 from .bindings import bindings_for
+from .notifier import FocusReports
 from .widgets.app_header import AppHeader
 from .widgets.conversation import MAX_MOUNTED_TURNS, Conversation
 from .widgets.prompt import PromptArea, PromptRow
@@ -66,7 +67,7 @@ def _optional(module: str) -> Any:
         return None
 
 
-class AgentApp(App[int]):
+class AgentApp(FocusReports, App[int]):
     """agent-tui: the conversation, live tool activity, permission dialogs, the inspector."""
 
     CSS_PATH = Path(__file__).with_name("app.tcss")

@@ -134,6 +134,9 @@ class EventController(PermissionHandlers, ToolBeltHandlers):
         from .prompt_queue import queue_handlers
 
         self.handlers.update(queue_handlers(self))  # messages typed while a turn runs (tui/ui/prompt_queue.py)
+        from .notifier import Notifier
+
+        self.notifier = Notifier(app)  # a dialog or a long turn's end, while the terminal is not focused
         from .subagent_events import SubagentEvents
 
         self.subagents = SubagentEvents(self)  # events of subagent loops (loop_path other than main)
@@ -164,6 +167,7 @@ class EventController(PermissionHandlers, ToolBeltHandlers):
             if not self.closed:
                 raise
             log.debug("dropped %s: the app is shutting down", event.type)
+        self.notifier.observe(event)
 
     # --- helpers --------------------------------------------------------------------
 
