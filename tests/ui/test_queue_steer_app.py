@@ -163,3 +163,21 @@ async def test_a_permission_dialog_takes_the_keys_and_the_prompt_keeps_its_queue
     assert "# validated" in (project / "a.py").read_text()
     assert [b["type"] for b in last["content"]] == ["tool_result", "tool_result", "tool_result", "text"]
     assert texts(last) == ["then run the tests"]
+
+
+async def test_a_message_queued_during_bash_mode_is_sent_when_it_ends(monkeypatch, project) -> None:
+    with FakeAPI([reply(text("Answering the queued question."), stop_reason="end_turn")]) as api:
+        app, _ = gated_app(monkeypatch, api, project)
+        async with app.run_test(size=SIZE) as pilot:
+            await type_prompt(pilot, "!touch made.txt")  # bash mode: one Bash call, no model turn; it asks first
+            await wait_until(pilot, lambda: isinstance(app.screen, PermissionDialog), timeout=30)
+            await app.submit_prompt("what does b.py do?")  # typed while the command waits
+            assert queued_lines(app) == ["queued what does b.py do?"]
+            await pilot.pause()
+            await pilot.press("1")
+            await wait_until(pilot, lambda: len(api.message_requests) == 1 and not app.controller.busy
+                             and not app.session.running, timeout=30)
+            assert queued_lines(app) == [] and prompts(app)[-1] == "what does b.py do?"
+        assert api.errors == []
+        sent = api.message_requests[0].body["messages"][-1]
+    assert texts(sent)[-1] == "what does b.py do?"

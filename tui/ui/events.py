@@ -264,6 +264,9 @@ class EventController(PermissionHandlers, ToolBeltHandlers):
         self._local_turn_pending = False
         self.app.set_busy(False)
         self.app.status.set_state("idle")
+        from .prompt_queue import send_stranded
+
+        send_stranded(self.app)
 
     # --- the turn -------------------------------------------------------------------
 
@@ -446,6 +449,9 @@ class EventController(PermissionHandlers, ToolBeltHandlers):
         self.busy = False
         self.app.set_busy(False)
         self.app.status.set_state("idle")
+        from .prompt_queue import send_stranded
+
+        send_stranded(self.app)  # typed just as the turn ended, after the engine looked for a next prompt
 
     async def on_hook_event(self, e: ev.HookEvent) -> None:
         from .hook_view import show_hook_event  # only once a hook has run

@@ -52,6 +52,19 @@ def refresh(app: AgentApp) -> None:
         widget.show(texts)
 
 
+def send_stranded(app: AgentApp) -> None:
+    """The app went idle with messages queued that no turn will read (typed as a turn ended, or during `!cmd`):
+    they are the next prompt, sent at once."""
+    box = inbox(app)
+    if box is None or box.active or not len(box):
+        return
+    from tui.agent.inbox import joined
+
+    text = joined(box.take_all())
+    refresh(app)
+    app.call_later(app.submit_prompt, text)
+
+
 class QueueKeys:
     """The prompt's Up and Esc while messages are queued (set as `PromptArea.queue`)."""
 
