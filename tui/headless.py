@@ -35,6 +35,7 @@ from tui.agent.events import (
 from tui.agent.options import AgentOptions
 from tui.agent.session import AgentSession
 from tui.headless_verbose import VerboseLines
+from tui.redact import redact
 from tui.sanitize import visible
 
 NORMAL_STOPS = {"end_turn", "stop_sequence", "max_tokens", "model_context_window_exceeded"}
@@ -52,6 +53,8 @@ def exit_code(reason: str) -> int:
         return 0
     if reason == "interrupted":
         return 130
+    if reason == "credentials":  # a setting to fix, as a provider that cannot work at start
+        return 2
     return 1
 
 
@@ -81,7 +84,7 @@ class HeadlessRenderer:
 
     def emit(self, obj: dict[str, Any]) -> None:
         if self.fmt == "stream-json":
-            line = json.dumps(obj, ensure_ascii=False, default=str) + "\n"
+            line = redact(json.dumps(obj, ensure_ascii=False, default=str)) + "\n"
             with self._write_lock:
                 self.out.write(line)
                 self.out.flush()
@@ -232,6 +235,8 @@ def run_headless(options: AgentOptions, prompt: str, fmt: str = "text", *, parti
     if input_stream is not None:
         return run_input_turns(session, renderer, input_stream, err)
     prepared = prepare_prompt(session, prompt, session.cancel_event)
+    for notice in prepared.notices:  # an `@` mention -p may not attach: said, and the prompt goes without it
+        err.write(visible(f"agent-tui: {notice}\n"))
     if prepared.refusal:
         err.write(visible(f"agent-tui: {prepared.refusal}\n"))
         session.close()
@@ -256,7 +261,7 @@ def run_headless(options: AgentOptions, prompt: str, fmt: str = "text", *, parti
 
         result["context"] = context_map(session)  # what /context shows
         whole = [*renderer.stream_lines, result] if renderer.collect else result
-        out.write(json.dumps(whole, ensure_ascii=False, default=str) + "\n")
+        out.write(redact(json.dumps(whole, ensure_ascii=False, default=str)) + "\n")
     else:
         text = result["result"]
         if text:
@@ -301,6 +306,8 @@ def run_input_turns(session: AgentSession, renderer: HeadlessRenderer, stream: T
             if not batch:
                 continue
             prepared = prepare_prompt(session, joined(batch), session.cancel_event)
+            for notice in prepared.notices:
+                err.write(visible(f"agent-tui: {notice}\n"))
             if prepared.refusal:
                 err.write(visible(f"agent-tui: {prepared.refusal}\n"))
                 code = 1
