@@ -11,6 +11,7 @@ Then a second session on the fake Messages API (tests/fakeapi, priced as claude-
 cache simulated) whose second turn connects an MCP server named `git`:
   screenshots/cache-break.svg         the named cache break in the conversation and the inspector's Cost view
   screenshots/cost-breakdown.svg      /cost (by kind, part, turn, model, agent) beside one request's breakdown
+  screenshots/steer.svg               a steered turn: messages queued while it ran joined the next request
 """
 
 from __future__ import annotations
@@ -194,6 +195,36 @@ async def capture_costs(tmp: Path, out_dir: Path = OUT) -> list[Path]:
         os.environ.pop("ANTHROPIC_BASE_URL", None)
         os.environ.pop("ANTHROPIC_API_KEY", None)
     return saved
+async def capture_steer(tmp: Path, out_dir: Path = OUT) -> list[Path]:
+    """A fresh demo turn where two messages are queued while the Edit waits for approval, then steered in."""
+    from tui.agent.options import AgentOptions
+    from tui.ui.app import AgentApp
+    from tui.ui.screens.permission_dialog import PermissionDialog
+
+    shutil.rmtree(DEMO_ROOT, ignore_errors=True)
+    options = AgentOptions(
+        offline=True, offline_delay=0, interactive=True, project_dir=make_demo_project(DEMO_ROOT),
+        transcript=False, sessions_dir=tmp / "sessions-steer",
+    )
+    app = AgentApp(options, prompt=PROMPT, permission_grace_s=0.0)
+    async with app.run_test(size=SIZE) as pilot:
+        dialog = lambda: isinstance(app.screen, PermissionDialog)  # noqa: E731
+        await wait_for(pilot, dialog, "the permission dialog")
+        for text in ("Also add a docstring to greet", "and keep the change small"):
+            await app.submit_prompt(text)  # typed while the turn runs: queued under the prompt
+        await pilot.pause(0.2)
+        while True:
+            await pilot.press("enter")
+            await wait_for(pilot, lambda: dialog() or not app.controller.busy, "the turn to go on")
+            if not dialog():
+                break
+            await pilot.pause(0.2)
+        await wait_for(pilot, lambda: not app.session.running, "the steered turn to finish")
+        await pilot.press("f3")  # the conversation wide
+        app.conversation.scroll_end(animate=False)
+        await pilot.pause(0.5)
+        app.save_screenshot("steer.svg", str(out_dir))
+    return [out_dir / "steer.svg"]
 
 
 def main() -> int:
@@ -204,9 +235,10 @@ def main() -> int:
         for var in ("NO_COLOR", "FORCE_COLOR", "ANTHROPIC_API_KEY"):
             os.environ.pop(var, None)
         sys.path.insert(0, str(REPO))
-        shutil.rmtree(DEMO_ROOT, ignore_errors=True)
         OUT.mkdir(exist_ok=True)
-        for path in [*asyncio.run(capture(tmp)), *asyncio.run(capture_costs(tmp))]:
+        steered = asyncio.run(capture_steer(tmp))  # a demo project of its own
+        shutil.rmtree(DEMO_ROOT, ignore_errors=True)
+        for path in [*asyncio.run(capture(tmp)), *asyncio.run(capture_costs(tmp)), *steered]:
             print(f"wrote {path.relative_to(REPO)} ({path.stat().st_size:,} bytes)")
     return 0
 

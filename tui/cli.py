@@ -22,6 +22,7 @@ from tui.cli_args import (
     RuleList,
     added_dirs,
     positive_amount,
+    input_format_problem,
     positive_count,
     no_prompt_message,
     prompt_words,
@@ -80,6 +81,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("prompt", nargs="*", help="prompt to submit at start (with -p: the prompt to run)")
     p.add_argument("-p", "--print", dest="print_mode", action="store_true", help="headless: run one turn, print, exit")
     p.add_argument("--output-format", choices=("text", "json", "stream-json"), default="text")
+    p.add_argument("--input-format", choices=("text", "stream-json"), default="text",
+                   help="-p: stream-json reads prompts from stdin, one JSON line each ({\"type\":\"user\",...}), "
+                        "several turns in one run")
     p.add_argument("--include-partial-messages", action="store_true", help="stream-json: include per-token events")
     p.add_argument("--include-hook-events", action="store_true",
                    help="stream-json: a system line when each hook starts and ends (hook_started, hook_response)")
@@ -239,6 +243,9 @@ def main(argv: list[str] | None = None, *, own_process: bool = False) -> int:
 
 def _run(args: argparse.Namespace, own_process: bool) -> int:
     prompt = prompt_words(args)
+    if problem := input_format_problem(args, prompt):
+        print(problem, file=sys.stderr)
+        return 2
     if not args.print_mode and terminal_missing():
         print(NO_TTY, file=sys.stderr)
         if notice := unread_stdin_notice():
@@ -257,10 +264,12 @@ def _run(args: argparse.Namespace, own_process: bool) -> int:
             print(visible(f"agent-tui: settings: {problem}"), file=sys.stderr)  # may quote the file
         if opts.effort and (note := effort_refusal(opts.model, model_thinking(opts.model), opts.effort)):
             print(visible(f"agent-tui: --effort: {note}"), file=sys.stderr)
-        prompt, skipped = read_stdin(prompt)  # `cat file | agent-tui -p "explain"`: stdin, then the prompt
-        if skipped:
-            print(skipped, file=sys.stderr)
-        if not prompt:
+        stream_input = args.input_format == "stream-json"  # prompts come from stdin, one JSON line each
+        if not stream_input:
+            prompt, skipped = read_stdin(prompt)  # `cat file | agent-tui -p "explain"`: stdin, then the prompt
+            if skipped:
+                print(skipped, file=sys.stderr)
+        if not prompt and not stream_input:
             print(no_prompt_message(args), file=sys.stderr)
             return 2
         from tui.headless import run_headless
@@ -273,7 +282,8 @@ def _run(args: argparse.Namespace, own_process: bool) -> int:
             print(visible(f"agent-tui: {exc}"), file=sys.stderr)
             return 2
         code = run_headless(opts, prompt, args.output_format, partial=args.include_partial_messages, session=session,
-                            verbose=args.verbose, hook_events=args.include_hook_events)
+                            verbose=args.verbose, hook_events=args.include_hook_events,
+                            input_stream=sys.stdin if stream_input else None)
         global _exit_without_teardown
         _exit_without_teardown = own_process
         return code

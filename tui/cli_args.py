@@ -152,6 +152,21 @@ def no_prompt_message(args: argparse.Namespace) -> str:
     return message + "."
 
 
+def input_format_problem(args: argparse.Namespace, prompt: str) -> str | None:
+    """The sentence refusing an --input-format combination that cannot work, or None."""
+    if getattr(args, "input_format", "text") != "stream-json":
+        return None
+    if not args.print_mode:
+        return "agent-tui: --input-format stream-json applies only with -p."
+    if args.output_format != "stream-json":
+        return ("agent-tui: --input-format stream-json needs --output-format stream-json "
+                "(each turn's answer ends with its own result line).")
+    if prompt:
+        return ("agent-tui: with --input-format stream-json the prompts come from stdin, one JSON line each; "
+                "leave out the PROMPT argument.")
+    return None
+
+
 def terminal_missing() -> bool:
     """True when stdin or stdout is not a terminal (the full-screen app cannot run)."""
     for stream in (sys.stdin, sys.stdout):

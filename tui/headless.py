@@ -9,6 +9,7 @@ import json
 import re
 import signal
 import sys
+import threading
 import time
 from typing import Any, TextIO
 
@@ -79,13 +80,25 @@ class HeadlessRenderer:
         self.collect = verbose and fmt == "json"  # Claude Code's json --verbose: every message, one array
         #: loop path of each subagent -> the Agent tool_use id that started it (stream-json's parent_tool_use_id)
         self.parents: dict[str, str] = {}
+        #: lines come from the bus's thread and, with stream-json input, from the input reader's
+        self._write_lock = threading.Lock()
+        self._denials_from = 0
 
     def emit(self, obj: dict[str, Any]) -> None:
         if self.fmt == "stream-json":
-            self.out.write(redact(json.dumps(obj, ensure_ascii=False, default=str)) + "\n")
-            self.out.flush()
+            line = redact(json.dumps(obj, ensure_ascii=False, default=str)) + "\n"
+            with self._write_lock:
+                self.out.write(line)
+                self.out.flush()
         elif self.collect:
             self.stream_lines.append(obj)
+
+    def new_turn(self) -> None:
+        """Start counting the next turn's result (several turns in one run: stream-json input)."""
+        self.started = time.monotonic()
+        self.api_ms = 0
+        self.stopped = self.finished = None
+        self._denials_from = len(self.session.denials)
 
     def init_line(self) -> None:
         s = self.session
@@ -191,15 +204,15 @@ class HeadlessRenderer:
             "cost_breakdown": breakdown,
             "result": self.session.turn_text(),  # this turn's answer only, never an earlier one
             "session_id": self.session.session_id,
-            "permission_denials": self.session.denials,
+            "permission_denials": self.session.denials[self._denials_from:],
             "offline": self.session.offline,
         }
 
 
 def run_headless(options: AgentOptions, prompt: str, fmt: str = "text", *, partial: bool = False,
                  out: TextIO | None = None, err: TextIO | None = None, session: AgentSession | None = None,
-                 verbose: bool = False, hook_events: bool = False) -> int:
-    """Run one turn without a UI; returns the process exit code."""
+                 verbose: bool = False, hook_events: bool = False, input_stream: TextIO | None = None) -> int:
+    """Run one turn without a UI (or, reading `input_stream` as stream-json, one per prompt); the exit code."""
     out = out or sys.stdout  # resolved per call: sys.stdout may have been replaced since import
     err = err or sys.stderr
     options.interactive = False
@@ -226,6 +239,8 @@ def run_headless(options: AgentOptions, prompt: str, fmt: str = "text", *, parti
 
     for problem in session.catalog.problems:
         err.write(visible(f"agent-tui: {problem}\n"))
+    if input_stream is not None:
+        return run_input_turns(session, renderer, input_stream, err)
     prepared = prepare_prompt(session, prompt, session.cancel_event)
     for notice in prepared.notices:  # an `@` mention -p may not attach: said, and the prompt goes without it
         err.write(visible(f"agent-tui: {notice}\n"))
@@ -258,16 +273,75 @@ def run_headless(options: AgentOptions, prompt: str, fmt: str = "text", *, parti
         text = result["result"]
         if text:
             out.write(visible(text.rstrip()) + "\n")  # text mode goes to a terminal: no raw escapes
+    out.flush()
+    return stop_line(result, err)
+
+
+def stop_line(result: dict[str, Any], err: TextIO) -> int:
+    """Say on stderr why a turn stopped when that was not a plain end; its exit code."""
     code = exit_code(result["stop_reason"])
     if code != 0:
         err.write(visible(f"agent-tui: stopped ({result['stop_reason']}): {result['detail']}\n"))
     elif result["stop_reason"] != "end_turn" and result["detail"]:
         err.write(visible(f"agent-tui: note: {result['detail']}\n"))
-    out.flush()
+    return code
+
+
+def run_input_turns(session: AgentSession, renderer: HeadlessRenderer, stream: TextIO, err: TextIO) -> int:
+    """stream-json input: one turn per batch of user lines, each ending with its result line, until stdin ends.
+
+    A line that arrives while a turn runs is steered into its next request (tui/agent/steer.py); the ones
+    still waiting when it ends are the next turn's prompt. The exit code is the last turn's.
+    """
+    from tui.agent.inbox import joined
+    from tui.hooks.prompt_input import command_turn, prepare_prompt
+
+    from .headless_input import StreamJsonInput
+
+    StreamJsonInput(session.inbox, stream, renderer.emit, err).start()
+    code: int | None = None
+    in_turn = False
+
+    def on_sigint(signum: int, frame: Any) -> None:
+        if not in_turn:
+            raise KeyboardInterrupt  # waiting for input: Ctrl+C quits
+        session.cancel()  # the turn ends as "interrupted"; the next line still runs
+
+    previous = signal.signal(signal.SIGINT, on_sigint) if _main_thread() else None
+    try:
+        while (batch := session.inbox.wait_batch(timeout=0.5)) is not None:
+            if not batch:
+                continue
+            prepared = prepare_prompt(session, joined(batch), session.cancel_event)
+            for notice in prepared.notices:
+                err.write(visible(f"agent-tui: {notice}\n"))
+            if prepared.refusal:
+                err.write(visible(f"agent-tui: {prepared.refusal}\n"))
+                code = 1
+                continue
+            renderer.new_turn()
+            in_turn = True
+            with command_turn(session, prepared.command):
+                session.run_turn(prepared.prompt)
+            in_turn = False
+            session.bus.flush(5)
+            result = renderer.result()
+            renderer.emit(result)
+            code = stop_line(result, err)
+    except KeyboardInterrupt:
+        err.write("agent-tui: quit\n")
+        return 130
+    finally:
+        if previous is not None:
+            signal.signal(signal.SIGINT, previous)
+        session.bus.flush(5)
+        session.close()
+    if code is None:
+        err.write("agent-tui: stdin ended without a user message (--input-format stream-json reads one JSON "
+                  "object per line, e.g. {\"type\":\"user\",\"message\":{\"role\":\"user\",\"content\":\"hi\"}}).\n")
+        return 2
     return code
 
 
 def _main_thread() -> bool:
-    import threading
-
     return threading.current_thread() is threading.main_thread()

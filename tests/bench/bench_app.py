@@ -118,7 +118,7 @@ def long_reply(settings: Settings, project: Path) -> dict[str, Any]:
                note=note)
 
 
-async def _echo_run(api: FakeAPI, project: Path, keys: str, streaming: bool) -> list[float]:
+async def _echo_run(api: FakeAPI, project: Path, keys: str, streaming: bool, queued: int = 0) -> list[float]:
     app = _make_app(api, project)
     out: list[float] = []
     async with app.run_test(size=(120, 40)) as pilot:
@@ -127,6 +127,9 @@ async def _echo_run(api: FakeAPI, project: Path, keys: str, streaming: bool) -> 
             await app.submit_prompt("stream slowly")
             while app.status is not None and not app.conversation.query(".assistant-text"):
                 await asyncio.sleep(0.01)
+        for n in range(queued):  # typed while the reply streams: listed under the prompt, waiting for the turn
+            await app.submit_prompt(f"queued message {n + 1}")
+        assert len(app.session.inbox) == queued
         prompt = app.prompt_area
         prompt.focus()
         await pilot.pause()
@@ -142,6 +145,7 @@ async def _echo_run(api: FakeAPI, project: Path, keys: str, streaming: bool) -> 
                     break
             out.append((time.perf_counter() - start) * 1000)
             await asyncio.sleep(0.02)
+        app.session.inbox.take_all()  # else the queue would start the next turn after the cancel
         app.session.cancel()
         await _settle(app)
     return out
@@ -158,6 +162,22 @@ def keystroke_echo(settings: Settings, project: Path) -> dict[str, Any]:
             met=p95_busy <= 50, baseline_label="echo with nothing streaming, this run",
             note=f"{len(busy)} keys; median {median(busy):.1f} ms streaming, {median(idle):.1f} ms idle")
     r["samples"] = {"streaming": [round(v, 2) for v in busy], "idle": [round(v, 2) for v in idle]}
+    return r
+
+
+def keystroke_echo_queued(settings: Settings, project: Path) -> dict[str, Any]:
+    """Echo while a reply streams with two messages queued, against the same without a queue (issue 24)."""
+    keys = "abcdefghijklmnopqrstuvwxyz0123456789"[: 36 if not settings.quick else 20]
+    slow = long_text(4000)
+    with FakeAPI(lambda body: reply(slow), validate=False, token_delay=0.01) as api:
+        plain = asyncio.run(_echo_run(api, project, keys, streaming=True))
+        queued = asyncio.run(_echo_run(api, project, keys, streaming=True, queued=2))
+    p95_queued, p95_plain = percentile(queued, 95), percentile(plain, 95)
+    r = row("keystroke echo p95 while a reply streams and 2 messages are queued", p95_queued, p95_plain,
+            "≤ 1.2× streaming without a queue", unit="ms", met=p95_queued <= 1.2 * p95_plain,
+            baseline_label="echo while the same reply streams, nothing queued, this run",
+            note=f"{len(queued)} keys; median {median(queued):.1f} ms queued, {median(plain):.1f} ms not")
+    r["samples"] = {"queued": [round(v, 2) for v in queued], "streaming": [round(v, 2) for v in plain]}
     return r
 
 
@@ -366,7 +386,8 @@ def long_session(settings: Settings, project: Path) -> list[dict[str, Any]]:
 
 def measure(settings: Settings) -> list[dict[str, Any]]:
     with scratch_project("bench-app-") as project:
-        return [keystroke_echo(settings, project), long_reply(settings, project), *long_session(settings, project)]
+        return [keystroke_echo(settings, project), keystroke_echo_queued(settings, project),
+                long_reply(settings, project), *long_session(settings, project)]
 
 
 if __name__ == "__main__":

@@ -12,7 +12,7 @@ import pytest
 from tui.agent.events import Event
 from tui.agent.options import AgentOptions
 from tui.agent.session import AgentSession
-from tui.tools.base import Tool, ToolContext, ToolResult
+from tui.tools.base import Tool, ToolContext, ToolInterrupted, ToolResult
 
 
 class Recorder:
@@ -70,3 +70,32 @@ class SlowRead(Tool):
         with self.lock:
             self.spans.append((start, time.monotonic()))
         return ToolResult(f"contents of {tool_input['file_path']}")
+
+
+class Gate(Tool):
+    """A read-only test tool that holds its batch until the test opens it: the user types meanwhile."""
+
+    name = "Gate"
+    description = "Waits (test tool)."
+    input_schema = {"type": "object", "properties": {}}
+    read_only = True
+
+    def __init__(self) -> None:
+        self.started = threading.Event()
+        self.opened = threading.Event()
+
+    def run(self, tool_input: dict[str, Any], ctx: ToolContext) -> ToolResult:
+        self.started.set()
+        while not self.opened.wait(0.01):
+            if ctx.cancel.is_set():
+                raise ToolInterrupted()
+        return ToolResult("the gate opened")
+
+
+def with_gate(session: Any) -> Gate:
+    """Give `session` (its default tools kept) the Gate tool."""
+    gate = Gate()
+    session.tools.append(gate)
+    session.base_tools.append(gate)
+    session.dispatcher.tools[gate.name] = gate
+    return gate

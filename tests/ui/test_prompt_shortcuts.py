@@ -131,6 +131,7 @@ async def test_enter_matches_the_text_as_typed_not_a_stale_highlight(offline_opt
     app = AgentApp(_options(offline_options, project), permission_grace_s=0)
     async with app.run_test(size=SIZE) as pilot:
         menu = await _menu(pilot)
+        await wait_until(pilot, lambda: app.trust_inventory is not None)  # read in a worker after the first frame
         await _type(pilot, "/")
         assert menu.has_class("-open") and str(menu.get_option_at_index(0).prompt).startswith("/trust  folder not trusted")
         assert str(menu.get_option_at_index(1).prompt).startswith("/add-dir")

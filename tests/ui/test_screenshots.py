@@ -50,6 +50,7 @@ def test_demo_project_has_what_the_offline_turn_needs(tmp_path: Path) -> None:
                              "cache write", "tool results"]),
         ("cost-breakdown.svg", ["session: $", "by kind", "by part", "tool results", "by turn", "by model",
                                 "by agent", "cache misses", "cache read"]),
+        ("steer.svg", ["steer: 2 messages added to request #", "Also add a docstring to greet"]),
     ],
 )
 def test_committed_screenshot_shows_its_subject(name: str, phrases: list[str]) -> None:

@@ -246,6 +246,23 @@ class ToolResultsSent(Event):
     message: dict[str, Any]
 
 
+@_event
+class MessageQueued(Event):
+    """The user sent a message while a turn runs; it waits in the session's inbox (`count` wait now)."""
+
+    text: str
+    count: int
+    source: str = "prompt"  # prompt | stream-json
+
+
+@_event
+class MessagesSteered(Event):
+    """Queued messages joined request `iteration` of the running turn, as text blocks after its tool results."""
+
+    iteration: int
+    texts: tuple[str, ...]
+
+
 # --- loop end and side channels -------------------------------------------------------
 
 

@@ -2,6 +2,7 @@
 
     user prompt -> request(system[], messages[], tools[]) -> stream the response
       -> stop_reason == tool_use ? run the tools, send every result in one user message, repeat
+         (messages the user queued meanwhile go in that same message, after the results: steer.py)
       -> otherwise leave, saying why
 
 `stop_reason` alone drives the loop; the client never guesses from the text. Anything
@@ -33,6 +34,7 @@ from .request import build_request, sdk_params
 from .retry import CREDENTIALS, backoff_delay, classify
 from .tool_belt import MAX_PAUSE_TURNS, notification_blocks, pause_streak, remind_plan_mode
 from .thinking import ThinkingChoice
+from .steer import steer
 from .stream import StreamError, StreamInterrupted, StreamResult, run_stream
 from tui.wording import plural
 
@@ -57,6 +59,7 @@ def run_turn(session: AgentSession, prompt: str) -> None:
         session.sync_mcp(prompt)  # MCP servers this turn needs, their tools between turns (tui/mcp/runtime.py)
         while True:
             check_limits(session, turn)
+            steer(session, turn.iterations + 1)  # messages typed meanwhile join this request, after the results
             maybe_auto_compact(session)
             check_fits(session, turn)
             turn.iterations += 1

@@ -23,6 +23,7 @@ from .context import ContextTracker
 from .cost import CostLedger
 from .dispatch import Dispatcher
 from .events import Event, FileChangedOutside, Notice
+from .inbox import Inbox, joined
 from .options import AgentOptions
 from .pricing import add_usage, usage_cost
 from .request import build_system, build_tools
@@ -135,6 +136,8 @@ class AgentSession(TranscriptMixin, PinMixin):
         self.costs = CostLedger()
         self.denials: list[dict[str, Any]] = []
         self.cancel_event = threading.Event()
+        #: messages the user sends while a turn runs (steered into it, or the next prompt)
+        self.inbox = Inbox(self.publish)
         self.turn_count = 0
         self.offline = use_offline(options)
         self.memory_text = ""
@@ -359,7 +362,8 @@ class AgentSession(TranscriptMixin, PinMixin):
     def add_prompt_context(self, blocks: list[dict[str, Any]]) -> None:
         """Add text blocks (a UserPromptSubmit hook's context) to the prompt just appended."""
         last = self.messages[-1]
-        self.messages[-1] = {"role": "user", "content": [*last["content"], *blocks]}
+        content = last["content"] if isinstance(last["content"], list) else [{"type": "text", "text": last["content"]}]
+        self.messages[-1] = {"role": "user", "content": [*content, *blocks]}
         if self.transcript:
             self.transcript.write({"type": "merge_user", "message": self.messages[-1]})
 
@@ -454,11 +458,22 @@ class AgentSession(TranscriptMixin, PinMixin):
             self.hook_context += self.hooks.session_start()
         run_turn(self, prompt)
 
+    def run_turns(self, prompt: str) -> None:
+        """Run a turn, then one for the messages still queued when it ended, until none wait."""
+        self.inbox.activate()
+        while True:
+            self.run_turn(prompt)
+            batch = self.inbox.next_batch()
+            if not batch:
+                return
+            prompt = joined(batch)
+
     def submit(self, prompt: str) -> None:
-        """Start one turn on a worker thread."""
-        if self.running:
+        """Start one turn on a worker thread (and the turns of messages queued meanwhile)."""
+        if self.running and (self.inbox.active or not self.wait(1.0)):  # else its thread is just ending
             raise RuntimeError("A turn is already running; wait for it or cancel it first.")
-        self._thread = threading.Thread(target=self.run_turn, args=(prompt,), name="agent-loop", daemon=True)
+        self.inbox.activate()
+        self._thread = threading.Thread(target=self.run_turns, args=(prompt,), name="agent-loop", daemon=True)
         self._thread.start()
 
     def cancel(self) -> None:
@@ -495,6 +510,7 @@ class AgentSession(TranscriptMixin, PinMixin):
         self._open_transcript()
 
     def close(self, reason: str = "other") -> None:
+        self.inbox.take_all()  # nothing queued may start a turn now
         self.cancel()
         self.wait(5)
         if self.hooks is not None:

@@ -106,6 +106,11 @@ class Settings:
     declined_folders: list[str] = field(default_factory=list)
     #: the Bash sandbox (`[sandbox]`, Claude Code's `sandbox` block)
     sandbox: SandboxSettings = field(default_factory=SandboxSettings)
+    #: a notification when a dialog opens or a long turn ends while the terminal is not focused:
+    #: auto (the terminal's own kind, else the bell) | osc | bell | off
+    notifications: str = "auto"
+    #: a turn that ran longer than this many seconds notifies when it ends
+    notify_after: float = 10.0
 
 
 @dataclass

@@ -38,6 +38,9 @@ SCALAR_TYPES: dict[str, tuple[str, bool]] = {
     "background_output_limit_mb": ("integer", False),
     # the prompt's keys: "vim" for vi keys (/vim toggles and saves it), "normal" otherwise
     "editor_mode": ("editor", False),
+    # notifications while the terminal is not focused: how, and after how long a turn
+    "notifications": ("notifications", False),
+    "notify_after": ("number", False),
 }
 ALIASES = {"defaultMode": "permission_mode", "apiKeyHelper": "api_key_helper", "cleanupPeriodDays": "cleanup_period_days",
            "editorMode": "editor_mode"}
@@ -53,7 +56,9 @@ EXPECTED = {
     "rules": "a list of strings",
     "names": "a table of model name = \"provider model id\"",
     "editor": f"one of {', '.join(EDITOR_MODES)}",
+    "notifications": "one of auto, osc, bell, off",
 }
+NOTIFICATION_STYLES = ("auto", "osc", "bell", "off")
 
 
 def type_name(value: Any) -> str:
@@ -82,6 +87,8 @@ def check_value(kind: str, value: Any, nullable: bool = False) -> tuple[Any, str
         ok = isinstance(value, str) and (kind == "string" or value in (MODES if kind == "mode" else EDITOR_MODES))
     elif kind == "compaction":
         ok = isinstance(value, str) and value in COMPACTION_MODES
+    elif kind == "notifications":
+        ok = isinstance(value, str) and value in NOTIFICATION_STYLES
     elif kind == "integer":
         ok = isinstance(value, int) and not isinstance(value, bool) and value >= 0
     elif kind == "boolean":
@@ -103,7 +110,7 @@ def check_value(kind: str, value: Any, nullable: bool = False) -> tuple[Any, str
         return None, f"expected a finite number, got {value}"
     if kind in ("integer", "number") and numeric and (kind == "number" or isinstance(value, int)):
         return None, f"expected {EXPECTED[kind]} of 0 or more, got {value}"
-    got = f"`{value}`" if kind in ("mode", "compaction", "editor") and isinstance(value, str) else type_name(value)
+    got = f"`{value}`" if kind in ("mode", "compaction", "editor", "notifications") and isinstance(value, str) else type_name(value)
     return None, f"expected {EXPECTED[kind]}, got {got}"
 
 

@@ -33,9 +33,11 @@ from .threads import call_soon_from_thread
 from .warmup import warm_up_first_reply
 from .bindings import bindings_for
 from .conversation_keys import ConversationKeys
+from .notifier import FocusReports
 from .widgets.app_header import AppHeader
 from .widgets.conversation import MAX_MOUNTED_TURNS, Conversation
 from .widgets.prompt import PromptArea, PromptRow
+from .widgets.queued_messages import QueuedMessages
 from .widgets.status_line import StatusLine
 from .widgets.tool_panel import ToolPanel
 
@@ -67,7 +69,7 @@ def _optional(module: str) -> Any:
         return None
 
 
-class AgentApp(ConversationKeys, App[int]):
+class AgentApp(ConversationKeys, FocusReports, App[int]):
     """agent-tui: the conversation, live tool activity, permission dialogs, the inspector."""
 
     CSS_PATH = Path(__file__).with_name("app.tcss")
@@ -124,6 +126,7 @@ class AgentApp(ConversationKeys, App[int]):
                 yield Conversation(id="conversation", max_mounted=self.max_mounted_turns)
                 yield Static("new output ↓  (End jumps to it)", id="new-output")
                 yield PromptRow(id="prompt-row")
+                yield QueuedMessages(id="queued")
             yield ToolPanel(id="tool-panel")
         yield StatusLine(id="status")
         yield Footer()
@@ -205,6 +208,9 @@ class AgentApp(ConversationKeys, App[int]):
         fit_terminal(self, self.size.width, self.size.height)
         self._attach_session()
         self.query_one(PromptRow).add_cancel_button()
+        from . import prompt_queue
+
+        prompt_queue.install(self)  # Enter queues while a turn runs; Up and Esc take queued messages back
         from .widgets.completion import install
         from .widgets.prompt_keys import install as install_keys
 
@@ -302,6 +308,8 @@ class AgentApp(ConversationKeys, App[int]):
             self._subscription.close()
             self._subscription = None
         if self._session is not None:
+            if (inbox := getattr(self._session, "inbox", None)) is not None:
+                inbox.take_all()  # nothing queued may start a turn now
             self._session.cancel()
             if getattr(self._session, "mcp", None) is not None:  # servers end off the UI thread
                 threading.Thread(target=self._session.mcp.close, name="mcp-close", daemon=True).start()
@@ -326,6 +334,10 @@ class AgentApp(ConversationKeys, App[int]):
         """Run a slash command, or start a turn with `text`."""
         if text.startswith("/"):
             await commands.run_slash(self, text)
+            return
+        from .prompt_queue import queue_while_busy
+
+        if queue_while_busy(self, text):  # a turn runs: the message goes with its next request, or starts the next
             return
         if await prompt_shortcuts.submit(self, text):  # !cmd, #memory, @files
             return
@@ -395,16 +407,7 @@ class AgentApp(ConversationKeys, App[int]):
         self.exit(0)  # exit() interrupts the turn
 
     def action_cycle_mode(self) -> None:
-        permissions = _optional("tui.config.permissions")
-        current = self.session.policy.mode
-        if permissions is not None and hasattr(permissions, "next_mode"):
-            allow_bypass = self.session.options.permission_mode == "bypassPermissions"
-            new = permissions.next_mode(current, allow_bypass)
-        else:
-            cycle = ["default", "acceptEdits", "plan"]
-            new = cycle[(cycle.index(current) + 1) % len(cycle)] if current in cycle else cycle[0]
-        self.session.policy.mode = new
-        self.status.mode = new
+        commands.cycle_mode(self)
 
     def action_help(self) -> None:
         from .screens.help_screen import HelpScreen
@@ -458,6 +461,7 @@ class AgentApp(ConversationKeys, App[int]):
         """Name what answers in the header and the status line: the offline demo, whatever model is chosen."""
         header = self.query_one(AppHeader)
         header.model, header.offline = model, offline
+        self.status.model_id = model
         self.status.model = OFFLINE_LABEL if offline else model
 
     async def clear_view(self) -> None:

@@ -119,6 +119,16 @@ def system_commands(app: AgentApp) -> Iterable[SystemCommand]:
 from . import prompt_shortcuts  # noqa: E402 - it registers /init with the decorator above
 
 
+def cycle_mode(app: AgentApp) -> None:
+    """Shift+Tab: the next permission mode (bypassPermissions only when the session started in it)."""
+    permissions = importlib.import_module("tui.config.permissions")
+    current = app.session.policy.mode
+    allow_bypass = app.session.options.permission_mode == "bypassPermissions"
+    new = permissions.next_mode(current, allow_bypass)
+    app.session.policy.mode = new
+    app.status.mode = new
+
+
 def _refuse_while_busy(app: AgentApp, what: str) -> bool:
     if app.controller.busy:
         app.notify(f"A turn is running: press Esc to interrupt it before {what}.", severity="warning")

@@ -39,7 +39,8 @@ log = logging.getLogger(__name__)
 INSPECTOR_EVENTS = (ev.RequestSent, ev.ResponseStarted, ev.ResponseFinished, ev.StopReasonHandled,
                     ev.RequestCosted, ev.CacheMissed, ev.CompactionFinished,  # the Cost view
                     # the timeline's tool bars and permission waits
-                    ev.ToolStarted, ev.ToolFinished, ev.PermissionRequested, ev.PermissionResolved)
+                    ev.ToolStarted, ev.ToolFinished, ev.PermissionRequested, ev.PermissionResolved,
+                    ev.MessagesSteered)
 #: LoopStopped reasons that are a normal end and need no extra marker
 QUIET_STOPS = ("end_turn",)
 
@@ -135,6 +136,12 @@ class EventController(PermissionHandlers, ToolBeltHandlers, CostHandlers):
         from .mcp_glue import mcp_handlers
 
         self.handlers.update(mcp_handlers(app))  # MCP (tui/ui/mcp_glue.py)
+        from .prompt_queue import queue_handlers
+
+        self.handlers.update(queue_handlers(self))  # messages typed while a turn runs (tui/ui/prompt_queue.py)
+        from .notifier import Notifier
+
+        self.notifier = Notifier(app)  # a dialog or a long turn's end, while the terminal is not focused
         from .subagent_events import SubagentEvents
 
         self.subagents = SubagentEvents(self)  # events of subagent loops (loop_path other than main)
@@ -165,6 +172,7 @@ class EventController(PermissionHandlers, ToolBeltHandlers, CostHandlers):
             if not self.closed:
                 raise
             log.debug("dropped %s: the app is shutting down", event.type)
+        self.notifier.observe(event)
 
     # --- helpers --------------------------------------------------------------------
 
@@ -261,6 +269,9 @@ class EventController(PermissionHandlers, ToolBeltHandlers, CostHandlers):
         self._local_turn_pending = False
         self.app.set_busy(False)
         self.app.status.set_state("idle")
+        from .prompt_queue import send_stranded
+
+        send_stranded(self.app)
 
     # --- the turn -------------------------------------------------------------------
 
@@ -274,6 +285,9 @@ class EventController(PermissionHandlers, ToolBeltHandlers, CostHandlers):
             await self._mount(UserPrompt(e.prompt))
         self._local_turn_pending = False
         self.app.status.set_state("waiting for model")
+        from .prompt_queue import refresh
+
+        refresh(self.app)  # a queue left by the last turn is this turn's prompt now
 
     async def on_request_sent(self, e: ev.RequestSent) -> None:
         self._blocks.clear()
@@ -447,6 +461,9 @@ class EventController(PermissionHandlers, ToolBeltHandlers, CostHandlers):
         self.busy = False
         self.app.set_busy(False)
         self.app.status.set_state("idle")
+        from .prompt_queue import send_stranded
+
+        send_stranded(self.app)  # typed just as the turn ended, after the engine looked for a next prompt
 
     async def on_hook_event(self, e: ev.HookEvent) -> None:
         from .hook_view import show_hook_event  # only once a hook has run

@@ -183,7 +183,10 @@ def history_records(messages: list[dict[str, Any]]) -> list[TurnRecord]:
                         else block["content"]
             prompt = "\n".join(b.get("text", "") for b in blocks
                                if b.get("type") == "text" and not injected(b.get("text", ""))).strip()
-            if prompt:
+            if prompt and turns and any(b.get("type") == "tool_result" for b in blocks):  # steered into the turn
+                turns[-1].add(BlockRecord("marker", "steer: sent with the tool results", tone="info", done=True))
+                turns[-1].add(BlockRecord("user", prompt, done=True))
+            elif prompt:
                 turns.append(TurnRecord(len(turns) + 1))
                 if prompt.startswith("[Summary of the earlier conversation"):
                     turns[-1].add(BlockRecord("marker", "context compacted: the summary below replaces older turns",

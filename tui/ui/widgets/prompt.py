@@ -51,6 +51,8 @@ class PromptArea(TextArea):
         self.completer: Any = None
         #: vi keys, Ctrl+R search, Ctrl+G editor, Tab thinking and the saved history (prompt_keys.py)
         self.keys: Any = None
+        #: messages queued while a turn runs (prompt_queue.py): on an empty prompt Up edits the newest, Esc takes all back
+        self.queue: Any = None
 
     @property
     def wrapped_document(self) -> Any:
@@ -100,6 +102,10 @@ class PromptArea(TextArea):
         if self.keys is not None and self.keys.on_key(event):  # Ctrl+R search, vi normal mode
             return
         if event.key in ("tab", "escape") and self.completer is not None and self.completer.key(event.key):
+            event.stop()
+            event.prevent_default()
+            return
+        if event.key == "escape" and self.queue is not None and self.queue.take_back(self):
             event.stop()
             event.prevent_default()
             return
@@ -181,6 +187,8 @@ class PromptArea(TextArea):
 
     def _history_previous(self) -> None:
         """Recall the previous prompt when the cursor is on the first line; else move up."""
+        if self.queue is not None and self.queue.recall(self):
+            return
         if self.cursor_location[0] > 0 or not self.prompt_history:
             self.action_cursor_up()
             return

@@ -45,6 +45,8 @@ class StatusLine(Static):
     #: thinking as the user chose it (Tab, /think; None: the model's default, not shown) and /effort's level
     thinking_choice: reactive[bool | None] = reactive(None)
     effort: reactive[str | None] = reactive(None)
+    #: the model id the session sends (`model` is what the line shows: "offline demo" while offline answers)
+    model_id: reactive[str] = reactive("")
     #: the prompt's vi mode ("insert", "normal"; "" without /vim)
     vi_mode: reactive[str] = reactive("")
 
@@ -126,10 +128,11 @@ class StatusLine(Static):
         """`thinking on` / `thinking off` once the user chose, and the effort where the model takes it."""
         from tui.agent.thinking import model_thinking, thinking_on
 
-        support = model_thinking(self.model)
+        model = self.model_id or self.model
+        support = model_thinking(model)
         words = []
         if self.thinking_choice is not None and support.has_thinking:
-            words.append("[$accent]thinking on[/]" if thinking_on(self.model, self.thinking_choice) else "[dim]thinking off[/dim]")
+            words.append("[$accent]thinking on[/]" if thinking_on(model, self.thinking_choice) else "[dim]thinking off[/dim]")
         if self.effort and self.effort in support.efforts:
             words.append(f"[dim]effort[/dim] {self.effort}")
         return Content.from_markup("  " + " · ".join(words)) if words else None

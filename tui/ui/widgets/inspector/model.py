@@ -15,6 +15,7 @@ from tui.agent.events import (
     Event,
     HookFinished,
     HookStarted,
+    MessagesSteered,
     RequestSent,
     ResponseFinished,
     ResponseStarted,
@@ -63,6 +64,7 @@ class ApiCall:
     @property
     def cache_miss(self) -> dict[str, Any] | None:
         return (self.cost or {}).get("cache_miss")
+    steered: tuple[str, ...] = ()  # messages the user queued that joined this request (tui/agent/steer.py)
 
     @property
     def finished(self) -> bool:
@@ -126,6 +128,8 @@ class InspectorModel:
         self.calls: list[ApiCall] = []
         #: hooks that ran before the first request (SessionStart, UserPromptSubmit): shown with it
         self._early_hooks: list[dict[str, Any]] = []
+        #: queued messages steered into the request about to be sent
+        self._steered: tuple[str, ...] = ()
 
     def clear(self) -> None:
         self.calls.clear()
@@ -154,8 +158,13 @@ class InspectorModel:
                 loop_path=event.loop_path,
             )
             call.hooks, self._early_hooks = self._early_hooks, []
+            if event.loop_path == "main":
+                call.steered, self._steered = self._steered, ()
             self.calls.append(call)
             return call
+        if isinstance(event, MessagesSteered):
+            self._steered = event.texts
+            return None
         if isinstance(event, (HookStarted, HookFinished)):
             return self._record_hook(event)
         call = self._latest(getattr(event, "iteration", None), event.loop_path)

@@ -282,7 +282,9 @@ class Inspector(Widget):
             return
         self._rendered[view] = key
         self.query_one("#inspector-selected", Static).update(
-            Text(one_line(f"#{call.number} · {call.loop_path} · iteration {call.iteration} · {call.model}"))
+            Text(one_line(f"#{call.number} · {call.loop_path} · iteration {call.iteration} · {call.model}"
+                          + (f" · steer: {plural(len(call.steered), 'message')} after the tool results"
+                             if call.steered else "")))
         )
         if view == "request":
             self.query_one("#inspector-request", JsonView).show(call.body, f"request #{call.number}")

@@ -1,0 +1,152 @@
+"""`-p --input-format stream-json`: Claude Code's input lines on stdin, fed into the session's inbox.
+
+One JSON object per line. A `user` line is a prompt: it starts a turn, or, while one runs, it is
+steered into that turn's next request (or waits for the next turn with `"priority": "later"`).
+Each line type has a handler in `StreamJsonInput.handlers`, and each control request subtype one in
+`StreamJsonInput.controls`: the Agent SDK's control protocol (`control_request` / `control_response`)
+plugs in there. Until a subtype has a handler its request is answered with an error
+`control_response`, and a line of an unknown type gets one error line: the client never waits on
+an answer that will not come. Never imports Textual.
+"""
+
+from __future__ import annotations
+
+import json
+import threading
+from collections.abc import Callable
+from typing import Any, TextIO
+
+from tui.agent.inbox import Inbox
+from tui.sanitize import one_line
+
+#: a line handler: the parsed object and its line number
+LineHandler = Callable[[dict[str, Any], int], None]
+#: a control request handler: the request's `request` object -> the success `response` payload
+ControlHandler = Callable[[dict[str, Any]], dict[str, Any]]
+
+
+class InputLineError(ValueError):
+    """A line that cannot be used; its message is the one sentence shown for it."""
+
+
+class StreamJsonInput:
+    """Reads stream-json input lines from `stream` on a thread of its own until it ends."""
+
+    def __init__(self, inbox: Inbox, stream: TextIO, emit: Callable[[dict[str, Any]], None],
+                 err: TextIO) -> None:
+        self.inbox = inbox
+        self.stream = stream
+        self.emit = emit  # writes one stdout line (the headless renderer's)
+        self.err = err
+        self.handlers: dict[str, LineHandler] = {
+            "user": self.on_user,
+            "control_request": self.on_control_request,
+            "keep_alive": lambda obj, line: None,  # liveness only: nothing to do
+        }
+        self.controls: dict[str, ControlHandler] = {}
+        #: user lines accepted so far
+        self.accepted = 0
+        self._thread: threading.Thread | None = None
+
+    def start(self) -> None:
+        """Read on a daemon thread; the inbox is closed when the input ends."""
+        self._thread = threading.Thread(target=self.run, name="stream-json-input", daemon=True)
+        self._thread.start()
+
+    def run(self) -> None:
+        """Read every line, then close the inbox (the turns still queued run, then -p ends)."""
+        try:
+            for number, line in enumerate(self.stream, 1):
+                self.feed(line, number)
+        except (OSError, ValueError) as exc:  # stdin closed under us, undecodable bytes
+            self.problem(0, f"reading stdin failed: {exc}")
+        finally:
+            self.inbox.close()
+
+    def feed(self, line: str, number: int) -> None:
+        """Handle one input line (blank lines are skipped)."""
+        if not line.strip():
+            return
+        try:
+            obj = json.loads(line)
+        except json.JSONDecodeError as exc:
+            self.problem(number, f"not JSON ({exc.msg} at column {exc.colno})")
+            return
+        if not isinstance(obj, dict):
+            self.problem(number, "expected a JSON object with a \"type\"")
+            return
+        kind = obj.get("type")
+        handler = self.handlers.get(kind) if isinstance(kind, str) else None
+        if handler is None:
+            known = ", ".join(sorted(self.handlers))
+            self.problem(number, f"unknown message type {json.dumps(kind)} (expected one of: {known})")
+            return
+        try:
+            handler(obj, number)
+        except InputLineError as exc:
+            self.problem(number, str(exc))
+
+    def problem(self, number: int, sentence: str) -> None:
+        """One error line on stderr and, for the client reading stdout, a `system` line; the line is skipped."""
+        where = f"line {number}" if number else "input"
+        text = one_line(f"stream-json input {where}: {sentence}; the line is skipped.")
+        self.err.write(f"agent-tui: {text}\n")
+        self.err.flush()
+        self.emit({"type": "system", "subtype": "input_error", "line": number, "error": text})
+
+    # --- line types ----------------------------------------------------------------------
+
+    def on_user(self, obj: dict[str, Any], number: int) -> None:
+        """A prompt: queued in the inbox (a new turn, or steered into the running one)."""
+        text = user_text(obj.get("message"))
+        steer = obj.get("priority") != "later"
+        self.inbox.put(text, steer=steer, source="stream-json")
+        self.accepted += 1
+
+    def on_control_request(self, obj: dict[str, Any], number: int) -> None:
+        """A control request: its subtype's handler answers, or an error response says none exists yet."""
+        request_id = obj.get("request_id")
+        request = obj.get("request")
+        if not isinstance(request_id, str) or not isinstance(request, dict):
+            raise InputLineError("a control_request needs a string \"request_id\" and a \"request\" object")
+        subtype = request.get("subtype")
+        handler = self.controls.get(subtype) if isinstance(subtype, str) else None
+        if handler is None:
+            self.emit(control_error(request_id, f"agent-tui does not handle control requests of subtype "
+                                                f"{json.dumps(subtype)}"))
+            return
+        try:
+            response = handler(request)
+        except Exception as exc:  # the client gets the failure as its answer, never silence
+            self.emit(control_error(request_id, f"{type(exc).__name__}: {exc}"))
+            return
+        self.emit({"type": "control_response",
+                   "response": {"subtype": "success", "request_id": request_id, "response": response}})
+
+
+def control_error(request_id: str, error: str) -> dict[str, Any]:
+    """An error `control_response` (the Agent SDK's ControlErrorResponse)."""
+    return {"type": "control_response", "response": {"subtype": "error", "request_id": request_id, "error": error}}
+
+
+def user_text(message: Any) -> str:
+    """The prompt text of a `user` line's `message` (a string, or text blocks); InputLineError otherwise."""
+    if not isinstance(message, dict) or message.get("role", "user") != "user":
+        raise InputLineError("a user line needs \"message\": {\"role\": \"user\", \"content\": ...}")
+    content = message.get("content")
+    if isinstance(content, str):
+        text = content
+    elif isinstance(content, list):
+        parts = []
+        for block in content:
+            kind = block.get("type") if isinstance(block, dict) else None
+            if kind != "text" or not isinstance(block.get("text"), str):
+                raise InputLineError(f"content blocks of type {json.dumps(kind)} are not supported in input "
+                                     "yet (only text)")
+            parts.append(block["text"])
+        text = "\n\n".join(parts)
+    else:
+        raise InputLineError("\"content\" must be a string or a list of text blocks")
+    if not text.strip():
+        raise InputLineError("the user message has no text")
+    return text
