@@ -90,6 +90,9 @@ class Settings:
     web_search_blocked_domains: list[str] = field(default_factory=list)
     #: a background task's output file keeps its newest part past this many MB (0: no cap)
     background_output_limit_mb: int = 256
+    #: an attached image's long edge is scaled down to this many pixels (64 to 8000; 1568 is what the API
+    #: answers fastest for)
+    image_max_edge: int = 1568
     #: `statusLine`: a command whose first stdout line shows in the footer (a folder's only once trusted)
     status_line: str | None = None
     #: folders whose own allow rules count (read from the user settings only)

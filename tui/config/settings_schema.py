@@ -32,6 +32,8 @@ SCALAR_TYPES: dict[str, tuple[str, bool]] = {
     "web_search_allowed_domains": ("rules", False),
     "web_search_blocked_domains": ("rules", False),
     "background_output_limit_mb": ("integer", False),
+    # an attached image's long edge is scaled down to this (the API refuses an edge over 8000 px)
+    "image_max_edge": ("pixels", False),
 }
 ALIASES = {"defaultMode": "permission_mode", "apiKeyHelper": "api_key_helper", "cleanupPeriodDays": "cleanup_period_days"}
 EXPECTED = {
@@ -43,6 +45,7 @@ EXPECTED = {
     "mode": f"one of {', '.join(MODES)}",
     "rules": "a list of strings",
     "names": "a table of model name = \"provider model id\"",
+    "pixels": "a whole number of pixels from 64 to 8000",
 }
 
 
@@ -74,6 +77,8 @@ def check_value(kind: str, value: Any, nullable: bool = False) -> tuple[Any, str
         ok = isinstance(value, int) and not isinstance(value, bool) and value >= 0
     elif kind == "boolean":
         ok = isinstance(value, bool)
+    elif kind == "pixels":
+        ok = isinstance(value, int) and not isinstance(value, bool) and 64 <= value <= 8000
     elif kind in ("number", "seconds"):
         ok = isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value) and (
             value > 0 if kind == "seconds" else value >= 0)
@@ -85,6 +90,8 @@ def check_value(kind: str, value: Any, nullable: bool = False) -> tuple[Any, str
     if ok:
         return value, None
     numeric = isinstance(value, (int, float)) and not isinstance(value, bool)
+    if kind == "pixels" and numeric:
+        return None, f"expected {EXPECTED[kind]}, got {value}"
     if kind == "seconds" and numeric:
         return None, f"expected {EXPECTED[kind]} (and finite), got {value}"
     if kind == "number" and numeric and not math.isfinite(value):
