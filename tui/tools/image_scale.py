@@ -112,3 +112,44 @@ def _reencoded(image: Any, fmt: str, width: int, height: int, size: int, max_byt
             if out.tell() <= max_bytes:
                 return ScaledImage("image/jpeg", out.getvalue(), image.width, image.height, width, height, size)
         image = image.resize((max(1, image.width * 3 // 4), max(1, image.height * 3 // 4)))
+
+
+def header_size(head: bytes) -> tuple[int, int] | None:
+    """(width, height) read from the first bytes of a png, gif, webp or jpeg file, without decoding it."""
+    if head.startswith(b"\x89PNG\r\n\x1a\n") and len(head) >= 24:
+        return int.from_bytes(head[16:20], "big"), int.from_bytes(head[20:24], "big")
+    if head.startswith((b"GIF87a", b"GIF89a")) and len(head) >= 10:
+        return int.from_bytes(head[6:8], "little"), int.from_bytes(head[8:10], "little")
+    if head[:4] == b"RIFF" and head[8:12] == b"WEBP" and len(head) >= 30:
+        return _webp_size(head)
+    if head.startswith(b"\xff\xd8"):
+        return _jpeg_size(head)
+    return None
+
+
+def _webp_size(head: bytes) -> tuple[int, int] | None:
+    chunk = head[12:16]
+    if chunk == b"VP8X":
+        return int.from_bytes(head[24:27], "little") + 1, int.from_bytes(head[27:30], "little") + 1
+    if chunk == b"VP8L":
+        bits = int.from_bytes(head[21:25], "little")
+        return (bits & 0x3FFF) + 1, ((bits >> 14) & 0x3FFF) + 1
+    if chunk == b"VP8 ":
+        return int.from_bytes(head[26:28], "little") & 0x3FFF, int.from_bytes(head[28:30], "little") & 0x3FFF
+    return None
+
+
+def _jpeg_size(head: bytes) -> tuple[int, int] | None:
+    """The frame size of a JPEG's first SOF marker (skipping the segments before it, EXIF included)."""
+    at = 2
+    while at + 9 <= len(head):
+        if head[at] != 0xFF:
+            return None
+        marker = head[at + 1]
+        if marker in (0xD8, 0x01) or 0xD0 <= marker <= 0xD7:  # no length
+            at += 2
+            continue
+        if 0xC0 <= marker <= 0xCF and marker not in (0xC4, 0xC8, 0xCC):
+            return int.from_bytes(head[at + 7:at + 9], "big"), int.from_bytes(head[at + 5:at + 7], "big")
+        at += 2 + int.from_bytes(head[at + 2:at + 4], "big")
+    return None

@@ -38,6 +38,11 @@ KEYS: tuple[KeySpec, ...] = (
             scope="prompt", show=False, priority=True),
     KeySpec("history_next", "down", "history_next", "Next prompt", "Prompt",
             scope="prompt", show=False, priority=True),
+    # not priority: the prompt runs them itself, in the order typed (ordered_keys.py)
+    KeySpec("paste_image", "ctrl+v", "paste_image", "Paste an image from the clipboard", "Prompt",
+            scope="prompt", show=False, key_display="^v"),
+    KeySpec("remove_attachment", "backspace", "remove_attachment",
+            "Delete left; at the prompt's start, remove the last image", "Prompt", scope="prompt", show=False),
     # the turn
     KeySpec("interrupt", "escape", "interrupt", "Interrupt", "Turn", key_display="esc"),
     KeySpec("cycle_mode", "shift+tab", "cycle_mode", "Mode", "Turn", priority=True),
