@@ -47,7 +47,7 @@ class Attachment:
     reason: str = ""
     text: str = ""
     media_type: str = ""
-    data: bytes = b""
+    data: bytes = field(default=b"", repr=False)
     #: the rule a yes may save ("Read(//abs/path)"), for an `ask`
     suggested_rule: str = ""
     #: an image: its size as sent, and the original's (pixels, bytes)

@@ -62,17 +62,23 @@ def prepare_image(data: bytes, max_edge: int = MAX_EDGE, max_bytes: int = MAX_SE
 
     if len(data) > MAX_FILE_BYTES:
         raise ImageRefused(too_big(len(data)))
+    claimed = header_size(data[:1 << 17])
+    if claimed is not None and claimed[0] * claimed[1] > MAX_PIXELS:
+        raise ImageRefused(_bomb(*claimed))
     try:
-        # only the four formats the API takes: Pillow's other plugins (EPS runs Ghostscript) never see the bytes
-        image = Image.open(io.BytesIO(data), formats=list(SENDABLE))
+        with warnings.catch_warnings():
+            warnings.simplefilter("error", Image.DecompressionBombWarning)
+            # only the four formats the API takes: Pillow's other plugins (EPS runs Ghostscript) never see the bytes
+            image = Image.open(io.BytesIO(data), formats=list(SENDABLE))
     except UnidentifiedImageError:
         raise ImageRefused(NOT_AN_IMAGE) from None
+    except (Image.DecompressionBombWarning, Image.DecompressionBombError):
+        raise ImageRefused("it has more pixels than can be decoded safely") from None
     except (OSError, SyntaxError, ValueError, EOFError):
         raise ImageRefused(_damaged()) from None
     width, height = image.size
     if width * height > MAX_PIXELS:
-        raise ImageRefused(f"it is {width}×{height} pixels, too large to decode safely (more than "
-                           f"{MAX_PIXELS // 1_000_000} megapixels)")
+        raise ImageRefused(_bomb(width, height))
     fmt = str(image.format)
     fits = max(width, height) <= max_edge
     try:
@@ -88,6 +94,10 @@ def prepare_image(data: bytes, max_edge: int = MAX_EDGE, max_bytes: int = MAX_SE
     if fits and len(data) <= max_bytes:
         return ScaledImage(SENDABLE[fmt], data, width, height, width, height, len(data))
     return _reencoded(image, fmt, width, height, len(data), max_bytes)
+
+
+def _bomb(width: int, height: int) -> str:
+    return f"it is {width}×{height} pixels, too large to decode safely (more than {MAX_PIXELS // 1_000_000} megapixels)"
 
 
 def _damaged() -> str:

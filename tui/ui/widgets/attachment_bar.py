@@ -79,8 +79,16 @@ class AttachmentBar(Horizontal):
         return [chip_label(i, a.name, a.width, a.height) for i, a in enumerate(self.attachments, 1)]
 
     def _redraw(self) -> None:
-        self.remove_children()
-        self.mount_all(AttachmentChip(i, label) for i, label in enumerate(self.labels, 1))
+        """Make the chips match the attachments: existing chips relabelled, extra ones removed, missing ones added."""
+        labels = self.labels
+        chips = list(self.query_children(AttachmentChip))
+        for number, (chip, label) in enumerate(zip(chips, labels), 1):
+            chip.number = number
+            chip.update(Text(f"[{label} ✕]"))
+        for chip in chips[len(labels):]:
+            chip.remove()
+        if len(labels) > len(chips):
+            self.mount_all(AttachmentChip(i, label) for i, label in enumerate(labels, 1) if i > len(chips))
         self.display = bool(self.attachments)
 
     def on_attachment_bar_remove_requested(self, message: RemoveRequested) -> None:

@@ -15,6 +15,7 @@ import io
 import os
 import sys
 import threading
+import warnings
 from collections.abc import Mapping
 from typing import Any
 
@@ -33,6 +34,8 @@ IMAGE_ROWS = 10
 DRAW_PIXELS = (1024, 512)
 _PROTOCOLS = {"kitty": "tgp", "sixel": "sixel", "halfblock": "halfcell", "off": None}
 _import_lock = threading.Lock()
+# textual-image 0.12 reads pixels with Image.getdata, deprecated in Pillow 13 (pyproject pins Pillow below 14)
+warnings.filterwarnings("ignore", message=r"Image\.Image\.getdata is deprecated", category=DeprecationWarning)
 
 
 def image_protocol(env: Mapping[str, str], colour: bool = True, headless: bool = False) -> str | None:
