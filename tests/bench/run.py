@@ -41,6 +41,7 @@ SUITES = [
     ("tokens", "tests.bench.bench_tokens", "first request's token footprint vs Claude Code"),
     ("sandbox", "tests.bench.bench_sandbox", "Bash sandbox overhead and a 5 000-file rg inside vs outside"),
     ("timetravel", "tests.bench.bench_timetravel", "checkpoints, rewind, replay"),
+    ("images", "tests.bench.bench_images", "attaching a 12-megapixel PNG vs Pillow's decode+resize"),
 ]
 
 
