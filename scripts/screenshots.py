@@ -130,7 +130,8 @@ def make_chart(path: Path, size: tuple[int, int], bars: list[tuple[int, tuple[in
 
     width, height = size
     image = Image.linear_gradient("L").resize(size).convert("RGB")
-    image = Image.merge("RGB", [band.point(lambda v, k=k: 40 + v * k // 4) for k, band in zip((1, 2, 3), image.split())])
+    bands = [band.point(lambda v, k=k: 40 + v * k // 4) for k, band in zip((1, 2, 3), image.split())]
+    image = Image.merge("RGB", bands)
     draw = ImageDraw.Draw(image)
     step = width // (len(bars) + 1)
     for index, (share, colour) in enumerate(bars, 1):

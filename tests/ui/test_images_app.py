@@ -121,7 +121,8 @@ async def test_typed_mention_draws_the_image_and_a_bad_one_is_one_sentence(offli
         assert len(captions) == 1 and captions[0].startswith("[image 1: shot.png 800×600 · ")
         # a pasted path to something that is not a picture is refused the same way, no chip
         await _paste(pilot, str(demo_project / "fake.png"))
-        await wait_until(pilot, lambda: any(n.startswith(f"{demo_project / 'fake.png'} was not attached") for n in notes))
+        refused = f"{demo_project / 'fake.png'} was not attached"
+        await wait_until(pilot, lambda: any(n.startswith(refused) for n in notes))
         assert _chips(app) == []
 
 
@@ -135,7 +136,8 @@ async def test_ctrl_v_reads_the_clipboard_image_with_the_tool_there_is(
                                    f'--no-newline) cat "{clip}";; esac\n')
         monkeypatch.setenv("WAYLAND_DISPLAY", "wayland-0")
     else:
-        _script(tools, "xclip", f'case "$4" in TARGETS) printf "TARGETS\\nimage/png\\n";; image/png) cat "{clip}";; esac\n')
+        _script(tools, "xclip", f'case "$4" in TARGETS) printf "TARGETS\\nimage/png\\n";; '
+                                f'image/png) cat "{clip}";; esac\n')
         monkeypatch.delenv("WAYLAND_DISPLAY", raising=False)
         monkeypatch.setenv("DISPLAY", ":0")
     monkeypatch.setenv("PATH", f"{tools}{os.pathsep}{os.environ['PATH']}")

@@ -75,9 +75,11 @@ class PromptImages:
                 self._said(f"{raw} is gone: nothing was attached.")
             else:
                 self._landed(attached)
+        call_soon_from_thread(self.app, self._idle_again)
 
     def _attach_clipboard(self) -> None:
         from tui.tools.attachments import image_from_bytes
+        from tui.tools.image_scale import MAX_EDGE
 
         from .clipboard_image import NO_IMAGE, read_clipboard_image
 
@@ -88,7 +90,8 @@ class PromptImages:
         if found.problem:
             self._said(found.problem)
             return
-        self._landed(image_from_bytes(found.data, "clipboard", self.app.session.options.image_max_edge))
+        max_edge = getattr(self.app.session.options, "image_max_edge", MAX_EDGE)
+        self._landed(image_from_bytes(found.data, "clipboard", max_edge))
 
     def _landed(self, attached: Any) -> None:
         if attached.kind == "image":
@@ -102,8 +105,11 @@ class PromptImages:
     def _add(self, attached: Any) -> None:
         if not self.closed.is_set():
             self.bar.add(attached)
-            if not self.app.controller.busy:
-                self.app.status.set_state("idle")  # a question asked about the path may have said otherwise
+
+    def _idle_again(self) -> None:
+        """A question asked about a pasted path left the status line waiting: idle again unless a turn runs."""
+        if not self.closed.is_set() and not self.app.controller.busy:
+            self.app.status.set_state("idle")
 
 
 def install(app: AgentApp) -> PromptImages:

@@ -1,4 +1,5 @@
-"""Images attached with `@path` or a pasted path: scaled to what the API takes, the original untouched, bad ones refused."""
+"""Images attached with `@path` or a pasted path: scaled to what the API takes, the original untouched, bad ones
+refused."""
 
 from __future__ import annotations
 

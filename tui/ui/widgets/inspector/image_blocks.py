@@ -43,7 +43,8 @@ def image_hint(block: dict[str, Any]) -> str | None:
     if block.get("type") != "image" or not is_image_source(source):
         return None
     size = _size(source["data"])
-    parts = [str(source["media_type"]), f"{size[0]}×{size[1]}" if size else "", f"{sent_bytes(source['data']) / 1000:,.0f} KB sent"]
+    sent = f"{sent_bytes(source['data']) / 1000:,.0f} KB sent"
+    parts = [str(source["media_type"]), f"{size[0]}×{size[1]}" if size else "", sent]
     return " · ".join(p for p in parts if p)
 
 
