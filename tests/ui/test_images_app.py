@@ -166,3 +166,16 @@ async def test_ctrl_v_without_a_clipboard_tool_names_the_one_to_install(
         await wait_until(pilot, lambda: notes)
         assert notes == ["Ctrl+V reads an image from the clipboard with xclip, which is not installed."]
         assert _chips(app) == []
+
+
+def test_a_resumed_history_shows_each_prompt_image_under_its_prompt() -> None:
+    from tui.ui.screens.resume_screen import history_records
+
+    block = {"type": "image", "source": {"type": "base64", "media_type": "image/png", "data": "iVBORw0KGgo="}}
+    messages = [{"role": "user", "content": [block, block, {"type": "text", "text": "compare"}]},
+                {"role": "assistant", "content": [{"type": "text", "text": "same"}]},
+                {"role": "user", "content": [block]}]  # an image sent alone is a turn too
+    turns = history_records(messages)
+    assert [[(b.kind, (b.image or {}).get("number")) for b in t.blocks] for t in turns] == [
+        [("user", None), ("image", 1), ("image", 2), ("text", None)], [("user", None), ("image", 1)]]
+    assert turns[0].blocks[1].image["block"] is block
