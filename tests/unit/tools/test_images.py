@@ -129,3 +129,14 @@ def test_header_size_reads_each_format_without_decoding(tmp_path: Path) -> None:
         Image.new("RGB", (321, 123)).save(out, fmt)
         assert header_size(out.getvalue()[:2000]) == (321, 123), fmt
     assert header_size(b"plain text") is None
+
+
+def test_start_up_loads_neither_pillow_nor_textual_image() -> None:
+    import subprocess
+    import sys
+
+    code = ("import sys, tui.ui.app, tui.headless, tui.tools.attachments, tui.hooks.prompt_input\n"
+            "heavy = [m for m in sys.modules if m.split('.')[0] in ('PIL', 'textual_image')]\n"
+            "assert not heavy, heavy\n")
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
+    assert proc.returncode == 0, proc.stderr
