@@ -171,7 +171,7 @@ def options_from_args(args: argparse.Namespace) -> tuple[AgentOptions, list[str]
         opts.auto_compact_threshold = getattr(settings, "auto_compact_threshold", opts.auto_compact_threshold)
         opts.compaction = getattr(settings, "compaction", opts.compaction)
         for key in ("web_search_max_uses", "web_search_allowed_domains", "web_search_blocked_domains",
-                    "background_output_limit_mb"):
+                    "background_output_limit_mb", "image_max_edge"):
             setattr(opts, key, getattr(settings, key, getattr(opts, key)))
         opts.cleanup_period_days = getattr(settings, "cleanup_period_days", opts.cleanup_period_days)
     if args.model:

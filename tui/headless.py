@@ -155,6 +155,8 @@ class HeadlessRenderer:
             return
         data = event.to_dict()
         data["type"] = snake(event.type)
+        if data.get("images"):  # a prompt's pictures: what they are, not megabytes of base64 on every line
+            data["images"] = [{k: v for k, v in image.items() if k != "block"} for image in data["images"]]
         self.emit(data)
         if isinstance(event, ResponseFinished) and event.iteration:  # iteration 0: a compaction's summary, no reply
             self.emit({"type": "assistant", "message": event.message, "stop_reason": event.stop_reason,
@@ -251,7 +253,7 @@ def run_headless(options: AgentOptions, prompt: str, fmt: str = "text", *, parti
     previous = signal.signal(signal.SIGINT, on_sigint) if _main_thread() else None
     try:
         with command_turn(session, prepared.command):
-            session.run_turn(prepared.prompt)
+            session.run_turn(prepared.prompt, tuple(prepared.images))
     except KeyboardInterrupt:
         err.write("agent-tui: quit\n")
         return 130

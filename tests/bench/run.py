@@ -42,6 +42,7 @@ SUITES = [
     ("sandbox", "tests.bench.bench_sandbox", "Bash sandbox overhead and a 5 000-file rg inside vs outside"),
     ("timetravel", "tests.bench.bench_timetravel", "checkpoints, rewind, replay"),
     ("cost", "tests.bench.bench_cost", "cost attribution per request at 500 turns vs the request build"),
+    ("images", "tests.bench.bench_images", "attaching a 12-megapixel PNG vs Pillow's decode+resize"),
 ]
 
 

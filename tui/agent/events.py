@@ -75,6 +75,8 @@ class Event:
 class TurnStarted(Event):
     turn_id: int
     prompt: str
+    #: images sent with the prompt (tui.tools.attachments.Attachment.image_entry): the API block, name and sizes
+    images: tuple[dict[str, Any], ...] = ()
 
 
 @_event

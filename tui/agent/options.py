@@ -82,5 +82,7 @@ class AgentOptions:
     background_output_limit_mb: int = 256
     web_search_allowed_domains: list[str] = field(default_factory=list)
     web_search_blocked_domains: list[str] = field(default_factory=list)
+    #: an attached image's long edge is scaled down to this many pixels (the `image_max_edge` setting)
+    image_max_edge: int = 1568
     #: the hooks read at start (tui.hooks.config.HookConfig); None when no settings file has any
     hooks: Any = None

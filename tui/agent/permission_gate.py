@@ -67,6 +67,12 @@ class PendingAsks:
 _attach_ids = itertools.count(1)
 
 
+def _what(attachment: Any) -> str:
+    from tui.tools.pasted_paths import IMAGE_SUFFIXES
+
+    return "image" if attachment.real.suffix.lower() in IMAGE_SUFFIXES else "text"
+
+
 def ask_to_attach(session: Any, attachment: Any, cancel: threading.Event) -> bool:
     """Ask in the permission dialog whether an `@` mention that needs a yes may be read and attached.
 
@@ -80,7 +86,8 @@ def ask_to_attach(session: Any, attachment: Any, cancel: threading.Event) -> boo
     session.publish(PermissionRequested(
         tool_use_id=tool_use_id, tool_name="Read", input={"file_path": str(attachment.path)},
         label=f"Attach @{attachment.shown}", suggested_rule=rule, reason=attachment.reason, reply=reply_future,
-        preview={"kind": "text", "text": f"Attach {attachment.real} to your prompt: its text is sent to the model."},
+        preview={"kind": "text", "text": f"Attach {attachment.real} to your prompt: its {_what(attachment)} is sent to "
+                                         "the model."},
     ))
     reply = PermissionReply(False)
     while not cancel.is_set():

@@ -341,7 +341,8 @@ class AgentSession(TranscriptMixin, PinMixin):
         if not any(b.get("type") == "tool_use" for b in message.get("content", ())):
             self.append_message(message)
 
-    def begin_turn(self, prompt: str) -> Turn:
+    def begin_turn(self, prompt: str, images: tuple[dict[str, Any], ...] = ()) -> Turn:
+        """Append the prompt: its images first (the API's advice), then its text (none when only images go)."""
         self.checkpoints.prompt(self.turn_count + 1, prompt, len(self.messages))
         self._before_prompt = (len(self.messages), self.messages[-1] if self.messages else None)
         self.turn_count += 1
@@ -349,7 +350,9 @@ class AgentSession(TranscriptMixin, PinMixin):
         if self.loop_path == "main":
             self.costs.begin_turn(self.turn_count)
         prompt, pinned = split_pin(prompt)  # `#pin …`: the prompt is kept verbatim through compactions
-        blocks = [{"type": "text", "text": scrub_text(prompt)}]  # a surrogate-escaped byte could never be sent
+        blocks = [image["block"] for image in images]
+        if prompt or not blocks:  # an empty text block is a 400
+            blocks.append({"type": "text", "text": scrub_text(prompt)})  # a surrogate-escaped byte could never be sent
         if self.hook_context:  # what SessionStart hooks said goes with the first prompt
             blocks += [{"type": "text", "text": scrub_text(b["text"])} for b in self.hook_context]
             self.hook_context = []
@@ -449,31 +452,31 @@ class AgentSession(TranscriptMixin, PinMixin):
     def running(self) -> bool:
         return self._thread is not None and self._thread.is_alive()
 
-    def run_turn(self, prompt: str) -> None:
-        """Run one turn on the calling thread (headless mode and tests)."""
+    def run_turn(self, prompt: str, images: tuple[dict[str, Any], ...] = ()) -> None:
+        """Run one turn on the calling thread (headless mode and tests); `images` go with the prompt."""
         from .loop import run_turn
 
         self.cancel_event.clear()
         if self.hooks is not None:
             self.hook_context += self.hooks.session_start()
-        run_turn(self, prompt)
+        run_turn(self, prompt, images)
 
-    def run_turns(self, prompt: str) -> None:
+    def run_turns(self, prompt: str, images: tuple[dict[str, Any], ...] = ()) -> None:
         """Run a turn, then one for the messages still queued when it ended, until none wait."""
         self.inbox.activate()
         while True:
-            self.run_turn(prompt)
+            self.run_turn(prompt, images)
             batch = self.inbox.next_batch()
             if not batch:
                 return
-            prompt = joined(batch)
+            prompt, images = joined(batch), ()
 
-    def submit(self, prompt: str) -> None:
-        """Start one turn on a worker thread (and the turns of messages queued meanwhile)."""
+    def submit(self, prompt: str, images: tuple[dict[str, Any], ...] = ()) -> None:
+        """Start one turn on a worker thread (and the turns of messages queued meanwhile); `images` go with it."""
         if self.running and (self.inbox.active or not self.wait(1.0)):  # else its thread is just ending
             raise RuntimeError("A turn is already running; wait for it or cancel it first.")
         self.inbox.activate()
-        self._thread = threading.Thread(target=self.run_turns, args=(prompt,), name="agent-loop", daemon=True)
+        self._thread = threading.Thread(target=self.run_turns, args=(prompt, images), name="agent-loop", daemon=True)
         self._thread.start()
 
     def cancel(self) -> None:

@@ -98,6 +98,9 @@ class Settings:
     background_output_limit_mb: int = 256
     #: the prompt's keys: "vim" for vi keys (insert and normal modes; /vim toggles it), "normal" otherwise
     editor_mode: str = "normal"
+    #: an attached image's long edge is scaled down to this many pixels (64 to 8000; 1568 is what the API
+    #: answers fastest for)
+    image_max_edge: int = 1568
     #: `statusLine`: a command whose first stdout line shows in the footer (a folder's only once trusted)
     status_line: str | None = None
     #: folders whose own allow rules count (read from the user settings only)

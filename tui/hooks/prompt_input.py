@@ -19,6 +19,7 @@ from typing import Any
 
 from tui.tools.attachments import AskAttachment, Attached, AttachmentRules, attach_mentions
 from tui.tools.base import ToolContext
+from tui.tools.image_scale import MAX_EDGE
 
 from .commands import Catalog, CustomCommand, load_catalog
 from .expand import ExpansionRefused, expand
@@ -35,6 +36,8 @@ class Prepared:
     refusal: str | None = None
     #: one sentence for each `@` mention that was not attached
     notices: list[str] = field(default_factory=list)
+    #: the images its `@` mentions attach, as a turn carries them (Attachment.image_entry)
+    images: list[dict[str, Any]] = field(default_factory=list)
 
 
 def attach_catalog(session: Any, *, add_tool: bool) -> Catalog:
@@ -115,7 +118,8 @@ def attachment_rules(session: Any, can_ask: bool) -> AttachmentRules:
     """The rules `@` mentions meet in this session (the Read tool's); `can_ask` when someone can answer a question."""
     project_dir = Path(session.options.project_dir)
     return AttachmentRules(project_dir=project_dir, policy=session.policy, interactive=can_ask,
-                           state=getattr(session, "state", None))
+                           state=getattr(session, "state", None),
+                           max_edge=getattr(session.options, "image_max_edge", MAX_EDGE))
 
 
 def parse_slash(text: str) -> tuple[str, str] | None:
@@ -144,9 +148,9 @@ def prepare_prompt(session: Any, text: str, cancel: threading.Event | None = Non
                 attached = render(session, command, parsed[1], cancel, ask)
             except ExpansionRefused as exc:
                 return Prepared("", command, str(exc))
-            return Prepared(attached.text, command, notices=attached.notices)
+            return Prepared(attached.text, command, notices=attached.notices, images=attached.images)
     attached = attach_mentions(text, attachment_rules(session, ask is not None), ask)
-    return Prepared(attached.text, notices=attached.notices)
+    return Prepared(attached.text, notices=attached.notices, images=attached.images)
 
 
 @contextmanager

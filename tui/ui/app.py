@@ -216,6 +216,9 @@ class AgentApp(ConversationKeys, FocusReports, App[int]):
 
         install(self)
         install_keys(self)  # vi keys, Ctrl+R, Ctrl+G, Tab for thinking, the saved prompt history
+        from . import prompt_images
+
+        prompt_images.install(self)  # chips of pasted, dropped and Ctrl+V images
         if gc_tuning.is_paused():  # collect the start-up garbage a moment later, where nobody waits on it
             self.set_timer(gc_tuning.RESUME_DELAY_S, gc_tuning.tune)
         else:
@@ -346,12 +349,20 @@ class AgentApp(ConversationKeys, FocusReports, App[int]):
             self.notify("A turn is running: press Esc to interrupt it, or wait.", severity="warning")
             return
         await self.controller.begin_local_turn(text)
-        self._submit_in_thread(text)
+        self._submit_in_thread(text, self.take_images())
+
+    def take_images(self) -> tuple[dict[str, Any], ...]:
+        """The prompt's image chips, for the turn that starts now (prompt_images.py)."""
+        images = self.prompt_area.images
+        return images.take() if images is not None else ()
 
     @work(thread=True, group="submit", exit_on_error=False)
-    def _submit_in_thread(self, text: str) -> None:
+    def _submit_in_thread(self, text: str, images: tuple[dict[str, Any], ...] = ()) -> None:
         try:
-            self.session.submit(text)
+            if images:
+                self.session.submit(text, images)
+            else:
+                self.session.submit(text)
         except Exception as exc:  # e.g. a turn still winding down
             call_soon_from_thread(self, self._submit_failed, str(exc))
 

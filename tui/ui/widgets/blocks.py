@@ -268,6 +268,10 @@ def block_widget(record: BlockRecord) -> Widget:
     if record.kind == "tool":
         assert record.tool is not None
         return ToolCallBlock(record.tool)
+    if record.kind == "image":
+        from .image_view import PromptImage  # Pillow and textual-image: only once an image is shown
+
+        return PromptImage(record)
     return MarkerLine(record.text, record.tone)
 
 
