@@ -112,6 +112,14 @@ class AgentApp(App[int]):
 
     # --- composition ------------------------------------------------------------------
 
+    def get_default_screen(self) -> Screen:
+        """Textual's default screen, drawing partial updates row by row (compositor.py)."""
+        from .compositor import use_row_compositor
+
+        screen = super().get_default_screen()
+        use_row_compositor(screen)
+        return screen
+
     def compose(self) -> ComposeResult:
         yield AppHeader(Path(self.options.project_dir), id="header")
         with Horizontal(id="body"):

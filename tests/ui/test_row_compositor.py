@@ -1,0 +1,81 @@
+"""The row compositor's partial updates leave the terminal showing exactly what a full redraw would."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from rich.segment import ControlType, Segment
+from rich.style import Style
+
+from tui.ui.app import AgentApp
+from tui.ui.compositor import RowCompositor
+from tui.ui.widgets.blocks import ToolCallBlock
+
+from .conftest import SIZE, wait_until
+
+Cell = tuple[str, Style | None]
+
+
+class Terminal:
+    """A grid of cells that applies the segments of Textual's updates (cursor moves and text)."""
+
+    def __init__(self, width: int, height: int) -> None:
+        self.width, self.height = width, height
+        self.cells: list[list[Cell]] = [[(" ", None)] * width for _ in range(height)]
+
+    def apply(self, segments: list[Segment]) -> None:
+        x = y = 0
+        for segment in segments:
+            if segment.control:
+                for code in segment.control:
+                    if code[0] == ControlType.CURSOR_MOVE_TO:
+                        x, y = code[1], code[2]
+                continue
+            for ch in segment.text:
+                if ch == "\n":
+                    x, y = 0, y + 1
+                    continue
+                if 0 <= y < self.height and 0 <= x < self.width:
+                    self.cells[y][x] = (ch, segment.style)
+                x += 1
+
+    def rows(self) -> list[list[Cell]]:
+        return self.cells
+
+
+def full_render(app: AgentApp) -> list[list[Cell]]:
+    grid = Terminal(*app.size)
+    for y, strip in enumerate(app.screen._compositor.render_strips()):
+        grid.apply([Segment("", None, [(ControlType.CURSOR_MOVE_TO, 0, y)]), *strip])
+    return grid.rows()
+
+
+async def test_partial_updates_match_a_full_redraw(offline_options) -> None:
+    app = AgentApp(offline_options(), permission_grace_s=0)
+    async with app.run_test(size=SIZE) as pilot:
+        assert isinstance(app.screen._compositor, RowCompositor)
+        terminal = Terminal(*SIZE)
+        inner = app._display
+        updates = [0]
+
+        def display(screen: Any, renderable: Any) -> None:
+            inner(screen, renderable)
+            if renderable is not None and screen is app.screen:
+                terminal.apply(list(app.console.render(renderable)))
+                updates[0] += 1
+
+        app._display = display
+        app.screen.refresh()  # a full frame first: the terminal starts from what is on screen
+        await pilot.pause()
+        await pilot.press(*"explore this project with subagents", "enter")
+        # mid-turn: the status line ticks, the tool panel redraws its rows, Agent titles change
+        await wait_until(pilot, lambda: app.tool_panel.batches, timeout=30)
+        await pilot.pause()
+        assert terminal.rows() == full_render(app)
+        await wait_until(pilot, lambda: not app.controller.busy, timeout=30)
+        agent = next(b for b in app.query(ToolCallBlock) if b.tool.name == "Agent")
+        agent.collapsed = False  # a block unfolding in the middle of the conversation
+        await pilot.pause()
+        await pilot.pause()
+        assert updates[0] > 10
+        assert terminal.rows() == full_render(app)
