@@ -41,6 +41,7 @@ SUITES = [
     ("tokens", "tests.bench.bench_tokens", "first request's token footprint vs Claude Code"),
     ("sandbox", "tests.bench.bench_sandbox", "Bash sandbox overhead and a 5 000-file rg inside vs outside"),
     ("timetravel", "tests.bench.bench_timetravel", "checkpoints, rewind, replay"),
+    ("terminal", "tests.bench.bench_terminal", "bytes written to the terminal during a streamed turn vs Claude Code"),
 ]
 
 
