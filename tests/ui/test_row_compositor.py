@@ -1,14 +1,18 @@
-"""The row compositor's partial updates leave the terminal showing exactly what a full redraw would."""
+"""The row compositor's partial updates leave the terminal showing exactly what a full redraw would, and its
+lean encoding of them draws the same cells as Textual's own."""
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 from rich.segment import ControlType, Segment
 from rich.style import Style
 
 from tui.ui.app import AgentApp
-from tui.ui.compositor import RowCompositor
+from textual._compositor import ChopsUpdate
+
+from tui.ui.compositor import LeanChopsUpdate, RowCompositor
 from tui.ui.widgets.blocks import ToolCallBlock
 
 from .conftest import SIZE, wait_until
@@ -43,6 +47,33 @@ class Terminal:
         return self.cells
 
 
+class AnsiGrid:
+    """Cells from terminal bytes: cursor positioning, SGR state (as the codes set since the last reset), text."""
+
+    TOKEN = re.compile(r"\x1b\[([0-9;]*)([Hm])|\x1b\]8;[^\x1b]*\x1b\\|([^\x1b\n]+)|\n")
+
+    def __init__(self, width: int, height: int) -> None:
+        self.width, self.height = width, height
+        self.cells: list[list[tuple[str, tuple[str, ...]]]] = [[(" ", ())] * width for _ in range(height)]
+        self.x = self.y = 0
+        self.codes: tuple[str, ...] = ()
+
+    def apply(self, data: str) -> None:
+        for match in self.TOKEN.finditer(data):
+            params, final, text = match.group(1), match.group(2), match.group(3)
+            if final == "H":
+                row, col = (params or "1;1").split(";")
+                self.y, self.x = int(row) - 1, int(col) - 1
+            elif final == "m":
+                parts = params.split(";") if params else ["0"]
+                self.codes = tuple(parts[1:]) if parts[0] in ("0", "") else self.codes + tuple(parts)
+            elif text is not None:
+                for ch in text:
+                    if 0 <= self.y < self.height and 0 <= self.x < self.width:
+                        self.cells[self.y][self.x] = (ch, self.codes)
+                    self.x += 1
+
+
 def full_render(app: AgentApp) -> list[list[Cell]]:
     grid = Terminal(*app.size)
     for y, strip in enumerate(app.screen._compositor.render_strips()):
@@ -55,14 +86,22 @@ async def test_partial_updates_match_a_full_redraw(offline_options) -> None:
     async with app.run_test(size=SIZE) as pilot:
         assert isinstance(app.screen._compositor, RowCompositor)
         terminal = Terminal(*SIZE)
+        lean, plain = AnsiGrid(*SIZE), AnsiGrid(*SIZE)
         inner = app._display
         updates = [0]
+        sizes = [0, 0]
 
         def display(screen: Any, renderable: Any) -> None:
             inner(screen, renderable)
             if renderable is not None and screen is app.screen:
                 terminal.apply(list(app.console.render(renderable)))
                 updates[0] += 1
+                if isinstance(renderable, LeanChopsUpdate):
+                    ours, theirs = renderable.render_segments(app.console), ChopsUpdate.render_segments(renderable, app.console)
+                    lean.apply(ours)
+                    plain.apply(theirs)
+                    sizes[0] += len(ours)
+                    sizes[1] += len(theirs)
 
         app._display = display
         app.screen.refresh()  # a full frame first: the terminal starts from what is on screen
@@ -79,3 +118,5 @@ async def test_partial_updates_match_a_full_redraw(offline_options) -> None:
         await pilot.pause()
         assert updates[0] > 10
         assert terminal.rows() == full_render(app)
+        assert lean.cells == plain.cells  # the lean bytes draw what Textual's own would
+        assert sizes[0] < 0.8 * sizes[1], sizes

@@ -1,4 +1,5 @@
-"""Textual's compositor, drawing for a partial update only the rows of each widget that changed.
+"""Textual's compositor, drawing for a partial update only the rows of each widget that changed, and
+writing them to the terminal in fewer bytes.
 
 For a partial update Textual renders every visible widget that overlaps the bounding box of all
 dirty regions, each over its whole visible area (the box only picks the widgets). The status line
@@ -6,6 +7,10 @@ ticking at the bottom and the tool panel on the right then make a box that cover
 every widget of the conversation renders all its visible rows again, ten times a second, to write
 one line and a column. Here each widget renders only the rows on which a dirty span crosses it;
 what reaches the terminal is the same (the same spans, filled by the same front-most widgets).
+
+Textual writes each segment as `ESC[<whole style>m text ESC[0m` and moves the cursor before each
+piece of a line even when it is already there; `LeanChopsUpdate` sets a style only when it changes
+and moves the cursor only when it must: the same cells, in about half the bytes.
 """
 
 from __future__ import annotations
@@ -13,15 +18,54 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from rich.color import ColorSystem
+from rich.console import Console
+from rich.style import Style
 from textual._compositor import ChopsUpdate, Compositor
 from textual.geometry import Region
 from textual.strip import Strip
 
 
+class LeanChopsUpdate(ChopsUpdate):
+    """Textual's partial update, encoded with a style set only when it changes and no needless cursor moves."""
+
+    def render_segments(self, console: Console) -> str:
+        color_system = console._color_system or ColorSystem.TRUECOLOR
+        out: list[str] = []
+        append = out.append
+        chops, chop_ends = self.chops, self.chop_ends
+        cursor: tuple[int, int] | None = None
+        current: Style | None = None  # the style the terminal has now (None: the default)
+        for y, x1, x2 in self.spans:
+            for end, (x, strip) in zip(chop_ends[y], chops[y].items()):
+                if strip is None or x > x2 or end <= x1:
+                    continue
+                if not (x2 > x >= x1 and end <= x2):
+                    strip = strip.crop(0, min(end, x2) - x)
+                if cursor != (x, y):
+                    append(f"\x1b[{y + 1};{x + 1}H")
+                for text, style, _ in strip:
+                    if style is not None and style._link:  # a hyperlink: as Textual writes it
+                        if current is not None:
+                            append("\x1b[0m")
+                            current = None
+                        append(Style.render(style, text, color_system=color_system))
+                        continue
+                    if style != current:
+                        codes = style._make_ansi_codes(color_system) if style is not None else ""
+                        append(f"\x1b[0;{codes}m" if codes else "\x1b[0m")
+                        current = style if codes else None
+                    append(text)
+                cursor = (x + strip.cell_length, y)
+        if current is not None:
+            append("\x1b[0m")
+        return "".join(out)
+
+
 class RowCompositor(Compositor):
     """A compositor whose partial updates render only the dirty rows of the widgets they cross."""
 
-    def render_partial_update(self) -> ChopsUpdate | None:
+    def render_partial_update(self) -> ChopsUpdate | None:  # type: ignore[override]
         update_regions = self._dirty_regions.copy()
         self._dirty_regions.clear()
         if not update_regions:
@@ -33,7 +77,7 @@ class RowCompositor(Compositor):
             rows.setdefault(y, []).append((x1, x2))
         chops = self._render_dirty_rows(crop, rows)
         chop_ends = [cut_set[1:] for cut_set in self.cuts]
-        return ChopsUpdate(chops, spans, chop_ends)
+        return LeanChopsUpdate(chops, spans, chop_ends)
 
     def _render_dirty_rows(self, crop: Region, rows: dict[int, list[tuple[int, int]]]) -> Sequence[Mapping[int, Strip]]:
         """Chops (as `_render_chops`) for the rows in `rows`, each widget rendering only the rows a span crosses.
