@@ -5,7 +5,9 @@ from __future__ import annotations
 import time
 from typing import Any
 
+from rich.cells import cell_len
 from textual.content import Content
+from textual.geometry import Region
 from textual.reactive import reactive
 from textual.timer import Timer
 from textual.widgets import Static
@@ -54,6 +56,8 @@ class StatusLine(Static):
         self._timer: Timer | None = None
         #: (inputs, parts) of the last `parts()`: the clock's ticks change only the elapsed time
         self._parts_cache: tuple[Any, list[tuple[int, Content]]] | None = None
+        #: the text last drawn (a tick repaints only the cells that differ from it)
+        self._shown: str | None = None
 
     def set_state(self, state: str, detail: str = "") -> None:
         """Change what the agent is doing; the elapsed time restarts on each change."""
@@ -73,10 +77,22 @@ class StatusLine(Static):
         self.set_class(state == "waiting for approval", "-attention")
 
     def _tick(self) -> None:
-        self.refresh()
+        """Repaint the cells the clock changed (the elapsed time), not the whole line."""
+        shown, line = self._shown, self._line().plain
+        if shown is None or len(shown) != len(line) or cell_len(line) != len(line):
+            self.refresh()
+            return
+        changed = [i for i, (a, b) in enumerate(zip(shown, line)) if a != b]
+        if changed:
+            self.refresh(Region(changed[0], 0, changed[-1] - changed[0] + 1, 1))
+
+    def _line(self) -> Content:
+        return fit_parts(self.parts(), self.content_size.width or 10_000)
 
     def render(self) -> Content:
-        return fit_parts(self.parts(), self.content_size.width or 10_000)
+        line = self._line()
+        self._shown = line.plain
+        return line
 
     def parts(self) -> list[tuple[int, Content]]:
         """(priority, piece) in display order; 0 is never dropped, higher numbers go first.
