@@ -120,3 +120,35 @@ async def test_partial_updates_match_a_full_redraw(offline_options) -> None:
         assert terminal.rows() == full_render(app)
         assert lean.cells == plain.cells  # the lean bytes draw what Textual's own would
         assert sizes[0] < 0.8 * sizes[1], sizes
+
+
+async def test_one_line_widgets_draw_what_textual_would(fake_session) -> None:
+    """The status line and tool titles skip Textual's wrapping pipeline: the same text in the same colours."""
+    import time
+
+    from textual.visual import Visual
+
+    from tui.ui.widgets.conversation_model import ToolRecord
+    from tui.ui.widgets.one_line import one_line_strip
+
+    app = AgentApp(fake_session.options, session=fake_session)
+    async with app.run_test(size=SIZE) as pilot:
+        app.status.set_state("streaming", "(call 2)")
+        app.status.usage = {"input_tokens": 12_345, "output_tokens": 67}
+        tool = ToolRecord("a", "Agent", label="Agent general-purpose: job 1", state="running", started_at=time.time(),
+                          agent_path="main/general-purpose-1")
+        block = ToolCallBlock(tool)
+        await app.conversation.mount(block)
+        await pilot.pause()
+        for widget, content in ((app.status, app.status.render()), (block._title, block._title.visual)):
+            width = widget.size.width
+            ours = one_line_strip(widget, content, width)
+            theirs = Visual.to_strips(widget, content, width, 1, widget.visual_style)[0]
+            assert ours is not None and ours.cell_length == width  # padded to the width (Textual pads later)
+            ours = ours.crop(0, theirs.cell_length)
+            assert ours.text == theirs.text
+            looks = [(ch, style.without_meta() if style else None) for segment in ours for ch, style in
+                     ((c, segment.style) for c in segment.text)]
+            textual_looks = [(ch, style.without_meta() if style else None) for segment in theirs for ch, style in
+                             ((c, segment.style) for c in segment.text)]
+            assert looks == textual_looks

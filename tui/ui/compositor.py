@@ -35,7 +35,7 @@ class LeanChopsUpdate(ChopsUpdate):
         append = out.append
         chops, chop_ends = self.chops, self.chop_ends
         cursor: tuple[int, int] | None = None
-        current: Style | None = None  # the style the terminal has now (None: the default)
+        current: str | None = None  # the SGR codes the terminal has now (None: the default)
         for y, x1, x2 in self.spans:
             for end, (x, strip) in zip(chop_ends[y], chops[y].items()):
                 if strip is None or x > x2 or end <= x1:
@@ -51,10 +51,10 @@ class LeanChopsUpdate(ChopsUpdate):
                             current = None
                         append(Style.render(style, text, color_system=color_system))
                         continue
-                    if style != current:
-                        codes = style._make_ansi_codes(color_system) if style is not None else ""
+                    codes = style._make_ansi_codes(color_system) if style is not None else ""
+                    if codes != current:  # the same look: Textual's selection offsets differ per segment
                         append(f"\x1b[0;{codes}m" if codes else "\x1b[0m")
-                        current = style if codes else None
+                        current = codes or None
                     append(text)
                 cursor = (x + strip.cell_length, y)
         if current is not None:

@@ -13,6 +13,8 @@ from textual.timer import Timer
 from textual.widgets import Static
 
 from tui.sanitize import one_line
+
+from .one_line import OneLineRender
 from tui.wording import plural
 
 #: states that tick a live elapsed time
@@ -28,7 +30,7 @@ def human_tokens(n: int) -> str:
     return f"{n / 1000:.0f}k"
 
 
-class StatusLine(Static):
+class StatusLine(OneLineRender, Static):
     """One line at the bottom; the event controller sets its reactives."""
 
     model: reactive[str] = reactive("")
