@@ -126,6 +126,7 @@ async def test_one_line_widgets_draw_what_textual_would(fake_session) -> None:
     """The status line and tool titles skip Textual's wrapping pipeline: the same text in the same colours."""
     import time
 
+    from rich.color import ColorSystem
     from textual.visual import Visual
 
     from tui.ui.widgets.conversation_model import ToolRecord
@@ -147,8 +148,8 @@ async def test_one_line_widgets_draw_what_textual_would(fake_session) -> None:
             assert ours is not None and ours.cell_length == width  # padded to the width (Textual pads later)
             ours = ours.crop(0, theirs.cell_length)
             assert ours.text == theirs.text
-            looks = [(ch, style.without_meta() if style else None) for segment in ours for ch, style in
-                     ((c, segment.style) for c in segment.text)]
-            textual_looks = [(ch, style.without_meta() if style else None) for segment in theirs for ch, style in
-                             ((c, segment.style) for c in segment.text)]
-            assert looks == textual_looks
+            def looks(strip: Any) -> list[tuple[str, str]]:  # each cell's character and SGR codes (offsets aside)
+                return [(ch, segment.style._make_ansi_codes(ColorSystem.TRUECOLOR) if segment.style else "")
+                        for segment in strip for ch in segment.text]
+
+            assert looks(ours) == looks(theirs)
