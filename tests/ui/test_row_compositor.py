@@ -74,6 +74,13 @@ class AnsiGrid:
                     self.x += 1
 
 
+def _look(style: Style | None) -> Any:
+    if style is None:
+        return None
+    return (style.color, style.bgcolor, style.bold, style.dim, style.italic, style.underline, style.reverse,
+            style.strike)
+
+
 def full_render(app: AgentApp) -> list[list[Cell]]:
     grid = Terminal(*app.size)
     for y, strip in enumerate(app.screen._compositor.render_strips()):
@@ -126,7 +133,6 @@ async def test_one_line_widgets_draw_what_textual_would(fake_session) -> None:
     """The status line and tool titles skip Textual's wrapping pipeline: the same text in the same colours."""
     import time
 
-    from rich.color import ColorSystem
     from textual.visual import Visual
 
     from tui.ui.widgets.conversation_model import ToolRecord
@@ -148,8 +154,7 @@ async def test_one_line_widgets_draw_what_textual_would(fake_session) -> None:
             assert ours is not None and ours.cell_length == width  # padded to the width (Textual pads later)
             ours = ours.crop(0, theirs.cell_length)
             assert ours.text == theirs.text
-            def looks(strip: Any) -> list[tuple[str, str]]:  # each cell's character and SGR codes (offsets aside)
-                return [(ch, segment.style._make_ansi_codes(ColorSystem.TRUECOLOR) if segment.style else "")
-                        for segment in strip for ch in segment.text]
+            def looks(strip: Any) -> list[tuple[str, Any]]:  # each cell's character and look (selection offsets aside)
+                return [(ch, _look(segment.style)) for segment in strip for ch in segment.text]
 
             assert looks(ours) == looks(theirs)
