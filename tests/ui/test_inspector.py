@@ -191,6 +191,6 @@ def test_a_long_day_keeps_only_the_newest_request_bodies_in_memory(offline_optio
     assert [c.body.get("messages") for c in model.calls[-KEEP_FULL_CALLS:]] == [[i] for i in range(3, KEEP_FULL_CALLS + 3)]
     assert all("no longer held" in c.body["note"] and c.raw_events == () for c in model.calls[:3])
     assert model.calls[0].message == {"content": []}  # the response and its summary stay
-    backlog = app._inspector_backlog
+    backlog = app._inspector_backlog.events
     assert "Request #1 is no longer held" in backlog[0].body["note"] and backlog[1].raw_events == ()
     assert backlog[-2].body == {"messages": [KEEP_FULL_CALLS + 2]} and backlog[-1].raw_events

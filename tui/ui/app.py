@@ -8,7 +8,6 @@ frame needs them, and the session that publishes them is built after it.
 
 from __future__ import annotations
 
-import dataclasses
 import importlib
 import threading
 import time
@@ -34,6 +33,7 @@ from . import commands, gc_tuning, prompt_shortcuts, trust
 from .threads import call_soon_from_thread
 from .warmup import warm_up_first_reply
 from .bindings import bindings_for
+from .inspector_backlog import InspectorBacklog
 from .widgets.app_header import AppHeader
 from .widgets.conversation import MAX_MOUNTED_TURNS, Conversation
 from .widgets.prompt import PromptArea, PromptRow
@@ -95,10 +95,7 @@ class AgentApp(App[int]):
         self._controller: EventController | None = None
         #: the inspector is built on first F2; until then its events wait here
         self.inspector: Widget | None = None
-        self._inspector_backlog: list[Event] = []
-        #: indices in the backlog of events that carry a request body or raw SSE events, oldest first
-        self._inspector_heavy: deque[int] = deque()
-        self._retired_requests = 0
+        self._inspector_backlog = InspectorBacklog()
         self._subscription: Any = None
         self._inbox: deque[Event] = deque()
         self._inbox_lock = threading.Lock()
@@ -413,29 +410,9 @@ class AgentApp(App[int]):
     def record_api_event(self, event: Event) -> None:
         """Give a request/response event to the inspector (kept for it until it is first opened)."""
         if self.inspector is None:
-            self._inspector_backlog.append(event)
-            self._trim_inspector_backlog(event)
+            self._inspector_backlog.add(event)
         else:
             self.inspector.record(event)  # type: ignore[attr-defined]
-
-    def _trim_inspector_backlog(self, event: Event) -> None:
-        """Keep the request bodies and raw SSE events of only the newest calls while the inspector is unopened."""
-        from .widgets.inspector.model import KEEP_FULL_CALLS, retired_body
-
-        kind = type(event).__name__
-        if kind not in ("RequestSent", "ResponseFinished"):
-            return
-        heavy = self._inspector_heavy
-        heavy.append(len(self._inspector_backlog) - 1)
-        if len(heavy) > 2 * KEEP_FULL_CALLS:  # a request and its response per call
-            index = heavy.popleft()
-            old = self._inspector_backlog[index]
-            if type(old).__name__ == "RequestSent":
-                self._retired_requests += 1
-                light = dataclasses.replace(old, body=retired_body(self._retired_requests))
-            else:
-                light = dataclasses.replace(old, raw_events=())
-            self._inspector_backlog[index] = light
 
     async def action_toggle_inspector(self) -> None:
         if self.inspector is None:
@@ -446,8 +423,7 @@ class AgentApp(App[int]):
             inspector = inspector_module.Inspector(project_dir=Path(self.options.project_dir), id="inspector")
             await self.query_one("#body").mount(inspector)
             self.inspector = inspector
-            backlog, self._inspector_backlog = self._inspector_backlog, []
-            self._inspector_heavy.clear()
+            backlog = self._inspector_backlog.take()
             for event in backlog:
                 self.controller.record_in_inspector(event)
         self.toggle_class("-show-inspector")
