@@ -435,6 +435,9 @@ class EventController(PermissionHandlers, ToolBeltHandlers):
         self.busy = False
         self.app.set_busy(False)
         self.app.status.set_state("idle")
+        from . import gc_tuning
+
+        self.app.call_after_refresh(gc_tuning.collect_after_turn)  # the turn's garbage, after its last frame
 
     async def on_hook_event(self, e: ev.HookEvent) -> None:
         from .hook_view import show_hook_event  # only once a hook has run
