@@ -138,7 +138,8 @@ def options_from_args(args: argparse.Namespace) -> tuple[AgentOptions, list[str]
         opts.max_retries = settings.max_retries
         opts.stream_idle_timeout = settings.stream_idle_timeout
         opts.auto_compact_threshold = getattr(settings, "auto_compact_threshold", opts.auto_compact_threshold)
-        for key in ("web_search_max_uses", "web_search_allowed_domains", "web_search_blocked_domains"):
+        for key in ("web_search_max_uses", "web_search_allowed_domains", "web_search_blocked_domains",
+                    "background_output_limit_mb"):
             setattr(opts, key, getattr(settings, key, getattr(opts, key)))
         opts.cleanup_period_days = getattr(settings, "cleanup_period_days", opts.cleanup_period_days)
     if args.model:
@@ -217,7 +218,7 @@ def _run(args: argparse.Namespace, own_process: bool) -> int:
     try:
         opts, problems = options_from_args(args)
     except (OSError, ValueError) as exc:
-        print(f"agent-tui: {exc}", file=sys.stderr)
+        print(visible(f"agent-tui: {exc}"), file=sys.stderr)  # a setting may quote a URL: its credentials show as ***
         return 2
     if not opts.project_dir.is_dir():
         print(f"agent-tui: the project directory {opts.project_dir} does not exist.", file=sys.stderr)
@@ -237,7 +238,7 @@ def _run(args: argparse.Namespace, own_process: bool) -> int:
         try:
             session = open_session(opts, args, print_mode=True)
         except LookupError as exc:
-            print(f"agent-tui: {exc}", file=sys.stderr)
+            print(visible(f"agent-tui: {exc}"), file=sys.stderr)
             return 2
         code = run_headless(opts, prompt, args.output_format, partial=args.include_partial_messages, session=session,
                             verbose=args.verbose, hook_events=args.include_hook_events)
@@ -248,7 +249,7 @@ def _run(args: argparse.Namespace, own_process: bool) -> int:
         try:
             session = open_session(opts, args, print_mode=False)
         except LookupError as exc:
-            print(f"agent-tui: {exc}", file=sys.stderr)
+            print(visible(f"agent-tui: {exc}"), file=sys.stderr)
             return 2
         from tui.ui.screens.resume_screen import run_resumed_app
 

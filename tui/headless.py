@@ -34,6 +34,7 @@ from tui.agent.events import (
 from tui.agent.options import AgentOptions
 from tui.agent.session import AgentSession
 from tui.headless_verbose import VerboseLines
+from tui.redact import redact
 from tui.sanitize import visible
 
 NORMAL_STOPS = {"end_turn", "stop_sequence", "max_tokens", "model_context_window_exceeded"}
@@ -51,6 +52,8 @@ def exit_code(reason: str) -> int:
         return 0
     if reason == "interrupted":
         return 130
+    if reason == "credentials":  # a setting to fix, as a provider that cannot work at start
+        return 2
     return 1
 
 
@@ -77,7 +80,7 @@ class HeadlessRenderer:
 
     def emit(self, obj: dict[str, Any]) -> None:
         if self.fmt == "stream-json":
-            self.out.write(json.dumps(obj, ensure_ascii=False, default=str) + "\n")
+            self.out.write(redact(json.dumps(obj, ensure_ascii=False, default=str)) + "\n")
             self.out.flush()
         elif self.collect:
             self.stream_lines.append(obj)
@@ -217,6 +220,8 @@ def run_headless(options: AgentOptions, prompt: str, fmt: str = "text", *, parti
     for problem in session.catalog.problems:
         err.write(visible(f"agent-tui: {problem}\n"))
     prepared = prepare_prompt(session, prompt, session.cancel_event)
+    for notice in prepared.notices:  # an `@` mention -p may not attach: said, and the prompt goes without it
+        err.write(visible(f"agent-tui: {notice}\n"))
     if prepared.refusal:
         err.write(visible(f"agent-tui: {prepared.refusal}\n"))
         session.close()
@@ -241,7 +246,7 @@ def run_headless(options: AgentOptions, prompt: str, fmt: str = "text", *, parti
 
         result["context"] = context_map(session)  # what /context shows
         whole = [*renderer.stream_lines, result] if renderer.collect else result
-        out.write(json.dumps(whole, ensure_ascii=False, default=str) + "\n")
+        out.write(redact(json.dumps(whole, ensure_ascii=False, default=str)) + "\n")
     else:
         text = result["result"]
         if text:

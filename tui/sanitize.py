@@ -13,12 +13,15 @@ output keep the exact text. Stdlib only, so tools, hooks and MCP can use it too.
   read differently from what it is, show as `\\u202e`.
 - Lone surrogates (undecodable bytes kept by `surrogateescape`) show as the byte, `\\xff`;
   other lone surrogates as `\\udXXX`. They would otherwise fail to encode on output.
+- The user info of a URL (`http://user:password@proxy`) shows as `***` (tui/redact.py).
 """
 
 from __future__ import annotations
 
 import re
 from collections.abc import Callable
+
+from tui.redact import redact
 
 __all__ = ["visible", "one_line", "is_safe"]
 
@@ -77,16 +80,16 @@ def visible(text: str) -> str:
     """`text` with every control character shown as a visible glyph (newline and tab kept).
 
     Fast when there is nothing to replace (one regex scan, the same string back), so it can run
-    on every streamed delta.
+    on every streamed delta. The user info of a URL (a proxy's password) shows as `***` (tui/redact.py).
     """
-    return _rewrite(text, _UNSAFE, _picture, _ASCII_UNSAFE)
+    return redact(_rewrite(text, _UNSAFE, _picture, _ASCII_UNSAFE))
 
 
 def one_line(text: str) -> str:
     """`text` made visible and kept on one line: newlines shown as `⏎`, tabs as spaces."""
-    return _rewrite(text, _UNSAFE_LINE, _line_picture, _ASCII_UNSAFE_LINE)
+    return redact(_rewrite(text, _UNSAFE_LINE, _line_picture, _ASCII_UNSAFE_LINE))
 
 
 def is_safe(text: str) -> bool:
     """True when `visible(text)` would return `text` unchanged."""
-    return _UNSAFE.search(text) is None
+    return _UNSAFE.search(text) is None and redact(text) == text

@@ -1,11 +1,12 @@
 """Leaving cleanly: SIGTERM, SIGHUP, Ctrl+C and a closed stdout end agent-tui without a traceback.
 
 Whatever ends the run, `run_entry` kills the processes Bash started (`tui.tools.processes`)
-and removes their temp files before the console script exits. While the full-screen app
-runs, a signal asks the app to exit (so Textual leaves the alternate screen and restores
-the terminal modes); elsewhere it raises `Terminated` in the main thread. A watchdog ends
-the process if that clean exit has not happened within WATCHDOG_SECONDS (a terminal that
-was closed may block writes for good). No Textual import: `-p` uses this too.
+and removes their temp files before the console script exits; a `kill -9` is left to the
+guard (`tui.tools.leftovers`), and each start clears up after dead runs whose guard died too.
+While the full-screen app runs, a signal asks the app to exit (so Textual leaves the alternate
+screen and restores the terminal modes); elsewhere it raises `Terminated` in the main thread. A
+watchdog ends the process if that clean exit has not happened within WATCHDOG_SECONDS (a
+terminal that was closed may block writes for good). No Textual import: `-p` uses this too.
 """
 
 from __future__ import annotations
@@ -44,7 +45,7 @@ _watchdog: threading.Timer | None = None
 
 
 def install() -> None:
-    """For the console script: become the subreaper of Bash's children and catch SIGTERM/SIGHUP."""
+    """For the console script: become the subreaper of Bash's children, catch SIGTERM/SIGHUP, clear up after dead runs."""
     global _installed
     if threading.current_thread() is not threading.main_thread():
         return
@@ -52,6 +53,25 @@ def install() -> None:
     for signum in EXIT_SIGNALS:
         signal.signal(signum, _on_signal)
     _installed = True
+    _start_leftover_sweep()
+
+
+_sweep: threading.Thread | None = None
+
+
+def _start_leftover_sweep() -> None:
+    """Off the start path: end what runs killed with `kill -9` left (whose guard died too) and remove their temp files."""
+    global _sweep
+    _sweep = threading.Thread(target=_sweep_leftovers, name="leftovers", daemon=True)
+    _sweep.start()
+
+
+def _sweep_leftovers() -> None:
+    import tempfile
+
+    from tui.tools.leftovers import clean_dead_owners
+
+    clean_dead_owners(tempfile.gettempdir())
 
 
 def run_entry(main: Callable[[], int]) -> int:
@@ -76,6 +96,8 @@ def run_entry(main: Callable[[], int]) -> int:
 
 def cleanup() -> None:
     """Kill every process Bash started that still runs and remove the temp files (idempotent)."""
+    if _sweep is not None:
+        _sweep.join(WATCHDOG_SECONDS / 2)  # what dead runs left is gone by the time this one ends
     tracker().cleanup()
     from tui.sandbox.runtime import current as current_sandbox
 

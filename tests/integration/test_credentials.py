@@ -128,6 +128,65 @@ def test_a_helper_that_fails_on_a_later_refresh_stops_the_turn_in_one_sentence(p
     with FakeAPI([Reply([Text("never")])]) as api:
         proc = run_p(["hi"], project, {"ANTHROPIC_BASE_URL": api.base_url, "CLAUDE_CODE_API_KEY_HELPER_TTL_MS": "0"})
         assert api.message_requests == []
-    assert proc.returncode == 1 and runs(count) == 2
+    assert proc.returncode == 2 and runs(count) == 2  # a credential error: exit 2, as at start
     assert "`api_key_helper`" in proc.stderr and "exit status 4: token expired" in proc.stderr
     assert "Traceback" not in proc.stderr and len(proc.stderr.strip().splitlines()) == 1
+
+
+def _running(pid_file: Path) -> bool:
+    """Whether the pid written in `pid_file` still runs (a zombie does not)."""
+    from tui.tools.processes import read_stat
+
+    info = read_stat(int(pid_file.read_text()))
+    return info is not None and info.state != "Z"
+
+
+def test_a_helper_that_leaves_a_child_holding_stdout_is_judged_by_its_own_exit(project, tmp_path):
+    child = tmp_path / "child.pid"
+    helper, count = counting_helper(tmp_path, f'setsid sleep 60 & echo $! > "{child}"\necho key-$n')
+    write_user_settings(f"api_key_helper = {json.dumps(helper)}\n")
+    with FakeAPI([Reply([Text("done")])]) as api:
+        proc = run_p(["hi"], project, {"ANTHROPIC_BASE_URL": api.base_url})  # the default 10 s timeout
+        keys = [r.api_key for r in api.message_requests]
+    assert proc.returncode == 0, proc.stderr  # main: "did not finish within 10 s", after waiting for the child
+    assert keys == ["key-1"] and runs(count) == 1
+    assert not _running(child)  # killed with the helper's tree, not orphaned
+
+
+def test_a_helper_past_its_timeout_ends_with_its_setsid_child(project, tmp_path):
+    child = tmp_path / "child.pid"
+    helper, _ = counting_helper(tmp_path, f'setsid sleep 60 & echo $! > "{child}"\nsleep 60')
+    write_user_settings(f"api_key_helper = {json.dumps(helper)}\n")
+    with FakeAPI([Reply([Text("never")])]) as api:
+        proc = run_p(["hi"], project, {"ANTHROPIC_BASE_URL": api.base_url, "AGENT_TUI_API_KEY_HELPER_TIMEOUT": "0.5"})
+        assert api.message_requests == []  # run_p's 60 s timeout: main waited here for the child for good
+    assert proc.returncode == 2 and "did not finish within 0.5 s" in proc.stderr
+    assert not _running(child)
+
+
+@pytest.mark.parametrize(
+    ("body", "says"),
+    [
+        ("head -c 3000000 /dev/zero | tr '\\0' k", "printed a first line of more than 262,144 characters, more than any key"),
+        ("printf 'sk-\\033[31mred\\n'", "printed a first line that holds a space or a control character"),
+    ],
+)
+def test_a_helper_printing_what_cannot_be_a_key_is_refused_before_sending(project, tmp_path, body, says):
+    helper, _ = counting_helper(tmp_path, body)
+    write_user_settings(f"api_key_helper = {json.dumps(helper)}\n")
+    with FakeAPI([Reply([Text("never")])]) as api:
+        proc = run_p(["hi"], project, {"ANTHROPIC_BASE_URL": api.base_url})
+        assert api.message_requests == []  # never sent: no 431 page from the server
+    assert proc.returncode == 2
+    assert proc.stderr.startswith("agent-tui: The `api_key_helper` command (") and says in proc.stderr
+    assert "it must print the key alone." in proc.stderr and len(proc.stderr.strip().splitlines()) == 1
+    assert "kkkk" not in proc.stderr and "red" not in proc.stderr  # the output itself is never shown
+
+
+def test_an_environment_key_no_header_can_carry_is_named_at_start(project):
+    with FakeAPI([Reply([Text("never")])]) as api:
+        proc = run_p(["hi"], project, {"ANTHROPIC_BASE_URL": api.base_url, "ANTHROPIC_API_KEY": "sk-ключ"})
+        assert api.requests == []
+    assert proc.returncode == 2
+    assert proc.stderr == ("agent-tui: ANTHROPIC_API_KEY holds a character that is not ASCII, which no key has: "
+                           "set it to the key alone.\n")

@@ -295,3 +295,37 @@ def test_a_subagent_ending_fires_subagent_stop_not_stop(monkeypatch, tmp_path):
     inputs = [json.loads(e.stdin) for e in rec.of(HookStarted)]
     assert [i["hook_event_name"] for i in inputs] == ["SubagentStop", "Stop"]
     assert inputs[0]["agent_type"] == "Explore" and inputs[0]["last_assistant_message"] == "Found it."
+
+
+def test_hook_json_with_fields_of_the_wrong_type_is_a_notice_and_the_rest_counts(monkeypatch, tmp_path):
+    wrong = {"continue": "no", "systemMessage": 5, "hookSpecificOutput": {
+        "hookEventName": "PreToolUse", "permissionDecision": ["deny"], "updatedInput": "rm -rf /",
+        "additionalContext": "checked by the hook"}}
+    write_project(tmp_path, hook("PreToolUse", "Bash", json=wrong))
+    with FakeAPI([reply(bash("echo fine", "t1"), stop_reason="tool_use"), reply("Done.")]) as api:
+        session, rec = make_session(monkeypatch, api.base_url, tmp_path, allowed_tools=["Bash"], transcript=False)
+        session.run_turn("go")
+        second = api.message_requests[1].body
+    notices = [n.text for n in rec.of(Notice)]
+    assert len(notices) == 1, notices
+    assert notices[0].startswith("PreToolUse hook `") and "(from " in notices[0]
+    assert notices[0].endswith("printed JSON where `continue` should be true or false, not a string; `systemMessage` "
+                               "should be a string, not a number; `hookSpecificOutput.permissionDecision` should be a "
+                               "string, not a list; `hookSpecificOutput.updatedInput` should be an object, not a "
+                               "string; those fields were ignored.")
+    result = next(b for b in results_of(second) if b["type"] == "tool_result")
+    assert result["content"].startswith("fine") and not result.get("is_error")  # the command ran as asked
+    assert any("checked by the hook" in t for t in texts(results_of(second)))  # the well-typed field still counts
+    assert rec.of(LoopStopped)[-1].reason == "end_turn"
+
+
+def test_a_hook_stderr_cut_at_its_limit_says_it_was_cut(monkeypatch, tmp_path):
+    flood = f"{shlex.quote(sys.executable)} -c \"import sys; sys.stderr.write('no ' * 100000); sys.exit(2)\""
+    write_project(tmp_path, {"PreToolUse": [{"matcher": "Bash", "hooks": [{"type": "command", "command": flood}]}]})
+    with FakeAPI([reply(bash("echo fine", "t1"), stop_reason="tool_use"), reply("Done.")]) as api:
+        session, rec = make_session(monkeypatch, api.base_url, tmp_path, allowed_tools=["Bash"], transcript=False)
+        session.run_turn("go")
+        second = api.message_requests[1].body
+    result = next(b for b in results_of(second) if b["type"] == "tool_result")
+    assert result["is_error"] and "no no no" in result["content"]
+    assert "[… the rest of this hook's stderr was cut: only its first 256 KB are kept]" in result["content"]

@@ -189,3 +189,16 @@ def _poll(test: Any, timeout: float = 20.0) -> None:
         if time.monotonic() > deadline:
             raise AssertionError("condition not met in time")
         time.sleep(0.02)
+
+
+def test_a_stdio_server_that_exits_leaving_a_child_on_its_stdout_fails_at_once(tmp_path: Path) -> None:
+    child = tmp_path / "child.pid"
+    script = f'setsid sleep 60 & echo $! > "{child}"; echo "bye" >&2; exit 3'
+    config = McpServerConfig("leaver", command="/bin/sh", args=("-c", script), timeout=600)
+    manager = McpManager([config], project_dir=tmp_path, log_dir=tmp_path / "logs")
+    manager.start()
+    assert manager.wait(timeout=60)  # main waited for the 600 s start timeout: the child held stdout open
+    state = manager.states["leaver"]
+    assert state.status == "failed" and "closed the connection" in state.error
+    _poll(lambda: read_stat(int(child.read_text())) is None or read_stat(int(child.read_text())).state == "Z")
+    manager.close()

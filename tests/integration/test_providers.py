@@ -175,8 +175,22 @@ def test_missing_cloud_credentials_are_one_sentence_not_retried(project, tmp_pat
             env = vertex_env(api, GOOGLE_APPLICATION_CREDENTIALS=str(tmp_path / "missing-adc.json"))
         proc = run_p(["hi"], project, env)
         assert api.requests == []
-    assert proc.returncode == 1
+    assert proc.returncode == 2  # a credential to fix, as the README says for every provider setting
     assert says in proc.stderr and "Traceback" not in proc.stderr and "retry" not in proc.stderr.lower()
+
+
+def test_a_missing_aws_profile_is_one_sentence_naming_it_and_exit_2(project):
+    with FakeAPI([Reply([Text("never")])]) as api:
+        proc = run_p(["hi", "--output-format", "stream-json"], project,
+                     bedrock_env(api, AWS_PROFILE="no-such-profile", AWS_EC2_METADATA_DISABLED="true"))
+        assert api.requests == []
+    assert proc.returncode == 2
+    assert proc.stderr.strip().splitlines()[-1] == (
+        "agent-tui: stopped (credentials): Bedrock could not use the AWS profile 'no-such-profile' (AWS_PROFILE): "
+        "it is not in the AWS config files (~/.aws/config, ~/.aws/credentials, or AWS_CONFIG_FILE); fix AWS_PROFILE "
+        "or add the profile.")
+    assert "Unexpected error" not in proc.stderr and "ProfileNotFound" not in proc.stderr
+    assert json.loads(proc.stdout.splitlines()[-1])["subtype"] == "error_credentials"
 
 
 @pytest.mark.parametrize(("provider", "blocked", "named"), [("bedrock", "botocore", "boto3"), ("vertex", "google.auth", "google-auth")])

@@ -129,3 +129,9 @@ def test_home_caches_go_to_the_runs_tmpdir(proj: Path) -> None:
     text, err = bash(proj, 'mkdir -p "$XDG_CACHE_HOME/pip" "$npm_config_cache" && '
                            'case "$XDG_CACHE_HOME:$npm_config_cache" in "$TMPDIR"/*:"$TMPDIR"/*) echo cache-private;; esac')
     assert not err and "cache-private" in text, text
+
+
+def test_output_quoting_an_unresolvable_path_is_kept(proj: Path) -> None:
+    """The report reads paths quoted in the output; one agent-tui cannot resolve (another process's /proc link) is skipped."""
+    text, err = bash(proj, "echo \"ls: cannot access '/proc/1/root/etc/x': Permission denied\"; echo the-rest-of-the-output")
+    assert "the-rest-of-the-output" in text and "PermissionError" not in text, text

@@ -205,3 +205,28 @@ def test_notes_added_to_a_prompt_are_not_shown_as_the_users_words_on_resume(
     assert [b["text"].split("\n")[0] for b in sent] == ["plan it", "<task-notification>", "<system-reminder>"]
     [turn] = history_records(session.messages)
     assert [b.text for b in turn.blocks if b.kind == "user"] == ["plan it"]
+
+
+def test_print_mode_caps_a_background_output_by_the_setting_and_tells_the_model(tmp_path: Path,
+                                                                                env: dict[str, str]) -> None:  # noqa: F811
+    import re
+
+    from tests.integration.test_providers import write_user_settings
+
+    write_user_settings("background_output_limit_mb = 1\n")
+
+    def read_it(body: dict) -> object:
+        [result] = body["messages"][-1]["content"]
+        task_id = re.search(r"with ID: (\w+)", result["content"]).group(1)  # type: ignore[union-attr]
+        return reply(tool_use("TaskOutput", {"task_id": task_id, "block": True, "timeout": 60000}),
+                     stop_reason="tool_use")
+
+    script = [reply(tool_use("Bash", {"command": "seq 1 2000000", "run_in_background": True}), stop_reason="tool_use"),
+              read_it, reply(text("Read it."), stop_reason="end_turn")]
+    with FakeAPI(script) as api:
+        proc = start(["count"], tmp_path, env, api.base_url)
+        _, err = proc.communicate(timeout=120)
+        [result] = api.message_requests[2].body["messages"][-1]["content"]
+    assert proc.returncode == 0, err
+    assert "<status>completed</status>" in result["content"]
+    assert "<output_note>The output passed its 1.0 MB cap (setting background_output_limit_mb)" in result["content"]

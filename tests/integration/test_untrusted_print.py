@@ -73,3 +73,17 @@ def test_offline_demo_git_status_runs_in_a_trusted_repo(tmp_path: Path, home: di
     proc = run_cli(["-p", "find the TODOs and fix one", "--offline", "--output-format", "stream-json"], project, home)
     assert "git status --short" in proc.stdout
     assert marker.exists()  # trusted: the user's own repository config counts
+
+
+def test_a_command_file_nested_a_thousand_deep_is_one_sentence_in_an_untrusted_folder(tmp_path: Path,
+                                                                                      home: dict[str, str]) -> None:
+    project = tmp_path / "proj"
+    make_demo_project(project)
+    deep = project / ".claude" / "commands" / "deep.md"
+    deep.parent.mkdir(parents=True)
+    deep.write_text("---\ndescription: " + "[" * 1000 + "]" * 1000 + "\n---\nbody\n")
+    proc = run_cli(["-p", "hello", "--offline"], project, home)
+    assert proc.returncode == 0, proc.stderr
+    assert "Traceback" not in proc.stderr and "RecursionError" not in proc.stderr
+    [line] = [line for line in proc.stderr.splitlines() if "deep.md" in line]
+    assert f"{deep} has broken frontmatter" in line and "the command /deep was skipped." in line

@@ -125,3 +125,20 @@ def run_and_end(tmp_path: Path, project: Path, pane: Pane, how: str, mark: str) 
             expected = 128 + signum
         pane.wait_text("EXITED rc=")
     assert f"EXITED rc={expected}" in pane.text()
+
+
+def test_kill_9_of_the_app_leaves_no_child_and_no_temp_file(tmp_path: Path, pane: Pane) -> None:
+    """A `kill -9` cannot restore the terminal, but the guard still ends every child and removes the temp files."""
+    project = tmp_path / "proj"
+    project.mkdir()
+    (tmp_path / "tmp").mkdir()
+    mark = marker()
+    try:
+        run_and_end(tmp_path, project, pane, "SIGKILL", mark)
+        deadline = time.monotonic() + 20
+        while (marked(mark) or os.listdir(tmp_path / "tmp")) and time.monotonic() < deadline:
+            time.sleep(0.05)
+    finally:
+        left = none_left(mark)
+    assert left == [], "main left every child of the Bash call running"
+    assert [n for n in os.listdir(tmp_path / "tmp") if n.startswith("agent-tui-")] == []

@@ -156,3 +156,38 @@ async def test_keys_sent_in_one_burst_complete_nothing_and_run_the_command(offli
             await wait_until(pilot, lambda: app.screen is not app.screen_stack[0], timeout=10)  # /context's screen
         except AssertionError:
             raise AssertionError(f"/context did not run; the prompt holds {prompt.text!r}") from None
+
+
+async def test_an_outside_attachment_is_asked_and_a_secret_is_refused(offline_options, project, tmp_path,
+                                                                      monkeypatch) -> None:
+    home = tmp_path / "home"
+    _write(home / ".ssh/id_rsa", "SECRET-KEY-0123\n")
+    _write(home / "notes.txt", "outside notes\n")
+    monkeypatch.setenv("HOME", str(home))  # the default sandbox.deny_read holds ~/.ssh
+    from tui.config.sandbox_settings import SandboxSettings
+    from tui.sandbox import runtime
+
+    monkeypatch.setattr(runtime, "_current", runtime.SandboxRuntime(SandboxSettings(), str(project)))
+    notes: list[str] = []
+    app = AgentApp(_options(offline_options, project), permission_grace_s=0)
+    original_notify = app.notify
+    app.notify = lambda message, **kw: (notes.append(message), original_notify(message, **kw))  # type: ignore[method-assign]
+
+    def sent() -> str:
+        return str([m for m in app.session.messages if m["role"] == "user"])
+
+    async with app.run_test(size=SIZE) as pilot:
+        await _type(pilot, "check @~/.ssh/id_rsa")
+        await pilot.press("enter")  # refused without a question: one sentence in a toast
+        await wait_until(pilot, lambda: any("@~/.ssh/id_rsa was not attached" in n for n in notes))
+        await wait_until(pilot, lambda: not app.controller.busy)
+        assert "sandbox.deny_read" in next(n for n in notes if "id_rsa" in n) and "SECRET" not in sent()
+        for key, attached in (("escape", False), ("1", True)):
+            await _type(pilot, "read @~/notes.txt")
+            await pilot.press("enter")  # outside the project: the permission dialog asks
+            await wait_until(pilot, lambda: isinstance(app.screen, PermissionDialog))
+            assert app.screen.event.reason == f"{home / 'notes.txt'} is outside the project."
+            await pilot.press(key)
+            await wait_until(pilot, lambda: not app.controller.busy and not isinstance(app.screen, PermissionDialog))
+            assert ("outside notes" in sent()) is attached
+        assert any("@~/notes.txt was not attached" in n and "you did not allow it" in n for n in notes)

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import json
 import os
+import subprocess
+import sys
 import threading
 from pathlib import Path
 
@@ -107,3 +109,40 @@ def test_bad_input_is_one_sentence(tmp_path, capsys, demo_project) -> None:
             load_events(folder / "missing.jsonl")
     finally:
         del os.environ["XDG_DATA_HOME"]
+
+
+def test_replay_without_a_terminal_refuses_in_one_sentence(demo_project, tmp_path) -> None:
+    env = {"XDG_DATA_HOME": str(tmp_path / "data"), "HOME": str(tmp_path)}
+    recorded = run_cli(["-p", "--offline", "read app.py"], demo_project, env)
+    assert recorded.returncode == 0, recorded.stderr
+    [session] = (tmp_path / "data").rglob("*.jsonl")
+    done = subprocess.run([sys.executable, "-m", "tui.cli", "replay", "--speed", "instant"], cwd=demo_project,
+                          env={**os.environ, **env}, stdin=subprocess.DEVNULL, capture_output=True, text=True,
+                          timeout=30)  # main drew to stderr until killed
+    assert done.returncode == 2 and done.stdout == ""
+    assert done.stderr == (f"agent-tui: replay plays the session in the full-screen app, which needs a terminal (stdin and "
+                           f"stdout must be a TTY); run it in a terminal, or read the recorded session itself: {session}\n")
+
+
+async def test_a_recording_cut_mid_record_stops_the_running_tool_and_says_so(offline_options, demo_project, tmp_path) -> None:
+    data = tmp_path / "data"
+    with FakeAPI(script("never reached in the cut file")) as api:
+        done = run_cli(["-p", "--output-format", "json", "--permission-mode", "bypassPermissions", "read app.py"],
+                       demo_project, {"XDG_DATA_HOME": str(data), "HOME": str(tmp_path), "ANTHROPIC_BASE_URL":
+                                      api.base_url, "ANTHROPIC_API_KEY": "sk-test"})
+    assert done.returncode == 0, done.stderr
+    recorded = next(data.rglob(f"{json.loads(done.stdout)['session_id']}.jsonl"))
+    lines = recorded.read_text().splitlines(keepends=True)
+    started = next(i for i, line in enumerate(lines) if '"type": "ToolStarted"' in line)
+    cut = tmp_path / "cut.jsonl"  # everything up to the tool's start, then half a record: a writer killed mid-line
+    cut.write_text("".join(lines[:started + 1]) + lines[started + 1][: len(lines[started + 1]) // 2])
+    events, skipped = load_events(cut)
+    assert skipped == 1
+    app = ReplayApp(offline_options(), events, speed=0.0, title="cut")
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_until(pilot, lambda: app.player is not None and app.player.done, timeout=30)
+        tools = lambda: [t.state for batch in app.tool_panel.batches for t in batch.tools]  # noqa: E731
+        await wait_until(pilot, lambda: tools() == ["interrupted"])  # the tool ran when the recording stopped
+        await wait_until(pilot, lambda: not app.controller.busy and app.tool_panel._timer is None)  # its timer stops
+        markers = " ".join(str(m.render()) for m in app.query("MarkerLine"))
+        assert "The recording ends here: the session file stops in the middle of this turn." in markers

@@ -94,6 +94,7 @@ def test_high_contrast_theme_reaches_wcag_aaa() -> None:
         ('[theme]\nname = "x"\nprimary = "blurple"', "primary = 'blurple' is not a colour"),
         ('[theme]\nprimary = "#ffffff"', "needs a 'name'"),
         ('[other]\nname = "x"', "no [theme] table"),
+        pytest.param("[theme]\nname = " + "[" * 5000 + "]" * 5000, "is nested too deeply to read", id="nested"),
     ],
 )
 def test_broken_file_gives_a_problem_not_an_exception(tmp_path: Path, text: str, expected: str) -> None:

@@ -132,3 +132,17 @@ async def test_a_skipped_question_is_an_error_and_an_interrupt_closes_the_dialog
             skipped = api.message_requests[1].body["messages"][-1]["content"][0]
     assert skipped["is_error"] and "closed the questions without answering" in skipped["content"]
     assert len(api.message_requests) == 2  # the interrupted question went nowhere
+
+
+async def test_tasks_says_when_the_output_cap_dropped_the_oldest_output(offline_options) -> None:
+    app = AgentApp(offline_options(), permission_grace_s=0)
+    async with app.run_test(size=SIZE) as pilot:
+        registry = app.session.state.tasks
+        registry.output_limit = 64 * 1024
+        task = registry.start_process("seq 1 100000", cwd=app.session.options.project_dir, description="counting")
+        assert registry.wait(task.id, 30)
+        await type_prompt(pilot, "/tasks")
+        await wait_until(pilot, lambda: isinstance(app.screen, TasksScreen))
+        shown = lambda: str(app.screen.query_one("#tasks-output").render())  # noqa: E731
+        await wait_until(pilot, lambda: "100000" in shown())
+        assert "passed its 64 KB cap (setting background_output_limit_mb): the oldest" in shown()

@@ -59,6 +59,8 @@ class Change:
     mode_after: int | None
     by: str
     checkpoint: int
+    #: the real file behind `path` when the change was made through a link (restoring may follow only that link)
+    real: str | None = None
 
 
 @dataclass
@@ -172,7 +174,7 @@ class Checkpoints:
             for name, stored in (r.get("inline") or {}).items():
                 self.blobs.logged[name] = stored
             self.changes.append(Change(len(self.changes), r["path"], r["before"], r["after"], r.get("mode_before"),
-                                       r.get("mode_after"), r.get("by", ""), int(r.get("cp", 0))))
+                                       r.get("mode_after"), r.get("by", ""), int(r.get("cp", 0)), r.get("real")))
             self.known[r["path"]] = (None, r["after"])
         elif kind == "prompt":
             self.prompts.append(PromptPoint(int(r["id"]), int(r.get("turn", 0)), str(r.get("prompt", "")),
@@ -256,9 +258,14 @@ class Checkpoints:
         """Keep `previous` (the file now) and `data` (what is about to be written) before the file changes."""
         self.before_writes([(str(path), previous, data, mode_after)], by)
 
-    def before_writes(self, items: list[tuple[str, bytes | None, bytes | None, int | None]], by: str) -> None:
-        """Checkpoint several files (path, content now, content to write, mode to set) with one flush of the log."""
+    def before_writes(self, items: list[tuple[str, bytes | None, bytes | None, int | None]], by: str,
+                      reals: dict[str, str] | None = None) -> None:
+        """Checkpoint several files (path, content now, content to write, mode to set) with one flush of the log.
+
+        `reals`: where each write really lands when a link leads elsewhere (default: resolved now).
+        """
         from .events import CheckpointSaved
+        from .restore_paths import taken_at
 
         if not items:
             return
@@ -273,6 +280,8 @@ class Checkpoints:
                 mode = file_mode(path)
                 record = {"t": "change", "path": path, "before": before, "after": after, "mode_before": mode,
                           "mode_after": mode_after if mode_after is not None else mode, "by": by, "cp": self.current}
+                if real := (taken_at(path) if reals is None else reals.get(path)):
+                    record["real"] = real
                 records.append({**record, "inline": inline} if inline else record)
             self._write_many(records, flush=by != "edit" or self._first_in_turn([p for p, *_ in items]))
         self.publish(CheckpointSaved(checkpoint=self.current, reason=by, paths=tuple(p for p, *_ in items)))

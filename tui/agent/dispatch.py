@@ -15,6 +15,7 @@ from concurrent.futures import Future, ThreadPoolExecutor, wait
 from dataclasses import dataclass, field
 from typing import Any
 
+from tui.config.refusal_advice import print_mode_advice
 from tui.sandbox import gate as sandbox_gate
 from tui.tools.base import FatalToolError, Tool, ToolContext, ToolError, ToolInterrupted, ToolResult
 
@@ -269,9 +270,7 @@ class Dispatcher:
     def _permit(
         self, tool: Tool, call: Call, ctx: ToolContext, cancel: threading.Event, outcome: DispatchOutcome
     ) -> tuple[bool, str]:
-        verdict = self.policy.check(tool, call.input, ctx)
-        verdict = sandbox_gate.adjust(verdict, tool, call.input, getattr(self.policy, "mode", "default"), ctx.project_dir,
-                                      getattr(self.policy, "trusted", True))
+        verdict = self._verdict(tool, call, ctx)
         if call.hook_outcome is not None:  # a PreToolUse allow/ask, never over a deny or ask rule
             verdict = self.hooks.hook_verdict(verdict, call)
         if verdict.decision == "allow":
@@ -283,11 +282,24 @@ class Dispatcher:
             )
             outcome.denials.append({"tool_name": call.name, "tool_use_id": call.id, "tool_input": call.input})
             return False, f"Permission denied: {verdict.reason}"
+        asked = call.input
         if self.hooks is not None and (answer := self.hooks.permission_by_hook(
                 call, lambda: self.policy.suggest_rule(tool, call.input, ctx))) is not None:
-            self.publish(PermissionResolved(tool_use_id=call.id, tool_name=call.name, allowed=answer[0], scope="hook",
-                                            reason=answer[1]))
-            return answer
+            again = self._verdict(tool, call, ctx) if answer[0] and call.input != asked else verdict
+            leaves_sandbox = again.source == "sandbox" and verdict.source != "sandbox"
+            if again.decision == "deny" or (again.decision == "ask" and leaves_sandbox):
+                # the hook rewrote the input: its answer was for a call that no longer runs (leaving the sandbox
+                # is always the user's call; a denied call is denied)
+                verdict = again
+                if again.decision == "deny":
+                    self.publish(PermissionResolved(tool_use_id=call.id, tool_name=call.name, allowed=False,
+                                                    scope="rule", reason=again.reason, rule=again.rule))
+                    outcome.denials.append({"tool_name": call.name, "tool_use_id": call.id, "tool_input": call.input})
+                    return False, f"Permission denied: {again.reason}"
+            else:
+                self.publish(PermissionResolved(tool_use_id=call.id, tool_name=call.name, allowed=answer[0],
+                                                scope="hook", reason=answer[1]))
+                return answer
         if not self.interactive:
             outcome.denials.append({"tool_name": call.name, "tool_use_id": call.id, "tool_input": call.input})
             target = tool.permission_target(call.input, ctx) or call.name
@@ -296,12 +308,20 @@ class Dispatcher:
                 PermissionResolved(tool_use_id=call.id, tool_name=call.name, allowed=False, scope="mode",
                                    reason="non-interactive: no one to ask")
             )
-            return False, (
-                f"Permission to {verb} {target} was not granted: {call.name} needs approval and this session "
-                "cannot ask (non-interactive). Rerun with --permission-mode acceptEdits or --allowedTools "
-                f"{call.name} to allow it, or continue without it."
-            )
+            try:
+                suggested = self.policy.suggest_rule(tool, call.input, ctx)
+            except Exception:
+                suggested = call.name
+            advice = print_mode_advice(verdict, tool.kind, call.input, suggested)  # what works, by why it asked
+            return False, (f"Permission to {verb} {target} was not granted: {verdict.reason.rstrip('.')}, and this "
+                           f"session cannot ask (non-interactive). {advice}")
         return self._ask(tool, call, ctx, cancel, verdict.reason, outcome)
+
+    def _verdict(self, tool: Tool, call: Call, ctx: ToolContext) -> Any:
+        """The rules' verdict on the call's input as it is now, with the sandbox's say."""
+        verdict = self.policy.check(tool, call.input, ctx)
+        return sandbox_gate.adjust(verdict, tool, call.input, getattr(self.policy, "mode", "default"), ctx.project_dir,
+                                   getattr(self.policy, "trusted", True))
 
     def _ask(
         self, tool: Tool, call: Call, ctx: ToolContext, cancel: threading.Event, reason: str, outcome: DispatchOutcome

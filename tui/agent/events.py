@@ -271,6 +271,7 @@ STOP_REASONS = (
     "budget",
     "max_turns",
     "api_error",
+    "credentials",  # the provider's credentials could not be had (a missing AWS profile, no key): -p exits 2
     "stream_failed",
     "tool_fatal",
     "context_full",

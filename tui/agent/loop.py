@@ -29,7 +29,7 @@ from .fallback import switch_to_fallback
 from .guards import LoopStop, ProgressGuard
 from .pricing import add_usage, total_tokens, usage_cost
 from .request import build_request, sdk_params
-from .retry import backoff_delay, classify
+from .retry import CREDENTIALS, backoff_delay, classify
 from .tool_belt import MAX_PAUSE_TURNS, notification_blocks, pause_streak, remind_plan_mode
 from .stream import StreamError, StreamInterrupted, StreamResult, run_stream
 from tui.wording import plural
@@ -146,7 +146,7 @@ def call_model(session: AgentSession, iteration: int) -> StreamResult:
             failure = classify(exc.cause, opts.model)
             if not failure.retryable:
                 session.keep_partial_text(exc.partial)  # what had arrived stays in the conversation
-                reason = "stream_failed" if failure.reason == "malformed stream" else "api_error"
+                reason = {"malformed stream": "stream_failed", CREDENTIALS: CREDENTIALS}.get(failure.reason, "api_error")
                 raise LoopStop(reason, failure.message, is_error=True) from None
             if attempt == max_attempts:
                 if switch_to_fallback(session, failure):  # --fallback-model, once

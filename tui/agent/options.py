@@ -68,6 +68,8 @@ class AgentOptions:
     max_subagent_depth: int = 3
     #: WebSearch server tool: `max_uses`, and `allowed_domains` / `blocked_domains`
     web_search_max_uses: int = 8
+    #: a background task's output file keeps its newest part past this many MB (0: no cap)
+    background_output_limit_mb: int = 256
     web_search_allowed_domains: list[str] = field(default_factory=list)
     web_search_blocked_domains: list[str] = field(default_factory=list)
     #: the hooks read at start (tui.hooks.config.HookConfig); None when no settings file has any

@@ -30,6 +30,7 @@ MAX_GAP_S = 1.5
 #: characters per rebuilt text delta
 DELTA_CHARS = 24
 _SKIP = {"BlockDelta", "ToolOutput"}
+CUT_DETAIL = "The recording ends here: the session file stops in the middle of this turn."
 
 
 def event_from_dict(data: dict[str, Any]) -> ev.Event | None:
@@ -107,7 +108,30 @@ def load_events(path: Path) -> tuple[list[ev.Event], int]:
     if not any(isinstance(e, ev.TurnStarted) for e in out):
         raise ReplayError(f"The session file {path} holds no recorded turn to replay "
                           "(it is empty, damaged, or from a version that did not record events).")
-    return out, skipped
+    return out + _close_cut_turn(out), skipped
+
+
+def _close_cut_turn(events: list[ev.Event]) -> list[ev.Event]:
+    """The end of a turn the recording stops inside (a file cut mid-record, a killed writer): the loop stops
+    there, so running tools and the busy state end as they would have, and the replay says why; else []."""
+    starts = [i for i, e in enumerate(events) if isinstance(e, ev.TurnStarted) and e.loop_path == "main"]
+    if not starts:
+        return []
+    last_start = starts[-1]
+    if any(isinstance(e, ev.TurnFinished) and e.loop_path == "main" for e in events[last_start:]):
+        return []
+    turn = events[last_start]
+    assert isinstance(turn, ev.TurnStarted)
+    ts = events[-1].ts
+    closing: list[ev.Event] = []
+    if not any(isinstance(e, ev.LoopStopped) and e.loop_path == "main" for e in events[last_start:]):
+        closing.append(ev.LoopStopped(ts=ts, reason="error", is_error=True, detail=CUT_DETAIL))
+    before = [e for e in events[:last_start] if isinstance(e, ev.TurnFinished) and e.loop_path == "main"]
+    totals, cost = (dict(before[-1].session_usage), before[-1].session_cost_usd) if before else ({}, 0.0)
+    closing.append(ev.TurnFinished(ts=ts, turn_id=turn.turn_id, stop_reason="error", is_error=True, num_iterations=0,
+                                   duration_ms=int(max(ts - turn.ts, 0.0) * 1000), usage={}, cost_usd=0.0,
+                                   session_usage=totals, session_cost_usd=cost))
+    return closing
 
 
 class Player:

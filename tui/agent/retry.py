@@ -14,6 +14,8 @@ from typing import Any
 
 RETRYABLE_STATUS = {408, 409, 429, 500, 502, 503, 504, 529}
 RETRYABLE_SSE_TYPES = {"overloaded_error", "api_error", "rate_limit_error", "timeout_error"}
+#: the Failure reason (and the loop's stop reason) when the credentials could not be had
+CREDENTIALS = "credentials"
 
 
 @dataclass(frozen=True)
@@ -97,6 +99,10 @@ def classify(exc: BaseException, model: str) -> Failure:
         return Failure(True, "stream ended early", "The stream ended without message_stop.")
     if isinstance(exc, MalformedStream):
         return Failure(False, "malformed stream", f"The API sent a malformed stream: {exc}.")
+    from tui.providers.network import connection_failure, credential_failure
+
+    if sentence := credential_failure(exc):  # a missing profile, no key: the setting is named, no retry mends it
+        return Failure(False, CREDENTIALS, sentence)
     if isinstance(exc, anthropic.APIStatusError):
         status = exc.status_code
         body: dict[str, Any] = exc.body if isinstance(exc.body, dict) else {}
@@ -123,9 +129,7 @@ def classify(exc: BaseException, model: str) -> Failure:
         return Failure(False, f"HTTP {status}", _fatal_message(status, error_type, api_message, model), status)
     if isinstance(exc, (anthropic.APITimeoutError, httpx.TimeoutException)):
         return Failure(True, "stream stalled", "No data arrived from the API within the read timeout.")
-    from tui.providers.network import connection_failure
-
-    sentence = connection_failure(exc)  # a TLS, proxy or credential failure: retrying will not mend it
+    sentence = connection_failure(exc)  # a TLS or proxy failure: retrying will not mend it
     if sentence:
         return Failure(False, "connection failed", sentence)
     if isinstance(exc, (anthropic.APIConnectionError, httpx.TransportError)):
@@ -133,7 +137,7 @@ def classify(exc: BaseException, model: str) -> Failure:
     if isinstance(exc, ValueError) and "JSON" in str(exc):
         return Failure(True, "malformed stream", f"The stream carried malformed tool input: {exc}")
     if isinstance(exc, TypeError) and "authentication" in str(exc):
-        return Failure(False, "no credentials", "No API key is set: export ANTHROPIC_API_KEY or use --offline.")
+        return Failure(False, CREDENTIALS, "No API key is set: export ANTHROPIC_API_KEY or use --offline.")
     return Failure(False, "client error", f"Unexpected error while talking to the API: {type(exc).__name__}: {exc}")
 
 

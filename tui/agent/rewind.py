@@ -21,6 +21,7 @@ from tui.wording import plural
 
 from .blobstore import BlobError, blob_hash
 from .checkpoints import UNKNOWN, Branch, Change, Checkpoints, PromptPoint, file_mode
+from .restore_paths import did, locate, remove, write_back
 
 if TYPE_CHECKING:
     from .session import AgentSession
@@ -41,16 +42,24 @@ class FileStep:
     expected: tuple[str | None, ...]
     data: bytes | None = None
     problem: str = ""
+    #: the real file behind the path when its checkpoint was taken through a link
+    real: str | None = None
+    #: the path is now a symbolic link to this, made since: restoring replaces the link itself
+    link: str = ""
+    #: why restoring may not write where the path now leads (restore_paths.py)
+    blocked: str = ""
 
     @property
     def conflict(self) -> bool:
         """Changed outside agent-tui since it last wrote the file (and not already as wanted)."""
+        if self.link:
+            return True
         now = None if self.current is None else blob_hash(self.current)
         return now != self.target and now not in self.expected and UNKNOWN not in self.expected
 
     @property
     def needed(self) -> bool:
-        if self.problem:
+        if self.problem or self.blocked or self.link:
             return True
         now = None if self.current is None else blob_hash(self.current)
         return now != self.target or (self.mode is not None and self.current is not None
@@ -110,7 +119,10 @@ def code_steps(cps: Checkpoints, pos: int) -> list[FileStep]:
     steps = []
     for path, change in first.items():
         end = last[path]
-        step = FileStep(path, change.before, change.mode_before, _read(path), (end.after, end.before))
+        where = locate(path, change.real, cps.project_dir)
+        current = None if where.link or where.problem else _read(where.dest)
+        step = FileStep(path, change.before, change.mode_before, current, (end.after, end.before), real=change.real,
+                        link=where.link, blocked=where.problem)
         if change.before == UNKNOWN:
             step.problem = "its content before Bash changed it was not recorded"
         elif change.before is not None:
@@ -200,36 +212,38 @@ def plan(session: AgentSession, entry: RewindEntry) -> list[FileStep]:
 
 
 def apply_code(cps: Checkpoints, steps: list[FileStep], overwrite: bool = True, state: Any = None) -> RewindResult:
-    """Write each step's bytes and mode (or delete the file); conflicts are skipped unless `overwrite`."""
-    from tui.tools.fileio import open_for_write
+    """Write each step's bytes and mode (or delete the file); conflicts are skipped unless `overwrite`.
 
+    Where each file goes is checked again now (restore_paths.py): a link in its place is replaced, never
+    followed, and a folder that leads outside the project through a new link is refused.
+    """
     result = RewindResult([])
-    todo = [s for s in steps if not s.problem and (overwrite or not s.conflict)]
-    cps.before_writes([(s.path, s.current, s.data, s.mode) for s in todo], by="rewind")  # one fsync for all
+    places = {id(s): locate(s.path, s.real, cps.project_dir) for s in steps if not s.problem}
+    todo = [s for s in steps if id(s) in places and not places[id(s)].problem
+            and (overwrite or not (s.conflict or places[id(s)].link))]
+    reals = {s.path: places[id(s)].dest for s in todo if places[id(s)].dest != os.path.normpath(s.path)}
+    cps.before_writes([(s.path, s.current, s.data, s.mode) for s in todo], by="rewind", reals=reals)  # one fsync
     chosen = {id(s) for s in todo}
     for step in steps:
         name = display(step.path, cps.project_dir)
-        if step.problem:
+        problem = step.problem or (places[id(step)].problem if id(step) in places else step.blocked)
+        if problem:
             result.unrestored.append(name)
-            result.lines.append(f"could not restore {name}: {step.problem}")
+            result.lines.append(f"could not restore {name}: {problem}")
             continue
         if id(step) not in chosen:
             result.lines.append(f"kept {name} as it is (changed outside agent-tui)")
             continue
-        path = Path(step.path)
+        where = places[id(step)]
         try:
             if step.target is None:
-                if step.current is not None:
-                    path.unlink()
-                result.lines.append(f"removed {name}")
+                if where.link or os.path.lexists(where.dest):
+                    remove(where)
+                result.lines.append(did(where, "removed", name))
             else:
                 assert step.data is not None
-                path.parent.mkdir(parents=True, exist_ok=True)
-                with os.fdopen(open_for_write(path), "wb") as f:
-                    f.write(step.data)
-                if step.mode is not None:
-                    os.chmod(path, step.mode)
-                result.lines.append(f"restored {name}")
+                write_back(where, step.data, step.mode)
+                result.lines.append(did(where, "restored", name))
             cps.wrote(step.path)
         except OSError as exc:
             cps.write_failed(step.path)

@@ -159,6 +159,7 @@ class AgentSession(TranscriptMixin):
 
             self.tool_search = ToolSearch(on_load=lambda: setattr(self, "_tool_defs", None))
         publish_changes(self.state.tasks, self.publish)
+        self.state.tasks.output_limit = max(0, options.background_output_limit_mb) * 1024 * 1024
         if options.interactive:  # AskUserQuestion and ExitPlanMode need someone to ask
             self.state.ask_user = partial(ask_user, self)
         if not self.offline:  # offline, WebFetch summarises the page itself

@@ -46,6 +46,8 @@ def notification_blocks(registry: TaskRegistry) -> list[dict[str, Any]]:
                  f"<status>{task.status}</status>", f"<summary>{task.summary()}</summary>"]
         if task.result:  # a worker's answer (a background agent's final text) comes along
             lines.append(f"<result>{task.result}</result>")
+        if note := registry.output_note(task.id):  # the output passed its cap: the file keeps the newest part
+            lines.append(f"<output_note>{note}</output_note>")
         lines.append("</task-notification>")
         if not task.result:
             lines.append("Read the output file to see the result.")

@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from tui.config.special_files import SpecialFileError, check_regular
+from tui.redact import redact
 
 from .events import BlockDelta, Event, McpMessage, RequestSent, ToolOutput
 
@@ -113,7 +114,7 @@ class Transcript:
         seal_partial_line(self.path, self._file)
         if self._header is not None:
             header, self._header = self._header, None
-            self._file.write(json.dumps(header, ensure_ascii=False) + "\n")
+            self._file.write(redact(json.dumps(header, ensure_ascii=False)) + "\n")
         return True
 
     def _fail(self, exc: OSError) -> None:
@@ -122,14 +123,14 @@ class Transcript:
         self._on_error(f"The transcript could not be written ({self.path}): {exc.strerror or exc}. The session goes on unsaved.")
 
     def write(self, record: dict[str, Any]) -> None:
-        line = json.dumps(record, ensure_ascii=False, default=str) + "\n"
+        line = redact(json.dumps(record, ensure_ascii=False, default=str)) + "\n"  # no URL credentials on disk
         with self._lock:
             if self._open() and not self._vanished():
                 try:
                     try:
                         self._file.write(line)
                     except UnicodeEncodeError:  # a lone surrogate: written escaped, as valid JSON
-                        self._file.write(json.dumps(record, default=str) + "\n")
+                        self._file.write(redact(json.dumps(record, default=str)) + "\n")
                     self._file.flush()
                 except OSError as exc:
                     self._close_quietly()

@@ -30,9 +30,17 @@ class FileRestore:
     path: str
     previous: bytes | None
     current: bytes | None
+    #: the path is now a symbolic link to this: undo replaces the link itself, never writes through it
+    link: str = ""
+    #: why undo will not touch the file (a folder that now leads outside the project through a link)
+    problem: str = ""
 
     @property
     def action(self) -> str:
+        if self.problem:
+            return "refuse"
+        if self.link:
+            return "unlink" if self.previous is None else "replace link"
         if self.previous is None:
             return "delete" if self.current is not None else "nothing"
         return "restore" if self.current != self.previous else "unchanged"
@@ -112,7 +120,8 @@ def plan_undo(session: AgentSession) -> UndoPlan:
         return UndoPlan(None, state=session.state, project_dir=project, bash_commands=untracked, checkpoints=cps)
     point = points[-1]
     steps = code_steps(cps, point.pos)
-    files = [FileRestore(s.path, s.data if s.target is not None else None, s.current) for s in steps if not s.problem]
+    files = [FileRestore(s.path, s.data if s.target is not None else None, s.current, s.link, s.blocked)
+             for s in steps if not s.problem]
     turns_back = max(session.turn_count - point.turn, 0)
     untracked = bash_commands(_turn_messages(session.messages, turns_back)) if point.id in cps.untracked else []
     return UndoPlan(point.turn, files, untracked, session.state, project, cps, steps, point.id)
@@ -127,7 +136,7 @@ def apply_undo(plan: UndoPlan) -> list[str]:
     plan.checkpoints.mark_undone(plan.checkpoint)
     lines = []
     for line, step in zip(result.lines, [s for s in plan.steps], strict=False):
-        if step.path in created and line.startswith("removed "):
+        if step.path in created and line.startswith("removed ") and not line.startswith("removed the link "):
             line = f"deleted {line[len('removed '):]} (the turn created it)"
         lines.append(line)
     return lines

@@ -4,7 +4,8 @@ A repository's `.git/config` can name programs that ordinary, "read-only" comman
 `core.fsmonitor` (every `git status`), `core.pager`, `diff.external`, textconv and filter
 drivers, `core.sshCommand` … In a folder the user has not trusted, that is code from the
 folder. `run_git` neutralises those settings; `config_runs_programs` tells the permission gate
-whether a model's `git status` could run one (then it asks instead of counting as read-only).
+whether a model's `git status` could run one (then it asks instead of counting as read-only), from
+every config and git dir that command reads (git_reads.py).
 """
 
 from __future__ import annotations
@@ -19,7 +20,7 @@ NEUTRAL_CONFIG = (
     "core.fsmonitor=false", "core.hooksPath=/dev/null", "core.pager=cat", "diff.external=", "core.sshCommand=ssh",
     "core.askPass=", "credential.helper=", "core.editor=true", "sequence.editor=true", "gpg.program=gpg",
 )
-#: local settings known not to run anything (lower case, as `git config --list` prints them)
+#: settings known not to run anything for a read-only command (lower case, as `git config --list` prints them)
 HARMLESS_KEY = re.compile(
     r"core\.(repositoryformatversion|filemode|bare|logallrefupdates|ignorecase|precomposeunicode|symlinks|autocrlf|eol"
     r"|safecrlf|quotepath|abbrev|compression|sharedrepository|checkstat|trustctime|untrackedcache|splitindex"
@@ -29,7 +30,14 @@ HARMLESS_KEY = re.compile(
     r"|index|pack|column|i18n|maintenance)\.[a-z0-9.]+|lfs\.repositoryformatversion|protocol\.version"
     r"|diff\.(algorithm|renames|renamelimit|mnemonicprefix|noprefix|colormoved|indentheuristic|context|statgraphwidth)"
     r"|merge\.(ff|conflictstyle|log|renames)|commit\.(verbose|cleanup|status)|tag\.sort"
+    # set anywhere, these name programs only other commands run (an editor, a credential helper, a difftool), or a
+    # pager, which never runs for the Bash tool (its output is a pipe, GIT_PAGER=cat); hooks are checked on their own
+    r"|alias\..+|core\.(editor|excludesfile|attributesfile|pager|whitespace|hookspath)|sequence\.editor|pager\..+"
+    r"|credential\..+|url\..+\.(insteadof|pushinsteadof)|http\..+|safe\.directory|(commit|tag)\.gpgsign"
+    r"|user\.signingkey|gpg\.format|(merge|diff)\.tool|(mergetool|difftool)\..+|help\.[a-z]+"
 )
+#: harmless-looking keys that make a read-only command reach out: a partial clone fetches missing objects on `git log -p`
+REACHES_OUT = frozenset({"extensions.partialclone"})
 TIMEOUT = 10.0
 
 
@@ -51,25 +59,15 @@ def safe_git_argv(args: list[str]) -> list[str]:
     return [*argv, *args]
 
 
-def run_git(args: list[str], cwd: Path, timeout: float = TIMEOUT) -> subprocess.CompletedProcess[str]:
-    """Run git in `cwd` without running any program the repository's config names."""
-    return subprocess.run(safe_git_argv(args), cwd=cwd, env=git_env(), stdin=subprocess.DEVNULL,
+def run_git(args: list[str], cwd: Path, timeout: float = TIMEOUT,
+            env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
+    """Run git in `cwd` without running any program the repository's config names (`env`: default `git_env()`)."""
+    return subprocess.run(safe_git_argv(args), cwd=cwd, env=git_env() if env is None else env, stdin=subprocess.DEVNULL,
                           capture_output=True, text=True, timeout=timeout, check=False)
 
 
-def local_config_keys(cwd: Path) -> list[str] | None:
-    """The keys set by the repository's own config (includes followed); [] outside a repo, None if unknown."""
-    try:
-        done = run_git(["config", "--list", "--show-scope", "--name-only", "-z"], cwd)
-    except (OSError, subprocess.SubprocessError):
-        return None
-    if done.returncode != 0:
-        return [] if "not a git repository" in done.stderr else None
-    fields = done.stdout.split("\0")
-    return [fields[i + 1].lower() for i in range(0, len(fields) - 1, 2) if fields[i] in ("local", "worktree")]
+def config_runs_programs(cwd: Path, env: dict[str, str] | None = None) -> bool:
+    """True when git in `cwd` might run a program from a config it reads or a hook (or cannot be checked)."""
+    from tui.config.git_reads import git_runs_programs
 
-
-def config_runs_programs(cwd: Path) -> bool:
-    """True when the repository at `cwd` sets anything beyond the known-harmless settings (or cannot be read)."""
-    keys = local_config_keys(cwd)
-    return keys is None or any(HARMLESS_KEY.fullmatch(key) is None for key in keys)
+    return git_runs_programs(cwd, env) is not None

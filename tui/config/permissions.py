@@ -6,7 +6,7 @@ or `.claude/` always ask (except in bypassPermissions), whatever the allow rules
 Bash commands are split into their parts (bash_parse.py) and every part must pass; a command
 whose meaning is known only when it runs (an expansion, `$'…'`, `eval` …) meets the deny rules
 but is never allowed by a narrower rule or as read-only. In a folder the user has not trusted,
-a git command counts as read-only only when the repository's config names no program.
+a git command counts as read-only only when no config or hook it reads names a program.
 """
 
 from __future__ import annotations
@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING, Any, Literal
 from tui.config import rule_files
 from tui.config.bash_parse import ParsedBash, SimpleCommand, WriteTarget, parse_bash
 from tui.config.bash_paths import file_arguments, outside_project
-from tui.config.git_safety import config_runs_programs
+from tui.config.git_reads import git_runs_programs
 from tui.config.modes import MODES
 from tui.config.paths import PROTECTED_DIRS, local_settings_file, user_settings_file
 from tui.config.readonly import is_read_only
@@ -177,6 +177,11 @@ class PermissionPolicy:
                 return rule
         return None
 
+    def read_allowed_by_rule(self, path: Path) -> str | None:
+        """The allow rule that names reading `path` (every form of it), else None: what lets an outside `@path` in."""
+        rule = self._path_rule("allow", "Read", "read", path, every=True)
+        return rule.rule if rule is not None else None
+
     def boundary_problem(self, path: Path) -> str | None:
         """Why writing `path` must ask even with an allow rule: outside the project, or protected."""
         for variant in path_variants(path):
@@ -283,19 +288,21 @@ class PermissionPolicy:
             return _Part("ask", f"`{cmd.text}`", rule)
         if problem := outside_project(cmd, self.project_dir):
             return _Part("boundary", f"`{cmd.text}` reaches outside the project ({problem})")
-        if not self._git_config_safe(cmd):
-            return _Part("boundary", f"`{cmd.text}` would run programs named in the config of a repository you have not trusted")
+        if why := self._git_runs_programs(cmd):
+            return _Part("boundary", f"`{cmd.text}` could run a program from a repository you have not trusted ({why})")
         if is_read_only(cmd):
             return _Part("allow", f"`{cmd.text}` (read-only)")
         if rule := self._command_rule("allow", name, cmd, every_form=False):
             return _Part("allow", f"`{cmd.text}`", rule)
         return _Part("unmatched", f"`{cmd.text}`")
 
-    def _git_config_safe(self, cmd: SimpleCommand) -> bool:
-        """In an untrusted folder, `git status` is read-only only if no repository config it reads names a program."""
+    def _git_runs_programs(self, cmd: SimpleCommand) -> str | None:
+        """In an untrusted folder, why `git status` may run a program: a config or hook it reads names one (git_reads.py)."""
         if self.trusted or cmd.argv[:1] != ["git"]:
-            return True
-        return cmd.cwds is not None and not any(config_runs_programs(cwd) for cwd in cmd.cwds if cwd.is_dir())
+            return None
+        if cmd.cwds is None:
+            return "where it runs is known only when it runs"
+        return next((why for cwd in cmd.cwds if cwd.is_dir() and (why := git_runs_programs(cwd))), None)
 
     def _redirect_part(self, write: WriteTarget) -> _Part:
         if write.paths is None:

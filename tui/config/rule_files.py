@@ -83,6 +83,9 @@ def write_settings_file(path: Path, data: dict[str, Any]) -> None:
 
 def write_text_atomic(path: Path, text: str) -> None:
     """Replace `path` with `text` in one step (a temporary file, then `os.replace`)."""
+    from tui.config.own_writes import note
+
+    note(path)  # before it exists: a running sandbox's sweep must not take it for the command's
     path.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)
     try:

@@ -88,6 +88,8 @@ class Settings:
     web_search_max_uses: int = 8
     web_search_allowed_domains: list[str] = field(default_factory=list)
     web_search_blocked_domains: list[str] = field(default_factory=list)
+    #: a background task's output file keeps its newest part past this many MB (0: no cap)
+    background_output_limit_mb: int = 256
     #: `statusLine`: a command whose first stdout line shows in the footer (a folder's only once trusted)
     status_line: str | None = None
     #: folders whose own allow rules count (read from the user settings only)

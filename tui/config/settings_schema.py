@@ -31,6 +31,7 @@ SCALAR_TYPES: dict[str, tuple[str, bool]] = {
     "web_search_max_uses": ("integer", False),
     "web_search_allowed_domains": ("rules", False),
     "web_search_blocked_domains": ("rules", False),
+    "background_output_limit_mb": ("integer", False),
 }
 ALIASES = {"defaultMode": "permission_mode", "apiKeyHelper": "api_key_helper", "cleanupPeriodDays": "cleanup_period_days"}
 EXPECTED = {

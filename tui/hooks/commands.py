@@ -108,6 +108,8 @@ def read_markdown(path: Path) -> tuple[dict[str, Any], str]:
         return split_frontmatter(text)
     except FrontmatterError as exc:
         raise ValueError(f"has broken frontmatter ({exc})") from None
+    except RecursionError:  # a backstop: the parser itself bounds nesting
+        raise ValueError("has frontmatter nested too deeply to read") from None
 
 
 def first_line(body: str) -> str:

@@ -89,6 +89,7 @@ def shell_commands(text: str) -> list[str]:
 
 def check_injection(command_line: str, command: CustomCommand, policy: Any, project_dir: Path) -> str | None:
     """Why `command_line` may not run for `command` (None when it may): trust first, then the Bash verdict."""
+    from tui.config.refusal_advice import shell_line_advice
     from tui.tools.bash import BashTool
 
     where = f"/{command.name} ({command.path})"
@@ -102,8 +103,8 @@ def check_injection(command_line: str, command: CustomCommand, policy: Any, proj
     if verdict.decision == "allow":
         return None
     why = verdict.reason.rstrip(".")
-    return (f"{where} was not run: its `!` command `{command_line}` is not allowed ({why}). Allow it in the "
-            "file's `allowed-tools` (e.g. `Bash(git status:*)`) or with a permission rule; `!` lines never ask.")
+    advice = shell_line_advice(verdict, checked.suggest_rule(BashTool(), {"command": command_line}, ctx))
+    return f"{where} was not run: its `!` command `{command_line}` is not allowed ({why}). {advice}"
 
 
 def run_injection(command_line: str, project_dir: Path, cancel: threading.Event | None = None) -> tuple[str, bool]:

@@ -2,8 +2,8 @@
 
 `key: value` lines, quoted or plain strings, booleans (true/false, yes/no, on/off, 1/0),
 inline lists `[a, b]`, block lists (`- item` lines) and folded `>`/`|` blocks. Anything else
-is a `FrontmatterError` with one sentence naming the line, so a broken file is reported, not
-half-read.
+(lists nested past MAX_LIST_DEPTH too) is a `FrontmatterError` with one sentence naming the
+line, so a broken file is reported, not half-read.
 """
 
 from __future__ import annotations
@@ -13,6 +13,8 @@ from typing import Any
 
 TRUE = {"true", "yes", "on", "1"}
 FALSE = {"false", "no", "off", "0"}
+#: inline lists nest at most this deep (a file of 1,000 `[` would otherwise exhaust the recursion limit)
+MAX_LIST_DEPTH = 16
 _KEY = re.compile(r"^([A-Za-z_][\w-]*)\s*:(?:\s+(.*))?$")
 
 
@@ -33,24 +35,31 @@ def split_frontmatter(text: str) -> tuple[dict[str, Any], str]:
     raise FrontmatterError("the frontmatter opened with `---` on line 1 is never closed by another `---` line")
 
 
-def _scalar(raw: str, line_no: int) -> Any:
+def _scalar(raw: str, line_no: int, depth: int = 0) -> Any:
     value = raw.strip()
     if not value:
         return ""
     if value[0] in "\"'":
         if len(value) < 2 or value[-1] != value[0]:
-            raise FrontmatterError(f"line {line_no}: the quoted value {value!r} has no closing quote")
+            raise FrontmatterError(f"line {line_no}: the quoted value {_short(value)} has no closing quote")
         inner = value[1:-1]
         return inner.replace('\\"', '"').replace("\\n", "\n") if value[0] == '"' else inner.replace("''", "'")
     if value.startswith("["):
         if not value.endswith("]"):
-            raise FrontmatterError(f"line {line_no}: the list {value!r} has no closing `]`")
-        return [_scalar(item, line_no) for item in _split_items(value[1:-1]) if item.strip()]
+            raise FrontmatterError(f"line {line_no}: the list {_short(value)} has no closing `]`")
+        if depth >= MAX_LIST_DEPTH:
+            raise FrontmatterError(f"line {line_no}: lists are nested more than {MAX_LIST_DEPTH} deep")
+        return [_scalar(item, line_no, depth + 1) for item in _split_items(value[1:-1]) if item.strip()]
     if value.startswith("{"):
         raise FrontmatterError(f"line {line_no}: inline tables (`{{…}}`) are not supported here")
     if " #" in value:
         value = value.split(" #", 1)[0].rstrip()
     return value
+
+
+def _short(value: str, limit: int = 60) -> str:
+    """`value` quoted for a message, cut to `limit` characters (a hostile line may be 256 KiB)."""
+    return repr(value) if len(value) <= limit else repr(value[: limit - 1] + "…")
 
 
 def _split_items(inner: str) -> list[str]:
@@ -83,10 +92,10 @@ def parse_fields(lines: list[str]) -> dict[str, Any]:
         if not line.strip() or line.lstrip().startswith("#"):
             continue
         if line[0] in " \t":
-            raise FrontmatterError(f"line {number}: an indented line `{line.strip()}` belongs to no key")
+            raise FrontmatterError(f"line {number}: an indented line {_short(line.strip())} belongs to no key")
         match = _KEY.match(line)
         if not match:
-            raise FrontmatterError(f"line {number}: `{line.strip()}` is not a `key: value` line")
+            raise FrontmatterError(f"line {number}: {_short(line.strip())} is not a `key: value` line")
         key, raw = match.group(1), (match.group(2) or "").strip()
         block: list[str] = []
         while i < len(lines) and (not lines[i].strip() or lines[i][0] in " \t-"):

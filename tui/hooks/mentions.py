@@ -1,26 +1,20 @@
-"""`@path` in a prompt: fuzzy completion over ripgrep's file list, and the mentioned files attached.
+"""`@path` in a prompt: fuzzy completion over ripgrep's file list.
 
 The file list is `rg --files` (it respects .gitignore, .ignore and .rgignore), plus the folders
-those files live in. A mention of a file attaches its text after the prompt; a folder attaches
-its listing; `@server:uri` (an MCP resource) and names that do not exist are left as typed.
+those files live in. What a mention attaches, and whether it may, is `tui/tools/attachments.py`.
 """
 
 from __future__ import annotations
 
 import heapq
-import os
 import re
 import subprocess
-from collections.abc import Callable
 from pathlib import Path
 
-from tui.config.special_files import read_regular_bytes
+from tui.tools.attachments import MENTION, mentioned_paths
 
-MENTION = re.compile(r'(?:^|(?<=\s))@(?:"([^"\n]+)"|([^\s"]+))')
-#: `@server:uri`: an MCP resource, not ours
-_RESOURCE = re.compile(r"^[A-Za-z0-9_.-]+:(?!/)")
-MAX_ATTACH_BYTES = 100_000
-MAX_LISTING = 200
+__all__ = ["MENTION", "fuzzy_matches", "mention_at", "mentioned_paths", "project_files", "quote_mention"]
+
 MAX_FILES = 50_000
 LIST_TIMEOUT_S = 10.0
 
@@ -100,47 +94,3 @@ def mention_at(text: str, cursor: int) -> tuple[int, str] | None:
 def quote_mention(path: str) -> str:
     """`@path`, quoted when it holds a space."""
     return f'@"{path}"' if any(ch.isspace() for ch in path) else f"@{path}"
-
-
-def mentioned_paths(text: str) -> list[str]:
-    """The `@` mentions of `text`, in order (MCP `@server:uri` mentions left out)."""
-    found = []
-    for match in MENTION.finditer(text):
-        raw = match.group(1) or match.group(2)
-        raw = raw.rstrip(".,;:!?)")
-        if raw and not _RESOURCE.match(raw):
-            found.append(raw)
-    return found
-
-
-def _attachment(path: Path, shown: str) -> str | None:
-    if path.is_dir():
-        entries = sorted(p.name + ("/" if p.is_dir() else "") for p in path.iterdir())
-        more = f"\n… {len(entries) - MAX_LISTING} more" if len(entries) > MAX_LISTING else ""
-        return f'<directory path="{shown}">\n' + "\n".join(entries[:MAX_LISTING]) + more + "\n</directory>"
-    try:
-        data = read_regular_bytes(path, MAX_ATTACH_BYTES + 1)
-    except OSError:
-        return None
-    if b"\x00" in data[:8192]:
-        return f'<file path="{shown}">(binary file, {path.stat().st_size:,} bytes; not attached)</file>'
-    text = data[:MAX_ATTACH_BYTES].decode("utf-8", "replace")
-    cut = f"\n[… cut at {MAX_ATTACH_BYTES:,} bytes]" if len(data) > MAX_ATTACH_BYTES else ""
-    return f'<file path="{shown}">\n{text.rstrip()}{cut}\n</file>'
-
-
-def attach_mentions(text: str, project_dir: Path, may_read: Callable[[Path], bool] | None = None) -> str:
-    """`text` followed by the contents of every file (or folder) it mentions with `@`, each once."""
-    blocks: list[str] = []
-    seen: set[Path] = set()
-    for raw in mentioned_paths(text):
-        path = Path(os.path.normpath(project_dir / os.path.expanduser(raw)))
-        if path in seen or not path.exists() or (may_read is not None and not may_read(path)):
-            continue
-        seen.add(path)
-        block = _attachment(path, raw)
-        if block:
-            blocks.append(block)
-    if not blocks:
-        return text
-    return text + "\n\nFiles the user attached with @:\n\n" + "\n\n".join(blocks)

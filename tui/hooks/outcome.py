@@ -13,7 +13,7 @@ import json
 from dataclasses import dataclass, field
 from typing import Any
 
-from tui.hooks.runner import HookRun
+from tui.hooks.runner import KEEP_BYTES, HookRun
 
 #: events whose plain stdout (exit 0) becomes context for the model
 CONTEXT_EVENTS = {"SessionStart", "UserPromptSubmit"}
@@ -63,7 +63,7 @@ def parse_json(stdout: str) -> dict[str, Any] | None:
         return None
     try:
         data = json.loads(text)
-    except ValueError:
+    except (ValueError, RecursionError):  # RecursionError: nested thousands deep
         return None
     return data if isinstance(data, dict) else None
 
@@ -100,22 +100,68 @@ def _read_run(event: str, run: HookRun, outcome: HookOutcome) -> str | None:
         return "block"
     data = parse_json(run.stdout)
     if data is None and run.stdout.strip().startswith("{") and run.exit_code == 0:
+        cut = f" (its output was cut at {KEEP_BYTES // 1024} KB)" if run.stdout_cut else ""
         outcome.user_messages.append(
-            f"{event} hook `{run.spec.command}` (from {run.spec.source}) printed invalid JSON; its output was ignored.")
+            f"{event} hook `{run.spec.command}` (from {run.spec.source}) printed invalid JSON{cut}; its output was ignored.")
         return None
     if data is None:
         if run.exit_code != 0:
             first = stderr.splitlines()[0] if stderr else f"exit code {run.exit_code}"
+            first = first if len(first) <= 300 else first[:300] + "…"
             outcome.user_messages.append(
                 f"{event} hook `{run.spec.command}` (from {run.spec.source}) failed with exit code {run.exit_code}: {first}")
             return None
         if event in CONTEXT_EVENTS and run.stdout.strip():
             outcome.contexts.append(("success", run.stdout.strip()))
         return None
-    return _read_json(event, run.spec.command, data, outcome)
+    return _read_json(event, run, data, outcome)
 
 
-def _read_json(event: str, command: str, data: dict[str, Any], outcome: HookOutcome) -> str | None:
+#: the fields Claude Code reads from a hook's JSON, with the type each must have
+_TOP_FIELDS: dict[str, tuple[type, str]] = {
+    "continue": (bool, "true or false"), "stopReason": (str, "a string"), "suppressOutput": (bool, "true or false"),
+    "systemMessage": (str, "a string"), "decision": (str, "a string"), "reason": (str, "a string"),
+    "hookSpecificOutput": (dict, "an object"),
+}
+_SPECIFIC_FIELDS: dict[str, tuple[type, str]] = {
+    "hookEventName": (str, "a string"), "additionalContext": (str, "a string"),
+    "permissionDecision": (str, "a string"), "permissionDecisionReason": (str, "a string"),
+    "updatedInput": (dict, "an object"), "decision": (dict, "an object"),
+}
+
+
+def _type_name(value: Any) -> str:
+    names = {bool: "a boolean", str: "a string", dict: "an object", list: "a list", type(None): "null"}
+    return names.get(type(value), "a number" if isinstance(value, (int, float)) else type(value).__name__)
+
+
+def checked_fields(data: dict[str, Any]) -> tuple[dict[str, Any], list[str]]:
+    """`data` without the fields of the wrong type, and one phrase for each field dropped."""
+    wrong: list[str] = []
+
+    def keep(table: dict[str, Any], fields: dict[str, tuple[type, str]], prefix: str) -> dict[str, Any]:
+        kept = {}
+        for key, value in table.items():
+            kind = fields.get(key)
+            if kind is not None and not isinstance(value, kind[0]):
+                wrong.append(f"`{prefix}{key}` should be {kind[1]}, not {_type_name(value)}")
+                continue
+            kept[key] = value
+        return kept
+
+    clean = keep(data, _TOP_FIELDS, "")
+    if isinstance(clean.get("hookSpecificOutput"), dict):
+        clean["hookSpecificOutput"] = keep(clean["hookSpecificOutput"], _SPECIFIC_FIELDS, "hookSpecificOutput.")
+    return clean, wrong
+
+
+def _read_json(event: str, run: HookRun, data: dict[str, Any], outcome: HookOutcome) -> str | None:
+    command = run.spec.command
+    data, wrong = checked_fields(data)
+    if wrong:  # as for invalid JSON: the user hears of it, and the rest of the output still counts
+        outcome.user_messages.append(
+            f"{event} hook `{command}` (from {run.spec.source}) printed JSON where {'; '.join(wrong)}; "
+            f"{'that field was' if len(wrong) == 1 else 'those fields were'} ignored.")
     decision: str | None = None
     if data.get("continue") is False:
         outcome.stop = True

@@ -13,15 +13,15 @@ import itertools
 import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from tui.tools.attachments import AskAttachment, Attached, AttachmentRules, attach_mentions
 from tui.tools.base import ToolContext
 
 from .commands import Catalog, CustomCommand, load_catalog
 from .expand import ExpansionRefused, expand
-from .mentions import attach_mentions
 
 _call_ids = itertools.count(1)
 
@@ -33,6 +33,8 @@ class Prepared:
     prompt: str
     command: CustomCommand | None = None
     refusal: str | None = None
+    #: one sentence for each `@` mention that was not attached
+    notices: list[str] = field(default_factory=list)
 
 
 def attach_catalog(session: Any, *, add_tool: bool) -> Catalog:
@@ -58,7 +60,9 @@ def _model_renderer(session: Any) -> Any:
                     session.policy.session_allow.remove(rule)
 
     def render_for_model(skill: CustomCommand, args: str, ctx: ToolContext) -> str:
-        text = render(session, skill, args, ctx.cancel)
+        attached = render(session, skill, args, ctx.cancel, no_question="a skill the model loads asks no question")
+        # no one is asked mid-turn: what was not attached is said to the model, which may Read it under Read's rules
+        text = "\n".join([attached.text, *(f"[{notice}]" for notice in attached.notices)])
         for rule in _granted_rules(session, skill):
             session.policy.session_allow.append(rule)
             granted.append(rule)
@@ -92,24 +96,26 @@ def reload_catalog(session: Any) -> Catalog:
     return fresh
 
 
-def render(session: Any, command: CustomCommand, args: str, cancel: threading.Event | None = None) -> str:
-    """`command` expanded for this session, with the files its text mentions attached."""
+def render(session: Any, command: CustomCommand, args: str, cancel: threading.Event | None = None,
+           ask: AskAttachment | None = None, no_question: str = "") -> Attached:
+    """`command` expanded for this session, with the files its text mentions attached (as its source allows)."""
     project_dir = Path(session.options.project_dir)
     text = expand(command, args, project_dir=project_dir, policy=session.policy,
                   session_id=getattr(session, "session_id", ""), cancel=cancel)
-    return attach_mentions(text, project_dir, may_read=lambda p: may_read(session, p))
+    rules = attachment_rules(session, ask is not None)
+    rules.source = f"/{command.name} ({command.path})"
+    rules.no_question = no_question or rules.no_question
+    rules.confined = command.from_project and not getattr(session.policy, "trusted", True)
+    if not command.from_project:  # the user's own command or skill may name the files beside it
+        rules.own_folders = (command.folder,)
+    return attach_mentions(text, rules, ask)
 
 
-def may_read(session: Any, path: Path) -> bool:
-    """Whether the Read rules let `path` be attached without asking."""
-    from tui.tools.read import ReadTool
-
+def attachment_rules(session: Any, can_ask: bool) -> AttachmentRules:
+    """The rules `@` mentions meet in this session (the Read tool's); `can_ask` when someone can answer a question."""
     project_dir = Path(session.options.project_dir)
-    ctx = ToolContext(project_dir=project_dir, state=session.state)
-    try:
-        return session.policy.check(ReadTool(), {"file_path": str(path)}, ctx).decision == "allow"
-    except Exception:
-        return False
+    return AttachmentRules(project_dir=project_dir, policy=session.policy, interactive=can_ask,
+                           state=getattr(session, "state", None))
 
 
 def parse_slash(text: str) -> tuple[str, str] | None:
@@ -123,19 +129,24 @@ def parse_slash(text: str) -> tuple[str, str] | None:
     return name, args.strip()
 
 
-def prepare_prompt(session: Any, text: str, cancel: threading.Event | None = None) -> Prepared:
-    """Expand `/name args` when `name` is a custom command or skill, then attach `@` files."""
+def prepare_prompt(session: Any, text: str, cancel: threading.Event | None = None,
+                   ask: AskAttachment | None = None) -> Prepared:
+    """Expand `/name args` when `name` is a custom command or skill, then attach `@` files.
+
+    `ask` asks the user about a mention that needs a yes (the app); without it (`-p`) such a mention is refused.
+    """
     parsed = parse_slash(text)
     if parsed is not None:
         catalog = session_catalog(session)
         command = catalog.get(parsed[0]) or reload_catalog(session).get(parsed[0])
         if command is not None:
             try:
-                return Prepared(render(session, command, parsed[1], cancel), command)
+                attached = render(session, command, parsed[1], cancel, ask)
             except ExpansionRefused as exc:
                 return Prepared("", command, str(exc))
-    project_dir = Path(session.options.project_dir)
-    return Prepared(attach_mentions(text, project_dir, may_read=lambda p: may_read(session, p)))
+            return Prepared(attached.text, command, notices=attached.notices)
+    attached = attach_mentions(text, attachment_rules(session, ask is not None), ask)
+    return Prepared(attached.text, notices=attached.notices)
 
 
 @contextmanager

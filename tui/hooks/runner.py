@@ -1,16 +1,16 @@
 """Runs the command hooks of one event: each under `sh -c` as a tracked process group, all in parallel.
 
 A hook gets the event's JSON on stdin, `CLAUDE_PROJECT_DIR` and `AGENT_TUI_PROJECT_DIR` in its
-environment and the project folder as its cwd. Its output is read without a size limit on
-the pipe but only the first `KEEP_BYTES` of each stream are kept, so a hook that prints
-10 MB neither blocks nor fills memory. Past its timeout the whole tree is killed.
+environment and the project folder as its cwd. Its output is read (`tui.tools.captured`) until it
+exits, without a size limit on the pipe but only the first `KEEP_BYTES` of each stream are kept,
+so a hook that prints 10 MB neither blocks nor fills memory. Past its timeout, and whenever it
+leaves a child behind, the whole tree is killed.
 """
 
 from __future__ import annotations
 
 import json
 import os
-import selectors
 import signal
 import threading
 import time
@@ -18,17 +18,13 @@ import uuid
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-import subprocess
-from subprocess import PIPE
 from typing import Any
 
 from tui.hooks.config import HookConfig, HookSpec
-from tui.tools.processes import TrackedProcess, tracker
+from tui.tools.captured import KEEP_BYTES, run_captured
 
-KEEP_BYTES = 256 * 1024
-#: after the hook itself has exited, how long a child holding its pipes open may go on writing
-DRAIN_AFTER_EXIT_S = 0.2
-KILL_GRACE_S = 0.5
+#: after a hook's stderr that went past KEEP_BYTES (it reaches the model or the user as the hook's message)
+CUT_NOTE = f"\n[… the rest of this hook's stderr was cut: only its first {KEEP_BYTES // 1024} KB are kept]"
 
 
 @dataclass
@@ -48,8 +44,15 @@ class HookRun:
     signal_name: str | None = None
     timed_out: bool = False
     start_error: str | None = None
-    truncated: bool = False
+    #: the stream went past KEEP_BYTES: only its head was kept (and the text says so)
+    stdout_cut: bool = False
+    stderr_cut: bool = False
     duration_ms: int = 0
+
+    @property
+    def truncated(self) -> bool:
+        """Whether either stream was cut."""
+        return self.stdout_cut or self.stderr_cut
 
     @property
     def hook_name(self) -> str:
@@ -137,25 +140,15 @@ class HookRunner:
 
 
 def execute(run: HookRun, cwd: Path, env: dict[str, str], cancel: threading.Event | None = None) -> None:
-    """Start the hook, feed it stdin, read its output until it ends or its timeout passes."""
+    """Start the hook, feed it stdin, read its output until it exits or its timeout passes; end its whole tree."""
     try:
-        proc = tracker().spawn(["/bin/sh", "-c", run.spec.command], env=env, cwd=str(cwd),
-                               stdin=PIPE, stdout=PIPE, stderr=PIPE)
+        done = run_captured(["/bin/sh", "-c", run.spec.command], cwd=cwd, env=env, stdin=run.stdin.encode(),
+                            timeout=run.spec.timeout, keep_bytes=KEEP_BYTES, cancel=cancel)
     except OSError as exc:
         run.start_error = exc.strerror or str(exc)
         return
-    deadline = time.monotonic() + run.spec.timeout
-    out, err, run.timed_out, run.truncated = _communicate(proc, run.stdin.encode(), deadline, cancel)
-    if run.timed_out or (cancel is not None and cancel.is_set()):
-        tracker().kill(proc, KILL_GRACE_S)
-    code = proc.popen.poll()
-    if code is None:
-        try:
-            code = proc.popen.wait(DRAIN_AFTER_EXIT_S)
-        except subprocess.TimeoutExpired:  # it closed its pipes but goes on: it has had its time
-            tracker().kill(proc, KILL_GRACE_S)
-            code = proc.popen.wait()
-    _release(proc)
+    run.timed_out, run.stdout_cut, run.stderr_cut = done.timed_out, done.stdout_cut, done.stderr_cut
+    code = done.exit_code if done.exit_code is not None else -signal.SIGKILL
     if code < 0:
         try:
             run.signal_name = signal.Signals(-code).name
@@ -163,80 +156,5 @@ def execute(run: HookRun, cwd: Path, env: dict[str, str], cancel: threading.Even
             run.signal_name = f"signal {-code}"
     if not run.timed_out:
         run.exit_code = code
-    run.stdout = out.decode("utf-8", "replace")
-    run.stderr = err.decode("utf-8", "replace")
-
-
-def _release(proc: TrackedProcess) -> None:
-    """Forget the ended hook; whatever it left running in its group is killed, never orphaned."""
-    try:
-        os.killpg(proc.pid, 0)
-    except (ProcessLookupError, PermissionError):
-        tracker().forget(proc)  # the group is empty: no /proc sweep needed
-        return
-    tracker().kill(proc, KILL_GRACE_S)
-
-
-def _communicate(proc: TrackedProcess, data: bytes, deadline: float,
-                 cancel: threading.Event | None) -> tuple[bytes, bytes, bool, bool]:
-    """(stdout, stderr, timed out, truncated): write stdin, keep the head of each stream, drain the rest."""
-    popen = proc.popen
-    assert popen.stdin is not None and popen.stdout is not None and popen.stderr is not None
-    out_fd, err_fd = popen.stdout.fileno(), popen.stderr.fileno()
-    kept = {out_fd: bytearray(), err_fd: bytearray()}
-    truncated = False
-    sel = selectors.DefaultSelector()
-    view = memoryview(data)
-    stdin_fd = popen.stdin.fileno()
-    if data:
-        os.set_blocking(stdin_fd, False)
-        sel.register(stdin_fd, selectors.EVENT_WRITE)
-    else:
-        popen.stdin.close()
-    for fd in kept:
-        sel.register(fd, selectors.EVENT_READ)
-    exited_at: float | None = None
-    timed_out = False
-    try:
-        while sel.get_map():
-            now = time.monotonic()
-            if now >= deadline:
-                timed_out = True
-                break
-            if exited_at is None and popen.poll() is not None:
-                exited_at = now
-            if exited_at is not None and now - exited_at > DRAIN_AFTER_EXIT_S:
-                break  # a background child keeps the pipes open: do not wait for it
-            if cancel is not None and cancel.is_set():
-                break
-            wait = min(deadline - now, 0.05 if exited_at is None else DRAIN_AFTER_EXIT_S)
-            for key, _ in sel.select(wait):
-                fd = key.fd
-                if fd == stdin_fd:
-                    try:
-                        sent = os.write(fd, view[:65536])
-                    except (BrokenPipeError, OSError):
-                        sent = len(view)
-                    view = view[sent:]
-                    if not view:
-                        sel.unregister(fd)
-                        popen.stdin.close()
-                    continue
-                chunk = os.read(fd, 65536)
-                if not chunk:
-                    sel.unregister(fd)
-                    continue
-                buf = kept[fd]
-                room = KEEP_BYTES - len(buf)
-                if room > 0:
-                    buf += chunk[:room]
-                if len(chunk) > room:
-                    truncated = True
-    finally:
-        sel.close()
-        for stream in (popen.stdin, popen.stdout, popen.stderr):
-            try:
-                stream.close()
-            except OSError:
-                pass
-    return bytes(kept[out_fd]), bytes(kept[err_fd]), timed_out, truncated
+    run.stdout = done.stdout.decode("utf-8", "replace")
+    run.stderr = done.stderr.decode("utf-8", "replace") + (CUT_NOTE if run.stderr_cut else "")

@@ -1,14 +1,14 @@
 """The `statusLine` setting: a command fed Claude Code's status-line JSON whose first stdout line is shown.
 
-The command runs under `sh -c` in the project folder through the process tracker (its whole
-tree is killed on a timeout and when agent-tui ends), with the JSON on stdin. Its first line
+The command runs under `sh -c` in the project folder through `tui.tools.captured` (read until it
+exits; its whole tree is killed on a timeout, and whatever it leaves holding its output), with the
+JSON on stdin. Its first line
 passes `one_line`, so no escape sequence it prints reaches the terminal.
 """
 
 from __future__ import annotations
 
 import json
-import subprocess
 from pathlib import Path
 from typing import Any
 
@@ -58,21 +58,14 @@ def status_payload(session: Any, *, duration_ms: int = 0, api_duration_ms: int =
 
 def run_status_command(command: str, payload: dict[str, Any], project_dir: Path) -> str:
     """The command's first stdout line, made safe for one line; '' when it failed, timed out or printed nothing."""
-    from tui.tools.processes import tracker
+    from tui.tools.captured import run_captured
 
-    try:
-        tracked = tracker().spawn(["/bin/sh", "-c", command], cwd=project_dir, stdin=subprocess.PIPE,
-                                  stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
+    try:  # read until the command itself exits: a child it left holding stdout is killed, not waited for
+        done = run_captured(["/bin/sh", "-c", command], cwd=project_dir, timeout=TIMEOUT_S,
+                            stdin=json.dumps(payload).encode("utf-8"), keep_bytes=64 * 1024)
     except OSError:
         return ""
-    try:
-        out, _ = tracked.popen.communicate(json.dumps(payload).encode("utf-8"), timeout=TIMEOUT_S)
-    except subprocess.TimeoutExpired:
-        tracker().kill(tracked)  # the whole tree, as for a Bash timeout
+    if done.timed_out:
         return ""
-    except OSError:  # it closed stdin before reading it
-        out = b""
-        tracked.popen.wait()
-    tracker().release(tracked)
-    first = out.decode("utf-8", "replace").split("\n", 1)[0].rstrip("\r")
+    first = done.stdout.decode("utf-8", "replace").split("\n", 1)[0].rstrip("\r")
     return one_line(first[:MAX_LINE_CHARS])

@@ -21,6 +21,10 @@ from tui.mcp.scopes import SCOPE_LABELS, SCOPES, Place, Scope, add_server, place
 from tui.sanitize import visible
 
 
+def _say(text: str) -> None:
+    """Print for the user, as `visible` shows it: names, commands and URLs come from the command line or a file."""
+    print(visible(text))
+
 
 class CliError(Exception):
     """One sentence for stderr; the command exits with 1."""
@@ -157,12 +161,12 @@ def cmd_add(args: argparse.Namespace, here: Path) -> int:
             entry["headers"] = headers
     place = _write(scope, here, args.name, entry)
     if transport == "stdio":
-        print(f"Added stdio MCP server {args.name} with command: {' '.join(args.target)} to {scope} config")
+        _say(f"Added stdio MCP server {args.name} with command: {' '.join(args.target)} to {scope} config")
     else:
-        print(f"Added {transport.upper()} MCP server {args.name} with URL: {entry['url']} to {scope} config")
+        _say(f"Added {transport.upper()} MCP server {args.name} with URL: {entry['url']} to {scope} config")
         if headers:
-            print("Headers: " + json.dumps({k: "[REDACTED]" for k in headers}, indent=2))
-    print(f"File modified: {place.label()}")
+            _say("Headers: " + json.dumps({k: "[REDACTED]" for k in headers}, indent=2))
+    _say(f"File modified: {place.label()}")
     return 0
 
 
@@ -175,8 +179,8 @@ def cmd_add_json(args: argparse.Namespace, here: Path) -> int:
                        "nothing was written.") from None
     place = _write(scope, here, args.name, entry)
     transport = checked(args.name, entry, place).transport
-    print(f"Added {transport} MCP server {args.name} to {scope} config")
-    print(f"File modified: {place.label()}")
+    _say(f"Added {transport} MCP server {args.name} to {scope} config")
+    _say(f"File modified: {place.label()}")
     return 0
 
 
@@ -196,9 +200,9 @@ def cmd_remove(args: argparse.Namespace, here: Path) -> int:
     for place in found:
         remove_server(place, args.name)
     shown = args.name if args.scope else f'"{args.name}"'  # as Claude Code words it, both ways
-    print(f"Removed MCP server {shown} from {scopes[0]} config")
+    _say(f"Removed MCP server {shown} from {scopes[0]} config")
     for place in found:
-        print(f"File modified: {place.label()}")
+        _say(f"File modified: {place.label()}")
     return 0
 
 
@@ -211,8 +215,8 @@ def cmd_reset(args: argparse.Namespace, here: Path) -> int:
     from tui.mcp.approval import reset_choices
 
     reset_choices(here)
-    print("Project-scoped (.mcp.json) server approvals and rejections stored for this project have been reset.")
-    print("You will be prompted for approval next time you start agent-tui.")
+    _say("Project-scoped (.mcp.json) server approvals and rejections stored for this project have been reset.")
+    _say("You will be prompted for approval next time you start agent-tui.")
     return 0
 
 
@@ -223,13 +227,13 @@ def cmd_list(args: argparse.Namespace, here: Path) -> int:
     for problem in found.problems:
         print(visible(f"agent-tui: MCP: {problem}"), file=sys.stderr)
     if not found.servers and not found.held:
-        print("No MCP servers configured. Use `agent-tui mcp add` to add a server.")
+        _say("No MCP servers configured. Use `agent-tui mcp add` to add a server.")
         return 0
-    print("Checking MCP server health…\n")
+    _say("Checking MCP server health…\n")
     statuses = probe_all(found.servers, here)
     for server in found.all():
         status = HELD_BACK[found.held[server.name]] if server.name in found.held else statuses[server.name]
-        print(visible(f"{server.name}: {describe(server)} - {status}"))
+        _say(f"{server.name}: {describe(server)} - {status}")
     return 0
 
 
@@ -259,7 +263,7 @@ def cmd_get(args: argparse.Namespace, here: Path) -> int:
         lines += [f"  URL: {server.url}", "  Headers:"] if server.headers else [f"  URL: {server.url}"]
         lines += [f"    {k}: {v}" for k, v in server.headers.items()]
     lines += ["", f"To remove this server, run: agent-tui mcp remove {server.name} -s {scope}"]
-    print(visible("\n".join(lines)))
+    _say("\n".join(lines))
     return 0
 
 
@@ -284,7 +288,7 @@ def cmd_login(args: argparse.Namespace, here: Path) -> int:
     state = asyncio.run(probe(server, here, LOGIN_WAIT + 30, interactive=True))
     if state != "connected":
         raise CliError(f"Could not sign in to {args.name}: the server did not accept the sign-in or did not answer.")
-    print(f"Signed in to {args.name}; the tokens are kept for next time.")
+    _say(f"Signed in to {args.name}; the tokens are kept for next time.")
     return 0
 
 
@@ -293,7 +297,7 @@ def cmd_logout(args: argparse.Namespace, here: Path) -> int:
 
     if not logout(_remote(args.name, here)):
         raise CliError(f"{args.name} has no stored sign-in.")
-    print(f"Signed out of {args.name}.")
+    _say(f"Signed out of {args.name}.")
     return 0
 
 

@@ -12,6 +12,7 @@ import os
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any, Literal
 
 Transport = Literal["stdio", "http", "sse"]
@@ -179,3 +180,23 @@ def parse_mcp_json(data: Any, *, source: Source, source_path: str,
     if "mcpServers" not in data:
         return [], [f"{source_path}: has no \"mcpServers\" key; no server was loaded."]
     return parse_servers(data["mcpServers"], source=source, source_path=source_path, env=env)
+
+
+class ServerCwdMissing(FileNotFoundError):
+    """A stdio server's `cwd` is not a folder: said as such, never as "the command was not found"."""
+
+
+def server_cwd(config: McpServerConfig, project_dir: Path) -> str:
+    """The folder a stdio server starts in: its `cwd` (`~` expanded, relative to the project), else the project."""
+    return str(Path(project_dir) / os.path.expanduser(config.cwd)) if config.cwd else str(project_dir)
+
+
+def cwd_problem(config: McpServerConfig, project_dir: Path) -> str | None:
+    """Why a stdio server cannot start in its `cwd`, else None."""
+    if config.transport != "stdio" or not config.cwd:
+        return None
+    folder = Path(server_cwd(config, project_dir))
+    if folder.is_dir():
+        return None
+    state = "is not a folder" if folder.exists() else "does not exist"
+    return f"its cwd {config.cwd} {state} (set `cwd` in {config.source_path or config.source} to an existing folder)"

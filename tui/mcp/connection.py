@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from tui.mcp.config import McpServerConfig
+from tui.mcp.config import McpServerConfig, ServerCwdMissing
 
 #: server-side lists a `notifications/*/list_changed` refreshes
 LIST_CHANGED = {
@@ -81,6 +81,8 @@ def _innermost(exc: BaseException) -> BaseException:
 def describe_failure(exc: BaseException) -> str:
     """One sentence for why a server could not start or went away."""
     exc = _innermost(exc)
+    if isinstance(exc, ServerCwdMissing):
+        return str(exc)
     if isinstance(exc, FileNotFoundError):
         return f"the command was not found ({exc.filename or exc})"
     if isinstance(exc, PermissionError):

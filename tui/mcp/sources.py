@@ -62,15 +62,55 @@ class McpServers:
 
 def _read(path: Path, problems: list[str] | None) -> dict[str, Any] | None:
     """A parsed settings/JSON file, None when missing or broken (the problem appended when asked)."""
+    return _read_with_text(path, problems)[1]
+
+
+def _read_with_text(path: Path, problems: list[str] | None) -> tuple[str, dict[str, Any] | None]:
+    """(text, parsed content) of a settings/JSON file, as `_read`; the text is "" when there is none."""
     text, problem = read_settings_text(path)
     if problem and problems is not None:
         problems.append(problem)
     if text is None:
-        return None
+        return "", None
     data, problem = parse_settings_text(path, text)
     if problem and problems is not None:
         problems.append(problem.replace("the file was skipped", "no MCP server was loaded from it"))
-    return data
+    return text, data
+
+
+class _Object(dict[str, Any]):
+    """A JSON object that remembers the keys it held more than once (json keeps the last)."""
+
+    repeated: list[str]
+
+
+def _remember_repeats(pairs: list[tuple[str, Any]]) -> _Object:
+    obj = _Object()
+    obj.repeated = []
+    for key, value in pairs:
+        if key in obj and key not in obj.repeated:
+            obj.repeated.append(key)
+        obj[key] = value
+    return obj
+
+
+def repeated_servers(text: str, label: str) -> list[str]:
+    """One sentence per server name an `.mcp.json`-shaped text gives twice, saying which entry is used."""
+    try:
+        data = json.loads(text, object_pairs_hook=_remember_repeats)
+    except (ValueError, RecursionError):
+        return []  # the parse error is reported where the file is read
+    problems = []
+    if isinstance(data, _Object) and "mcpServers" in data.repeated:
+        problems.append(f"{label}: \"mcpServers\" appears more than once; only the last one is used.")
+    servers = data.get("mcpServers") if isinstance(data, dict) else None
+    for name in servers.repeated if isinstance(servers, _Object) else []:
+        entry = servers[name] if isinstance(servers[name], dict) else {}
+        what = entry.get("command") or entry.get("url")
+        used = f" (`{what}`)" if isinstance(what, str) else ""
+        problems.append(f"{label}: the MCP server {name!r} is defined more than once in \"mcpServers\"; "
+                        f"the last definition{used} wins.")
+    return problems
 
 
 def _names(value: Any) -> set[str]:
@@ -117,7 +157,8 @@ def read_mcp_config_arg(value: str, env: Mapping[str, str] | None = None) -> tup
                     "no MCP server was loaded from it."]
     except RecursionError:
         return [], [f"{label}: nested too deeply to read; no MCP server was loaded from it."]
-    return parse_mcp_json(data, source="cli", source_path=label, env=env)
+    servers, problems = parse_mcp_json(data, source="cli", source_path=label, env=env)
+    return servers, repeated_servers(text, label) + problems
 
 
 def _max_output_tokens(layers: Iterable[dict[str, Any]], env: Mapping[str, str], problems: list[str]) -> int:
@@ -189,11 +230,12 @@ def _load_project(project_dir: Path, trusted: bool, approve: ProjectFilter | Non
     """The folder's `.mcp.json`: nothing starts untrusted; trusted, `approve` (default: not disabled) decides."""
     path = project_dir / PROJECT_FILE
     problems: list[str] = []
-    data = _read(path, problems)
+    text, data = _read_with_text(path, problems)
     if data is None:
         result.problems += problems if trusted else []
         return
     servers, more = parse_mcp_json(data, source="project", source_path=str(path), env=env)
+    more = repeated_servers(text, str(path)) + more
     result.project = servers
     if not trusted:
         result.held_back.update({s.name: "untrusted folder" for s in servers})

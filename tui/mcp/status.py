@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from tui.mcp.config import McpServerConfig
+from tui.mcp.config import McpServerConfig, ServerCwdMissing, cwd_problem, server_cwd
 from tui.mcp.approval import only_enabled
 from tui.mcp.sources import load_mcp_servers
 
@@ -79,8 +79,10 @@ async def _streams(server: McpServerConfig, project_dir: Path, interactive: bool
         from mcp.client.stdio import stdio_client
 
         env = {**os.environ, "CLAUDE_PROJECT_DIR": str(project_dir), **dict(server.env)}
+        if problem := cwd_problem(server, project_dir):
+            raise ServerCwdMissing(problem)
         params = StdioServerParameters(command=server.command, args=list(server.args), env=env,
-                                       cwd=server.cwd or str(project_dir))
+                                       cwd=server_cwd(server, project_dir))
         with open(os.devnull, "w") as errlog:  # a health check shows no server chatter
             async with stdio_client(params, errlog=errlog) as (read, write):
                 yield read, write
@@ -105,7 +107,8 @@ async def _streams(server: McpServerConfig, project_dir: Path, interactive: bool
 
 
 async def probe(server: McpServerConfig, project_dir: Path, timeout: float, *, interactive: bool = False) -> str:
-    """"connected", "needs login" or "failed": whether the server answers `initialize` and `tools/list` in time.
+    """"connected", "needs login" or "failed" (or "failed: why"): whether the server answers `initialize` and
+    `tools/list` in time.
 
     `interactive` lets an OAuth server's sign-in run (the browser step), as `mcp login` does.
     """
@@ -120,6 +123,8 @@ async def probe(server: McpServerConfig, project_dir: Path, timeout: float, *, i
                     await session.initialize()
                     await session.list_tools()
         return "connected"
+    except ServerCwdMissing as exc:
+        return f"failed: {exc}"
     except Exception as exc:  # noqa: BLE001 - any failure (spawn, HTTP, protocol, timeout) is "failed to connect"
         return "needs login" if _caused_by(exc, NeedsLogin) else "failed"
 
@@ -139,4 +144,10 @@ def probe_all(servers: Sequence[McpServerConfig], project_dir: Path) -> dict[str
         return list(await asyncio.gather(*(probe(s, project_dir, timeout) for s in servers)))
 
     results = asyncio.run(run()) if servers else []
-    return {s.name: STATUS[state].format(name=s.name) for s, state in zip(servers, results)}
+    return {s.name: _status_line(s.name, state) for s, state in zip(servers, results)}
+
+
+def _status_line(name: str, state: str) -> str:
+    """`✘ Failed to connect`, with the reason when one is known before any connection (a missing cwd)."""
+    state, _, why = state.partition(": ")
+    return STATUS[state].format(name=name) + (f" ({why})" if why else "")

@@ -2,7 +2,7 @@
 
 stdio servers are spawned through the process tracker (`tui/tools/processes.py`), so each
 runs in its own process group that `cleanup()` ends at exit, with stderr going to a log
-file per server. A line on stdout that is not JSON-RPC is skipped and reported (the
+file per server; its own exit ends the connection even when a child of it still holds stdout. A line on stdout that is not JSON-RPC is skipped and reported (the
 session goes on). HTTP and SSE use the SDK's clients. Runs on the MCP event loop only.
 """
 
@@ -22,7 +22,7 @@ import anyio
 from mcp.shared.message import SessionMessage
 from mcp_types import jsonrpc_message_adapter
 
-from tui.mcp.config import McpServerConfig
+from tui.mcp.config import McpServerConfig, ServerCwdMissing, cwd_problem, server_cwd
 from tui.tools.processes import TrackedProcess, tracker
 
 #: called with ("send" | "recv", the message as a dict)
@@ -33,6 +33,8 @@ Screen = Callable[[Any], None]
 Warn = Callable[[str], None]
 #: seconds a stdio server gets to leave after its stdin closes, before its tree is killed
 CLOSE_GRACE = 1.0
+#: how often a stdio server's own exit is looked for, and how long its last output may still arrive after it
+EXIT_POLL, DRAIN_AFTER_EXIT = 0.25, 0.2
 #: a longest line read from a server's stdout (a huge result is one line)
 LINE_LIMIT = 64 * 1024 * 1024
 
@@ -109,7 +111,10 @@ async def tracked_stdio(config: McpServerConfig, project_dir: Path, log_path: Pa
     log_path.parent.mkdir(parents=True, exist_ok=True)
     log = open(log_path, "ab", buffering=0)  # noqa: SIM115 - the server writes it for its whole life
     log.write(f"--- {time.strftime('%Y-%m-%d %H:%M:%S')} starting {config.command} {' '.join(config.args)}\n".encode())
-    cwd = config.cwd or str(project_dir)
+    cwd = server_cwd(config, project_dir)
+    if problem := cwd_problem(config, project_dir):
+        log.close()
+        raise ServerCwdMissing(problem)
     try:
         proc = tracker().spawn([config.command, *config.args], env=server_env(config, project_dir), cwd=cwd,
                                stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=log)
@@ -120,7 +125,7 @@ async def tracked_stdio(config: McpServerConfig, project_dir: Path, log_path: Pa
         on_spawn(proc)
     loop = asyncio.get_running_loop()
     reader = asyncio.StreamReader(limit=LINE_LIMIT)
-    await loop.connect_read_pipe(lambda: asyncio.StreamReaderProtocol(reader), proc.popen.stdout)
+    read_transport, _ = await loop.connect_read_pipe(lambda: asyncio.StreamReaderProtocol(reader), proc.popen.stdout)
     write_transport, write_protocol = await loop.connect_write_pipe(asyncio.streams.FlowControlMixin, proc.popen.stdin)
     writer = asyncio.StreamWriter(write_transport, write_protocol, None, loop)
     read_send, read_recv = anyio.create_memory_object_stream[SessionMessage | Exception](64)
@@ -156,10 +161,18 @@ async def tracked_stdio(config: McpServerConfig, project_dir: Path, log_path: Pa
                 except (ConnectionError, OSError):
                     return
 
+    async def watch_exit() -> None:
+        """The server exited but a child of it holds stdout open: end the stream as if it had closed."""
+        while proc.popen.poll() is None:
+            await asyncio.sleep(EXIT_POLL)
+        await asyncio.sleep(DRAIN_AFTER_EXIT)
+        read_transport.close()  # the reader sees the end; closing the connection kills the tree
+
     try:
         async with anyio.create_task_group() as group:
             group.start_soon(pump_out)
             group.start_soon(pump_in)
+            group.start_soon(watch_exit)
             try:
                 yield read_recv, write_send
             finally:

@@ -9,8 +9,7 @@ naming the setting (a `CredentialError`, a ValueError).
 from __future__ import annotations
 
 import os
-import signal
-import subprocess
+import re
 import threading
 import time
 from pathlib import Path
@@ -58,30 +57,31 @@ class KeyHelper:
         return self._key or self.key()
 
     def _run(self) -> str:
+        from tui.tools.captured import run_captured
+
         self.runs += 1
         where = f"The `api_key_helper` command ({self.command})"
-        try:
-            proc = subprocess.Popen(self.command, shell=True, cwd=self.cwd, stdin=subprocess.DEVNULL,
-                                    stdout=subprocess.PIPE, stderr=subprocess.PIPE, start_new_session=True)
+        try:  # read until the helper itself exits (a child it left holding stdout is killed, not waited for)
+            done = run_captured(["/bin/sh", "-c", self.command], cwd=self.cwd, timeout=self.timeout_s, sweep=True)
         except OSError as exc:
             raise CredentialError(f"{where} could not start: {exc.strerror or exc}.") from None
-        try:
-            out, err = proc.communicate(timeout=self.timeout_s)
-        except subprocess.TimeoutExpired:
-            try:
-                os.killpg(proc.pid, signal.SIGKILL)
-            except OSError:
-                pass
-            proc.communicate()
-            raise CredentialError(f"{where} did not finish within {self.timeout_s:g} s.") from None
-        if proc.returncode != 0:
-            last = (err.decode(errors="replace").strip().splitlines() or [""])[-1][:200]
+        if done.timed_out:
+            raise CredentialError(f"{where} did not finish within {self.timeout_s:g} s.")
+        if done.exit_code != 0:
+            last = (done.stderr.decode(errors="replace").strip().splitlines() or [""])[-1][:200]
             detail = f": {last}" if last else ""
-            raise CredentialError(f"{where} failed with exit status {proc.returncode}{detail}.")
-        key = out.decode(errors="replace").strip()
+            status = f"exit status {done.exit_code}" if (done.exit_code or 0) > 0 else f"signal {-(done.exit_code or 0)}"
+            raise CredentialError(f"{where} failed with {status}{detail}.")
+        key = done.stdout.decode(errors="replace").strip()
         if not key:
             raise CredentialError(f"{where} printed no key.")
-        return key.splitlines()[0].strip()
+        key = key.splitlines()[0].strip()
+        if done.stdout_cut and len(key) >= MAX_KEY_CHARS:  # only the head of a flood was kept: say "more than"
+            raise CredentialError(f"{where} printed a first line of more than {len(key):,} characters, more than any "
+                                  f"key (at most {MAX_KEY_CHARS:,}): it must print the key alone.")
+        if problem := key_problem(key):  # refused here, not sent as a header the server answers with a 431 page
+            raise CredentialError(f"{where} printed a first line that {problem}: it must print the key alone.")
+        return key
 
 
 _helpers: dict[tuple[str, str], KeyHelper] = {}
@@ -95,20 +95,67 @@ def key_helper(command: str, cwd: Path) -> KeyHelper:
     return _helpers[ident]
 
 
+#: longer than any API key or bearer token; a header this size is refused by the server (431)
+MAX_KEY_CHARS = 8192
+ENV_KEYS = ("ANTHROPIC_API_KEY", "ANTHROPIC_AUTH_TOKEN")
+
+
+def key_problem(key: str) -> str | None:
+    """Why `key` cannot be sent as a key (too long, a control character, a space, not ASCII), else None."""
+    if len(key) > MAX_KEY_CHARS:
+        return f"is {len(key):,} characters long, more than any key (at most {MAX_KEY_CHARS:,})"
+    if any(ord(c) < 0x21 or ord(c) == 0x7F for c in key):
+        return "holds a space or a control character, which no key has"
+    if not key.isascii():
+        return "holds a character that is not ASCII, which no key has"
+    return None
+
+
+def check_env_keys() -> None:
+    """CredentialError naming the variable when ANTHROPIC_API_KEY or ANTHROPIC_AUTH_TOKEN cannot be a key."""
+    for name in ENV_KEYS:
+        value = os.environ.get(name, "").strip()
+        if value and (problem := key_problem(value)):
+            raise CredentialError(f"{name} {problem}: set it to the key alone.")
+
+
 def env_key_present() -> bool:
     """Whether ANTHROPIC_API_KEY or ANTHROPIC_AUTH_TOKEN is set (they win over a helper)."""
     return bool(os.environ.get("ANTHROPIC_API_KEY") or os.environ.get("ANTHROPIC_AUTH_TOKEN"))
 
 
+#: the characters of an HTTP header name (RFC 9110 `token`)
+_TOKEN = re.compile(r"[!#$%&'*+.^_`|~0-9A-Za-z-]+")
+#: what a header value may not hold: control characters other than tab
+_VALUE_CONTROL = re.compile(r"[\x00-\x08\x0a-\x1f\x7f]")
+
+
 def custom_headers(text: str | None = None) -> dict[str, str]:
-    """ANTHROPIC_CUSTOM_HEADERS, one `Name: value` a line; CredentialError names a bad line."""
+    """ANTHROPIC_CUSTOM_HEADERS, one `Name: value` a line; CredentialError names a bad line.
+
+    A name outside HTTP's token characters or a value with a control character would fail every request
+    (as a dropped connection); it is one sentence at start instead. A value is never quoted: it may be a key.
+    """
+    from tui.sanitize import one_line
+
     text = os.environ.get("ANTHROPIC_CUSTOM_HEADERS", "") if text is None else text
     headers: dict[str, str] = {}
-    for number, line in enumerate(text.splitlines(), start=1):
+    for number, line in enumerate(text.split("\n"), start=1):
+        line = line.removesuffix("\r")
         if not line.strip():
             continue
         name, sep, value = line.partition(":")
-        if not sep or not name.strip() or any(c in name for c in " \t\r"):
-            raise CredentialError(f"ANTHROPIC_CUSTOM_HEADERS line {number} is not `Name: value`.")
-        headers[name.strip()] = value.strip()
+        name, value = name.strip(), value.strip()
+        where = f"ANTHROPIC_CUSTOM_HEADERS line {number}"
+        if not sep or not name:
+            raise CredentialError(f"{where} is not `Name: value`.")
+        if not _TOKEN.fullmatch(name):
+            bad = next(c for c in name if not _TOKEN.fullmatch(c))
+            what = "a space" if bad == " " else f"`{one_line(bad)}`"
+            raise CredentialError(f"{where}: the header name `{one_line(name)}` holds {what}, which a header "
+                                  "name cannot (letters, digits and !#$%&'*+-.^_`|~ only).")
+        if _VALUE_CONTROL.search(value):
+            raise CredentialError(f"{where}: the value of {name} holds a control character, which a header value "
+                                  "cannot; remove it.")
+        headers[name] = value
     return headers

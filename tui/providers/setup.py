@@ -6,8 +6,8 @@ import os
 from typing import Any
 
 from .config import ProviderError, canonical_model, resolve_provider
-from .credentials import custom_headers, env_key_present, key_helper
-from .network import check_ca_bundle
+from .credentials import check_env_keys, custom_headers, env_key_present, key_helper
+from .network import check_ca_bundle, check_proxies
 
 
 def configure(opts: Any, settings: Any, *, model_flag: str | None = None, fallback_model: str | None = None) -> None:
@@ -31,10 +31,13 @@ def configure(opts: Any, settings: Any, *, model_flag: str | None = None, fallba
         return
     config = resolve_provider(opts.provider, opts.model_ids)
     check_ca_bundle()
+    check_proxies()  # a proxy URL httpx cannot use is named now, not as an internal error at the first request
     custom_headers()  # a malformed ANTHROPIC_CUSTOM_HEADERS is reported now, not at the first request
     if config.name != "anthropic":
         from .clients import check_extra
 
         check_extra(config)
-    elif opts.api_key_helper and not env_key_present():
+        return
+    check_env_keys()  # so is a key no header can carry
+    if opts.api_key_helper and not env_key_present():
         key_helper(opts.api_key_helper, opts.project_dir).key()  # a broken helper stops the start, in one sentence

@@ -17,7 +17,8 @@ def allow_target(blocked: str) -> str | None:
 
 
 SHORT_VERBS = (("writing ", "write "), ("reading ", "read "), ("connecting to ", "host "), ("creating ", "protected "),
-               ("network access", "network"))
+               ("network access", "network"), ("moving ", "protected "), ("changing ", "protected "),
+               ("re-pointing ", "protected "), ("adding submodule ", "protected "))
 
 
 def short_form(blocked: str) -> str:

@@ -62,7 +62,9 @@ def _default_signals() -> None:
 
 
 def mounts(plan: Plan) -> None:
-    """Protected paths read-only, deny-read ones hidden, a private /dev/shm, loopback up (in the new namespaces)."""
+    """Git's folders pinned, protected paths read-only, deny-read ones hidden, a private /dev/shm, loopback up."""
+    for path in plan.pins:  # outer first; a mount point cannot be renamed or removed (EBUSY), its content stays writable
+        namespaces.pin(path)
     for path in plan.read_only:
         namespaces.bind_read_only(path)
     for path in plan.hide_dirs:

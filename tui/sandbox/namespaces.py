@@ -78,6 +78,11 @@ def bind_read_only(path: str, source: str | None = None) -> None:
     mount(None, path, None, MS_BIND | MS_REMOUNT | MS_RDONLY | kept)
 
 
+def pin(path: str) -> None:
+    """Bind a folder onto itself (writable): as a mount point it can be neither renamed nor removed."""
+    mount(path, path, None, MS_BIND | MS_REC)
+
+
 def hide_dir(path: str) -> None:
     """Cover a directory with an empty, unreadable, read-only tmpfs."""
     mount("tmpfs", path, "tmpfs", MS_RDONLY | MS_NOSUID | MS_NODEV | MS_NOEXEC, "mode=000,size=4k")

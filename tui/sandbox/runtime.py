@@ -27,6 +27,8 @@ class Prepared:
     started: float = field(default_factory=time.monotonic)
     #: builds the Popen that starts the command (Linux: `vfork.spawn`); None means subprocess.Popen
     popen: Any = None
+    #: what git would use before the command (gitstate.GitState), checked again after it
+    git: Any = None
 
 
 class SandboxRuntime:
@@ -118,9 +120,7 @@ class SandboxRuntime:
     def contains(self, tool_input: dict[str, Any]) -> bool:
         """Whether this Bash call would run inside the sandbox."""
         if not self.enabled:
-            return False
-        if tool_input.get("run_in_background") is True:
-            return False  # a background task outlives the call, so it runs outside the sandbox, through the dialog
+            return False  # (a background task is contained too: bypass skips dialogs, never the sandbox)
         if tool_input.get("dangerouslyDisableSandbox") is True and self.config.allow_unsandboxed:
             return False
         return not self.excluded(str(tool_input.get("command") or ""))
@@ -144,7 +144,10 @@ class SandboxRuntime:
             if self._dir is None:
                 import tempfile
 
-                folder = tempfile.mkdtemp(prefix="agent-tui-sandbox-")
+                from tui.tools.leftovers import owner_mark
+
+                # marked with this run, so the guard or the next start removes it after a kill -9
+                folder = tempfile.mkdtemp(prefix=f"agent-tui-sandbox-o{owner_mark()}-")
                 os.mkdir(os.path.join(folder, "tmp"), 0o700)
                 empty = os.path.join(folder, "empty")
                 with open(empty, "wb"):
@@ -189,23 +192,26 @@ class SandboxRuntime:
                 env[name] = url
             env["NO_PROXY"] = env["no_proxy"] = "localhost,127.0.0.1,::1"
         before = plan.snapshot_missing(the_plan)
+        from tui.sandbox.gitstate import state_of
+
+        git = state_of(the_plan.repos)
         if sys.platform == "darwin":
             from tui.sandbox import seatbelt
 
             text = seatbelt.profile(the_plan.write_roots, the_plan.read_only + the_plan.missing,
-                                    the_plan.hide_dirs + the_plan.hide_files, None)
-            return Prepared(None, env, seatbelt.command(text, [])[:3], the_plan, before)
+                                    the_plan.hide_dirs + the_plan.hide_files, None, the_plan.pins)
+            return Prepared(None, env, seatbelt.command(text, [])[:3], the_plan, before, git=git)
         from tui.sandbox import launch
 
         # the PID 1 that forwards the proxy's port is Python: the forking launch; AGENT_TUI_SANDBOX_LAUNCH=fork
         # chooses it for every command (the way back if the one-clone launch ever misbehaves somewhere)
         if the_plan.proxy_socket or os.environ.get("AGENT_TUI_SANDBOX_LAUNCH") == "fork":
-            return Prepared(launch.preexec_for(the_plan), env, [], the_plan, before)
+            return Prepared(launch.preexec_for(the_plan), env, [], the_plan, before, git=git)
         from functools import partial
 
         from tui.sandbox.spawner import SandboxPopen
 
-        return Prepared(None, env, [], the_plan, before, popen=partial(SandboxPopen, plan=the_plan))
+        return Prepared(None, env, [], the_plan, before, popen=partial(SandboxPopen, plan=the_plan), git=git)
 
     def blocked_hosts(self, since: float) -> list[str]:
         return self._proxy.blocked_since(since) if self._proxy is not None else []
@@ -225,7 +231,10 @@ class SandboxRuntime:
             "Sandbox: on (Seatbelt, untested on macOS)." if sys.platform == "darwin" else
             f"Sandbox: on (Landlock ABI {abi}, user/mount/network/PID namespaces, seccomp).",
             f"Writable: the project, a private TMPDIR{', ' + ', '.join(self.config.allow_write) if self.config.allow_write else ''}.",
-            f"Never writable: {', '.join(PROJECT_PROTECTED)} (and shell start-up files, ~/.gitconfig).",
+            f"Never writable: {', '.join(PROJECT_PROTECTED)} (and shell start-up files, ~/.gitconfig); nor anything "
+            "git follows to its config and hooks (.git itself, commondir, includes, core.hooksPath, worktrees', "
+            "submodules'), checked again after each command.",
+            "Background tasks (run_in_background): contained too, in every mode.",
             f"Unreadable: {', '.join(_home(p) for p in self.config.deny_read)}.",
             f"Network: {domains}.",
             "Processes: ended with the command; no signals or ptrace outside it.",

@@ -18,8 +18,11 @@ def _paths(kind: str, paths: list[str]) -> str:
     return " ".join(f"({kind} {quote(p)})" for p in paths)
 
 
-def profile(write_roots: list[str], protected: list[str], deny_read: list[str], proxy_port: int | None) -> str:
+def profile(write_roots: list[str], protected: list[str], deny_read: list[str], proxy_port: int | None,
+            pinned: list[str] = ()) -> str:  # type: ignore[assignment]
     """Deny by default; read everything but `deny_read`; write only under `write_roots`, never `protected`.
+
+    `pinned` folders stay writable inside but cannot be renamed or removed (git's chain to its config).
 
     Later rules win in SBPL, so the denials come after the allowances they carve from.
     """
@@ -37,6 +40,8 @@ def profile(write_roots: list[str], protected: list[str], deny_read: list[str], 
     lines.append(f"(allow file-write* {_paths('subpath', write_roots)} {_paths('literal', list(DEV_WRITABLE))})")
     if protected:
         lines.append(f"(deny file-write* {_paths('subpath', protected)})")
+    if pinned:
+        lines.append(f"(deny file-write-unlink {_paths('literal', list(pinned))})")
     if proxy_port is not None:
         lines.append(f'(allow network-outbound (remote ip "localhost:{proxy_port}"))')
     lines.append(";; no other network: outbound connections, binds and unix sockets stay denied")

@@ -152,6 +152,7 @@ def _setup(fds: tuple[int, int, int], cwd: str, plan: Plan, program: bytes, uid:
         if signum not in SKIP_SIGNALS:
             libc.signal(signum, ctypes.c_void_p(0))  # SIG_DFL, in this process's own copy of the table
     os.setsid()
+    namespaces.die_with_parent()  # agent-tui's spawning thread ends with it; then PID 1 and its namespace go
     for target, fd in enumerate(fds):
         os.dup2(fd, target)
     os.closerange(3, 1 << 20)  # this process's copy of the descriptor table

@@ -158,15 +158,36 @@ class BashTool(Tool):
 
     def _start_background(self, command: str, cwd: Path, tool_input: dict[str, Any], notes: list[str],
                           ctx: ToolContext) -> ToolResult:
+        """Start a background task: contained like any command (bypass skips dialogs, never the sandbox)."""
         description = tool_input.get("description")
+        contained = current_sandbox().contains(tool_input)
+        sandbox = current_sandbox().prepare(str(ctx.project_dir), []) if contained else None
+        if sandbox is None and (notice := current_sandbox().late_notice()):
+            notes.append(notice)
+        spawn, check = None, None
+        if sandbox is not None:
+            from tui.sandbox.report import background_check
+
+            spawn = {"popen": sandbox.popen, "preexec_fn": sandbox.preexec}
+            check = background_check(sandbox, current_sandbox(), str(cwd))
         try:
             task = ctx.state.tasks.start_process(
-                command, cwd=cwd, description=description if isinstance(description, str) and description.strip() else command
+                command, cwd=cwd, env=dict(os.environ, **(sandbox.env if sandbox is not None else {})),
+                description=description if isinstance(description, str) and description.strip() else command,
+                spawn=spawn, check=check, argv_prefix=sandbox.argv_prefix if sandbox is not None else (),
             )
         except OSError as exc:
             raise ToolError(f"Could not start /bin/bash: {exc.strerror or exc}.") from None
+        except subprocess.SubprocessError:
+            raise ToolError("The sandbox could not start this command; run it again with "
+                            "dangerouslyDisableSandbox: true (the user will be asked).") from None
         notes.insert(0, f"Command running in background with ID: {task.id}. Output is being written to: {task.output_path}")
-        return ToolResult(content="\n".join(notes), meta={"task_id": task.id, "output_file": task.output_path})
+        if sandbox is not None:
+            notes.insert(1, "It runs in the sandbox, like every command: the ports it listens on are reachable only "
+                            "from inside it. A server that later commands or the user's browser must reach needs "
+                            "dangerouslyDisableSandbox: true (the user will be asked).")
+        return ToolResult(content="\n".join(notes), meta={"task_id": task.id, "output_file": task.output_path,
+                                                         "sandboxed": sandbox is not None})
 
     def _run_command(
         self, command: str, cwd: Path, cwd_file: str, timeout_ms: int, notes: list[str], ctx: ToolContext,
@@ -201,7 +222,14 @@ class BashTool(Tool):
             raise ToolError("The sandbox could not start this command; run it again with "
                             "dangerouslyDisableSandbox: true (the user will be asked).") from None
         capture = OutputCapture()
-        timed_out = self._pump(tracked, capture, timeout_ms / 1000, ctx)
+        try:
+            timed_out = self._pump(tracked, capture, timeout_ms / 1000, ctx)
+        except ToolInterrupted:
+            if sandbox is not None:  # the tree is gone: what it did to protected paths is undone all the same
+                from tui.sandbox.report import protect
+
+                protect(sandbox)
+            raise
         exit_code = tracked.popen.wait()
         if not timed_out:
             tracker().release(tracked)  # background children may run on; agent-tui ends them at exit
@@ -213,7 +241,7 @@ class BashTool(Tool):
         else:
             self._remember_cwd(cwd_file, ctx)
         blocked: list[str] = []
-        if sandbox is not None and not timed_out:
+        if sandbox is not None:  # a timed-out command's tree is killed by now
             from tui.sandbox.report import after_run, result_note
 
             blocked = after_run(sandbox, current_sandbox(), body, exit_code, str(cwd))

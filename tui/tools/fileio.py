@@ -197,6 +197,9 @@ def save_file(ctx: ToolContext, path: Path, previous: bytes | None, data: bytes)
                 raise ToolError(f"{display} was not changed: its checkpoint could not be saved "
                                 f"({exc.strerror or exc}).") from None
         try:
+            from tui.config.own_writes import note
+
+            note(path)  # a running sandbox's sweep of protected paths leaves it alone
             path.parent.mkdir(parents=True, exist_ok=True)
             with os.fdopen(open_for_write(path), "wb") as f:
                 f.write(data)
@@ -225,17 +228,21 @@ class WriteRefused(OSError):
         self.kind = kind
 
 
-def open_for_write(path: Path) -> int:
+def open_for_write(path: Path, follow: bool = True) -> int:
     """A descriptor that truncates and writes the regular file `path` (created 0o666 less umask).
 
     Opened non-blocking, so a FIFO put in the file's place neither blocks (no reader) nor
     gets the data (a reader waiting): anything but a regular file is refused (WriteRefused).
+    `follow=False` refuses a symbolic link as the last part of `path` (ELOOP).
     """
+    flags = os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_NONBLOCK | os.O_NOCTTY | os.O_CLOEXEC
     try:
-        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_NONBLOCK | os.O_NOCTTY | os.O_CLOEXEC, 0o666)
+        fd = os.open(path, flags if follow else flags | os.O_NOFOLLOW, 0o666)
     except OSError as exc:
         if exc.errno == errno.ENXIO:  # a FIFO with no reader
             raise WriteRefused("a FIFO (named pipe)") from None
+        if exc.errno == errno.ELOOP and not follow:
+            raise OSError(errno.ELOOP, "a symbolic link appeared in its place; it was not followed") from None
         raise
     try:
         kind = special_kind(os.fstat(fd).st_mode)

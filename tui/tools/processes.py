@@ -11,6 +11,8 @@ delegated cgroup is rare: on this kind of host the cgroup tree is v1 and read-on
 Policy: a command's background children may keep running while agent-tui runs (a dev
 server started with `&`, as in Claude Code); a timeout or an interrupt kills the whole
 tree of that call, and `cleanup()` at exit kills every tree and removes the temp files.
+A `kill -9` skips `cleanup()`: then each direct child's parent-death signal and the guard
+(`tui.tools.parent_death`, `tui.tools.leftovers`) end the trees and remove the temp files.
 """
 
 from __future__ import annotations
@@ -25,7 +27,10 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-TRACK_ENV = "AGENT_TUI_TRACK"
+from tui.tools import parent_death
+from tui.tools.leftovers import TRACK_ENV, owner_mark
+from tui.tools.parent_death import death_signal_preexec, ensure_guard, on_spawn_thread, with_death_signal
+
 TERM_GRACE_SECONDS = 1.0
 KILL_ROUNDS = 10
 POLL_SECONDS = 0.02
@@ -105,7 +110,8 @@ def become_subreaper() -> bool:
 def is_adopted_orphan(info: ProcInfo, leaders: Iterable[int]) -> bool:
     """As a subreaper: a process reparented to us from another session (a double fork that left its tree)."""
     me = os.getpid()
-    return _subreaper and info.ppid == me and info.sid != os.getsid(0) and info.pid not in leaders
+    return (_subreaper and info.ppid == me and info.sid != os.getsid(0) and info.pid not in leaders
+            and info.pid != parent_death.guard_pid)
 
 
 @dataclass
@@ -139,10 +145,19 @@ class ProcessTracker:
         `temp_paths` (from `temp_file`) stay registered for `cleanup()` until the command has ended;
         `popen` replaces subprocess.Popen (the sandbox starts its commands through its own).
         """
-        tag = f"{os.getpid()}-{next(self._ids)}"
+        mark = owner_mark()
+        ensure_guard(mark)
+        tag = f"{mark}-{next(self._ids)}"
         env = dict(os.environ if env is None else env)
         env[TRACK_ENV] = tag
-        process = (popen or subprocess.Popen)(list(argv), env=env, start_new_session=True, **popen_kwargs)
+        argv = list(argv)
+        if popen is None and popen_kwargs.get("preexec_fn") is not None:  # it forks anyway: set the signal there
+            popen_kwargs["preexec_fn"] = death_signal_preexec(popen_kwargs["preexec_fn"])
+        elif popen is None:
+            argv = with_death_signal(argv, env, popen_kwargs.get("cwd"))
+        # a sandboxed `popen` sets the signal in its own child
+        process = on_spawn_thread(lambda: (popen or subprocess.Popen)(argv, env=env, start_new_session=True,
+                                                                      **popen_kwargs))
         tracked = TrackedProcess(process, tag, temp_paths=tuple(temp_paths))
         with self._lock:
             self._tracked[tag] = tracked
@@ -193,7 +208,7 @@ class ProcessTracker:
     @staticmethod
     def _owner(info: ProcInfo, group: list[TrackedProcess], by_tag: dict[str, TrackedProcess]) -> TrackedProcess | None:
         """The tree `info` belongs to: same session or group, seen before, or carrying the tag."""
-        if info.pid == os.getpid():
+        if info.pid in (os.getpid(), parent_death.guard_pid):
             return None
         for t in group:
             if t.pid in (info.pid, info.sid, info.pgid) or t.seen.get(info.pid) == info.start:
@@ -310,10 +325,12 @@ class ProcessTracker:
                 self._tracked.pop(t.tag, None)
 
     def temp_file(self, prefix: str) -> str:
-        """A new empty temp file that `cleanup()` removes if its owner cannot."""
+        """A new empty temp file that `cleanup()` removes if its owner cannot (the guard or the next start, after a kill -9)."""
         import tempfile
 
-        fd, path = tempfile.mkstemp(prefix=prefix)
+        mark = owner_mark()
+        ensure_guard(mark)
+        fd, path = tempfile.mkstemp(prefix=f"{prefix}o{mark}-")
         os.close(fd)
         with self._lock:
             self._temp_paths.add(path)

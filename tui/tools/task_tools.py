@@ -68,6 +68,8 @@ class TaskOutputTool(Tool):
         if task.result:
             lines.append(f"<result>{task.result}</result>")
         lines.append(f"<output>\n{output.rstrip()}\n</output>" if output else "<output>(no new output)</output>")
+        if note := registry.output_note(task.id):
+            lines.append(f"<output_note>{note}</output_note>")
         return ToolResult("\n".join(lines), meta={"task_id": task.id, "status": task.status})
 
 

@@ -1,8 +1,9 @@
 """Background tasks: long commands (and any worker, e.g. a background subagent) that run on after their tool call.
 
-A task has an id, an output file it writes to, and a status. Processes are spawned
-through the process tracker (`tui.tools.processes`), so every exit path that ends
-agent-tui ends their whole trees too; workers are plain threads given a stop event.
+A task has an id, an output file it writes to (capped, keeping its newest part:
+`tui.tools.task_output`) and a status. Processes are spawned through the process tracker
+(`tui.tools.processes`), so every exit path that ends agent-tui ends their whole trees too;
+workers are plain threads given a stop event.
 
     registry = TaskRegistry()
     task = registry.start_process("npm run dev", cwd=project, description="dev server")
@@ -18,16 +19,26 @@ import os
 import subprocess
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
+from contextlib import nullcontext
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Literal
+from typing import Any, Literal
 
 from tui.tools.processes import TrackedProcess, tracker
+from tui.tools.task_output import DEFAULT_LIMIT_MB, MB, CappedOutput, size_text
 
 TaskStatus = Literal["running", "completed", "failed", "killed"]
 #: most characters one read returns; the rest stays in the file for the next read
 MAX_READ_CHARS = 30_000
+#: how often a running process task's `check` runs (a sandboxed one: protected paths swept while it runs)
+CHECK_SECONDS = 1.0
+#: what a process task runs while it runs (None) and once at its end (the exit code), given its output file:
+#: phrases for its summary
+Check = Callable[[int | None, str], list[str]]
+#: after a command has exited, how long its last output (or a child's) may take to reach the file
+OUTPUT_DRAIN_S = 0.2
+_NO_LOCK = nullcontext()  # a worker's output file is only ever appended to
 
 
 @dataclass
@@ -45,9 +56,13 @@ class BackgroundTask:
     error: str = ""
     #: what a worker returned (a background agent's final text); sent with the task's notification
     result: str = ""
+    #: what the sandbox blocked while it ran, one phrase each (told with its summary)
+    blocked: list[str] = field(default_factory=list)
     announced: bool = False
     read_offset: int = 0
     process: TrackedProcess | None = field(default=None, repr=False)
+    #: a command's capped output file (None for a worker, which writes its own)
+    output: CappedOutput | None = field(default=None, repr=False)
     stop_event: threading.Event = field(default_factory=threading.Event, repr=False)
     done: threading.Event = field(default_factory=threading.Event, repr=False)
 
@@ -63,6 +78,8 @@ class BackgroundTask:
             text += f" (exit code {self.exit_code})"
         if self.error:
             text += f": {self.error}"
+        if self.blocked:
+            text += f"; the sandbox blocked {'; '.join(self.blocked)}"
         return text
 
 
@@ -86,6 +103,8 @@ class TaskRegistry:
         self._lock = threading.RLock()
         self._tasks: dict[str, BackgroundTask] = {}
         self.listeners: list[Callable[[BackgroundTask], None]] = [on_change] if on_change else []
+        #: a command's output file keeps its newest part past this many bytes (0: no cap)
+        self.output_limit = DEFAULT_LIMIT_MB * MB
 
     # --- starting ------------------------------------------------------------------------
 
@@ -98,22 +117,27 @@ class TaskRegistry:
         return task
 
     def start_process(self, command: str, *, cwd: Path, env: dict[str, str] | None = None,
-                      description: str = "") -> BackgroundTask:
+                      description: str = "", spawn: dict[str, Any] | None = None,
+                      check: Check | None = None, argv_prefix: Sequence[str] = ()) -> BackgroundTask:
         """Run `command` with bash in its own tracked session, stdout and stderr to the output file.
 
-        OSError when bash cannot start (the task is then forgotten).
+        `spawn` adds to the tracker's spawn arguments (the sandbox's `popen` or `preexec_fn`), `argv_prefix` goes
+        before bash (macOS: `sandbox-exec -p PROFILE`); `check` runs every CHECK_SECONDS while the process runs
+        and once when it has ended. OSError when bash cannot start (the task is then forgotten).
         """
         task = self._new("bash", description or command)
         env = dict(os.environ if env is None else env, PAGER="cat", GIT_PAGER="cat", GIT_TERMINAL_PROMPT="0")
+        task.output = CappedOutput(task.output_path, self.output_limit)
         try:
-            with open(task.output_path, "wb") as out:
-                task.process = tracker().spawn(["/bin/bash", "-c", command], cwd=cwd, env=env,
-                                               stdin=subprocess.DEVNULL, stdout=out, stderr=subprocess.STDOUT)
-        except OSError:
+            with task.output.pipe() as out:
+                task.process = tracker().spawn([*argv_prefix, "/bin/bash", "-c", command], cwd=cwd, env=env,
+                                               stdin=subprocess.DEVNULL, stdout=out, stderr=subprocess.STDOUT,
+                                               **(spawn or {}))
+        except (OSError, subprocess.SubprocessError):
             self._drop(task)
             raise
         self._changed(task)
-        threading.Thread(target=self._watch_process, args=(task,), name=f"task-{task.id}", daemon=True).start()
+        threading.Thread(target=self._watch_process, args=(task, check), name=f"task-{task.id}", daemon=True).start()
         return task
 
     def start_worker(self, kind: str, description: str, work: Callable[[TaskHandle], str | None]) -> BackgroundTask:
@@ -127,13 +151,29 @@ class TaskRegistry:
         threading.Thread(target=self._run_worker, args=(task, work), name=f"task-{task.id}", daemon=True).start()
         return task
 
-    def _watch_process(self, task: BackgroundTask) -> None:
+    def _watch_process(self, task: BackgroundTask, check: Check | None = None) -> None:
         assert task.process is not None
-        code = task.process.popen.wait()
+        code = self._wait_checking(task, check)
+        if task.output is not None:
+            task.output.finished.wait(OUTPUT_DRAIN_S)  # its last lines reach the file before it counts as ended
+        if check is not None:
+            task.blocked += [b for b in _checked(check, code if code >= 0 else 128 - code, task.output_path)
+                             if b not in task.blocked]
         if not task.stop_event.is_set():
             tracker().release(task.process)  # children it left behind stay tracked until exit
         self._end(task, "killed" if task.stop_event.is_set() else "completed" if code == 0 else "failed",
                   code if code >= 0 else 128 - code)
+
+    @staticmethod
+    def _wait_checking(task: BackgroundTask, check: Check | None) -> int:
+        """Wait for the task's process, running `check` every CHECK_SECONDS meanwhile."""
+        assert task.process is not None
+        while True:
+            try:
+                return task.process.popen.wait(CHECK_SECONDS if check is not None else None)
+            except subprocess.TimeoutExpired:
+                assert check is not None
+                task.blocked += [b for b in _checked(check, None, task.output_path) if b not in task.blocked]
 
     def _run_worker(self, task: BackgroundTask, work: Callable[[TaskHandle], str | None]) -> None:
         try:
@@ -179,28 +219,45 @@ class TaskRegistry:
         return [t for t in self.all() if t.running]
 
     def read_new(self, task_id: str, limit: int = MAX_READ_CHARS) -> str:
-        """The output written since the last read (at most `limit` bytes; the rest waits for the next read)."""
+        """The output written since the last read (at most `limit` bytes; the rest waits for the next read).
+
+        When the cap dropped output the reader had not seen, the text starts with a line saying how much.
+        """
         task = self._require(task_id)
-        try:
-            with open(task.output_path, "rb") as f:
-                f.seek(task.read_offset)
-                data = f.read(limit)
-        except OSError:
-            return ""
-        data = data[: _complete_utf8(data)]  # a character split across reads waits for the next one
-        task.read_offset += len(data)
-        return data.decode("utf-8", errors="replace")
+        with task.output.lock if task.output is not None else _NO_LOCK:
+            dropped = task.output.dropped if task.output is not None else 0
+            missed = max(0, dropped - task.read_offset)
+            position = max(task.read_offset, dropped) - dropped  # read_offset counts every byte ever written
+            try:
+                with open(task.output_path, "rb") as f:
+                    f.seek(position)
+                    data = f.read(limit)
+            except OSError:
+                return ""
+            data = data[: _complete_utf8(data)]  # a character split across reads waits for the next one
+            task.read_offset = dropped + position + len(data)
+        text = data.decode("utf-8", errors="replace")
+        if missed:
+            assert task.output is not None
+            text = f"[{size_text(missed)} of output not read before the cap dropped it. {task.output.note()}]\n{text}"
+        return text
 
     def tail(self, task_id: str, lines: int = 20) -> str:
         """The last `lines` lines of the output (for `/tasks`), without moving the read position."""
         task = self._require(task_id)
-        try:
-            with open(task.output_path, "rb") as f:
-                f.seek(max(0, os.fstat(f.fileno()).st_size - 16384))
-                data = f.read()
-        except OSError:
-            return ""
+        with task.output.lock if task.output is not None else _NO_LOCK:
+            try:
+                with open(task.output_path, "rb") as f:
+                    f.seek(max(0, os.fstat(f.fileno()).st_size - 16384))
+                    data = f.read()
+            except OSError:
+                return ""
         return "\n".join(data.decode("utf-8", errors="replace").splitlines()[-lines:])
+
+    def output_note(self, task_id: str) -> str:
+        """One sentence when the task's output passed its cap and the oldest part was dropped, else ''."""
+        task = self._require(task_id)
+        return task.output.note() if task.output is not None else ""
 
     def wait(self, task_id: str, timeout: float, cancel: threading.Event | None = None) -> bool:
         """Wait up to `timeout` seconds for the task to end (sooner when `cancel` is set); True if it has."""
@@ -248,6 +305,13 @@ class TaskRegistry:
         for task in running:
             self.stop(task.id)
         return len(running)
+
+
+def _checked(check: Check, exit_code: int | None, output_path: str) -> list[str]:
+    try:
+        return check(exit_code, output_path)
+    except Exception as exc:  # noqa: BLE001 - a failed check is told, never a dead watcher thread
+        return [f"(a check after the command failed: {type(exc).__name__}: {exc})"]
 
 
 def _complete_utf8(data: bytes) -> int:

@@ -75,14 +75,21 @@ async def start_prepared_turn(app: AgentApp, text: str) -> None:
 
 
 def _prepare_and_run(app: AgentApp, text: str) -> None:
+    from tui.agent.permission_gate import ask_to_attach
     from tui.hooks.prompt_input import command_turn, prepare_prompt
 
     session = app.session
     session.cancel_event.clear()
-    try:
-        prepared = prepare_prompt(session, text, session.cancel_event)
+    try:  # an `@` mention that needs a yes asks in the permission dialog
+        prepared = prepare_prompt(session, text, session.cancel_event,
+                                  ask=partial(ask_to_attach, session, cancel=session.cancel_event))
     except Exception as exc:  # a bug must not leave the app busy
         call_soon_from_thread(app, app._submit_failed, f"{type(exc).__name__}: {exc}")
+        return
+    for notice in prepared.notices:
+        call_soon_from_thread(app, app.notify, notice, title="Attachments", severity="warning", timeout=10)
+    if session.cancel_event.is_set():  # Esc while a question was open: nothing is sent
+        call_soon_from_thread(app, app._submit_failed, "interrupted while asking about an attachment")
         return
     if prepared.refusal:
         call_soon_from_thread(app, app._submit_failed, prepared.refusal)

@@ -139,6 +139,12 @@ def main(argv: list[str]) -> int:
     except LookupError as exc:
         print(f"agent-tui: {exc}", file=sys.stderr)
         return 2
+    from tui.cli_args import terminal_missing
+
+    if terminal_missing():  # Textual would draw to whatever stderr is, for ever
+        print(f"agent-tui: replay plays the session in the full-screen app, which needs a terminal (stdin and stdout "
+              f"must be a TTY); run it in a terminal, or read the recorded session itself: {path}", file=sys.stderr)
+        return 2
     app = ReplayApp(options, path, speed=args.speed, title=path.stem)
     from tui.shutdown import exit_app_on_signal
 

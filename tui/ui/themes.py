@@ -105,6 +105,8 @@ def load_theme_file(path: Path) -> Theme:
         raise ThemeFileError(f"cannot be read ({exc.strerror or exc})") from None
     except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
         raise ThemeFileError(f"is not valid TOML: {exc}") from None
+    except RecursionError:
+        raise ThemeFileError("is nested too deeply to read") from None
     return theme_from_table(data.get("theme"))
 
 

@@ -79,3 +79,17 @@ def test_bad_files_are_one_sentence_each_and_the_rest_loads(tmp_path, user_claud
     assert "latin1.md is not UTF-8 text" in problems
     assert f"{project}/.claude/skills/nofile has no SKILL.md; the skill /nofile was skipped." in problems
     assert "Traceback" not in problems
+
+
+@pytest.mark.parametrize("depth", [17, 1000])
+@pytest.mark.parametrize("where, kind", [(".claude/commands/deep.md", "command /deep"),
+                                         (".claude/skills/deep/SKILL.md", "skill /deep")])
+def test_deeply_nested_frontmatter_is_one_sentence_naming_the_file(tmp_path, user_claude, where, kind, depth):
+    project = tmp_path / "p"
+    write(project / where, f"---\nallowed-tools: {'[' * depth}Read{']' * depth}\n---\nbody\n")
+    write(project / ".claude/commands/good.md", "---\nallowed-tools: [[Read]]\n---\nok\n")
+    catalog = load_catalog(project)
+    assert set(catalog.commands) == {"good"}
+    [problem] = catalog.problems
+    assert problem.startswith(f"{project / where} has broken frontmatter (line 2: lists are nested more than 16 deep)")
+    assert problem.endswith(f"the {kind} was skipped.") and len(problem) < 300

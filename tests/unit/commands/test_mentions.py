@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
-from tui.hooks.mentions import attach_mentions, fuzzy_matches, mention_at, mentioned_paths, project_files
+from tui.config.permissions import PermissionPolicy
+from tui.hooks.mentions import fuzzy_matches, mention_at, mentioned_paths, project_files
+from tui.tools.attachments import AttachmentRules
+from tui.tools.attachments import attach_mentions as attach
 
 from .helpers import write
 
@@ -31,6 +34,10 @@ def test_mention_at_the_cursor():
     assert mention_at("look at @src/ma", 15) == (8, "src/ma")
     assert mention_at("mail me@example.com", 19) is None
     assert mention_at("no mention", 10) is None
+
+
+def attach_mentions(text: str, project):
+    return attach(text, AttachmentRules(project, PermissionPolicy(project_dir=project))).text
 
 
 def test_attachments_and_what_is_left_alone(tmp_path):

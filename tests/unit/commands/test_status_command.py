@@ -11,6 +11,7 @@ from tui.agent.session import AgentSession
 from tui.config.settings import load_settings
 from tui.hooks import status_command
 from tui.hooks.status_command import run_status_command, status_payload
+from tui.tools.processes import read_stat
 
 from .helpers import trust, write
 
@@ -53,3 +54,10 @@ def test_the_setting_from_claude_json_and_toml_with_trust(tmp_path):
     broken = load_settings(project)
     assert any(".agent-tui/settings.toml:1: key `statusLine`: expected a table" in p for p in broken.problems)
     assert broken.settings.status_line == "echo hi"  # the good layer still counts
+
+
+def test_a_command_that_leaves_a_child_holding_stdout_still_shows_its_line(tmp_path):
+    pid_file = tmp_path / "child.pid"
+    assert run_status_command(f"setsid sleep 30 & echo $! > {pid_file}; echo ready", {}, tmp_path) == "ready"
+    info = read_stat(int(pid_file.read_text()))
+    assert info is None or info.state == "Z"  # killed with the command's tree

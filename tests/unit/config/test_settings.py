@@ -233,3 +233,17 @@ def test_subagent_limits_are_settings_and_a_bad_value_is_named(proj: Path) -> No
     loaded = load_settings(proj)
     assert loaded.settings.max_parallel_subagents == 2 and loaded.settings.max_subagent_depth == 3
     assert any("max_subagent_depth" in p for p in loaded.problems)
+
+
+def test_the_background_output_limit_is_a_setting(tmp_path, monkeypatch) -> None:
+    from tui.config.settings import load_settings
+
+    project = tmp_path / "p"
+    (project / ".agent-tui").mkdir(parents=True)
+    assert load_settings(project).settings.background_output_limit_mb == 256
+    (project / ".agent-tui" / "settings.toml").write_text("background_output_limit_mb = 16\n")
+    assert load_settings(project).settings.background_output_limit_mb == 16
+    (project / ".agent-tui" / "settings.toml").write_text("background_output_limit_mb = \"big\"\n")
+    loaded = load_settings(project)
+    assert loaded.settings.background_output_limit_mb == 256
+    assert any("background_output_limit_mb" in p and "expected an integer" in p for p in loaded.problems)

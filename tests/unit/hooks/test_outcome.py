@@ -104,3 +104,9 @@ def test_permission_request_decision() -> None:
                                    "decision": {"behavior": "deny", "message": "no"}}}
     assert read_outcome("PermissionRequest", [_run("PermissionRequest", 0, data)]).request_decision == {
         "behavior": "deny", "message": "no"}
+
+
+def test_hook_output_nested_thousands_deep_is_plain_text_not_a_crash() -> None:
+    deep = '{"a":' * 100_000 + "1" + "}" * 100_000
+    outcome = read_outcome("PreToolUse", [_run("PreToolUse", 0, deep)])
+    assert not outcome.blocked and outcome.permission is None

@@ -117,3 +117,10 @@ def test_an_async_hook_runs_in_the_background_and_decides_nothing(tmp_path: Path
     assert runner.run("Stop", None, {}) == []  # returned before the hook could end
     release.touch()
     assert finished.wait(10)
+
+
+def test_a_setsid_child_holding_the_output_is_killed_and_the_hook_judged_by_its_own_exit(tmp_path: Path) -> None:
+    pidfile = tmp_path / "child"
+    runs = _runner(tmp_path, f"setsid sleep 60 & echo $! > {pidfile}; echo decided").run("Stop", None, {})
+    assert (runs[0].exit_code, runs[0].timed_out, runs[0].stdout) == (0, False, "decided\n")
+    assert not _alive(int(pidfile.read_text()))  # main left it running: its own session escaped the group kill

@@ -121,6 +121,9 @@ def test_sandbox_allow_adds_a_path_or_a_host_to_the_user_settings(proj: Path) ->
     assert actions.allow_target("writing /etc/x (outside the writable folders)") == "/etc/x"
     assert actions.allow_target("connecting to pypi.org (not in sandbox.network.allowed_domains)") == "pypi.org"
     assert actions.allow_target("writing /p/.mcp.json (a protected path)") is None
+    assert actions.short_form("moving /p/.git (a protected path: git finds its config and hooks through it)") == "protected .git"
+    assert actions.short_form("adding submodule /p/nested (a protected path: in it core.fsmonitor is set in "
+                              ".git/config; taken out of the index, its files left)") == "protected nested"
     assert "Added" in actions.allow(sandbox, str(proj / "cache"))
     assert "Added pypi.org" in actions.allow(sandbox, "pypi.org")
     assert "is not a host name" in actions.allow(sandbox, "http://x/y")
@@ -130,10 +133,13 @@ def test_sandbox_allow_adds_a_path_or_a_host_to_the_user_settings(proj: Path) ->
 
 
 @needs_sandbox
-def test_a_background_command_is_not_contained_so_it_asks(proj: Path) -> None:
-    use(SandboxSettings(), proj)  # background tasks outlive the call: they run outside the sandbox
-    assert verdict(proj, "rm -rf build && make", run_in_background=True)[0] == "ask"
-    assert verdict(proj, "rm -rf build && make", run_in_background=False)[0] == "allow"
+def test_a_background_command_is_contained_like_any_other(proj: Path) -> None:
+    """Bypass skips dialogs, never the sandbox: a background task runs contained, in every mode."""
+    sandbox = use(SandboxSettings(), proj)
+    assert sandbox.contains({"command": "make", "run_in_background": True})
+    assert verdict(proj, "rm -rf build && make", run_in_background=True) == ("allow", "contained by the sandbox")
+    leaving = verdict(proj, "make", "bypassPermissions", run_in_background=True, dangerouslyDisableSandbox=True)
+    assert leaving[0] == "ask" and "outside the sandbox" in leaving[1]
 
 
 @needs_sandbox

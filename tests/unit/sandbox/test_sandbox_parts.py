@@ -95,6 +95,21 @@ def test_report_names_what_the_sandbox_refused(tmp_path: Path) -> None:
     assert "dangerouslyDisableSandbox: true" in report.result_note(found)
 
 
+def test_report_keeps_going_past_paths_this_process_cannot_resolve(tmp_path: Path) -> None:
+    """A quoted /proc link of another process (EACCES on readlink) or a NUL byte is no reason to fail."""
+    proj = tmp_path / "proj"
+    proj.mkdir()
+    the_plan = plan.build(str(proj), str(tmp_path / "run"), [], [], abi=7, empty_file="")
+    output = "\n".join([
+        "ls: cannot access '/proc/1/root/etc/x': Permission denied",
+        "cat: '/proc/1/cwd/y': Permission denied",
+        "touch: cannot touch 'a\x00b': Permission denied",
+        "/bin/bash: line 1: /etc/motd: Permission denied",
+    ])
+    found = report.denied_paths(output, str(proj), the_plan)
+    assert "writing /etc/motd (outside the writable folders)" in found
+
+
 def test_plan_protects_a_worktree_git_file_and_sweeps_missing_paths(tmp_path: Path) -> None:
     proj = tmp_path / "proj"
     proj.mkdir()

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 import threading
 from pathlib import Path
 
@@ -11,6 +12,7 @@ from tests.integration.test_exits import marker, none_left, marked
 from tui.tools.base import ToolContext, ToolError
 from tui.tools.bash import BashTool
 from tui.tools.task_tools import TaskOutputTool, TaskStopTool
+from tui.agent.tool_belt import notification_blocks
 from tui.tools.tasks import TaskHandle, TaskRegistry, _complete_utf8
 
 bash, output, stop = BashTool(), TaskOutputTool(), TaskStopTool()
@@ -113,3 +115,34 @@ def test_a_character_split_across_reads_waits_for_the_next_read(tmp_path: Path) 
     assert registry.read_new(task.id) == "x"
     Path(task.output_path).write_bytes(b"x" + euro)
     assert registry.read_new(task.id) == "€"
+
+
+def test_background_output_is_capped_keeping_the_newest_lines_and_says_what_was_dropped(ctx: ToolContext) -> None:
+    registry = ctx.state.tasks
+    registry.output_limit = 1024 * 1024
+    task_id = bash.run({"command": "seq 1 2000000", "run_in_background": True}, ctx).meta["task_id"]  # 14.2 MB
+    assert registry.wait(task_id, 60)
+    kept = Path(registry.get(task_id).output_path).read_bytes()  # type: ignore[union-attr]
+    assert len(kept) <= 1024 * 1024  # main kept all 14.2 MB
+    lines = kept.decode().splitlines()
+    assert lines[-1] == "2000000" and kept.startswith(lines[0].encode() + b"\n") and int(lines[0]) > 1_000_000
+    [block] = notification_blocks(registry)  # the task's notification says so
+    assert re.search(r"the oldest 13\.\d MB were dropped and the file keeps the newest part", block["text"])
+    result = output.run({"task_id": task_id, "block": False}, ctx).text()
+    assert re.search(r"\[13\.\d MB of output not read before the cap dropped it\.", result)
+    assert "<output_note>The output passed its 1.0 MB cap (setting background_output_limit_mb)" in result
+    assert f"the cap dropped it. {registry.output_note(task_id)}]\n{lines[0]}\n" in result  # then the oldest kept line
+
+
+def test_a_flood_stays_under_the_cap_while_it_runs(ctx: ToolContext) -> None:
+    registry = ctx.state.tasks
+    registry.output_limit = 2 * 1024 * 1024
+    task = registry.start_process("yes", cwd=ctx.project_dir, description="flood")
+    try:
+        while registry.output_note(task.id) == "" or task.output.dropped < 50 * 1024 * 1024:  # type: ignore[union-attr]
+            threading.Event().wait(0.05)  # 50 MB written and dropped
+        assert Path(task.output_path).stat().st_size <= 2 * 1024 * 1024
+    finally:
+        assert registry.stop(task.id)  # main: 4.5 GB in 10 s until killed
+    text = registry.read_new(task.id)
+    assert text.startswith("[") and "y\ny\n" in text

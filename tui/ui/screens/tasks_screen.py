@@ -81,7 +81,10 @@ class TasksScreen(ModalScreen[None]):
 
     def _show(self, task_id: str) -> None:
         self.selected = task_id
-        self.query_one("#tasks-output", Static).update(Text(visible(self.registry.tail(task_id)) or "(no output yet)"))
+        shown = Text(visible(self.registry.tail(task_id)) or "(no output yet)")
+        if note := self.registry.output_note(task_id):  # the cap dropped the oldest output
+            shown = Text.assemble((note + "\n", "dim italic"), shown)
+        self.query_one("#tasks-output", Static).update(shown)
 
     @on(DataTable.RowHighlighted, "#tasks-table")
     def _highlighted(self, event: DataTable.RowHighlighted) -> None:

@@ -21,7 +21,8 @@ if TYPE_CHECKING:
     from ..app import AgentApp
 
 _ACTION_WORDS = {"restore": "restore", "delete": "delete (the turn created it)", "unchanged": "already as before",
-                 "nothing": "already gone"}
+                 "nothing": "already gone", "replace link": "replace the link that is there now (its target is not touched)",
+                 "unlink": "remove the link that is there now (its target is not touched)", "refuse": "not restored"}
 
 
 class UndoScreen(ModalScreen[bool]):
@@ -45,7 +46,12 @@ class UndoScreen(ModalScreen[bool]):
                               style="bold"), classes="panel-title")
             with VerticalScroll(id="undo-body"):
                 for item in plan.files:
-                    yield Static(Text(one_line(f"{item.path}: {_ACTION_WORDS.get(item.action, item.action)}"), style="bold"))
+                    words = _ACTION_WORDS.get(item.action, item.action)
+                    detail = f" (a link to {item.link})" if item.link else ""
+                    detail += f": {item.problem}" if item.problem else ""
+                    yield Static(Text(one_line(f"{item.path}{detail}: {words}"), style="bold"))
+                    if item.problem:
+                        continue
                     diff = item.diff(plan.project_dir)
                     if diff:
                         yield Static(Syntax(visible(diff), "diff", theme="ansi_dark", word_wrap=True))

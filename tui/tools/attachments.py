@@ -1,0 +1,204 @@
+"""`@path` attachments, decided by the Read tool's rules for every source: the prompt, a command file, a skill.
+
+A mention is resolved as Read resolves a path (`~` expanded, relative to the project) and its links are
+followed before anything is decided. Deny rules and `sandbox.deny_read` refuse it; an ask rule needs a
+yes; a path outside the project (the link's target counts) needs a yes too unless an allow rule names
+it or the mode is bypassPermissions. A yes is asked in the app and refused in `-p`, where no one can
+answer. A file from a folder the user has not trusted attaches nothing outside the project, whatever
+the rules say. The result says what to send (text; `image` is the kind a picture will take) or why not.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Literal
+
+from tui.config.special_files import read_regular_bytes
+from tui.tools.base import SessionState, ToolContext
+
+MENTION = re.compile(r'(?:^|(?<=\s))@(?:"([^"\n]+)"|([^\s"]+))')
+#: `@server:uri`: an MCP resource, not a file
+_RESOURCE = re.compile(r"^[A-Za-z0-9_.-]+:(?!/)")
+MAX_ATTACH_BYTES = 100_000
+MAX_LISTING = 200
+
+#: text: `text` is the block to send; image: a picture (`media_type`, `data`); refused: `reason` says why;
+#: ask: `reason` is the question's reason, and `load` gives the attachment once the user said yes
+AttachmentKind = Literal["text", "image", "refused", "ask"]
+
+
+@dataclass(frozen=True)
+class Attachment:
+    """What one `@` mention comes to: something to send, a refusal, or a question to ask first."""
+
+    kind: AttachmentKind
+    #: the mention as typed (after `@`)
+    shown: str
+    #: the absolute path as written, and where its links lead
+    path: Path
+    real: Path
+    reason: str = ""
+    text: str = ""
+    media_type: str = ""
+    data: bytes = b""
+    #: the rule a yes may save ("Read(//abs/path)"), for an `ask`
+    suggested_rule: str = ""
+
+    @property
+    def notice(self) -> str:
+        """One sentence for the user when the mention was not attached."""
+        return f"@{self.shown} was not attached: {self.reason}"
+
+
+@dataclass
+class AttachmentRules:
+    """Who decides: the permission policy and mode, the project, whether a yes can be asked, the mention's source."""
+
+    project_dir: Path
+    policy: Any
+    #: True in the app (a question can be asked), False in -p
+    interactive: bool = False
+    #: why no question can be asked, for the refusal
+    no_question: str = "-p cannot ask"
+    #: the mention is in a file from a folder the user has not trusted: nothing outside the project
+    confined: bool = False
+    #: the file the mention came from (`/name (path)`), for the sentences
+    source: str = ""
+    #: folders that count as inside besides the project (a user command's or skill's own folder)
+    own_folders: tuple[Path, ...] = ()
+    state: SessionState | None = None
+
+
+@dataclass
+class Attached:
+    """A text with its mentions attached, and one sentence for each mention that was not."""
+
+    text: str
+    notices: list[str] = field(default_factory=list)
+    attachments: list[Attachment] = field(default_factory=list)
+
+
+def mentioned_paths(text: str) -> list[str]:
+    """The `@` mentions of `text`, in order (MCP `@server:uri` mentions left out)."""
+    found = []
+    for match in MENTION.finditer(text):
+        raw = (match.group(1) or match.group(2)).rstrip(".,;:!?)")
+        if raw and not _RESOURCE.match(raw):
+            found.append(raw)
+    return found
+
+
+def _inside(path: Path, roots: list[Path]) -> bool:
+    return any(path == root or root in path.parents for root in roots)
+
+
+def _roots(rules: AttachmentRules) -> list[Path]:
+    roots = []
+    for folder in (rules.project_dir, *rules.own_folders):
+        roots += [Path(os.path.abspath(folder)), Path(os.path.realpath(folder))]
+    return roots
+
+
+def decide(raw: str, rules: AttachmentRules) -> Attachment | None:
+    """What the mention `raw` comes to under `rules`; None when it names nothing on disk (left as typed)."""
+    from tui.sandbox import gate
+    from tui.tools.read import ReadTool
+
+    project = Path(os.path.abspath(rules.project_dir))
+    try:
+        path = Path(os.path.normpath(project / os.path.expanduser(raw)))
+        real = Path(os.path.realpath(path))
+        if not real.exists():
+            return None
+    except (OSError, ValueError):  # a NUL byte, a name too long
+        return None
+
+    def result(kind: AttachmentKind, reason: str = "", rule: str = "") -> Attachment:
+        return Attachment(kind, raw, path, real, reason, suggested_rule=rule)
+
+    tool, tool_input = ReadTool(), {"file_path": str(path)}
+    ctx = ToolContext(project_dir=project, state=rules.state or SessionState(project_dir=project))
+    verdict = rules.policy.check(tool, tool_input, ctx)
+    verdict = gate.adjust(verdict, tool, tool_input, getattr(rules.policy, "mode", "default"), project,
+                          getattr(rules.policy, "trusted", True))
+    if verdict.decision == "deny":
+        return result("refused", verdict.reason)
+    outside = not (_inside(path, _roots(rules)) and _inside(real, _roots(rules)))
+    where = f"{path} is outside the project" + (f" (it links to {real})" if real != path else "")
+    if outside and rules.confined:
+        return result("refused", f"{where}, and {rules.source or 'the file that mentions it'} comes from a folder "
+                                 "you have not trusted, so it attaches nothing from outside the project.")
+    rule = f"Read(/{real})"  # `//` starts an absolute path in a rule
+    if verdict.decision == "ask":  # an ask rule: an allow rule does not override it
+        advice = f"remove the rule `{verdict.rule}` ({verdict.source}) to attach it without a question"
+        return _ask_or_refuse(result, rules, verdict.reason, rule, advice)
+    if outside and getattr(rules.policy, "mode", "") != "bypassPermissions" and not rules.policy.read_allowed_by_rule(path):
+        advice = f"allow reading it with the rule `{rule}` (--allowedTools or a settings file) to attach it"
+        return _ask_or_refuse(result, rules, f"{where}.", rule, advice)
+    return load(result("text"))
+
+
+def _ask_or_refuse(result: Callable[..., Attachment], rules: AttachmentRules, reason: str, rule: str,
+                   advice: str) -> Attachment:
+    if rules.interactive:
+        return result("ask", reason, rule)
+    return result("refused", f"{reason.rstrip('.')}, and {rules.no_question}: {advice}.", rule)
+
+
+def load(decided: Attachment) -> Attachment:
+    """The attachment's content read from where its links lead: a file's text, a folder's listing, or a refusal."""
+    real, shown = decided.real, decided.shown
+    try:
+        if real.is_dir():
+            entries = sorted(p.name + ("/" if p.is_dir() else "") for p in real.iterdir())
+            more = f"\n… {len(entries) - MAX_LISTING} more" if len(entries) > MAX_LISTING else ""
+            body = "\n".join(entries[:MAX_LISTING]) + more
+            return _text(decided, f'<directory path="{shown}">\n{body}\n</directory>')
+        data = read_regular_bytes(real, MAX_ATTACH_BYTES + 1)
+    except OSError as exc:
+        return _refused(decided, f"{real} could not be read ({exc.strerror or exc}).")
+    if b"\x00" in data[:8192]:
+        size = real.stat().st_size
+        return _text(decided, f'<file path="{shown}">(binary file, {size:,} bytes; not attached)</file>')
+    text = data[:MAX_ATTACH_BYTES].decode("utf-8", "replace")
+    cut = f"\n[… cut at {MAX_ATTACH_BYTES:,} bytes]" if len(data) > MAX_ATTACH_BYTES else ""
+    return _text(decided, f'<file path="{shown}">\n{text.rstrip()}{cut}\n</file>')
+
+
+def _text(decided: Attachment, block: str) -> Attachment:
+    return Attachment("text", decided.shown, decided.path, decided.real, text=block)
+
+
+def _refused(decided: Attachment, reason: str) -> Attachment:
+    return Attachment("refused", decided.shown, decided.path, decided.real, reason)
+
+
+#: asks the user about one `ask` attachment; True attaches it
+AskAttachment = Callable[[Attachment], bool]
+
+
+def attach_mentions(text: str, rules: AttachmentRules, ask: AskAttachment | None = None) -> Attached:
+    """`text` followed by every file (or folder) it mentions with `@` that the rules let through, each once."""
+    out = Attached(text)
+    seen: set[Path] = set()
+    for raw in mentioned_paths(text):
+        decided = decide(raw, rules)
+        if decided is None or decided.path in seen:
+            continue
+        seen.add(decided.path)
+        if decided.kind == "ask":
+            if ask is not None and ask(decided):
+                decided = load(decided)
+            else:
+                decided = _refused(decided, f"{decided.reason.rstrip('.')}, and you did not allow it.")
+        out.attachments.append(decided)
+        if decided.kind == "refused":
+            out.notices.append(decided.notice)
+    blocks = [a.text for a in out.attachments if a.kind == "text"]
+    if blocks:
+        out.text = text + "\n\nFiles the user attached with @:\n\n" + "\n\n".join(blocks)
+    return out
