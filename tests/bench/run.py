@@ -3,6 +3,7 @@
     python -m tests.bench            # full: medians over several repetitions
     python -m tests.bench --quick    # fewer repetitions
     python -m tests.bench --only print engine
+    python -m tests.bench --only soak      # the long day (not in a full run: it takes most of an hour)
 
 Each figure is measured against its baseline in the same run. Benchmarks never fail on speed:
 the exit code is 0 whenever every benchmark could run.
@@ -26,6 +27,8 @@ if __package__ in (None, ""):  # `python tests/bench/run.py`
 from tests.bench.common import REPO, Settings, fmt, row  # noqa: E402
 
 RESULTS = REPO / "tests/bench/results/latest.json"
+#: suites run only when named with --only (the soak takes most of an hour)
+OPT_IN = {"soak"}
 #: (short name, module, title) in table order
 SUITES = [
     ("print", "tests.bench.bench_print", "-p scripted session vs Claude Code"),
@@ -43,6 +46,8 @@ SUITES = [
     ("timetravel", "tests.bench.bench_timetravel", "checkpoints, rewind, replay"),
     ("cost", "tests.bench.bench_cost", "cost attribution per request at 500 turns vs the request build"),
     ("images", "tests.bench.bench_images", "attaching a 12-megapixel PNG vs Pillow's decode+resize"),
+    ("terminal", "tests.bench.bench_terminal", "bytes written to the terminal during a streamed turn vs Claude Code"),
+    ("soak", "tests.bench.bench_soak", "one app through a compressed long day: memory, frames, leaks, storage"),
 ]
 
 
@@ -123,7 +128,7 @@ def main(argv: list[str] | None = None) -> int:
     rows: list[dict[str, Any]] = []
     started = time.time()
     for name, module_name, title in SUITES:
-        if args.only and name not in args.only:
+        if (args.only and name not in args.only) or (not args.only and name in OPT_IN):
             continue
         print(f"-- {name}: {title}", file=sys.stderr, flush=True)
         t = time.perf_counter()

@@ -148,6 +148,7 @@ class AgentSession(TranscriptMixin, PinMixin):
         #: each compaction: its summary, plan and what it dropped (compaction.py), for /context
         self.compactions: list[dict[str, Any]] = []
         self._client: Any = None
+        self._owns_client = False  # built here (a subagent's is its parent's, closed by the parent)
         self._client_lock = threading.Lock()
         self._thread: threading.Thread | None = None
         self._system_cache: tuple[str, list[dict[str, Any]]] | None = None
@@ -253,6 +254,7 @@ class AgentSession(TranscriptMixin, PinMixin):
         with self._client_lock:
             if self._client is None:
                 self._client = make_client(self.options)
+                self._owns_client = True
             return self._client
 
     def _start_watcher(self) -> None:
@@ -529,3 +531,11 @@ class AgentSession(TranscriptMixin, PinMixin):
         self.dispatcher.close()
         if self.mcp is not None:
             self.mcp.close()
+        if self._checkpoints is not None:  # the manifest's descriptor and the inotify watch
+            self._checkpoints.close()
+        if self._owns_client and self._client is not None:  # its pooled connections (a descriptor each)
+            try:
+                self._client.close()
+            except Exception:
+                pass
+            self._client, self._owns_client = None, False

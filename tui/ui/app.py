@@ -34,6 +34,7 @@ from .warmup import warm_up_first_reply
 from .bindings import bindings_for
 from .conversation_keys import ConversationKeys
 from .notifier import FocusReports
+from .inspector_backlog import InspectorBacklog
 from .widgets.app_header import AppHeader
 from .widgets.conversation import MAX_MOUNTED_TURNS, Conversation
 from .widgets.prompt import PromptArea, PromptRow
@@ -99,7 +100,7 @@ class AgentApp(ConversationKeys, FocusReports, App[int]):
         self._controller: EventController | None = None
         #: the inspector is built on first F2; until then its events wait here
         self.inspector: Widget | None = None
-        self._inspector_backlog: list[Event] = []
+        self._inspector_backlog = InspectorBacklog()
         self._subscription: Any = None
         self._inbox: deque[Event] = deque()
         self._inbox_lock = threading.Lock()
@@ -118,6 +119,14 @@ class AgentApp(ConversationKeys, FocusReports, App[int]):
             themes.install(self)
 
     # --- composition ------------------------------------------------------------------
+
+    def get_default_screen(self) -> Screen:
+        """Textual's default screen, drawing partial updates row by row (compositor.py)."""
+        from .compositor import use_row_compositor
+
+        screen = super().get_default_screen()
+        use_row_compositor(screen)
+        return screen
 
     def compose(self) -> ComposeResult:
         yield AppHeader(Path(self.options.project_dir), id="header")
@@ -429,7 +438,7 @@ class AgentApp(ConversationKeys, FocusReports, App[int]):
     def record_api_event(self, event: Event) -> None:
         """Give a request/response event to the inspector (kept for it until it is first opened)."""
         if self.inspector is None:
-            self._inspector_backlog.append(event)
+            self._inspector_backlog.add(event)
         else:
             self.inspector.record(event)  # type: ignore[attr-defined]
 
@@ -442,7 +451,7 @@ class AgentApp(ConversationKeys, FocusReports, App[int]):
             inspector = inspector_module.Inspector(project_dir=Path(self.options.project_dir), id="inspector")
             await self.query_one("#body").mount(inspector)
             self.inspector = inspector
-            backlog, self._inspector_backlog = self._inspector_backlog, []
+            backlog = self._inspector_backlog.take()
             for event in backlog:
                 self.controller.record_in_inspector(event)
         self.toggle_class("-show-inspector")

@@ -49,6 +49,8 @@ class ToolRecord:
     agent_summary: str = ""
     #: what the Bash sandbox refused during this call (SandboxBlocked)
     sandbox_blocked: tuple[str, ...] = ()
+    #: the block is unfolded (the user opened it, or the app did for a tool whose result is the point)
+    unfolded: bool = False
 
     @property
     def display_label(self) -> str:
