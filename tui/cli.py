@@ -97,8 +97,11 @@ def build_parser() -> argparse.ArgumentParser:
     return p
 
 
-def options_from_args(args: argparse.Namespace) -> tuple[AgentOptions, list[str]]:
-    """AgentOptions from settings files and flags (flags win); also the settings problems."""
+def options_from_args(args: argparse.Namespace, *, sandbox: bool = True) -> tuple[AgentOptions, list[str]]:
+    """AgentOptions from settings files and flags (flags win); also the settings problems.
+
+    `sandbox=False` leaves the process's sandbox as it is (`agent-tui acp` sets it up once, for its first session).
+    """
     project_dir = (args.cwd or Path.cwd()).resolve()
     problems: list[str] = []
     settings = None
@@ -117,7 +120,7 @@ def options_from_args(args: argparse.Namespace) -> tuple[AgentOptions, list[str]
             problems.append(notice)  # Claude Code's "Ignoring N permissions.allow entries …"
         from tui.sandbox.runtime import configure as configure_sandbox
 
-        if notice := configure_sandbox(settings.sandbox, str(project_dir)).quick_notice():
+        if sandbox and (notice := configure_sandbox(settings.sandbox, str(project_dir)).quick_notice()):
             problems.append(notice)
     except ImportError:
         pass
@@ -183,6 +186,10 @@ def main(argv: list[str] | None = None, *, own_process: bool = False) -> int:
         from tui.mcp.cli import main as mcp_main
 
         return mcp_main(words[1:])
+    if words[:1] == ["acp"]:  # agent-tui acp: the Agent Client Protocol over stdio (tui/acp)
+        from tui.acp.server import main as acp_main
+
+        return acp_main(words[1:])
     if words[:1] == ["replay"]:  # agent-tui replay [SESSION]: a recorded session played in the app
         from tui.ui.replay_app import main as replay_main
 
