@@ -107,7 +107,7 @@ def attach_files(parts: PromptParts, rules: Any, ask: Callable[[Attachment], boo
                                  "and you did not allow it.")
             continue
         if decided.kind == "refused":
-            parts.notices.append(decided.notice)
+            parts.notices.append(f"{resource.shown} was not attached: {decided.reason}")
             continue
         if resource.text is not None:
             blocks.append(_file_block(resource.shown, resource.text))
@@ -116,7 +116,7 @@ def attach_files(parts: PromptParts, rules: Any, ask: Callable[[Attachment], boo
         if loaded.kind == "text":
             blocks.append(loaded.text)
         else:
-            parts.notices.append(loaded.notice)
+            parts.notices.append(f"{resource.shown} was not attached: {loaded.reason}")
     return blocks
 
 
