@@ -13,7 +13,9 @@ import asyncio
 import json
 import logging
 import os
+import stat
 import sys
+import threading
 from typing import Any, BinaryIO, TextIO
 
 from tui.sanitize import visible
@@ -43,20 +45,58 @@ def main(argv: list[str]) -> int:
         print(NOT_INSTALLED, file=sys.stderr)
         return 2
     _log_sentences(sys.stderr)
-    protocol_out = os.fdopen(os.dup(sys.stdout.fileno()), "wb", buffering=0)
+    if sys.stdin.isatty():
+        print("agent-tui acp: waiting for an ACP client on stdin (an editor such as Zed or Toad starts this command); "
+              "Ctrl+C quits.", file=sys.stderr)
+    copiers: list[threading.Thread] = []
+    protocol_in = os.fdopen(_as_pipe(sys.stdin.fileno(), True, copiers), "rb", buffering=0)
+    protocol_out = os.fdopen(_as_pipe(os.dup(sys.stdout.fileno()), False, copiers), "wb", buffering=0)
     os.dup2(sys.stderr.fileno(), sys.stdout.fileno())  # a stray print or child output never corrupts the protocol
     from .agent import AcpAgent
 
     agent = AcpAgent(args, sys.stderr)
     stop = asyncio.Event()
+    signalled: list[int] = []
+
+    def on_signal(code: int) -> None:
+        signalled.append(code)
+        stop.set()
+
     try:
         from tui import shutdown
 
-        with shutdown.exit_app_on_signal(lambda code: stop.set()):  # SIGTERM / SIGHUP / Ctrl+C end it cleanly
-            asyncio.run(serve(agent, sys.stdin.buffer, protocol_out, stop))
+        with shutdown.exit_app_on_signal(on_signal):  # SIGTERM / SIGHUP / Ctrl+C end it cleanly
+            asyncio.run(serve(agent, protocol_in, protocol_out, stop))
     finally:
         agent.close()
-    return 0
+        for copier in copiers:  # what was written to a file on stdout is all there
+            copier.join(5)
+    return signalled[0] if signalled else 0
+
+
+def _as_pipe(fd: int, reading: bool, copiers: list[threading.Thread]) -> int:
+    """`fd` itself when asyncio can read or write it (a pipe, a socket, a terminal); else a pipe that a thread
+    copies to or from it (a regular file: `agent-tui acp < requests.jsonl > answers.jsonl`)."""
+    mode = os.fstat(fd).st_mode
+    if stat.S_ISFIFO(mode) or stat.S_ISSOCK(mode) or stat.S_ISCHR(mode):
+        return fd
+    read_end, write_end = os.pipe()
+    source, target, kept = (fd, write_end, read_end) if reading else (read_end, fd, write_end)
+
+    def copy() -> None:
+        try:
+            while chunk := os.read(source, 1 << 16):
+                os.write(target, chunk)
+        except OSError:
+            pass
+        finally:
+            os.close(write_end if reading else read_end)
+
+    copier = threading.Thread(target=copy, name="acp-stdio-copy", daemon=True)
+    copier.start()
+    if not reading:
+        copiers.append(copier)
+    return kept
 
 
 async def serve(agent: Any, stdin: BinaryIO, stdout: BinaryIO, stop: asyncio.Event) -> None:
