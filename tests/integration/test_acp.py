@@ -12,7 +12,7 @@ from tests.fakeapi import FakeAPI, reply, stall, text, thinking, tool_use
 from tests.fakeapi.demo_project import make_demo_project
 from tests.integration.acp_helpers import Client, agent, sessions_dir, stderr_of
 
-from acp import resource_link_block, text_block  # noqa: E402 - acp_helpers skips when the SDK is missing
+from acp import RequestError, resource_link_block, text_block  # noqa: E402 - acp_helpers skips when the SDK is missing
 from acp.schema import EmbeddedResourceContentBlock, ImageContentBlock, McpServerStdio, TextResourceContents
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -196,6 +196,9 @@ async def test_cancel_ends_the_turn_as_cancelled_and_the_session_goes_on(project
             session = await conn.new_session(cwd=str(project), mcp_servers=[])
             turn = asyncio.create_task(conn.prompt(session_id=session.session_id, prompt=[text_block("go")]))
             await client.wait_for(lambda c: bool(c.text()))
+            with pytest.raises(RequestError) as busy:  # one prompt at a time per session
+                await conn.prompt(session_id=session.session_id, prompt=[text_block("and this?")])
+            assert busy.value.code == -32600 and "still answering a prompt" in str(busy.value)
             await conn.cancel(session_id=session.session_id)
             assert (await turn).stop_reason == "cancelled"
             again = await conn.prompt(session_id=session.session_id, prompt=[text_block("again")])

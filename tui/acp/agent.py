@@ -60,9 +60,9 @@ def mcp_configs(servers: list[Any]) -> tuple[list[Any], list[str]]:
             env = {e.name: e.value for e in server.env or ()}
             configs.append(McpServerConfig(name, "stdio", command=server.command, args=tuple(server.args or ()),
                                            env=env, source="cli", source_path="the ACP client"))
-        elif getattr(server, "type", "") in ("http", "sse") and getattr(server, "url", ""):
+        elif (kind := getattr(server, "type", None)) in ("http", "sse") and getattr(server, "url", None):
             headers = {h.name: h.value for h in server.headers or ()}
-            configs.append(McpServerConfig(name, server.type, url=server.url, headers=headers, source="cli",
+            configs.append(McpServerConfig(name, kind, url=server.url, headers=headers, source="cli",
                                            source_path="the ACP client"))
         else:
             problems.append(f"MCP server {name} from the client was left out: agent-tui takes stdio, http and sse "

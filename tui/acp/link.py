@@ -175,7 +175,8 @@ class SessionLink:
             items = [await self.queue.get()]
             while not self.queue.empty():
                 items.append(self.queue.get_nowait())
-            kind, text = "", []
+            kind = ""
+            text: list[str] = []
             for item in items:
                 if isinstance(item, BlockDelta) and item.loop_path == "main" and item.delta_type in _TEXT:
                     if kind != item.delta_type:

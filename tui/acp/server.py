@@ -105,7 +105,8 @@ async def serve(agent: Any, stdin: BinaryIO, stdout: BinaryIO, stop: asyncio.Eve
     from acp.core import AgentSideConnection
 
     saved = sys.stdin, sys.stdout
-    sys.stdin, sys.stdout = stdin, stdout  # type: ignore[assignment] - the SDK opens its pipes from these
+    # the SDK opens its pipes from these
+    sys.stdin, sys.stdout = stdin, stdout  # type: ignore[assignment]
     try:
         raw, writer = await stdio_streams(limit=LINE_LIMIT)
     finally:
