@@ -228,3 +228,28 @@ async def test_load_replays_a_saved_session_and_continues_it(project: Path, tmp_
     assert len(list(sessions_dir(tmp_path).rglob(f"{session.session_id}.jsonl"))) == 1
     assert "Traceback" not in stderr_of(tmp_path)
 
+
+
+async def test_questions_and_the_plan_are_asked_through_the_client(project: Path, tmp_path: Path) -> None:
+    question = {"question": "Which style?", "header": "Style", "multiSelect": False,
+                "options": [{"label": "Short"}, {"label": "Long"}]}
+    script = [reply(tool_use("AskUserQuestion", {"questions": [question]}), stop_reason="tool_use"),
+              reply(tool_use("ExitPlanMode", {"plan": "1. Fix the TODO in a.py"}), stop_reason="tool_use"),
+              *read_then_edit(project)]
+
+    def answer(call: object, options: list) -> str:
+        ids = [o.option_id for o in options]
+        return "auto" if "auto" in ids else "1" if "1" in ids else "allow_once"
+
+    client = Client(answer=answer)
+    with FakeAPI(script) as api:
+        async with agent(client, project, tmp_path, api.base_url) as (conn, _):
+            session = await conn.new_session(cwd=str(project), mcp_servers=[])
+            await conn.set_session_mode(session_id=session.session_id, mode_id="plan")
+            await conn.prompt(session_id=session.session_id, prompt=[text_block("plan, then fix")])
+        results = [r.body["messages"][-1]["content"][0]["content"] for r in api.message_requests[1:3]]
+    assert [call.title for call, _ in client.asked] == ["Which style?", "Approve the plan"]
+    assert results[0].startswith('User has answered your questions: "Which style?"="Long"')
+    assert results[1].startswith("User has approved your plan; plan mode is off and edits are accepted")
+    assert [u.current_mode_id for u in client.of("current_mode_update")] == ["acceptEdits"]
+    assert DONE in (project / "a.py").read_text()  # accepted automatically: no third question
