@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import inspect
 import os
 import sys
 from collections.abc import AsyncIterator, Callable
@@ -58,7 +59,7 @@ class Client:
         async with self.changed:
             self.changed.notify_all()
         picked = self.answer(tool_call, options)
-        if asyncio.iscoroutine(picked):
+        if inspect.isawaitable(picked):
             picked = await picked
         if picked is None:
             return RequestPermissionResponse(outcome=DeniedOutcome(outcome="cancelled"))

@@ -92,6 +92,8 @@ class SessionLink:
         self.cancel_requested = False
         self.stopped: LoopStopped | None = None
         self.gone = False
+        #: the client went away while a turn ran (said when the session closes)
+        self.left_mid_turn = False
         self.outputs: dict[str, str] = {}
         #: the file each queued Edit or Write names (absolute), to find its change when it finishes
         self.targets: dict[str, str] = {}
@@ -165,6 +167,9 @@ class SessionLink:
             if not self.gone:
                 self.gone = True
                 self.say(f"the client closed the connection; {what}.")
+            if self.thread is not None and self.thread.is_alive():  # no one is there to see the turn go on
+                self.left_mid_turn = True
+                self.session.cancel()
             return
         self.say(f"{what} ({exc}).")
 
@@ -344,7 +349,7 @@ class SessionLink:
 
     def close(self) -> None:
         """End the session: a running turn is interrupted, the transcript closed, its processes ended."""
-        running = self.thread is not None and self.thread.is_alive()
+        running = self.left_mid_turn or (self.thread is not None and self.thread.is_alive())
         self.session.cancel()
         if self.thread is not None:
             self.thread.join(10)
