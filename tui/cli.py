@@ -65,6 +65,7 @@ def split_rules(values: list[str] | None) -> list[str]:
 #: `agent-tui NAME …` runs another program: NAME -> (module with `main(argv) -> int`, what it does)
 SUBCOMMANDS: dict[str, tuple[str, str]] = {
     "mcp": ("tui.mcp.cli", "manage MCP servers: list, get, add, add-json, remove, login, logout, reset-project-choices"),
+    "acp": ("tui.acp.server", "speak the Agent Client Protocol over stdio (Zed, Toad, other ACP clients)"),
     "replay": ("tui.ui.replay_app", "play a recorded session in the app (default: this project's newest)"),
 }
 
@@ -123,8 +124,11 @@ def build_parser() -> argparse.ArgumentParser:
     return p
 
 
-def options_from_args(args: argparse.Namespace) -> tuple[AgentOptions, list[str]]:
-    """AgentOptions from settings files and flags (flags win); also the settings problems."""
+def options_from_args(args: argparse.Namespace, *, sandbox: bool = True) -> tuple[AgentOptions, list[str]]:
+    """AgentOptions from settings files and flags (flags win); also the settings problems.
+
+    `sandbox=False` leaves the process's sandbox as it is (`agent-tui acp` sets it up once, for its first session).
+    """
     project_dir = (args.cwd or Path.cwd()).resolve()
     problems: list[str] = []
     settings = None
@@ -148,7 +152,7 @@ def options_from_args(args: argparse.Namespace) -> tuple[AgentOptions, list[str]
             problems += skipped_lines(folder_inventory(project_dir, loaded))
         from tui.sandbox.runtime import configure as configure_sandbox
 
-        if notice := configure_sandbox(settings.sandbox, str(project_dir)).quick_notice():
+        if sandbox and (notice := configure_sandbox(settings.sandbox, str(project_dir)).quick_notice()):
             problems.append(notice)
     except ImportError:
         pass

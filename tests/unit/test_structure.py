@@ -51,5 +51,14 @@ def test_the_check_resolves_relative_imports() -> None:
     assert "tui.agent.events" in modules and "tui.tools.base" in modules
 
 
+def test_the_acp_server_is_a_subscriber_like_headless_never_the_ui() -> None:
+    assert _violations(["acp"], ("tui.ui", "textual")) == []
+
+
+def test_only_the_acp_server_imports_the_acp_sdk() -> None:
+    others = [p.name for p in ROOT.iterdir() if p.is_dir() and p.name not in ("acp", "__pycache__")]
+    assert _violations(others, ("acp",)) == []
+
+
 def test_trust_never_imports_the_engine_or_the_ui() -> None:
     assert _violations(["trust"], ("tui.agent", "tui.ui", "tui.headless", "tui.cli", "textual")) == []
