@@ -19,7 +19,7 @@ import pytest
 from tests.fakeapi import FakeAPI
 from tests.fakeapi.demo_project import make_demo_project
 from tests.fakeapi.script import http_error, reply, text, tool_use
-from tests.otlp import OtlpReceiver
+from tests.otlp import OtlpGrpcReceiver, OtlpReceiver
 
 ROOT = Path(__file__).resolve().parents[2]
 GIT_ID = {"GIT_AUTHOR_NAME": "t", "GIT_AUTHOR_EMAIL": "t@example.com", "GIT_COMMITTER_NAME": "t",
@@ -68,11 +68,13 @@ def edit_and_commit(project: Path) -> list[Any]:
 def test_print_mode_exports_claude_codes_metrics_events_and_spans(project: Path, tmp_path: Path) -> None:
     with OtlpReceiver() as otlp, FakeAPI(edit_and_commit(project)) as api:
         env = telemetry_env(tmp_path, otlp.endpoint, ANTHROPIC_BASE_URL=api.base_url, ANTHROPIC_API_KEY="sk-test",
-                            OTEL_RESOURCE_ATTRIBUTES="team.id=platform,cost_center=eng%20123")
+                            OTEL_RESOURCE_ATTRIBUTES="team.id=platform,cost_center=eng%20123",
+                            OTEL_EXPORTER_OTLP_HEADERS="Authorization=Bearer t0ken")
         proc = run_p(["fix the TODO in a.py and commit", "--permission-mode", "acceptEdits", "--allowedTools", "Bash",
                       "--output-format", "json"], project, env)
         assert proc.returncode == 0, proc.stderr
         assert proc.stderr == ""
+    assert {h.get("authorization") for _, _, h in otlp.requests} == {"Bearer t0ken"}
     result = json.loads(proc.stdout)
     session_id = result["session_id"]
     usage = result["usage"]
@@ -145,6 +147,46 @@ def test_prompts_and_tool_details_are_exported_only_when_asked(project: Path, tm
     assert json.loads(bash["tool_input"])["description"] == "commit"
     point = otlp.points("claude_code.token.usage")[0]
     assert "session.id" not in point.attributes and point.attributes["app.version"]
+
+
+def test_a_subagents_requests_and_tools_nest_under_its_agent_call(project: Path, tmp_path: Path) -> None:
+    def script(body: dict[str, Any]) -> Any:
+        first = body["messages"][0]["content"]
+        prompt = first if isinstance(first, str) else " ".join(b.get("text", "") for b in first)
+        if prompt.startswith("look at a.py"):  # the subagent
+            if len(body["messages"]) == 1:
+                return reply(tool_use("Read", {"file_path": "a.py"}), stop_reason="tool_use")
+            return reply(text("a.py adds two numbers."))
+        if len(body["messages"]) == 1:
+            return reply(tool_use("Agent", {"description": "read a.py", "prompt": "look at a.py"}),
+                         stop_reason="tool_use")
+        return reply(text("It adds numbers."))
+
+    with OtlpReceiver() as otlp, FakeAPI(script) as api:
+        env = telemetry_env(tmp_path, otlp.endpoint, ANTHROPIC_BASE_URL=api.base_url, ANTHROPIC_API_KEY="sk-test")
+        proc = run_p(["what does a.py do?"], project, env)
+        assert proc.returncode == 0, proc.stderr
+    (turn,) = otlp.spans("claude_code.interaction")
+    tools = {s.attributes["tool_name"]: s for s in otlp.spans("claude_code.tool")}
+    agent, read = tools["Agent"], tools["Read"]
+    assert agent.parent_span_id == turn.span_id and read.parent_span_id == agent.span_id
+    llm = otlp.spans("claude_code.llm_request")
+    inside = [s for s in llm if s.parent_span_id == agent.span_id]
+    assert len(llm) == 4 and len(inside) == 2
+    assert all(s.attributes["agent_id"] and s.attributes["query_source"] == "agent" for s in inside)
+    assert all(s.parent_span_id == turn.span_id and "agent_id" not in s.attributes for s in llm if s not in inside)
+    assert all(agent.start_ns <= s.start_ns <= s.end_ns <= agent.end_ns for s in [*inside, read])
+    assert len(otlp.records("claude_code.api_request")) == 4  # the subagent's requests count too
+    assert len(otlp.records("claude_code.user_prompt")) == 1  # its prompt is the model's, not the user's
+
+
+def test_otlp_over_grpc_reaches_a_grpc_receiver(project: Path, tmp_path: Path) -> None:
+    with OtlpGrpcReceiver() as otlp:
+        env = telemetry_env(tmp_path, otlp.endpoint, OTEL_EXPORTER_OTLP_PROTOCOL="grpc")
+        proc = run_p(["hello", "--offline"], project, env)
+    assert proc.returncode == 0 and proc.stderr == "", proc.stderr
+    assert otlp.total("claude_code.session.count") == 1
+    assert otlp.records("claude_code.user_prompt") and otlp.spans("claude_code.interaction")
 
 
 def test_a_failed_request_is_an_api_error_event_and_a_failed_span(project: Path, tmp_path: Path) -> None:

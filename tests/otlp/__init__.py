@@ -69,52 +69,16 @@ class Span:
     events: list[tuple[str, dict[str, Any]]] = field(default_factory=list)
 
 
-class OtlpReceiver:
-    """Serves POST /v1/metrics, /v1/logs and /v1/traces on 127.0.0.1; `status` other than 200 refuses them."""
+class Received:
+    """What a receiver was sent, by signal path, decoded; and the views the tests read it through."""
 
-    def __init__(self, status: int = 200) -> None:
-        self.status = status
+    def __init__(self) -> None:
         self.requests: list[tuple[str, Any, dict[str, str]]] = []
         self.lock = threading.Lock()
-        receiver = self
 
-        class Handler(BaseHTTPRequestHandler):
-            def do_POST(self) -> None:  # noqa: N802 - http.server's name
-                body = self.rfile.read(int(self.headers.get("Content-Length") or 0))
-                kinds = PATHS.get(self.path)
-                if kinds is None or receiver.status != 200:
-                    self.send_response(404 if kinds is None else receiver.status)
-                    self.send_header("Content-Length", "0")
-                    self.end_headers()
-                    return
-                message = kinds[0]()
-                message.ParseFromString(body)
-                with receiver.lock:
-                    receiver.requests.append((self.path, message, dict(self.headers)))
-                answer = kinds[1]().SerializeToString()
-                self.send_response(200)
-                self.send_header("Content-Type", "application/x-protobuf")
-                self.send_header("Content-Length", str(len(answer)))
-                self.end_headers()
-                self.wfile.write(answer)
-
-            def log_message(self, *args: Any) -> None:
-                pass
-
-        self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        self.thread = threading.Thread(target=self.server.serve_forever, daemon=True)
-
-    @property
-    def endpoint(self) -> str:
-        return f"http://127.0.0.1:{self.server.server_address[1]}"
-
-    def __enter__(self) -> OtlpReceiver:
-        self.thread.start()
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self.server.shutdown()
-        self.server.server_close()
+    def keep(self, path: str, message: Any, headers: dict[str, str]) -> None:
+        with self.lock:
+            self.requests.append((path, message, headers))
 
     def _of(self, path: str) -> list[Any]:
         with self.lock:
@@ -166,3 +130,89 @@ class OtlpReceiver:
                                           s.end_time_unix_nano,
                                           [(e.name, attributes(e.attributes)) for e in s.events]))
         return found
+
+
+class OtlpReceiver(Received):
+    """Serves POST /v1/metrics, /v1/logs and /v1/traces on 127.0.0.1; `status` other than 200 refuses them."""
+
+    def __init__(self, status: int = 200) -> None:
+        super().__init__()
+        self.status = status
+        receiver = self
+
+        class Handler(BaseHTTPRequestHandler):
+            def do_POST(self) -> None:  # noqa: N802 - http.server's name
+                body = self.rfile.read(int(self.headers.get("Content-Length") or 0))
+                kinds = PATHS.get(self.path)
+                if kinds is None or receiver.status != 200:
+                    self.send_response(404 if kinds is None else receiver.status)
+                    self.send_header("Content-Length", "0")
+                    self.end_headers()
+                    return
+                message = kinds[0]()
+                message.ParseFromString(body)
+                receiver.keep(self.path, message, dict(self.headers))
+                answer = kinds[1]().SerializeToString()
+                self.send_response(200)
+                self.send_header("Content-Type", "application/x-protobuf")
+                self.send_header("Content-Length", str(len(answer)))
+                self.end_headers()
+                self.wfile.write(answer)
+
+            def log_message(self, *args: Any) -> None:
+                pass
+
+        self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.thread = threading.Thread(target=self.server.serve_forever, daemon=True)
+
+    @property
+    def endpoint(self) -> str:
+        return f"http://127.0.0.1:{self.server.server_address[1]}"
+
+    def __enter__(self) -> OtlpReceiver:
+        self.thread.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.server.shutdown()
+        self.server.server_close()
+
+
+class OtlpGrpcReceiver(Received):
+    """The OTLP/gRPC services (metrics, logs, traces) on 127.0.0.1, insecure, kept by the same paths."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        from concurrent import futures
+
+        import grpc
+        from opentelemetry.proto.collector.logs.v1 import logs_service_pb2_grpc as logs
+        from opentelemetry.proto.collector.metrics.v1 import metrics_service_pb2_grpc as metrics
+        from opentelemetry.proto.collector.trace.v1 import trace_service_pb2_grpc as traces
+
+        receiver = self
+
+        def servicer(base: type, path: str) -> Any:
+            class Servicer(base):  # type: ignore[misc, valid-type]
+                def Export(self, request: Any, context: Any) -> Any:  # noqa: N802 - the service's name
+                    receiver.keep(path, request, {})
+                    return PATHS[path][1]()
+
+            return Servicer()
+
+        self.server = grpc.server(futures.ThreadPoolExecutor(max_workers=4))
+        metrics.add_MetricsServiceServicer_to_server(servicer(metrics.MetricsServiceServicer, "/v1/metrics"), self.server)
+        logs.add_LogsServiceServicer_to_server(servicer(logs.LogsServiceServicer, "/v1/logs"), self.server)
+        traces.add_TraceServiceServicer_to_server(servicer(traces.TraceServiceServicer, "/v1/traces"), self.server)
+        self.port = self.server.add_insecure_port("127.0.0.1:0")
+
+    @property
+    def endpoint(self) -> str:
+        return f"http://127.0.0.1:{self.port}"
+
+    def __enter__(self) -> OtlpGrpcReceiver:
+        self.server.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.server.stop(None)
