@@ -90,7 +90,6 @@ class Pipeline:
         self.logger: Any = None
         self.tracer: Any = None
         self._wake = threading.Event()
-        self._failure = on_failure
 
         def failed(signal: str, why: str) -> None:
             self._wake.set()  # a flush at exit stops waiting: retries would only hold the exit up

@@ -196,7 +196,8 @@ class Spans:
                      *(s for s, _ in self.requests.values())]:
             self.fail(span, "interrupted")
             span.end(end_time=ns(now))
-        self.running.clear(), self.blocked.clear(), self.tools.clear(), self.requests.clear()
+        for table in (self.running, self.blocked, self.tools, self.requests):
+            table.clear()
         if self.turn is not None:
             self.turn.end(end_time=ns(now))
             self.turn = None
