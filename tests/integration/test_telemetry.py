@@ -209,11 +209,16 @@ def closed_port() -> int:
         return sock.getsockname()[1]  # nothing listens once the socket is closed
 
 
-@pytest.mark.parametrize("refusal", ["connection refused", "HTTP 401"])
+REFUSALS = {"connection refused": "refused the connection", "HTTP 401": "answered HTTP 401",
+            "no scheme": "is not a URL agent-tui can send to"}
+
+
+@pytest.mark.parametrize("refusal", list(REFUSALS))
 def test_an_endpoint_that_refuses_is_one_sentence_and_the_run_goes_on(project: Path, tmp_path: Path,
                                                                       refusal: str) -> None:
     with OtlpReceiver(status=401) as otlp, FakeAPI([reply(text("Still answered."))]) as api:
-        endpoint = f"http://127.0.0.1:{closed_port()}" if refusal == "connection refused" else otlp.endpoint
+        endpoint = {"connection refused": f"http://127.0.0.1:{closed_port()}", "HTTP 401": otlp.endpoint,
+                    "no scheme": f"127.0.0.1:{closed_port()}"}[refusal]
         env = telemetry_env(tmp_path, endpoint, ANTHROPIC_BASE_URL=api.base_url, ANTHROPIC_API_KEY="sk-test",
                             CLAUDE_CODE_OTEL_SHUTDOWN_TIMEOUT_MS="60000")
         proc = run_p(["hello"], project, env)
@@ -221,7 +226,7 @@ def test_an_endpoint_that_refuses_is_one_sentence_and_the_run_goes_on(project: P
     lines = proc.stderr.strip().splitlines()
     assert len(lines) == 1, proc.stderr
     assert lines[0].startswith(f"agent-tui: Telemetry could not be sent: the OTLP endpoint {endpoint}/v1/")
-    assert ("refused the connection" if refusal == "connection refused" else "answered HTTP 401") in lines[0]
+    assert REFUSALS[refusal] in lines[0]
     assert "Traceback" not in proc.stderr
 
 

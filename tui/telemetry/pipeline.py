@@ -56,6 +56,8 @@ def reason(message: str) -> str:
     lowered = message.lower()
     if "connection refused" in lowered:
         return "refused the connection"
+    if any(word in lowered for word in ("invalid url", "failed to parse", "no scheme supplied", "no connection adapters")):
+        return "is not a URL agent-tui can send to (http://host:port or https://…)"
     if "name or service not known" in lowered or "nodename nor servname" in lowered or "getaddrinfo" in lowered:
         return "could not be found (the host name does not resolve)"
     if "unavailable" in lowered or "failed to establish" in lowered or "max retries" in lowered:
