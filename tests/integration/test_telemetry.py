@@ -127,13 +127,15 @@ def test_print_mode_exports_claude_codes_metrics_events_and_spans(project: Path,
     assert [s.attributes["stop_reason"] for s in sorted(llm, key=lambda s: s.start_ns)] == ["tool_use"] * 3 + ["end_turn"]
     executions = otlp.spans("claude_code.tool.execution")
     assert sorted(s.parent_span_id for s in executions) == sorted(s.span_id for s in tools)
+    assert not any("tool_input" in s.attributes or s.events for s in [*tools, *executions])  # OTEL_LOG_TOOL_CONTENT
     assert all(turn.start_ns <= s.start_ns <= s.end_ns <= turn.end_ns for s in [*llm, *tools])
 
 
 def test_prompts_and_tool_details_are_exported_only_when_asked(project: Path, tmp_path: Path) -> None:
     with OtlpReceiver() as otlp, FakeAPI(edit_and_commit(project)) as api:
         env = telemetry_env(tmp_path, otlp.endpoint, ANTHROPIC_BASE_URL=api.base_url, ANTHROPIC_API_KEY="sk-test",
-                            OTEL_LOG_USER_PROMPTS="1", OTEL_LOG_TOOL_DETAILS="1", OTEL_METRICS_INCLUDE_SESSION_ID="0",
+                            OTEL_LOG_USER_PROMPTS="1", OTEL_LOG_TOOL_DETAILS="1", OTEL_LOG_TOOL_CONTENT="1",
+                            OTEL_METRICS_INCLUDE_SESSION_ID="0",
                             OTEL_METRICS_INCLUDE_VERSION="1")
         proc = run_p(["fix the TODO in a.py and commit", "--permission-mode", "acceptEdits", "--allowedTools", "Bash"],
                      project, env)
@@ -147,6 +149,10 @@ def test_prompts_and_tool_details_are_exported_only_when_asked(project: Path, tm
     assert json.loads(bash["tool_input"])["description"] == "commit"
     point = otlp.points("claude_code.token.usage")[0]
     assert "session.id" not in point.attributes and point.attributes["app.version"]
+    read = next(s for s in otlp.spans("claude_code.tool") if s.attributes["tool_name"] == "Read")
+    assert json.loads(read.attributes["tool_input"])["file_path"].endswith("a.py")
+    outputs = [e for s in otlp.spans("claude_code.tool.execution") for e in s.events if e[0] == "tool.output"]
+    assert any("TODO: validate inputs" in attrs["output"] for _, attrs in outputs)
 
 
 def test_a_subagents_requests_and_tools_nest_under_its_agent_call(project: Path, tmp_path: Path) -> None:
