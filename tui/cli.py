@@ -232,7 +232,7 @@ def _run(args: argparse.Namespace, own_process: bool) -> int:
 
 
 def start_telemetry(opts: AgentOptions, *, print_mode: bool) -> Any:
-    """Claude Code's OpenTelemetry export when CLAUDE_CODE_ENABLE_TELEMETRY is on; tui.telemetry is imported only then."""
+    """Claude Code's OpenTelemetry export if CLAUDE_CODE_ENABLE_TELEMETRY is on (only then is tui.telemetry imported)."""
     if os.environ.get("CLAUDE_CODE_ENABLE_TELEMETRY", "").strip().lower() not in ("1", "true", "yes", "on"):
         return None
     from tui.telemetry import start
@@ -245,6 +245,7 @@ def start_telemetry(opts: AgentOptions, *, print_mode: bool) -> Any:
 
 def _run_session(args: argparse.Namespace, own_process: bool, opts: AgentOptions, problems: list[str],
                  prompt: str) -> int:
+    """-p's one turn, or the app (resumed with -c/-r); returns the exit code."""
     if args.print_mode:
         for problem in problems:
             print(visible(f"agent-tui: settings: {problem}"), file=sys.stderr)  # may quote the file
