@@ -37,6 +37,11 @@ def project(tmp_path: Path) -> Path:
 
 def telemetry_env(tmp_path: Path, endpoint: str, **extra: str) -> dict[str, str]:
     env = {k: v for k, v in os.environ.items() if not k.startswith(("ANTHROPIC_", "OTEL_", "CLAUDE_CODE_"))}
+    gh = tmp_path / "bin" / "gh"  # GitHub's CLI as far as `gh pr create` goes: it prints the new PR's URL
+    gh.parent.mkdir(exist_ok=True)
+    gh.write_text("#!/bin/sh\necho https://github.com/example/demo/pull/7\n")
+    gh.chmod(0o755)
+    env["PATH"] = f"{gh.parent}{os.pathsep}{env.get('PATH', '')}"
     env.update(GIT_ID, XDG_CONFIG_HOME=str(tmp_path / "config"), XDG_DATA_HOME=str(tmp_path / "data"),
                CLAUDE_CODE_ENABLE_TELEMETRY="1", OTEL_METRICS_EXPORTER="otlp", OTEL_LOGS_EXPORTER="otlp",
                OTEL_TRACES_EXPORTER="otlp", OTEL_EXPORTER_OTLP_PROTOCOL="http/protobuf",
@@ -59,6 +64,8 @@ def edit_and_commit(project: Path) -> list[Any]:
                                                                   "        raise ValueError('missing')\n"}),
               stop_reason="tool_use"),
         reply(tool_use("Bash", {"command": "git commit -am 'validate inputs'", "description": "commit"}),
+              stop_reason="tool_use"),
+        reply(tool_use("Bash", {"command": "gh pr create --fill", "description": "open a pull request"}),
               stop_reason="tool_use"),
         reply(text("Committed."), stop_reason="end_turn", usage={"cache_read_input_tokens": 40,
                                                                  "cache_creation_input_tokens": 7}),
@@ -86,7 +93,7 @@ def test_print_mode_exports_claude_codes_metrics_events_and_spans(project: Path,
     assert otlp.total("claude_code.cost.usage") == pytest.approx(result["total_cost_usd"], rel=1e-4)
     assert otlp.total("claude_code.lines_of_code.count", type="added") == 2
     assert otlp.total("claude_code.lines_of_code.count", type="removed") == 1
-    assert otlp.total("claude_code.commit.count") == 1
+    assert otlp.total("claude_code.commit.count") == 1 and otlp.total("claude_code.pull_request.count") == 1
     assert otlp.total("claude_code.code_edit_tool.decision", tool_name="Edit", decision="accept", source="config",
                       language="Python") == 1
     assert otlp.total("claude_code.active_time.total", type="cli") > 0
@@ -104,27 +111,29 @@ def test_print_mode_exports_claude_codes_metrics_events_and_spans(project: Path,
     assert attrs["event.name"] == "user_prompt" and attrs["prompt_length"] == str(len("fix the TODO in a.py and commit"))
     assert attrs["prompt"] == "<REDACTED>" and attrs["session.id"] == session_id
     requests = otlp.records("claude_code.api_request")
-    assert len(requests) == 4
+    assert len(requests) == 5
     assert sum(r.attributes["input_tokens"] for r in requests) == usage["input_tokens"]
     assert requests[-1].attributes["cache_read_tokens"] == 40 and requests[-1].attributes["model"] == "claude-sonnet-5-5"
     assert {r.attributes["prompt.id"] for r in otlp.records()} == {attrs["prompt.id"]}
     decisions = [r.attributes for r in otlp.records("claude_code.tool_decision")]
     assert [(d["tool_name"], d["decision"], d["source"]) for d in decisions] == [
-        ("Read", "accept", "config"), ("Edit", "accept", "config"), ("Bash", "accept", "config")]
+        ("Read", "accept", "config"), ("Edit", "accept", "config"), ("Bash", "accept", "config"),
+        ("Bash", "accept", "config")]
     results = [r.attributes for r in otlp.records("claude_code.tool_result")]
-    assert [(r["tool_name"], r["success"]) for r in results] == [("Read", "true"), ("Edit", "true"), ("Bash", "true")]
+    assert [(r["tool_name"], r["success"]) for r in results] == [("Read", "true"), ("Edit", "true"), ("Bash", "true"),
+                                                                 ("Bash", "true")]
     assert all(int(r["duration_ms"]) >= 0 and int(r["tool_result_size_bytes"]) > 0 for r in results)
     assert not any("tool_input" in r or "tool_parameters" in r for r in results)  # OTEL_LOG_TOOL_DETAILS is off
     sequence = [r.attributes["event.sequence"] for r in otlp.records()]
     assert sorted(sequence) == list(range(len(sequence)))
-    # traces: the turn, its four requests and three tool calls inside it
+    # traces: the turn, its five requests and four tool calls inside it
     (turn,) = otlp.spans("claude_code.interaction")
     assert turn.attributes["user_prompt"] == "<REDACTED>" and turn.attributes["interaction.sequence"] == 1
     llm = otlp.spans("claude_code.llm_request")
     tools = otlp.spans("claude_code.tool")
-    assert len(llm) == 4 and len(tools) == 3
+    assert len(llm) == 5 and len(tools) == 4
     assert all(s.parent_span_id == turn.span_id and s.trace_id == turn.trace_id for s in [*llm, *tools])
-    assert [s.attributes["stop_reason"] for s in sorted(llm, key=lambda s: s.start_ns)] == ["tool_use"] * 3 + ["end_turn"]
+    assert [s.attributes["stop_reason"] for s in sorted(llm, key=lambda s: s.start_ns)] == ["tool_use"] * 4 + ["end_turn"]
     executions = otlp.spans("claude_code.tool.execution")
     assert sorted(s.parent_span_id for s in executions) == sorted(s.span_id for s in tools)
     assert not any("tool_input" in s.attributes or s.events for s in [*tools, *executions])  # OTEL_LOG_TOOL_CONTENT
