@@ -10,7 +10,7 @@ import argparse
 import os
 import sys
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from tui import __version__
 from tui.agent.options import AgentOptions
@@ -263,6 +263,29 @@ def _run(args: argparse.Namespace, own_process: bool) -> int:
     if not opts.project_dir.is_dir():
         print(f"agent-tui: the project directory {opts.project_dir} does not exist.", file=sys.stderr)
         return 2
+    telemetry = start_telemetry(opts, print_mode=args.print_mode)
+    try:
+        return _run_session(args, own_process, opts, problems, prompt)
+    finally:
+        if telemetry is not None:
+            telemetry.close()  # the last export, bounded: an unreachable collector never holds the exit up
+
+
+def start_telemetry(opts: AgentOptions, *, print_mode: bool) -> Any:
+    """Claude Code's OpenTelemetry export if CLAUDE_CODE_ENABLE_TELEMETRY is on (only then is tui.telemetry imported)."""
+    if os.environ.get("CLAUDE_CODE_ENABLE_TELEMETRY", "").strip().lower() not in ("1", "true", "yes", "on"):
+        return None
+    from tui.telemetry import start
+
+    telemetry = start(interactive=not print_mode)
+    if telemetry is not None:
+        opts.on_session.append(telemetry.attach)  # the session the run builds subscribes it to its bus
+    return telemetry
+
+
+def _run_session(args: argparse.Namespace, own_process: bool, opts: AgentOptions, problems: list[str],
+                 prompt: str) -> int:
+    """-p's one turn, or the app (resumed with -c/-r); returns the exit code."""
     if args.print_mode:
         for problem in problems:
             print(visible(f"agent-tui: settings: {problem}"), file=sys.stderr)  # may quote the file

@@ -23,6 +23,7 @@ from tui.agent.events import (
     Event,
     HookFinished,
     HookStarted,
+    LinesChanged,
     LoopStopped,
     McpMessage,
     McpServerChanged,
@@ -42,8 +43,8 @@ from tui.sanitize import visible
 
 NORMAL_STOPS = {"end_turn", "stop_sequence", "max_tokens", "model_context_window_exceeded"}
 _PARTIAL = (BlockStarted, BlockDelta, BlockFinished, ToolOutput)
-#: MCP traffic and status are for the app; system/init lists the servers' status
-_QUIET = (McpMessage, McpServerChanged)
+#: MCP traffic and status are for the app (system/init lists the servers' status); line counts for telemetry
+_QUIET = (McpMessage, McpServerChanged, LinesChanged)
 
 
 def snake(name: str) -> str:

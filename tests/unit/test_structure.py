@@ -46,6 +46,10 @@ def test_hooks_never_import_the_engine_or_the_ui() -> None:
     assert _violations(["hooks"], ("tui.agent", "tui.ui", "tui.headless", "tui.cli", "textual")) == []
 
 
+def test_telemetry_is_a_subscriber_that_never_imports_the_ui() -> None:
+    assert _violations(["telemetry"], ("tui.ui", "tui.headless", "tui.cli", "textual")) == []
+
+
 def test_the_check_resolves_relative_imports() -> None:
     modules = [m for _, m in _imports(ROOT / "agent" / "dispatch.py")]
     assert "tui.agent.events" in modules and "tui.tools.base" in modules

@@ -215,6 +215,16 @@ class ToolFinished(Event):
 
 
 @_event
+class LinesChanged(Event):
+    """An edit tool changed a file: the lines it added and removed (what Claude Code counts as lines of code)."""
+
+    tool_use_id: str
+    path: str
+    added: int
+    removed: int
+
+
+@_event
 class PermissionRequested(Event):
     """A gated tool needs a yes. The loop thread waits on `reply`.
 

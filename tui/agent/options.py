@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -86,3 +87,5 @@ class AgentOptions:
     image_max_edge: int = 1568
     #: the hooks read at start (tui.hooks.config.HookConfig); None when no settings file has any
     hooks: Any = None
+    #: called with each top-level session once it is built (telemetry subscribes here); subagents skip it
+    on_session: list[Callable[[Any], None]] = field(default_factory=list)

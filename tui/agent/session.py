@@ -205,6 +205,9 @@ class AgentSession(TranscriptMixin, PinMixin):
             from .subagents import attach_agent_tool
 
             attach_agent_tool(self)
+        if self.loop_path == "main":
+            for attach in options.on_session:
+                attach(self)
 
     # --- plumbing ----------------------------------------------------------------------
 
