@@ -80,7 +80,8 @@ def test_print_mode_exports_claude_codes_metrics_events_and_spans(project: Path,
         proc = run_p(["fix the TODO in a.py and commit", "--permission-mode", "acceptEdits", "--allowedTools", "Bash",
                       "--output-format", "json"], project, env)
         assert proc.returncode == 0, proc.stderr
-        assert proc.stderr == ""
+        # the scripted usage has no cache reads where a cache was written: the cost ledger names that miss
+        assert [line for line in proc.stderr.splitlines() if not line.startswith("agent-tui: cache miss")] == []
     assert {h.get("authorization") for _, _, h in otlp.requests} == {"Bearer t0ken"}
     result = json.loads(proc.stdout)
     session_id = result["session_id"]
