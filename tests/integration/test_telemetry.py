@@ -67,8 +67,9 @@ def edit_and_commit(project: Path) -> list[Any]:
               stop_reason="tool_use"),
         reply(tool_use("Bash", {"command": "gh pr create --fill", "description": "open a pull request"}),
               stop_reason="tool_use"),
-        reply(text("Committed."), stop_reason="end_turn", usage={"cache_read_input_tokens": 40,
-                                                                 "cache_creation_input_tokens": 7}),
+        reply(text("Committed."), stop_reason="end_turn", usage={
+            "cache_read_input_tokens": 40, "cache_creation_input_tokens": 7,  # the breakdown agrees, as the API's does
+            "cache_creation": {"ephemeral_5m_input_tokens": 7, "ephemeral_1h_input_tokens": 0}}),
     ]
 
 
