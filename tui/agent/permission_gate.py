@@ -58,10 +58,13 @@ class PendingAsks:
             waiting = [(k, entry) for k, entry in self._waiting.items() if k != exclude and k not in self.settled]
         for key, (future, verdict_now, allowed) in waiting:
             verdict = verdict_now()
-            if verdict.decision == "allow" and future.cancel():  # not answered meanwhile: its dialog closes
-                with self._lock:
-                    self.settled[key] = verdict
-                allowed(verdict)
+            if verdict.decision != "allow":
+                continue
+            with self._lock:  # two threads may settle at once; cancel() of a cancelled future is True again
+                if key in self.settled or not future.cancel():  # answered meanwhile, or settled by the other
+                    continue
+                self.settled[key] = verdict
+            allowed(verdict)  # its dialog closes
 
 
 _attach_ids = itertools.count(1)

@@ -18,6 +18,8 @@ from .one_line import OneLineRender
 from tui.wording import plural
 
 #: states that tick a live elapsed time
+#: where the state's piece goes among the cached parts (swapped on every tick of the clock)
+STATE_SLOT: tuple[int, Content] = (0, Content("\x00state"))
 BUSY_STATES = ("starting", "waiting for model", "streaming", "thinking", "running", "waiting for approval",
                "compacting")
 
@@ -115,16 +117,17 @@ class StatusLine(OneLineRender, Static):
             state += f" · {self.clock() - self.state_since:.1f} s"
         state_part = Content.assemble("  ", (state, "$accent" if self.state != "idle" else "dim"))
         u = self.usage or {}
-        key = (self.model, self.mode, self.background, self.custom, self.context_used, self.context_window,
-               self.context_estimated, tuple(sorted(u.items())), self.cost_usd)
+        key = (self.model, self.model_id, self.mode, self.vi_mode, self.thinking_choice, self.effort, self.background,
+               self.custom, self.context_used, self.context_window, self.context_estimated,
+               tuple(sorted(u.items())), self.cost_usd)
         if self._parts_cache is None or self._parts_cache[0] != key:
             self._parts_cache = (key, self._other_parts(u))
         parts = list(self._parts_cache[1])
-        parts[2] = (0, state_part)
+        parts[parts.index(STATE_SLOT)] = (0, state_part)
         return parts
 
     def _other_parts(self, u: dict[str, Any]) -> list[tuple[int, Content]]:
-        """Every piece but the state's (a placeholder at index 2)."""
+        """Every piece but the state's (STATE_SLOT holds its place)."""
         fresh_in = u.get("input_tokens", 0)
         cache_read = u.get("cache_read_input_tokens", 0)
         cache_write = u.get("cache_creation_input_tokens", 0)
@@ -135,7 +138,7 @@ class StatusLine(OneLineRender, Static):
         parts = [
             (0, Content.from_markup("[b]$m[/b]", m=one_line(self.model))),
             (1, Content.from_markup(f"  [dim]mode[/dim] [{mode_colour}]$mode[/]", mode=self.mode)),
-            (0, Content("")),
+            STATE_SLOT,
         ]
         if self.vi_mode:
             parts.insert(0, (1, Content.from_markup("[reverse] $m [/reverse] " if self.vi_mode == "normal"
