@@ -42,7 +42,8 @@ def test_a_short_soak_leaves_nothing_behind_and_reloads_the_same_history(demo_pr
     # nothing left behind: descriptors, threads and child processes are back where they started
     assert report.end["fds"] <= report.start["fds"], (report.start, report.end)
     assert report.end["threads"] <= report.start["threads"], (report.start, report.end)
-    assert report.end["children"] == 0, report.end
+    # (the suite may have a child of its own running meanwhile: the SDK 2.x inner run started at collection)
+    assert report.end["children"] <= report.start["children"], (report.start, report.end)
     # the widgets mounted stay bounded however many turns went by
     assert report.widgets_max < MAX_MOUNTED_TURNS * 40, report.widgets_max
     # the transcript reloads to the history the session ended with
