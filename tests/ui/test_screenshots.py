@@ -1,7 +1,7 @@
 """The screenshot script's demo project and the committed screenshots it produced.
 
 Regenerating them drives a whole offline turn (~15 s), so the suite checks the outputs
-instead: each SVG must show what the README says it shows.
+instead: each SVG must show what the README and docs/ say it shows.
 """
 
 from __future__ import annotations
