@@ -111,3 +111,14 @@ def test_every_built_in_slash_command_is_in_the_app_page() -> None:
     assert len(SLASH_COMMANDS) > 20
     assert sorted(name for name in SLASH_COMMANDS if not re.search(rf"`/{re.escape(name)}[ `]", page)) == []
 
+
+def test_the_readme_benchmark_headline_shows_the_docs_table() -> None:
+    from tests.bench.publish import HEADLINE_MARKERS, TABLE_LINK, TABLE_MARKERS, between, headline_figures
+
+    headline = between(_text(README), HEADLINE_MARKERS)
+    rows = between(_text(DOCS / "benchmarks.md"), TABLE_MARKERS).splitlines()
+    figures = headline_figures(headline)
+    assert figures and all(TABLE_LINK in line for line in headline.splitlines())
+    missing = [(name, figure) for name, figure in figures
+               if not any(row.startswith(f"| {name}") and f"| {figure} |" in row for row in rows)]
+    assert missing == []
