@@ -94,6 +94,7 @@ def test_the_two_commands_are_unchanged_everywhere_they_are_shown() -> None:
     test = 'python3 -m venv .venv && .venv/bin/pip install -e ".[test]" && .venv/bin/python -m pytest\n'
     assert run in _text(README) and test in _text(README)
     assert run in _text(DOCS / "index.md") and test in _text(DOCS / "development.md")
+    assert test in _text(ROOT / ".ci" / "run")  # CI runs the README's test command as it stands
 
 
 def test_every_setting_is_in_the_settings_page() -> None:
