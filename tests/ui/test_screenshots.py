@@ -64,8 +64,8 @@ def test_committed_screenshot_shows_its_subject(name: str, phrases: list[str]) -
         assert phrase in text, f"{name} lacks {phrase!r}"
 
 
-def test_the_cost_screenshots_are_committed_and_in_the_readme() -> None:
-    readme = (REPO / "README.md").read_text(encoding="utf-8")
+def test_the_cost_screenshots_are_committed_and_in_the_docs() -> None:
+    page = (REPO / "docs" / "cost-and-context.md").read_text(encoding="utf-8")
     for name in ("cache-break.svg", "cost-breakdown.svg"):
         assert (REPO / "screenshots" / name).exists(), f"run python scripts/screenshots.py to make {name}"
-        assert f"(screenshots/{name})" in readme
+        assert f"(../screenshots/{name})" in page
