@@ -123,3 +123,9 @@ def test_the_readme_benchmark_headline_shows_the_docs_table() -> None:
     missing = [(name, figure) for name, figure in figures
                if not any(row.startswith(f"| {name}") and f"| {figure} |" in row for row in rows)]
     assert missing == []
+
+
+def test_every_import_rule_the_architecture_page_names_is_a_test() -> None:
+    named = set(re.findall(r"`(test_\w+)`", _text(DOCS / "architecture.md")))
+    defined = set(re.findall(r"^def (test_\w+)\(", _text(ROOT / "tests" / "unit" / "test_structure.py"), re.M))
+    assert len(named) > 10 and sorted(named - defined) == []
