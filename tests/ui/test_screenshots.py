@@ -1,7 +1,7 @@
 """The screenshot script's demo project and the committed screenshots it produced.
 
 Regenerating them drives a whole offline turn (~15 s), so the suite checks the outputs
-instead: each SVG must show what the README says it shows.
+instead: each SVG must show what the README and docs/ say it shows.
 """
 
 from __future__ import annotations
@@ -64,8 +64,8 @@ def test_committed_screenshot_shows_its_subject(name: str, phrases: list[str]) -
         assert phrase in text, f"{name} lacks {phrase!r}"
 
 
-def test_the_cost_screenshots_are_committed_and_in_the_readme() -> None:
-    readme = (REPO / "README.md").read_text(encoding="utf-8")
+def test_the_cost_screenshots_are_committed_and_in_the_docs() -> None:
+    page = (REPO / "docs" / "cost-and-context.md").read_text(encoding="utf-8")
     for name in ("cache-break.svg", "cost-breakdown.svg"):
         assert (REPO / "screenshots" / name).exists(), f"run python scripts/screenshots.py to make {name}"
-        assert f"(screenshots/{name})" in readme
+        assert f"(../screenshots/{name})" in page
