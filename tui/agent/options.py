@@ -84,3 +84,5 @@ class AgentOptions:
     web_search_blocked_domains: list[str] = field(default_factory=list)
     #: the hooks read at start (tui.hooks.config.HookConfig); None when no settings file has any
     hooks: Any = None
+    #: the enabled plugins (tui.plugins.active.ActivePlugins); None when no settings file names any
+    plugins: Any = None
