@@ -121,22 +121,41 @@ def resolve(project_dir: Path, loaded: Any, *, install_missing: bool = True) -> 
 
 def _missing(active: ActivePlugins, plugin_id: str, choice: Any, loaded: Any, install_missing: bool) -> InstalledPlugin | None:
     """An enabled plugin that is not installed: installed now for a trusted folder that enables it, else a sentence."""
-    if choice.folder and not loaded.trusted:
-        return None  # the trust question names it; trusting installs it
-    if choice.folder and install_missing:
+    where = f"{_shown(choice.path, active.project_dir)} ({_key(choice.path)})"
+    if choice.folder and not (loaded.trusted and install_missing):
+        market = split_id(plugin_id)[1]
+        if loaded.trusted or market in _known_names() or any(m.name == market for m in loaded.marketplaces):
+            return None  # the trust question names it; trusting installs it
+        active.problems.append(f"Plugin {plugin_id}, which {where} enables, cannot be installed: no marketplace "
+                               f"called {market} is added or named in extraKnownMarketplaces.")
+        return None
+    if choice.folder:
         from .install import install
 
         try:
             done = install(plugin_id, named=loaded.marketplaces, by_user=False)
         except PluginError as exc:
-            active.problems.append(f"Plugin {plugin_id}, which {_shown(choice.path, active.project_dir)} enables, "
-                                   f"could not be installed: {exc}")
+            active.problems.append(f"Plugin {plugin_id}, which {where} enables, could not be installed: {exc}")
             return None
         active.installed_now.append(plugin_id)
         return done.record
-    active.problems.append(f"Plugin {plugin_id} is enabled in {_shown(choice.path, active.project_dir)} but not "
-                           f"installed: agent-tui plugin install {plugin_id} installs it.")
+    active.problems.append(f"Plugin {plugin_id} is enabled in {where} but not installed: "
+                           f"agent-tui plugin install {plugin_id} installs it.")
     return None
+
+
+def _known_names() -> set[str]:
+    from .store import read_known
+
+    try:
+        return set(read_known())
+    except PluginError:
+        return set()
+
+
+def _key(path: Path) -> str:
+    """The settings key as that file spells it."""
+    return "enabledPlugins" if path.suffix == ".json" else "enabled_plugins"
 
 
 def _load(active: ActivePlugins, plugin_id: str, record: InstalledPlugin, choice: Any) -> LoadedPlugin | None:

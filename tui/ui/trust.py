@@ -101,7 +101,7 @@ def _answered(app: AgentApp, inventory: FolderInventory, change: bool | None) ->
             app.notify(f"Not trusted: this folder's {inventory.summary()} stay off. /trust loads them.", title=TITLE)
         return
     apply_trust(app, trusting)
-    what = f": its {inventory.summary()} {'are' if len(inventory.items) != 1 else 'is'} now {'on' if trusting else 'off'}" \
+    what = f": its {inventory.summary()} {'are' if inventory.count() != 1 else 'is'} now {'on' if trusting else 'off'}" \
         if inventory else ""
     if trusting:
         app.notify(f"Trusted {project_dir}{what}.", title=TITLE)
