@@ -182,3 +182,12 @@ def test_broken_plugins_are_one_sentence_each_and_the_rest_works(tmp_path: Path,
     assert lines[2].startswith("agent-tui: Plugin guard@team-tools was not loaded: plugin manifest: ")
     assert "plugin.json:1:18 is not valid JSON" in lines[2]
     assert "Say hello to Ada." in _first_prompt(body)  # twin is gone, so /greet is toolkit's alone again
+
+
+def test_without_plugin_settings_nothing_of_tui_plugins_is_imported(tmp_path: Path, home: Path) -> None:
+    code = ("import sys; from tui.cli import main; main(['-p', 'hi', '--offline', '--cwd', sys.argv[1]]); "
+            "print(sorted(m for m in sys.modules if m.startswith('tui.plugins') or m == 'tui.agent.plugins_live'))")
+    proc = subprocess.run([sys.executable, "-c", code, str(tmp_path)], capture_output=True, text=True, timeout=120,
+                          cwd=ROOT, env=_env(home))
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.strip().splitlines()[-1] == "[]"
