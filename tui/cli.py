@@ -163,7 +163,7 @@ def options_from_args(args: argparse.Namespace) -> tuple[AgentOptions, list[str]
     if hooks:
         from tui.hooks.config import HookConfig
 
-        opts.hooks = HookConfig(list(hooks), trusted=loaded.trusted)
+        opts.hooks = HookConfig(list(hooks), trusted=trusted)
     if settings is not None:
         opts.model = settings.model
         opts.max_tokens = settings.max_tokens

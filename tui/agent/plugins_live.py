@@ -31,7 +31,7 @@ def apply_plugins(session: AgentSession, loaded: Any) -> list[str]:
     session.options.plugins = active
     trusted = bool(getattr(session.policy, "trusted", loaded.trusted))
     _commands(session)
-    agent_tool = next((t for t in session.tools if t.name == "Agent"), None)
+    agent_tool: Any = next((t for t in session.tools if t.name == "Agent"), None)
     if agent_tool is not None:
         agent_tool.reload()
     _hooks(session, plugin_hooks(active, loaded), loaded.trusted)
@@ -82,7 +82,7 @@ def _servers(session: AgentSession, active: Any, trusted: bool) -> list[str]:
     """Start the plugins' new MCP servers, stop those no plugin brings now; a sentence for each change."""
     servers, _ = active.mcp_servers(trusted)
     wanted = {s.name: s for s in servers}
-    runtime = getattr(session, "mcp", None)
+    runtime: Any = getattr(session, "mcp", None)
     states = runtime.manager.states if runtime is not None else {}
     said = []
     stop = [name for name, state in states.items()

@@ -110,8 +110,8 @@ class _Reader:
         if isinstance(inline, dict):  # {"name": {"source": "./x.md"}} maps names to files
             for name, entry in inline.items():
                 source = entry.get("source") if isinstance(entry, dict) else None
-                if (path := self.inside(source, "commands")) is not None and path.is_file():
-                    self.command(command_name(str(name)), path, "command")
+                if (found := self.inside(source, "commands")) is not None and found.is_file():
+                    self.command(command_name(str(name)), found, "command")
 
     def skills(self) -> None:
         from tui.hooks.commands import command_name

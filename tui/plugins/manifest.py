@@ -139,7 +139,7 @@ def parse_marketplace(data: Any, path: Path, root: Path) -> Marketplace:
     plugins = data.get("plugins")
     if not isinstance(plugins, list):
         raise PluginError(f"{where}: `plugins` must be a list of plugin entries.")
-    metadata = data.get("metadata") if isinstance(data.get("metadata"), dict) else {}
+    metadata: dict[str, Any] = data["metadata"] if isinstance(data.get("metadata"), dict) else {}
     plugin_root = metadata.get("pluginRoot") if isinstance(metadata.get("pluginRoot"), str) else ""
     market = Marketplace(name, _person(data.get("owner")), [], root / plugin_root if plugin_root else root,
                          str(data.get("description") or metadata.get("description") or ""))
