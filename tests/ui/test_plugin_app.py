@@ -77,3 +77,22 @@ async def test_the_trust_question_names_the_hooks_of_a_plugin_the_folder_enables
         assert hooks().trusted and app.session.hooks is not None
         await wait_until(pilot, lambda: any("Installed the plugin guard@team-tools" in str(n.message)
                                             for n in app._notifications))
+
+
+async def test_plugin_problems_are_toasts_and_the_app_starts(tmp_path: Path, demo_project: Path) -> None:
+    from tui.cli import build_parser, options_from_args
+    from tui.config.settings import load_settings
+    from tui.plugins.install import install, set_enabled
+    from tui.plugins.marketplaces import add_marketplace
+    from tui.plugins.sources import parse_source
+
+    add_marketplace(parse_source(str(copy_plugin_market(tmp_path)), demo_project))
+    for name in ("toolkit", "twin"):
+        install(f"{name}@team-tools")
+        set_enabled(f"{name}@team-tools", True, demo_project, load_settings(demo_project))
+    options, _ = options_from_args(build_parser().parse_args(["--offline", "--cwd", str(demo_project)]))
+    options.interactive, options.transcript = True, False
+    app = AgentApp(options, permission_grace_s=0)
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_until(pilot, lambda: any("both have a command /greet" in str(n.message) for n in app._notifications))
+        assert session_catalog(app.session).get("twin:greet") is not None

@@ -175,3 +175,52 @@ def test_a_trusted_folder_installs_the_plugins_its_settings_enable(market: Path,
     plugin = trusted.get("guard@team-tools")
     assert plugin.gated and not read_installed()["guard@team-tools"].user_installed
     assert all(h.project for h in trusted.hooks())  # they run only while the folder is trusted
+
+
+def _enable_in_folder(project: Path, market: Path, plugin_id: str, source: dict | None = None) -> None:
+    (project / ".claude").mkdir(exist_ok=True)
+    (project / ".claude" / "settings.json").write_text(json.dumps({
+        "enabledPlugins": {plugin_id: True},
+        "extraKnownMarketplaces": {"team-tools": {"source": source or {"source": "directory", "path": str(market)}}}}))
+
+
+def test_a_gated_plugin_command_loads_but_its_shell_lines_wait_for_trust(market: Path, project: Path) -> None:
+    from tui.config.permissions import PermissionPolicy
+    from tui.hooks.expand import ExpansionRefused, expand
+
+    _enable_in_folder(project, market, "toolkit@team-tools")
+    install("toolkit@team-tools", named=load_settings(project).marketplaces, by_user=False)  # as trusting once did
+    active = resolve(project, load_settings(project))
+    catalog = load_catalog(project, active)
+    status = catalog.get("toolkit:status")
+    assert status is not None and status.from_project and active.agents(trusted=False) == []
+    assert active.mcp_servers(trusted=False) == ([], {})
+    with pytest.raises(ExpansionRefused) as refused:
+        expand(status, "", project_dir=project, policy=PermissionPolicy(project_dir=project, trusted=False))
+    assert "comes from the plugin toolkit@team-tools, which this folder's settings enable" in str(refused.value)
+    greet = expand(catalog.get("greet"), "Ada", project_dir=project, policy=PermissionPolicy(project_dir=project,
+                                                                                             trusted=False))
+    assert greet.startswith("Say hello to Ada. (This prompt came from the toolkit plugin in ")
+
+
+def test_the_trust_items_name_each_hook_server_and_shell_line(tmp_path: Path, market: Path, project: Path) -> None:
+    from tui.trust.inventory import folder_inventory
+
+    (project / ".claude").mkdir()
+    (project / ".claude" / "settings.json").write_text(json.dumps({
+        "enabledPlugins": {"guard@team-tools": True, "kitchen@team-tools": True, "toolkit@team-tools": True,
+                           "later@git-tools": True, "formatter@nobody": True},
+        "extraKnownMarketplaces": {"team-tools": {"source": {"source": "directory", "path": str(market)}},
+                                   "git-tools": {"source": {"source": "git", "url": "https://example.invalid/t.git"}}}}))
+    inventory = folder_inventory(project)
+    texts = [i.text for i in inventory.of("plugins")]
+    assert "guard@team-tools hook PreToolUse Bash: ${CLAUDE_PLUGIN_ROOT}/hooks/mark.sh" in texts
+    assert "kitchen@team-tools MCP server plugin_kitchen_kitchen: python3 ${CLAUDE_PLUGIN_ROOT}/server.py" in texts \
+        or any(t.startswith("kitchen@team-tools MCP server plugin_kitchen_kitchen: ") and t.endswith(
+            "${CLAUDE_PLUGIN_ROOT}/server.py") for t in texts)
+    assert "toolkit@team-tools /toolkit:status: !`echo plugin-shell-ran`" in texts
+    assert any(t.startswith("later@git-tools: from the marketplace git-tools (git https://example.invalid/t.git), "
+                            "not added yet") for t in texts)
+    assert not any("formatter@nobody" in t for t in texts)  # trusting could not install it: not promised
+    assert inventory.summary().startswith("4 plugins")
+    assert read_installed() == {} and read_known() == {}  # the question reads, it installs nothing
