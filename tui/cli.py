@@ -66,6 +66,7 @@ def split_rules(values: list[str] | None) -> list[str]:
 SUBCOMMANDS: dict[str, tuple[str, str]] = {
     "mcp": ("tui.mcp.cli", "manage MCP servers: list, get, add, add-json, remove, login, logout, reset-project-choices"),
     "acp": ("tui.acp.server", "speak the Agent Client Protocol over stdio (Zed, Toad, other ACP clients)"),
+    "plugin": ("tui.plugins.cli", "manage plugins: install, enable, disable, uninstall, list; marketplace add|list|remove|update"),
     "replay": ("tui.ui.replay_app", "play a recorded session in the app (default: this project's newest)"),
 }
 
@@ -134,6 +135,7 @@ def options_from_args(args: argparse.Namespace, *, sandbox: bool = True) -> tupl
     settings = None
     trusted = mcp_seen = False
     hooks: list = []
+    loaded = None
     try:
         from tui.config.settings import load_settings
         from tui.config.trust_notice import ignored_allow_notice
@@ -157,10 +159,15 @@ def options_from_args(args: argparse.Namespace, *, sandbox: bool = True) -> tupl
     except ImportError:
         pass
     opts = AgentOptions(project_dir=project_dir)
+    if loaded is not None and loaded.plugins_seen:  # else tui.plugins is never imported
+        from tui.plugins.wiring import attach_plugins, plugin_hooks
+
+        attach_plugins(opts, loaded)
+        hooks = [*hooks, *plugin_hooks(opts.plugins, loaded)]
     if hooks:
         from tui.hooks.config import HookConfig
 
-        opts.hooks = HookConfig(list(hooks), trusted=loaded.trusted)
+        opts.hooks = HookConfig(list(hooks), trusted=trusted)
     if settings is not None:
         opts.model = settings.model
         opts.max_tokens = settings.max_tokens
@@ -203,6 +210,10 @@ def options_from_args(args: argparse.Namespace, *, sandbox: bool = True) -> tupl
         approve = None if args.print_mode else only_enabled(project_dir, trusted)  # the app asks about new ones
         problems += fill_mcp_options(opts, args.mcp_config or [], strict=args.strict_mcp_config, trusted=trusted,
                                      approve=approve)
+    if opts.plugins is not None and not args.strict_mcp_config:
+        from tui.plugins.wiring import add_plugin_servers
+
+        add_plugin_servers(opts, trusted)
     from tui.providers.setup import configure
 
     configure(opts, settings, model_flag=args.model, fallback_model=args.fallback_model)
@@ -289,6 +300,8 @@ def _run_session(args: argparse.Namespace, own_process: bool, opts: AgentOptions
     if args.print_mode:
         for problem in problems:
             print(visible(f"agent-tui: settings: {problem}"), file=sys.stderr)  # may quote the file
+        for notice in opts.plugins.notices() if opts.plugins is not None else ():
+            print(visible(f"agent-tui: {notice}"), file=sys.stderr)
         if opts.effort and (note := effort_refusal(opts.model, model_thinking(opts.model), opts.effort)):
             print(visible(f"agent-tui: --effort: {note}"), file=sys.stderr)
         stream_input = args.input_format == "stream-json"  # prompts come from stdin, one JSON line each

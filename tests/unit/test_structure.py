@@ -123,3 +123,7 @@ def test_the_shared_leaves_import_no_room() -> None:
     leaves = ["sanitize.py", "redact.py", "wording.py"]
     others = [f"tui.{name.removesuffix('.py')}" for name in _everything_but(*leaves)]
     assert _module_violations(leaves, tuple(others)) == []
+
+
+def test_plugins_never_import_the_engine_or_the_ui() -> None:
+    assert _violations(["plugins"], ("tui.agent", "tui.ui", "tui.headless", "tui.cli", "textual")) == []

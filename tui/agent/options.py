@@ -89,3 +89,5 @@ class AgentOptions:
     hooks: Any = None
     #: called with each top-level session once it is built (telemetry subscribes here); subagents skip it
     on_session: list[Callable[[Any], None]] = field(default_factory=list)
+    #: the enabled plugins (tui.plugins.active.ActivePlugins); None when no settings file names any
+    plugins: Any = None

@@ -39,6 +39,14 @@ class HookSpec:
     status_message: str | None = None
     #: `async: true`: runs in the background; its decisions are ignored (as Claude Code)
     background: bool = False
+    #: the plugin it comes from (`name@marketplace`) and that plugin's folder (`CLAUDE_PLUGIN_ROOT` in its env)
+    plugin: str = ""
+    plugin_root: str = ""
+
+    @property
+    def origin(self) -> str:
+        """Where it comes from, for sentences and the inspector: the file, or the plugin and its file."""
+        return f"plugin {self.plugin}, {self.source}" if self.plugin else str(self.source)
 
     @property
     def key(self) -> str:

@@ -42,7 +42,7 @@ class Prepared:
 
 def attach_catalog(session: Any, *, add_tool: bool) -> Catalog:
     """Load the session's commands and skills; add the Skill tool only when some skill is offered to the model."""
-    catalog = load_catalog(Path(session.options.project_dir))
+    catalog = _load(session)
     if add_tool and catalog.skills_for_model():
         from .skills import SkillTool
 
@@ -83,18 +83,23 @@ def _granted_rules(session: Any, command: CustomCommand) -> list[str]:
     return [rule for rule in command.allowed_tools if rule not in policy.session_allow and _valid_rule(rule)]
 
 
+def _load(session: Any) -> Catalog:
+    """The project's, the user's and the enabled plugins' commands and skills."""
+    return load_catalog(Path(session.options.project_dir), getattr(session.options, "plugins", None))
+
+
 def session_catalog(session: Any) -> Catalog:
     """The catalog loaded with the session (or a fresh one for a session built without it)."""
     catalog = getattr(session, "catalog", None)
-    return catalog if isinstance(catalog, Catalog) else load_catalog(Path(session.options.project_dir))
+    return catalog if isinstance(catalog, Catalog) else _load(session)
 
 
 def reload_catalog(session: Any) -> Catalog:
     """Read the folders again (a file added while the app runs); the Skill tool keeps its start-up listing."""
-    fresh = load_catalog(Path(session.options.project_dir))
+    fresh = _load(session)
     old = getattr(session, "catalog", None)
     if isinstance(old, Catalog):
-        old.commands, old.problems = fresh.commands, fresh.problems
+        old.commands, old.problems, old.aliases = fresh.commands, fresh.problems, fresh.aliases
         return old
     return fresh
 

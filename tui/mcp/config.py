@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Any, Literal
 
 Transport = Literal["stdio", "http", "sse"]
-Source = Literal["cli", "local", "project", "user"]
+Source = Literal["cli", "local", "project", "user", "plugin"]
 
 #: Claude Code's server name rule (tool names become `mcp__<server>__<tool>`)
 NAME_PATTERN = re.compile(r"^[A-Za-z0-9_-]+$")
