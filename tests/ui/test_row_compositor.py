@@ -276,3 +276,28 @@ async def test_a_streamed_reply_scrolls_the_terminal_and_leaves_what_textual_wou
         assert ours.scrolls > 0  # the terminal scrolled the conversation rather than having it redrawn
         assert ours.cells == plain.cells
         assert sizes[0] < 0.5 * sizes[1], sizes
+        before = sizes[0]
+        app.screen.refresh()  # a full update while the terminal's rows are all known: nothing to write
+        await pilot.pause()
+        assert sizes[0] - before < 100
+        assert ours.cells == plain.cells
+
+
+async def test_the_terminal_model_forgets_what_it_knew_when_something_else_draws(fake_session) -> None:
+    """After a suspend (an external editor, Ctrl+Z) or an update it does not follow (a modal screen), every
+    row is written again rather than diffed against what the terminal may no longer show."""
+    app = AgentApp(fake_session.options, session=fake_session)
+    async with app.run_test(size=SIZE) as pilot:
+        model = app._terminal_model
+        app.screen.refresh()
+        await pilot.pause()
+        update = app.screen._compositor.render_update(full=True)
+        update.render_segments(app.console)
+        assert model.rows and None not in model.rows
+        app.app_suspend_signal.publish(app)
+        assert all(row is None for row in model.rows)
+        update = app.screen._compositor.render_update(full=True)
+        update.render_segments(app.console)
+        assert None not in model.rows
+        app._display(app.screen, ChopsUpdate([], [(0, 0, 1)], [[]]))  # an update the model does not follow
+        assert all(row is None for row in model.rows)

@@ -194,8 +194,8 @@ class AgentApp(ConversationKeys, FocusReports, App[int]):
         self.show_model(self.options.model, use_offline(self.options))
         self.status.mode = self.options.permission_mode
         # the terminal is someone else's while suspended (Ctrl+Z, an external editor): what it shows is not known
-        self.app_suspend_signal.subscribe(self, lambda _app: self._terminal_model.invalidate())
-        self.app_resume_signal.subscribe(self, lambda _app: self._terminal_model.invalidate())
+        self.app_suspend_signal.subscribe(self, lambda _app: self._terminal_model.invalidate(), immediate=True)
+        self.app_resume_signal.subscribe(self, lambda _app: self._terminal_model.invalidate(), immediate=True)
         if self._session is not None:  # given by the caller: listen at once
             self._attach_session()
 

@@ -465,12 +465,28 @@ class ModelLayoutUpdate(LayoutUpdate):
         self._rendered: str | None = None
 
     def render_segments(self, console: Console) -> str:
-        if self._rendered is None:
-            self._rendered = super().render_segments(console)
-            color_system = console._color_system or ColorSystem.TRUECOLOR
-            width, height = self.region.width, self.region.height
-            self.terminal.reset(width, height)
-            if self.region.x == 0 and self.region.y == 0:
-                self.terminal.rows = [row_of(line, width, color_system) for line in self.strips][:height]
-                self.terminal.rows += [None] * (height - len(self.terminal.rows))
+        if self._rendered is None:  # once: it moves the model on
+            self._rendered = self._render(console)
         return self._rendered
+
+    def _render(self, console: Console) -> str:
+        """Only the cells that changed when the terminal's every row is known (a full update asked for while
+        nothing else drew on it: a layer shown, a widget the size of the screen); else Textual's full write."""
+        color_system = console._color_system or ColorSystem.TRUECOLOR
+        model = self.terminal
+        width, height = self.region.width, self.region.height
+        rows = [row_of(line, width, color_system) for line in self.strips][:height]
+        rows += [None] * (height - len(rows))
+        known = (model.width, model.height) == (width, height) and None not in model.rows and None not in rows
+        if not known or self.region.x or self.region.y:
+            text = super().render_segments(console)
+            model.reset(width, height)
+            if not self.region.x and not self.region.y:
+                model.rows = rows
+            return text
+        writer = _Writer(color_system)
+        for y, (row, before) in enumerate(zip(rows, model.rows)):
+            for start, end in changed_runs(row, before, width):  # type: ignore[arg-type]
+                writer.cells(row, start, end, y, width)  # type: ignore[arg-type]
+        model.rows = rows  # type: ignore[assignment]
+        return writer.text()
