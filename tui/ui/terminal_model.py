@@ -247,15 +247,26 @@ def changed_runs(new: Row, old: Row, width: int) -> list[tuple[int, int]]:
     """The runs [start, end) of cells that differ, runs less than GAP apart joined, wide characters kept whole."""
     nc, nl = new
     oc, ol = old
-    diffs = [i for i in range(width) if nc[i] != oc[i] or nl[i] != ol[i]]
+    if nc == oc and nl == ol:
+        return []
     runs: list[tuple[int, int]] = []
-    for i in diffs:
-        if runs and i - runs[-1][1] < GAP:
-            runs[-1] = (runs[-1][0], i + 1)
+    step = GAP
+    for a in range(0, width, step):  # compare a chunk at a time (in C), then find the edges within it
+        b = min(width, a + step)
+        if nc[a:b] == oc[a:b] and nl[a:b] == ol[a:b]:
+            continue
+        if runs and runs[-1][1] == a:
+            runs[-1] = (runs[-1][0], b)
         else:
-            runs.append((i, i + 1))
+            runs.append((a, b))
     out = []
     for start, end in runs:
+        while nc[start] == oc[start] and nl[start] == ol[start]:
+            start += 1
+        while nc[end - 1] == oc[end - 1] and nl[end - 1] == ol[end - 1]:
+            end -= 1
+        if out and start - out[-1][1] < GAP:
+            start = out.pop()[0]
         while start > 0 and nc[start] == "":
             start -= 1
         while end < width and nc[end] == "":
@@ -320,12 +331,16 @@ def find_scroll(new: list[Row | None], old: list[Row | None], touched: Iterable[
     if not votes:
         return None
 
+    new_pieces = [_pieces_of(row, ranges[y]) for y, row in enumerate(new)]
+
     def same(y: int, source: int) -> int:
         """Cells of the new row y that the old row `source` already shows in the same columns."""
         a_row, b_row = new[y], old[source]
         if a_row is None or b_row is None:
             return 0
-        return sum(b - a for (a, b), k1, k2 in zip(ranges[y], _pieces_of(a_row, ranges[y]), _pieces_of(b_row, ranges[y]))
+        if a_row is b_row or a_row == b_row:
+            return len(a_row[0])
+        return sum(b - a for (a, b), k1, k2 in zip(ranges[y], new_pieces[y], _pieces_of(b_row, ranges[y]))
                    if k1 == k2)
 
     stay = [same(y, y) for y in range(height)]
@@ -420,9 +435,14 @@ class DiffChopsUpdate(ChopsUpdate):
         touched = [y for y in pieces if 0 <= y < height]
         base_rows = old
         candidates = set(touched)
-        if len(touched) >= 3:
-            ranges = [list(zip(self.chops[y].keys(), self.chop_ends[y])) for y in range(height)]
-            scroll = find_scroll(new, old, touched, ranges)
+        changed = [y for y in touched if new[y] is None or new[y] != old[y]]
+        if len(changed) >= 3:
+            # rows are compared in pieces cut where the dirty spans start and end (a conversation beside a panel)
+            bounds = sorted({0, width, *(x for _, x1, x2 in self.spans for x in (x1, x2) if 0 < x < width)})
+            if len(bounds) > 8:
+                bounds = [0, width]
+            ranges = [list(zip(bounds, bounds[1:]))] * height
+            scroll = find_scroll(new, old, changed, ranges)
             if scroll is not None:
                 top, bottom, shift = scroll
                 m = abs(shift)
