@@ -35,6 +35,7 @@ from .bindings import bindings_for
 from .conversation_keys import ConversationKeys
 from .notifier import FocusReports
 from .inspector_backlog import InspectorBacklog
+from .terminal_model import TerminalModel
 from .widgets.app_header import AppHeader
 from .widgets.conversation import MAX_MOUNTED_TURNS, Conversation
 from .widgets.prompt import PromptArea, PromptRow
@@ -101,6 +102,8 @@ class AgentApp(ConversationKeys, FocusReports, App[int]):
         #: the inspector is built on first F2; until then its events wait here
         self.inspector: Widget | None = None
         self._inspector_backlog = InspectorBacklog()
+        #: what the terminal shows, so partial updates write only the cells that change (terminal_model.py)
+        self._terminal_model = TerminalModel()
         self._subscription: Any = None
         self._inbox: deque[Event] = deque()
         self._inbox_lock = threading.Lock()
@@ -125,8 +128,15 @@ class AgentApp(ConversationKeys, FocusReports, App[int]):
         from .compositor import use_row_compositor
 
         screen = super().get_default_screen()
-        use_row_compositor(screen)
+        use_row_compositor(screen, self._terminal_model)
         return screen
+
+    def _display(self, screen: Screen, renderable: Any) -> None:
+        """Textual's display, keeping the model of what the terminal shows in step (terminal_model.py)."""
+        from .compositor import track_display
+
+        track_display(self._terminal_model, renderable)
+        super()._display(screen, renderable)
 
     def compose(self) -> ComposeResult:
         yield AppHeader(Path(self.options.project_dir), id="header")
@@ -183,6 +193,9 @@ class AgentApp(ConversationKeys, FocusReports, App[int]):
 
         self.show_model(self.options.model, use_offline(self.options))
         self.status.mode = self.options.permission_mode
+        # the terminal is someone else's while suspended (Ctrl+Z, an external editor): what it shows is not known
+        self.app_suspend_signal.subscribe(self, lambda _app: self._terminal_model.invalidate(), immediate=True)
+        self.app_resume_signal.subscribe(self, lambda _app: self._terminal_model.invalidate(), immediate=True)
         if self._session is not None:  # given by the caller: listen at once
             self._attach_session()
 

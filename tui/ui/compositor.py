@@ -21,9 +21,11 @@ from typing import Any
 from rich.color import ColorSystem
 from rich.console import Console
 from rich.style import Style
-from textual._compositor import ChopsUpdate, Compositor
+from textual._compositor import ChopsUpdate, Compositor, LayoutUpdate
 from textual.geometry import Region
 from textual.strip import Strip
+
+from .terminal_model import DiffChopsUpdate, ModelLayoutUpdate, TerminalModel
 
 
 class LeanChopsUpdate(ChopsUpdate):
@@ -65,6 +67,15 @@ class LeanChopsUpdate(ChopsUpdate):
 class RowCompositor(Compositor):
     """A compositor whose partial updates render only the dirty rows of the widgets they cross."""
 
+    #: what the terminal shows (set by the app, shared by its screens' row compositors); None: not tracked
+    terminal: TerminalModel | None = None
+
+    def render_full_update(self, simplify: bool = False) -> LayoutUpdate:
+        update = super().render_full_update(simplify)
+        if self.terminal is None or simplify:
+            return update
+        return ModelLayoutUpdate(update.strips, update.region, self.terminal)
+
     def render_partial_update(self) -> ChopsUpdate | None:  # type: ignore[override]
         update_regions = self._dirty_regions.copy()
         self._dirty_regions.clear()
@@ -77,6 +88,8 @@ class RowCompositor(Compositor):
             rows.setdefault(y, []).append((x1, x2))
         chops = self._render_dirty_rows(crop, rows)
         chop_ends = [cut_set[1:] for cut_set in self.cuts]
+        if self.terminal is not None:
+            return DiffChopsUpdate(chops, spans, chop_ends, self.terminal, self.size)
         return LeanChopsUpdate(chops, spans, chop_ends)
 
     def _render_dirty_rows(self, crop: Region, rows: dict[int, list[tuple[int, int]]]) -> Sequence[Mapping[int, Strip]]:
@@ -116,8 +129,19 @@ class RowCompositor(Compositor):
         return chops  # type: ignore[return-value]
 
 
-def use_row_compositor(screen: Any) -> None:
-    """Give `screen` the row compositor (before its first layout); a no-op if Textual's internals moved."""
+def use_row_compositor(screen: Any, terminal: TerminalModel | None = None) -> None:
+    """Give `screen` the row compositor (before its first layout); a no-op if Textual's internals moved.
+
+    With `terminal`, its updates are written against that model of the terminal (terminal_model.py): the app
+    must then call `track_display` for every update it displays.
+    """
     compositor = getattr(screen, "_compositor", None)
     if type(compositor) is Compositor and hasattr(Compositor, "_regions_to_spans") and hasattr(Compositor, "cuts"):
         screen._compositor = RowCompositor()
+        screen._compositor.terminal = terminal
+
+
+def track_display(terminal: TerminalModel, renderable: Any) -> None:
+    """Before an update is displayed: one the model does not follow makes it forget what the terminal shows."""
+    if renderable is not None and not isinstance(renderable, (DiffChopsUpdate, ModelLayoutUpdate)):
+        terminal.invalidate()
