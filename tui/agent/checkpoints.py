@@ -510,4 +510,4 @@ def same_content(path: str, blob: str | None) -> bool:
     return blob is not None and blob_hash(data) == blob
 
 
-from .checkpoint_bash import watch_command  # noqa: E402  (re-exported: the session and tests reach it here)
+from .checkpoint_bash import watch_command as watch_command  # noqa: E402  (re-exported: the session and tests reach it here)

@@ -24,9 +24,9 @@ class ConversationKeys:
             raise SkipAction()
         conversation = app.conversation  # type: ignore[attr-defined]
         focused = app.focused  # type: ignore[attr-defined]
-        if focused is not None and focused is not app.prompt_area and focused is not conversation:  # type: ignore[attr-defined]
-            if conversation not in focused.ancestors:
-                raise SkipAction()
+        if (focused is not None and focused is not app.prompt_area  # type: ignore[attr-defined]
+                and focused is not conversation and conversation not in focused.ancestors):
+            raise SkipAction()
         return conversation
 
     def action_page_conversation(self, direction: int) -> None:
