@@ -14,7 +14,7 @@ from collections.abc import Callable
 from concurrent.futures import Future, ThreadPoolExecutor, wait
 from dataclasses import dataclass, field
 from functools import partial
-from typing import Any
+from typing import Any, cast
 
 from tui.config.refusal_advice import print_mode_advice
 from tui.sandbox import gate as sandbox_gate
@@ -56,11 +56,11 @@ class Call:
 
     @property
     def id(self) -> str:
-        return self.block["id"]
+        return cast(str, self.block["id"])
 
     @property
     def name(self) -> str:
-        return self.block.get("name", "")
+        return cast(str, self.block.get("name", ""))
 
     @property
     def input(self) -> Any:
@@ -306,7 +306,7 @@ class Dispatcher:
             else:
                 self.publish(PermissionResolved(tool_use_id=call.id, tool_name=call.name, allowed=answer[0],
                                                 scope="hook", reason=answer[1]))
-                return answer
+                return cast(tuple[bool, str], answer)  # SessionHooks.permission_by_hook's answer
         if not self.interactive:
             outcome.denials.append({"tool_name": call.name, "tool_use_id": call.id, "tool_input": call.input})
             target = tool.permission_target(call.input, ctx) or call.name

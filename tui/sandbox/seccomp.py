@@ -73,11 +73,11 @@ def program(machine: str | None = None) -> bytes:
     ]
     labels: dict[str, int] = {}
     body: list[tuple[int, str | int, str | int, int]] = []
-    for op in code:
-        if isinstance(op[0], str):
-            labels[op[0]] = len(body)
+    for entry in code:
+        if isinstance(entry[0], str):
+            labels[entry[0]] = len(body)
         else:
-            body.append(op)
+            body.append(entry)
     out = b""
     for index, (op, jt, jf, k) in enumerate(body):
         jt_n = labels[jt] - index - 1 if isinstance(jt, str) else jt
