@@ -95,7 +95,7 @@ def tool_finished(tool_use_id: str, failed: bool, content: list[Any]) -> Any:
 
 def plan(todos: Any) -> Any:
     """TodoWrite's list as the ACP plan (the statuses are the same three words)."""
-    entries = [plan_entry(str(t.get("content", "")), status=t.get("status", "pending"))  # type: ignore[arg-type]
+    entries = [plan_entry(str(t.get("content", "")), status=t.get("status", "pending"))
                for t in todos if isinstance(t, dict) and t.get("status") in ("pending", "in_progress", "completed")]
     return update_plan(entries)
 

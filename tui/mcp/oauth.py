@@ -24,6 +24,7 @@ from urllib.parse import parse_qs, urlparse
 
 from mcp.client.auth import AuthorizationCodeResult, OAuthClientProvider, OAuthFlowError
 from mcp.shared.auth import OAuthClientInformationFull, OAuthClientMetadata, OAuthToken
+from pydantic import AnyUrl
 
 from tui.config.paths import user_data_dir
 from tui.config.rule_files import write_text_atomic
@@ -179,7 +180,7 @@ def auth_for(config: McpServerConfig, *, announce: Announce | None = None,
     port = storage.redirect_port() or free_port()
     say = announce or (lambda sentence: print(f"{config.name} {sentence}", file=sys.stderr, flush=True))
     login = BrowserLogin(config.name, port, say, interactive)
-    metadata = OAuthClientMetadata(client_name="agent-tui", redirect_uris=[f"http://127.0.0.1:{port}/callback"],
+    metadata = OAuthClientMetadata(client_name="agent-tui", redirect_uris=[AnyUrl(f"http://127.0.0.1:{port}/callback")],
                                    grant_types=["authorization_code", "refresh_token"], response_types=["code"],
                                    token_endpoint_auth_method="none")
     return OAuthClientProvider(server_url=config.url, client_metadata=metadata, storage=storage,

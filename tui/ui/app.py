@@ -76,7 +76,7 @@ class AgentApp(ConversationKeys, FocusReports, App[int]):
     CSS_PATH = Path(__file__).with_name("app.tcss")
     TITLE = "agent-tui"
     AUTO_FOCUS = "#prompt"
-    BINDINGS: list[Binding] = bindings_for("app")  # type: ignore[assignment]
+    BINDINGS = bindings_for("app")
     #: below 80 columns the tool panel steps aside (F3 brings it back); below 40 TooSmallScreen covers all
     HORIZONTAL_BREAKPOINTS = [(0, "-cramped"), (80, "-narrow"), (120, "-wide")]
     PAUSE_GC_ON_SCROLL = True

@@ -65,7 +65,7 @@ class LeanChopsUpdate(ChopsUpdate):
 class RowCompositor(Compositor):
     """A compositor whose partial updates render only the dirty rows of the widgets they cross."""
 
-    def render_partial_update(self) -> ChopsUpdate | None:  # type: ignore[override]
+    def render_partial_update(self) -> ChopsUpdate | None:
         update_regions = self._dirty_regions.copy()
         self._dirty_regions.clear()
         if not update_regions:

@@ -19,7 +19,7 @@ class ConversationKeys:
     def _paged_conversation(self) -> Conversation:
         """The conversation, when the paging keys are its (on the main screen, with the prompt or the
         conversation focused); otherwise SkipAction, so a dialog or the inspector keeps its own keys."""
-        app = self  # type: ignore[assignment]
+        app = self
         if len(app.screen_stack) > 1:  # type: ignore[attr-defined]
             raise SkipAction()
         conversation = app.conversation  # type: ignore[attr-defined]

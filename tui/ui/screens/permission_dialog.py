@@ -65,7 +65,7 @@ def preview_renderable(event: PermissionRequested) -> Any:
 class PermissionDialog(VettedScreen):
     """Modal approval for one tool call; dismissed with a PermissionReply (or None when withdrawn)."""
 
-    BINDINGS: list[Binding] = bindings_for("dialog")  # type: ignore[assignment]
+    BINDINGS = bindings_for("dialog")
     AUTO_FOCUS = "#choices"
     paste_notice = PASTE_NOTICE
 

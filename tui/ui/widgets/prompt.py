@@ -28,7 +28,7 @@ PASTE_PART_CHARS = 16 * 1024
 class PromptArea(TextArea):
     """TextArea with submit, newline and history bindings from the registry."""
 
-    BINDINGS: list[Binding] = bindings_for("prompt")  # type: ignore[assignment]
+    BINDINGS = bindings_for("prompt")
 
     class Submitted(Message):
         """The user pressed Enter on a non-empty prompt."""
