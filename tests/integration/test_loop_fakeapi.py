@@ -87,7 +87,9 @@ def test_three_step_session_obeys_the_request_rules(monkeypatch, project):
     assert [b["tool_use_id"] for b in results["content"]] == ids
     assert "1\tdef add(a, b):" in str(results["content"][0]["content"])
     # the history only grows: request 3 starts with request 2's messages (markers aside)
-    strip = lambda ms: [{**m, "content": [{k: v for k, v in b.items() if k != "cache_control"} for b in m["content"]]} for m in ms]  # noqa: E731
+    def strip(ms: list[dict]) -> list[dict]:
+        return [{**m, "content": [{k: v for k, v in b.items() if k != "cache_control"} for b in m["content"]]} for m in ms]
+
     assert strip(bodies[2]["messages"][: len(second)]) == strip(second)
     actions = [e.action for e in rec.of(StopReasonHandled)]
     assert actions[0] == "dispatching 3 tools, 3 in parallel"

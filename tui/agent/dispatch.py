@@ -30,6 +30,7 @@ from .events import (
     ToolQueued,
     SandboxBlocked,
     ToolStarted,
+    ToolStatus,
     TodosUpdated,
 )
 from .permission_gate import PendingAsks, PermissionReply
@@ -412,7 +413,7 @@ class Dispatcher:
         assert call.result is not None
         self.publish(
             ToolFinished(
-                tool_use_id=call.id, name=call.name, status=call.status, is_error=call.result.is_error,  # type: ignore[arg-type]
+                tool_use_id=call.id, name=call.name, status=cast(ToolStatus, call.status), is_error=call.result.is_error,
                 result_text=call.result.text(), duration_ms=int(seconds * 1000), batch=call.batch, parallel=call.parallel,
             )
         )

@@ -19,7 +19,6 @@ from typing import TYPE_CHECKING, Any
 
 from textual import events, on, work
 from textual.app import App, ComposeResult, SystemCommand
-from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
 from textual.screen import Screen
 from textual.widget import Widget

@@ -288,8 +288,9 @@ class ThemeWatcher:
         if folders:
             # a partial, not a coroutine: a worker that never starts (app closing) leaves no un-awaited coroutine.
             # (mypy solves Textual's WorkType[ResultType] union to Never for a callable returning a coroutine)
-            self.app.run_worker(partial(self._watch, folders), name="theme-watcher", group="themes",  # type: ignore[arg-type]
-                                exclusive=True, exit_on_error=False)
+            self.app.run_worker(
+                partial(self._watch, folders),  # type: ignore[arg-type]
+                name="theme-watcher", group="themes", exclusive=True, exit_on_error=False)
 
     def stop(self) -> None:
         self._stop.set()

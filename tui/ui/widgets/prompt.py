@@ -10,7 +10,6 @@ from typing import Any
 
 from textual import events
 from textual.actions import SkipAction
-from textual.binding import Binding
 from textual.containers import Horizontal
 from textual.message import Message
 from textual.widgets import Button, TextArea
