@@ -75,7 +75,7 @@ def overhead(settings: Settings, project: Path) -> dict[str, Any]:
             session, events = _session(api, project)
             _run(session)
             session.close()
-            sent = [e for e in events.of(RequestSent)]
+            sent = list(events.of(RequestSent))
             finished = events.of(ResponseFinished)
             tools = events.of(ToolFinished)
             records = api.message_requests

@@ -8,6 +8,7 @@ anyway, a bare directory walk, writing the 100 files directly, the raw bytes of 
 
 from __future__ import annotations
 
+import itertools
 import os
 import random
 import statistics
@@ -44,7 +45,7 @@ def edit_rows(folder: Path, runs: int) -> list[dict[str, Any]]:
         middle = len(versions[-1]) // 2
         versions.append(versions[-1][:middle] + b"# edit %d\n" % n + versions[-1][middle:])
     times: dict[bool, list[float]] = {True: [], False: []}
-    for n, (previous, new) in enumerate(zip(versions, versions[1:])):  # as save_file does: checkpoint, write, note
+    for n, (previous, new) in enumerate(itertools.pairwise(versions)):  # as save_file does: checkpoint, write, note
         first = n % 2 == 1
         if first:
             cps.prompt(n + 1, "bench", 0)  # a new turn (its own flush is not part of the Edit)

@@ -72,7 +72,7 @@ def percentile(values: list[float], p: float) -> float:
     ordered = sorted(values)
     if not ordered:
         return float("nan")
-    k = max(0, min(len(ordered) - 1, int(round(p / 100 * len(ordered) + 0.5)) - 1))
+    k = max(0, min(len(ordered) - 1, round(p / 100 * len(ordered) + 0.5) - 1))
     return ordered[k]
 
 
@@ -88,31 +88,30 @@ class ChildRun:
 def run_child(argv: list[str], *, env: dict[str, str] | None = None, cwd: Path | None = None,
               timeout: float = 120.0, stdin: str | None = None) -> ChildRun:
     """Run a process; wall time from spawn to exit and its own peak RSS (os.wait4, not the max over all children)."""
-    out = tempfile.TemporaryFile()
-    err = tempfile.TemporaryFile()
-    start = time.perf_counter()
-    proc = subprocess.Popen(argv, env=env, cwd=cwd, stdout=out, stderr=err,
-                            stdin=subprocess.PIPE if stdin is not None else subprocess.DEVNULL)
-    if stdin is not None:
-        assert proc.stdin is not None
-        proc.stdin.write(stdin.encode())
-        proc.stdin.close()
-    deadline = start + timeout
-    while True:
-        pid, status, usage = os.wait4(proc.pid, os.WNOHANG)
-        if pid:
-            break
-        if time.perf_counter() > deadline:
-            proc.kill()
-            pid, status, usage = os.wait4(proc.pid, 0)
-            break
-        time.sleep(0.002)
-    wall = time.perf_counter() - start
-    proc.returncode = os.waitstatus_to_exitcode(status)
-    out.seek(0)
-    err.seek(0)
-    return ChildRun(wall, usage.ru_maxrss / 1024, proc.returncode, out.read().decode(errors="replace"),
-                    err.read().decode(errors="replace"))
+    with tempfile.TemporaryFile() as out, tempfile.TemporaryFile() as err:
+        start = time.perf_counter()
+        proc = subprocess.Popen(argv, env=env, cwd=cwd, stdout=out, stderr=err,
+                                stdin=subprocess.PIPE if stdin is not None else subprocess.DEVNULL)
+        if stdin is not None:
+            assert proc.stdin is not None
+            proc.stdin.write(stdin.encode())
+            proc.stdin.close()
+        deadline = start + timeout
+        while True:
+            pid, status, usage = os.wait4(proc.pid, os.WNOHANG)
+            if pid:
+                break
+            if time.perf_counter() > deadline:
+                proc.kill()
+                pid, status, usage = os.wait4(proc.pid, 0)
+                break
+            time.sleep(0.002)
+        wall = time.perf_counter() - start
+        proc.returncode = os.waitstatus_to_exitcode(status)
+        out.seek(0)
+        err.seek(0)
+        return ChildRun(wall, usage.ru_maxrss / 1024, proc.returncode, out.read().decode(errors="replace"),
+                        err.read().decode(errors="replace"))
 
 
 def bench_env(home: Path, **extra: str) -> dict[str, str]:

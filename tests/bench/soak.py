@@ -199,7 +199,7 @@ async def run(plan: Plan, app: Any, sessions: Path, report: Report) -> Report:
             turn_now[0] = n
             done = session.turn_count + 1
             await app.submit_prompt(PROMPT.format(n=n))
-            await _until(lambda: session.turn_count >= done and not session.running and not app.controller.busy)
+            await _until(lambda done=done: session.turn_count >= done and not session.running and not app.controller.busy)
             await pilot.pause()
             if n == warm:
                 gc.collect()
@@ -208,7 +208,7 @@ async def run(plan: Plan, app: Any, sessions: Path, report: Report) -> Report:
             if compact_every and n % compact_every == 0 and report.compactions < plan.compactions:
                 before = compacted[0]
                 await app.submit_prompt("/compact")
-                await _until(lambda: compacted[0] > before and not session.running and not app.controller.busy)
+                await _until(lambda before=before: compacted[0] > before and not session.running and not app.controller.busy)
                 report.compactions += 1
             if plan.pages and n % 50 == 25:
                 for _ in range(3):

@@ -7,7 +7,7 @@ import secrets
 import string
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any, Union
+from typing import Any
 
 _ALPHABET = string.ascii_letters + string.digits
 
@@ -74,7 +74,7 @@ class RawBlock:
     block: dict[str, Any]
 
 
-Block = Union[Text, ToolUse, ServerToolUse, Thinking, RedactedThinking, RawBlock]
+Block = Text | ToolUse | ServerToolUse | Thinking | RedactedThinking | RawBlock
 
 
 def text(value: str) -> Text:
@@ -163,9 +163,9 @@ class Raw:
     status: int = 200
 
 
-Step = Union[Reply, HttpError, SseError, Drop, Stall, Raw]
+Step = Reply | HttpError | SseError | Drop | Stall | Raw
 DynamicStep = Callable[[dict[str, Any]], "Step | DynamicStep"]
-ScriptItem = Union[Step, DynamicStep]
+ScriptItem = Step | DynamicStep
 
 _ERROR_TYPES = {
     400: "invalid_request_error",

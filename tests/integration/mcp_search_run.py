@@ -18,8 +18,9 @@ from tests.integration.mcp_helpers import ROOT
 
 def many_tools_config(servers: dict[str, int]) -> str:
     """`--mcp-config` JSON for tests/mcp_servers/many_tools.py servers (name -> tool count)."""
-    entry = lambda name, count: {"command": sys.executable, "cwd": str(ROOT),  # noqa: E731
-                                 "args": ["-m", "tests.mcp_servers.many_tools", name, str(count)]}
+    def entry(name: str, count: int) -> dict:
+        return {"command": sys.executable, "cwd": str(ROOT), "args": ["-m", "tests.mcp_servers.many_tools", name, str(count)]}
+
     return json.dumps({"mcpServers": {name: entry(name, count) for name, count in servers.items()}})
 
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import itertools
 import random
 from pathlib import Path
 
@@ -78,7 +79,7 @@ def test_automatic_compaction_before_the_request_that_would_pass_the_threshold(m
 def test_manual_compact_with_focus_keeps_tool_pairs(monkeypatch, project):
     history = synthetic_history(6, chars=100, seed=3)
     with FakeAPI([reply("Short summary."), reply("ok")]) as api:
-        session, rec = make_session(monkeypatch, api.base_url, project)
+        session, _rec = make_session(monkeypatch, api.base_url, project)
         session.messages = list(history)
         result = session.compact("the TODO in a.py")
         assert result.ok
@@ -102,7 +103,7 @@ def test_a_failed_summary_leaves_the_history_unchanged(monkeypatch, project):
 
 def test_too_little_history_is_reported_not_compacted(monkeypatch, project):
     with FakeAPI([]) as api:
-        session, rec = make_session(monkeypatch, api.base_url, project)
+        session, _rec = make_session(monkeypatch, api.base_url, project)
         session.messages = synthetic_history(1, chars=10)[:2]
         result = session.compact()
         assert api.message_requests == []
@@ -121,5 +122,5 @@ def test_every_cut_keeps_the_history_valid(seed):
         return
     new = compacted_history("sum", "", history[cut:])
     assert new[0]["role"] == "user" and new[0]["content"][0]["text"].startswith(SUMMARY_HEADER)
-    assert all(a["role"] != b["role"] for a, b in zip(new, new[1:]))
+    assert all(a["role"] != b["role"] for a, b in itertools.pairwise(new))
     assert check_tool_pairing(new) is None

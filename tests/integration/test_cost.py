@@ -168,7 +168,7 @@ def test_cache_break_named_earlier_message_changed_after_a_rewind(monkeypatch: p
         session, rec = make_session(monkeypatch, api.base_url, project, transcript=False)
         session.run_turn(f"one{LONG}")
         session.run_turn(f"two{LONG}")
-        entry = [e for e in rewind_entries(session) if e.prompt.startswith("two")][0]
+        entry = next(e for e in rewind_entries(session) if e.prompt.startswith("two"))
         rewind(session, entry, "conversation")
         session.run_turn(f"three{LONG}")
     [miss] = misses(rec)

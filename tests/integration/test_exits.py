@@ -182,7 +182,7 @@ def test_ctrl_c_while_continue_loads_prints_no_traceback(tmp_path: Path, env: di
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     assert wait_until_read(proc.pid, path.stat().st_size), "the session file was never read"
     proc.send_signal(signal.SIGINT)
-    out, err = proc.communicate(timeout=60)
+    _out, err = proc.communicate(timeout=60)
     assert proc.returncode == 130, err
     assert "Traceback" not in err and err.strip().count("\n") == 0, err  # one sentence
 

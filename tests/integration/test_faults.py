@@ -8,6 +8,7 @@ here cover what that file does not.
 
 from __future__ import annotations
 
+import itertools
 import json
 import os
 import subprocess
@@ -96,7 +97,7 @@ def assert_history_clean(messages: list[dict]) -> None:
     """
     assistants = [json.dumps(m, sort_keys=True) for m in messages if m["role"] == "assistant"]
     assert len(assistants) == len(set(assistants)), "an assistant message was duplicated"
-    assert not any(a["role"] == b["role"] == "user" for a, b in zip(messages, messages[1:]))
+    assert not any(a["role"] == b["role"] == "user" for a, b in itertools.pairwise(messages))
 
 
 # --- through -p --------------------------------------------------------------------------

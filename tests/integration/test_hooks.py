@@ -101,7 +101,7 @@ def test_post_tool_use_feedback_and_failure_hooks_reach_the_model(monkeypatch, t
     )
     script = [reply(bash("echo ok", "t1"), bash("exit 3", "t2"), stop_reason="tool_use"), reply("Done.")]
     with FakeAPI(script) as api:
-        session, rec = make_session(monkeypatch, api.base_url, tmp_path, allowed_tools=["Bash"], transcript=False)
+        session, _rec = make_session(monkeypatch, api.base_url, tmp_path, allowed_tools=["Bash"], transcript=False)
         session.run_turn("go")
         second = api.message_requests[1].body
     notes = texts(results_of(second))
@@ -197,7 +197,7 @@ def test_project_hooks_run_only_in_a_trusted_folder_user_hooks_always(monkeypatc
     user.write_text((user.read_text() if user.exists() else "")
                     + f"[[hooks.UserPromptSubmit]]\nhooks = [{{ type = \"command\", command = {json.dumps(command)} }}]\n")
     with FakeAPI([reply("Hi.")]) as api:
-        session, rec = make_session(monkeypatch, api.base_url, project, transcript=False)
+        session, _rec = make_session(monkeypatch, api.base_url, project, transcript=False)
         session.run_turn("hello")
     assert (tmp_path / "user.json").exists()
     assert (tmp_path / "project.json").exists() is trusted
@@ -255,7 +255,7 @@ def test_a_permission_question_fires_notification_hooks(monkeypatch, tmp_path, s
     write_project(tmp_path, hook("Notification", "permission_prompt", record=str(seen)),
                   permissions={"ask": ["Bash(touch:*)"]})  # asks, whatever a sandbox would allow
     with FakeAPI([reply(bash("touch approved", "t1"), stop_reason="tool_use"), reply("ok")]) as api:
-        session, rec = make_session(monkeypatch, api.base_url, tmp_path, transcript=False, interactive=True)
+        session, _rec = make_session(monkeypatch, api.base_url, tmp_path, transcript=False, interactive=True)
         session.bus.subscribe(lambda e: isinstance(e, PermissionRequested) and e.reply.set_result(PermissionReply(True)),
                               inline=True)
         session.run_turn("go")
@@ -323,7 +323,7 @@ def test_a_hook_stderr_cut_at_its_limit_says_it_was_cut(monkeypatch, tmp_path):
     flood = f"{shlex.quote(sys.executable)} -c \"import sys; sys.stderr.write('no ' * 100000); sys.exit(2)\""
     write_project(tmp_path, {"PreToolUse": [{"matcher": "Bash", "hooks": [{"type": "command", "command": flood}]}]})
     with FakeAPI([reply(bash("echo fine", "t1"), stop_reason="tool_use"), reply("Done.")]) as api:
-        session, rec = make_session(monkeypatch, api.base_url, tmp_path, allowed_tools=["Bash"], transcript=False)
+        session, _rec = make_session(monkeypatch, api.base_url, tmp_path, allowed_tools=["Bash"], transcript=False)
         session.run_turn("go")
         second = api.message_requests[1].body
     result = next(b for b in results_of(second) if b["type"] == "tool_result")

@@ -87,7 +87,9 @@ def test_three_step_session_obeys_the_request_rules(monkeypatch, project):
     assert [b["tool_use_id"] for b in results["content"]] == ids
     assert "1\tdef add(a, b):" in str(results["content"][0]["content"])
     # the history only grows: request 3 starts with request 2's messages (markers aside)
-    strip = lambda ms: [{**m, "content": [{k: v for k, v in b.items() if k != "cache_control"} for b in m["content"]]} for m in ms]  # noqa: E731
+    def strip(ms: list[dict]) -> list[dict]:
+        return [{**m, "content": [{k: v for k, v in b.items() if k != "cache_control"} for b in m["content"]]} for m in ms]
+
     assert strip(bodies[2]["messages"][: len(second)]) == strip(second)
     actions = [e.action for e in rec.of(StopReasonHandled)]
     assert actions[0] == "dispatching 3 tools, 3 in parallel"
@@ -123,7 +125,7 @@ def test_parallelism_can_be_turned_off(monkeypatch, project):
     with FakeAPI(script) as api:
         session, rec = make_session(monkeypatch, api.base_url, project, tools=[slow], parallel_tools=False)
         session.run_turn("read two")
-    (s1, e1), (s2, e2) = sorted(slow.spans)
+    (_s1, e1), (s2, _e2) = sorted(slow.spans)
     assert e1 <= s2
     assert {e.parallel for e in rec.of(ToolStarted)} == {False}
 
@@ -269,7 +271,7 @@ def test_no_progress_warns_then_stops(monkeypatch, project):
     assert "Warning" in str(warned)
     stop = rec.of(LoopStopped)[0]
     assert stop.reason == "no_progress"
-    assert len([e for e in rec.of(RequestSent)]) == 4
+    assert len(list(rec.of(RequestSent))) == 4
 
 
 def test_ab_cycle_is_detected(monkeypatch, project):
@@ -312,7 +314,7 @@ def test_bad_tool_calls_become_error_results(monkeypatch, project):
         reply("ok"),
     ]
     with FakeAPI(script) as api:
-        session, rec = make_session(monkeypatch, api.base_url, project)
+        session, _rec = make_session(monkeypatch, api.base_url, project)
         session.run_turn("go")
         results = api.message_requests[1].body["messages"][-1]["content"]
     assert [r["is_error"] for r in results] == [True, True, True]
@@ -349,7 +351,7 @@ def test_thinking_blocks_go_back_unchanged_with_their_signatures(monkeypatch, pr
         reply("two files"),
     ]
     with FakeAPI(script) as api:
-        session, rec = make_session(monkeypatch, api.base_url, project)
+        session, _rec = make_session(monkeypatch, api.base_url, project)
         session.run_turn("list")
         assert api.errors == []
         echoed = api.message_requests[1].body["messages"][1]["content"]

@@ -67,7 +67,7 @@ def test_https_proxy_tunnels_the_request_and_no_proxy_bypasses_it(project, tls_a
 
 
 def test_an_unreachable_proxy_is_one_sentence_naming_it(project, tls_api):
-    api, url, ca = tls_api
+    _api, url, ca = tls_api
     with socket.socket() as probe:  # a port nothing listens on
         probe.bind(("127.0.0.1", 0))
         dead = f"http://127.0.0.1:{probe.getsockname()[1]}"

@@ -113,7 +113,7 @@ def test_vertex_sends_the_application_default_bearer_token(project, tmp_path):
                                    "token_uri": f"{api.base_url}/token", "project_id": "my-proj"}))
         proc = run_p(["hi"], project, vertex_env(api, GOOGLE_APPLICATION_CREDENTIALS=str(adc)))
         [request] = api.message_requests
-        assert [r.path for r in api.requests][0] == "/token"
+        assert next(r.path for r in api.requests) == "/token"
     assert proc.returncode == 0, proc.stderr
     assert proc.stdout.strip() == "hello from vertex"
     assert request.path == "/v1/projects/my-proj/locations/us-east5/publishers/anthropic/models/claude-sonnet-5-5:streamRawPredict"

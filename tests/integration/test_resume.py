@@ -51,7 +51,7 @@ def test_next_request_after_resume_equals_the_uninterrupted_one(monkeypatch, pro
         first, _ = make_session(monkeypatch, api.base_url, project)
         first.run_turn("What does a.py do?")
         first.close()
-        second, rec = make_session(monkeypatch, api.base_url, project)
+        second, _rec = make_session(monkeypatch, api.base_url, project)
         loaded = second.resume(first.session_id)
         assert loaded.warnings == [] and loaded.repairs == []
         assert second.messages == first.messages

@@ -71,7 +71,7 @@ def test_a_background_command_is_contained_in_every_mode(dirs: tuple[Path, Path]
 def test_a_contained_background_tree_is_tracked_and_stopped(dirs: tuple[Path, Path]) -> None:
     proj, _ = dirs
     mark = marker()
-    text, state = start(proj, f"sleep {mark} & setsid sleep {mark} & echo up; sleep {mark}", "bypassPermissions")
+    _text, state = start(proj, f"sleep {mark} & setsid sleep {mark} & echo up; sleep {mark}", "bypassPermissions")
     [task] = state.tasks.all()
     while len(marked(mark)) < 3:  # poll until the three sleeps run
         threading.Event().wait(0.02)

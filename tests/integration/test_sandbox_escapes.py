@@ -321,7 +321,7 @@ def _host_addresses() -> list[str]:
 @pytest.mark.parametrize("attempt", ATTEMPTS, ids=[a.name for a in ATTEMPTS])
 def test_escape_fails_and_leaves_nothing(world: World, attempt: Attempt, mode: str) -> None:
     world.received.clear()
-    text, is_error, events = run_bash(world, fill(world, attempt.command), mode)
+    text, _is_error, _events = run_bash(world, fill(world, attempt.command), mode)
     assert "needs approval" not in text and "was not granted" not in text, text  # contained: no dialog in either mode
     assert not attempt.leaked(world, text), text
 
@@ -346,6 +346,6 @@ def test_blocked_write_is_reported_to_the_model_and_the_panel(world: World) -> N
 
 
 def test_created_mcp_json_is_removed_and_reported(world: World) -> None:
-    text, is_error, events = run_bash(world, "echo '{}' > .mcp.json", "bypassPermissions")
+    text, is_error, _events = run_bash(world, "echo '{}' > .mcp.json", "bypassPermissions")
     assert not (world.proj / ".mcp.json").exists()
     assert is_error and "creating" in text and ".mcp.json" in text

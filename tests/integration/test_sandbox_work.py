@@ -133,5 +133,5 @@ def test_home_caches_go_to_the_runs_tmpdir(proj: Path) -> None:
 
 def test_output_quoting_an_unresolvable_path_is_kept(proj: Path) -> None:
     """The report reads paths quoted in the output; one agent-tui cannot resolve (another process's /proc link) is skipped."""
-    text, err = bash(proj, "echo \"ls: cannot access '/proc/1/root/etc/x': Permission denied\"; echo the-rest-of-the-output")
+    text, _err = bash(proj, "echo \"ls: cannot access '/proc/1/root/etc/x': Permission denied\"; echo the-rest-of-the-output")
     assert "the-rest-of-the-output" in text and "PermissionError" not in text, text

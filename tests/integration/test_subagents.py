@@ -142,7 +142,7 @@ def test_a_denial_inside_a_subagent_goes_back_to_it_and_names_its_loop(monkeypat
         return reply(text("ok"), stop_reason="end_turn")
 
     with FakeAPI(script) as api:
-        session, rec = make_session(monkeypatch, api.base_url, project, interactive=True)
+        session, _rec = make_session(monkeypatch, api.base_url, project, interactive=True)
         asked: list[PermissionRequested] = []
 
         def deny(event: Any) -> None:
@@ -254,7 +254,7 @@ def test_subagent_transcripts_are_linked_from_the_parent(monkeypatch: pytest.Mon
         return reply(text("ok"), stop_reason="end_turn")
 
     with FakeAPI(script) as api:
-        session, rec = make_session(monkeypatch, api.base_url, project, sessions_dir=tmp_path / "sessions")
+        session, _rec = make_session(monkeypatch, api.base_url, project, sessions_dir=tmp_path / "sessions")
         session.run_turn("go")
         path = session.transcript_path
         session.close()
@@ -295,7 +295,7 @@ def test_stream_json_lines_of_a_subagent_name_the_agent_call(monkeypatch: pytest
         code = run_headless(session.options, "go", "stream-json", out=out, err=err, session=session)
     assert code == 0
     lines = [json.loads(line) for line in out.getvalue().splitlines()]
-    messages = [(l["type"], l["parent_tool_use_id"]) for l in lines if l["type"] in ("assistant", "user")]
+    messages = [(line["type"], line["parent_tool_use_id"]) for line in lines if line["type"] in ("assistant", "user")]
     assert messages == [("assistant", None), ("assistant", "toolu_agent1"), ("user", None), ("assistant", None)]
     assert lines[-1]["type"] == "result" and lines[-1]["result"] == "ok"
 

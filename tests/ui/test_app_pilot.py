@@ -79,7 +79,7 @@ async def test_deny_with_a_reason_goes_back_to_the_engine(fake_session: FakeSess
         await pilot.press("enter")
         await wait_until(pilot, lambda: not app.controller.busy)
         assert fake_session.replies == [PermissionReply(False, reason="no, use a guard clause")]
-        edit = [t for b in app.tool_panel.batches for t in b.tools if t.name == "Edit"][0]
+        edit = next(t for b in app.tool_panel.batches for t in b.tools if t.name == "Edit")
         assert edit.state == "denied"
 
 
@@ -301,7 +301,7 @@ async def test_permissions_and_memory_commands_open_their_screens(offline_option
     async with app.run_test(size=SIZE) as pilot:
         for command, screen_name in (("/permissions", "PermissionsScreen"), ("/memory", "MemoryScreen")):
             await type_prompt(pilot, command)
-            await wait_until(pilot, lambda: type(app.screen).__name__ == screen_name)
+            await wait_until(pilot, lambda name=screen_name: type(app.screen).__name__ == name)
             app.pop_screen()
             await pilot.pause()
 

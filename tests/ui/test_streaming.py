@@ -24,7 +24,7 @@ def long_reply(paragraphs: int = 120) -> str:
     for i in range(paragraphs):
         parts.append(" ".join(f"w{i}_{j}" for j in range(40)))
         if i % 10 == 5:
-            parts.append("```python\ndef f_%d():\n\n    return %d\n```" % (i, i))
+            parts.append(f"```python\ndef f_{i}():\n\n    return {i}\n```")
     parts.append(f"The end: {LAST}")
     return "\n\n".join(parts)
 

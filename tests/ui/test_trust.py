@@ -177,7 +177,7 @@ async def test_each_screen_says_what_the_untrusted_folder_skipped_and_that_trust
         }
         for command, (widget, words) in expected.items():
             await app.submit_prompt(command)
-            await wait_until(pilot, lambda: len(app.screen_stack) > 1 and app.screen.query(widget))
+            await wait_until(pilot, lambda widget=widget: len(app.screen_stack) > 1 and app.screen.query(widget))
             note = str(app.screen.query_one(widget).render())
             assert note.startswith("This folder is not trusted: ") and words in note, note
             assert note.endswith("/trust loads them.")

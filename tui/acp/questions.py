@@ -13,7 +13,7 @@ import asyncio
 from concurrent.futures import Future, InvalidStateError
 from typing import TYPE_CHECKING, Any
 
-from acp.schema import PermissionOption, ToolCallUpdate
+from acp.schema import PermissionOption, PermissionOptionKind, ToolCallUpdate
 
 from tui.agent.events import PermissionRequested, UserQuestionAsked
 from tui.agent.permission_gate import PermissionReply
@@ -26,7 +26,7 @@ if TYPE_CHECKING:
 
 ALLOW_ONCE, ALLOW_ALWAYS, REJECT_ONCE = "allow_once", "allow_always", "reject_once"
 #: ExitPlanMode's three answers, as the app's plan dialog gives them
-PLAN_CHOICES = (("auto", "Yes, and accept edits automatically", "allow_always"),
+PLAN_CHOICES: tuple[tuple[str, str, PermissionOptionKind], ...] = (("auto", "Yes, and accept edits automatically", "allow_always"),
                 ("ask", "Yes, and ask before each edit", "allow_once"),
                 ("keep", "No, keep planning", "reject_once"))
 
@@ -68,7 +68,7 @@ async def ask_permission(link: SessionLink, ev: PermissionRequested) -> None:
         elif preview.get("text"):
             content.append(text_content(str(preview["text"])))
         tool_call = ToolCallUpdate(tool_call_id=ev.tool_use_id, title=ev.label or ev.tool_name, status="pending",
-                                   kind=tool_kind(ev.tool_name, tool), content=content, raw_input=ev.input,  # type: ignore[arg-type]
+                                   kind=tool_kind(ev.tool_name, tool), content=content, raw_input=ev.input,
                                    locations=locations(ev.tool_name, ev.input, ctx.resolve))
         options = [PermissionOption(option_id=ALLOW_ONCE, name="Allow", kind="allow_once"),
                    PermissionOption(option_id=ALLOW_ALWAYS, name=f"Always allow {ev.suggested_rule}",
@@ -90,7 +90,7 @@ async def ask_user(link: SessionLink, ev: UserQuestionAsked) -> None:
         if ev.kind == "plan":
             tool_call = ToolCallUpdate(tool_call_id=ev.tool_use_id, title="Approve the plan", kind="switch_mode",
                                        status="pending", content=[text_content(str(ev.payload.get("plan", "")))])
-            options = [PermissionOption(option_id=key, name=name, kind=kind) for key, name, kind in PLAN_CHOICES]  # type: ignore[arg-type]
+            options = [PermissionOption(option_id=key, name=name, kind=kind) for key, name, kind in PLAN_CHOICES]
             picked = await _ask(link, tool_call, options)
             if picked in ("auto", "ask"):  # approved: plan mode ends, as the app's plan dialog does
                 await link.set_mode("acceptEdits" if picked == "auto" else "default", tell=True)

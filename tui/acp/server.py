@@ -106,7 +106,7 @@ async def serve(agent: Any, stdin: BinaryIO, stdout: BinaryIO, stop: asyncio.Eve
 
     saved = sys.stdin, sys.stdout
     # the SDK opens its pipes from these
-    sys.stdin, sys.stdout = stdin, stdout  # type: ignore[assignment]
+    sys.stdin, sys.stdout = stdin, stdout
     try:
         raw, writer = await stdio_streams(limit=LINE_LIMIT)
     finally:

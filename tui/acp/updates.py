@@ -22,17 +22,17 @@ from acp import (
     update_tool_call,
     update_user_message_text,
 )
-from acp.schema import ToolCallLocation
+from acp.schema import ToolCallLocation, ToolCallStatus, ToolKind
 
 #: the ACP kind of each built-in tool (clients pick icons and grouping by it)
-KINDS = {
+KINDS: dict[str, ToolKind] = {
     "Read": "read", "Edit": "edit", "Write": "edit", "NotebookEdit": "edit", "Glob": "search", "Grep": "search",
     "ToolSearch": "search", "Bash": "execute", "TaskStop": "execute", "TaskOutput": "read", "WebFetch": "fetch",
     "WebSearch": "fetch", "TodoWrite": "think", "Agent": "think", "ExitPlanMode": "switch_mode",
     "ListMcpResources": "read", "ReadMcpResource": "read", "Skill": "read",
 }
 #: what a tool's own `kind` (read | edit | exec) says when its name is not above
-_BY_TOOL_KIND = {"read": "read", "edit": "edit", "exec": "execute"}
+_BY_TOOL_KIND: dict[str, ToolKind] = {"read": "read", "edit": "edit", "exec": "execute"}
 #: a tool result longer than this is cut in what the client is shown (the model gets all of it)
 MAX_SHOWN = 64_000
 #: the ACP stop reason of each way a turn ends normally; the others answer the prompt with an error
@@ -45,7 +45,7 @@ STOP_REASONS = {
 Resolve = Callable[[str], Path]
 
 
-def tool_kind(name: str, tool: Any = None) -> str:
+def tool_kind(name: str, tool: Any = None) -> ToolKind:
     """The ACP kind of a call to `name` (`tool` is the tool object when the session has it)."""
     if name in KINDS:
         return KINDS[name]
@@ -82,9 +82,9 @@ def diff_content(path: str, old: str | None, new: str) -> Any:
 
 
 def tool_started(tool_use_id: str, name: str, title: str, tool_input: dict[str, Any], tool: Any,
-                 resolve: Resolve, status: str = "pending") -> Any:
+                 resolve: Resolve, status: ToolCallStatus = "pending") -> Any:
     """The `tool_call` that announces a call."""
-    return start_tool_call(tool_use_id, title or name, kind=tool_kind(name, tool), status=status,  # type: ignore[arg-type]
+    return start_tool_call(tool_use_id, title or name, kind=tool_kind(name, tool), status=status,
                            locations=locations(name, tool_input, resolve), raw_input=tool_input)
 
 
@@ -95,7 +95,7 @@ def tool_finished(tool_use_id: str, failed: bool, content: list[Any]) -> Any:
 
 def plan(todos: Any) -> Any:
     """TodoWrite's list as the ACP plan (the statuses are the same three words)."""
-    entries = [plan_entry(str(t.get("content", "")), status=t.get("status", "pending"))  # type: ignore[arg-type]
+    entries = [plan_entry(str(t.get("content", "")), status=t.get("status", "pending"))
                for t in todos if isinstance(t, dict) and t.get("status") in ("pending", "in_progress", "completed")]
     return update_plan(entries)
 

@@ -29,7 +29,7 @@ import threading
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 from tui.config.special_files import read_regular_bytes
 
@@ -134,7 +134,7 @@ class Checkpoints:
         #: the manifest, open for appending while the session lasts (an open per record costs a journal wait)
         self._fd: int | None = None
         #: the project's files kept current by inotify (tree_watch.py); False once it proved unavailable
-        self._watch: TreeWatch | None | bool = None
+        self._watch: TreeWatch | Literal[False] | None = None
         self._load()
 
     def close(self) -> None:
@@ -510,4 +510,4 @@ def same_content(path: str, blob: str | None) -> bool:
     return blob is not None and blob_hash(data) == blob
 
 
-from .checkpoint_bash import watch_command  # noqa: E402  (re-exported: the session and tests reach it here)
+from .checkpoint_bash import watch_command as watch_command  # noqa: E402  (re-exported: the session and tests reach it here)

@@ -91,7 +91,7 @@ class ContextTracker:
     def should_compact(self) -> bool:
         """True when the next request plus its reply plus a summary would pass the threshold."""
         opts = self.session.options
-        threshold = getattr(opts, "auto_compact_threshold", 0.8)
+        threshold: float = getattr(opts, "auto_compact_threshold", 0.8)
         if not threshold or threshold <= 0:
             return False
         if self.stuck_at is not None and len(self.session.messages) <= self.stuck_at:

@@ -48,7 +48,7 @@ def _turns(messages: list[dict[str, Any]]) -> list[tuple[str, int, int]]:
 def _tool_results(messages: list[dict[str, Any]]) -> list[dict[str, Any]]:
     """The biggest tool results, named by their tool and input."""
     names: dict[str, str] = {}
-    found = []
+    found: list[dict[str, Any]] = []
     for message in messages:
         for block in message.get("content") or ():
             if not isinstance(block, dict):

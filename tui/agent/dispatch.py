@@ -14,7 +14,7 @@ from collections.abc import Callable
 from concurrent.futures import Future, ThreadPoolExecutor, wait
 from dataclasses import dataclass, field
 from functools import partial
-from typing import Any
+from typing import Any, cast
 
 from tui.config.refusal_advice import print_mode_advice
 from tui.sandbox import gate as sandbox_gate
@@ -30,6 +30,7 @@ from .events import (
     ToolQueued,
     SandboxBlocked,
     ToolStarted,
+    ToolStatus,
     TodosUpdated,
 )
 from .permission_gate import PendingAsks, PermissionReply
@@ -56,11 +57,11 @@ class Call:
 
     @property
     def id(self) -> str:
-        return self.block["id"]
+        return cast(str, self.block["id"])
 
     @property
     def name(self) -> str:
-        return self.block.get("name", "")
+        return cast(str, self.block.get("name", ""))
 
     @property
     def input(self) -> Any:
@@ -306,7 +307,7 @@ class Dispatcher:
             else:
                 self.publish(PermissionResolved(tool_use_id=call.id, tool_name=call.name, allowed=answer[0],
                                                 scope="hook", reason=answer[1]))
-                return answer
+                return cast(tuple[bool, str], answer)  # SessionHooks.permission_by_hook's answer
         if not self.interactive:
             outcome.denials.append({"tool_name": call.name, "tool_use_id": call.id, "tool_input": call.input})
             target = tool.permission_target(call.input, ctx) or call.name
@@ -412,7 +413,7 @@ class Dispatcher:
         assert call.result is not None
         self.publish(
             ToolFinished(
-                tool_use_id=call.id, name=call.name, status=call.status, is_error=call.result.is_error,  # type: ignore[arg-type]
+                tool_use_id=call.id, name=call.name, status=cast(ToolStatus, call.status), is_error=call.result.is_error,
                 result_text=call.result.text(), duration_ms=int(seconds * 1000), batch=call.batch, parallel=call.parallel,
             )
         )

@@ -12,7 +12,10 @@ from __future__ import annotations
 import time
 from concurrent.futures import Future
 from dataclasses import dataclass, field, fields
-from typing import Any, Literal, TypeVar, dataclass_transform
+from typing import TYPE_CHECKING, Any, Literal, TypeVar, dataclass_transform
+
+if TYPE_CHECKING:
+    from .permission_gate import PermissionReply
 
 _E = TypeVar("_E")
 
@@ -48,7 +51,7 @@ class Event:
     def __eq__(self, other: object) -> bool:
         if type(other) is not type(self):
             return NotImplemented
-        return self._values() == other._values()  # type: ignore[attr-defined]
+        return self._values() == other._values()
 
     def __hash__(self) -> int:
         return hash((type(self), self._values()))
@@ -239,7 +242,7 @@ class PermissionRequested(Event):
     preview: dict[str, Any]  # {"kind": "diff"|"command"|"text", "text": ..., "path"/"cwd": ...}
     suggested_rule: str
     reason: str
-    reply: Future = field(compare=False, repr=False)
+    reply: Future[PermissionReply] = field(compare=False, repr=False)
 
 
 @_event
@@ -451,7 +454,7 @@ class UserQuestionAsked(Event):
     tool_use_id: str
     kind: str
     payload: dict[str, Any]
-    reply: Future = field(compare=False, repr=False)
+    reply: Future[dict[str, Any]] = field(compare=False, repr=False)
 # --- hooks ----------------------------------------------------------------------------
 
 

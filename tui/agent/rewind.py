@@ -294,7 +294,7 @@ def keep_branch(session: AgentSession, entry: RewindEntry) -> Branch:
     later = [p for p in cps.visible_prompts() if entry.msg is None or p.msg >= entry.msg]
     start = entry.msg if entry.msg is not None else len(current)
     first = later[0].prompt if later else next((t for t in map(_user_text, current[start:]) if t), "")
-    branch = cps.keep_branch(current, first or "(no prompt)", len(later))
+    branch: Branch = cps.keep_branch(current, first or "(no prompt)", len(later))
     if session.transcript:
         session.transcript.write({"type": "branch", "id": branch.id, "messages_blob": branch.messages,
                                   "first": branch.first, "prompts": branch.prompts, "ts": branch.ts})

@@ -331,7 +331,7 @@ class AgentSession(TranscriptMixin, PinMixin):
         """Server tools (WebSearch) are left out of tools[] when a rule or the mode denies them."""
         if not getattr(tool, "server_tool", False):
             return True
-        return self.policy.check(tool, {}, self._tool_context("")).decision != "deny"
+        return bool(self.policy.check(tool, {}, self._tool_context("")).decision != "deny")
 
     # --- history -----------------------------------------------------------------------
 

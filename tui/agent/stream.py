@@ -12,7 +12,7 @@ import threading
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, cast
 
 from .events import BlockDelta, BlockFinished, BlockStarted, Event, ResponseStarted
 from .retry import EmptyStream, IncompleteStream, MalformedStream
@@ -71,7 +71,7 @@ def dump_block(block: Any) -> dict[str, Any]:
     tool input that is a list) is kept as sent; `warnings=False` stops pydantic from printing a
     serializer UserWarning about it on stderr, and the dispatcher reports the bad input itself.
     """
-    data = block.model_dump(exclude_none=True, mode="json", warnings=False)
+    data: dict[str, Any] = block.model_dump(exclude_none=True, mode="json", warnings=False)
     data.pop("parsed_output", None)
     if data.get("type") == "text" and data.get("citations") == []:
         data.pop("citations")
@@ -291,7 +291,7 @@ class _StreamReader:
         """What had arrived, as an assistant message (for an interrupt or a failure), surrogates replaced."""
         if self.manual:
             try:
-                return scrub({"role": "assistant", "content": assemble(self.raw)["content"]})
+                return cast(dict[str, Any], scrub({"role": "assistant", "content": assemble(self.raw)["content"]}))
             except (LookupError, TypeError):
                 return None
         return scrub(_partial(self.stream)) if self.stream is not None else None

@@ -80,7 +80,7 @@ class SubagentSession(AgentSession):
         self.stopped: LoopStopped | None = None
         self.tool_uses = 0
         policy = parent.policy
-        if project_dir != parent.options.project_dir and dataclasses.is_dataclass(policy):
+        if project_dir != parent.options.project_dir and dataclasses.is_dataclass(policy) and not isinstance(policy, type):
             policy = dataclasses.replace(policy, project_dir=project_dir)  # a worktree: its paths are the project's
         super().__init__(options, EventBus(), tools=tools, policy=policy)
         self.dispatcher.pending = parent.dispatcher.pending  # one answer's rule settles the questions of every loop

@@ -100,7 +100,7 @@ class Transcript:
             # O_APPEND: each line is one write; two processes never share a session file
             if existed:
                 check_regular(self.path)  # a FIFO here would block the open below
-            self._file = open(self.path, "a", encoding="utf-8")
+            self._file = open(self.path, "a", encoding="utf-8")  # noqa: SIM115 - held until close()
         except OSError as exc:
             if existed and self._on_lost is not None and not isinstance(exc, SpecialFileError):
                 self.failed = True

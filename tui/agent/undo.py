@@ -135,7 +135,7 @@ def apply_undo(plan: UndoPlan) -> list[str]:
     result = apply_code(plan.checkpoints, plan.steps, overwrite=True, state=plan.state)
     plan.checkpoints.mark_undone(plan.checkpoint)
     lines = []
-    for line, step in zip(result.lines, [s for s in plan.steps], strict=False):
+    for line, step in zip(result.lines, list(plan.steps), strict=False):
         if step.path in created and line.startswith("removed ") and not line.startswith("removed the link "):
             line = f"deleted {line[len('removed '):]} (the turn created it)"
         lines.append(line)

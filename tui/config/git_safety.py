@@ -59,7 +59,7 @@ def safe_git_argv(args: list[str]) -> list[str]:
     return [*argv, *args]
 
 
-def run_git(args: list[str], cwd: Path, timeout: float = TIMEOUT,
+def run_git(args: list[str], cwd: Path | str, timeout: float = TIMEOUT,
             env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
     """Run git in `cwd` without running any program the repository's config names (`env`: default `git_env()`)."""
     return subprocess.run(safe_git_argv(args), cwd=cwd, env=git_env() if env is None else env, stdin=subprocess.DEVNULL,

@@ -146,7 +146,10 @@ class PermissionPolicy:
 
     def _check_generic(self, tool: Tool, target: str | None) -> Verdict:
         name = tool.name
-        match = lambda kind: self._first(kind, name, tool.kind, lambda r: target_matches(r.specifier, target))  # noqa: E731
+
+        def match(kind: RuleKind) -> RuleSource | None:
+            return self._first(kind, name, tool.kind, lambda r: target_matches(r.specifier, target))
+
         if rule := match("deny"):
             return self._verdict("deny", f"{name} is denied by the rule `{rule.rule}`.", rule)
         if self.mode == "bypassPermissions":

@@ -71,7 +71,7 @@ def is_read_only(cmd: SimpleCommand) -> bool:
     if name == "uniq":
         return all(not a.startswith("-") for a in args) and len(args) <= 1
     if name == "date":
-        return not any(a in ("-s", "--set") or a.startswith("--set=") or not (a.startswith("-") or a.startswith("+")) for a in args)
+        return not any(a in ("-s", "--set") or a.startswith("--set=") or not a.startswith(("-", "+")) for a in args)
     if name == "hostname":
         return all(a.startswith("-") for a in args)
     if name == "tree":

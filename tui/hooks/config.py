@@ -121,7 +121,7 @@ def parse_hooks_block(path: Path, text: str, block: Any, *, project: bool) -> tu
                 problem(name, f"matcher {exc}; that entry is ignored.")
                 continue
             for handler in group["hooks"]:
-                spec = _handler(handler, event, matcher, path, project, lambda m: problem(name, m))
+                spec = _handler(handler, event, matcher, path, project, lambda m, name=name: problem(name, m))
                 if spec is not None:
                     specs.append(spec)
     return specs, problems

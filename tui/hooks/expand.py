@@ -64,7 +64,11 @@ def substitute_arguments(body: str, args: str, names: tuple[str, ...] = (), appe
 
     text = escaped
     for name, index in named:
-        text = re.sub(rf"\${re.escape(name)}(?![\[\w])", lambda m, i=index: mark(word(i)), text)
+
+        def by_name(m: re.Match[str], i: int = index) -> str:
+            return mark(word(i))
+
+        text = re.sub(rf"\${re.escape(name)}(?![\[\w])", by_name, text)
     text = re.sub(r"\$ARGUMENTS\[(\d+)\]", lambda m: mark(word(int(m.group(1)))), text)
     text = re.sub(r"\$(\d+)(?!\w)", lambda m: mark(word(int(m.group(1)))), text)
     text = re.sub(r"\$ARGUMENTS", lambda m: mark(args), text)

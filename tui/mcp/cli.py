@@ -94,7 +94,7 @@ def main(argv: Sequence[str], project_dir: Path | None = None) -> int:
 def _scope(value: str) -> Scope:
     if value not in SCOPES:
         raise CliError(f"Invalid scope: {value}. Must be one of: {', '.join(SCOPES)}")
-    return value  # type: ignore[return-value]
+    return value
 
 
 class _Placeholders(Mapping[str, str]):
@@ -250,11 +250,8 @@ def cmd_get(args: argparse.Namespace, here: Path) -> int:
         pending = " (.mcp.json servers are awaiting approval — run `agent-tui` in this directory to review them.)"
         raise CliError(f'No MCP server named "{args.name}". Configured servers: {names}'
                        + (pending if "not approved" in found.held.values() else ""))
-    if server.name in found.held:
-        status = HELD_BACK[found.held[server.name]]
-    else:
-        status = probe_all([server], here)[server.name]
-    scope: Scope = server.source if server.source in SCOPES else "local"  # type: ignore[assignment]
+    status = HELD_BACK[found.held[server.name]] if server.name in found.held else probe_all([server], here)[server.name]
+    scope: Scope = server.source if server.source in SCOPES else "local"
     lines = [f"{server.name}:", f"  Scope: {SCOPE_LABELS[scope]}", f"  Status: {status}", f"  Type: {server.transport}"]
     if server.transport == "stdio":
         lines += [f"  Command: {server.command}", f"  Args: {' '.join(server.args)}", "  Environment:"]

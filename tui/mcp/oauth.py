@@ -24,6 +24,7 @@ from urllib.parse import parse_qs, urlparse
 
 from mcp.client.auth import AuthorizationCodeResult, OAuthClientProvider, OAuthFlowError
 from mcp.shared.auth import OAuthClientInformationFull, OAuthClientMetadata, OAuthToken
+from pydantic import AnyUrl
 
 from tui.config.paths import user_data_dir
 from tui.config.rule_files import write_text_atomic
@@ -155,13 +156,12 @@ class BrowserLogin:
             return
         target = urlparse(request.split(" ")[1] if " " in request else "/")
         query = {k: v[0] for k, v in parse_qs(target.query).items()}
-        done = self._result is not None and not self._result.done() and target.path == "/callback"
-        if done and "error" in query:
-            self._result.set_exception(OAuthFlowError(f"sign-in refused: {query.get('error_description') or query['error']}"))  # type: ignore[union-attr]
+        waiting = self._result if self._result is not None and not self._result.done() and target.path == "/callback" else None
+        if waiting is not None and "error" in query:
+            waiting.set_exception(OAuthFlowError(f"sign-in refused: {query.get('error_description') or query['error']}"))
             message = b"Sign-in refused. You can close this tab."
-        elif done and "code" in query:
-            self._result.set_result(AuthorizationCodeResult(code=query["code"], state=query.get("state"),  # type: ignore[union-attr]
-                                                            iss=query.get("iss")))
+        elif waiting is not None and "code" in query:
+            waiting.set_result(AuthorizationCodeResult(code=query["code"], state=query.get("state"), iss=query.get("iss")))
             message = b"Signed in to the MCP server. You can close this tab and go back to agent-tui."
         else:
             message = b"Nothing to do here."
@@ -179,7 +179,7 @@ def auth_for(config: McpServerConfig, *, announce: Announce | None = None,
     port = storage.redirect_port() or free_port()
     say = announce or (lambda sentence: print(f"{config.name} {sentence}", file=sys.stderr, flush=True))
     login = BrowserLogin(config.name, port, say, interactive)
-    metadata = OAuthClientMetadata(client_name="agent-tui", redirect_uris=[f"http://127.0.0.1:{port}/callback"],
+    metadata = OAuthClientMetadata(client_name="agent-tui", redirect_uris=[AnyUrl(f"http://127.0.0.1:{port}/callback")],
                                    grant_types=["authorization_code", "refresh_token"], response_types=["code"],
                                    token_endpoint_auth_method="none")
     return OAuthClientProvider(server_url=config.url, client_metadata=metadata, storage=storage,

@@ -103,7 +103,7 @@ def repeated_servers(text: str, label: str) -> list[str]:
     problems = []
     if isinstance(data, _Object) and "mcpServers" in data.repeated:
         problems.append(f"{label}: \"mcpServers\" appears more than once; only the last one is used.")
-    servers = data.get("mcpServers") if isinstance(data, dict) else None
+    servers: Any = data.get("mcpServers") if isinstance(data, dict) else None
     for name in servers.repeated if isinstance(servers, _Object) else []:
         entry = servers[name] if isinstance(servers[name], dict) else {}
         what = entry.get("command") or entry.get("url")
@@ -144,6 +144,7 @@ def default_project_filter(choices: McpjsonChoices) -> ProjectFilter:
 
 def read_mcp_config_arg(value: str, env: Mapping[str, str] | None = None) -> tuple[list[McpServerConfig], list[str]]:
     """The servers of one `--mcp-config` value: a JSON string or a JSON file."""
+    text: str | None
     if value.lstrip().startswith("{"):
         label, text = "--mcp-config", value
     else:
@@ -211,7 +212,7 @@ def load_mcp_servers(project_dir: Path, *, trusted: bool, cli_configs: Sequence[
     result.max_output_tokens = _max_output_tokens(layers, env, result.problems)
     chosen: dict[str, McpServerConfig] = {}
     for source in ("user", "project", "local", "cli"):  # later sources replace earlier ones whole
-        for server in by_source[source]:  # type: ignore[index]
+        for server in by_source[source]:
             chosen.pop(server.name, None)
             chosen[server.name] = server
     result.servers = list(chosen.values())

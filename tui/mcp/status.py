@@ -117,11 +117,10 @@ async def probe(server: McpServerConfig, project_dir: Path, timeout: float, *, i
     from tui.mcp.oauth import NeedsLogin
 
     try:
-        async with asyncio.timeout(timeout):
-            async with _streams(server, project_dir, interactive) as (read, write):
-                async with ClientSession(read, write) as session:
-                    await session.initialize()
-                    await session.list_tools()
+        async with (asyncio.timeout(timeout), _streams(server, project_dir, interactive) as (read, write),
+                    ClientSession(read, write) as session):
+            await session.initialize()
+            await session.list_tools()
         return "connected"
     except ServerCwdMissing as exc:
         return f"failed: {exc}"

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import os
 import re
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 
 #: config keys that lead to more config or to hooks (lower case)
@@ -128,9 +129,9 @@ def follow_includes(paths: list[str]) -> tuple[list[str], list[str]]:
     return files, hooks_values
 
 
-def user_configs(env: dict[str, str] | None = None) -> list[str]:
+def user_configs(environ: Mapping[str, str] | None = None) -> list[str]:
     """The system and global (or XDG) config files git reads, as the environment names them."""
-    env = os.environ if env is None else env
+    env = os.environ if environ is None else environ
     out = []
     if not env.get("GIT_CONFIG_NOSYSTEM"):
         out.append(env.get("GIT_CONFIG_SYSTEM") or "/etc/gitconfig")

@@ -143,14 +143,14 @@ def check(before: GitState, project: str, kept: list[str], writable: list[str], 
             phrases.append(_repo_changed(root, was, now))
     hook_dirs = {os.path.dirname(p) for p in before.files if before.files[p] is not None} & set(before.hook_dirs)
     created = [(p, None) for p in after.files if p not in before.files and os.path.dirname(p) in hook_dirs]
-    for path, was in [*before.files.items(), *created]:
-        now = after.files.get(path, _read(path))
-        if now == was or wrote_under(path, since):
+    for path, was_file in [*before.files.items(), *created]:
+        now_file = after.files.get(path, _read(path))
+        if now_file == was_file or wrote_under(path, since):
             continue
         real_dir = os.path.realpath(os.path.dirname(path))
-        if was is not None and (_under(os.path.join(real_dir, os.path.basename(path)), kept) or not _under(real_dir, writable)):
+        if was_file is not None and (_under(os.path.join(real_dir, os.path.basename(path)), kept) or not _under(real_dir, writable)):
             continue  # the command could not write there: the change is someone else's
-        phrases.append(_undo(path, was))
+        phrases.append(_undo(path, was_file))
     for root, links in after.gitlinks.items():
         taken_out = set()
         for rel in sorted(links - before.gitlinks.get(root, frozenset())):

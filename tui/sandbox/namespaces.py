@@ -58,7 +58,9 @@ def map_ids(uid: int, gid: int) -> None:
 
 def mount(source: str | None, target: str, fstype: str | None, flags: int, data: str | None = None) -> None:
     """mount(2), raising OSError."""
-    enc = (lambda s: s.encode() if s is not None else None)
+    def enc(s: str | None) -> bytes | None:
+        return s.encode() if s is not None else None
+
     _check(libc().mount(enc(source), target.encode(), enc(fstype), ctypes.c_ulong(flags), enc(data)), f"mount {target}")
 
 

@@ -86,9 +86,8 @@ def after_run(prepared: Any, runtime: Any, output: str, exit_code: int, cwd: str
         blocked += denied_paths(output, cwd, plan)  # also at exit 0: a pipeline hides a failed step
     except Exception:  # noqa: BLE001 - reading the output for paths is a courtesy; it never costs the output
         pass
-    if exit_code != 0:
-        if NETWORK.search(output) and not any(b.startswith("connecting") for b in blocked):
-            blocked.append("network access (the sandbox has no network; sandbox.network.allowed_domains opens hosts)")
+    if exit_code != 0 and NETWORK.search(output) and not any(b.startswith("connecting") for b in blocked):
+        blocked.append("network access (the sandbox has no network; sandbox.network.allowed_domains opens hosts)")
     return blocked
 
 

@@ -63,6 +63,8 @@ def program(machine: str | None = None) -> bytes:
     ]
     for name in ("unshare", "setns", "keyctl", "add_key", "request_key", "io_uring_setup"):
         code.append((JEQ, "eperm", 0, nr[name]))
+    # one row per label and its instructions, kept as written: each ignore is about its row's label tuple
+    # fmt: off
     code += [
         (RET, 0, 0, RET_ALLOW),
         ("socket", 0, 0, 0), (LD_ABS, 0, 0, _arg(0)), (JEQ, "eperm", 0, AF_UNIX), (RET, 0, 0, RET_ALLOW),  # type: ignore[list-item]
@@ -71,13 +73,14 @@ def program(machine: str | None = None) -> bytes:
         ("eperm", 0, 0, 0), (RET, 0, 0, eperm),  # type: ignore[list-item]
         ("enosys", 0, 0, 0), (RET, 0, 0, enosys),  # type: ignore[list-item]
     ]
+    # fmt: on
     labels: dict[str, int] = {}
     body: list[tuple[int, str | int, str | int, int]] = []
-    for op in code:
-        if isinstance(op[0], str):
-            labels[op[0]] = len(body)
+    for entry in code:
+        if isinstance(entry[0], str):
+            labels[entry[0]] = len(body)
         else:
-            body.append(op)
+            body.append(entry)
     out = b""
     for index, (op, jt, jf, k) in enumerate(body):
         jt_n = labels[jt] - index - 1 if isinstance(jt, str) else jt

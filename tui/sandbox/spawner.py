@@ -40,4 +40,6 @@ class SandboxPopen(subprocess.Popen):  # type: ignore[type-arg]
         except RuntimeError as exc:  # on failure Popen closes the pipes itself
             raise subprocess.SubprocessError(f"The sandbox could not start the command: {exc}") from None
         self._child_created = True
-        self._close_pipe_fds(a["p2cread"], a["p2cwrite"], a["c2pread"], a["c2pwrite"], a["errread"], a["errwrite"])
+        # Popen's own helper for what _execute_child must do after a spawn (CPython 3.11+); typeshed leaves it out
+        self._close_pipe_fds(  # type: ignore[attr-defined]
+            a["p2cread"], a["p2cwrite"], a["c2pread"], a["c2pwrite"], a["errread"], a["errwrite"])

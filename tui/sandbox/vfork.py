@@ -21,9 +21,13 @@ import shutil
 import signal
 import threading
 from collections.abc import Callable, Sequence
+from typing import TYPE_CHECKING
 
 from tui.sandbox import landlock, launch, namespaces
 from tui.sandbox.plan import Plan
+
+if TYPE_CHECKING:
+    from _ctypes import CFuncPtr
 
 CLONE_VM, CLONE_VFORK = 0x00000100, 0x00004000
 UCONTEXT_BYTES = 8192  # more than glibc's ucontext_t on x86_64 (968) and aarch64 (4560)
@@ -35,7 +39,7 @@ _VOIDFN = ctypes.CFUNCTYPE(None)
 _lock = threading.Lock()
 
 
-def _address(fn: object) -> int:
+def _address(fn: CFuncPtr) -> int:
     return int(ctypes.cast(fn, ctypes.c_void_p).value or 0)
 
 

@@ -198,11 +198,11 @@ class ProcessTracker:
                     changed = True
         for t in group:
             t.running = []
-        for pid, t in found.items():
-            if t is not None:
-                t.seen[pid] = procs[pid].start
+        for pid, tree in found.items():
+            if tree is not None:
+                tree.seen[pid] = procs[pid].start
                 if procs[pid].state != "Z":
-                    t.running.append(pid)
+                    tree.running.append(pid)
         return [procs[pid] for pid in found]
 
     @staticmethod

@@ -73,7 +73,9 @@ def upgrade_url(url: str) -> str:
 
 
 def _same_host(a: str, b: str) -> bool:
-    strip = lambda host: (host or "").lower().removeprefix("www.")  # noqa: E731
+    def strip(host: str | None) -> str:
+        return (host or "").lower().removeprefix("www.")
+
     return strip(urlparse(a).hostname) == strip(urlparse(b).hostname)
 
 

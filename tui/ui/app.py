@@ -19,7 +19,6 @@ from typing import TYPE_CHECKING, Any
 
 from textual import events, on, work
 from textual.app import App, ComposeResult, SystemCommand
-from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
 from textual.screen import Screen
 from textual.widget import Widget
@@ -77,7 +76,7 @@ class AgentApp(ConversationKeys, FocusReports, App[int]):
     CSS_PATH = Path(__file__).with_name("app.tcss")
     TITLE = "agent-tui"
     AUTO_FOCUS = "#prompt"
-    BINDINGS: list[Binding] = bindings_for("app")  # type: ignore[assignment]
+    BINDINGS = bindings_for("app")
     #: below 80 columns the tool panel steps aside (F3 brings it back); below 40 TooSmallScreen covers all
     HORIZONTAL_BREAKPOINTS = [(0, "-cramped"), (80, "-narrow"), (120, "-wide")]
     PAUSE_GC_ON_SCROLL = True

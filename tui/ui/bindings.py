@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from textual.binding import Binding
+from textual.binding import Binding, BindingType
 
 
 @dataclass(frozen=True)
@@ -84,7 +84,7 @@ KEYS: tuple[KeySpec, ...] = (
     KeySpec("deny_now", "escape", "deny_now", "Deny", "Permission", scope="dialog", key_display="esc"),
 )
 
-def bindings_for(scope: str) -> list[Binding]:
+def bindings_for(scope: str) -> list[BindingType]:
     """Textual `Binding`s for one scope, in registry order."""
     groups = {spec.footer_group: Binding.Group(spec.footer_group) for spec in KEYS if spec.footer_group}
     return [

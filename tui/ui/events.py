@@ -11,6 +11,7 @@ from __future__ import annotations
 import dataclasses
 import logging
 from collections import deque
+from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING, Any
 
 from textual.css.query import NoMatches
@@ -100,7 +101,7 @@ class EventController(PermissionHandlers, ToolBeltHandlers, CostHandlers):
         self.dialog: PermissionDialog | None = None
         self._inspector_failed = False
         self._closed = False
-        self.handlers = {
+        self.handlers: dict[type[ev.Event], Callable[[Any], Awaitable[None]]] = {
             ev.TurnStarted: self.on_turn_started,
             ev.RequestSent: self.on_request_sent,
             ev.ResponseStarted: self.on_response_started,
@@ -334,10 +335,10 @@ class EventController(PermissionHandlers, ToolBeltHandlers, CostHandlers):
             record = BlockRecord("tool", tool=tool)
             if self.turn:
                 self.turn.add(record)
-            block = ToolCallBlock(tool)
-            self._tools[tool.tool_use_id] = (tool, block)
-            self._blocks[e.index] = (record, block)
-            await self._mount(block)
+            call_block = ToolCallBlock(tool)
+            self._tools[tool.tool_use_id] = (tool, call_block)
+            self._blocks[e.index] = (record, call_block)
+            await self._mount(call_block)
 
     async def on_block_delta(self, e: ev.BlockDelta) -> None:
         entry = self._blocks.get(e.index)

@@ -153,7 +153,7 @@ def _run_input_thread(self: Any) -> None:
     splitter = PasteSplitter()
 
     def read_once(timeout: float, final: bool = False) -> None:
-        batch: list[Message] = []
+        batch: list[Message | str] = []  # events, and runs of plain text read as they are
         large = False
         for _key, mask in selector.select(timeout):
             if mask & selectors.EVENT_READ:

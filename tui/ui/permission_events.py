@@ -24,6 +24,8 @@ class PermissionHandlers:
     _permissions: deque[ev.PermissionRequested]
     _sync_tool: Any
     _update_running_state: Any
+    #: the tool call whose answer added a rule, until the engine applies it (set on first use)
+    _rule_pending: str | None
 
     async def on_permission_requested(self, e: ev.PermissionRequested) -> None:
         entry = self._tools.get(e.tool_use_id) if e.loop_path == "main" else None
@@ -83,7 +85,7 @@ class PermissionHandlers:
     def withdraw_if_shown(self, e: ev.PermissionResolved) -> None:
         shown = self.dialog.event if self.dialog is not None else None
         if shown is not None and (shown.tool_use_id, shown.loop_path) == (e.tool_use_id, e.loop_path):
-            self.dialog.withdraw()  # type: ignore[union-attr]  # answered elsewhere (interrupt): close it, answer nothing
+            self.dialog.withdraw()  # answered elsewhere (interrupt): close it, answer nothing
 
     def withdraw_permissions(self) -> None:
         self._permissions.clear()

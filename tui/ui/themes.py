@@ -286,9 +286,11 @@ class ThemeWatcher:
     def start(self) -> None:
         folders = theme_dirs() if self.dirs is None else [d for d in self.dirs if d.is_dir()]
         if folders:
-            # a partial, not a coroutine: a worker that never starts (app closing) leaves no un-awaited coroutine
-            self.app.run_worker(partial(self._watch, folders), name="theme-watcher", group="themes",
-                                exclusive=True, exit_on_error=False)
+            # a partial, not a coroutine: a worker that never starts (app closing) leaves no un-awaited coroutine.
+            # (mypy solves Textual's WorkType[ResultType] union to Never for a callable returning a coroutine)
+            self.app.run_worker(
+                partial(self._watch, folders),  # type: ignore[arg-type]
+                name="theme-watcher", group="themes", exclusive=True, exit_on_error=False)
 
     def stop(self) -> None:
         self._stop.set()
@@ -338,8 +340,8 @@ class ThemeWatcher:
 
 def setup_themes(app: App[Any], preferred: str | None = None, *, watch: bool = True) -> ThemeWatcher | None:
     """Everything the app needs, from `on_mount`: register, apply `preferred`, save changes, watch files."""
-    for problem in register_themes(app):
-        app.notify(problem, title="Theme not loaded", severity="error", timeout=10)
+    for message in register_themes(app):
+        app.notify(message, title="Theme not loaded", severity="error", timeout=10)
     problem = apply_theme(app, preferred)
     if problem:
         app.notify(problem, severity="warning")

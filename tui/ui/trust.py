@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import os
 from functools import partial
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, cast
 
 from tui.sanitize import one_line
 
@@ -19,6 +19,8 @@ from .commands import slash_command
 from .threads import call_soon_from_thread
 
 if TYPE_CHECKING:
+    from textual.app import App
+
     from tui.config.settings import LoadedSettings
     from tui.trust.inventory import FolderInventory
     from tui.ui.app import AgentApp
@@ -199,11 +201,11 @@ def current_inventory(app: AgentApp) -> FolderInventory:
     return inventory
 
 
-def skipped_note(app: AgentApp, key: str) -> str | None:
+def skipped_note(app: App[Any], key: str) -> str | None:
     """For a screen: what of one kind the untrusted folder's files hold and `/trust` would load (None when nothing)."""
     from tui.trust.notice import untrusted_note
 
     if getattr(app, "options", None) is None:
         return None  # a screen shown outside agent-tui's app (a test harness)
-    note = untrusted_note(current_inventory(app), key)
+    note = untrusted_note(current_inventory(cast("AgentApp", app)), key)
     return one_line(note) if note else None

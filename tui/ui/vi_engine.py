@@ -85,7 +85,7 @@ class ViEngine:
     @staticmethod
     def _incomplete(motion: str) -> bool:
         """After an operator: a count still growing, or `g` waiting for its second `g`."""
-        count, rest = ViEngine._split_count(motion)
+        _count, rest = ViEngine._split_count(motion)
         return rest == "" or rest == "g"
 
     # --- commands ---------------------------------------------------------------------------

@@ -19,7 +19,7 @@ def test_file_list_respects_gitignore_and_lists_folders(tmp_path):
     (tmp_path / ".git").mkdir()
     files = project_files(tmp_path)
     assert "src/app/main.py" in files and "README.md" in files and "src/" in files and "src/app/" in files
-    assert not any(f.startswith("build") or f.endswith(".log") or f.startswith(".git/") for f in files)
+    assert not any(f.startswith(("build", ".git/")) or f.endswith(".log") for f in files)
 
 
 def test_fuzzy_matching_prefers_names_then_paths_then_letters():

@@ -62,7 +62,7 @@ def _with_skill_a(tmp_path: Path, extra: tuple[str, str]) -> tuple[AgentSession,
 def test_the_skill_tool_refuses_unknown_and_user_only_skills(tmp_path, user_claude):
     secret = (".claude/skills/secret/SKILL.md", "---\ndescription: s\ndisable-model-invocation: on\n---\ns\n")
     session, tool = _with_skill_a(tmp_path, secret)
-    with pytest.raises(ToolError, match="Unknown skill: nope. Available skills: a."):
+    with pytest.raises(ToolError, match=r"Unknown skill: nope. Available skills: a."):
         tool.run({"skill": "nope"}, session._tool_context("t"))
     with pytest.raises(ToolError, match="only the user can run it"):
         tool.run({"skill": "secret"}, session._tool_context("t"))

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import itertools
 import os
 from pathlib import Path
 
@@ -58,7 +59,7 @@ def reopen(session, project: Path):
 
 
 def test_checkpoints_are_written_before_prompts_and_changes(two_turns) -> None:
-    project, session, events = two_turns
+    _project, session, events = two_turns
     saved = events.of(CheckpointSaved)
     assert [e.reason for e in saved if e.reason == "prompt"] == ["prompt", "prompt"]
     assert {"edit", "Bash"} <= {e.reason for e in saved}
@@ -71,7 +72,7 @@ def test_rewind_after_a_restart_restores_bytes_modes_and_removes_new_files(two_t
     fresh = reopen(session, project)
     entries = rewind_entries(fresh)
     assert [e.prompt for e in entries] == ["first change", "second change"]
-    files = dict((name, (plus, minus)) for name, plus, minus in entries[1].files)
+    files = {name: (plus, minus) for name, plus, minus in entries[1].files}
     assert files["a.py"] == (1, 1) and files["two.txt"] == (1, 0) and "bash-second.txt" in files
 
     result = rewind(fresh, entries[0], "both")
@@ -100,17 +101,17 @@ def test_conversation_only_and_code_only(two_turns) -> None:
     project, session, _ = two_turns
     fresh = reopen(session, project)
     before = (project / "a.py").read_bytes()
-    second = [e for e in rewind_entries(fresh) if e.prompt == "second change"][0]
+    second = next(e for e in rewind_entries(fresh) if e.prompt == "second change")
     rewind(fresh, second, "conversation")
     assert (project / "a.py").read_bytes() == before and len(fresh.messages) == second.msg
     second = [e for e in rewind_entries(fresh) if e.prompt == "second change"]
     assert second == []  # the prompt left the conversation; its turn is a branch now
 
-    first = [e for e in rewind_entries(fresh) if e.prompt == "first change"][0]
+    first = next(e for e in rewind_entries(fresh) if e.prompt == "first change")
     messages = list(fresh.messages)
     rewind(fresh, first, "code")
     assert fresh.messages == messages and (project / "a.py").read_text() == DEMO_FILES["a.py"]
-    branch = [e for e in rewind_entries(fresh) if e.is_branch][0]
+    branch = next(e for e in rewind_entries(fresh) if e.is_branch)
     rewind(fresh, branch, "both")  # back where the tests started
     assert (project / "a.py").read_bytes() == before
     fresh.close()
@@ -223,7 +224,7 @@ def test_blobs_are_deltas_that_read_back_exactly(tmp_path) -> None:
     for n in range(40):  # past the depth bound: a whole copy is stored again
         versions.append(versions[-1][:n * 97] + b"edit %d" % n + versions[-1][n * 97:])
     names = [store.put(versions[0])]
-    for old, new in zip(versions, versions[1:]):
+    for old, new in itertools.pairwise(versions):
         names.append(store.put(new, old))
     assert [store.get(n) for n in names] == versions
     assert sum(f.stat().st_size for f in tmp_path.rglob("*") if f.is_file()) < len(versions[0]) * 3

@@ -3,6 +3,7 @@ first frame that does not wait for the engine's events."""
 
 from __future__ import annotations
 
+import itertools
 import os
 import shutil
 import subprocess
@@ -101,7 +102,7 @@ def test_an_edit_waits_for_one_flush_only_when_it_is_the_files_first_change_of_t
         versions.append(versions[-1][:1000 * (n + 1)] + b"# edit %d\n" % n + versions[-1][1000 * (n + 1):])
     path.write_bytes(versions[0])
     waits = []
-    for n, (old, new) in enumerate(zip(versions, versions[1:])):
+    for n, (old, new) in enumerate(itertools.pairwise(versions)):
         if n == 2:
             cps.prompt(2, "again", 0)  # a new turn: its first change of the file is flushed before the write
         flushes.clear()
@@ -128,7 +129,7 @@ def test_a_new_version_is_hashed_from_its_change_on_and_named_as_a_whole_hash_wo
     for at in (0, 1, STATE_STEP - 1, STATE_STEP, 3 * STATE_STEP + 5, len(versions[0])):
         versions.append(versions[-1][:at] + b"edit" + versions[-1][at:])
     names = [store.put(versions[0])]
-    for old, new in zip(versions, versions[1:]):
+    for old, new in itertools.pairwise(versions):
         names.append(store.put(new, old, names[-1]))
         assert len(store._states[names[-1]]) == len(new) // STATE_STEP + 1  # resumed, then kept for the next one
     assert names == [blob_hash(v) for v in versions] and [store.get(n) for n in names] == versions

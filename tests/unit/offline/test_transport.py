@@ -136,7 +136,7 @@ def test_thinking_and_effort_the_sdk_types_allow_are_accepted(project: Path) -> 
     import anthropic
 
     client, _ = make_client(project)
-    with pytest.raises(anthropic.BadRequestError, match="output_config.effort"):
+    with pytest.raises(anthropic.BadRequestError, match=r"output_config.effort"):
         client.messages.create(model="m", max_tokens=10, messages=PROMPT, extra_body={"output_config": {"effort": "hi"}})
     with pytest.raises(anthropic.BadRequestError, match="budget_tokens"):
         client.messages.create(model="m", max_tokens=2000, messages=PROMPT,

@@ -70,7 +70,7 @@ def test_failures_come_back_as_exceptions(sandbox: runtime.SandboxRuntime, tmp_p
     """A setup step that fails in the child is raised in the parent; a missing program too."""
     prepared = sandbox.prepare(str(tmp_path), [])
     prepared.plan.read_only.append(str(tmp_path / "missing"))  # a bind of a path that does not exist
-    with pytest.raises(subprocess.SubprocessError, match="could not start the command: .*mount .*missing"):
+    with pytest.raises(subprocess.SubprocessError, match=r"could not start the command: .*mount .*missing"):
         prepared.popen(["/bin/true"], stdout=subprocess.PIPE, start_new_session=True)
     with pytest.raises(FileNotFoundError):
         sandbox.prepare(str(tmp_path), []).popen(["no-such-program-here"], start_new_session=True)
@@ -96,7 +96,7 @@ def test_many_launches_from_a_thread_leave_the_interpreter_intact(sandbox: runti
     def launches() -> None:
         try:
             for i in range(60):
-                pid, out, code = _run(prepared, f"echo {i}", tmp_path)
+                _pid, out, code = _run(prepared, f"echo {i}", tmp_path)
                 assert (out, code) == (f"{i}\n", 0)
             results.append(deep(sys.getrecursionlimit() - 50))
         except BaseException as exc:  # noqa: BLE001 - reported below

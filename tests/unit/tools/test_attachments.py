@@ -56,7 +56,7 @@ def test_a_secret_in_deny_read_is_never_attached_nor_a_link_to_it(home: Path, pr
         session = _session(project, permission_mode=mode)
         asked: list[Attachment] = []
         for mention in ("@~/.ssh/id_rsa", "@key-link"):
-            prepared = prepare_prompt(session, f"check {mention} and @app.py", ask=lambda a: asked.append(a) or True)
+            prepared = prepare_prompt(session, f"check {mention} and @app.py", ask=lambda a, asked=asked: asked.append(a) or True)
             assert SECRET not in prepared.prompt and "print('app')" in prepared.prompt
             assert len(prepared.notices) == 1
             assert prepared.notices[0].startswith(f"{mention} was not attached: ")

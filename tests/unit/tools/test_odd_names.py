@@ -57,10 +57,12 @@ def test_the_name_shown_opens_the_file_in_read_edit_and_write(odd: Path, ctx: To
     whole = show_name(os.fsdecode(real))  # the absolute path, quoted as a whole: $'/…/a\nb.txt'
     assert whole.startswith("$'/")
     edited = EditTool().run({"file_path": shown, "old_string": "one", "new_string": "two"}, ctx)
-    assert open(real, "rb").read() == b"two\nneedle here\n"
+    with open(real, "rb") as f:
+        assert f.read() == b"two\nneedle here\n"
     assert edited.text().startswith(f"The file {whole} has been updated")
     written = WriteTool().run({"file_path": whole, "content": "three\n"}, ctx)  # the absolute form opens it too
-    assert open(real, "rb").read() == b"three\n"
+    with open(real, "rb") as f:
+        assert f.read() == b"three\n"
     assert written.text() == f"The file {whole} has been updated successfully."
     assert sorted(os.listdir(os.fsencode(odd))) == sorted([b"a\nb.txt", b"\xff.txt", b"plain.txt"])
 

@@ -132,7 +132,7 @@ def test_missing_file_suggests_close_matches(project: Path, ctx: ToolContext) ->
 
 def test_directory_points_to_glob(project: Path, ctx: ToolContext) -> None:
     (project / "src").mkdir()
-    with pytest.raises(ToolError, match="directory.*Glob"):
+    with pytest.raises(ToolError, match=r"directory.*Glob"):
         read.run({"file_path": "src"}, ctx)
 
 

@@ -74,7 +74,7 @@ def test_glob_caps_at_100_with_note(project: Path, ctx: ToolContext) -> None:
 
 
 def test_glob_errors(tree: Path, ctx: ToolContext) -> None:
-    with pytest.raises(ToolError, match="does not exist.*src"):
+    with pytest.raises(ToolError, match=r"does not exist.*src"):
         glob.run({"pattern": "*.py", "path": "srcc"}, ctx)
     with pytest.raises(ToolError, match="directory"):
         glob.run({"pattern": "*.py", "path": "README.md"}, ctx)
@@ -133,7 +133,7 @@ def test_grep_pattern_starting_with_dash(project: Path, ctx: ToolContext) -> Non
 
 
 def test_grep_errors_are_one_sentence(tree: Path, ctx: ToolContext) -> None:
-    with pytest.raises(ToolError, match="Invalid regular expression.*escape"):
+    with pytest.raises(ToolError, match=r"Invalid regular expression.*escape"):
         grep.run({"pattern": "foo(("}, ctx)
     with pytest.raises(ToolError, match="unrecognized file type"):
         grep.run({"pattern": "x", "type": "nosuchtype"}, ctx)

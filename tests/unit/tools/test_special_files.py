@@ -32,9 +32,9 @@ def rg_pids(under: Path) -> list[int]:
         if not entry.isdigit():
             continue
         try:
-            argv0 = open(f"/proc/{entry}/cmdline", "rb").read().split(b"\0")[0]
+            argv0 = Path(f"/proc/{entry}/cmdline").read_bytes().split(b"\0")[0]
             cwd = os.readlink(f"/proc/{entry}/cwd")
-            state = open(f"/proc/{entry}/stat", "rb").read().rsplit(b")", 1)[1].split()[0]
+            state = Path(f"/proc/{entry}/stat").read_bytes().rsplit(b")", 1)[1].split()[0]
         except OSError:
             continue
         if os.path.basename(argv0) == b"rg" and cwd.startswith(str(under)) and state != b"Z":
@@ -90,7 +90,7 @@ def test_read_of_a_fifo_or_dev_zero_is_refused(project: Path, ctx: ToolContext, 
 @pytest.mark.timeout(10)
 def test_edit_and_write_refuse_a_fifo(project: Path, ctx: ToolContext) -> None:
     os.mkfifo(project / "fifo")
-    with pytest.raises(ToolError, match="FIFO .named pipe., not a regular file; it cannot be edited"):
+    with pytest.raises(ToolError, match=r"FIFO .named pipe., not a regular file; it cannot be edited"):
         WriteTool().run({"file_path": "fifo", "content": "x"}, ctx)
     with pytest.raises(ToolError, match="cannot be edited"):
         EditTool().run({"file_path": "fifo", "old_string": "a", "new_string": "b"}, ctx)
@@ -101,7 +101,7 @@ def test_saving_onto_a_fifo_swapped_in_is_refused_not_blocked(project: Path, ctx
     """The file became a FIFO after it was read: the write neither blocks nor feeds the pipe."""
     fifo = project / "f.txt"
     os.mkfifo(fifo)
-    with pytest.raises(ToolError, match="f.txt is a FIFO .named pipe., not a regular file; agent-tui does not write to it"):
+    with pytest.raises(ToolError, match=r"f.txt is a FIFO .named pipe., not a regular file; agent-tui does not write to it"):
         save_file(ctx, fifo, b"old", b"new")
     assert str(fifo) not in ctx.state.read_hashes
 

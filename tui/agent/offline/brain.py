@@ -100,10 +100,10 @@ def _change_step(
         return "no TODO was found and the Write tool is not available"
     demo_path = str(project_dir.absolute() / DEMO_FILE_NAME)
     normalized = normalize(demo_path, project_dir)
-    if Path(demo_path).exists() and normalized not in facts.reads:
-        if "Read" in tools and normalized not in facts.attempted_reads:
-            note = f"{found} `{DEMO_FILE_NAME}` exists already; I'll read it before rewriting it."
-            return [text_block(note), tool_call("Read", {"file_path": demo_path})], "tool_use"
+    if (Path(demo_path).exists() and normalized not in facts.reads
+            and "Read" in tools and normalized not in facts.attempted_reads):
+        note = f"{found} `{DEMO_FILE_NAME}` exists already; I'll read it before rewriting it."
+        return [text_block(note), tool_call("Read", {"file_path": demo_path})], "tool_use"
     note = f"{found} No TODO to fix, so I'll write a short summary to `{DEMO_FILE_NAME}`."
     write = {"file_path": demo_path, "content": demo_file_content(facts, project_dir)}
     return [text_block(note), tool_call("Write", write)], "tool_use"

@@ -63,7 +63,7 @@ class McpScreen(ModalScreen[None]):
 
     def __init__(self, session: Any, tab: str = "mcp-servers-tab") -> None:
         super().__init__()
-        self.runtime = getattr(session, "mcp", None)
+        self.runtime: Any = getattr(session, "mcp", None)  # McpRuntime, or None without MCP
         self.initial_tab = tab
         self.selected: str | None = None
         self.filter: str | None = None

@@ -15,7 +15,6 @@ from rich.syntax import Syntax
 from rich.text import Text
 from textual import events, on
 from textual.app import ComposeResult
-from textual.binding import Binding
 from textual.containers import Vertical, VerticalScroll
 from textual.widgets import Input, OptionList, Static
 from textual.widgets.option_list import Option
@@ -65,7 +64,7 @@ def preview_renderable(event: PermissionRequested) -> Any:
 class PermissionDialog(VettedScreen):
     """Modal approval for one tool call; dismissed with a PermissionReply (or None when withdrawn)."""
 
-    BINDINGS: list[Binding] = bindings_for("dialog")  # type: ignore[assignment]
+    BINDINGS = bindings_for("dialog")
     AUTO_FOCUS = "#choices"
     paste_notice = PASTE_NOTICE
 

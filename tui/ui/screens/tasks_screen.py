@@ -107,5 +107,5 @@ class TasksScreen(ModalScreen[None]):
 
 
 @slash_command("tasks", "List background tasks, show their output, stop one")
-def _tasks(app, args: str) -> None:  # type: ignore[no-untyped-def]
+def _tasks(app, args: str) -> None:
     app.push_screen(TasksScreen(app.session.state.tasks))

@@ -56,7 +56,7 @@ class AttachmentBar(Horizontal):
         self.attachments.append(attachment)
         self._redraw()
 
-    def remove(self, number: int) -> Any | None:
+    def discard(self, number: int) -> Any | None:
         """Take image `number` (1-based; 0 or less: the last) off the prompt; the attachment, or None."""
         if not self.attachments:
             return None
@@ -93,4 +93,4 @@ class AttachmentBar(Horizontal):
 
     def on_attachment_bar_remove_requested(self, message: RemoveRequested) -> None:
         message.stop()
-        self.remove(message.number)
+        self.discard(message.number)

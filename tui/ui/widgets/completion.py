@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
+from textual.widget import Widget
 from textual.widgets import OptionList
 from textual.widgets.option_list import Option
 
@@ -143,7 +144,7 @@ class PromptCompleter:
         self.kind, self.span = kind, span
         self.values = [value for _, value, _ in items]
         self.menu.clear_options()
-        width = max(20, self.menu.parent.size.width - 6) if self.menu.parent is not None else 80
+        width = max(20, self.menu.parent.size.width - 6) if isinstance(self.menu.parent, Widget) else 80
         self.menu.add_options([Option(shorten(one_line(f"{label}  {note}" if note else label), width))
                                for label, _, note in items])  # one line each, even on a narrow terminal
         self.menu.highlighted = 0

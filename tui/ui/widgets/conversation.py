@@ -20,6 +20,7 @@ import math
 from textual.containers import Vertical, VerticalScroll
 from textual.geometry import Size
 from textual.message import Message
+from textual.scrollbar import ScrollBar
 from textual.widget import Widget
 from textual.widgets import Static
 
@@ -169,7 +170,7 @@ class Conversation(VerticalScroll, can_focus=True):
     def _release_hold(self) -> None:
         self._keep = None
 
-    def arrange(self, size: Size, optimal: bool = False):  # type: ignore[override]
+    def arrange(self, size: Size, optimal: bool = False):
         """Textual's arrangement; then move the scroll offset so a held turn stays put (before paint)."""
         arrangement = super().arrange(size, optimal)
         if self._keep is not None:
@@ -182,7 +183,7 @@ class Conversation(VerticalScroll, can_focus=True):
                     self.set_reactive(Widget.scroll_y, y)
                     self.set_reactive(Widget.scroll_target_y, y)
                     if self._vertical_scrollbar is not None:
-                        self._vertical_scrollbar._reactive_position = y
+                        self._vertical_scrollbar.set_reactive(ScrollBar.position, y)
                     break
         return arrangement
 
@@ -280,7 +281,12 @@ class Conversation(VerticalScroll, can_focus=True):
         import asyncio
 
         done = asyncio.get_running_loop().create_future()
-        self.call_after_refresh(lambda: done.done() or done.set_result(None))
+
+        def finish() -> None:
+            if not done.done():
+                done.set_result(None)
+
+        self.call_after_refresh(finish)
         await done
 
     async def _remount_tail(self) -> None:

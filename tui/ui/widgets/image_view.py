@@ -84,11 +84,12 @@ def _widget_classes() -> dict[str, type[Widget]]:
                 cell = None
             _terminal.get_cell_size._result = cell or _terminal.CellSize(10, 20)  # type: ignore[attr-defined]
         real = sys.__stdout__
-        sys.__stdout__ = _NotATerminal(real)  # type: ignore[assignment]
+        # typeshed declares sys.__stdout__ Final; textual-image probes the terminal through it on import
+        sys.__stdout__ = _NotATerminal(real)  # type: ignore[assignment,misc]
         try:
             from textual_image.widget import HalfcellImage, SixelImage, TGPImage
         finally:
-            sys.__stdout__ = real  # type: ignore[assignment]
+            sys.__stdout__ = real  # type: ignore[misc]
     return {"tgp": TGPImage, "sixel": SixelImage, "halfcell": HalfcellImage}
 
 

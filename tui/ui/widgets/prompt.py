@@ -10,7 +10,6 @@ from typing import Any
 
 from textual import events
 from textual.actions import SkipAction
-from textual.binding import Binding
 from textual.containers import Horizontal
 from textual.message import Message
 from textual.widgets import Button, TextArea
@@ -28,7 +27,7 @@ PASTE_PART_CHARS = 16 * 1024
 class PromptArea(TextArea):
     """TextArea with submit, newline and history bindings from the registry."""
 
-    BINDINGS: list[Binding] = bindings_for("prompt")  # type: ignore[assignment]
+    BINDINGS = bindings_for("prompt")
 
     class Submitted(Message):
         """The user pressed Enter on a non-empty prompt."""

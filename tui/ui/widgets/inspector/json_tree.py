@@ -110,7 +110,7 @@ class JsonTree(Tree[JsonNode]):
         """Nodes created so far (tests check that big bodies stay lazy)."""
         return len(self._tree_nodes)
 
-    def _add_child(self, parent: TreeNode[JsonNode], key: str, value: Any, path: str) -> None:
+    def _add_json_child(self, parent: TreeNode[JsonNode], key: str, value: Any, path: str) -> None:
         container = isinstance(value, (dict, list)) and len(value) > 0
         label = node_label(key, value)
         if key == "data" and parent.data is not None and is_image_source(parent.data.value):
@@ -126,7 +126,7 @@ class JsonTree(Tree[JsonNode]):
         items = list(value.items()) if isinstance(value, dict) else list(enumerate(value)) if isinstance(value, list) else []
         for key, child in items[start : start + PAGE]:
             child_path = f"{data.path}.{key}" if isinstance(value, dict) else f"{data.path}[{key}]"
-            self._add_child(node, str(key) if isinstance(value, dict) else f"[{key}]", child, child_path)
+            self._add_json_child(node, str(key) if isinstance(value, dict) else f"[{key}]", child, child_path)
         rest = len(items) - (start + PAGE)
         if rest > 0:
             marker = JsonNode(value, data.path, loaded=True, more_from=start + PAGE)
@@ -165,13 +165,13 @@ class JsonView(Vertical):
         yield TextArea("", read_only=True, soft_wrap=True, show_line_numbers=False)
 
     @property
-    def tree(self) -> JsonTree:
+    def json_tree(self) -> JsonTree:
         return self.query_one(JsonTree)
 
     def show(self, value: Any, label: str) -> None:
         self.value = value
         self.remove_class("-detail")
-        self.tree.show(value, label)
+        self.json_tree.show(value, label)
 
     def on_tree_node_selected(self, event: Tree.NodeSelected[JsonNode]) -> None:
         data = event.node.data

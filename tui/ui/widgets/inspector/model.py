@@ -159,7 +159,7 @@ class InspectorModel:
     def record(self, event: Event) -> ApiCall | None:
         """Apply one event; return the call it changed (None for unrelated events)."""
         if isinstance(event, RequestSent):
-            call = ApiCall(
+            sent = ApiCall(
                 number=len(self.calls) + 1,
                 iteration=event.iteration,
                 attempt=event.attempt,
@@ -168,15 +168,15 @@ class InspectorModel:
                 sent_at=event.ts or time.time(),
                 loop_path=event.loop_path,
             )
-            call.hooks, self._early_hooks = self._early_hooks, []
+            sent.hooks, self._early_hooks = self._early_hooks, []
             if event.loop_path == "main":
-                call.steered, self._steered = self._steered, ()
-            self.calls.append(call)
+                sent.steered, self._steered = self._steered, ()
+            self.calls.append(sent)
             if len(self.calls) > KEEP_FULL_CALLS:
                 old = self.calls[-KEEP_FULL_CALLS - 1]
                 old.body, old.raw_events = retired_body(old.number), ()
                 old.version += 1
-            return call
+            return sent
         if isinstance(event, MessagesSteered):
             self._steered = event.texts
             return None
