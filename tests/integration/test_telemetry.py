@@ -248,7 +248,8 @@ def test_an_endpoint_that_refuses_is_one_sentence_and_the_run_goes_on(project: P
 
 
 def test_missing_otel_extra_is_one_sentence_naming_the_extra(project: Path, tmp_path: Path) -> None:
-    code = ("import sys\nsys.modules['opentelemetry'] = None  # as if the otel extra were not installed\n"
+    # the extra is the SDK and its exporters; opentelemetry-api may be there anyway (anthropic 2.x requires it)
+    code = ("import sys\nsys.modules['opentelemetry.sdk'] = None  # as if the otel extra were not installed\n"
             "from tui.cli import main\nsys.exit(main(['-p', 'hello', '--offline']))\n")
     env = telemetry_env(tmp_path, "http://127.0.0.1:9")
     proc = subprocess.run([sys.executable, "-c", code], cwd=project, env=env, capture_output=True, text=True,
