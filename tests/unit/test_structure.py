@@ -127,3 +127,10 @@ def test_the_shared_leaves_import_no_room() -> None:
 
 def test_plugins_never_import_the_engine_or_the_ui() -> None:
     assert _violations(["plugins"], ("tui.agent", "tui.ui", "tui.headless", "tui.cli", "textual")) == []
+
+
+def test_config_imports_no_room_above_it() -> None:
+    """config is the floor: settings parse the `hooks` block themselves (tui/config/hooks_config.py)."""
+    above = ("tui.hooks", "tui.agent", "tui.ui", "tui.mcp", "tui.plugins", "tui.headless", "tui.cli", "tui.acp",
+             "tui.telemetry", "tui.trust", "tui.providers", "tui.sandbox")
+    assert _violations(["config"], above) == []
