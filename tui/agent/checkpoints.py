@@ -20,20 +20,19 @@ changed after it, the `before` of its first change after it (rewind.py).
 from __future__ import annotations
 
 import base64
-import datetime as _dt
 import json
 import os
 import shutil
 import stat
 import threading
 from collections.abc import Callable
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
 
 from tui.config.special_files import read_regular_bytes
 
 from .blobstore import INLINE, BlobError, BlobStore, blob_hash
+from .checkpoint_records import Branch, Change, PromptPoint, file_mode, now
 from .tree_watch import Changes, Signature, TreeWatch, scan_files
 
 #: files a Bash command's before/after scan looks at, at most (beyond it, changes are not tracked)
@@ -46,59 +45,6 @@ KEEP_LIMIT = 16 * 1024 * 1024
 UNKNOWN = "?"
 #: not .jsonl: the sessions folder's transcripts are the only .jsonl files under it
 MANIFEST_SUFFIX = ".manifest"
-
-
-@dataclass
-class Change:
-    """One file changed: blob names (None = absent, "?" = not recorded) and modes before and after."""
-
-    pos: int
-    path: str
-    before: str | None
-    after: str | None
-    mode_before: int | None
-    mode_after: int | None
-    by: str
-    checkpoint: int
-    #: the real file behind `path` when the change was made through a link (restoring may follow only that link)
-    real: str | None = None
-
-
-@dataclass
-class PromptPoint:
-    """A checkpoint taken before a prompt: where the conversation and the change log stood."""
-
-    id: int
-    turn: int
-    prompt: str
-    msg: int
-    conv: str
-    pos: int
-    ts: str
-
-
-@dataclass
-class Branch:
-    """A conversation left by a rewind: its messages (a blob) and where the change log stood."""
-
-    id: str
-    conv: str
-    messages: str
-    pos: int
-    first: str
-    prompts: int
-    ts: str
-
-
-def now() -> str:
-    return _dt.datetime.now().isoformat(timespec="seconds")
-
-
-def file_mode(path: str) -> int | None:
-    try:
-        return stat.S_IMODE(os.lstat(path).st_mode)
-    except OSError:
-        return None
 
 
 def scan_tree(root: Path | str, limit: int | None = None,

@@ -20,7 +20,7 @@ from tui.sanitize import visible
 
 from .events import HookFinished, HookStarted, Notice
 from .guards import LoopStop
-from .session import last_text
+from .session_history import last_text
 
 if TYPE_CHECKING:
     from .session import AgentSession

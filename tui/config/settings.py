@@ -138,7 +138,7 @@ class LoadedSettings:
     files: list[Path] = field(default_factory=list)
     #: some file has MCP keys (tui/mcp is imported only then, or with --mcp-config or a .mcp.json)
     mcp_seen: bool = False
-    #: hook handlers of every file (tui.hooks.config.HookSpec), read only when a file has `hooks`
+    #: hook handlers of every file (tui.config.hooks_config.HookSpec), read only when a file has `hooks`
     hooks: list[Any] = field(default_factory=list)
     #: `disableAllHooks` (Claude Code's key): the file that set it true last, else None
     hooks_disabled_by: Path | None = None
@@ -344,7 +344,7 @@ class _Loader:
             self.loaded.hooks_disabled_by = path if value else None
 
     def hooks(self, path: Path, text: str, block: Any, folder: bool) -> None:
-        from tui.hooks.config import parse_hooks_block  # only when a file has hooks
+        from tui.config.hooks_config import parse_hooks_block  # only when a file has hooks
 
         specs, problems = parse_hooks_block(path, text, block, project=folder)
         self.loaded.hooks.extend(specs)

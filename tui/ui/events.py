@@ -24,6 +24,7 @@ from tui.agent.pricing import web_searches
 from .cost_events import CostHandlers
 from .permission_events import PermissionHandlers
 from .tool_belt_events import ToolBeltHandlers
+from .tool_events import ToolHandlers
 from .widgets.blocks import MarkerLine, ThinkingBlock, ToolCallBlock, UserPrompt, block_widget, format_seconds
 from .widgets.conversation import TurnView
 from .widgets.conversation_model import BlockRecord, ToolRecord, TurnRecord, image_records
@@ -82,7 +83,7 @@ class EngineEvents(Message):
     """Engine events are waiting in the app's inbox (posted once per batch, not per event)."""
 
 
-class EventController(PermissionHandlers, ToolBeltHandlers, CostHandlers):
+class EventController(PermissionHandlers, ToolBeltHandlers, CostHandlers, ToolHandlers):
     """Maps engine events to the conversation, tool panel, status line, inspector and dialogs."""
 
     def __init__(self, app: AgentApp) -> None:
@@ -389,44 +390,6 @@ class EventController(PermissionHandlers, ToolBeltHandlers, CostHandlers):
         tone = "stop-warn" if e.stop_reason in ("max_tokens", "refusal", None) else "stop"
         await self.add_marker(f"{e.stop_reason or 'no stop_reason'} → {e.action}", tone)
 
-    # --- tools ----------------------------------------------------------------------
-
-    async def _tool(self, tool_use_id: str, name: str) -> ToolRecord:
-        if tool_use_id not in self._tools:  # no BlockStarted seen (e.g. a resumed turn)
-            tool = ToolRecord(tool_use_id, name)
-            if self.turn:
-                self.turn.add(BlockRecord("tool", tool=tool))
-            block = ToolCallBlock(tool)
-            self._tools[tool_use_id] = (tool, block)
-            await self._mount(block)
-        return self._tools[tool_use_id][0]
-
-    async def on_tool_queued(self, e: ev.ToolQueued) -> None:
-        tool = await self._tool(e.tool_use_id, e.name)
-        tool.label, tool.batch, tool.parallel = e.label, e.batch, e.parallel
-        tool.state, tool.queued_at = "queued", e.ts
-        self.app.tool_panel.add_tool(tool, self.turn_number)
-        self._sync_tool(tool)
-
-    async def on_tool_started(self, e: ev.ToolStarted) -> None:
-        tool = await self._tool(e.tool_use_id, e.name)
-        tool.state, tool.started_at = "running", e.ts
-        self._sync_tool(tool)
-
-    async def on_tool_output(self, e: ev.ToolOutput) -> None:
-        entry = self._tools.get(e.tool_use_id)
-        if entry is not None:
-            entry[0].add_output(e.chunk)  # the panel's 0.1 s clock redraws it
-
-    async def on_tool_finished(self, e: ev.ToolFinished) -> None:
-        tool = await self._tool(e.tool_use_id, e.name)
-        tool.state = e.status
-        tool.is_error, tool.result_text = e.is_error, e.result_text
-        tool.duration_ms, tool.finished_at = e.duration_ms, e.ts
-        if tool.started_at is None:
-            tool.started_at = e.ts - e.duration_ms / 1000
-        self._sync_tool(tool)
-
     # --- loop end -------------------------------------------------------------------
 
     async def on_retry(self, e: ev.RetryScheduled) -> None:
@@ -493,9 +456,3 @@ class EventController(PermissionHandlers, ToolBeltHandlers, CostHandlers):
 
     async def on_todos_updated(self, e: ev.TodosUpdated) -> None:
         self.app.tool_panel.set_todos(list(e.todos))
-
-    async def on_sandbox_blocked(self, e: ev.SandboxBlocked) -> None:
-        entry = self._tools.get(e.tool_use_id)
-        if entry is not None:
-            entry[0].sandbox_blocked = e.blocked
-            self.app.tool_panel.redraw()
