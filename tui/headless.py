@@ -157,7 +157,7 @@ class HeadlessRenderer:
         data["type"] = snake(event.type)
         self.emit(data)
         if isinstance(event, ResponseFinished) and event.iteration:  # iteration 0: a compaction's summary, no reply
-            self.emit({"type": "assistant", "message": event.message, "stop_reason": event.stop_reason,
+            self.emit({"type": "assistant", "message": self.wire_message(event), "stop_reason": event.stop_reason,
                        "parent_tool_use_id": None, "session_id": self.session.session_id})
         elif isinstance(event, ToolResultsSent):
             self.emit({"type": "user", "message": event.message, "parent_tool_use_id": None,
@@ -173,11 +173,19 @@ class HeadlessRenderer:
             return
         parent = self.parents.get(event.loop_path)
         if isinstance(event, ResponseFinished) and event.iteration:
-            self.emit({"type": "assistant", "message": event.message, "stop_reason": event.stop_reason,
+            self.emit({"type": "assistant", "message": self.wire_message(event), "stop_reason": event.stop_reason,
                        "parent_tool_use_id": parent, "session_id": self.session.session_id})
         elif isinstance(event, ToolResultsSent):
             self.emit({"type": "user", "message": event.message, "parent_tool_use_id": parent,
                        "session_id": self.session.session_id})
+
+    def wire_message(self, event: ResponseFinished) -> dict[str, Any]:
+        """The assistant message as Claude Code prints it: with its id, model, stop reason and usage."""
+        start = next((data.get("message") for _, kind, data in event.raw_events if kind == "message_start"), None)
+        start = start if isinstance(start, dict) else {}
+        return {"id": start.get("id"), "type": "message", **event.message,
+                "model": start.get("model") or self.session.options.model, "stop_reason": event.stop_reason,
+                "usage": event.usage}
 
     def result(self) -> dict[str, Any]:
         stop = self.stopped
@@ -211,8 +219,13 @@ class HeadlessRenderer:
 
 def run_headless(options: AgentOptions, prompt: str, fmt: str = "text", *, partial: bool = False,
                  out: TextIO | None = None, err: TextIO | None = None, session: AgentSession | None = None,
-                 verbose: bool = False, hook_events: bool = False, input_stream: TextIO | None = None) -> int:
-    """Run one turn without a UI (or, reading `input_stream` as stream-json, one per prompt); the exit code."""
+                 verbose: bool = False, hook_events: bool = False, input_stream: TextIO | None = None,
+                 permission_prompt: bool = False) -> int:
+    """Run one turn without a UI (or, reading `input_stream` as stream-json, one per prompt); the exit code.
+
+    With `input_stream` the Agent SDK's control protocol is served too (tui/sdk_control), and
+    `permission_prompt` (`--permission-prompt-tool stdio`) sends permission questions to its can_use_tool.
+    """
     out = out or sys.stdout  # resolved per call: sys.stdout may have been replaced since import
     err = err or sys.stderr
     options.interactive = False
@@ -221,6 +234,9 @@ def run_headless(options: AgentOptions, prompt: str, fmt: str = "text", *, parti
         err.write("agent-tui: no ANTHROPIC_API_KEY set; using the offline demo model (--offline to silence).\n")
     renderer = HeadlessRenderer(session, fmt, out, err, partial=partial, verbose=verbose, hook_events=hook_events)
     session.bus.subscribe(renderer, name="headless", skip=_QUIET if partial else (*_PARTIAL, *_QUIET))
+    control = None
+    if input_stream is not None:  # read stdin from now on: an SDK's MCP servers answer through it
+        control = start_input(session, renderer, input_stream, err, permission_prompt)
     if session.mcp is not None:  # -p waits for its servers before the first request (tui/mcp/runtime.py)
         session.mcp.start_for_print(err if fmt == "text" else None)
         session.sync_mcp("")
@@ -239,8 +255,8 @@ def run_headless(options: AgentOptions, prompt: str, fmt: str = "text", *, parti
 
     for problem in session.catalog.problems:
         err.write(visible(f"agent-tui: {problem}\n"))
-    if input_stream is not None:
-        return run_input_turns(session, renderer, input_stream, err)
+    if control is not None:
+        return run_input_turns(session, renderer, control, err)
     prepared = prepare_prompt(session, prompt, session.cancel_event)
     for notice in prepared.notices:  # an `@` mention -p may not attach: said, and the prompt goes without it
         err.write(visible(f"agent-tui: {notice}\n"))
@@ -287,7 +303,20 @@ def stop_line(result: dict[str, Any], err: TextIO) -> int:
     return code
 
 
-def run_input_turns(session: AgentSession, renderer: HeadlessRenderer, stream: TextIO, err: TextIO) -> int:
+def start_input(session: AgentSession, renderer: HeadlessRenderer, stream: TextIO, err: TextIO,
+                permission_prompt: bool) -> Any:
+    """Start reading stream-json lines from `stream`, with the Agent SDK's control requests served; their handlers."""
+    from tui.sdk_control import attach
+
+    from .headless_input import StreamJsonInput
+
+    reader = StreamJsonInput(session.inbox, stream, renderer.emit, err)
+    control = attach(session, reader, err, permission_prompt=permission_prompt)
+    reader.start()
+    return control
+
+
+def run_input_turns(session: AgentSession, renderer: HeadlessRenderer, control: Any, err: TextIO) -> int:
     """stream-json input: one turn per batch of user lines, each ending with its result line, until stdin ends.
 
     A line that arrives while a turn runs is steered into its next request (tui/agent/steer.py); the ones
@@ -296,11 +325,9 @@ def run_input_turns(session: AgentSession, renderer: HeadlessRenderer, stream: T
     from tui.agent.inbox import joined
     from tui.hooks.prompt_input import command_turn, prepare_prompt
 
-    from .headless_input import StreamJsonInput
-
-    StreamJsonInput(session.inbox, stream, renderer.emit, err).start()
     code: int | None = None
     in_turn = False
+    control.turn_running = lambda: in_turn
 
     def on_sigint(signum: int, frame: Any) -> None:
         if not in_turn:

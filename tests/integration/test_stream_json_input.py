@@ -127,7 +127,7 @@ def test_bad_lines_get_one_error_line_each_and_never_a_hang(monkeypatch, project
         stdin = io.StringIO(
             "{not json\n"
             + json.dumps({"type": "telepathy"}) + "\n"
-            + json.dumps({"type": "control_request", "request_id": "req_1", "request": {"subtype": "initialize"}}) + "\n"
+            + json.dumps({"type": "control_request", "request_id": "req_1", "request": {"subtype": "teleport"}}) + "\n"
             + json.dumps({"type": "keep_alive"}) + "\n"
             + user([{"type": "image", "source": {}}])
             + user("hello")
@@ -137,12 +137,13 @@ def test_bad_lines_get_one_error_line_each_and_never_a_hang(monkeypatch, project
     problems = err.getvalue().splitlines()
     assert problems[0].startswith("agent-tui: stream-json input line 1: not JSON")
     assert problems[1] == ('agent-tui: stream-json input line 2: unknown message type "telepathy" (expected one '
-                           'of: control_request, keep_alive, user); the line is skipped.')
+                           'of: control_request, control_response, keep_alive, user); the line is skipped.')
     assert "line 5: content blocks of type \"image\" are not supported" in problems[2]
     assert len(problems) == 3
     lines = [json.loads(line) for line in out.getvalue().splitlines()]
     answer = next(line for line in lines if line["type"] == "control_response")
-    assert answer["response"]["subtype"] == "error" and answer["response"]["request_id"] == "req_1"
+    assert answer["response"] == {"subtype": "error", "request_id": "req_1",
+                                  "error": 'agent-tui does not handle control requests of subtype "teleport"'}
     assert [line["line"] for line in lines if line.get("subtype") == "input_error"] == [1, 2, 5]
     assert [line["result"] for line in lines if line["type"] == "result"] == ["Fine."]
 

@@ -84,3 +84,10 @@ class AgentOptions:
     web_search_blocked_domains: list[str] = field(default_factory=list)
     #: the hooks read at start (tui.hooks.config.HookConfig); None when no settings file has any
     hooks: Any = None
+    # --- Claude Code's prompt and tool-set flags (the Agent SDK passes them) ---
+    #: --system-prompt: replaces agent-tui's instructions ("" leaves them out); memory and environment stay
+    system_prompt: str | None = None
+    #: --append-system-prompt: a block after the instructions
+    append_system_prompt: str | None = None
+    #: --tools: the built-in tools offered, by name (None: all of them; []: none)
+    tool_names: list[str] | None = None

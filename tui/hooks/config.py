@@ -8,6 +8,7 @@ line and the key, and the rest of the block still counts.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -39,6 +40,8 @@ class HookSpec:
     status_message: str | None = None
     #: `async: true`: runs in the background; its decisions are ignored (as Claude Code)
     background: bool = False
+    #: the Agent SDK's callback id (a Python function in the SDK program): run by `HookConfig.invoke`, not a shell
+    callback: str | None = None
 
     @property
     def key(self) -> str:
@@ -53,6 +56,8 @@ class HookConfig:
     hooks: list[HookSpec]
     trusted: bool = False
     disabled: set[str] = field(default_factory=set)
+    #: runs a callback hook (HookSpec.callback) and fills in its run as a command's would be (tui/sdk_control)
+    invoke: Callable[[Any, Any], None] | None = None
 
     def for_event(self, event: str, value: str | None) -> list[HookSpec]:
         """The handlers that run for `event` (matched on `value`): trusted, enabled, each command once."""
