@@ -61,11 +61,11 @@ class SdkRequests:
 
     def initialize(self, request: dict[str, Any]) -> dict[str, Any]:
         """Register the SDK's hook callbacks; what agent-tui offers (commands, model, styles)."""
-        if self.initialized:
-            raise ControlRefused("initialize was already done for this agent-tui process")
         refusals = [why for key, why in UNSUPPORTED_INIT.items() if request.get(key) not in (None, False, {}, [])]
         if refusals:
             raise ControlRefused("; ".join(refusals))
+        if self.initialized:
+            raise ControlRefused("initialize was already done for this agent-tui process")
         register(self.session, hook_specs(request.get("hooks")), self.channel)
         self.initialized = True
         catalog = getattr(self.session, "catalog", None)
