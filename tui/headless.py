@@ -311,7 +311,7 @@ def start_input(session: AgentSession, renderer: HeadlessRenderer, stream: TextI
     from .headless_input import StreamJsonInput
 
     reader = StreamJsonInput(session.inbox, stream, renderer.emit, err)
-    control = attach(session, reader, err, permission_prompt=permission_prompt)
+    control = attach(session, reader, renderer.out, err, permission_prompt=permission_prompt)
     reader.start()
     return control
 
@@ -359,6 +359,7 @@ def run_input_turns(session: AgentSession, renderer: HeadlessRenderer, control: 
         err.write("agent-tui: quit\n")
         return 130
     finally:
+        control.finished.set()
         if previous is not None:
             signal.signal(signal.SIGINT, previous)
         session.bus.flush(5)

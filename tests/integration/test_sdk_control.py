@@ -367,3 +367,49 @@ def test_a_plain_print_run_imports_nothing_of_the_sdk_control(project):
     proc = subprocess.run([sys.executable, "-c", code, str(project)], capture_output=True, text=True, timeout=60)
     assert proc.returncode == 0, proc.stderr
     assert proc.stdout.strip().splitlines()[-1] == "[]"
+
+
+def _running(marker: str) -> list[int]:
+    """Pids of processes whose command line holds `marker`."""
+    found = []
+    for entry in Path("/proc").iterdir():
+        try:
+            if entry.name.isdigit() and marker in (entry / "cmdline").read_bytes().replace(b"\0", b" ").decode():
+                found.append(int(entry.name))
+        except OSError:
+            continue
+    return found
+
+
+def test_a_program_that_goes_away_mid_turn_stops_the_turn_and_leaves_no_process(project, tmp_path):
+    """The SDK program dies while a command runs: agent-tui says so once, ends the command and exits."""
+    marker = "sleep 61.25"
+    script = [reply(tool_use("Bash", {"command": marker}), stop_reason="tool_use"), reply(text("never read"))]
+    with FakeAPI(script) as api:
+        env = {k: v for k, v in os.environ.items() if not k.startswith("ANTHROPIC_")}
+        env.update(ANTHROPIC_BASE_URL=api.base_url, ANTHROPIC_API_KEY="sk-test", HOME=str(tmp_path))
+        errors = (tmp_path / "stderr.txt").open("w")
+        argv = ["--output-format", "stream-json", "--verbose", "--permission-mode", "bypassPermissions",
+                "--input-format", "stream-json"]
+        proc = subprocess.Popen([sys.executable, "-m", "tui.cli", *argv], cwd=project, env=env, text=True,
+                                stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=errors)
+        assert proc.stdin is not None and proc.stdout is not None
+        threading.Timer(60, proc.kill).start()  # never a hang, whatever goes wrong
+        proc.stdin.write(json.dumps(user("sleep")) + "\n")
+        proc.stdin.flush()
+        for line in proc.stdout:
+            if json.loads(line).get("type") == "tool_started":
+                break
+        for _ in range(100):  # the command has started
+            if _running(marker):
+                break
+            threading.Event().wait(0.05)
+        assert _running(marker)
+        proc.stdin.close()
+        proc.stdout.close()  # both pipes gone, as when the program dies
+        code = proc.wait(20)
+        errors.close()
+    said = (tmp_path / "stderr.txt").read_text()
+    assert code == 141, said
+    assert said.count("the Agent SDK program went away") == 1
+    assert _running(marker) == []

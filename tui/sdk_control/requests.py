@@ -8,6 +8,7 @@ Handled: `initialize` (hooks as Python callbacks), `interrupt`, `set_permission_
 from __future__ import annotations
 
 import os
+import threading
 from concurrent.futures import Future
 from typing import Any
 
@@ -44,6 +45,8 @@ class SdkRequests:
         self.initialized = False
         #: whether a turn runs now (the headless runner sets it): an interrupt while idle changes nothing
         self.turn_running: Any = lambda: True
+        #: set by the headless runner when the run is over
+        self.finished = threading.Event()
         #: the model at start, for `set_model(None)` (the default)
         self.first_model = session.options.model
 
@@ -160,8 +163,6 @@ def _refuser(why: str) -> Any:
 
 def _in_background(work: Any) -> Future[dict[str, Any]]:
     """Run `work` off the input reader's thread (it may wait on the SDK's own answers); answers `{}` when done."""
-    import threading
-
     future: Future[dict[str, Any]] = Future()
 
     def run() -> None:
