@@ -24,6 +24,7 @@ from claude_agent_sdk import (
     PermissionResultAllow,
     PermissionResultDeny,
     ResultMessage,
+    StreamEvent,
     SystemMessage,
     TextBlock,
     ToolUseBlock,
@@ -54,6 +55,8 @@ def seen(message: Any) -> dict[str, Any]:
                 "tools": [b.name for b in message.content if isinstance(b, ToolUseBlock)]}
     if isinstance(message, SystemMessage):
         return {"kind": "system", "subtype": message.subtype, "data": message.data}
+    if isinstance(message, StreamEvent):
+        return {"kind": "stream_event", "event": message.event}
     return {"kind": type(message).__name__}
 
 
@@ -63,6 +66,12 @@ async def case_query() -> dict[str, Any]:
                    disallowed_tools=["Bash"], permission_mode="acceptEdits", max_turns=4,
                    model="claude-sonnet-5-5")
     return {"messages": [seen(m) async for m in query(prompt="case:query list the files", options=opts)]}
+
+
+async def case_partial() -> dict[str, Any]:
+    """include_partial_messages: the reply arrives as StreamEvents too."""
+    opts = options("partial", include_partial_messages=True)
+    return {"messages": [seen(m) async for m in query(prompt="case:partial stream it", options=opts)]}
 
 
 async def case_max_turns() -> dict[str, Any]:

@@ -55,6 +55,7 @@ def scripts(projects: Path) -> dict[str, Callable[[dict[str, Any], int], Step]]:
         "max_turns": steps(reply(tool_use("Glob", {"pattern": "*"}), stop_reason="tool_use"),
                            reply(text("One turn too many."))),
         "multi_turn": steps(reply(text("First answer.")), reply(text("Second answer."))),
+        "partial": steps(reply(text("Streamed in pieces, as the API sends it."))),
         "interrupt": interrupt,
         "can_use_tool": steps(reply(tool_use("Write", {"file_path": str(writes / "allowed.txt"), "content": "model\n"}),
                                     tool_use("Write", {"file_path": str(writes / "denied.txt"), "content": "no\n"}),
@@ -155,6 +156,15 @@ def test_query_with_options(sdk):
     assert first["system"][0]["text"] == "You are the SDK test."  # replaces agent-tui's instructions
     assert not tool_results(second)[0].get("is_error")  # Glob was allowed by allowed_tools
     assert sdk["api_errors"] == []
+
+
+def test_partial_messages_arrive_as_stream_events(sdk):
+    result = case(sdk, "partial")
+    events = [m["event"] for m in result["messages"] if m["kind"] == "stream_event"]
+    kinds = [e["type"] for e in events]
+    assert kinds[0] == "message_start" and kinds[-1] == "message_stop" and kinds.count("content_block_delta") > 1
+    pieces = "".join(e["delta"].get("text", "") for e in events if e["type"] == "content_block_delta")
+    assert pieces == result["messages"][-1]["result"] == "Streamed in pieces, as the API sends it."
 
 
 def test_max_turns_ends_the_run_with_an_error_result(sdk):

@@ -413,3 +413,17 @@ def test_a_program_that_goes_away_mid_turn_stops_the_turn_and_leaves_no_process(
     assert code == 141, said
     assert said.count("the Agent SDK program went away") == 1
     assert _running(marker) == []
+
+
+def test_partial_messages_include_claude_code_stream_events(monkeypatch, project):
+    with FakeAPI([reply(text("Piece by piece."))]) as api:
+        session, _ = make_session(monkeypatch, api.base_url, project)
+        out, err = io.StringIO(), io.StringIO()
+        code = run_headless(session.options, "", "stream-json", partial=True, out=out, err=err, session=session,
+                            input_stream=io.StringIO(json.dumps(user("hi")) + "\n"))
+    assert code == 0, err.getvalue()
+    lines = [json.loads(line) for line in out.getvalue().splitlines()]
+    events = [line["event"] for line in lines if line["type"] == "stream_event"]
+    assert [e["type"] for e in events][:2] == ["message_start", "content_block_start"]
+    assert "".join(e["delta"]["text"] for e in events if e["type"] == "content_block_delta") == "Piece by piece."
+    assert "block_delta" in [line["type"] for line in lines]  # agent-tui's own lines stay
