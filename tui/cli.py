@@ -20,13 +20,16 @@ from tui.cli_args import (
     DirList,
     McpConfigList,
     RuleList,
+    add_sdk_flags,
     added_dirs,
+    implies_print_mode,
     positive_amount,
     input_format_problem,
     positive_count,
     no_prompt_message,
     prompt_words,
     read_stdin,
+    sdk_flags_given,
     settings_value,
     terminal_missing,
     unread_stdin_notice,
@@ -122,8 +125,6 @@ def build_parser() -> argparse.ArgumentParser:
                    help="with -c/-r: continue in a new session holding a copy of the history")
     p.add_argument("--cwd", type=Path, help="project directory (default: the current directory)")
     p.add_argument("-v", "--version", action="version", version=f"agent-tui {__version__}")
-    from tui.cli_sdk import add_sdk_flags
-
     add_sdk_flags(p)  # what the Claude Agent SDK passes its CLI
     return p
 
@@ -224,8 +225,6 @@ def main(argv: list[str] | None = None, *, own_process: bool = False) -> int:
 
         return int(import_module(SUBCOMMANDS[words[0]][0]).main(words[1:]))
     args = build_parser().parse_args(argv)
-    from tui.cli_sdk import implies_print_mode
-
     args.print_mode = args.print_mode or implies_print_mode(args)  # the Agent SDK passes no -p
     if args.print_mode:
         if own_process:
@@ -259,14 +258,15 @@ def _run(args: argparse.Namespace, own_process: bool) -> int:
         if notice := unread_stdin_notice():
             print(notice, file=sys.stderr)
         return 2
-    from tui.cli_sdk import apply_sdk_flags, startup_error
-
     try:
         opts, problems = options_from_args(args)
     except (OSError, ValueError) as exc:
-        return startup_error(args, str(exc))  # a setting may quote a URL: its credentials show as ***
-    if refusals := apply_sdk_flags(args, opts):
-        return startup_error(args, " ".join(f"{r}." for r in refusals))
+        return _startup_error(args, str(exc))  # a setting may quote a URL: its credentials show as ***
+    if sdk_flags_given(args):
+        from tui.cli_sdk import apply_sdk_flags
+
+        if refusals := apply_sdk_flags(args, opts):
+            return _startup_error(args, " ".join(f"{r}." for r in refusals))
     if not opts.project_dir.is_dir():
         print(f"agent-tui: the project directory {opts.project_dir} does not exist.", file=sys.stderr)
         return 2
@@ -290,7 +290,7 @@ def _run(args: argparse.Namespace, own_process: bool) -> int:
         try:
             session = open_session(opts, args, print_mode=True)
         except LookupError as exc:
-            return startup_error(args, str(exc))
+            return _startup_error(args, str(exc))
         code = run_headless(opts, prompt, args.output_format, partial=args.include_partial_messages, session=session,
                             verbose=args.verbose, hook_events=args.include_hook_events,
                             input_stream=sys.stdin if stream_input else None,
@@ -310,6 +310,12 @@ def _run(args: argparse.Namespace, own_process: bool) -> int:
     from tui.ui.app import run_app
 
     return run_app(opts, prompt or None)
+
+
+def _startup_error(args: argparse.Namespace, sentence: str) -> int:
+    from tui.cli_sdk import startup_error
+
+    return startup_error(args, sentence)
 
 
 #: set when a -p run has finished and flushed everything: `entry` may then skip the interpreter teardown

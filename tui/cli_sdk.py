@@ -10,12 +10,12 @@ the reason its connection failed. Nothing heavy is imported here.
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from tui.agent.options import AgentOptions
+if TYPE_CHECKING:
+    from tui.agent.options import AgentOptions
 
 #: the setting layers agent-tui reads, always all of them
 SETTING_SOURCES = {"user", "project", "local"}
@@ -31,32 +31,6 @@ REFUSED = {
     "session_mirror": "--session-mirror (an SDK session store) is not supported by agent-tui",
     "session_id": "--session-id is not supported by agent-tui (it names its sessions itself; -r ID resumes one)",
 }
-
-
-def add_sdk_flags(p: argparse.ArgumentParser) -> None:
-    """Claude Code's flags the Agent SDK passes (honoured or refused in one sentence by `apply_sdk_flags`)."""
-    p.add_argument("--system-prompt", metavar="TEXT",
-                   help="replace agent-tui's instructions (memory files and the environment block stay)")
-    p.add_argument("--system-prompt-file", metavar="PATH", help="--system-prompt, read from a file")
-    p.add_argument("--append-system-prompt", metavar="TEXT", help="add TEXT to the system prompt after the instructions")
-    p.add_argument("--tools", metavar="NAMES",
-                   help="the built-in tools offered, comma-separated (\"\" none, \"default\" all)")
-    p.add_argument("--permission-prompt-tool", metavar="stdio",
-                   help="with stream-json input: ask the Agent SDK's can_use_tool over the control protocol")
-    p.add_argument("--setting-sources", metavar="LIST", help="accepted when it names user,project,local")
-    p.add_argument("--max-thinking-tokens", type=int, metavar="N", help="extended thinking on (N > 0) or off (0)")
-    p.add_argument("--thinking", choices=("adaptive", "enabled", "disabled"), help="extended thinking on or off")
-    p.add_argument("--thinking-display", metavar="summarized", help="accepted as summarized (what agent-tui shows)")
-    for flag in ("--task-budget", "--betas", "--json-schema", "--resume-session-at", "--resume-drops-turn",
-                 "--session-id"):
-        p.add_argument(flag, help=argparse.SUPPRESS)
-    p.add_argument("--plugin-dir", action="append", help=argparse.SUPPRESS)
-    p.add_argument("--session-mirror", action="store_true", help=argparse.SUPPRESS)
-
-
-def implies_print_mode(args: argparse.Namespace) -> bool:
-    """stream-json in and out is headless, as the Agent SDK runs its CLI (it passes no -p)."""
-    return getattr(args, "input_format", "text") == "stream-json" and getattr(args, "output_format", "") == "stream-json"
 
 
 def apply_sdk_flags(args: argparse.Namespace, opts: AgentOptions) -> list[str]:
@@ -114,6 +88,8 @@ def startup_error(args: argparse.Namespace, sentence: str) -> int:
 
     print(visible(f"agent-tui: {sentence}"), file=sys.stderr)
     if getattr(args, "output_format", "") == "stream-json":
+        import json
+
         line: dict[str, Any] = {"type": "result", "subtype": "error_during_execution", "is_error": True,
                                 "duration_ms": 0, "duration_api_ms": 0, "num_turns": 0, "session_id": "",
                                 "stop_reason": "usage", "result": sentence, "errors": [sentence]}

@@ -53,3 +53,7 @@ def test_the_check_resolves_relative_imports() -> None:
 
 def test_trust_never_imports_the_engine_or_the_ui() -> None:
     assert _violations(["trust"], ("tui.agent", "tui.ui", "tui.headless", "tui.cli", "textual")) == []
+
+
+def test_the_agent_sdk_control_never_imports_the_ui() -> None:
+    assert _violations(["sdk_control"], ("tui.ui", "tui.cli", "textual")) == []
