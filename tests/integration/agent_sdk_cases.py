@@ -96,6 +96,14 @@ async def case_multi_turn() -> dict[str, Any]:
     return {"turns": turns, "pid": (info or {}).get("pid")}
 
 
+async def case_resume() -> dict[str, Any]:
+    """resume: a second query() goes on with the first one's conversation, in a new agent-tui process."""
+    first = [seen(m) async for m in query(prompt="case:resume remember 7", options=options("resume"))]
+    session_id = first[-1]["session_id"]
+    second = [seen(m) async for m in query(prompt="which number?", options=options("resume", resume=session_id))]
+    return {"first": first, "second": second}
+
+
 async def case_interrupt() -> dict[str, Any]:
     """interrupt() ends a running turn (a Bash command that would sleep 60 s), and the next turn runs."""
     opts = options("interrupt", allowed_tools=["Bash(sleep *)"])

@@ -55,6 +55,7 @@ def scripts(projects: Path) -> dict[str, Callable[[dict[str, Any], int], Step]]:
         "max_turns": steps(reply(tool_use("Glob", {"pattern": "*"}), stop_reason="tool_use"),
                            reply(text("One turn too many."))),
         "multi_turn": steps(reply(text("First answer.")), reply(text("Second answer."))),
+        "resume": steps(reply(text("Noted.")), reply(text("It was 7."))),
         "partial": steps(reply(text("Streamed in pieces, as the API sends it."))),
         "interrupt": interrupt,
         "can_use_tool": steps(reply(tool_use("Write", {"file_path": str(writes / "allowed.txt"), "content": "model\n"}),
@@ -182,6 +183,13 @@ def test_a_client_holds_several_turns_in_one_process(sdk):
     assert first[-1]["session_id"] == second[-1]["session_id"] and isinstance(result["pid"], int)
     later = sdk["bodies"]["multi_turn"][1]["messages"]
     assert [m["role"] for m in later] == ["user", "assistant", "user"]  # one conversation
+
+
+def test_resume_goes_on_with_a_saved_conversation(sdk):
+    result = case(sdk, "resume")
+    assert result["second"][-1]["result"] == "It was 7."
+    later = sdk["bodies"]["resume"][1]["messages"]
+    assert [m["role"] for m in later] == ["user", "assistant", "user"] and "remember 7" in json.dumps(later[0])
 
 
 def test_interrupt_ends_the_running_turn_and_the_next_one_runs(sdk):

@@ -332,7 +332,7 @@ def _cli(args: list[str], stdin: str, cwd: Path, env: dict[str, str]) -> subproc
 
 #: what the Agent SDK passes its CLI for `ClaudeAgentOptions(system_prompt=None, max_turns=2, ...)`
 SDK_ARGV = ["--output-format", "stream-json", "--verbose", "--system-prompt", "", "--allowedTools", "Read,Glob",
-            "--max-turns", "2", "--disallowedTools", "Bash", "--model", "claude-sonnet-5-5",
+            "--max-turns", "2", "--disallowedTools", "Bash", "--tools", "Read,Glob", "--model", "claude-sonnet-5-5",
             "--permission-prompt-tool", "stdio", "--permission-mode", "default", "--setting-sources=user,project,local",
             "--max-thinking-tokens", "0", "--input-format", "stream-json"]
 
@@ -348,6 +348,7 @@ def test_the_flags_the_sdk_passes_run_without_dash_p(project, tmp_path):
     assert out[-1]["type"] == "result" and out[-1]["result"] == "hello back"
     assert any(o["type"] == "control_response" and o["response"]["subtype"] == "success" for o in out)
     assert "agent-tui" not in json.dumps(body["system"][0])  # "" leaves agent-tui's instructions out
+    assert [t["name"] for t in body["tools"]] == ["Read", "Glob"]  # --tools
     assert "thinking" not in body or body["thinking"].get("type") != "enabled"
 
 
@@ -427,3 +428,27 @@ def test_partial_messages_include_claude_code_stream_events(monkeypatch, project
     assert [e["type"] for e in events][:2] == ["message_start", "content_block_start"]
     assert "".join(e["delta"]["text"] for e in events if e["type"] == "content_block_delta") == "Piece by piece."
     assert "block_delta" in [line["type"] for line in lines]  # agent-tui's own lines stay
+
+
+def test_an_sdk_mcp_server_can_be_toggled_and_reconnected(monkeypatch, project):
+    with FakeAPI([]) as api:
+        session, _ = make_session(monkeypatch, api.base_url, project,
+                                  mcp_servers=[McpServerConfig("calc", "sdk", source="cli", source_path="--mcp-config")])
+        sdk = Sdk(session)
+        sdk.answers["mcp_message"] = _mcp_server
+        statuses = []
+        for request_id, subtype, fields in (("t1", "mcp_toggle", {"serverName": "calc", "enabled": False}),
+                                            ("s1", "mcp_status", {}),
+                                            ("t2", "mcp_toggle", {"serverName": "calc", "enabled": True}),
+                                            ("r1", "mcp_reconnect", {"serverName": "calc"}),
+                                            ("r2", "mcp_reconnect", {"serverName": "nope"})):
+            sdk.send(control(request_id, subtype, **fields))
+            statuses.append(sdk.response(request_id))
+        assert session.mcp.manager.wait(timeout=30)
+        state = session.mcp.manager.states["calc"]
+        status, tools = state.status, [t["name"] for t in state.tools]
+        sdk.end()
+    assert [s["subtype"] for s in statuses] == ["success", "success", "success", "success", "error"]
+    assert statuses[1]["response"]["mcpServers"][0]["status"] == "disabled"
+    assert "there is no MCP server named 'nope' (configured: calc)" in statuses[4]["error"]
+    assert status == "connected" and tools == ["add"]
