@@ -13,6 +13,7 @@ import threading
 import time
 from typing import Any, TextIO
 
+from tui import __version__
 from tui.agent.cost_report import cache_miss_line, cost_breakdown
 from tui.agent.events import (
     BlockDelta,
@@ -114,6 +115,11 @@ class HeadlessRenderer:
                 "tools": [t.name for t in s.tools],
                 "mcp_servers": s.mcp.statuses() if s.mcp is not None else [],
                 "transcript": str(s.transcript_path) if s.transcript_path else None,
+                # Claude Code's names for what an Agent SDK program reads here (no claude_code_version: not Claude Code)
+                "permissionMode": getattr(s.policy, "mode", s.options.permission_mode),
+                "slash_commands": sorted(s.catalog.commands) if getattr(s, "catalog", None) is not None else [],
+                "output_style": "default",
+                "agent_tui_version": __version__,
             }
         )
 
@@ -219,6 +225,7 @@ class HeadlessRenderer:
             "session_id": self.session.session_id,
             "permission_denials": self.session.denials[self._denials_from:],
             "offline": self.session.offline,
+            **({"errors": [stop.detail]} if is_error and stop is not None and stop.detail else {}),  # Claude Code's
         }
 
 
@@ -369,6 +376,8 @@ def run_input_turns(session: AgentSession, renderer: HeadlessRenderer, control: 
             signal.signal(signal.SIGINT, previous)
         session.bus.flush(5)
         session.close()
+    if code is None and control.refused_prompts:
+        return 1  # each refused message had its sentence and its error result
     if code is None:
         err.write("agent-tui: stdin ended without a user message (--input-format stream-json reads one JSON "
                   "object per line, e.g. {\"type\":\"user\",\"message\":{\"role\":\"user\",\"content\":\"hi\"}}).\n")

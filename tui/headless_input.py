@@ -54,6 +54,8 @@ class StreamJsonInput:
         self.accepted = 0
         #: called once when the input has ended (EOF or a read error), before the inbox closes
         self.on_end: list[Callable[[], None]] = []
+        #: called with the sentence when a `user` line is refused (the Agent SDK answers it with a result line)
+        self.on_refused_prompt: Callable[[str], None] | None = None
         self._thread: threading.Thread | None = None
 
     def start(self) -> None:
@@ -95,6 +97,8 @@ class StreamJsonInput:
             handler(obj, number)
         except InputLineError as exc:
             self.problem(number, str(exc))
+            if kind == "user" and self.on_refused_prompt is not None:
+                self.on_refused_prompt(str(exc))
 
     def problem(self, number: int, sentence: str) -> None:
         """One error line on stderr and, for the client reading stdout, a `system` line; the line is skipped."""

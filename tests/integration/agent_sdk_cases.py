@@ -169,6 +169,22 @@ async def case_sdk_mcp() -> dict[str, Any]:
     return {"messages": messages, "calls": calls}
 
 
+async def case_bad_prompt() -> dict[str, Any]:
+    """A prompt agent-tui cannot send (an image block): an error result and an error the SDK raises, no hang."""
+
+    async def prompts() -> Any:
+        yield {"type": "user", "message": {"role": "user", "content": [
+            {"type": "image", "source": {"type": "base64", "media_type": "image/png", "data": "iVBORw0KGgo="}}]}}
+
+    messages: list[dict[str, Any]] = []
+    try:
+        async for message in query(prompt=prompts(), options=options("bad_prompt")):
+            messages.append(seen(message))
+    except Exception as exc:  # noqa: BLE001
+        return {"messages": messages, "raised": f"{type(exc).__name__}: {exc}"}
+    return {"messages": messages, "raised": None}
+
+
 async def case_refused() -> dict[str, Any]:
     """An option agent-tui cannot honour: the SDK raises agent-tui's sentence, nothing hangs."""
     opts = options("refused", setting_sources=["project"])

@@ -148,7 +148,7 @@ def test_query_with_options(sdk):
     assert kinds[0] == "system" and kinds[-1] == "result"
     init = result["messages"][0]["data"]
     assert init["subtype"] == "init" and init["cwd"] == str(sdk["projects"] / "query")
-    assert init["model"] == MODEL and init["permission_mode"] == "acceptEdits"
+    assert init["model"] == MODEL and init["permission_mode"] == init["permissionMode"] == "acceptEdits"
     final = result["messages"][-1]
     assert (final["subtype"], final["is_error"], final["result"], final["num_turns"]) == ("success", False,
                                                                                           "Query done.", 2)
@@ -231,6 +231,14 @@ def test_an_sdk_mcp_tool_is_called_and_its_result_reaches_the_model(sdk):
     (answer,) = tool_results(second)
     assert "The sum is 5." in json.dumps(answer["content"]) and not answer.get("is_error")
     assert result["messages"][-1]["result"] == "It is 5."
+
+
+def test_a_prompt_agent_tui_cannot_send_ends_in_an_error_not_a_hang(sdk):
+    result = case(sdk, "bad_prompt")
+    final = result["messages"][-1]
+    assert final["kind"] == "result" and final["is_error"] and "image" in final["result"]
+    assert "The message was not sent" in (result["raised"] or "")
+    assert "?" not in sdk["bodies"]  # no request without a case: the image never reached the model
 
 
 def test_an_option_agent_tui_cannot_honour_is_one_sentence_the_sdk_raises(sdk):

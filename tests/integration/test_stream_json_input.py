@@ -145,7 +145,9 @@ def test_bad_lines_get_one_error_line_each_and_never_a_hang(monkeypatch, project
     assert answer["response"] == {"subtype": "error", "request_id": "req_1",
                                   "error": 'agent-tui does not handle control requests of subtype "teleport"'}
     assert [line["line"] for line in lines if line.get("subtype") == "input_error"] == [1, 2, 5]
-    assert [line["result"] for line in lines if line["type"] == "result"] == ["Fine."]
+    results = [line["result"] for line in lines if line["type"] == "result"]  # one per user line: none waits
+    assert results == ['The message was not sent: content blocks of type "image" are not supported in input yet '
+                       '(only text).', "Fine."]
 
 
 def test_input_that_ends_without_a_prompt_says_so(monkeypatch, project):

@@ -47,6 +47,17 @@ def attach(session: Any, reader: StreamJsonInput, out: TextIO, err: TextIO, *,
     reader.on_end.append(lambda: channel.close(INPUT_CLOSED))
     reader.on_end.append(lambda: watch_reader(out, session, err, requests.finished))
 
+    def refused(sentence: str) -> None:
+        """A prompt that cannot be sent while no turn runs: its own error result, so no client waits for one."""
+        requests.refused_prompts += 1
+        if not requests.turn_running():
+            reader.emit({"type": "result", "subtype": "error_during_execution", "is_error": True, "duration_ms": 0,
+                         "duration_api_ms": 0, "num_turns": 0, "session_id": session.session_id,
+                         "stop_reason": "input_error", "result": f"The message was not sent: {sentence}.",
+                         "errors": [f"The message was not sent: {sentence}."]})
+
+    reader.on_refused_prompt = refused
+
     def lost(subtypes: list[str]) -> None:
         """stdin ended while agent-tui waited on the SDK: the program is gone, so the turn stops here."""
         err.write(visible(f"agent-tui: {INPUT_CLOSED} ({', '.join(sorted(set(subtypes)))}); the turn is "

@@ -44,9 +44,11 @@ class SdkRequests:
         self.channel = channel
         self.initialized = False
         #: whether a turn runs now (the headless runner sets it): an interrupt while idle changes nothing
-        self.turn_running: Any = lambda: True
+        self.turn_running: Any = lambda: False
         #: set by the headless runner when the run is over
         self.finished = threading.Event()
+        #: user lines refused (each answered with an error result while no turn ran)
+        self.refused_prompts = 0
         #: the model at start, for `set_model(None)` (the default)
         self.first_model = session.options.model
 
