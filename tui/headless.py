@@ -84,6 +84,9 @@ class HeadlessRenderer:
         #: lines come from the bus's thread and, with stream-json input, from the input reader's
         self._write_lock = threading.Lock()
         self._denials_from = 0
+        #: events that came before the `system/init` line, handled right after it (stdin is read from before it)
+        self._held: list[Event] | None = []
+        self._hold_lock = threading.Lock()
 
     def emit(self, obj: dict[str, Any]) -> None:
         if self.fmt == "stream-json":
@@ -102,6 +105,14 @@ class HeadlessRenderer:
         self._denials_from = len(self.session.denials)
 
     def init_line(self) -> None:
+        """The first line of the run (after it, the events held meanwhile)."""
+        with self._hold_lock:
+            self._init_line()
+            held, self._held = self._held or [], None
+            for event in held:
+                self.handle(event)
+
+    def _init_line(self) -> None:
         s = self.session
         self.emit(
             {
@@ -124,6 +135,14 @@ class HeadlessRenderer:
         )
 
     def __call__(self, event: Event) -> None:
+        with self._hold_lock:
+            if self._held is not None:
+                self._held.append(event)
+                return
+        self.handle(event)
+
+    def handle(self, event: Event) -> None:
+        """Render one event."""
         if event.loop_path != "main":
             self.subagent_event(event)
             return

@@ -424,6 +424,7 @@ def test_partial_messages_include_claude_code_stream_events(monkeypatch, project
                             input_stream=io.StringIO(json.dumps(user("hi")) + "\n"))
     assert code == 0, err.getvalue()
     lines = [json.loads(line) for line in out.getvalue().splitlines()]
+    assert lines[0]["subtype"] == "init"  # first, though stdin was read before it was written
     events = [line["event"] for line in lines if line["type"] == "stream_event"]
     assert [e["type"] for e in events][:2] == ["message_start", "content_block_start"]
     assert "".join(e["delta"]["text"] for e in events if e["type"] == "content_block_delta") == "Piece by piece."
