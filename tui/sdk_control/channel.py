@@ -92,8 +92,8 @@ class ControlChannel:
         except InvalidStateError:
             pass
 
-    def close(self, reason: str) -> list[str]:
-        """stdin ended: every request still waiting fails with `reason`; their subtypes."""
+    def close(self, reason: str) -> None:
+        """stdin ended: every request still waiting fails with `reason` (and `on_lost` hears which)."""
         with self._lock:
             self.closed = reason
             waiting = list(self._pending.values())
@@ -106,4 +106,3 @@ class ControlChannel:
         lost = [subtype for subtype, _ in waiting]
         if lost and self.on_lost is not None:
             self.on_lost(lost)
-        return lost

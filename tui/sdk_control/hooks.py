@@ -43,7 +43,7 @@ def hook_specs(config: Any) -> list[HookSpec]:
                                  f"{', '.join(EVENTS)}); leave that event out of the hooks option")
         for group in matchers if isinstance(matchers, list) else [None]:
             ids = group.get("hookCallbackIds") if isinstance(group, dict) else None
-            if not isinstance(ids, list) or not all(isinstance(i, str) for i in ids):
+            if not isinstance(group, dict) or not isinstance(ids, list) or not all(isinstance(i, str) for i in ids):
                 raise ControlRefused(f"initialize: hooks.{event} needs matchers with \"hookCallbackIds\", a list of ids")
             matcher = group.get("matcher")
             timeout = group.get("timeout")

@@ -93,9 +93,8 @@ class PermissionBridge:
         if updated is not None and not isinstance(updated, dict):
             raise ValueError("its updatedInput is not an object")
         rules = self.apply_updates(response.get("updatedPermissions"))
-        scope = "session" if rules else "once"
-        return PermissionReply(True, scope=scope, rule=rules[0] if rules else None, updated_input=updated,
-                               answered_by=ANSWERED_BY), False
+        return PermissionReply(True, scope="session" if rules else "once", rule=rules[0] if rules else None,
+                               updated_input=updated, answered_by=ANSWERED_BY), False
 
     def apply_updates(self, updates: Any) -> list[str]:
         """Apply `updatedPermissions`: allow rules (kept for this session) and a mode; the rules to remember."""
