@@ -11,6 +11,7 @@ import signal
 import sys
 import threading
 import time
+from collections.abc import Callable
 from typing import Any, TextIO
 
 from tui import __version__
@@ -84,8 +85,9 @@ class HeadlessRenderer:
         #: lines come from the bus's thread and, with stream-json input, from the input reader's
         self._write_lock = threading.Lock()
         self._denials_from = 0
-        #: events that came before the `system/init` line, handled right after it (stdin is read from before it)
-        self._held: list[Event] | None = []
+        #: what came before the `system/init` line (events, input errors), done right after it (stdin is read from
+        #: before it: an Agent SDK's MCP servers answer through it)
+        self._held: list[Callable[[], None]] | None = []
         self._hold_lock = threading.Lock()
 
     def emit(self, obj: dict[str, Any]) -> None:
@@ -109,8 +111,16 @@ class HeadlessRenderer:
         with self._hold_lock:
             self._init_line()
             held, self._held = self._held or [], None
-            for event in held:
-                self.handle(event)
+            for later in held:
+                later()
+
+    def after_init(self, obj: dict[str, Any]) -> None:
+        """Emit `obj` now, or right after the `system/init` line when that is still to come."""
+        with self._hold_lock:
+            if self._held is not None:
+                self._held.append(lambda: self.emit(obj))
+                return
+        self.emit(obj)
 
     def _init_line(self) -> None:
         s = self.session
@@ -137,7 +147,7 @@ class HeadlessRenderer:
     def __call__(self, event: Event) -> None:
         with self._hold_lock:
             if self._held is not None:
-                self._held.append(event)
+                self._held.append(lambda: self.handle(event))
                 return
         self.handle(event)
 
@@ -342,6 +352,7 @@ def start_input(session: AgentSession, renderer: HeadlessRenderer, stream: TextI
     from .headless_input import StreamJsonInput
 
     reader = StreamJsonInput(session.inbox, stream, renderer.emit, err)
+    reader.report = renderer.after_init
     control = attach(session, reader, renderer.out, err, permission_prompt=permission_prompt)
     reader.start()
     return control

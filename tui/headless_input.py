@@ -42,7 +42,9 @@ class StreamJsonInput:
                  err: TextIO) -> None:
         self.inbox = inbox
         self.stream = stream
-        self.emit = emit  # writes one stdout line (the headless renderer's)
+        self.emit = emit  # writes one stdout line (the headless renderer's): control answers, at once
+        #: writes the lines about the input itself (errors, refused prompts); the renderer keeps them after `system/init`
+        self.report: Callable[[dict[str, Any]], None] = emit
         self.err = err
         self.handlers: dict[str, LineHandler] = {
             "user": self.on_user,
@@ -106,7 +108,7 @@ class StreamJsonInput:
         text = one_line(f"stream-json input {where}: {sentence}; the line is skipped.")
         self.err.write(f"agent-tui: {text}\n")
         self.err.flush()
-        self.emit({"type": "system", "subtype": "input_error", "line": number, "error": text})
+        self.report({"type": "system", "subtype": "input_error", "line": number, "error": text})
 
     # --- line types ----------------------------------------------------------------------
 

@@ -235,6 +235,7 @@ def test_an_sdk_mcp_tool_is_called_and_its_result_reaches_the_model(sdk):
 
 def test_a_prompt_agent_tui_cannot_send_ends_in_an_error_not_a_hang(sdk):
     result = case(sdk, "bad_prompt")
+    assert result["messages"][0]["kind"] == "system" and result["messages"][0]["subtype"] == "init"
     final = result["messages"][-1]
     assert final["kind"] == "result" and final["is_error"] and "image" in final["result"]
     assert "The message was not sent" in (result["raised"] or "")

@@ -141,6 +141,8 @@ def test_bad_lines_get_one_error_line_each_and_never_a_hang(monkeypatch, project
     assert "line 5: content blocks of type \"image\" are not supported" in problems[2]
     assert len(problems) == 3
     lines = [json.loads(line) for line in out.getvalue().splitlines()]
+    first = next(line for line in lines if line["type"] != "control_response")  # control answers go out at once
+    assert first["subtype"] == "init"  # the lines about the input follow it, though read before it
     answer = next(line for line in lines if line["type"] == "control_response")
     assert answer["response"] == {"subtype": "error", "request_id": "req_1",
                                   "error": 'agent-tui does not handle control requests of subtype "teleport"'}
