@@ -75,16 +75,27 @@ def first_text(body: dict[str, Any]) -> str:
     return content if isinstance(content, str) else " ".join(b.get("text", "") for b in content)
 
 
-def install_sdk(site: Path) -> str:
-    """pip-install the newest claude-agent-sdk into `site`; "" when done, else why not."""
-    pip = subprocess.run(
-        [sys.executable, "-m", "pip", "install", "-q", "--disable-pip-version-check", "--target", str(site),
-         "--no-binary", "claude-agent-sdk", "claude-agent-sdk"],
-        capture_output=True, text=True, timeout=600,
-    )
-    if pip.returncode != 0:
-        return f"claude-agent-sdk could not be installed: {pip.stderr.strip().splitlines()[-1:]}"
-    return ""
+def pip(*args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([sys.executable, "-m", "pip", *args, "--quiet", "--disable-pip-version-check"],
+                          capture_output=True, text=True, timeout=600)
+
+
+def install_sdk(site: Path, work: Path) -> str:
+    """pip-install the newest claude-agent-sdk into `site`; "" when done, else why not.
+
+    The newest version is read from the registry first (metadata only), then installed from its source
+    distribution when it has one (no bundled Claude Code binary), else from its wheel.
+    """
+    report = work / "pip-report.json"
+    found = pip("install", "--dry-run", "--no-deps", "--ignore-installed", "--report", str(report), "claude-agent-sdk")
+    if found.returncode != 0:
+        return f"claude-agent-sdk could not be found: {found.stderr.strip().splitlines()[-1:]}"
+    newest = json.loads(report.read_text())["install"][0]["metadata"]["version"]
+    for how in (["--no-binary", "claude-agent-sdk"], []):
+        done = pip("install", "--target", str(site), *how, f"claude-agent-sdk=={newest}")
+        if done.returncode == 0:
+            return ""
+    return f"claude-agent-sdk {newest} could not be installed: {done.stderr.strip().splitlines()[-1:]}"
 
 
 @pytest.fixture(scope="module")
@@ -95,7 +106,7 @@ def sdk(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
     home.mkdir()
     if os.environ.get(SITE_VARIABLE):  # an SDK installed already (a second run while working on this)
         site = Path(os.environ[SITE_VARIABLE])
-    elif reason := install_sdk(site):
+    elif reason := install_sdk(site, work):
         pytest.skip(reason)
     version = subprocess.run([sys.executable, "-c", "import claude_agent_sdk as s; print(s.__version__)"],
                              capture_output=True, text=True, env={**os.environ, "PYTHONPATH": str(site)}).stdout.strip()
