@@ -7,6 +7,7 @@ so your settings and theme do not leak in), drives one turn with Pilot and saves
   screenshots/inspector.svg           the inspector (F2) open on the parallel tool_use call
   screenshots/subagents.svg           two Explore subagents run in parallel, nested under their Agent calls
   screenshots/rewind.svg              the rewind list (Esc Esc): every prompt with the files it changed
+  screenshots/image-attachment.svg    a pasted image sent (drawn under its chip), a second one waiting as a chip
 Then a second session on the fake Messages API (tests/fakeapi, priced as claude-sonnet-5-5, its prompt
 cache simulated) whose second turn connects an MCP server named `git`:
   screenshots/cache-break.svg         the named cache break in the conversation and the inspector's Cost view
@@ -120,6 +121,11 @@ async def capture(tmp: Path, out_dir: Path = OUT) -> list[Path]:
         await wait_for(pilot, lambda: type(app.screen).__name__ == "RewindScreen", "the rewind list")
         await pilot.pause(0.4)
         save("rewind.svg")
+
+        await pilot.press("escape")
+        await wait_for(pilot, lambda: type(app.screen).__name__ != "RewindScreen", "the rewind list to close")
+        await attach_images(app, pilot, tmp)
+        save("image-attachment.svg")
     return saved
 
 
@@ -225,6 +231,47 @@ async def capture_steer(tmp: Path, out_dir: Path = OUT) -> list[Path]:
         await pilot.pause(0.5)
         app.save_screenshot("steer.svg", str(out_dir))
     return [out_dir / "steer.svg"]
+def make_chart(path: Path, size: tuple[int, int], bars: list[tuple[int, tuple[int, int, int]]]) -> Path:
+    """A bar chart on a sky gradient: a picture with shapes and colour for the image screenshot."""
+    from PIL import Image, ImageDraw
+
+    width, height = size
+    image = Image.linear_gradient("L").resize(size).convert("RGB")
+    bands = [band.point(lambda v, k=k: 40 + v * k // 4) for k, band in zip((1, 2, 3), image.split())]
+    image = Image.merge("RGB", bands)
+    draw = ImageDraw.Draw(image)
+    step = width // (len(bars) + 1)
+    for index, (share, colour) in enumerate(bars, 1):
+        left = index * step - step // 3
+        draw.rectangle((left, height - height * share // 100, left + step * 2 // 3, height), fill=colour)
+    draw.rectangle((0, 0, width, height // 12), fill=(235, 235, 240))
+    image.save(path)
+    return path
+
+
+async def attach_images(app, pilot, tmp: Path) -> None:
+    """Drop a screenshot's path on the prompt and send it, then drop a second one and leave it as a chip."""
+    from textual import events
+
+    from tui.ui.widgets.attachment_bar import AttachmentChip
+
+    shots = tmp / "Desktop"
+    shots.mkdir()
+    first = make_chart(shots / "build-times.png", (2400, 1350),
+                       [(35, (230, 80, 70)), (80, (250, 190, 60)), (55, (90, 200, 120)), (95, (80, 150, 240))])
+    second = make_chart(shots / "after-fix.png", (1200, 900), [(30, (90, 200, 120)), (25, (90, 200, 120))])
+    app.session.policy.add_session_rule(f"Read(/{shots}/**)")  # asked once in real use: allowed for the session
+    app.post_message(events.Paste(f"'{first}'"))  # as a terminal pastes a dropped file
+    await wait_for(pilot, lambda: len(app.query(AttachmentChip)) == 1, "the first image's chip")
+    app.prompt_area.insert("why is the last build so slow?")
+    await pilot.press("enter")
+    await wait_for(pilot, lambda: app.session.running or not app.controller.busy, "the image turn to start")
+    await wait_for(pilot, lambda: not app.controller.busy and not app.session.running, "the image turn to finish")
+    app.post_message(events.Paste(f"file://{second}"))
+    await wait_for(pilot, lambda: len(app.query(AttachmentChip)) == 1, "the second image's chip")
+    app.prompt_area.insert("and after the fix?")
+    app.conversation.scroll_end(animate=False)
+    await pilot.pause(0.6)
 
 
 def main() -> int:

@@ -10,7 +10,7 @@ import argparse
 import os
 import sys
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from tui import __version__
 from tui.agent.options import AgentOptions
@@ -70,6 +70,8 @@ def split_rules(values: list[str] | None) -> list[str]:
 #: `agent-tui NAME …` runs another program: NAME -> (module with `main(argv) -> int`, what it does)
 SUBCOMMANDS: dict[str, tuple[str, str]] = {
     "mcp": ("tui.mcp.cli", "manage MCP servers: list, get, add, add-json, remove, login, logout, reset-project-choices"),
+    "acp": ("tui.acp.server", "speak the Agent Client Protocol over stdio (Zed, Toad, other ACP clients)"),
+    "plugin": ("tui.plugins.cli", "manage plugins: install, enable, disable, uninstall, list; marketplace add|list|remove|update"),
     "replay": ("tui.ui.replay_app", "play a recorded session in the app (default: this project's newest)"),
 }
 
@@ -129,13 +131,17 @@ def build_parser() -> argparse.ArgumentParser:
     return p
 
 
-def options_from_args(args: argparse.Namespace) -> tuple[AgentOptions, list[str]]:
-    """AgentOptions from settings files and flags (flags win); also the settings problems."""
+def options_from_args(args: argparse.Namespace, *, sandbox: bool = True) -> tuple[AgentOptions, list[str]]:
+    """AgentOptions from settings files and flags (flags win); also the settings problems.
+
+    `sandbox=False` leaves the process's sandbox as it is (`agent-tui acp` sets it up once, for its first session).
+    """
     project_dir = (args.cwd or Path.cwd()).resolve()
     problems: list[str] = []
     settings = None
     trusted = mcp_seen = False
     hooks: list = []
+    loaded = None
     try:
         from tui.config.settings import load_settings
         from tui.config.trust_notice import ignored_allow_notice
@@ -154,15 +160,20 @@ def options_from_args(args: argparse.Namespace) -> tuple[AgentOptions, list[str]
             problems += skipped_lines(folder_inventory(project_dir, loaded))
         from tui.sandbox.runtime import configure as configure_sandbox
 
-        if notice := configure_sandbox(settings.sandbox, str(project_dir)).quick_notice():
+        if sandbox and (notice := configure_sandbox(settings.sandbox, str(project_dir)).quick_notice()):
             problems.append(notice)
     except ImportError:
         pass
     opts = AgentOptions(project_dir=project_dir)
+    if loaded is not None and loaded.plugins_seen:  # else tui.plugins is never imported
+        from tui.plugins.wiring import attach_plugins, plugin_hooks
+
+        attach_plugins(opts, loaded)
+        hooks = [*hooks, *plugin_hooks(opts.plugins, loaded)]
     if hooks:
         from tui.hooks.config import HookConfig
 
-        opts.hooks = HookConfig(list(hooks), trusted=loaded.trusted)
+        opts.hooks = HookConfig(list(hooks), trusted=trusted)
     if settings is not None:
         opts.model = settings.model
         opts.max_tokens = settings.max_tokens
@@ -177,7 +188,7 @@ def options_from_args(args: argparse.Namespace) -> tuple[AgentOptions, list[str]
         opts.auto_compact_threshold = getattr(settings, "auto_compact_threshold", opts.auto_compact_threshold)
         opts.compaction = getattr(settings, "compaction", opts.compaction)
         for key in ("web_search_max_uses", "web_search_allowed_domains", "web_search_blocked_domains",
-                    "background_output_limit_mb"):
+                    "background_output_limit_mb", "image_max_edge"):
             setattr(opts, key, getattr(settings, key, getattr(opts, key)))
         opts.cleanup_period_days = getattr(settings, "cleanup_period_days", opts.cleanup_period_days)
     if args.model:
@@ -205,6 +216,10 @@ def options_from_args(args: argparse.Namespace) -> tuple[AgentOptions, list[str]
         approve = None if args.print_mode else only_enabled(project_dir, trusted)  # the app asks about new ones
         problems += fill_mcp_options(opts, args.mcp_config or [], strict=args.strict_mcp_config, trusted=trusted,
                                      approve=approve)
+    if opts.plugins is not None and not args.strict_mcp_config:
+        from tui.plugins.wiring import add_plugin_servers
+
+        add_plugin_servers(opts, trusted)
     from tui.providers.setup import configure
 
     configure(opts, settings, model_flag=args.model, fallback_model=args.fallback_model)
@@ -270,9 +285,34 @@ def _run(args: argparse.Namespace, own_process: bool) -> int:
     if not opts.project_dir.is_dir():
         print(f"agent-tui: the project directory {opts.project_dir} does not exist.", file=sys.stderr)
         return 2
+    telemetry = start_telemetry(opts, print_mode=args.print_mode)
+    try:
+        return _run_session(args, own_process, opts, problems, prompt)
+    finally:
+        if telemetry is not None:
+            telemetry.close()  # the last export, bounded: an unreachable collector never holds the exit up
+
+
+def start_telemetry(opts: AgentOptions, *, print_mode: bool) -> Any:
+    """Claude Code's OpenTelemetry export if CLAUDE_CODE_ENABLE_TELEMETRY is on (only then is tui.telemetry imported)."""
+    if os.environ.get("CLAUDE_CODE_ENABLE_TELEMETRY", "").strip().lower() not in ("1", "true", "yes", "on"):
+        return None
+    from tui.telemetry import start
+
+    telemetry = start(interactive=not print_mode)
+    if telemetry is not None:
+        opts.on_session.append(telemetry.attach)  # the session the run builds subscribes it to its bus
+    return telemetry
+
+
+def _run_session(args: argparse.Namespace, own_process: bool, opts: AgentOptions, problems: list[str],
+                 prompt: str) -> int:
+    """-p's one turn, or the app (resumed with -c/-r); returns the exit code."""
     if args.print_mode:
         for problem in problems:
             print(visible(f"agent-tui: settings: {problem}"), file=sys.stderr)  # may quote the file
+        for notice in opts.plugins.notices() if opts.plugins is not None else ():
+            print(visible(f"agent-tui: {notice}"), file=sys.stderr)
         if opts.effort and (note := effort_refusal(opts.model, model_thinking(opts.model), opts.effort)):
             print(visible(f"agent-tui: --effort: {note}"), file=sys.stderr)
         stream_input = args.input_format == "stream-json"  # prompts come from stdin, one JSON line each

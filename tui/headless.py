@@ -25,6 +25,7 @@ from tui.agent.events import (
     Event,
     HookFinished,
     HookStarted,
+    LinesChanged,
     LoopStopped,
     McpMessage,
     McpServerChanged,
@@ -44,8 +45,8 @@ from tui.sanitize import visible
 
 NORMAL_STOPS = {"end_turn", "stop_sequence", "max_tokens", "model_context_window_exceeded"}
 _PARTIAL = (BlockStarted, BlockDelta, BlockFinished, ToolOutput)
-#: MCP traffic and status are for the app; system/init lists the servers' status
-_QUIET = (McpMessage, McpServerChanged)
+#: MCP traffic and status are for the app (system/init lists the servers' status); line counts for telemetry
+_QUIET = (McpMessage, McpServerChanged, LinesChanged)
 
 
 def snake(name: str) -> str:
@@ -195,6 +196,8 @@ class HeadlessRenderer:
                 self.emit(line)
         data = event.to_dict()
         data["type"] = snake(event.type)
+        if data.get("images"):  # a prompt's pictures: what they are, not megabytes of base64 on every line
+            data["images"] = [{k: v for k, v in image.items() if k != "block"} for image in data["images"]]
         self.emit(data)
         if isinstance(event, ResponseFinished) and event.iteration:  # iteration 0: a compaction's summary, no reply
             self.emit({"type": "assistant", "message": self.wire_message(event), "stop_reason": event.stop_reason,
@@ -308,7 +311,7 @@ def run_headless(options: AgentOptions, prompt: str, fmt: str = "text", *, parti
     previous = signal.signal(signal.SIGINT, on_sigint) if _main_thread() else None
     try:
         with command_turn(session, prepared.command):
-            session.run_turn(prepared.prompt)
+            session.run_turn(prepared.prompt, tuple(prepared.images))
     except KeyboardInterrupt:
         err.write("agent-tui: quit\n")
         return 130

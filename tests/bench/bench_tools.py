@@ -28,6 +28,8 @@ STDLIB = Path("/root/.pyenv/versions/3.11.7/lib/python3.11")
 RUNS = 7
 READ_GOAL_S = 0.3
 RATIO_GOAL = 1.2
+#: issue 25's goal for Glob against raw rg
+GLOB_GOAL = 1.1
 
 
 def median_seconds(action: Callable[[], Any], runs: int = RUNS) -> float:
@@ -52,7 +54,8 @@ def context_for(project: Path) -> ToolContext:
     return ToolContext(project_dir=project, state=SessionState(project_dir=project))
 
 
-def compare(name: str, ours: Callable[[], Any], baseline: Callable[[], Any], runs: int = RUNS) -> dict[str, Any]:
+def compare(name: str, ours: Callable[[], Any], baseline: Callable[[], Any], runs: int = RUNS,
+            goal: float = RATIO_GOAL) -> dict[str, Any]:
     """Median times of ours and the baseline, run alternately so machine load hits both alike."""
     ours()
     baseline()
@@ -64,7 +67,7 @@ def compare(name: str, ours: Callable[[], Any], baseline: Callable[[], Any], run
             times.append(time.perf_counter() - started)
     value, base = statistics.median(our_times), statistics.median(base_times)
     return {"benchmark": name, "value": round(value, 4), "baseline": round(base, 4),
-            "ratio": round(value / base, 3), "goal": f"ratio <= {RATIO_GOAL}"}
+            "ratio": round(value / base, 3), "goal": f"ratio <= {goal}"}
 
 
 def search_rows(tree: Path = STDLIB) -> list[dict[str, Any]]:
@@ -73,7 +76,7 @@ def search_rows(tree: Path = STDLIB) -> list[dict[str, Any]]:
     glob, grep = GlobTool(), GrepTool()
     return [
         compare("Glob **/*.py (stdlib, s)", lambda: glob.run({"pattern": "**/*.py"}, ctx),
-                raw_rg(["--files", "--glob", "**/*.py"], tree)),
+                raw_rg(["--files", "--glob", "**/*.py"], tree), goal=GLOB_GOAL),
         compare("Grep files_with_matches 'def __init__' (stdlib, s)",
                 lambda: grep.run({"pattern": "def __init__"}, ctx), raw_rg(["-l", "def __init__"], tree)),
         compare("Grep content -n 'TODO' (stdlib, s)",
@@ -84,7 +87,7 @@ def search_rows(tree: Path = STDLIB) -> list[dict[str, Any]]:
         # the same searches against rg run with our exact flags (hidden files, .gitignore outside git):
         # what the tool itself adds (process handling, mtime sort, formatting)
         compare("Glob **/*.py vs rg with the tool's flags (s)", lambda: glob.run({"pattern": "**/*.py"}, ctx),
-                raw_rg(glob_args("**/*.py", tree)[0], tree)),
+                raw_rg(glob_args("**/*.py", tree)[0], tree), goal=GLOB_GOAL),
         compare("Grep files 'def __init__' vs rg with the tool's flags (s)",
                 lambda: grep.run({"pattern": "def __init__"}, ctx),
                 raw_rg(grep.build_args({"pattern": "def __init__"}, "files_with_matches", tree, None), tree)),

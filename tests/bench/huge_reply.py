@@ -50,8 +50,10 @@ def publish(session: Any, text: str, deltas: int) -> None:
 
 def on_screen(app: Any) -> bool:
     """Whether the last word is on screen (the conversation scrolled to the end shows it)."""
+    from textual._compositor import LayoutUpdate  # Textual's full write, not the terminal model's diff
+
     update = app.screen._compositor.render_update(full=True)
-    return LAST in "".join(update.render_segments(app.console))
+    return LAST in "".join(LayoutUpdate.render_segments(update, app.console))
 
 
 async def run_once(chars: int, deltas: int) -> dict[str, float]:

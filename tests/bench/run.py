@@ -3,9 +3,12 @@
     python -m tests.bench            # full: medians over several repetitions
     python -m tests.bench --quick    # fewer repetitions
     python -m tests.bench --only print engine
+    python -m tests.bench --only soak      # the long day (not in a full run: it takes most of an hour)
+    python -m tests.bench --publish        # the saved run into docs/benchmarks.md and README.md (publish.py)
 
 Each figure is measured against its baseline in the same run. Benchmarks never fail on speed:
-the exit code is 0 whenever every benchmark could run.
+the exit code is 0 whenever every benchmark could run. A full run (no --only, no --quick) writes its
+table into docs/benchmarks.md and one headline line per area into README.md, between their markers.
 """
 
 from __future__ import annotations
@@ -23,9 +26,12 @@ from typing import Any
 if __package__ in (None, ""):  # `python tests/bench/run.py`
     sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
-from tests.bench.common import REPO, Settings, fmt, row  # noqa: E402
+from tests.bench.common import REPO, Settings, row  # noqa: E402
+from tests.bench.publish import goal_met, publish, table  # noqa: E402
 
 RESULTS = REPO / "tests/bench/results/latest.json"
+#: suites run only when named with --only (the soak takes most of an hour)
+OPT_IN = {"soak"}
 #: (short name, module, title) in table order
 SUITES = [
     ("print", "tests.bench.bench_print", "-p scripted session vs Claude Code"),
@@ -42,6 +48,9 @@ SUITES = [
     ("sandbox", "tests.bench.bench_sandbox", "Bash sandbox overhead and a 5 000-file rg inside vs outside"),
     ("timetravel", "tests.bench.bench_timetravel", "checkpoints, rewind, replay"),
     ("cost", "tests.bench.bench_cost", "cost attribution per request at 500 turns vs the request build"),
+    ("images", "tests.bench.bench_images", "attaching a 12-megapixel PNG vs Pillow's decode+resize"),
+    ("terminal", "tests.bench.bench_terminal", "bytes written to the terminal during a streamed turn vs Claude Code"),
+    ("soak", "tests.bench.bench_soak", "one app through a compressed long day: memory, frames, leaks, storage"),
 ]
 
 
@@ -64,44 +73,6 @@ def run_suite(module_name: str, settings: Settings) -> list[dict[str, Any]]:
         return [row(module_name.rsplit(".", 1)[-1], None, None, "", note=f"failed: {type(exc).__name__}: {exc}")]
 
 
-def goal_met(r: dict[str, Any]) -> bool | None:
-    """The verdict for a row whose goal reads "ratio <= N", "≤ N×" or "value < N s"."""
-    goal = str(r.get("goal", "")).replace("≤", "<=")
-    for subject in ("ratio", "value"):
-        figure = r.get(subject)
-        if figure is None:
-            continue
-        for op in ("<=", "<"):
-            prefix = f"{subject} {op}"
-            if goal.startswith(prefix):
-                try:
-                    limit = float(goal[len(prefix):].strip().split()[0])
-                except (ValueError, IndexError):
-                    return None
-                return figure <= limit if op == "<=" else figure < limit
-    if goal.startswith("<=") and "×" in goal and r.get("ratio") is not None:
-        try:
-            return r["ratio"] <= float(goal[2:].split("×")[0])
-        except ValueError:
-            return None
-    return None
-
-
-def table(rows: list[dict[str, Any]]) -> str:
-    """A Markdown table: benchmark, figure, baseline, ratio, goal, met."""
-    lines = ["| benchmark | figure | baseline | ratio | goal | met |", "|---|---|---|---|---|---|"]
-    for r in rows:
-        unit = r.get("unit", "")
-        base = fmt(r.get("baseline"), unit) if r.get("baseline") is not None else "—"
-        if r.get("baseline_label"):
-            base += f" ({r['baseline_label']})"
-        ratio = f"{r['ratio']:.2f}×" if r.get("ratio") is not None else "—"
-        met = {True: "yes", False: "**no**", None: "—"}[r.get("met")]
-        name = r["benchmark"] + (f" — {r['note']}" if r.get("note") else "")
-        lines.append(f"| {name} | {fmt(r.get('value'), unit)} | {base} | {ratio} | {r.get('goal', '')} | {met} |")
-    return "\n".join(lines)
-
-
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m tests.bench", description=__doc__,
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
@@ -109,7 +80,14 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--only", nargs="+", choices=[s[0] for s in SUITES], help="run only these suites")
     parser.add_argument("--out", type=Path, default=RESULTS, help="where to write the JSON")
     parser.add_argument("--table", type=Path, metavar="JSON", help="print the table of an earlier run and exit")
+    parser.add_argument("--publish", type=Path, metavar="JSON", nargs="?", const=RESULTS,
+                        help="write a saved run (default: the latest) into docs/benchmarks.md and README.md, and exit")
     args = parser.parse_args(argv)
+    if args.publish:
+        publish(json.loads(args.publish.read_text()))
+        print("wrote the table into docs/benchmarks.md and the headline into README.md; "
+              "read the sentences around them again", file=sys.stderr)
+        return 0
     if args.table:
         saved = json.loads(args.table.read_text())
         for r in saved["rows"]:
@@ -122,7 +100,7 @@ def main(argv: list[str] | None = None) -> int:
     rows: list[dict[str, Any]] = []
     started = time.time()
     for name, module_name, title in SUITES:
-        if args.only and name not in args.only:
+        if (args.only and name not in args.only) or (not args.only and name in OPT_IN):
             continue
         print(f"-- {name}: {title}", file=sys.stderr, flush=True)
         t = time.perf_counter()
@@ -139,6 +117,10 @@ def main(argv: list[str] | None = None) -> int:
     args.out.parent.mkdir(parents=True, exist_ok=True)
     args.out.write_text(json.dumps(report, indent=1, default=str) + "\n")
     print(f"wrote {args.out}", file=sys.stderr)
+    if not args.only and not args.quick and args.out == RESULTS:  # a full run is the one the docs show
+        publish(report)
+        print("wrote the table into docs/benchmarks.md and the headline into README.md; "
+              "read the sentences around them again", file=sys.stderr)
     return 0
 
 

@@ -227,6 +227,11 @@ def validate_request(body: dict[str, Any], headers: dict[str, str],
     if pairing:
         verdict.reject = pairing
         return verdict
+    from .images import check_images
+
+    if image_problem := check_images(messages):
+        verdict.reject = image_problem
+        return verdict
     thinking = check_thinking_echo(messages, sent_by_tool_id or {}, sent_by_signature or {})
     if thinking:
         verdict.reject = thinking

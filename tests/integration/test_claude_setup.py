@@ -71,7 +71,8 @@ def _state(project: Path) -> dict[str, Any]:
         "commands": {c.path for c in catalog.commands.values()},
         "counting_allow": {r.rule for r in session.policy.effective_rules() if r.kind == "allow" and r.counts},
         "mcp": {s.name for s in session.options.mcp_servers},
-        "sentences": [*problems, *catalog.problems, *agent_tool.problems],
+        "sentences": [*problems, *catalog.problems, *agent_tool.problems,
+                      *(session.options.plugins.notices() if session.options.plugins else [])],
         # what the trust question (and -p's lines) name; trusted, nothing may hide there
         "named": [] if loaded.trusted else [*(f"{i.text} {i.path}" for i in inventory.items), *inventory.problems],
     }

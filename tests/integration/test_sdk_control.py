@@ -224,15 +224,18 @@ def test_a_hook_callback_blocks_a_tool_as_a_command_hook_would(monkeypatch, proj
     assert finished.command == "Agent SDK callback hook_0" and finished.decision == "deny"
 
 
-def test_a_hook_event_agent_tui_never_fires_is_refused_at_initialize(monkeypatch, project):
+@pytest.mark.parametrize("event, sentence", [
+    ("SubagentStart", "initialize: agent-tui does not fire SubagentStart hooks"),
+    ("SessionEnd", "initialize: a SessionEnd hook cannot be a Python callback here"),
+])
+def test_a_hook_event_that_cannot_call_back_is_refused_at_initialize(monkeypatch, project, event, sentence):
     with FakeAPI([]) as api:
         session, _ = make_session(monkeypatch, api.base_url, project)
         sdk = Sdk(session)
-        sdk.send(control("init", "initialize", hooks={"SubagentStart": [{"matcher": None, "hookCallbackIds": ["h"]}]}))
+        sdk.send(control("init", "initialize", hooks={event: [{"matcher": None, "hookCallbackIds": ["h"]}]}))
         answer = sdk.response("init")
         sdk.end()
-    assert answer["subtype"] == "error" and answer["error"].startswith(
-        "initialize: agent-tui does not fire SubagentStart hooks")
+    assert answer["subtype"] == "error" and answer["error"].startswith(sentence)
 
 
 def test_set_permission_mode_and_set_model_apply_from_the_next_request(monkeypatch, project):

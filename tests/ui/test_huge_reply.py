@@ -25,8 +25,10 @@ FIVE_MB = 5_000_000
 
 
 def screen_text(app: AgentApp) -> str:
+    from textual._compositor import LayoutUpdate  # Textual's full write, not the terminal model's diff
+
     update = app.screen._compositor.render_update(full=True)
-    return "".join(update.render_segments(app.console))
+    return "".join(LayoutUpdate.render_segments(update, app.console))
 
 
 @pytest.mark.parametrize("deltas", [1, 1000])

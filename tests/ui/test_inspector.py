@@ -169,3 +169,28 @@ def test_diff_lists_everything_that_is_not_an_append() -> None:
     assert "messages: +1 appended (assistant)" in texts
     assert "nothing else changed" not in texts
     assert [c.text for c in diff_requests(old, copy.deepcopy(old))] == ["identical to the previous request (a retry)"]
+
+
+def test_a_long_day_keeps_only_the_newest_request_bodies_in_memory(offline_options) -> None:
+    """Each request body holds the whole history: the inspector (and its backlog before it is opened) keeps the
+    newest KEEP_FULL_CALLS in full and a note for the older ones, whose bodies the transcript has."""
+    from tui.agent import events as ev
+    from tui.ui.app import AgentApp
+    from tui.ui.widgets.inspector.model import KEEP_FULL_CALLS, InspectorModel
+
+    model = InspectorModel()
+    app = AgentApp(offline_options())
+    for i in range(KEEP_FULL_CALLS + 3):
+        request = ev.RequestSent(iteration=1, attempt=1, model="m", body={"messages": [i]})
+        response = ev.ResponseFinished(iteration=1, message={"content": []}, stop_reason="end_turn", usage={},
+                                       request_id=None, ttfb_ms=1, duration_ms=2, cost_usd=0.0,
+                                       raw_events=((0.0, "message_stop", {}),))
+        for event in (request, response):
+            model.record(event)
+            app.record_api_event(event)
+    assert [c.body.get("messages") for c in model.calls[-KEEP_FULL_CALLS:]] == [[i] for i in range(3, KEEP_FULL_CALLS + 3)]
+    assert all("no longer held" in c.body["note"] and c.raw_events == () for c in model.calls[:3])
+    assert model.calls[0].message == {"content": []}  # the response and its summary stay
+    backlog = app._inspector_backlog.events
+    assert "Request #1 is no longer held" in backlog[0].body["note"] and backlog[1].raw_events == ()
+    assert backlog[-2].body == {"messages": [KEEP_FULL_CALLS + 2]} and backlog[-1].raw_events

@@ -62,5 +62,5 @@ async def test_a_rule_from_one_answer_closes_the_queued_dialog_it_allows(
             await wait_until(pilot, finished, 60)
             assert shown <= {first}  # the queued dialog never came up
             assert (project / "one.txt").exists() and (project / "two.txt").exists()
-            assert sorted(e.scope for e in resolved) == sorted([scope, "rule"])
+            assert sorted(e.scope for e in resolved) == sorted([scope, "rule"]), [(e.tool_use_id, e.scope, e.rule) for e in resolved]
             assert [e.rule for e in resolved if e.scope == "rule"] == ["Bash(touch *)"]

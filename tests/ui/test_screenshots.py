@@ -1,7 +1,7 @@
 """The screenshot script's demo project and the committed screenshots it produced.
 
 Regenerating them drives a whole offline turn (~15 s), so the suite checks the outputs
-instead: each SVG must show what the README says it shows.
+instead: each SVG must show what the README and docs/ say it shows.
 """
 
 from __future__ import annotations
@@ -51,6 +51,8 @@ def test_demo_project_has_what_the_offline_turn_needs(tmp_path: Path) -> None:
         ("cost-breakdown.svg", ["session: $", "by kind", "by part", "tool results", "by turn", "by model",
                                 "by agent", "cache misses", "cache read"]),
         ("steer.svg", ["steer: 2 messages added to request #", "Also add a docstring to greet"]),
+        ("image-attachment.svg", ["[image 1: build-times.png 1568×882", "(from 2400×1350)]",
+                                  "[image 1: after-fix.png 1200×900 ✕]", "I received 1 image (image/jpeg"]),
     ],
 )
 def test_committed_screenshot_shows_its_subject(name: str, phrases: list[str]) -> None:
@@ -62,8 +64,8 @@ def test_committed_screenshot_shows_its_subject(name: str, phrases: list[str]) -
         assert phrase in text, f"{name} lacks {phrase!r}"
 
 
-def test_the_cost_screenshots_are_committed_and_in_the_readme() -> None:
-    readme = (REPO / "README.md").read_text(encoding="utf-8")
+def test_the_cost_screenshots_are_committed_and_in_the_docs() -> None:
+    page = (REPO / "docs" / "cost-and-context.md").read_text(encoding="utf-8")
     for name in ("cache-break.svg", "cost-breakdown.svg"):
         assert (REPO / "screenshots" / name).exists(), f"run python scripts/screenshots.py to make {name}"
-        assert f"(screenshots/{name})" in readme
+        assert f"(../screenshots/{name})" in page

@@ -92,3 +92,37 @@ async def test_slash_agents_lists_the_types_and_creates_one(offline_options, tmp
         assert "Not created" in str(screen.query_one("#agents-status").render())
         await pilot.press("escape")
         await wait_until(pilot, lambda: not isinstance(app.screen, AgentsScreen))
+
+
+async def test_an_agent_block_stays_folded_with_its_progress_on_the_title_and_keeps_the_users_fold(fake_session) -> None:
+    """A working subagent's block is not unfolded for it: its title counts the calls so far and names the latest.
+    A block the user opened stays open when the subagent finishes, and a re-created turn shows it open."""
+    app = AgentApp(fake_session.options, session=fake_session, permission_grace_s=0)
+    pub = fake_session.bus.publish
+    async with app.run_test(size=SIZE) as pilot:
+        pub(ev.TurnStarted(turn_id=1, prompt="use agents"))
+        for i in (1, 2):
+            pub(ev.BlockStarted(iteration=1, index=i, block_type="tool_use", tool_use_id=f"t{i}", tool_name="Agent"))
+            pub(ev.ToolQueued(tool_use_id=f"t{i}", name="Agent", input={}, label=f"Agent job {i}", batch=1, parallel=True))
+            pub(ev.ToolStarted(tool_use_id=f"t{i}", name="Agent", batch=1, parallel=True))
+            pub(ev.SubagentStarted(tool_use_id=f"t{i}", agent_id=f"a{i}", agent_path=f"main/job-{i}",
+                                   subagent_type="general-purpose", description=f"job {i}", model="m"))
+            pub(ev.ToolQueued(tool_use_id="r1", name="Read", input={}, label="Read a.py", batch=1, parallel=False,
+                              loop_path=f"main/job-{i}"))
+            pub(ev.ToolStarted(tool_use_id="r1", name="Read", batch=1, parallel=False, loop_path=f"main/job-{i}"))
+        await wait_until(pilot, lambda: len(app.query(ToolCallBlock)) == 2 and
+                         all("1 tool call" in str(b._title.visual) for b in app.query(ToolCallBlock)))
+        first, second = app.query(ToolCallBlock)
+        assert first.collapsed and second.collapsed  # folded while the subagents work
+        assert "● Read a.py" in str(first._title.visual)  # the latest call, on the title line
+        first.collapsed = False  # the user opens one
+        await pilot.pause()
+        for i in (1, 2):
+            pub(ev.SubagentFinished(tool_use_id=f"t{i}", agent_id=f"a{i}", agent_path=f"main/job-{i}",
+                                    stop_reason="end_turn", is_error=False, duration_ms=10, total_tokens=100,
+                                    tool_uses=1))
+        await wait_until(pilot, lambda: all(b.tool.agent_summary for b in app.query(ToolCallBlock)))
+        await pilot.pause()
+        assert not first.collapsed and second.collapsed  # finishing changed nobody's fold
+        assert first.tool.unfolded and not second.tool.unfolded
+        assert not ToolCallBlock(first.tool).collapsed  # a re-created turn shows the fold the user chose

@@ -26,9 +26,12 @@ SIZE = (150, 160)
 
 
 def screen_output(app: AgentApp) -> str:
-    """What a full repaint of the current screen writes to the terminal."""
+    """What a full repaint of the current screen writes to the terminal (Textual's own full write: the app's
+    terminal model would write only what changed since the last call)."""
+    from textual._compositor import LayoutUpdate
+
     update = app.screen._compositor.render_update(full=True)
-    return "".join(update.render_segments(app.console))
+    return "".join(LayoutUpdate.render_segments(update, app.console))
 
 
 @pytest.fixture

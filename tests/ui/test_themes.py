@@ -68,6 +68,18 @@ def test_shipped_themes_load_without_problems() -> None:
     assert light.dark is False and light.variables["footer-key-foreground"] == "#1d63c1"
 
 
+async def test_shipped_themes_parse_with_the_apps_css(offline_options) -> None:
+    """The app checks only the user's theme files at start-up: the shipped ones are checked here."""
+    from tui.ui.app import AgentApp
+    from tui.ui.themes import check_theme_css
+
+    app = AgentApp(offline_options())
+    async with app.run_test() as pilot:
+        await pilot.pause()
+        loaded, _ = load_themes([REPO_THEMES])
+        assert loaded and all(check_theme_css(app, theme) is None for theme in loaded)
+
+
 def test_high_contrast_theme_reaches_wcag_aaa() -> None:
     table = tomllib.loads((REPO_THEMES / "agent-tui-high-contrast.toml").read_text())["theme"]
     for key in ("foreground", "primary", "secondary", "accent", "success", "warning", "error"):

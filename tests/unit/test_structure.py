@@ -1,4 +1,6 @@
-"""The house points one way: ui/headless -> agent -> tools, config. Checked on every import statement."""
+"""The house points one way: ui/headless -> agent -> tools, config. Checked on every import statement.
+
+docs/architecture.md states each rule with the test that checks it."""
 
 from __future__ import annotations
 
@@ -46,13 +48,85 @@ def test_hooks_never_import_the_engine_or_the_ui() -> None:
     assert _violations(["hooks"], ("tui.agent", "tui.ui", "tui.headless", "tui.cli", "textual")) == []
 
 
+def test_telemetry_is_a_subscriber_that_never_imports_the_ui() -> None:
+    assert _violations(["telemetry"], ("tui.ui", "tui.headless", "tui.cli", "textual")) == []
+
+
 def test_the_check_resolves_relative_imports() -> None:
     modules = [m for _, m in _imports(ROOT / "agent" / "dispatch.py")]
     assert "tui.agent.events" in modules and "tui.tools.base" in modules
 
 
+def test_the_acp_server_is_a_subscriber_like_headless_never_the_ui() -> None:
+    assert _violations(["acp"], ("tui.ui", "textual")) == []
+
+
+def test_only_the_acp_server_imports_the_acp_sdk() -> None:
+    others = [p.name for p in ROOT.iterdir() if p.is_dir() and p.name not in ("acp", "__pycache__")]
+    assert _violations(others, ("acp",)) == []
+
+
 def test_trust_never_imports_the_engine_or_the_ui() -> None:
     assert _violations(["trust"], ("tui.agent", "tui.ui", "tui.headless", "tui.cli", "textual")) == []
+
+
+def _everything_but(*rooms: str) -> list[str]:
+    """Every room and top-level module of tui/ except `rooms` (`ui` for tui/ui/, `cli.py` for a module)."""
+    return sorted(p.name for p in ROOT.iterdir()
+                  if p.name not in rooms and p.name != "__pycache__" and (p.is_dir() or p.suffix == ".py"))
+
+
+def _module_violations(names: list[str], forbidden: tuple[str, ...]) -> list[str]:
+    """`_violations` for rooms (folders) and top-level modules (`cli.py`) alike."""
+    bad = _violations([n for n in names if (ROOT / n).is_dir()], forbidden)
+    for name in (n for n in names if n.endswith(".py")):
+        path = ROOT / name
+        for line, module in _imports(path):
+            if any(module == f or module.startswith(f + ".") for f in forbidden):
+                bad.append(f"{path.relative_to(ROOT.parent)}:{line} imports {module}")
+    return bad
+
+
+def test_the_checks_see_top_level_modules_and_rooms() -> None:
+    names = _everything_but()
+    assert "cli.py" in names and "headless.py" in names and "agent" in names and "ui" in names
+    assert _module_violations(["headless.py"], ("tui.agent",))  # it does import the engine
+
+
+def test_only_the_ui_imports_textual() -> None:
+    assert _module_violations(_everything_but("ui"), ("textual",)) == []
+
+
+def test_only_the_entry_point_imports_the_front_ends() -> None:
+    assert _module_violations(_everything_but("ui", "cli.py"), ("tui.ui", "tui.headless")) == []
+    assert _violations(["ui"], ("tui.headless",)) == []
+
+
+def test_sandbox_never_imports_the_engine_or_the_ui() -> None:
+    assert _violations(["sandbox"], ("tui.agent", "tui.ui", "tui.headless", "tui.cli", "textual")) == []
+
+
+def test_providers_never_import_the_ui() -> None:
+    assert _violations(["providers"], ("tui.ui", "tui.headless", "tui.cli", "textual")) == []
+
+
+def test_only_the_entry_point_starts_telemetry() -> None:
+    assert _module_violations(_everything_but("telemetry", "cli.py"), ("tui.telemetry",)) == []
+
+
+def test_optional_sdks_stay_in_their_rooms() -> None:
+    assert _module_violations(_everything_but("mcp"), ("mcp",)) == []
+    assert _module_violations(_everything_but("telemetry"), ("opentelemetry",)) == []
+
+
+def test_the_shared_leaves_import_no_room() -> None:
+    leaves = ["sanitize.py", "redact.py", "wording.py"]
+    others = [f"tui.{name.removesuffix('.py')}" for name in _everything_but(*leaves)]
+    assert _module_violations(leaves, tuple(others)) == []
+
+
+def test_plugins_never_import_the_engine_or_the_ui() -> None:
+    assert _violations(["plugins"], ("tui.agent", "tui.ui", "tui.headless", "tui.cli", "textual")) == []
 
 
 def test_the_agent_sdk_control_never_imports_the_ui() -> None:

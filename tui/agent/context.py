@@ -12,6 +12,7 @@ import json
 from typing import TYPE_CHECKING, Any
 
 from .events import ContextUsage
+from .image_tokens import IMAGE_TOKENS, image_chars
 from .pricing import model_info
 
 if TYPE_CHECKING:
@@ -23,10 +24,12 @@ SUMMARY_MAX_TOKENS = 8192
 
 
 def estimate_tokens(value: Any) -> int:
-    """A rough token count of any JSON-able value (characters / 4)."""
+    """A rough token count of any JSON-able value (characters / 4; an image as its own cost, image_tokens.py)."""
     if isinstance(value, str):
         return len(value) // CHARS_PER_TOKEN
-    return len(json.dumps(value, ensure_ascii=False, default=str)) // CHARS_PER_TOKEN
+    dumped = json.dumps(value, ensure_ascii=False, default=str)
+    chars, images = image_chars(dumped, value)
+    return (len(dumped) - chars) // CHARS_PER_TOKEN + images * IMAGE_TOKENS
 
 
 def usage_tokens(usage: dict[str, Any]) -> int:

@@ -22,6 +22,7 @@ from tui.tools.base import FatalToolError, Tool, ToolContext, ToolError, ToolInt
 
 from .events import (
     Event,
+    LinesChanged,
     PermissionRequested,
     PermissionResolved,
     ToolFinished,
@@ -263,6 +264,9 @@ class Dispatcher:
                 finished()
         if isinstance(result.meta.get("todos"), list):  # tools report through their result, never the bus
             self.publish(TodosUpdated(todos=tuple(dict(t) for t in result.meta["todos"])))
+        if isinstance(result.meta.get("added"), int):  # Edit and Write count the lines they changed
+            self.publish(LinesChanged(tool_use_id=call.id, path=str(result.meta.get("abs_path", "")),
+                                      added=result.meta["added"], removed=int(result.meta.get("removed", 0))))
         if result.meta.get("sandbox_blocked"):
             self.publish(SandboxBlocked(tool_use_id=call.id, command=str(call.input.get("command", "")),
                                         blocked=tuple(result.meta["sandbox_blocked"])))

@@ -75,6 +75,8 @@ class Event:
 class TurnStarted(Event):
     turn_id: int
     prompt: str
+    #: images sent with the prompt (tui.tools.attachments.Attachment.image_entry): the API block, name and sizes
+    images: tuple[dict[str, Any], ...] = ()
 
 
 @_event
@@ -210,6 +212,16 @@ class ToolFinished(Event):
     duration_ms: int
     batch: int
     parallel: bool
+
+
+@_event
+class LinesChanged(Event):
+    """An edit tool changed a file: the lines it added and removed (what Claude Code counts as lines of code)."""
+
+    tool_use_id: str
+    path: str
+    added: int
+    removed: int
 
 
 @_event

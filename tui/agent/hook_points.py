@@ -65,7 +65,7 @@ class SessionHooks:
     def _started(self, run: HookRun) -> None:
         self.session.publish(HookStarted(
             hook_id=run.hook_id, hook_event=run.event, hook_name=run.hook_name, matcher=run.spec.matcher,
-            command=run.spec.command, source=str(run.spec.source), stdin=run.stdin, tool_use_id=run.tool_use_id,
+            command=run.spec.command, source=run.spec.origin, stdin=run.stdin, tool_use_id=run.tool_use_id,
         ))
 
     def _finished(self, run: HookRun) -> None:
@@ -80,7 +80,7 @@ class SessionHooks:
             status = "success"
         self.session.publish(HookFinished(
             hook_id=run.hook_id, hook_event=run.event, hook_name=run.hook_name, matcher=run.spec.matcher,
-            command=run.spec.command, source=str(run.spec.source), duration_ms=run.duration_ms,
+            command=run.spec.command, source=run.spec.origin, duration_ms=run.duration_ms,
             exit_code=run.exit_code, outcome=status, decision=alone.decisions.get(run.hook_id),
             stdout=run.stdout, stderr=run.stderr, message=" ".join(alone.user_messages),
             tool_use_id=run.tool_use_id,

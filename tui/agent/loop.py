@@ -44,13 +44,14 @@ if TYPE_CHECKING:
 NOT_RUN_CUT = "Not executed: the response was cut by max_tokens, so this tool input may be incomplete. Ask again with a shorter step."
 
 
-def run_turn(session: AgentSession, prompt: str) -> None:
-    """Run one user turn to its end; always publishes LoopStopped then TurnFinished."""
-    turn = session.begin_turn(prompt)
+def run_turn(session: AgentSession, prompt: str, images: tuple[dict[str, Any], ...] = ()) -> None:
+    """Run one user turn to its end (`images`: attached pictures, sent before the text); always publishes
+    LoopStopped then TurnFinished."""
+    turn = session.begin_turn(prompt, images)
     # thinking and effort stay as they were when the turn began (the API ignores thinking toggled in a tool loop)
     choice = ThinkingChoice.for_turn(session.options, prompt, words=session.loop_path == "main")
     remind_plan_mode(session)
-    session.publish(TurnStarted(turn_id=turn.turn_id, prompt=prompt))
+    session.publish(TurnStarted(turn_id=turn.turn_id, prompt=prompt, images=images))
     guard = ProgressGuard(session.options.no_progress_warn, session.options.no_progress_stop)
     stop = LoopStop("error", "the loop ended without a reason", is_error=True)
     try:

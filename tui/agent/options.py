@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -82,6 +83,8 @@ class AgentOptions:
     background_output_limit_mb: int = 256
     web_search_allowed_domains: list[str] = field(default_factory=list)
     web_search_blocked_domains: list[str] = field(default_factory=list)
+    #: an attached image's long edge is scaled down to this many pixels (the `image_max_edge` setting)
+    image_max_edge: int = 1568
     #: the hooks read at start (tui.hooks.config.HookConfig); None when no settings file has any
     hooks: Any = None
     # --- Claude Code's prompt and tool-set flags (the Agent SDK passes them) ---
@@ -91,3 +94,7 @@ class AgentOptions:
     append_system_prompt: str | None = None
     #: --tools: the built-in tools offered, by name (None: all of them; []: none)
     tool_names: list[str] | None = None
+    #: called with each top-level session once it is built (telemetry subscribes here); subagents skip it
+    on_session: list[Callable[[Any], None]] = field(default_factory=list)
+    #: the enabled plugins (tui.plugins.active.ActivePlugins); None when no settings file names any
+    plugins: Any = None

@@ -62,13 +62,22 @@ class PendingAsks:
             waiting = [(k, entry) for k, entry in self._waiting.items() if k != exclude and k not in self.settled]
         for key, (future, verdict_now, allowed) in waiting:
             verdict = verdict_now()
-            if verdict.decision == "allow" and future.cancel():  # not answered meanwhile: its dialog closes
-                with self._lock:
-                    self.settled[key] = verdict
-                allowed(verdict)
+            if verdict.decision != "allow":
+                continue
+            with self._lock:  # two threads may settle at once; cancel() of a cancelled future is True again
+                if key in self.settled or not future.cancel():  # answered meanwhile, or settled by the other
+                    continue
+                self.settled[key] = verdict
+            allowed(verdict)  # its dialog closes
 
 
 _attach_ids = itertools.count(1)
+
+
+def _what(attachment: Any) -> str:
+    from tui.tools.pasted_paths import IMAGE_SUFFIXES
+
+    return "image" if attachment.real.suffix.lower() in IMAGE_SUFFIXES else "text"
 
 
 def ask_to_attach(session: Any, attachment: Any, cancel: threading.Event) -> bool:
@@ -84,7 +93,8 @@ def ask_to_attach(session: Any, attachment: Any, cancel: threading.Event) -> boo
     session.publish(PermissionRequested(
         tool_use_id=tool_use_id, tool_name="Read", input={"file_path": str(attachment.path)},
         label=f"Attach @{attachment.shown}", suggested_rule=rule, reason=attachment.reason, reply=reply_future,
-        preview={"kind": "text", "text": f"Attach {attachment.real} to your prompt: its text is sent to the model."},
+        preview={"kind": "text", "text": f"Attach {attachment.real} to your prompt: its {_what(attachment)} is sent to "
+                                         "the model."},
     ))
     reply = PermissionReply(False)
     while not cancel.is_set():

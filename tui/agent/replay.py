@@ -22,6 +22,7 @@ from tui.config.special_files import read_regular_bytes
 from . import events as ev
 from .bus import EventBus
 from .replay_check import SPEEDS, ReplayError, check_replayable
+from .transcript_images import StoredImages
 
 __all__ = ["SPEEDS", "Player", "ReplayError", "check_replayable", "event_from_dict", "load_events"]
 
@@ -73,12 +74,13 @@ def load_events(path: Path) -> tuple[list[ev.Event], int]:
         raise ReplayError(f"Could not read the session file {path}: {exc.strerror or exc}.") from None
     out: list[ev.Event] = []
     messages: list[Any] = []
+    images = StoredImages()  # a picture's bytes are written once; its references are filled back in
     skipped = 0
     for line in raw.split(b"\n"):
         if not line.strip():
             continue
         try:
-            record = json.loads(line)
+            record = images.fill(line, json.loads(line))
             kind = record.get("type")
             if kind == "message":
                 messages.append(record["message"])

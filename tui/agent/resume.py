@@ -26,6 +26,7 @@ from .history_check import not_completed, sanitize_history
 from .cost import CostLedger
 from .pricing import USAGE_KEYS, add_usage, total_tokens
 from .transcript import lock_file, new_session_id, sessions_folder
+from .transcript_images import StoredImages, read_head
 
 from tui.config.special_files import check_regular, open_regular, read_regular_bytes, special_kind
 
@@ -85,6 +86,8 @@ class LoadedSession:
     pins: list[str] = field(default_factory=list)
     costs: list[dict[str, Any]] = field(default_factory=list)
     compactions: list[dict[str, Any]] = field(default_factory=list)
+    #: the pictures the file holds (written once: a resumed writer refers to them)
+    image_hashes: set[str] = field(default_factory=set)
 
 
 def sessions_base(options: AgentOptions) -> Path:
@@ -109,11 +112,12 @@ def records_in(data: bytes, *, skip_first: bool = False) -> list[dict[str, Any]]
     if skip_first and lines:
         lines = lines[1:]
     out = []
+    images = StoredImages(strict=False)
     for line in lines:
         if not line.strip():
             continue
         try:
-            record = json.loads(line)
+            record = images.fill(line, json.loads(line))
         except ValueError:
             continue
         if isinstance(record, dict):
@@ -147,7 +151,7 @@ def session_info(path: Path) -> SessionInfo | None:
         with os.fdopen(fd, "rb") as f:
             size = os.fstat(fd).st_size
             mtime = os.fstat(fd).st_mtime
-            head = f.read(HEAD_BYTES)
+            head = read_head(f, HEAD_BYTES)  # past any picture's bytes (transcript_images.py)
             tail = head
             if size > HEAD_BYTES:
                 f.seek(max(size - TAIL_BYTES, 0))
@@ -330,6 +334,7 @@ def load_session(path: Path) -> LoadedSession:
     path = Path(path)
     raw = read_regular_bytes(path)  # SpecialFileError (an OSError) for a FIFO: never blocks
     replay = _Replay()
+    images = StoredImages()
     damaged = 0
     cut_last = False
     lines = raw.split(b"\n")
@@ -337,7 +342,7 @@ def load_session(path: Path) -> LoadedSession:
         if not line.strip():
             continue
         try:
-            record = json.loads(line)
+            record = images.fill(line, json.loads(line))
             if not isinstance(record, dict):
                 raise TypeError("not an object")
             replay.apply(record)
@@ -363,7 +368,7 @@ def load_session(path: Path) -> LoadedSession:
         session_id=str(header.get("session_id") or path.stem), path=path, messages=messages, usage=replay.usage,
         cost_usd=replay.cost, turns=turns, model=str(header.get("model", "")), warnings=warnings, repairs=repairs,
         notes=[note] if note else [], subagents=replay.subagents, pins=replay.pins, costs=replay.costs,
-        compactions=replay.compactions,
+        compactions=replay.compactions, image_hashes=set(images.data),
     )
 
 
@@ -472,6 +477,7 @@ def _attach_transcript(session: AgentSession, path: Path, loaded: LoadedSession,
         write_fork(session, forked_from)
         return
     transcript = session.new_transcript(path)
+    transcript.images_written |= loaded.image_hashes
     session.attach_transcript(transcript, header=False)
     for message in loaded.repairs:
         transcript.message(message)

@@ -148,6 +148,7 @@ class AgentSession(TranscriptMixin, PinMixin):
         #: each compaction: its summary, plan and what it dropped (compaction.py), for /context
         self.compactions: list[dict[str, Any]] = []
         self._client: Any = None
+        self._owns_client = False  # built here (a subagent's is its parent's, closed by the parent)
         self._client_lock = threading.Lock()
         self._thread: threading.Thread | None = None
         self._system_cache: tuple[str, list[dict[str, Any]]] | None = None
@@ -206,6 +207,9 @@ class AgentSession(TranscriptMixin, PinMixin):
             attach_agent_tool(self)
         if options.tool_names is not None:  # --tools: only the built-in tools named
             self.keep_tools(options.tool_names)
+        if self.loop_path == "main":
+            for attach in options.on_session:
+                attach(self)
 
     def keep_tools(self, names: list[str]) -> None:
         """Offer only the built-in tools in `names` (MCP tools join later, as always)."""
@@ -262,6 +266,7 @@ class AgentSession(TranscriptMixin, PinMixin):
         with self._client_lock:
             if self._client is None:
                 self._client = make_client(self.options)
+                self._owns_client = True
             return self._client
 
     def _start_watcher(self) -> None:
@@ -351,7 +356,8 @@ class AgentSession(TranscriptMixin, PinMixin):
         if not any(b.get("type") == "tool_use" for b in message.get("content", ())):
             self.append_message(message)
 
-    def begin_turn(self, prompt: str) -> Turn:
+    def begin_turn(self, prompt: str, images: tuple[dict[str, Any], ...] = ()) -> Turn:
+        """Append the prompt: its images first (the API's advice), then its text (none when only images go)."""
         self.checkpoints.prompt(self.turn_count + 1, prompt, len(self.messages))
         self._before_prompt = (len(self.messages), self.messages[-1] if self.messages else None)
         self.turn_count += 1
@@ -359,7 +365,9 @@ class AgentSession(TranscriptMixin, PinMixin):
         if self.loop_path == "main":
             self.costs.begin_turn(self.turn_count)
         prompt, pinned = split_pin(prompt)  # `#pin …`: the prompt is kept verbatim through compactions
-        blocks = [{"type": "text", "text": scrub_text(prompt)}]  # a surrogate-escaped byte could never be sent
+        blocks = [image["block"] for image in images]
+        if prompt or not blocks:  # an empty text block is a 400
+            blocks.append({"type": "text", "text": scrub_text(prompt)})  # a surrogate-escaped byte could never be sent
         if self.hook_context:  # what SessionStart hooks said goes with the first prompt
             blocks += [{"type": "text", "text": scrub_text(b["text"])} for b in self.hook_context]
             self.hook_context = []
@@ -459,31 +467,31 @@ class AgentSession(TranscriptMixin, PinMixin):
     def running(self) -> bool:
         return self._thread is not None and self._thread.is_alive()
 
-    def run_turn(self, prompt: str) -> None:
-        """Run one turn on the calling thread (headless mode and tests)."""
+    def run_turn(self, prompt: str, images: tuple[dict[str, Any], ...] = ()) -> None:
+        """Run one turn on the calling thread (headless mode and tests); `images` go with the prompt."""
         from .loop import run_turn
 
         self.cancel_event.clear()
         if self.hooks is not None:
             self.hook_context += self.hooks.session_start()
-        run_turn(self, prompt)
+        run_turn(self, prompt, images)
 
-    def run_turns(self, prompt: str) -> None:
+    def run_turns(self, prompt: str, images: tuple[dict[str, Any], ...] = ()) -> None:
         """Run a turn, then one for the messages still queued when it ended, until none wait."""
         self.inbox.activate()
         while True:
-            self.run_turn(prompt)
+            self.run_turn(prompt, images)
             batch = self.inbox.next_batch()
             if not batch:
                 return
-            prompt = joined(batch)
+            prompt, images = joined(batch), ()
 
-    def submit(self, prompt: str) -> None:
-        """Start one turn on a worker thread (and the turns of messages queued meanwhile)."""
+    def submit(self, prompt: str, images: tuple[dict[str, Any], ...] = ()) -> None:
+        """Start one turn on a worker thread (and the turns of messages queued meanwhile); `images` go with it."""
         if self.running and (self.inbox.active or not self.wait(1.0)):  # else its thread is just ending
             raise RuntimeError("A turn is already running; wait for it or cancel it first.")
         self.inbox.activate()
-        self._thread = threading.Thread(target=self.run_turns, args=(prompt,), name="agent-loop", daemon=True)
+        self._thread = threading.Thread(target=self.run_turns, args=(prompt, images), name="agent-loop", daemon=True)
         self._thread.start()
 
     def cancel(self) -> None:
@@ -536,3 +544,11 @@ class AgentSession(TranscriptMixin, PinMixin):
         self.dispatcher.close()
         if self.mcp is not None:
             self.mcp.close()
+        if self._checkpoints is not None:  # the manifest's descriptor and the inotify watch
+            self._checkpoints.close()
+        if self._owns_client and self._client is not None:  # its pooled connections (a descriptor each)
+            try:
+                self._client.close()
+            except Exception:
+                pass
+            self._client, self._owns_client = None, False

@@ -163,7 +163,10 @@ class AgentTool(Tool):
                     self._definitions = parent
                 else:
                     trusted = bool(getattr(self.owner.policy, "trusted", False))
-                    self._definitions, self.problems = load_definitions(self.owner.options.project_dir, trusted)
+                    plugins = getattr(self.owner.options, "plugins", None)  # tui.plugins.active.ActivePlugins
+                    extra = plugins.agents(trusted) if plugins is not None else []
+                    self._definitions, self.problems = load_definitions(self.owner.options.project_dir, trusted,
+                                                                        extra=extra)
                     for problem in self.problems:
                         self.owner.publish(Notice(level="warning", text=problem))
             return self._definitions

@@ -2,8 +2,9 @@
 
 Line kinds: `session` (header), `message` (each API message as appended to the
 history, in order: resuming replays exactly these), `event` (loop events without
-per-token deltas), `request` (each request body minus its messages). A failure to
-write (full disk, unwritable folder) turns the writer off and is reported once.
+per-token deltas), `request` (each request body minus its messages), `image_data` (a
+picture's bytes, once; records refer to it). A failure to write (full disk, unwritable
+folder) turns the writer off and is reported once.
 """
 
 from __future__ import annotations
@@ -21,6 +22,7 @@ from tui.config.special_files import SpecialFileError, check_regular
 from tui.redact import redact
 
 from .events import BlockDelta, Event, McpMessage, RequestSent, ToolOutput
+from .transcript_images import may_hold_image, pack
 
 #: per-token and per-output-chunk events are not written (the messages and results hold them), nor MCP traffic
 SKIPPED_EVENTS = (BlockDelta, ToolOutput, McpMessage)
@@ -84,6 +86,8 @@ class Transcript:
         self.locked_elsewhere = False
         self.lost: str | None = None
         self._header: dict[str, Any] | None = None
+        #: hashes of the pictures this file holds already (an `image_data` record each)
+        self.images_written: set[str] = set()
 
     def _open(self) -> bool:
         if self._file is not None:
@@ -123,14 +127,21 @@ class Transcript:
         self._on_error(f"The transcript could not be written ({self.path}): {exc.strerror or exc}. The session goes on unsaved.")
 
     def write(self, record: dict[str, Any]) -> None:
-        line = redact(json.dumps(record, ensure_ascii=False, default=str)) + "\n"  # no URL credentials on disk
+        dumped = json.dumps(record, ensure_ascii=False, default=str)
+        image = may_hold_image(dumped)
+        line = "" if image else redact(dumped) + "\n"  # no URL credentials on disk
         with self._lock:
+            lines = [line]
+            if image:  # a picture's bytes go in once, its references everywhere (transcript_images.py)
+                new, record = pack(record, self.images_written)
+                lines = [json.dumps(data) + "\n" for data in new]  # base64 only: nothing to redact
+                lines.append(redact(json.dumps(record, ensure_ascii=False, default=str)) + "\n")
             if self._open() and not self._vanished():
                 try:
                     try:
-                        self._file.write(line)
+                        self._file.write("".join(lines))
                     except UnicodeEncodeError:  # a lone surrogate: written escaped, as valid JSON
-                        self._file.write(redact(json.dumps(record, default=str)) + "\n")
+                        self._file.write("".join(lines[:-1]) + redact(json.dumps(record, default=str)) + "\n")
                     self._file.flush()
                 except OSError as exc:
                     self._close_quietly()

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import os
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -36,7 +37,7 @@ class AgentDefinition:
     tools: tuple[str, ...] | None = None
     #: sonnet | opus | haiku | inherit, or a full model id
     model: str = "inherit"
-    #: "built-in", "project" or "user"
+    #: "built-in", "project", "user" or "plugin"
     source: str = "built-in"
     path: str | None = None
 
@@ -173,9 +174,14 @@ def read_folder(folder: Path, source: str) -> tuple[list[AgentDefinition], list[
     return definitions, problems
 
 
-def load_definitions(project_dir: Path, trusted: bool, home: Path | None = None) -> tuple[list[AgentDefinition], list[str]]:
-    """Every agent type by name (later sources win) and one sentence per file that could not be used."""
+def load_definitions(project_dir: Path, trusted: bool, home: Path | None = None,
+                     extra: Sequence[AgentDefinition] = ()) -> tuple[list[AgentDefinition], list[str]]:
+    """Every agent type by name (later sources win) and one sentence per file that could not be used.
+
+    `extra` are the plugins' agents (`plugin:name`): above the built-ins, below the user's and the project's files.
+    """
     by_name = {d.name: d for d in BUILT_INS}
+    by_name.update((d.name, d) for d in extra)
     problems: list[str] = []
     for folder, source in agent_folders(project_dir, trusted, home):
         definitions, skipped = read_folder(folder, source)

@@ -16,6 +16,14 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from tui.config import rule_files
+from tui.config.plugin_settings import (
+    ENABLED_KEYS,
+    PLUGIN_KEYS,
+    MarketplaceEntry,
+    PluginChoice,
+    read_enabled,
+    read_marketplaces,
+)
 from tui.config.paths import (
     claude_settings_files,
     local_settings_file,
@@ -46,7 +54,8 @@ DEFAULT_MODEL = "claude-sonnet-5-5"
 #: MCP keys (Claude Code's names for the project-server choices), read by tui/mcp/sources.py
 MCP_KEYS = ("mcp_servers", "mcp", "enabledMcpjsonServers", "disabledMcpjsonServers", "enableAllProjectMcpServers")
 #: the keys of Claude Code's settings.json files agent-tui reads here (the MCP ones in tui/mcp/sources.py)
-CLAUDE_KEYS_READ = ("permissions", "apiKeyHelper", "hooks", "statusLine", "sandbox", "cleanupPeriodDays")
+CLAUDE_KEYS_READ = ("permissions", "apiKeyHelper", "hooks", "statusLine", "sandbox", "cleanupPeriodDays",
+                    "enabledPlugins", "extraKnownMarketplaces")
 #: how to trust a folder, after a sentence about something that waits for it
 HOW_TO_TRUST = " (/trust in agent-tui, or trusted_folders in the user settings)"
 #: modes a folder may not choose for itself before it is trusted
@@ -98,6 +107,9 @@ class Settings:
     background_output_limit_mb: int = 256
     #: the prompt's keys: "vim" for vi keys (insert and normal modes; /vim toggles it), "normal" otherwise
     editor_mode: str = "normal"
+    #: an attached image's long edge is scaled down to this many pixels (64 to 8000; 1568 is what the API
+    #: answers fastest for)
+    image_max_edge: int = 1568
     #: `statusLine`: a command whose first stdout line shows in the footer (a folder's only once trusted)
     status_line: str | None = None
     #: folders whose own allow rules count (read from the user settings only)
@@ -132,6 +144,15 @@ class LoadedSettings:
     hooks_disabled_by: Path | None = None
     #: values the folder's own files set that wait for trust: (key as written, value, file)
     withheld: list[tuple[str, str, Path]] = field(default_factory=list)
+    #: `enabled_plugins` / `enabledPlugins` entries of every file, in layer order (the last one of an id wins)
+    plugin_choices: list[PluginChoice] = field(default_factory=list)
+    #: `extra_known_marketplaces` / `extraKnownMarketplaces` entries of every file, in layer order
+    marketplaces: list[MarketplaceEntry] = field(default_factory=list)
+
+    @property
+    def plugins_seen(self) -> bool:
+        """Some file names a plugin or a marketplace (tui/plugins is imported only then)."""
+        return bool(self.plugin_choices or self.marketplaces)
 
 
 def is_trusted(project_dir: Path, settings: Settings) -> bool:
@@ -281,12 +302,14 @@ class _Loader:
                 self.user_only(path, text, key, value)
             elif key in MCP_KEYS:
                 self.loaded.mcp_seen = True  # read by tui/mcp/sources.py
+            elif key in PLUGIN_KEYS:
+                self.plugins(path, text, key, value, folder, base_dir)
             elif key in SCALAR_TYPES or key in ALIASES:
                 self.scalar(path, text, ALIASES.get(key, key), key, value, folder)
             elif key in ("trusted_folders", "declined_folders", "projects"):
                 self.problem(path, text, key, "only the user settings may set this; ignored.")
             else:
-                known = [*SCALAR_TYPES, *MCP_KEYS, "permissions", "hooks", "statusLine", "sandbox", "trusted_folders", "declined_folders", "projects"]
+                known = [*SCALAR_TYPES, *MCP_KEYS, *PLUGIN_KEYS, "permissions", "hooks", "statusLine", "sandbox", "trusted_folders", "declined_folders", "projects"]
                 self.problem(path, text, key, f"unknown key{closest_key(key, known)}; ignored.")
 
     def scalar(self, path: Path, text: str, name: str, key: str, value: Any, folder: bool, table: str | None = None) -> None:
@@ -302,6 +325,17 @@ class _Loader:
             self.loaded.withheld.append((key, str(checked), path))
         else:
             self.values[name] = checked
+
+    def plugins(self, path: Path, text: str, key: str, value: Any, folder: bool, base_dir: Path) -> None:
+        """`enabled_plugins` or `extra_known_marketplaces`: kept as read, checked entry by entry."""
+        if key in ENABLED_KEYS:
+            choices, problems = read_enabled(value, path, folder)
+            self.loaded.plugin_choices += choices
+        else:
+            entries, problems = read_marketplaces(value, path, folder, base_dir)
+            self.loaded.marketplaces += entries
+        for problem in problems:
+            self.problem(path, text, key, problem)
 
     def disable_hooks(self, path: Path, text: str, value: Any) -> None:
         if not isinstance(value, bool):

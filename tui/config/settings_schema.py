@@ -41,6 +41,8 @@ SCALAR_TYPES: dict[str, tuple[str, bool]] = {
     # notifications while the terminal is not focused: how, and after how long a turn
     "notifications": ("notifications", False),
     "notify_after": ("number", False),
+    # an attached image's long edge is scaled down to this (the API refuses an edge over 8000 px)
+    "image_max_edge": ("pixels", False),
 }
 ALIASES = {"defaultMode": "permission_mode", "apiKeyHelper": "api_key_helper", "cleanupPeriodDays": "cleanup_period_days",
            "editorMode": "editor_mode"}
@@ -57,6 +59,7 @@ EXPECTED = {
     "names": "a table of model name = \"provider model id\"",
     "editor": f"one of {', '.join(EDITOR_MODES)}",
     "notifications": "one of auto, osc, bell, off",
+    "pixels": "a whole number of pixels from 64 to 8000",
 }
 NOTIFICATION_STYLES = ("auto", "osc", "bell", "off")
 
@@ -93,6 +96,8 @@ def check_value(kind: str, value: Any, nullable: bool = False) -> tuple[Any, str
         ok = isinstance(value, int) and not isinstance(value, bool) and value >= 0
     elif kind == "boolean":
         ok = isinstance(value, bool)
+    elif kind == "pixels":
+        ok = isinstance(value, int) and not isinstance(value, bool) and 64 <= value <= 8000
     elif kind in ("number", "seconds"):
         ok = isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value) and (
             value > 0 if kind == "seconds" else value >= 0)
@@ -104,6 +109,8 @@ def check_value(kind: str, value: Any, nullable: bool = False) -> tuple[Any, str
     if ok:
         return value, None
     numeric = isinstance(value, (int, float)) and not isinstance(value, bool)
+    if kind == "pixels" and numeric:
+        return None, f"expected {EXPECTED[kind]}, got {value}"
     if kind == "seconds" and numeric:
         return None, f"expected {EXPECTED[kind]} (and finite), got {value}"
     if kind == "number" and numeric and not math.isfinite(value):

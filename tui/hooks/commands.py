@@ -43,9 +43,13 @@ class CustomCommand:
     disable_model_invocation: bool = False
     #: named positional arguments (`arguments:` in a skill)
     arguments: tuple[str, ...] = ()
+    #: the plugin it comes from (`name@marketplace`) and that plugin's folder (`${CLAUDE_PLUGIN_ROOT}`)
+    plugin: str = ""
+    plugin_root: str = ""
 
     @property
     def from_project(self) -> bool:
+        """From the folder's own files, or from a plugin only the folder's settings enable: trust gates its `!` lines."""
         return self.source == "project"
 
     @property
@@ -55,8 +59,8 @@ class CustomCommand:
 
     @property
     def label(self) -> str:
-        """`(project)` / `(user)` and the kind, for the palette and completion."""
-        return f"{self.source} {self.kind}"
+        """`(project)` / `(user)` / the plugin and the kind, for the palette and completion."""
+        return f"plugin {self.plugin.partition('@')[0]} {self.kind}" if self.plugin else f"{self.source} {self.kind}"
 
 
 @dataclass
@@ -65,10 +69,15 @@ class Catalog:
 
     commands: dict[str, CustomCommand] = field(default_factory=dict)
     problems: list[str] = field(default_factory=list)
+    #: a plugin command's short name (`/deploy` for `/tools:deploy`) when no other command has it
+    aliases: dict[str, str] = field(default_factory=dict)
 
     def get(self, name: str) -> CustomCommand | None:
         name = name.lstrip("/")
-        return self.commands.get(name) or self.commands.get(name.lower())
+        found = self.commands.get(name) or self.commands.get(name.lower())
+        if found is None and name in self.aliases:
+            found = self.commands.get(self.aliases[name])
+        return found
 
     def skills_for_model(self) -> list[CustomCommand]:
         """What the Skill tool may load (every entry without `disable-model-invocation`, as Claude Code 2.1
@@ -170,11 +179,19 @@ def load_commands(project_dir: Path, catalog: Catalog) -> None:
                 catalog.problems.append(f"{path} {exc}; the command /{name} was skipped.")
 
 
-def load_catalog(project_dir: Path) -> Catalog:
-    """Commands, then skills (a skill beats a command of the same name)."""
+def load_catalog(project_dir: Path, plugins: Any = None) -> Catalog:
+    """Commands, then skills (a skill beats a command of the same name), then those of the enabled plugins.
+
+    `plugins` (tui.plugins.active.ActivePlugins) gives each plugin command as `/plugin:name`, and its short
+    name when no command of the project, the user or another plugin has it.
+    """
     from .skills import load_skills
 
     catalog = Catalog()
     load_commands(project_dir, catalog)
     load_skills(project_dir, catalog)
+    if plugins is not None:
+        for command in plugins.commands():
+            catalog.commands.setdefault(command.name, command)
+        catalog.aliases = {short: full for short, full in plugins.aliases.items() if short not in catalog.commands}
     return catalog

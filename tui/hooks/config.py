@@ -42,6 +42,14 @@ class HookSpec:
     background: bool = False
     #: the Agent SDK's callback id (a Python function in the SDK program): run by `HookConfig.invoke`, not a shell
     callback: str | None = None
+    #: the plugin it comes from (`name@marketplace`) and that plugin's folder (`CLAUDE_PLUGIN_ROOT` in its env)
+    plugin: str = ""
+    plugin_root: str = ""
+
+    @property
+    def origin(self) -> str:
+        """Where it comes from, for sentences and the inspector: the file, or the plugin and its file."""
+        return f"plugin {self.plugin}, {self.source}" if self.plugin else str(self.source)
 
     @property
     def key(self) -> str:

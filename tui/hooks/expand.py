@@ -74,11 +74,14 @@ def substitute_arguments(body: str, args: str, names: tuple[str, ...] = (), appe
 
 
 def substitute_variables(text: str, command: CustomCommand, project_dir: Path, session_id: str) -> str:
-    """`${CLAUDE_SKILL_DIR}`, `${CLAUDE_PROJECT_DIR}`, `${CLAUDE_SESSION_ID}` (and agent-tui's own spelling)."""
+    """`${CLAUDE_SKILL_DIR}`, `${CLAUDE_PROJECT_DIR}`, `${CLAUDE_SESSION_ID}` (and agent-tui's own spelling),
+    `${CLAUDE_PLUGIN_ROOT}` in a plugin's."""
     values = {
         "CLAUDE_SKILL_DIR": str(command.folder), "CLAUDE_PROJECT_DIR": str(project_dir),
         "AGENT_TUI_PROJECT_DIR": str(project_dir), "CLAUDE_SESSION_ID": session_id,
     }
+    if command.plugin_root:  # a plugin's command names its own files through it (as Claude Code)
+        values["CLAUDE_PLUGIN_ROOT"] = command.plugin_root
     return re.sub(r"\$\{(\w+)\}", lambda m: values.get(m.group(1), m.group(0)), text)
 
 
@@ -93,6 +96,10 @@ def check_injection(command_line: str, command: CustomCommand, policy: Any, proj
     from tui.tools.bash import BashTool
 
     where = f"/{command.name} ({command.path})"
+    if command.from_project and command.plugin and not getattr(policy, "trusted", True):
+        return (f"{where} was not run: its `!` command `{command_line}` comes from the plugin {command.plugin}, which "
+                "this folder's settings enable and you have not installed yourself. Trust the folder (/trust) or "
+                f"install it (agent-tui plugin install {command.plugin}) to let it run shell lines.")
     if command.from_project and not getattr(policy, "trusted", True):
         return (f"{where} was not run: its `!` command `{command_line}` comes from a folder you have not trusted. "
                 "Trust the folder (run agent-tui here and accept the question) to let project commands run shell lines.")

@@ -102,14 +102,14 @@ def _read_run(event: str, run: HookRun, outcome: HookOutcome) -> str | None:
     if data is None and run.stdout.strip().startswith("{") and run.exit_code == 0:
         cut = f" (its output was cut at {KEEP_BYTES // 1024} KB)" if run.stdout_cut else ""
         outcome.user_messages.append(
-            f"{event} hook `{run.spec.command}` (from {run.spec.source}) printed invalid JSON{cut}; its output was ignored.")
+            f"{event} hook `{run.spec.command}` (from {run.spec.origin}) printed invalid JSON{cut}; its output was ignored.")
         return None
     if data is None:
         if run.exit_code != 0:
             first = stderr.splitlines()[0] if stderr else f"exit code {run.exit_code}"
             first = first if len(first) <= 300 else first[:300] + "…"
             outcome.user_messages.append(
-                f"{event} hook `{run.spec.command}` (from {run.spec.source}) failed with exit code {run.exit_code}: {first}")
+                f"{event} hook `{run.spec.command}` (from {run.spec.origin}) failed with exit code {run.exit_code}: {first}")
             return None
         if event in CONTEXT_EVENTS and run.stdout.strip():
             outcome.contexts.append(("success", run.stdout.strip()))
@@ -160,7 +160,7 @@ def _read_json(event: str, run: HookRun, data: dict[str, Any], outcome: HookOutc
     data, wrong = checked_fields(data)
     if wrong:  # as for invalid JSON: the user hears of it, and the rest of the output still counts
         outcome.user_messages.append(
-            f"{event} hook `{command}` (from {run.spec.source}) printed JSON where {'; '.join(wrong)}; "
+            f"{event} hook `{command}` (from {run.spec.origin}) printed JSON where {'; '.join(wrong)}; "
             f"{'that field was' if len(wrong) == 1 else 'those fields were'} ignored.")
     decision: str | None = None
     if data.get("continue") is False:

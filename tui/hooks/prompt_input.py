@@ -19,6 +19,7 @@ from typing import Any
 
 from tui.tools.attachments import AskAttachment, Attached, AttachmentRules, attach_mentions
 from tui.tools.base import ToolContext
+from tui.tools.image_scale import MAX_EDGE
 
 from .commands import Catalog, CustomCommand, load_catalog
 from .expand import ExpansionRefused, expand
@@ -35,11 +36,13 @@ class Prepared:
     refusal: str | None = None
     #: one sentence for each `@` mention that was not attached
     notices: list[str] = field(default_factory=list)
+    #: the images its `@` mentions attach, as a turn carries them (Attachment.image_entry)
+    images: list[dict[str, Any]] = field(default_factory=list)
 
 
 def attach_catalog(session: Any, *, add_tool: bool) -> Catalog:
     """Load the session's commands and skills; add the Skill tool only when some skill is offered to the model."""
-    catalog = load_catalog(Path(session.options.project_dir))
+    catalog = _load(session)
     if add_tool and catalog.skills_for_model():
         from .skills import SkillTool
 
@@ -80,18 +83,23 @@ def _granted_rules(session: Any, command: CustomCommand) -> list[str]:
     return [rule for rule in command.allowed_tools if rule not in policy.session_allow and _valid_rule(rule)]
 
 
+def _load(session: Any) -> Catalog:
+    """The project's, the user's and the enabled plugins' commands and skills."""
+    return load_catalog(Path(session.options.project_dir), getattr(session.options, "plugins", None))
+
+
 def session_catalog(session: Any) -> Catalog:
     """The catalog loaded with the session (or a fresh one for a session built without it)."""
     catalog = getattr(session, "catalog", None)
-    return catalog if isinstance(catalog, Catalog) else load_catalog(Path(session.options.project_dir))
+    return catalog if isinstance(catalog, Catalog) else _load(session)
 
 
 def reload_catalog(session: Any) -> Catalog:
     """Read the folders again (a file added while the app runs); the Skill tool keeps its start-up listing."""
-    fresh = load_catalog(Path(session.options.project_dir))
+    fresh = _load(session)
     old = getattr(session, "catalog", None)
     if isinstance(old, Catalog):
-        old.commands, old.problems = fresh.commands, fresh.problems
+        old.commands, old.problems, old.aliases = fresh.commands, fresh.problems, fresh.aliases
         return old
     return fresh
 
@@ -115,7 +123,8 @@ def attachment_rules(session: Any, can_ask: bool) -> AttachmentRules:
     """The rules `@` mentions meet in this session (the Read tool's); `can_ask` when someone can answer a question."""
     project_dir = Path(session.options.project_dir)
     return AttachmentRules(project_dir=project_dir, policy=session.policy, interactive=can_ask,
-                           state=getattr(session, "state", None))
+                           state=getattr(session, "state", None),
+                           max_edge=getattr(session.options, "image_max_edge", MAX_EDGE))
 
 
 def parse_slash(text: str) -> tuple[str, str] | None:
@@ -144,9 +153,9 @@ def prepare_prompt(session: Any, text: str, cancel: threading.Event | None = Non
                 attached = render(session, command, parsed[1], cancel, ask)
             except ExpansionRefused as exc:
                 return Prepared("", command, str(exc))
-            return Prepared(attached.text, command, notices=attached.notices)
+            return Prepared(attached.text, command, notices=attached.notices, images=attached.images)
     attached = attach_mentions(text, attachment_rules(session, ask is not None), ask)
-    return Prepared(attached.text, notices=attached.notices)
+    return Prepared(attached.text, notices=attached.notices, images=attached.images)
 
 
 @contextmanager

@@ -63,7 +63,7 @@ class HookRun:
 
     def failure(self) -> str | None:
         """One sentence when the hook did not run to a normal exit, naming the command and its file."""
-        where = f"{self.event} hook `{_short(self.spec.command)}` (from {self.spec.source})"
+        where = f"{self.event} hook `{_short(self.spec.command)}` (from {self.spec.origin})"
         if self.start_error:
             return f"{where} could not start: {self.start_error}."
         if self.error:
@@ -150,6 +150,8 @@ class HookRunner:
 
 def execute(run: HookRun, cwd: Path, env: dict[str, str], cancel: threading.Event | None = None) -> None:
     """Start the hook, feed it stdin, read its output until it exits or its timeout passes; end its whole tree."""
+    if run.spec.plugin_root:  # a plugin's hook finds its own files through it (as Claude Code)
+        env = {**env, "CLAUDE_PLUGIN_ROOT": run.spec.plugin_root}
     try:
         done = run_captured(["/bin/sh", "-c", run.spec.command], cwd=cwd, env=env, stdin=run.stdin.encode(),
                             timeout=run.spec.timeout, keep_bytes=KEEP_BYTES, cancel=cancel)

@@ -17,7 +17,7 @@ from typing import Any, Literal
 
 #: "sdk": a server inside the Claude Agent SDK program that started agent-tui, reached over its control protocol
 Transport = Literal["stdio", "http", "sse", "sdk"]
-Source = Literal["cli", "local", "project", "user"]
+Source = Literal["cli", "local", "project", "user", "plugin"]
 
 #: Claude Code's server name rule (tool names become `mcp__<server>__<tool>`)
 NAME_PATTERN = re.compile(r"^[A-Za-z0-9_-]+$")

@@ -40,7 +40,11 @@ def hook_specs(config: Any) -> list[HookSpec]:
     for event, matchers in config.items():
         if event not in EVENTS:
             raise ControlRefused(f"initialize: agent-tui does not fire {event} hooks (it fires "
-                                 f"{', '.join(EVENTS)}); leave that event out of the hooks option")
+                                 f"{', '.join(e for e in EVENTS if e != 'SessionEnd')}); leave that event out of "
+                                 "the hooks option")
+        if event == "SessionEnd":
+            raise ControlRefused("initialize: a SessionEnd hook cannot be a Python callback here: agent-tui's session "
+                                 "ends when the SDK has closed its input, so the callback could never be asked")
         for group in matchers if isinstance(matchers, list) else [None]:
             ids = group.get("hookCallbackIds") if isinstance(group, dict) else None
             if not isinstance(group, dict) or not isinstance(ids, list) or not all(isinstance(i, str) for i in ids):

@@ -5,11 +5,13 @@ followed before anything is decided. Deny rules and `sandbox.deny_read` refuse i
 yes; a path outside the project (the link's target counts) needs a yes too unless an allow rule names
 it or the mode is bypassPermissions. A yes is asked in the app and refused in `-p`, where no one can
 answer. A file from a folder the user has not trusted attaches nothing outside the project, whatever
-the rules say. The result says what to send (text; `image` is the kind a picture will take) or why not.
+the rules say. The result says what to send (text, or an image scaled to what the API takes) or why not.
+A picture that comes with no path (the clipboard) meets the same image checks through `image_from_bytes`.
 """
 
 from __future__ import annotations
 
+import base64
 import os
 import re
 from collections.abc import Callable
@@ -19,6 +21,7 @@ from typing import Any, Literal
 
 from tui.config.special_files import read_regular_bytes
 from tui.tools.base import SessionState, ToolContext
+from tui.tools.image_scale import MAX_EDGE, MAX_FILE_BYTES, ImageRefused, too_big
 
 MENTION = re.compile(r'(?:^|(?<=\s))@(?:"([^"\n]+)"|([^\s"]+))')
 #: `@server:uri`: an MCP resource, not a file
@@ -44,14 +47,36 @@ class Attachment:
     reason: str = ""
     text: str = ""
     media_type: str = ""
-    data: bytes = b""
+    data: bytes = field(default=b"", repr=False)
     #: the rule a yes may save ("Read(//abs/path)"), for an `ask`
     suggested_rule: str = ""
+    #: an image: its size as sent, and the original's (pixels, bytes)
+    width: int = 0
+    height: int = 0
+    original: tuple[int, int, int] = (0, 0, 0)
 
     @property
     def notice(self) -> str:
         """One sentence for the user when the mention was not attached."""
         return f"@{self.shown} was not attached: {self.reason}"
+
+    @property
+    def name(self) -> str:
+        """The file name shown on a chip (`shot.png`)."""
+        return self.path.name or self.shown
+
+    def image_block(self) -> dict[str, Any]:
+        """The API's image block for an `image` attachment."""
+        data = base64.b64encode(self.data).decode("ascii")
+        return {"type": "image", "source": {"type": "base64", "media_type": self.media_type, "data": data}}
+
+    def image_entry(self) -> dict[str, Any]:
+        """What a turn carries for an image (TurnStarted.images): the block and what the chip and inspector show."""
+        width, height, size = self.original
+        return {"name": self.name, "media_type": self.media_type, "width": self.width, "height": self.height,
+                "bytes": len(self.data),
+                "original_width": width, "original_height": height, "original_bytes": size,
+                "block": self.image_block()}
 
 
 @dataclass
@@ -71,6 +96,8 @@ class AttachmentRules:
     #: folders that count as inside besides the project (a user command's or skill's own folder)
     own_folders: tuple[Path, ...] = ()
     state: SessionState | None = None
+    #: an image's long edge is scaled down to this (the `image_max_edge` setting)
+    max_edge: int = MAX_EDGE
 
 
 @dataclass
@@ -80,6 +107,11 @@ class Attached:
     text: str
     notices: list[str] = field(default_factory=list)
     attachments: list[Attachment] = field(default_factory=list)
+
+    @property
+    def images(self) -> list[dict[str, Any]]:
+        """The image attachments as a turn carries them (`Attachment.image_entry`), in mention order."""
+        return [a.image_entry() for a in self.attachments if a.kind == "image"]
 
 
 def mentioned_paths(text: str) -> list[str]:
@@ -151,7 +183,7 @@ def decide(raw: str, rules: AttachmentRules) -> Attachment | None:
     if outside and getattr(rules.policy, "mode", "") != "bypassPermissions" and not rules.policy.read_allowed_by_rule(path):
         advice = f"allow reading it with the rule `{rule}` (--allowedTools or a settings file) to attach it"
         return _ask_or_refuse(result, rules, f"{where}.", rule, advice)
-    return load(result("text"))
+    return load(result("text"), rules.max_edge)
 
 
 def _ask_or_refuse(result: Callable[..., Attachment], rules: AttachmentRules, reason: str, rule: str,
@@ -161,24 +193,52 @@ def _ask_or_refuse(result: Callable[..., Attachment], rules: AttachmentRules, re
     return result("refused", f"{reason.rstrip('.')}, and {rules.no_question}: {advice}.", rule)
 
 
-def load(decided: Attachment) -> Attachment:
-    """The attachment's content read from where its links lead: a file's text, a folder's listing, or a refusal."""
+def load(decided: Attachment, max_edge: int = MAX_EDGE) -> Attachment:
+    """The attachment's content read from where its links lead: a file's text, a folder's listing, an image
+    scaled to what the API takes (long edge at most `max_edge`), or a refusal."""
+    from tui.tools.read import IMAGE_EXTENSIONS, image_media_type
+
     real, shown = decided.real, decided.shown
+    named_image = real.suffix.lower() in IMAGE_EXTENSIONS
     try:
         if real.is_dir():
             entries = sorted(p.name + ("/" if p.is_dir() else "") for p in real.iterdir())
             more = f"\n… {len(entries) - MAX_LISTING} more" if len(entries) > MAX_LISTING else ""
             body = "\n".join(entries[:MAX_LISTING]) + more
             return _text(decided, f'<directory path="{shown}">\n{body}\n</directory>')
-        data = read_regular_bytes(real, MAX_ATTACH_BYTES + 1)
+        data = read_regular_bytes(real, (MAX_FILE_BYTES if named_image else MAX_ATTACH_BYTES) + 1)
+        if not named_image and image_media_type(data[:16]) and len(data) > MAX_ATTACH_BYTES:
+            data = read_regular_bytes(real, MAX_FILE_BYTES + 1)  # a picture by its bytes, whatever its name
     except OSError as exc:
         return _refused(decided, f"{real} could not be read ({exc.strerror or exc}).")
+    if named_image or image_media_type(data[:16]):
+        if len(data) > MAX_FILE_BYTES:
+            return _refused(decided, f"{too_big(real.stat().st_size)}.")
+        return _image(decided, data, max_edge)
     if b"\x00" in data[:8192]:
         size = real.stat().st_size
         return _text(decided, f'<file path="{shown}">(binary file, {size:,} bytes; not attached)</file>')
     text = data[:MAX_ATTACH_BYTES].decode("utf-8", "replace")
     cut = f"\n[… cut at {MAX_ATTACH_BYTES:,} bytes]" if len(data) > MAX_ATTACH_BYTES else ""
     return _text(decided, f'<file path="{shown}">\n{text.rstrip()}{cut}\n</file>')
+
+
+def _image(decided: Attachment, data: bytes, max_edge: int) -> Attachment:
+    from tui.tools.image_scale import prepare_image
+
+    try:
+        image = prepare_image(data, max_edge)
+    except ImageRefused as exc:
+        return _refused(decided, f"{exc}.")
+    return Attachment("image", decided.shown, decided.path, decided.real, media_type=image.media_type,
+                      data=image.data, width=image.width, height=image.height,
+                      original=(image.original_width, image.original_height, image.original_bytes))
+
+
+def image_from_bytes(data: bytes, name: str, max_edge: int = MAX_EDGE) -> Attachment:
+    """A picture with no file behind it (the clipboard's), through the same checks and scaling as a file's."""
+    where = Path(name)
+    return _image(Attachment("image", name, where, where), data, max_edge)
 
 
 def _text(decided: Attachment, block: str) -> Attachment:
@@ -193,8 +253,25 @@ def _refused(decided: Attachment, reason: str) -> Attachment:
 AskAttachment = Callable[[Attachment], bool]
 
 
+def attach_one(raw: str, rules: AttachmentRules, ask: AskAttachment | None = None) -> Attachment | None:
+    """What the mention (or pasted path) `raw` attaches, a question the rules need asked first; None when it
+    names nothing on disk."""
+    decided = decide(raw, rules)
+    return None if decided is None else _settled(decided, rules, ask)
+
+
+def _settled(decided: Attachment, rules: AttachmentRules, ask: AskAttachment | None) -> Attachment:
+    """`decided` loaded after a yes when it is a question (refused without one), else as it is."""
+    if decided.kind != "ask":
+        return decided
+    if ask is not None and ask(decided):
+        return load(decided, rules.max_edge)
+    return _refused(decided, f"{decided.reason.rstrip('.')}, and you did not allow it.")
+
+
 def attach_mentions(text: str, rules: AttachmentRules, ask: AskAttachment | None = None) -> Attached:
-    """`text` followed by every file (or folder) it mentions with `@` that the rules let through, each once."""
+    """`text` followed by every file (or folder) it mentions with `@` that the rules let through, each once;
+    images go beside it as blocks (`Attached.images`)."""
     out = Attached(text)
     seen: set[Path] = set()
     for raw in mentioned_paths(text):
@@ -202,11 +279,7 @@ def attach_mentions(text: str, rules: AttachmentRules, ask: AskAttachment | None
         if decided is None or decided.path in seen:
             continue
         seen.add(decided.path)
-        if decided.kind == "ask":
-            if ask is not None and ask(decided):
-                decided = load(decided)
-            else:
-                decided = _refused(decided, f"{decided.reason.rstrip('.')}, and you did not allow it.")
+        decided = _settled(decided, rules, ask)
         out.attachments.append(decided)
         if decided.kind == "refused":
             out.notices.append(decided.notice)

@@ -55,6 +55,18 @@ class ToolResult:
         return "\n".join(parts)
 
 
+class EditorFiles(Protocol):
+    """An editor's view of text files (an ACP client's `fs/*`): Read, Edit and Write go through it when set."""
+
+    def read(self, path: Path, cancel: threading.Event) -> bytes | None:
+        """The file as the editor holds it (unsaved changes included); None: read the disk."""
+        ...
+
+    def write(self, path: Path, previous: bytes | None, data: bytes, cancel: threading.Event) -> bool:
+        """Write `data` through the editor (it sees every change); False: the caller writes the disk."""
+        ...
+
+
 class FileCheckpoint(Protocol):
     """Keeps a file's content before it is written (the session's checkpoints)."""
 
@@ -87,6 +99,8 @@ class SessionState:
     side_query: Callable[[str], str] | None = None
     #: asks the person at the terminal (kind, payload, tool_use_id, cancel) -> answer; None when no one can be asked
     ask_user: Callable[[str, dict[str, Any], str, threading.Event], dict[str, Any]] | None = None
+    #: an editor that holds the files (an ACP client offering `fs/*`); None: the disk only
+    editor: EditorFiles | None = None
     lock: threading.RLock = field(default_factory=threading.RLock)
     #: working directories added with --add-dir or /add-dir: writable like the project (Bash's sandbox included)
     extra_dirs: list[Path] = field(default_factory=list)

@@ -165,7 +165,10 @@ def read_existing(path: Path, ctx: ToolContext) -> bytes | None:
         kind = special_kind(mode)
         if kind is not None:
             raise ToolError(f"{display} is {kind}, not a regular file; it cannot be edited.")
-        return read_regular_bytes(path)  # checks the type again on the open descriptor
+        data = read_regular_bytes(path)  # checks the type again on the open descriptor
+        editor = ctx.state.editor
+        held = editor.read(path, ctx.cancel) if editor is not None else None
+        return data if held is None else held  # an editor's unsaved buffer is what the user sees
     except SpecialFileError as exc:
         raise ToolError(str(exc)) from None
     except OSError as exc:
@@ -201,8 +204,10 @@ def save_file(ctx: ToolContext, path: Path, previous: bytes | None, data: bytes)
 
             note(path)  # a running sandbox's sweep of protected paths leaves it alone
             path.parent.mkdir(parents=True, exist_ok=True)
-            with os.fdopen(open_for_write(path), "wb") as f:
-                f.write(data)
+            editor = state.editor
+            if editor is None or not editor.write(path, previous, data, ctx.cancel):
+                with os.fdopen(open_for_write(path), "wb") as f:
+                    f.write(data)
             if checkpoint is not None:
                 checkpoint.wrote(path)
         except WriteRefused as exc:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import base64
 import hashlib
+import io
 import os
 import stat
 import time
@@ -231,6 +232,9 @@ class ReadTool(Tool):
         kind = special_kind(st.st_mode)
         if kind is not None:  # checked again on the open descriptor: the path may change in between
             raise ToolError(refusal(display, kind))
+        editor = ctx.state.editor
+        if editor is not None and (held := editor.read(path, ctx.cancel)) is not None:  # an editor's buffer
+            return self._read_open_file(io.BytesIO(held), held[:8192], path, display, first, limit, offset, ctx)
         try:
             with os.fdopen(open_regular(path), "rb") as f:
                 head = f.read(8192)

@@ -51,6 +51,12 @@ class TrustKind:
     many: str | None = None
     #: each item gets its own line in the dialog (False: the names on one line, for long lists)
     one_per_line: bool = True
+    #: count items by their `name` (the plugins, not each hook and server a plugin brings)
+    count_names: bool = False
+
+    def size(self, items: list[TrustItem]) -> int:
+        """How many things `items` are, as the heading counts them."""
+        return len({i.name for i in items}) if self.count_names else len(items)
 
     def counted(self, count: int) -> str:
         """"9 hooks", "1 MCP server"."""
@@ -83,13 +89,17 @@ class FolderInventory:
         """(kind, its items) for every kind that has any, in the order of KINDS."""
         return [(kind, found) for kind in KINDS if (found := [i for i in self.items if i.kind == kind.key])]
 
+    def count(self) -> int:
+        """How many things in all, as the headings count them."""
+        return sum(kind.size(found) for kind, found in self.by_kind())
+
     def of(self, key: str) -> list[TrustItem]:
         """The items of one kind."""
         return [i for i in self.items if i.kind == key]
 
     def summary(self) -> str:
         """"9 hooks, 2 MCP servers and 11 agents" ('' when nothing)."""
-        parts = [kind.counted(len(found)) for kind, found in self.by_kind()]
+        parts = [kind.counted(kind.size(found)) for kind, found in self.by_kind()]
         return parts[0] if len(parts) == 1 else ", ".join(parts[:-1]) + f" and {parts[-1]}" if parts else ""
 
     def shown(self, path: Path) -> str:
@@ -201,9 +211,22 @@ def _allowed_tools(scan: FolderScan) -> list[TrustItem]:
             for c in scan.project_commands() if c.allowed_tools]
 
 
+def _plugins(scan: FolderScan) -> list[TrustItem]:
+    if not scan.loaded.plugins_seen:
+        return []  # tui.plugins is imported only for a folder whose settings name a plugin
+    from tui.plugins.trust_items import folder_plugin_items
+
+    items, problems = folder_plugin_items(scan.loaded)
+    scan.problems += problems
+    return [TrustItem("plugins", text, path, name) for text, path, name in items]
+
+
 #: every kind of thing trust gates, in the order the dialog lists them
 KINDS: list[TrustKind] = [
     TrustKind("hooks", "hook", "run on their events", "runs on its event", _hooks),
+    TrustKind("plugins", "plugin", "run their hooks and MCP servers and load their agents (installed if need be)",
+              "runs its hooks and MCP servers and loads its agents (installed if need be)", _plugins,
+              count_names=True),
     TrustKind("mcp", "MCP server", "may start (you choose which next)", "may start (you say yes next)", _mcp_servers),
     TrustKind("allow", "allow rule", "allow calls without asking", "allows calls without asking", _allow_rules),
     TrustKind("settings_commands", "settings command", "run", "runs", _settings_commands),

@@ -26,7 +26,7 @@ def skipped_lines(inventory: FolderInventory) -> list[str]:
             continue
         files = _where(inventory, items)
         names = shorten(", ".join(dict.fromkeys(i.short for i in items)), NAMES_WIDTH)
-        lines.append(f"Skipping {kind.counted(len(items))} from {files} ({names}): this folder is not trusted; "
+        lines.append(f"Skipping {kind.counted(kind.size(items))} from {files} ({names}): this folder is not trusted; "
                      f"{HOW_TO_TRUST}.")
     return lines
 
@@ -49,16 +49,17 @@ def untrusted_note(inventory: FolderInventory, key: str) -> str | None:
         return None
     items = inventory.of(key)
     names = shorten(", ".join(dict.fromkeys(i.short for i in items)), NAMES_WIDTH // 2)
-    return (f"This folder is not trusted: its {kind.counted(len(items))} ({names}) "
-            f"{'is' if len(items) == 1 else 'are'} off. /trust loads {_them(len(items))}.")
+    size = kind.size(items)
+    return (f"This folder is not trusted: its {kind.counted(size)} ({names}) "
+            f"{'is' if size == 1 else 'are'} off. /trust loads {_them(size)}.")
 
 
 def untrusted_summary(inventory: FolderInventory) -> str | None:
     """"folder not trusted: 7 hooks, 3 agents … off; /trust loads them" for the `/` menu (None when nothing)."""
     if inventory.trusted or not inventory:
         return None
-    one = len(inventory.items) == 1
-    return f"folder not trusted: its {inventory.summary()} {'is' if one else 'are'} off; /trust loads {_them(len(inventory.items))}"
+    one = inventory.count() == 1
+    return f"folder not trusted: its {inventory.summary()} {'is' if one else 'are'} off; /trust loads {_them(inventory.count())}"
 
 
 def _them(count: int) -> str:

@@ -34,6 +34,8 @@ from .warmup import warm_up_first_reply
 from .bindings import bindings_for
 from .conversation_keys import ConversationKeys
 from .notifier import FocusReports
+from .inspector_backlog import InspectorBacklog
+from .terminal_model import TerminalModel
 from .widgets.app_header import AppHeader
 from .widgets.conversation import MAX_MOUNTED_TURNS, Conversation
 from .widgets.prompt import PromptArea, PromptRow
@@ -99,7 +101,9 @@ class AgentApp(ConversationKeys, FocusReports, App[int]):
         self._controller: EventController | None = None
         #: the inspector is built on first F2; until then its events wait here
         self.inspector: Widget | None = None
-        self._inspector_backlog: list[Event] = []
+        self._inspector_backlog = InspectorBacklog()
+        #: what the terminal shows, so partial updates write only the cells that change (terminal_model.py)
+        self._terminal_model = TerminalModel()
         self._subscription: Any = None
         self._inbox: deque[Event] = deque()
         self._inbox_lock = threading.Lock()
@@ -118,6 +122,21 @@ class AgentApp(ConversationKeys, FocusReports, App[int]):
             themes.install(self)
 
     # --- composition ------------------------------------------------------------------
+
+    def get_default_screen(self) -> Screen:
+        """Textual's default screen, drawing partial updates row by row (compositor.py)."""
+        from .compositor import use_row_compositor
+
+        screen = super().get_default_screen()
+        use_row_compositor(screen, self._terminal_model)
+        return screen
+
+    def _display(self, screen: Screen, renderable: Any) -> None:
+        """Textual's display, keeping the model of what the terminal shows in step (terminal_model.py)."""
+        from .compositor import track_display
+
+        track_display(self._terminal_model, renderable)
+        super()._display(screen, renderable)
 
     def compose(self) -> ComposeResult:
         yield AppHeader(Path(self.options.project_dir), id="header")
@@ -174,6 +193,9 @@ class AgentApp(ConversationKeys, FocusReports, App[int]):
 
         self.show_model(self.options.model, use_offline(self.options))
         self.status.mode = self.options.permission_mode
+        # the terminal is someone else's while suspended (Ctrl+Z, an external editor): what it shows is not known
+        self.app_suspend_signal.subscribe(self, lambda _app: self._terminal_model.invalidate(), immediate=True)
+        self.app_resume_signal.subscribe(self, lambda _app: self._terminal_model.invalidate(), immediate=True)
         if self._session is not None:  # given by the caller: listen at once
             self._attach_session()
 
@@ -216,6 +238,9 @@ class AgentApp(ConversationKeys, FocusReports, App[int]):
 
         install(self)
         install_keys(self)  # vi keys, Ctrl+R, Ctrl+G, Tab for thinking, the saved prompt history
+        from . import prompt_images
+
+        prompt_images.install(self)  # chips of pasted, dropped and Ctrl+V images
         if gc_tuning.is_paused():  # collect the start-up garbage a moment later, where nobody waits on it
             self.set_timer(gc_tuning.RESUME_DELAY_S, gc_tuning.tune)
         else:
@@ -346,12 +371,20 @@ class AgentApp(ConversationKeys, FocusReports, App[int]):
             self.notify("A turn is running: press Esc to interrupt it, or wait.", severity="warning")
             return
         await self.controller.begin_local_turn(text)
-        self._submit_in_thread(text)
+        self._submit_in_thread(text, self.take_images())
+
+    def take_images(self) -> tuple[dict[str, Any], ...]:
+        """The prompt's image chips, for the turn that starts now (prompt_images.py)."""
+        images = self.prompt_area.images
+        return images.take() if images is not None else ()
 
     @work(thread=True, group="submit", exit_on_error=False)
-    def _submit_in_thread(self, text: str) -> None:
+    def _submit_in_thread(self, text: str, images: tuple[dict[str, Any], ...] = ()) -> None:
         try:
-            self.session.submit(text)
+            if images:
+                self.session.submit(text, images)
+            else:
+                self.session.submit(text)
         except Exception as exc:  # e.g. a turn still winding down
             call_soon_from_thread(self, self._submit_failed, str(exc))
 
@@ -418,7 +451,7 @@ class AgentApp(ConversationKeys, FocusReports, App[int]):
     def record_api_event(self, event: Event) -> None:
         """Give a request/response event to the inspector (kept for it until it is first opened)."""
         if self.inspector is None:
-            self._inspector_backlog.append(event)
+            self._inspector_backlog.add(event)
         else:
             self.inspector.record(event)  # type: ignore[attr-defined]
 
@@ -431,7 +464,7 @@ class AgentApp(ConversationKeys, FocusReports, App[int]):
             inspector = inspector_module.Inspector(project_dir=Path(self.options.project_dir), id="inspector")
             await self.query_one("#body").mount(inspector)
             self.inspector = inspector
-            backlog, self._inspector_backlog = self._inspector_backlog, []
+            backlog = self._inspector_backlog.take()
             for event in backlog:
                 self.controller.record_in_inspector(event)
         self.toggle_class("-show-inspector")

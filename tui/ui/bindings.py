@@ -45,6 +45,10 @@ KEYS: tuple[KeySpec, ...] = (
             scope="prompt", show=False, key_display="^g"),
     KeySpec("toggle_thinking", "tab", "toggle_thinking", "Thinking on/off (empty prompt)", "Prompt",
             scope="prompt", show=False),
+    KeySpec("paste_image", "ctrl+v", "paste_image", "Paste an image from the clipboard", "Prompt",
+            scope="prompt", show=False, key_display="^v"),
+    KeySpec("remove_attachment", "backspace", "remove_attachment",
+            "Delete left; at the prompt's start, remove the last image", "Prompt", scope="prompt", show=False),
     # the turn
     KeySpec("interrupt", "escape", "interrupt", "Interrupt", "Turn", key_display="esc"),
     KeySpec("cycle_mode", "shift+tab", "cycle_mode", "Mode", "Turn", priority=True),

@@ -238,6 +238,7 @@ def _memory(app: AgentApp, args: str) -> None:
 #: modules whose session commands (/resume, /compact, /export, /undo) register themselves on import
 SESSION_COMMAND_MODULES = ("tui.ui.screens.resume_screen", "tui.ui.screens.undo_screen", "tui.ui.screens.login_screen",
                            "tui.ui.screens.agents_screen", "tui.ui.screens.tasks_screen",
+                           "tui.ui.screens.plugin_screen",
                            "tui.ui.sandbox_command",
                            "tui.ui.screens.rewind_screen", "tui.ui.screens.context_screen", "tui.ui.cost_command",
                            "tui.ui.prompt_commands")

@@ -23,9 +23,9 @@ from tui.agent.pricing import web_searches
 from .cost_events import CostHandlers
 from .permission_events import PermissionHandlers
 from .tool_belt_events import ToolBeltHandlers
-from .widgets.blocks import MarkerLine, ThinkingBlock, ToolCallBlock, UserPrompt, format_seconds
+from .widgets.blocks import MarkerLine, ThinkingBlock, ToolCallBlock, UserPrompt, block_widget, format_seconds
 from .widgets.conversation import TurnView
-from .widgets.conversation_model import BlockRecord, ToolRecord, TurnRecord
+from .widgets.conversation_model import BlockRecord, ToolRecord, TurnRecord, image_records
 from .widgets.status_line import human_tokens
 from tui.wording import plural
 
@@ -284,6 +284,10 @@ class EventController(PermissionHandlers, ToolBeltHandlers, CostHandlers):
             self.turn.add(BlockRecord("user", e.prompt, done=True))
             await self._mount(UserPrompt(e.prompt))
         self._local_turn_pending = False
+        for record in image_records(e.images):  # the prompt's pictures, drawn under it (widgets/image_view.py)
+            if self.turn is not None:
+                self.turn.add(record)
+            await self._mount(block_widget(record))
         self.app.status.set_state("waiting for model")
         from .prompt_queue import refresh
 
@@ -464,6 +468,9 @@ class EventController(PermissionHandlers, ToolBeltHandlers, CostHandlers):
         from .prompt_queue import send_stranded
 
         send_stranded(self.app)  # typed just as the turn ended, after the engine looked for a next prompt
+        from . import gc_tuning
+
+        self.app.call_after_refresh(gc_tuning.collect_after_turn)  # the turn's garbage, after its last frame
 
     async def on_hook_event(self, e: ev.HookEvent) -> None:
         from .hook_view import show_hook_event  # only once a hook has run

@@ -77,10 +77,11 @@ async def start_prepared_turn(app: AgentApp, text: str) -> None:
         app.prompt_area.load_text(text)
         return
     await app.controller.begin_local_turn(text)
-    app.run_worker(partial(_prepare_and_run, app, text), thread=True, group="submit", exit_on_error=False)
+    images = app.take_images()
+    app.run_worker(partial(_prepare_and_run, app, text, images), thread=True, group="submit", exit_on_error=False)
 
 
-def _prepare_and_run(app: AgentApp, text: str) -> None:
+def _prepare_and_run(app: AgentApp, text: str, images: tuple[dict[str, Any], ...] = ()) -> None:
     from tui.agent.permission_gate import ask_to_attach
     from tui.hooks.prompt_input import command_turn, prepare_prompt
 
@@ -102,7 +103,11 @@ def _prepare_and_run(app: AgentApp, text: str) -> None:
         return
     try:
         with command_turn(session, prepared.command):
-            session.submit(prepared.prompt)
+            images = (*images, *prepared.images)  # the chips', then the `@` mentions' (prompt_images.py)
+            if images:
+                session.submit(prepared.prompt, images)
+            else:
+                session.submit(prepared.prompt)
             session.wait()
     except RuntimeError as exc:
         call_soon_from_thread(app, app._submit_failed, str(exc))

@@ -2,8 +2,9 @@
 
 The main loop's events go through `EventController`; an event whose `loop_path` is not `main`
 comes here. A subagent's tool calls become child records of the Agent call that started it
-(drawn live inside that call's block, deeper agents indented), rows of the tool panel under
-the agent's name, and its permission requests join the one dialog queue.
+(counted on that call's folded title, drawn live inside the block once opened, deeper agents
+indented), rows of the tool panel under the agent's name, and its permission requests join the
+one dialog queue.
 """
 
 from __future__ import annotations
@@ -63,9 +64,8 @@ class SubagentEvents:
         record.agent_path = e.agent_path
         self.agents[e.agent_path] = record
         self.top[e.agent_path] = self.top.get(e.loop_path, e.tool_use_id)
-        entry = self.controller._tools.get(e.tool_use_id) if e.loop_path == "main" else None
-        if entry is not None and entry[1] is not None and entry[1].is_attached:
-            entry[1].collapsed = False  # live activity shows while it runs
+        # the block stays folded (its title says how far the subagent got; the tool panel lists its calls):
+        # unfolding eight blocks at once, and folding them again, re-laid out the whole conversation each time
         self._redraw(e.agent_path)
 
     async def on_finished(self, e: ev.SubagentFinished) -> None:
@@ -79,10 +79,7 @@ class SubagentEvents:
         for child in record.children:
             if not child.is_final:
                 child.state = "interrupted"
-        entry = self.controller._tools.get(e.tool_use_id) if e.loop_path == "main" else None
-        if entry is not None and entry[1] is not None and entry[1].is_attached:
-            entry[1].collapsed = True  # done: the title says how it went; the activity and report fold open
-        self._redraw(e.agent_path)
+        self._redraw(e.agent_path)  # the fold is the user's: a block they opened stays open
 
     async def handle(self, e: ev.Event) -> None:
         """One event of a subagent's loop."""

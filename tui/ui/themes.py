@@ -376,11 +376,15 @@ def install(app: App[Any], preferred: str | None = None, *, watch: bool = True) 
     problem = apply_theme(app, name)
     if problem:
         problems.append(problem)
+    user_dir = user_theme_dir()
+    from_user = {t.name for t in load_themes([user_dir])[0]} if user_dir.is_dir() else set()
 
     def when_running() -> None:
         if not app.is_running:  # closed before the delayed check came due
             return
         for theme in loaded:
+            if theme.name not in from_user:  # shipped: tests/ui/test_themes.py checks them against the app's CSS
+                continue
             css_problem = check_theme_css(app, theme)
             if css_problem:
                 problems.append(f"Theme {theme.name!r}: {css_problem}.")
@@ -395,7 +399,7 @@ def install(app: App[Any], preferred: str | None = None, *, watch: bool = True) 
             watcher.start()
             _watchers[app] = watcher
 
-    # parsing each theme's CSS costs ~45 ms: after the first frame, not before it
+    # parsing a theme's CSS costs ~45 ms: after the first frame, not before it, and only for the user's own
     app.call_later(lambda: app.set_timer(CHECK_DELAY_S, when_running))
 
 

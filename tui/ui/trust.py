@@ -38,6 +38,10 @@ def check_trust(app: AgentApp) -> None:
     for problem in app.options.mcp_problems:  # MCP entries that could not be used (tui/mcp/sources.py)
         text = problem_for_display(problem, project_dir)
         call_soon_from_thread(app, app.notify, text, title="MCP", severity="warning", timeout=12, markup=False)
+    plugins = getattr(app.options, "plugins", None)  # tui.plugins.active.ActivePlugins, when settings name any
+    for notice in plugins.notices() if plugins is not None else ():
+        call_soon_from_thread(app, app.notify, one_line(notice), title="Plugins", severity="warning", timeout=12,
+                              markup=False)
     inventory = folder_inventory(project_dir, loaded)
     app.trust_inventory = inventory
     asking = not loaded.trusted and bool(inventory) and not _declined(loaded)
@@ -101,7 +105,7 @@ def _answered(app: AgentApp, inventory: FolderInventory, change: bool | None) ->
             app.notify(f"Not trusted: this folder's {inventory.summary()} stay off. /trust loads them.", title=TITLE)
         return
     apply_trust(app, trusting)
-    what = f": its {inventory.summary()} {'are' if len(inventory.items) != 1 else 'is'} now {'on' if trusting else 'off'}" \
+    what = f": its {inventory.summary()} {'are' if inventory.count() != 1 else 'is'} now {'on' if trusting else 'off'}" \
         if inventory else ""
     if trusting:
         app.notify(f"Trusted {project_dir}{what}.", title=TITLE)
@@ -118,6 +122,7 @@ def apply_trust(app: AgentApp, trusted: bool) -> None:
         agent_tool.reload()  # read again in a thread: a file that cannot be used is named at once (a toast per file)
         app.run_worker(agent_tool.definitions, thread=True, group="trust", exit_on_error=False)
     _restart_status_line(app)
+    app.run_worker(partial(_apply_plugins, app), thread=True, group="trust", exit_on_error=False)
     if trusted:
         from tui.ui.mcp_approval import ask_project_servers
 
@@ -127,6 +132,19 @@ def apply_trust(app: AgentApp, trusted: bool) -> None:
     else:
         _stop_project_servers(session)
     app.run_worker(partial(_refresh_inventory, app), thread=True, group="trust", exit_on_error=False)
+
+
+def _apply_plugins(app: AgentApp) -> None:
+    """The plugins the folder's settings enable: installed and started once trusted, their code stopped when not."""
+    from tui.config.settings import load_settings
+
+    loaded = load_settings(app.options.project_dir)
+    if not loaded.plugins_seen and app.session.options.plugins is None:
+        return  # tui.plugins stays unimported
+    from tui.agent.plugins_live import apply_plugins
+
+    for sentence in apply_plugins(app.session, loaded):
+        call_soon_from_thread(app, app.notify, one_line(sentence), title="Plugins", timeout=10, markup=False)
 
 
 def _start_project_hooks(session: Any) -> None:

@@ -244,7 +244,7 @@ def test_claude_code_keys_agent_tui_does_not_use_are_named_once_per_file(tmp_pat
     write(proj / ".claude/settings.local.json", json.dumps({"env": {"A": "1"}}))
     problems = [p for p in load_settings(proj).problems if "not used by agent-tui" in p]
     assert problems == [
-        f"{proj / '.claude/settings.json'}:8: not used by agent-tui: enabledPlugins, plansDirectory, outputStyle.",
+        f"{proj / '.claude/settings.json'}:11: not used by agent-tui: plansDirectory, outputStyle.",
         f"{proj / '.claude/settings.local.json'}:1: not used by agent-tui: env."]
 
 

@@ -30,7 +30,7 @@ from tui.agent.offline.facts import (
 )
 from tui.agent.offline.intent import Kind, classify
 from tui.agent.offline.project import display_path, is_git_repo, normalize, pick_read_target
-from tui.agent.offline.replies import GREETING, demo_file_content, findings_sentence, summary
+from tui.agent.offline.replies import GREETING, demo_file_content, findings_sentence, images_reply, summary
 
 MAX_REPLIES_PER_TURN = 6
 _PROJECT_WORDS = frozenset(
@@ -130,6 +130,8 @@ def _plan(turn: TurnState, tools: set[str], project_dir: Path) -> tuple[Blocks, 
     intent = classify(turn.prompt)
     if wants_agents(turn.prompt, tools):
         return delegate(turn)
+    if not turn.calls and turn.images:
+        return [text_block(images_reply(turn.images))], "end_turn"
     if not turn.calls:
         if intent.kind in (Kind.LOOK, Kind.CHANGE) and is_small_talk(turn.prompt):
             return [text_block(GREETING)], "end_turn"

@@ -44,6 +44,8 @@ class TurnState:
     prompt: str
     assistant_replies: int = 0
     calls: list[ToolCall] = field(default_factory=list)
+    #: the prompt's image blocks: (media type, bytes of base64)
+    images: list[tuple[str, int]] = field(default_factory=list)
 
 
 @dataclass(frozen=True)
@@ -95,6 +97,10 @@ def current_turn(messages: list[dict[str, Any]]) -> TurnState | None:
         if block.get("type") == "text"
     )
     turn = TurnState(prompt=prompt.strip())
+    for block in _blocks(messages[start].get("content")):
+        source = block.get("source") if block.get("type") == "image" else None
+        if isinstance(source, dict):
+            turn.images.append((str(source.get("media_type")), len(str(source.get("data", "")))))
     calls_by_id: dict[str, ToolCall] = {}
     for message in messages[start + 1 :]:
         for block in _blocks(message.get("content")):

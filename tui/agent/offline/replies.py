@@ -141,3 +141,11 @@ def summary(facts: TurnFacts, project_dir: Path, note: str = "") -> str:
     lines += rest
     lines += ["", FOOTER]
     return "\n".join(lines)
+
+
+def images_reply(images: list[tuple[str, int]]) -> str:
+    """The answer to a prompt with pictures: what arrived, and that this model cannot look at them."""
+    listed = ", ".join(f"{media_type}, {chars * 3 // 4 / 1000:,.0f} KB" for media_type, chars in images)
+    return (f"I received {plural(len(images), 'image')} ({listed}) as image blocks in your message. "
+            "The offline demo model cannot look at pictures; with `ANTHROPIC_API_KEY` set, Claude describes "
+            "them.\n\n_Answered by the offline demo model; set `ANTHROPIC_API_KEY` to talk to Claude._")

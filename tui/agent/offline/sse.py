@@ -12,15 +12,20 @@ import re
 from collections.abc import Iterator
 from typing import Any
 
+from tui.agent.image_tokens import IMAGE_TOKENS, image_chars
+
 _WORD = re.compile(r"\s*\S+|\s+")
 # fragment sizes for tool input JSON; cycled so the split looks irregular like the API's
 _JSON_FRAGMENT_SIZES = (9, 14, 6, 17, 11, 8)
 
 
 def estimate_tokens(value: Any) -> int:
-    """A chars/4 token estimate of a string or of any JSON value's serialization."""
-    text = value if isinstance(value, str) else json.dumps(value, ensure_ascii=False)
-    return max(1, len(text) // 4) if text else 0
+    """A chars/4 token estimate of a string or of any JSON value's serialization (an image as the API counts it)."""
+    if isinstance(value, str):
+        return max(1, len(value) // 4) if value else 0
+    text = json.dumps(value, ensure_ascii=False)
+    chars, images = image_chars(text, value)
+    return max(1, (len(text) - chars) // 4) + images * IMAGE_TOKENS
 
 
 def sse_event(name: str, data: dict[str, Any]) -> bytes:

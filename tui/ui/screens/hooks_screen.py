@@ -65,8 +65,9 @@ class HooksScreen(ModalScreen[None]):
 
     @property
     def fresh_hooks(self) -> list[Any]:
-        """The hooks the settings files hold now (none when `disableAllHooks` is set)."""
-        return [] if self.loaded.hooks_disabled_by else list(self.loaded.hooks)
+        """The hooks the settings files hold now (none when `disableAllHooks` is set), and the plugins' (/plugin's to change)."""
+        plugin_hooks = [h for h in self.config.hooks if h.plugin] if self.config is not None else []
+        return [] if self.loaded.hooks_disabled_by else [*self.loaded.hooks, *plugin_hooks]
 
     @property
     def config(self) -> Any:
@@ -114,7 +115,8 @@ class HooksScreen(ModalScreen[None]):
         table.clear()
         for index, (spec, state) in enumerate(self._rows):
             table.add_row(spec.event, Text(one_line(spec.matcher or "*")), Text(_short(one_line(spec.command))),
-                          Text(one_line(self._source_label(spec.source))), Text(state, style=STATE_STYLES[state]),
+                          Text(one_line(f"plugin {spec.plugin}" if spec.plugin else self._source_label(spec.source))),
+                          Text(state, style=STATE_STYLES[state]),
                           key=str(index))
         running = sum(state == "on" for _, state in self._rows)
         status = Text(f"{running} of {len(active)} hook{'s' if len(active) != 1 else ''} on")

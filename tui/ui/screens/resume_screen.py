@@ -27,7 +27,7 @@ from tui.wording import plural, plural_noun
 from ..commands import slash_command
 from ..threads import call_soon_from_thread
 from ..widgets.conversation import HISTORY_TAIL_TURNS
-from ..widgets.conversation_model import BlockRecord, ToolRecord, TurnRecord
+from ..widgets.conversation_model import BlockRecord, ToolRecord, TurnRecord, image_records
 from ..widgets.ordered_keys import OrderedInput
 
 if TYPE_CHECKING:
@@ -183,15 +183,18 @@ def history_records(messages: list[dict[str, Any]]) -> list[TurnRecord]:
                         else block["content"]
             prompt = "\n".join(b.get("text", "") for b in blocks
                                if b.get("type") == "text" and not injected(b.get("text", ""))).strip()
+            images = [{"block": b} for b in blocks if b.get("type") == "image"]
             if prompt and turns and any(b.get("type") == "tool_result" for b in blocks):  # steered into the turn
                 turns[-1].add(BlockRecord("marker", "steer: sent with the tool results", tone="info", done=True))
                 turns[-1].add(BlockRecord("user", prompt, done=True))
-            elif prompt:
+            elif prompt or images:
                 turns.append(TurnRecord(len(turns) + 1))
                 if prompt.startswith("[Summary of the earlier conversation"):
                     turns[-1].add(BlockRecord("marker", "context compacted: the summary below replaces older turns",
                                               tone="info", done=True))
                 turns[-1].add(BlockRecord("user", prompt, done=True))
+                for record in image_records(images):
+                    turns[-1].add(record)
             continue
         if not turns:
             turns.append(TurnRecord(1))

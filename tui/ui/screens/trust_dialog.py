@@ -38,7 +38,8 @@ def inventory_lines(inventory: FolderInventory) -> list[tuple[int, str, str]]:
     for kind, items in inventory.by_kind():
         if lines:
             lines.append((0, "", ""))
-        lines.append((0, "bold", f"{kind.counted(len(items))} {kind.effect_for(len(items))}"))
+        size = kind.size(items)
+        lines.append((0, "bold", f"{kind.counted(size)} {kind.effect_for(size)}"))
         if kind.one_per_line:
             for path, group in groupby(items, key=lambda i: i.path):
                 lines.append((2, "dim", one_line(inventory.shown(path))))

@@ -15,6 +15,8 @@ COLOURS = {"preparing": "grey50", "queued": "grey50", "waiting": "yellow", "runn
            "error": "red", "denied": "yellow", "interrupted": "yellow"}
 GLYPHS = {"preparing": "◌", "queued": "○", "waiting": "◐", "running": "●", "done": "✔", "error": "✘",
           "denied": "⊘", "interrupted": "■"}
+#: the longest label of the latest call shown on a folded Agent block's title
+LABEL_CHARS = 40
 #: the most nested calls listed per subagent (the earliest are folded into a count)
 MAX_LISTED = 30
 
@@ -38,6 +40,18 @@ def _lines(tool: ToolRecord, depth: int, now: float, out: Text) -> None:
         out.append(f"  {child.state}{_seconds(child, now)}\n", style=colour if not child.is_final else "grey50")
         if child.children:
             _lines(child, depth + 1, now, out)
+
+
+def agent_progress(tool: ToolRecord) -> str:
+    """One line for a folded Agent call while its subagent works: its calls so far and the latest one."""
+    children = tool.children
+    if not children:
+        return "starting" if tool.state == "running" else ""
+    latest = next((c for c in reversed(children) if c.state == "running"), children[-1])
+    label = one_line(latest.display_label)
+    if len(label) > LABEL_CHARS:
+        label = label[: LABEL_CHARS - 1] + "…"
+    return f"{len(children)} tool call{'s' if len(children) != 1 else ''} · {GLYPHS.get(latest.state, '?')} {label}"
 
 
 def agent_activity(tool: ToolRecord, report: str, now: float | None = None) -> Text:

@@ -167,6 +167,10 @@ def tool_title(tool: ToolRecord) -> Content:
         parts.append(Content.from_markup("[dim] · $d[/dim]", d=duration))
     if tool.agent_summary:
         parts.append(Content.from_markup("[dim] · $s[/dim]", s=one_line(tool.agent_summary)))
+    elif tool.agent_path is not None and not tool.is_final:  # a running subagent: how far it got, on this line
+        from .agent_activity import agent_progress
+
+        parts.append(Content.from_markup("[dim] · $p[/dim]", p=agent_progress(tool)))
     return Content.assemble(*parts)
 
 
@@ -174,20 +178,24 @@ class ToolCallBlock(Collapsible):
     """One tool call: a one-line title (label, state, duration) over its folded result.
 
     Built finished (title, classes and result set before mounting: each change after mount restyles
-    or re-lays out the block), and the folded result's widgets are only created when first unfolded,
-    so a re-created old turn costs two widgets per tool call, not four.
+    or re-lays out the block). The folded result is only built when first unfolded and only redrawn
+    while unfolded, so a re-created old turn costs two widgets per tool call, and an Agent call whose
+    subagent is at work (folded unless the user opens it) redraws one title line per change. The
+    fold the user chose is kept in the record, so a turn re-created later shows it the same way.
     """
 
     def __init__(self, tool: ToolRecord) -> None:
         self.tool = tool
-        self._result = Static(self._result_renderable(), classes="tool-result")
-        classes = "tool-call -collapsed -error" if self._is_error() else "tool-call -collapsed"
-        super().__init__(self._result, title=tool_title(tool), collapsed=True,  # type: ignore[arg-type]
-                         classes=classes)
+        self._result: Static | None = None
+        collapsed = not tool.unfolded
+        classes = " ".join(["tool-call", *(["-collapsed"] if collapsed else []), *(["-error"] if self._is_error() else []),
+                            *(["-agent"] if tool.name == "Agent" or tool.agent_path is not None else [])])
+        super().__init__(title=tool_title(tool), collapsed=collapsed, classes=classes)  # type: ignore[arg-type]
         title = self._title
         self._title = SteadyTitle(label=title.label, collapsed_symbol=title.collapsed_symbol,
-                                  expanded_symbol=title.expanded_symbol, collapsed=True)
+                                  expanded_symbol=title.expanded_symbol, collapsed=collapsed)
         self._contents_mounted = False
+        self._result_stale = False
 
     def compose(self) -> ComposeResult:
         yield self._title
@@ -196,11 +204,18 @@ class ToolCallBlock(Collapsible):
 
     def _contents_widget(self) -> list[Widget]:
         self._contents_mounted = True
-        return [self.Contents(*self._contents_list)]
+        self._result = Static(self._result_renderable(), classes="tool-result")
+        self._result_stale = False
+        return [self.Contents(self._result)]
 
     def _watch_collapsed(self, collapsed: bool) -> None:
-        if not collapsed and not self._contents_mounted and self.is_mounted:
-            self.mount_all(self._contents_widget())
+        self.tool.unfolded = not collapsed
+        if not collapsed and self.is_mounted:
+            if not self._contents_mounted:
+                self.mount_all(self._contents_widget())
+            elif self._result_stale and self._result is not None:
+                self._result_stale = False
+                steady_update(self._result, self._result_renderable())
         super()._watch_collapsed(collapsed)
 
     def _is_error(self) -> bool:
@@ -215,10 +230,15 @@ class ToolCallBlock(Collapsible):
         return visible(text) or "(no output)"
 
     def sync(self) -> None:
-        """Redraw the title and result from the record."""
+        """Redraw the title, and the result if it is unfolded (a folded one is redrawn when opened)."""
         self.title = tool_title(self.tool)  # type: ignore[assignment]
         self.set_class(self._is_error(), "-error")
-        steady_update(self._result, self._result_renderable())
+        if self._result is None:
+            return
+        if self.collapsed:
+            self._result_stale = True
+        else:
+            steady_update(self._result, self._result_renderable())
 
     def _result_renderable(self) -> Text:
         if self.tool.agent_path is not None:  # an Agent call: the subagent's tool activity, then its report
@@ -268,6 +288,10 @@ def block_widget(record: BlockRecord) -> Widget:
     if record.kind == "tool":
         assert record.tool is not None
         return ToolCallBlock(record.tool)
+    if record.kind == "image":
+        from .image_view import PromptImage  # Pillow and textual-image: only once an image is shown
+
+        return PromptImage(record)
     return MarkerLine(record.text, record.tone)
 
 

@@ -36,6 +36,10 @@ BROWSE_MOUNTED_TURNS = 10
 PREFETCH_PAGES = 2
 #: turns mounted when a history is loaded (older ones load as the user scrolls up)
 HISTORY_TAIL_TURNS = 10
+#: while following the bottom, turns wholly more than this many screens up are unmounted (re-created on scroll)
+KEEP_SCREENS = PREFETCH_PAGES + 2
+#: ...but never fewer turns than this
+MIN_MOUNTED_TURNS = 3
 
 
 class TurnView(Vertical):
@@ -121,7 +125,7 @@ class Conversation(VerticalScroll, can_focus=True):
 
     async def _prune(self) -> None:
         views = self.mounted_views
-        excess = len(views) - self.max_mounted
+        excess = max(len(views) - self.max_mounted, self._excess_by_height(views))
         if excess <= 0:
             return
         for view in views[:excess]:
@@ -129,6 +133,22 @@ class Conversation(VerticalScroll, can_focus=True):
         await self.remove_children(views[:excess])
         self._first_mounted = self.turns.index(views[excess].record)
         self._sync_earlier()
+
+    def _excess_by_height(self, views: list[TurnView]) -> int:
+        """While following the bottom: how many of the oldest views lie wholly beyond KEEP_SCREENS screens up.
+
+        Every layout walks every mounted widget, so a few turns with dozens of tool calls each cost as much
+        as many short ones; the turns far above the viewport are re-created when the user scrolls to them.
+        """
+        if not self.following or len(views) <= MIN_MOUNTED_TURNS:
+            return 0
+        keep = KEEP_SCREENS * max(1, self.scrollable_content_region.height)
+        rows = 0
+        for kept, view in enumerate(reversed(views)):
+            if rows >= keep and kept >= MIN_MOUNTED_TURNS:
+                return len(views) - kept
+            rows += view.outer_size.height + 1
+        return 0
 
     def _sync_earlier(self) -> None:
         hidden = self._first_mounted

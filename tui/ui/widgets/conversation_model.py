@@ -14,7 +14,7 @@ from typing import Any, Literal
 ToolState = Literal[
     "preparing", "queued", "waiting", "running", "done", "error", "denied", "interrupted"
 ]
-BlockKind = Literal["user", "text", "thinking", "tool", "marker"]
+BlockKind = Literal["user", "text", "thinking", "tool", "marker", "image"]
 
 #: states after which a tool row no longer changes
 FINAL_TOOL_STATES = frozenset({"done", "error", "denied", "interrupted"})
@@ -49,6 +49,8 @@ class ToolRecord:
     agent_summary: str = ""
     #: what the Bash sandbox refused during this call (SandboxBlocked)
     sandbox_blocked: tuple[str, ...] = ()
+    #: the block is unfolded (the user opened it, or the app did for a tool whose result is the point)
+    unfolded: bool = False
 
     @property
     def display_label(self) -> str:
@@ -90,6 +92,8 @@ class BlockRecord:
     tone: str = ""
     tool: ToolRecord | None = None
     done: bool = False
+    #: an image sent with the prompt: TurnStarted.images' entry plus its `number` in the prompt
+    image: dict[str, Any] | None = None
 
 
 @dataclass
@@ -102,3 +106,9 @@ class TurnRecord:
     def add(self, block: BlockRecord) -> BlockRecord:
         self.blocks.append(block)
         return block
+
+
+def image_records(images: Any) -> list[BlockRecord]:
+    """One finished `image` block per picture of a prompt (TurnStarted.images entries), numbered from 1."""
+    return [BlockRecord("image", done=True, image={**entry, "number": number})
+            for number, entry in enumerate(images or (), 1)]

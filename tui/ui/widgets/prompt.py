@@ -53,6 +53,8 @@ class PromptArea(TextArea):
         self.keys: Any = None
         #: messages queued while a turn runs (prompt_queue.py): on an empty prompt Up edits the newest, Esc takes all back
         self.queue: Any = None
+        #: images for the next prompt, shown as chips above it (prompt_images.py)
+        self.images: Any = None
 
     @property
     def wrapped_document(self) -> Any:
@@ -72,6 +74,8 @@ class PromptArea(TextArea):
         """Insert a paste, cut to what still fits in the prompt (with a notice naming where the rest went)."""
         event.prevent_default()  # instead of TextArea's own handler, which would insert all of it
         if self.read_only:
+            return
+        if self.images is not None and self.images.paste(event.text):  # a dropped image file: a chip
             return
         pending = sum(map(len, self._paste_rest))
         room = MAX_PROMPT_CHARS - (self._length() + pending - len(self.selected_text))
@@ -155,9 +159,9 @@ class PromptArea(TextArea):
             self.call_after_refresh(self._submit)
             return
         text = self.text.strip()
-        if not text:
+        if not text and not (self.images is not None and self.images.count):  # images alone may go
             return
-        if not self.prompt_history or self.prompt_history[-1] != text:
+        if text and (not self.prompt_history or self.prompt_history[-1] != text):
             self.prompt_history.append(text)
             del self.prompt_history[:-HISTORY_LIMIT]
         self._history_index = None
@@ -184,6 +188,22 @@ class PromptArea(TextArea):
         if self.keys is None or self.text:
             raise SkipAction()
         self.keys.toggle_thinking()
+    def action_paste_image(self) -> None:
+        """Ctrl+V: an image from the system clipboard becomes a chip."""
+        if self.images is None:
+            self.action_paste()
+            return
+        self.images.paste_clipboard()
+
+    def action_remove_attachment(self) -> None:
+        """Backspace: at the very start of the prompt, take the last image off; elsewhere delete left."""
+        at_start = self.selection.start == self.selection.end == (0, 0)
+        if not (at_start and self.images is not None and self.images.remove_last()):
+            self.action_delete_left()
+
+    def on_unmount(self) -> None:
+        if self.images is not None:
+            self.images.close()
 
     def _history_previous(self) -> None:
         """Recall the previous prompt when the cursor is on the first line; else move up."""

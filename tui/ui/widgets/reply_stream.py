@@ -32,8 +32,9 @@ from .long_text import LongText
 
 #: the live Markdown's source is split once it is longer than this
 TAIL_CHARS = 2500
-#: buffered text is written to the screen at most this often (seconds)
-FLUSH_S = 1 / 30
+#: buffered text is written to the screen at most this often (seconds): each write scrolls the view and
+#: rewrites every row of it to the terminal (~5 KB at 120x40), so ten a second, as Claude Code draws
+FLUSH_S = 0.1
 #: ...and never more often than this many times the last write took (the frame after it costs
 #: about as much again), so a reply streamed faster than the screen can follow gets fewer, larger
 #: writes instead of starving the thread that receives it (the UI and the loop share the GIL)

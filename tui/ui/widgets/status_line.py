@@ -3,16 +3,23 @@
 from __future__ import annotations
 
 import time
+from typing import Any
 
+from rich.cells import cell_len
 from textual.content import Content
+from textual.geometry import Region
 from textual.reactive import reactive
 from textual.timer import Timer
 from textual.widgets import Static
 
 from tui.sanitize import one_line
+
+from .one_line import OneLineRender
 from tui.wording import plural
 
 #: states that tick a live elapsed time
+#: where the state's piece goes among the cached parts (swapped on every tick of the clock)
+STATE_SLOT: tuple[int, Content] = (0, Content("\x00state"))
 BUSY_STATES = ("starting", "waiting for model", "streaming", "thinking", "running", "waiting for approval",
                "compacting")
 
@@ -25,7 +32,7 @@ def human_tokens(n: int) -> str:
     return f"{n / 1000:.0f}k"
 
 
-class StatusLine(Static):
+class StatusLine(OneLineRender, Static):
     """One line at the bottom; the event controller sets its reactives."""
 
     model: reactive[str] = reactive("")
@@ -58,6 +65,10 @@ class StatusLine(Static):
         self.state_since = time.monotonic()
         self.clock = time.monotonic
         self._timer: Timer | None = None
+        #: (inputs, parts) of the last `parts()`: the clock's ticks change only the elapsed time
+        self._parts_cache: tuple[Any, list[tuple[int, Content]]] | None = None
+        #: the text last drawn (a tick repaints only the cells that differ from it)
+        self._shown: str | None = None
 
     def set_state(self, state: str, detail: str = "") -> None:
         """Change what the agent is doing; the elapsed time restarts on each change."""
@@ -77,19 +88,46 @@ class StatusLine(Static):
         self.set_class(state == "waiting for approval", "-attention")
 
     def _tick(self) -> None:
-        self.refresh()
+        """Repaint the cells the clock changed (the elapsed time), not the whole line."""
+        shown, line = self._shown, self._line().plain
+        if shown is None or len(shown) != len(line) or cell_len(line) != len(line):
+            self.refresh()
+            return
+        changed = [i for i, (a, b) in enumerate(zip(shown, line)) if a != b]
+        if changed:
+            self.refresh(Region(changed[0], 0, changed[-1] - changed[0] + 1, 1))
 
-    def render(self) -> Content:
+    def _line(self) -> Content:
         return fit_parts(self.parts(), self.content_size.width or 10_000)
 
+    def render(self) -> Content:
+        line = self._line()
+        self._shown = line.plain
+        return line
+
     def parts(self) -> list[tuple[int, Content]]:
-        """(priority, piece) in display order; 0 is never dropped, higher numbers go first."""
+        """(priority, piece) in display order; 0 is never dropped, higher numbers go first.
+
+        Built once per change of what they show; a tick of the clock only swaps the state's piece.
+        """
         state = self.state
         if self.detail:
             state = f"{state} {one_line(self.detail)}"
         if self.state in BUSY_STATES:
             state += f" · {self.clock() - self.state_since:.1f} s"
+        state_part = Content.assemble("  ", (state, "$accent" if self.state != "idle" else "dim"))
         u = self.usage or {}
+        key = (self.model, self.model_id, self.mode, self.vi_mode, self.thinking_choice, self.effort, self.background,
+               self.custom, self.context_used, self.context_window, self.context_estimated,
+               tuple(sorted(u.items())), self.cost_usd)
+        if self._parts_cache is None or self._parts_cache[0] != key:
+            self._parts_cache = (key, self._other_parts(u))
+        parts = list(self._parts_cache[1])
+        parts[parts.index(STATE_SLOT)] = (0, state_part)
+        return parts
+
+    def _other_parts(self, u: dict[str, Any]) -> list[tuple[int, Content]]:
+        """Every piece but the state's (STATE_SLOT holds its place)."""
         fresh_in = u.get("input_tokens", 0)
         cache_read = u.get("cache_read_input_tokens", 0)
         cache_write = u.get("cache_creation_input_tokens", 0)
@@ -100,7 +138,7 @@ class StatusLine(Static):
         parts = [
             (0, Content.from_markup("[b]$m[/b]", m=one_line(self.model))),
             (1, Content.from_markup(f"  [dim]mode[/dim] [{mode_colour}]$mode[/]", mode=self.mode)),
-            (0, Content.from_markup("  [$accent]$s[/]" if self.state != "idle" else "  [dim]$s[/dim]", s=state)),
+            STATE_SLOT,
         ]
         if self.vi_mode:
             parts.insert(0, (1, Content.from_markup("[reverse] $m [/reverse] " if self.vi_mode == "normal"

@@ -12,6 +12,8 @@ from typing import Any
 from textual.widgets import Static
 from textual.widgets._collapsible import CollapsibleTitle
 
+from .one_line import OneLineRender
+
 
 def steady_update(widget: Static, content: Any) -> None:
     """`widget.update(content)`, with a layout pass only if its height at its current width changes."""
@@ -24,8 +26,8 @@ def steady_update(widget: Static, content: Any) -> None:
         widget.refresh(layout=True)
 
 
-class SteadyTitle(CollapsibleTitle):
-    """A Collapsible's title whose label changes re-lay out only when its height changes."""
+class SteadyTitle(OneLineRender, CollapsibleTitle):
+    """A Collapsible's title whose label changes re-lay out only when its height changes (and draw cheaply)."""
 
     def update(self, content: Any = "", *, layout: bool = True) -> None:
         steady_update(self, content)

@@ -5,16 +5,18 @@ parallel show as overlapping bars and serial calls as a staircase. A 0.1 s timer
 redraws elapsed times only while something is queued or running.
 
 Redraws are cheap because they are frequent (each tool event, each tick, eight subagents at
-once): the requests of one burst of events make one redraw, the rows are drawn with Rich once
-per redraw (`PanelBody`), and a redraw that keeps the panel's height lays nothing out again.
+once): the requests of one burst of events make one redraw, only the batches whose rows changed
+are drawn again (a finished batch never is), only the rows that differ are repainted, and a redraw
+that keeps the panel's height lays nothing out again (`PanelBody`).
 """
 
 from __future__ import annotations
 
 import time
+from collections.abc import Hashable, Iterator
 from dataclasses import dataclass, field
 
-from rich.console import Group, RenderableType
+from rich.console import Console, ConsoleOptions, Group, RenderableType
 from rich.text import Text
 from textual.app import ComposeResult
 from textual.containers import Vertical, VerticalScroll
@@ -114,6 +116,31 @@ def render_batch(batch: Batch, now: float, timeline_width: int = TIMELINE_WIDTH)
     return Group(Heading(head, name, tail), table, *blocked)  # one line: a long agent name is cut, not the figures
 
 
+def batch_signature(batch: Batch, now: float) -> Hashable:
+    """Everything `render_batch` draws from: the same signature draws the same rows."""
+    timed = False
+    tools = []
+    for tool in batch.tools:
+        running = tool.started_at is not None and (tool.finished_at is None or tool.duration_ms is None)
+        timed = timed or running
+        tail = tuple(tool.tail_lines()) if tool.state == "running" else ()
+        hooks = tuple((h.hook_event, h.state, h.decision, h.duration_ms) for h in tool.hooks)
+        tools.append((tool.state, tool.display_label, tool.started_at, tool.finished_at, tool.duration_ms, tail,
+                      hooks, tool.sandbox_blocked))
+    return (batch.parallel, tuple(tools), now if timed else None)
+
+
+class _BatchPiece:
+    """A batch and its blank line, drawn only if the panel body has no lines for its signature yet."""
+
+    def __init__(self, batch: Batch, now: float, timeline_width: int) -> None:
+        self.args = (batch, now, timeline_width)
+
+    def __rich_console__(self, console: Console, options: ConsoleOptions) -> Iterator[RenderableType]:
+        yield render_batch(*self.args)
+        yield Text("")
+
+
 def sandbox_line(blocked: str) -> Text:
     """One thing the sandbox refused, with the command that would allow it where there is one."""
     from tui.sandbox.actions import allow_target, short_form
@@ -204,20 +231,18 @@ class ToolPanel(Vertical):
             self.call_later(self._draw)
 
     def _draw(self) -> None:
-        """Re-render all rows; start or stop the 0.1 s clock as needed."""
+        """Show the rows (only batches that changed are drawn again); start or stop the 0.1 s clock as needed."""
         self._redraw_pending = False
         now = self.clock()
-        todo_parts: list[RenderableType] = [render_todos(self.todos), Text("")] if self.todos else []
-        if not self.batches and todo_parts:
-            self._body.update(Group(*todo_parts))
-        elif not self.batches:
-            self._body.update(EMPTY_TEXT)
-        else:
-            parts: list[RenderableType] = list(todo_parts)
-            width = timeline_width_for(self.size.width - 2)
-            for batch in reversed(self.batches):
-                parts.extend([render_batch(batch, now, width), Text("")])
-            self._body.update(Group(*parts))
+        pieces: list[tuple[Hashable | None, RenderableType]] = []
+        if self.todos:
+            pieces.append((("todos", repr(self.todos)), Group(render_todos(self.todos), Text(""))))
+        if not self.batches and not pieces:
+            pieces.append((("empty",), EMPTY_TEXT))
+        width = timeline_width_for(self.size.width - 2)
+        for batch in reversed(self.batches):
+            pieces.append(((batch.key, width, batch_signature(batch, now)), _BatchPiece(batch, now, width)))
+        self._body.show(pieces)
         if self.active and self._timer is None:
             self._timer = self.set_interval(0.1, self._draw)
         elif not self.active and self._timer is not None:

@@ -20,6 +20,8 @@ from textual.widgets.tree import TreeNode
 from tui.sanitize import one_line, visible
 from tui.wording import plural
 
+from .image_blocks import abbreviated, data_text, image_hint, is_image_source, sent_bytes
+
 #: characters of a string shown in a tree label
 LABEL_CHARS = 200
 #: children added per expand (the rest behind a "… more" node)
@@ -68,6 +70,8 @@ def _summary(value: Any) -> Text:
             hints.append(shorten(content, 60))
     elif "type" in value:
         hints.append(shorten(str(value["type"]), 60))
+        if (picture := image_hint(value)) is not None:  # what a picture is, not its base64
+            hints.append(picture)
         for key in ("name", "tool_use_id", "id"):
             if key in value:
                 hints.append(shorten(str(value[key]), 60))
@@ -108,7 +112,10 @@ class JsonTree(Tree[JsonNode]):
 
     def _add_child(self, parent: TreeNode[JsonNode], key: str, value: Any, path: str) -> None:
         container = isinstance(value, (dict, list)) and len(value) > 0
-        parent.add(node_label(key, value), JsonNode(value, path), allow_expand=container)
+        label = node_label(key, value)
+        if key == "data" and parent.data is not None and is_image_source(parent.data.value):
+            label = Text.assemble((key, "bold"), ": ", (data_text(parent.data.value), "green"))
+        parent.add(label, JsonNode(value, path), allow_expand=container)
 
     def _load_children(self, node: TreeNode[JsonNode], start: int = 0) -> None:
         data = node.data
@@ -175,10 +182,13 @@ class JsonView(Vertical):
     def show_detail(self, data: JsonNode) -> None:
         """Show the whole value of one node (strings raw, containers as indented JSON)."""
         value = data.value
-        if isinstance(value, str):
+        if isinstance(value, str) and data.path.endswith(".source.data") and len(value) > LABEL_CHARS:
+            text = f"(base64 of {sent_bytes(value):,} bytes: save the view for all of it)"
+            note = plural(len(value), "char")
+        elif isinstance(value, str):
             text, note = value, plural(len(value), "char")
         else:
-            text = json.dumps(value, indent=2, ensure_ascii=False)
+            text = json.dumps(abbreviated(value), indent=2, ensure_ascii=False)
             note = f"{plural(len(text), 'char')} of JSON"
             if len(text) > DETAIL_CHARS:
                 text = text[:DETAIL_CHARS] + "\n… (cut here: save the view for the whole JSON)"

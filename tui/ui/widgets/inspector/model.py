@@ -121,6 +121,17 @@ class ApiCall:
         return [{"t": round(t, 3), "type": kind, "data": data} for t, kind, data in self.raw_events]
 
 
+#: calls whose request body and raw SSE events stay in memory (older ones keep their summary and response:
+#: each body holds the whole history, so a long day kept hundreds of megabytes; the transcript has them all)
+KEEP_FULL_CALLS = 100
+
+
+def retired_body(number: int) -> dict[str, Any]:
+    """What the Request view shows for a call whose body is no longer held."""
+    return {"note": f"Request #{number} is no longer held in memory (the inspector keeps the last "
+                    f"{KEEP_FULL_CALLS} in full); the session's transcript has it."}
+
+
 class InspectorModel:
     """The list of API calls of a session, fed one engine event at a time."""
 
@@ -161,6 +172,10 @@ class InspectorModel:
             if event.loop_path == "main":
                 call.steered, self._steered = self._steered, ()
             self.calls.append(call)
+            if len(self.calls) > KEEP_FULL_CALLS:
+                old = self.calls[-KEEP_FULL_CALLS - 1]
+                old.body, old.raw_events = retired_body(old.number), ()
+                old.version += 1
             return call
         if isinstance(event, MessagesSteered):
             self._steered = event.texts

@@ -20,7 +20,7 @@ if TYPE_CHECKING:
 
 
 def refresh_tab(panel: Inspector) -> None:
-    """Draw the lanes and list the bars (rebuilt when the timeline changed)."""
+    """Draw the lanes and list the bars (only the rows of bars that changed since the last time)."""
     model = panel.timeline
     width = max(panel.size.width - 22, 20)
     panel.query_one("#inspector-timeline", Static).update(render(model, width, time.time()))
@@ -31,14 +31,25 @@ def refresh_tab(panel: Inspector) -> None:
         return
     table._timeline_version = model.version  # type: ignore[attr-defined]
     start, _ = model.span(time.time())
+    if getattr(table, "_timeline_start", None) != start:  # the times are relative to the first bar: all change
+        table.clear()
+        table._timeline_start, table._timeline_final = start, 0  # type: ignore[attr-defined]
+    # bars are only appended, and a finished bar never changes: rows before the first unfinished one stay
+    final = getattr(table, "_timeline_final", 0)
+    for index in range(final, table.row_count):
+        table.remove_row(str(index))
     row = table.cursor_row
-    table.clear()
-    for bar in model.bars:
+    bars = model.bars
+    for index in range(final, len(bars)):
+        bar = bars[index]
         duration = f"{(bar.end - bar.start):.2f}s" if bar.end is not None else "…"
         table.add_row(Text(one_line(bar.lane)), Text(one_line(bar.label)[:60]),
-                      f"+{(bar.asked or bar.start) - start:.2f}s", duration, Text(one_line(bar.outcome)))
-    if model.bars:
-        table.move_cursor(row=min(row, len(model.bars) - 1))
+                      f"+{(bar.asked or bar.start) - start:.2f}s", duration, Text(one_line(bar.outcome)), key=str(index))
+    while final < len(bars) and bars[final].end is not None:
+        final += 1
+    table._timeline_final = final  # type: ignore[attr-defined]
+    if bars:
+        table.move_cursor(row=min(row, len(bars) - 1))
 
 
 def show_bar(panel: Inspector, row: int) -> None:

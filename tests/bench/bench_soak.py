@@ -1,0 +1,114 @@
+"""The soak benchmark (`--only soak`): one app process through a compressed long day on the fake API.
+
+2,000 turns, 200 subagents, 20,000 tool calls, 50 MB of tool output, 5 compactions, the conversation paged
+up and back, the inspector and its timeline opened, /rewind twice (`soak.py` drives it). Reported: RSS after
+warm-up (a tenth of the day) and at the end, UI frame work p95 in the first and last tenth, descriptors,
+threads and child processes at the end against before the app, the transcript's and the checkpoint
+store's size per turn in each half of the day. `--quick` runs a tenth of the day.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import gc
+import os
+import shutil
+import tempfile
+from pathlib import Path
+from typing import Any
+
+from tests.fakeapi import FakeAPI
+from tests.fakeapi.demo_project import make_demo_project
+
+from .common import Settings, disable_nagle_in_fake_api, percentile, row
+from .soak import Plan, Report, finish, process_counts, run, script
+
+
+def day(settings: Settings) -> Plan:
+    full = Plan()
+    if not settings.quick:
+        return full
+    return Plan(turns=full.turns // 10, subagents=full.subagents // 10, tool_calls=full.tool_calls // 10,
+                output_bytes=full.output_bytes // 10, compactions=full.compactions, rewinds=full.rewinds)
+
+
+def measure(settings: Settings) -> list[dict[str, Any]]:
+    from tui.agent.options import AgentOptions
+    from tui.agent.session import AgentSession
+    from tui.ui.app import AgentApp
+
+    disable_nagle_in_fake_api()
+    plan = day(settings)
+    root = Path(tempfile.mkdtemp(prefix="bench-soak-"))
+    saved = {k: os.environ.get(k) for k in ("HOME", "ANTHROPIC_BASE_URL", "ANTHROPIC_API_KEY")}
+    try:
+        os.environ["HOME"] = str(root / "home")
+        project = make_demo_project(root / "project")
+        sessions = root / "sessions"
+        with FakeAPI(script(plan, project), validate=False, simulate_cache=False) as api:
+            os.environ["ANTHROPIC_BASE_URL"], os.environ["ANTHROPIC_API_KEY"] = api.base_url, "sk-test"
+            gc.collect()
+            report = Report(start=process_counts())
+            options = AgentOptions(project_dir=project, interactive=True, transcript=True, sessions_dir=sessions,
+                                   permission_mode="bypassPermissions")
+            session = AgentSession(options)
+            session.prepare()
+            asyncio.run(run(plan, AgentApp(options, session=session), sessions, report))
+            finish(report)
+    finally:
+        for key, value in saved.items():
+            if value is None:
+                os.environ.pop(key, None)
+            else:
+                os.environ[key] = value
+        shutil.rmtree(root, ignore_errors=True)
+    return rows(plan, report)
+
+
+def rows(plan: Plan, report: Report) -> list[dict[str, Any]]:
+    tenth = max(1, plan.turns // 10)
+    first = [ms for turn, ms in report.frames if turn <= tenth]
+    last = [ms for turn, ms in report.frames if turn > plan.turns - tenth]
+    day_note = (f"{plan.turns} turns, {plan.subagents} subagents, {plan.tool_calls} tool calls, "
+                f"{plan.output_bytes / 1e6:.0f} MB of tool output, {report.compactions} compactions, "
+                f"{report.rewinds} rewinds, paging, inspector and timeline opened; {report.seconds / 60:.1f} min")
+    growth = report.rss_end / report.rss_warm - 1 if report.rss_warm else None
+    half = [s for s in report.storage if s[0] <= plan.turns // 2]
+    per_turn = [(t / n, c / n) for n, t, c in report.storage if n]
+    early = half[-1] if half else report.storage[0]
+    end = report.storage[-1]
+    # bytes a turn added in the second half, against the first: linear storage keeps the same rate
+    first_rate = (early[1] / early[0], early[2] / early[0])
+    second_rate = ((end[1] - early[1]) / max(1, end[0] - early[0]), (end[2] - early[2]) / max(1, end[0] - early[0]))
+    start, end_counts = report.start, report.end
+    back = all(end_counts[k] <= start[k] for k in ("fds", "threads", "children"))
+    out = [
+        row("soak: RSS at the end of the day", report.rss_end, report.rss_warm, "≤ 1.10× after warm-up", unit="MiB",
+            met=growth is not None and growth <= 0.10, baseline_label=f"after warm-up (turn {tenth}), same process",
+            note=day_note),
+        row("soak: UI frame work p95, last tenth of the day", percentile(last, 95), percentile(first, 95),
+            "≤ 1.2× first tenth", unit="ms", met=percentile(last, 95) <= 1.2 * percentile(first, 95),
+            baseline_label="first tenth, same process",
+            note=f"{len(last)} and {len(first)} frames; UI-thread CPU between frames written"),
+        row("soak: descriptors, threads, child processes left after the app closed",
+            sum(end_counts.get(k, 0) - start.get(k, 0) for k in ("fds", "threads", "children")), 0.0,
+            "back to the start values", met=back,
+            note=f"start {start}, after warm-up {report.warm}, end {end_counts}; threads left: "
+                 f"{', '.join(report.leftover_threads) or 'none'}"),
+        row("soak: transcript per turn", second_rate[0] / 1024, first_rate[0] / 1024, "linear in turns", unit="KiB",
+            met=second_rate[0] <= 1.25 * first_rate[0], baseline_label="first half of the day",
+            note=f"{end[1] / 1e6:.1f} MB after {end[0]} turns; the second half's bytes per turn against the first's"),
+        row("soak: checkpoint store per turn", second_rate[1] / 1024, first_rate[1] / 1024, "linear in turns",
+            unit="KiB", met=second_rate[1] <= 1.25 * max(first_rate[1], 1e-9), baseline_label="first half of the day",
+            note=f"{end[2] / 1e6:.2f} MB after {end[0]} turns (blobs, manifests, subagent transcripts)"),
+        row("soak: widgets mounted, most at any checkpoint", float(report.widgets_max), None, "bounded",
+            met=None, note=f"sampled every {max(1, plan.turns // 20)} turns"),
+    ]
+    out[0]["samples"] = {"storage": report.storage, "per_turn": per_turn}
+    return out
+
+
+if __name__ == "__main__":
+    import json
+
+    print(json.dumps(measure(Settings(quick=True)), indent=1, default=str))

@@ -1,0 +1,261 @@
+"""A compressed long day in one app process, on the fake API: the driver of `bench_soak.py` and of the short soak
+test (`tests/ui/test_soak.py`).
+
+Every turn asks for tool calls (Read, Grep, Glob, Bash; now and then an Agent whose subagent reads a file),
+then streams a short reply. A few Bash calls print a megabyte each (most of the day's tool output: streamed
+to the screen, cut to 30,000 characters for the model); the rest print a line. Along the way the history is
+compacted, the conversation is paged up and back, the inspector and its timeline are opened, and /rewind
+takes the conversation back twice.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import gc
+import os
+import re
+import threading
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from tests.fakeapi import reply, tool_use
+
+PROMPT = "soak turn {n}: look around"
+SUB_PROMPT = "soak subagent {n}"
+SUMMARY_MARK = "Write a concise but complete summary"
+#: bytes a "big" Bash call prints (streamed to the screen; the model gets 30,000 characters of it)
+BIG_OUTPUT = 1_000_000
+
+
+@dataclass
+class Plan:
+    """How long the day is; the defaults are the benchmark's (the test uses about 100 turns)."""
+
+    turns: int = 2000
+    subagents: int = 200
+    tool_calls: int = 20000
+    output_bytes: int = 50_000_000
+    compactions: int = 5
+    rewinds: int = 2
+    pages: bool = True
+    inspector: bool = True
+
+    def calls_per_turn(self) -> int:
+        return max(1, self.tool_calls // self.turns)
+
+    def big_every(self) -> int:
+        """One big Bash call every this many turns (so that the big ones add up to `output_bytes`)."""
+        big_calls = max(1, self.output_bytes // BIG_OUTPUT)
+        return max(1, self.turns // big_calls)
+
+
+def script(plan: Plan, project: Path) -> Any:
+    """The fake API's answer to each request of the day."""
+    files = sorted(p for p in project.iterdir() if p.is_file())
+    agent_every = max(1, plan.turns // max(1, plan.subagents)) if plan.subagents else 0
+
+    def answer(body: dict[str, Any]) -> Any:
+        messages = body.get("messages") or []
+        first = str(messages[0].get("content")) if messages else ""
+        last = str(messages[-1].get("content")) if messages else ""
+        if SUMMARY_MARK in last:
+            return reply("## Summary\n\n- the soak went on; nothing to keep but this line.")
+        sub = re.search(r"soak subagent (\d+)", first)
+        if sub:
+            if len(messages) == 1:
+                return reply("Reading.", tool_use("Read", {"file_path": str(files[0]), "limit": 5}), stop_reason="tool_use")
+            return reply(f"subagent {sub.group(1)} done: the file has a header.")
+        turn = re.search(r"soak turn (\d+)", last)
+        if turn is None or not body.get("tools"):
+            return reply(f"Turn done. {'words ' * 40}The end.")
+        n = int(turn.group(1))
+        calls = []
+        count = plan.calls_per_turn()
+        if agent_every and n % agent_every == 0 and n // agent_every < plan.subagents:
+            calls.append(tool_use("Agent", {"description": f"sub {n}", "prompt": SUB_PROMPT.format(n=n),
+                                            "subagent_type": "general-purpose"}))
+        if n % plan.big_every() == 0:
+            calls.append(tool_use("Bash", {"command": f"head -c {BIG_OUTPUT} /dev/zero | tr '\\0' 'x' | fold -w 100"}))
+        while len(calls) < count:
+            k = len(calls) + n
+            kind = k % 4
+            if kind == 0:
+                calls.append(tool_use("Read", {"file_path": str(files[k % len(files)]), "limit": 8}))
+            elif kind == 1:
+                calls.append(tool_use("Grep", {"pattern": "def", "output_mode": "count"}))
+            elif kind == 2:
+                calls.append(tool_use("Glob", {"pattern": "*.py"}))
+            else:
+                calls.append(tool_use("Bash", {"command": f"echo soak {n} {k}"}))
+        return reply(f"Turn {n}: looking with {len(calls)} tools.", *calls, stop_reason="tool_use")
+    return answer
+
+
+def process_counts() -> dict[str, int]:
+    """Open descriptors, threads and live child processes of this process."""
+    pid = os.getpid()
+    children = 0
+    for entry in os.listdir("/proc"):
+        if not entry.isdigit():
+            continue
+        try:
+            stat = Path(f"/proc/{entry}/stat").read_text()
+        except OSError:
+            continue
+        fields = stat.rsplit(")", 1)[1].split()
+        if int(fields[1]) == pid and fields[0] != "Z":
+            children += 1
+    return {"fds": len(os.listdir("/proc/self/fd")), "threads": len(os.listdir("/proc/self/task")),
+            "children": children}
+
+
+def rss_mib() -> float:
+    for line in Path("/proc/self/status").read_text().splitlines():
+        if line.startswith("VmRSS:"):
+            return int(line.split()[1]) / 1024
+    return float("nan")
+
+
+def folder_bytes(folder: Path) -> tuple[int, int]:
+    """(transcript bytes, everything else: the checkpoint store and subagent transcripts' folders)."""
+    transcripts = other = 0
+    for path in folder.rglob("*"):
+        if path.is_file():
+            size = path.stat().st_size
+            if path.suffix == ".jsonl" and path.parent == folder:
+                transcripts += size
+            else:
+                other += size
+    return transcripts, other
+
+
+@dataclass
+class Report:
+    turns: int = 0
+    frames: list[tuple[int, float]] = field(default_factory=list)  # (turn, UI-thread CPU ms before the frame)
+    rss_warm: float = 0.0
+    rss_end: float = 0.0
+    #: descriptors, threads, child processes: before the app was built, after warm-up, after it closed
+    start: dict[str, int] = field(default_factory=dict)
+    warm: dict[str, int] = field(default_factory=dict)
+    end: dict[str, int] = field(default_factory=dict)
+    storage: list[tuple[int, int, int]] = field(default_factory=list)  # (turn, transcript bytes, store bytes)
+    widgets_max: int = 0
+    compactions: int = 0
+    rewinds: int = 0
+    seconds: float = 0.0
+    messages: list[dict[str, Any]] = field(default_factory=list)
+    transcript: Path | None = None
+    leftover_threads: list[str] = field(default_factory=list)
+
+
+async def _until(predicate: Any, timeout: float = 120.0) -> None:
+    deadline = time.monotonic() + timeout
+    while not predicate():
+        if time.monotonic() > deadline:
+            raise TimeoutError("the soak app did not get there in time")
+        await asyncio.sleep(0.005)
+
+
+async def run(plan: Plan, app: Any, sessions: Path, report: Report) -> Report:
+    """Drive `app` (an AgentApp on a session against the fake API) through the day.
+
+    `report.start` holds the process's counts from before the app was built; the app is closed at the end.
+    """
+    from textual import events
+
+    from tui.agent.events import CompactionFinished
+    from tui.ui.screens.rewind_screen import RewindScreen
+
+    started = time.perf_counter()
+    compacted = [0]
+    app.session.bus.subscribe(lambda e: isinstance(e, CompactionFinished) and compacted.__setitem__(0, compacted[0] + 1),
+                              inline=True, name="soak")
+    async with app.run_test(size=(140, 45)) as pilot:
+        await pilot.pause()
+        inner = app._display
+        last = [time.thread_time()]
+        turn_now = [0]
+
+        def display(screen: Any, renderable: Any) -> None:
+            inner(screen, renderable)
+            if renderable is None or app._batch_count or screen is not app.screen:
+                return
+            render = getattr(renderable, "render_segments", None)
+            if render is not None:
+                render(app.console)
+            now = time.thread_time()
+            report.frames.append((turn_now[0], (now - last[0]) * 1000))
+            last[0] = now
+
+        app._display = display
+        session = app.session
+        compact_every = plan.turns // (plan.compactions + 1) if plan.compactions else 0
+        rewind_at = {plan.turns * (i + 1) // (plan.rewinds + 1) + 7 for i in range(plan.rewinds)}
+        warm = max(2, plan.turns // 10)
+        for n in range(1, plan.turns + 1):
+            turn_now[0] = n
+            done = session.turn_count + 1
+            await app.submit_prompt(PROMPT.format(n=n))
+            await _until(lambda: session.turn_count >= done and not session.running and not app.controller.busy)
+            await pilot.pause()
+            if n == warm:
+                gc.collect()
+                report.rss_warm = rss_mib()
+                report.warm = process_counts()
+            if compact_every and n % compact_every == 0 and report.compactions < plan.compactions:
+                before = compacted[0]
+                await app.submit_prompt("/compact")
+                await _until(lambda: compacted[0] > before and not session.running and not app.controller.busy)
+                report.compactions += 1
+            if plan.pages and n % 50 == 25:
+                for _ in range(3):
+                    app.post_message(events.Key("pageup", None))
+                    await pilot.pause()
+                app.post_message(events.Key("end", None))
+                await pilot.pause()
+            if plan.inspector and n == plan.turns // 3:
+                await pilot.press("f2")
+                await _until(lambda: app.inspector is not None)
+                app.inspector.show_view("timeline")
+                await pilot.pause()
+            if plan.inspector and n == plan.turns // 3 + 20:
+                await pilot.press("f2")
+            if n in rewind_at:
+                await app.submit_prompt("/rewind")
+                await _until(lambda: isinstance(app.screen, RewindScreen))
+                await pilot.press("enter")
+                await _until(lambda: getattr(app.screen, "stage", "") == "choose")
+                await pilot.press("2")  # the conversation only (the day's files are left as they are)
+                await _until(lambda: not isinstance(app.screen, RewindScreen))
+                app.prompt_area.load_text("")
+                report.rewinds += 1
+            if n % max(1, plan.turns // 20) == 0 or n == plan.turns:
+                report.widgets_max = max(report.widgets_max, len(list(app.screen.walk_children(with_self=False))))
+                folder = Path(session.transcript.path).parent if session.transcript else sessions
+                transcript_bytes, store_bytes = folder_bytes(folder)
+                report.storage.append((n, transcript_bytes, store_bytes))
+        report.turns = plan.turns
+        report.messages = list(session.messages)
+        report.transcript = Path(session.transcript.path) if session.transcript else None
+        app._display = inner
+    app.session.close()
+    report.seconds = time.perf_counter() - started
+    return report
+
+
+def finish(report: Report, wait_s: float = 12.0) -> Report:
+    """After the app's event loop has ended: wait for threads to wind down, then take the end counts and RSS.
+
+    Idle AnyIO workers (the theme watcher's) exit 10 s after their last job; `wait_s` covers that.
+    """
+    deadline = time.monotonic() + wait_s
+    while time.monotonic() < deadline and len(os.listdir("/proc/self/task")) > report.start.get("threads", 0):
+        time.sleep(0.1)
+    report.leftover_threads = sorted(t.name for t in threading.enumerate() if t is not threading.main_thread())
+    gc.collect()
+    report.rss_end = rss_mib()
+    report.end = process_counts()
+    return report

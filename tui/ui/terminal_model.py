@@ -1,0 +1,512 @@
+"""What the terminal shows, cell by cell, so a partial update writes only the cells that change.
+
+Textual's partial update rewrites every dirty span in full: a status line whose clock ticks rewrites the whole
+line, and a conversation that scrolls one row while a reply streams rewrites every row it shows (it has no
+notion of the terminal's own scrolling). `TerminalModel` keeps, for each row, the characters and looks the
+last updates left there. `DiffChopsUpdate` (built by the row compositor) works out the rows its spans
+produce, then
+
+- when a band of rows shows what the terminal has a few rows further down (or up), scrolls that band with
+  the terminal's scroll region (`ESC[top;bottom r`, `ESC[n S` / `ESC[n T`) instead of redrawing it,
+- and writes, row by row, only the runs of cells that differ from what the terminal has.
+
+The cells that end up on the terminal are the ones Textual's own update would leave there. A row the model
+does not know (never drawn through it, or drawn by an update that is not tracked: another screen, a modal,
+after a suspend) is written as Textual would write its spans, and becomes known once a full row is drawn.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping, Sequence
+from typing import Any
+
+from rich.cells import get_character_cell_size
+from rich.color import ColorSystem
+from rich.console import Console
+from rich.segment import Segment
+from rich.style import Style
+from textual._compositor import ChopsUpdate, LayoutUpdate
+from textual.geometry import Size
+from textual.strip import Strip
+
+#: a row: the text of each cell ("" for the right half of a wide character) and its look (SGR codes or a Link)
+Row = tuple[list[str], list[Any]]
+#: unchanged cells between two changed runs of a row that are rewritten rather than jumped over (a cursor move
+#: costs about as many bytes)
+GAP = 8
+#: a band is scrolled only when it saves at least this many cells from being written
+MIN_SCROLL_CELLS = 160
+
+
+class Link:
+    """The look of a hyperlinked cell: compared by its codes and URL, drawn with its style."""
+
+    __slots__ = ("codes", "url", "style")
+
+    def __init__(self, codes: str, url: str, style: Style) -> None:
+        self.codes, self.url, self.style = codes, url, style
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, Link) and other.codes == self.codes and other.url == self.url
+
+    def __hash__(self) -> int:
+        return hash((self.codes, self.url))
+
+
+class TerminalModel:
+    """The rows the terminal shows; None for a row not known."""
+
+    def __init__(self) -> None:
+        self.width = self.height = 0
+        self.rows: list[Row | None] = []
+
+    def reset(self, width: int, height: int) -> None:
+        self.width, self.height = width, height
+        self.rows = [None] * height
+
+    def invalidate(self) -> None:
+        """Forget every row (the terminal was drawn by something that is not tracked)."""
+        self.rows = [None] * self.height
+
+
+def look_of(style: Style | None, color_system: ColorSystem) -> Any:
+    if style is None:
+        return ""
+    codes = style._ansi or style._make_ansi_codes(color_system)
+    if style._link:
+        return Link(codes, style._link, style)
+    return codes
+
+
+def add_cells(segments: Iterable[Segment], chars: list[str], looks: list[Any], color_system: ColorSystem) -> bool:
+    """Append the cells of `segments`; False if a segment holds what the model cannot follow (a control)."""
+    for text, style, control in segments:
+        if control or not text:
+            if control:
+                return False
+            continue
+        look = look_of(style, color_system)
+        if text.isascii():
+            if not text.isprintable():
+                return False
+            chars.extend(text)
+            looks.extend([look] * len(text))
+            continue
+        for ch in text:
+            width = get_character_cell_size(ch)
+            if width == 1:
+                chars.append(ch)
+                looks.append(look)
+            elif width == 2:
+                chars += (ch, "")
+                looks += (look, look)
+            elif width == 0 and chars and chars[-1] is not None and ord(ch) >= 0x300:
+                # a combining mark, joiner or selector rides on the character before it
+                chars[-2 if chars[-1] == "" and len(chars) > 1 else -1] += ch
+            else:  # a control character
+                return False
+    return True
+
+
+def row_of(strips: Iterable[Strip], width: int, color_system: ColorSystem) -> Row | None:
+    chars: list[str] = []
+    looks: list[Any] = []
+    for strip in strips:
+        if not add_cells(strip, chars, looks, color_system):
+            return None
+    return (chars, looks) if len(chars) == width else None
+
+
+_LOOKS: dict[str, tuple[frozenset[str], str, str]] = {}
+#: attributes that leave a blank cell looking blank (underline, reverse, strike, overline… show on a space)
+_BLANK_SAFE = frozenset({"1", "2", "3"})
+
+
+def parse_look(codes: str) -> tuple[frozenset[str], str, str]:
+    """SGR codes as Rich writes them: (attributes, foreground, background); "" for a default colour."""
+    parsed = _LOOKS.get(codes)
+    if parsed is None:
+        attrs: list[str] = []
+        fg = bg = ""
+        parts = codes.split(";") if codes else []
+        i = 0
+        while i < len(parts):
+            p = parts[i]
+            if p in ("38", "48") and i + 1 < len(parts):
+                n = 5 if parts[i + 1] == "2" else 3
+                colour = ";".join(parts[i:i + n])
+                i += n
+                if p == "38":
+                    fg = colour
+                else:
+                    bg = colour
+                continue
+            if p.isdigit() and (30 <= int(p) <= 37 or 90 <= int(p) <= 97):
+                fg = p
+            elif p.isdigit() and (40 <= int(p) <= 47 or 100 <= int(p) <= 107):
+                bg = p
+            elif p == "39":
+                fg = ""
+            elif p == "49":
+                bg = ""
+            elif p:
+                attrs.append(p)
+            i += 1
+        parsed = _LOOKS[codes] = (frozenset(attrs), fg, bg)
+    return parsed
+
+
+def sgr(current: str, new: str) -> str:
+    """The shortest SGR sequence that turns the look `current` into `new` ("" is the default look)."""
+    full = f"\x1b[0;{new}m" if new else "\x1b[0m"
+    attrs_c, fg_c, bg_c = parse_look(current)
+    attrs_n, fg_n, bg_n = parse_look(new)
+    if not attrs_c <= attrs_n:  # an attribute to turn off: start from the default
+        return full
+    parts = sorted(attrs_n - attrs_c)
+    if fg_n != fg_c:
+        parts.append(fg_n or "39")
+    if bg_n != bg_c:
+        parts.append(bg_n or "49")
+    step = f"\x1b[{';'.join(parts)}m"
+    return step if len(step) < len(full) else full
+
+
+def blank_alike(current: str, new: str) -> bool:
+    """Whether blanks drawn in the look `current` look like blanks in `new` (same background, nothing drawn)."""
+    attrs_c, _, bg_c = parse_look(current)
+    attrs_n, _, bg_n = parse_look(new)
+    return bg_c == bg_n and attrs_c <= _BLANK_SAFE and attrs_n <= _BLANK_SAFE
+
+
+class _Writer:
+    """Terminal bytes: cursor moves only when needed, a look set only when it changes, and then by what changes."""
+
+    def __init__(self, color_system: ColorSystem) -> None:
+        self.out: list[str] = []
+        self.color_system = color_system
+        self.cursor: tuple[int, int] | None = None
+        self.current: str | None = None  # the SGR codes the terminal has now (None: the default)
+
+    def move(self, x: int, y: int) -> None:
+        if self.cursor != (x, y):
+            self.out.append(f"\x1b[{y + 1};{x + 1}H")
+
+    def reset(self) -> None:
+        if self.current is not None:
+            self.out.append("\x1b[0m")
+            self.current = None
+
+    def segments(self, x: int, y: int, strip: Strip) -> None:
+        """Write a strip as it is (a span of a row the model does not know)."""
+        self.move(x, y)
+        append = self.out.append
+        for text, style, _ in strip:
+            if style is not None and style._link:
+                self.reset()
+                append(Style.render(style, text, color_system=self.color_system))
+                continue
+            codes = (style._ansi or style._make_ansi_codes(self.color_system)) if style is not None else ""
+            if codes != (self.current or ""):
+                append(sgr(self.current or "", codes))
+                self.current = codes or None
+            append(text)
+        self.cursor = (x + strip.cell_length, y)
+
+    def cells(self, row: Row, start: int, end: int, y: int, width: int) -> None:
+        """Write the cells start…end-1 of a row."""
+        chars, looks = row
+        self.move(start, y)
+        append = self.out.append
+        i = start
+        while i < end:
+            look = looks[i]
+            j = i + 1
+            while j < end and looks[j] == look:
+                j += 1
+            text = "".join(chars[i:j])
+            current = self.current or ""
+            if isinstance(look, Link):
+                self.reset()
+                append(Style.render(look.style, text, color_system=self.color_system))
+            elif look != current and not (text.isspace() and text.isascii() and blank_alike(current, look)):
+                append(sgr(current, look))
+                self.current = look or None
+                append(text)
+            else:
+                append(text)
+            i = j
+        self.cursor = (end, y) if end < width else None
+
+    def text(self) -> str:
+        self.reset()
+        return "".join(self.out)
+
+
+def changed_runs(new: Row, old: Row, width: int) -> list[tuple[int, int]]:
+    """The runs [start, end) of cells that differ, runs less than GAP apart joined, wide characters kept whole."""
+    nc, nl = new
+    oc, ol = old
+    if nc == oc and nl == ol:
+        return []
+    runs: list[tuple[int, int]] = []
+    step = GAP
+    for a in range(0, width, step):  # compare a chunk at a time (in C), then find the edges within it
+        b = min(width, a + step)
+        if nc[a:b] == oc[a:b] and nl[a:b] == ol[a:b]:
+            continue
+        if runs and runs[-1][1] == a:
+            runs[-1] = (runs[-1][0], b)
+        else:
+            runs.append((a, b))
+    out = []
+    for start, end in runs:
+        while nc[start] == oc[start] and nl[start] == ol[start]:
+            start += 1
+        while nc[end - 1] == oc[end - 1] and nl[end - 1] == ol[end - 1]:
+            end -= 1
+        if out and start - out[-1][1] < GAP:
+            start = out.pop()[0]
+        while start > 0 and nc[start] == "":
+            start -= 1
+        while end < width and nc[end] == "":
+            end += 1
+        out.append((start, end))
+    return out
+
+
+def _best_band(gains: list[int], offset: int) -> tuple[int, int, int]:
+    """The largest-sum run of gains: (sum, first, last), indices shifted by offset."""
+    best = (0, 0, -1)
+    total, first = 0, 0
+    for i, g in enumerate(gains):
+        if total <= 0:
+            total, first = g, i
+        else:
+            total += g
+        if total > best[0]:
+            best = (total, first + offset, i + offset)
+    return best
+
+
+def _pieces_of(row: Row | None, ranges: Sequence[tuple[int, int]]) -> list[Any]:
+    """The row cut where the widgets on it meet: a key per piece (None for a row not known)."""
+    if row is None:
+        return [None] * len(ranges)
+    chars, looks = row
+    return [("".join(chars[a:b]), tuple(looks[a:b])) for a, b in ranges]
+
+
+def find_scroll(new: list[Row | None], old: list[Row | None], touched: Iterable[int],
+                ranges: Sequence[Sequence[tuple[int, int]]]) -> tuple[int, int, int] | None:
+    """(top, bottom, shift) of a band of rows whose content moved up (shift > 0) or down (shift < 0).
+
+    Rows are compared piece by piece, a piece being the part of a row one widget draws (`ranges`, per row):
+    a conversation that scrolled beside a tool panel that did not still moves as a band, and only the
+    panel's part of its rows is written again. The band chosen saves the most cells from being written.
+    """
+    height = len(old)
+    touched = list(touched)
+    # where each piece of the new rows was among the old rows, in the same columns (blank pieces say nothing)
+    index: dict[tuple[int, int], dict[Any, list[int]]] = {}
+    for y in touched:
+        for a, b in ranges[y]:
+            if b - a > 2 and (a, b) not in index:
+                found: dict[Any, list[int]] = {}
+                for source, row in enumerate(old):
+                    if row is not None:
+                        found.setdefault(("".join(row[0][a:b]), tuple(row[1][a:b])), []).append(source)
+                index[(a, b)] = found
+    votes: dict[int, int] = {}
+    for y in touched:
+        row = new[y]
+        if row is None:
+            continue
+        for (a, b), key in zip(ranges[y], _pieces_of(row, ranges[y])):
+            if b - a <= 2 or key[0].isspace():
+                continue
+            places = index[(a, b)].get(key)
+            if places and len(places) == 1 and places[0] != y:
+                votes[places[0] - y] = votes.get(places[0] - y, 0) + (b - a)
+    if not votes:
+        return None
+
+    new_pieces = [_pieces_of(row, ranges[y]) for y, row in enumerate(new)]
+
+    def same(y: int, source: int) -> int:
+        """Cells of the new row y that the old row `source` already shows in the same columns."""
+        a_row, b_row = new[y], old[source]
+        if a_row is None or b_row is None:
+            return 0
+        if a_row is b_row or a_row == b_row:
+            return len(a_row[0])
+        return sum(b - a for (a, b), k1, k2 in zip(ranges[y], new_pieces[y], _pieces_of(b_row, ranges[y]))
+                   if k1 == k2)
+
+    stay = [same(y, y) for y in range(height)]
+    best: tuple[int, int, int, int] | None = None  # (saved cells, top, bottom, shift)
+    for shift in sorted(votes, key=votes.__getitem__, reverse=True)[:3]:
+        m = abs(shift)
+        if m >= height:
+            continue
+        if shift > 0:  # content moved up: new[y] is old[y + m]
+            gains = [same(y, y + m) - stay[y] for y in range(height - m)]
+            gain, first, last = _best_band(gains, 0)
+            top, bottom = first, last + m
+            lost = sum(stay[y] for y in range(last + 1, bottom + 1))
+        else:  # content moved down: new[y] is old[y - m]
+            gains = [same(y, y - m) - stay[y] for y in range(m, height)]
+            gain, first, last = _best_band(gains, m)
+            top, bottom = first - m, last
+            lost = sum(stay[y] for y in range(top, first))
+        saved = gain - lost
+        if best is None or saved > best[0]:
+            best = (saved, top, bottom, shift)
+    if best is None or best[0] < MIN_SCROLL_CELLS:
+        return None
+    _, top, bottom, shift = best
+    return top, bottom, shift
+
+
+class DiffChopsUpdate(ChopsUpdate):
+    """A partial update written against the terminal model: scrolled bands, then only the cells that changed."""
+
+    def __init__(self, chops: Sequence[Mapping[int, Strip | None]], spans: list[tuple[int, int, int]],
+                 chop_ends: list[list[int]], terminal: TerminalModel, size: Size) -> None:
+        super().__init__(chops, spans, chop_ends)
+        self.terminal = terminal
+        self.size = size
+        self._rendered: str | None = None
+
+    def render_segments(self, console: Console) -> str:
+        if self._rendered is None:  # once: it moves the model on
+            self._rendered = self._render(console._color_system or ColorSystem.TRUECOLOR)
+        return self._rendered
+
+    def _pieces(self) -> dict[int, list[tuple[int, Strip]]]:
+        """Per row, what Textual's update writes: (x, strip) for each chop a span crosses."""
+        pieces: dict[int, list[tuple[int, Strip]]] = {}
+        chops, chop_ends = self.chops, self.chop_ends
+        for y, x1, x2 in self.spans:
+            row = pieces.setdefault(y, [])
+            for end, (x, strip) in zip(chop_ends[y], chops[y].items()):
+                if strip is None or x > x2 or end <= x1:
+                    continue
+                if not (x2 > x >= x1 and end <= x2):
+                    strip = strip.crop(0, min(end, x2) - x)
+                if strip.cell_length:
+                    row.append((x, strip))
+        return pieces
+
+    def _render(self, color_system: ColorSystem) -> str:
+        model = self.terminal
+        width, height = self.size
+        if (model.width, model.height) != (width, height):
+            model.reset(width, height)
+        old = model.rows
+        new: list[Row | None] = list(old)
+        whole: set[int] = set()  # known rows to draw in full (a wide character cut by a span)
+        blind: dict[int, list[tuple[int, Strip]]] = {}  # rows not known: their pieces written as they are
+        pieces = self._pieces()
+        for y, row_pieces in pieces.items():
+            if not 0 <= y < height:
+                continue
+            base = old[y]
+            chars: list[Any] = list(base[0]) if base is not None else [None] * width
+            looks: list[Any] = list(base[1]) if base is not None else [None] * width
+            ok = True
+            for x, strip in row_pieces:
+                c: list[str] = []
+                lk: list[Any] = []
+                if not add_cells(strip, c, lk, color_system) or x + len(c) > width:
+                    ok = False
+                    break
+                end = x + len(c)
+                if chars[x] == "" or (end < width and chars[end] == "" and c and c[-1] != ""):
+                    whole.add(y)  # the span cuts a wide character the terminal has
+                chars[x:end] = c
+                looks[x:end] = lk
+            if ok and (base is not None or None not in chars):
+                new[y] = (chars, looks)
+            else:  # drawn as Textual would, and not known until a whole row is drawn
+                new[y] = None
+                blind[y] = row_pieces
+        writer = _Writer(color_system)
+        touched = [y for y in pieces if 0 <= y < height]
+        base_rows = old
+        candidates = set(touched)
+        changed = [y for y in touched if new[y] is None or new[y] != old[y]]
+        if len(changed) >= 3:
+            # rows are compared in pieces cut where the dirty spans start and end (a conversation beside a panel)
+            bounds = sorted({0, width, *(x for _, x1, x2 in self.spans for x in (x1, x2) if 0 < x < width)})
+            if len(bounds) > 8:
+                bounds = [0, width]
+            ranges = [list(zip(bounds, bounds[1:]))] * height
+            scroll = find_scroll(new, old, changed, ranges)
+            if scroll is not None:
+                top, bottom, shift = scroll
+                m = abs(shift)
+                writer.out.append(f"\x1b[{top + 1};{bottom + 1}r\x1b[{m}{'S' if shift > 0 else 'T'}\x1b[r")
+                base_rows = list(old)
+                if shift > 0:
+                    base_rows[top:bottom + 1 - m] = old[top + m:bottom + 1]
+                    base_rows[bottom + 1 - m:bottom + 1] = [None] * m
+                else:
+                    base_rows[top + m:bottom + 1] = old[top:bottom + 1 - m]
+                    base_rows[top:top + m] = [None] * m
+                candidates.update(range(top, bottom + 1))
+        rows = model.rows = list(base_rows)
+        for y in sorted(candidates):
+            if y in blind:
+                for x, strip in blind[y]:
+                    writer.segments(x, y, strip)
+                rows[y] = None
+                continue
+            row = new[y]
+            if row is None:  # not known, not drawn by this update: a scrolled-in blank row we cannot fill
+                rows[y] = None
+                continue
+            before = base_rows[y]
+            if before is None or y in whole:
+                writer.cells(row, 0, width, y, width)
+            else:
+                for start, end in changed_runs(row, before, width):
+                    writer.cells(row, start, end, y, width)
+            rows[y] = row
+        return writer.text()
+
+
+class ModelLayoutUpdate(LayoutUpdate):
+    """Textual's full update, which also tells the terminal model what every row now shows."""
+
+    def __init__(self, strips: list[Iterable[Strip]], region: Any, terminal: TerminalModel) -> None:
+        super().__init__([list(line) for line in strips], region)
+        self.terminal = terminal
+        self._rendered: str | None = None
+
+    def render_segments(self, console: Console) -> str:
+        if self._rendered is None:  # once: it moves the model on
+            self._rendered = self._render(console)
+        return self._rendered
+
+    def _render(self, console: Console) -> str:
+        """Only the cells that changed when the terminal's every row is known (a full update asked for while
+        nothing else drew on it: a layer shown, a widget the size of the screen); else Textual's full write."""
+        color_system = console._color_system or ColorSystem.TRUECOLOR
+        model = self.terminal
+        width, height = self.region.width, self.region.height
+        rows = [row_of(line, width, color_system) for line in self.strips][:height]
+        rows += [None] * (height - len(rows))
+        known = (model.width, model.height) == (width, height) and None not in model.rows and None not in rows
+        if not known or self.region.x or self.region.y:
+            text = super().render_segments(console)
+            model.reset(width, height)
+            if not self.region.x and not self.region.y:
+                model.rows = rows
+            return text
+        writer = _Writer(color_system)
+        for y, (row, before) in enumerate(zip(rows, model.rows)):
+            for start, end in changed_runs(row, before, width):  # type: ignore[arg-type]
+                writer.cells(row, start, end, y, width)  # type: ignore[arg-type]
+        model.rows = rows  # type: ignore[assignment]
+        return writer.text()
