@@ -31,6 +31,15 @@ class PermissionReply:
     answered_by: str = ""
 
 
+def rule_value(rule: str) -> dict[str, str]:
+    """A rule text as Claude Code's {toolName, ruleContent} (a permission suggestion's rule)."""
+    name, _, rest = rule.partition("(")
+    value = {"toolName": name}
+    if rest:
+        value["ruleContent"] = rest[:-1] if rest.endswith(")") else rest
+    return value
+
+
 class PendingAsks:
     """The permission questions waiting for an answer, so a rule one answer adds settles the others at once.
 

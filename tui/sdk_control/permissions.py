@@ -14,21 +14,12 @@ from concurrent.futures import Future, InvalidStateError
 from typing import Any
 
 from tui.agent.events import Event, Notice, PermissionRequested
-from tui.agent.permission_gate import PermissionReply
+from tui.agent.permission_gate import PermissionReply, rule_value
 
 from .channel import ChannelClosed, ControlChannel
 
 ANSWERED_BY = "the Agent SDK's can_use_tool"
 MODES = ("default", "acceptEdits", "plan", "bypassPermissions")
-
-
-def rule_value(rule: str) -> dict[str, str]:
-    """A rule text as Claude Code's {toolName, ruleContent}."""
-    name, _, rest = rule.partition("(")
-    value = {"toolName": name}
-    if rest:
-        value["ruleContent"] = rest[:-1] if rest.endswith(")") else rest
-    return value
 
 
 def rule_text(value: Any) -> str | None:
