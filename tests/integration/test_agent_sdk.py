@@ -30,6 +30,8 @@ from tests.integration import test_sdk2
 ROOT = Path(__file__).resolve().parents[2]
 CASES = Path(__file__).with_name("agent_sdk_cases.py")
 MODEL = "claude-sonnet-5-5"
+#: the command the interrupt case stops (an odd length, so no other program's sleep is taken for it)
+SLEEP = "sleep 59.875"
 #: a folder where claude-agent-sdk is installed already (pip install --target): used instead of installing
 SITE_VARIABLE = "AGENT_TUI_AGENT_SDK_SITE"
 
@@ -46,7 +48,7 @@ def scripts(projects: Path) -> dict[str, Callable[[dict[str, Any], int], Step]]:
     def interrupt(body: dict[str, Any], n: int) -> Step:
         if "and now?" in json.dumps(body["messages"][-1]):
             return reply(text("Back after the interrupt."))
-        return reply(tool_use("Bash", {"command": "sleep 60"}), stop_reason="tool_use")
+        return reply(tool_use("Bash", {"command": SLEEP}), stop_reason="tool_use")
 
     writes = projects / "can_use_tool"
     return {
@@ -68,6 +70,13 @@ def scripts(projects: Path) -> dict[str, Callable[[dict[str, Any], int], Step]]:
                          reply(text("It is 5."))),
         "refused": steps(reply(text("This request should never be made."))),
     }
+
+
+def _cmdline(proc: Path) -> str:
+    try:
+        return (proc / "cmdline").read_bytes().replace(b"\0", b" ").decode(errors="replace")
+    except OSError:
+        return ""
 
 
 def first_text(body: dict[str, Any]) -> str:
@@ -209,6 +218,8 @@ def test_interrupt_ends_the_running_turn_and_the_next_one_runs(sdk):
     assert first["kind"] == "result" and first["is_error"] and first["stop_reason"] == "interrupted"
     assert result["seconds_after_interrupt"] < 20  # not the 60 s of the sleep
     assert result["second"][-1]["result"] == "Back after the interrupt."
+    still = [p.name for p in Path("/proc").iterdir() if p.name.isdigit() and _cmdline(p).startswith(SLEEP)]
+    assert still == []  # the interrupted command ended with its turn
 
 
 def test_can_use_tool_allows_with_an_updated_input_and_denies_with_a_message(sdk):
