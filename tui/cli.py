@@ -20,13 +20,16 @@ from tui.cli_args import (
     DirList,
     McpConfigList,
     RuleList,
+    add_sdk_flags,
     added_dirs,
+    implies_print_mode,
     positive_amount,
     input_format_problem,
     positive_count,
     no_prompt_message,
     prompt_words,
     read_stdin,
+    sdk_flags_given,
     settings_value,
     terminal_missing,
     unread_stdin_notice,
@@ -38,6 +41,8 @@ if TYPE_CHECKING:
     from tui.agent.session import AgentSession
 
 PERMISSION_MODES = ("default", "acceptEdits", "plan", "bypassPermissions")
+#: Claude Code's modes agent-tui does not have: parsed, then refused in one sentence (tui/cli_sdk.py)
+OTHER_CC_MODES = ("dontAsk", "auto")
 
 
 def split_rules(values: list[str] | None) -> list[str]:
@@ -103,7 +108,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--effort", choices=EFFORT_LEVELS, help="output_config.effort, for models that take it")
     p.add_argument("--add-dir", dest="add_dirs", nargs="+", action=DirList, metavar="PATH",
                    help="more working directories the tools may use as the project (repeatable)")
-    p.add_argument("--permission-mode", choices=PERMISSION_MODES)
+    p.add_argument("--permission-mode", choices=PERMISSION_MODES + OTHER_CC_MODES)
     p.add_argument("--settings", type=settings_value, metavar="FILE_OR_JSON",
                    help="a settings file (.json/.toml) or a JSON string, layered on top of the other settings")
     rules_help = "rules, space- or comma-separated; the list ends at the next flag, at --, or at a word that is no rule"
@@ -121,7 +126,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--fork-session", action="store_true",
                    help="with -c/-r: continue in a new session holding a copy of the history")
     p.add_argument("--cwd", type=Path, help="project directory (default: the current directory)")
-    p.add_argument("--version", action="version", version=f"agent-tui {__version__}")
+    p.add_argument("-v", "--version", action="version", version=f"agent-tui {__version__}")
+    add_sdk_flags(p)  # what the Claude Agent SDK passes its CLI
     return p
 
 
@@ -234,6 +240,7 @@ def main(argv: list[str] | None = None, *, own_process: bool = False) -> int:
 
         return int(import_module(SUBCOMMANDS[words[0]][0]).main(words[1:]))
     args = build_parser().parse_args(argv)
+    args.print_mode = args.print_mode or implies_print_mode(args)  # the Agent SDK passes no -p
     if args.print_mode:
         if own_process:
             from tui.shutdown import guard_stdout
@@ -269,8 +276,12 @@ def _run(args: argparse.Namespace, own_process: bool) -> int:
     try:
         opts, problems = options_from_args(args)
     except (OSError, ValueError) as exc:
-        print(visible(f"agent-tui: {exc}"), file=sys.stderr)  # a setting may quote a URL: its credentials show as ***
-        return 2
+        return _startup_error(args, str(exc))  # a setting may quote a URL: its credentials show as ***
+    if sdk_flags_given(args):
+        from tui.cli_sdk import apply_sdk_flags
+
+        if refusals := apply_sdk_flags(args, opts):
+            return _startup_error(args, " ".join(f"{r}." for r in refusals))
     if not opts.project_dir.is_dir():
         print(f"agent-tui: the project directory {opts.project_dir} does not exist.", file=sys.stderr)
         return 2
@@ -319,11 +330,11 @@ def _run_session(args: argparse.Namespace, own_process: bool, opts: AgentOptions
         try:
             session = open_session(opts, args, print_mode=True)
         except LookupError as exc:
-            print(visible(f"agent-tui: {exc}"), file=sys.stderr)
-            return 2
+            return _startup_error(args, str(exc))
         code = run_headless(opts, prompt, args.output_format, partial=args.include_partial_messages, session=session,
                             verbose=args.verbose, hook_events=args.include_hook_events,
-                            input_stream=sys.stdin if stream_input else None)
+                            input_stream=sys.stdin if stream_input else None,
+                            permission_prompt=args.permission_prompt_tool == "stdio")
         global _exit_without_teardown
         _exit_without_teardown = own_process
         return code
@@ -339,6 +350,12 @@ def _run_session(args: argparse.Namespace, own_process: bool, opts: AgentOptions
     from tui.ui.app import run_app
 
     return run_app(opts, prompt or None)
+
+
+def _startup_error(args: argparse.Namespace, sentence: str) -> int:
+    from tui.cli_sdk import startup_error
+
+    return startup_error(args, sentence)
 
 
 #: set when a -p run has finished and flushed everything: `entry` may then skip the interpreter teardown

@@ -1,7 +1,8 @@
 """Checks on command-line values: a bad value is a usage error (exit 2) that names its flag.
 
 Also Claude Code's variadic `--allowedTools`/`--disallowedTools`, made safe for the prompt,
-and the one sentence for a start without a terminal.
+the one sentence for a start without a terminal, and the flags the Claude Agent SDK passes its
+CLI (declared here, applied by tui/cli_sdk.py only when one is given).
 """
 
 from __future__ import annotations
@@ -222,3 +223,41 @@ def unread_stdin_notice() -> str | None:
         pass
     return ("agent-tui: stdin is piped and was not read (the full-screen app does not take input from a pipe); "
             "to send it with a prompt: cat FILE | agent-tui -p \"explain\".")
+
+
+def add_sdk_flags(p: argparse.ArgumentParser) -> None:
+    """Claude Code's flags the Agent SDK passes (honoured or refused in one sentence by `apply_sdk_flags`)."""
+    p.add_argument("--system-prompt", metavar="TEXT",
+                   help="replace agent-tui's instructions (memory files and the environment block stay)")
+    p.add_argument("--system-prompt-file", metavar="PATH", help="--system-prompt, read from a file")
+    p.add_argument("--append-system-prompt", metavar="TEXT", help="add TEXT to the system prompt after the instructions")
+    p.add_argument("--tools", metavar="NAMES",
+                   help="the built-in tools offered, comma-separated (\"\" none, \"default\" all)")
+    p.add_argument("--permission-prompt-tool", metavar="stdio",
+                   help="with stream-json input: ask the Agent SDK's can_use_tool over the control protocol")
+    p.add_argument("--setting-sources", metavar="LIST", help="accepted when it names user,project,local")
+    p.add_argument("--max-thinking-tokens", type=int, metavar="N", help="extended thinking on (N > 0) or off (0)")
+    p.add_argument("--thinking", choices=("adaptive", "enabled", "disabled"), help="extended thinking on or off")
+    p.add_argument("--thinking-display", metavar="summarized", help="accepted as summarized (what agent-tui shows)")
+    for flag in ("--task-budget", "--betas", "--json-schema", "--resume-session-at", "--resume-drops-turn",
+                 "--session-id"):
+        p.add_argument(flag, help=argparse.SUPPRESS)
+    p.add_argument("--plugin-dir", action="append", help=argparse.SUPPRESS)
+    p.add_argument("--session-mirror", action="store_true", help=argparse.SUPPRESS)
+
+
+def implies_print_mode(args: argparse.Namespace) -> bool:
+    """stream-json in and out is headless, as the Agent SDK runs its CLI (it passes no -p)."""
+    return getattr(args, "input_format", "text") == "stream-json" and getattr(args, "output_format", "") == "stream-json"
+
+
+#: the destinations of the flags above: when one is given, tui/cli_sdk.py applies (or refuses) them
+SDK_FLAG_DESTS = ("system_prompt", "system_prompt_file", "append_system_prompt", "tools", "permission_prompt_tool",
+                  "setting_sources", "max_thinking_tokens", "thinking", "thinking_display", "task_budget", "betas",
+                  "json_schema", "plugin_dir", "resume_session_at", "resume_drops_turn", "session_mirror", "session_id")
+
+
+def sdk_flags_given(args: argparse.Namespace) -> bool:
+    """Whether any of the Agent SDK's flags (or a mode agent-tui lacks) was given."""
+    return (any(getattr(args, dest, None) not in (None, False) for dest in SDK_FLAG_DESTS)
+            or getattr(args, "permission_mode", None) in ("dontAsk", "auto"))

@@ -11,8 +11,10 @@ import signal
 import sys
 import threading
 import time
+from collections.abc import Callable
 from typing import Any, TextIO
 
+from tui import __version__
 from tui.agent.cost_report import cache_miss_line, cost_breakdown
 from tui.agent.events import (
     BlockDelta,
@@ -84,6 +86,10 @@ class HeadlessRenderer:
         #: lines come from the bus's thread and, with stream-json input, from the input reader's
         self._write_lock = threading.Lock()
         self._denials_from = 0
+        #: what came before the `system/init` line (events, input errors), done right after it (stdin is read from
+        #: before it: an Agent SDK's MCP servers answer through it)
+        self._held: list[Callable[[], None]] | None = []
+        self._hold_lock = threading.Lock()
 
     def emit(self, obj: dict[str, Any]) -> None:
         if self.fmt == "stream-json":
@@ -102,6 +108,22 @@ class HeadlessRenderer:
         self._denials_from = len(self.session.denials)
 
     def init_line(self) -> None:
+        """The first line of the run (after it, the events held meanwhile)."""
+        with self._hold_lock:
+            self._init_line()
+            held, self._held = self._held or [], None
+            for later in held:
+                later()
+
+    def after_init(self, obj: dict[str, Any]) -> None:
+        """Emit `obj` now, or right after the `system/init` line when that is still to come."""
+        with self._hold_lock:
+            if self._held is not None:
+                self._held.append(lambda: self.emit(obj))
+                return
+        self.emit(obj)
+
+    def _init_line(self) -> None:
         s = self.session
         self.emit(
             {
@@ -115,10 +137,23 @@ class HeadlessRenderer:
                 "tools": [t.name for t in s.tools],
                 "mcp_servers": s.mcp.statuses() if s.mcp is not None else [],
                 "transcript": str(s.transcript_path) if s.transcript_path else None,
+                # Claude Code's names for what an Agent SDK program reads here (no claude_code_version: not Claude Code)
+                "permissionMode": getattr(s.policy, "mode", s.options.permission_mode),
+                "slash_commands": sorted(s.catalog.commands) if getattr(s, "catalog", None) is not None else [],
+                "output_style": "default",
+                "agent_tui_version": __version__,
             }
         )
 
     def __call__(self, event: Event) -> None:
+        with self._hold_lock:
+            if self._held is not None:
+                self._held.append(lambda: self.handle(event))
+                return
+        self.handle(event)
+
+    def handle(self, event: Event) -> None:
+        """Render one event."""
         if event.loop_path != "main":
             self.subagent_event(event)
             return
@@ -154,13 +189,18 @@ class HeadlessRenderer:
 
                 self.emit(hook_line(event, self.session.session_id))
             return
+        if self.partial and self.fmt == "stream-json" and getattr(event, "iteration", 1) != 0:  # not a compaction's
+            from tui.stream_events import stream_event_lines  # Claude Code's, for the Agent SDK's StreamEvent
+
+            for line in stream_event_lines(event, self.session.options.model, self.session.session_id, None):
+                self.emit(line)
         data = event.to_dict()
         data["type"] = snake(event.type)
         if data.get("images"):  # a prompt's pictures: what they are, not megabytes of base64 on every line
             data["images"] = [{k: v for k, v in image.items() if k != "block"} for image in data["images"]]
         self.emit(data)
         if isinstance(event, ResponseFinished) and event.iteration:  # iteration 0: a compaction's summary, no reply
-            self.emit({"type": "assistant", "message": event.message, "stop_reason": event.stop_reason,
+            self.emit({"type": "assistant", "message": self.wire_message(event), "stop_reason": event.stop_reason,
                        "parent_tool_use_id": None, "session_id": self.session.session_id})
         elif isinstance(event, ToolResultsSent):
             self.emit({"type": "user", "message": event.message, "parent_tool_use_id": None,
@@ -176,11 +216,19 @@ class HeadlessRenderer:
             return
         parent = self.parents.get(event.loop_path)
         if isinstance(event, ResponseFinished) and event.iteration:
-            self.emit({"type": "assistant", "message": event.message, "stop_reason": event.stop_reason,
+            self.emit({"type": "assistant", "message": self.wire_message(event), "stop_reason": event.stop_reason,
                        "parent_tool_use_id": parent, "session_id": self.session.session_id})
         elif isinstance(event, ToolResultsSent):
             self.emit({"type": "user", "message": event.message, "parent_tool_use_id": parent,
                        "session_id": self.session.session_id})
+
+    def wire_message(self, event: ResponseFinished) -> dict[str, Any]:
+        """The assistant message as Claude Code prints it: with its id, model, stop reason and usage."""
+        start = next((data.get("message") for _, kind, data in event.raw_events if kind == "message_start"), None)
+        start = start if isinstance(start, dict) else {}
+        return {"id": start.get("id"), "type": "message", **event.message,
+                "model": start.get("model") or self.session.options.model, "stop_reason": event.stop_reason,
+                "usage": event.usage}
 
     def result(self) -> dict[str, Any]:
         stop = self.stopped
@@ -209,13 +257,19 @@ class HeadlessRenderer:
             "session_id": self.session.session_id,
             "permission_denials": self.session.denials[self._denials_from:],
             "offline": self.session.offline,
+            **({"errors": [stop.detail]} if is_error and stop is not None and stop.detail else {}),  # Claude Code's
         }
 
 
 def run_headless(options: AgentOptions, prompt: str, fmt: str = "text", *, partial: bool = False,
                  out: TextIO | None = None, err: TextIO | None = None, session: AgentSession | None = None,
-                 verbose: bool = False, hook_events: bool = False, input_stream: TextIO | None = None) -> int:
-    """Run one turn without a UI (or, reading `input_stream` as stream-json, one per prompt); the exit code."""
+                 verbose: bool = False, hook_events: bool = False, input_stream: TextIO | None = None,
+                 permission_prompt: bool = False) -> int:
+    """Run one turn without a UI (or, reading `input_stream` as stream-json, one per prompt); the exit code.
+
+    With `input_stream` the Agent SDK's control protocol is served too (tui/sdk_control), and
+    `permission_prompt` (`--permission-prompt-tool stdio`) sends permission questions to its can_use_tool.
+    """
     out = out or sys.stdout  # resolved per call: sys.stdout may have been replaced since import
     err = err or sys.stderr
     options.interactive = False
@@ -224,6 +278,9 @@ def run_headless(options: AgentOptions, prompt: str, fmt: str = "text", *, parti
         err.write("agent-tui: no ANTHROPIC_API_KEY set; using the offline demo model (--offline to silence).\n")
     renderer = HeadlessRenderer(session, fmt, out, err, partial=partial, verbose=verbose, hook_events=hook_events)
     session.bus.subscribe(renderer, name="headless", skip=_QUIET if partial else (*_PARTIAL, *_QUIET))
+    control = None
+    if input_stream is not None:  # read stdin from now on: an SDK's MCP servers answer through it
+        control = start_input(session, renderer, input_stream, err, permission_prompt)
     if session.mcp is not None:  # -p waits for its servers before the first request (tui/mcp/runtime.py)
         session.mcp.start_for_print(err if fmt == "text" else None)
         session.sync_mcp("")
@@ -242,8 +299,8 @@ def run_headless(options: AgentOptions, prompt: str, fmt: str = "text", *, parti
 
     for problem in session.catalog.problems:
         err.write(visible(f"agent-tui: {problem}\n"))
-    if input_stream is not None:
-        return run_input_turns(session, renderer, input_stream, err)
+    if control is not None:
+        return run_input_turns(session, renderer, control, err)
     prepared = prepare_prompt(session, prompt, session.cancel_event)
     for notice in prepared.notices:  # an `@` mention -p may not attach: said, and the prompt goes without it
         err.write(visible(f"agent-tui: {notice}\n"))
@@ -290,7 +347,21 @@ def stop_line(result: dict[str, Any], err: TextIO) -> int:
     return code
 
 
-def run_input_turns(session: AgentSession, renderer: HeadlessRenderer, stream: TextIO, err: TextIO) -> int:
+def start_input(session: AgentSession, renderer: HeadlessRenderer, stream: TextIO, err: TextIO,
+                permission_prompt: bool) -> Any:
+    """Start reading stream-json lines from `stream`, with the Agent SDK's control requests served; their handlers."""
+    from tui.sdk_control import attach
+
+    from .headless_input import StreamJsonInput
+
+    reader = StreamJsonInput(session.inbox, stream, renderer.emit, err)
+    reader.report = renderer.after_init
+    control = attach(session, reader, renderer.out, err, permission_prompt=permission_prompt)
+    reader.start()
+    return control
+
+
+def run_input_turns(session: AgentSession, renderer: HeadlessRenderer, control: Any, err: TextIO) -> int:
     """stream-json input: one turn per batch of user lines, each ending with its result line, until stdin ends.
 
     A line that arrives while a turn runs is steered into its next request (tui/agent/steer.py); the ones
@@ -299,11 +370,9 @@ def run_input_turns(session: AgentSession, renderer: HeadlessRenderer, stream: T
     from tui.agent.inbox import joined
     from tui.hooks.prompt_input import command_turn, prepare_prompt
 
-    from .headless_input import StreamJsonInput
-
-    StreamJsonInput(session.inbox, stream, renderer.emit, err).start()
     code: int | None = None
     in_turn = False
+    control.turn_running = lambda: in_turn
 
     def on_sigint(signum: int, frame: Any) -> None:
         if not in_turn:
@@ -335,10 +404,13 @@ def run_input_turns(session: AgentSession, renderer: HeadlessRenderer, stream: T
         err.write("agent-tui: quit\n")
         return 130
     finally:
+        control.finished.set()
         if previous is not None:
             signal.signal(signal.SIGINT, previous)
         session.bus.flush(5)
         session.close()
+    if code is None and control.refused_prompts:
+        return 1  # each refused message had its sentence and its error result
     if code is None:
         err.write("agent-tui: stdin ended without a user message (--input-format stream-json reads one JSON "
                   "object per line, e.g. {\"type\":\"user\",\"message\":{\"role\":\"user\",\"content\":\"hi\"}}).\n")

@@ -3,8 +3,8 @@
 One JSON object per line. A `user` line is a prompt: it starts a turn, or, while one runs, it is
 steered into that turn's next request (or waits for the next turn with `"priority": "later"`).
 Each line type has a handler in `StreamJsonInput.handlers`, and each control request subtype one in
-`StreamJsonInput.controls`: the Agent SDK's control protocol (`control_request` / `control_response`)
-plugs in there. Until a subtype has a handler its request is answered with an error
+`StreamJsonInput.controls`: the Agent SDK's control protocol (`control_request` / `control_response`,
+tui/sdk_control) plugs in there. A subtype without a handler is answered with an error
 `control_response`, and a line of an unknown type gets one error line: the client never waits on
 an answer that will not come. Never imports Textual.
 """
@@ -14,19 +14,25 @@ from __future__ import annotations
 import json
 import threading
 from collections.abc import Callable
-from typing import Any, TextIO
+from concurrent.futures import Future
+from typing import Any, TextIO, Union
 
 from tui.agent.inbox import Inbox
 from tui.sanitize import one_line
 
 #: a line handler: the parsed object and its line number
 LineHandler = Callable[[dict[str, Any], int], None]
-#: a control request handler: the request's `request` object -> the success `response` payload
-ControlHandler = Callable[[dict[str, Any]], dict[str, Any]]
+#: a control request handler: the request's `request` object -> the success `response` payload (or a Future of it,
+#: for an answer that takes a while: the reader goes on meanwhile); an exception is the error answer
+ControlHandler = Callable[[dict[str, Any]], Union[dict[str, Any], "Future[dict[str, Any]]"]]
 
 
 class InputLineError(ValueError):
     """A line that cannot be used; its message is the one sentence shown for it."""
+
+
+class ControlRefused(Exception):
+    """A control request agent-tui cannot do; its message is the one sentence the client gets as the error."""
 
 
 class StreamJsonInput:
@@ -36,7 +42,9 @@ class StreamJsonInput:
                  err: TextIO) -> None:
         self.inbox = inbox
         self.stream = stream
-        self.emit = emit  # writes one stdout line (the headless renderer's)
+        self.emit = emit  # writes one stdout line (the headless renderer's): control answers, at once
+        #: writes the lines about the input itself (errors, refused prompts); the renderer keeps them after `system/init`
+        self.report: Callable[[dict[str, Any]], None] = emit
         self.err = err
         self.handlers: dict[str, LineHandler] = {
             "user": self.on_user,
@@ -46,6 +54,10 @@ class StreamJsonInput:
         self.controls: dict[str, ControlHandler] = {}
         #: user lines accepted so far
         self.accepted = 0
+        #: called once when the input has ended (EOF or a read error), before the inbox closes
+        self.on_end: list[Callable[[], None]] = []
+        #: called with the sentence when a `user` line is refused (the Agent SDK answers it with a result line)
+        self.on_refused_prompt: Callable[[str], None] | None = None
         self._thread: threading.Thread | None = None
 
     def start(self) -> None:
@@ -61,6 +73,8 @@ class StreamJsonInput:
         except (OSError, ValueError) as exc:  # stdin closed under us, undecodable bytes
             self.problem(0, f"reading stdin failed: {exc}")
         finally:
+            for ended in self.on_end:
+                ended()
             self.inbox.close()
 
     def feed(self, line: str, number: int) -> None:
@@ -85,6 +99,8 @@ class StreamJsonInput:
             handler(obj, number)
         except InputLineError as exc:
             self.problem(number, str(exc))
+            if kind == "user" and self.on_refused_prompt is not None:
+                self.on_refused_prompt(str(exc))
 
     def problem(self, number: int, sentence: str) -> None:
         """One error line on stderr and, for the client reading stdout, a `system` line; the line is skipped."""
@@ -92,7 +108,7 @@ class StreamJsonInput:
         text = one_line(f"stream-json input {where}: {sentence}; the line is skipped.")
         self.err.write(f"agent-tui: {text}\n")
         self.err.flush()
-        self.emit({"type": "system", "subtype": "input_error", "line": number, "error": text})
+        self.report({"type": "system", "subtype": "input_error", "line": number, "error": text})
 
     # --- line types ----------------------------------------------------------------------
 
@@ -118,10 +134,32 @@ class StreamJsonInput:
         try:
             response = handler(request)
         except Exception as exc:  # the client gets the failure as its answer, never silence
-            self.emit(control_error(request_id, f"{type(exc).__name__}: {exc}"))
+            self.emit(control_error(request_id, error_text(exc)))
             return
-        self.emit({"type": "control_response",
-                   "response": {"subtype": "success", "request_id": request_id, "response": response}})
+        if isinstance(response, Future):
+            response.add_done_callback(lambda done: self.answer(request_id, done))
+            return
+        self.emit(control_success(request_id, response))
+
+    def answer(self, request_id: str, done: Future[dict[str, Any]]) -> None:
+        """Answer a control request whose handler returned a Future, once it is done."""
+        try:
+            self.emit(control_success(request_id, done.result()))
+        except BaseException as exc:  # noqa: BLE001 - cancelled or failed: the client still gets an answer
+            self.emit(control_error(request_id, error_text(exc)))
+
+
+def error_text(exc: BaseException) -> str:
+    """The error a client reads: a ControlRefused's sentence as it is, anything else with its type."""
+    if isinstance(exc, ControlRefused):
+        return str(exc)
+    return f"{type(exc).__name__}: {exc}" if str(exc) else type(exc).__name__
+
+
+def control_success(request_id: str, response: dict[str, Any]) -> dict[str, Any]:
+    """A success `control_response` (the Agent SDK's ControlResponse)."""
+    return {"type": "control_response", "response": {"subtype": "success", "request_id": request_id,
+                                                     "response": response}}
 
 
 def control_error(request_id: str, error: str) -> dict[str, Any]:

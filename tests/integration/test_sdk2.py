@@ -28,7 +28,7 @@ ENGINE_TESTS = ["tests/unit/engine", "tests/unit/offline", "tests/integration"]
 #: test other parts, and run once already on the pinned SDK; `--ignore-glob` keeps this run to the SDK's paths
 APP_TESTS = [f"--ignore-glob=tests/integration/{pattern}" for pattern in (
     "test_terminal_attacks_tmux.py", "test_mcp_*.py", "test_sandbox_*.py", "test_hooks*.py", "test_keystore.py",
-    "test_commands_print.py", "test_search_interrupt.py")]
+    "test_commands_print.py", "test_search_interrupt.py", "test_agent_sdk.py")]
 INNER = "AGENT_TUI_SDK2_INNER"
 TEST_ID = "tests/integration/test_sdk2.py::test_the_engine_suite_passes_on_the_newest_sdk_2"
 #: variables of the user's environment the child must not see (the suite's conftest scrubs them per test too)

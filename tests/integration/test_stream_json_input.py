@@ -127,7 +127,7 @@ def test_bad_lines_get_one_error_line_each_and_never_a_hang(monkeypatch, project
         stdin = io.StringIO(
             "{not json\n"
             + json.dumps({"type": "telepathy"}) + "\n"
-            + json.dumps({"type": "control_request", "request_id": "req_1", "request": {"subtype": "initialize"}}) + "\n"
+            + json.dumps({"type": "control_request", "request_id": "req_1", "request": {"subtype": "teleport"}}) + "\n"
             + json.dumps({"type": "keep_alive"}) + "\n"
             + user([{"type": "image", "source": {}}])
             + user("hello")
@@ -137,14 +137,19 @@ def test_bad_lines_get_one_error_line_each_and_never_a_hang(monkeypatch, project
     problems = err.getvalue().splitlines()
     assert problems[0].startswith("agent-tui: stream-json input line 1: not JSON")
     assert problems[1] == ('agent-tui: stream-json input line 2: unknown message type "telepathy" (expected one '
-                           'of: control_request, keep_alive, user); the line is skipped.')
+                           'of: control_request, control_response, keep_alive, user); the line is skipped.')
     assert "line 5: content blocks of type \"image\" are not supported" in problems[2]
     assert len(problems) == 3
     lines = [json.loads(line) for line in out.getvalue().splitlines()]
+    first = next(line for line in lines if line["type"] != "control_response")  # control answers go out at once
+    assert first["subtype"] == "init"  # the lines about the input follow it, though read before it
     answer = next(line for line in lines if line["type"] == "control_response")
-    assert answer["response"]["subtype"] == "error" and answer["response"]["request_id"] == "req_1"
+    assert answer["response"] == {"subtype": "error", "request_id": "req_1",
+                                  "error": 'agent-tui does not handle control requests of subtype "teleport"'}
     assert [line["line"] for line in lines if line.get("subtype") == "input_error"] == [1, 2, 5]
-    assert [line["result"] for line in lines if line["type"] == "result"] == ["Fine."]
+    results = [line["result"] for line in lines if line["type"] == "result"]  # one per user line: none waits
+    assert results == ['The message was not sent: content blocks of type "image" are not supported in input yet '
+                       '(only text).', "Fine."]
 
 
 def test_input_that_ends_without_a_prompt_says_so(monkeypatch, project):

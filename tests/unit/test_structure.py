@@ -171,3 +171,7 @@ def test_the_runtime_check_skips_type_hints() -> None:
     everything = [m for _, m in _imports(ROOT / "agent" / "loop.py")]
     at_run_time = [m for _, m in _runtime_imports(ROOT / "agent" / "loop.py")]
     assert "tui.agent.session" in everything and "tui.agent.session" not in at_run_time
+
+
+def test_the_agent_sdk_control_never_imports_the_ui() -> None:
+    assert _violations(["sdk_control"], ("tui.ui", "tui.cli", "textual")) == []

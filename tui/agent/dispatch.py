@@ -362,6 +362,9 @@ class Dispatcher:
         if reply is None:
             self.publish(PermissionResolved(tool_use_id=call.id, tool_name=call.name, allowed=False, scope="interrupted"))
             return False, INTERRUPTED_TEXT
+        if reply.allowed and reply.updated_input is not None and reply.updated_input != call.input:
+            if refusal := self._take_updated_input(tool, call, ctx, reply, outcome):
+                return False, refusal
         rule = reply.rule or suggested
         if reply.allowed and reply.scope == "session":
             self.policy.add_session_rule(rule)
@@ -371,17 +374,41 @@ class Dispatcher:
             self.pending.settle(exclude=call.id)  # the questions queued behind this one that the rule allows
         self.publish(
             PermissionResolved(tool_use_id=call.id, tool_name=call.name, allowed=reply.allowed,
-                               scope=reply.scope, reason=reply.reason, rule=rule if reply.scope != "once" else None)
+                               scope=reply.scope, reason=reply.reason or reply.answered_by,
+                               rule=rule if reply.scope != "once" else None)
         )
         if reply.allowed:
             return True, ""
         outcome.denials.append({"tool_name": call.name, "tool_use_id": call.id, "tool_input": call.input})
+        if reply.answered_by and reply.reason:  # the Agent SDK's can_use_tool: its message is the result, as in Claude Code
+            return False, reply.reason
         text = f"The user denied permission to run {call.name}."
         if reply.reason:
             text += f" Their reason: {reply.reason}"
         else:
             text += " Do not retry it; ask the user what to do instead."
         return False, text
+
+    def _take_updated_input(self, tool: Tool, call: Call, ctx: ToolContext, reply: PermissionReply,
+                            outcome: DispatchOutcome) -> str | None:
+        """Run the call with the input the answer gave (the Agent SDK's updatedInput); the refusal when it cannot.
+
+        The new input must fit the tool's schema, and no deny rule may stop it: the answer allowed this call,
+        not one the rules refuse.
+        """
+        assert reply.updated_input is not None
+        if problem := validate(reply.updated_input, tool.input_schema):
+            refusal = f"Invalid input for {call.name} after {reply.answered_by or 'the answer'} rewrote it: {problem}"
+        else:
+            call.block = {**call.block, "input": reply.updated_input}
+            verdict = self._verdict(tool, call, ctx)
+            if verdict.decision != "deny":
+                return None
+            refusal = f"Permission denied: {verdict.reason}"
+        self.publish(PermissionResolved(tool_use_id=call.id, tool_name=call.name, allowed=False, scope="rule",
+                                        reason=refusal))
+        outcome.denials.append({"tool_name": call.name, "tool_use_id": call.id, "tool_input": call.input})
+        return refusal
 
     def _verdict_with_hooks(self, tool: Tool, call: Call, ctx: ToolContext) -> Any:
         """The verdict now, with a PreToolUse hook's allow/ask as `_permit` takes it (never over a rule)."""

@@ -20,6 +20,7 @@ from tui.sanitize import visible
 
 from .events import HookFinished, HookStarted, Notice
 from .guards import LoopStop
+from .permission_gate import rule_value
 from .session_history import last_text
 
 if TYPE_CHECKING:
@@ -113,7 +114,7 @@ class SessionHooks:
         return self.fire("PostToolUse", name, fields, tool_use_id=tool_use_id)
 
     def permission_request(self, name: str, tool_input: Any, tool_use_id: str, suggestion: str | None) -> HookOutcome:
-        suggestions = [{"type": "addRules", "rules": [_rule_value(suggestion)], "behavior": "allow",
+        suggestions = [{"type": "addRules", "rules": [rule_value(suggestion)], "behavior": "allow",
                         "destination": "localSettings"}] if suggestion else []
         fields = {"tool_name": name, "tool_input": tool_input, "permission_suggestions": suggestions}
         return self.fire("PermissionRequest", name, fields, tool_use_id=tool_use_id)
@@ -297,15 +298,6 @@ class SessionHooks:
         text = "Stop hook feedback:\n" + "".join(f"[{cmd}]: {msg}\n" for cmd, msg in outcome.feedback)
         self.session.append_message({"role": "user", "content": [{"type": "text", "text": text}]})
         return True
-
-
-def _rule_value(rule: str) -> dict[str, str]:
-    """A rule text as Claude Code's {toolName, ruleContent}."""
-    name, _, rest = rule.partition("(")
-    value = {"toolName": name}
-    if rest:
-        value["ruleContent"] = rest[:-1] if rest.endswith(")") else rest
-    return value
 
 
 def hooks_for(session: AgentSession) -> SessionHooks | None:

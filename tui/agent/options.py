@@ -87,6 +87,13 @@ class AgentOptions:
     image_max_edge: int = 1568
     #: the hooks read at start (tui.hooks.config.HookConfig); None when no settings file has any
     hooks: Any = None
+    # --- Claude Code's prompt and tool-set flags (the Agent SDK passes them) ---
+    #: --system-prompt: replaces agent-tui's instructions ("" leaves them out); memory and environment stay
+    system_prompt: str | None = None
+    #: --append-system-prompt: a block after the instructions
+    append_system_prompt: str | None = None
+    #: --tools: the built-in tools offered, by name (None: all of them; []: none)
+    tool_names: list[str] | None = None
     #: called with each top-level session once it is built (telemetry subscribes here); subagents skip it
     on_session: list[Callable[[Any], None]] = field(default_factory=list)
     #: the enabled plugins (tui.plugins.active.ActivePlugins); None when no settings file names any

@@ -18,13 +18,26 @@ class PermissionReply:
     """Resolves the Future in PermissionRequested.
 
     allowed=False with `reason` sends that reason back to the model. `rule` is the
-    (possibly user-edited) rule to remember for scope "session" or "always".
+    (possibly user-edited) rule to remember for scope "session" or "always". `updated_input`
+    (the Agent SDK's can_use_tool) is the input the call runs with instead, checked by the
+    rules again; `answered_by` names who answered when it was not the user at a dialog.
     """
 
     allowed: bool
     scope: Scope = "once"
     rule: str | None = None
     reason: str = ""
+    updated_input: dict[str, Any] | None = None
+    answered_by: str = ""
+
+
+def rule_value(rule: str) -> dict[str, str]:
+    """A rule text as Claude Code's {toolName, ruleContent} (a permission suggestion's rule)."""
+    name, _, rest = rule.partition("(")
+    value = {"toolName": name}
+    if rest:
+        value["ruleContent"] = rest[:-1] if rest.endswith(")") else rest
+    return value
 
 
 class PendingAsks:

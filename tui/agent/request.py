@@ -23,9 +23,17 @@ LOOKBACK_BLOCKS = 20
 _UNMARKABLE = ("thinking", "redacted_thinking")
 
 
-def build_system(project_dir: Path, model: str, memory_text: str = "", extra_dirs: Sequence[Path] = ()) -> list[dict[str, Any]]:
-    """system[]: the stable rules (cache-marked), memory files, then the environment."""
-    blocks: list[dict[str, Any]] = [{"type": "text", "text": IDENTITY_AND_RULES, "cache_control": dict(EPHEMERAL)}]
+def build_system(project_dir: Path, model: str, memory_text: str = "", extra_dirs: Sequence[Path] = (), *,
+                 instructions: str | None = None, append: str | None = None) -> list[dict[str, Any]]:
+    """system[]: the stable rules (cache-marked), memory files, then the environment.
+
+    `instructions` replaces the rules (--system-prompt; empty leaves them out), `append` follows them
+    (--append-system-prompt); the last of these two carries the cache mark.
+    """
+    rules = IDENTITY_AND_RULES if instructions is None else instructions
+    blocks: list[dict[str, Any]] = [{"type": "text", "text": t} for t in (rules, append) if t]
+    if blocks:
+        blocks[-1]["cache_control"] = dict(EPHEMERAL)
     if memory_text:
         blocks.append({"type": "text", "text": memory_text})
     blocks.append({"type": "text", "text": environment_text(project_dir, model, extra_dirs=extra_dirs)})

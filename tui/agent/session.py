@@ -178,9 +178,18 @@ class AgentSession(HistoryMixin, TranscriptMixin, PinMixin):
             from .subagents import attach_agent_tool
 
             attach_agent_tool(self)
+        if options.tool_names is not None:  # --tools: only the built-in tools named
+            self.keep_tools(options.tool_names)
         if self.loop_path == "main":
             for attach in options.on_session:
                 attach(self)
+
+    def keep_tools(self, names: list[str]) -> None:
+        """Offer only the built-in tools in `names` (MCP tools join later, as always)."""
+        self.tools = [t for t in self.tools if t.name in names]
+        self.base_tools = list(self.tools)
+        self.dispatcher.tools = {t.name: t for t in self.tools}
+        self._tool_defs = None
 
     # --- plumbing ----------------------------------------------------------------------
 
@@ -254,7 +263,8 @@ class AgentSession(HistoryMixin, TranscriptMixin, PinMixin):
             if not self.memory_text:
                 self.memory_text = self._load_memory()
             self._system_cache = (model, build_system(self.options.project_dir, model, self.memory_text,
-                                                      self.options.add_dirs))
+                                                      self.options.add_dirs, instructions=self.options.system_prompt,
+                                                      append=self.options.append_system_prompt))
         return self._system_cache[1]
 
     def reload_memory(self) -> None:

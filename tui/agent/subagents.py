@@ -84,6 +84,7 @@ class SubagentSession(AgentSession):
             policy = dataclasses.replace(policy, project_dir=project_dir)  # a worktree: its paths are the project's
         super().__init__(options, EventBus(), tools=tools, policy=policy)
         self.dispatcher.pending = parent.dispatcher.pending  # one answer's rule settles the questions of every loop
+        self.dispatcher.interactive = parent.dispatcher.interactive  # someone to ask (the app, the Agent SDK) asks here too
         # Esc in the main loop stops every subagent; a background one stops with its task (TaskStop, quit)
         self.cancel_event = cancel if cancel is not None else parent.cancel_event
         self.state.tasks = parent.state.tasks  # its background commands are the session's: announced and stopped there

@@ -9,6 +9,7 @@ blocks with it and `tui.hooks` runs what it finds (`tui.hooks.config` names the 
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -54,6 +55,8 @@ class HookSpec:
     status_message: str | None = None
     #: `async: true`: runs in the background; its decisions are ignored (as Claude Code)
     background: bool = False
+    #: the Agent SDK's callback id (a Python function in the SDK program): run by `HookConfig.invoke`, not a shell
+    callback: str | None = None
     #: the plugin it comes from (`name@marketplace`) and that plugin's folder (`CLAUDE_PLUGIN_ROOT` in its env)
     plugin: str = ""
     plugin_root: str = ""
@@ -76,6 +79,8 @@ class HookConfig:
     hooks: list[HookSpec]
     trusted: bool = False
     disabled: set[str] = field(default_factory=set)
+    #: runs a callback hook (HookSpec.callback) and fills in its run as a command's would be (tui/sdk_control)
+    invoke: Callable[[Any, Any], None] | None = None
 
     def for_event(self, event: str, value: str | None) -> list[HookSpec]:
         """The handlers that run for `event` (matched on `value`): trusted, enabled, each command once."""

@@ -44,6 +44,8 @@ class HookRun:
     signal_name: str | None = None
     timed_out: bool = False
     start_error: str | None = None
+    #: a callback hook (the Agent SDK's) that failed: why, in a few words
+    error: str | None = None
     #: the stream went past KEEP_BYTES: only its head was kept (and the text says so)
     stdout_cut: bool = False
     stderr_cut: bool = False
@@ -64,6 +66,8 @@ class HookRun:
         where = f"{self.event} hook `{_short(self.spec.command)}` (from {self.spec.origin})"
         if self.start_error:
             return f"{where} could not start: {self.start_error}."
+        if self.error:
+            return f"{where} failed: {self.error}."
         if self.timed_out:
             return f"{where} ran past its {self.spec.timeout:g} s timeout and was stopped."
         if self.signal_name:
@@ -131,7 +135,12 @@ class HookRunner:
             self.on_start(run)
         started = time.monotonic()
         try:
-            execute(run, self.project_dir, self.env(), cancel)
+            if run.spec.callback is not None:  # the Agent SDK's Python callback: its JSON reads as a command's stdout
+                if self.config.invoke is None:
+                    raise RuntimeError("no Agent SDK is connected to run it")
+                self.config.invoke(run, cancel)
+            else:
+                execute(run, self.project_dir, self.env(), cancel)
         except Exception as exc:  # a hook must never take the loop down
             run.start_error = f"{type(exc).__name__}: {exc}"
         run.duration_ms = int((time.monotonic() - started) * 1000)

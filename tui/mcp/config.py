@@ -15,12 +15,14 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
-Transport = Literal["stdio", "http", "sse"]
+#: "sdk": a server inside the Claude Agent SDK program that started agent-tui, reached over its control protocol
+Transport = Literal["stdio", "http", "sse", "sdk"]
 Source = Literal["cli", "local", "project", "user", "plugin"]
 
 #: Claude Code's server name rule (tool names become `mcp__<server>__<tool>`)
 NAME_PATTERN = re.compile(r"^[A-Za-z0-9_-]+$")
-TRANSPORTS: dict[str, Transport] = {"stdio": "stdio", "http": "http", "streamable-http": "http", "sse": "sse"}
+TRANSPORTS: dict[str, Transport] = {"stdio": "stdio", "http": "http", "streamable-http": "http", "sse": "sse",
+                                    "sdk": "sdk"}
 _VARIABLE = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)(?::-([^}]*))?\}")
 #: keys Claude Code accepts that agent-tui reads but does not act on yet (no warning for them)
 _QUIET_KEYS = {"alwaysLoad", "oauth", "headersHelper", "description", "disabled"}
@@ -52,7 +54,9 @@ class McpServerConfig:
     def to_json(self) -> dict[str, Any]:
         """The entry in `.mcp.json` form (what `mcp get` and `add-json` speak)."""
         data: dict[str, Any] = {"type": self.transport}
-        if self.transport == "stdio":
+        if self.transport == "sdk":
+            data["name"] = self.name
+        elif self.transport == "stdio":
             data.update(command=self.command, args=list(self.args))
             if self.env:
                 data["env"] = dict(self.env)
@@ -123,9 +127,14 @@ def parse_server(name: str, entry: Any, *, source: Source, source_path: str,
                                  "the server was skipped.")
         kind = "stdio"
     if not isinstance(kind, str) or kind not in TRANSPORTS:
-        raise McpConfigError(f"{where}.type: unknown transport {kind!r} (expected stdio, http or sse); "
+        raise McpConfigError(f"{where}.type: unknown transport {kind!r} (expected stdio, http, sse or sdk); "
                              "the server was skipped.")
     transport = TRANSPORTS[kind]
+    if transport == "sdk":  # the Agent SDK's in-process server: its tools are called over the control protocol
+        if source != "cli":
+            raise McpConfigError(f"{where}.type: \"sdk\" servers live inside a Claude Agent SDK program and come "
+                                 "only with its --mcp-config; the server was skipped.")
+        return McpServerConfig(name, "sdk", source=source, source_path=source_path)
     timeout = entry.get("timeout")
     seconds: float | None = None
     if timeout is not None:

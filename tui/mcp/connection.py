@@ -115,6 +115,8 @@ class Connection:
         self.pid: int | None = None
         self._tool_list_ids: set[Any] = set()
         self._relist: asyncio.Task[None] | None = None
+        #: reaches an Agent SDK server (tui/mcp/sdk_transport.py); set by the manager
+        self.sdk_channel: Any = None
 
     def _tap(self, direction: str, message: dict[str, Any]) -> None:
         if direction == "send" and message.get("method") == "tools/list":
@@ -156,7 +158,7 @@ class Connection:
         while True:
             if await self._run_once():
                 attempt = 0
-            if (self.stop.is_set() or self.state.config.transport == "stdio" or self.state.status != "failed"
+            if (self.stop.is_set() or self.state.config.transport in ("stdio", "sdk") or self.state.status != "failed"
                     or not self.state.generation or attempt >= RECONNECT_ATTEMPTS):
                 return
             delay = RECONNECT_DELAY * 2 ** attempt
@@ -183,7 +185,8 @@ class Connection:
         connected = False
         try:
             transport = open_transport(state.config, self.project_dir, state.log_path, self._tap, self._warn, closed,
-                                       self._screen, on_spawn=lambda proc: setattr(self, "pid", proc.pid))
+                                       self._screen, on_spawn=lambda proc: setattr(self, "pid", proc.pid),
+                                       sdk_channel=self.sdk_channel)
             async with transport as (read, write):
                 async with ClientSession(read, write) as session:
                     with anyio.fail_after(self.timeout):

@@ -71,6 +71,8 @@ class McpManager:
         self._lock = threading.Lock()
         self._settled = threading.Condition(self._lock)
         self._closed = False
+        #: the Agent SDK's control channel, for its `"type": "sdk"` servers (tui/sdk_control); None without one
+        self.sdk_channel: Callable[[dict[str, Any]], Future[dict[str, Any]]] | None = None
 
     # --- the loop thread ---------------------------------------------------------------
 
@@ -119,6 +121,7 @@ class McpManager:
         self._changed(state)
         connection = Connection(state, self.project_dir, timeout=self.start_timeout, tool_timeout=self.tool_timeout,
                                 tap=lambda d, m: self.on_message(name, d, m), changed=lambda: self._changed(state))
+        connection.sdk_channel = self.sdk_channel
         self._connections[name] = connection
         self._tasks[name] = self.submit(connection.run())
 

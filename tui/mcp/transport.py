@@ -196,10 +196,18 @@ async def _stop(proc: TrackedProcess) -> None:
 @asynccontextmanager
 async def open_transport(config: McpServerConfig, project_dir: Path, log_path: Path, tap: Tap, warn: Warn,
                          closed: anyio.Event, screen: Screen,
-                         on_spawn: Callable[[TrackedProcess], None] | None = None) -> AsyncIterator[tuple[Any, Any]]:
-    """(read, write) streams to the server of `config`, tapped, with `closed` set when its side ends."""
+                         on_spawn: Callable[[TrackedProcess], None] | None = None,
+                         sdk_channel: Any = None) -> AsyncIterator[tuple[Any, Any]]:
+    """(read, write) streams to the server of `config`, tapped, with `closed` set when its side ends.
+
+    `sdk_channel` reaches an Agent SDK server (`"type": "sdk"`, tui/mcp/sdk_transport.py).
+    """
     if config.transport == "stdio":
         context = tracked_stdio(config, project_dir, log_path, warn, on_spawn)
+    elif config.transport == "sdk":
+        from tui.mcp.sdk_transport import sdk_streams
+
+        context = sdk_streams(config, sdk_channel)
     elif config.transport == "http":
         from mcp.client.streamable_http import streamable_http_client
         from mcp.shared._httpx_utils import create_mcp_http_client

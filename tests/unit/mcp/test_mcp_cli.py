@@ -145,7 +145,7 @@ def test_same_name_in_two_scopes_needs_a_scope_to_remove(project: Path, capsys: 
     (["add-json", "j", '{"type": "stdio"'], "Invalid configuration: the JSON for j does not parse"),
     (["add-json", "j", '{"type": "stdio"}'], "mcp_servers.j: a stdio server needs a command; nothing was written."),
     (["add-json", "j", '{"type": "carrier-pigeon", "url": "http://x"}'],
-     "mcp_servers.j.type: unknown transport 'carrier-pigeon' (expected stdio, http or sse)"),
+     "mcp_servers.j.type: unknown transport 'carrier-pigeon' (expected stdio, http, sse or sdk)"),
 ])
 def test_bad_input_is_one_sentence_and_writes_nothing(project: Path, capsys: pytest.CaptureFixture[str],
                                                       argv: list[str], sentence: str) -> None:
