@@ -40,8 +40,19 @@ def precompile_sources() -> None:
     source on each start (~30-80 ms), while Textual and the SDK come precompiled from
     site-packages: a cost no installed user pays.
     """
-    subprocess.run([PYTHON, "-m", "compileall", "-q", str(REPO / "tui"), str(REPO / "tests" / "__init__.py"),
-                    str(REPO / "tests" / "bench")], check=True, stdout=subprocess.DEVNULL)
+    subprocess.run(
+        [
+            PYTHON,
+            "-m",
+            "compileall",
+            "-q",
+            str(REPO / "tui"),
+            str(REPO / "tests" / "__init__.py"),
+            str(REPO / "tests" / "bench"),
+        ],
+        check=True,
+        stdout=subprocess.DEVNULL,
+    )
 
 
 @dataclass
@@ -54,13 +65,32 @@ class Settings:
         return quick if self.quick else full
 
 
-def row(benchmark: str, value: float | None, baseline: float | None, goal: str, *, unit: str = "",
-        met: bool | None = None, note: str = "", ratio: float | None = None, baseline_label: str = "") -> dict[str, Any]:
+def row(
+    benchmark: str,
+    value: float | None,
+    baseline: float | None,
+    goal: str,
+    *,
+    unit: str = "",
+    met: bool | None = None,
+    note: str = "",
+    ratio: float | None = None,
+    baseline_label: str = "",
+) -> dict[str, Any]:
     """One table row; `ratio` defaults to value / baseline."""
     if ratio is None and value is not None and baseline:
         ratio = value / baseline
-    return {"benchmark": benchmark, "value": value, "baseline": baseline, "ratio": ratio, "goal": goal,
-            "unit": unit, "met": met, "note": note, "baseline_label": baseline_label}
+    return {
+        "benchmark": benchmark,
+        "value": value,
+        "baseline": baseline,
+        "ratio": ratio,
+        "goal": goal,
+        "unit": unit,
+        "met": met,
+        "note": note,
+        "baseline_label": baseline_label,
+    }
 
 
 def median(values: list[float]) -> float:
@@ -85,13 +115,25 @@ class ChildRun:
     stderr: str
 
 
-def run_child(argv: list[str], *, env: dict[str, str] | None = None, cwd: Path | None = None,
-              timeout: float = 120.0, stdin: str | None = None) -> ChildRun:
+def run_child(
+    argv: list[str],
+    *,
+    env: dict[str, str] | None = None,
+    cwd: Path | None = None,
+    timeout: float = 120.0,
+    stdin: str | None = None,
+) -> ChildRun:
     """Run a process; wall time from spawn to exit and its own peak RSS (os.wait4, not the max over all children)."""
     with tempfile.TemporaryFile() as out, tempfile.TemporaryFile() as err:
         start = time.perf_counter()
-        proc = subprocess.Popen(argv, env=env, cwd=cwd, stdout=out, stderr=err,
-                                stdin=subprocess.PIPE if stdin is not None else subprocess.DEVNULL)
+        proc = subprocess.Popen(
+            argv,
+            env=env,
+            cwd=cwd,
+            stdout=out,
+            stderr=err,
+            stdin=subprocess.PIPE if stdin is not None else subprocess.DEVNULL,
+        )
         if stdin is not None:
             assert proc.stdin is not None
             proc.stdin.write(stdin.encode())
@@ -110,15 +152,27 @@ def run_child(argv: list[str], *, env: dict[str, str] | None = None, cwd: Path |
         proc.returncode = os.waitstatus_to_exitcode(status)
         out.seek(0)
         err.seek(0)
-        return ChildRun(wall, usage.ru_maxrss / 1024, proc.returncode, out.read().decode(errors="replace"),
-                        err.read().decode(errors="replace"))
+        return ChildRun(
+            wall,
+            usage.ru_maxrss / 1024,
+            proc.returncode,
+            out.read().decode(errors="replace"),
+            err.read().decode(errors="replace"),
+        )
 
 
 def bench_env(home: Path, **extra: str) -> dict[str, str]:
     """A clean environment: a throwaway HOME, no real keys, nothing that phones home."""
     env = {k: v for k, v in os.environ.items() if not k.startswith("ANTHROPIC_")}
-    env.update({"HOME": str(home), "XDG_CONFIG_HOME": str(home / ".config"), "XDG_DATA_HOME": str(home / ".local/share"),
-                "XDG_STATE_HOME": str(home / ".local/state"), "PYTHONPATH": str(REPO)})
+    env.update(
+        {
+            "HOME": str(home),
+            "XDG_CONFIG_HOME": str(home / ".config"),
+            "XDG_DATA_HOME": str(home / ".local/share"),
+            "XDG_STATE_HOME": str(home / ".local/state"),
+            "PYTHONPATH": str(REPO),
+        }
+    )
     env.update(extra)
     return env
 

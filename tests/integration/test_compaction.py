@@ -31,11 +31,18 @@ def synthetic_history(turns: int, chars: int = 800, seed: int = 1) -> list[dict]
         messages.append({"role": "user", "content": [{"type": "text", "text": f"prompt {t} " + "p" * chars}]})
         if rng.random() < 0.7:
             tid = f"toolu_01synthetic{t:04d}xxxxxxxxxx"
-            messages.append({"role": "assistant", "content": [
-                {"type": "text", "text": f"checking {t}"},
-                {"type": "tool_use", "id": tid, "name": "Read", "input": {"file_path": "a.py"}}]})
-            messages.append({"role": "user", "content": [
-                {"type": "tool_result", "tool_use_id": tid, "content": "r" * chars}]})
+            messages.append(
+                {
+                    "role": "assistant",
+                    "content": [
+                        {"type": "text", "text": f"checking {t}"},
+                        {"type": "tool_use", "id": tid, "name": "Read", "input": {"file_path": "a.py"}},
+                    ],
+                }
+            )
+            messages.append(
+                {"role": "user", "content": [{"type": "tool_result", "tool_use_id": tid, "content": "r" * chars}]}
+            )
         messages.append({"role": "assistant", "content": [{"type": "text", "text": f"answer {t} " + "a" * chars}]})
     return messages
 
@@ -46,8 +53,10 @@ def test_context_usage_is_published_after_each_response(monkeypatch, project):
         session.run_turn("hello")
     usage = rec.of(ResponseFinished)[0].usage
     meter = rec.of(ContextUsage)[-1]
-    expected = sum(int(usage.get(k) or 0) for k in
-                   ("input_tokens", "cache_read_input_tokens", "cache_creation_input_tokens", "output_tokens"))
+    expected = sum(
+        int(usage.get(k) or 0)
+        for k in ("input_tokens", "cache_read_input_tokens", "cache_creation_input_tokens", "output_tokens")
+    )
     assert meter.used_tokens == expected > 0
     assert meter.window_tokens == 50_000 and meter.estimated is False
     assert rec.of(CompactionStarted) == []
@@ -115,8 +124,13 @@ def test_every_cut_keeps_the_history_valid(seed):
     rng = random.Random(seed)
     history = synthetic_history(rng.randint(2, 9), chars=5, seed=seed)
     if rng.random() < 0.5:  # a turn still in progress: ends with tool results
-        history = history[:-1] if history[-1]["role"] == "assistant" and history[-2]["role"] == "user" and \
-            history[-2]["content"][0]["type"] == "tool_result" else history
+        history = (
+            history[:-1]
+            if history[-1]["role"] == "assistant"
+            and history[-2]["role"] == "user"
+            and history[-2]["content"][0]["type"] == "tool_result"
+            else history
+        )
     cut = choose_cut(history, keep=rng.randint(1, 8))
     if cut is None:
         return

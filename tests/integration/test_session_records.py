@@ -83,11 +83,14 @@ def test_interactive_permission_allow_deny_and_session_scope(monkeypatch, tmp_pa
     ]
     with FakeAPI(script) as api:
         session, rec = make_session(monkeypatch, api.base_url, tmp_path, interactive=True)
-        asked = _answer_questions(session, [
-            PermissionReply(True, "once"),
-            PermissionReply(False, reason="not that file"),
-            PermissionReply(True, "once"),
-        ])
+        asked = _answer_questions(
+            session,
+            [
+                PermissionReply(True, "once"),
+                PermissionReply(False, reason="not that file"),
+                PermissionReply(True, "once"),
+            ],
+        )
         session.run_turn("write files")
         assert api.errors == []
         denied = api.message_requests[2].body["messages"][-1]["content"][0]

@@ -79,10 +79,12 @@ class ContextTracker:
         """(tokens the next request would occupy, whether that is an estimate)."""
         messages = self.session.messages
         if self.measured is not None and self.measured_at <= len(messages) + 1:
-            extra = messages[self.measured_at:]
+            extra = messages[self.measured_at :]
             return self.measured + (estimate_tokens(extra) if extra else 0), bool(extra)
         s = self.session
-        return estimate_tokens(s.system_blocks()) + estimate_tokens(s.tool_definitions()) + estimate_tokens(messages), True
+        return estimate_tokens(s.system_blocks()) + estimate_tokens(s.tool_definitions()) + estimate_tokens(
+            messages
+        ), True
 
     def publish(self) -> None:
         used, estimated = self.current()

@@ -51,7 +51,7 @@ class Event:
     def __eq__(self, other: object) -> bool:
         if type(other) is not type(self):
             return NotImplemented
-        return self._values() == other._values()  # type: ignore[attr-defined]
+        return self._values() == other._values()
 
     def __hash__(self) -> int:
         return hash((type(self), self._values()))
@@ -364,9 +364,21 @@ class CompactionFinished(Event):
 
 #: events defined in cost_events.py and part_events.py, reachable from here like the others (ev.CacheMissed)
 _COST_EVENTS = frozenset({"CacheMissed", "CompactionProposed", "MessagePinned", "RequestCosted"})
-_PART_EVENTS = frozenset({"McpServerChanged", "McpMessage", "SubagentStarted", "SubagentFinished", "BackgroundShellChanged",
-                          "UserQuestionAsked", "HookEvent", "HookStarted", "HookFinished", "SandboxBlocked",
-                          "CheckpointSaved"})
+_PART_EVENTS = frozenset(
+    {
+        "McpServerChanged",
+        "McpMessage",
+        "SubagentStarted",
+        "SubagentFinished",
+        "BackgroundShellChanged",
+        "UserQuestionAsked",
+        "HookEvent",
+        "HookStarted",
+        "HookFinished",
+        "SandboxBlocked",
+        "CheckpointSaved",
+    }
+)
 
 
 def __getattr__(name: str) -> Any:

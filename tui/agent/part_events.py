@@ -12,7 +12,6 @@ from typing import Any
 
 from .events import Event, _event
 
-
 # --- MCP (tui/mcp) --------------------------------------------------------------------
 
 
@@ -106,6 +105,8 @@ class UserQuestionAsked(Event):
     kind: str
     payload: dict[str, Any]
     reply: Future[dict[str, Any]] = field(compare=False, repr=False)
+
+
 # --- hooks ----------------------------------------------------------------------------
 
 
@@ -140,6 +141,8 @@ class HookFinished(HookEvent):
     stdout: str = ""
     stderr: str = ""
     message: str = ""
+
+
 # --- sandbox -------------------------------------------------------------------------
 
 
@@ -150,6 +153,8 @@ class SandboxBlocked(Event):
     tool_use_id: str
     command: str
     blocked: tuple[str, ...]
+
+
 # --- time travel (checkpoints, rewind) -----------------------------------------------
 
 

@@ -23,12 +23,12 @@ from .dispatch import Dispatcher
 from .events import Event, FileChangedOutside, Notice
 from .inbox import Inbox, joined
 from .options import AgentOptions
+from .pins import PinMixin
 from .pricing import add_usage, usage_cost
 from .request import build_system, build_tools
-from .pins import PinMixin
 from .session_history import NOT_EXECUTED_TEXT, HistoryMixin, Turn, last_text  # noqa: F401  (named here too)
-from .tool_belt import ask_user, configure_tools, publish_changes
 from .session_transcript import TranscriptMixin
+from .tool_belt import ask_user, configure_tools, publish_changes
 from .transcript import Transcript, new_session_id
 
 
@@ -72,8 +72,9 @@ def _default_policy(options: AgentOptions) -> Any:
         from tui.hooks.config import HookConfig
 
         options.hooks = HookConfig(list(loaded.hooks), trusted=loaded.trusted)
-    policy = build_policy(loaded, options.project_dir, options.permission_mode, options.allowed_tools,
-                          options.disallowed_tools)
+    policy = build_policy(
+        loaded, options.project_dir, options.permission_mode, options.allowed_tools, options.disallowed_tools
+    )
     policy.extra_dirs = options.add_dirs  # the same list: /add-dir adds to it as the session runs
     return policy
 
@@ -262,9 +263,17 @@ class AgentSession(HistoryMixin, TranscriptMixin, PinMixin):
         if self._system_cache is None or self._system_cache[0] != model:
             if not self.memory_text:
                 self.memory_text = self._load_memory()
-            self._system_cache = (model, build_system(self.options.project_dir, model, self.memory_text,
-                                                      self.options.add_dirs, instructions=self.options.system_prompt,
-                                                      append=self.options.append_system_prompt))
+            self._system_cache = (
+                model,
+                build_system(
+                    self.options.project_dir,
+                    model,
+                    self.memory_text,
+                    self.options.add_dirs,
+                    instructions=self.options.system_prompt,
+                    append=self.options.append_system_prompt,
+                ),
+            )
         return self._system_cache[1]
 
     def reload_memory(self) -> None:
@@ -303,8 +312,9 @@ class AgentSession(HistoryMixin, TranscriptMixin, PinMixin):
         if self._tool_defs is None:
             definitions = [t.definition() for t in self.tools if self._offered(t)]
             if self.tool_search is not None:
-                definitions = self.tool_search.definitions({t.name for t in self.base_tools}, definitions,
-                                                           self.context.window())
+                definitions = self.tool_search.definitions(
+                    {t.name for t in self.base_tools}, definitions, self.context.window()
+                )
                 if self.tool_search.active:
                     self.dispatcher.tools.setdefault(self.tool_search.tool.name, self.tool_search.tool)
             self._tool_defs = build_tools(definitions)

@@ -98,7 +98,9 @@ class HistoryMixin:
         if self.messages and self.messages[-1].get("role") == "user":
             # consecutive user turns merge (the API would merge them too)
             last = self.messages[-1]
-            content = last["content"] if isinstance(last["content"], list) else [{"type": "text", "text": last["content"]}]
+            content = (
+                last["content"] if isinstance(last["content"], list) else [{"type": "text", "text": last["content"]}]
+            )
             self.messages[-1] = {"role": "user", "content": [*content, *blocks]}
             if self.transcript:
                 self.transcript.write({"type": "merge_user", "message": self.messages[-1]})
@@ -123,7 +125,11 @@ class HistoryMixin:
         """After an interrupt mid-stream, keep the text that had fully arrived (no tool_use)."""
         if not partial:
             return
-        texts = [{"type": "text", "text": b["text"]} for b in partial.get("content", ()) if b.get("type") == "text" and b.get("text")]
+        texts = [
+            {"type": "text", "text": b["text"]}
+            for b in partial.get("content", ())
+            if b.get("type") == "text" and b.get("text")
+        ]
         if texts:
             self.append_message({"role": "assistant", "content": texts})
 
@@ -138,10 +144,13 @@ class HistoryMixin:
         pending = [b for b in self.messages[-1].get("content", ()) if b.get("type") == "tool_use"]
         if pending:
             self.append_message(
-                {"role": "user", "content": [
-                    {"type": "tool_result", "tool_use_id": b["id"], "content": NOT_EXECUTED_TEXT, "is_error": True}
-                    for b in pending
-                ]}
+                {
+                    "role": "user",
+                    "content": [
+                        {"type": "tool_result", "tool_use_id": b["id"], "content": NOT_EXECUTED_TEXT, "is_error": True}
+                        for b in pending
+                    ],
+                }
             )
 
     def last_assistant_text(self) -> str:

@@ -40,8 +40,9 @@ class TranscriptMixin:
 
     def new_transcript(self, path: Path) -> Transcript:
         """A writer for `path` that reports problems as notices (and a lost file via `transcript_lost`)."""
-        return Transcript(path, on_error=lambda msg: self.publish(Notice(level="warning", text=msg)),
-                          on_lost=self.transcript_lost)
+        return Transcript(
+            path, on_error=lambda msg: self.publish(Notice(level="warning", text=msg)), on_lost=self.transcript_lost
+        )
 
     def attach_transcript(self, transcript: Transcript, *, header: bool = True) -> None:
         """Make `transcript` the one events and messages go to."""

@@ -35,10 +35,26 @@ EVENTS: dict[str, str | None] = {
 DEFAULT_TIMEOUT_S = 60.0
 #: Claude Code events agent-tui does not fire: their hooks are named as ignored, not as typos
 OTHER_CC_EVENTS = (
-    "Setup", "UserPromptExpansion", "PermissionDenied", "PostToolBatch", "SubagentStart", "StopFailure",
-    "PostCompact", "MessageDisplay", "TaskCreated", "TaskCompleted", "TeammateIdle", "ConfigChange",
-    "InstructionsLoaded", "CwdChanged", "DirectoryAdded", "FileChanged", "WorktreeCreate", "WorktreeRemove",
-    "Elicitation", "ElicitationResult",
+    "Setup",
+    "UserPromptExpansion",
+    "PermissionDenied",
+    "PostToolBatch",
+    "SubagentStart",
+    "StopFailure",
+    "PostCompact",
+    "MessageDisplay",
+    "TaskCreated",
+    "TaskCompleted",
+    "TeammateIdle",
+    "ConfigChange",
+    "InstructionsLoaded",
+    "CwdChanged",
+    "DirectoryAdded",
+    "FileChanged",
+    "WorktreeCreate",
+    "WorktreeRemove",
+    "Elicitation",
+    "ElicitationResult",
 )
 
 
@@ -97,8 +113,9 @@ class HookConfig:
 
     def has(self, event: str) -> bool:
         """Whether any hook could run for `event` (cheap check before building its input)."""
-        return any(s.event == event and (self.trusted or not s.project) and s.key not in self.disabled
-                   for s in self.hooks)
+        return any(
+            s.event == event and (self.trusted or not s.project) and s.key not in self.disabled for s in self.hooks
+        )
 
 
 def parse_hooks_block(path: Path, text: str, block: Any, *, project: bool) -> tuple[list[HookSpec], list[str]]:
@@ -164,5 +181,13 @@ def _handler(handler: Any, event: str, matcher: str | None, path: Path, project:
         problem(f"`timeout` must be a positive number of seconds; {DEFAULT_TIMEOUT_S:g} s is used.")
         timeout = DEFAULT_TIMEOUT_S
     message = handler.get("statusMessage")
-    return HookSpec(event, matcher or None, command, float(timeout), path, project,
-                    message if isinstance(message, str) else None, handler.get("async") is True)
+    return HookSpec(
+        event,
+        matcher or None,
+        command,
+        float(timeout),
+        path,
+        project,
+        message if isinstance(message, str) else None,
+        handler.get("async") is True,
+    )

@@ -14,8 +14,15 @@ from tui.config.hooks_config import (
     parse_hooks_block,
 )
 
-__all__ = ["DEFAULT_TIMEOUT_S", "EVENTS", "OTHER_CC_EVENTS", "HookConfig", "HookSpec", "load_hook_config",
-           "parse_hooks_block"]
+__all__ = [
+    "DEFAULT_TIMEOUT_S",
+    "EVENTS",
+    "OTHER_CC_EVENTS",
+    "HookConfig",
+    "HookSpec",
+    "load_hook_config",
+    "parse_hooks_block",
+]
 
 
 def load_hook_config(project_dir: Path) -> HookConfig | None:

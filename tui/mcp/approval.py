@@ -41,8 +41,9 @@ def _edit(project_dir: Path) -> tuple[Path, TOMLDocument]:
 def _names(doc: TOMLDocument, key: str, path: Path) -> list[str]:
     value = doc.get(key, [])
     if not isinstance(value, list):
-        raise SettingsWriteError(f"{path}: key `{key}` is not a list of server names; fix it first; "
-                                 "nothing was changed.")
+        raise SettingsWriteError(
+            f"{path}: key `{key}` is not a list of server names; fix it first; nothing was changed."
+        )
     return [str(v) for v in value]
 
 
@@ -100,8 +101,9 @@ def remember_enabled(project_dir: Path, name: str, enabled: bool) -> str:
     return f"{'Enabled' if enabled else 'Disabled'} {name} for this folder ({key} in {path})."
 
 
-def start_servers(session: Any, configs: Iterable[McpServerConfig],
-                  disabled: Iterable[McpServerConfig] = ()) -> list[str]:
+def start_servers(
+    session: Any, configs: Iterable[McpServerConfig], disabled: Iterable[McpServerConfig] = ()
+) -> list[str]:
     """Connect `configs` in `session` (in the background) unless already there; returns the names started.
 
     `disabled` servers are listed but not started, so /mcp can enable them.

@@ -29,10 +29,36 @@ CLONE_NEW_FLAGS = 0x7E020080  # NEWNS|NEWCGROUP|NEWUTS|NEWIPC|NEWUSER|NEWPID|NEW
 
 # (audit arch, syscall numbers) per machine
 ARCHES = {
-    "x86_64": (0xC000003E, {"socket": 41, "clone": 56, "clone3": 435, "unshare": 272, "setns": 308, "ioctl": 16,
-                            "keyctl": 250, "add_key": 248, "request_key": 249, "io_uring_setup": 425}),
-    "aarch64": (0xC00000B7, {"socket": 198, "clone": 220, "clone3": 435, "unshare": 97, "setns": 268, "ioctl": 29,
-                             "keyctl": 219, "add_key": 217, "request_key": 218, "io_uring_setup": 425}),
+    "x86_64": (
+        0xC000003E,
+        {
+            "socket": 41,
+            "clone": 56,
+            "clone3": 435,
+            "unshare": 272,
+            "setns": 308,
+            "ioctl": 16,
+            "keyctl": 250,
+            "add_key": 248,
+            "request_key": 249,
+            "io_uring_setup": 425,
+        },
+    ),
+    "aarch64": (
+        0xC00000B7,
+        {
+            "socket": 198,
+            "clone": 220,
+            "clone3": 435,
+            "unshare": 97,
+            "setns": 268,
+            "ioctl": 29,
+            "keyctl": 219,
+            "add_key": 217,
+            "request_key": 218,
+            "io_uring_setup": 425,
+        },
+    ),
 }
 OFF_NR, OFF_ARCH = 0, 4
 

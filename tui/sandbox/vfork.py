@@ -78,8 +78,16 @@ def resolve(program: str, env: dict[str, str]) -> str:
     return found
 
 
-def spawn(argv: Sequence[str], env: dict[str, str], cwd: str, fds: tuple[int, int, int], plan: Plan,
-          program: bytes, uid: int, gid: int) -> int:
+def spawn(
+    argv: Sequence[str],
+    env: dict[str, str],
+    cwd: str,
+    fds: tuple[int, int, int],
+    plan: Plan,
+    program: bytes,
+    uid: int,
+    gid: int,
+) -> int:
     """Start `argv` contained by `plan` with `fds` as stdin/stdout/stderr, in its own session; its pid.
 
     Raises OSError when the command cannot be found, RuntimeError when the sandbox could not be set up.
@@ -112,8 +120,12 @@ def spawn(argv: Sequence[str], env: dict[str, str], cwd: str, fds: tuple[int, in
             was_enabled = gc.isenabled()
             gc.disable()  # no finalizer of agent-tui's garbage may run in the child
             try:
-                pid = _clone()(_address(libc.setcontext), ctypes.c_void_p(start + SMALL_STACK - 64),
-                               launch_flags(), ctypes.c_void_p(ctypes.addressof(setup.buf)))
+                pid = _clone()(
+                    _address(libc.setcontext),
+                    ctypes.c_void_p(start + SMALL_STACK - 64),
+                    launch_flags(),
+                    ctypes.c_void_p(ctypes.addressof(setup.buf)),
+                )
             finally:
                 if was_enabled:
                     gc.enable()

@@ -28,14 +28,14 @@ from tui.agent.options import AgentOptions
 from tui.sanitize import one_line, visible
 
 from . import commands, gc_tuning, prompt_shortcuts, trust
-from .threads import call_soon_from_thread
-from .warmup import warm_up_first_reply
 from .bindings import bindings_for
 from .conversation_keys import ConversationKeys
-from .notifier import FocusReports
-from .inspector_backlog import InspectorBacklog
-from .terminal_model import TerminalModel
 from .engine_inbox import DELTA_BATCH_S, EngineInbox
+from .inspector_backlog import InspectorBacklog
+from .notifier import FocusReports
+from .terminal_model import TerminalModel
+from .threads import call_soon_from_thread
+from .warmup import warm_up_first_reply
 from .widgets.app_header import AppHeader
 from .widgets.conversation import MAX_MOUNTED_TURNS, Conversation
 from .widgets.prompt import PromptArea, PromptRow

@@ -24,8 +24,12 @@ class ConversationKeys:
             raise SkipAction()
         conversation = app.conversation  # type: ignore[attr-defined]
         focused = app.focused  # type: ignore[attr-defined]
-        if (focused is not None and focused is not app.prompt_area  # type: ignore[attr-defined]
-                and focused is not conversation and conversation not in focused.ancestors):
+        if (
+            focused is not None
+            and focused is not app.prompt_area  # type: ignore[attr-defined]
+            and focused is not conversation
+            and conversation not in focused.ancestors
+        ):
             raise SkipAction()
         return conversation
 

@@ -7,12 +7,13 @@ from __future__ import annotations
 
 import threading
 from collections import deque
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, cast
 
 if TYPE_CHECKING:
     from tui.agent.events import Event
 
-    from .events import EngineEvent, EngineEvents, EventController
+    from .app import AgentApp
+    from .events import EngineEvent, EngineEvents
 
 #: streamed deltas are handed to the UI thread in batches at most this far apart
 DELTA_BATCH_S = 1 / 60
@@ -33,9 +34,13 @@ class EngineInbox:
     _delta_type: type
     _wake_message: type[EngineEvents] | None
     _loop: Any
-    controller: EventController
 
     post_message: Any  # App.post_message
+
+    @property
+    def _app(self) -> AgentApp:
+        """This mixin as the app it is part of (for the helpers typed on AgentApp)."""
+        return cast("AgentApp", self)
 
     def _forward(self, event: Event) -> None:
         """Bus subscriber, called on the loop thread: queue the event for the UI thread.
@@ -71,14 +76,14 @@ class EngineInbox:
         from .events import coalesce_deltas
         from .frame_budget import handle_within_budget, waiting_for_refresh
 
-        if waiting_for_refresh(self):
+        if waiting_for_refresh(self._app):
             return  # the rest of a burst: drained after the next refresh, with these
         with self._inbox_lock:
             batch = list(self._inbox)
             self._inbox.clear()
             self._wake_now = self._wake_later = False  # events from now on wake the UI again
             self._delta_batch_s = FAST_DELTA_BATCH_S if len(batch) > FAST_BATCH_EVENTS else DELTA_BATCH_S
-        await handle_within_budget(self, coalesce_deltas(batch))  # a burst is spread over frames
+        await handle_within_budget(self._app, coalesce_deltas(batch))  # a burst is spread over frames
 
     async def on_engine_event(self, message: EngineEvent) -> None:
-        await self.controller.handle(message.event)
+        await self._app.controller.handle(message.event)

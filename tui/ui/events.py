@@ -20,6 +20,7 @@ from textual.widget import MountError
 
 from tui.agent import events as ev
 from tui.agent.pricing import web_searches
+from tui.wording import plural
 
 from .cost_events import CostHandlers
 from .permission_events import PermissionHandlers
@@ -29,20 +30,29 @@ from .widgets.blocks import MarkerLine, ThinkingBlock, ToolCallBlock, UserPrompt
 from .widgets.conversation import TurnView
 from .widgets.conversation_model import BlockRecord, ToolRecord, TurnRecord, image_records
 from .widgets.status_line import human_tokens
-from tui.wording import plural
 
 if TYPE_CHECKING:
+    from .app import AgentApp
     from .screens.permission_dialog import PermissionDialog
     from .widgets.reply_stream import ReplyStream
-    from .app import AgentApp
 
 log = logging.getLogger(__name__)
 
-INSPECTOR_EVENTS = (ev.RequestSent, ev.ResponseStarted, ev.ResponseFinished, ev.StopReasonHandled,
-                    ev.RequestCosted, ev.CacheMissed, ev.CompactionFinished,  # the Cost view
-                    # the timeline's tool bars and permission waits
-                    ev.ToolStarted, ev.ToolFinished, ev.PermissionRequested, ev.PermissionResolved,
-                    ev.MessagesSteered)
+INSPECTOR_EVENTS = (
+    ev.RequestSent,
+    ev.ResponseStarted,
+    ev.ResponseFinished,
+    ev.StopReasonHandled,
+    ev.RequestCosted,
+    ev.CacheMissed,
+    ev.CompactionFinished,  # the Cost view
+    # the timeline's tool bars and permission waits
+    ev.ToolStarted,
+    ev.ToolFinished,
+    ev.PermissionRequested,
+    ev.PermissionResolved,
+    ev.MessagesSteered,
+)
 #: LoopStopped reasons that are a normal end and need no extra marker
 QUIET_STOPS = ("end_turn",)
 
@@ -67,9 +77,13 @@ def coalesce_deltas(batch: list[ev.Event]) -> list[ev.Event]:
 
     for event in batch:
         last = out[-1] if out else None
-        if (isinstance(event, ev.BlockDelta) and isinstance(last, ev.BlockDelta) and run
-                and (last.index, last.iteration, last.delta_type, last.loop_path)
-                == (event.index, event.iteration, event.delta_type, event.loop_path)):
+        if (
+            isinstance(event, ev.BlockDelta)
+            and isinstance(last, ev.BlockDelta)
+            and run
+            and (last.index, last.iteration, last.delta_type, last.loop_path)
+            == (event.index, event.iteration, event.delta_type, event.loop_path)
+        ):
             run.append(event.text)
             continue
         close_run()
@@ -415,7 +429,9 @@ class EventController(PermissionHandlers, ToolBeltHandlers, CostHandlers, ToolHa
     async def on_turn_finished(self, e: ev.TurnFinished) -> None:
         await self._freeze_live()
         u = e.usage
-        total_in = sum(int(u.get(k) or 0) for k in ("input_tokens", "cache_read_input_tokens", "cache_creation_input_tokens"))
+        total_in = sum(
+            int(u.get(k) or 0) for k in ("input_tokens", "cache_read_input_tokens", "cache_creation_input_tokens")
+        )
         calls = plural(e.num_iterations, "call")
         await self.add_marker(
             f"{calls} · {format_seconds(e.duration_ms / 1000)} · {human_tokens(total_in)} in / "

@@ -10,7 +10,6 @@ from typing import Any
 from tui.agent import events as ev
 from tui.agent.permission_gate import PermissionReply
 
-
 #: after an answer that adds a rule, the next queued dialog waits at most this long for the engine's word
 RULE_WAIT_S = 0.5
 
@@ -48,9 +47,7 @@ class PermissionHandlers:
         from .screens.permission_dialog import PermissionDialog
 
         request = self._permissions.popleft()
-        self.dialog = PermissionDialog(
-            request, grace_s=self.app.permission_grace_s, queued=len(self._permissions)
-        )
+        self.dialog = PermissionDialog(request, grace_s=self.app.permission_grace_s, queued=len(self._permissions))
         self.app.status.set_state("waiting for approval")
         self.app.push_screen(self.dialog, callback=partial(self._permission_answered, request))
 

@@ -88,8 +88,9 @@ class SubagentEvents:
             await handler(e)
         elif isinstance(e, ev.ToolQueued):
             parent = self.agents.get(e.loop_path)
-            child = ToolRecord(e.tool_use_id, e.name, label=e.label, batch=e.batch, parallel=e.parallel,
-                               state="queued", queued_at=e.ts)
+            child = ToolRecord(
+                e.tool_use_id, e.name, label=e.label, batch=e.batch, parallel=e.parallel, state="queued", queued_at=e.ts
+            )
             self.tools[(e.loop_path, e.tool_use_id)] = child
             if parent is not None:
                 parent.children.append(child)

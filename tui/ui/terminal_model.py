@@ -18,6 +18,7 @@ after a suspend) is written as Textual would write its spans, and becomes known 
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
+from itertools import pairwise
 from typing import Any
 
 from rich.cells import get_character_cell_size
@@ -43,7 +44,7 @@ MIN_SCROLL_CELLS = 160
 class Link:
     """The look of a hyperlinked cell: compared by its codes and URL, drawn with its style."""
 
-    __slots__ = ("codes", "url", "style")
+    __slots__ = ("codes", "style", "url")
 
     def __init__(self, codes: str, url: str, style: Style) -> None:
         self.codes, self.url, self.style = codes, url, style
@@ -199,7 +200,7 @@ def changed_runs(new: Row, old: Row, width: int) -> list[tuple[int, int]]:
             runs[-1] = (runs[-1][0], b)
         else:
             runs.append((a, b))
-    out = []
+    out: list[tuple[int, int]] = []
     for start, end in runs:
         while nc[start] == oc[start] and nl[start] == ol[start]:
             start += 1
@@ -237,8 +238,9 @@ def _pieces_of(row: Row | None, ranges: Sequence[tuple[int, int]]) -> list[Any]:
     return [("".join(chars[a:b]), tuple(looks[a:b])) for a, b in ranges]
 
 
-def find_scroll(new: list[Row | None], old: list[Row | None], touched: Iterable[int],
-                ranges: Sequence[Sequence[tuple[int, int]]]) -> tuple[int, int, int] | None:
+def find_scroll(
+    new: list[Row | None], old: list[Row | None], touched: Iterable[int], ranges: Sequence[Sequence[tuple[int, int]]]
+) -> tuple[int, int, int] | None:
     """(top, bottom, shift) of a band of rows whose content moved up (shift > 0) or down (shift < 0).
 
     Rows are compared piece by piece, a piece being the part of a row one widget draws (`ranges`, per row):
@@ -280,8 +282,7 @@ def find_scroll(new: list[Row | None], old: list[Row | None], touched: Iterable[
             return 0
         if a_row is b_row or a_row == b_row:
             return len(a_row[0])
-        return sum(b - a for (a, b), k1, k2 in zip(ranges[y], new_pieces[y], _pieces_of(b_row, ranges[y]))
-                   if k1 == k2)
+        return sum(b - a for (a, b), k1, k2 in zip(ranges[y], new_pieces[y], _pieces_of(b_row, ranges[y])) if k1 == k2)
 
     stay = [same(y, y) for y in range(height)]
     best: tuple[int, int, int, int] | None = None  # (saved cells, top, bottom, shift)
@@ -311,8 +312,14 @@ def find_scroll(new: list[Row | None], old: list[Row | None], touched: Iterable[
 class DiffChopsUpdate(ChopsUpdate):
     """A partial update written against the terminal model: scrolled bands, then only the cells that changed."""
 
-    def __init__(self, chops: Sequence[Mapping[int, Strip | None]], spans: list[tuple[int, int, int]],
-                 chop_ends: list[list[int]], terminal: TerminalModel, size: Size) -> None:
+    def __init__(
+        self,
+        chops: Sequence[Mapping[int, Strip | None]],
+        spans: list[tuple[int, int, int]],
+        chop_ends: list[list[int]],
+        terminal: TerminalModel,
+        size: Size,
+    ) -> None:
         super().__init__(chops, spans, chop_ends)
         self.terminal = terminal
         self.size = size
@@ -381,7 +388,7 @@ class DiffChopsUpdate(ChopsUpdate):
             bounds = sorted({0, width, *(x for _, x1, x2 in self.spans for x in (x1, x2) if 0 < x < width)})
             if len(bounds) > 8:
                 bounds = [0, width]
-            ranges = [list(zip(bounds, bounds[1:]))] * height
+            ranges = [list(pairwise(bounds))] * height
             scroll = find_scroll(new, old, changed, ranges)
             if scroll is not None:
                 top, bottom, shift = scroll
@@ -389,11 +396,11 @@ class DiffChopsUpdate(ChopsUpdate):
                 writer.out.append(f"\x1b[{top + 1};{bottom + 1}r\x1b[{m}{'S' if shift > 0 else 'T'}\x1b[r")
                 base_rows = list(old)
                 if shift > 0:
-                    base_rows[top:bottom + 1 - m] = old[top + m:bottom + 1]
-                    base_rows[bottom + 1 - m:bottom + 1] = [None] * m
+                    base_rows[top : bottom + 1 - m] = old[top + m : bottom + 1]
+                    base_rows[bottom + 1 - m : bottom + 1] = [None] * m
                 else:
-                    base_rows[top + m:bottom + 1] = old[top:bottom + 1 - m]
-                    base_rows[top:top + m] = [None] * m
+                    base_rows[top + m : bottom + 1] = old[top : bottom + 1 - m]
+                    base_rows[top : top + m] = [None] * m
                 candidates.update(range(top, bottom + 1))
         rows = model.rows = list(base_rows)
         for y in sorted(candidates):
@@ -446,7 +453,8 @@ class ModelLayoutUpdate(LayoutUpdate):
             return text
         writer = _Writer(color_system)
         for y, (row, before) in enumerate(zip(rows, model.rows)):
+            # every row is known here (a full update while the model knows them all): no None among them
             for start, end in changed_runs(row, before, width):  # type: ignore[arg-type]
                 writer.cells(row, start, end, y, width)  # type: ignore[arg-type]
-        model.rows = rows  # type: ignore[assignment]
+        model.rows = rows
         return writer.text()

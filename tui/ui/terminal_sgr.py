@@ -19,7 +19,7 @@ def parse_look(codes: str) -> tuple[frozenset[str], str, str]:
             p = parts[i]
             if p in ("38", "48") and i + 1 < len(parts):
                 n = 5 if parts[i + 1] == "2" else 3
-                colour = ";".join(parts[i:i + n])
+                colour = ";".join(parts[i : i + n])
                 i += n
                 if p == "38":
                     fg = colour

@@ -42,8 +42,9 @@ def check_trust(app: AgentApp) -> None:
         call_soon_from_thread(app, app.notify, text, title="MCP", severity="warning", timeout=12, markup=False)
     plugins = getattr(app.options, "plugins", None)  # tui.plugins.active.ActivePlugins, when settings name any
     for notice in plugins.notices() if plugins is not None else ():
-        call_soon_from_thread(app, app.notify, one_line(notice), title="Plugins", severity="warning", timeout=12,
-                              markup=False)
+        call_soon_from_thread(
+            app, app.notify, one_line(notice), title="Plugins", severity="warning", timeout=12, markup=False
+        )
     inventory = folder_inventory(project_dir, loaded)
     app.trust_inventory = inventory
     asking = not loaded.trusted and bool(inventory) and not _declined(loaded)
@@ -107,8 +108,11 @@ def _answered(app: AgentApp, inventory: FolderInventory, change: bool | None) ->
             app.notify(f"Not trusted: this folder's {inventory.summary()} stay off. /trust loads them.", title=TITLE)
         return
     apply_trust(app, trusting)
-    what = f": its {inventory.summary()} {'are' if inventory.count() != 1 else 'is'} now {'on' if trusting else 'off'}" \
-        if inventory else ""
+    what = (
+        f": its {inventory.summary()} {'are' if inventory.count() != 1 else 'is'} now {'on' if trusting else 'off'}"
+        if inventory
+        else ""
+    )
     if trusting:
         app.notify(f"Trusted {project_dir}{what}.", title=TITLE)
     else:
@@ -182,13 +186,17 @@ def _stop_project_servers(session: Any) -> None:
     runtime = getattr(session, "mcp", None)
     if runtime is None:
         return
-    names = [name for name, state in runtime.manager.states.items()
-             if state.config.source == "project" and state.status != "disabled"]
+    names = [
+        name
+        for name, state in runtime.manager.states.items()
+        if state.config.source == "project" and state.status != "disabled"
+    ]
     import threading
 
     for name in names:
-        threading.Thread(target=runtime.manager.set_enabled, args=(name, False), name=f"mcp-stop-{name}",
-                         daemon=True).start()
+        threading.Thread(
+            target=runtime.manager.set_enabled, args=(name, False), name=f"mcp-stop-{name}", daemon=True
+        ).start()
 
 
 def current_inventory(app: AgentApp) -> FolderInventory:

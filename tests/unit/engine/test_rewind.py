@@ -20,11 +20,15 @@ from tui.agent.rewind import code_steps, rewind, rewind_entries
 def turn(name: str, marker: str) -> list:
     return [
         reply(tool_use("Read", {"file_path": "a.py"}), stop_reason="tool_use"),
-        reply(text("Editing."),
-              tool_use("Edit", {"file_path": "a.py", "old_string": "return a + b", "new_string": f"return a + b  # {marker}"}),
-              tool_use("Write", {"file_path": name, "content": f"{marker}\n"}),
-              tool_use("Bash", {"command": f"echo {marker} > bash-{marker}.txt && chmod 600 a.py && rm -f gone.txt"}),
-              stop_reason="tool_use"),
+        reply(
+            text("Editing."),
+            tool_use(
+                "Edit", {"file_path": "a.py", "old_string": "return a + b", "new_string": f"return a + b  # {marker}"}
+            ),
+            tool_use("Write", {"file_path": name, "content": f"{marker}\n"}),
+            tool_use("Bash", {"command": f"echo {marker} > bash-{marker}.txt && chmod 600 a.py && rm -f gone.txt"}),
+            stop_reason="tool_use",
+        ),
         reply(f"done {marker}"),
     ]
 
@@ -38,8 +42,14 @@ def two_turns(tmp_path_factory: pytest.TempPathFactory):
     os.chmod(project / "a.py", 0o755)
     sessions = project.parent / "sessions"
     with FakeAPI(turn("one.txt", "first") + turn("two.txt", "second")) as api:
-        session, events = make_session(monkeypatch, api.base_url, project, permission_mode="bypassPermissions",
-                                       transcript=True, sessions_dir=sessions)
+        session, events = make_session(
+            monkeypatch,
+            api.base_url,
+            project,
+            permission_mode="bypassPermissions",
+            transcript=True,
+            sessions_dir=sessions,
+        )
         session.run_turn("first change")
         session.run_turn("second change")
         assert api.errors == []
@@ -52,8 +62,12 @@ def reopen(session, project: Path):
     """The session as `-c` finds it after the process was killed: a new object reading the files."""
     from tui.agent.session import AgentSession
 
-    fresh = AgentSession(session.options.__class__(project_dir=project, transcript=True, offline=True,
-                                                   sessions_dir=session.options.sessions_dir), tools=[])
+    fresh = AgentSession(
+        session.options.__class__(
+            project_dir=project, transcript=True, offline=True, sessions_dir=session.options.sessions_dir
+        ),
+        tools=[],
+    )
     fresh.resume(session.session_id)
     return fresh
 
@@ -181,8 +195,10 @@ def test_a_session_from_before_checkpoints_rewinds_its_conversation(tmp_path) ->
     from tui.agent.session import AgentSession
 
     session = AgentSession(AgentOptions(project_dir=tmp_path, transcript=False, offline=True), tools=[])
-    session.messages = [{"role": "user", "content": [{"type": "text", "text": "old prompt"}]},
-                        {"role": "assistant", "content": [{"type": "text", "text": "old answer"}]}]
+    session.messages = [
+        {"role": "user", "content": [{"type": "text", "text": "old prompt"}]},
+        {"role": "assistant", "content": [{"type": "text", "text": "old answer"}]},
+    ]
     entries = rewind_entries(session)
     assert [(e.prompt, e.pos) for e in entries] == [("old prompt", None)]
     result = rewind(session, entries[0], "both")
@@ -222,7 +238,7 @@ def test_blobs_are_deltas_that_read_back_exactly(tmp_path) -> None:
     store = BlobStore(tmp_path)
     versions = [bytes(range(256)) * 400]
     for n in range(40):  # past the depth bound: a whole copy is stored again
-        versions.append(versions[-1][:n * 97] + b"edit %d" % n + versions[-1][n * 97:])
+        versions.append(versions[-1][: n * 97] + b"edit %d" % n + versions[-1][n * 97 :])
     names = [store.put(versions[0])]
     for old, new in itertools.pairwise(versions):
         names.append(store.put(new, old))

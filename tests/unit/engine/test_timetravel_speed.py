@@ -23,8 +23,9 @@ def _command(cps: Checkpoints, project: Path, action) -> list[tuple[str, bool, b
     start = len(cps.changes)
     action()
     finished()
-    return sorted((os.path.relpath(c.path, project), c.before is not None, c.after is not None)
-                  for c in cps.changes[start:])
+    return sorted(
+        (os.path.relpath(c.path, project), c.before is not None, c.after is not None) for c in cps.changes[start:]
+    )
 
 
 def test_bash_changes_are_found_through_inotify_as_a_full_scan_would(tmp_path) -> None:
@@ -43,10 +44,14 @@ def test_bash_changes_are_found_through_inotify_as_a_full_scan_would(tmp_path) -
 
     assert _command(cps, project, nested) == [("n/m/new.txt", False, True)]
     assert _command(cps, project, lambda: shutil.move(project / "n", project / "b")) == [
-        ("b/m/new.txt", False, True), ("n/m/new.txt", True, False)]
+        ("b/m/new.txt", False, True),
+        ("n/m/new.txt", True, False),
+    ]
     (project / "b" / "m" / "later.txt").write_text("a folder that moved is still watched")
     assert _command(cps, project, lambda: shutil.rmtree(project / "b")) == [
-        ("b/m/later.txt", True, False), ("b/m/new.txt", True, False)]
+        ("b/m/later.txt", True, False),
+        ("b/m/new.txt", True, False),
+    ]
     assert _command(cps, project, lambda: (project / "a" / "x.txt").chmod(0o600)) == [("a/x.txt", True, True)]
     (project / "top.txt").write_text("changed between commands: not the next command's doing")
     assert _command(cps, project, lambda: None) == []
@@ -99,7 +104,7 @@ def test_an_edit_waits_for_one_flush_only_when_it_is_the_files_first_change_of_t
     path = tmp_path / "big.py"
     versions = [b"".join(b"line %d\n" % n for n in range(50_000))]
     for n in range(3):
-        versions.append(versions[-1][:1000 * (n + 1)] + b"# edit %d\n" % n + versions[-1][1000 * (n + 1):])
+        versions.append(versions[-1][: 1000 * (n + 1)] + b"# edit %d\n" % n + versions[-1][1000 * (n + 1) :])
     path.write_bytes(versions[0])
     waits = []
     for n, (old, new) in enumerate(itertools.pairwise(versions)):
@@ -136,8 +141,10 @@ def test_a_new_version_is_hashed_from_its_change_on_and_named_as_a_whole_hash_wo
 
 
 def test_the_replay_app_starts_without_the_engine_events_module() -> None:
-    code = ("import sys, tui.ui.replay_app\n"
-            "from tui.agent.replay_check import check_replayable\n"
-            "print(sorted(m for m in ('tui.agent.events', 'tui.agent.replay') if m in sys.modules))")
+    code = (
+        "import sys, tui.ui.replay_app\n"
+        "from tui.agent.replay_check import check_replayable\n"
+        "print(sorted(m for m in ('tui.agent.events', 'tui.agent.replay') if m in sys.modules))"
+    )
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60, check=True)
     assert done.stdout.strip() == "[]"  # loaded with the recorded events, after the first frame

@@ -27,7 +27,9 @@ def make(project: Path, ctx: ToolContext, name: str, data: bytes) -> Path:
 
 def test_edit_replaces_unique_match_and_shows_numbered_snippet(project: Path, ctx: ToolContext) -> None:
     path = make(project, ctx, "a.py", b"def add(a, b):\n    # TODO: validate inputs\n    return a + b\n")
-    result = edit.run({"file_path": "a.py", "old_string": "# TODO: validate inputs", "new_string": "# checked by caller"}, ctx)
+    result = edit.run(
+        {"file_path": "a.py", "old_string": "# TODO: validate inputs", "new_string": "# checked by caller"}, ctx
+    )
     assert path.read_text() == "def add(a, b):\n    # checked by caller\n    return a + b\n"
     assert not result.is_error
     text = result.text()

@@ -69,8 +69,18 @@ def test_the_name_shown_opens_the_file_in_read_edit_and_write(odd: Path, ctx: To
 
 @pytest.mark.parametrize(
     "name",
-    [b"a\nb.txt", b"\xff.txt", b"plain.txt", b"it's $'x'", b"back\\slash\tand\rcr", b"\xc3", "é\u202e".encode(),
-     b"\x7f\x01", "\u0085".encode(), b"a\\nb"],
+    [
+        b"a\nb.txt",
+        b"\xff.txt",
+        b"plain.txt",
+        b"it's $'x'",
+        b"back\\slash\tand\rcr",
+        b"\xc3",
+        "é\u202e".encode(),
+        b"\x7f\x01",
+        "\u0085".encode(),
+        b"a\\nb",
+    ],
 )
 def test_show_and_parse_are_exact_inverses(name: bytes) -> None:
     shown = show_name(name)
@@ -88,7 +98,9 @@ def test_plain_names_are_shown_as_they_are_and_quotes_follow_bash() -> None:
 
 @pytest.mark.parametrize("tool", [ReadTool(), EditTool(), WriteTool(), GlobTool(), GrepTool()])
 @pytest.mark.parametrize("given", [NEWLINE, "$'$\\'\\\\x2f..\\\\x2fproj\\'/f'", "plain.txt", "it's $'x'"])
-def test_the_gate_checks_the_very_path_the_tool_opens(project: Path, ctx: ToolContext, tool: object, given: str) -> None:
+def test_the_gate_checks_the_very_path_the_tool_opens(
+    project: Path, ctx: ToolContext, tool: object, given: str
+) -> None:
     """The gate resolves the permission target again: that must give the tool's path, not unquote a second time."""
     key = "path" if isinstance(tool, (GlobTool, GrepTool)) else "file_path"
     opened = ctx.resolve(given)

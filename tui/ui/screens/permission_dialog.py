@@ -80,8 +80,11 @@ class PermissionDialog(VettedScreen):
         server = (event.preview or {}).get("mcp_server")
         #: an MCP tool also offers "every tool of this server" (Claude Code's second MCP answer)
         self.server_rule = f"mcp__{sanitise(str(server))}" if server else None
-        self.choices = [*CHOICES, (SERVER_CHOICE[0], SERVER_CHOICE[1].format(server=one_line(str(server))))] \
-            if self.server_rule else list(CHOICES)
+        self.choices = (
+            [*CHOICES, (SERVER_CHOICE[0], SERVER_CHOICE[1].format(server=one_line(str(server))))]
+            if self.server_rule
+            else list(CHOICES)
+        )
 
     def compose(self) -> ComposeResult:
         ev = self.event

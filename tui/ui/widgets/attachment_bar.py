@@ -85,7 +85,7 @@ class AttachmentBar(Horizontal):
         for number, (chip, label) in enumerate(zip(chips, labels), 1):
             chip.number = number
             chip.update(Text(f"[{label} ✕]"))
-        for chip in chips[len(labels):]:
+        for chip in chips[len(labels) :]:
             chip.remove()
         if len(labels) > len(chips):
             self.mount_all(AttachmentChip(i, label) for i, label in enumerate(labels, 1) if i > len(chips))

@@ -106,7 +106,7 @@ class Conversation(VerticalScroll, can_focus=True):
         await self.clear_turns()
         if not records:
             return
-        shown = records[-max(1, min(tail, self.max_mounted)):]
+        shown = records[-max(1, min(tail, self.max_mounted)) :]
         self.turns.extend(records)
         self._first_mounted = len(records) - len(shown)
         self._hidden_below = 0
@@ -248,7 +248,7 @@ class Conversation(VerticalScroll, can_focus=True):
                 mounted = self.mounted_views
                 excess = len(mounted) - self.browse_cap
                 top = self.scroll_y - PREFETCH_PAGES * max(1, self.scrollable_content_region.height)
-                drop = [v for v in mounted[:max(0, excess)] if v.virtual_region.bottom < top]
+                drop = [v for v in mounted[: max(0, excess)] if v.virtual_region.bottom < top]
                 if len(mounted) - len(drop) > self.max_mounted:
                     drop = mounted[:excess]
                 if drop:  # drop as many far above, keeping what the user reads in place
@@ -357,7 +357,8 @@ class Conversation(VerticalScroll, can_focus=True):
             return
         page = PREFETCH_PAGES * max(1, self.scrollable_content_region.height)
         if (self._first_mounted and new_value < old_value and new_value < page) or (
-                self._hidden_below and new_value > old_value and self.max_scroll_y - new_value < page):
+            self._hidden_below and new_value > old_value and self.max_scroll_y - new_value < page
+        ):
             # after the frame that shows this scroll: re-creating turns must not delay it
             self._prefetching = True
             self.call_after_refresh(self._start_prefetch)

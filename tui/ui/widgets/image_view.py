@@ -52,8 +52,12 @@ def image_protocol(env: Mapping[str, str], colour: bool = True, headless: bool =
     term, program = env.get("TERM", ""), env.get("TERM_PROGRAM", "")
     if env.get("KITTY_WINDOW_ID") or term == "xterm-kitty" or program.lower() == "ghostty":
         return "tgp"
-    if program in ("WezTerm", "iTerm.app") or term.startswith(("foot", "mlterm")) or env.get("WT_SESSION") \
-            or env.get("KONSOLE_VERSION"):
+    if (
+        program in ("WezTerm", "iTerm.app")
+        or term.startswith(("foot", "mlterm"))
+        or env.get("WT_SESSION")
+        or env.get("KONSOLE_VERSION")
+    ):
         return "sixel"
     return "halfcell"
 
@@ -134,8 +138,11 @@ class PromptImage(Vertical):
         number = int(self.entry.get("number") or 1)
         protocol = image_protocol(os.environ, colour=_colour(self.app), headless=self.app.is_headless)
         picture = decoded(self.entry.get("block") or {}) if protocol else None
-        size = None if picture is None else (self.entry.get("width") or picture.width,
-                                             self.entry.get("height") or picture.height)
+        size = (
+            None
+            if picture is None
+            else (self.entry.get("width") or picture.width, self.entry.get("height") or picture.height)
+        )
         yield Static(Text(f"[{caption(number, self.entry, size)}]"), classes="image-caption")
         if picture is not None and protocol is not None:
             self.drawn = _widget_classes()[protocol](picture, classes="image-picture")

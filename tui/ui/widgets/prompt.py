@@ -38,8 +38,13 @@ class PromptArea(TextArea):
 
     def __init__(self, *, id: str | None = None) -> None:
         super().__init__(
-            "", id=id, soft_wrap=True, tab_behavior="focus", show_line_numbers=False,
-            compact=True, placeholder="Ask the agent…  Enter sends · Ctrl+J newline · /help",
+            "",
+            id=id,
+            soft_wrap=True,
+            tab_behavior="focus",
+            show_line_numbers=False,
+            compact=True,
+            placeholder="Ask the agent…  Enter sends · Ctrl+J newline · /help",
         )
         self.prompt_history: list[str] = []
         self._history_index: int | None = None  # None = editing a new prompt
@@ -81,7 +86,7 @@ class PromptArea(TextArea):
         text, notice = cut_paste(event.text, room)
         if notice:
             self.notify(notice, severity="warning", timeout=20)
-        parts = [text[i:i + PASTE_PART_CHARS] for i in range(0, len(text), PASTE_PART_CHARS)]
+        parts = [text[i : i + PASTE_PART_CHARS] for i in range(0, len(text), PASTE_PART_CHARS)]
         if parts and not self._paste_rest:
             self._insert_part(parts.pop(0))
             if parts:
@@ -187,6 +192,7 @@ class PromptArea(TextArea):
         if self.keys is None or self.text:
             raise SkipAction()
         self.keys.toggle_thinking()
+
     def action_paste_image(self) -> None:
         """Ctrl+V: an image from the system clipboard becomes a chip."""
         if self.images is None:

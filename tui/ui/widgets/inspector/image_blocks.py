@@ -18,8 +18,12 @@ SHOWN_CHARS = 24
 
 def is_image_source(value: Any) -> TypeGuard[dict[str, Any]]:
     """True for an image block's `source` that carries base64 data."""
-    return isinstance(value, dict) and value.get("type") == "base64" and isinstance(value.get("data"), str) \
+    return (
+        isinstance(value, dict)
+        and value.get("type") == "base64"
+        and isinstance(value.get("data"), str)
         and str(value.get("media_type", "")).startswith("image/")
+    )
 
 
 def sent_bytes(data: str) -> int:
@@ -30,7 +34,7 @@ def sent_bytes(data: str) -> int:
 def _size(data: str) -> tuple[int, int] | None:
     from tui.tools.image_scale import header_size
 
-    head = data[:HEAD_CHARS - HEAD_CHARS % 4]
+    head = data[: HEAD_CHARS - HEAD_CHARS % 4]
     try:
         return header_size(base64.b64decode(head))
     except (binascii.Error, ValueError):

@@ -65,7 +65,10 @@ def _summary(value: Any) -> Text:
         content = value.get("content")
         hints.append(shorten(str(value["role"]), 60))
         if isinstance(content, list):
-            hints.append(f"{plural(len(content), 'block')}: " + ", ".join(shorten(str(b.get("type", "?")), 40) for b in content[:4] if isinstance(b, dict)))
+            hints.append(
+                f"{plural(len(content), 'block')}: "
+                + ", ".join(shorten(str(b.get("type", "?")), 40) for b in content[:4] if isinstance(b, dict))
+            )
         elif isinstance(content, str):
             hints.append(shorten(content, 60))
     elif "type" in value:
@@ -119,11 +122,17 @@ class JsonTree(Tree[JsonNode]):
 
     def _load_children(self, node: TreeNode[JsonNode], start: int = 0) -> None:
         data = node.data
-        if data is None or data.loaded and start == 0:
+        if data is None or (data.loaded and start == 0):
             return
         data.loaded = True
         value = data.value
-        items = list(value.items()) if isinstance(value, dict) else list(enumerate(value)) if isinstance(value, list) else []
+        items = (
+            list(value.items())
+            if isinstance(value, dict)
+            else list(enumerate(value))
+            if isinstance(value, list)
+            else []
+        )
         for key, child in items[start : start + PAGE]:
             child_path = f"{data.path}.{key}" if isinstance(value, dict) else f"{data.path}[{key}]"
             self._add_json_child(node, str(key) if isinstance(value, dict) else f"[{key}]", child, child_path)
