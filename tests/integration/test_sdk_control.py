@@ -399,7 +399,9 @@ def test_a_program_that_goes_away_mid_turn_stops_the_turn_and_leaves_no_process(
         proc = subprocess.Popen([sys.executable, "-m", "tui.cli", *argv], cwd=project, env=env, text=True,
                                 stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=errors)
         assert proc.stdin is not None and proc.stdout is not None
-        threading.Timer(60, proc.kill).start()  # never a hang, whatever goes wrong
+        watchdog = threading.Timer(60, proc.kill)  # never a hang, whatever goes wrong
+        watchdog.daemon = True
+        watchdog.start()
         proc.stdin.write(json.dumps(user("sleep")) + "\n")
         proc.stdin.flush()
         for line in proc.stdout:
@@ -413,6 +415,7 @@ def test_a_program_that_goes_away_mid_turn_stops_the_turn_and_leaves_no_process(
         proc.stdin.close()
         proc.stdout.close()  # both pipes gone, as when the program dies
         code = proc.wait(20)
+        watchdog.cancel()
         errors.close()
     said = (tmp_path / "stderr.txt").read_text()
     assert code == 141, said
