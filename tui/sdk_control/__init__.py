@@ -51,10 +51,10 @@ def attach(session: Any, reader: StreamJsonInput, out: TextIO, err: TextIO, *,
         """A prompt that cannot be sent while no turn runs: its own error result, so no client waits for one."""
         requests.refused_prompts += 1
         if not requests.turn_running():
-            reader.report({"type": "result", "subtype": "error_during_execution", "is_error": True, "duration_ms": 0,
-                         "duration_api_ms": 0, "num_turns": 0, "session_id": session.session_id,
-                         "stop_reason": "input_error", "result": f"The message was not sent: {sentence}.",
-                         "errors": [f"The message was not sent: {sentence}."]})
+            said = f"The message was not sent: {sentence}."
+            reader.report({"type": "result", "subtype": "error_during_execution", "is_error": True,
+                           "duration_ms": 0, "duration_api_ms": 0, "num_turns": 0, "session_id": session.session_id,
+                           "stop_reason": "input_error", "result": said, "errors": [said]})
 
     reader.on_refused_prompt = refused
 
