@@ -1,8 +1,8 @@
 """Paste a big block into agent-tui's prompt in tmux; print how long until the UI answers F1, and the peak RSS.
 
-    .venv/bin/python scripts/measure_paste.py --size 1048576            # unbracketed (plain typed-in bytes)
-    .venv/bin/python scripts/measure_paste.py --size 1048576 --bracketed
-    .venv/bin/python scripts/measure_paste.py --pythonpath /tmp/main-src  # another checkout's tui/, e.g. main
+.venv/bin/python scripts/measure_paste.py --size 1048576            # unbracketed (plain typed-in bytes)
+.venv/bin/python scripts/measure_paste.py --size 1048576 --bracketed
+.venv/bin/python scripts/measure_paste.py --pythonpath /tmp/main-src  # another checkout's tui/, e.g. main
 """
 
 from __future__ import annotations
@@ -17,8 +17,8 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from tests.fakeapi.demo_project import make_demo_project  # noqa: E402
-from tests.ui.tmux_driver import Tmux, rss_kib  # noqa: E402
+from tests.fakeapi.demo_project import make_demo_project
+from tests.ui.tmux_driver import Tmux, rss_kib
 
 LINE = "x = 'the quick brown fox jumps over the lazy dog' + str(12345)  # filler line\n"
 

@@ -18,8 +18,9 @@ SCREENSHOTS = Path(__file__).resolve().parents[1] / "screenshots"
 
 def on_files(files: Files, config: Any) -> Files:
     for path in sorted(SCREENSHOTS.glob("*.svg")):
-        shot = File.generated(config, f"../screenshots/{path.name}", abs_src_path=str(path),
-                              inclusion=InclusionLevel.INCLUDED)
+        shot = File.generated(
+            config, f"../screenshots/{path.name}", abs_src_path=str(path), inclusion=InclusionLevel.INCLUDED
+        )
         shot.dest_uri = f"screenshots/{path.name}"
         files.append(shot)
     return files

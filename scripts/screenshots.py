@@ -35,8 +35,8 @@ PROMPT = "Find the TODOs in this project and fix the one in a.py"
 
 DEMO_FILES = {
     "README.md": "# demo\n\nA tiny project for agent-tui's screenshots.\n",
-    "a.py": "def greet(name):\n    # TODO: handle an empty name\n    return f\"Hello, {name}!\"\n",
-    "b.py": "from a import greet\n\nprint(greet(\"world\"))\n",
+    "a.py": 'def greet(name):\n    # TODO: handle an empty name\n    return f"Hello, {name}!"\n',
+    "b.py": 'from a import greet\n\nprint(greet("world"))\n',
 }
 
 
@@ -66,8 +66,12 @@ async def capture(tmp: Path, out_dir: Path = OUT) -> list[Path]:
     from tui.ui.widgets.inspector import Inspector
 
     options = AgentOptions(
-        offline=True, offline_delay=0, interactive=True, project_dir=make_demo_project(DEMO_ROOT),
-        transcript=False, sessions_dir=tmp / "sessions",
+        offline=True,
+        offline_delay=0,
+        interactive=True,
+        project_dir=make_demo_project(DEMO_ROOT),
+        transcript=False,
+        sessions_dir=tmp / "sessions",
     )
     app = AgentApp(options, prompt=PROMPT, permission_grace_s=0.0)
     saved: list[Path] = []
@@ -137,17 +141,29 @@ def _cost_script(project: Path):
     from tests.fakeapi import reply, text, tool_use
 
     def step(body: dict) -> object:
-        prompts = sum(1 for m in body["messages"] if m["role"] == "user"
-                      and not any(b.get("type") == "tool_result" for b in m["content"]))
+        prompts = sum(
+            1
+            for m in body["messages"]
+            if m["role"] == "user" and not any(b.get("type") == "tool_result" for b in m["content"])
+        )
         last = body["messages"][-1]["content"]
         if prompts == 1 and not any(b.get("type") == "tool_result" for b in last):
-            return reply(text("Let me read both files."), tool_use("Read", {"file_path": str(project / "a.py")}),
-                         tool_use("Read", {"file_path": str(project / "b.py")}), stop_reason="tool_use")
+            return reply(
+                text("Let me read both files."),
+                tool_use("Read", {"file_path": str(project / "a.py")}),
+                tool_use("Read", {"file_path": str(project / "b.py")}),
+                stop_reason="tool_use",
+            )
         if prompts == 1:
-            return reply("`a.py` defines `greet(name)`, with a TODO about empty names; `b.py` imports it and "
-                         "prints a greeting for the world.")
-        return reply("The git server is connected now; its tools joined the tool list, so this request "
-                     "wrote the prompt cache again from the tools onwards.")
+            return reply(
+                "`a.py` defines `greet(name)`, with a TODO about empty names; `b.py` imports it and "
+                "prints a greeting for the world."
+            )
+        return reply(
+            "The git server is connected now; its tools joined the tool list, so this request "
+            "wrote the prompt cache again from the tools onwards."
+        )
+
     return step
 
 
@@ -160,15 +176,25 @@ async def capture_costs(tmp: Path, out_dir: Path = OUT) -> list[Path]:
     from tui.ui.widgets.inspector import Inspector
 
     project = DEMO_ROOT / "demo-project"
-    (project / "AGENTS.md").write_text("# House rules\n- Keep functions small and named for what they do.\n"
-                                       "- Every change comes with a test.\n", encoding="utf-8")
-    git = McpServerConfig("git", command=sys.executable, args=("-m", "tests.mcp_servers.kitchen", "--slow-start", "1"),
-                          cwd=str(REPO))
+    (project / "AGENTS.md").write_text(
+        "# House rules\n- Keep functions small and named for what they do.\n- Every change comes with a test.\n",
+        encoding="utf-8",
+    )
+    git = McpServerConfig(
+        "git", command=sys.executable, args=("-m", "tests.mcp_servers.kitchen", "--slow-start", "1"), cwd=str(REPO)
+    )
     saved: list[Path] = []
     with FakeAPI(_cost_script(project)) as api:
         os.environ.update(ANTHROPIC_BASE_URL=api.base_url, ANTHROPIC_API_KEY="sk-screenshots")
-        options = AgentOptions(model="claude-sonnet-5-5", interactive=True, project_dir=project, transcript=False,
-                               sessions_dir=tmp / "sessions-cost", mcp_servers=[git], allowed_tools=["mcp__git"])
+        options = AgentOptions(
+            model="claude-sonnet-5-5",
+            interactive=True,
+            project_dir=project,
+            transcript=False,
+            sessions_dir=tmp / "sessions-cost",
+            mcp_servers=[git],
+            allowed_tools=["mcp__git"],
+        )
         app = AgentApp(options, permission_grace_s=0.0)
 
         def save(name: str) -> None:
@@ -180,8 +206,9 @@ async def capture_costs(tmp: Path, out_dir: Path = OUT) -> list[Path]:
             for prompt in COST_PROMPTS:
                 await app.submit_prompt(prompt)
                 await wait_for(pilot, lambda: app.session.running, "the turn to start")
-                await wait_for(pilot, lambda: not app.session.running and not app.controller.busy,
-                               "the turn to finish", timeout=60)
+                await wait_for(
+                    pilot, lambda: not app.session.running and not app.controller.busy, "the turn to finish", timeout=60
+                )
             await pilot.press("f3", "f2")
             inspector = app.query_one(Inspector)
             await wait_for(pilot, lambda: inspector.display and inspector.region.width > 0, "the inspector")
@@ -201,6 +228,8 @@ async def capture_costs(tmp: Path, out_dir: Path = OUT) -> list[Path]:
         os.environ.pop("ANTHROPIC_BASE_URL", None)
         os.environ.pop("ANTHROPIC_API_KEY", None)
     return saved
+
+
 async def capture_steer(tmp: Path, out_dir: Path = OUT) -> list[Path]:
     """A fresh demo turn where two messages are queued while the Edit waits for approval, then steered in."""
     from tui.agent.options import AgentOptions
@@ -209,8 +238,12 @@ async def capture_steer(tmp: Path, out_dir: Path = OUT) -> list[Path]:
 
     shutil.rmtree(DEMO_ROOT, ignore_errors=True)
     options = AgentOptions(
-        offline=True, offline_delay=0, interactive=True, project_dir=make_demo_project(DEMO_ROOT),
-        transcript=False, sessions_dir=tmp / "sessions-steer",
+        offline=True,
+        offline_delay=0,
+        interactive=True,
+        project_dir=make_demo_project(DEMO_ROOT),
+        transcript=False,
+        sessions_dir=tmp / "sessions-steer",
     )
     app = AgentApp(options, prompt=PROMPT, permission_grace_s=0.0)
     async with app.run_test(size=SIZE) as pilot:
@@ -231,6 +264,8 @@ async def capture_steer(tmp: Path, out_dir: Path = OUT) -> list[Path]:
         await pilot.pause(0.5)
         app.save_screenshot("steer.svg", str(out_dir))
     return [out_dir / "steer.svg"]
+
+
 def make_chart(path: Path, size: tuple[int, int], bars: list[tuple[int, tuple[int, int, int]]]) -> Path:
     """A bar chart on a sky gradient: a picture with shapes and colour for the image screenshot."""
     from PIL import Image, ImageDraw
@@ -257,8 +292,11 @@ async def attach_images(app, pilot, tmp: Path) -> None:
 
     shots = tmp / "Desktop"
     shots.mkdir()
-    first = make_chart(shots / "build-times.png", (2400, 1350),
-                       [(35, (230, 80, 70)), (80, (250, 190, 60)), (55, (90, 200, 120)), (95, (80, 150, 240))])
+    first = make_chart(
+        shots / "build-times.png",
+        (2400, 1350),
+        [(35, (230, 80, 70)), (80, (250, 190, 60)), (55, (90, 200, 120)), (95, (80, 150, 240))],
+    )
     second = make_chart(shots / "after-fix.png", (1200, 900), [(30, (90, 200, 120)), (25, (90, 200, 120))])
     app.session.policy.add_session_rule(f"Read(/{shots}/**)")  # asked once in real use: allowed for the session
     app.post_message(events.Paste(f"'{first}'"))  # as a terminal pastes a dropped file

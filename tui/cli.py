@@ -23,10 +23,10 @@ from tui.cli_args import (
     add_sdk_flags,
     added_dirs,
     implies_print_mode,
-    positive_amount,
     input_format_problem,
-    positive_count,
     no_prompt_message,
+    positive_amount,
+    positive_count,
     prompt_words,
     read_stdin,
     sdk_flags_given,
@@ -69,9 +69,15 @@ def split_rules(values: list[str] | None) -> list[str]:
 
 #: `agent-tui NAME …` runs another program: NAME -> (module with `main(argv) -> int`, what it does)
 SUBCOMMANDS: dict[str, tuple[str, str]] = {
-    "mcp": ("tui.mcp.cli", "manage MCP servers: list, get, add, add-json, remove, login, logout, reset-project-choices"),
+    "mcp": (
+        "tui.mcp.cli",
+        "manage MCP servers: list, get, add, add-json, remove, login, logout, reset-project-choices",
+    ),
     "acp": ("tui.acp.server", "speak the Agent Client Protocol over stdio (Zed, Toad, other ACP clients)"),
-    "plugin": ("tui.plugins.cli", "manage plugins: install, enable, disable, uninstall, list; marketplace add|list|remove|update"),
+    "plugin": (
+        "tui.plugins.cli",
+        "manage plugins: install, enable, disable, uninstall, list; marketplace add|list|remove|update",
+    ),
     "replay": ("tui.ui.replay_app", "play a recorded session in the app (default: this project's newest)"),
 }
 
@@ -88,43 +94,83 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("prompt", nargs="*", help="prompt to submit at start (with -p: the prompt to run)")
     p.add_argument("-p", "--print", dest="print_mode", action="store_true", help="headless: run one turn, print, exit")
     p.add_argument("--output-format", choices=("text", "json", "stream-json"), default="text")
-    p.add_argument("--input-format", choices=("text", "stream-json"), default="text",
-                   help="-p: stream-json reads prompts from stdin, one JSON line each ({\"type\":\"user\",...}), "
-                        "several turns in one run")
+    p.add_argument(
+        "--input-format",
+        choices=("text", "stream-json"),
+        default="text",
+        help='-p: stream-json reads prompts from stdin, one JSON line each ({"type":"user",...}), '
+        "several turns in one run",
+    )
     p.add_argument("--include-partial-messages", action="store_true", help="stream-json: include per-token events")
-    p.add_argument("--include-hook-events", action="store_true",
-                   help="stream-json: a system line when each hook starts and ends (hook_started, hook_response)")
-    p.add_argument("--verbose", action="store_true",
-                   help="-p: text lists each tool call on stderr; json prints every message as one array "
-                        "(as Claude Code); stream-json is complete already and accepts it")
+    p.add_argument(
+        "--include-hook-events",
+        action="store_true",
+        help="stream-json: a system line when each hook starts and ends (hook_started, hook_response)",
+    )
+    p.add_argument(
+        "--verbose",
+        action="store_true",
+        help="-p: text lists each tool call on stderr; json prints every message as one array "
+        "(as Claude Code); stream-json is complete already and accepts it",
+    )
     p.add_argument("--model", help="model id (default from settings)")
     p.add_argument("--fallback-model", help="model to switch to when the model stays overloaded after retries")
     p.add_argument("--max-turns", type=positive_count, help="stop after this many model calls in a turn")
-    p.add_argument("--max-budget-tokens", type=positive_count,
-                   help="stop when the session has used this many tokens")
-    p.add_argument("--max-budget-usd", type=positive_amount, metavar="USD",
-                   help="stop when the session has cost this many US dollars")
+    p.add_argument("--max-budget-tokens", type=positive_count, help="stop when the session has used this many tokens")
+    p.add_argument(
+        "--max-budget-usd",
+        type=positive_amount,
+        metavar="USD",
+        help="stop when the session has cost this many US dollars",
+    )
     p.add_argument("--max-tokens", type=positive_count, help="max_tokens per response")
     p.add_argument("--effort", choices=EFFORT_LEVELS, help="output_config.effort, for models that take it")
-    p.add_argument("--add-dir", dest="add_dirs", nargs="+", action=DirList, metavar="PATH",
-                   help="more working directories the tools may use as the project (repeatable)")
+    p.add_argument(
+        "--add-dir",
+        dest="add_dirs",
+        nargs="+",
+        action=DirList,
+        metavar="PATH",
+        help="more working directories the tools may use as the project (repeatable)",
+    )
     p.add_argument("--permission-mode", choices=PERMISSION_MODES + OTHER_CC_MODES)
-    p.add_argument("--settings", type=settings_value, metavar="FILE_OR_JSON",
-                   help="a settings file (.json/.toml) or a JSON string, layered on top of the other settings")
+    p.add_argument(
+        "--settings",
+        type=settings_value,
+        metavar="FILE_OR_JSON",
+        help="a settings file (.json/.toml) or a JSON string, layered on top of the other settings",
+    )
     rules_help = "rules, space- or comma-separated; the list ends at the next flag, at --, or at a word that is no rule"
-    p.add_argument("--allowedTools", "--allowed-tools", dest="allowed", nargs="+", action=RuleList, metavar="RULE",
-                   help=rules_help)
-    p.add_argument("--disallowedTools", "--disallowed-tools", dest="disallowed", nargs="+", action=RuleList,
-                   metavar="RULE", help=rules_help)
-    p.add_argument("--mcp-config", dest="mcp_config", nargs="+", action=McpConfigList, metavar="FILE_OR_JSON",
-                   help="MCP servers from JSON files or strings ({\"mcpServers\": {...}}); repeatable")
+    p.add_argument(
+        "--allowedTools", "--allowed-tools", dest="allowed", nargs="+", action=RuleList, metavar="RULE", help=rules_help
+    )
+    p.add_argument(
+        "--disallowedTools",
+        "--disallowed-tools",
+        dest="disallowed",
+        nargs="+",
+        action=RuleList,
+        metavar="RULE",
+        help=rules_help,
+    )
+    p.add_argument(
+        "--mcp-config",
+        dest="mcp_config",
+        nargs="+",
+        action=McpConfigList,
+        metavar="FILE_OR_JSON",
+        help='MCP servers from JSON files or strings ({"mcpServers": {...}}); repeatable',
+    )
     p.add_argument("--strict-mcp-config", action="store_true", help="use only the servers of --mcp-config")
     p.add_argument("--no-parallel", action="store_true", help="run tool calls one at a time")
     p.add_argument("--offline", action="store_true", help="use the built-in offline demo model")
     p.add_argument("-c", "--continue", dest="continue_", action="store_true", help="continue the newest session here")
     p.add_argument("-r", "--resume", nargs="?", const="", metavar="ID", help="resume a session (picker without ID)")
-    p.add_argument("--fork-session", action="store_true",
-                   help="with -c/-r: continue in a new session holding a copy of the history")
+    p.add_argument(
+        "--fork-session",
+        action="store_true",
+        help="with -c/-r: continue in a new session holding a copy of the history",
+    )
     p.add_argument("--cwd", type=Path, help="project directory (default: the current directory)")
     p.add_argument("-v", "--version", action="version", version=f"agent-tui {__version__}")
     add_sdk_flags(p)  # what the Claude Agent SDK passes its CLI
@@ -187,8 +233,13 @@ def options_from_args(args: argparse.Namespace, *, sandbox: bool = True) -> tupl
         opts.stream_idle_timeout = settings.stream_idle_timeout
         opts.auto_compact_threshold = getattr(settings, "auto_compact_threshold", opts.auto_compact_threshold)
         opts.compaction = getattr(settings, "compaction", opts.compaction)
-        for key in ("web_search_max_uses", "web_search_allowed_domains", "web_search_blocked_domains",
-                    "background_output_limit_mb", "image_max_edge"):
+        for key in (
+            "web_search_max_uses",
+            "web_search_allowed_domains",
+            "web_search_blocked_domains",
+            "background_output_limit_mb",
+            "image_max_edge",
+        ):
             setattr(opts, key, getattr(settings, key, getattr(opts, key)))
         opts.cleanup_period_days = getattr(settings, "cleanup_period_days", opts.cleanup_period_days)
     if args.model:
@@ -214,8 +265,9 @@ def options_from_args(args: argparse.Namespace, *, sandbox: bool = True) -> tupl
         from tui.mcp.options import fill_mcp_options
 
         approve = None if args.print_mode else only_enabled(project_dir, trusted)  # the app asks about new ones
-        problems += fill_mcp_options(opts, args.mcp_config or [], strict=args.strict_mcp_config, trusted=trusted,
-                                     approve=approve)
+        problems += fill_mcp_options(
+            opts, args.mcp_config or [], strict=args.strict_mcp_config, trusted=trusted, approve=approve
+        )
     if opts.plugins is not None and not args.strict_mcp_config:
         from tui.plugins.wiring import add_plugin_servers
 
@@ -305,8 +357,9 @@ def start_telemetry(opts: AgentOptions, *, print_mode: bool) -> Any:
     return telemetry
 
 
-def _run_session(args: argparse.Namespace, own_process: bool, opts: AgentOptions, problems: list[str],
-                 prompt: str) -> int:
+def _run_session(
+    args: argparse.Namespace, own_process: bool, opts: AgentOptions, problems: list[str], prompt: str
+) -> int:
     """-p's one turn, or the app (resumed with -c/-r); returns the exit code."""
     if args.print_mode:
         for problem in problems:
@@ -331,10 +384,17 @@ def _run_session(args: argparse.Namespace, own_process: bool, opts: AgentOptions
             session = open_session(opts, args, print_mode=True)
         except LookupError as exc:
             return _startup_error(args, str(exc))
-        code = run_headless(opts, prompt, args.output_format, partial=args.include_partial_messages, session=session,
-                            verbose=args.verbose, hook_events=args.include_hook_events,
-                            input_stream=sys.stdin if stream_input else None,
-                            permission_prompt=args.permission_prompt_tool == "stdio")
+        code = run_headless(
+            opts,
+            prompt,
+            args.output_format,
+            partial=args.include_partial_messages,
+            session=session,
+            verbose=args.verbose,
+            hook_events=args.include_hook_events,
+            input_stream=sys.stdin if stream_input else None,
+            permission_prompt=args.permission_prompt_tool == "stdio",
+        )
         global _exit_without_teardown
         _exit_without_teardown = own_process
         return code
@@ -418,7 +478,7 @@ def open_session(opts: AgentOptions, args: argparse.Namespace, *, print_mode: bo
             print("agent-tui: --fork-session applies only with -c or -r; ignored.", file=sys.stderr)
         return None
     from tui.agent.resume import list_sessions, sessions_base
-    from tui.agent.session import AgentSession  # noqa: F811 - the runtime import (the SDK stays lazy)
+    from tui.agent.session import AgentSession
 
     skipped: list[str] = []
     sessions = list_sessions(opts.project_dir, sessions_base(opts), skipped)

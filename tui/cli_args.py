@@ -20,8 +20,10 @@ from typing import Any
 
 #: a permission rule as Claude Code spells one: `Edit`, `Bash(git *)`, `mcp__server__tool`, `mcp__server`
 _RULE = re.compile(r"^(?:[A-Z][A-Za-z0-9_]*|mcp__[\w*-]+)(?:\(.*\))?$", re.DOTALL)
-NO_TTY = ("agent-tui: the full-screen app needs a terminal (stdin and stdout must be a TTY); "
-          "use -p for scripts and pipes: agent-tui -p \"what to do\".")
+NO_TTY = (
+    "agent-tui: the full-screen app needs a terminal (stdin and stdout must be a TTY); "
+    'use -p for scripts and pipes: agent-tui -p "what to do".'
+)
 #: with a prompt given, how long -p waits for the first byte on a piped stdin (a pipe nobody writes to
 #: or closes, as a parent process may leave it, must not hang the run; Claude Code waits 3 s too)
 STDIN_WAIT_S = 3.0
@@ -87,38 +89,53 @@ class RuleList(argparse.Action):
     `-p --allowedTools Edit "fix it"` lost the prompt; here "fix it" is no rule and stays the prompt.
     """
 
-    def __call__(self, parser: argparse.ArgumentParser, namespace: argparse.Namespace,
-                 values: str | Sequence[Any] | None, option_string: str | None = None) -> None:
+    def __call__(
+        self,
+        parser: argparse.ArgumentParser,
+        namespace: argparse.Namespace,
+        values: str | Sequence[Any] | None,
+        option_string: str | None = None,
+    ) -> None:
         items = [str(v) for v in (values if isinstance(values, list) else [values])]
         cut = next((i for i, item in enumerate(items) if i and not looks_like_rules(item)), len(items))
         rules = (getattr(namespace, self.dest, None) or []) + items[:cut]
         setattr(namespace, self.dest, rules)
         spilled = list(getattr(namespace, "spilled_prompt", None) or [])
-        setattr(namespace, "spilled_prompt", spilled + items[cut:])
+        namespace.spilled_prompt = spilled + items[cut:]
 
 
 class McpConfigList(argparse.Action):
     """`--mcp-config FILE_OR_JSON…`, repeatable; the list stops at a word that is no JSON object or file."""
 
-    def __call__(self, parser: argparse.ArgumentParser, namespace: argparse.Namespace,
-                 values: str | Sequence[Any] | None, option_string: str | None = None) -> None:
+    def __call__(
+        self,
+        parser: argparse.ArgumentParser,
+        namespace: argparse.Namespace,
+        values: str | Sequence[Any] | None,
+        option_string: str | None = None,
+    ) -> None:
         items = [str(v) for v in (values if isinstance(values, list) else [values])]
         cut = next((i for i, item in enumerate(items) if i and not _config_like(item)), len(items))
         setattr(namespace, self.dest, (getattr(namespace, self.dest, None) or []) + items[:cut])
         spilled = list(getattr(namespace, "spilled_prompt", None) or [])
-        setattr(namespace, "spilled_prompt", spilled + items[cut:])
+        namespace.spilled_prompt = spilled + items[cut:]
 
 
 class DirList(argparse.Action):
     """`--add-dir PATH…`, repeatable; after the first path the list stops at a word that is no folder (the prompt)."""
 
-    def __call__(self, parser: argparse.ArgumentParser, namespace: argparse.Namespace,
-                 values: str | Sequence[Any] | None, option_string: str | None = None) -> None:
+    def __call__(
+        self,
+        parser: argparse.ArgumentParser,
+        namespace: argparse.Namespace,
+        values: str | Sequence[Any] | None,
+        option_string: str | None = None,
+    ) -> None:
         items = [str(v) for v in (values if isinstance(values, list) else [values])]
         cut = next((i for i, item in enumerate(items) if i and not os.path.isdir(item)), len(items))
         setattr(namespace, self.dest, (getattr(namespace, self.dest, None) or []) + items[:cut])
         spilled = list(getattr(namespace, "spilled_prompt", None) or [])
-        setattr(namespace, "spilled_prompt", spilled + items[cut:])
+        namespace.spilled_prompt = spilled + items[cut:]
 
 
 def added_dirs(values: list[str] | None, project_dir: Path) -> list[Path]:
@@ -148,8 +165,10 @@ def no_prompt_message(args: argparse.Namespace) -> str:
     rules = [*(args.allowed or []), *(args.disallowed or [])]
     if rules:
         shown = ", ".join(rules)
-        message += (f". The words after --allowedTools/--disallowedTools were read as rules ({shown}); "
-                    "put the prompt first or after --")
+        message += (
+            f". The words after --allowedTools/--disallowedTools were read as rules ({shown}); "
+            "put the prompt first or after --"
+        )
     return message + "."
 
 
@@ -160,11 +179,15 @@ def input_format_problem(args: argparse.Namespace, prompt: str) -> str | None:
     if not args.print_mode:
         return "agent-tui: --input-format stream-json applies only with -p."
     if args.output_format != "stream-json":
-        return ("agent-tui: --input-format stream-json needs --output-format stream-json "
-                "(each turn's answer ends with its own result line).")
+        return (
+            "agent-tui: --input-format stream-json needs --output-format stream-json "
+            "(each turn's answer ends with its own result line)."
+        )
     if prompt:
-        return ("agent-tui: with --input-format stream-json the prompts come from stdin, one JSON line each; "
-                "leave out the PROMPT argument.")
+        return (
+            "agent-tui: with --input-format stream-json the prompts come from stdin, one JSON line each; "
+            "leave out the PROMPT argument."
+        )
     return None
 
 
@@ -180,7 +203,7 @@ def terminal_missing() -> bool:
 
 
 def piped_stdin() -> str | None:
-    """"pipe" (a FIFO or socket), "file" (a redirected file), or None (a terminal, /dev/null, closed)."""
+    """ "pipe" (a FIFO or socket), "file" (a redirected file), or None (a terminal, /dev/null, closed)."""
     try:
         mode = os.fstat(sys.stdin.fileno()).st_mode
     except (OSError, ValueError, AttributeError):
@@ -201,8 +224,10 @@ def read_stdin(prompt: str, wait_s: float = STDIN_WAIT_S) -> tuple[str, str | No
         except (OSError, ValueError):
             ready = [sys.stdin]
         if not ready:
-            return prompt, (f"agent-tui: nothing arrived on the piped stdin within {wait_s:g} s, so it was not read; "
-                            "the prompt runs alone (redirect stdin from /dev/null to skip the wait).")
+            return prompt, (
+                f"agent-tui: nothing arrived on the piped stdin within {wait_s:g} s, so it was not read; "
+                "the prompt runs alone (redirect stdin from /dev/null to skip the wait)."
+            )
     piped = sys.stdin.buffer.read().decode("utf-8", errors="replace").strip()
     if not piped:
         return prompt, None
@@ -221,26 +246,43 @@ def unread_stdin_notice() -> str | None:
             return None
     except (OSError, ValueError):
         pass
-    return ("agent-tui: stdin is piped and was not read (the full-screen app does not take input from a pipe); "
-            "to send it with a prompt: cat FILE | agent-tui -p \"explain\".")
+    return (
+        "agent-tui: stdin is piped and was not read (the full-screen app does not take input from a pipe); "
+        'to send it with a prompt: cat FILE | agent-tui -p "explain".'
+    )
 
 
 def add_sdk_flags(p: argparse.ArgumentParser) -> None:
     """Claude Code's flags the Agent SDK passes (honoured or refused in one sentence by `apply_sdk_flags`)."""
-    p.add_argument("--system-prompt", metavar="TEXT",
-                   help="replace agent-tui's instructions (memory files and the environment block stay)")
+    p.add_argument(
+        "--system-prompt",
+        metavar="TEXT",
+        help="replace agent-tui's instructions (memory files and the environment block stay)",
+    )
     p.add_argument("--system-prompt-file", metavar="PATH", help="--system-prompt, read from a file")
-    p.add_argument("--append-system-prompt", metavar="TEXT", help="add TEXT to the system prompt after the instructions")
-    p.add_argument("--tools", metavar="NAMES",
-                   help="the built-in tools offered, comma-separated (\"\" none, \"default\" all)")
-    p.add_argument("--permission-prompt-tool", metavar="stdio",
-                   help="with stream-json input: ask the Agent SDK's can_use_tool over the control protocol")
+    p.add_argument(
+        "--append-system-prompt", metavar="TEXT", help="add TEXT to the system prompt after the instructions"
+    )
+    p.add_argument(
+        "--tools", metavar="NAMES", help='the built-in tools offered, comma-separated ("" none, "default" all)'
+    )
+    p.add_argument(
+        "--permission-prompt-tool",
+        metavar="stdio",
+        help="with stream-json input: ask the Agent SDK's can_use_tool over the control protocol",
+    )
     p.add_argument("--setting-sources", metavar="LIST", help="accepted when it names user,project,local")
     p.add_argument("--max-thinking-tokens", type=int, metavar="N", help="extended thinking on (N > 0) or off (0)")
     p.add_argument("--thinking", choices=("adaptive", "enabled", "disabled"), help="extended thinking on or off")
     p.add_argument("--thinking-display", metavar="summarized", help="accepted as summarized (what agent-tui shows)")
-    for flag in ("--task-budget", "--betas", "--json-schema", "--resume-session-at", "--resume-drops-turn",
-                 "--session-id"):
+    for flag in (
+        "--task-budget",
+        "--betas",
+        "--json-schema",
+        "--resume-session-at",
+        "--resume-drops-turn",
+        "--session-id",
+    ):
         p.add_argument(flag, help=argparse.SUPPRESS)
     p.add_argument("--plugin-dir", action="append", help=argparse.SUPPRESS)
     p.add_argument("--session-mirror", action="store_true", help=argparse.SUPPRESS)
@@ -248,16 +290,35 @@ def add_sdk_flags(p: argparse.ArgumentParser) -> None:
 
 def implies_print_mode(args: argparse.Namespace) -> bool:
     """stream-json in and out is headless, as the Agent SDK runs its CLI (it passes no -p)."""
-    return getattr(args, "input_format", "text") == "stream-json" and getattr(args, "output_format", "") == "stream-json"
+    return (
+        getattr(args, "input_format", "text") == "stream-json" and getattr(args, "output_format", "") == "stream-json"
+    )
 
 
 #: the destinations of the flags above: when one is given, tui/cli_sdk.py applies (or refuses) them
-SDK_FLAG_DESTS = ("system_prompt", "system_prompt_file", "append_system_prompt", "tools", "permission_prompt_tool",
-                  "setting_sources", "max_thinking_tokens", "thinking", "thinking_display", "task_budget", "betas",
-                  "json_schema", "plugin_dir", "resume_session_at", "resume_drops_turn", "session_mirror", "session_id")
+SDK_FLAG_DESTS = (
+    "system_prompt",
+    "system_prompt_file",
+    "append_system_prompt",
+    "tools",
+    "permission_prompt_tool",
+    "setting_sources",
+    "max_thinking_tokens",
+    "thinking",
+    "thinking_display",
+    "task_budget",
+    "betas",
+    "json_schema",
+    "plugin_dir",
+    "resume_session_at",
+    "resume_drops_turn",
+    "session_mirror",
+    "session_id",
+)
 
 
 def sdk_flags_given(args: argparse.Namespace) -> bool:
     """Whether any of the Agent SDK's flags (or a mode agent-tui lacks) was given."""
-    return (any(getattr(args, dest, None) not in (None, False) for dest in SDK_FLAG_DESTS)
-            or getattr(args, "permission_mode", None) in ("dontAsk", "auto"))
+    return any(getattr(args, dest, None) not in (None, False) for dest in SDK_FLAG_DESTS) or getattr(
+        args, "permission_mode", None
+    ) in ("dontAsk", "auto")

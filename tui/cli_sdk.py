@@ -22,7 +22,7 @@ SETTING_SOURCES = {"user", "project", "local"}
 #: flags parsed only to be refused, with why (Claude Code features agent-tui does not have)
 REFUSED = {
     "task_budget": "--task-budget (a token budget the model is told about) is not supported by agent-tui; "
-                   "--max-budget-tokens stops the run at a budget instead",
+    "--max-budget-tokens stops the run at a budget instead",
     "betas": "--betas is not supported by agent-tui (it sends no beta headers of your choosing)",
     "json_schema": "--json-schema (structured output) is not supported by agent-tui",
     "plugin_dir": "--plugin-dir (plugins) is not supported by agent-tui",
@@ -49,25 +49,33 @@ def apply_sdk_flags(args: argparse.Namespace, opts: AgentOptions) -> list[str]:
         opts.tool_names = tool_names(args.tools)
     tool = args.permission_prompt_tool
     if tool is not None and (tool != "stdio" or args.input_format != "stream-json"):
-        refusals.append(f"--permission-prompt-tool {tool} is not supported: agent-tui asks permission over the "
-                        "Agent SDK's control protocol only (--permission-prompt-tool stdio with --input-format "
-                        "stream-json)")
+        refusals.append(
+            f"--permission-prompt-tool {tool} is not supported: agent-tui asks permission over the "
+            "Agent SDK's control protocol only (--permission-prompt-tool stdio with --input-format "
+            "stream-json)"
+        )
     if args.setting_sources is not None:
         named = {s.strip() for s in args.setting_sources.split(",") if s.strip()}
         if named != SETTING_SOURCES:
-            refusals.append(f"--setting-sources={args.setting_sources} cannot be honoured: agent-tui always reads "
-                            "the user, project and local settings (setting_sources=[\"user\", \"project\", "
-                            "\"local\"] or leave it unset)")
+            refusals.append(
+                f"--setting-sources={args.setting_sources} cannot be honoured: agent-tui always reads "
+                'the user, project and local settings (setting_sources=["user", "project", '
+                '"local"] or leave it unset)'
+            )
     if args.max_thinking_tokens is not None:
         opts.thinking = args.max_thinking_tokens > 0
     if args.thinking is not None:
         opts.thinking = args.thinking != "disabled"
     if args.thinking_display not in (None, "summarized"):
-        refusals.append(f"--thinking-display {args.thinking_display} is not supported: agent-tui always asks "
-                        "for summarized thinking")
+        refusals.append(
+            f"--thinking-display {args.thinking_display} is not supported: agent-tui always asks "
+            "for summarized thinking"
+        )
     if args.permission_mode in ("dontAsk", "auto"):
-        refusals.append(f"--permission-mode {args.permission_mode} is not supported by agent-tui (use default, "
-                        "acceptEdits, plan or bypassPermissions)")
+        refusals.append(
+            f"--permission-mode {args.permission_mode} is not supported by agent-tui (use default, "
+            "acceptEdits, plan or bypassPermissions)"
+        )
     return refusals
 
 
@@ -90,9 +98,18 @@ def startup_error(args: argparse.Namespace, sentence: str) -> int:
     if getattr(args, "output_format", "") == "stream-json":
         import json
 
-        line: dict[str, Any] = {"type": "result", "subtype": "error_during_execution", "is_error": True,
-                                "duration_ms": 0, "duration_api_ms": 0, "num_turns": 0, "session_id": "",
-                                "stop_reason": "usage", "result": sentence, "errors": [sentence]}
+        line: dict[str, Any] = {
+            "type": "result",
+            "subtype": "error_during_execution",
+            "is_error": True,
+            "duration_ms": 0,
+            "duration_api_ms": 0,
+            "num_turns": 0,
+            "session_id": "",
+            "stop_reason": "usage",
+            "result": sentence,
+            "errors": [sentence],
+        }
         from tui.redact import redact
 
         sys.stdout.write(redact(json.dumps(line)) + "\n")

@@ -66,8 +66,17 @@ def exit_code(reason: str) -> int:
 class HeadlessRenderer:
     """Turns loop events into output lines; keeps what the final result needs."""
 
-    def __init__(self, session: AgentSession, fmt: str, out: TextIO, err: TextIO, *, partial: bool = False,
-                 verbose: bool = False, hook_events: bool = False) -> None:
+    def __init__(
+        self,
+        session: AgentSession,
+        fmt: str,
+        out: TextIO,
+        err: TextIO,
+        *,
+        partial: bool = False,
+        verbose: bool = False,
+        hook_events: bool = False,
+    ) -> None:
         self.session = session
         self.hook_events = hook_events
         self.fmt = fmt
@@ -163,10 +172,12 @@ class HeadlessRenderer:
             self.err.write(f"agent-tui: {visible(event.text)}\n")
         elif isinstance(event, RetryScheduled):
             status = f" ({event.status})" if event.status else ""
-            self.err.write(visible(
-                f"agent-tui: {event.reason}{status}, retrying in {event.delay_s:.1f} s, "
-                f"attempt {event.attempt}/{event.max_attempts}\n"
-            ))
+            self.err.write(
+                visible(
+                    f"agent-tui: {event.reason}{status}, retrying in {event.delay_s:.1f} s, "
+                    f"attempt {event.attempt}/{event.max_attempts}\n"
+                )
+            )
         elif isinstance(event, ResponseFinished):
             self.api_ms += event.duration_ms
         elif isinstance(event, CompactionFinished):
@@ -200,11 +211,24 @@ class HeadlessRenderer:
             data["images"] = [{k: v for k, v in image.items() if k != "block"} for image in data["images"]]
         self.emit(data)
         if isinstance(event, ResponseFinished) and event.iteration:  # iteration 0: a compaction's summary, no reply
-            self.emit({"type": "assistant", "message": self.wire_message(event), "stop_reason": event.stop_reason,
-                       "parent_tool_use_id": None, "session_id": self.session.session_id})
+            self.emit(
+                {
+                    "type": "assistant",
+                    "message": self.wire_message(event),
+                    "stop_reason": event.stop_reason,
+                    "parent_tool_use_id": None,
+                    "session_id": self.session.session_id,
+                }
+            )
         elif isinstance(event, ToolResultsSent):
-            self.emit({"type": "user", "message": event.message, "parent_tool_use_id": None,
-                       "session_id": self.session.session_id})
+            self.emit(
+                {
+                    "type": "user",
+                    "message": event.message,
+                    "parent_tool_use_id": None,
+                    "session_id": self.session.session_id,
+                }
+            )
 
     def subagent_event(self, event: Event) -> None:
         """A subagent's event: its messages (and notices) only, each line naming the Agent call it serves."""
@@ -216,19 +240,37 @@ class HeadlessRenderer:
             return
         parent = self.parents.get(event.loop_path)
         if isinstance(event, ResponseFinished) and event.iteration:
-            self.emit({"type": "assistant", "message": self.wire_message(event), "stop_reason": event.stop_reason,
-                       "parent_tool_use_id": parent, "session_id": self.session.session_id})
+            self.emit(
+                {
+                    "type": "assistant",
+                    "message": self.wire_message(event),
+                    "stop_reason": event.stop_reason,
+                    "parent_tool_use_id": parent,
+                    "session_id": self.session.session_id,
+                }
+            )
         elif isinstance(event, ToolResultsSent):
-            self.emit({"type": "user", "message": event.message, "parent_tool_use_id": parent,
-                       "session_id": self.session.session_id})
+            self.emit(
+                {
+                    "type": "user",
+                    "message": event.message,
+                    "parent_tool_use_id": parent,
+                    "session_id": self.session.session_id,
+                }
+            )
 
     def wire_message(self, event: ResponseFinished) -> dict[str, Any]:
         """The assistant message as Claude Code prints it: with its id, model, stop reason and usage."""
         start = next((data.get("message") for _, kind, data in event.raw_events if kind == "message_start"), None)
         start = start if isinstance(start, dict) else {}
-        return {"id": start.get("id"), "type": "message", **event.message,
-                "model": start.get("model") or self.session.options.model, "stop_reason": event.stop_reason,
-                "usage": event.usage}
+        return {
+            "id": start.get("id"),
+            "type": "message",
+            **event.message,
+            "model": start.get("model") or self.session.options.model,
+            "stop_reason": event.stop_reason,
+            "usage": event.usage,
+        }
 
     def result(self) -> dict[str, Any]:
         stop = self.stopped
@@ -255,16 +297,26 @@ class HeadlessRenderer:
             "cost_breakdown": breakdown,
             "result": self.session.turn_text(),  # this turn's answer only, never an earlier one
             "session_id": self.session.session_id,
-            "permission_denials": self.session.denials[self._denials_from:],
+            "permission_denials": self.session.denials[self._denials_from :],
             "offline": self.session.offline,
             **({"errors": [stop.detail]} if is_error and stop is not None and stop.detail else {}),  # Claude Code's
         }
 
 
-def run_headless(options: AgentOptions, prompt: str, fmt: str = "text", *, partial: bool = False,
-                 out: TextIO | None = None, err: TextIO | None = None, session: AgentSession | None = None,
-                 verbose: bool = False, hook_events: bool = False, input_stream: TextIO | None = None,
-                 permission_prompt: bool = False) -> int:
+def run_headless(
+    options: AgentOptions,
+    prompt: str,
+    fmt: str = "text",
+    *,
+    partial: bool = False,
+    out: TextIO | None = None,
+    err: TextIO | None = None,
+    session: AgentSession | None = None,
+    verbose: bool = False,
+    hook_events: bool = False,
+    input_stream: TextIO | None = None,
+    permission_prompt: bool = False,
+) -> int:
     """Run one turn without a UI (or, reading `input_stream` as stream-json, one per prompt); the exit code.
 
     With `input_stream` the Agent SDK's control protocol is served too (tui/sdk_control), and
@@ -347,8 +399,9 @@ def stop_line(result: dict[str, Any], err: TextIO) -> int:
     return code
 
 
-def start_input(session: AgentSession, renderer: HeadlessRenderer, stream: TextIO, err: TextIO,
-                permission_prompt: bool) -> Any:
+def start_input(
+    session: AgentSession, renderer: HeadlessRenderer, stream: TextIO, err: TextIO, permission_prompt: bool
+) -> Any:
     """Start reading stream-json lines from `stream`, with the Agent SDK's control requests served; their handlers."""
     from tui.sdk_control import attach
 
@@ -412,8 +465,10 @@ def run_input_turns(session: AgentSession, renderer: HeadlessRenderer, control: 
     if code is None and control.refused_prompts:
         return 1  # each refused message had its sentence and its error result
     if code is None:
-        err.write("agent-tui: stdin ended without a user message (--input-format stream-json reads one JSON "
-                  "object per line, e.g. {\"type\":\"user\",\"message\":{\"role\":\"user\",\"content\":\"hi\"}}).\n")
+        err.write(
+            "agent-tui: stdin ended without a user message (--input-format stream-json reads one JSON "
+            'object per line, e.g. {"type":"user","message":{"role":"user","content":"hi"}}).\n'
+        )
         return 2
     return code
 

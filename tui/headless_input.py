@@ -38,8 +38,7 @@ class ControlRefused(Exception):
 class StreamJsonInput:
     """Reads stream-json input lines from `stream` on a thread of its own until it ends."""
 
-    def __init__(self, inbox: Inbox, stream: TextIO, emit: Callable[[dict[str, Any]], None],
-                 err: TextIO) -> None:
+    def __init__(self, inbox: Inbox, stream: TextIO, emit: Callable[[dict[str, Any]], None], err: TextIO) -> None:
         self.inbox = inbox
         self.stream = stream
         self.emit = emit  # writes one stdout line (the headless renderer's): control answers, at once
@@ -87,7 +86,7 @@ class StreamJsonInput:
             self.problem(number, f"not JSON ({exc.msg} at column {exc.colno})")
             return
         if not isinstance(obj, dict):
-            self.problem(number, "expected a JSON object with a \"type\"")
+            self.problem(number, 'expected a JSON object with a "type"')
             return
         kind = obj.get("type")
         handler = self.handlers.get(kind) if isinstance(kind, str) else None
@@ -124,12 +123,15 @@ class StreamJsonInput:
         request_id = obj.get("request_id")
         request = obj.get("request")
         if not isinstance(request_id, str) or not isinstance(request, dict):
-            raise InputLineError("a control_request needs a string \"request_id\" and a \"request\" object")
+            raise InputLineError('a control_request needs a string "request_id" and a "request" object')
         subtype = request.get("subtype")
         handler = self.controls.get(subtype) if isinstance(subtype, str) else None
         if handler is None:
-            self.emit(control_error(request_id, f"agent-tui does not handle control requests of subtype "
-                                                f"{json.dumps(subtype)}"))
+            self.emit(
+                control_error(
+                    request_id, f"agent-tui does not handle control requests of subtype {json.dumps(subtype)}"
+                )
+            )
             return
         try:
             response = handler(request)
@@ -158,8 +160,10 @@ def error_text(exc: BaseException) -> str:
 
 def control_success(request_id: str, response: dict[str, Any]) -> dict[str, Any]:
     """A success `control_response` (the Agent SDK's ControlResponse)."""
-    return {"type": "control_response", "response": {"subtype": "success", "request_id": request_id,
-                                                     "response": response}}
+    return {
+        "type": "control_response",
+        "response": {"subtype": "success", "request_id": request_id, "response": response},
+    }
 
 
 def control_error(request_id: str, error: str) -> dict[str, Any]:
@@ -170,7 +174,7 @@ def control_error(request_id: str, error: str) -> dict[str, Any]:
 def user_text(message: Any) -> str:
     """The prompt text of a `user` line's `message` (a string, or text blocks); InputLineError otherwise."""
     if not isinstance(message, dict) or message.get("role", "user") != "user":
-        raise InputLineError("a user line needs \"message\": {\"role\": \"user\", \"content\": ...}")
+        raise InputLineError('a user line needs "message": {"role": "user", "content": ...}')
     content = message.get("content")
     if isinstance(content, str):
         text = content
@@ -179,12 +183,13 @@ def user_text(message: Any) -> str:
         for block in content:
             kind = block.get("type") if isinstance(block, dict) else None
             if kind != "text" or not isinstance(block.get("text"), str):
-                raise InputLineError(f"content blocks of type {json.dumps(kind)} are not supported in input "
-                                     "yet (only text)")
+                raise InputLineError(
+                    f"content blocks of type {json.dumps(kind)} are not supported in input yet (only text)"
+                )
             parts.append(block["text"])
         text = "\n\n".join(parts)
     else:
-        raise InputLineError("\"content\" must be a string or a list of text blocks")
+        raise InputLineError('"content" must be a string or a list of text blocks')
     if not text.strip():
         raise InputLineError("the user message has no text")
     return text

@@ -23,7 +23,7 @@ from collections.abc import Callable
 
 from tui.redact import redact
 
-__all__ = ["visible", "one_line", "is_safe"]
+__all__ = ["is_safe", "one_line", "visible"]
 
 #: everything `visible` rewrites (newline and tab are kept)
 _UNSAFE = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069\ud800-\udfff]")
@@ -64,8 +64,7 @@ _ASCII_UNSAFE_LINE = bytes(range(0x20)) + b"\x7f"
 _BYTES_CHECK_CHARS = 4096
 
 
-def _rewrite(text: str, unsafe: re.Pattern[str], picture: Callable[[re.Match[str]], str],
-             ascii_unsafe: bytes) -> str:
+def _rewrite(text: str, unsafe: re.Pattern[str], picture: Callable[[re.Match[str]], str], ascii_unsafe: bytes) -> str:
     if len(text) >= _BYTES_CHECK_CHARS and text.isascii():
         if len(text.encode("ascii").translate(None, ascii_unsafe)) == len(text):
             return text

@@ -219,7 +219,7 @@ class PipeGuard:
 def guard_stdout() -> None:
     """For -p: a closed stdout ends the run quietly with BROKEN_PIPE_EXIT."""
     if not isinstance(sys.stdout, PipeGuard):
-        sys.stdout = PipeGuard(sys.stdout)  # type: ignore[assignment]
+        sys.stdout = PipeGuard(sys.stdout)
 
 
 def _say(line: str) -> None:

@@ -21,8 +21,13 @@ MAX_CHARS = 200
 
 #: TERM_PROGRAM values, and variables a terminal sets in its shells, that name the terminal
 _PROGRAMS = {"iTerm.app": "iterm2", "WezTerm": "wezterm", "ghostty": "ghostty"}
-_MARKERS = (("ITERM_SESSION_ID", "iterm2"), ("KITTY_WINDOW_ID", "kitty"), ("WEZTERM_PANE", "wezterm"),
-            ("GHOSTTY_RESOURCES_DIR", "ghostty"), ("WT_SESSION", "windows-terminal"))
+_MARKERS = (
+    ("ITERM_SESSION_ID", "iterm2"),
+    ("KITTY_WINDOW_ID", "kitty"),
+    ("WEZTERM_PANE", "wezterm"),
+    ("GHOSTTY_RESOURCES_DIR", "ghostty"),
+    ("WT_SESSION", "windows-terminal"),
+)
 _TERMS = {"xterm-kitty": "kitty", "xterm-ghostty": "ghostty", "wezterm": "wezterm"}
 
 

@@ -46,4 +46,4 @@ def middle_cut(text: str, width: int, ellipsis: str = "…") -> str:
     if len(last) < room and len(last) + 1 > tail:
         tail = min(len(last) + 1, room - 1)  # the whole file name, with its slash
     head = room - tail
-    return text[:head] + ellipsis + text[len(text) - tail:]
+    return text[:head] + ellipsis + text[len(text) - tail :]

@@ -93,8 +93,9 @@ def _sdk_stream_seconds(api: FakeAPI) -> float:
 
     client = Anthropic(api_key="sk-test", base_url=api.base_url, max_retries=0)
     start = time.perf_counter()
-    with client.messages.stream(model="claude-sonnet-5-5", max_tokens=32000,
-                                messages=[{"role": "user", "content": "write a long reply"}]) as stream:
+    with client.messages.stream(
+        model="claude-sonnet-5-5", max_tokens=32000, messages=[{"role": "user", "content": "write a long reply"}]
+    ) as stream:
         for _ in stream:
             pass
     return time.perf_counter() - start
@@ -113,9 +114,16 @@ def long_reply(settings: Settings, project: Path) -> dict[str, Any]:
     if capped:
         note += f"; last token NOT on screen after {CAP_S:.0f} s (figure is the cap)"
         app_s = CAP_S
-    return row("20,000-token reply at full speed: last token on screen", app_s, sdk_s, "≤ 1.25× SDK alone", unit="s",
-               met=not capped and app_s <= 1.25 * sdk_s, baseline_label="SDK alone parsing the same stream, this run",
-               note=note)
+    return row(
+        "20,000-token reply at full speed: last token on screen",
+        app_s,
+        sdk_s,
+        "≤ 1.25× SDK alone",
+        unit="s",
+        met=not capped and app_s <= 1.25 * sdk_s,
+        baseline_label="SDK alone parsing the same stream, this run",
+        note=note,
+    )
 
 
 async def _echo_run(api: FakeAPI, project: Path, keys: str, streaming: bool, queued: int = 0) -> list[float]:
@@ -158,9 +166,16 @@ def keystroke_echo(settings: Settings, project: Path) -> dict[str, Any]:
         idle = asyncio.run(_echo_run(api, project, keys, streaming=False))
         busy = asyncio.run(_echo_run(api, project, keys, streaming=True))
     p95_busy, p95_idle = percentile(busy, 95), percentile(idle, 95)
-    r = row("keystroke echo p95 while a reply streams at 100 tokens/s", p95_busy, p95_idle, "p95 ≤ 50 ms", unit="ms",
-            met=p95_busy <= 50, baseline_label="echo with nothing streaming, this run",
-            note=f"{len(busy)} keys; median {median(busy):.1f} ms streaming, {median(idle):.1f} ms idle")
+    r = row(
+        "keystroke echo p95 while a reply streams at 100 tokens/s",
+        p95_busy,
+        p95_idle,
+        "p95 ≤ 50 ms",
+        unit="ms",
+        met=p95_busy <= 50,
+        baseline_label="echo with nothing streaming, this run",
+        note=f"{len(busy)} keys; median {median(busy):.1f} ms streaming, {median(idle):.1f} ms idle",
+    )
     r["samples"] = {"streaming": [round(v, 2) for v in busy], "idle": [round(v, 2) for v in idle]}
     return r
 
@@ -173,10 +188,16 @@ def keystroke_echo_queued(settings: Settings, project: Path) -> dict[str, Any]:
         plain = asyncio.run(_echo_run(api, project, keys, streaming=True))
         queued = asyncio.run(_echo_run(api, project, keys, streaming=True, queued=2))
     p95_queued, p95_plain = percentile(queued, 95), percentile(plain, 95)
-    r = row("keystroke echo p95 while a reply streams and 2 messages are queued", p95_queued, p95_plain,
-            "≤ 1.2× streaming without a queue", unit="ms", met=p95_queued <= 1.2 * p95_plain,
-            baseline_label="echo while the same reply streams, nothing queued, this run",
-            note=f"{len(queued)} keys; median {median(queued):.1f} ms queued, {median(plain):.1f} ms not")
+    r = row(
+        "keystroke echo p95 while a reply streams and 2 messages are queued",
+        p95_queued,
+        p95_plain,
+        "≤ 1.2× streaming without a queue",
+        unit="ms",
+        met=p95_queued <= 1.2 * p95_plain,
+        baseline_label="echo while the same reply streams, nothing queued, this run",
+        note=f"{len(queued)} keys; median {median(queued):.1f} ms queued, {median(plain):.1f} ms not",
+    )
     r["samples"] = {"queued": [round(v, 2) for v in queued], "streaming": [round(v, 2) for v in plain]}
     return r
 
@@ -190,14 +211,35 @@ def synthetic_transcript(path: Path, turns: int) -> Path:
         tid = f"toolu_{t:05d}"
         messages = [
             {"role": "user", "content": f"turn {t}: look at module {t % 37} and explain it"},
-            {"role": "assistant", "content": [
-                {"type": "text", "text": f"Reading **mod{t % 37}.py** first.\n\n" + long_text(60)},
-                {"type": "tool_use", "id": tid, "name": "Read", "input": {"file_path": f"mod{t % 37}.py"}}]},
-            {"role": "user", "content": [{"type": "tool_result", "tool_use_id": tid,
-                                          "content": "\n".join(f"{i}\tline {i}" for i in range(40))}]},
-            {"role": "assistant", "content": [{"type": "text", "text": (
-                f"Module {t % 37} does this:\n\n```python\ndef f{t}(x):\n    return x * {t}\n```\n\n"
-                + long_text(120))}]},
+            {
+                "role": "assistant",
+                "content": [
+                    {"type": "text", "text": f"Reading **mod{t % 37}.py** first.\n\n" + long_text(60)},
+                    {"type": "tool_use", "id": tid, "name": "Read", "input": {"file_path": f"mod{t % 37}.py"}},
+                ],
+            },
+            {
+                "role": "user",
+                "content": [
+                    {
+                        "type": "tool_result",
+                        "tool_use_id": tid,
+                        "content": "\n".join(f"{i}\tline {i}" for i in range(40)),
+                    }
+                ],
+            },
+            {
+                "role": "assistant",
+                "content": [
+                    {
+                        "type": "text",
+                        "text": (
+                            f"Module {t % 37} does this:\n\n```python\ndef f{t}(x):\n    return x * {t}\n```\n\n"
+                            + long_text(120)
+                        ),
+                    }
+                ],
+            },
         ]
         lines += [{"type": "message", "message": m} for m in messages]
     path.write_text("".join(json.dumps(line) + "\n" for line in lines))
@@ -262,9 +304,16 @@ async def _quiet(app: Any, recorder: FrameRecorder, quiet_s: float = 0.06, limit
     deadline = time.perf_counter() + limit_s
     while time.perf_counter() < deadline:
         await asyncio.sleep(0.005)
-        busy = (screen._layout_required or screen._scroll_required or screen._repaint_required
-                or screen._dirty_widgets or app._batch_count or conversation._prefetching
-                or conversation._restoring or getattr(conversation, "_pending", None))
+        busy = (
+            screen._layout_required
+            or screen._scroll_required
+            or screen._repaint_required
+            or screen._dirty_widgets
+            or app._batch_count
+            or conversation._prefetching
+            or conversation._restoring
+            or getattr(conversation, "_pending", None)
+        )
         if not busy and time.perf_counter() - recorder.last_write >= quiet_s:
             break
     return recorder.last_write
@@ -289,8 +338,9 @@ async def _resume_run(project: Path, transcript: Path, pages: int) -> dict[str, 
     session = AgentSession(options)
     session.resume(transcript)
     app = resumed_app(options, None, session)
-    last_prompt = next(m["content"] for m in reversed(session.messages)
-                       if m["role"] == "user" and isinstance(m["content"], str))
+    last_prompt = next(
+        m["content"] for m in reversed(session.messages) if m["role"] == "user" and isinstance(m["content"], str)
+    )
     out: dict[str, Any] = {}
     async with app.run_test(size=(120, 40)) as pilot:
         while not any(last_prompt in str(p.render()) for p in app.query(UserPrompt)):
@@ -331,10 +381,18 @@ async def _resume_run(project: Path, transcript: Path, pages: int) -> dict[str, 
             top_turns.append(_top_view(conversation).record.number)
         out["cpus"] = cpus
         cpus = [c for c in cpus if c == c]
-        out.update(frame_p95_ms=percentile(frames, 95), frame_median_ms=median(frames), frame_max_ms=max(frames),
-                   cpu_p95_ms=percentile(cpus, 95), cpu_median_ms=median(cpus),
-                   settle_p95_ms=percentile(settles, 95), short_pages=short, wraps=wraps,
-                   top_turns=top_turns, frames=frames)
+        out.update(
+            frame_p95_ms=percentile(frames, 95),
+            frame_median_ms=median(frames),
+            frame_max_ms=max(frames),
+            cpu_p95_ms=percentile(cpus, 95),
+            cpu_median_ms=median(cpus),
+            settle_p95_ms=percentile(settles, 95),
+            short_pages=short,
+            wraps=wraps,
+            top_turns=top_turns,
+            frames=frames,
+        )
         out["widgets"] = float(len(list(app.screen.walk_children(with_self=False))))
         out["mounted_turns"] = float(len(conversation.mounted_views))
         out["rss_mib"] = _rss_mib()
@@ -360,34 +418,65 @@ def long_session(settings: Settings, project: Path) -> list[dict[str, Any]]:
     widgets_bounded = ours["mounted_turns"] <= MAX_MOUNTED_TURNS
     common = "pilot, 120×40; synthetic transcript, 4 messages a turn"
     frame_row = row(
-        "500-turn session: frame time while scrolling up (p95 of page scrolls)", ours["frame_p95_ms"],
-        base["frame_p95_ms"], "≤ 33 ms", unit="ms", met=ours["frame_p95_ms"] <= 33,
+        "500-turn session: frame time while scrolling up (p95 of page scrolls)",
+        ours["frame_p95_ms"],
+        base["frame_p95_ms"],
+        "≤ 33 ms",
+        unit="ms",
+        met=ours["frame_p95_ms"] <= 33,
         baseline_label="5-turn session paged the same way, this run",
-        note=(f"PageUp key posted → first frame written (driver output built) with the top turn moved one page; "
-              f"{pages} pages from turn {turns[0]} up to turn {turns[-1]} ({turns[0] - turns[-1]} turns), "
-              f"{ours['short_pages']} short pages; median {ours['frame_median_ms']:.1f} ms, max "
-              f"{ours['frame_max_ms']:.1f} ms; UI-thread CPU to that frame p95 {ours['cpu_p95_ms']:.1f} ms "
-              f"(5-turn {base['cpu_p95_ms']:.1f}), median {ours['cpu_median_ms']:.1f}; until idle (turns "
-              f"re-created after the frame) p95 {ours['settle_p95_ms']:.0f} ms (5-turn {base['settle_p95_ms']:.0f})"))
+        note=(
+            f"PageUp key posted → first frame written (driver output built) with the top turn moved one page; "
+            f"{pages} pages from turn {turns[0]} up to turn {turns[-1]} ({turns[0] - turns[-1]} turns), "
+            f"{ours['short_pages']} short pages; median {ours['frame_median_ms']:.1f} ms, max "
+            f"{ours['frame_max_ms']:.1f} ms; UI-thread CPU to that frame p95 {ours['cpu_p95_ms']:.1f} ms "
+            f"(5-turn {base['cpu_p95_ms']:.1f}), median {ours['cpu_median_ms']:.1f}; until idle (turns "
+            f"re-created after the frame) p95 {ours['settle_p95_ms']:.0f} ms (5-turn {base['settle_p95_ms']:.0f})"
+        ),
+    )
     frame_row["samples"] = {"500": [round(v, 2) for v in ours["frames"]], "5": [round(v, 2) for v in base["frames"]]}
     return [
-        row("500-turn session: resume to first frame", ours["first_frame_s"], base["first_frame_s"], "≤ 1.5 s",
-            unit="s", met=ours["first_frame_s"] <= 1.5, baseline_label="5-turn session, this run",
-            note=f"{common}; AgentSession.resume + app start until the last turn is on screen"),
+        row(
+            "500-turn session: resume to first frame",
+            ours["first_frame_s"],
+            base["first_frame_s"],
+            "≤ 1.5 s",
+            unit="s",
+            met=ours["first_frame_s"] <= 1.5,
+            baseline_label="5-turn session, this run",
+            note=f"{common}; AgentSession.resume + app start until the last turn is on screen",
+        ),
         frame_row,
-        row("500-turn session: RSS after scrolling", ours["rss_mib"], base["rss_mib"], "≤ 150 MiB", unit="MiB",
-            met=ours["rss_mib"] <= 150, baseline_label="5-turn session, same process",
-            note="whole benchmark process (SDK and earlier runs included)"),
-        row("500-turn session: widgets mounted after scrolling", ours["widgets"], base["widgets"], "bounded",
-            met=widgets_bounded, baseline_label="5-turn session",
-            note=f"{ours['mounted_turns']:.0f} turn views mounted of 500 (cap {MAX_MOUNTED_TURNS})"),
+        row(
+            "500-turn session: RSS after scrolling",
+            ours["rss_mib"],
+            base["rss_mib"],
+            "≤ 150 MiB",
+            unit="MiB",
+            met=ours["rss_mib"] <= 150,
+            baseline_label="5-turn session, same process",
+            note="whole benchmark process (SDK and earlier runs included)",
+        ),
+        row(
+            "500-turn session: widgets mounted after scrolling",
+            ours["widgets"],
+            base["widgets"],
+            "bounded",
+            met=widgets_bounded,
+            baseline_label="5-turn session",
+            note=f"{ours['mounted_turns']:.0f} turn views mounted of 500 (cap {MAX_MOUNTED_TURNS})",
+        ),
     ]
 
 
 def measure(settings: Settings) -> list[dict[str, Any]]:
     with scratch_project("bench-app-") as project:
-        return [keystroke_echo(settings, project), keystroke_echo_queued(settings, project),
-                long_reply(settings, project), *long_session(settings, project)]
+        return [
+            keystroke_echo(settings, project),
+            keystroke_echo_queued(settings, project),
+            long_reply(settings, project),
+            *long_session(settings, project),
+        ]
 
 
 if __name__ == "__main__":

@@ -45,8 +45,13 @@ def first_request_bytes(project: Path) -> int:
     from tui.agent.session import AgentSession
 
     session = AgentSession(AgentOptions(project_dir=project, transcript=False))
-    body = build_request(model="m", max_tokens=1, system=session.system_blocks(), tools=session.tool_definitions(),
-                         messages=[{"role": "user", "content": "hi"}])
+    body = build_request(
+        model="m",
+        max_tokens=1,
+        system=session.system_blocks(),
+        tools=session.tool_definitions(),
+        messages=[{"role": "user", "content": "hi"}],
+    )
     return len(json.dumps(body))
 
 
@@ -78,7 +83,9 @@ def main() -> None:
     lowered = [p.lower() for p in paths]  # the completer lowercases the list once
     at_ms = median_ms(lambda: fuzzy_matches("mod12", paths, lowered=lowered), repeat=10)
     slash_ms = median_ms(lambda: fuzzy_matches("com", slash))
-    print(f"@ completion over 50,000 paths         {at_ms:8.2f} ms per keystroke ({at_ms / slash_ms:.0f}x a / completion)")
+    print(
+        f"@ completion over 50,000 paths         {at_ms:8.2f} ms per keystroke ({at_ms / slash_ms:.0f}x a / completion)"
+    )
 
 
 if __name__ == "__main__":

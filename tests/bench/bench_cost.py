@@ -25,9 +25,13 @@ CHARS = 1200  # a prompt, a tool result, an answer: ~300 tokens each
 def _turn(n: int) -> tuple[dict[str, Any], dict[str, Any], dict[str, Any], dict[str, Any]]:
     call_id = f"toolu_bench{n:06d}"
     prompt = {"role": "user", "content": [{"type": "text", "text": f"step {n}: " + "p" * CHARS}]}
-    call = {"role": "assistant", "content": [{"type": "text", "text": f"reading {n}"},
-                                             {"type": "tool_use", "id": call_id, "name": "Read",
-                                              "input": {"file_path": f"/project/f{n}.py"}}]}
+    call = {
+        "role": "assistant",
+        "content": [
+            {"type": "text", "text": f"reading {n}"},
+            {"type": "tool_use", "id": call_id, "name": "Read", "input": {"file_path": f"/project/f{n}.py"}},
+        ],
+    }
     result = {"role": "user", "content": [{"type": "tool_result", "tool_use_id": call_id, "content": "r" * CHARS}]}
     answer = {"role": "assistant", "content": [{"type": "text", "text": f"answer {n} " + "a" * CHARS}]}
     return prompt, call, result, answer
@@ -35,16 +39,28 @@ def _turn(n: int) -> tuple[dict[str, Any], dict[str, Any], dict[str, Any], dict[
 
 def _usage(total_chars: int) -> dict[str, Any]:
     total = total_chars // 4
-    return {"input_tokens": 3, "cache_creation_input_tokens": 700, "cache_read_input_tokens": max(total - 703, 0),
-            "output_tokens": 300, "cache_creation": {"ephemeral_5m_input_tokens": 700, "ephemeral_1h_input_tokens": 0}}
+    return {
+        "input_tokens": 3,
+        "cache_creation_input_tokens": 700,
+        "cache_read_input_tokens": max(total - 703, 0),
+        "output_tokens": 300,
+        "cache_creation": {"ephemeral_5m_input_tokens": 700, "ephemeral_1h_input_tokens": 0},
+    }
 
 
 def run(turns: int = TURNS) -> tuple[list[float], list[float], float]:
     """(attribution µs, request-build µs) of each measured request, and the cold first request's µs."""
     system = build_system(__import__("pathlib").Path("/project"), "claude-sonnet-5-5", "# Memory files\n" + "m" * 4000)
-    tools = build_tools([{"name": f"Tool{i}", "description": "d" * 600,
-                          "input_schema": {"type": "object", "properties": {"x": {"type": "string"}}}}
-                         for i in range(14)])
+    tools = build_tools(
+        [
+            {
+                "name": f"Tool{i}",
+                "description": "d" * 600,
+                "input_schema": {"type": "object", "properties": {"x": {"type": "string"}}},
+            }
+            for i in range(14)
+        ]
+    )
     ledger = CostLedger()
     messages: list[dict[str, Any]] = []
     chars = 0
@@ -58,8 +74,9 @@ def run(turns: int = TURNS) -> tuple[list[float], list[float], float]:
             messages.extend(appended)
             chars += sum(len(str(m)) for m in appended)
             t0 = time.perf_counter()
-            body = build_request(model="claude-sonnet-5-5", max_tokens=16000, system=system, tools=tools,
-                                 messages=messages)
+            body = build_request(
+                model="claude-sonnet-5-5", max_tokens=16000, system=system, tools=tools, messages=messages
+            )
             sdk_params(body)
             t1 = time.perf_counter()
             ledger.record(body, _usage(chars + 60_000), price_model="claude-sonnet-5-5", reply=reply)
@@ -85,11 +102,24 @@ def measure(settings: Settings) -> list[dict[str, Any]]:
         cold.append(c)
     value, baseline = median(attribution), median(build)
     return [
-        row(f"cost attribution per request at {TURNS} turns ({len(attribution)} requests)", value, baseline,
-            "≤ 1 ms (1,000 µs)", unit="µs", met=value <= 1000.0, baseline_label="building the same request",
-            note="the ledger measures only new messages"),
-        row(f"cost attribution, first request after resuming {TURNS} turns", median(cold) / 1000, None,
-            "for comparison", unit="ms", note="the whole history measured once, then only new messages"),
+        row(
+            f"cost attribution per request at {TURNS} turns ({len(attribution)} requests)",
+            value,
+            baseline,
+            "≤ 1 ms (1,000 µs)",
+            unit="µs",
+            met=value <= 1000.0,
+            baseline_label="building the same request",
+            note="the ledger measures only new messages",
+        ),
+        row(
+            f"cost attribution, first request after resuming {TURNS} turns",
+            median(cold) / 1000,
+            None,
+            "for comparison",
+            unit="ms",
+            note="the whole history measured once, then only new messages",
+        ),
     ]
 
 

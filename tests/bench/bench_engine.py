@@ -69,13 +69,19 @@ def overhead(settings: Settings, project: Path) -> dict[str, Any]:
     per_iteration: list[float] = []
     for _ in range(settings.reps(3, 1)):
         # a different offset each time, so the no-progress guard sees distinct calls
-        script = [reply("Reading.", tool_use("Read", {"file_path": str(project / "b.py"), "offset": i % 5 + 1}),
-                        stop_reason="tool_use") for i in range(iterations - 1)] + [reply("Done.")]
+        script = [
+            reply(
+                "Reading.",
+                tool_use("Read", {"file_path": str(project / "b.py"), "offset": i % 5 + 1}),
+                stop_reason="tool_use",
+            )
+            for i in range(iterations - 1)
+        ] + [reply("Done.")]
         with FakeAPI(script) as api:
             session, events = _session(api, project)
             _run(session)
             session.close()
-            sent = [e for e in events.of(RequestSent)]
+            sent = list(events.of(RequestSent))
             finished = events.of(ResponseFinished)
             tools = events.of(ToolFinished)
             records = api.message_requests
@@ -89,17 +95,27 @@ def overhead(settings: Settings, project: Path) -> dict[str, Any]:
             server_s = (records[last].t_finished or records[last].t_received) - records[last].t_received
             per_iteration.append(max(finished[last].ts - sent[last].ts - server_s, 0.0) * 1000)
     value = median(per_iteration)
-    r = row("client overhead per loop iteration (median)", value, None, "median ≤ 10 ms", unit="ms", met=value <= 10,
-            note=f"{len(per_iteration)} iterations; Read tool; zero-latency server")
+    r = row(
+        "client overhead per loop iteration (median)",
+        value,
+        None,
+        "median ≤ 10 ms",
+        unit="ms",
+        met=value <= 10,
+        note=f"{len(per_iteration)} iterations; Read tool; zero-latency server",
+    )
     r["samples"] = [round(v, 2) for v in per_iteration]
     return r
 
 
 def parallel_tools(settings: Settings, project: Path) -> dict[str, Any]:
     """Three concurrency-safe 1 s tools in one batch against one such tool."""
+
     def batch_seconds(count: int) -> float:
-        script = [reply(*[tool_use("Sleep", {"seconds": 1.0}) for _ in range(count)], stop_reason="tool_use"),
-                  reply("Done.")]
+        script = [
+            reply(*[tool_use("Sleep", {"seconds": 1.0}) for _ in range(count)], stop_reason="tool_use"),
+            reply("Done."),
+        ]
         with FakeAPI(script) as api:
             session, events = _session(api, project, tools=[SleepTool()])
             _run(session)
@@ -113,25 +129,49 @@ def parallel_tools(settings: Settings, project: Path) -> dict[str, Any]:
         ones.append(batch_seconds(1))
         threes.append(batch_seconds(3))
     one, three = median(ones), median(threes)
-    return row("three 1 s concurrency-safe tools (batch)", three, one, "≤ 1.15× one tool", unit="s",
-               met=three <= 1.15 * one, baseline_label="one such tool, this run")
+    return row(
+        "three 1 s concurrency-safe tools (batch)",
+        three,
+        one,
+        "≤ 1.15× one tool",
+        unit="s",
+        met=three <= 1.15 * one,
+        baseline_label="one such tool, this run",
+    )
 
 
 def cache_reads(settings: Settings, project: Path) -> dict[str, Any]:
     """Share of input tokens read from cache on requests 2…10 of a 10-request session."""
-    script = [reply(f"Step {i}.", tool_use("Read", {"file_path": str(project / "b.py"), "offset": i % 5 + 1}),
-                    stop_reason="tool_use") for i in range(9)] + [reply("Done.")]
+    script = [
+        reply(
+            f"Step {i}.",
+            tool_use("Read", {"file_path": str(project / "b.py"), "offset": i % 5 + 1}),
+            stop_reason="tool_use",
+        )
+        for i in range(9)
+    ] + [reply("Done.")]
     with FakeAPI(script, simulate_cache=True) as api:
         session, events = _session(api, project)
         _run(session)
         session.close()
     usages = [e.usage for e in events.of(ResponseFinished)][1:10]
     read = sum(u.get("cache_read_input_tokens", 0) or 0 for u in usages)
-    total = sum((u.get("input_tokens", 0) or 0) + (u.get("cache_read_input_tokens", 0) or 0)
-                + (u.get("cache_creation_input_tokens", 0) or 0) for u in usages)
+    total = sum(
+        (u.get("input_tokens", 0) or 0)
+        + (u.get("cache_read_input_tokens", 0) or 0)
+        + (u.get("cache_creation_input_tokens", 0) or 0)
+        for u in usages
+    )
     share = 100.0 * read / total if total else 0.0
-    r = row("prompt-cache reads, requests 2…10", share, None, "≥ 90 %", unit="%", met=share >= 90,
-            note=f"{read:,} of {total:,} input tokens read from cache; simulated cache rules")
+    r = row(
+        "prompt-cache reads, requests 2…10",
+        share,
+        None,
+        "≥ 90 %",
+        unit="%",
+        met=share >= 90,
+        note=f"{read:,} of {total:,} input tokens read from cache; simulated cache rules",
+    )
     r["samples"] = usages
     return r
 

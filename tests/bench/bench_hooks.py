@@ -73,8 +73,15 @@ def measure(settings: Settings) -> list[dict[str, Any]]:
         project = Path(tmp)
         spec = HookSpec("PreToolUse", "Noop", COMMAND, 60, project / ".claude/settings.json", False)
         plain, hooked = _session(project, None), _session(project, HookConfig([spec], trusted=True))
-        stdin = json.dumps({**hooked.hooks.base_input(), "hook_event_name": "PreToolUse", "tool_name": "Noop",
-                            "tool_input": {"x": "y"}, "tool_use_id": "toolu_0"}).encode()
+        stdin = json.dumps(
+            {
+                **hooked.hooks.base_input(),
+                "hook_event_name": "PreToolUse",
+                "tool_name": "Noop",
+                "tool_input": {"x": "y"},
+                "tool_use_id": "toolu_0",
+            }
+        ).encode()
         base, with_hook, process = [], [], []
         for n in range(rounds + 5):  # interleaved, so load on the machine falls on all three alike
             b, w, p = _call_ms(plain, n), _call_ms(hooked, n), _process_ms(stdin, project)
@@ -85,11 +92,22 @@ def measure(settings: Settings) -> list[dict[str, Any]]:
         plain.close()
         hooked.close()
     overhead = median(with_hook) - median(base) - median(process)
-    note = (f"call without hooks {median(base):.2f} ms, with one hook {median(with_hook):.2f} ms, "
-            f"the hook process alone {median(process):.2f} ms; {rounds} rounds")
-    return [row("one PreToolUse hook: overhead per call beyond the hook process", round(overhead, 2),
-                round(median(process), 2), f"≤ {GOAL_MS:g} ms", unit="ms", met=overhead <= GOAL_MS, note=note,
-                baseline_label="hook process alone")]
+    note = (
+        f"call without hooks {median(base):.2f} ms, with one hook {median(with_hook):.2f} ms, "
+        f"the hook process alone {median(process):.2f} ms; {rounds} rounds"
+    )
+    return [
+        row(
+            "one PreToolUse hook: overhead per call beyond the hook process",
+            round(overhead, 2),
+            round(median(process), 2),
+            f"≤ {GOAL_MS:g} ms",
+            unit="ms",
+            met=overhead <= GOAL_MS,
+            note=note,
+            baseline_label="hook process alone",
+        )
+    ]
 
 
 if __name__ == "__main__":

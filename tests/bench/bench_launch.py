@@ -18,8 +18,15 @@ from .common import PYTHON, Settings, bench_env, median, precompile_sources, row
 def headless_once(which: str, env: dict[str, str], cwd: Path) -> tuple[float, bool]:
     """Seconds from spawn until the child prints READY at its first on_ready; and whether the SDK was loaded by then."""
     start = time.perf_counter()
-    proc = subprocess.Popen([PYTHON, "-m", "tests.bench.launch_child", which, "--headless"], env=env, cwd=cwd,
-                            stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, stdin=subprocess.DEVNULL, text=True)
+    proc = subprocess.Popen(
+        [PYTHON, "-m", "tests.bench.launch_child", which, "--headless"],
+        env=env,
+        cwd=cwd,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.DEVNULL,
+        stdin=subprocess.DEVNULL,
+        text=True,
+    )
     assert proc.stdout is not None
     line = proc.stdout.readline()
     elapsed = time.perf_counter() - start
@@ -32,8 +39,11 @@ def headless_once(which: str, env: dict[str, str], cwd: Path) -> tuple[float, bo
 def tmux_once(command: list[str], expect: str, env: dict[str, str], cwd: Path) -> float:
     """Seconds from `tmux new-session` until `expect` is visible in the pane (polled every 5 ms)."""
     name = f"bench-{uuid.uuid4().hex[:8]}"
-    env_args = [arg for key in ("HOME", "PYTHONPATH", "XDG_CONFIG_HOME", "XDG_DATA_HOME", "XDG_STATE_HOME")
-                for arg in ("-e", f"{key}={env[key]}")]
+    env_args = [
+        arg
+        for key in ("HOME", "PYTHONPATH", "XDG_CONFIG_HOME", "XDG_DATA_HOME", "XDG_STATE_HOME")
+        for arg in ("-e", f"{key}={env[key]}")
+    ]
     argv = ["tmux", "new-session", "-d", "-s", name, "-x", "120", "-y", "40", "-c", str(cwd), *env_args, *command]
     for _ in range(3):
         start = time.perf_counter()
@@ -74,10 +84,19 @@ def measure(settings: Settings) -> list[dict[str, Any]]:
             ours_h.append(t)
             sdk_seen.append(sdk)
         ours, bare = median(ours_h), median(bare_h)
-        rows.append(row("launch to first frame, headless", ours, bare, "≤ 1.1× bare Textual", unit="s",
-                        met=ours <= 1.1 * bare and not any(sdk_seen), baseline_label="bare Textual app, this run",
-                        note="SDK imported before the first frame in "
-                             f"{sum(sdk_seen)} of {len(sdk_seen)} runs; tui/ precompiled to .pyc as an install does"))
+        rows.append(
+            row(
+                "launch to first frame, headless",
+                ours,
+                bare,
+                "≤ 1.1× bare Textual",
+                unit="s",
+                met=ours <= 1.1 * bare and not any(sdk_seen),
+                baseline_label="bare Textual app, this run",
+                note="SDK imported before the first frame in "
+                f"{sum(sdk_seen)} of {len(sdk_seen)} runs; tui/ precompiled to .pyc as an install does",
+            )
+        )
         if shutil.which("tmux"):
             bare_cmd = [PYTHON, "-m", "tests.bench.launch_child", "bare"]
             ours_cmd = [PYTHON, "-m", "tui.cli", "--offline"]
@@ -87,12 +106,22 @@ def measure(settings: Settings) -> list[dict[str, Any]]:
                 bare_t.append(tmux_once(bare_cmd, "hello-world", env_stay, project))
                 ours_t.append(tmux_once(ours_cmd, "agent-tui ·", env_stay, project))
             ours, bare = median(ours_t), median(bare_t)
-            rows.append(row("launch to first frame, tmux 120×40 (`agent-tui --offline`)", ours, bare,
-                            "≤ 1.3× bare Textual", unit="s", met=ours <= 1.3 * bare,
-                            note="tui/ precompiled to .pyc as an install does",
-                            baseline_label="bare Textual app, this run"))
+            rows.append(
+                row(
+                    "launch to first frame, tmux 120×40 (`agent-tui --offline`)",
+                    ours,
+                    bare,
+                    "≤ 1.3× bare Textual",
+                    unit="s",
+                    met=ours <= 1.3 * bare,
+                    note="tui/ precompiled to .pyc as an install does",
+                    baseline_label="bare Textual app, this run",
+                )
+            )
         else:
-            rows.append(row("launch to first frame, tmux", None, None, "≤ 1.3× bare Textual", note="tmux not installed"))
+            rows.append(
+                row("launch to first frame, tmux", None, None, "≤ 1.3× bare Textual", note="tmux not installed")
+            )
     finally:
         shutil.rmtree(root, ignore_errors=True)
     return rows

@@ -82,18 +82,33 @@ def measure(settings: Settings) -> list[dict[str, Any]]:
     bare = median(asyncio.run(_bare_sdk(calls)))
     ours = median(_ours(calls, folder))
     overhead_ms = (ours - bare) * 1000
-    rows = [row("MCP call overhead over the server's own round trip (echo, stdio)", overhead_ms, bare * 1000,
-                "≤ 5 ms median", unit="ms", met=overhead_ms <= 5, ratio=ours / bare,
-                baseline_label="bare SDK ClientSession call, this run",
-                note=f"median of {calls} calls each; agent-tui's call took {ours * 1000:.2f} ms")]
+    rows = [
+        row(
+            "MCP call overhead over the server's own round trip (echo, stdio)",
+            overhead_ms,
+            bare * 1000,
+            "≤ 5 ms median",
+            unit="ms",
+            met=overhead_ms <= 5,
+            ratio=ours / bare,
+            baseline_label="bare SDK ClientSession call, this run",
+            note=f"median of {calls} calls each; agent-tui's call took {ours * 1000:.2f} ms",
+        )
+    ]
 
     reps = settings.reps(7, 2)
     precompile_sources()
     project = make_demo_project(folder / "project")
     (folder / "home").mkdir()
     env = bench_env(folder / "home", TERM="xterm-256color", COLORTERM="truecolor")
-    config = json.dumps({"mcpServers": {f"s{i}": {"command": sys.executable, "cwd": str(REPO),
-                                                  "args": ["-m", "tests.mcp_servers.kitchen"]} for i in range(3)}})
+    config = json.dumps(
+        {
+            "mcpServers": {
+                f"s{i}": {"command": sys.executable, "cwd": str(REPO), "args": ["-m", "tests.mcp_servers.kitchen"]}
+                for i in range(3)
+            }
+        }
+    )
     without = {**env, "BENCH_CLI_ARGS": json.dumps(["--offline"])}  # both read the flags and settings as the CLI
     with_mcp = {**env, "BENCH_CLI_ARGS": json.dumps(["--offline", "--mcp-config", config])}
     headless_once("agent", without, project)  # warm the page cache
@@ -102,8 +117,16 @@ def measure(settings: Settings) -> list[dict[str, Any]]:
     for _ in range(reps):
         none.append(headless_once("agent", without, project)[0])
         three.append(headless_once("agent", with_mcp, project)[0])
-    rows.append(row("launch to first frame with 3 MCP servers configured", median(three), median(none),
-                    "≤ 1.05× none", unit="s", met=median(three) <= 1.05 * median(none),
-                    baseline_label="no server, this run",
-                    note="headless, options built by the CLI's own code; servers connect after the first frame"))
+    rows.append(
+        row(
+            "launch to first frame with 3 MCP servers configured",
+            median(three),
+            median(none),
+            "≤ 1.05× none",
+            unit="s",
+            met=median(three) <= 1.05 * median(none),
+            baseline_label="no server, this run",
+            note="headless, options built by the CLI's own code; servers connect after the first frame",
+        )
+    )
     return rows

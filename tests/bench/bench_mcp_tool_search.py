@@ -34,8 +34,19 @@ def measure(settings: Settings) -> list[dict[str, Any]]:
     tools = lambda body: sum(t["name"].startswith("mcp__") for t in body["tools"])  # noqa: E731
     note = f"{tools(on)} of {tools(off)} MCP definitions sent; ToolSearch offers the rest"
     ratio = size(on) / size(off)
-    return [row("MCP tool search: first request, 3 servers / 60 tools", size(on), size(off), "ratio <= 0.2",
-                unit="KiB", met=ratio <= 0.2, ratio=ratio, note=note, baseline_label="tool search off")]
+    return [
+        row(
+            "MCP tool search: first request, 3 servers / 60 tools",
+            size(on),
+            size(off),
+            "ratio <= 0.2",
+            unit="KiB",
+            met=ratio <= 0.2,
+            ratio=ratio,
+            note=note,
+            baseline_label="tool search off",
+        )
+    ]
 
 
 if __name__ == "__main__":

@@ -15,8 +15,18 @@ from tests.fakeapi import FakeAPI
 from tests.fakeapi.demo_project import make_demo_project
 from tests.fakeapi.scriptfile import load_script
 
-from .common import (PYTHON, REPO, ChildRun, Settings, bench_env, disable_nagle_in_fake_api, median, precompile_sources, row,
-                     run_child)
+from .common import (
+    PYTHON,
+    REPO,
+    ChildRun,
+    Settings,
+    bench_env,
+    disable_nagle_in_fake_api,
+    median,
+    precompile_sources,
+    row,
+    run_child,
+)
 
 SCENARIO = REPO / "tests/fakeapi/scenarios/three_step.json"
 PROMPT = "Look at a.py and b.py, find the TODOs and resolve the one in a.py."
@@ -57,14 +67,25 @@ class ScenarioServer:
 
 def run_ours(server: ScenarioServer, project: Path, home: Path) -> ChildRun:
     env = bench_env(home, ANTHROPIC_BASE_URL=server.api.base_url, ANTHROPIC_API_KEY="sk-test")
-    return run_child([PYTHON, "-m", "tui.cli", "-p", PROMPT, "--permission-mode", "acceptEdits", "--cwd", str(project)],
-                     env=env, cwd=project)
+    return run_child(
+        [PYTHON, "-m", "tui.cli", "-p", PROMPT, "--permission-mode", "acceptEdits", "--cwd", str(project)],
+        env=env,
+        cwd=project,
+    )
 
 
 def run_claude(claude: str, server: ScenarioServer, project: Path, home: Path) -> ChildRun:
-    env = bench_env(home, ANTHROPIC_BASE_URL=server.api.base_url, ANTHROPIC_API_KEY="sk-test", CLAUDE_CONFIG_DIR=str(home),
-                    CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC="1", DISABLE_TELEMETRY="1", DISABLE_AUTOUPDATER="1",
-                    DISABLE_ERROR_REPORTING="1", DISABLE_BUG_COMMAND="1")
+    env = bench_env(
+        home,
+        ANTHROPIC_BASE_URL=server.api.base_url,
+        ANTHROPIC_API_KEY="sk-test",
+        CLAUDE_CONFIG_DIR=str(home),
+        CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC="1",
+        DISABLE_TELEMETRY="1",
+        DISABLE_AUTOUPDATER="1",
+        DISABLE_ERROR_REPORTING="1",
+        DISABLE_BUG_COMMAND="1",
+    )
     env.pop("PYTHONPATH", None)
     return run_child([claude, "-p", PROMPT, "--permission-mode", "acceptEdits"], env=env, cwd=project)
 
@@ -126,15 +147,35 @@ def measure(settings: Settings) -> list[dict[str, Any]]:
         cc_rss = sum(RECORDED_CC_RSS) / 2
         label = "Claude Code 2.1.197, RECORDED (claude-code-observed.md §8), not measured in this run"
     rows = [
-        row("-p 3-request session: wall", wall, cc_wall, "≤ 0.5× Claude Code", unit="s",
-            met=wall <= 0.5 * cc_wall, note=note, baseline_label=label),
-        row("-p 3-request session: peak RSS", rss, cc_rss, "≤ 0.5× Claude Code", unit="MiB",
-            met=rss <= 0.5 * cc_rss, baseline_label=label),
+        row(
+            "-p 3-request session: wall",
+            wall,
+            cc_wall,
+            "≤ 0.5× Claude Code",
+            unit="s",
+            met=wall <= 0.5 * cc_wall,
+            note=note,
+            baseline_label=label,
+        ),
+        row(
+            "-p 3-request session: peak RSS",
+            rss,
+            cc_rss,
+            "≤ 0.5× Claude Code",
+            unit="MiB",
+            met=rss <= 0.5 * cc_rss,
+            baseline_label=label,
+        ),
     ]
-    rows[0]["samples"] = {"ours": [round(r.wall_s, 3) for r in ours], "claude": [round(r.wall_s, 3) for r in theirs],
-                          "ours_server_s": [round(s, 4) for s in ours_server]}
-    rows[1]["samples"] = {"ours": [round(r.peak_rss_mib, 1) for r in ours],
-                          "claude": [round(r.peak_rss_mib, 1) for r in theirs]}
+    rows[0]["samples"] = {
+        "ours": [round(r.wall_s, 3) for r in ours],
+        "claude": [round(r.wall_s, 3) for r in theirs],
+        "ours_server_s": [round(s, 4) for s in ours_server],
+    }
+    rows[1]["samples"] = {
+        "ours": [round(r.peak_rss_mib, 1) for r in ours],
+        "claude": [round(r.peak_rss_mib, 1) for r in theirs],
+    }
     return rows
 
 

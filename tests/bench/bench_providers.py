@@ -11,7 +11,17 @@ from typing import Any
 from tests.fakeapi.demo_project import make_demo_project
 
 from .bench_print import PROMPT, ScenarioServer, check
-from .common import PYTHON, ChildRun, Settings, bench_env, disable_nagle_in_fake_api, median, precompile_sources, row, run_child
+from .common import (
+    PYTHON,
+    ChildRun,
+    Settings,
+    bench_env,
+    disable_nagle_in_fake_api,
+    median,
+    precompile_sources,
+    row,
+    run_child,
+)
 
 
 def provider_envs(base_url: str) -> dict[str, dict[str, str]]:
@@ -21,9 +31,13 @@ def provider_envs(base_url: str) -> dict[str, dict[str, str]]:
         "anthropic": {"ANTHROPIC_BASE_URL": base_url, "ANTHROPIC_API_KEY": "sk-test"},
         "bedrock (SigV4)": {**bedrock, "AWS_ACCESS_KEY_ID": "AKIDBENCH", "AWS_SECRET_ACCESS_KEY": "bench"},
         "bedrock (skip auth)": {**bedrock, "CLAUDE_CODE_SKIP_BEDROCK_AUTH": "1"},
-        "vertex (skip auth)": {"CLAUDE_CODE_USE_VERTEX": "1", "CLOUD_ML_REGION": "us-east5",
-                               "ANTHROPIC_VERTEX_PROJECT_ID": "bench", "ANTHROPIC_VERTEX_BASE_URL": f"{base_url}/v1",
-                               "CLAUDE_CODE_SKIP_VERTEX_AUTH": "1"},
+        "vertex (skip auth)": {
+            "CLAUDE_CODE_USE_VERTEX": "1",
+            "CLOUD_ML_REGION": "us-east5",
+            "ANTHROPIC_VERTEX_PROJECT_ID": "bench",
+            "ANTHROPIC_VERTEX_BASE_URL": f"{base_url}/v1",
+            "CLAUDE_CODE_SKIP_VERTEX_AUTH": "1",
+        },
     }
 
 
@@ -33,8 +47,11 @@ def run_variant(env_extra: dict[str, str], project: Path, home: Path) -> ChildRu
         if name not in env_extra:
             env.pop(name, None)
     env["AWS_CONFIG_FILE"] = env["AWS_SHARED_CREDENTIALS_FILE"] = str(home / "no-aws")
-    return run_child([PYTHON, "-m", "tui.cli", "-p", PROMPT, "--permission-mode", "acceptEdits", "--cwd", str(project)],
-                     env=env, cwd=project)
+    return run_child(
+        [PYTHON, "-m", "tui.cli", "-p", PROMPT, "--permission-mode", "acceptEdits", "--cwd", str(project)],
+        env=env,
+        cwd=project,
+    )
 
 
 def measure(settings: Settings) -> list[dict[str, Any]]:
@@ -70,10 +87,20 @@ def measure(settings: Settings) -> list[dict[str, Any]]:
         if name == "anthropic":
             continue
         value = median(values)
-        r = row(f"-p 3-request session on {name}: wall", value, base, "ratio <= 1.5", unit="s", met=value <= 1.5 * base,
-                baseline_label="the plain API, same fake, same run",
-                note="; ".join(sorted({p for p in problems if p.startswith(name)}))[:300])
-        r["samples"] = {"provider": [round(v, 3) for v in values], "anthropic": [round(v, 3) for v in walls["anthropic"]]}
+        r = row(
+            f"-p 3-request session on {name}: wall",
+            value,
+            base,
+            "ratio <= 1.5",
+            unit="s",
+            met=value <= 1.5 * base,
+            baseline_label="the plain API, same fake, same run",
+            note="; ".join(sorted({p for p in problems if p.startswith(name)}))[:300],
+        )
+        r["samples"] = {
+            "provider": [round(v, 3) for v in values],
+            "anthropic": [round(v, 3) for v in walls["anthropic"]],
+        }
         rows.append(r)
     return rows
 

@@ -48,20 +48,70 @@ def write_session(path: Path, turns: int = 500) -> None:
         lines += [
             {"type": "message", "message": prompt},
             {"type": "event", "event": {"type": "TurnStarted", "ts": ts, "turn_id": n, "prompt": f"question {n}"}},
-            {"type": "request", "iteration": 1, "attempt": 1, "ts": ts, "body": {"model": "m", "messages_count": 2 * n - 1}},
-            {"type": "event", "event": {"type": "ResponseStarted", "ts": ts + 0.1, "iteration": 1, "message_id": "m",
-                                        "request_id": None, "ttfb_ms": 100}},
-            {"type": "event", "event": {"type": "BlockStarted", "ts": ts + 0.1, "iteration": 1, "index": 0,
-                                        "block_type": "text"}},
-            {"type": "event", "event": {"type": "BlockFinished", "ts": ts + 0.5, "iteration": 1, "index": 0,
-                                        "block": answer["content"][0]}},
+            {
+                "type": "request",
+                "iteration": 1,
+                "attempt": 1,
+                "ts": ts,
+                "body": {"model": "m", "messages_count": 2 * n - 1},
+            },
+            {
+                "type": "event",
+                "event": {
+                    "type": "ResponseStarted",
+                    "ts": ts + 0.1,
+                    "iteration": 1,
+                    "message_id": "m",
+                    "request_id": None,
+                    "ttfb_ms": 100,
+                },
+            },
+            {
+                "type": "event",
+                "event": {"type": "BlockStarted", "ts": ts + 0.1, "iteration": 1, "index": 0, "block_type": "text"},
+            },
+            {
+                "type": "event",
+                "event": {
+                    "type": "BlockFinished",
+                    "ts": ts + 0.5,
+                    "iteration": 1,
+                    "index": 0,
+                    "block": answer["content"][0],
+                },
+            },
             {"type": "message", "message": answer},
-            {"type": "event", "event": {"type": "ResponseFinished", "ts": ts + 0.5, "iteration": 1, "message": answer,
-                                        "stop_reason": "end_turn", "usage": {"input_tokens": 10, "output_tokens": 60},
-                                        "request_id": None, "ttfb_ms": 100, "duration_ms": 500, "cost_usd": 0.0}},
-            {"type": "event", "event": {"type": "TurnFinished", "ts": ts + 0.6, "turn_id": n, "stop_reason": "end_turn",
-                                        "is_error": False, "num_iterations": 1, "duration_ms": 600, "usage": {},
-                                        "cost_usd": 0.0, "session_usage": {}, "session_cost_usd": 0.0}},
+            {
+                "type": "event",
+                "event": {
+                    "type": "ResponseFinished",
+                    "ts": ts + 0.5,
+                    "iteration": 1,
+                    "message": answer,
+                    "stop_reason": "end_turn",
+                    "usage": {"input_tokens": 10, "output_tokens": 60},
+                    "request_id": None,
+                    "ttfb_ms": 100,
+                    "duration_ms": 500,
+                    "cost_usd": 0.0,
+                },
+            },
+            {
+                "type": "event",
+                "event": {
+                    "type": "TurnFinished",
+                    "ts": ts + 0.6,
+                    "turn_id": n,
+                    "stop_reason": "end_turn",
+                    "is_error": False,
+                    "num_iterations": 1,
+                    "duration_ms": 600,
+                    "usage": {},
+                    "cost_usd": 0.0,
+                    "session_usage": {},
+                    "session_cost_usd": 0.0,
+                },
+            },
         ]
         ts += 5
     path.write_text("".join(json.dumps(line) + "\n" for line in lines))
@@ -72,8 +122,13 @@ def first_frame(which: str, path: Path, runs: int) -> tuple[float, float]:
     times, exits = [], []
     for _ in range(runs):
         started = time.perf_counter()
-        with subprocess.Popen([PYTHON, "-c", CHILD, str(path), str(path.parent), which], cwd=REPO, text=True,
-                              stdout=subprocess.PIPE, stderr=subprocess.PIPE) as child:
+        with subprocess.Popen(
+            [PYTHON, "-c", CHILD, str(path), str(path.parent), which],
+            cwd=REPO,
+            text=True,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+        ) as child:
             assert child.stdout is not None
             line = child.stdout.readline()
             ready = time.perf_counter() - started
@@ -93,6 +148,13 @@ def replay_row(settings: Settings) -> dict[str, Any]:
         write_session(path)
         value, value_exit = first_frame("replay", path, runs)
         base, base_exit = first_frame("app", path, runs)
-    return row("replay of a 500-turn session to first frame", value, base, "≤ 1 s", unit="s", met=value <= 1.0,
-               baseline_label="the app's own start to first frame",
-               note=f"to the process's exit just after it: replay {value_exit:.2f} s, app {base_exit:.2f} s")
+    return row(
+        "replay of a 500-turn session to first frame",
+        value,
+        base,
+        "≤ 1 s",
+        unit="s",
+        met=value <= 1.0,
+        baseline_label="the app's own start to first frame",
+        note=f"to the process's exit just after it: replay {value_exit:.2f} s, app {base_exit:.2f} s",
+    )

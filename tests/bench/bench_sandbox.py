@@ -75,8 +75,9 @@ def _spawn(sandbox: runtime.SandboxRuntime, proj: str, reps: int, rounds: int = 
     kinds: dict[str, Any] = {
         "outside": lambda: subprocess.Popen(["/bin/true"], start_new_session=True),
         "inside": lambda: prepared.popen(["/bin/true"], start_new_session=True),
-        "forking": lambda: subprocess.Popen(["/bin/true"], start_new_session=True,
-                                            preexec_fn=launch.preexec_for(prepared.plan)),
+        "forking": lambda: subprocess.Popen(
+            ["/bin/true"], start_new_session=True, preexec_fn=launch.preexec_for(prepared.plan)
+        ),
     }
     times: dict[str, list[float]] = {kind: [] for kind in kinds}
     for _ in range(rounds):
@@ -99,20 +100,37 @@ def measure(settings: Settings) -> list[dict[str, Any]]:
         load = os.getloadavg()[0]
         outside, inside, _ = _interleaved(ctx, "true", reps)
         overhead_ms = (inside - outside) * 1000
-        rows = [row("sandbox: `true` per command (Bash tool)", inside * 1000, outside * 1000, "overhead <= 10 ms",
-                    unit="ms", met=overhead_ms <= 10, note=f"overhead {overhead_ms:.1f} ms median, {reps} runs each, "
-                    f"load average {load:.1f} at the start",
-                    baseline_label="unsandboxed")]
+        rows = [
+            row(
+                "sandbox: `true` per command (Bash tool)",
+                inside * 1000,
+                outside * 1000,
+                "overhead <= 10 ms",
+                unit="ms",
+                met=overhead_ms <= 10,
+                note=f"overhead {overhead_ms:.1f} ms median, {reps} runs each, load average {load:.1f} at the start",
+                baseline_label="unsandboxed",
+            )
+        ]
         sandbox = runtime.SandboxRuntime(SandboxSettings(), str(proj))
         try:
             spawn = _spawn(sandbox, str(proj), reps)
         finally:
             sandbox.close()
         raw_ms = (spawn["inside"] - spawn["outside"]) * 1000
-        rows.append(row("sandbox: spawn `/bin/true` alone (Popen)", spawn["inside"] * 1000, spawn["outside"] * 1000,
-                        "overhead <= 10 ms", unit="ms", met=raw_ms <= 10, baseline_label="unsandboxed",
-                        note=f"overhead {raw_ms:.1f} ms median (namespaces, mounts, Landlock, seccomp); the forking "
-                        f"launch it replaced: {(spawn['forking'] - spawn['outside']) * 1000:.1f} ms, same run"))
+        rows.append(
+            row(
+                "sandbox: spawn `/bin/true` alone (Popen)",
+                spawn["inside"] * 1000,
+                spawn["outside"] * 1000,
+                "overhead <= 10 ms",
+                unit="ms",
+                met=raw_ms <= 10,
+                baseline_label="unsandboxed",
+                note=f"overhead {raw_ms:.1f} ms median (namespaces, mounts, Landlock, seccomp); the forking "
+                f"launch it replaced: {(spawn['forking'] - spawn['outside']) * 1000:.1f} ms, same run",
+            )
+        )
         rg = find_rg()
         if rg is None:
             return [*rows, row("sandbox: rg over 5 000 files", None, None, "", note="rg not installed")]
@@ -122,17 +140,27 @@ def measure(settings: Settings) -> list[dict[str, Any]]:
             (sub / f"f{i}.txt").write_text(f"line one\nneedle {i}\nline three\n" * 20)
         outside, inside, cpu_ratio = _interleaved(ctx, f"{rg} -c needle . > /dev/null", settings.reps(40, 4))
         fixed = overhead_ms / 1000
-        rows.append(row("sandbox: rg over 5 000 files (Bash tool)", inside, outside, "ratio <= 1.1", unit="s",
-                        met=inside / outside <= 1.1, baseline_label="unsandboxed",
-                        note=f"{(inside - fixed) / outside:.2f}x without the fixed per-command cost; CPU time "
-                        f"{cpu_ratio:.2f}x"))
+        rows.append(
+            row(
+                "sandbox: rg over 5 000 files (Bash tool)",
+                inside,
+                outside,
+                "ratio <= 1.1",
+                unit="s",
+                met=inside / outside <= 1.1,
+                baseline_label="unsandboxed",
+                note=f"{(inside - fixed) / outside:.2f}x without the fixed per-command cost; CPU time {cpu_ratio:.2f}x",
+            )
+        )
         return rows
 
 
 def main() -> None:
     for r in measure(Settings()):
-        print(f"{r['benchmark']}: {r['value']:.4g} {r['unit']} vs {r['baseline']:.4g} (ratio {r['ratio']:.3f}) "
-              f"goal {r['goal']} met={r['met']} {r['note']}")
+        print(
+            f"{r['benchmark']}: {r['value']:.4g} {r['unit']} vs {r['baseline']:.4g} (ratio {r['ratio']:.3f}) "
+            f"goal {r['goal']} met={r['met']} {r['note']}"
+        )
 
 
 if __name__ == "__main__":

@@ -28,8 +28,14 @@ def day(settings: Settings) -> Plan:
     full = Plan()
     if not settings.quick:
         return full
-    return Plan(turns=full.turns // 10, subagents=full.subagents // 10, tool_calls=full.tool_calls // 10,
-                output_bytes=full.output_bytes // 10, compactions=full.compactions, rewinds=full.rewinds)
+    return Plan(
+        turns=full.turns // 10,
+        subagents=full.subagents // 10,
+        tool_calls=full.tool_calls // 10,
+        output_bytes=full.output_bytes // 10,
+        compactions=full.compactions,
+        rewinds=full.rewinds,
+    )
 
 
 def measure(settings: Settings) -> list[dict[str, Any]]:
@@ -49,8 +55,13 @@ def measure(settings: Settings) -> list[dict[str, Any]]:
             os.environ["ANTHROPIC_BASE_URL"], os.environ["ANTHROPIC_API_KEY"] = api.base_url, "sk-test"
             gc.collect()
             report = Report(start=process_counts())
-            options = AgentOptions(project_dir=project, interactive=True, transcript=True, sessions_dir=sessions,
-                                   permission_mode="bypassPermissions")
+            options = AgentOptions(
+                project_dir=project,
+                interactive=True,
+                transcript=True,
+                sessions_dir=sessions,
+                permission_mode="bypassPermissions",
+            )
             session = AgentSession(options)
             session.prepare()
             asyncio.run(run(plan, AgentApp(options, session=session), sessions, report))
@@ -69,9 +80,11 @@ def rows(plan: Plan, report: Report) -> list[dict[str, Any]]:
     tenth = max(1, plan.turns // 10)
     first = [ms for turn, ms in report.frames if turn <= tenth]
     last = [ms for turn, ms in report.frames if turn > plan.turns - tenth]
-    day_note = (f"{plan.turns} turns, {plan.subagents} subagents, {plan.tool_calls} tool calls, "
-                f"{plan.output_bytes / 1e6:.0f} MB of tool output, {report.compactions} compactions, "
-                f"{report.rewinds} rewinds, paging, inspector and timeline opened; {report.seconds / 60:.1f} min")
+    day_note = (
+        f"{plan.turns} turns, {plan.subagents} subagents, {plan.tool_calls} tool calls, "
+        f"{plan.output_bytes / 1e6:.0f} MB of tool output, {report.compactions} compactions, "
+        f"{report.rewinds} rewinds, paging, inspector and timeline opened; {report.seconds / 60:.1f} min"
+    )
     growth = report.rss_end / report.rss_warm - 1 if report.rss_warm else None
     half = [s for s in report.storage if s[0] <= plan.turns // 2]
     per_turn = [(t / n, c / n) for n, t, c in report.storage if n]
@@ -83,26 +96,63 @@ def rows(plan: Plan, report: Report) -> list[dict[str, Any]]:
     start, end_counts = report.start, report.end
     back = all(end_counts[k] <= start[k] for k in ("fds", "threads", "children"))
     out = [
-        row("soak: RSS at the end of the day", report.rss_end, report.rss_warm, "≤ 1.10× after warm-up", unit="MiB",
-            met=growth is not None and growth <= 0.10, baseline_label=f"after warm-up (turn {tenth}), same process",
-            note=day_note),
-        row("soak: UI frame work p95, last tenth of the day", percentile(last, 95), percentile(first, 95),
-            "≤ 1.2× first tenth", unit="ms", met=percentile(last, 95) <= 1.2 * percentile(first, 95),
+        row(
+            "soak: RSS at the end of the day",
+            report.rss_end,
+            report.rss_warm,
+            "≤ 1.10× after warm-up",
+            unit="MiB",
+            met=growth is not None and growth <= 0.10,
+            baseline_label=f"after warm-up (turn {tenth}), same process",
+            note=day_note,
+        ),
+        row(
+            "soak: UI frame work p95, last tenth of the day",
+            percentile(last, 95),
+            percentile(first, 95),
+            "≤ 1.2× first tenth",
+            unit="ms",
+            met=percentile(last, 95) <= 1.2 * percentile(first, 95),
             baseline_label="first tenth, same process",
-            note=f"{len(last)} and {len(first)} frames; UI-thread CPU between frames written"),
-        row("soak: descriptors, threads, child processes left after the app closed",
-            sum(end_counts.get(k, 0) - start.get(k, 0) for k in ("fds", "threads", "children")), 0.0,
-            "back to the start values", met=back,
+            note=f"{len(last)} and {len(first)} frames; UI-thread CPU between frames written",
+        ),
+        row(
+            "soak: descriptors, threads, child processes left after the app closed",
+            sum(end_counts.get(k, 0) - start.get(k, 0) for k in ("fds", "threads", "children")),
+            0.0,
+            "back to the start values",
+            met=back,
             note=f"start {start}, after warm-up {report.warm}, end {end_counts}; threads left: "
-                 f"{', '.join(report.leftover_threads) or 'none'}"),
-        row("soak: transcript per turn", second_rate[0] / 1024, first_rate[0] / 1024, "linear in turns", unit="KiB",
-            met=second_rate[0] <= 1.25 * first_rate[0], baseline_label="first half of the day",
-            note=f"{end[1] / 1e6:.1f} MB after {end[0]} turns; the second half's bytes per turn against the first's"),
-        row("soak: checkpoint store per turn", second_rate[1] / 1024, first_rate[1] / 1024, "linear in turns",
-            unit="KiB", met=second_rate[1] <= 1.25 * max(first_rate[1], 1e-9), baseline_label="first half of the day",
-            note=f"{end[2] / 1e6:.2f} MB after {end[0]} turns (blobs, manifests, subagent transcripts)"),
-        row("soak: widgets mounted, most at any checkpoint", float(report.widgets_max), None, "bounded",
-            met=None, note=f"sampled every {max(1, plan.turns // 20)} turns"),
+            f"{', '.join(report.leftover_threads) or 'none'}",
+        ),
+        row(
+            "soak: transcript per turn",
+            second_rate[0] / 1024,
+            first_rate[0] / 1024,
+            "linear in turns",
+            unit="KiB",
+            met=second_rate[0] <= 1.25 * first_rate[0],
+            baseline_label="first half of the day",
+            note=f"{end[1] / 1e6:.1f} MB after {end[0]} turns; the second half's bytes per turn against the first's",
+        ),
+        row(
+            "soak: checkpoint store per turn",
+            second_rate[1] / 1024,
+            first_rate[1] / 1024,
+            "linear in turns",
+            unit="KiB",
+            met=second_rate[1] <= 1.25 * max(first_rate[1], 1e-9),
+            baseline_label="first half of the day",
+            note=f"{end[2] / 1e6:.2f} MB after {end[0]} turns (blobs, manifests, subagent transcripts)",
+        ),
+        row(
+            "soak: widgets mounted, most at any checkpoint",
+            float(report.widgets_max),
+            None,
+            "bounded",
+            met=None,
+            note=f"sampled every {max(1, plan.turns // 20)} turns",
+        ),
     ]
     out[0]["samples"] = {"storage": report.storage, "per_turn": per_turn}
     return out

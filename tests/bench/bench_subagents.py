@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from tests.fakeapi import FakeAPI, reply, tool_use
-from tui.agent.events import RequestSent, SubagentStarted, ToolFinished, ToolStarted, TurnStarted
+from tui.agent.events import RequestSent, ToolFinished, ToolStarted, TurnStarted
 from tui.agent.options import AgentOptions
 from tui.agent.session import AgentSession
 
@@ -28,16 +28,21 @@ PARALLEL = 8
 
 def _first_prompt(body: dict[str, Any]) -> str:
     content = body["messages"][0]["content"]
-    return content if isinstance(content, str) else " ".join(b.get("text", "") for b in content if b.get("type") == "text")
+    return (
+        content if isinstance(content, str) else " ".join(b.get("text", "") for b in content if b.get("type") == "text")
+    )
 
 
 def _agents(count: int, start: int = 0) -> Any:
-    return reply(*[tool_use("Agent", {"description": f"job {i}", "prompt": f"job {i}"}) for i in range(start, start + count)],
-                 stop_reason="tool_use")
+    return reply(
+        *[tool_use("Agent", {"description": f"job {i}", "prompt": f"job {i}"}) for i in range(start, start + count)],
+        stop_reason="tool_use",
+    )
 
 
 def _script(delay_per_job: float = 0.0, base_delay: float = 0.0, calls: Any = None) -> Any:
     """Main: the given Agent calls, then done. A subagent `job N` answers after base + N × delay seconds."""
+
     def script(body: dict[str, Any]) -> Any:
         prompt = _first_prompt(body)
         match = re.fullmatch(r"job (\d+)", prompt)
@@ -46,12 +51,15 @@ def _script(delay_per_job: float = 0.0, base_delay: float = 0.0, calls: Any = No
             return reply(f"{prompt} done")
         if prompt.startswith("read"):
             if len(body["messages"]) == 1:
-                return reply(*[tool_use("Read", {"file_path": "a.py", "offset": i + 1}) for i in range(20)],
-                             stop_reason="tool_use")
+                return reply(
+                    *[tool_use("Read", {"file_path": "a.py", "offset": i + 1}) for i in range(20)],
+                    stop_reason="tool_use",
+                )
             return reply("read done")
         if len(body["messages"]) == 1:
             return calls(prompt)
         return reply("Done.")
+
     return script
 
 
@@ -81,15 +89,23 @@ def start_overhead(settings: Settings, project: Path, sessions: Path) -> dict[st
         turn = events.of(TurnStarted)[0].ts
         main_ms.append((events.of(RequestSent)[0].ts - turn) * 1000)
     value, base = median(sub_ms), median(main_ms)
-    r = row("subagent start: Agent tool started → its first request sent (median)", value, base, "≤ 20 ms",
-            unit="ms", met=value <= 20, baseline_label="the main loop's turn start → first request, this run",
-            note=f"{len(sub_ms)} runs; transcript written; definitions read from disk")
+    r = row(
+        "subagent start: Agent tool started → its first request sent (median)",
+        value,
+        base,
+        "≤ 20 ms",
+        unit="ms",
+        met=value <= 20,
+        baseline_label="the main loop's turn start → first request, this run",
+        note=f"{len(sub_ms)} runs; transcript written; definitions read from disk",
+    )
     r["samples"] = [round(v, 2) for v in sub_ms]
     return r
 
 
 def parallel_agents(settings: Settings, project: Path, sessions: Path) -> dict[str, Any]:
     """8 subagents at once whose requests take 0.2 … 0.55 s, against the slowest one alone."""
+
     def wall(calls: Any) -> float:
         with FakeAPI(_script(delay_per_job=0.05, base_delay=0.2, calls=calls)) as api:
             session, events = _session(api, project, sessions)
@@ -106,9 +122,16 @@ def parallel_agents(settings: Settings, project: Path, sessions: Path) -> dict[s
         alone.append(wall(lambda prompt: _agents(1, start=PARALLEL - 1)))
         together.append(wall(lambda prompt: _agents(PARALLEL)))
     one, eight = median(alone), median(together)
-    return row(f"{PARALLEL} parallel subagents: all finished", eight, one, "≤ 1.10× the slowest alone", unit="s",
-               met=eight <= 1.10 * one, baseline_label="the slowest subagent alone, this run",
-               note="subagent requests take 0.20…0.55 s on the fake server")
+    return row(
+        f"{PARALLEL} parallel subagents: all finished",
+        eight,
+        one,
+        "≤ 1.10× the slowest alone",
+        unit="s",
+        met=eight <= 1.10 * one,
+        baseline_label="the slowest subagent alone, this run",
+        note="subagent requests take 0.20…0.55 s on the fake server",
+    )
 
 
 def memory_per_agent(settings: Settings, project: Path, sessions: Path) -> dict[str, Any]:
@@ -131,19 +154,34 @@ def memory_per_agent(settings: Settings, project: Path, sessions: Path) -> dict[
         return (after - before) / count / 1024
 
     def agents(prompt: str) -> Any:
-        return _agents(count) if prompt == "agents" else reply("warm", tool_use("Agent", {"description": "w", "prompt": "job 0"}),
-                                                              stop_reason="tool_use")
+        return (
+            _agents(count)
+            if prompt == "agents"
+            else reply("warm", tool_use("Agent", {"description": "w", "prompt": "job 0"}), stop_reason="tool_use")
+        )
 
     def reads(prompt: str) -> Any:
-        return reply(*[tool_use("Read", {"file_path": "a.py", "offset": i + 1}) for i in range(count)],
-                     stop_reason="tool_use") if prompt == "reads" else reply("warm", tool_use("Read", {"file_path": "a.py"}),
-                                                                            stop_reason="tool_use")
+        return (
+            reply(
+                *[tool_use("Read", {"file_path": "a.py", "offset": i + 1}) for i in range(count)],
+                stop_reason="tool_use",
+            )
+            if prompt == "reads"
+            else reply("warm", tool_use("Read", {"file_path": "a.py"}), stop_reason="tool_use")
+        )
 
     per_agent = median([held("agents", agents) for _ in range(settings.reps(2, 1))])
     per_read = median([held("reads", reads) for _ in range(settings.reps(2, 1))])
-    return row("memory held per finished subagent (tracemalloc)", per_agent, per_read, "≤ 2 MiB", unit="KiB",
-               met=per_agent <= 2048, baseline_label="per finished Read call, this run",
-               note=f"{count} subagents in one turn, each with its own transcript; their results stay in the history")
+    return row(
+        "memory held per finished subagent (tracemalloc)",
+        per_agent,
+        per_read,
+        "≤ 2 MiB",
+        unit="KiB",
+        met=per_agent <= 2048,
+        baseline_label="per finished Read call, this run",
+        note=f"{count} subagents in one turn, each with its own transcript; their results stay in the history",
+    )
 
 
 def _streaming_script(count: int) -> Any:
@@ -159,6 +197,7 @@ def _streaming_script(count: int) -> Any:
         if len(body["messages"]) == 1:
             return _agents(count)
         return reply("Done.")
+
     return script
 
 
@@ -227,11 +266,18 @@ def ui_frames(settings: Settings, project: Path) -> dict[str, Any]:
         ones.append(p95(1))
         eights.append(p95(PARALLEL))
     one, eight = median(ones), median(eights)
-    return row(f"{PARALLEL} subagents streaming: UI frame work p95", eight, one, "≤ 16 ms", unit="ms", met=eight <= 16,
-               baseline_label="one subagent streaming, this run",
-               note=f"pilot 140×45; UI-thread CPU between frames written (events, layout, render, terminal "
-                    f"bytes), median of {len(eights)} runs; {median(frame_counts[PARALLEL]):.0f} frames a run "
-                    f"({median(frame_counts[1]):.0f} with one); each subagent reads a file, then streams 400 words")
+    return row(
+        f"{PARALLEL} subagents streaming: UI frame work p95",
+        eight,
+        one,
+        "≤ 16 ms",
+        unit="ms",
+        met=eight <= 16,
+        baseline_label="one subagent streaming, this run",
+        note=f"pilot 140×45; UI-thread CPU between frames written (events, layout, render, terminal "
+        f"bytes), median of {len(eights)} runs; {median(frame_counts[PARALLEL]):.0f} frames a run "
+        f"({median(frame_counts[1]):.0f} with one); each subagent reads a file, then streams 400 words",
+    )
 
 
 def measure(settings: Settings) -> list[dict[str, Any]]:
@@ -240,10 +286,12 @@ def measure(settings: Settings) -> list[dict[str, Any]]:
         home = os.environ.get("HOME")
         os.environ["HOME"] = sessions  # no user agent files or settings of the machine
         try:
-            return [start_overhead(settings, project, Path(sessions)),
-                    parallel_agents(settings, project, Path(sessions)),
-                    memory_per_agent(settings, project, Path(sessions)),
-                    ui_frames(settings, project)]
+            return [
+                start_overhead(settings, project, Path(sessions)),
+                parallel_agents(settings, project, Path(sessions)),
+                memory_per_agent(settings, project, Path(sessions)),
+                ui_frames(settings, project),
+            ]
         finally:
             if home is not None:
                 os.environ["HOME"] = home

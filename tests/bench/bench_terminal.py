@@ -54,8 +54,11 @@ def make_project(root: Path) -> tuple[Path, list[Path]]:
     project = root / "project"
     project.mkdir(parents=True)
     files = []
-    for name, text in (("a.py", "def add(a, b):\n    return a + b\n"), ("b.py", "def mul(a, b):\n    return a * b\n"),
-                       ("README.md", "# demo\n\nTwo helpers.\n")):
+    for name, text in (
+        ("a.py", "def add(a, b):\n    return a + b\n"),
+        ("b.py", "def mul(a, b):\n    return a * b\n"),
+        ("README.md", "# demo\n\nTwo helpers.\n"),
+    ):
         (project / name).write_text(text)
         files.append(project / name)
     return project, files
@@ -70,9 +73,11 @@ def script_for(files: list[Path]) -> Any:
         if "tool_result" in last:
             return reply(text)
         if body.get("tools") and PROMPT in json.dumps(messages):  # Claude Code's may end in a list of its skills
-            return reply("I'll read them.", *[tool_use("Read", {"file_path": str(f)}) for f in files],
-                         stop_reason="tool_use")
+            return reply(
+                "I'll read them.", *[tool_use("Read", {"file_path": str(f)}) for f in files], stop_reason="tool_use"
+            )
         return reply("ok")  # a side request (Claude Code's session title)
+
     return script
 
 
@@ -84,9 +89,22 @@ def find_or_install_claude() -> str | None:
         return found
     binary = NPM_PREFIX / "node_modules" / ".bin" / "claude"
     if not binary.exists() and shutil.which("npm"):
-        subprocess.run(["npm", "install", "--silent", "--prefer-offline", "--no-audit", "--no-fund", "--prefix",
-                        str(NPM_PREFIX), CLAUDE_PACKAGE], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
-                       timeout=600)
+        subprocess.run(
+            [
+                "npm",
+                "install",
+                "--silent",
+                "--prefer-offline",
+                "--no-audit",
+                "--no-fund",
+                "--prefix",
+                str(NPM_PREFIX),
+                CLAUDE_PACKAGE,
+            ],
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+            timeout=600,
+        )
     return str(binary) if binary.exists() else None
 
 
@@ -96,9 +114,32 @@ class Pane:
     def __init__(self, cwd: Path, env: dict[str, str], command: list[str], record: Path) -> None:
         self.socket = f"agent-tui-bench-{uuid.uuid4().hex[:8]}"
         env_args = [a for k, v in env.items() for a in ("-e", f"{k}={v}")]
-        self.tmux("-f", "/dev/null", "new-session", "-d", "-s", "t", "-x", str(WIDTH), "-y", str(HEIGHT), "-c", str(cwd),
-                  *env_args, "env", "-u", "COLUMNS", "-u", "LINES", PYTHON, "-m", "tests.bench.pty_record", str(record),
-                  "--", *command)
+        self.tmux(
+            "-f",
+            "/dev/null",
+            "new-session",
+            "-d",
+            "-s",
+            "t",
+            "-x",
+            str(WIDTH),
+            "-y",
+            str(HEIGHT),
+            "-c",
+            str(cwd),
+            *env_args,
+            "env",
+            "-u",
+            "COLUMNS",
+            "-u",
+            "LINES",
+            PYTHON,
+            "-m",
+            "tests.bench.pty_record",
+            str(record),
+            "--",
+            *command,
+        )
 
     def tmux(self, *args: str) -> str:
         return subprocess.run(["tmux", "-L", self.socket, *args], capture_output=True, text=True, timeout=30).stdout
@@ -139,8 +180,13 @@ def one_turn(command: list[str], env: dict[str, str], ready: str, project: Path,
         name = Path(command[-1]).name
         shutil.copy(record, Path(keep) / f"terminal-{name}.jsonl")
         (Path(keep) / f"terminal-{name}.span").write_text(f"{start} {end}")
-    return {"bytes": stats.bytes, "frames": stats.frames, "clears": stats.full_clears, "repaints": stats.full_repaints,
-            "seconds": end - start}
+    return {
+        "bytes": stats.bytes,
+        "frames": stats.frames,
+        "clears": stats.full_clears,
+        "repaints": stats.full_repaints,
+        "seconds": end - start,
+    }
 
 
 def measure(settings: Settings) -> list[dict[str, Any]]:
@@ -159,20 +205,46 @@ def measure(settings: Settings) -> list[dict[str, Any]]:
             for i in range(reps):
                 home = root / f"home-{i}"
                 home.mkdir()
-                env = {k: v for k, v in bench_env(home, ANTHROPIC_BASE_URL=api.base_url, ANTHROPIC_API_KEY="sk-test",
-                                                  COLORTERM="truecolor").items()
-                       if k in ("HOME", "XDG_CONFIG_HOME", "XDG_DATA_HOME", "XDG_STATE_HOME", "PYTHONPATH", "PATH",
-                                "ANTHROPIC_BASE_URL", "ANTHROPIC_API_KEY", "COLORTERM")}
+                env = {
+                    k: v
+                    for k, v in bench_env(
+                        home, ANTHROPIC_BASE_URL=api.base_url, ANTHROPIC_API_KEY="sk-test", COLORTERM="truecolor"
+                    ).items()
+                    if k
+                    in (
+                        "HOME",
+                        "XDG_CONFIG_HOME",
+                        "XDG_DATA_HOME",
+                        "XDG_STATE_HOME",
+                        "PYTHONPATH",
+                        "PATH",
+                        "ANTHROPIC_BASE_URL",
+                        "ANTHROPIC_API_KEY",
+                        "COLORTERM",
+                    )
+                }
                 ours.append(one_turn([PYTHON, "-m", "tui.cli"], env, "Ask the agent", project, root))
                 if claude:
                     config = home / "claude"
                     config.mkdir()
-                    (config / ".claude.json").write_text(json.dumps({
-                        "hasCompletedOnboarding": True, "theme": "dark",
-                        "customApiKeyResponses": {"approved": ["sk-test"], "rejected": []},
-                        "projects": {str(project): {"hasTrustDialogAccepted": True}}}))
-                    cc_env = dict(env, CLAUDE_CONFIG_DIR=str(config), CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC="1",
-                                  DISABLE_TELEMETRY="1", DISABLE_AUTOUPDATER="1", DISABLE_ERROR_REPORTING="1")
+                    (config / ".claude.json").write_text(
+                        json.dumps(
+                            {
+                                "hasCompletedOnboarding": True,
+                                "theme": "dark",
+                                "customApiKeyResponses": {"approved": ["sk-test"], "rejected": []},
+                                "projects": {str(project): {"hasTrustDialogAccepted": True}},
+                            }
+                        )
+                    )
+                    cc_env = dict(
+                        env,
+                        CLAUDE_CONFIG_DIR=str(config),
+                        CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC="1",
+                        DISABLE_TELEMETRY="1",
+                        DISABLE_AUTOUPDATER="1",
+                        DISABLE_ERROR_REPORTING="1",
+                    )
                     theirs.append(one_turn([claude], cc_env, "for shortcuts", project, root))
     finally:
         shutil.rmtree(root, ignore_errors=True)
@@ -180,17 +252,31 @@ def measure(settings: Settings) -> list[dict[str, Any]]:
     base = median([r["bytes"] for r in theirs]) if theirs else None
     clears = max(r["clears"] + r["repaints"] for r in ours)
     cc_clears = max((r["clears"] + r["repaints"] for r in theirs), default=None)
-    note = (f"tmux {WIDTH}×{HEIGHT} through a pty recorder; a 2,000-token Markdown reply after three parallel Reads at "
-            f"~400 words/s; median of {len(ours)}; frames {median([r['frames'] for r in ours]):.0f}"
-            + (f" (Claude Code {median([r['frames'] for r in theirs]):.0f})" if theirs else ""))
-    bytes_row = row("bytes written to the terminal during a streamed turn", value / 1024, base / 1024 if base else None,
-                    "≤ 0.5× Claude Code", unit="KiB", met=(value <= 0.5 * base) if base else None,
-                    baseline_label="Claude Code, same fake API, this run" if base else "Claude Code not installed",
-                    note=note)
+    note = (
+        f"tmux {WIDTH}×{HEIGHT} through a pty recorder; a 2,000-token Markdown reply after three parallel Reads at "
+        f"~400 words/s; median of {len(ours)}; frames {median([r['frames'] for r in ours]):.0f}"
+        + (f" (Claude Code {median([r['frames'] for r in theirs]):.0f})" if theirs else "")
+    )
+    bytes_row = row(
+        "bytes written to the terminal during a streamed turn",
+        value / 1024,
+        base / 1024 if base else None,
+        "≤ 0.5× Claude Code",
+        unit="KiB",
+        met=(value <= 0.5 * base) if base else None,
+        baseline_label="Claude Code, same fake API, this run" if base else "Claude Code not installed",
+        note=note,
+    )
     bytes_row["samples"] = {"ours": ours, "claude": theirs}
-    clears_row = row("full-screen clears or every-row repaints during that turn", clears, cc_clears, "none",
-                     met=clears == 0, baseline_label="Claude Code, this run" if theirs else "",
-                     note="ESC[2J/ESC[3J, or one frame that draws or erases every row; the most in one run")
+    clears_row = row(
+        "full-screen clears or every-row repaints during that turn",
+        clears,
+        cc_clears,
+        "none",
+        met=clears == 0,
+        baseline_label="Claude Code, this run" if theirs else "",
+        note="ESC[2J/ESC[3J, or one frame that draws or erases every row; the most in one run",
+    )
     return [bytes_row, clears_row]
 
 

@@ -8,6 +8,7 @@ anyway, a bare directory walk, writing the 100 files directly, the raw bytes of 
 
 from __future__ import annotations
 
+import itertools
 import os
 import random
 import statistics
@@ -44,7 +45,7 @@ def edit_rows(folder: Path, runs: int) -> list[dict[str, Any]]:
         middle = len(versions[-1]) // 2
         versions.append(versions[-1][:middle] + b"# edit %d\n" % n + versions[-1][middle:])
     times: dict[bool, list[float]] = {True: [], False: []}
-    for n, (previous, new) in enumerate(zip(versions, versions[1:])):  # as save_file does: checkpoint, write, note
+    for n, (previous, new) in enumerate(itertools.pairwise(versions)):  # as save_file does: checkpoint, write, note
         first = n % 2 == 1
         if first:
             cps.prompt(n + 1, "bench", 0)  # a new turn (its own flush is not part of the Edit)
@@ -61,14 +62,25 @@ def edit_rows(folder: Path, runs: int) -> list[dict[str, Any]]:
     finally:
         os.close(fd)
     rows = []
-    for first, label, how in ((True, "first change of the file in its turn", "waits for the log's one fdatasync"),
-                              (False, "the file changed before in the same turn", "waits for no flush")):
+    for first, label, how in (
+        (True, "first change of the file in its turn", "waits for the log's one fdatasync"),
+        (False, "the file changed before in the same turn", "waits for no flush"),
+    ):
         value = statistics.median(times[first])
-        rows.append(row(f"checkpoint per Edit of a 1 MB file ({label})", value * 1000, base * 1000, "≤ 3 ms median",
-                        unit="ms", met=value <= 0.003, baseline_label="the Edit's own write",
-                        note=f"{how}; one fdatasync here takes {fsync * 1000:.2f} ms; the new content is a delta in "
-                             f"the log record; the session's first Edit of the file (whole file stored) "
-                             f"{first_edit * 1000:.0f} ms"))
+        rows.append(
+            row(
+                f"checkpoint per Edit of a 1 MB file ({label})",
+                value * 1000,
+                base * 1000,
+                "≤ 3 ms median",
+                unit="ms",
+                met=value <= 0.003,
+                baseline_label="the Edit's own write",
+                note=f"{how}; one fdatasync here takes {fsync * 1000:.2f} ms; the new content is a delta in "
+                f"the log record; the session's first Edit of the file (whole file stored) "
+                f"{first_edit * 1000:.0f} ms",
+            )
+        )
     return rows
 
 
@@ -101,10 +113,17 @@ def scan_row(folder: Path, runs: int) -> dict[str, Any]:
     scans = _median(rescan, runs)
     base = _median(lambda: [None for _ in os.walk(project)], runs)
     assert scan_tree(project) is not None and len(cps.changes) == 2 * runs + 3  # every change seen
-    return row("Bash change detection, 5,000 files", value * 1000, base * 1000, "≤ 30 ms", unit="ms",
-               met=value <= 0.030, baseline_label="os.walk of the tree",
-               note=f"{'inotify' if watched else 'no inotify: scans'}; first command {first * 1000:.0f} ms "
-                    f"(one scan, folders watched); two full scans instead {scans * 1000:.0f} ms")
+    return row(
+        "Bash change detection, 5,000 files",
+        value * 1000,
+        base * 1000,
+        "≤ 30 ms",
+        unit="ms",
+        met=value <= 0.030,
+        baseline_label="os.walk of the tree",
+        note=f"{'inotify' if watched else 'no inotify: scans'}; first command {first * 1000:.0f} ms "
+        f"(one scan, folders watched); two full scans instead {scans * 1000:.0f} ms",
+    )
 
 
 def rewind_row(folder: Path, runs: int) -> dict[str, Any]:
@@ -135,8 +154,15 @@ def rewind_row(folder: Path, runs: int) -> dict[str, Any]:
             path.write_bytes(data)
 
     base = _median(write_all, runs)
-    return row("rewind of 100 files", value * 1000, base * 1000, "≤ 200 ms", unit="ms", met=value <= 0.2,
-               baseline_label="writing the 100 files")
+    return row(
+        "rewind of 100 files",
+        value * 1000,
+        base * 1000,
+        "≤ 200 ms",
+        unit="ms",
+        met=value <= 0.2,
+        baseline_label="writing the 100 files",
+    )
 
 
 def size_row(folder: Path) -> dict[str, Any]:
@@ -155,16 +181,27 @@ def size_row(folder: Path) -> dict[str, Any]:
         data = new
         raw += len(data)
     size = sum(f.stat().st_size for f in store.rglob("*") if f.is_file())
-    return row("store size, 100 Edits of a 100 KB file", size / 1e6, raw / 1e6, "≤ 2 MB", unit="MB",
-               met=size <= 2e6, baseline_label="the 100 versions, raw")
+    return row(
+        "store size, 100 Edits of a 100 KB file",
+        size / 1e6,
+        raw / 1e6,
+        "≤ 2 MB",
+        unit="MB",
+        met=size <= 2e6,
+        baseline_label="the 100 versions, raw",
+    )
 
 
 def measure(settings: Settings) -> list[dict[str, Any]]:
     runs = settings.reps(21, 5)
     with tempfile.TemporaryDirectory() as tmp:
         folder = Path(tmp)
-        rows = [*edit_rows(folder, runs), scan_row(folder, runs), rewind_row(folder, settings.reps(7, 3)),
-                size_row(folder)]
+        rows = [
+            *edit_rows(folder, runs),
+            scan_row(folder, runs),
+            rewind_row(folder, settings.reps(7, 3)),
+            size_row(folder),
+        ]
     try:
         from tests.bench.bench_replay import replay_row
     except ImportError:
@@ -174,5 +211,7 @@ def measure(settings: Settings) -> list[dict[str, Any]]:
 
 if __name__ == "__main__":
     for r in measure(Settings()):
-        print(f"{r['benchmark']:<42} {r['value']:>9.3f} {r['unit']:<3} baseline {r['baseline']:>9.3f}  "
-              f"ratio {r['ratio']:.2f}  goal {r['goal']}  {'met' if r['met'] else 'NOT met'}  {r['note']}")
+        print(
+            f"{r['benchmark']:<42} {r['value']:>9.3f} {r['unit']:<3} baseline {r['baseline']:>9.3f}  "
+            f"ratio {r['ratio']:.2f}  goal {r['goal']}  {'met' if r['met'] else 'NOT met'}  {r['note']}"
+        )

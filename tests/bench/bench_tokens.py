@@ -33,8 +33,12 @@ def first_request(argv: list[str], env: dict[str, str], project: Path) -> dict[s
         return reply("Hi.")
 
     with FakeAPI(step) as api:
-        run_child(argv, env={**env, "ANTHROPIC_BASE_URL": api.base_url, "ANTHROPIC_API_KEY": "sk-test"}, cwd=project,
-                  timeout=120)
+        run_child(
+            argv,
+            env={**env, "ANTHROPIC_BASE_URL": api.base_url, "ANTHROPIC_API_KEY": "sk-test"},
+            cwd=project,
+            timeout=120,
+        )
     return next((b for b in bodies if b.get("tools")), None)
 
 
@@ -46,17 +50,33 @@ def measure(settings: Settings) -> list[dict[str, Any]]:
         home.mkdir()
         (project / "README.md").write_text("# demo\n")
         env = {k: v for k, v in os.environ.items() if not k.startswith(("ANTHROPIC_", "CLAUDE", "AGENT_TUI"))}
-        env.update(HOME=str(home), XDG_CONFIG_HOME=str(home / ".config"), XDG_DATA_HOME=str(home / ".local/share"),
-                   PYTHONPATH=str(REPO))
+        env.update(
+            HOME=str(home),
+            XDG_CONFIG_HOME=str(home / ".config"),
+            XDG_DATA_HOME=str(home / ".local/share"),
+            PYTHONPATH=str(REPO),
+        )
         ours = first_request([sys.executable, "-m", "tui.cli", "-p", PROMPT], env, project)
         claude = find_claude()
         theirs = None
         if claude:
-            cc_env = {**env, "CLAUDE_CONFIG_DIR": str(home), "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC": "1",
-                      "DISABLE_TELEMETRY": "1", "DISABLE_AUTOUPDATER": "1", "DISABLE_ERROR_REPORTING": "1"}
-            (home / ".claude.json").write_text(json.dumps({
-                "hasCompletedOnboarding": True, "customApiKeyResponses": {"approved": ["sk-test"], "rejected": []},
-                "projects": {str(project): {"hasTrustDialogAccepted": True}}}))
+            cc_env = {
+                **env,
+                "CLAUDE_CONFIG_DIR": str(home),
+                "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC": "1",
+                "DISABLE_TELEMETRY": "1",
+                "DISABLE_AUTOUPDATER": "1",
+                "DISABLE_ERROR_REPORTING": "1",
+            }
+            (home / ".claude.json").write_text(
+                json.dumps(
+                    {
+                        "hasCompletedOnboarding": True,
+                        "customApiKeyResponses": {"approved": ["sk-test"], "rejected": []},
+                        "projects": {str(project): {"hasTrustDialogAccepted": True}},
+                    }
+                )
+            )
             theirs = first_request([claude, "-p", PROMPT], cc_env, project)
     if ours is None:
         return [row("first request of a plain prompt: tokens", None, None, "≤ 0.2× Claude Code", note="no request")]
@@ -64,11 +84,23 @@ def measure(settings: Settings) -> list[dict[str, Any]]:
     label = f"Claude Code ({_claude_version(claude)}), measured in this run" if theirs else "Claude Code not installed"
     cc_tokens = count_tokens(theirs) if theirs else None
     return [
-        row(f"first request of a plain prompt: tokens — {len(ours['tools'])} tools", count_tokens(ours), cc_tokens,
-            "≤ 0.2× Claude Code", unit="tok", baseline_label=label,
-            met=None if cc_tokens is None else count_tokens(ours) <= 0.2 * cc_tokens),
-        row("first request with only the 7 tools before issue 16: tokens", count_tokens(before), cc_tokens,
-            "for comparison", unit="tok", baseline_label=label),
+        row(
+            f"first request of a plain prompt: tokens — {len(ours['tools'])} tools",
+            count_tokens(ours),
+            cc_tokens,
+            "≤ 0.2× Claude Code",
+            unit="tok",
+            baseline_label=label,
+            met=None if cc_tokens is None else count_tokens(ours) <= 0.2 * cc_tokens,
+        ),
+        row(
+            "first request with only the 7 tools before issue 16: tokens",
+            count_tokens(before),
+            cc_tokens,
+            "for comparison",
+            unit="tok",
+            baseline_label=label,
+        ),
     ]
 
 

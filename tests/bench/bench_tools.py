@@ -54,8 +54,9 @@ def context_for(project: Path) -> ToolContext:
     return ToolContext(project_dir=project, state=SessionState(project_dir=project))
 
 
-def compare(name: str, ours: Callable[[], Any], baseline: Callable[[], Any], runs: int = RUNS,
-            goal: float = RATIO_GOAL) -> dict[str, Any]:
+def compare(
+    name: str, ours: Callable[[], Any], baseline: Callable[[], Any], runs: int = RUNS, goal: float = RATIO_GOAL
+) -> dict[str, Any]:
     """Median times of ours and the baseline, run alternately so machine load hits both alike."""
     ours()
     baseline()
@@ -66,8 +67,13 @@ def compare(name: str, ours: Callable[[], Any], baseline: Callable[[], Any], run
             action()
             times.append(time.perf_counter() - started)
     value, base = statistics.median(our_times), statistics.median(base_times)
-    return {"benchmark": name, "value": round(value, 4), "baseline": round(base, 4),
-            "ratio": round(value / base, 3), "goal": f"ratio <= {goal}"}
+    return {
+        "benchmark": name,
+        "value": round(value, 4),
+        "baseline": round(base, 4),
+        "ratio": round(value / base, 3),
+        "goal": f"ratio <= {goal}",
+    }
 
 
 def search_rows(tree: Path = STDLIB) -> list[dict[str, Any]]:
@@ -75,22 +81,40 @@ def search_rows(tree: Path = STDLIB) -> list[dict[str, Any]]:
     ctx = context_for(tree)
     glob, grep = GlobTool(), GrepTool()
     return [
-        compare("Glob **/*.py (stdlib, s)", lambda: glob.run({"pattern": "**/*.py"}, ctx),
-                raw_rg(["--files", "--glob", "**/*.py"], tree), goal=GLOB_GOAL),
-        compare("Grep files_with_matches 'def __init__' (stdlib, s)",
-                lambda: grep.run({"pattern": "def __init__"}, ctx), raw_rg(["-l", "def __init__"], tree)),
-        compare("Grep content -n 'TODO' (stdlib, s)",
-                lambda: grep.run({"pattern": "TODO", "output_mode": "content"}, ctx), raw_rg(["-n", "TODO"], tree)),
-        compare("Grep count -i 'deprecated' type=py (stdlib, s)",
-                lambda: grep.run({"pattern": "deprecated", "-i": True, "type": "py", "output_mode": "count"}, ctx),
-                raw_rg(["-c", "-i", "-t", "py", "deprecated"], tree)),
+        compare(
+            "Glob **/*.py (stdlib, s)",
+            lambda: glob.run({"pattern": "**/*.py"}, ctx),
+            raw_rg(["--files", "--glob", "**/*.py"], tree),
+            goal=GLOB_GOAL,
+        ),
+        compare(
+            "Grep files_with_matches 'def __init__' (stdlib, s)",
+            lambda: grep.run({"pattern": "def __init__"}, ctx),
+            raw_rg(["-l", "def __init__"], tree),
+        ),
+        compare(
+            "Grep content -n 'TODO' (stdlib, s)",
+            lambda: grep.run({"pattern": "TODO", "output_mode": "content"}, ctx),
+            raw_rg(["-n", "TODO"], tree),
+        ),
+        compare(
+            "Grep count -i 'deprecated' type=py (stdlib, s)",
+            lambda: grep.run({"pattern": "deprecated", "-i": True, "type": "py", "output_mode": "count"}, ctx),
+            raw_rg(["-c", "-i", "-t", "py", "deprecated"], tree),
+        ),
         # the same searches against rg run with our exact flags (hidden files, .gitignore outside git):
         # what the tool itself adds (process handling, mtime sort, formatting)
-        compare("Glob **/*.py vs rg with the tool's flags (s)", lambda: glob.run({"pattern": "**/*.py"}, ctx),
-                raw_rg(glob_args("**/*.py", tree)[0], tree), goal=GLOB_GOAL),
-        compare("Grep files 'def __init__' vs rg with the tool's flags (s)",
-                lambda: grep.run({"pattern": "def __init__"}, ctx),
-                raw_rg(grep.build_args({"pattern": "def __init__"}, "files_with_matches", tree, None), tree)),
+        compare(
+            "Glob **/*.py vs rg with the tool's flags (s)",
+            lambda: glob.run({"pattern": "**/*.py"}, ctx),
+            raw_rg(glob_args("**/*.py", tree)[0], tree),
+            goal=GLOB_GOAL,
+        ),
+        compare(
+            "Grep files 'def __init__' vs rg with the tool's flags (s)",
+            lambda: grep.run({"pattern": "def __init__"}, ctx),
+            raw_rg(grep.build_args({"pattern": "def __init__"}, "files_with_matches", tree, None), tree),
+        ),
     ]
 
 
@@ -111,11 +135,18 @@ def read_row() -> dict[str, Any]:
         make_big_file(folder)
         ctx = context_for(folder)
         read = ReadTool()
-        value = median_seconds(lambda: read.run({"file_path": "big.log", "offset": 1_000_000, "limit": 10}, ctx), runs=5)
+        value = median_seconds(
+            lambda: read.run({"file_path": "big.log", "offset": 1_000_000, "limit": 10}, ctx), runs=5
+        )
         tail = raw_rg(["--no-config", "-m1", "^001000000 ", "big.log"], folder)
         base = median_seconds(tail, runs=5)
-    return {"benchmark": "Read offset=1,000,000 of 100 MB (s)", "value": round(value, 4), "baseline": round(base, 4),
-            "ratio": round(value / base, 3), "goal": f"value < {READ_GOAL_S} s"}
+    return {
+        "benchmark": "Read offset=1,000,000 of 100 MB (s)",
+        "value": round(value, 4),
+        "baseline": round(base, 4),
+        "ratio": round(value / base, 3),
+        "goal": f"value < {READ_GOAL_S} s",
+    }
 
 
 def run() -> list[dict[str, Any]]:

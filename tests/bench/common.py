@@ -40,8 +40,19 @@ def precompile_sources() -> None:
     source on each start (~30-80 ms), while Textual and the SDK come precompiled from
     site-packages: a cost no installed user pays.
     """
-    subprocess.run([PYTHON, "-m", "compileall", "-q", str(REPO / "tui"), str(REPO / "tests" / "__init__.py"),
-                    str(REPO / "tests" / "bench")], check=True, stdout=subprocess.DEVNULL)
+    subprocess.run(
+        [
+            PYTHON,
+            "-m",
+            "compileall",
+            "-q",
+            str(REPO / "tui"),
+            str(REPO / "tests" / "__init__.py"),
+            str(REPO / "tests" / "bench"),
+        ],
+        check=True,
+        stdout=subprocess.DEVNULL,
+    )
 
 
 @dataclass
@@ -54,13 +65,32 @@ class Settings:
         return quick if self.quick else full
 
 
-def row(benchmark: str, value: float | None, baseline: float | None, goal: str, *, unit: str = "",
-        met: bool | None = None, note: str = "", ratio: float | None = None, baseline_label: str = "") -> dict[str, Any]:
+def row(
+    benchmark: str,
+    value: float | None,
+    baseline: float | None,
+    goal: str,
+    *,
+    unit: str = "",
+    met: bool | None = None,
+    note: str = "",
+    ratio: float | None = None,
+    baseline_label: str = "",
+) -> dict[str, Any]:
     """One table row; `ratio` defaults to value / baseline."""
     if ratio is None and value is not None and baseline:
         ratio = value / baseline
-    return {"benchmark": benchmark, "value": value, "baseline": baseline, "ratio": ratio, "goal": goal,
-            "unit": unit, "met": met, "note": note, "baseline_label": baseline_label}
+    return {
+        "benchmark": benchmark,
+        "value": value,
+        "baseline": baseline,
+        "ratio": ratio,
+        "goal": goal,
+        "unit": unit,
+        "met": met,
+        "note": note,
+        "baseline_label": baseline_label,
+    }
 
 
 def median(values: list[float]) -> float:
@@ -72,7 +102,7 @@ def percentile(values: list[float], p: float) -> float:
     ordered = sorted(values)
     if not ordered:
         return float("nan")
-    k = max(0, min(len(ordered) - 1, int(round(p / 100 * len(ordered) + 0.5)) - 1))
+    k = max(0, min(len(ordered) - 1, round(p / 100 * len(ordered) + 0.5) - 1))
     return ordered[k]
 
 
@@ -85,41 +115,64 @@ class ChildRun:
     stderr: str
 
 
-def run_child(argv: list[str], *, env: dict[str, str] | None = None, cwd: Path | None = None,
-              timeout: float = 120.0, stdin: str | None = None) -> ChildRun:
+def run_child(
+    argv: list[str],
+    *,
+    env: dict[str, str] | None = None,
+    cwd: Path | None = None,
+    timeout: float = 120.0,
+    stdin: str | None = None,
+) -> ChildRun:
     """Run a process; wall time from spawn to exit and its own peak RSS (os.wait4, not the max over all children)."""
-    out = tempfile.TemporaryFile()
-    err = tempfile.TemporaryFile()
-    start = time.perf_counter()
-    proc = subprocess.Popen(argv, env=env, cwd=cwd, stdout=out, stderr=err,
-                            stdin=subprocess.PIPE if stdin is not None else subprocess.DEVNULL)
-    if stdin is not None:
-        assert proc.stdin is not None
-        proc.stdin.write(stdin.encode())
-        proc.stdin.close()
-    deadline = start + timeout
-    while True:
-        pid, status, usage = os.wait4(proc.pid, os.WNOHANG)
-        if pid:
-            break
-        if time.perf_counter() > deadline:
-            proc.kill()
-            pid, status, usage = os.wait4(proc.pid, 0)
-            break
-        time.sleep(0.002)
-    wall = time.perf_counter() - start
-    proc.returncode = os.waitstatus_to_exitcode(status)
-    out.seek(0)
-    err.seek(0)
-    return ChildRun(wall, usage.ru_maxrss / 1024, proc.returncode, out.read().decode(errors="replace"),
-                    err.read().decode(errors="replace"))
+    with tempfile.TemporaryFile() as out, tempfile.TemporaryFile() as err:
+        start = time.perf_counter()
+        proc = subprocess.Popen(
+            argv,
+            env=env,
+            cwd=cwd,
+            stdout=out,
+            stderr=err,
+            stdin=subprocess.PIPE if stdin is not None else subprocess.DEVNULL,
+        )
+        if stdin is not None:
+            assert proc.stdin is not None
+            proc.stdin.write(stdin.encode())
+            proc.stdin.close()
+        deadline = start + timeout
+        while True:
+            pid, status, usage = os.wait4(proc.pid, os.WNOHANG)
+            if pid:
+                break
+            if time.perf_counter() > deadline:
+                proc.kill()
+                pid, status, usage = os.wait4(proc.pid, 0)
+                break
+            time.sleep(0.002)
+        wall = time.perf_counter() - start
+        proc.returncode = os.waitstatus_to_exitcode(status)
+        out.seek(0)
+        err.seek(0)
+        return ChildRun(
+            wall,
+            usage.ru_maxrss / 1024,
+            proc.returncode,
+            out.read().decode(errors="replace"),
+            err.read().decode(errors="replace"),
+        )
 
 
 def bench_env(home: Path, **extra: str) -> dict[str, str]:
     """A clean environment: a throwaway HOME, no real keys, nothing that phones home."""
     env = {k: v for k, v in os.environ.items() if not k.startswith("ANTHROPIC_")}
-    env.update({"HOME": str(home), "XDG_CONFIG_HOME": str(home / ".config"), "XDG_DATA_HOME": str(home / ".local/share"),
-                "XDG_STATE_HOME": str(home / ".local/state"), "PYTHONPATH": str(REPO)})
+    env.update(
+        {
+            "HOME": str(home),
+            "XDG_CONFIG_HOME": str(home / ".config"),
+            "XDG_DATA_HOME": str(home / ".local/share"),
+            "XDG_STATE_HOME": str(home / ".local/state"),
+            "PYTHONPATH": str(REPO),
+        }
+    )
     env.update(extra)
     return env
 

@@ -32,7 +32,7 @@ def huge_text(chars: int) -> str:
         parts.append(f"w{i % 997}")
         parts.append("\n\n```python\nx = 1\n```\n\n" if i % 600 == 599 else "\n\n" if i % 60 == 59 else " ")
         i += 1
-    return "".join(parts)[:chars - len(LAST) - 1] + " " + LAST
+    return "".join(parts)[: chars - len(LAST) - 1] + " " + LAST
 
 
 def publish(session: Any, text: str, deltas: int) -> None:
@@ -41,11 +41,21 @@ def publish(session: Any, text: str, deltas: int) -> None:
     pub(ev.BlockStarted(iteration=1, index=0, block_type="text"))
     size = -(-len(text) // deltas)
     for i in range(0, len(text), size):
-        pub(ev.BlockDelta(iteration=1, index=0, delta_type="text_delta", text=text[i:i + size]))
+        pub(ev.BlockDelta(iteration=1, index=0, delta_type="text_delta", text=text[i : i + size]))
     pub(ev.BlockFinished(iteration=1, index=0, block={"type": "text", "text": text}))
-    pub(ev.TurnFinished(turn_id=1, stop_reason="end_turn", is_error=False, num_iterations=1, duration_ms=10,
-                        usage={"output_tokens": len(text) // 4}, cost_usd=0.0, session_usage={},
-                        session_cost_usd=0.0))
+    pub(
+        ev.TurnFinished(
+            turn_id=1,
+            stop_reason="end_turn",
+            is_error=False,
+            num_iterations=1,
+            duration_ms=10,
+            usage={"output_tokens": len(text) // 4},
+            cost_usd=0.0,
+            session_usage={},
+            session_cost_usd=0.0,
+        )
+    )
 
 
 def on_screen(app: Any) -> bool:
@@ -92,8 +102,13 @@ async def run_once(chars: int, deltas: int) -> dict[str, float]:
         handle[0].cancel()
         worker.join()
         widgets = len(app.conversation.query("*"))
-    return {"seconds": elapsed, "max_ms": max(late), "p95_ms": percentile(late, 95),
-            "median_ms": median(late), "widgets": widgets}
+    return {
+        "seconds": elapsed,
+        "max_ms": max(late),
+        "p95_ms": percentile(late, 95),
+        "median_ms": median(late),
+        "widgets": widgets,
+    }
 
 
 def main() -> None:
@@ -104,9 +119,12 @@ def main() -> None:
     chars = int(args.mb * 1_000_000)
     for deltas in args.deltas:
         r = asyncio.run(run_once(chars, deltas))
-        print(f"{args.mb:g} MB in {deltas} delta(s): last word on screen after {r['seconds']:.2f} s; UI loop "
-              f"stall max {r['max_ms']:.0f} ms, p95 {r['p95_ms']:.0f} ms, median {r['median_ms']:.1f} ms; "
-              f"{r['widgets']} widgets in the conversation", flush=True)
+        print(
+            f"{args.mb:g} MB in {deltas} delta(s): last word on screen after {r['seconds']:.2f} s; UI loop "
+            f"stall max {r['max_ms']:.0f} ms, p95 {r['p95_ms']:.0f} ms, median {r['median_ms']:.1f} ms; "
+            f"{r['widgets']} widgets in the conversation",
+            flush=True,
+        )
 
 
 if __name__ == "__main__":

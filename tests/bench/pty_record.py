@@ -29,7 +29,7 @@ def _copy_size(src: int, dst: int) -> None:
 
 
 def main(argv: list[str]) -> int:
-    out_path, command = argv[0], argv[argv.index("--") + 1:]
+    out_path, command = argv[0], argv[argv.index("--") + 1 :]
     pid, master = pty.fork()
     if pid == 0:  # the child: the command on the new pty
         os.execvp(command[0], command)

@@ -59,7 +59,7 @@ def goal_met(r: dict[str, Any]) -> bool | None:
             prefix = f"{subject} {op}"
             if goal.startswith(prefix):
                 try:
-                    limit = float(goal[len(prefix):].strip().split()[0])
+                    limit = float(goal[len(prefix) :].strip().split()[0])
                 except (ValueError, IndexError):
                     return None
                 return figure <= limit if op == "<=" else figure < limit
@@ -123,7 +123,7 @@ def between(text: str, markers: tuple[str, str]) -> str:
     start, end = markers
     if text.count(start) != 1 or text.count(end) != 1 or text.index(start) > text.index(end):
         raise ValueError(f"expected {start} … {end} once each, in that order")
-    return text[text.index(start) + len(start):text.index(end)].strip("\n")
+    return text[text.index(start) + len(start) : text.index(end)].strip("\n")
 
 
 def replace_between(text: str, markers: tuple[str, str], body: str) -> str:

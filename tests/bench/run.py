@@ -26,8 +26,8 @@ from typing import Any
 if __package__ in (None, ""):  # `python tests/bench/run.py`
     sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
-from tests.bench.common import REPO, Settings, row  # noqa: E402
-from tests.bench.publish import goal_met, publish, table  # noqa: E402
+from tests.bench.common import REPO, Settings, row
+from tests.bench.publish import goal_met, publish, table
 
 RESULTS = REPO / "tests/bench/results/latest.json"
 #: suites run only when named with --only (the soak takes most of an hour)
@@ -74,19 +74,29 @@ def run_suite(module_name: str, settings: Settings) -> list[dict[str, Any]]:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m tests.bench", description=__doc__,
-                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = argparse.ArgumentParser(
+        prog="python -m tests.bench", description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     parser.add_argument("--quick", action="store_true", help="fewer repetitions")
     parser.add_argument("--only", nargs="+", choices=[s[0] for s in SUITES], help="run only these suites")
     parser.add_argument("--out", type=Path, default=RESULTS, help="where to write the JSON")
     parser.add_argument("--table", type=Path, metavar="JSON", help="print the table of an earlier run and exit")
-    parser.add_argument("--publish", type=Path, metavar="JSON", nargs="?", const=RESULTS,
-                        help="write a saved run (default: the latest) into docs/benchmarks.md and README.md, and exit")
+    parser.add_argument(
+        "--publish",
+        type=Path,
+        metavar="JSON",
+        nargs="?",
+        const=RESULTS,
+        help="write a saved run (default: the latest) into docs/benchmarks.md and README.md, and exit",
+    )
     args = parser.parse_args(argv)
     if args.publish:
         publish(json.loads(args.publish.read_text()))
-        print("wrote the table into docs/benchmarks.md and the headline into README.md; "
-              "read the sentences around them again", file=sys.stderr)
+        print(
+            "wrote the table into docs/benchmarks.md and the headline into README.md; "
+            "read the sentences around them again",
+            file=sys.stderr,
+        )
         return 0
     if args.table:
         saved = json.loads(args.table.read_text())
@@ -110,17 +120,26 @@ def main(argv: list[str] | None = None) -> int:
         rows.extend(suite_rows)
         print(f"   {time.perf_counter() - t:.1f} s", file=sys.stderr, flush=True)
     print(table(rows))
-    report = {"generated": time.strftime("%Y-%m-%dT%H:%M:%S", time.localtime(started)), "quick": args.quick,
-              "machine": {"python": platform.python_version(), "platform": platform.platform(),
-                          "cpus": __import__("os").cpu_count()},
-              "rows": rows}
+    report = {
+        "generated": time.strftime("%Y-%m-%dT%H:%M:%S", time.localtime(started)),
+        "quick": args.quick,
+        "machine": {
+            "python": platform.python_version(),
+            "platform": platform.platform(),
+            "cpus": __import__("os").cpu_count(),
+        },
+        "rows": rows,
+    }
     args.out.parent.mkdir(parents=True, exist_ok=True)
     args.out.write_text(json.dumps(report, indent=1, default=str) + "\n")
     print(f"wrote {args.out}", file=sys.stderr)
     if not args.only and not args.quick and args.out == RESULTS:  # a full run is the one the docs show
         publish(report)
-        print("wrote the table into docs/benchmarks.md and the headline into README.md; "
-              "read the sentences around them again", file=sys.stderr)
+        print(
+            "wrote the table into docs/benchmarks.md and the headline into README.md; "
+            "read the sentences around them again",
+            file=sys.stderr,
+        )
     return 0
 
 

@@ -65,7 +65,9 @@ def script(plan: Plan, project: Path) -> Any:
         sub = re.search(r"soak subagent (\d+)", first)
         if sub:
             if len(messages) == 1:
-                return reply("Reading.", tool_use("Read", {"file_path": str(files[0]), "limit": 5}), stop_reason="tool_use")
+                return reply(
+                    "Reading.", tool_use("Read", {"file_path": str(files[0]), "limit": 5}), stop_reason="tool_use"
+                )
             return reply(f"subagent {sub.group(1)} done: the file has a header.")
         turn = re.search(r"soak turn (\d+)", last)
         if turn is None or not body.get("tools"):
@@ -74,8 +76,12 @@ def script(plan: Plan, project: Path) -> Any:
         calls = []
         count = plan.calls_per_turn()
         if agent_every and n % agent_every == 0 and n // agent_every < plan.subagents:
-            calls.append(tool_use("Agent", {"description": f"sub {n}", "prompt": SUB_PROMPT.format(n=n),
-                                            "subagent_type": "general-purpose"}))
+            calls.append(
+                tool_use(
+                    "Agent",
+                    {"description": f"sub {n}", "prompt": SUB_PROMPT.format(n=n), "subagent_type": "general-purpose"},
+                )
+            )
         if n % plan.big_every() == 0:
             calls.append(tool_use("Bash", {"command": f"head -c {BIG_OUTPUT} /dev/zero | tr '\\0' 'x' | fold -w 100"}))
         while len(calls) < count:
@@ -90,6 +96,7 @@ def script(plan: Plan, project: Path) -> Any:
             else:
                 calls.append(tool_use("Bash", {"command": f"echo soak {n} {k}"}))
         return reply(f"Turn {n}: looking with {len(calls)} tools.", *calls, stop_reason="tool_use")
+
     return answer
 
 
@@ -107,8 +114,11 @@ def process_counts() -> dict[str, int]:
         fields = stat.rsplit(")", 1)[1].split()
         if int(fields[1]) == pid and fields[0] != "Z":
             children += 1
-    return {"fds": len(os.listdir("/proc/self/fd")), "threads": len(os.listdir("/proc/self/task")),
-            "children": children}
+    return {
+        "fds": len(os.listdir("/proc/self/fd")),
+        "threads": len(os.listdir("/proc/self/task")),
+        "children": children,
+    }
 
 
 def rss_mib() -> float:
@@ -171,8 +181,11 @@ async def run(plan: Plan, app: Any, sessions: Path, report: Report) -> Report:
 
     started = time.perf_counter()
     compacted = [0]
-    app.session.bus.subscribe(lambda e: isinstance(e, CompactionFinished) and compacted.__setitem__(0, compacted[0] + 1),
-                              inline=True, name="soak")
+    app.session.bus.subscribe(
+        lambda e: isinstance(e, CompactionFinished) and compacted.__setitem__(0, compacted[0] + 1),
+        inline=True,
+        name="soak",
+    )
     async with app.run_test(size=(140, 45)) as pilot:
         await pilot.pause()
         inner = app._display
@@ -199,7 +212,9 @@ async def run(plan: Plan, app: Any, sessions: Path, report: Report) -> Report:
             turn_now[0] = n
             done = session.turn_count + 1
             await app.submit_prompt(PROMPT.format(n=n))
-            await _until(lambda: session.turn_count >= done and not session.running and not app.controller.busy)
+            await _until(
+                lambda done=done: session.turn_count >= done and not session.running and not app.controller.busy
+            )
             await pilot.pause()
             if n == warm:
                 gc.collect()
@@ -208,7 +223,9 @@ async def run(plan: Plan, app: Any, sessions: Path, report: Report) -> Report:
             if compact_every and n % compact_every == 0 and report.compactions < plan.compactions:
                 before = compacted[0]
                 await app.submit_prompt("/compact")
-                await _until(lambda: compacted[0] > before and not session.running and not app.controller.busy)
+                await _until(
+                    lambda before=before: compacted[0] > before and not session.running and not app.controller.busy
+                )
                 report.compactions += 1
             if plan.pages and n % 50 == 25:
                 for _ in range(3):

@@ -81,6 +81,7 @@ def _byte_times(chunks: list[tuple[float, bytes]]):  # type: ignore[no-untyped-d
         import bisect
 
         return t_of[max(0, bisect.bisect_right(offsets, pos) - 1)]
+
     return at
 
 
@@ -91,7 +92,11 @@ def draw(frame: Frame, width: int, height: int, cursor: list[int]) -> None:
         token = match.group(0)
         if token[:2] == b"\x1b[":
             params, final = match.group(1), match.group(2)
-            numbers = [int(p) if p.isdigit() else 0 for p in params.split(b";")] if params[:1] not in (b"?", b">", b"=") else []
+            numbers = (
+                [int(p) if p.isdigit() else 0 for p in params.split(b";")]
+                if params[:1] not in (b"?", b">", b"=")
+                else []
+            )
             n = numbers[0] if numbers and numbers[0] else 1
             if final in (b"H", b"f"):
                 y = (numbers[0] if numbers and numbers[0] else 1) - 1
@@ -120,7 +125,7 @@ def draw(frame: Frame, width: int, height: int, cursor: list[int]) -> None:
                 elif mode == 0:
                     frame.rows.update(range(max(0, y), height))
                 else:
-                    frame.rows.update(range(0, min(height, y + 1)))
+                    frame.rows.update(range(min(height, y + 1)))
             elif final == b"K":
                 frame.rows.add(y)
             y = max(0, min(height - 1, y))
@@ -131,7 +136,7 @@ def draw(frame: Frame, width: int, height: int, cursor: list[int]) -> None:
             x = 0
         elif token == b"\b":
             x = max(0, x - 1)
-        elif token[:1] == b"\x1b" or len(token) == 1 and token[0] < 0x20:
+        elif token[:1] == b"\x1b" or (len(token) == 1 and token[0] < 0x20):
             continue
         else:
             frame.rows.add(y)

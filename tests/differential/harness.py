@@ -44,8 +44,22 @@ def find_or_install_claude(tmp: Path) -> str:
     if given:
         return given
     prefix = tmp / "cc"
-    subprocess.run(["npm", "install", "--silent", "--prefer-offline", "--no-audit", "--no-fund", "--prefix", str(prefix), CLAUDE_PACKAGE],
-                   check=True, stdout=subprocess.DEVNULL, timeout=600)
+    subprocess.run(
+        [
+            "npm",
+            "install",
+            "--silent",
+            "--prefer-offline",
+            "--no-audit",
+            "--no-fund",
+            "--prefix",
+            str(prefix),
+            CLAUDE_PACKAGE,
+        ],
+        check=True,
+        stdout=subprocess.DEVNULL,
+        timeout=600,
+    )
     return str(prefix / "node_modules" / ".bin" / "claude")
 
 
@@ -62,8 +76,14 @@ def make_project(path: Path) -> None:
     outside.mkdir()
     (outside / "x").write_text("outside\n")
     (path / "link_out").symlink_to(outside)
-    scripts = {"bin/ls": ("bin-ls", "../"), "bin2/ls": ("bin2-ls", "../"), "hooks/x.sh": ("hooks-x", "../"),
-               "hooks/fsmon.sh": ("fsmonitor", "../"), "x.sh": ("x.sh", ""), "tool": ("tool", "")}
+    scripts = {
+        "bin/ls": ("bin-ls", "../"),
+        "bin2/ls": ("bin2-ls", "../"),
+        "hooks/x.sh": ("hooks-x", "../"),
+        "hooks/fsmon.sh": ("fsmonitor", "../"),
+        "x.sh": ("x.sh", ""),
+        "tool": ("tool", ""),
+    }
     for rel, (name, up) in scripts.items():
         script = path / rel
         script.parent.mkdir(exist_ok=True)
@@ -111,14 +131,29 @@ def _agent_refused(block: dict[str, Any]) -> bool:
 def cli_env(who: str, project: Path, home: Path, base_url: str, trusted: bool) -> dict[str, str]:
     """The environment of one CLI run: a private home, the fake API, and the folder trusted or not."""
     env = {k: v for k, v in os.environ.items() if not k.startswith(("ANTHROPIC_", "CLAUDE", "AGENT_TUI"))}
-    env.update(HOME=str(home), XDG_CONFIG_HOME=str(home / ".config"), XDG_DATA_HOME=str(home / ".local/share"),
-               XDG_STATE_HOME=str(home / ".local/state"), ANTHROPIC_BASE_URL=base_url, ANTHROPIC_API_KEY="sk-test")
+    env.update(
+        HOME=str(home),
+        XDG_CONFIG_HOME=str(home / ".config"),
+        XDG_DATA_HOME=str(home / ".local/share"),
+        XDG_STATE_HOME=str(home / ".local/state"),
+        ANTHROPIC_BASE_URL=base_url,
+        ANTHROPIC_API_KEY="sk-test",
+    )
     if who == "claude":
-        env.update(CLAUDE_CONFIG_DIR=str(home), CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC="1", DISABLE_TELEMETRY="1",
-                   DISABLE_AUTOUPDATER="1", DISABLE_ERROR_REPORTING="1", DISABLE_BUG_COMMAND="1")
-        state = {"hasCompletedOnboarding": True, "theme": "dark",
-                 "customApiKeyResponses": {"approved": ["sk-test"], "rejected": []},
-                 "projects": {str(project): {"hasTrustDialogAccepted": trusted}}}
+        env.update(
+            CLAUDE_CONFIG_DIR=str(home),
+            CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC="1",
+            DISABLE_TELEMETRY="1",
+            DISABLE_AUTOUPDATER="1",
+            DISABLE_ERROR_REPORTING="1",
+            DISABLE_BUG_COMMAND="1",
+        )
+        state = {
+            "hasCompletedOnboarding": True,
+            "theme": "dark",
+            "customApiKeyResponses": {"approved": ["sk-test"], "rejected": []},
+            "projects": {str(project): {"hasTrustDialogAccepted": trusted}},
+        }
         (home / ".claude.json").write_text(json.dumps(state))
     else:
         env["PYTHONPATH"] = str(REPO)
@@ -156,8 +191,9 @@ def run_one(who: str, exe: str, commands: list[str], root: Path, trusted: bool) 
     else:
         argv = [exe, "-m", "tui.cli", "-p", PROMPT, "--cwd", str(project), "--allowedTools", *ALLOWED_TOOLS]
     try:
-        proc = subprocess.run(argv, env=env, cwd=project, stdin=subprocess.DEVNULL, capture_output=True, text=True,
-                              timeout=900)
+        proc = subprocess.run(
+            argv, env=env, cwd=project, stdin=subprocess.DEVNULL, capture_output=True, text=True, timeout=900
+        )
     finally:
         api.stop()
     results = _tool_results(bodies)

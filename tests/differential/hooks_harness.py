@@ -35,12 +35,14 @@ with open(sys.argv[1], "a") as log:
 def hook_settings(script: Path, log: Path) -> dict[str, Any]:
     command = f"{sys.executable} {script} {log}"
     handler = {"type": "command", "command": command}
-    return {"hooks": {
-        "PreToolUse": [{"matcher": "Bash", "hooks": [handler]}],
-        "PostToolUse": [{"matcher": "Bash", "hooks": [handler]}],
-        "UserPromptSubmit": [{"hooks": [handler]}],
-        "Stop": [{"hooks": [handler]}],
-    }}
+    return {
+        "hooks": {
+            "PreToolUse": [{"matcher": "Bash", "hooks": [handler]}],
+            "PostToolUse": [{"matcher": "Bash", "hooks": [handler]}],
+            "UserPromptSubmit": [{"hooks": [handler]}],
+            "Stop": [{"hooks": [handler]}],
+        }
+    }
 
 
 def run_one(who: str, exe: str, root: Path) -> tuple[list[dict[str, Any]], list[dict[str, Any]], str]:
@@ -64,8 +66,10 @@ def run_one(who: str, exe: str, root: Path) -> tuple[list[dict[str, Any]], list[
         if called[0]:
             return reply("Done.")
         called[0] = True
-        return reply(tool_use("Bash", {"command": COMMAND, "description": "say hi"}, id="toolu_hook_0001"),
-                     stop_reason="tool_use")
+        return reply(
+            tool_use("Bash", {"command": COMMAND, "description": "say hi"}, id="toolu_hook_0001"),
+            stop_reason="tool_use",
+        )
 
     api = FakeAPI(step)
     env = cli_env(who, project, home, api.base_url, trusted=True)
@@ -74,8 +78,9 @@ def run_one(who: str, exe: str, root: Path) -> tuple[list[dict[str, Any]], list[
     else:
         argv = [exe, "-m", "tui.cli", "-p", PROMPT, "--cwd", str(project), "--allowedTools", "Bash(echo:*)"]
     try:
-        proc = subprocess.run(argv, env=env, cwd=project, stdin=subprocess.DEVNULL, capture_output=True, text=True,
-                              timeout=600)
+        proc = subprocess.run(
+            argv, env=env, cwd=project, stdin=subprocess.DEVNULL, capture_output=True, text=True, timeout=600
+        )
     finally:
         api.stop()
     records = [json.loads(line) for line in log.read_text().splitlines()] if log.exists() else []
@@ -104,7 +109,10 @@ def compare(cc: dict[str, Any], ours: dict[str, Any]) -> list[str]:
     for key in ("CLAUDE_PROJECT_DIR",):
         if (cc["env"].get(key) is None) != (ours["env"].get(key) is None):
             problems.append(f"env {key}: Claude Code {cc['env'].get(key)!r} / agent-tui {ours['env'].get(key)!r}")
-        elif cc["env"].get(key) and Path(cc["env"][key]).name.split("-")[-1] != Path(ours["env"][key]).name.split("-")[-1]:
+        elif (
+            cc["env"].get(key)
+            and Path(cc["env"][key]).name.split("-")[-1] != Path(ours["env"][key]).name.split("-")[-1]
+        ):
             problems.append(f"env {key} is not the project folder: {ours['env'][key]!r}")
     if Path(cc["cwd"]).name.split("-")[-1] != Path(ours["cwd"]).name.split("-")[-1]:
         problems.append(f"cwd: Claude Code {cc['cwd']} / agent-tui {ours['cwd']}")
@@ -120,11 +128,15 @@ def report(cc_records: list[dict[str, Any]], our_records: list[dict[str, Any]]) 
         if event not in cc or event not in ours:
             missing = [w for w, got in (("Claude Code", cc), ("agent-tui", ours)) if event not in got]
             problems.append(f"{event}: no record from {' and '.join(missing)}")
-            lines.append(f"| {event} | {'-' if event not in cc else ', '.join(sorted(cc[event]['stdin']))} | "
-                         f"{'-' if event not in ours else ', '.join(sorted(ours[event]['stdin']))} | missing |")
+            lines.append(
+                f"| {event} | {'-' if event not in cc else ', '.join(sorted(cc[event]['stdin']))} | "
+                f"{'-' if event not in ours else ', '.join(sorted(ours[event]['stdin']))} | missing |"
+            )
             continue
         diff = compare(cc[event], ours[event])
         problems += [f"{event}: {d}" for d in diff]
-        lines.append(f"| {event} | {', '.join(sorted(cc[event]['stdin']))} | {', '.join(sorted(ours[event]['stdin']))} | "
-                     f"{'; '.join(diff).replace('|', '/') or 'none'} |")
+        lines.append(
+            f"| {event} | {', '.join(sorted(cc[event]['stdin']))} | {', '.join(sorted(ours[event]['stdin']))} | "
+            f"{'; '.join(diff).replace('|', '/') or 'none'} |"
+        )
     return "\n".join(lines), problems

@@ -20,7 +20,6 @@ from typing import Any
 import pytest
 
 from tests.fakeapi import FakeAPI, reply
-
 from tui.hooks.skills import LISTING_HEADER
 
 from .harness import REPO, find_or_install_claude
@@ -29,7 +28,7 @@ pytestmark = [pytest.mark.differential, pytest.mark.timeout(1200)]
 
 FILES = {
     ".claude/commands/git/summary.md": "---\ndescription: Summarise\nallowed-tools: Bash(echo:*)\n---\n"
-                                       "A=$ARGUMENTS|0=$0|1=$1|2=$2|AI=$ARGUMENTS[1]|esc=\\$1\nShell: !`echo from-shell`\n",
+    "A=$ARGUMENTS|0=$0|1=$1|2=$2|AI=$ARGUMENTS[1]|esc=\\$1\nShell: !`echo from-shell`\n",
     ".claude/commands/plain.md": "---\ndescription: p\n---\n\nJust do it\n",
     ".claude/commands/nodesc.md": "First line is the description\nmore\n",
     ".claude/skills/rel/SKILL.md": "---\ndescription: Cut a release\n---\nRelease $0 from ${CLAUDE_SKILL_DIR}\n",
@@ -43,14 +42,29 @@ def _run(who: str, exe: str, prompt: str, root: Path) -> list[dict[str, Any]]:
     bodies: list[dict[str, Any]] = []
     api = FakeAPI(lambda body: (bodies.append(body), reply("ok"))[1])
     env = {k: v for k, v in os.environ.items() if not k.startswith(("ANTHROPIC_", "CLAUDE", "AGENT_TUI"))}
-    env.update(HOME=str(home), XDG_CONFIG_HOME=str(home / "config"), XDG_DATA_HOME=str(home / "data"),
-               ANTHROPIC_BASE_URL=api.base_url, ANTHROPIC_API_KEY="sk-test")
+    env.update(
+        HOME=str(home),
+        XDG_CONFIG_HOME=str(home / "config"),
+        XDG_DATA_HOME=str(home / "data"),
+        ANTHROPIC_BASE_URL=api.base_url,
+        ANTHROPIC_API_KEY="sk-test",
+    )
     if who == "claude":
-        env.update(CLAUDE_CONFIG_DIR=str(home), CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC="1", DISABLE_TELEMETRY="1",
-                   DISABLE_AUTOUPDATER="1")
-        (home / ".claude.json").write_text(json.dumps({
-            "hasCompletedOnboarding": True, "customApiKeyResponses": {"approved": ["sk-test"], "rejected": []},
-            "projects": {str(project): {"hasTrustDialogAccepted": True}}}))
+        env.update(
+            CLAUDE_CONFIG_DIR=str(home),
+            CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC="1",
+            DISABLE_TELEMETRY="1",
+            DISABLE_AUTOUPDATER="1",
+        )
+        (home / ".claude.json").write_text(
+            json.dumps(
+                {
+                    "hasCompletedOnboarding": True,
+                    "customApiKeyResponses": {"approved": ["sk-test"], "rejected": []},
+                    "projects": {str(project): {"hasTrustDialogAccepted": True}},
+                }
+            )
+        )
         argv = [exe, "-p", prompt]
     else:
         (home / "config/agent-tui").mkdir(parents=True, exist_ok=True)
@@ -58,8 +72,9 @@ def _run(who: str, exe: str, prompt: str, root: Path) -> list[dict[str, Any]]:
         env.update(PYTHONPATH=str(REPO), CLAUDE_CONFIG_DIR=str(home / ".claude"))
         argv = [exe, "-m", "tui.cli", "-p", prompt]
     try:
-        proc = subprocess.run(argv, env=env, cwd=project, stdin=subprocess.DEVNULL, capture_output=True, text=True,
-                              timeout=600)
+        proc = subprocess.run(
+            argv, env=env, cwd=project, stdin=subprocess.DEVNULL, capture_output=True, text=True, timeout=600
+        )
     finally:
         api.stop()
     assert proc.returncode == 0, f"{who}: {proc.stderr[-800:]}"

@@ -37,7 +37,9 @@ def test_agent_tui_never_runs_what_claude_code_refuses() -> None:
         for folder in ("trusted", "untrusted"):
             cc, ours = runs[f"claude {folder}"], runs[f"agent-tui {folder}"]
             assert "missing" not in cc.verdicts, f"Claude Code reported no result for some commands: {cc.stderr[-500:]}"
-            assert "missing" not in ours.verdicts, f"agent-tui reported no result for some commands: {ours.stderr[-500:]}"
+            assert "missing" not in ours.verdicts, (
+                f"agent-tui reported no result for some commands: {ours.stderr[-500:]}"
+            )
             for command in more_permissive(COMMANDS, cc, ours):
                 problems.append(f"{folder}: agent-tui ran {command!r}, Claude Code refused it")
         untrusted = runs["agent-tui untrusted"].marker

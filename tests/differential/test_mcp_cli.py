@@ -64,8 +64,11 @@ DIAGNOSTICS = "\nMCP config diagnostics"
 def _normalise(text: str, project: Path, home: Path) -> str:
     for user_file in (home / ".claude.json", home / ".config" / "agent-tui" / "settings.toml"):
         text = text.replace(str(user_file), "<user file>")
-    lines = [line for line in text.replace(str(project), "<project>").replace(str(home), "<home>").splitlines()
-             if not line.startswith("File modified:")]
+    lines = [
+        line
+        for line in text.replace(str(project), "<project>").replace(str(home), "<home>").splitlines()
+        if not line.startswith("File modified:")
+    ]
     text = "\n".join(lines).replace("`claude`", "`<cli>`").replace("claude mcp", "<cli> mcp")
     return text.replace("`agent-tui`", "`<cli>`").replace("agent-tui mcp", "<cli> mcp")
 
@@ -78,23 +81,39 @@ def _run(who: str, exe: str, root: Path, script: list[list[str]]) -> list[tuple[
     env = {k: v for k, v in os.environ.items() if not k.startswith(("ANTHROPIC_", "CLAUDE", "AGENT_TUI"))}
     env.update(HOME=str(home), XDG_CONFIG_HOME=str(home / ".config"), XDG_DATA_HOME=str(home / ".local/share"))
     if who == "claude":
-        env.update(CLAUDE_CONFIG_DIR=str(home), DISABLE_TELEMETRY="1", DISABLE_AUTOUPDATER="1",
-                   CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC="1")
-        (home / ".claude.json").write_text(json.dumps(
-            {"hasCompletedOnboarding": True, "projects": {str(project): {"hasTrustDialogAccepted": True}}}))
+        env.update(
+            CLAUDE_CONFIG_DIR=str(home),
+            DISABLE_TELEMETRY="1",
+            DISABLE_AUTOUPDATER="1",
+            CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC="1",
+        )
+        (home / ".claude.json").write_text(
+            json.dumps({"hasCompletedOnboarding": True, "projects": {str(project): {"hasTrustDialogAccepted": True}}})
+        )
         prefix = [exe, "mcp"]
     else:
         env["PYTHONPATH"] = str(REPO)
         (home / ".config" / "agent-tui").mkdir(parents=True)
-        (home / ".config" / "agent-tui" / "settings.toml").write_text(f"trusted_folders = [{json.dumps(str(project))}]\n")
+        (home / ".config" / "agent-tui" / "settings.toml").write_text(
+            f"trusted_folders = [{json.dumps(str(project))}]\n"
+        )
         prefix = [exe, "-m", "tui.cli", "mcp"]
     results = []
     for words in script:
         argv = [w.replace("{py}", sys.executable).replace("{srv}", str(server)) for w in words]
-        done = subprocess.run([*prefix, *argv], cwd=project, env=env, capture_output=True, text=True, timeout=120,
-                              stdin=subprocess.DEVNULL)
+        done = subprocess.run(
+            [*prefix, *argv],
+            cwd=project,
+            env=env,
+            capture_output=True,
+            text=True,
+            timeout=120,
+            stdin=subprocess.DEVNULL,
+        )
         out = done.stdout.split(DIAGNOSTICS)[0].rstrip("\n")
-        results.append((done.returncode, _normalise(out, project, home), _normalise(done.stderr.strip(), project, home)))
+        results.append(
+            (done.returncode, _normalise(out, project, home), _normalise(done.stderr.strip(), project, home))
+        )
     return results
 
 

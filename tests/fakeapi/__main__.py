@@ -37,14 +37,22 @@ def main(argv: list[str] | None = None) -> int:
         def next_in_cycle(body: dict[str, Any]) -> Any:
             with lock:
                 return next(cycle)
+
         script = next_in_cycle
 
     def log(line: str) -> None:
         print(line, file=sys.stderr, flush=True)
 
     try:
-        api = FakeAPI(script, validate=not args.no_validate, simulate_cache=not args.no_cache,
-                      token_delay=args.token_delay, min_cache_tokens=args.min_cache_tokens, port=args.port, log=log)
+        api = FakeAPI(
+            script,
+            validate=not args.no_validate,
+            simulate_cache=not args.no_cache,
+            token_delay=args.token_delay,
+            min_cache_tokens=args.min_cache_tokens,
+            port=args.port,
+            log=log,
+        )
     except OSError as exc:
         print(f"error: cannot listen on 127.0.0.1:{args.port}: {exc}", file=sys.stderr)
         return 2

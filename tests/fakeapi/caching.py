@@ -144,5 +144,9 @@ class CacheSimulator:
 
 def uncached_usage(body: dict[str, Any]) -> dict[str, Any]:
     """Usage when cache simulation is off: everything is plain input."""
-    return {"input_tokens": count_tokens(body), "cache_creation_input_tokens": 0, "cache_read_input_tokens": 0,
-            "cache_creation": {"ephemeral_5m_input_tokens": 0, "ephemeral_1h_input_tokens": 0}}
+    return {
+        "input_tokens": count_tokens(body),
+        "cache_creation_input_tokens": 0,
+        "cache_read_input_tokens": 0,
+        "cache_creation": {"ephemeral_5m_input_tokens": 0, "ephemeral_1h_input_tokens": 0},
+    }

@@ -35,8 +35,10 @@ def check_images(messages: list[Any]) -> str | None:
             if source.get("type") != "base64":
                 continue
             if source.get("media_type") not in MEDIA_TYPES:
-                return (f"{where}.source.base64.media_type: Input should be 'image/jpeg', 'image/png', 'image/gif' "
-                        "or 'image/webp'")
+                return (
+                    f"{where}.source.base64.media_type: Input should be 'image/jpeg', 'image/png', 'image/gif' "
+                    "or 'image/webp'"
+                )
             data = source.get("data")
             try:
                 base64.b64decode(str(data), validate=True)

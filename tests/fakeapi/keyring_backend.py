@@ -8,7 +8,6 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-
 from keyring.backend import KeyringBackend
 from keyring.errors import PasswordDeleteError
 

@@ -77,8 +77,12 @@ def eventstream_frame(payload: bytes, headers: dict[str, str]) -> bytes:
 
 
 #: the Bedrock stream exception for an Anthropic stream error type
-BEDROCK_EXCEPTIONS = {"overloaded_error": "serviceUnavailableException", "rate_limit_error": "throttlingException",
-                      "api_error": "internalServerException", "timeout_error": "modelTimeoutException"}
+BEDROCK_EXCEPTIONS = {
+    "overloaded_error": "serviceUnavailableException",
+    "rate_limit_error": "throttlingException",
+    "api_error": "internalServerException",
+    "timeout_error": "modelTimeoutException",
+}
 
 
 def bedrock_event(name: str, data: dict[str, Any]) -> bytes:
@@ -89,14 +93,16 @@ def bedrock_event(name: str, data: dict[str, Any]) -> bytes:
     if name == "error":
         error = data.get("error") or {}
         kind = BEDROCK_EXCEPTIONS.get(str(error.get("type")), "validationException")
-        return eventstream_frame(json.dumps({"message": error.get("message", "")}).encode(),
-                                 {":message-type": "exception", ":exception-type": kind,
-                                  ":content-type": "application/json"})
+        return eventstream_frame(
+            json.dumps({"message": error.get("message", "")}).encode(),
+            {":message-type": "exception", ":exception-type": kind, ":content-type": "application/json"},
+        )
     event = dict(data)
     event.setdefault("type", name)
     payload = json.dumps({"bytes": base64.b64encode(json.dumps(event).encode()).decode()}).encode()
-    return eventstream_frame(payload, {":event-type": "chunk", ":content-type": "application/json",
-                                       ":message-type": "event"})
+    return eventstream_frame(
+        payload, {":event-type": "chunk", ":content-type": "application/json", ":message-type": "event"}
+    )
 
 
 def token_response() -> dict[str, Any]:

@@ -7,7 +7,7 @@ import secrets
 import string
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any, Union
+from typing import Any
 
 _ALPHABET = string.ascii_letters + string.digits
 
@@ -74,7 +74,7 @@ class RawBlock:
     block: dict[str, Any]
 
 
-Block = Union[Text, ToolUse, ServerToolUse, Thinking, RedactedThinking, RawBlock]
+Block = Text | ToolUse | ServerToolUse | Thinking | RedactedThinking | RawBlock
 
 
 def text(value: str) -> Text:
@@ -93,7 +93,9 @@ def redacted_thinking(data: str) -> RedactedThinking:
     return RedactedThinking(data)
 
 
-def server_tool_use(name: str = "web_search", input: dict[str, Any] | None = None, id: str | None = None) -> ServerToolUse:
+def server_tool_use(
+    name: str = "web_search", input: dict[str, Any] | None = None, id: str | None = None
+) -> ServerToolUse:
     return ServerToolUse(name, dict(input or {}), id)
 
 
@@ -163,9 +165,9 @@ class Raw:
     status: int = 200
 
 
-Step = Union[Reply, HttpError, SseError, Drop, Stall, Raw]
+Step = Reply | HttpError | SseError | Drop | Stall | Raw
 DynamicStep = Callable[[dict[str, Any]], "Step | DynamicStep"]
-ScriptItem = Union[Step, DynamicStep]
+ScriptItem = Step | DynamicStep
 
 _ERROR_TYPES = {
     400: "invalid_request_error",
@@ -225,8 +227,9 @@ def model_not_found(model: str) -> HttpError:
     return HttpError(404, "not_found_error", f"model: {model}")
 
 
-def sse_error(after_events: int = 3, error_type: str = "overloaded_error", message: str = "Overloaded",
-              reply: Reply | None = None) -> SseError:
+def sse_error(
+    after_events: int = 3, error_type: str = "overloaded_error", message: str = "Overloaded", reply: Reply | None = None
+) -> SseError:
     return SseError(after_events, error_type, message, reply)
 
 
@@ -245,8 +248,15 @@ def no_message_stop(base: Reply | None = None, *, keep_message_delta: bool = Fal
     its final message has `stop_reason None`, which is what a client must treat as a failure.
     """
     source = base or default_reply()
-    return Reply(list(source.blocks), source.stop_reason, source.usage, source.stop_details,
-                 source.stop_sequence, send_message_delta=keep_message_delta, send_message_stop=False)
+    return Reply(
+        list(source.blocks),
+        source.stop_reason,
+        source.usage,
+        source.stop_details,
+        source.stop_sequence,
+        send_message_delta=keep_message_delta,
+        send_message_stop=False,
+    )
 
 
 def max_tokens_mid_tool_use(
@@ -266,8 +276,11 @@ def max_tokens_mid_tool_use(
 
 def refusal(text_before: str = "", category: str | None = "cyber", explanation: str | None = None) -> Reply:
     """A `refusal` stop with `stop_details`, optionally after some partial text."""
-    details = {"type": "refusal", "category": category,
-               "explanation": explanation or "This request was declined by the safety classifier."}
+    details = {
+        "type": "refusal",
+        "category": category,
+        "explanation": explanation or "This request was declined by the safety classifier.",
+    }
     return Reply([Text(text_before)] if text_before else [], "refusal", None, details)
 
 
@@ -283,5 +296,7 @@ def raw(body: bytes | str, content_type: str = "text/event-stream; charset=utf-8
 
 def raw_sse(*events: tuple[str, dict[str, Any] | str]) -> Raw:
     """SSE frames from (name, data); a str data is sent verbatim (e.g. JSON with a lone `\\ud800`)."""
-    frames = [f"event: {name}\ndata: {data if isinstance(data, str) else json.dumps(data)}\n\n" for name, data in events]
+    frames = [
+        f"event: {name}\ndata: {data if isinstance(data, str) else json.dumps(data)}\n\n" for name, data in events
+    ]
     return raw("".join(frames))

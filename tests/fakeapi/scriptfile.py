@@ -13,8 +13,16 @@ from typing import Any
 
 from . import script as s
 
-_FAULTS = ("http_error", "sse_error", "drop", "stall", "no_message_stop", "max_tokens_mid_tool_use",
-           "refusal", "pause_turn")
+_FAULTS = (
+    "http_error",
+    "sse_error",
+    "drop",
+    "stall",
+    "no_message_stop",
+    "max_tokens_mid_tool_use",
+    "refusal",
+    "pause_turn",
+)
 
 
 class ScriptFormatError(ValueError):
@@ -48,16 +56,21 @@ def parse_block(spec: dict[str, Any]) -> s.Block:
         return s.server_tool_use(t.get("name", "web_search"), t.get("input") or {}, t.get("id"))
     if "block" in spec:
         return s.raw_block(spec["block"])
-    raise ScriptFormatError(f"unknown content block {spec!r}; use text, tool_use, thinking, redacted_thinking, "
-                            "server_tool_use or block")
+    raise ScriptFormatError(
+        f"unknown content block {spec!r}; use text, tool_use, thinking, redacted_thinking, server_tool_use or block"
+    )
 
 
 def _reply_from(blocks: Any, options: dict[str, Any]) -> s.Reply:
     if not isinstance(blocks, list):
         raise ScriptFormatError(f"a reply must be a list of blocks, got {blocks!r}")
-    return s.reply(*(parse_block(b) for b in blocks), stop_reason=options.get("stop_reason", "end_turn"),
-                   usage=options.get("usage"), stop_details=options.get("stop_details"),
-                   stop_sequence=options.get("stop_sequence"))
+    return s.reply(
+        *(parse_block(b) for b in blocks),
+        stop_reason=options.get("stop_reason", "end_turn"),
+        usage=options.get("usage"),
+        stop_details=options.get("stop_details"),
+        stop_sequence=options.get("stop_sequence"),
+    )
 
 
 def parse_step(spec: dict[str, Any]) -> s.Step:
@@ -66,8 +79,11 @@ def parse_step(spec: dict[str, Any]) -> s.Step:
         raise ScriptFormatError(f"each step must be an object, got {spec!r}")
     if "raw" in spec:  # a body sent byte for byte: {"raw": "<body>"} or {"raw": {"body", "content_type", "status"}}
         raw_spec = spec["raw"] if isinstance(spec["raw"], dict) else {"body": spec["raw"]}
-        return s.raw(str(raw_spec.get("body", "")), raw_spec.get("content_type", "text/event-stream; charset=utf-8"),
-                     int(raw_spec.get("status", 200)))
+        return s.raw(
+            str(raw_spec.get("body", "")),
+            raw_spec.get("content_type", "text/event-stream; charset=utf-8"),
+            int(raw_spec.get("status", 200)),
+        )
     if "reply" in spec and not any(k in spec for k in _FAULTS):
         return _reply_from(spec["reply"], spec)
     kind = next((k for k in _FAULTS if k in spec), None)
@@ -75,12 +91,17 @@ def parse_step(spec: dict[str, Any]) -> s.Step:
         raise ScriptFormatError(f"unknown step {spec!r}; use reply or one of {', '.join(_FAULTS)}")
     raw = spec[kind]
     opts: dict[str, Any] = dict(raw) if isinstance(raw, dict) else {}
-    inner = _reply_from(spec["reply"], spec) if "reply" in spec else (
-        _reply_from(opts["reply"], opts) if "reply" in opts else None)
+    inner = (
+        _reply_from(spec["reply"], spec)
+        if "reply" in spec
+        else (_reply_from(opts["reply"], opts) if "reply" in opts else None)
+    )
     if kind == "http_error":
         status = int(raw) if not isinstance(raw, dict) else int(opts["status"])
         return s.http_error(status, opts.get("type"), opts.get("message"), opts.get("headers"))
-    count = int(raw) if isinstance(raw, (int, float)) and not isinstance(raw, bool) else int(opts.get("after_events", 3))
+    count = (
+        int(raw) if isinstance(raw, (int, float)) and not isinstance(raw, bool) else int(opts.get("after_events", 3))
+    )
     if kind == "sse_error":
         return s.sse_error(count, opts.get("type", "overloaded_error"), opts.get("message", "Overloaded"), inner)
     if kind == "drop":
@@ -90,8 +111,9 @@ def parse_step(spec: dict[str, Any]) -> s.Step:
     if kind == "no_message_stop":
         return s.no_message_stop(inner, keep_message_delta=bool(opts.get("keep_message_delta", False)))
     if kind == "max_tokens_mid_tool_use":
-        return s.max_tokens_mid_tool_use(opts.get("name", "Write"), opts.get("input"),
-                                         lead_text=opts.get("text", "I'll write the file now."))
+        return s.max_tokens_mid_tool_use(
+            opts.get("name", "Write"), opts.get("input"), lead_text=opts.get("text", "I'll write the file now.")
+        )
     if kind == "refusal":
         return s.refusal(opts.get("text", ""), opts.get("category", "cyber"), opts.get("explanation"))
     return s.pause_turn(opts.get("query", "agent-tui"), opts.get("text", "Let me search for that."))

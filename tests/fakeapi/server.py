@@ -15,8 +15,15 @@ from typing import Any
 from urllib.parse import urlsplit
 
 from .caching import CacheSimulator, count_tokens, uncached_usage
-from .providers import (MODELS_PATH, TOKEN_PATH, as_messages_body, bedrock_event, models_page, provider_route,
-                        token_response)
+from .providers import (
+    MODELS_PATH,
+    TOKEN_PATH,
+    as_messages_body,
+    bedrock_event,
+    models_page,
+    provider_route,
+    token_response,
+)
 from .script import Drop, HttpError, Raw, Reply, ScriptItem, SseError, Stall, Step, default_reply, new_id
 from .sse import format_event, render_reply
 from .validate import validate_request
@@ -113,8 +120,7 @@ class FakeAPI:
         self._thinking_by_signature: dict[str, list[dict[str, Any]]] = {}
         self._server = _Server((host, port), _Handler)
         self._server.fake = self
-        self._thread = threading.Thread(target=self._server.serve_forever, args=(0.05,),
-                                        name="fakeapi", daemon=True)
+        self._thread = threading.Thread(target=self._server.serve_forever, args=(0.05,), name="fakeapi", daemon=True)
         self._thread.start()
 
     @property
@@ -358,7 +364,9 @@ class _Handler(BaseHTTPRequestHandler):
         cut = getattr(step, "after_events", None)
         self.send_response(200)
         bedrock = self._encode is bedrock_event
-        self.send_header("content-type", "application/vnd.amazon.eventstream" if bedrock else "text/event-stream; charset=utf-8")
+        self.send_header(
+            "content-type", "application/vnd.amazon.eventstream" if bedrock else "text/event-stream; charset=utf-8"
+        )
         self.send_header("cache-control", "no-cache")
         self.send_header("transfer-encoding", "chunked")
         self.send_header("request-id", self._request_id)
@@ -368,8 +376,11 @@ class _Handler(BaseHTTPRequestHandler):
         for n, (name, data) in enumerate(events):
             if cut is not None and n == cut:
                 if isinstance(step, SseError):
-                    self._chunk(self._encode("error", {"type": "error", "error": {
-                        "type": step.error_type, "message": step.message}}))
+                    self._chunk(
+                        self._encode(
+                            "error", {"type": "error", "error": {"type": step.error_type, "message": step.message}}
+                        )
+                    )
                     break
                 if isinstance(step, Drop):
                     self.close_connection = True

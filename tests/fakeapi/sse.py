@@ -30,12 +30,12 @@ def format_event(name: str, data: dict[str, Any]) -> bytes:
 def split_text(value: str, words_per_chunk: int = 2) -> list[str]:
     """Split text into small word-aligned chunks, like `text_delta`s of the real API."""
     words = re.findall(r"\S+\s*|\s+", value)
-    return ["".join(words[i:i + words_per_chunk]) for i in range(0, len(words), words_per_chunk)]
+    return ["".join(words[i : i + words_per_chunk]) for i in range(0, len(words), words_per_chunk)]
 
 
 def split_json(value: str, size: int = 12) -> list[str]:
     """Fragment tool input JSON the way `input_json_delta`s arrive: first `""`, then arbitrary pieces."""
-    return [""] + [value[i:i + size] for i in range(0, len(value), size)]
+    return [""] + [value[i : i + size] for i in range(0, len(value), size)]
 
 
 def _block_events(index: int, block: Block) -> tuple[list[Event], dict[str, Any], int]:
@@ -46,7 +46,9 @@ def _block_events(index: int, block: Block) -> tuple[list[Event], dict[str, Any]
         events.append(("content_block_delta", {"type": "content_block_delta", "index": index, "delta": payload}))
 
     def start(payload: dict[str, Any]) -> None:
-        events.append(("content_block_start", {"type": "content_block_start", "index": index, "content_block": payload}))
+        events.append(
+            ("content_block_start", {"type": "content_block_start", "index": index, "content_block": payload})
+        )
 
     if isinstance(block, Text):
         start({"type": "text", "text": ""})
@@ -84,13 +86,30 @@ def _block_events(index: int, block: Block) -> tuple[list[Event], dict[str, Any]
     return events, final, chars
 
 
-def render_reply(reply: Reply, *, model: str, input_usage: dict[str, Any], message_id: str | None = None) -> RenderedReply:
+def render_reply(
+    reply: Reply, *, model: str, input_usage: dict[str, Any], message_id: str | None = None
+) -> RenderedReply:
     """Build message_start, per-block events (with one `ping`), message_delta and message_stop."""
     message_id = message_id or new_id("msg_")
     start_usage = {**input_usage, "output_tokens": 1, "service_tier": "standard"}
-    events: list[Event] = [("message_start", {"type": "message_start", "message": {
-        "id": message_id, "type": "message", "role": "assistant", "content": [], "model": model,
-        "stop_reason": None, "stop_sequence": None, "usage": start_usage}})]
+    events: list[Event] = [
+        (
+            "message_start",
+            {
+                "type": "message_start",
+                "message": {
+                    "id": message_id,
+                    "type": "message",
+                    "role": "assistant",
+                    "content": [],
+                    "model": model,
+                    "stop_reason": None,
+                    "stop_sequence": None,
+                    "usage": start_usage,
+                },
+            },
+        )
+    ]
     content: list[dict[str, Any]] = []
     chars = 0
     for index, block in enumerate(reply.blocks):

@@ -9,19 +9,26 @@ from typing import Any
 MAX_CACHE_BREAKPOINTS = 4
 REMOVED_SAMPLING_FIELDS = ("temperature", "top_p", "top_k")
 NEW_API_VERSION = "2026-10-21"
-PREFILL_MESSAGE = ("This model does not support assistant message prefill. "
-                   "The conversation must end with a user message.")
-THINKING_MODIFIED = ("`thinking` or `redacted_thinking` blocks in the latest assistant message cannot be modified. "
-                     "These blocks must remain as they were in the original response.")
+PREFILL_MESSAGE = (
+    "This model does not support assistant message prefill. The conversation must end with a user message."
+)
+THINKING_MODIFIED = (
+    "`thinking` or `redacted_thinking` blocks in the latest assistant message cannot be modified. "
+    "These blocks must remain as they were in the original response."
+)
 THINKING_TYPES = ("thinking", "redacted_thinking")
 #: `thinking.type` and `output_config.effort` values the API takes (anthropic 2.x ThinkingConfigParam, OutputConfigParam)
 THINKING_CONFIG_TYPES = ("enabled", "disabled", "between_tools", "adaptive")
 EFFORTS = ("low", "medium", "high", "xhigh", "max")
-ENABLED_UNSUPPORTED = ('"thinking.type.enabled" is not supported for this model. Use "thinking.type.adaptive" and '
-                       '"output_config.effort" to control thinking behavior.')
+ENABLED_UNSUPPORTED = (
+    '"thinking.type.enabled" is not supported for this model. Use "thinking.type.adaptive" and '
+    '"output_config.effort" to control thinking behavior.'
+)
 ADAPTIVE_UNSUPPORTED = "adaptive thinking is not supported on this model"
-BUDGET_ABOVE_MAX = ("`max_tokens` must be greater than `thinking.budget_tokens`. Please consult our documentation at "
-                    "https://docs.claude.com/en/docs/build-with-claude/extended-thinking#max-tokens-and-context-window-size")
+BUDGET_ABOVE_MAX = (
+    "`max_tokens` must be greater than `thinking.budget_tokens`. Please consult our documentation at "
+    "https://docs.claude.com/en/docs/build-with-claude/extended-thinking#max-tokens-and-context-window-size"
+)
 #: models of protocol.md §1.5/§7.2: manual thinking only up to 4.6, adaptive from 4.6, no effort on Sonnet/Haiku 4.5
 _MANUAL_ONLY = ("opus-4-5", "sonnet-4-5", "haiku-4-5")
 _ADAPTIVE_ONLY = re.compile(r"opus-4-[78]|(?:opus|sonnet|haiku|fable|mythos)-5")
@@ -45,6 +52,7 @@ def _blocks(message: dict[str, Any]) -> list[dict[str, Any]]:
 
 def count_cache_breakpoints(body: dict[str, Any]) -> int:
     """Blocks carrying cache_control in tools, system, messages (incl. tool_result content), plus automatic."""
+
     def marked(items: Any) -> int:
         n = 0
         for item in items if isinstance(items, list) else []:
@@ -85,27 +93,38 @@ def check_tool_pairing(messages: list[dict[str, Any]]) -> str | None:
                 leading.add(str(block.get("tool_use_id")))
             missing = [i for i in pending if i not in leading]
             if missing:
-                return (f"messages.{pending_index}: `tool_use` ids were found without `tool_result` blocks "
-                        f"immediately after: {', '.join(missing)}. Each `tool_use` block must have a "
-                        "corresponding `tool_result` block in the next message.")
+                return (
+                    f"messages.{pending_index}: `tool_use` ids were found without `tool_result` blocks "
+                    f"immediately after: {', '.join(missing)}. Each `tool_use` block must have a "
+                    "corresponding `tool_result` block in the next message."
+                )
             for mi, bi, block in entries:
                 if block.get("type") == "tool_result" and block.get("tool_use_id") not in pending:
-                    return (f"messages.{mi}.content.{bi}: unexpected `tool_use_id` found in `tool_result` blocks: "
-                            f"{block.get('tool_use_id')}. Each `tool_result` block must have a corresponding "
-                            "`tool_use` block in the previous message.")
+                    return (
+                        f"messages.{mi}.content.{bi}: unexpected `tool_use_id` found in `tool_result` blocks: "
+                        f"{block.get('tool_use_id')}. Each `tool_result` block must have a corresponding "
+                        "`tool_use` block in the previous message."
+                    )
             pending = []
         elif role == "assistant":
             pending = [str(b.get("id")) for _, _, b in entries if b.get("type") == "tool_use"]
-            pending_index = next((mi for mi, _, b in entries if b.get("type") == "tool_use"), entries[0][0] if entries else 0)
+            pending_index = next(
+                (mi for mi, _, b in entries if b.get("type") == "tool_use"), entries[0][0] if entries else 0
+            )
     if pending:
-        return (f"messages.{pending_index}: `tool_use` ids were found without `tool_result` blocks immediately "
-                f"after: {', '.join(pending)}. Each `tool_use` block must have a corresponding `tool_result` "
-                "block in the next message.")
+        return (
+            f"messages.{pending_index}: `tool_use` ids were found without `tool_result` blocks immediately "
+            f"after: {', '.join(pending)}. Each `tool_use` block must have a corresponding `tool_result` "
+            "block in the next message."
+        )
     return None
 
 
-def check_thinking_echo(messages: list[dict[str, Any]], sent_by_tool_id: dict[str, list[dict[str, Any]]],
-                        sent_by_signature: dict[str, list[dict[str, Any]]]) -> str | None:
+def check_thinking_echo(
+    messages: list[dict[str, Any]],
+    sent_by_tool_id: dict[str, list[dict[str, Any]]],
+    sent_by_signature: dict[str, list[dict[str, Any]]],
+) -> str | None:
     """Thinking blocks the server sent must come back unchanged and in order."""
     last_assistant = max((i for i, m in enumerate(messages) if m.get("role") == "assistant"), default=-1)
     for mi, message in enumerate(messages):
@@ -130,8 +149,7 @@ def check_thinking_echo(messages: list[dict[str, Any]], sent_by_tool_id: dict[st
             continue  # earlier turns may drop their thinking; the API strips it anyway
         got = [b for _, b in echoed]
         if got != sent:
-            k = next(k for k in range(max(len(got), len(sent)))
-                     if k >= len(got) or k >= len(sent) or got[k] != sent[k])
+            k = next(k for k in range(max(len(got), len(sent))) if k >= len(got) or k >= len(sent) or got[k] != sent[k])
             position = echoed[k][0] if k < len(echoed) else (echoed[-1][0] + 1 if echoed else 0)
             return f"messages.{mi}.content.{position}: {THINKING_MODIFIED}"
     return None
@@ -144,8 +162,10 @@ def check_thinking_config(body: dict[str, Any]) -> str | None:
     if thinking is not None:
         kind = thinking.get("type") if isinstance(thinking, dict) else None
         if kind not in THINKING_CONFIG_TYPES:
-            return (f"thinking: Input tag {kind!r} found using 'type' does not match any of the expected tags: "
-                    + ", ".join(repr(t) for t in THINKING_CONFIG_TYPES))
+            return (
+                f"thinking: Input tag {kind!r} found using 'type' does not match any of the expected tags: "
+                + ", ".join(repr(t) for t in THINKING_CONFIG_TYPES)
+            )
         if kind == "enabled":
             budget = thinking.get("budget_tokens")
             if not isinstance(budget, int) or budget < 1024:
@@ -174,9 +194,12 @@ def _is_pause_turn_resume(message: dict[str, Any]) -> bool:
     return bool(called - answered)
 
 
-def validate_request(body: dict[str, Any], headers: dict[str, str],
-                     sent_by_tool_id: dict[str, list[dict[str, Any]]] | None = None,
-                     sent_by_signature: dict[str, list[dict[str, Any]]] | None = None) -> Verdict:
+def validate_request(
+    body: dict[str, Any],
+    headers: dict[str, str],
+    sent_by_tool_id: dict[str, list[dict[str, Any]]] | None = None,
+    sent_by_signature: dict[str, list[dict[str, Any]]] | None = None,
+) -> Verdict:
     """All checks in the order the API applies them; the first rejection wins."""
     verdict = Verdict()
     version = headers.get("anthropic-version", "")
@@ -201,8 +224,10 @@ def validate_request(body: dict[str, Any], headers: dict[str, str],
             verdict.reject = f"messages.{i}.content: Input should be a valid list"
             return verdict
         if not content and i != len(messages) - 1:
-            verdict.reject = (f"messages.{i}: all messages must have non-empty content except for the optional "
-                              "final assistant message")
+            verdict.reject = (
+                f"messages.{i}: all messages must have non-empty content except for the optional "
+                "final assistant message"
+            )
             return verdict
     config_problem = check_thinking_config(body)
     if config_problem:
@@ -212,12 +237,15 @@ def validate_request(body: dict[str, Any], headers: dict[str, str],
         verdict.reject = "stream: this fake server only answers streaming requests (stream: true)"
         return verdict
     system = body.get("system")
-    if system is not None and not (isinstance(system, list) and all(
-            isinstance(b, dict) and b.get("type") == "text" for b in system)):
+    if system is not None and not (
+        isinstance(system, list) and all(isinstance(b, dict) and b.get("type") == "text" for b in system)
+    ):
         verdict.warnings.append("system: expected an array of text blocks")
     found = count_cache_breakpoints(body)
     if found > MAX_CACHE_BREAKPOINTS:
-        verdict.reject = f"A maximum of {MAX_CACHE_BREAKPOINTS} blocks with cache_control may be provided. Found {found}."
+        verdict.reject = (
+            f"A maximum of {MAX_CACHE_BREAKPOINTS} blocks with cache_control may be provided. Found {found}."
+        )
         return verdict
     non_system = [m for m in messages if m.get("role") != "system"]
     if non_system and non_system[-1].get("role") != "user" and not _is_pause_turn_resume(non_system[-1]):

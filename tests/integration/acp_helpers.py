@@ -53,8 +53,9 @@ class Client:
         async with self.changed:
             await self.changed.wait_for(lambda: predicate(self))
 
-    async def request_permission(self, options: list[Any], session_id: str, tool_call: Any,
-                                 **kwargs: Any) -> RequestPermissionResponse:
+    async def request_permission(
+        self, options: list[Any], session_id: str, tool_call: Any, **kwargs: Any
+    ) -> RequestPermissionResponse:
         self.asked.append((tool_call, options))
         async with self.changed:
             self.changed.notify_all()
@@ -65,8 +66,9 @@ class Client:
             return RequestPermissionResponse(outcome=DeniedOutcome(outcome="cancelled"))
         return RequestPermissionResponse(outcome=AllowedOutcome(outcome="selected", option_id=picked))
 
-    async def read_text_file(self, session_id: str, path: str, line: int | None = None, limit: int | None = None,
-                             **kwargs: Any) -> ReadTextFileResponse:
+    async def read_text_file(
+        self, session_id: str, path: str, line: int | None = None, limit: int | None = None, **kwargs: Any
+    ) -> ReadTextFileResponse:
         self.reads.append(path)
         assert self.buffers is not None
         return ReadTextFileResponse(content=self.buffers.get(path, Path(path).read_text()))
@@ -99,16 +101,27 @@ def acp_env(home: Path, base_url: str | None) -> dict[str, str]:
 
 
 @asynccontextmanager
-async def agent(client: Client, project: Path, home: Path, base_url: str | None,
-                *args: str) -> AsyncIterator[tuple[Any, Any]]:
+async def agent(
+    client: Client, project: Path, home: Path, base_url: str | None, *args: str
+) -> AsyncIterator[tuple[Any, Any]]:
     """`agent-tui acp ARGS` started in `project` and initialized: (the client-side connection, the process).
 
     On the way out the client closes the agent's stdin, and the agent must then exit by itself, with 0.
     """
     with open(home / "acp-stderr.txt", "w") as log:
         proc = await asyncio.create_subprocess_exec(
-            sys.executable, "-m", "tui.cli", "acp", *args, stdin=asyncio.subprocess.PIPE,
-            stdout=asyncio.subprocess.PIPE, stderr=log, env=acp_env(home, base_url), cwd=project, limit=LIMIT)
+            sys.executable,
+            "-m",
+            "tui.cli",
+            "acp",
+            *args,
+            stdin=asyncio.subprocess.PIPE,
+            stdout=asyncio.subprocess.PIPE,
+            stderr=log,
+            env=acp_env(home, base_url),
+            cwd=project,
+            limit=LIMIT,
+        )
         conn = connect_to_agent(client, proc.stdin, proc.stdout)
         try:
             await conn.initialize(protocol_version=PROTOCOL_VERSION, client_capabilities=client.capabilities())
@@ -123,7 +136,7 @@ async def hang_up(conn: Any, proc: Any) -> int:
         proc.stdin.close()
     try:
         code = await asyncio.wait_for(proc.wait(), timeout=60)
-    except asyncio.TimeoutError:
+    except TimeoutError:
         proc.kill()
         await proc.wait()
         raise AssertionError("agent-tui acp did not exit after the client closed its stdin") from None

@@ -47,12 +47,22 @@ def options(case: str, **extra: Any) -> ClaudeAgentOptions:
 def seen(message: Any) -> dict[str, Any]:
     """A message as JSON the test can read."""
     if isinstance(message, ResultMessage):
-        return {"kind": "result", "subtype": message.subtype, "is_error": message.is_error, "result": message.result,
-                "stop_reason": message.stop_reason, "session_id": message.session_id, "num_turns": message.num_turns}
+        return {
+            "kind": "result",
+            "subtype": message.subtype,
+            "is_error": message.is_error,
+            "result": message.result,
+            "stop_reason": message.stop_reason,
+            "session_id": message.session_id,
+            "num_turns": message.num_turns,
+        }
     if isinstance(message, AssistantMessage):
-        return {"kind": "assistant", "model": message.model,
-                "text": "".join(b.text for b in message.content if isinstance(b, TextBlock)),
-                "tools": [b.name for b in message.content if isinstance(b, ToolUseBlock)]}
+        return {
+            "kind": "assistant",
+            "model": message.model,
+            "text": "".join(b.text for b in message.content if isinstance(b, TextBlock)),
+            "tools": [b.name for b in message.content if isinstance(b, ToolUseBlock)],
+        }
     if isinstance(message, SystemMessage):
         return {"kind": "system", "subtype": message.subtype, "data": message.data}
     if isinstance(message, StreamEvent):
@@ -62,9 +72,15 @@ def seen(message: Any) -> dict[str, Any]:
 
 async def case_query() -> dict[str, Any]:
     """query() with a prompt and options: system prompt, allowed/disallowed tools, mode, max turns, model, cwd."""
-    opts = options("query", system_prompt="You are the SDK test.", allowed_tools=["Read", "Glob"],
-                   disallowed_tools=["Bash"], permission_mode="acceptEdits", max_turns=4,
-                   model="claude-sonnet-5-5")
+    opts = options(
+        "query",
+        system_prompt="You are the SDK test.",
+        allowed_tools=["Read", "Glob"],
+        disallowed_tools=["Bash"],
+        permission_mode="acceptEdits",
+        max_turns=4,
+        model="claude-sonnet-5-5",
+    )
     return {"messages": [seen(m) async for m in query(prompt="case:query list the files", options=opts)]}
 
 
@@ -128,8 +144,14 @@ async def case_can_use_tool() -> dict[str, Any]:
     asked: list[dict[str, Any]] = []
 
     async def decide(name: str, tool_input: dict[str, Any], context: Any) -> Any:
-        asked.append({"tool": name, "input": tool_input, "suggestions": [s.to_dict() for s in context.suggestions],
-                      "tool_use_id": context.tool_use_id})
+        asked.append(
+            {
+                "tool": name,
+                "input": tool_input,
+                "suggestions": [s.to_dict() for s in context.suggestions],
+                "tool_use_id": context.tool_use_id,
+            }
+        )
         if tool_input.get("file_path", "").endswith("allowed.txt"):
             return PermissionResultAllow(updated_input={**tool_input, "content": "written as the SDK said\n"})
         return PermissionResultDeny(message="The SDK host says: not this file.")
@@ -145,11 +167,19 @@ async def case_hook() -> dict[str, Any]:
 
     async def no_bash(hook_input: dict[str, Any], tool_use_id: str | None, context: Any) -> dict[str, Any]:
         calls.append({"input": hook_input, "tool_use_id": tool_use_id})
-        return {"hookSpecificOutput": {"hookEventName": "PreToolUse", "permissionDecision": "deny",
-                                       "permissionDecisionReason": "Bash is off in this test."}}
+        return {
+            "hookSpecificOutput": {
+                "hookEventName": "PreToolUse",
+                "permissionDecision": "deny",
+                "permissionDecisionReason": "Bash is off in this test.",
+            }
+        }
 
-    opts = options("hook", permission_mode="bypassPermissions",
-                   hooks={"PreToolUse": [HookMatcher(matcher="Bash", hooks=[no_bash])]})
+    opts = options(
+        "hook",
+        permission_mode="bypassPermissions",
+        hooks={"PreToolUse": [HookMatcher(matcher="Bash", hooks=[no_bash])]},
+    )
     messages = [seen(m) async for m in query(prompt="case:hook make a file", options=opts)]
     return {"messages": messages, "calls": calls}
 
@@ -173,8 +203,15 @@ async def case_bad_prompt() -> dict[str, Any]:
     """A prompt agent-tui cannot send (an image block): an error result and an error the SDK raises, no hang."""
 
     async def prompts() -> Any:
-        yield {"type": "user", "message": {"role": "user", "content": [
-            {"type": "image", "source": {"type": "base64", "media_type": "image/png", "data": "iVBORw0KGgo="}}]}}
+        yield {
+            "type": "user",
+            "message": {
+                "role": "user",
+                "content": [
+                    {"type": "image", "source": {"type": "base64", "media_type": "image/png", "data": "iVBORw0KGgo="}}
+                ],
+            },
+        }
 
     messages: list[dict[str, Any]] = []
     try:

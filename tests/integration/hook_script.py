@@ -15,7 +15,9 @@ behaviour = json.loads(sys.argv[1])
 if "record" in behaviour:
     with open(behaviour["record"], "w") as f:
         json.dump(data, f)
-subject = json.dumps(data.get("tool_input", {})) + str(data.get("prompt", "")) + str(data.get("custom_instructions", ""))
+subject = (
+    json.dumps(data.get("tool_input", {})) + str(data.get("prompt", "")) + str(data.get("custom_instructions", ""))
+)
 for word, chosen in behaviour.get("when", {}).items():
     if word in subject:
         behaviour = chosen

@@ -24,10 +24,17 @@ def pypi_servers(factory: pytest.TempPathFactory) -> Path:
     """A folder holding `mcp_server_time` and `mcp_server_git`, installed once per session (skips if pip cannot)."""
     if "target" not in _installed:
         target = factory.mktemp("pypi-mcp-servers")
-        proc = subprocess.run([sys.executable, "-m", "pip", "install", "-q", "--no-deps", "--target", str(target),
-                               *PYPI_PACKAGES], capture_output=True, text=True, timeout=180)
-        _installed["target"] = target if proc.returncode == 0 else (
-            f"the MCP servers could not be installed from PyPI: {proc.stderr.strip()[-300:]}")
+        proc = subprocess.run(
+            [sys.executable, "-m", "pip", "install", "-q", "--no-deps", "--target", str(target), *PYPI_PACKAGES],
+            capture_output=True,
+            text=True,
+            timeout=180,
+        )
+        _installed["target"] = (
+            target
+            if proc.returncode == 0
+            else (f"the MCP servers could not be installed from PyPI: {proc.stderr.strip()[-300:]}")
+        )
     found = _installed["target"]
     if isinstance(found, str):
         pytest.skip(found)
@@ -41,8 +48,9 @@ def pypi_env(target: Path) -> dict[str, str]:
 
 def kitchen(name: str = "kitchen", *extra: str) -> McpServerConfig:
     """The kitchen test server over stdio."""
-    return McpServerConfig(name, command=sys.executable, args=("-m", "tests.mcp_servers.kitchen", *extra),
-                           cwd=str(ROOT))
+    return McpServerConfig(
+        name, command=sys.executable, args=("-m", "tests.mcp_servers.kitchen", *extra), cwd=str(ROOT)
+    )
 
 
 def raw(name: str = "raw") -> McpServerConfig:

@@ -7,13 +7,12 @@ import sys
 from pathlib import Path
 
 import pytest
+from acp import RequestError, resource_link_block, text_block
+from acp.schema import EmbeddedResourceContentBlock, ImageContentBlock, McpServerStdio, TextResourceContents
 
 from tests.fakeapi import FakeAPI, reply, stall, text, thinking, tool_use
 from tests.fakeapi.demo_project import make_demo_project
 from tests.integration.acp_helpers import Client, agent, sessions_dir, stderr_of
-
-from acp import RequestError, resource_link_block, text_block  # noqa: E402 - acp_helpers skips when the SDK is missing
-from acp.schema import EmbeddedResourceContentBlock, ImageContentBlock, McpServerStdio, TextResourceContents
 
 ROOT = Path(__file__).resolve().parents[2]
 TODO = "    # TODO: validate inputs"
@@ -26,13 +25,21 @@ def project(tmp_path: Path) -> Path:
 
 
 def edit_script(project: Path) -> list:
-    return [reply(text("Fixing the TODO."), tool_use("Edit", {"file_path": "a.py", "old_string": TODO, "new_string": DONE}),
-                  stop_reason="tool_use"),
-            reply(text("Done."))]
+    return [
+        reply(
+            text("Fixing the TODO."),
+            tool_use("Edit", {"file_path": "a.py", "old_string": TODO, "new_string": DONE}),
+            stop_reason="tool_use",
+        ),
+        reply(text("Done.")),
+    ]
 
 
 def read_then_edit(project: Path) -> list:
-    return [reply(tool_use("Read", {"file_path": str(project / "a.py")}), stop_reason="tool_use"), *edit_script(project)]
+    return [
+        reply(tool_use("Read", {"file_path": str(project / "a.py")}), stop_reason="tool_use"),
+        *edit_script(project),
+    ]
 
 
 async def test_initialize_offers_sessions_loading_resources_and_mcp(project: Path, tmp_path: Path) -> None:
@@ -45,11 +52,20 @@ async def test_initialize_offers_sessions_loading_resources_and_mcp(project: Pat
 
 
 async def test_a_prompt_streams_text_thoughts_tool_calls_and_the_plan(project: Path, tmp_path: Path) -> None:
-    todos = [{"content": "Read a.py", "status": "in_progress", "activeForm": "Reading a.py"},
-             {"content": "Report", "status": "pending", "activeForm": "Reporting"}]
-    script = [reply(thinking("The user wants a.py."), text("Let me look."), tool_use("TodoWrite", {"todos": todos}),
-                    tool_use("Read", {"file_path": "a.py", "offset": 2}), stop_reason="tool_use"),
-              reply(text("a.py adds two numbers."))]
+    todos = [
+        {"content": "Read a.py", "status": "in_progress", "activeForm": "Reading a.py"},
+        {"content": "Report", "status": "pending", "activeForm": "Reporting"},
+    ]
+    script = [
+        reply(
+            thinking("The user wants a.py."),
+            text("Let me look."),
+            tool_use("TodoWrite", {"todos": todos}),
+            tool_use("Read", {"file_path": "a.py", "offset": 2}),
+            stop_reason="tool_use",
+        ),
+        reply(text("a.py adds two numbers.")),
+    ]
     client = Client()
     with FakeAPI(script) as api:
         async with agent(client, project, tmp_path, api.base_url) as (conn, _):
@@ -82,7 +98,10 @@ async def test_an_edit_asks_the_client_and_allow_once_writes_it_with_a_diff(proj
     [(asked, options)] = client.asked
     assert asked.title == "Edit a.py" and asked.kind == "edit"
     assert [(o.option_id, o.kind) for o in options] == [
-        ("allow_once", "allow_once"), ("allow_always", "allow_always"), ("reject_once", "reject_once")]
+        ("allow_once", "allow_once"),
+        ("allow_always", "allow_always"),
+        ("reject_once", "reject_once"),
+    ]
     assert options[1].name == "Always allow Edit"  # the rule "always" saves (every edit in the project)
     diff = next(c for c in asked.content if c.type == "diff")
     assert diff.path == str(project / "a.py") and TODO in diff.old_text and DONE in diff.new_text
@@ -106,10 +125,17 @@ async def test_reject_once_leaves_the_file_and_tells_the_model(project: Path, tm
 
 
 async def test_allow_always_saves_the_rule_so_the_next_edit_does_not_ask(project: Path, tmp_path: Path) -> None:
-    again = [reply(tool_use("Read", {"file_path": "b.py"}), stop_reason="tool_use"),
-             reply(tool_use("Edit", {"file_path": "b.py", "old_string": "    # TODO: parse arguments",
-                                     "new_string": "    # no arguments"}), stop_reason="tool_use"),
-             reply(text("Done too."))]
+    again = [
+        reply(tool_use("Read", {"file_path": "b.py"}), stop_reason="tool_use"),
+        reply(
+            tool_use(
+                "Edit",
+                {"file_path": "b.py", "old_string": "    # TODO: parse arguments", "new_string": "    # no arguments"},
+            ),
+            stop_reason="tool_use",
+        ),
+        reply(text("Done too.")),
+    ]
     client = Client(answer=lambda call, options: "allow_always")
     with FakeAPI([*read_then_edit(project), *again]) as api:
         async with agent(client, project, tmp_path, api.base_url) as (conn, _):
@@ -119,7 +145,7 @@ async def test_allow_always_saves_the_rule_so_the_next_edit_does_not_ask(project
     assert len(client.asked) == 1  # the saved rule let the second edit through
     assert "no arguments" in (project / "b.py").read_text()
     saved = (project / ".agent-tui" / "settings.local.toml").read_text()
-    assert "\"Edit\"" in saved
+    assert '"Edit"' in saved
 
 
 async def test_the_plan_mode_from_the_client_blocks_edits_until_switched(project: Path, tmp_path: Path) -> None:
@@ -167,13 +193,17 @@ async def test_resources_attach_under_reads_rules_and_images_are_said_not_sent(p
     (project / "secret.txt").write_text("hunter2\n")
     outside = tmp_path / "outside.txt"
     outside.write_text("far away\n")
-    prompt = [text_block("look at these"),
-              resource_link_block("a.py", (project / "a.py").as_uri()),
-              resource_link_block("secret.txt", (project / "secret.txt").as_uri()),
-              EmbeddedResourceContentBlock(type="resource", resource=TextResourceContents(
-                  uri=(project / "b.py").as_uri(), text="print('the unsaved buffer')\n")),
-              resource_link_block("outside.txt", outside.as_uri()),
-              ImageContentBlock(type="image", data="iVBORw0KGgo=", mime_type="image/png")]
+    prompt = [
+        text_block("look at these"),
+        resource_link_block("a.py", (project / "a.py").as_uri()),
+        resource_link_block("secret.txt", (project / "secret.txt").as_uri()),
+        EmbeddedResourceContentBlock(
+            type="resource",
+            resource=TextResourceContents(uri=(project / "b.py").as_uri(), text="print('the unsaved buffer')\n"),
+        ),
+        resource_link_block("outside.txt", outside.as_uri()),
+        ImageContentBlock(type="image", data="iVBORw0KGgo=", mime_type="image/png"),
+    ]
     client = Client(answer=lambda call, options: None)  # the question about the file outside: no answer
     with FakeAPI([reply(text("Seen."))]) as api:
         async with agent(client, project, tmp_path, api.base_url) as (conn, _):
@@ -222,20 +252,28 @@ async def test_load_replays_a_saved_session_and_continues_it(project: Path, tmp_
     kinds = [u.session_update for u in replayed]
     assert kinds[0] == "user_message_chunk" and replayed[0].content.text == "fix the TODO"
     assert {"tool_call", "tool_call_update", "agent_message_chunk"} <= set(kinds)
-    assert "".join(u.content.text for u in replayed if u.session_update == "agent_message_chunk") == "Fixing the TODO.Done."
+    assert (
+        "".join(u.content.text for u in replayed if u.session_update == "agent_message_chunk")
+        == "Fixing the TODO.Done."
+    )
     assert [c.kind for c in replayed if c.session_update == "tool_call"] == ["read", "edit"]
     assert history[0]["content"][0]["text"] == "fix the TODO" and history[-1]["content"][0]["text"] == "is it fixed?"
     assert len(list(sessions_dir(tmp_path).rglob(f"{session.session_id}.jsonl"))) == 1
     assert "Traceback" not in stderr_of(tmp_path)
 
 
-
 async def test_questions_and_the_plan_are_asked_through_the_client(project: Path, tmp_path: Path) -> None:
-    question = {"question": "Which style?", "header": "Style", "multiSelect": False,
-                "options": [{"label": "Short"}, {"label": "Long"}]}
-    script = [reply(tool_use("AskUserQuestion", {"questions": [question]}), stop_reason="tool_use"),
-              reply(tool_use("ExitPlanMode", {"plan": "1. Fix the TODO in a.py"}), stop_reason="tool_use"),
-              *read_then_edit(project)]
+    question = {
+        "question": "Which style?",
+        "header": "Style",
+        "multiSelect": False,
+        "options": [{"label": "Short"}, {"label": "Long"}],
+    }
+    script = [
+        reply(tool_use("AskUserQuestion", {"questions": [question]}), stop_reason="tool_use"),
+        reply(tool_use("ExitPlanMode", {"plan": "1. Fix the TODO in a.py"}), stop_reason="tool_use"),
+        *read_then_edit(project),
+    ]
 
     def answer(call: object, options: list) -> str:
         ids = [o.option_id for o in options]

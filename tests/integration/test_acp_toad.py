@@ -29,8 +29,11 @@ def agent_tui_processes(entry: str) -> list[int]:
             if not proc.name.isdigit():
                 continue
             command = (proc / "cmdline").read_bytes()
-            if b"agent-tui" in command and b"bin/toad" not in command \
-                    and entry.encode() in (proc / "environ").read_bytes().split(b"\0"):
+            if (
+                b"agent-tui" in command
+                and b"bin/toad" not in command
+                and entry.encode() in (proc / "environ").read_bytes().split(b"\0")
+            ):
                 found.append(int(proc.name))
         except OSError:
             continue
@@ -51,29 +54,54 @@ def test_toad_prompts_agent_tui_and_approves_its_edit(tmp_path: Path, tmp_path_f
     project = make_demo_project(tmp_path / "proj")
     home = tmp_path / "home"
     home.mkdir()
-    script = [reply(text("I will fix the TODO in a.py."), tool_use("Read", {"file_path": str(project / "a.py")}),
-                    stop_reason="tool_use"),
-              reply(tool_use("Edit", {"file_path": str(project / "a.py"), "old_string": TODO, "new_string": DONE}),
-                    stop_reason="tool_use"),
-              reply(text("Done: the TODO in a.py is resolved."))]
+    script = [
+        reply(
+            text("I will fix the TODO in a.py."),
+            tool_use("Read", {"file_path": str(project / "a.py")}),
+            stop_reason="tool_use",
+        ),
+        reply(
+            tool_use("Edit", {"file_path": str(project / "a.py"), "old_string": TODO, "new_string": DONE}),
+            stop_reason="tool_use",
+        ),
+        reply(text("Done: the TODO in a.py is resolved.")),
+    ]
     data = f"XDG_DATA_HOME={home / 'data'}"
     with FakeAPI(script) as api:
         term = Tmux(project, home)
         try:
-            term.start(str(toad), "acp", f"{AGENT_TUI} acp", str(project), env={
-                "ANTHROPIC_BASE_URL": api.base_url, "ANTHROPIC_API_KEY": "sk-test", "TOAD_LOG": str(home / "toad.log"),
-                "XDG_CONFIG_HOME": str(home / "config"), "XDG_DATA_HOME": str(home / "data")})
+            term.start(
+                str(toad),
+                "acp",
+                f"{AGENT_TUI} acp",
+                str(project),
+                env={
+                    "ANTHROPIC_BASE_URL": api.base_url,
+                    "ANTHROPIC_API_KEY": "sk-test",
+                    "TOAD_LOG": str(home / "toad.log"),
+                    "XDG_CONFIG_HOME": str(home / "config"),
+                    "XDG_DATA_HOME": str(home / "data"),
+                },
+            )
             # ready: connected, the session's modes shown (^o Modes), the first-run settings notice gone
-            term.wait_for(lambda s: "agent-tui connected" in s and "Modes" in s and "Wrote default settings" not in s,
-                          "Toad connected to agent-tui and idle", timeout=90)
+            term.wait_for(
+                lambda s: "agent-tui connected" in s and "Modes" in s and "Wrote default settings" not in s,
+                "Toad connected to agent-tui and idle",
+                timeout=90,
+            )
             term.keys("fix the TODO in a.py", literal=True)
             term.wait_for(lambda s: "❯ fix the TODO in a.py" in s, "the prompt typed into Toad")
             term.keys("Enter")
-            screen = term.wait_for(lambda s: "Approval request" in s and "inputs are validated by the caller" in s,
-                                   "Toad's approval screen with agent-tui's diff", timeout=60)
+            screen = term.wait_for(
+                lambda s: "Approval request" in s and "inputs are validated by the caller" in s,
+                "Toad's approval screen with agent-tui's diff",
+                timeout=60,
+            )
             assert "TODO: validate inputs" in screen and TODO in (project / "a.py").read_text()
             term.keys("a")  # Toad's key for "allow once"
-            term.wait_for(lambda s: "Done: the TODO in a.py is resolved." in s, "agent-tui's answer in Toad", timeout=60)
+            term.wait_for(
+                lambda s: "Done: the TODO in a.py is resolved." in s, "agent-tui's answer in Toad", timeout=60
+            )
             assert (project / "a.py").read_text() == f"def add(a, b):\n{DONE}\n    return a + b\n"
             log = (home / "toad.log").read_text()
             assert '"method":"session/request_permission"' in log and '"method":"fs/write_text_file"' in log

@@ -39,24 +39,37 @@ def test_writes_and_file_commands_in_an_added_dir_count_as_inside_the_project(di
     assert policy.check(tools["Bash"], {"command": f"ls {other}"}, ctx).decision == "ask"
     policy.extra_dirs.append(other)
     assert policy.check(tools["Write"], write, ctx).decision == "allow"
-    assert policy.check(tools["Edit"], {"file_path": str(other / "util.py"), "old_string": "a", "new_string": "b"},
-                        ctx).decision == "allow"
+    assert (
+        policy.check(
+            tools["Edit"], {"file_path": str(other / "util.py"), "old_string": "a", "new_string": "b"}, ctx
+        ).decision
+        == "allow"
+    )
     assert policy.check(tools["Bash"], {"command": f"ls {other}"}, ctx).decision == "allow"  # read-only, inside
-    assert policy.check(tools["Write"], {"file_path": str(other / ".git" / "config"), "content": ""}, ctx).decision == "ask"
-    for name, tool_input in (("Read", {"file_path": str(other / "util.py")}), ("Grep", {"pattern": "TODO", "path": str(other)}),
-                             ("Glob", {"pattern": "*.py", "path": str(other)})):
+    assert (
+        policy.check(tools["Write"], {"file_path": str(other / ".git" / "config"), "content": ""}, ctx).decision
+        == "ask"
+    )
+    for name, tool_input in (
+        ("Read", {"file_path": str(other / "util.py")}),
+        ("Grep", {"pattern": "TODO", "path": str(other)}),
+        ("Glob", {"pattern": "*.py", "path": str(other)}),
+    ):
         assert policy.check(tools[name], tool_input, ctx).decision == "allow"
 
 
 def test_a_session_with_an_added_dir_edits_there_and_the_system_prompt_names_it(monkeypatch, dirs):
     project, other = dirs
-    script = [reply(tool_use("Grep", {"pattern": "TODO", "path": str(other)}),
-                    tool_use("Write", {"file_path": str(other / "shared.py"), "content": "SHARED = 1\n"}),
-                    stop_reason="tool_use"),
-              reply("done")]
+    script = [
+        reply(
+            tool_use("Grep", {"pattern": "TODO", "path": str(other)}),
+            tool_use("Write", {"file_path": str(other / "shared.py"), "content": "SHARED = 1\n"}),
+            stop_reason="tool_use",
+        ),
+        reply("done"),
+    ]
     with FakeAPI(script) as api:
-        session, rec = make_session(monkeypatch, api.base_url, project, permission_mode="acceptEdits",
-                                    add_dirs=[other])
+        session, rec = make_session(monkeypatch, api.base_url, project, permission_mode="acceptEdits", add_dirs=[other])
         session.run_turn("share the util")
         assert api.errors == []
         system = api.message_requests[0].body["system"][-1]["text"]
@@ -78,8 +91,10 @@ def test_the_sandbox_lets_bash_write_in_an_added_dir(dirs):
         state.extra_dirs.append(other)
         assert not run().is_error and (other / "out.txt").read_text() == "hi\n"
         (other / ".git").mkdir()
-        hooks = BashTool().run({"command": f"mkdir -p {other}/.git/hooks && echo x > {other}/.git/hooks/pre-commit"},
-                               ToolContext(project, state))
+        hooks = BashTool().run(
+            {"command": f"mkdir -p {other}/.git/hooks && echo x > {other}/.git/hooks/pre-commit"},
+            ToolContext(project, state),
+        )
         assert not (other / ".git" / "hooks" / "pre-commit").exists(), hooks.text()  # protected as the project's
     finally:
         runtime._current.close()
@@ -88,11 +103,16 @@ def test_the_sandbox_lets_bash_write_in_an_added_dir(dirs):
 
 def test_print_mode_takes_add_dir_and_keeps_the_prompt_after_it(dirs):
     project, other = dirs
-    script = [reply(tool_use("Write", {"file_path": str(other / "x.py"), "content": "X = 1\n"}), stop_reason="tool_use"),
-              reply("written")]
+    script = [
+        reply(tool_use("Write", {"file_path": str(other / "x.py"), "content": "X = 1\n"}), stop_reason="tool_use"),
+        reply("written"),
+    ]
     with FakeAPI(script) as api:
-        proc = run_cli(["-p", "--permission-mode", "acceptEdits", "--add-dir", str(other), "write x"], project,
-                       {"ANTHROPIC_BASE_URL": api.base_url, "ANTHROPIC_API_KEY": "sk-test"})
+        proc = run_cli(
+            ["-p", "--permission-mode", "acceptEdits", "--add-dir", str(other), "write x"],
+            project,
+            {"ANTHROPIC_BASE_URL": api.base_url, "ANTHROPIC_API_KEY": "sk-test"},
+        )
         assert proc.returncode == 0, proc.stderr
         first = api.message_requests[0].body
     assert first["messages"][0]["content"][0]["text"] == "write x"

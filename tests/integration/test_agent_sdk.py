@@ -37,8 +37,10 @@ PIP_SECONDS = 120
 #: a folder where claude-agent-sdk is installed already (pip install --target): used instead of installing
 SITE_VARIABLE = "AGENT_TUI_AGENT_SDK_SITE"
 
-pytestmark = [pytest.mark.skipif(bool(os.environ.get(test_sdk2.INNER)), reason="not part of the SDK 2.x run"),
-              pytest.mark.timeout(3 * PIP_SECONDS + 240)]
+pytestmark = [
+    pytest.mark.skipif(bool(os.environ.get(test_sdk2.INNER)), reason="not part of the SDK 2.x run"),
+    pytest.mark.timeout(3 * PIP_SECONDS + 240),
+]
 
 
 def scripts(projects: Path) -> dict[str, Callable[[dict[str, Any], int], Step]]:
@@ -54,22 +56,32 @@ def scripts(projects: Path) -> dict[str, Callable[[dict[str, Any], int], Step]]:
 
     writes = projects / "can_use_tool"
     return {
-        "query": steps(reply(text("Looking."), tool_use("Glob", {"pattern": "*"}), stop_reason="tool_use"),
-                       reply(text("Query done."))),
-        "max_turns": steps(reply(tool_use("Glob", {"pattern": "*"}), stop_reason="tool_use"),
-                           reply(text("One turn too many."))),
+        "query": steps(
+            reply(text("Looking."), tool_use("Glob", {"pattern": "*"}), stop_reason="tool_use"),
+            reply(text("Query done.")),
+        ),
+        "max_turns": steps(
+            reply(tool_use("Glob", {"pattern": "*"}), stop_reason="tool_use"), reply(text("One turn too many."))
+        ),
         "multi_turn": steps(reply(text("First answer.")), reply(text("Second answer."))),
         "resume": steps(reply(text("Noted.")), reply(text("It was 7."))),
         "partial": steps(reply(text("Streamed in pieces, as the API sends it."))),
         "interrupt": interrupt,
-        "can_use_tool": steps(reply(tool_use("Write", {"file_path": str(writes / "allowed.txt"), "content": "model\n"}),
-                                    tool_use("Write", {"file_path": str(writes / "denied.txt"), "content": "no\n"}),
-                                    stop_reason="tool_use"),
-                              reply(text("Wrote what I could."))),
-        "hook": steps(reply(tool_use("Bash", {"command": "touch hooked.txt"}), stop_reason="tool_use"),
-                      reply(text("The hook stopped it."))),
-        "sdk_mcp": steps(reply(tool_use("mcp__calc__add", {"a": 2, "b": 3}), stop_reason="tool_use"),
-                         reply(text("It is 5."))),
+        "can_use_tool": steps(
+            reply(
+                tool_use("Write", {"file_path": str(writes / "allowed.txt"), "content": "model\n"}),
+                tool_use("Write", {"file_path": str(writes / "denied.txt"), "content": "no\n"}),
+                stop_reason="tool_use",
+            ),
+            reply(text("Wrote what I could.")),
+        ),
+        "hook": steps(
+            reply(tool_use("Bash", {"command": "touch hooked.txt"}), stop_reason="tool_use"),
+            reply(text("The hook stopped it.")),
+        ),
+        "sdk_mcp": steps(
+            reply(tool_use("mcp__calc__add", {"a": 2, "b": 3}), stop_reason="tool_use"), reply(text("It is 5."))
+        ),
         "refused": steps(reply(text("This request should never be made."))),
     }
 
@@ -123,9 +135,13 @@ def sdk(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
         site = Path(os.environ[SITE_VARIABLE])
     elif reason := install_sdk(site, work):
         pytest.skip(reason)
-    version = subprocess.run([sys.executable, "-c", "import claude_agent_sdk as s; print(s.__version__)"],
-                             capture_output=True, text=True, env={**os.environ, "PYTHONPATH": str(site)},
-                             timeout=60).stdout.strip()
+    version = subprocess.run(
+        [sys.executable, "-c", "import claude_agent_sdk as s; print(s.__version__)"],
+        capture_output=True,
+        text=True,
+        env={**os.environ, "PYTHONPATH": str(site)},
+        timeout=60,
+    ).stdout.strip()
     wrapper = work / "agent-tui"
     wrapper.write_text(f'#!/bin/sh\nPYTHONPATH="{ROOT}" exec "{sys.executable}" -m tui.cli "$@"\n')
     wrapper.chmod(0o755)
@@ -142,25 +158,46 @@ def sdk(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
 
     env = {k: v for k, v in os.environ.items() if not k.startswith(("ANTHROPIC_", "CLAUDE"))}
     with FakeAPI(answer) as api:
-        env.update(PYTHONPATH=str(site), HOME=str(home), XDG_CONFIG_HOME=str(home / ".config"),
-                   XDG_DATA_HOME=str(home / ".local" / "share"), ANTHROPIC_BASE_URL=api.base_url,
-                   ANTHROPIC_API_KEY="sk-test", ANTHROPIC_MODEL=MODEL)
+        env.update(
+            PYTHONPATH=str(site),
+            HOME=str(home),
+            XDG_CONFIG_HOME=str(home / ".config"),
+            XDG_DATA_HOME=str(home / ".local" / "share"),
+            ANTHROPIC_BASE_URL=api.base_url,
+            ANTHROPIC_API_KEY="sk-test",
+            ANTHROPIC_MODEL=MODEL,
+        )
         config = {"cli": str(wrapper), "projects": str(projects), "case_timeout": 60}
         started = time.monotonic()
-        run = subprocess.run([sys.executable, str(CASES), json.dumps(config)], capture_output=True, text=True,
-                             env=env, cwd=work, timeout=240)
+        run = subprocess.run(
+            [sys.executable, str(CASES), json.dumps(config)],
+            capture_output=True,
+            text=True,
+            env=env,
+            cwd=work,
+            timeout=240,
+        )
         seconds = time.monotonic() - started
         errors = list(api.errors)
     assert run.returncode == 0 and run.stdout.strip(), f"the cases did not run:\n{run.stderr[-3000:]}"
     results = json.loads(run.stdout.strip().splitlines()[-1])
-    return {"results": results, "bodies": bodies, "projects": projects, "version": version, "seconds": seconds,
-            "api_errors": errors, "stderr": run.stderr}
+    return {
+        "results": results,
+        "bodies": bodies,
+        "projects": projects,
+        "version": version,
+        "seconds": seconds,
+        "api_errors": errors,
+        "stderr": run.stderr,
+    }
 
 
 def case(sdk: dict[str, Any], name: str) -> dict[str, Any]:
     result = sdk["results"][name]
-    assert "error" not in result, f"{name} failed on claude-agent-sdk {sdk['version']}: {result['error']}\n" \
-                                  f"{result.get('traceback', '')}\nagent-tui said: {result.get('stderr')}"
+    assert "error" not in result, (
+        f"{name} failed on claude-agent-sdk {sdk['version']}: {result['error']}\n"
+        f"{result.get('traceback', '')}\nagent-tui said: {result.get('stderr')}"
+    )
     return result
 
 
@@ -177,8 +214,12 @@ def test_query_with_options(sdk):
     assert init["subtype"] == "init" and init["cwd"] == str(sdk["projects"] / "query")
     assert init["model"] == MODEL and init["permission_mode"] == init["permissionMode"] == "acceptEdits"
     final = result["messages"][-1]
-    assert (final["subtype"], final["is_error"], final["result"], final["num_turns"]) == ("success", False,
-                                                                                          "Query done.", 2)
+    assert (final["subtype"], final["is_error"], final["result"], final["num_turns"]) == (
+        "success",
+        False,
+        "Query done.",
+        2,
+    )
     first, second = sdk["bodies"]["query"]
     assert first["model"] == MODEL
     assert first["system"][0]["text"] == "You are the SDK test."  # replaces agent-tui's instructions

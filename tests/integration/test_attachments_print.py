@@ -25,8 +25,13 @@ def setup(tmp_path: Path) -> tuple[Path, dict[str, str]]:
     (project / ".claude" / "commands").mkdir(parents=True)
     (project / "app.py").write_text("print('app')\n")
     (project / "key").symlink_to(home / ".ssh" / "id_rsa")
-    env = {"HOME": str(home), "XDG_CONFIG_HOME": str(home / ".config"), "XDG_DATA_HOME": str(home / ".local/share"),
-           "CLAUDE_CONFIG_DIR": str(home / ".claude"), "ANTHROPIC_API_KEY": "sk-test"}
+    env = {
+        "HOME": str(home),
+        "XDG_CONFIG_HOME": str(home / ".config"),
+        "XDG_DATA_HOME": str(home / ".local/share"),
+        "CLAUDE_CONFIG_DIR": str(home / ".claude"),
+        "ANTHROPIC_API_KEY": "sk-test",
+    }
     return project, env
 
 

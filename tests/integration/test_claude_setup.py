@@ -65,14 +65,21 @@ def _state(project: Path) -> dict[str, Any]:
     inventory = folder_inventory(project)
     loaded = load_settings(project)
     return {
-        "trusted": loaded.trusted, "session": session, "inventory": inventory, "settings": loaded.settings,
+        "trusted": loaded.trusted,
+        "session": session,
+        "inventory": inventory,
+        "settings": loaded.settings,
         "hooks_running": {(h.event, h.command) for h in hooks.hooks if hooks.trusted or not h.project},
         "agents": {Path(d.path) for d in definitions if d.path},
         "commands": {c.path for c in catalog.commands.values()},
         "counting_allow": {r.rule for r in session.policy.effective_rules() if r.kind == "allow" and r.counts},
         "mcp": {s.name for s in session.options.mcp_servers},
-        "sentences": [*problems, *catalog.problems, *agent_tool.problems,
-                      *(session.options.plugins.notices() if session.options.plugins else [])],
+        "sentences": [
+            *problems,
+            *catalog.problems,
+            *agent_tool.problems,
+            *(session.options.plugins.notices() if session.options.plugins else []),
+        ],
         # what the trust question (and -p's lines) name; trusted, nothing may hide there
         "named": [] if loaded.trusted else [*(f"{i.text} {i.path}" for i in inventory.items), *inventory.problems],
     }
@@ -81,8 +88,11 @@ def _state(project: Path) -> dict[str, Any]:
 def _loaded(kind: str, what: Any, state: dict[str, Any]) -> bool:
     settings = state["settings"]
     if kind == "key":
-        return what[1] in READ_KEYS and (what[1] != "statusLine" or settings.status_line is not None) and (
-            what[1] != "apiKeyHelper" or settings.api_key_helper is not None)
+        return (
+            what[1] in READ_KEYS
+            and (what[1] != "statusLine" or settings.status_line is not None)
+            and (what[1] != "apiKeyHelper" or settings.api_key_helper is not None)
+        )
     if kind == "allow":
         return what in state["counting_allow"]
     if kind == "hook":
@@ -110,8 +120,11 @@ def test_every_item_of_a_claude_code_setup_is_loaded_or_named(project: Path, tru
         trust_folder(project)
     state = _state(project)
     assert state["trusted"] is trusted
-    missing = [(kind, what) for kind, what in fixture_items(project)
-               if not _loaded(kind, what, state) and not _named(kind, what, state)]
+    missing = [
+        (kind, what)
+        for kind, what in fixture_items(project)
+        if not _loaded(kind, what, state) and not _named(kind, what, state)
+    ]
     assert missing == []
 
 
@@ -128,33 +141,50 @@ def test_untrusted_the_inventory_names_what_trust_switches_on(project: Path) -> 
         "Notification *: echo notified >> .hook-log",
     ]
     assert texts["mcp"] == ["docs: python3 -m acme_docs_server --stdio", "tracker: https://mcp.acme.dev/mcp (HTTP)"]
-    assert texts["allow"] == ["allow Bash(npm run test *)", "allow Bash(make *)", "allow WebFetch(domain:docs.acme.dev)"]
+    assert texts["allow"] == [
+        "allow Bash(npm run test *)",
+        "allow Bash(make *)",
+        "allow WebFetch(domain:docs.acme.dev)",
+    ]
     assert texts["settings_commands"] == ["statusLine: echo fixture-status", "apiKeyHelper: echo sk-fixture-key"]
     assert sorted(texts["agents"]) == ["code-reviewer", "release-manager", "security-auditor"]
     assert texts["shell_lines"] == ["/git:summary: !`git status --short`", "/deploy-check: !`git log -1 --oneline`"]
     assert texts["allowed_tools"] == ["/git:summary: Bash(git status:*)"]
     assert inventory.catalog_counts == (5, 2)
-    assert inventory.summary() == ("7 hooks, 2 MCP servers, 3 allow rules, 2 settings commands, 3 agents, "
-                                   "2 commands and skills with `!` lines and 1 command or skill with allowed-tools")
+    assert inventory.summary() == (
+        "7 hooks, 2 MCP servers, 3 allow rules, 2 settings commands, 3 agents, "
+        "2 commands and skills with `!` lines and 1 command or skill with allowed-tools"
+    )
 
 
 def test_trusted_nothing_is_left_to_switch_on_and_the_agents_in_subfolders_load(project: Path) -> None:
     trust_folder(project)
     state = _state(project)
     assert {p.relative_to(project).as_posix() for p in state["agents"]} == {
-        ".claude/agents/reviewer.md", ".claude/agents/review/security.md", ".claude/agents/ops/deploy/release.md"}
+        ".claude/agents/reviewer.md",
+        ".claude/agents/review/security.md",
+        ".claude/agents/ops/deploy/release.md",
+    }
     agent_sentences = [s for s in state["sentences"] if "agent file" in s]
     assert agent_sentences == [
         f"The agent file {project / '.claude/agents/broken.md'} was not loaded: the frontmatter has no `description`.",
         f"The agent file {project / '.claude/agents/dupes/reviewer-copy.md'} was not loaded: the name "
-        f"`code-reviewer` is taken by {project / '.claude/agents/reviewer.md'}."]
+        f"`code-reviewer` is taken by {project / '.claude/agents/reviewer.md'}.",
+    ]
     assert len(state["hooks_running"]) == 7
 
 
 def test_commands_with_spaces_and_namespaces_get_names_one_can_type(project: Path) -> None:
     session, _ = _session(project)
     names = sorted(session_catalog(session).commands)
-    assert names == ["changelog", "deploy-check", "fix-issue", "frontend:component", "git:summary", "release-notes",
-                     "review-quick"]
+    assert names == [
+        "changelog",
+        "deploy-check",
+        "fix-issue",
+        "frontend:component",
+        "git:summary",
+        "release-notes",
+        "review-quick",
+    ]
     problems = session_catalog(session).problems
     assert problems == [f"{project / '.claude/skills/scratch'} has no SKILL.md; the skill /scratch was skipped."]

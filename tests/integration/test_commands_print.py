@@ -22,17 +22,20 @@ def _write(path: Path, body: str) -> None:
 def _run(args: list[str], cwd: Path, api: FakeAPI, home: Path) -> subprocess.CompletedProcess:
     env = {k: v for k, v in os.environ.items() if not k.startswith("ANTHROPIC_")}
     env.update(ANTHROPIC_BASE_URL=api.base_url, ANTHROPIC_API_KEY="sk-test", CLAUDE_CONFIG_DIR=str(home))
-    return subprocess.run([sys.executable, "-m", "tui.cli", "-p", *args], cwd=cwd, env=env, capture_output=True,
-                          text=True, timeout=60)
+    return subprocess.run(
+        [sys.executable, "-m", "tui.cli", "-p", *args], cwd=cwd, env=env, capture_output=True, text=True, timeout=60
+    )
 
 
 @pytest.fixture
 def project(tmp_path: Path) -> Path:
     project = tmp_path / "proj"
     _write(project / "CHANGES.md", "- fixed the parser\n")
-    _write(project / ".claude/commands/git/summary.md",
-           "---\ndescription: Summarise the changes\nargument-hint: <audience>\n---\n"
-           "Summarise for $ARGUMENTS. Shell says: !`echo from-shell`\n@CHANGES.md\n")
+    _write(
+        project / ".claude/commands/git/summary.md",
+        "---\ndescription: Summarise the changes\nargument-hint: <audience>\n---\n"
+        "Summarise for $ARGUMENTS. Shell says: !`echo from-shell`\n@CHANGES.md\n",
+    )
     _write(project / ".claude/commands/broken.md", "---\ndescription: [oops\n---\nx\n")
     _write(project / ".claude/skills/release/SKILL.md", "---\ndescription: Cut a release\n---\nRelease $0 now.\n")
     (project / ".claude/skills/halfdone").mkdir(parents=True)
@@ -43,8 +46,10 @@ def test_print_mode_expands_a_command_in_a_trusted_folder_and_the_skill_tool_loa
     from tui.config.settings import trust_folder
 
     trust_folder(project)
-    script = [reply(tool_use("Skill", {"skill": "release", "args": "v2"}), stop_reason="tool_use"),
-              reply(text("done"), stop_reason="end_turn")]
+    script = [
+        reply(tool_use("Skill", {"skill": "release", "args": "v2"}), stop_reason="tool_use"),
+        reply(text("done"), stop_reason="end_turn"),
+    ]
     with FakeAPI(script) as api:
         proc = _run(["/git:summary the team", "--output-format", "stream-json"], project, api, tmp_path / "home")
         bodies = [r.body for r in api.message_requests]

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import itertools
 import random
 from pathlib import Path
 
@@ -30,11 +31,18 @@ def synthetic_history(turns: int, chars: int = 800, seed: int = 1) -> list[dict]
         messages.append({"role": "user", "content": [{"type": "text", "text": f"prompt {t} " + "p" * chars}]})
         if rng.random() < 0.7:
             tid = f"toolu_01synthetic{t:04d}xxxxxxxxxx"
-            messages.append({"role": "assistant", "content": [
-                {"type": "text", "text": f"checking {t}"},
-                {"type": "tool_use", "id": tid, "name": "Read", "input": {"file_path": "a.py"}}]})
-            messages.append({"role": "user", "content": [
-                {"type": "tool_result", "tool_use_id": tid, "content": "r" * chars}]})
+            messages.append(
+                {
+                    "role": "assistant",
+                    "content": [
+                        {"type": "text", "text": f"checking {t}"},
+                        {"type": "tool_use", "id": tid, "name": "Read", "input": {"file_path": "a.py"}},
+                    ],
+                }
+            )
+            messages.append(
+                {"role": "user", "content": [{"type": "tool_result", "tool_use_id": tid, "content": "r" * chars}]}
+            )
         messages.append({"role": "assistant", "content": [{"type": "text", "text": f"answer {t} " + "a" * chars}]})
     return messages
 
@@ -45,8 +53,10 @@ def test_context_usage_is_published_after_each_response(monkeypatch, project):
         session.run_turn("hello")
     usage = rec.of(ResponseFinished)[0].usage
     meter = rec.of(ContextUsage)[-1]
-    expected = sum(int(usage.get(k) or 0) for k in
-                   ("input_tokens", "cache_read_input_tokens", "cache_creation_input_tokens", "output_tokens"))
+    expected = sum(
+        int(usage.get(k) or 0)
+        for k in ("input_tokens", "cache_read_input_tokens", "cache_creation_input_tokens", "output_tokens")
+    )
     assert meter.used_tokens == expected > 0
     assert meter.window_tokens == 50_000 and meter.estimated is False
     assert rec.of(CompactionStarted) == []
@@ -78,7 +88,7 @@ def test_automatic_compaction_before_the_request_that_would_pass_the_threshold(m
 def test_manual_compact_with_focus_keeps_tool_pairs(monkeypatch, project):
     history = synthetic_history(6, chars=100, seed=3)
     with FakeAPI([reply("Short summary."), reply("ok")]) as api:
-        session, rec = make_session(monkeypatch, api.base_url, project)
+        session, _rec = make_session(monkeypatch, api.base_url, project)
         session.messages = list(history)
         result = session.compact("the TODO in a.py")
         assert result.ok
@@ -102,7 +112,7 @@ def test_a_failed_summary_leaves_the_history_unchanged(monkeypatch, project):
 
 def test_too_little_history_is_reported_not_compacted(monkeypatch, project):
     with FakeAPI([]) as api:
-        session, rec = make_session(monkeypatch, api.base_url, project)
+        session, _rec = make_session(monkeypatch, api.base_url, project)
         session.messages = synthetic_history(1, chars=10)[:2]
         result = session.compact()
         assert api.message_requests == []
@@ -114,12 +124,17 @@ def test_every_cut_keeps_the_history_valid(seed):
     rng = random.Random(seed)
     history = synthetic_history(rng.randint(2, 9), chars=5, seed=seed)
     if rng.random() < 0.5:  # a turn still in progress: ends with tool results
-        history = history[:-1] if history[-1]["role"] == "assistant" and history[-2]["role"] == "user" and \
-            history[-2]["content"][0]["type"] == "tool_result" else history
+        history = (
+            history[:-1]
+            if history[-1]["role"] == "assistant"
+            and history[-2]["role"] == "user"
+            and history[-2]["content"][0]["type"] == "tool_result"
+            else history
+        )
     cut = choose_cut(history, keep=rng.randint(1, 8))
     if cut is None:
         return
     new = compacted_history("sum", "", history[cut:])
     assert new[0]["role"] == "user" and new[0]["content"][0]["text"].startswith(SUMMARY_HEADER)
-    assert all(a["role"] != b["role"] for a, b in zip(new, new[1:]))
+    assert all(a["role"] != b["role"] for a, b in itertools.pairwise(new))
     assert check_tool_pairing(new) is None

@@ -36,8 +36,9 @@ def user_texts(message: dict[str, Any]) -> list[str]:
     return [b["text"] for b in message["content"] if b.get("type") == "text"]
 
 
-def test_a_pinned_prompt_and_the_memory_files_survive_every_compaction(monkeypatch: pytest.MonkeyPatch,
-                                                                       project: Path) -> None:
+def test_a_pinned_prompt_and_the_memory_files_survive_every_compaction(
+    monkeypatch: pytest.MonkeyPatch, project: Path
+) -> None:
     script = [reply(f"answer {n}") for n in range(8)]
     script[4:4] = [reply("SUMMARY one.")]
     script[7:7] = [reply("SUMMARY two.")]
@@ -92,8 +93,9 @@ def answering(session: Any, answer: dict[str, Any], plans: list[dict[str, Any]])
 def test_ask_shows_the_plan_and_not_now_leaves_the_history(monkeypatch: pytest.MonkeyPatch, project: Path) -> None:
     plans: list[dict[str, Any]] = []
     with FakeAPI([reply("went on")]) as api:
-        session, rec = make_session(monkeypatch, api.base_url, project, transcript=False, interactive=True,
-                                    compaction="ask", max_tokens=300)
+        session, rec = make_session(
+            monkeypatch, api.base_url, project, transcript=False, interactive=True, compaction="ask", max_tokens=300
+        )
         session.messages = synthetic_history(12)
         session.turn_count = 12
         near_threshold(session)
@@ -110,8 +112,9 @@ def test_ask_shows_the_plan_and_not_now_leaves_the_history(monkeypatch: pytest.M
 def test_ask_with_a_focus_compacts_with_it(monkeypatch: pytest.MonkeyPatch, project: Path) -> None:
     plans: list[dict[str, Any]] = []
     with FakeAPI([reply("SUMMARY."), reply("went on")]) as api:
-        session, rec = make_session(monkeypatch, api.base_url, project, transcript=False, interactive=True,
-                                    compaction="ask", max_tokens=300)
+        session, rec = make_session(
+            monkeypatch, api.base_url, project, transcript=False, interactive=True, compaction="ask", max_tokens=300
+        )
         session.messages = synthetic_history(12)
         near_threshold(session)
         answering(session, {"choice": "focus", "focus": "the parser bug"}, plans)
@@ -123,11 +126,19 @@ def test_ask_with_a_focus_compacts_with_it(monkeypatch: pytest.MonkeyPatch, proj
 
 
 @pytest.mark.parametrize(("mode", "interactive", "compacts"), [("off", True, False), ("ask", False, True)])
-def test_off_never_compacts_and_print_mode_cannot_ask(monkeypatch: pytest.MonkeyPatch, project: Path, mode: str,
-                                                      interactive: bool, compacts: bool) -> None:
+def test_off_never_compacts_and_print_mode_cannot_ask(
+    monkeypatch: pytest.MonkeyPatch, project: Path, mode: str, interactive: bool, compacts: bool
+) -> None:
     with FakeAPI([reply("SUMMARY."), reply("went on")] if compacts else [reply("went on")]) as api:
-        session, rec = make_session(monkeypatch, api.base_url, project, transcript=False, interactive=interactive,
-                                    compaction=mode, max_tokens=300)
+        session, rec = make_session(
+            monkeypatch,
+            api.base_url,
+            project,
+            transcript=False,
+            interactive=interactive,
+            compaction=mode,
+            max_tokens=300,
+        )
         session.messages = synthetic_history(12)
         near_threshold(session)
         asked = []

@@ -23,8 +23,9 @@ def project(tmp_path: Path) -> Path:
 def test_a_prompt_over_the_window_after_a_failed_compaction_is_refused_with_the_numbers(monkeypatch, project):
     script = [reply("one"), reply("two"), http_error(500, headers={"x-should-retry": "false"}), reply("three")]
     with FakeAPI(script) as api:
-        session, rec = make_session(monkeypatch, api.base_url, project, context_window=WINDOW, max_tokens=300,
-                                    max_retries=0)
+        session, rec = make_session(
+            monkeypatch, api.base_url, project, context_window=WINDOW, max_tokens=300, max_retries=0
+        )
         session.run_turn("first")
         session.run_turn("second")
         before = list(session.messages)

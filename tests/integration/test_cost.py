@@ -37,8 +37,11 @@ def misses(rec: Any) -> list[CacheMissed]:
 
 
 def test_attribution_adds_up_to_the_usage_the_api_reported(monkeypatch: pytest.MonkeyPatch, project: Path) -> None:
-    script = [reply(text("Reading."), tool_use("Read", {"file_path": str(project / "a.py")}), stop_reason="tool_use"),
-              reply("a.py greets."), reply("Second turn.")]
+    script = [
+        reply(text("Reading."), tool_use("Read", {"file_path": str(project / "a.py")}), stop_reason="tool_use"),
+        reply("a.py greets."),
+        reply("Second turn."),
+    ]
     with FakeAPI(script) as api:
         session, rec = make_session(monkeypatch, api.base_url, project, transcript=False)
         session.run_turn("what does a.py do?")
@@ -48,10 +51,16 @@ def test_attribution_adds_up_to_the_usage_the_api_reported(monkeypatch: pytest.M
     assert len(finished) == len(costed) == 3
     for response, event in zip(finished, costed):
         cost, usage = event.cost, response.usage
-        reported = {"input": usage["input_tokens"], "cache_write": usage["cache_creation_input_tokens"],
-                    "cache_read": usage["cache_read_input_tokens"], "output": usage["output_tokens"]}
+        reported = {
+            "input": usage["input_tokens"],
+            "cache_write": usage["cache_creation_input_tokens"],
+            "cache_read": usage["cache_read_input_tokens"],
+            "output": usage["output_tokens"],
+        }
         for zone in ZONES:  # every token the API reported lands in exactly one part
-            assert sum(part.get(zone, 0.0) for part in cost["parts"].values()) == pytest.approx(reported[zone], abs=1e-6)
+            assert sum(part.get(zone, 0.0) for part in cost["parts"].values()) == pytest.approx(
+                reported[zone], abs=1e-6
+            )
         assert sum(cost["part_usd"].values()) == pytest.approx(usage_cost(usage, "claude-sonnet-5-5"), abs=1e-12)
         assert cost["total_usd"] == pytest.approx(response.cost_usd, abs=1e-12)
         assert set(cost["parts"]) == set(PARTS)
@@ -71,16 +80,23 @@ def test_print_json_cost_breakdown_adds_up_to_total_cost_usd(monkeypatch: pytest
         if first.startswith("look around"):  # the subagent
             return reply("The project has three files.")
         if len(body["messages"]) == 1:
-            return reply(tool_use("Agent", {"description": "look around", "prompt": "look around the project"}),
-                         stop_reason="tool_use")
+            return reply(
+                tool_use("Agent", {"description": "look around", "prompt": "look around the project"}),
+                stop_reason="tool_use",
+            )
         return reply("Done: three files.")
 
     with FakeAPI(script) as api:
         monkeypatch.setenv("ANTHROPIC_BASE_URL", api.base_url)
         monkeypatch.setenv("ANTHROPIC_API_KEY", "sk-test")
         out, err = io.StringIO(), io.StringIO()
-        code = run_headless(AgentOptions(project_dir=project, model="claude-sonnet-5-5", transcript=False),
-                            "survey the project", "json", out=out, err=err)
+        code = run_headless(
+            AgentOptions(project_dir=project, model="claude-sonnet-5-5", transcript=False),
+            "survey the project",
+            "json",
+            out=out,
+            err=err,
+        )
     assert code == 0, err.getvalue()
     result = json.loads(out.getvalue())
     breakdown = result["cost_breakdown"]
@@ -116,11 +132,19 @@ def test_a_steady_conversation_has_no_cache_break(monkeypatch: pytest.MonkeyPatc
     assert misses(rec) == [] and rec.of(RequestCosted)[-1].cost["tokens"]["cache_read"] > 0
 
 
-def test_cache_break_named_tools_changed_when_an_mcp_server_connects(monkeypatch: pytest.MonkeyPatch,
-                                                                    project: Path) -> None:
+def test_cache_break_named_tools_changed_when_an_mcp_server_connects(
+    monkeypatch: pytest.MonkeyPatch, project: Path
+) -> None:
     with FakeAPI(answers(2)) as api:
-        session, rec = make_session(monkeypatch, api.base_url, project, interactive=True, transcript=False,
-                                    mcp_servers=[kitchen("git", "--slow-start", "1")], allowed_tools=["mcp__git"])
+        session, rec = make_session(
+            monkeypatch,
+            api.base_url,
+            project,
+            interactive=True,
+            transcript=False,
+            mcp_servers=[kitchen("git", "--slow-start", "1")],
+            allowed_tools=["mcp__git"],
+        )
         session.mcp.start()
         session.run_turn(f"hello{LONG}")  # names no server: goes without its tools
         session.run_turn(f"now use git{LONG}")  # waits for the server: its tools join tools[]
@@ -133,8 +157,9 @@ def test_cache_break_named_tools_changed_when_an_mcp_server_connects(monkeypatch
     assert miss.lost_tokens > 1000 and miss.read_tokens < miss.expected_tokens  # the old tools' prefix still reads
 
 
-def test_cache_break_named_system_changed_when_a_memory_file_is_edited(monkeypatch: pytest.MonkeyPatch,
-                                                                      project: Path) -> None:
+def test_cache_break_named_system_changed_when_a_memory_file_is_edited(
+    monkeypatch: pytest.MonkeyPatch, project: Path
+) -> None:
     with FakeAPI(answers(2)) as api:
         session, rec = make_session(monkeypatch, api.base_url, project, transcript=False)
         session.run_turn(f"first{LONG}")
@@ -146,8 +171,9 @@ def test_cache_break_named_system_changed_when_a_memory_file_is_edited(monkeypat
     assert 0 < miss.read_tokens < miss.expected_tokens  # tools and the rules before the memory block still read
 
 
-def test_cache_break_named_earlier_message_changed_after_a_compaction(monkeypatch: pytest.MonkeyPatch,
-                                                                      project: Path) -> None:
+def test_cache_break_named_earlier_message_changed_after_a_compaction(
+    monkeypatch: pytest.MonkeyPatch, project: Path
+) -> None:
     script = [*answers(4), reply("SUMMARY: four questions answered."), reply("after")]
     with FakeAPI(script) as api:
         session, rec = make_session(monkeypatch, api.base_url, project, transcript=False)
@@ -162,13 +188,14 @@ def test_cache_break_named_earlier_message_changed_after_a_compaction(monkeypatc
     assert len(compaction) == 1 and compaction[0]["total_usd"] > 0  # the summary request is priced too
 
 
-def test_cache_break_named_earlier_message_changed_after_a_rewind(monkeypatch: pytest.MonkeyPatch,
-                                                                  project: Path) -> None:
+def test_cache_break_named_earlier_message_changed_after_a_rewind(
+    monkeypatch: pytest.MonkeyPatch, project: Path
+) -> None:
     with FakeAPI(answers(3)) as api:
         session, rec = make_session(monkeypatch, api.base_url, project, transcript=False)
         session.run_turn(f"one{LONG}")
         session.run_turn(f"two{LONG}")
-        entry = [e for e in rewind_entries(session) if e.prompt.startswith("two")][0]
+        entry = next(e for e in rewind_entries(session) if e.prompt.startswith("two"))
         rewind(session, entry, "conversation")
         session.run_turn(f"three{LONG}")
     [miss] = misses(rec)
@@ -200,8 +227,9 @@ def test_cache_break_named_model_changed(monkeypatch: pytest.MonkeyPatch, projec
     assert by_model == {"claude-sonnet-5-5", "claude-opus-5-5"}
 
 
-def test_print_counts_a_compaction_but_never_prints_its_summary_as_a_reply(monkeypatch: pytest.MonkeyPatch,
-                                                                           project: Path) -> None:
+def test_print_counts_a_compaction_but_never_prints_its_summary_as_a_reply(
+    monkeypatch: pytest.MonkeyPatch, project: Path
+) -> None:
     from tests.integration.test_compaction import synthetic_history
     from tui.agent.options import AgentOptions
     from tui.agent.session import AgentSession
@@ -210,8 +238,9 @@ def test_print_counts_a_compaction_but_never_prints_its_summary_as_a_reply(monke
     with FakeAPI([reply("SUMMARY: the user read a.py twelve times."), reply("carrying on")]) as api:
         monkeypatch.setenv("ANTHROPIC_BASE_URL", api.base_url)
         monkeypatch.setenv("ANTHROPIC_API_KEY", "sk-test")
-        options = AgentOptions(project_dir=project, model="claude-sonnet-5-5", transcript=False, max_tokens=300,
-                               compaction="ask")  # -p cannot ask: it compacts
+        options = AgentOptions(
+            project_dir=project, model="claude-sonnet-5-5", transcript=False, max_tokens=300, compaction="ask"
+        )  # -p cannot ask: it compacts
         session = AgentSession(options)
         session.messages = synthetic_history(12)
         used, _ = session.context.current()

@@ -112,8 +112,11 @@ def test_a_folder_helper_runs_only_once_the_folder_is_trusted(project, tmp_path)
 
 def test_custom_headers_are_sent_and_a_bad_line_is_named(project):
     with FakeAPI([Reply([Text("ok")])]) as api:
-        env = {"ANTHROPIC_BASE_URL": api.base_url, "ANTHROPIC_API_KEY": "sk-test",
-               "ANTHROPIC_CUSTOM_HEADERS": "X-Team: infra\nX-Trace-Id:  abc 123\n"}
+        env = {
+            "ANTHROPIC_BASE_URL": api.base_url,
+            "ANTHROPIC_API_KEY": "sk-test",
+            "ANTHROPIC_CUSTOM_HEADERS": "X-Team: infra\nX-Trace-Id:  abc 123\n",
+        }
         proc = run_p(["hi"], project, env)
         [request] = api.message_requests
     assert proc.returncode == 0, proc.stderr
@@ -123,7 +126,9 @@ def test_custom_headers_are_sent_and_a_bad_line_is_named(project):
 
 
 def test_a_helper_that_fails_on_a_later_refresh_stops_the_turn_in_one_sentence(project, tmp_path):
-    helper, count = counting_helper(tmp_path, 'if [ "$n" -gt 1 ]; then echo "token expired" >&2; exit 4; fi\necho key-$n')
+    helper, count = counting_helper(
+        tmp_path, 'if [ "$n" -gt 1 ]; then echo "token expired" >&2; exit 4; fi\necho key-$n'
+    )
     write_user_settings(f"api_key_helper = {json.dumps(helper)}\n")
     with FakeAPI([Reply([Text("never")])]) as api:
         proc = run_p(["hi"], project, {"ANTHROPIC_BASE_URL": api.base_url, "CLAUDE_CODE_API_KEY_HELPER_TTL_MS": "0"})
@@ -167,7 +172,10 @@ def test_a_helper_past_its_timeout_ends_with_its_setsid_child(project, tmp_path)
 @pytest.mark.parametrize(
     ("body", "says"),
     [
-        ("head -c 3000000 /dev/zero | tr '\\0' k", "printed a first line of more than 262,144 characters, more than any key"),
+        (
+            "head -c 3000000 /dev/zero | tr '\\0' k",
+            "printed a first line of more than 262,144 characters, more than any key",
+        ),
         ("printf 'sk-\\033[31mred\\n'", "printed a first line that holds a space or a control character"),
     ],
 )
@@ -188,5 +196,6 @@ def test_an_environment_key_no_header_can_carry_is_named_at_start(project):
         proc = run_p(["hi"], project, {"ANTHROPIC_BASE_URL": api.base_url, "ANTHROPIC_API_KEY": "sk-ключ"})
         assert api.requests == []
     assert proc.returncode == 2
-    assert proc.stderr == ("agent-tui: ANTHROPIC_API_KEY holds a character that is not ASCII, which no key has: "
-                           "set it to the key alone.\n")
+    assert proc.stderr == (
+        "agent-tui: ANTHROPIC_API_KEY holds a character that is not ASCII, which no key has: set it to the key alone.\n"
+    )

@@ -53,8 +53,9 @@ def none_left(mark: str, seconds: float = 3.0) -> list[int]:
 
 
 def spawning_script(mark: str, *, foreground: bool) -> list:
-    command = (f"sleep {mark} & setsid sleep {mark} & (nohup sleep {mark} > /dev/null 2>&1 &) & disown; "
-               f"echo started" + (f"; sleep {mark}" if foreground else ""))
+    command = f"sleep {mark} & setsid sleep {mark} & (nohup sleep {mark} > /dev/null 2>&1 &) & disown; echo started" + (
+        f"; sleep {mark}" if foreground else ""
+    )
     return [
         reply(text("Starting it."), tool_use("Bash", {"command": command}), stop_reason="tool_use"),
         reply(text("Done."), stop_reason="end_turn"),
@@ -65,22 +66,31 @@ def spawning_script(mark: str, *, foreground: bool) -> list:
 def env(tmp_path: Path) -> dict[str, str]:
     (tmp_path / "tmp").mkdir()
     clean = {k: v for k, v in os.environ.items() if not k.startswith("ANTHROPIC_")}
-    clean.update({"TMPDIR": str(tmp_path / "tmp"), "HOME": str(tmp_path / "home"), "XDG_DATA_HOME": str(tmp_path / "data")})
+    clean.update(
+        {"TMPDIR": str(tmp_path / "tmp"), "HOME": str(tmp_path / "home"), "XDG_DATA_HOME": str(tmp_path / "data")}
+    )
     return clean
 
 
 def start(args: list[str], project: Path, env: dict[str, str], base_url: str) -> subprocess.Popen[str]:
     env = {**env, "ANTHROPIC_BASE_URL": base_url, "ANTHROPIC_API_KEY": "sk-test"}
-    return subprocess.Popen([sys.executable, "-m", "tui.cli", "-p", *args, "--permission-mode", "bypassPermissions"],
-                            cwd=project, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    return subprocess.Popen(
+        [sys.executable, "-m", "tui.cli", "-p", *args, "--permission-mode", "bypassPermissions"],
+        cwd=project,
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
 
 
 def temp_files(env: dict[str, str]) -> list[str]:
     return [name for name in os.listdir(env["TMPDIR"]) if name.startswith("agent-tui-")]
 
 
-def signal_once_running(proc: subprocess.Popen[str], mark: str, count: int, signum: int,
-                        before: Callable[[], object] = lambda: True) -> tuple[str, list[int]]:
+def signal_once_running(
+    proc: subprocess.Popen[str], mark: str, count: int, signum: int, before: Callable[[], object] = lambda: True
+) -> tuple[str, list[int]]:
     """After a stream-json run printed "started": wait for `count` marked processes, check `before()`, send `signum`.
 
     Returns its stderr and the marked processes still alive after it ended.
@@ -113,11 +123,14 @@ def test_background_children_end_with_the_run(tmp_path: Path, env: dict[str, str
 
 
 @pytest.mark.parametrize("signum", [signal.SIGTERM, signal.SIGHUP])
-def test_a_signal_mid_command_kills_the_tree_and_removes_temp_files(tmp_path: Path, env: dict[str, str], signum: int) -> None:
+def test_a_signal_mid_command_kills_the_tree_and_removes_temp_files(
+    tmp_path: Path, env: dict[str, str], signum: int
+) -> None:
     mark = marker()
     with FakeAPI(spawning_script(mark, foreground=True)) as api:
-        proc = start(["start it", "--output-format", "stream-json", "--include-partial-messages"], tmp_path, env,
-                     api.base_url)
+        proc = start(
+            ["start it", "--output-format", "stream-json", "--include-partial-messages"], tmp_path, env, api.base_url
+        )
         # bash, &, setsid, nohup (or the foreground); the temp files exist until the signal
         err, left = signal_once_running(proc, mark, 4, signum, before=lambda: temp_files(env))
     assert proc.returncode == 128 + signum, err
@@ -150,12 +163,30 @@ def big_session(data: Path, project: Path, pairs: int = 20000) -> Path:
     folder.mkdir(parents=True)
     path = folder / "20261203-010101-abcdef.jsonl"
     with path.open("w") as f:
-        f.write(json.dumps({"type": "session", "session_id": path.stem, "project_dir": str(project),
-                            "model": "claude-sonnet-5-5", "created": "2026-12-03T01:01:01", "pid": 1}) + "\n")
+        f.write(
+            json.dumps(
+                {
+                    "type": "session",
+                    "session_id": path.stem,
+                    "project_dir": str(project),
+                    "model": "claude-sonnet-5-5",
+                    "created": "2026-12-03T01:01:01",
+                    "pid": 1,
+                }
+            )
+            + "\n"
+        )
         for i in range(pairs):
             for role, body in (("user", "q" * 500), ("assistant", "a" * 1000)):
-                f.write(json.dumps({"type": "message", "message": {"role": role, "content": [
-                    {"type": "text", "text": f"{role} {i} {body}"}]}}) + "\n")
+                f.write(
+                    json.dumps(
+                        {
+                            "type": "message",
+                            "message": {"role": role, "content": [{"type": "text", "text": f"{role} {i} {body}"}]},
+                        }
+                    )
+                    + "\n"
+                )
     return path
 
 
@@ -178,11 +209,17 @@ def test_ctrl_c_while_continue_loads_prints_no_traceback(tmp_path: Path, env: di
     project = tmp_path / "proj"
     project.mkdir()
     path = big_session(Path(env["XDG_DATA_HOME"]), project)
-    proc = subprocess.Popen([sys.executable, "-m", "tui.cli", "-c", "-p", "hi", "--offline"], cwd=project, env=env,
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "tui.cli", "-c", "-p", "hi", "--offline"],
+        cwd=project,
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
     assert wait_until_read(proc.pid, path.stat().st_size), "the session file was never read"
     proc.send_signal(signal.SIGINT)
-    out, err = proc.communicate(timeout=60)
+    _out, err = proc.communicate(timeout=60)
     assert proc.returncode == 130, err
     assert "Traceback" not in err and err.strip().count("\n") == 0, err  # one sentence
 
@@ -190,8 +227,9 @@ def test_ctrl_c_while_continue_loads_prints_no_traceback(tmp_path: Path, env: di
 @pytest.mark.parametrize("presses", [1, 2])
 def test_ctrl_c_while_streaming_is_one_sentence_and_exit_130(tmp_path: Path, env: dict[str, str], presses: int) -> None:
     with FakeAPI([reply(text("word " * 400), stop_reason="end_turn")], token_delay=0.01) as api:
-        proc = start(["say a lot", "--output-format", "stream-json", "--include-partial-messages"], tmp_path, env,
-                     api.base_url)
+        proc = start(
+            ["say a lot", "--output-format", "stream-json", "--include-partial-messages"], tmp_path, env, api.base_url
+        )
         assert proc.stdout is not None
         for line in proc.stdout:
             if json.loads(line)["type"] == "block_delta":

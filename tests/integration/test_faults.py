@@ -8,6 +8,7 @@ here cover what that file does not.
 
 from __future__ import annotations
 
+import itertools
 import json
 import os
 import subprocess
@@ -22,8 +23,18 @@ import pytest
 from tests.fakeapi import FakeAPI
 from tests.fakeapi.demo_project import make_demo_project
 from tests.fakeapi.script import (
-    drop, http_error, max_tokens_mid_tool_use, model_not_found, no_message_stop, pause_turn, refusal, reply,
-    sse_error, stall, text, tool_use,
+    drop,
+    http_error,
+    max_tokens_mid_tool_use,
+    model_not_found,
+    no_message_stop,
+    pause_turn,
+    refusal,
+    reply,
+    sse_error,
+    stall,
+    text,
+    tool_use,
 )
 from tests.fakeapi.sse import render_reply
 from tests.integration.helpers import make_session
@@ -31,8 +42,12 @@ from tui.agent.events import LoopStopped, RetryScheduled, ToolFinished
 from tui.agent.resume import list_sessions, load_session
 from tui.cli import main
 
-TOOL_REPLY = reply(text("Reading both."), tool_use("Read", {"file_path": "a.py"}), tool_use("Read", {"file_path": "b.py"}),
-                   stop_reason="tool_use")
+TOOL_REPLY = reply(
+    text("Reading both."),
+    tool_use("Read", {"file_path": "a.py"}),
+    tool_use("Read", {"file_path": "b.py"}),
+    stop_reason="tool_use",
+)
 
 
 def events_in(r: Any) -> int:
@@ -52,29 +67,54 @@ class Fault:
 
 FAULTS: dict[str, Fault] = {
     "overloaded-3x-then-ok": Fault(lambda: [http_error(529)] * 3 + [reply("recovered")], "end_turn", 0, "recovered"),
-    "429-retry-after": Fault(lambda: [http_error(429, headers={"retry-after": "0.1"}), reply("after wait")],
-                             "end_turn", 0, "after wait"),
-    "500-should-retry-false": Fault(lambda: [http_error(500, headers={"x-should-retry": "false"})], "api_error", 1,
-                                    "said not to retry"),
+    "429-retry-after": Fault(
+        lambda: [http_error(429, headers={"retry-after": "0.1"}), reply("after wait")], "end_turn", 0, "after wait"
+    ),
+    "500-should-retry-false": Fault(
+        lambda: [http_error(500, headers={"x-should-retry": "false"})], "api_error", 1, "said not to retry"
+    ),
     "sse-error-at-start": Fault(lambda: [sse_error(1), reply("clean")], "end_turn", 0, "clean"),
-    "sse-error-mid-tool-use": Fault(lambda: [sse_error(events_in(TOOL_REPLY) - 6, reply=TOOL_REPLY), TOOL_REPLY,
-                                             reply("both read")], "end_turn", 0, "both read"),
-    "sse-error-at-end": Fault(lambda: [sse_error(events_in(reply("whole")) - 1, reply=reply("whole")), reply("whole")],
-                              "end_turn", 0, "whole"),
+    "sse-error-mid-tool-use": Fault(
+        lambda: [sse_error(events_in(TOOL_REPLY) - 6, reply=TOOL_REPLY), TOOL_REPLY, reply("both read")],
+        "end_turn",
+        0,
+        "both read",
+    ),
+    "sse-error-at-end": Fault(
+        lambda: [sse_error(events_in(reply("whole")) - 1, reply=reply("whole")), reply("whole")], "end_turn", 0, "whole"
+    ),
     "dropped-connection": Fault(lambda: [drop(4), reply("reconnected")], "end_turn", 0, "reconnected"),
-    "stalled-stream": Fault(lambda: [stall(3, seconds=3), reply("unstuck")], "end_turn", 0, "unstuck",
-                            settings="stream_idle_timeout = 0.4\n"),
+    "stalled-stream": Fault(
+        lambda: [stall(3, seconds=3), reply("unstuck")],
+        "end_turn",
+        0,
+        "unstuck",
+        settings="stream_idle_timeout = 0.4\n",
+    ),
     "no-message-stop": Fault(lambda: [no_message_stop(reply("half")), reply("complete")], "end_turn", 0, "complete"),
-    "max-tokens-mid-tool-use": Fault(lambda: [max_tokens_mid_tool_use("Write", {"file_path": "x.txt", "content": "y" * 80})],
-                                     "max_tokens", 0, "cut by max_tokens", ["--permission-mode", "bypassPermissions"]),
+    "max-tokens-mid-tool-use": Fault(
+        lambda: [max_tokens_mid_tool_use("Write", {"file_path": "x.txt", "content": "y" * 80})],
+        "max_tokens",
+        0,
+        "cut by max_tokens",
+        ["--permission-mode", "bypassPermissions"],
+    ),
     "refusal": Fault(lambda: [refusal("I will", category="cyber")], "refusal", 1, "declined"),
     "pause-turn": Fault(lambda: [pause_turn(), reply("search finished")], "end_turn", 0, "search finished"),
     "401": Fault(lambda: [http_error(401)], "api_error", 1, "the API key was rejected"),
-    "404-unknown-model": Fault(lambda: [model_not_found("claude-nope-9")], "api_error", 1, "claude-nope-9",
-                               model="claude-nope-9"),
-    "hanging-bash": Fault(lambda: [reply(tool_use("Bash", {"command": "sleep 30", "timeout": 400}), stop_reason="tool_use"),
-                                   reply("the command hung, moving on")], "end_turn", 0, "moving on",
-                          ["--permission-mode", "bypassPermissions"]),
+    "404-unknown-model": Fault(
+        lambda: [model_not_found("claude-nope-9")], "api_error", 1, "claude-nope-9", model="claude-nope-9"
+    ),
+    "hanging-bash": Fault(
+        lambda: [
+            reply(tool_use("Bash", {"command": "sleep 30", "timeout": 400}), stop_reason="tool_use"),
+            reply("the command hung, moving on"),
+        ],
+        "end_turn",
+        0,
+        "moving on",
+        ["--permission-mode", "bypassPermissions"],
+    ),
 }
 
 
@@ -96,7 +136,7 @@ def assert_history_clean(messages: list[dict]) -> None:
     """
     assistants = [json.dumps(m, sort_keys=True) for m in messages if m["role"] == "assistant"]
     assert len(assistants) == len(set(assistants)), "an assistant message was duplicated"
-    assert not any(a["role"] == b["role"] == "user" for a, b in zip(messages, messages[1:]))
+    assert not any(a["role"] == b["role"] == "user" for a, b in itertools.pairwise(messages))
 
 
 # --- through -p --------------------------------------------------------------------------
@@ -137,11 +177,29 @@ def test_real_subprocesses_exit_with_one_sentence(project, tmp_path):
         for n in picked:
             fault = FAULTS[n]
             env = {k: v for k, v in os.environ.items() if not k.startswith("ANTHROPIC_")}
-            env.update(ANTHROPIC_BASE_URL=apis[n].base_url, ANTHROPIC_API_KEY="sk-test",
-                       XDG_DATA_HOME=str(tmp_path / f"data-{n}"))
+            env.update(
+                ANTHROPIC_BASE_URL=apis[n].base_url,
+                ANTHROPIC_API_KEY="sk-test",
+                XDG_DATA_HOME=str(tmp_path / f"data-{n}"),
+            )
             procs[n] = subprocess.Popen(
-                [sys.executable, "-m", "tui.cli", "-p", "go", "--model", fault.model, *fault.args, "--cwd", str(project)],
-                env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+                [
+                    sys.executable,
+                    "-m",
+                    "tui.cli",
+                    "-p",
+                    "go",
+                    "--model",
+                    fault.model,
+                    *fault.args,
+                    "--cwd",
+                    str(project),
+                ],
+                env=env,
+                stdout=subprocess.PIPE,
+                stderr=subprocess.PIPE,
+                text=True,
+            )
         for n, proc in procs.items():
             out, err = proc.communicate(timeout=60)
             fault = FAULTS[n]

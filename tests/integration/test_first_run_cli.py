@@ -22,15 +22,18 @@ def project(tmp_path: Path) -> Path:
     return root
 
 
-@pytest.mark.parametrize(("args", "flag"), [
-    (["--max-turns", "0"], "--max-turns"),
-    (["--max-turns", "-3"], "--max-turns"),
-    (["--max-budget-tokens", "-5"], "--max-budget-tokens"),
-    (["--max-tokens", "0"], "--max-tokens"),
-    (["--permission-mode", "yolo"], "--permission-mode"),
-    (["--settings", "missing-settings.json"], "--settings"),
-    (["--settings", "{not json"], "--settings"),
-])
+@pytest.mark.parametrize(
+    ("args", "flag"),
+    [
+        (["--max-turns", "0"], "--max-turns"),
+        (["--max-turns", "-3"], "--max-turns"),
+        (["--max-budget-tokens", "-5"], "--max-budget-tokens"),
+        (["--max-tokens", "0"], "--max-tokens"),
+        (["--permission-mode", "yolo"], "--permission-mode"),
+        (["--settings", "missing-settings.json"], "--settings"),
+        (["--settings", "{not json"], "--settings"),
+    ],
+)
 def test_a_bad_flag_value_is_a_usage_error_naming_the_flag(project: Path, args: list[str], flag: str) -> None:
     proc = run_cli(["-p", "hello", "--offline", *args], project)
     assert proc.returncode == 2
@@ -41,8 +44,9 @@ def test_a_bad_flag_value_is_a_usage_error_naming_the_flag(project: Path, args: 
 def test_settings_file_and_json_string_are_layered_on_top(project: Path) -> None:
     (project / "extra.json").write_text(json.dumps({"max_turns": 1}))
     for value in ("extra.json", '{"max_turns": 1}'):
-        proc = run_cli(["-p", "find the TODOs and fix one", "--offline", "--settings", value,
-                        "--output-format", "json"], project)
+        proc = run_cli(
+            ["-p", "find the TODOs and fix one", "--offline", "--settings", value, "--output-format", "json"], project
+        )
         result = json.loads(proc.stdout)
         assert result["stop_reason"] == "max_turns" and result["num_turns"] == 1, (value, proc.stderr)
         assert "the limit of 1 model call (" in result["detail"]
@@ -52,8 +56,11 @@ def test_settings_file_and_json_string_are_layered_on_top(project: Path) -> None
 
 
 def test_allowed_tools_does_not_swallow_the_prompt(project: Path) -> None:
-    proc = run_cli(["-p", "--allowedTools", "Edit", "Bash(git *)", "find the TODOs", "--offline",
-                    "--output-format", "json"], project, timeout=90)
+    proc = run_cli(
+        ["-p", "--allowedTools", "Edit", "Bash(git *)", "find the TODOs", "--offline", "--output-format", "json"],
+        project,
+        timeout=90,
+    )
     assert proc.returncode == 0, proc.stderr
     result = json.loads(proc.stdout)
     assert "TODO/FIXME line" in result["result"]
@@ -62,22 +69,39 @@ def test_allowed_tools_does_not_swallow_the_prompt(project: Path) -> None:
 
 
 def test_no_prompt_says_so_and_names_the_rules_that_took_it(project: Path) -> None:
-    proc = subprocess.run([sys.executable, "-m", "tui.cli", "-p", "--offline", "--allowedTools", "Edit", "Read"],
-                          cwd=project, stdin=subprocess.DEVNULL, capture_output=True, text=True, timeout=60)
+    proc = subprocess.run(
+        [sys.executable, "-m", "tui.cli", "-p", "--offline", "--allowedTools", "Edit", "Read"],
+        cwd=project,
+        stdin=subprocess.DEVNULL,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
     assert proc.returncode == 2
     assert "-p needs a prompt" in proc.stderr and "(Edit, Read)" in proc.stderr and "after --" in proc.stderr
 
 
 def test_the_prompt_comes_from_stdin_in_print_mode(project: Path) -> None:
-    proc = subprocess.run([sys.executable, "-m", "tui.cli", "-p", "--offline"], cwd=project, input="find the TODOs\n",
-                          capture_output=True, text=True, timeout=60)
+    proc = subprocess.run(
+        [sys.executable, "-m", "tui.cli", "-p", "--offline"],
+        cwd=project,
+        input="find the TODOs\n",
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
     assert proc.returncode == 0, proc.stderr
     assert "Found **1 TODO/FIXME line** in 1 file" in proc.stdout
 
 
 def _start_app(project: Path, **streams: object) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "tui.cli", "--offline", "hello"], cwd=project,
-                          capture_output="stdout" not in streams, timeout=30, **streams)  # type: ignore[call-overload]
+    return subprocess.run(
+        [sys.executable, "-m", "tui.cli", "--offline", "hello"],
+        cwd=project,
+        capture_output="stdout" not in streams,
+        timeout=30,
+        **streams,
+    )  # type: ignore[call-overload]
 
 
 def test_the_app_without_a_terminal_exits_at_once_pointing_to_p(project: Path) -> None:
@@ -98,8 +122,11 @@ def test_the_app_without_a_terminal_says_the_piped_text_was_not_read(project: Pa
 def test_piped_stdin_goes_before_the_prompt_in_print_mode(project: Path) -> None:
     from tests.integration.test_headless import run_cli
 
-    proc = run_cli(["-p", "--offline", "--output-format", "stream-json", "explain this"], project,
-                   stdin="def add(a, b):\n    return a + b\n")
+    proc = run_cli(
+        ["-p", "--offline", "--output-format", "stream-json", "explain this"],
+        project,
+        stdin="def add(a, b):\n    return a + b\n",
+    )
     assert proc.returncode == 0, proc.stderr
     started = next(json.loads(line) for line in proc.stdout.splitlines() if '"turn_started"' in line)
     assert started["prompt"] == "def add(a, b):\n    return a + b\n\nexplain this"
@@ -108,8 +135,14 @@ def test_piped_stdin_goes_before_the_prompt_in_print_mode(project: Path) -> None
 def test_the_app_with_stdin_piped_and_a_terminal_for_stdout_writes_no_escape_codes(project: Path) -> None:
     controller, terminal = os.openpty()
     try:
-        proc = subprocess.run([sys.executable, "-m", "tui.cli", "--offline"], cwd=project, input=b"hello\n",
-                              stdout=terminal, stderr=subprocess.PIPE, timeout=30)
+        proc = subprocess.run(
+            [sys.executable, "-m", "tui.cli", "--offline"],
+            cwd=project,
+            input=b"hello\n",
+            stdout=terminal,
+            stderr=subprocess.PIPE,
+            timeout=30,
+        )
         os.close(terminal)
         written = b""
         while True:
@@ -132,8 +165,9 @@ def test_verbose_is_accepted_and_adds_detail(project: Path) -> None:
     assert json.loads(stream.stdout.splitlines()[-1])["type"] == "result"
     text = run_cli(["-p", "find the TODOs", "--offline", "--verbose"], project)
     assert "agent-tui: tool Glob **/*: ok" in text.stderr and "(count): ok" in text.stderr
-    whole = json.loads(run_cli(["-p", "find the TODOs", "--offline", "--output-format", "json", "--verbose"],
-                               project).stdout)
+    whole = json.loads(
+        run_cli(["-p", "find the TODOs", "--offline", "--output-format", "json", "--verbose"], project).stdout
+    )
     assert isinstance(whole, list) and whole[0]["subtype"] == "init" and whole[-1]["type"] == "result"
     assert "--verbose" in run_cli(["--help"], project).stdout
 
@@ -144,9 +178,11 @@ def test_a_tool_input_that_is_no_object_prints_no_pydantic_warning(project: Path
 
     steps = [s.reply(s.ToolUse("Read", {}, None, raw_json="[1, 2]"), stop_reason="tool_use"), s.reply("done")]
     with FakeAPI(steps) as api:
-        proc = run_cli(["-p", "read it"], project,
-                       {"ANTHROPIC_BASE_URL": api.base_url, "ANTHROPIC_API_KEY": "sk-test",
-                        "PYTHONWARNINGS": "always"})
+        proc = run_cli(
+            ["-p", "read it"],
+            project,
+            {"ANTHROPIC_BASE_URL": api.base_url, "ANTHROPIC_API_KEY": "sk-test", "PYTHONWARNINGS": "always"},
+        )
     assert proc.returncode == 0 and "done" in proc.stdout
     assert "Warning" not in proc.stderr and "Traceback" not in proc.stderr, proc.stderr
 
@@ -158,8 +194,7 @@ def test_one_attempt_reads_as_one_attempt(project: Path) -> None:
     (project / ".agent-tui").mkdir()
     (project / ".agent-tui" / "settings.toml").write_text("max_retries = 0\n")
     with FakeAPI([s.http_error(529)]) as api:
-        proc = run_cli(["-p", "hello"], project,
-                       {"ANTHROPIC_BASE_URL": api.base_url, "ANTHROPIC_API_KEY": "sk-test"})
+        proc = run_cli(["-p", "hello"], project, {"ANTHROPIC_BASE_URL": api.base_url, "ANTHROPIC_API_KEY": "sk-test"})
     assert proc.returncode == 1
     assert "Gave up after 1 attempt:" in proc.stderr
 
@@ -167,8 +202,9 @@ def test_one_attempt_reads_as_one_attempt(project: Path) -> None:
 def test_the_app_with_a_terminal_for_stdin_and_stdout_piped_exits_at_once(project: Path) -> None:
     controller, terminal = os.openpty()
     try:
-        proc = subprocess.run([sys.executable, "-m", "tui.cli", "--offline"], cwd=project, stdin=terminal,
-                              capture_output=True, timeout=30)
+        proc = subprocess.run(
+            [sys.executable, "-m", "tui.cli", "--offline"], cwd=project, stdin=terminal, capture_output=True, timeout=30
+        )
     finally:
         os.close(terminal)
         os.close(controller)

@@ -22,8 +22,9 @@ def test_fork_session_continues_in_a_copy_and_resume_shows_it_as_a_tree(tmp_path
     original_file = next(sessions.rglob(f"{original}.jsonl"))
     before = original_file.read_bytes()
 
-    forked = run_cli(["-p", "--offline", "-c", "--fork-session", "--output-format", "json", "explain the project"],
-                     project, env)
+    forked = run_cli(
+        ["-p", "--offline", "-c", "--fork-session", "--output-format", "json", "explain the project"], project, env
+    )
     assert forked.returncode == 0, forked.stderr
     fork_id = json.loads(forked.stdout)["session_id"]
     assert fork_id != original and original_file.read_bytes() == before  # the original is left as it was

@@ -15,14 +15,22 @@ from tests.fakeapi.demo_project import make_demo_project
 from tests.integration.test_loop_fakeapi import three_step_script
 
 
-def run_cli(args: list[str], cwd: Path, env_extra: dict[str, str] | None = None, timeout: float = 60,
-            stdin: str | None = None) -> subprocess.CompletedProcess:
+def run_cli(
+    args: list[str], cwd: Path, env_extra: dict[str, str] | None = None, timeout: float = 60, stdin: str | None = None
+) -> subprocess.CompletedProcess:
     """`agent-tui ARGS` in `cwd`; `stdin` is piped in (none: stdin is /dev/null, as a script's would be)."""
     env = {k: v for k, v in os.environ.items() if not k.startswith("ANTHROPIC_")}
     env.update(env_extra or {})
     extra: dict = {"input": stdin} if stdin is not None else {"stdin": subprocess.DEVNULL}
-    return subprocess.run([sys.executable, "-m", "tui.cli", *args], cwd=cwd, env=env, capture_output=True,
-                          text=True, timeout=timeout, **extra)
+    return subprocess.run(
+        [sys.executable, "-m", "tui.cli", *args],
+        cwd=cwd,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+        **extra,
+    )
 
 
 @pytest.fixture
@@ -46,8 +54,11 @@ def test_engine_import_and_headless_run_never_load_textual(project):
 
 def test_stream_json_against_the_fake_api(project):
     with FakeAPI(three_step_script(project)) as api:
-        proc = run_cli(["-p", "fix the TODO in a.py", "--output-format", "stream-json", "--permission-mode", "acceptEdits"],
-                       project, {"ANTHROPIC_BASE_URL": api.base_url, "ANTHROPIC_API_KEY": "sk-test"})
+        proc = run_cli(
+            ["-p", "fix the TODO in a.py", "--output-format", "stream-json", "--permission-mode", "acceptEdits"],
+            project,
+            {"ANTHROPIC_BASE_URL": api.base_url, "ANTHROPIC_API_KEY": "sk-test"},
+        )
         assert api.errors == []
     assert proc.returncode == 0, proc.stderr
     lines = [json.loads(line) for line in proc.stdout.splitlines()]
@@ -64,8 +75,11 @@ def test_stream_json_against_the_fake_api(project):
 
 def test_default_mode_denies_the_edit_with_a_clear_result(project):
     with FakeAPI(three_step_script(project)) as api:
-        proc = run_cli(["-p", "fix it", "--output-format", "json"], project,
-                       {"ANTHROPIC_BASE_URL": api.base_url, "ANTHROPIC_API_KEY": "sk-test"})
+        proc = run_cli(
+            ["-p", "fix it", "--output-format", "json"],
+            project,
+            {"ANTHROPIC_BASE_URL": api.base_url, "ANTHROPIC_API_KEY": "sk-test"},
+        )
         edit_result = api.message_requests[2].body["messages"][-1]["content"][0]
     assert proc.returncode == 0
     assert edit_result["is_error"] and "not granted" in edit_result["content"]
@@ -97,9 +111,23 @@ def test_sigint_interrupts_the_turn_and_exits_130(project):
 
     env = {k: v for k, v in os.environ.items() if not k.startswith("ANTHROPIC_")}
     env["AGENT_TUI_OFFLINE_DELAY"] = "0.05"
-    proc = subprocess.Popen([sys.executable, "-m", "tui.cli", "-p", "find the TODOs and fix one", "--offline",
-                             "--output-format", "stream-json"], cwd=project, env=env, stdout=subprocess.PIPE,
-                            stderr=subprocess.PIPE, text=True)
+    proc = subprocess.Popen(
+        [
+            sys.executable,
+            "-m",
+            "tui.cli",
+            "-p",
+            "find the TODOs and fix one",
+            "--offline",
+            "--output-format",
+            "stream-json",
+        ],
+        cwd=project,
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
     assert proc.stdout is not None
     deadline = time.monotonic() + 30
     for line in proc.stdout:
@@ -114,8 +142,11 @@ def test_sigint_interrupts_the_turn_and_exits_130(project):
 
 
 def test_the_offline_model_costs_nothing_whatever_model_is_named(project):
-    proc = run_cli(["-p", "find the TODOs", "--offline", "--model", "claude-opus-5-5", "--output-format", "json"], project,
-                   {"AGENT_TUI_OFFLINE_DELAY": "0"})
+    proc = run_cli(
+        ["-p", "find the TODOs", "--offline", "--model", "claude-opus-5-5", "--output-format", "json"],
+        project,
+        {"AGENT_TUI_OFFLINE_DELAY": "0"},
+    )
     result = json.loads(proc.stdout)
     assert result["total_cost_usd"] == 0 and sum(result["usage"].values()) > 0
 
@@ -125,9 +156,19 @@ def test_console_entry_exits_fast_with_everything_written(project, tmp_path):
     data = tmp_path / "data"
     env = {"XDG_DATA_HOME": str(data), "HOME": str(tmp_path / "home")}
     with FakeAPI(three_step_script(project)) as api:
-        proc = run_cli(["-p", "fix the TODO in a.py", "--output-format", "stream-json", "--include-partial-messages",
-                        "--permission-mode", "acceptEdits"], project,
-                       {"ANTHROPIC_BASE_URL": api.base_url, "ANTHROPIC_API_KEY": "sk-test", **env})
+        proc = run_cli(
+            [
+                "-p",
+                "fix the TODO in a.py",
+                "--output-format",
+                "stream-json",
+                "--include-partial-messages",
+                "--permission-mode",
+                "acceptEdits",
+            ],
+            project,
+            {"ANTHROPIC_BASE_URL": api.base_url, "ANTHROPIC_API_KEY": "sk-test", **env},
+        )
     assert proc.returncode == 0, proc.stderr
     lines = proc.stdout.splitlines()
     assert len(lines) > 20 and json.loads(lines[-1])["type"] == "result"  # nothing cut off at the end
@@ -141,7 +182,10 @@ def test_console_entry_keeps_the_error_exit_code(project, tmp_path):
     from tests.fakeapi.script import http_error
 
     with FakeAPI([http_error(401)]) as api:
-        proc = run_cli(["-p", "hello"], project, {"ANTHROPIC_BASE_URL": api.base_url, "ANTHROPIC_API_KEY": "sk-bad",
-                                                   "HOME": str(tmp_path / "home")})
+        proc = run_cli(
+            ["-p", "hello"],
+            project,
+            {"ANTHROPIC_BASE_URL": api.base_url, "ANTHROPIC_API_KEY": "sk-bad", "HOME": str(tmp_path / "home")},
+        )
     assert proc.returncode == 1
     assert "agent-tui: stopped" in proc.stderr and "Traceback" not in proc.stderr

@@ -5,14 +5,13 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+from tests.unit.tools.test_images import picture
 from tui.agent import events as ev
 from tui.agent.options import AgentOptions
 from tui.agent.replay import load_events
 from tui.agent.resume import list_sessions, load_session
 from tui.agent.session import AgentSession
 from tui.hooks.prompt_input import prepare_prompt
-
-from tests.unit.tools.test_images import picture
 
 
 def _images_in(message: dict) -> list[dict]:
@@ -56,8 +55,9 @@ def test_a_resumed_session_refers_to_the_pictures_already_in_its_file(tmp_path: 
     first.run_turn(prepared.prompt, tuple(prepared.images))
     path = first.transcript_path
     first.close()
-    again = AgentSession(AgentOptions(project_dir=project, offline=True, offline_delay=0,
-                                      sessions_dir=tmp_path / "sessions"))
+    again = AgentSession(
+        AgentOptions(project_dir=project, offline=True, offline_delay=0, sessions_dir=tmp_path / "sessions")
+    )
     again.resume(path.stem)
     prepared = prepare_prompt(again, "@shot.png once more")
     again.run_turn(prepared.prompt, tuple(prepared.images))  # the same picture: no second copy of its bytes

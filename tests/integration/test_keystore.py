@@ -14,7 +14,7 @@ from tests.integration.test_providers import new_project, run_p
 from tui.providers.keystore import KeyStoreError, credentials_file, delete_key, load_key, store_key
 
 pytest.importorskip("keyring")
-from tests.fakeapi.keyring_backend import use_backend  # noqa: E402 - needs keyring
+from tests.fakeapi.keyring_backend import use_backend
 
 REPO = str(Path(__file__).resolve().parents[2])
 
@@ -26,8 +26,14 @@ def no_keyring(monkeypatch):
 
 @pytest.fixture
 def test_keyring(monkeypatch, tmp_path):
-    yield from use_backend(monkeypatch, {"PYTHON_KEYRING_BACKEND": "tests.fakeapi.keyring_backend.FileKeyring",
-                                         "AGENT_TUI_TEST_KEYRING": str(tmp_path / "keyring.json"), "PYTHONPATH": REPO})
+    yield from use_backend(
+        monkeypatch,
+        {
+            "PYTHON_KEYRING_BACKEND": "tests.fakeapi.keyring_backend.FileKeyring",
+            "AGENT_TUI_TEST_KEYRING": str(tmp_path / "keyring.json"),
+            "PYTHONPATH": REPO,
+        },
+    )
 
 
 def test_without_a_keyring_the_key_is_a_private_file_and_p_uses_it(tmp_path, no_keyring):
@@ -47,7 +53,8 @@ def test_with_a_keyring_the_file_holds_no_key_and_p_uses_the_keyring(tmp_path, t
     assert stored.where == "the system keyring" and stored.warning is None
     assert "sk-ant-in-keyring" not in credentials_file().read_text()
     assert json.loads(Path(test_keyring["AGENT_TUI_TEST_KEYRING"]).read_text()) == {
-        "agent-tui/anthropic-api-key": "sk-ant-in-keyring"}
+        "agent-tui/anthropic-api-key": "sk-ant-in-keyring"
+    }
     with FakeAPI([Reply([Text("from the keyring")])]) as api:
         proc = run_p(["hi"], new_project(tmp_path), {"ANTHROPIC_BASE_URL": api.base_url, **test_keyring})
         [request] = api.message_requests
@@ -59,8 +66,11 @@ def test_with_a_keyring_the_file_holds_no_key_and_p_uses_the_keyring(tmp_path, t
 def test_an_environment_key_wins_over_the_stored_one(tmp_path, no_keyring):
     store_key("sk-ant-stored")
     with FakeAPI([Reply([Text("env")])]) as api:
-        run_p(["hi"], new_project(tmp_path), {"ANTHROPIC_BASE_URL": api.base_url, "ANTHROPIC_API_KEY": "sk-env",
-                                              **no_keyring})
+        run_p(
+            ["hi"],
+            new_project(tmp_path),
+            {"ANTHROPIC_BASE_URL": api.base_url, "ANTHROPIC_API_KEY": "sk-env", **no_keyring},
+        )
         [request] = api.message_requests
     assert request.api_key == "sk-env"
 

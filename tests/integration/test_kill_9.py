@@ -28,10 +28,14 @@ LEFT_BEHIND = "sleep {m} & setsid sleep {m} & (nohup sleep {m} > /dev/null 2>&1 
 def script(mark: str) -> list:
     """A background task with a child of its own, then a command that leaves children and waits in the foreground."""
     return [
-        reply(tool_use("Bash", {"command": f"sleep {mark} & sleep {mark}", "run_in_background": True}),
-              stop_reason="tool_use"),
-        reply(tool_use("Bash", {"command": LEFT_BEHIND.format(m=mark) + f"; echo started; sleep {mark}"}),
-              stop_reason="tool_use"),
+        reply(
+            tool_use("Bash", {"command": f"sleep {mark} & sleep {mark}", "run_in_background": True}),
+            stop_reason="tool_use",
+        ),
+        reply(
+            tool_use("Bash", {"command": LEFT_BEHIND.format(m=mark) + f"; echo started; sleep {mark}"}),
+            stop_reason="tool_use",
+        ),
         reply(text("Done."), stop_reason="end_turn"),
     ]
 
@@ -67,10 +71,11 @@ def sandbox_off() -> None:
     settings.write_text("[sandbox]\nenabled = false\n")
 
 
-def running_mid_command(tmp_path: Path, env: dict[str, str], api: FakeAPI, mark: str) -> subprocess.Popen[str]:  # noqa: F811
+def running_mid_command(tmp_path: Path, env: dict[str, str], api: FakeAPI, mark: str) -> subprocess.Popen[str]:
     """`-p` started, its commands running: the task's two processes, and the foreground's five."""
-    proc = start(["start it", "--output-format", "stream-json", "--include-partial-messages"], tmp_path, env,
-                 api.base_url)
+    proc = start(
+        ["start it", "--output-format", "stream-json", "--include-partial-messages"], tmp_path, env, api.base_url
+    )
     assert proc.stdout is not None
     for line in proc.stdout:
         if json.loads(line)["type"] == "tool_output" and "started" in line:
@@ -80,7 +85,7 @@ def running_mid_command(tmp_path: Path, env: dict[str, str], api: FakeAPI, mark:
 
 
 @pytest.mark.parametrize("sandbox", [True, False])
-def test_kill_9_leaves_no_child_task_or_temp_file(tmp_path: Path, env: dict[str, str], sandbox: bool) -> None:  # noqa: F811
+def test_kill_9_leaves_no_child_task_or_temp_file(tmp_path: Path, env: dict[str, str], sandbox: bool) -> None:
     mark = marker()
     if not sandbox:
         sandbox_off()
@@ -99,7 +104,8 @@ def test_kill_9_leaves_no_child_task_or_temp_file(tmp_path: Path, env: dict[str,
 
 
 def test_when_the_guard_dies_too_direct_children_die_and_the_next_start_clears_the_rest(
-        tmp_path: Path, env: dict[str, str]) -> None:  # noqa: F811
+    tmp_path: Path, env: dict[str, str]
+) -> None:
     mark = marker()
     sandbox_off()  # contained, a command's namespace ends with its PID 1: nothing would be left for the next start
     with FakeAPI(script(mark)) as api:
@@ -114,8 +120,14 @@ def test_when_the_guard_dies_too_direct_children_die_and_the_next_start_clears_t
         assert eventually(lambda: shells() == []), "a direct child outlived agent-tui (no parent-death signal)"
         left_over = marked(mark)
         assert left_over and temp_files(env)  # grandchildren and temp files: for the next start
-        nxt = subprocess.run([sys.executable, "-m", "tui.cli", "-p", "hello", "--offline"], cwd=tmp_path, env=env,
-                             capture_output=True, text=True, timeout=60)
+        nxt = subprocess.run(
+            [sys.executable, "-m", "tui.cli", "-p", "hello", "--offline"],
+            cwd=tmp_path,
+            env=env,
+            capture_output=True,
+            text=True,
+            timeout=60,
+        )
         assert nxt.returncode == 0, nxt.stderr
         assert temp_files(env) == []
         assert eventually(lambda: not marked(mark)), marked(mark)

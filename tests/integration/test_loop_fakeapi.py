@@ -52,8 +52,14 @@ def three_step_script(project: Path) -> list:
         ),
         reply(
             text("Fixing the TODO in a.py."),
-            tool_use("Edit", {"file_path": "a.py", "old_string": "    # TODO: validate inputs",
-                              "new_string": "    # inputs are validated by the caller"}),
+            tool_use(
+                "Edit",
+                {
+                    "file_path": "a.py",
+                    "old_string": "    # TODO: validate inputs",
+                    "new_string": "    # inputs are validated by the caller",
+                },
+            ),
             stop_reason="tool_use",
         ),
         reply(text("Done: a.py no longer has a TODO."), stop_reason="end_turn"),
@@ -86,8 +92,13 @@ def test_three_step_session_obeys_the_request_rules(monkeypatch, project):
     assert [b["type"] for b in results["content"]] == ["tool_result"] * 3
     assert [b["tool_use_id"] for b in results["content"]] == ids
     assert "1\tdef add(a, b):" in str(results["content"][0]["content"])
+
     # the history only grows: request 3 starts with request 2's messages (markers aside)
-    strip = lambda ms: [{**m, "content": [{k: v for k, v in b.items() if k != "cache_control"} for b in m["content"]]} for m in ms]  # noqa: E731
+    def strip(ms: list[dict]) -> list[dict]:
+        return [
+            {**m, "content": [{k: v for k, v in b.items() if k != "cache_control"} for b in m["content"]]} for m in ms
+        ]
+
     assert strip(bodies[2]["messages"][: len(second)]) == strip(second)
     actions = [e.action for e in rec.of(StopReasonHandled)]
     assert actions[0] == "dispatching 3 tools, 3 in parallel"
@@ -100,8 +111,12 @@ def test_three_step_session_obeys_the_request_rules(monkeypatch, project):
 def test_three_parallel_reads_overlap_in_time(monkeypatch, project):
     slow = SlowRead(0.3)
     script = [
-        reply(tool_use("SlowRead", {"file_path": "a"}), tool_use("SlowRead", {"file_path": "b"}),
-              tool_use("SlowRead", {"file_path": "c"}), stop_reason="tool_use"),
+        reply(
+            tool_use("SlowRead", {"file_path": "a"}),
+            tool_use("SlowRead", {"file_path": "b"}),
+            tool_use("SlowRead", {"file_path": "c"}),
+            stop_reason="tool_use",
+        ),
         reply("ok"),
     ]
     with FakeAPI(script) as api:
@@ -118,12 +133,16 @@ def test_three_parallel_reads_overlap_in_time(monkeypatch, project):
 
 def test_parallelism_can_be_turned_off(monkeypatch, project):
     slow = SlowRead(0.05)
-    script = [reply(tool_use("SlowRead", {"file_path": "a"}), tool_use("SlowRead", {"file_path": "b"}),
-                    stop_reason="tool_use"), reply("ok")]
+    script = [
+        reply(
+            tool_use("SlowRead", {"file_path": "a"}), tool_use("SlowRead", {"file_path": "b"}), stop_reason="tool_use"
+        ),
+        reply("ok"),
+    ]
     with FakeAPI(script) as api:
         session, rec = make_session(monkeypatch, api.base_url, project, tools=[slow], parallel_tools=False)
         session.run_turn("read two")
-    (s1, e1), (s2, e2) = sorted(slow.spans)
+    (_s1, e1), (s2, _e2) = sorted(slow.spans)
     assert e1 <= s2
     assert {e.parallel for e in rec.of(ToolStarted)} == {False}
 
@@ -238,8 +257,15 @@ def test_unknown_stop_reason_stops_cleanly(monkeypatch, project):
 
 def test_interrupt_during_a_tool_leaves_a_valid_history(monkeypatch, project):
     slow = SlowRead(30)
-    script = [reply(text("reading"), tool_use("SlowRead", {"file_path": "a"}), tool_use("SlowRead", {"file_path": "b"}),
-                    stop_reason="tool_use"), reply("fresh turn")]
+    script = [
+        reply(
+            text("reading"),
+            tool_use("SlowRead", {"file_path": "a"}),
+            tool_use("SlowRead", {"file_path": "b"}),
+            stop_reason="tool_use",
+        ),
+        reply("fresh turn"),
+    ]
     with FakeAPI(script) as api:
         session, rec = make_session(monkeypatch, api.base_url, project, tools=[slow])
         started = threading.Event()
@@ -269,7 +295,7 @@ def test_no_progress_warns_then_stops(monkeypatch, project):
     assert "Warning" in str(warned)
     stop = rec.of(LoopStopped)[0]
     assert stop.reason == "no_progress"
-    assert len([e for e in rec.of(RequestSent)]) == 4
+    assert len(list(rec.of(RequestSent))) == 4
 
 
 def test_ab_cycle_is_detected(monkeypatch, project):
@@ -312,7 +338,7 @@ def test_bad_tool_calls_become_error_results(monkeypatch, project):
         reply("ok"),
     ]
     with FakeAPI(script) as api:
-        session, rec = make_session(monkeypatch, api.base_url, project)
+        session, _rec = make_session(monkeypatch, api.base_url, project)
         session.run_turn("go")
         results = api.message_requests[1].body["messages"][-1]["content"]
     assert [r["is_error"] for r in results] == [True, True, True]
@@ -326,8 +352,12 @@ def test_invalid_tool_json_becomes_an_error_result(monkeypatch, project):
     from tests.fakeapi.script import ToolUse
 
     script = [
-        reply(text("reading"), ToolUse("Read", {}, None, raw_json='{"file_path": a.py}'),
-              tool_use("Glob", {"pattern": "*.md"}), stop_reason="tool_use"),
+        reply(
+            text("reading"),
+            ToolUse("Read", {}, None, raw_json='{"file_path": a.py}'),
+            tool_use("Glob", {"pattern": "*.md"}),
+            stop_reason="tool_use",
+        ),
         reply("ok"),
     ]
     with FakeAPI(script) as api:
@@ -344,12 +374,16 @@ def test_thinking_blocks_go_back_unchanged_with_their_signatures(monkeypatch, pr
     from tests.fakeapi.script import thinking
 
     script = [
-        reply(thinking("I should list the files first.", signature="sig-abc"), text("Listing."),
-              tool_use("Glob", {"pattern": "*.py"}), stop_reason="tool_use"),
+        reply(
+            thinking("I should list the files first.", signature="sig-abc"),
+            text("Listing."),
+            tool_use("Glob", {"pattern": "*.py"}),
+            stop_reason="tool_use",
+        ),
         reply("two files"),
     ]
     with FakeAPI(script) as api:
-        session, rec = make_session(monkeypatch, api.base_url, project)
+        session, _rec = make_session(monkeypatch, api.base_url, project)
         session.run_turn("list")
         assert api.errors == []
         echoed = api.message_requests[1].body["messages"][1]["content"]
@@ -358,8 +392,10 @@ def test_thinking_blocks_go_back_unchanged_with_their_signatures(monkeypatch, pr
 
 
 def test_tool_use_with_end_turn_is_not_run_but_answered(monkeypatch, project):
-    script = [reply(text("I would run this"), tool_use("Bash", {"command": "touch ran.txt"}), stop_reason="end_turn"),
-              reply("ok")]
+    script = [
+        reply(text("I would run this"), tool_use("Bash", {"command": "touch ran.txt"}), stop_reason="end_turn"),
+        reply("ok"),
+    ]
     with FakeAPI(script) as api:
         session, rec = make_session(monkeypatch, api.base_url, project, permission_mode="bypassPermissions")
         session.run_turn("go")

@@ -34,20 +34,37 @@ def git_repo(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 
 def test_mcp_server_git_reads_through_the_gate_and_a_write_is_denied(
-        tmp_path_factory: pytest.TempPathFactory, git_repo: Path, tmp_path: Path) -> None:
+    tmp_path_factory: pytest.TempPathFactory, git_repo: Path, tmp_path: Path
+) -> None:
     target = pypi_servers(tmp_path_factory)
-    server = {"command": sys.executable, "args": ["-m", "mcp_server_git", "--repository", str(git_repo)],
-              "env": pypi_env(target)}
+    server = {
+        "command": sys.executable,
+        "args": ["-m", "mcp_server_git", "--repository", str(git_repo)],
+        "env": pypi_env(target),
+    }
     repo = str(git_repo)
     script = [
-        reply(tool_use("mcp__git__git_status", {"repo_path": repo}), tool_use("mcp__git__git_log", {"repo_path": repo}),
-              stop_reason="tool_use"),
+        reply(
+            tool_use("mcp__git__git_status", {"repo_path": repo}),
+            tool_use("mcp__git__git_log", {"repo_path": repo}),
+            stop_reason="tool_use",
+        ),
         reply(tool_use("mcp__git__git_add", {"repo_path": repo, "files": ["notes.txt"]}), stop_reason="tool_use"),
         reply(text("notes.txt has one more line than the first commit."), stop_reason="end_turn"),
     ]
     with FakeAPI(script) as api:
-        proc = _run(["what changed in the repository?", "--mcp-config", json.dumps({"mcpServers": {"git": server}}),
-                     "--allowedTools", "mcp__git__git_status,mcp__git__git_log"], git_repo, tmp_path, api.base_url)
+        proc = _run(
+            [
+                "what changed in the repository?",
+                "--mcp-config",
+                json.dumps({"mcpServers": {"git": server}}),
+                "--allowedTools",
+                "mcp__git__git_status,mcp__git__git_log",
+            ],
+            git_repo,
+            tmp_path,
+            api.base_url,
+        )
         bodies = [r.body for r in api.message_requests]
     assert proc.returncode == 0, proc.stderr
     assert proc.stdout.strip() == "notes.txt has one more line than the first commit."

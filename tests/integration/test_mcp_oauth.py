@@ -22,8 +22,12 @@ from tui.mcp.oauth import token_path
 def guarded() -> Iterator[str]:
     """The OAuth-protected MCP server's URL (one server for the module)."""
     port = free_port()
-    proc = subprocess.Popen([sys.executable, "-m", "tests.mcp_servers.oauth_server", str(port)], cwd=ROOT,
-                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "tests.mcp_servers.oauth_server", str(port)],
+        cwd=ROOT,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
     try:
         wait_for_port(port)
         yield f"http://127.0.0.1:{port}/mcp"
@@ -42,13 +46,16 @@ def browser(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
 
 
 def test_login_signs_in_through_the_browser_and_list_uses_the_stored_tokens(
-        guarded: str, browser: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    guarded: str, browser: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     project = tmp_path / "proj"
     project.mkdir()
     assert mcp_main(["add", "--transport", "http", "guarded", guarded], project) == 0
     assert mcp_main(["list"], project) == 0
-    assert "guarded: " + guarded + " (HTTP) - ⚠ Needs authentication (run `agent-tui mcp login guarded`)" in \
-        capsys.readouterr().out
+    assert (
+        "guarded: " + guarded + " (HTTP) - ⚠ Needs authentication (run `agent-tui mcp login guarded`)"
+        in capsys.readouterr().out
+    )
     assert not browser.exists()  # a health check never opens a browser
 
     assert mcp_main(["login", "guarded"], project) == 0
@@ -77,8 +84,10 @@ def test_the_session_runtime_signs_in_and_calls_a_guarded_tool(guarded: str, bro
         manager.wait(timeout=60)
         state = manager.states["guarded"]
         assert state.status == "connected", state.error
-        assert any(w.startswith("guarded needs you to sign in: a browser was opened at http://127.0.0.1:")
-                   for w in state.warnings)
+        assert any(
+            w.startswith("guarded needs you to sign in: a browser was opened at http://127.0.0.1:")
+            for w in state.warnings
+        )
         assert [t["name"] for t in state.tools] == ["whoami"]
         result = manager.call(manager.connection("guarded").call_tool("whoami", {}))
         assert "a signed-in agent-tui" in json.dumps(result)

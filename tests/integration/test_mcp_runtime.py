@@ -26,10 +26,16 @@ def servers(tmp_path_factory: pytest.TempPathFactory) -> Any:
     folder = tmp_path_factory.mktemp("mcp")
     mark = folder / "mark.txt"
     messages: list[tuple[str, str, dict[str, Any]]] = []
-    manager = McpManager([kitchen("kitchen", "--garbage", "--mark", str(mark)), raw(),
-                          McpServerConfig("missing", command=str(folder / "no-such-server"))],
-                         project_dir=folder, log_dir=folder / "logs",
-                         on_message=lambda server, direction, message: messages.append((server, direction, message)))
+    manager = McpManager(
+        [
+            kitchen("kitchen", "--garbage", "--mark", str(mark)),
+            raw(),
+            McpServerConfig("missing", command=str(folder / "no-such-server")),
+        ],
+        project_dir=folder,
+        log_dir=folder / "logs",
+        on_message=lambda server, direction, message: messages.append((server, direction, message)),
+    )
     manager.start()
     assert manager.wait(timeout=60)
     yield manager, mark, messages
@@ -54,11 +60,13 @@ def test_connect_list_and_bad_input_each_one_sentence(servers: Any) -> None:
     assert kitchen_state.status == "connected" and raw_state.status == "connected"
     assert {"echo", "add", "picture", "slow"} <= {t["name"] for t in kitchen_state.tools}
     assert kitchen_state.resources[0]["uri"] == "notes://today" and kitchen_state.prompts[0]["name"] == "review"
-    assert kitchen_state.warnings == ["kitchen wrote a line that is not JSON-RPC on stdout ('this is not JSON'); "
-                                      "it was ignored."]
+    assert kitchen_state.warnings == [
+        "kitchen wrote a line that is not JSON-RPC on stdout ('this is not JSON'); it was ignored."
+    ]
     assert [t["name"] for t in raw_state.tools] == ["ok"]
-    assert raw_state.warnings == ["raw offers the tool 'weird' whose input schema is not an object; "
-                                  "that tool was skipped."]
+    assert raw_state.warnings == [
+        "raw offers the tool 'weird' whose input schema is not an object; that tool was skipped."
+    ]
     assert missing.status == "failed" and "not found" in missing.error
     assert kitchen_state.log_path.read_text().count("kitchen: starting") == 1  # stderr went to its own log
     first = [(d, m.get("method")) for s, d, m in messages if s == "kitchen"][:3]
@@ -152,8 +160,12 @@ def test_http_and_sse_transports(tmp_path: Path, transport: str) -> None:
     server = _serve(transport, port)
     try:
         path = "/mcp" if transport == "http" else "/sse"
-        config = McpServerConfig("web", transport, url=f"http://127.0.0.1:{port}{path}",  # type: ignore[arg-type]
-                                 headers={"X-Test": "1"})
+        config = McpServerConfig(
+            "web",
+            transport,
+            url=f"http://127.0.0.1:{port}{path}",  # type: ignore[arg-type]
+            headers={"X-Test": "1"},
+        )
         manager = McpManager([config], project_dir=tmp_path, log_dir=tmp_path / "logs")
         manager.start()
         assert manager.wait(timeout=30) and manager.states["web"].status == "connected", manager.states["web"].error
@@ -175,8 +187,13 @@ def test_http_and_sse_transports(tmp_path: Path, transport: str) -> None:
 
 
 def _serve(transport: str, port: int) -> subprocess.Popen[bytes]:
-    server = subprocess.Popen([sys.executable, "-m", "tests.mcp_servers.kitchen", f"--{transport}", str(port)],
-                              cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True)
+    server = subprocess.Popen(
+        [sys.executable, "-m", "tests.mcp_servers.kitchen", f"--{transport}", str(port)],
+        cwd=ROOT,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+        start_new_session=True,
+    )
     wait_for_port(port)
     return server
 

@@ -21,8 +21,12 @@ def time_server(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 
 def test_mcp_server_time_from_pypi(time_server: Path, tmp_path: Path) -> None:
-    config = McpServerConfig("time", command=sys.executable, args=("-m", "mcp_server_time", "--local-timezone", "UTC"),
-                             env=pypi_env(time_server))
+    config = McpServerConfig(
+        "time",
+        command=sys.executable,
+        args=("-m", "mcp_server_time", "--local-timezone", "UTC"),
+        env=pypi_env(time_server),
+    )
     manager = McpManager([config], project_dir=tmp_path, log_dir=tmp_path / "logs")
     manager.start()
     try:
@@ -31,7 +35,8 @@ def test_mcp_server_time_from_pypi(time_server: Path, tmp_path: Path) -> None:
         assert {"mcp__time__get_current_time", "mcp__time__convert_time"} <= tools.keys()
         ctx = ToolContext(project_dir=tmp_path, state=SessionState(project_dir=tmp_path))
         result = tools["mcp__time__convert_time"].run(
-            {"source_timezone": "UTC", "time": "12:00", "target_timezone": "Asia/Tokyo"}, ctx)
+            {"source_timezone": "UTC", "time": "12:00", "target_timezone": "Asia/Tokyo"}, ctx
+        )
         assert not result.is_error and "21:00" in result.text() and "Asia/Tokyo" in result.text()
     finally:
         manager.close()

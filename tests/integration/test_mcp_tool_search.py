@@ -10,11 +10,14 @@ from tests.integration.mcp_search_run import run_print
 
 
 def test_tool_search_loads_a_deferred_tool_that_the_model_then_calls(tmp_path: Path) -> None:
-    script = [reply(tool_use("ToolSearch", {"query": "select:mcp__tracker__tracker_get_1"}), stop_reason="tool_use"),
-              reply(tool_use("mcp__tracker__tracker_get_1", {"target": "T-7"}), stop_reason="tool_use"),
-              reply(text("Done."), stop_reason="end_turn")]
-    proc, bodies = run_print(script, {"tracker": 40}, tmp_path / "on",
-                             extra=("--allowedTools", "mcp__tracker", "--output-format", "json"))
+    script = [
+        reply(tool_use("ToolSearch", {"query": "select:mcp__tracker__tracker_get_1"}), stop_reason="tool_use"),
+        reply(tool_use("mcp__tracker__tracker_get_1", {"target": "T-7"}), stop_reason="tool_use"),
+        reply(text("Done."), stop_reason="end_turn"),
+    ]
+    proc, bodies = run_print(
+        script, {"tracker": 40}, tmp_path / "on", extra=("--allowedTools", "mcp__tracker", "--output-format", "json")
+    )
     assert proc.returncode == 0, proc.stderr
     first = [t["name"] for t in bodies[0]["tools"]]
     assert "ToolSearch" in first and not any(name.startswith("mcp__") for name in first)
@@ -26,8 +29,9 @@ def test_tool_search_loads_a_deferred_tool_that_the_model_then_calls(tmp_path: P
     assert called["content"] == "tracker_get_1 ran on T-7 (limit 10)" and not called.get("is_error")
     assert json.loads(proc.stdout)["result"] == "Done."
 
-    proc, bodies = run_print([reply(text("ok"), stop_reason="end_turn")], {"tracker": 40}, tmp_path / "off",
-                             search="false")
+    proc, bodies = run_print(
+        [reply(text("ok"), stop_reason="end_turn")], {"tracker": 40}, tmp_path / "off", search="false"
+    )
     assert proc.returncode == 0, proc.stderr
     sent = [t["name"] for t in bodies[0]["tools"]]
     assert "ToolSearch" not in sent and sum(n.startswith("mcp__tracker__") for n in sent) == 40

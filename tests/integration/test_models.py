@@ -58,8 +58,14 @@ def test_a_fallback_equal_to_the_model_is_refused(project):
 
 def test_compaction_summaries_use_the_small_fast_model(monkeypatch, tmp_path):
     with FakeAPI([reply("SUMMARY: reading a.py."), reply("carrying on")]) as api:
-        session, _ = make_session(monkeypatch, api.base_url, tmp_path, context_window=8000, max_tokens=300,
-                                  small_fast_model="claude-haiku-5-5")
+        session, _ = make_session(
+            monkeypatch,
+            api.base_url,
+            tmp_path,
+            context_window=8000,
+            max_tokens=300,
+            small_fast_model="claude-haiku-5-5",
+        )
         session.messages = synthetic_history(12)
         session.run_turn("next step")
         models = [r.body["model"] for r in api.message_requests]

@@ -13,7 +13,7 @@ from tests.fakeapi.script import Reply, Text
 from tests.integration.test_providers import new_project, run_p
 
 pytest.importorskip("cryptography")
-from tests.fakeapi.tls import make_ca_and_server_cert, serve_tls  # noqa: E402
+from tests.fakeapi.tls import make_ca_and_server_cert, serve_tls
 
 
 @pytest.fixture
@@ -67,7 +67,7 @@ def test_https_proxy_tunnels_the_request_and_no_proxy_bypasses_it(project, tls_a
 
 
 def test_an_unreachable_proxy_is_one_sentence_naming_it(project, tls_api):
-    api, url, ca = tls_api
+    _api, url, ca = tls_api
     with socket.socket() as probe:  # a port nothing listens on
         probe.bind(("127.0.0.1", 0))
         dead = f"http://127.0.0.1:{probe.getsockname()[1]}"
@@ -81,8 +81,11 @@ def test_a_refused_connection_names_the_url_and_the_cause_after_the_retries(proj
     with socket.socket() as probe:  # a port nothing listens on
         probe.bind(("127.0.0.1", 0))
         dead = f"http://127.0.0.1:{probe.getsockname()[1]}"
-    proc = run_p(["hi", "--settings", '{"max_retries": 1}'], project,
-                 {"ANTHROPIC_API_KEY": "sk-test", "ANTHROPIC_BASE_URL": dead})
+    proc = run_p(
+        ["hi", "--settings", '{"max_retries": 1}'],
+        project,
+        {"ANTHROPIC_API_KEY": "sk-test", "ANTHROPIC_BASE_URL": dead},
+    )
     assert proc.returncode == 1
     assert "cannot connect, retrying in" in proc.stderr and "attempt 2/2" in proc.stderr
     assert proc.stderr.strip().endswith(f"Gave up after 2 attempts: cannot connect to {dead}: connection refused.")

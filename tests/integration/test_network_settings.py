@@ -30,9 +30,16 @@ def test_a_proxy_password_is_masked_in_messages_stream_json_and_the_transcript(p
     proxy = f"http://agent:{PASSWORD}@127.0.0.1:{_dead_port()}"
     data = tmp_path / "data"
     with FakeAPI([Reply([Text("never")])]) as api:
-        proc = run_p(["hi", "--output-format", "stream-json"], project,
-                     {"ANTHROPIC_BASE_URL": api.base_url, "ANTHROPIC_API_KEY": "sk-test", "HTTP_PROXY": proxy,
-                      "XDG_DATA_HOME": str(data)})
+        proc = run_p(
+            ["hi", "--output-format", "stream-json"],
+            project,
+            {
+                "ANTHROPIC_BASE_URL": api.base_url,
+                "ANTHROPIC_API_KEY": "sk-test",
+                "HTTP_PROXY": proxy,
+                "XDG_DATA_HOME": str(data),
+            },
+        )
     assert proc.returncode == 1
     assert "The proxy http://***@127.0.0.1:" in proc.stderr and "HTTP_PROXY" in proc.stderr
     result = json.loads(proc.stdout.splitlines()[-1])
@@ -49,16 +56,20 @@ def test_a_proxy_password_is_masked_in_messages_stream_json_and_the_transcript(p
         ("HTTPS_PROXY", "http://[proxy", "HTTPS_PROXY is not a proxy URL (http://[proxy: Invalid IPv6 URL)"),
         ("https_proxy", f"http://me:{PASSWORD}@proxy:port", "https_proxy is not a proxy URL (http://***@proxy:port: "),
         ("HTTP_PROXY", "ftp://proxy:21", "HTTP_PROXY uses the ftp:// scheme (ftp://proxy:21), which cannot carry"),
-        ("ALL_PROXY", f"socks5://me:{PASSWORD}@proxy:1080",
-         "ALL_PROXY is a SOCKS proxy (socks5://***@proxy:1080), which needs the socksio package: pip install"),
+        (
+            "ALL_PROXY",
+            f"socks5://me:{PASSWORD}@proxy:1080",
+            "ALL_PROXY is a SOCKS proxy (socks5://***@proxy:1080), which needs the socksio package: pip install",
+        ),
     ],
 )
 def test_a_proxy_url_that_cannot_work_is_one_sentence_naming_the_variable(project, variable, value, says) -> None:
     pytest.importorskip("httpx")
     if "socks" in value and __import__("importlib.util").util.find_spec("socksio") is not None:
         pytest.skip("socksio is installed here: a socks5 proxy works")
-    proc = run_p(["hi"], project, {"ANTHROPIC_BASE_URL": "http://127.0.0.1:9", "ANTHROPIC_API_KEY": "sk-test",
-                                   variable: value})
+    proc = run_p(
+        ["hi"], project, {"ANTHROPIC_BASE_URL": "http://127.0.0.1:9", "ANTHROPIC_API_KEY": "sk-test", variable: value}
+    )
     assert proc.returncode == 2
     assert proc.stderr.startswith(f"agent-tui: {says}"), proc.stderr
     assert len(proc.stderr.strip().splitlines()) == 1 and PASSWORD not in proc.stderr
@@ -75,8 +86,11 @@ def test_a_proxy_url_that_cannot_work_is_one_sentence_naming_the_variable(projec
 )
 def test_a_custom_header_with_a_control_byte_is_one_sentence_at_start(project, headers, says) -> None:
     with FakeAPI([Reply([Text("never")])]) as api:
-        proc = run_p(["hi"], project, {"ANTHROPIC_BASE_URL": api.base_url, "ANTHROPIC_API_KEY": "sk-test",
-                                       "ANTHROPIC_CUSTOM_HEADERS": headers})
+        proc = run_p(
+            ["hi"],
+            project,
+            {"ANTHROPIC_BASE_URL": api.base_url, "ANTHROPIC_API_KEY": "sk-test", "ANTHROPIC_CUSTOM_HEADERS": headers},
+        )
         assert api.requests == []
     assert proc.returncode == 2
     assert proc.stderr.startswith(f"agent-tui: {says}"), proc.stderr

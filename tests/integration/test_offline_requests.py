@@ -10,20 +10,32 @@ import pytest
 
 from tests.integration.test_headless import run_cli
 
-READ_ONLY_PROMPTS = ("find the TODOs", "list the python files", "where is Widget defined",
-                     "summarise this project", "explain src/app.py", "look at the code")
+READ_ONLY_PROMPTS = (
+    "find the TODOs",
+    "list the python files",
+    "where is Widget defined",
+    "summarise this project",
+    "explain src/app.py",
+    "look at the code",
+)
 
 
 def _project(root: Path) -> Path:
     """A small project with TODOs in source and in generated, vendored, lock and binary files."""
     (root / "src").mkdir(parents=True)
     (root / "README.md").write_text("# Widgets\n\nA tiny widget library for the demo.\n")
-    (root / "src" / "app.py").write_text('"""The app."""\n\n\ndef main():\n    # TODO: parse args\n    pass\n\n\n'
-                                         "class Widget:\n    pass\n")
+    (root / "src" / "app.py").write_text(
+        '"""The app."""\n\n\ndef main():\n    # TODO: parse args\n    pass\n\n\nclass Widget:\n    pass\n'
+    )
     (root / "src" / "util.py").write_text("X = 1  # FIXME later\n")
-    for rel, text in {"screenshots/main.svg": "<svg><!-- TODO --></svg>\n", "package-lock.json": '{"TODO": 1}\n',
-                      "poetry.lock": "# TODO\n", "uv.lock": "# TODO\n", "node_modules/dep/index.js": "// TODO dep\n",
-                      "static/app.min.js": "/* TODO */var a;\n"}.items():
+    for rel, text in {
+        "screenshots/main.svg": "<svg><!-- TODO --></svg>\n",
+        "package-lock.json": '{"TODO": 1}\n',
+        "poetry.lock": "# TODO\n",
+        "uv.lock": "# TODO\n",
+        "node_modules/dep/index.js": "// TODO dep\n",
+        "static/app.min.js": "/* TODO */var a;\n",
+    }.items():
         (root / rel).parent.mkdir(parents=True, exist_ok=True)
         (root / rel).write_text(text)
     (root / "blob.bin").write_bytes(b"\x00\x01TODO\x00" * 10)
@@ -31,8 +43,11 @@ def _project(root: Path) -> Path:
 
 
 def _hashes(root: Path) -> dict[str, str]:
-    return {str(p.relative_to(root)): hashlib.sha256(p.read_bytes()).hexdigest()
-            for p in sorted(root.rglob("*")) if p.is_file() and ".agent-tui" not in p.parts}
+    return {
+        str(p.relative_to(root)): hashlib.sha256(p.read_bytes()).hexdigest()
+        for p in sorted(root.rglob("*"))
+        if p.is_file() and ".agent-tui" not in p.parts
+    }
 
 
 def _tool_names(stdout: str) -> list[str]:
@@ -58,8 +73,9 @@ def test_asked_to_find_list_or_explain_it_never_edits(tmp_path: Path, mode: str)
 
 def test_generated_files_are_left_out_and_the_count_is_the_same_twice(tmp_path: Path) -> None:
     root = _project(tmp_path / "proj")
-    answers = [run_cli(["-p", "find the TODOs", "--offline", "--permission-mode", "acceptEdits"], root)
-               for _ in range(2)]
+    answers = [
+        run_cli(["-p", "find the TODOs", "--offline", "--permission-mode", "acceptEdits"], root) for _ in range(2)
+    ]
     assert answers[0].returncode == 0, answers[0].stderr
     text = answers[0].stdout
     assert "Found **2 TODO/FIXME lines** in 2 files" in text

@@ -14,18 +14,39 @@ from tests.fakeapi import FakeAPI
 from tests.fakeapi.providers import FAKE_ACCESS_TOKEN
 from tests.fakeapi.script import Reply, Text, sse_error
 
-PROVIDER_PREFIXES = ("ANTHROPIC_", "AWS_", "CLAUDE_CODE_", "GOOGLE_", "CLOUD_ML_", "VERTEX_REGION_", "HTTP_PROXY",
-                     "HTTPS_PROXY", "http_proxy", "https_proxy", "SSL_CERT_", "REQUESTS_CA_BUNDLE")
+PROVIDER_PREFIXES = (
+    "ANTHROPIC_",
+    "AWS_",
+    "CLAUDE_CODE_",
+    "GOOGLE_",
+    "CLOUD_ML_",
+    "VERTEX_REGION_",
+    "HTTP_PROXY",
+    "HTTPS_PROXY",
+    "http_proxy",
+    "https_proxy",
+    "SSL_CERT_",
+    "REQUESTS_CA_BUNDLE",
+)
 
 
-def run_p(args: list[str], cwd: Path, env_extra: dict[str, str], stdin: str | None = None) -> subprocess.CompletedProcess:
+def run_p(
+    args: list[str], cwd: Path, env_extra: dict[str, str], stdin: str | None = None
+) -> subprocess.CompletedProcess:
     """`agent-tui -p …` in a subprocess with only the provider variables the test gives."""
     env = {k: v for k, v in os.environ.items() if not k.startswith(PROVIDER_PREFIXES)}
     env["AWS_CONFIG_FILE"] = env["AWS_SHARED_CREDENTIALS_FILE"] = str(cwd / "no-aws-config")
     env.update(env_extra)
     piped: dict = {"input": stdin} if stdin is not None else {"stdin": subprocess.DEVNULL}
-    return subprocess.run([sys.executable, "-m", "tui.cli", "-p", *args], cwd=cwd, env=env, capture_output=True,
-                          text=True, timeout=60, **piped)
+    return subprocess.run(
+        [sys.executable, "-m", "tui.cli", "-p", *args],
+        cwd=cwd,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=60,
+        **piped,
+    )
 
 
 def write_user_settings(text: str) -> Path:
@@ -51,19 +72,31 @@ def project(tmp_path: Path) -> Path:
 
 
 def bedrock_env(api: FakeAPI, **extra: str) -> dict[str, str]:
-    return {"CLAUDE_CODE_USE_BEDROCK": "1", "AWS_REGION": "us-east-1", "ANTHROPIC_BEDROCK_BASE_URL": api.base_url,
-            **extra}
+    return {
+        "CLAUDE_CODE_USE_BEDROCK": "1",
+        "AWS_REGION": "us-east-1",
+        "ANTHROPIC_BEDROCK_BASE_URL": api.base_url,
+        **extra,
+    }
 
 
 def vertex_env(api: FakeAPI, **extra: str) -> dict[str, str]:
-    return {"CLAUDE_CODE_USE_VERTEX": "1", "CLOUD_ML_REGION": "us-east5", "ANTHROPIC_VERTEX_PROJECT_ID": "my-proj",
-            "ANTHROPIC_VERTEX_BASE_URL": f"{api.base_url}/v1", **extra}
+    return {
+        "CLAUDE_CODE_USE_VERTEX": "1",
+        "CLOUD_ML_REGION": "us-east5",
+        "ANTHROPIC_VERTEX_PROJECT_ID": "my-proj",
+        "ANTHROPIC_VERTEX_BASE_URL": f"{api.base_url}/v1",
+        **extra,
+    }
 
 
 def test_bedrock_streams_event_stream_frames_with_sigv4_headers(project):
     with FakeAPI([Reply([Text("hello from bedrock")])]) as api:
-        proc = run_p(["hi", "--model", "sonnet", "--output-format", "json"], project,
-                     bedrock_env(api, AWS_ACCESS_KEY_ID="AKIDEXAMPLE", AWS_SECRET_ACCESS_KEY="not-a-secret"))
+        proc = run_p(
+            ["hi", "--model", "sonnet", "--output-format", "json"],
+            project,
+            bedrock_env(api, AWS_ACCESS_KEY_ID="AKIDEXAMPLE", AWS_SECRET_ACCESS_KEY="not-a-secret"),
+        )
         assert api.errors == []
         [request] = api.message_requests
     assert proc.returncode == 0, proc.stderr
@@ -85,7 +118,9 @@ def test_bedrock_skip_auth_sends_unsigned_requests_without_aws_credentials(proje
 
 
 def test_bedrock_model_ids_from_settings_and_provider_setting(project, tmp_path):
-    write_user_settings('provider = "bedrock"\n[model_ids]\nhaiku = "arn:aws:bedrock:us-east-1:123:inference-profile/h"\n')
+    write_user_settings(
+        'provider = "bedrock"\n[model_ids]\nhaiku = "arn:aws:bedrock:us-east-1:123:inference-profile/h"\n'
+    )
     with FakeAPI([Reply([Text("ok")])]) as api:
         env = bedrock_env(api, CLAUDE_CODE_SKIP_BEDROCK_AUTH="1")
         del env["CLAUDE_CODE_USE_BEDROCK"]
@@ -101,22 +136,35 @@ def _rsa_key_pem() -> str:
     from cryptography.hazmat.primitives.asymmetric import rsa
 
     key = rsa.generate_private_key(public_exponent=65537, key_size=2048)
-    return key.private_bytes(serialization.Encoding.PEM, serialization.PrivateFormat.PKCS8,
-                             serialization.NoEncryption()).decode()
+    return key.private_bytes(
+        serialization.Encoding.PEM, serialization.PrivateFormat.PKCS8, serialization.NoEncryption()
+    ).decode()
 
 
 def test_vertex_sends_the_application_default_bearer_token(project, tmp_path):
     with FakeAPI([Reply([Text("hello from vertex")])]) as api:
         adc = tmp_path / "adc.json"
-        adc.write_text(json.dumps({"type": "service_account", "client_email": "agent@my-proj.iam.example",
-                                   "private_key": _rsa_key_pem(), "private_key_id": "k1",
-                                   "token_uri": f"{api.base_url}/token", "project_id": "my-proj"}))
+        adc.write_text(
+            json.dumps(
+                {
+                    "type": "service_account",
+                    "client_email": "agent@my-proj.iam.example",
+                    "private_key": _rsa_key_pem(),
+                    "private_key_id": "k1",
+                    "token_uri": f"{api.base_url}/token",
+                    "project_id": "my-proj",
+                }
+            )
+        )
         proc = run_p(["hi"], project, vertex_env(api, GOOGLE_APPLICATION_CREDENTIALS=str(adc)))
         [request] = api.message_requests
-        assert [r.path for r in api.requests][0] == "/token"
+        assert next(r.path for r in api.requests) == "/token"
     assert proc.returncode == 0, proc.stderr
     assert proc.stdout.strip() == "hello from vertex"
-    assert request.path == "/v1/projects/my-proj/locations/us-east5/publishers/anthropic/models/claude-sonnet-5-5:streamRawPredict"
+    assert (
+        request.path
+        == "/v1/projects/my-proj/locations/us-east5/publishers/anthropic/models/claude-sonnet-5-5:streamRawPredict"
+    )
     assert request.headers["authorization"] == f"Bearer {FAKE_ACCESS_TOKEN}"
 
 
@@ -159,8 +207,9 @@ def test_print_mode_without_a_provider_imports_no_cloud_sdk(project):
         )
         env = {k: v for k, v in os.environ.items() if not k.startswith(PROVIDER_PREFIXES)}
         env.update(ANTHROPIC_BASE_URL=api.base_url, ANTHROPIC_API_KEY="sk-test")
-        proc = subprocess.run([sys.executable, "-c", code, str(project)], env=env, capture_output=True, text=True,
-                              timeout=60)
+        proc = subprocess.run(
+            [sys.executable, "-c", code, str(project)], env=env, capture_output=True, text=True, timeout=60
+        )
     assert proc.returncode == 0, proc.stderr
 
 
@@ -182,25 +231,36 @@ def test_missing_cloud_credentials_are_one_sentence_not_retried(project, tmp_pat
 
 def test_a_missing_aws_profile_is_one_sentence_naming_it_and_exit_2(project):
     with FakeAPI([Reply([Text("never")])]) as api:
-        proc = run_p(["hi", "--output-format", "stream-json"], project,
-                     bedrock_env(api, AWS_PROFILE="no-such-profile", AWS_EC2_METADATA_DISABLED="true"))
+        proc = run_p(
+            ["hi", "--output-format", "stream-json"],
+            project,
+            bedrock_env(api, AWS_PROFILE="no-such-profile", AWS_EC2_METADATA_DISABLED="true"),
+        )
         assert api.requests == []
     assert proc.returncode == 2
     assert proc.stderr.strip().splitlines()[-1] == (
         "agent-tui: stopped (credentials): Bedrock could not use the AWS profile 'no-such-profile' (AWS_PROFILE): "
         "it is not in the AWS config files (~/.aws/config, ~/.aws/credentials, or AWS_CONFIG_FILE); fix AWS_PROFILE "
-        "or add the profile.")
+        "or add the profile."
+    )
     assert "Unexpected error" not in proc.stderr and "ProfileNotFound" not in proc.stderr
     assert json.loads(proc.stdout.splitlines()[-1])["subtype"] == "error_credentials"
 
 
-@pytest.mark.parametrize(("provider", "blocked", "named"), [("bedrock", "botocore", "boto3"), ("vertex", "google.auth", "google-auth")])
+@pytest.mark.parametrize(
+    ("provider", "blocked", "named"), [("bedrock", "botocore", "boto3"), ("vertex", "google.auth", "google-auth")]
+)
 def test_a_missing_extra_is_one_sentence_and_exit_2(project, provider, blocked, named):
     env = {k: v for k, v in os.environ.items() if not k.startswith(PROVIDER_PREFIXES)}
-    env.update({"CLAUDE_CODE_USE_BEDROCK": "1", "AWS_REGION": "us-east-1"} if provider == "bedrock" else
-               {"CLAUDE_CODE_USE_VERTEX": "1", "CLOUD_ML_REGION": "us-east5", "ANTHROPIC_VERTEX_PROJECT_ID": "p"})
+    env.update(
+        {"CLAUDE_CODE_USE_BEDROCK": "1", "AWS_REGION": "us-east-1"}
+        if provider == "bedrock"
+        else {"CLAUDE_CODE_USE_VERTEX": "1", "CLOUD_ML_REGION": "us-east5", "ANTHROPIC_VERTEX_PROJECT_ID": "p"}
+    )
     code = f"import sys\nsys.modules[{blocked!r}] = None  # as if not installed\nfrom tui.cli import main\nsys.exit(main(['-p', 'hi']))\n"
-    proc = subprocess.run([sys.executable, "-c", code], cwd=project, env=env, capture_output=True, text=True, timeout=60)
+    proc = subprocess.run(
+        [sys.executable, "-c", code], cwd=project, env=env, capture_output=True, text=True, timeout=60
+    )
     assert proc.returncode == 2
     assert f"needs {named}: pip install 'agent-tui[{provider}]'" in proc.stderr and "Traceback" not in proc.stderr
 
@@ -208,7 +268,9 @@ def test_a_missing_extra_is_one_sentence_and_exit_2(project, provider, blocked, 
 def test_a_bedrock_stream_exception_is_retried_like_an_overloaded_stream(project):
     write_user_settings("max_retries = 1\n")
     with FakeAPI([sse_error(2), Reply([Text("second try")])]) as api:
-        proc = run_p(["hi", "--output-format", "stream-json"], project, bedrock_env(api, CLAUDE_CODE_SKIP_BEDROCK_AUTH="1"))
+        proc = run_p(
+            ["hi", "--output-format", "stream-json"], project, bedrock_env(api, CLAUDE_CODE_SKIP_BEDROCK_AUTH="1")
+        )
         assert len(api.message_requests) == 2
     assert proc.returncode == 0, proc.stderr
     lines = [json.loads(line) for line in proc.stdout.splitlines()]
@@ -220,6 +282,16 @@ def test_a_bedrock_stream_exception_is_retried_like_an_overloaded_stream(project
 def test_a_usage_error_after_the_tls_prewarm_started_never_crashes_the_exit(tmp_path):
     """A setting found bad after `-p` began loading the CA bundle on its thread: exit 2, not SIGSEGV/SIGABRT."""
     project = new_project(tmp_path)
-    codes = [run_p(["hi"], project, {"ANTHROPIC_BASE_URL": "http://127.0.0.1:9", "ANTHROPIC_API_KEY": "sk-x",
-                                     "ANTHROPIC_CUSTOM_HEADERS": "not a header"}).returncode for _ in range(6)]
+    codes = [
+        run_p(
+            ["hi"],
+            project,
+            {
+                "ANTHROPIC_BASE_URL": "http://127.0.0.1:9",
+                "ANTHROPIC_API_KEY": "sk-x",
+                "ANTHROPIC_CUSTOM_HEADERS": "not a header",
+            },
+        ).returncode
+        for _ in range(6)
+    ]
     assert codes == [2] * 6  # before the fix most runs died in the interpreter teardown (-11, -6)

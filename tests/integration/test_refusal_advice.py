@@ -18,8 +18,13 @@ from tests.integration.test_headless import run_cli
 def env(tmp_path: Path) -> dict[str, str]:
     home = tmp_path / "home"
     home.mkdir()
-    return {"HOME": str(home), "XDG_CONFIG_HOME": str(home / ".config"), "XDG_DATA_HOME": str(home / ".local/share"),
-            "CLAUDE_CONFIG_DIR": str(home / ".claude"), "ANTHROPIC_API_KEY": "sk-test"}
+    return {
+        "HOME": str(home),
+        "XDG_CONFIG_HOME": str(home / ".config"),
+        "XDG_DATA_HOME": str(home / ".local/share"),
+        "CLAUDE_CONFIG_DIR": str(home / ".claude"),
+        "ANTHROPIC_API_KEY": "sk-test",
+    }
 
 
 def _tool_result(project: Path, env: dict[str, str], call: dict, *flags: str) -> str:
@@ -58,7 +63,8 @@ def test_a_command_files_shell_line_blocked_by_a_deny_rule_does_not_suggest_allo
     project = tmp_path / "proj"
     (project / ".claude" / "commands").mkdir(parents=True)
     (project / ".claude" / "commands" / "state.md").write_text(
-        "---\nallowed-tools: Bash(git status:*)\n---\nState: !`git status`\n")
+        "---\nallowed-tools: Bash(git status:*)\n---\nState: !`git status`\n"
+    )
     (project / ".claude" / "settings.json").write_text(json.dumps({"permissions": {"deny": ["Bash(git status:*)"]}}))
     config = Path(env["XDG_CONFIG_HOME"]) / "agent-tui"
     config.mkdir(parents=True)

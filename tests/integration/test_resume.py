@@ -17,7 +17,7 @@ from tests.fakeapi.demo_project import make_demo_project
 from tests.fakeapi.script import reply, text, tool_use
 from tests.integration.helpers import make_session
 from tui.agent.events import Notice
-from tui.agent.resume import find_session, list_sessions, load_session, SessionNotFound
+from tui.agent.resume import SessionNotFound, find_session, list_sessions, load_session
 from tui.cli import main
 
 
@@ -28,8 +28,11 @@ def project(tmp_path: Path) -> Path:
 
 def two_turn_script(project: Path) -> list:
     return [
-        reply(text("Reading."), tool_use("Read", {"file_path": "a.py"}, id="toolu_01fixedREAD00000000000000"),
-              stop_reason="tool_use"),
+        reply(
+            text("Reading."),
+            tool_use("Read", {"file_path": "a.py"}, id="toolu_01fixedREAD00000000000000"),
+            stop_reason="tool_use",
+        ),
         reply("a.py adds two numbers."),
         reply("You are welcome."),
     ]
@@ -51,7 +54,7 @@ def test_next_request_after_resume_equals_the_uninterrupted_one(monkeypatch, pro
         first, _ = make_session(monkeypatch, api.base_url, project)
         first.run_turn("What does a.py do?")
         first.close()
-        second, rec = make_session(monkeypatch, api.base_url, project)
+        second, _rec = make_session(monkeypatch, api.base_url, project)
         loaded = second.resume(first.session_id)
         assert loaded.warnings == [] and loaded.repairs == []
         assert second.messages == first.messages
@@ -94,17 +97,21 @@ def write_transcript(path: Path, records: list[dict], tail: str = "") -> None:
 
 
 def test_half_written_line_and_unanswered_tool_use_are_repaired(monkeypatch, project):
-    from tui.agent.resume import project_sessions_dir
     from tui.agent.options import AgentOptions
+    from tui.agent.resume import project_sessions_dir
 
     folder = project_sessions_dir(AgentOptions(project_dir=project.resolve()))
     path = folder / "20250101-000000-abcdef.jsonl"
     tool = {"type": "tool_use", "id": "toolu_01pending0000000000000000", "name": "Read", "input": {"file_path": "a.py"}}
-    write_transcript(path, [
-        {"type": "session", "session_id": "20250101-000000-abcdef", "model": "claude-sonnet-5-5", "created": "x"},
-        {"type": "message", "message": {"role": "user", "content": [{"type": "text", "text": "read a.py"}]}},
-        {"type": "message", "message": {"role": "assistant", "content": [{"type": "text", "text": "ok"}, tool]}},
-    ], tail='{"type": "message", "message": {"role": "user", "cont')
+    write_transcript(
+        path,
+        [
+            {"type": "session", "session_id": "20250101-000000-abcdef", "model": "claude-sonnet-5-5", "created": "x"},
+            {"type": "message", "message": {"role": "user", "content": [{"type": "text", "text": "read a.py"}]}},
+            {"type": "message", "message": {"role": "assistant", "content": [{"type": "text", "text": "ok"}, tool]}},
+        ],
+        tail='{"type": "message", "message": {"role": "user", "cont',
+    )
     loaded = load_session(path)
     assert len(loaded.warnings) == 1 and "cut off" in loaded.warnings[0]
     assert loaded.messages[-1]["content"][0]["tool_use_id"] == tool["id"]
@@ -175,8 +182,13 @@ def test_cli_continue_and_resume_picker_in_print_mode(monkeypatch, project, capf
 def start_cli(args: list[str], project: Path, base_url: str) -> subprocess.Popen:
     env = {k: v for k, v in os.environ.items() if not k.startswith("ANTHROPIC_")}
     env.update(ANTHROPIC_BASE_URL=base_url, ANTHROPIC_API_KEY="sk-test")
-    return subprocess.Popen([sys.executable, "-m", "tui.cli", *args, "--cwd", str(project)], env=env,
-                            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    return subprocess.Popen(
+        [sys.executable, "-m", "tui.cli", *args, "--cwd", str(project)],
+        env=env,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
 
 
 def wait_for(predicate, timeout: float = 8.0) -> None:
@@ -210,8 +222,10 @@ def test_kill_9_mid_stream_then_continue(monkeypatch, project):
 
 
 def test_kill_9_mid_tool_then_resume_by_id(monkeypatch, project):
-    script = [reply(text("Running it."), tool_use("Bash", {"command": "sleep 3"}), stop_reason="tool_use"),
-              reply("ok, moving on")]
+    script = [
+        reply(text("Running it."), tool_use("Bash", {"command": "sleep 3"}), stop_reason="tool_use"),
+        reply("ok, moving on"),
+    ]
     with FakeAPI(script) as api:
         proc = start_cli(["-p", "run the slow thing", "--permission-mode", "bypassPermissions"], project, api.base_url)
         try:

@@ -64,23 +64,28 @@ def read_only(path: Path) -> Iterator[None]:
 
 def test_damaged_records_are_skipped_with_one_count_and_the_next_request_is_valid(monkeypatch, project):
     orphan = {"role": "user", "content": [{"type": "tool_result", "tool_use_id": "toolu_01nowhere", "content": "x"}]}
-    write_lines(session_file(project), [
-        header(),
-        {"type": "message", "message": USER},
-        "{not json at all",
-        [1, 2, 3],
-        {"type": "message", "message": "hello"},
-        {"type": "message", "message": {"role": "robot", "content": "beep"}},
-        {"type": "message", "message": {"role": "user", "content": [{"type": "text", "text": 5}]}},
-        {"type": "resumed", "usage": "lots", "turns": "many"},
-        {"type": "message", "message": REPLY},
-        {"type": "message", "message": orphan},
-        '{"type": "message", "message": {"role": "user", "cont',
-    ])
+    write_lines(
+        session_file(project),
+        [
+            header(),
+            {"type": "message", "message": USER},
+            "{not json at all",
+            [1, 2, 3],
+            {"type": "message", "message": "hello"},
+            {"type": "message", "message": {"role": "robot", "content": "beep"}},
+            {"type": "message", "message": {"role": "user", "content": [{"type": "text", "text": 5}]}},
+            {"type": "resumed", "usage": "lots", "turns": "many"},
+            {"type": "message", "message": REPLY},
+            {"type": "message", "message": orphan},
+            '{"type": "message", "message": {"role": "user", "cont',
+        ],
+    )
     loaded = load_session(session_file(project))
     assert loaded.messages == [USER, REPLY]
-    assert loaded.warnings == [f"Skipped 8 damaged records of {SID}.jsonl (its last line was cut off: the writer "
-                               "stopped mid-record); the rest was loaded."]
+    assert loaded.warnings == [
+        f"Skipped 8 damaged records of {SID}.jsonl (its last line was cut off: the writer "
+        "stopped mid-record); the rest was loaded."
+    ]
     with FakeAPI([reply("fine")]) as api:
         session, rec = make_session(monkeypatch, api.base_url, project)
         session.resume(SID)
@@ -93,16 +98,22 @@ def test_damaged_records_are_skipped_with_one_count_and_the_next_request_is_vali
 
 def test_a_tool_call_left_open_mid_history_is_answered_and_the_reason_is_right(monkeypatch, project):
     call = {"type": "tool_use", "id": "toolu_01open0000000000000000000", "name": "Read", "input": {"file_path": "a.py"}}
-    write_lines(session_file(project), [
-        header(),
-        {"type": "event", "event": {"type": "TurnStarted", "turn_id": 1, "prompt": "x"}},
-        {"type": "message", "message": USER},
-        {"type": "message", "message": {"role": "assistant", "content": [{"type": "text", "text": "Reading."}, call]}},
-        {"type": "message", "message": {"role": "user", "content": [{"type": "text", "text": "never mind"}]}},
-        {"type": "message", "message": REPLY},
-        {"type": "event", "event": {"type": "TurnStarted", "turn_id": 2, "prompt": "y"}},
-        {"type": "message", "message": {"role": "user", "content": [{"type": "text", "text": "and b.py?"}]}},
-    ])
+    write_lines(
+        session_file(project),
+        [
+            header(),
+            {"type": "event", "event": {"type": "TurnStarted", "turn_id": 1, "prompt": "x"}},
+            {"type": "message", "message": USER},
+            {
+                "type": "message",
+                "message": {"role": "assistant", "content": [{"type": "text", "text": "Reading."}, call]},
+            },
+            {"type": "message", "message": {"role": "user", "content": [{"type": "text", "text": "never mind"}]}},
+            {"type": "message", "message": REPLY},
+            {"type": "event", "event": {"type": "TurnStarted", "turn_id": 2, "prompt": "y"}},
+            {"type": "message", "message": {"role": "user", "content": [{"type": "text", "text": "and b.py?"}]}},
+        ],
+    )
     with FakeAPI([reply("b.py is empty.")]) as api:
         session, rec = make_session(monkeypatch, api.base_url, project)
         loaded = session.resume(SID)
@@ -129,8 +140,9 @@ def test_the_reason_a_reply_was_cut_is_said_after_resume(monkeypatch, project, c
 
 
 def test_a_fifo_in_the_sessions_folder_is_skipped_and_said(monkeypatch, project, capfd):
-    write_lines(session_file(project), [header(), {"type": "message", "message": USER},
-                                        {"type": "message", "message": REPLY}])
+    write_lines(
+        session_file(project), [header(), {"type": "message", "message": USER}, {"type": "message", "message": REPLY}]
+    )
     fifo = session_file(project, "20990101-000000-ffffff")
     os.mkfifo(fifo)
     skipped: list[str] = []
@@ -160,7 +172,8 @@ def test_continue_print_mode_never_prints_the_previous_answer(monkeypatch, proje
     out, err = capfd.readouterr()
     assert out == "" and "42" not in out
     assert [line for line in err.splitlines() if line.startswith("agent-tui: stopped")] == [
-        "agent-tui: stopped (api_error): The API key was rejected (401 authentication_error): check ANTHROPIC_API_KEY."]
+        "agent-tui: stopped (api_error): The API key was rejected (401 authentication_error): check ANTHROPIC_API_KEY."
+    ]
 
 
 def test_continue_print_mode_that_cannot_load_says_why_and_runs_nothing(monkeypatch, project, capfd):
@@ -213,8 +226,13 @@ def test_app_session_on_a_read_only_file_says_so_at_once_and_forks_when_asked(mo
 
 
 def test_a_session_file_deleted_while_in_use_is_said_and_forked_in_print_mode(monkeypatch, project):
-    with FakeAPI([reply(text("Reading."), tool_use("Read", {"file_path": "a.py"}), stop_reason="tool_use"),
-                  reply("a.py adds."), reply("second")]) as api:
+    with FakeAPI(
+        [
+            reply(text("Reading."), tool_use("Read", {"file_path": "a.py"}), stop_reason="tool_use"),
+            reply("a.py adds."),
+            reply("second"),
+        ]
+    ) as api:
         first, _ = make_session(monkeypatch, api.base_url, project)
         first.run_turn("read a.py")
         first.close()

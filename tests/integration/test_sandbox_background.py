@@ -27,7 +27,9 @@ from tui.tools.base import SessionState, ToolContext
 from tui.tools.bash import BashTool
 from tui.tools.task_tools import TaskStopTool
 
-pytestmark = pytest.mark.skipif(not runtime.SandboxRuntime().supported(), reason="no Landlock >= 4 / user namespaces here")
+pytestmark = pytest.mark.skipif(
+    not runtime.SandboxRuntime().supported(), reason="no Landlock >= 4 / user namespaces here"
+)
 
 
 @pytest.fixture
@@ -45,11 +47,20 @@ def dirs(tmp_path: Path) -> Iterator[tuple[Path, Path]]:
 def start(proj: Path, command: str, mode: str) -> tuple[str, SessionState]:
     """One `run_in_background` Bash call through the dispatcher (non-interactive: a call that would ask is refused)."""
     state = SessionState(project_dir=proj)
-    dispatcher = Dispatcher({"Bash": BashTool()}, PermissionPolicy(mode=mode, project_dir=proj),
-                            lambda _id: ToolContext(project_dir=proj, state=state), lambda e: None,
-                            interactive=False, parallel=False)
-    block = {"type": "tool_use", "id": "t1", "name": "Bash",
-             "input": {"command": command, "run_in_background": True, "description": "bg"}}
+    dispatcher = Dispatcher(
+        {"Bash": BashTool()},
+        PermissionPolicy(mode=mode, project_dir=proj),
+        lambda _id: ToolContext(project_dir=proj, state=state),
+        lambda e: None,
+        interactive=False,
+        parallel=False,
+    )
+    block = {
+        "type": "tool_use",
+        "id": "t1",
+        "name": "Bash",
+        "input": {"command": command, "run_in_background": True, "description": "bg"},
+    }
     return str(dispatcher.run([block], threading.Event(), {}).results[0]["content"]), state
 
 
@@ -71,7 +82,7 @@ def test_a_background_command_is_contained_in_every_mode(dirs: tuple[Path, Path]
 def test_a_contained_background_tree_is_tracked_and_stopped(dirs: tuple[Path, Path]) -> None:
     proj, _ = dirs
     mark = marker()
-    text, state = start(proj, f"sleep {mark} & setsid sleep {mark} & echo up; sleep {mark}", "bypassPermissions")
+    _text, state = start(proj, f"sleep {mark} & setsid sleep {mark} & echo up; sleep {mark}", "bypassPermissions")
     [task] = state.tasks.all()
     while len(marked(mark)) < 3:  # poll until the three sleeps run
         threading.Event().wait(0.02)
@@ -81,19 +92,27 @@ def test_a_contained_background_tree_is_tracked_and_stopped(dirs: tuple[Path, Pa
 
 
 def test_a_hook_that_adds_run_in_background_keeps_the_command_contained(
-        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     """The verdict is made on the input the hook rewrote: a background command, contained in bypass mode."""
     proj, out = tmp_path / "proj", tmp_path / "outside"
     proj.mkdir()
     out.mkdir()
     updated = {"command": f"echo x > {out}/hook.txt; echo ok > in.txt", "run_in_background": True}
-    write_project(proj, hook("PreToolUse", "Bash", json={"hookSpecificOutput": {
-        "hookEventName": "PreToolUse", "updatedInput": updated}}))
-    script = [reply(tool_use("Bash", {"command": "true", "description": "run"}, id="t1"), stop_reason="tool_use"),
-              reply("Done.")]
+    write_project(
+        proj,
+        hook(
+            "PreToolUse", "Bash", json={"hookSpecificOutput": {"hookEventName": "PreToolUse", "updatedInput": updated}}
+        ),
+    )
+    script = [
+        reply(tool_use("Bash", {"command": "true", "description": "run"}, id="t1"), stop_reason="tool_use"),
+        reply("Done."),
+    ]
     with FakeAPI(script) as api:
-        session, _ = make_session(monkeypatch, api.base_url, proj, permission_mode="bypassPermissions",
-                                  transcript=False)
+        session, _ = make_session(
+            monkeypatch, api.base_url, proj, permission_mode="bypassPermissions", transcript=False
+        )
         session.run_turn("go")
         result = next(b for b in api.message_requests[1].body["messages"][-1]["content"] if b["type"] == "tool_result")
     [task] = session.state.tasks.all()
@@ -104,15 +123,29 @@ def test_a_hook_that_adds_run_in_background_keeps_the_command_contained(
 
 
 def test_a_permission_hook_that_rewrites_the_call_to_leave_the_sandbox_does_not_answer_for_it(
-        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, dirs: tuple[Path, Path]) -> None:
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, dirs: tuple[Path, Path]
+) -> None:
     """A PermissionRequest hook allowed a contained call and rewrote it to leave the sandbox: `-p` cannot ask, so no."""
     proj, out = dirs
     runtime._current = runtime.SandboxRuntime(SandboxSettings(auto_allow=False), str(proj))  # contained calls ask
     updated = {"command": f"echo x > {out}/left.txt", "dangerouslyDisableSandbox": True}
-    write_project(proj, hook("PermissionRequest", "Bash", json={"hookSpecificOutput": {
-        "hookEventName": "PermissionRequest", "decision": {"behavior": "allow", "updatedInput": updated}}}))
-    script = [reply(tool_use("Bash", {"command": "echo ok > in.txt", "description": "run"}, id="t1"),
-                    stop_reason="tool_use"), reply("Done.")]
+    write_project(
+        proj,
+        hook(
+            "PermissionRequest",
+            "Bash",
+            json={
+                "hookSpecificOutput": {
+                    "hookEventName": "PermissionRequest",
+                    "decision": {"behavior": "allow", "updatedInput": updated},
+                }
+            },
+        ),
+    )
+    script = [
+        reply(tool_use("Bash", {"command": "echo ok > in.txt", "description": "run"}, id="t1"), stop_reason="tool_use"),
+        reply("Done."),
+    ]
     with FakeAPI(script) as api:
         session, _ = make_session(monkeypatch, api.base_url, proj, transcript=False)
         session.run_turn("go")

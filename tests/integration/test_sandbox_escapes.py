@@ -26,11 +26,20 @@ from tui.sandbox import runtime
 from tui.tools.base import SessionState, ToolContext
 from tui.tools.bash import BashTool
 
-pytestmark = pytest.mark.skipif(not runtime.SandboxRuntime().supported(), reason="no Landlock >= 4 / user namespaces here")
+pytestmark = pytest.mark.skipif(
+    not runtime.SandboxRuntime().supported(), reason="no Landlock >= 4 / user namespaces here"
+)
 
-SECRETS = {".ssh/id_rsa": "SECRET-SSH", ".aws/credentials": "SECRET-AWS", ".gnupg/private.key": "SECRET-GPG",
-           ".config/gcloud/creds.json": "SECRET-GCLOUD", ".kube/config": "SECRET-KUBE", ".netrc": "SECRET-NETRC",
-           ".docker/config.json": "SECRET-DOCKER", ".config/agent-tui/credentials.json": "SECRET-AGENT-TUI"}
+SECRETS = {
+    ".ssh/id_rsa": "SECRET-SSH",
+    ".aws/credentials": "SECRET-AWS",
+    ".gnupg/private.key": "SECRET-GPG",
+    ".config/gcloud/creds.json": "SECRET-GCLOUD",
+    ".kube/config": "SECRET-KUBE",
+    ".netrc": "SECRET-NETRC",
+    ".docker/config.json": "SECRET-DOCKER",
+    ".config/agent-tui/credentials.json": "SECRET-AGENT-TUI",
+}
 
 
 class World:
@@ -132,8 +141,13 @@ class Attempt:
 
 def _write(name: str, command: str, target: str) -> Attempt:
     """A write aimed at {out}; inside, the same command with {out} -> the project's in/ folder."""
-    return Attempt(name, command, lambda w, out: (w.out / target).exists(),
-                   command.replace("{out}", "{proj}/in"), lambda w, out: (w.proj / "in" / target).exists())
+    return Attempt(
+        name,
+        command,
+        lambda w, out: (w.out / target).exists(),
+        command.replace("{out}", "{proj}/in"),
+        lambda w, out: (w.proj / "in" / target).exists(),
+    )
 
 
 def _unchanged_outside(w: World, out: str) -> bool:
@@ -141,21 +155,34 @@ def _unchanged_outside(w: World, out: str) -> bool:
 
 
 def _protected(name: str, command: str, inside: str, made: str) -> Attempt:
-    return Attempt(name, command, lambda w, out: w.protected_state() != w.snapshot, inside,
-                   lambda w, out: (w.proj / made).exists())
+    return Attempt(
+        name, command, lambda w, out: w.protected_state() != w.snapshot, inside, lambda w, out: (w.proj / made).exists()
+    )
 
 
 def _secret(rel: str) -> Attempt:
-    return Attempt(f"read {rel}", f"cat {{home}}/{rel}", lambda w, out: SECRETS[rel] in out,
-                   "cat {proj}/readme.txt", lambda w, out: "hello" in out)
+    return Attempt(
+        f"read {rel}",
+        f"cat {{home}}/{rel}",
+        lambda w, out: SECRETS[rel] in out,
+        "cat {proj}/readme.txt",
+        lambda w, out: "hello" in out,
+    )
 
 
 def _late(name: str, command: str, marker: str) -> Attempt:
     """A process that tries to outlive the call: it must be gone when the call returns."""
+
     def leaked(w: World, out: str) -> bool:
         return _running(marker) or (w.proj / f"late-{marker}").exists() or (w.out / f"late-{marker}").exists()
-    return Attempt(name, command, leaked, f"(sleep 0.05; echo x > {{proj}}/bg-{marker}) & wait",
-                   lambda w, out: (w.proj / f"bg-{marker}").exists())
+
+    return Attempt(
+        name,
+        command,
+        leaked,
+        f"(sleep 0.05; echo x > {{proj}}/bg-{marker}) & wait",
+        lambda w, out: (w.proj / f"bg-{marker}").exists(),
+    )
 
 
 def _running(marker: str) -> bool:
@@ -172,18 +199,36 @@ def _running(marker: str) -> bool:
 PY = "python3 -c"
 ATTEMPTS = [
     _write("absolute path", "echo x > {out}/abs.txt", "abs.txt"),
-    Attempt("dot-dot", "mkdir -p sub && echo x > sub/../../outside/dotdot.txt", lambda w, out: (w.out / "dotdot.txt").exists(),
-            "mkdir -p sub && echo x > sub/../in/dotdot.txt", lambda w, out: (w.proj / "in" / "dotdot.txt").exists()),
-    Attempt("symlink made inside", "ln -sfn {out} link && echo x > link/sym.txt",
-            lambda w, out: (w.out / "sym.txt").exists(),
-            "ln -sfn {proj}/in link2 && echo x > link2/sym.txt", lambda w, out: (w.proj / "in" / "sym.txt").exists()),
-    Attempt("hard link made inside", "ln {out}/existing.txt hard.txt; echo x >> hard.txt", _unchanged_outside,
-            "ln {proj}/in/existing.txt hard2.txt && echo x >> hard2.txt",
-            lambda w, out: (w.proj / "in" / "existing.txt").read_text() != "original\n"),
+    Attempt(
+        "dot-dot",
+        "mkdir -p sub && echo x > sub/../../outside/dotdot.txt",
+        lambda w, out: (w.out / "dotdot.txt").exists(),
+        "mkdir -p sub && echo x > sub/../in/dotdot.txt",
+        lambda w, out: (w.proj / "in" / "dotdot.txt").exists(),
+    ),
+    Attempt(
+        "symlink made inside",
+        "ln -sfn {out} link && echo x > link/sym.txt",
+        lambda w, out: (w.out / "sym.txt").exists(),
+        "ln -sfn {proj}/in link2 && echo x > link2/sym.txt",
+        lambda w, out: (w.proj / "in" / "sym.txt").exists(),
+    ),
+    Attempt(
+        "hard link made inside",
+        "ln {out}/existing.txt hard.txt; echo x >> hard.txt",
+        _unchanged_outside,
+        "ln {proj}/in/existing.txt hard2.txt && echo x >> hard2.txt",
+        lambda w, out: (w.proj / "in" / "existing.txt").read_text() != "original\n",
+    ),
     _write("/proc/self/root", "echo x > /proc/self/root{out}/procroot.txt", "procroot.txt"),
     _write("/proc/self/cwd after cd", "cd {out} && echo x > /proc/self/cwd/proccwd.txt", "proccwd.txt"),
-    Attempt("rename over a directory", "mkdir -p evil && mv -T evil {out}/victim", _unchanged_outside,
-            "mkdir -p evil2 && mv -T evil2 {proj}/in/victim", lambda w, out: not (w.proj / "evil2").exists()),
+    Attempt(
+        "rename over a directory",
+        "mkdir -p evil && mv -T evil {out}/victim",
+        _unchanged_outside,
+        "mkdir -p evil2 && mv -T evil2 {proj}/in/victim",
+        lambda w, out: not (w.proj / "evil2").exists(),
+    ),
     _write("cp", "cp readme.txt {out}/cp.txt", "cp.txt"),
     _write("tar", "tar -cf $TMPDIR/a.tar readme.txt && tar -C {out} -xf $TMPDIR/a.tar", "readme.txt"),
     _write("install", "install -m 644 readme.txt {out}/install.txt", "install.txt"),
@@ -192,80 +237,199 @@ ATTEMPTS = [
     _write("dd", "echo x | dd of={out}/dd.txt status=none", "dd.txt"),
     _write("xargs touch", "echo {out}/xargs.txt | xargs touch", "xargs.txt"),
     _write("mkdir", "mkdir {out}/newdir", "newdir"),
-    Attempt("rm outside", "rm -rf {out}/existing.txt {out}/victim", _unchanged_outside,
-            "rm -rf {proj}/in/victim", lambda w, out: not (w.proj / "in" / "victim").exists()),
-    Attempt("append to ~/.bashrc", "echo evil >> {home}/.bashrc", lambda w, out: "evil" in (w.home / ".bashrc").read_text(),
-            "echo ok >> {proj}/in/rc", lambda w, out: (w.proj / "in" / "rc").exists()),
-    Attempt("/tmp outside TMPDIR", "echo x > /tmp/agent-tui-escape-tmp", lambda w, out: os.path.exists("/tmp/agent-tui-escape-tmp"),
-            "echo x > $TMPDIR/t.txt && cat $TMPDIR/t.txt", lambda w, out: out.startswith("x")),
-    _write("LD_PRELOAD", "printf '#include <stdio.h>\\n__attribute__((constructor)) static void c(void)"
-           "{FILE*f=fopen(\"{out}/preload.txt\",\"w\");if(f)fclose(f);}' > $TMPDIR/p.c && "
-           "cc -shared -fPIC -o $TMPDIR/p.so $TMPDIR/p.c && LD_PRELOAD=$TMPDIR/p.so /bin/true", "preload.txt"),
-    _write("unshare", "unshare -r sh -c 'echo x > {out}/unshare.txt'; unshare -rm sh -c 'mount -t tmpfs t {out}'; "
-           "echo x > {out}/unshare.txt", "unshare.txt"),
-    Attempt("mount", "mount --bind {proj} {out}/victim; mount -t tmpfs t {out}/victim; echo x > {out}/victim/m.txt",
-            lambda w, out: (w.out / "victim" / "m.txt").exists()),
-    _protected(".git/hooks", "echo 'echo pwned' > .git/hooks/pre-commit; chmod +x .git/hooks/pre-commit",
-               "echo 'desc' > .git/description", ".git/description"),
-    _protected(".git/hooks removed", "rm -rf .git/hooks; mkdir .git/hooks; echo x > .git/hooks/post-checkout",
-               "rm -rf in/victim; mkdir in/victim2", "in/victim2"),
-    _protected(".git/config", "echo '[core]\n\tfsmonitor = touch /tmp/pwned' >> .git/config",
-               "echo x > .git/info/exclude2", ".git/info/exclude2"),
-    _protected("git config core.hooksPath", "git config core.hooksPath /tmp/hooks",
-               "git config -f in/other.cfg core.hooksPath x", "in/other.cfg"),
-    _protected(".git/config renamed", "mv .git/config .git/config.bak; echo x > .git/config",
-               "mv in/existing.txt in/moved.txt", "in/moved.txt"),
-    _protected("hard link to .git/config", "ln .git/config cfg-link; echo '[core] fsmonitor = x' >> cfg-link",
-               "ln readme.txt in/readme-link && cat in/readme-link > /dev/null", "in/readme-link"),
-    _protected("symlink swap of .claude", "mv .claude .claude-old; ln -s in .claude; echo '{}' > .claude/settings.local.json",
-               "ln -s in in-link && echo x > in-link/via-link.txt", "in/via-link.txt"),
-    _protected(".claude/settings.json", "echo '{\"permissions\":{\"allow\":[\"Bash\"]}}' > .claude/settings.json",
-               "echo '{}' > in/settings.json", "in/settings.json"),
-    _protected(".claude/settings.local.json", "echo '{}' > .claude/settings.local.json",
-               "echo '{}' > in/settings.local.json", "in/settings.local.json"),
-    _protected(".claude/commands", "mkdir -p .claude/commands && echo x > .claude/commands/evil.md",
-               "mkdir -p in/commands && echo x > in/commands/ok.md", "in/commands/ok.md"),
-    _protected(".claude/agents", "mkdir -p .claude/agents && echo x > .claude/agents/evil.md",
-               "mkdir -p in/agents && echo x > in/agents/ok.md", "in/agents/ok.md"),
-    _protected(".claude/skills", "mkdir -p .claude/skills/x && echo x > .claude/skills/x/SKILL.md",
-               "mkdir -p in/skills/x && echo x > in/skills/x/SKILL.md", "in/skills/x/SKILL.md"),
-    _protected(".agent-tui", "echo 'permission_mode = \"bypassPermissions\"' > .agent-tui/settings.local.toml",
-               "echo x > in/settings.local.toml", "in/settings.local.toml"),
+    Attempt(
+        "rm outside",
+        "rm -rf {out}/existing.txt {out}/victim",
+        _unchanged_outside,
+        "rm -rf {proj}/in/victim",
+        lambda w, out: not (w.proj / "in" / "victim").exists(),
+    ),
+    Attempt(
+        "append to ~/.bashrc",
+        "echo evil >> {home}/.bashrc",
+        lambda w, out: "evil" in (w.home / ".bashrc").read_text(),
+        "echo ok >> {proj}/in/rc",
+        lambda w, out: (w.proj / "in" / "rc").exists(),
+    ),
+    Attempt(
+        "/tmp outside TMPDIR",
+        "echo x > /tmp/agent-tui-escape-tmp",
+        lambda w, out: os.path.exists("/tmp/agent-tui-escape-tmp"),
+        "echo x > $TMPDIR/t.txt && cat $TMPDIR/t.txt",
+        lambda w, out: out.startswith("x"),
+    ),
+    _write(
+        "LD_PRELOAD",
+        "printf '#include <stdio.h>\\n__attribute__((constructor)) static void c(void)"
+        '{FILE*f=fopen("{out}/preload.txt","w");if(f)fclose(f);}\' > $TMPDIR/p.c && '
+        "cc -shared -fPIC -o $TMPDIR/p.so $TMPDIR/p.c && LD_PRELOAD=$TMPDIR/p.so /bin/true",
+        "preload.txt",
+    ),
+    _write(
+        "unshare",
+        "unshare -r sh -c 'echo x > {out}/unshare.txt'; unshare -rm sh -c 'mount -t tmpfs t {out}'; "
+        "echo x > {out}/unshare.txt",
+        "unshare.txt",
+    ),
+    Attempt(
+        "mount",
+        "mount --bind {proj} {out}/victim; mount -t tmpfs t {out}/victim; echo x > {out}/victim/m.txt",
+        lambda w, out: (w.out / "victim" / "m.txt").exists(),
+    ),
+    _protected(
+        ".git/hooks",
+        "echo 'echo pwned' > .git/hooks/pre-commit; chmod +x .git/hooks/pre-commit",
+        "echo 'desc' > .git/description",
+        ".git/description",
+    ),
+    _protected(
+        ".git/hooks removed",
+        "rm -rf .git/hooks; mkdir .git/hooks; echo x > .git/hooks/post-checkout",
+        "rm -rf in/victim; mkdir in/victim2",
+        "in/victim2",
+    ),
+    _protected(
+        ".git/config",
+        "echo '[core]\n\tfsmonitor = touch /tmp/pwned' >> .git/config",
+        "echo x > .git/info/exclude2",
+        ".git/info/exclude2",
+    ),
+    _protected(
+        "git config core.hooksPath",
+        "git config core.hooksPath /tmp/hooks",
+        "git config -f in/other.cfg core.hooksPath x",
+        "in/other.cfg",
+    ),
+    _protected(
+        ".git/config renamed",
+        "mv .git/config .git/config.bak; echo x > .git/config",
+        "mv in/existing.txt in/moved.txt",
+        "in/moved.txt",
+    ),
+    _protected(
+        "hard link to .git/config",
+        "ln .git/config cfg-link; echo '[core] fsmonitor = x' >> cfg-link",
+        "ln readme.txt in/readme-link && cat in/readme-link > /dev/null",
+        "in/readme-link",
+    ),
+    _protected(
+        "symlink swap of .claude",
+        "mv .claude .claude-old; ln -s in .claude; echo '{}' > .claude/settings.local.json",
+        "ln -s in in-link && echo x > in-link/via-link.txt",
+        "in/via-link.txt",
+    ),
+    _protected(
+        ".claude/settings.json",
+        'echo \'{"permissions":{"allow":["Bash"]}}\' > .claude/settings.json',
+        "echo '{}' > in/settings.json",
+        "in/settings.json",
+    ),
+    _protected(
+        ".claude/settings.local.json",
+        "echo '{}' > .claude/settings.local.json",
+        "echo '{}' > in/settings.local.json",
+        "in/settings.local.json",
+    ),
+    _protected(
+        ".claude/commands",
+        "mkdir -p .claude/commands && echo x > .claude/commands/evil.md",
+        "mkdir -p in/commands && echo x > in/commands/ok.md",
+        "in/commands/ok.md",
+    ),
+    _protected(
+        ".claude/agents",
+        "mkdir -p .claude/agents && echo x > .claude/agents/evil.md",
+        "mkdir -p in/agents && echo x > in/agents/ok.md",
+        "in/agents/ok.md",
+    ),
+    _protected(
+        ".claude/skills",
+        "mkdir -p .claude/skills/x && echo x > .claude/skills/x/SKILL.md",
+        "mkdir -p in/skills/x && echo x > in/skills/x/SKILL.md",
+        "in/skills/x/SKILL.md",
+    ),
+    _protected(
+        ".agent-tui",
+        "echo 'permission_mode = \"bypassPermissions\"' > .agent-tui/settings.local.toml",
+        "echo x > in/settings.local.toml",
+        "in/settings.local.toml",
+    ),
     _protected(".mcp.json", "echo '{\"mcpServers\":{}}' > .mcp.json", "echo '{}' > in/mcp.json", "in/mcp.json"),
     *[_secret(rel) for rel in SECRETS],
-    Attempt("TCP to a loopback listener", f"{PY} \"import socket; socket.create_connection(('127.0.0.1', {{tcp}}), 2)\"",
-            lambda w, out: "tcp" in w.received,
-            f"{PY} \"import socket; s=socket.create_server(('127.0.0.1', 0)); socket.create_connection(s.getsockname(), 2)\"",
-            lambda w, out: "Traceback" not in out),
-    Attempt("TCP to this host's address", f"{PY} \"import socket; socket.create_connection(('{{host_ip}}', {{tcp}}), 2)\"",
-            lambda w, out: "tcp" in w.received),
-    Attempt("curl to the loopback listener", "curl -sS -m 2 http://127.0.0.1:{tcp}/", lambda w, out: "tcp" in w.received),
-    Attempt("UDP", f"{PY} \"import socket; socket.socket(socket.AF_INET, socket.SOCK_DGRAM).sendto(b'x', ('127.0.0.1', {{udp}}))\"",
-            lambda w, out: "udp" in w.received,
-            f"{PY} \"import socket; s=socket.socket(socket.AF_INET, socket.SOCK_DGRAM); s.bind(('127.0.0.1', 0)); "
-            "s.sendto(b'x', s.getsockname()); print(s.recv(9))\"", lambda w, out: "b'x'" in out),
-    Attempt("DNS query", f"{PY} \"import socket; q=b'\\x12\\x34\\x01\\x00\\x00\\x01\\x00\\x00\\x00\\x00\\x00\\x00"
-            "\\x07example\\x03com\\x00\\x00\\x01\\x00\\x01'; socket.socket(socket.AF_INET, socket.SOCK_DGRAM)"
-            ".sendto(q, ('127.0.0.1', {udp}))\"", lambda w, out: "udp" in w.received,
-            f"{PY} \"import socket; print(socket.getaddrinfo('localhost', 80)[0][4])\"", lambda w, out: "127.0.0.1" in out),
-    Attempt("unix socket outside", f"{PY} \"import socket; s=socket.socket(socket.AF_UNIX); s.connect('{{unix}}')\"",
-            lambda w, out: "unix" in w.received,
-            f"{PY} \"import socket; a, b = socket.socketpair(); a.send(b'ok'); print(b.recv(2))\"", lambda w, out: "b'ok'" in out),
-    Attempt("abstract unix socket", f"{PY} \"import socket; s=socket.socket(socket.AF_UNIX); s.connect('\\0{{abstract}}')\"",
-            lambda w, out: "abstract" in w.received),
+    Attempt(
+        "TCP to a loopback listener",
+        f"{PY} \"import socket; socket.create_connection(('127.0.0.1', {{tcp}}), 2)\"",
+        lambda w, out: "tcp" in w.received,
+        f"{PY} \"import socket; s=socket.create_server(('127.0.0.1', 0)); socket.create_connection(s.getsockname(), 2)\"",
+        lambda w, out: "Traceback" not in out,
+    ),
+    Attempt(
+        "TCP to this host's address",
+        f"{PY} \"import socket; socket.create_connection(('{{host_ip}}', {{tcp}}), 2)\"",
+        lambda w, out: "tcp" in w.received,
+    ),
+    Attempt(
+        "curl to the loopback listener", "curl -sS -m 2 http://127.0.0.1:{tcp}/", lambda w, out: "tcp" in w.received
+    ),
+    Attempt(
+        "UDP",
+        f"{PY} \"import socket; socket.socket(socket.AF_INET, socket.SOCK_DGRAM).sendto(b'x', ('127.0.0.1', {{udp}}))\"",
+        lambda w, out: "udp" in w.received,
+        f"{PY} \"import socket; s=socket.socket(socket.AF_INET, socket.SOCK_DGRAM); s.bind(('127.0.0.1', 0)); "
+        "s.sendto(b'x', s.getsockname()); print(s.recv(9))\"",
+        lambda w, out: "b'x'" in out,
+    ),
+    Attempt(
+        "DNS query",
+        f"{PY} \"import socket; q=b'\\x12\\x34\\x01\\x00\\x00\\x01\\x00\\x00\\x00\\x00\\x00\\x00"
+        "\\x07example\\x03com\\x00\\x00\\x01\\x00\\x01'; socket.socket(socket.AF_INET, socket.SOCK_DGRAM)"
+        ".sendto(q, ('127.0.0.1', {udp}))\"",
+        lambda w, out: "udp" in w.received,
+        f"{PY} \"import socket; print(socket.getaddrinfo('localhost', 80)[0][4])\"",
+        lambda w, out: "127.0.0.1" in out,
+    ),
+    Attempt(
+        "unix socket outside",
+        f"{PY} \"import socket; s=socket.socket(socket.AF_UNIX); s.connect('{{unix}}')\"",
+        lambda w, out: "unix" in w.received,
+        f"{PY} \"import socket; a, b = socket.socketpair(); a.send(b'ok'); print(b.recv(2))\"",
+        lambda w, out: "b'ok'" in out,
+    ),
+    Attempt(
+        "abstract unix socket",
+        f"{PY} \"import socket; s=socket.socket(socket.AF_UNIX); s.connect('\\0{{abstract}}')\"",
+        lambda w, out: "abstract" in w.received,
+    ),
     Attempt("signal a process outside", "kill -9 {victim}; true", lambda w, out: w.victim.poll() is not None),
     # the keeper that waits outside the namespaces shares the command's process group
-    Attempt("signal the parent (its process group)", "trap '' TERM HUP; kill -TERM 0; kill -HUP 0; echo survived",
-            lambda w, out: not out.startswith("survived\nExit code: 0")),
-    Attempt("ptrace a process outside", f"{PY} \"import ctypes; print(ctypes.CDLL(None).ptrace(16, {{victim}}, 0, 0))\"; "
-            "strace -p {victim} -o /dev/null & sleep 0.2", lambda w, out: _traced(w.victim.pid) or w.victim.poll() is not None,
-            "strace -f -o $TMPDIR/trace true && echo traced", lambda w, out: "traced" in out),
+    Attempt(
+        "signal the parent (its process group)",
+        "trap '' TERM HUP; kill -TERM 0; kill -HUP 0; echo survived",
+        lambda w, out: not out.startswith("survived\nExit code: 0"),
+    ),
+    Attempt(
+        "ptrace a process outside",
+        f'{PY} "import ctypes; print(ctypes.CDLL(None).ptrace(16, {{victim}}, 0, 0))"; '
+        "strace -p {victim} -o /dev/null & sleep 0.2",
+        lambda w, out: _traced(w.victim.pid) or w.victim.poll() is not None,
+        "strace -f -o $TMPDIR/trace true && echo traced",
+        lambda w, out: "traced" in out,
+    ),
     _late("setsid", "setsid sh -c 'sleep 0.43; echo x > {proj}/late-0.43' > /dev/null 2>&1 &", "0.43"),
     _late("double fork", "( ( sleep 0.44; echo x > {proj}/late-0.44 ) & ) &", "0.44"),
     _late("nohup", "nohup sh -c 'sleep 0.45; echo x > {proj}/late-0.45' > /dev/null 2>&1 &", "0.45"),
-    _late("setsid writing outside", "setsid sh -c 'sleep 0.46; echo x > {out}/late-0.46' > /dev/null 2>&1 & disown", "0.46"),
-    Attempt("/dev/shm", "echo x > /dev/shm/agent-tui-escape-shm", lambda w, out: os.path.exists("/dev/shm/agent-tui-escape-shm"),
-            "echo x > /dev/shm/ok && cat /dev/shm/ok", lambda w, out: "x" in out),
+    _late(
+        "setsid writing outside",
+        "setsid sh -c 'sleep 0.46; echo x > {out}/late-0.46' > /dev/null 2>&1 & disown",
+        "0.46",
+    ),
+    Attempt(
+        "/dev/shm",
+        "echo x > /dev/shm/agent-tui-escape-shm",
+        lambda w, out: os.path.exists("/dev/shm/agent-tui-escape-shm"),
+        "echo x > /dev/shm/ok && cat /dev/shm/ok",
+        lambda w, out: "x" in out,
+    ),
 ]
 if shutil.which("rsync"):
     ATTEMPTS.append(_write("rsync", "rsync readme.txt {out}/rsync.txt", "rsync.txt"))
@@ -295,8 +459,14 @@ def run_bash(w: World, command: str, mode: str) -> tuple[str, bool, list[Event]]
     """One Bash call through the dispatcher (non-interactive: a call that would ask is refused)."""
     events: list[Event] = []
     ctx = lambda _id: ToolContext(project_dir=w.proj, state=SessionState(project_dir=w.proj))  # noqa: E731
-    dispatcher = Dispatcher({"Bash": BashTool()}, PermissionPolicy(mode=mode, project_dir=w.proj), ctx,
-                            events.append, interactive=False, parallel=False)
+    dispatcher = Dispatcher(
+        {"Bash": BashTool()},
+        PermissionPolicy(mode=mode, project_dir=w.proj),
+        ctx,
+        events.append,
+        interactive=False,
+        parallel=False,
+    )
     block = {"type": "tool_use", "id": "t1", "name": "Bash", "input": {"command": command, "timeout": 20000}}
     outcome = dispatcher.run([block], threading.Event(), {})
     result = outcome.results[0]
@@ -305,9 +475,17 @@ def run_bash(w: World, command: str, mode: str) -> tuple[str, bool, list[Event]]
 
 def fill(w: World, command: str) -> str:
     host_ip = next((a for a in _host_addresses() if not a.startswith("127.")), "127.0.0.1")
-    return (command.replace("{out}", str(w.out)).replace("{proj}", str(w.proj)).replace("{home}", str(w.home))
-            .replace("{tcp}", str(w.tcp_port)).replace("{udp}", str(w.udp_port)).replace("{unix}", w.unix_path)
-            .replace("{abstract}", w.abstract_name).replace("{victim}", str(w.victim.pid)).replace("{host_ip}", host_ip))
+    return (
+        command.replace("{out}", str(w.out))
+        .replace("{proj}", str(w.proj))
+        .replace("{home}", str(w.home))
+        .replace("{tcp}", str(w.tcp_port))
+        .replace("{udp}", str(w.udp_port))
+        .replace("{unix}", w.unix_path)
+        .replace("{abstract}", w.abstract_name)
+        .replace("{victim}", str(w.victim.pid))
+        .replace("{host_ip}", host_ip)
+    )
 
 
 def _host_addresses() -> list[str]:
@@ -321,7 +499,7 @@ def _host_addresses() -> list[str]:
 @pytest.mark.parametrize("attempt", ATTEMPTS, ids=[a.name for a in ATTEMPTS])
 def test_escape_fails_and_leaves_nothing(world: World, attempt: Attempt, mode: str) -> None:
     world.received.clear()
-    text, is_error, events = run_bash(world, fill(world, attempt.command), mode)
+    text, _is_error, _events = run_bash(world, fill(world, attempt.command), mode)
     assert "needs approval" not in text and "was not granted" not in text, text  # contained: no dialog in either mode
     assert not attempt.leaked(world, text), text
 
@@ -346,6 +524,6 @@ def test_blocked_write_is_reported_to_the_model_and_the_panel(world: World) -> N
 
 
 def test_created_mcp_json_is_removed_and_reported(world: World) -> None:
-    text, is_error, events = run_bash(world, "echo '{}' > .mcp.json", "bypassPermissions")
+    text, is_error, _events = run_bash(world, "echo '{}' > .mcp.json", "bypassPermissions")
     assert not (world.proj / ".mcp.json").exists()
     assert is_error and "creating" in text and ".mcp.json" in text

@@ -10,7 +10,6 @@ off, and to be stopped with it on, in bypassPermissions and default mode, in bot
 
 from __future__ import annotations
 
-import os
 import subprocess
 import threading
 from collections.abc import Iterator
@@ -26,7 +25,9 @@ from tui.sandbox import runtime
 from tui.tools.base import SessionState, ToolContext
 from tui.tools.bash import BashTool
 
-pytestmark = pytest.mark.skipif(not runtime.SandboxRuntime().supported(), reason="no Landlock >= 4 / user namespaces here")
+pytestmark = pytest.mark.skipif(
+    not runtime.SandboxRuntime().supported(), reason="no Landlock >= 4 / user namespaces here"
+)
 
 GIT = ["git", "-c", "user.name=t", "-c", "user.email=t@t", "-c", "protocol.file.allow=always"]
 EVIL = "printf '#!/bin/sh\\ntouch {marker}\\n' > evil.sh; chmod +x evil.sh; "
@@ -35,8 +36,10 @@ FSMON = "printf '[core]\\n\\tfsmonitor = %s\\n' \"$PWD/evil.sh\""
 
 def evil_repo(name: str) -> str:
     """Shell: a bare repository at `name` whose config runs evil.sh on `git status`."""
-    return (f"git init -q --bare {name} && git --git-dir={name} config core.bare false && "
-            f"git --git-dir={name} config core.fsmonitor \"$PWD/evil.sh\"")
+    return (
+        f"git init -q --bare {name} && git --git-dir={name} config core.bare false && "
+        f'git --git-dir={name} config core.fsmonitor "$PWD/evil.sh"'
+    )
 
 
 def _git(*args: str | Path, cwd: Path) -> None:
@@ -121,43 +124,76 @@ class GitAttack:
 
 
 ATTACKS = [
-    GitAttack("rename .git and build a new one", "plain",
-              "mv .git .git-old; git init -q . && git config core.fsmonitor \"$PWD/evil.sh\""),
-    GitAttack(".git turned into a gitdir: file", "plain",
-              f"{evil_repo('evil-gd')}; mv .git .git-old; echo 'gitdir: evil-gd' > .git"),
-    GitAttack("a worktree's .git file re-pointed", "is-worktree",
-              f"{evil_repo('evil-gd')}; echo \"gitdir: $PWD/evil-gd\" > .git"),
+    GitAttack(
+        "rename .git and build a new one",
+        "plain",
+        'mv .git .git-old; git init -q . && git config core.fsmonitor "$PWD/evil.sh"',
+    ),
+    GitAttack(
+        ".git turned into a gitdir: file",
+        "plain",
+        f"{evil_repo('evil-gd')}; mv .git .git-old; echo 'gitdir: evil-gd' > .git",
+    ),
+    GitAttack(
+        "a worktree's .git file re-pointed",
+        "is-worktree",
+        f'{evil_repo("evil-gd")}; echo "gitdir: $PWD/evil-gd" > .git',
+    ),
     GitAttack("a .git link re-pointed", "dotgit-link", f"{evil_repo('evil-gd')}; ln -sfn evil-gd .git"),
-    GitAttack("commondir made", "plain", f"{evil_repo('evil-cd')}; echo \"$PWD/evil-cd\" > .git/commondir"),
-    GitAttack("a worktree's commondir re-pointed", "worktree",
-              f"{evil_repo('evil-cd')}; echo \"$PWD/evil-cd\" > .git/worktrees/wt/commondir"),
-    GitAttack("a worktree's git dir swapped", "worktree",
-              f"{evil_repo('evil-cd')}; mv .git/worktrees/wt .git/worktrees/old; mkdir -p .git/worktrees/wt && "
-              "cp .git/worktrees/old/HEAD .git/worktrees/old/gitdir .git/worktrees/wt/ && "
-              "echo \"$PWD/evil-cd\" > .git/worktrees/wt/commondir"),
+    GitAttack("commondir made", "plain", f'{evil_repo("evil-cd")}; echo "$PWD/evil-cd" > .git/commondir'),
+    GitAttack(
+        "a worktree's commondir re-pointed",
+        "worktree",
+        f'{evil_repo("evil-cd")}; echo "$PWD/evil-cd" > .git/worktrees/wt/commondir',
+    ),
+    GitAttack(
+        "a worktree's git dir swapped",
+        "worktree",
+        f"{evil_repo('evil-cd')}; mv .git/worktrees/wt .git/worktrees/old; mkdir -p .git/worktrees/wt && "
+        "cp .git/worktrees/old/HEAD .git/worktrees/old/gitdir .git/worktrees/wt/ && "
+        'echo "$PWD/evil-cd" > .git/worktrees/wt/commondir',
+    ),
     GitAttack("a worktree's config.worktree", "worktree", f"{FSMON} > .git/worktrees/wt/config.worktree"),
-    GitAttack("a submodule's .git file re-pointed", "submodule",
-              f"{evil_repo('evil-sm')} && git --git-dir=evil-sm config core.worktree \"$PWD/sub\"; "
-              "echo \"gitdir: $PWD/evil-sm\" > sub/.git"),
+    GitAttack(
+        "a submodule's .git file re-pointed",
+        "submodule",
+        f'{evil_repo("evil-sm")} && git --git-dir=evil-sm config core.worktree "$PWD/sub"; '
+        'echo "gitdir: $PWD/evil-sm" > sub/.git',
+    ),
     GitAttack("a submodule's git dir config", "submodule", f"{FSMON} >> .git/modules/sub/config"),
-    GitAttack("a submodule's hooks", "submodule", "mkdir -p .git/modules/sub/hooks; cp evil.sh .git/modules/sub/hooks/pre-commit"),
-    GitAttack("a submodule's git dir swapped", "submodule",
-              "mv .git/modules/sub .git/modules/old; git init -q --bare .git/modules/sub && "
-              "git --git-dir=.git/modules/sub config core.bare false && "
-              "git --git-dir=.git/modules/sub config core.worktree ../../../sub && "
-              "git --git-dir=.git/modules/sub config core.fsmonitor \"$PWD/evil.sh\""),
-    GitAttack("a new gitlink whose repository runs a program", "plain",
-              "git init -q nested && git -C nested config core.fsmonitor \"$PWD/evil.sh\" && "
-              "git -C nested -c user.name=t -c user.email=t@t commit -q --allow-empty -m n && git add nested"),
+    GitAttack(
+        "a submodule's hooks",
+        "submodule",
+        "mkdir -p .git/modules/sub/hooks; cp evil.sh .git/modules/sub/hooks/pre-commit",
+    ),
+    GitAttack(
+        "a submodule's git dir swapped",
+        "submodule",
+        "mv .git/modules/sub .git/modules/old; git init -q --bare .git/modules/sub && "
+        "git --git-dir=.git/modules/sub config core.bare false && "
+        "git --git-dir=.git/modules/sub config core.worktree ../../../sub && "
+        'git --git-dir=.git/modules/sub config core.fsmonitor "$PWD/evil.sh"',
+    ),
+    GitAttack(
+        "a new gitlink whose repository runs a program",
+        "plain",
+        'git init -q nested && git -C nested config core.fsmonitor "$PWD/evil.sh" && '
+        "git -C nested -c user.name=t -c user.email=t@t commit -q --allow-empty -m n && git add nested",
+    ),
     GitAttack("a hook in the core.hooksPath folder", "hooks-path", "cp evil.sh .githooks/pre-commit"),
-    GitAttack("the core.hooksPath folder swapped", "hooks-path",
-              "mv .githooks .githooks-old; mkdir -p .githooks && cp evil.sh .githooks/pre-commit"),
-    GitAttack("the core.hooksPath folder made", "hooks-path-missing", "mkdir -p .githooks && cp evil.sh .githooks/pre-commit"),
+    GitAttack(
+        "the core.hooksPath folder swapped",
+        "hooks-path",
+        "mv .githooks .githooks-old; mkdir -p .githooks && cp evil.sh .githooks/pre-commit",
+    ),
+    GitAttack(
+        "the core.hooksPath folder made", "hooks-path-missing", "mkdir -p .githooks && cp evil.sh .githooks/pre-commit"
+    ),
     GitAttack("core.fsmonitor in an included file", "include", f"{FSMON} >> team.gitconfig"),
     GitAttack("core.fsmonitor in an include made", "include-missing", f"{FSMON} > local.gitconfig"),
     GitAttack("core.fsmonitor in config.worktree", "worktree-config", f"{FSMON} > .git/config.worktree"),
     GitAttack("core.fsmonitor in the global config", "global-in-project", f"{FSMON} >> .team-global.gitconfig"),
-    GitAttack("core.fsmonitor by git config", "plain", "git config core.fsmonitor \"$PWD/evil.sh\""),
+    GitAttack("core.fsmonitor by git config", "plain", 'git config core.fsmonitor "$PWD/evil.sh"'),
 ]
 
 
@@ -177,9 +213,14 @@ def sandbox_for() -> Iterator[object]:
 def run_bash(proj: Path, command: str, mode: str) -> str:
     """One Bash call through the dispatcher (non-interactive: a call that would ask is refused)."""
     state = SessionState(project_dir=proj)
-    dispatcher = Dispatcher({"Bash": BashTool()}, PermissionPolicy(mode=mode, project_dir=proj),
-                            lambda _id: ToolContext(project_dir=proj, state=state), lambda e: None,
-                            interactive=False, parallel=False)
+    dispatcher = Dispatcher(
+        {"Bash": BashTool()},
+        PermissionPolicy(mode=mode, project_dir=proj),
+        lambda _id: ToolContext(project_dir=proj, state=state),
+        lambda e: None,
+        interactive=False,
+        parallel=False,
+    )
     block = {"type": "tool_use", "id": "t1", "name": "Bash", "input": {"command": command, "timeout": 30000}}
     return str(dispatcher.run([block], threading.Event(), {}).results[0]["content"])
 
@@ -193,8 +234,9 @@ def attack(world: World, command: str, mode: str) -> tuple[str, bool]:
 
 
 @pytest.mark.parametrize("case", ATTACKS, ids=[a.name for a in ATTACKS])
-def test_each_attack_works_with_the_sandbox_off(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, sandbox_for,
-                                                case: GitAttack) -> None:
+def test_each_attack_works_with_the_sandbox_off(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, sandbox_for, case: GitAttack
+) -> None:
     world = make_world(tmp_path, case.layout, monkeypatch)
     sandbox_for(world.proj, False)
     text, leaked = attack(world, case.command, "bypassPermissions")
@@ -204,8 +246,9 @@ def test_each_attack_works_with_the_sandbox_off(tmp_path: Path, monkeypatch: pyt
 @pytest.mark.parametrize("launch", ["clone", "fork"])
 @pytest.mark.parametrize("mode", ["bypassPermissions", "default"])
 @pytest.mark.parametrize("case", ATTACKS, ids=[a.name for a in ATTACKS])
-def test_each_attack_is_stopped_by_the_sandbox(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, sandbox_for,
-                                               case: GitAttack, mode: str, launch: str) -> None:
+def test_each_attack_is_stopped_by_the_sandbox(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, sandbox_for, case: GitAttack, mode: str, launch: str
+) -> None:
     if launch == "fork":
         monkeypatch.setenv("AGENT_TUI_SANDBOX_LAUNCH", "fork")
     world = make_world(tmp_path, case.layout, monkeypatch)
@@ -217,22 +260,28 @@ def test_each_attack_is_stopped_by_the_sandbox(tmp_path: Path, monkeypatch: pyte
 
 
 @pytest.mark.parametrize("layout", ["plain", "worktree", "submodule", "hooks-path", "include"])
-def test_ordinary_git_work_still_works_in_each_layout(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, sandbox_for,
-                                                      layout: str) -> None:
+def test_ordinary_git_work_still_works_in_each_layout(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, sandbox_for, layout: str
+) -> None:
     world = make_world(tmp_path, layout, monkeypatch)
     sandbox_for(world.proj, True)
-    text = run_bash(world.proj, "echo more >> f.txt && git status --short && git add -A && "
-                                "git -c user.name=t -c user.email=t@t commit -qm work && git log --oneline | wc -l && "
-                                "git branch -q topic && git stash list && git gc -q && echo all-ok", "default")
+    text = run_bash(
+        world.proj,
+        "echo more >> f.txt && git status --short && git add -A && "
+        "git -c user.name=t -c user.email=t@t commit -qm work && git log --oneline | wc -l && "
+        "git branch -q topic && git stash list && git gc -q && echo all-ok",
+        "default",
+    )
     assert "all-ok" in text and "Sandbox: blocked" not in text, text
 
 
-def test_a_command_that_times_out_or_is_interrupted_is_checked_too(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
-                                                                  sandbox_for) -> None:
+def test_a_command_that_times_out_or_is_interrupted_is_checked_too(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, sandbox_for
+) -> None:
     """The check runs however the command ends: a timeout kills the tree, then what it made is removed."""
     world = make_world(tmp_path, "plain", monkeypatch)
     sandbox_for(world.proj, True)
-    command = EVIL.format(marker=world.marker) + f"{evil_repo('evil-cd')}; echo \"$PWD/evil-cd\" > .git/commondir; "
+    command = EVIL.format(marker=world.marker) + f'{evil_repo("evil-cd")}; echo "$PWD/evil-cd" > .git/commondir; '
     ctx = ToolContext(project_dir=world.proj, state=SessionState(project_dir=world.proj))
     result = BashTool().run({"command": command + "echo made; sleep 60", "timeout": 1500}, ctx)
     assert result.meta["timed_out"] and "creating" in result.text() and ".git/commondir" in result.text()

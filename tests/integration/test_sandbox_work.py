@@ -18,7 +18,9 @@ from tui.sandbox import runtime
 from tui.tools.base import SessionState, ToolContext
 from tui.tools.bash import BashTool
 
-pytestmark = pytest.mark.skipif(not runtime.SandboxRuntime().supported(), reason="no Landlock >= 4 / user namespaces here")
+pytestmark = pytest.mark.skipif(
+    not runtime.SandboxRuntime().supported(), reason="no Landlock >= 4 / user namespaces here"
+)
 
 
 class _Hello(http.server.BaseHTTPRequestHandler):
@@ -62,15 +64,21 @@ def bash(proj: Path, command: str) -> tuple[str, bool]:
 
 
 def test_git_status_diff_commit(proj: Path) -> None:
-    text, err = bash(proj, "git init -q . 2>&1; echo one > a.txt && git add a.txt && git -c user.name=t -c user.email=t@t "
-                           "commit -qm first && echo two >> a.txt && git status --short && git diff --stat && "
-                           "git -c user.name=t -c user.email=t@t commit -qam second && git log --oneline | wc -l")
+    text, err = bash(
+        proj,
+        "git init -q . 2>&1; echo one > a.txt && git add a.txt && git -c user.name=t -c user.email=t@t "
+        "commit -qm first && echo two >> a.txt && git status --short && git diff --stat && "
+        "git -c user.name=t -c user.email=t@t commit -qam second && git log --oneline | wc -l",
+    )
     # a repository made inside the sandbox loses its hooks and config (a command must not plant them)
     assert "creating" in text and ".git" in text and not (proj / ".git").exists()
     subprocess.run(["git", "init", "-q", str(proj)], check=True)
-    text, err = bash(proj, "echo one > a.txt && git add a.txt && git -c user.name=t -c user.email=t@t commit -qm first && "
-                           "echo two >> a.txt && git status --short && git diff --stat && "
-                           "git -c user.name=t -c user.email=t@t commit -qam second && git log --oneline | wc -l")
+    text, err = bash(
+        proj,
+        "echo one > a.txt && git add a.txt && git -c user.name=t -c user.email=t@t commit -qm first && "
+        "echo two >> a.txt && git status --short && git diff --stat && "
+        "git -c user.name=t -c user.email=t@t commit -qam second && git log --oneline | wc -l",
+    )
     assert not err and " M a.txt" in text and "1 file changed" in text and text.splitlines()[-2].strip() == "2", text
 
 
@@ -85,10 +93,16 @@ def test_pip_install_target_from_a_local_wheel(proj: Path) -> None:
     with zipfile.ZipFile(wheel, "w") as z:
         z.writestr("tinypkg/__init__.py", "VALUE = 42\n")
         z.writestr("tinypkg-1.0.dist-info/METADATA", "Metadata-Version: 2.1\nName: tinypkg\nVersion: 1.0\n")
-        z.writestr("tinypkg-1.0.dist-info/WHEEL", "Wheel-Version: 1.0\nGenerator: test\nRoot-Is-Purelib: true\nTag: py3-none-any\n")
+        z.writestr(
+            "tinypkg-1.0.dist-info/WHEEL",
+            "Wheel-Version: 1.0\nGenerator: test\nRoot-Is-Purelib: true\nTag: py3-none-any\n",
+        )
         z.writestr("tinypkg-1.0.dist-info/RECORD", "")
-    text, err = bash(proj, f"{sys.executable} -m pip install -q --no-index --disable-pip-version-check --target lib {wheel.name} "
-                           f"&& PYTHONPATH=lib {sys.executable} -c 'import tinypkg; print(tinypkg.VALUE)'")
+    text, err = bash(
+        proj,
+        f"{sys.executable} -m pip install -q --no-index --disable-pip-version-check --target lib {wheel.name} "
+        f"&& PYTHONPATH=lib {sys.executable} -c 'import tinypkg; print(tinypkg.VALUE)'",
+    )
     assert not err and "42" in text, text
 
 
@@ -96,7 +110,10 @@ def test_compiler_writes_to_tmpdir(proj: Path) -> None:
     if not shutil.which("cc"):
         pytest.skip("no C compiler")
     (proj / "hello.c").write_text('#include <stdio.h>\nint main(void){puts("compiled");return 0;}\n')
-    text, err = bash(proj, 'cc -o "$TMPDIR/hello" hello.c && "$TMPDIR/hello" && case "$TMPDIR" in /tmp/agent-tui-sandbox-*) echo private;; esac')
+    text, err = bash(
+        proj,
+        'cc -o "$TMPDIR/hello" hello.c && "$TMPDIR/hello" && case "$TMPDIR" in /tmp/agent-tui-sandbox-*) echo private;; esac',
+    )
     assert not err and "compiled" in text and "private" in text, text
 
 
@@ -115,10 +132,15 @@ def test_allowed_domain_goes_through_the_proxy_and_others_are_named(proj: Path, 
     # (the sandbox's NO_PROXY sends loopback names straight to its own loopback; unset, they go to the proxy)
     text, err = bash(proj, f"env -u NO_PROXY -u no_proxy curl -sS -m 5 http://localhost:{upstream}/")
     assert not err and "hello through the proxy" in text, text
-    text, err = bash(proj, f"env -u NO_PROXY -u no_proxy curl -sS -m 5 --proxytunnel http://localhost:{upstream}/")  # CONNECT
+    text, err = bash(
+        proj, f"env -u NO_PROXY -u no_proxy curl -sS -m 5 --proxytunnel http://localhost:{upstream}/"
+    )  # CONNECT
     assert not err and "hello through the proxy" in text, text
-    text, err = bash(proj, "curl -sS -m 5 -o /dev/null -w '%{http_code}' http://blocked.example/; "
-                           "curl -sS -m 5 https://blocked-tls.example/ 2>&1; exit 7")
+    text, err = bash(
+        proj,
+        "curl -sS -m 5 -o /dev/null -w '%{http_code}' http://blocked.example/; "
+        "curl -sS -m 5 https://blocked-tls.example/ 2>&1; exit 7",
+    )
     assert "403" in text
     assert "connecting to blocked.example (not in sandbox.network.allowed_domains)" in text
     assert "connecting to blocked-tls.example" in text
@@ -126,12 +148,17 @@ def test_allowed_domain_goes_through_the_proxy_and_others_are_named(proj: Path, 
 
 def test_home_caches_go_to_the_runs_tmpdir(proj: Path) -> None:
     """pip, npm and go caches (~/.cache, ~/.npm) would be writes outside: they land in the run's TMPDIR."""
-    text, err = bash(proj, 'mkdir -p "$XDG_CACHE_HOME/pip" "$npm_config_cache" && '
-                           'case "$XDG_CACHE_HOME:$npm_config_cache" in "$TMPDIR"/*:"$TMPDIR"/*) echo cache-private;; esac')
+    text, err = bash(
+        proj,
+        'mkdir -p "$XDG_CACHE_HOME/pip" "$npm_config_cache" && '
+        'case "$XDG_CACHE_HOME:$npm_config_cache" in "$TMPDIR"/*:"$TMPDIR"/*) echo cache-private;; esac',
+    )
     assert not err and "cache-private" in text, text
 
 
 def test_output_quoting_an_unresolvable_path_is_kept(proj: Path) -> None:
     """The report reads paths quoted in the output; one agent-tui cannot resolve (another process's /proc link) is skipped."""
-    text, err = bash(proj, "echo \"ls: cannot access '/proc/1/root/etc/x': Permission denied\"; echo the-rest-of-the-output")
+    text, _err = bash(
+        proj, "echo \"ls: cannot access '/proc/1/root/etc/x': Permission denied\"; echo the-rest-of-the-output"
+    )
     assert "the-rest-of-the-output" in text and "PermissionError" not in text, text

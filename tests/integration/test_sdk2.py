@@ -26,9 +26,19 @@ ROOT = Path(__file__).resolve().parents[2]
 ENGINE_TESTS = ["tests/unit/engine", "tests/unit/offline", "tests/integration"]
 #: tests that never reach the SDK (the tmux app, MCP servers, the sandbox, hook processes, key stores): they
 #: test other parts, and run once already on the pinned SDK; `--ignore-glob` keeps this run to the SDK's paths
-APP_TESTS = [f"--ignore-glob=tests/integration/{pattern}" for pattern in (
-    "test_terminal_attacks_tmux.py", "test_mcp_*.py", "test_sandbox_*.py", "test_hooks*.py", "test_keystore.py",
-    "test_commands_print.py", "test_search_interrupt.py", "test_agent_sdk.py")]
+APP_TESTS = [
+    f"--ignore-glob=tests/integration/{pattern}"
+    for pattern in (
+        "test_terminal_attacks_tmux.py",
+        "test_mcp_*.py",
+        "test_sandbox_*.py",
+        "test_hooks*.py",
+        "test_keystore.py",
+        "test_commands_print.py",
+        "test_search_interrupt.py",
+        "test_agent_sdk.py",
+    )
+]
 INNER = "AGENT_TUI_SDK2_INNER"
 TEST_ID = "tests/integration/test_sdk2.py::test_the_engine_suite_passes_on_the_newest_sdk_2"
 #: variables of the user's environment the child must not see (the suite's conftest scrubs them per test too)
@@ -64,9 +74,20 @@ class InnerRun:
     def _install_and_test(self) -> None:
         site = self.workdir / "site"
         pip = subprocess.run(
-            [sys.executable, "-m", "pip", "install", "-q", "--disable-pip-version-check", "--target", str(site),
-             "anthropic>=2,<3"],
-            capture_output=True, text=True, timeout=600,
+            [
+                sys.executable,
+                "-m",
+                "pip",
+                "install",
+                "-q",
+                "--disable-pip-version-check",
+                "--target",
+                str(site),
+                "anthropic>=2,<3",
+            ],
+            capture_output=True,
+            text=True,
+            timeout=600,
         )
         if pip.returncode != 0:
             self.skip_reason = f"anthropic 2.x could not be installed: {pip.stderr.strip().splitlines()[-1:]}"
@@ -74,8 +95,16 @@ class InnerRun:
         env = {k: v for k, v in os.environ.items() if k not in _SCRUB}
         env.update(PYTHONPATH=os.pathsep.join([str(site), str(ROOT)]), **{INNER: "1"})
         probe = subprocess.run(
-            [sys.executable, "-c", "import anthropic, tui.agent.httplib as h; print(anthropic.__version__, h.SDK_MAJOR)"],
-            capture_output=True, text=True, env=env, cwd=ROOT, timeout=120,
+            [
+                sys.executable,
+                "-c",
+                "import anthropic, tui.agent.httplib as h; print(anthropic.__version__, h.SDK_MAJOR)",
+            ],
+            capture_output=True,
+            text=True,
+            env=env,
+            cwd=ROOT,
+            timeout=120,
         )
         self.probe = probe.stdout + probe.stderr
         self.version = probe.stdout.split()[0] if probe.stdout.split() else ""
@@ -85,7 +114,11 @@ class InnerRun:
         with log.open("wb") as out:
             self.process = subprocess.Popen(
                 [sys.executable, "-m", "pytest", "-p", "no:cacheprovider", "-x", *APP_TESTS, *ENGINE_TESTS],
-                stdout=out, stderr=subprocess.STDOUT, env=env, cwd=ROOT, start_new_session=True,
+                stdout=out,
+                stderr=subprocess.STDOUT,
+                env=env,
+                cwd=ROOT,
+                start_new_session=True,
             )
             try:
                 self.returncode = self.process.wait(timeout=1400)

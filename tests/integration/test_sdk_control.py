@@ -35,8 +35,12 @@ def project(tmp_path: Path) -> Path:
 
 
 def user(content: str) -> dict[str, Any]:
-    return {"type": "user", "message": {"role": "user", "content": content}, "parent_tool_use_id": None,
-            "session_id": "default"}
+    return {
+        "type": "user",
+        "message": {"role": "user", "content": content},
+        "parent_tool_use_id": None,
+        "session_id": "default",
+    }
 
 
 def control(request_id: str, subtype: str, **fields: Any) -> dict[str, Any]:
@@ -44,8 +48,10 @@ def control(request_id: str, subtype: str, **fields: Any) -> dict[str, Any]:
 
 
 def success(request_id: str, response: dict[str, Any]) -> dict[str, Any]:
-    return {"type": "control_response", "response": {"subtype": "success", "request_id": request_id,
-                                                     "response": response}}
+    return {
+        "type": "control_response",
+        "response": {"subtype": "success", "request_id": request_id, "response": response},
+    }
 
 
 class Sdk:
@@ -68,8 +74,16 @@ class Sdk:
 
         def run() -> None:
             try:
-                self.code = run_headless(session.options, "", "stream-json", out=out, err=self.err, session=session,
-                                         input_stream=reader, permission_prompt=permission_prompt)
+                self.code = run_headless(
+                    session.options,
+                    "",
+                    "stream-json",
+                    out=out,
+                    err=self.err,
+                    session=session,
+                    input_stream=reader,
+                    permission_prompt=permission_prompt,
+                )
             finally:
                 out.close()
 
@@ -113,8 +127,9 @@ class Sdk:
                     raise AssertionError(f"nothing passed the test within {timeout} s; stdout: {self.lines}")
 
     def response(self, request_id: str) -> dict[str, Any]:
-        return self.until(lambda o: o.get("type") == "control_response" and
-                          o["response"]["request_id"] == request_id)["response"]
+        return self.until(lambda o: o.get("type") == "control_response" and o["response"]["request_id"] == request_id)[
+            "response"
+        ]
 
     def result(self) -> dict[str, Any]:
         return self.until(lambda o: o.get("type") == "result")
@@ -142,21 +157,28 @@ def test_initialize_answers_with_what_agent_tui_offers_and_only_once(monkeypatch
         sdk.end()
     assert first["subtype"] == "success" and first["response"]["pid"] == os.getpid()
     assert first["response"]["output_style"] == "default"
-    assert second == {"subtype": "error", "request_id": "r2",
-                      "error": "initialize was already done for this agent-tui process"}
+    assert second == {
+        "subtype": "error",
+        "request_id": "r2",
+        "error": "initialize was already done for this agent-tui process",
+    }
     assert refused["subtype"] == "error" and "get_context_usage is not supported" in refused["error"]
     assert "agents defined in the SDK options are not supported" in agents["error"]
 
 
 def test_can_use_tool_answers_the_question_with_an_updated_input(monkeypatch, project):
     target = project / "sdk.txt"
-    script = [reply(tool_use("Write", {"file_path": str(target), "content": "from the model\n"}), stop_reason="tool_use"),
-              reply(text("Done."), stop_reason="end_turn")]
+    script = [
+        reply(tool_use("Write", {"file_path": str(target), "content": "from the model\n"}), stop_reason="tool_use"),
+        reply(text("Done."), stop_reason="end_turn"),
+    ]
     with FakeAPI(script) as api:
         session, recorder = make_session(monkeypatch, api.base_url, project)
         sdk = Sdk(session, permission_prompt=True)
         sdk.answers["can_use_tool"] = lambda request: {
-            "behavior": "allow", "updatedInput": {**request["input"], "content": "from the SDK\n"}}
+            "behavior": "allow",
+            "updatedInput": {**request["input"], "content": "from the SDK\n"},
+        }
         sdk.send(user("write it"))
         result = sdk.result()
         assert sdk.end() == 0
@@ -171,8 +193,10 @@ def test_can_use_tool_answers_the_question_with_an_updated_input(monkeypatch, pr
 
 
 def test_can_use_tool_deny_with_interrupt_ends_the_turn(monkeypatch, project):
-    script = [reply(tool_use("Bash", {"command": "touch never.txt"}), stop_reason="tool_use"),
-              reply(text("Should not be asked for."))]
+    script = [
+        reply(tool_use("Bash", {"command": "touch never.txt"}), stop_reason="tool_use"),
+        reply(text("Should not be asked for.")),
+    ]
     with FakeAPI(script) as api:
         session, _ = make_session(monkeypatch, api.base_url, project)
         sdk = Sdk(session, permission_prompt=True)
@@ -186,8 +210,10 @@ def test_can_use_tool_deny_with_interrupt_ends_the_turn(monkeypatch, project):
 
 
 def test_stdin_closing_while_can_use_tool_waits_interrupts_the_turn_in_one_sentence(monkeypatch, project):
-    script = [reply(tool_use("Bash", {"command": "touch never.txt"}), stop_reason="tool_use"),
-              reply(text("Should not be asked for."))]
+    script = [
+        reply(tool_use("Bash", {"command": "touch never.txt"}), stop_reason="tool_use"),
+        reply(text("Should not be asked for.")),
+    ]
     with FakeAPI(script) as api:
         session, _ = make_session(monkeypatch, api.base_url, project)
         sdk = Sdk(session, permission_prompt=True)
@@ -197,20 +223,29 @@ def test_stdin_closing_while_can_use_tool_waits_interrupts_the_turn_in_one_sente
         code = sdk.end()
     assert code == 130 and not (project / "never.txt").exists()
     said = [line for line in sdk.err.getvalue().splitlines() if "closed agent-tui's input" in line]
-    assert said == ["agent-tui: the Agent SDK program closed agent-tui's input (stdin) before answering "
-                    "(can_use_tool); the turn is interrupted."]
+    assert said == [
+        "agent-tui: the Agent SDK program closed agent-tui's input (stdin) before answering "
+        "(can_use_tool); the turn is interrupted."
+    ]
 
 
 def test_a_hook_callback_blocks_a_tool_as_a_command_hook_would(monkeypatch, project):
     target = project / "hooked.txt"
-    script = [reply(tool_use("Write", {"file_path": str(target), "content": "x\n"}), stop_reason="tool_use"),
-              reply(text("Blocked, fine."))]
+    script = [
+        reply(tool_use("Write", {"file_path": str(target), "content": "x\n"}), stop_reason="tool_use"),
+        reply(text("Blocked, fine.")),
+    ]
     with FakeAPI(script) as api:
         session, recorder = make_session(monkeypatch, api.base_url, project, permission_mode="acceptEdits")
         sdk = Sdk(session)
         sdk.answers["hook_callback"] = lambda request: {"decision": "block", "reason": "No writes today."}
-        sdk.send(control("init", "initialize", hooks={
-            "PreToolUse": [{"matcher": "Write|Edit", "hookCallbackIds": ["hook_0"], "timeout": 5}]}))
+        sdk.send(
+            control(
+                "init",
+                "initialize",
+                hooks={"PreToolUse": [{"matcher": "Write|Edit", "hookCallbackIds": ["hook_0"], "timeout": 5}]},
+            )
+        )
         assert sdk.response("init")["subtype"] == "success"
         sdk.send(user("write"))
         sdk.result()
@@ -224,10 +259,13 @@ def test_a_hook_callback_blocks_a_tool_as_a_command_hook_would(monkeypatch, proj
     assert finished.command == "Agent SDK callback hook_0" and finished.decision == "deny"
 
 
-@pytest.mark.parametrize("event, sentence", [
-    ("SubagentStart", "initialize: agent-tui does not fire SubagentStart hooks"),
-    ("SessionEnd", "initialize: a SessionEnd hook cannot be a Python callback here"),
-])
+@pytest.mark.parametrize(
+    "event, sentence",
+    [
+        ("SubagentStart", "initialize: agent-tui does not fire SubagentStart hooks"),
+        ("SessionEnd", "initialize: a SessionEnd hook cannot be a Python callback here"),
+    ],
+)
 def test_a_hook_event_that_cannot_call_back_is_refused_at_initialize(monkeypatch, project, event, sentence):
     with FakeAPI([]) as api:
         session, _ = make_session(monkeypatch, api.base_url, project)
@@ -269,9 +307,9 @@ def test_malformed_control_lines_get_one_sentence_each(monkeypatch, project):
     errors = [line["error"] for line in sdk.lines if line.get("subtype") == "input_error"]
     assert errors == [
         'stream-json input line 1: a control_request needs a string "request_id" and a "request" object; the line '
-        'is skipped.',
+        "is skipped.",
         'stream-json input line 2: a control_response needs a "response" object with a string "request_id"; the '
-        'line is skipped.',
+        "line is skipped.",
         'stream-json input line 3: a control_response for "nobody", which agent-tui never sent; the line is skipped.',
     ]
 
@@ -283,11 +321,21 @@ def _mcp_server(request: dict[str, Any]) -> dict[str, Any]:
     if ident is None:
         return {"mcp_response": {"jsonrpc": "2.0", "result": {}}}
     if method == "initialize":
-        result: dict[str, Any] = {"protocolVersion": message["params"]["protocolVersion"],
-                                  "capabilities": {"tools": {}}, "serverInfo": {"name": "calc", "version": "1.0.0"}}
+        result: dict[str, Any] = {
+            "protocolVersion": message["params"]["protocolVersion"],
+            "capabilities": {"tools": {}},
+            "serverInfo": {"name": "calc", "version": "1.0.0"},
+        }
     elif method == "tools/list":
-        result = {"tools": [{"name": "add", "description": "Add two numbers", "inputSchema": {
-            "type": "object", "properties": {"a": {"type": "number"}, "b": {"type": "number"}}}}]}
+        result = {
+            "tools": [
+                {
+                    "name": "add",
+                    "description": "Add two numbers",
+                    "inputSchema": {"type": "object", "properties": {"a": {"type": "number"}, "b": {"type": "number"}}},
+                }
+            ]
+        }
     elif method == "tools/call":
         args = message["params"]["arguments"]
         result = {"content": [{"type": "text", "text": f"sum={args['a'] + args['b']}"}]}
@@ -299,8 +347,13 @@ def _mcp_server(request: dict[str, Any]) -> dict[str, Any]:
 def test_an_sdk_mcp_server_is_reached_over_mcp_message_and_its_tool_runs(monkeypatch, project):
     script = [reply(tool_use("mcp__calc__add", {"a": 20, "b": 22}), stop_reason="tool_use"), reply(text("42."))]
     with FakeAPI(script) as api:
-        session, _ = make_session(monkeypatch, api.base_url, project, allowed_tools=["mcp__calc__add"],
-                                  mcp_servers=[McpServerConfig("calc", "sdk", source="cli", source_path="--mcp-config")])
+        session, _ = make_session(
+            monkeypatch,
+            api.base_url,
+            project,
+            allowed_tools=["mcp__calc__add"],
+            mcp_servers=[McpServerConfig("calc", "sdk", source="cli", source_path="--mcp-config")],
+        )
         sdk = Sdk(session)
         sdk.answers["mcp_message"] = _mcp_server
         sdk.send(control("s1", "mcp_status"))
@@ -329,22 +382,55 @@ def test_sdk_servers_come_only_from_the_command_line(tmp_path):
 def _cli(args: list[str], stdin: str, cwd: Path, env: dict[str, str]) -> subprocess.CompletedProcess[str]:
     full = {k: v for k, v in os.environ.items() if not k.startswith("ANTHROPIC_")}
     full.update(env)
-    return subprocess.run([sys.executable, "-m", "tui.cli", *args], input=stdin, capture_output=True, text=True,
-                          cwd=cwd, env=full, timeout=60)
+    return subprocess.run(
+        [sys.executable, "-m", "tui.cli", *args],
+        input=stdin,
+        capture_output=True,
+        text=True,
+        cwd=cwd,
+        env=full,
+        timeout=60,
+    )
 
 
 #: what the Agent SDK passes its CLI for `ClaudeAgentOptions(system_prompt=None, max_turns=2, ...)`
-SDK_ARGV = ["--output-format", "stream-json", "--verbose", "--system-prompt", "", "--allowedTools", "Read,Glob",
-            "--max-turns", "2", "--disallowedTools", "Bash", "--tools", "Read,Glob", "--model", "claude-sonnet-5-5",
-            "--permission-prompt-tool", "stdio", "--permission-mode", "default", "--setting-sources=user,project,local",
-            "--max-thinking-tokens", "0", "--input-format", "stream-json"]
+SDK_ARGV = [
+    "--output-format",
+    "stream-json",
+    "--verbose",
+    "--system-prompt",
+    "",
+    "--allowedTools",
+    "Read,Glob",
+    "--max-turns",
+    "2",
+    "--disallowedTools",
+    "Bash",
+    "--tools",
+    "Read,Glob",
+    "--model",
+    "claude-sonnet-5-5",
+    "--permission-prompt-tool",
+    "stdio",
+    "--permission-mode",
+    "default",
+    "--setting-sources=user,project,local",
+    "--max-thinking-tokens",
+    "0",
+    "--input-format",
+    "stream-json",
+]
 
 
 def test_the_flags_the_sdk_passes_run_without_dash_p(project, tmp_path):
     lines = [control("i", "initialize", hooks=None), user("hi")]
     with FakeAPI([reply(text("hello back"))]) as api:
-        proc = _cli(SDK_ARGV, "".join(json.dumps(line) + "\n" for line in lines), project,
-                    {"ANTHROPIC_BASE_URL": api.base_url, "ANTHROPIC_API_KEY": "sk-test", "HOME": str(tmp_path)})
+        proc = _cli(
+            SDK_ARGV,
+            "".join(json.dumps(line) + "\n" for line in lines),
+            project,
+            {"ANTHROPIC_BASE_URL": api.base_url, "ANTHROPIC_API_KEY": "sk-test", "HOME": str(tmp_path)},
+        )
         body = api.message_requests[0].body
     assert proc.returncode == 0, proc.stderr
     out = [json.loads(line) for line in proc.stdout.splitlines()]
@@ -360,15 +446,20 @@ def test_a_flag_agent_tui_cannot_honour_is_one_sentence_and_an_error_result(proj
     assert proc.returncode == 2
     (line,) = proc.stdout.splitlines()
     result = json.loads(line)
-    assert result["type"] == "result" and result["is_error"] and result["errors"] == [
-        "--json-schema (structured output) is not supported by agent-tui."]
+    assert (
+        result["type"] == "result"
+        and result["is_error"]
+        and result["errors"] == ["--json-schema (structured output) is not supported by agent-tui."]
+    )
     assert proc.stderr.strip() == "agent-tui: --json-schema (structured output) is not supported by agent-tui."
 
 
 def test_a_plain_print_run_imports_nothing_of_the_sdk_control(project):
-    code = ("import sys; from tui.cli import main; rc = main(['-p', 'hi', '--offline', '--cwd', sys.argv[1]]); "
-            "print(sorted(m for m in sys.modules if m.startswith(('tui.sdk_control', 'tui.mcp.sdk_transport', "
-            "'tui.cli_sdk', 'tui.stream_events'))))")
+    code = (
+        "import sys; from tui.cli import main; rc = main(['-p', 'hi', '--offline', '--cwd', sys.argv[1]]); "
+        "print(sorted(m for m in sys.modules if m.startswith(('tui.sdk_control', 'tui.mcp.sdk_transport', "
+        "'tui.cli_sdk', 'tui.stream_events'))))"
+    )
     proc = subprocess.run([sys.executable, "-c", code, str(project)], capture_output=True, text=True, timeout=60)
     assert proc.returncode == 0, proc.stderr
     assert proc.stdout.strip().splitlines()[-1] == "[]"
@@ -394,10 +485,24 @@ def test_a_program_that_goes_away_mid_turn_stops_the_turn_and_leaves_no_process(
         env = {k: v for k, v in os.environ.items() if not k.startswith("ANTHROPIC_")}
         env.update(ANTHROPIC_BASE_URL=api.base_url, ANTHROPIC_API_KEY="sk-test", HOME=str(tmp_path))
         errors = (tmp_path / "stderr.txt").open("w")
-        argv = ["--output-format", "stream-json", "--verbose", "--permission-mode", "bypassPermissions",
-                "--input-format", "stream-json"]
-        proc = subprocess.Popen([sys.executable, "-m", "tui.cli", *argv], cwd=project, env=env, text=True,
-                                stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=errors)
+        argv = [
+            "--output-format",
+            "stream-json",
+            "--verbose",
+            "--permission-mode",
+            "bypassPermissions",
+            "--input-format",
+            "stream-json",
+        ]
+        proc = subprocess.Popen(
+            [sys.executable, "-m", "tui.cli", *argv],
+            cwd=project,
+            env=env,
+            text=True,
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=errors,
+        )
         assert proc.stdin is not None and proc.stdout is not None
         watchdog = threading.Timer(60, proc.kill)  # never a hang, whatever goes wrong
         watchdog.daemon = True
@@ -427,8 +532,16 @@ def test_partial_messages_include_claude_code_stream_events(monkeypatch, project
     with FakeAPI([reply(text("Piece by piece."))]) as api:
         session, _ = make_session(monkeypatch, api.base_url, project)
         out, err = io.StringIO(), io.StringIO()
-        code = run_headless(session.options, "", "stream-json", partial=True, out=out, err=err, session=session,
-                            input_stream=io.StringIO(json.dumps(user("hi")) + "\n"))
+        code = run_headless(
+            session.options,
+            "",
+            "stream-json",
+            partial=True,
+            out=out,
+            err=err,
+            session=session,
+            input_stream=io.StringIO(json.dumps(user("hi")) + "\n"),
+        )
     assert code == 0, err.getvalue()
     lines = [json.loads(line) for line in out.getvalue().splitlines()]
     assert lines[0]["subtype"] == "init"  # first, though stdin was read before it was written
@@ -440,16 +553,22 @@ def test_partial_messages_include_claude_code_stream_events(monkeypatch, project
 
 def test_an_sdk_mcp_server_can_be_toggled_and_reconnected(monkeypatch, project):
     with FakeAPI([]) as api:
-        session, _ = make_session(monkeypatch, api.base_url, project,
-                                  mcp_servers=[McpServerConfig("calc", "sdk", source="cli", source_path="--mcp-config")])
+        session, _ = make_session(
+            monkeypatch,
+            api.base_url,
+            project,
+            mcp_servers=[McpServerConfig("calc", "sdk", source="cli", source_path="--mcp-config")],
+        )
         sdk = Sdk(session)
         sdk.answers["mcp_message"] = _mcp_server
         statuses = []
-        for request_id, subtype, fields in (("t1", "mcp_toggle", {"serverName": "calc", "enabled": False}),
-                                            ("s1", "mcp_status", {}),
-                                            ("t2", "mcp_toggle", {"serverName": "calc", "enabled": True}),
-                                            ("r1", "mcp_reconnect", {"serverName": "calc"}),
-                                            ("r2", "mcp_reconnect", {"serverName": "nope"})):
+        for request_id, subtype, fields in (
+            ("t1", "mcp_toggle", {"serverName": "calc", "enabled": False}),
+            ("s1", "mcp_status", {}),
+            ("t2", "mcp_toggle", {"serverName": "calc", "enabled": True}),
+            ("r1", "mcp_reconnect", {"serverName": "calc"}),
+            ("r2", "mcp_reconnect", {"serverName": "nope"}),
+        ):
             sdk.send(control(request_id, subtype, **fields))
             statuses.append(sdk.response(request_id))
         assert session.mcp.manager.wait(timeout=30)

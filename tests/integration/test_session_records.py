@@ -38,7 +38,7 @@ def test_a_fatal_tool_failure_stops_the_loop_with_a_valid_history(monkeypatch, t
 def test_the_transcript_holds_every_message_in_order(monkeypatch, tmp_path):
     script = [reply(text("look"), tool_use("Glob", {"pattern": "*"}), stop_reason="tool_use"), reply("done")]
     with FakeAPI(script) as api:
-        session, rec = make_session(monkeypatch, api.base_url, tmp_path, sessions_dir=tmp_path / "sessions")
+        session, _rec = make_session(monkeypatch, api.base_url, tmp_path, sessions_dir=tmp_path / "sessions")
         session.run_turn("list files")
         session.close()
     path = session.transcript_path
@@ -83,11 +83,14 @@ def test_interactive_permission_allow_deny_and_session_scope(monkeypatch, tmp_pa
     ]
     with FakeAPI(script) as api:
         session, rec = make_session(monkeypatch, api.base_url, tmp_path, interactive=True)
-        asked = _answer_questions(session, [
-            PermissionReply(True, "once"),
-            PermissionReply(False, reason="not that file"),
-            PermissionReply(True, "once"),
-        ])
+        asked = _answer_questions(
+            session,
+            [
+                PermissionReply(True, "once"),
+                PermissionReply(False, reason="not that file"),
+                PermissionReply(True, "once"),
+            ],
+        )
         session.run_turn("write files")
         assert api.errors == []
         denied = api.message_requests[2].body["messages"][-1]["content"][0]
@@ -107,7 +110,7 @@ def test_allow_for_the_session_stops_asking(monkeypatch, tmp_path: Path):
         reply("done"),
     ]
     with FakeAPI(script) as api:
-        session, rec = make_session(monkeypatch, api.base_url, tmp_path, interactive=True)
+        session, _rec = make_session(monkeypatch, api.base_url, tmp_path, interactive=True)
         asked = _answer_questions(session, [PermissionReply(True, "session")])
         session.run_turn("write files")
     assert len(asked) == 1

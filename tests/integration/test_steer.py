@@ -40,8 +40,12 @@ def texts(message: dict[str, Any]) -> list[str]:
 
 def gate_and_read_then_done(project: Path) -> list:
     return [
-        reply(text("Reading."), tool_use("Gate", {}), tool_use("Read", {"file_path": str(project / "a.py")}),
-              stop_reason="tool_use"),
+        reply(
+            text("Reading."),
+            tool_use("Gate", {}),
+            tool_use("Read", {"file_path": str(project / "a.py")}),
+            stop_reason="tool_use",
+        ),
         reply(text("Done, and c.py too."), stop_reason="end_turn"),
     ]
 
@@ -101,8 +105,10 @@ def test_a_queue_left_at_end_turn_starts_the_next_turn_at_once(monkeypatch, proj
 
 
 def test_an_interrupt_keeps_the_protocol_and_sends_the_queue_next(monkeypatch, project):
-    script = [reply(text("Waiting."), tool_use("Gate", {}), stop_reason="tool_use"),
-              reply(text("Answering the queued message."), stop_reason="end_turn")]
+    script = [
+        reply(text("Waiting."), tool_use("Gate", {}), stop_reason="tool_use"),
+        reply(text("Answering the queued message."), stop_reason="end_turn"),
+    ]
     with FakeAPI(script) as api:
         session, rec = make_session(monkeypatch, api.base_url, project)
         gate = with_gate(session)
@@ -118,14 +124,17 @@ def test_an_interrupt_keeps_the_protocol_and_sends_the_queue_next(monkeypatch, p
 def test_a_subagent_never_receives_the_main_conversations_queue(monkeypatch, project):
     def script(body: dict[str, Any]) -> Any:
         first = body["messages"][0]["content"]
-        first = first if isinstance(first, str) else " ".join(b.get("text", "") for b in first if b.get("type") == "text")
+        first = (
+            first if isinstance(first, str) else " ".join(b.get("text", "") for b in first if b.get("type") == "text")
+        )
         if first.startswith("count the files"):  # the subagent: its Gate call runs while the user types
             if len(body["messages"]) == 1:
                 return reply(text("Looking."), tool_use("Gate", {}), stop_reason="tool_use")
             return reply(text("3 files."), stop_reason="end_turn")
         if len(body["messages"]) == 1:
-            return reply(tool_use("Agent", {"description": "count", "prompt": "count the files"}),
-                         stop_reason="tool_use")
+            return reply(
+                tool_use("Agent", {"description": "count", "prompt": "count the files"}), stop_reason="tool_use"
+            )
         return reply(text("The agent counted 3."), stop_reason="end_turn")
 
     with FakeAPI(script) as api:
@@ -174,11 +183,18 @@ def test_later_messages_wait_for_the_next_turn_and_keep_their_order():
 
 
 def test_no_text_goes_where_only_tool_results_may():
-    pending = {"role": "assistant", "content": [{"type": "server_tool_use", "id": "srv1", "name": "web_search"},
-                                                 {"type": "tool_use", "id": "t1", "name": "Read", "input": {}}]}
+    pending = {
+        "role": "assistant",
+        "content": [
+            {"type": "server_tool_use", "id": "srv1", "name": "web_search"},
+            {"type": "tool_use", "id": "t1", "name": "Read", "input": {}},
+        ],
+    }
     results = {"role": "user", "content": [{"type": "tool_result", "tool_use_id": "t1", "content": "x"}]}
     assert not may_add_text([{"role": "user", "content": "q"}, pending, results])
-    answered = {"role": "assistant", "content": [*pending["content"],
-                                                 {"type": "web_search_tool_result", "tool_use_id": "srv1", "content": []}]}
+    answered = {
+        "role": "assistant",
+        "content": [*pending["content"], {"type": "web_search_tool_result", "tool_use_id": "srv1", "content": []}],
+    }
     assert may_add_text([{"role": "user", "content": "q"}, answered, results])
     assert not may_add_text([{"role": "user", "content": "q"}, answered])  # pause_turn: no user message to add to

@@ -17,14 +17,24 @@ from tests.fakeapi import FakeAPI
 from tests.fakeapi.demo_project import make_demo_project
 from tests.fakeapi.script import reply, text, tool_use
 from tests.integration.helpers import make_session, with_gate
+from tui.agent.inbox import Inbox
 from tui.headless import run_headless
 from tui.headless_input import StreamJsonInput
-from tui.agent.inbox import Inbox
 
 
 def user(content: Any, **extra: Any) -> str:
-    return json.dumps({"type": "user", "message": {"role": "user", "content": content},
-                       "parent_tool_use_id": None, "session_id": "default", **extra}) + "\n"
+    return (
+        json.dumps(
+            {
+                "type": "user",
+                "message": {"role": "user", "content": content},
+                "parent_tool_use_id": None,
+                "session_id": "default",
+                **extra,
+            }
+        )
+        + "\n"
+    )
 
 
 @pytest.fixture
@@ -39,14 +49,22 @@ def project(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
 
 
 def test_two_turns_in_one_process_each_ending_with_its_result_line(project, tmp_path):
-    script = [reply(text("First answer."), stop_reason="end_turn"),
-              reply(text("Second answer."), stop_reason="end_turn")]
+    script = [
+        reply(text("First answer."), stop_reason="end_turn"),
+        reply(text("Second answer."), stop_reason="end_turn"),
+    ]
     with FakeAPI(script) as api:
         env = {k: v for k, v in os.environ.items() if not k.startswith("ANTHROPIC_")}
         env.update(ANTHROPIC_BASE_URL=api.base_url, ANTHROPIC_API_KEY="sk-test", HOME=str(tmp_path / "home"))
-        proc = subprocess.Popen([sys.executable, "-m", "tui.cli", "-p", "--input-format", "stream-json",
-                                 "--output-format", "stream-json"], cwd=project, env=env, text=True,
-                                stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+        proc = subprocess.Popen(
+            [sys.executable, "-m", "tui.cli", "-p", "--input-format", "stream-json", "--output-format", "stream-json"],
+            cwd=project,
+            env=env,
+            text=True,
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+        )
         assert proc.stdin is not None and proc.stdout is not None
         lines: list[dict[str, Any]] = []
 
@@ -74,8 +92,10 @@ def test_two_turns_in_one_process_each_ending_with_its_result_line(project, tmp_
 
 
 def test_a_line_that_arrives_while_a_tool_runs_is_steered_into_that_turn(monkeypatch, project):
-    script = [reply(text("Waiting."), tool_use("Gate", {}), stop_reason="tool_use"),
-              reply(text("Steered answer."), stop_reason="end_turn")]
+    script = [
+        reply(text("Waiting."), tool_use("Gate", {}), stop_reason="tool_use"),
+        reply(text("Steered answer."), stop_reason="end_turn"),
+    ]
     with FakeAPI(script) as api:
         session, _ = make_session(monkeypatch, api.base_url, project)
         gate = with_gate(session)
@@ -101,7 +121,9 @@ def test_a_line_that_arrives_while_a_tool_runs_is_steered_into_that_turn(monkeyp
         assert api.errors == []
         last = api.message_requests[1].body["messages"][-1]
     assert code == 0, err.getvalue()
-    assert [b["type"] for b in last["content"]] == ["tool_result", "text"] and last["content"][1]["text"] == "also say hi"
+    assert [b["type"] for b in last["content"]] == ["tool_result", "text"] and last["content"][1][
+        "text"
+    ] == "also say hi"
     lines = [json.loads(line) for line in out.getvalue().splitlines()]
     assert [line["type"] for line in lines].count("result") == 1  # one turn answered both lines
     steered = [line for line in lines if line["type"] == "messages_steered"]
@@ -126,9 +148,12 @@ def test_bad_lines_get_one_error_line_each_and_never_a_hang(monkeypatch, project
         out, err = io.StringIO(), io.StringIO()
         stdin = io.StringIO(
             "{not json\n"
-            + json.dumps({"type": "telepathy"}) + "\n"
-            + json.dumps({"type": "control_request", "request_id": "req_1", "request": {"subtype": "teleport"}}) + "\n"
-            + json.dumps({"type": "keep_alive"}) + "\n"
+            + json.dumps({"type": "telepathy"})
+            + "\n"
+            + json.dumps({"type": "control_request", "request_id": "req_1", "request": {"subtype": "teleport"}})
+            + "\n"
+            + json.dumps({"type": "keep_alive"})
+            + "\n"
             + user([{"type": "image", "source": {}}])
             + user("hello")
         )
@@ -136,28 +161,36 @@ def test_bad_lines_get_one_error_line_each_and_never_a_hang(monkeypatch, project
     assert code == 0
     problems = err.getvalue().splitlines()
     assert problems[0].startswith("agent-tui: stream-json input line 1: not JSON")
-    assert problems[1] == ('agent-tui: stream-json input line 2: unknown message type "telepathy" (expected one '
-                           'of: control_request, control_response, keep_alive, user); the line is skipped.')
-    assert "line 5: content blocks of type \"image\" are not supported" in problems[2]
+    assert problems[1] == (
+        'agent-tui: stream-json input line 2: unknown message type "telepathy" (expected one '
+        "of: control_request, control_response, keep_alive, user); the line is skipped."
+    )
+    assert 'line 5: content blocks of type "image" are not supported' in problems[2]
     assert len(problems) == 3
     lines = [json.loads(line) for line in out.getvalue().splitlines()]
     first = next(line for line in lines if line["type"] != "control_response")  # control answers go out at once
     assert first["subtype"] == "init"  # the lines about the input follow it, though read before it
     answer = next(line for line in lines if line["type"] == "control_response")
-    assert answer["response"] == {"subtype": "error", "request_id": "req_1",
-                                  "error": 'agent-tui does not handle control requests of subtype "teleport"'}
+    assert answer["response"] == {
+        "subtype": "error",
+        "request_id": "req_1",
+        "error": 'agent-tui does not handle control requests of subtype "teleport"',
+    }
     assert [line["line"] for line in lines if line.get("subtype") == "input_error"] == [1, 2, 5]
     results = [line["result"] for line in lines if line["type"] == "result"]  # one per user line: none waits
-    assert results == ['The message was not sent: content blocks of type "image" are not supported in input yet '
-                       '(only text).', "Fine."]
+    assert results == [
+        'The message was not sent: content blocks of type "image" are not supported in input yet (only text).',
+        "Fine.",
+    ]
 
 
 def test_input_that_ends_without_a_prompt_says_so(monkeypatch, project):
     with FakeAPI([]) as api:
         session, _ = make_session(monkeypatch, api.base_url, project)
         out, err = io.StringIO(), io.StringIO()
-        code = run_headless(session.options, "", "stream-json", out=out, err=err, session=session,
-                            input_stream=io.StringIO(""))
+        code = run_headless(
+            session.options, "", "stream-json", out=out, err=err, session=session, input_stream=io.StringIO("")
+        )
     assert code == 2 and "stdin ended without a user message" in err.getvalue()
 
 
@@ -167,15 +200,22 @@ def test_a_control_handler_answers_its_subtype():
     reader = StreamJsonInput(Inbox(), io.StringIO(), sent.append, io.StringIO())
     reader.controls["interrupt"] = lambda request: {"interrupted": True}
     reader.feed(json.dumps({"type": "control_request", "request_id": "r7", "request": {"subtype": "interrupt"}}), 1)
-    assert sent == [{"type": "control_response",
-                     "response": {"subtype": "success", "request_id": "r7", "response": {"interrupted": True}}}]
+    assert sent == [
+        {
+            "type": "control_response",
+            "response": {"subtype": "success", "request_id": "r7", "response": {"interrupted": True}},
+        }
+    ]
 
 
-@pytest.mark.parametrize("args, sentence", [
-    (["-p", "--input-format", "stream-json"], "needs --output-format stream-json"),
-    (["-p", "hi", "--input-format", "stream-json", "--output-format", "stream-json"], "leave out the PROMPT"),
-    (["--input-format", "stream-json"], "applies only with -p"),
-])
+@pytest.mark.parametrize(
+    "args, sentence",
+    [
+        (["-p", "--input-format", "stream-json"], "needs --output-format stream-json"),
+        (["-p", "hi", "--input-format", "stream-json", "--output-format", "stream-json"], "leave out the PROMPT"),
+        (["--input-format", "stream-json"], "applies only with -p"),
+    ],
+)
 def test_impossible_combinations_are_refused_in_one_sentence(project, args, sentence, capsys):
     from tui.cli import main
 

@@ -43,7 +43,9 @@ def project(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
 def first_prompt(body: dict[str, Any]) -> str:
     """The text of the first user message: a subagent's is its prompt."""
     content = body["messages"][0]["content"]
-    return content if isinstance(content, str) else " ".join(b.get("text", "") for b in content if b.get("type") == "text")
+    return (
+        content if isinstance(content, str) else " ".join(b.get("text", "") for b in content if b.get("type") == "text")
+    )
 
 
 def tool_results(body: dict[str, Any]) -> list[dict[str, Any]]:
@@ -68,11 +70,14 @@ def test_parallel_agents_overlap_and_return_their_final_text(monkeypatch: pytest
         if prompt.startswith("task"):
             if len(body["messages"]) == 1:
                 both_in_flight.wait()
-                return reply(text(f"working on {prompt}"), tool_use("Read", {"file_path": "a.py"}), stop_reason="tool_use")
+                return reply(
+                    text(f"working on {prompt}"), tool_use("Read", {"file_path": "a.py"}), stop_reason="tool_use"
+                )
             return reply(text(f"{prompt} done"), stop_reason="end_turn")
         if len(body["messages"]) == 1:
-            return reply(text("Two agents."), agent("task A", subagent_type="Explore"), agent("task B"),
-                         stop_reason="tool_use")
+            return reply(
+                text("Two agents."), agent("task A", subagent_type="Explore"), agent("task B"), stop_reason="tool_use"
+            )
         return reply(text("Both finished."), stop_reason="end_turn")
 
     with FakeAPI(script) as api:
@@ -108,8 +113,9 @@ def test_parallel_agents_overlap_and_return_their_final_text(monkeypatch: pytest
 def test_nesting_stops_at_the_depth_limit(monkeypatch: pytest.MonkeyPatch, project: Path) -> None:
     folder = Path.home() / ".claude" / "agents"
     folder.mkdir(parents=True)
-    (folder / "nester.md").write_text("---\nname: nester\ndescription: Delegates further.\ntools: Read, Agent\n---\n"
-                                      "You delegate.\n")
+    (folder / "nester.md").write_text(
+        "---\nname: nester\ndescription: Delegates further.\ntools: Read, Agent\n---\nYou delegate.\n"
+    )
 
     def script(body: dict[str, Any]) -> Any:
         if len(body["messages"]) == 1:
@@ -129,8 +135,9 @@ def test_nesting_stops_at_the_depth_limit(monkeypatch: pytest.MonkeyPatch, proje
     assert "No such tool available: Agent" in result_text(tool_results(deepest)[0])
 
 
-def test_a_denial_inside_a_subagent_goes_back_to_it_and_names_its_loop(monkeypatch: pytest.MonkeyPatch, project: Path,
-                                                                       sandbox_off: object) -> None:
+def test_a_denial_inside_a_subagent_goes_back_to_it_and_names_its_loop(
+    monkeypatch: pytest.MonkeyPatch, project: Path, sandbox_off: object
+) -> None:
     def script(body: dict[str, Any]) -> Any:
         prompt = first_prompt(body)
         if prompt.startswith("sub"):
@@ -142,7 +149,7 @@ def test_a_denial_inside_a_subagent_goes_back_to_it_and_names_its_loop(monkeypat
         return reply(text("ok"), stop_reason="end_turn")
 
     with FakeAPI(script) as api:
-        session, rec = make_session(monkeypatch, api.base_url, project, interactive=True)
+        session, _rec = make_session(monkeypatch, api.base_url, project, interactive=True)
         asked: list[PermissionRequested] = []
 
         def deny(event: Any) -> None:
@@ -224,7 +231,9 @@ def test_worktree_isolation_keeps_changes_on_a_branch(monkeypatch: pytest.Monkey
                 return reply(tool_use("Write", {"file_path": "new.txt", "content": "hello\n"}), stop_reason="tool_use")
             return reply(text(f"{prompt} finished"), stop_reason="end_turn")
         if len(body["messages"]) == 1:
-            return reply(agent("write", isolation="worktree"), agent("look", isolation="worktree"), stop_reason="tool_use")
+            return reply(
+                agent("write", isolation="worktree"), agent("look", isolation="worktree"), stop_reason="tool_use"
+            )
         return reply(text("ok"), stop_reason="end_turn")
 
     with FakeAPI(script) as api:
@@ -244,8 +253,9 @@ def test_worktree_isolation_keeps_changes_on_a_branch(monkeypatch: pytest.Monkey
     assert not Path(started["look"].worktree or "").exists()
 
 
-def test_subagent_transcripts_are_linked_from_the_parent(monkeypatch: pytest.MonkeyPatch, project: Path,
-                                                         tmp_path: Path) -> None:
+def test_subagent_transcripts_are_linked_from_the_parent(
+    monkeypatch: pytest.MonkeyPatch, project: Path, tmp_path: Path
+) -> None:
     def script(body: dict[str, Any]) -> Any:
         if first_prompt(body) == "sub":
             return reply(text("sub answer"), stop_reason="end_turn")
@@ -254,7 +264,7 @@ def test_subagent_transcripts_are_linked_from_the_parent(monkeypatch: pytest.Mon
         return reply(text("ok"), stop_reason="end_turn")
 
     with FakeAPI(script) as api:
-        session, rec = make_session(monkeypatch, api.base_url, project, sessions_dir=tmp_path / "sessions")
+        session, _rec = make_session(monkeypatch, api.base_url, project, sessions_dir=tmp_path / "sessions")
         session.run_turn("go")
         path = session.transcript_path
         session.close()
@@ -286,7 +296,9 @@ def test_stream_json_lines_of_a_subagent_name_the_agent_call(monkeypatch: pytest
         if first_prompt(body) == "sub":
             return reply(text("sub answer"), stop_reason="end_turn")
         if len(body["messages"]) == 1:
-            return reply(tool_use("Agent", {"description": "d", "prompt": "sub"}, id="toolu_agent1"), stop_reason="tool_use")
+            return reply(
+                tool_use("Agent", {"description": "d", "prompt": "sub"}, id="toolu_agent1"), stop_reason="tool_use"
+            )
         return reply(text("ok"), stop_reason="end_turn")
 
     with FakeAPI(script) as api:
@@ -295,15 +307,15 @@ def test_stream_json_lines_of_a_subagent_name_the_agent_call(monkeypatch: pytest
         code = run_headless(session.options, "go", "stream-json", out=out, err=err, session=session)
     assert code == 0
     lines = [json.loads(line) for line in out.getvalue().splitlines()]
-    messages = [(l["type"], l["parent_tool_use_id"]) for l in lines if l["type"] in ("assistant", "user")]
+    messages = [(line["type"], line["parent_tool_use_id"]) for line in lines if line["type"] in ("assistant", "user")]
     assert messages == [("assistant", None), ("assistant", "toolu_agent1"), ("user", None), ("assistant", None)]
     assert lines[-1]["type"] == "result" and lines[-1]["result"] == "ok"
 
 
 def test_the_offline_model_shows_subagents_without_a_key(monkeypatch: pytest.MonkeyPatch, project: Path) -> None:
+    from tests.integration.helpers import Recorder
     from tui.agent.options import AgentOptions
     from tui.agent.session import AgentSession
-    from tests.integration.helpers import Recorder
 
     monkeypatch.delenv("ANTHROPIC_API_KEY", raising=False)
     session = AgentSession(AgentOptions(project_dir=project, offline=True, offline_delay=0, transcript=False))
@@ -333,11 +345,15 @@ def test_the_parallel_cap_holds_further_agents_back(monkeypatch: pytest.MonkeyPa
     order = [type(e).__name__ for e in rec.events if isinstance(e, (SubagentStarted, SubagentFinished))]
     assert order == ["SubagentStarted", "SubagentFinished"] * 3  # one at a time
     assert [result_text(r).split("\n")[0] for r in tool_results(api.message_requests[-1].body)] == [
-        "job 1 done", "job 2 done", "job 3 done"]
+        "job 1 done",
+        "job 2 done",
+        "job 3 done",
+    ]
 
 
-def test_a_background_agent_returns_at_once_and_is_announced_when_done(monkeypatch: pytest.MonkeyPatch,
-                                                                       project: Path) -> None:
+def test_a_background_agent_returns_at_once_and_is_announced_when_done(
+    monkeypatch: pytest.MonkeyPatch, project: Path
+) -> None:
     release = threading.Event()
 
     def script(body: dict[str, Any]) -> Any:
@@ -348,8 +364,9 @@ def test_a_background_agent_returns_at_once_and_is_announced_when_done(monkeypat
         if prompt == "slow bg":
             return stall(after_events=2, seconds=30)
         if len(body["messages"]) == 1 and prompt == "go":
-            return reply(agent("bg", run_in_background=True), agent("slow bg", run_in_background=True),
-                         stop_reason="tool_use")
+            return reply(
+                agent("bg", run_in_background=True), agent("slow bg", run_in_background=True), stop_reason="tool_use"
+            )
         return reply(text("noted"), stop_reason="end_turn")
 
     with FakeAPI(script) as api:

@@ -23,16 +23,23 @@ def hostile_project(tmp_path: Path) -> Path:
 
 def attack_script(project: Path) -> list:
     return [
-        reply(thinking("thinking about " + ATTACKS), text("Reading it. " + ATTACKS),
-              tool_use("Read", {"file_path": str(project / "evil.txt")}), stop_reason="tool_use"),
+        reply(
+            thinking("thinking about " + ATTACKS),
+            text("Reading it. " + ATTACKS),
+            tool_use("Read", {"file_path": str(project / "evil.txt")}),
+            stop_reason="tool_use",
+        ),
         reply(text("The file says:\n\n" + ATTACKS), stop_reason="end_turn"),
     ]
 
 
 def run_against_attacks(project: Path, fmt: str) -> tuple[str, str, FakeAPI]:
     with FakeAPI(attack_script(project)) as api:
-        proc = run_cli(["-p", "show me evil.txt", "--output-format", fmt], project,
-                       {"ANTHROPIC_BASE_URL": api.base_url, "ANTHROPIC_API_KEY": "sk-test"})
+        proc = run_cli(
+            ["-p", "show me evil.txt", "--output-format", fmt],
+            project,
+            {"ANTHROPIC_BASE_URL": api.base_url, "ANTHROPIC_API_KEY": "sk-test"},
+        )
     assert proc.returncode == 0, proc.stderr
     return proc.stdout, proc.stderr, api
 

@@ -54,19 +54,50 @@ def pane(tmp_path: Path) -> Iterator[str]:
     (project / "evil.txt").write_text(ATTACKS)
     (tmp_path / "home").mkdir()
     script = [
-        reply(thinking("thinking about " + ATTACKS), text("Reading it. " + ATTACKS),
-              tool_use("Read", {"file_path": str(project / "evil.txt")}), stop_reason="tool_use"),
+        reply(
+            thinking("thinking about " + ATTACKS),
+            text("Reading it. " + ATTACKS),
+            tool_use("Read", {"file_path": str(project / "evil.txt")}),
+            stop_reason="tool_use",
+        ),
         reply(text("The file says:\n\n" + ATTACKS), stop_reason="end_turn"),
     ]
     name = f"attacks-{os.getpid()}"
-    env = {"ANTHROPIC_BASE_URL": "", "ANTHROPIC_API_KEY": "sk-test", "HOME": str(tmp_path / "home"),
-           "XDG_CONFIG_HOME": str(tmp_path / "home/.config"), "XDG_DATA_HOME": str(tmp_path / "home/.local/share"),
-           "COLORTERM": "truecolor", **{k: v for k, v in os.environ.items() if k == "PYTHONPATH"}}
+    env = {
+        "ANTHROPIC_BASE_URL": "",
+        "ANTHROPIC_API_KEY": "sk-test",
+        "HOME": str(tmp_path / "home"),
+        "XDG_CONFIG_HOME": str(tmp_path / "home/.config"),
+        "XDG_DATA_HOME": str(tmp_path / "home/.local/share"),
+        "COLORTERM": "truecolor",
+        **{k: v for k, v in os.environ.items() if k == "PYTHONPATH"},
+    }
     with FakeAPI(script) as api:
         env["ANTHROPIC_BASE_URL"] = api.base_url
         env_args = [arg for key, value in env.items() for arg in ("-e", f"{key}={value}")]
-        subprocess.run(["tmux", "-L", SOCKET, "new-session", "-d", "-s", name, "-x", "140", "-y", "45",
-                        "-c", str(project), *env_args, sys.executable, "-m", "tui.cli"], check=True, timeout=10)
+        subprocess.run(
+            [
+                "tmux",
+                "-L",
+                SOCKET,
+                "new-session",
+                "-d",
+                "-s",
+                name,
+                "-x",
+                "140",
+                "-y",
+                "45",
+                "-c",
+                str(project),
+                *env_args,
+                sys.executable,
+                "-m",
+                "tui.cli",
+            ],
+            check=True,
+            timeout=10,
+        )
         try:
             tmux("resize-window", "-t", name, "-x", "140", "-y", "45")  # -x/-y were not always kept
             tmux("select-pane", "-t", name, "-T", TITLE)

@@ -80,8 +80,11 @@ def test_max_budget_usd_stops_the_loop_and_names_the_boundary(monkeypatch, proje
 def test_print_mode_takes_effort_and_the_cost_ceiling(project):
     again = lambda body: reply(tool_use("Glob", {"pattern": f"*{len(body['messages'])}"}), stop_reason="tool_use")  # noqa: E731
     with FakeAPI(again) as api:
-        proc = run_cli(["-p", "go", "--output-format", "stream-json", "--effort", "max", "--max-budget-usd", "0.01"],
-                       project, {"ANTHROPIC_BASE_URL": api.base_url, "ANTHROPIC_API_KEY": "sk-test"})
+        proc = run_cli(
+            ["-p", "go", "--output-format", "stream-json", "--effort", "max", "--max-budget-usd", "0.01"],
+            project,
+            {"ANTHROPIC_BASE_URL": api.base_url, "ANTHROPIC_API_KEY": "sk-test"},
+        )
         assert api.errors == []
         assert all(r.body["output_config"] == {"effort": "max"} for r in api.message_requests)
     result = json.loads(proc.stdout.splitlines()[-1])
@@ -93,8 +96,11 @@ def test_print_mode_takes_effort_and_the_cost_ceiling(project):
 
 def test_print_mode_says_when_the_model_has_no_effort(project):
     with FakeAPI([reply("ok")]) as api:
-        proc = run_cli(["-p", "hi", "--model", "claude-haiku-4-5", "--effort", "low"], project,
-                       {"ANTHROPIC_BASE_URL": api.base_url, "ANTHROPIC_API_KEY": "sk-test"})
+        proc = run_cli(
+            ["-p", "hi", "--model", "claude-haiku-4-5", "--effort", "low"],
+            project,
+            {"ANTHROPIC_BASE_URL": api.base_url, "ANTHROPIC_API_KEY": "sk-test"},
+        )
         assert "output_config" not in api.message_requests[0].body
     assert proc.returncode == 0
     assert "agent-tui: --effort: claude-haiku-4-5 has no effort setting; nothing is sent for it." in proc.stderr

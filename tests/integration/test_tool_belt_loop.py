@@ -17,14 +17,17 @@ from tui.agent.events import BackgroundShellChanged
 
 def test_a_finished_task_is_announced_in_the_next_request(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
     script = [
-        reply(tool_use("Bash", {"command": "echo built", "run_in_background": True, "description": "build"}),
-              stop_reason="tool_use"),
+        reply(
+            tool_use("Bash", {"command": "echo built", "run_in_background": True, "description": "build"}),
+            stop_reason="tool_use",
+        ),
         reply(text("Started."), stop_reason="end_turn"),
         reply(text("It finished."), stop_reason="end_turn"),
     ]
     with FakeAPI(script) as api:
-        session, rec = make_session(monkeypatch, api.base_url, tmp_path, permission_mode="bypassPermissions",
-                                    transcript=False)
+        session, rec = make_session(
+            monkeypatch, api.base_url, tmp_path, permission_mode="bypassPermissions", transcript=False
+        )
         session.run_turn("build it in the background")
         [task] = session.state.tasks.all()
         assert session.state.tasks.wait(task.id, 30)
@@ -40,11 +43,13 @@ def test_a_finished_task_is_announced_in_the_next_request(monkeypatch: pytest.Mo
     session.close()
 
 
-def test_print_mode_ends_background_tasks_when_it_ends(tmp_path: Path, env: dict[str, str]) -> None:  # noqa: F811
+def test_print_mode_ends_background_tasks_when_it_ends(tmp_path: Path, env: dict[str, str]) -> None:
     mark = marker()
     script = [
-        reply(tool_use("Bash", {"command": f"sleep {mark} & sleep {mark}", "run_in_background": True}),
-              stop_reason="tool_use"),
+        reply(
+            tool_use("Bash", {"command": f"sleep {mark} & sleep {mark}", "run_in_background": True}),
+            stop_reason="tool_use",
+        ),
         reply(text("Left it running."), stop_reason="end_turn"),
     ]
     with FakeAPI(script) as api:
@@ -59,18 +64,24 @@ def test_print_mode_ends_background_tasks_when_it_ends(tmp_path: Path, env: dict
 
 
 def test_webfetch_asks_by_default_and_a_domain_rule_lets_the_small_model_answer(
-        monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
-    from tests.unit.tools.test_web_fetch import Handler  # the loopback pages
-    from http.server import ThreadingHTTPServer
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
     import threading
+    from http.server import ThreadingHTTPServer
+
+    from tests.unit.tools.test_web_fetch import Handler  # the loopback pages
 
     httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
     threading.Thread(target=httpd.serve_forever, args=(0.05,), daemon=True).start()
     url = f"http://127.0.0.1:{httpd.server_address[1]}/page.html"
     call = tool_use("WebFetch", {"url": url, "prompt": "What version?"})
-    script = [reply(call, stop_reason="tool_use"), reply(text("Not allowed."), stop_reason="end_turn"),
-              reply(call, stop_reason="tool_use"), reply(text("Version 2.0.")),  # the second is the small model
-              reply(text("It is 2.0."), stop_reason="end_turn")]
+    script = [
+        reply(call, stop_reason="tool_use"),
+        reply(text("Not allowed."), stop_reason="end_turn"),
+        reply(call, stop_reason="tool_use"),
+        reply(text("Version 2.0.")),  # the second is the small model
+        reply(text("It is 2.0."), stop_reason="end_turn"),
+    ]
     try:
         with FakeAPI(script) as api:
             session, _ = make_session(monkeypatch, api.base_url, tmp_path, transcript=False)
@@ -90,7 +101,8 @@ def test_webfetch_asks_by_default_and_a_domain_rule_lets_the_small_model_answer(
 
 
 def test_web_search_is_a_server_tool_and_pause_turn_continues_the_turn(
-        monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
     from tests.fakeapi.web_search import SEARCH_ID, search_script
     from tui.agent.events import ResponseFinished, StopReasonHandled, TurnFinished
 
@@ -99,7 +111,8 @@ def test_web_search_is_a_server_tool_and_pause_turn_continues_the_turn(
         session.run_turn("what is textual?")
         first, second = (r.body for r in api.message_requests)
     assert {"type": "web_search_20250305", "name": "web_search", "max_uses": 8} in [
-        {k: v for k, v in t.items() if k != "cache_control"} for t in first["tools"]]
+        {k: v for k, v in t.items() if k != "cache_control"} for t in first["tools"]
+    ]
     assert second["messages"][-1]["role"] == "assistant"  # the paused content goes back as it is
     assert second["messages"][-1]["content"][-1]["id"] == SEARCH_ID
     actions = [e.action for e in rec.of(StopReasonHandled)]
@@ -131,11 +144,18 @@ def test_pause_turn_continues_at_most_ten_times(monkeypatch: pytest.MonkeyPatch,
 
 
 def test_without_a_person_to_ask_the_questions_are_an_error_the_model_can_act_on(
-        monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
     from tests.ui.test_tool_belt import ONE_QUESTION
 
-    script = [reply(tool_use("AskUserQuestion", {"questions": ONE_QUESTION}), tool_use("ExitPlanMode", {"plan": "x"}),
-                    stop_reason="tool_use"), reply(text("I will assume a."))]
+    script = [
+        reply(
+            tool_use("AskUserQuestion", {"questions": ONE_QUESTION}),
+            tool_use("ExitPlanMode", {"plan": "x"}),
+            stop_reason="tool_use",
+        ),
+        reply(text("I will assume a.")),
+    ]
     with FakeAPI(script) as api:
         session, _ = make_session(monkeypatch, api.base_url, tmp_path, transcript=False, permission_mode="plan")
         session.run_turn("ask me")
@@ -145,22 +165,30 @@ def test_without_a_person_to_ask_the_questions_are_an_error_the_model_can_act_on
 
 
 @pytest.mark.parametrize("signum", [signal.SIGTERM, signal.SIGHUP, signal.SIGINT])  # SIGINT: Ctrl+C
-def test_a_signal_ends_background_tasks(tmp_path: Path, env: dict[str, str], signum: int) -> None:  # noqa: F811
+def test_a_signal_ends_background_tasks(tmp_path: Path, env: dict[str, str], signum: int) -> None:
     mark = marker()
-    script = [reply(tool_use("Bash", {"command": f"sleep {mark}", "run_in_background": True}),
-                    tool_use("Bash", {"command": f"echo started; sleep {mark}"}), stop_reason="tool_use"),
-              reply(text("never"))]
+    script = [
+        reply(
+            tool_use("Bash", {"command": f"sleep {mark}", "run_in_background": True}),
+            tool_use("Bash", {"command": f"echo started; sleep {mark}"}),
+            stop_reason="tool_use",
+        ),
+        reply(text("never")),
+    ]
     with FakeAPI(script) as api:
-        proc = start(["go", "--output-format", "stream-json", "--include-partial-messages"], tmp_path, env, api.base_url)
+        proc = start(
+            ["go", "--output-format", "stream-json", "--include-partial-messages"], tmp_path, env, api.base_url
+        )
         err, left = signal_once_running(proc, mark, 2, signum)  # the background sleep and the foreground one
     assert proc.returncode == 128 + signum, err
     assert left == [] and temp_files(env) == []
 
 
-def test_web_search_settings_reach_the_server_tool(tmp_path: Path, env: dict[str, str]) -> None:  # noqa: F811
+def test_web_search_settings_reach_the_server_tool(tmp_path: Path, env: dict[str, str]) -> None:
     (tmp_path / ".agent-tui").mkdir()
     (tmp_path / ".agent-tui" / "settings.toml").write_text(
-        'web_search_max_uses = 3\nweb_search_blocked_domains = ["pinterest.com"]\nweb_search_allowed_domains = 7\n')
+        'web_search_max_uses = 3\nweb_search_blocked_domains = ["pinterest.com"]\nweb_search_allowed_domains = 7\n'
+    )
     with FakeAPI([reply(text("ok"))]) as api:
         proc = start(["hi"], tmp_path, env, api.base_url)
         _, err = proc.communicate(timeout=60)
@@ -170,7 +198,7 @@ def test_web_search_settings_reach_the_server_tool(tmp_path: Path, env: dict[str
     assert "web_search_allowed_domains" in err and "expected a list of strings, got an integer" in err
 
 
-def test_print_mode_reports_searches_as_claude_code_does(tmp_path: Path, env: dict[str, str]) -> None:  # noqa: F811
+def test_print_mode_reports_searches_as_claude_code_does(tmp_path: Path, env: dict[str, str]) -> None:
     from tests.fakeapi.web_search import search_script
 
     with FakeAPI(search_script()) as api:
@@ -193,7 +221,8 @@ def test_a_prompt_in_plan_mode_carries_the_reminder(monkeypatch: pytest.MonkeyPa
 
 
 def test_notes_added_to_a_prompt_are_not_shown_as_the_users_words_on_resume(
-        monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
     from tui.ui.screens.resume_screen import history_records
 
     with FakeAPI([reply(text("a"))]) as api:
@@ -207,8 +236,9 @@ def test_notes_added_to_a_prompt_are_not_shown_as_the_users_words_on_resume(
     assert [b.text for b in turn.blocks if b.kind == "user"] == ["plan it"]
 
 
-def test_print_mode_caps_a_background_output_by_the_setting_and_tells_the_model(tmp_path: Path,
-                                                                                env: dict[str, str]) -> None:  # noqa: F811
+def test_print_mode_caps_a_background_output_by_the_setting_and_tells_the_model(
+    tmp_path: Path, env: dict[str, str]
+) -> None:
     import re
 
     from tests.integration.test_providers import write_user_settings
@@ -218,11 +248,15 @@ def test_print_mode_caps_a_background_output_by_the_setting_and_tells_the_model(
     def read_it(body: dict) -> object:
         [result] = body["messages"][-1]["content"]
         task_id = re.search(r"with ID: (\w+)", result["content"]).group(1)  # type: ignore[union-attr]
-        return reply(tool_use("TaskOutput", {"task_id": task_id, "block": True, "timeout": 60000}),
-                     stop_reason="tool_use")
+        return reply(
+            tool_use("TaskOutput", {"task_id": task_id, "block": True, "timeout": 60000}), stop_reason="tool_use"
+        )
 
-    script = [reply(tool_use("Bash", {"command": "seq 1 2000000", "run_in_background": True}), stop_reason="tool_use"),
-              read_it, reply(text("Read it."), stop_reason="end_turn")]
+    script = [
+        reply(tool_use("Bash", {"command": "seq 1 2000000", "run_in_background": True}), stop_reason="tool_use"),
+        read_it,
+        reply(text("Read it."), stop_reason="end_turn"),
+    ]
     with FakeAPI(script) as api:
         proc = start(["count"], tmp_path, env, api.base_url)
         _, err = proc.communicate(timeout=120)

@@ -69,14 +69,17 @@ def test_offline_demo_git_status_runs_in_a_trusted_repo(tmp_path: Path, home: di
     marker = _evil_git(project)
     _trust(home, project)
     settings = Path(home["XDG_CONFIG_HOME"]) / "agent-tui" / "settings.toml"
-    settings.write_text(settings.read_text() + "[sandbox]\nenabled = false\n")  # the gate alone: the sandbox would contain it
+    settings.write_text(
+        settings.read_text() + "[sandbox]\nenabled = false\n"
+    )  # the gate alone: the sandbox would contain it
     proc = run_cli(["-p", "find the TODOs and fix one", "--offline", "--output-format", "stream-json"], project, home)
     assert "git status --short" in proc.stdout
     assert marker.exists()  # trusted: the user's own repository config counts
 
 
-def test_untrusted_print_names_each_kind_skipped_once_with_the_step_that_loads_it(tmp_path: Path,
-                                                                                  home: dict[str, str]) -> None:
+def test_untrusted_print_names_each_kind_skipped_once_with_the_step_that_loads_it(
+    tmp_path: Path, home: dict[str, str]
+) -> None:
     from tests.fixtures import copy_claude_setup
 
     project = copy_claude_setup(tmp_path)
@@ -84,20 +87,28 @@ def test_untrusted_print_names_each_kind_skipped_once_with_the_step_that_loads_i
     assert proc.returncode == 0, proc.stderr
     skipped = [line for line in proc.stderr.splitlines() if "Skipping" in line]
     assert [line.split(" from ")[0] for line in skipped] == [
-        "agent-tui: settings: Skipping 7 hooks", "agent-tui: settings: Skipping 2 MCP servers",
-        "agent-tui: settings: Skipping 3 agents", "agent-tui: settings: Skipping 2 commands and skills with `!` lines",
-        "agent-tui: settings: Skipping 1 command or skill with allowed-tools"]
+        "agent-tui: settings: Skipping 7 hooks",
+        "agent-tui: settings: Skipping 2 MCP servers",
+        "agent-tui: settings: Skipping 3 agents",
+        "agent-tui: settings: Skipping 2 commands and skills with `!` lines",
+        "agent-tui: settings: Skipping 1 command or skill with allowed-tools",
+    ]
     assert all("/trust" in line and "trusted_folders" in line for line in skipped)
-    assert "(PreToolUse Bash, PreToolUse Edit|Write, PostToolUse Write, UserPromptSubmit, Stop, SessionStart " \
-           "startup, Notification)" in skipped[0] and "(docs, tracker)" in skipped[1]
+    assert (
+        "(PreToolUse Bash, PreToolUse Edit|Write, PostToolUse Write, UserPromptSubmit, Stop, SessionStart "
+        "startup, Notification)"
+        in skipped[0]
+        and "(docs, tracker)" in skipped[1]
+    )
     assert "apiKeyHelper" in proc.stderr and "statusLine" in proc.stderr  # named by the settings' own lines
     _trust(home, project)
     again = run_cli(["-p", "hello", "--offline"], project, home)
     assert "Skipping" not in again.stderr and "Ignoring" not in again.stderr
 
 
-def test_a_command_file_nested_a_thousand_deep_is_one_sentence_in_an_untrusted_folder(tmp_path: Path,
-                                                                                      home: dict[str, str]) -> None:
+def test_a_command_file_nested_a_thousand_deep_is_one_sentence_in_an_untrusted_folder(
+    tmp_path: Path, home: dict[str, str]
+) -> None:
     project = tmp_path / "proj"
     make_demo_project(project)
     deep = project / ".claude" / "commands" / "deep.md"

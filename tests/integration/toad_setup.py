@@ -24,11 +24,14 @@ import pytest
 
 TOAD = "batrachian-toad==0.6.20"
 PATCHES = {
-    "jsonrpc.py": ("for name, parameter in signature(callable).parameters.items()",
-                   "for name, parameter in signature(callable, eval_str=True).parameters.items()"),
-    "widgets/path_search.py": ("concurrent.futures.InterpreterPoolExecutor(",
-                               'getattr(concurrent.futures, "InterpreterPoolExecutor", '
-                               "concurrent.futures.ThreadPoolExecutor)("),
+    "jsonrpc.py": (
+        "for name, parameter in signature(callable).parameters.items()",
+        "for name, parameter in signature(callable, eval_str=True).parameters.items()",
+    ),
+    "widgets/path_search.py": (
+        "concurrent.futures.InterpreterPoolExecutor(",
+        'getattr(concurrent.futures, "InterpreterPoolExecutor", concurrent.futures.ThreadPoolExecutor)(',
+    ),
 }
 #: the toad executable installed this session, or why there is none
 _installed: dict[str, Path | str] = {}
@@ -40,8 +43,12 @@ def python_313() -> str | None:
     candidates = [shutil.which(f"python3.{minor}") for minor in (13, 14, 15)]
     candidates += sorted(glob.glob(str(pyenv / "versions" / "3.1[3-9]*" / "bin" / "python3")))
     for candidate in filter(None, candidates):
-        probe = subprocess.run([candidate, "-c", "import sys; print(sys.version_info >= (3, 13))"],
-                               capture_output=True, text=True, timeout=30)
+        probe = subprocess.run(
+            [candidate, "-c", "import sys; print(sys.version_info >= (3, 13))"],
+            capture_output=True,
+            text=True,
+            timeout=30,
+        )
         if probe.returncode == 0 and probe.stdout.strip() == "True":
             return candidate
     return None
@@ -73,8 +80,12 @@ def _install(folder: Path) -> Path | str:
     made = subprocess.run([python, "-m", "venv", str(venv)], capture_output=True, text=True, timeout=120)
     if made.returncode != 0:
         return f"a Python 3.13 venv could not be made: {made.stderr.strip()[-300:]}"
-    pip = subprocess.run([str(venv / "bin" / "pip"), "install", "-q", "--disable-pip-version-check",
-                          "--ignore-requires-python", TOAD], capture_output=True, text=True, timeout=900)
+    pip = subprocess.run(
+        [str(venv / "bin" / "pip"), "install", "-q", "--disable-pip-version-check", "--ignore-requires-python", TOAD],
+        capture_output=True,
+        text=True,
+        timeout=900,
+    )
     if pip.returncode != 0:
         return f"{TOAD} could not be installed from PyPI: {pip.stderr.strip()[-300:]}"
     found = glob.glob(str(venv / "lib" / "python3.*" / "site-packages" / "toad"))

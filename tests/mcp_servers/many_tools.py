@@ -11,9 +11,11 @@ import sys
 from mcp.server.mcpserver import MCPServer
 
 VERBS = ("list", "get", "create", "update", "delete", "search", "archive", "export", "import", "sync")
-FILLER = ("This tool talks to the {topic} service on the user's behalf. It accepts the identifiers shown "
-          "by the listing tools, validates them, reports rate limits and partial failures in its result, "
-          "and never changes anything it was not asked to change. ") * 12
+FILLER = (
+    "This tool talks to the {topic} service on the user's behalf. It accepts the identifiers shown "
+    "by the listing tools, validates them, reports rate limits and partial failures in its result, "
+    "and never changes anything it was not asked to change. "
+) * 12
 
 
 def _tool(name: str):  # noqa: ANN202 - the SDK reads the signature
@@ -29,7 +31,11 @@ def main() -> None:
     for n in range(count):
         verb = VERBS[n % len(VERBS)]
         name = f"{topic}_{verb}_{n}"
-        app.add_tool(_tool(name), name=name, description=f"{verb.capitalize()} {topic} items (#{n}). " + FILLER.format(topic=topic))
+        app.add_tool(
+            _tool(name),
+            name=name,
+            description=f"{verb.capitalize()} {topic} items (#{n}). " + FILLER.format(topic=topic),
+        )
     app.run()
 
 

@@ -10,8 +10,11 @@ import json
 import sys
 
 TOOLS = [
-    {"name": "ok", "description": "A normal tool. \x1b]0;PWNED-TITLE\x07\x1b[2J\u202eevil",
-     "inputSchema": {"type": "object", "properties": {}}},
+    {
+        "name": "ok",
+        "description": "A normal tool. \x1b]0;PWNED-TITLE\x07\x1b[2J\u202eevil",
+        "inputSchema": {"type": "object", "properties": {}},
+    },
     {"name": "weird", "description": "Its schema is not an object.", "inputSchema": {"type": "string"}},
 ]
 
@@ -19,8 +22,11 @@ TOOLS = [
 def answer(request: dict) -> dict | None:
     method = request.get("method")
     if method == "initialize":
-        return {"protocolVersion": request["params"]["protocolVersion"], "capabilities": {"tools": {}},
-                "serverInfo": {"name": "raw", "version": "1"}}
+        return {
+            "protocolVersion": request["params"]["protocolVersion"],
+            "capabilities": {"tools": {}},
+            "serverInfo": {"name": "raw", "version": "1"},
+        }
     if method == "tools/list":
         return {"tools": TOOLS}
     if method == "tools/call":

@@ -12,7 +12,10 @@ from opentelemetry.proto.collector.metrics.v1.metrics_service_pb2 import (
     ExportMetricsServiceRequest,
     ExportMetricsServiceResponse,
 )
-from opentelemetry.proto.collector.trace.v1.trace_service_pb2 import ExportTraceServiceRequest, ExportTraceServiceResponse
+from opentelemetry.proto.collector.trace.v1.trace_service_pb2 import (
+    ExportTraceServiceRequest,
+    ExportTraceServiceResponse,
+)
 
 PATHS = {
     "/v1/metrics": (ExportMetricsServiceRequest, ExportMetricsServiceResponse),
@@ -96,8 +99,11 @@ class Received:
                         data = metric.sum.data_points if metric.HasField("sum") else metric.gauge.data_points
                         for dp in data:
                             number = dp.as_double if dp.WhichOneof("value") == "as_double" else dp.as_int
-                            found.append(Point(metric.name, metric.unit, number, attributes(dp.attributes), resource,
-                                               sm.scope.name))
+                            found.append(
+                                Point(
+                                    metric.name, metric.unit, number, attributes(dp.attributes), resource, sm.scope.name
+                                )
+                            )
         return found
 
     def total(self, name: str, **match: Any) -> float:
@@ -111,8 +117,9 @@ class Received:
                 resource = attributes(rl.resource.attributes)
                 for sl in rl.scope_logs:
                     for lr in sl.log_records:
-                        record = Record(value(lr.body), attributes(lr.attributes), resource, sl.scope.name,
-                                        lr.event_name)
+                        record = Record(
+                            value(lr.body), attributes(lr.attributes), resource, sl.scope.name, lr.event_name
+                        )
                         if body is None or record.body == body:
                             found.append(record)
         return found
@@ -125,10 +132,19 @@ class Received:
                     for s in ss.spans:
                         if name is not None and s.name != name:
                             continue
-                        found.append(Span(s.name, s.trace_id.hex(), s.span_id.hex(), s.parent_span_id.hex(),
-                                          attributes(s.attributes), s.status.code, s.start_time_unix_nano,
-                                          s.end_time_unix_nano,
-                                          [(e.name, attributes(e.attributes)) for e in s.events]))
+                        found.append(
+                            Span(
+                                s.name,
+                                s.trace_id.hex(),
+                                s.span_id.hex(),
+                                s.parent_span_id.hex(),
+                                attributes(s.attributes),
+                                s.status.code,
+                                s.start_time_unix_nano,
+                                s.end_time_unix_nano,
+                                [(e.name, attributes(e.attributes)) for e in s.events],
+                            )
+                        )
         return found
 
 
@@ -201,7 +217,9 @@ class OtlpGrpcReceiver(Received):
             return Servicer()
 
         self.server = grpc.server(futures.ThreadPoolExecutor(max_workers=4))
-        metrics.add_MetricsServiceServicer_to_server(servicer(metrics.MetricsServiceServicer, "/v1/metrics"), self.server)
+        metrics.add_MetricsServiceServicer_to_server(
+            servicer(metrics.MetricsServiceServicer, "/v1/metrics"), self.server
+        )
         logs.add_LogsServiceServicer_to_server(servicer(logs.LogsServiceServicer, "/v1/logs"), self.server)
         traces.add_TraceServiceServicer_to_server(servicer(traces.TraceServiceServicer, "/v1/traces"), self.server)
         self.port = self.server.add_insecure_port("127.0.0.1:0")

@@ -14,7 +14,10 @@ from tui.agent.options import AgentOptions
 
 from .fake_engine import FakeSession
 
-for _key in [k for k in os.environ if k.startswith("TEXTUAL_") and not k.startswith("TEXTUAL_SNAPSHOT")] + ["NO_COLOR", "FORCE_COLOR"]:
+for _key in [k for k in os.environ if k.startswith("TEXTUAL_") and not k.startswith("TEXTUAL_SNAPSHOT")] + [
+    "NO_COLOR",
+    "FORCE_COLOR",
+]:
     os.environ.pop(_key, None)
 
 SIZE = (140, 45)
@@ -35,8 +38,12 @@ def demo_project(tmp_path: Path) -> Path:
 def offline_options(demo_project: Path, tmp_path: Path) -> Callable[..., AgentOptions]:
     def make(**overrides: object) -> AgentOptions:
         values: dict[str, object] = dict(
-            offline=True, offline_delay=0, interactive=True, project_dir=demo_project,
-            transcript=False, sessions_dir=tmp_path / "sessions",
+            offline=True,
+            offline_delay=0,
+            interactive=True,
+            project_dir=demo_project,
+            transcript=False,
+            sessions_dir=tmp_path / "sessions",
         )
         values.update(overrides)
         return AgentOptions(**values)  # type: ignore[arg-type]

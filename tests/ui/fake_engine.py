@@ -35,8 +35,14 @@ class FakePolicy:
 class FakeSession:
     """The AgentSession API the app drives, backed by a scripted turn."""
 
-    def __init__(self, options: AgentOptions | None = None, *, delay: float = 0.0, fixed_clock: bool = False,
-                 offline: bool = True) -> None:
+    def __init__(
+        self,
+        options: AgentOptions | None = None,
+        *,
+        delay: float = 0.0,
+        fixed_clock: bool = False,
+        offline: bool = True,
+    ) -> None:
         self.options = options or AgentOptions(offline=True, interactive=True)
         self.bus = EventBus()
         self.policy = FakePolicy()
@@ -120,14 +126,26 @@ class FakeSession:
         self._pub(ev.BlockFinished, iteration=iteration, index=index, block={"type": "text", "text": text})
 
     def _response(self, iteration: int, stop_reason: str, action: str) -> None:
-        usage = {"input_tokens": 120, "output_tokens": 80, "cache_read_input_tokens": 2400,
-                 "cache_creation_input_tokens": 0}
+        usage = {
+            "input_tokens": 120,
+            "output_tokens": 80,
+            "cache_read_input_tokens": 2400,
+            "cache_creation_input_tokens": 0,
+        }
         for k, v in usage.items():
             self.usage_totals[k] = self.usage_totals.get(k, 0) + v
         self.cost_usd += 0.0021
-        self._pub(ev.ResponseFinished, iteration=iteration, message={"role": "assistant", "content": []},
-                  stop_reason=stop_reason, usage=usage, request_id=f"req_{iteration}", ttfb_ms=200,
-                  duration_ms=900, cost_usd=0.0021)
+        self._pub(
+            ev.ResponseFinished,
+            iteration=iteration,
+            message={"role": "assistant", "content": []},
+            stop_reason=stop_reason,
+            usage=usage,
+            request_id=f"req_{iteration}",
+            ttfb_ms=200,
+            duration_ms=900,
+            cost_usd=0.0021,
+        )
         self._pub(ev.StopReasonHandled, iteration=iteration, stop_reason=stop_reason, action=action)
 
     def _run(self, prompt: str) -> None:
@@ -141,60 +159,140 @@ class FakeSession:
 
     def _finish(self, reason: str, detail: str, is_error: bool) -> None:
         self.bus.publish(ev.LoopStopped(ts=self._ts(), reason=reason, detail=detail, is_error=is_error))
-        self.bus.publish(ev.TurnFinished(
-            ts=self._ts(), turn_id=self._turn, stop_reason=reason, is_error=is_error, num_iterations=3,
-            duration_ms=2700, usage=dict(self.usage_totals), cost_usd=self.cost_usd,
-            session_usage=dict(self.usage_totals), session_cost_usd=self.cost_usd))
+        self.bus.publish(
+            ev.TurnFinished(
+                ts=self._ts(),
+                turn_id=self._turn,
+                stop_reason=reason,
+                is_error=is_error,
+                num_iterations=3,
+                duration_ms=2700,
+                usage=dict(self.usage_totals),
+                cost_usd=self.cost_usd,
+                session_usage=dict(self.usage_totals),
+                session_cost_usd=self.cost_usd,
+            )
+        )
 
     def _script(self, prompt: str) -> None:
         self._pub(ev.TurnStarted, turn_id=self._turn, prompt=prompt)
         # call 1: thinking, text, three parallel reads
-        self._pub(ev.RequestSent, iteration=1, attempt=1, model=self.options.model,
-                  body={"model": self.options.model, "system": [{"type": "text", "text": "rules"}], "messages": []})
+        self._pub(
+            ev.RequestSent,
+            iteration=1,
+            attempt=1,
+            model=self.options.model,
+            body={"model": self.options.model, "system": [{"type": "text", "text": "rules"}], "messages": []},
+        )
         self._pub(ev.ResponseStarted, iteration=1, message_id="msg_1", request_id="req_1", ttfb_ms=200)
         self._pub(ev.BlockStarted, iteration=1, index=0, block_type="thinking")
         self._pub(ev.BlockDelta, iteration=1, index=0, delta_type="thinking_delta", text="The user wants TODOs. ")
-        self._pub(ev.BlockFinished, iteration=1, index=0,
-                  block={"type": "thinking", "thinking": "The user wants TODOs. Grep, then read both files."})
+        self._pub(
+            ev.BlockFinished,
+            iteration=1,
+            index=0,
+            block={"type": "thinking", "thinking": "The user wants TODOs. Grep, then read both files."},
+        )
         self._stream_text(1, 1, REPLY_1)
-        reads = [("toolu_1", "Grep", "Grep(TODO)"), ("toolu_2", "Read", "Read(app.py)"), ("toolu_3", "Read", "Read(util.py)")]
+        reads = [
+            ("toolu_1", "Grep", "Grep(TODO)"),
+            ("toolu_2", "Read", "Read(app.py)"),
+            ("toolu_3", "Read", "Read(util.py)"),
+        ]
         for i, (tid, name, _) in enumerate(reads, start=2):
             self._pub(ev.BlockStarted, iteration=1, index=i, block_type="tool_use", tool_use_id=tid, tool_name=name)
-            self._pub(ev.BlockFinished, iteration=1, index=i, block={"type": "tool_use", "id": tid, "name": name, "input": {}})
+            self._pub(
+                ev.BlockFinished, iteration=1, index=i, block={"type": "tool_use", "id": tid, "name": name, "input": {}}
+            )
         self._response(1, "tool_use", "dispatching 3 tools, 3 in parallel")
         for tid, name, label in reads:
             self._pub(ev.ToolQueued, tool_use_id=tid, name=name, input={}, label=label, batch=1, parallel=True)
         for tid, name, _ in reads:
             self._pub(ev.ToolStarted, tool_use_id=tid, name=name, batch=1, parallel=True)
         for n, (tid, name, _) in enumerate(reads):
-            self._pub(ev.ToolFinished, tool_use_id=tid, name=name, status="done", is_error=False,
-                      result_text=f"{name} result {n}\nline 2", duration_ms=250 * (n + 1), batch=1, parallel=True)
+            self._pub(
+                ev.ToolFinished,
+                tool_use_id=tid,
+                name=name,
+                status="done",
+                is_error=False,
+                result_text=f"{name} result {n}\nline 2",
+                duration_ms=250 * (n + 1),
+                batch=1,
+                parallel=True,
+            )
         self._pub(ev.ToolResultsSent, iteration=1, message={"role": "user", "content": []})
         # call 2: an edit that needs approval
         self._pub(ev.RequestSent, iteration=2, attempt=1, model=self.options.model, body={"messages": []})
         self._pub(ev.ResponseStarted, iteration=2, message_id="msg_2", request_id="req_2", ttfb_ms=180)
         self._stream_text(2, 0, REPLY_2)
         self._pub(ev.BlockStarted, iteration=2, index=1, block_type="tool_use", tool_use_id="toolu_4", tool_name="Edit")
-        self._pub(ev.BlockFinished, iteration=2, index=1, block={"type": "tool_use", "id": "toolu_4", "name": "Edit", "input": {}})
+        self._pub(
+            ev.BlockFinished,
+            iteration=2,
+            index=1,
+            block={"type": "tool_use", "id": "toolu_4", "name": "Edit", "input": {}},
+        )
         self._response(2, "tool_use", "dispatching 1 tool")
-        self._pub(ev.ToolQueued, tool_use_id="toolu_4", name="Edit", input={"file_path": "app.py"},
-                  label="Edit(app.py)", batch=2, parallel=False)
-        reply = self._ask("toolu_4", "Edit", "Edit(app.py)", {"kind": "diff", "text": DIFF, "path": "app.py"}, "Edit(app.py)")
+        self._pub(
+            ev.ToolQueued,
+            tool_use_id="toolu_4",
+            name="Edit",
+            input={"file_path": "app.py"},
+            label="Edit(app.py)",
+            batch=2,
+            parallel=False,
+        )
+        reply = self._ask(
+            "toolu_4", "Edit", "Edit(app.py)", {"kind": "diff", "text": DIFF, "path": "app.py"}, "Edit(app.py)"
+        )
         self.replies.append(reply)
         if reply.allowed:
-            self._pub(ev.PermissionResolved, tool_use_id="toolu_4", tool_name="Edit", allowed=True, scope=reply.scope,
-                      rule=reply.rule)
+            self._pub(
+                ev.PermissionResolved,
+                tool_use_id="toolu_4",
+                tool_name="Edit",
+                allowed=True,
+                scope=reply.scope,
+                rule=reply.rule,
+            )
             self._pub(ev.ToolStarted, tool_use_id="toolu_4", name="Edit", batch=2, parallel=False)
             target = Path(self.options.project_dir) / "app.py"
             if target.exists():
-                target.write_text(target.read_text().replace("# TODO: handle empty input", "if not text:\n        return 0"))
-            self._pub(ev.ToolFinished, tool_use_id="toolu_4", name="Edit", status="done", is_error=False,
-                      result_text="Edited app.py (+2 -1)", duration_ms=40, batch=2, parallel=False)
+                target.write_text(
+                    target.read_text().replace("# TODO: handle empty input", "if not text:\n        return 0")
+                )
+            self._pub(
+                ev.ToolFinished,
+                tool_use_id="toolu_4",
+                name="Edit",
+                status="done",
+                is_error=False,
+                result_text="Edited app.py (+2 -1)",
+                duration_ms=40,
+                batch=2,
+                parallel=False,
+            )
         else:
-            self._pub(ev.PermissionResolved, tool_use_id="toolu_4", tool_name="Edit", allowed=False,
-                      scope="once", reason=reply.reason)
-            self._pub(ev.ToolFinished, tool_use_id="toolu_4", name="Edit", status="denied", is_error=True,
-                      result_text=f"The user denied this: {reply.reason}", duration_ms=0, batch=2, parallel=False)
+            self._pub(
+                ev.PermissionResolved,
+                tool_use_id="toolu_4",
+                tool_name="Edit",
+                allowed=False,
+                scope="once",
+                reason=reply.reason,
+            )
+            self._pub(
+                ev.ToolFinished,
+                tool_use_id="toolu_4",
+                name="Edit",
+                status="denied",
+                is_error=True,
+                result_text=f"The user denied this: {reply.reason}",
+                duration_ms=0,
+                batch=2,
+                parallel=False,
+            )
         # call 3: the final reply
         self._pub(ev.RequestSent, iteration=3, attempt=1, model=self.options.model, body={"messages": []})
         self._pub(ev.ResponseStarted, iteration=3, message_id="msg_3", request_id="req_3", ttfb_ms=150)
@@ -204,15 +302,27 @@ class FakeSession:
     def _ask(self, tid: str, name: str, label: str, preview: dict[str, Any], rule: str) -> PermissionReply:
         future: Future = Future()
         self._pending.append(future)
-        self._pub(ev.PermissionRequested, tool_use_id=tid, tool_name=name, input={}, label=label, preview=preview,
-                  suggested_rule=rule, reason="Edit needs approval.", reply=future)
+        self._pub(
+            ev.PermissionRequested,
+            tool_use_id=tid,
+            tool_name=name,
+            input={},
+            label=label,
+            preview=preview,
+            suggested_rule=rule,
+            reason="Edit needs approval.",
+            reply=future,
+        )
         while not future.done():
             if self._cancel.wait(0.01):
                 self.cancel()
         result = future.result()
         if self._cancel.is_set():
-            self.bus.publish(ev.PermissionResolved(ts=self._ts(), tool_use_id=tid, tool_name=name, allowed=False,
-                                                   scope="interrupted"))
+            self.bus.publish(
+                ev.PermissionResolved(
+                    ts=self._ts(), tool_use_id=tid, tool_name=name, allowed=False, scope="interrupted"
+                )
+            )
             raise _Interrupted
         return result
 

@@ -13,8 +13,8 @@ from tui.ui.app import AgentApp
 from tui.ui.screens.help_screen import HelpScreen
 from tui.ui.screens.permission_dialog import PermissionDialog
 from tui.ui.widgets.blocks import MarkerLine, ToolCallBlock, UserPrompt
-from tui.ui.widgets.reply_stream import LiveReply
 from tui.ui.widgets.conversation import TurnView
+from tui.ui.widgets.reply_stream import LiveReply
 
 from .conftest import SIZE, type_prompt, wait_until
 from .fake_engine import FakeSession
@@ -79,7 +79,7 @@ async def test_deny_with_a_reason_goes_back_to_the_engine(fake_session: FakeSess
         await pilot.press("enter")
         await wait_until(pilot, lambda: not app.controller.busy)
         assert fake_session.replies == [PermissionReply(False, reason="no, use a guard clause")]
-        edit = [t for b in app.tool_panel.batches for t in b.tools if t.name == "Edit"][0]
+        edit = next(t for b in app.tool_panel.batches for t in b.tools if t.name == "Edit")
         assert edit.state == "denied"
 
 
@@ -130,21 +130,33 @@ async def test_parallel_permission_requests_queue_one_dialog_at_a_time(fake_sess
     async with app.run_test(size=SIZE) as pilot:
         futures: list[Future] = [Future(), Future()]
         for n, future in enumerate(futures):
-            fake_session.bus.publish(ev.PermissionRequested(
-                tool_use_id=f"t{n}", tool_name="Bash", input={}, label=f"Bash: step {n}",
-                preview={"kind": "command", "text": f"echo {n}", "cwd": "/tmp"}, suggested_rule="Bash(echo:*)",
-                reason="", reply=future))
+            fake_session.bus.publish(
+                ev.PermissionRequested(
+                    tool_use_id=f"t{n}",
+                    tool_name="Bash",
+                    input={},
+                    label=f"Bash: step {n}",
+                    preview={"kind": "command", "text": f"echo {n}", "cwd": "/tmp"},
+                    suggested_rule="Bash(echo:*)",
+                    reason="",
+                    reply=future,
+                )
+            )
         # the second request may be handled a frame later (a burst of events is spread over frames)
         await wait_until(pilot, lambda: isinstance(app.screen, PermissionDialog) and app.screen.queued == 1)
         assert app.screen.event.tool_use_id == "t0"
         await pilot.pause()
         await pilot.press("2")
-        await wait_until(pilot, lambda: isinstance(app.screen, PermissionDialog) and app.screen.event.tool_use_id == "t1")
+        await wait_until(
+            pilot, lambda: isinstance(app.screen, PermissionDialog) and app.screen.event.tool_use_id == "t1"
+        )
         assert futures[0].result() == PermissionReply(True, scope="session")
         assert not futures[1].done()
         # the turn is interrupted meanwhile: the engine answers, the dialog closes, nothing is set twice
         futures[1].set_result(PermissionReply(False, reason="interrupted"))
-        fake_session.bus.publish(ev.PermissionResolved(tool_use_id="t1", tool_name="Bash", allowed=False, scope="interrupted"))
+        fake_session.bus.publish(
+            ev.PermissionResolved(tool_use_id="t1", tool_name="Bash", allowed=False, scope="interrupted")
+        )
         await wait_until(pilot, lambda: not isinstance(app.screen, PermissionDialog))
         assert futures[1].result().reason == "interrupted"
 
@@ -286,8 +298,14 @@ async def test_editing_keys_in_a_burst_act_in_the_order_typed(fake_session: Fake
         prompt.load_text("first change")
         prompt.move_cursor(prompt.document.end)
         await pilot.pause()
-        burst = [("ctrl+a", "\x01"), ("ctrl+k", "\x0b"), *((c, c) for c in "rewind"),
-                 ("ctrl+a", "\x01"), ("ctrl+k", "\x0b"), *((c, c) for c in "done")]
+        burst = [
+            ("ctrl+a", "\x01"),
+            ("ctrl+k", "\x0b"),
+            *((c, c) for c in "rewind"),
+            ("ctrl+a", "\x01"),
+            ("ctrl+k", "\x0b"),
+            *((c, c) for c in "done"),
+        ]
         for key, char in burst:
             app.post_message(events.Key(key, char))
         try:
@@ -301,7 +319,7 @@ async def test_permissions_and_memory_commands_open_their_screens(offline_option
     async with app.run_test(size=SIZE) as pilot:
         for command, screen_name in (("/permissions", "PermissionsScreen"), ("/memory", "MemoryScreen")):
             await type_prompt(pilot, command)
-            await wait_until(pilot, lambda: type(app.screen).__name__ == screen_name)
+            await wait_until(pilot, lambda name=screen_name: type(app.screen).__name__ == name)
             app.pop_screen()
             await pilot.pause()
 
@@ -322,7 +340,9 @@ async def test_the_status_line_counts_the_retries_while_each_one_connects(fake_s
         assert "retry" not in str(app.status.render())
 
 
-async def test_f1_help_scrolls_with_the_keys_at_once_and_says_how_to_open_a_tool_block(fake_session: FakeSession) -> None:
+async def test_f1_help_scrolls_with_the_keys_at_once_and_says_how_to_open_a_tool_block(
+    fake_session: FakeSession,
+) -> None:
     app = AgentApp(fake_session.options, session=fake_session)
     async with app.run_test(size=(100, 30)) as pilot:
         await pilot.press("f1")
@@ -348,8 +368,9 @@ async def test_f1_help_scrolls_with_the_keys_at_once_and_says_how_to_open_a_tool
         assert "textual keys" not in shown and "Open a tool block" in shown and "Esc Esc" in shown
 
 
-async def test_an_unknown_command_names_the_projects_and_users_commands_and_skills(offline_options,
-                                                                                     demo_project) -> None:
+async def test_an_unknown_command_names_the_projects_and_users_commands_and_skills(
+    offline_options, demo_project
+) -> None:
     (demo_project / ".claude/commands").mkdir(parents=True)
     (demo_project / ".claude/commands/fix issue.md").write_text("Fix issue $ARGUMENTS\n")
     (demo_project / ".claude/skills/release").mkdir(parents=True)
@@ -362,8 +383,9 @@ async def test_an_unknown_command_names_the_projects_and_users_commands_and_skil
         assert "Did you mean /fix-issue?" in message and "/help" in message
         assert "This project's and your commands and skills: /fix-issue, /release." in message
         app.prompt_area.insert("/fix")  # the menu completes to the name that runs
-        await wait_until(pilot, lambda: "/fix-issue" in (app.prompt_area.completer.values if app.prompt_area.completer
-                                                         else []))
+        await wait_until(
+            pilot, lambda: "/fix-issue" in (app.prompt_area.completer.values if app.prompt_area.completer else [])
+        )
         await pilot.press("tab")
         assert app.prompt_area.text == "/fix-issue "
         app.prompt_area.insert("12")

@@ -83,8 +83,13 @@ def _fixture_inventory(tmp_path: Path, monkeypatch) -> object:
     project = copy_claude_setup(tmp_path)
     found = folder_inventory(project)
     fixed = Path("/demo/project")
-    return FolderInventory(fixed, False, [replace(i, path=fixed / i.path.relative_to(project)) for i in found.items],
-                           found.catalog_counts, [p.replace(str(project), str(fixed)) for p in found.problems])
+    return FolderInventory(
+        fixed,
+        False,
+        [replace(i, path=fixed / i.path.relative_to(project)) for i in found.items],
+        found.catalog_counts,
+        [p.replace(str(project), str(fixed)) for p in found.problems],
+    )
 
 
 def test_trust_dialog_names_everything_the_folder_brings(snap_compare, tmp_path, monkeypatch) -> None:

@@ -47,8 +47,13 @@ def project(tmp_path: Path) -> Path:
 def priced_app(api: FakeAPI, project: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> AgentApp:
     monkeypatch.setenv("ANTHROPIC_BASE_URL", api.base_url)
     monkeypatch.setenv("ANTHROPIC_API_KEY", "sk-test")
-    options = AgentOptions(project_dir=project, model="claude-sonnet-5-5", interactive=True, transcript=False,
-                           sessions_dir=tmp_path / "sessions")
+    options = AgentOptions(
+        project_dir=project,
+        model="claude-sonnet-5-5",
+        interactive=True,
+        transcript=False,
+        sessions_dir=tmp_path / "sessions",
+    )
     return AgentApp(options, session=AgentSession(options), permission_grace_s=0)
 
 
@@ -59,9 +64,13 @@ async def run_prompt(pilot, app: AgentApp, prompt: str) -> None:
 
 
 async def test_cache_break_marker_cost_report_and_inspector_cost_view(
-        project: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    script = [reply(text("Reading."), tool_use("Read", {"file_path": str(project / "a.py")}), stop_reason="tool_use"),
-              reply(f"a.py greets{LONG}"), reply(f"second{LONG}")]
+    project: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    script = [
+        reply(text("Reading."), tool_use("Read", {"file_path": str(project / "a.py")}), stop_reason="tool_use"),
+        reply(f"a.py greets{LONG}"),
+        reply(f"second{LONG}"),
+    ]
     with FakeAPI(script) as api:
         app = priced_app(api, project, tmp_path, monkeypatch)
         async with app.run_test(size=SIZE) as pilot:
@@ -73,8 +82,18 @@ async def test_cache_break_marker_cost_report_and_inspector_cost_view(
             await type_prompt(pilot, "/cost")
             await wait_until(pilot, lambda: any(t.startswith("session: $") for t in marker_texts(app)))
             report = next(t for t in marker_texts(app) if t.startswith("session: $"))
-            for phrase in ("by kind", "by part", "tool results", "turn 1", "turn 2", "by model",
-                           "claude-sonnet-5-5", "by agent", "main", "request 3, turn 2: system prompt changed"):
+            for phrase in (
+                "by kind",
+                "by part",
+                "tool results",
+                "turn 1",
+                "turn 2",
+                "by model",
+                "claude-sonnet-5-5",
+                "by agent",
+                "main",
+                "request 3, turn 2: system prompt changed",
+            ):
                 assert phrase in report, phrase
 
             await pilot.press("f2")
@@ -90,7 +109,8 @@ async def test_cache_break_marker_cost_report_and_inspector_cost_view(
 
 
 async def test_context_memory_and_pin_screens_after_a_compaction(
-        project: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    project: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     script = [reply(f"answer {n}{LONG}") for n in range(4)] + [reply("SUMMARY: four answers given.")]
     with FakeAPI(script) as api:
         app = priced_app(api, project, tmp_path, monkeypatch)
@@ -132,9 +152,15 @@ async def test_context_memory_and_pin_screens_after_a_compaction(
 
 
 async def test_the_compaction_dialog_answers_now_with_a_focus_or_not_now(fake_session: FakeSession) -> None:
-    plan = {"possible": True, "messages": 30, "used_tokens": 170_000, "window": 200_000, "pinned": ["Never b.py"],
-            "summarised": {"messages": 22, "turns": "turns 1–7", "tokens": 41_300, "earlier_summary": False},
-            "kept": {"messages": 8, "turns": "turns 8–10", "tokens": 9_800}}
+    plan = {
+        "possible": True,
+        "messages": 30,
+        "used_tokens": 170_000,
+        "window": 200_000,
+        "pinned": ["Never b.py"],
+        "summarised": {"messages": 22, "turns": "turns 1–7", "tokens": 41_300, "earlier_summary": False},
+        "kept": {"messages": 8, "turns": "turns 8–10", "tokens": 9_800},
+    }
     app = AgentApp(fake_session.options, session=fake_session, permission_grace_s=0)
     async with app.run_test(size=SIZE) as pilot:
         answers = []
@@ -148,5 +174,8 @@ async def test_the_compaction_dialog_answers_now_with_a_focus_or_not_now(fake_se
             await pilot.press(*keys)
             answers.append(reply.result(timeout=5))
             await wait_until(pilot, lambda: not isinstance(app.screen, CompactionDialog))
-    assert answers == [{"choice": "later", "focus": ""}, {"choice": "focus", "focus": "the parser"},
-                       {"choice": "now", "focus": ""}]
+    assert answers == [
+        {"choice": "later", "focus": ""},
+        {"choice": "focus", "focus": "the parser"},
+        {"choice": "now", "focus": ""},
+    ]

@@ -27,10 +27,18 @@ GRACE_S = 0.05
 def ask(session: FakeSession, command: str = "rm -rf build") -> Future:
     """Publish a Bash permission request, as the engine does; its future gets the answer."""
     future: Future = Future()
-    session.bus.publish(ev.PermissionRequested(
-        tool_use_id="t0", tool_name="Bash", input={"command": command}, label=f"Bash: {command}",
-        preview={"kind": "command", "text": command, "cwd": "/tmp"}, suggested_rule="Bash(rm:*)",
-        reason="", reply=future))
+    session.bus.publish(
+        ev.PermissionRequested(
+            tool_use_id="t0",
+            tool_name="Bash",
+            input={"command": command},
+            label=f"Bash: {command}",
+            preview={"kind": "command", "text": command, "cwd": "/tmp"},
+            suggested_rule="Bash(rm:*)",
+            reason="",
+            reply=future,
+        )
+    )
     return future
 
 
@@ -65,11 +73,15 @@ async def test_keys_typed_before_the_dialog_opened_never_answer_it(fake_session:
         assert future.result() == PermissionReply(True, scope="once")
 
 
-@pytest.mark.parametrize("pasted, notice", [
-    # an unbracketed paste of "ls\n2\n": keys in one read, microseconds apart
-    (["l", "s", "enter", "2", "enter"], BURST_NOTICE),
-    (["paste:1\n"], PASTE_NOTICE),  # a bracketed paste
-], ids=["burst", "bracketed"])
+@pytest.mark.parametrize(
+    "pasted, notice",
+    [
+        # an unbracketed paste of "ls\n2\n": keys in one read, microseconds apart
+        (["l", "s", "enter", "2", "enter"], BURST_NOTICE),
+        (["paste:1\n"], PASTE_NOTICE),  # a bracketed paste
+    ],
+    ids=["burst", "bracketed"],
+)
 async def test_a_paste_never_answers_but_a_lone_key_does(fake_session: FakeSession, pasted, notice) -> None:
     app = AgentApp(fake_session.options, session=fake_session, permission_grace_s=GRACE_S)
     async with app.run_test(size=SIZE) as pilot:

@@ -35,7 +35,7 @@ def approve_with_a_lone_enter(term: Tmux, project: Path, before: str) -> None:
 
 
 @needs_tmux
-def test_enter_keys_sent_with_the_prompt_never_approve(tmux_app: Tmux, demo_project: Path) -> None:  # noqa: F811
+def test_enter_keys_sent_with_the_prompt_never_approve(tmux_app: Tmux, demo_project: Path) -> None:
     before = (demo_project / "app.py").read_text()
     tmux_app.start_app("--offline")
     tmux_app.keys(PROMPT, "Enter", "Enter", "Enter", "Enter", "Enter", "Enter", "Enter", "Enter")
@@ -46,7 +46,7 @@ def test_enter_keys_sent_with_the_prompt_never_approve(tmux_app: Tmux, demo_proj
 
 
 @needs_tmux
-def test_a_paste_into_the_dialog_never_answers_it(tmux_app: Tmux, demo_project: Path) -> None:  # noqa: F811
+def test_a_paste_into_the_dialog_never_answers_it(tmux_app: Tmux, demo_project: Path) -> None:
     before = (demo_project / "app.py").read_text()
     tmux_app.start_app("--offline")
     tmux_app.keys(PROMPT, "Enter")
@@ -62,12 +62,11 @@ def test_a_paste_into_the_dialog_never_answers_it(tmux_app: Tmux, demo_project: 
 
 
 @needs_tmux
-def test_at_40x12_the_dialog_shows_its_question_preview_and_every_choice(tmux_app: Tmux, demo_project: Path) -> None:  # noqa: F811
+def test_at_40x12_the_dialog_shows_its_question_preview_and_every_choice(tmux_app: Tmux, demo_project: Path) -> None:
     tmux_app.width, tmux_app.height = 40, 12
     tmux_app.start_app("--offline")
     tmux_app.keys(PROMPT, "Enter")
     screen = dialog_open(tmux_app)
-    for text in ("--- a/app.py", "1  Allow once", "2  Allow this session", "3  Always allow", "4  Deny",
-                 "Esc deny"):
+    for text in ("--- a/app.py", "1  Allow once", "2  Allow this session", "3  Always allow", "4  Deny", "Esc deny"):
         assert text in screen, screen
     assert len(screen.rstrip("\n").split("\n")) == 12

@@ -15,12 +15,15 @@ def editor_script(tmp_path: Path, body: str) -> str:
 
 
 @needs_tmux
-def test_ctrl_g_edits_the_prompt_in_the_editor(tmux_app: Tmux, tmp_path: Path) -> None:  # noqa: F811
+def test_ctrl_g_edits_the_prompt_in_the_editor(tmux_app: Tmux, tmp_path: Path) -> None:
     # a real program on the terminal: it writes to the screen, waits until the test has seen it, then rewrites the draft
     go = tmp_path / "go"
-    editor = editor_script(tmp_path, f'printf "EDITING %s\\n" "$1"\n'
-                                     f'i=0; while [ ! -e {go} ] && [ $i -lt 600 ]; do sleep 0.05; i=$((i+1)); done\n'
-                                     'printf "%s and the tests\\nsecond line\\n" "$(cat "$1")" > "$1.new" && mv "$1.new" "$1"\n')
+    editor = editor_script(
+        tmp_path,
+        f'printf "EDITING %s\\n" "$1"\n'
+        f"i=0; while [ ! -e {go} ] && [ $i -lt 600 ]; do sleep 0.05; i=$((i+1)); done\n"
+        'printf "%s and the tests\\nsecond line\\n" "$(cat "$1")" > "$1.new" && mv "$1.new" "$1"\n',
+    )
     tmux_app.start_app("--offline", env={"VISUAL": editor, "EDITOR": "false"})
     tmux_app.keys("fix the TODO", "C-g")  # in one write: Ctrl+G acts after the text typed before it
     seen = tmux_app.wait_for(lambda s: "EDITING" in s, "the editor on the terminal")
@@ -31,7 +34,7 @@ def test_ctrl_g_edits_the_prompt_in_the_editor(tmux_app: Tmux, tmp_path: Path) -
 
 
 @needs_tmux
-def test_an_editor_that_fails_changes_nothing(tmux_app: Tmux, tmp_path: Path) -> None:  # noqa: F811
+def test_an_editor_that_fails_changes_nothing(tmux_app: Tmux, tmp_path: Path) -> None:
     editor = editor_script(tmp_path, 'echo lost > "$1"; exit 3\n')
     tmux_app.start_app("--offline", env={"EDITOR": editor})
     tmux_app.keys("keep this draft", literal=True)

@@ -98,12 +98,20 @@ def run_and_end(tmp_path: Path, project: Path, pane: Pane, how: str, mark: str) 
     settings.parent.mkdir(parents=True, exist_ok=True)
     settings.write_text("[sandbox]\nenabled = false\n")  # process tracking outside the sandbox (excluded commands)
     with FakeAPI(spawning_script(mark, foreground=not quit_after_call)) as api:
-        env = {"TMPDIR": str(tmp_path / "tmp"), "HOME": str(tmp_path / "home"), "XDG_DATA_HOME": str(tmp_path / "data"),
-               "XDG_CONFIG_HOME": str(settings.parent.parent),
-               "ANTHROPIC_BASE_URL": api.base_url, "ANTHROPIC_API_KEY": "sk-test", "COLORTERM": "truecolor"}
+        env = {
+            "TMPDIR": str(tmp_path / "tmp"),
+            "HOME": str(tmp_path / "home"),
+            "XDG_DATA_HOME": str(tmp_path / "data"),
+            "XDG_CONFIG_HOME": str(settings.parent.parent),
+            "ANTHROPIC_BASE_URL": api.base_url,
+            "ANTHROPIC_API_KEY": "sk-test",
+            "COLORTERM": "truecolor",
+        }
         assignments = " ".join(f"{k}={shlex.quote(v)}" for k, v in env.items())
-        command = (f"cd {shlex.quote(str(project))} && env {assignments} {shlex.quote(sys.executable)} -m tui.cli; "
-                   f"echo EXITED rc=$?; sleep 120")
+        command = (
+            f"cd {shlex.quote(str(project))} && env {assignments} {shlex.quote(sys.executable)} -m tui.cli; "
+            f"echo EXITED rc=$?; sleep 120"
+        )
         pane.tmux("new", "-d", "-s", "t", "-x", "120", "-y", "40", command)
         pane.wait_text("Ask the agent")
         pane.tmux("send-keys", "-t", "t", "-l", "start it")

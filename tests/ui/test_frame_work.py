@@ -76,10 +76,16 @@ async def test_bursts_are_spread_over_frames_and_small_redraws_lay_out_nothing(f
 
 
 def test_panel_rows_draw_as_the_table_grid_did() -> None:
-    cells = [(Text("●", style="cyan"), Text("Agent general-purpose: job 0 with a long label"), Text("0.1 s"),
-              Text("▕██████▏")),
-             (Text("◐"), Text("Bash ls"), Text("approve?"), Text("▕······▏")),  # cut to the column, as Rich did
-             ("", Text("  ↳ PreToolUse allow"), Text("12ms"), "")]
+    cells = [
+        (
+            Text("●", style="cyan"),
+            Text("Agent general-purpose: job 0 with a long label"),
+            Text("0.1 s"),
+            Text("▕██████▏"),
+        ),
+        (Text("◐"), Text("Bash ls"), Text("approve?"), Text("▕······▏")),  # cut to the column, as Rich did
+        ("", Text("  ↳ PreToolUse allow"), Text("12ms"), ""),
+    ]
     table = Table.grid(padding=(0, 1), expand=True)
     table.add_column(width=1)
     table.add_column(ratio=1, no_wrap=True, overflow="ellipsis")
@@ -91,8 +97,9 @@ def test_panel_rows_draw_as_the_table_grid_did() -> None:
         rows.add_row(*row)
     for width in (30, 44, 70):
         console = Console(width=width, file=io.StringIO())
-        table_lines, rows_lines = (["".join(s.text for s in line) for line in console.render_lines(r, pad=True)]
-                                   for r in (table, rows))
+        table_lines, rows_lines = (
+            ["".join(s.text for s in line) for line in console.render_lines(r, pad=True)] for r in (table, rows)
+        )
         assert rows_lines == table_lines, (width, rows_lines)
 
 

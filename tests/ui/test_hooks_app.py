@@ -4,9 +4,8 @@ from __future__ import annotations
 
 import json
 import os
-from pathlib import Path
-
 import time
+from pathlib import Path
 
 import pytest
 from rich.console import Console
@@ -22,27 +21,49 @@ from .tmux_driver import Tmux, needs_tmux
 
 def _project_hooks(project: Path, log: Path, *, trusted: bool) -> None:
     (project / ".claude").mkdir()
-    (project / ".claude" / "settings.json").write_text(json.dumps({"hooks": {
-        "PreToolUse": [{"matcher": "Read", "hooks": [{"type": "command", "command": (
-            "echo '{\"hookSpecificOutput\": {\"hookEventName\": \"PreToolUse\", \"permissionDecision\": \"allow\"}}'")}]}],
-        "UserPromptSubmit": [{"hooks": [{"type": "command", "command": f"echo prompt >> {log}; echo 'branch: main'"}]}],
-    }}))
+    (project / ".claude" / "settings.json").write_text(
+        json.dumps(
+            {
+                "hooks": {
+                    "PreToolUse": [
+                        {
+                            "matcher": "Read",
+                            "hooks": [
+                                {
+                                    "type": "command",
+                                    "command": (
+                                        'echo \'{"hookSpecificOutput": {"hookEventName": "PreToolUse", "permissionDecision": "allow"}}\''
+                                    ),
+                                }
+                            ],
+                        }
+                    ],
+                    "UserPromptSubmit": [
+                        {"hooks": [{"type": "command", "command": f"echo prompt >> {log}; echo 'branch: main'"}]}
+                    ],
+                }
+            }
+        )
+    )
     if trusted:
         user = Path(os.environ["XDG_CONFIG_HOME"]) / "agent-tui" / "settings.toml"
         user.parent.mkdir(parents=True, exist_ok=True)
         user.write_text(f"trusted_folders = [{json.dumps(str(project))}]\n")
 
 
-async def test_hooks_show_under_their_call_and_can_be_turned_off_or_added_in_hooks(offline_options, demo_project,
-                                                                                     tmp_path) -> None:
+async def test_hooks_show_under_their_call_and_can_be_turned_off_or_added_in_hooks(
+    offline_options, demo_project, tmp_path
+) -> None:
     log = tmp_path / "prompts.log"
     _project_hooks(demo_project, log, trusted=True)
     app = AgentApp(offline_options(), permission_grace_s=0)
     async with app.run_test(size=SIZE) as pilot:
         await type_prompt(pilot, "What is in app.py?")
         tools = lambda: [t for b in app.tool_panel.batches for t in b.tools]  # noqa: E731
-        await wait_until(pilot, lambda: not app.controller.busy and tools() and tools()[0].hooks
-                         and tools()[0].hooks[0].state == "success")
+        await wait_until(
+            pilot,
+            lambda: not app.controller.busy and tools() and tools()[0].hooks and tools()[0].hooks[0].state == "success",
+        )
         hook = tools()[0].hooks[0]
         assert (hook.hook_event, hook.decision) == ("PreToolUse", "allow")
         console = Console(width=60, record=True)
@@ -62,7 +83,8 @@ async def test_hooks_show_under_their_call_and_can_be_turned_off_or_added_in_hoo
         screen = app.screen
         assert [(s.event, str(s.source), state) for s, state in screen._rows] == [
             ("PreToolUse", str(demo_project / ".claude/settings.json"), "on"),
-            ("UserPromptSubmit", str(demo_project / ".claude/settings.json"), "on")]
+            ("UserPromptSubmit", str(demo_project / ".claude/settings.json"), "on"),
+        ]
         await pilot.press("down", "space")
         assert screen._rows[1][1] == "off for this run"
         await pilot.press("escape")
@@ -72,8 +94,9 @@ async def test_hooks_show_under_their_call_and_can_be_turned_off_or_added_in_hoo
         assert log.read_text() == "prompt\n"  # the second prompt ran no UserPromptSubmit hook
 
         # a hook added to a file during the run waits for review in /hooks
-        (demo_project / ".claude" / "settings.local.json").write_text(json.dumps({"hooks": {
-            "Stop": [{"hooks": [{"type": "command", "command": "echo stopped"}]}]}}))
+        (demo_project / ".claude" / "settings.local.json").write_text(
+            json.dumps({"hooks": {"Stop": [{"hooks": [{"type": "command", "command": "echo stopped"}]}]}})
+        )
         await run_slash(app, "/hooks")
         await wait_until(pilot, lambda: isinstance(app.screen, HooksScreen) and app.screen._rows)
         assert app.screen._rows[-1][1] == "new: press a"
@@ -92,8 +115,9 @@ def test_the_app_runs_project_hooks_only_in_a_trusted_folder(tmp_path: Path, dem
     home.mkdir()
     term = Tmux(demo_project, home)
     try:
-        term.start_app("--offline", env={"XDG_CONFIG_HOME": os.environ["XDG_CONFIG_HOME"],
-                                         "XDG_DATA_HOME": str(tmp_path / "data")})
+        term.start_app(
+            "--offline", env={"XDG_CONFIG_HOME": os.environ["XDG_CONFIG_HOME"], "XDG_DATA_HOME": str(tmp_path / "data")}
+        )
         term.keys("What is in app.py?", literal=True)
         term.keys("Enter")
         screen = term.wait_for(lambda s: "app.py" in s and "idle" in s and "Read" in s, "the answer")

@@ -68,8 +68,7 @@ async def test_long_text_draws_wrapped_rows_and_grows_in_place() -> None:
         await pilot.pause()
         widget = app.query_one(LongText)
         rows = ["".join(s.text for s in widget.render_line(y)).rstrip() for y in range(widget.size.height)]
-        assert rows == ["a" * 10, "a" * 10, "a" * 5, "        b␛", "[2J", "日本語",
-                        "        b␛", "[2J", "日本語"]
+        assert rows == ["a" * 10, "a" * 10, "a" * 5, "        b␛", "[2J", "日本語", "        b␛", "[2J", "日本語"]
         widget.append("x" * 5 + "\nend")
         await pilot.pause()
         rows = ["".join(s.text for s in widget.render_line(y)).rstrip() for y in range(widget.size.height)]

@@ -50,7 +50,8 @@ def _child(node, ending: str):
 
 
 async def test_pasted_paths_become_chips_removable_by_backspace_and_click_then_go_with_the_prompt(
-        offline_options, demo_project: Path, tmp_path: Path) -> None:
+    offline_options, demo_project: Path, tmp_path: Path
+) -> None:
     picture(demo_project / "shot.png", (1280, 720))
     picture(demo_project / "My Icon.gif", (64, 48), "GIF")
     outside = picture(tmp_path / "desktop" / "photo.png", (3000, 1500))
@@ -128,16 +129,21 @@ async def test_typed_mention_draws_the_image_and_a_bad_one_is_one_sentence(offli
 
 @pytest.mark.parametrize("tool", ["wl-paste", "xclip"])
 async def test_ctrl_v_reads_the_clipboard_image_with_the_tool_there_is(
-        offline_options, demo_project: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, tool: str) -> None:
+    offline_options, demo_project: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, tool: str
+) -> None:
     clip = picture(tmp_path / "clip.png", (640, 480))
     tools = tmp_path / "bin"
     if tool == "wl-paste":
-        _script(tools, "wl-paste", f'case "$1" in --list-types) printf "text/plain\\nimage/png\\n";; '
-                                   f'--no-newline) cat "{clip}";; esac\n')
+        _script(
+            tools,
+            "wl-paste",
+            f'case "$1" in --list-types) printf "text/plain\\nimage/png\\n";; --no-newline) cat "{clip}";; esac\n',
+        )
         monkeypatch.setenv("WAYLAND_DISPLAY", "wayland-0")
     else:
-        _script(tools, "xclip", f'case "$4" in TARGETS) printf "TARGETS\\nimage/png\\n";; '
-                                f'image/png) cat "{clip}";; esac\n')
+        _script(
+            tools, "xclip", f'case "$4" in TARGETS) printf "TARGETS\\nimage/png\\n";; image/png) cat "{clip}";; esac\n'
+        )
         monkeypatch.delenv("WAYLAND_DISPLAY", raising=False)
         monkeypatch.setenv("DISPLAY", ":0")
     monkeypatch.setenv("PATH", f"{tools}{os.pathsep}{os.environ['PATH']}")
@@ -153,7 +159,8 @@ async def test_ctrl_v_reads_the_clipboard_image_with_the_tool_there_is(
 
 
 async def test_ctrl_v_without_a_clipboard_tool_names_the_one_to_install(
-        offline_options, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    offline_options, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     (tmp_path / "empty").mkdir()
     monkeypatch.setenv("PATH", str(tmp_path / "empty"))
     monkeypatch.delenv("WAYLAND_DISPLAY", raising=False)
@@ -172,10 +179,14 @@ def test_a_resumed_history_shows_each_prompt_image_under_its_prompt() -> None:
     from tui.ui.screens.resume_screen import history_records
 
     block = {"type": "image", "source": {"type": "base64", "media_type": "image/png", "data": "iVBORw0KGgo="}}
-    messages = [{"role": "user", "content": [block, block, {"type": "text", "text": "compare"}]},
-                {"role": "assistant", "content": [{"type": "text", "text": "same"}]},
-                {"role": "user", "content": [block]}]  # an image sent alone is a turn too
+    messages = [
+        {"role": "user", "content": [block, block, {"type": "text", "text": "compare"}]},
+        {"role": "assistant", "content": [{"type": "text", "text": "same"}]},
+        {"role": "user", "content": [block]},
+    ]  # an image sent alone is a turn too
     turns = history_records(messages)
     assert [[(b.kind, (b.image or {}).get("number")) for b in t.blocks] for t in turns] == [
-        [("user", None), ("image", 1), ("image", 2), ("text", None)], [("user", None), ("image", 1)]]
+        [("user", None), ("image", 1), ("image", 2), ("text", None)],
+        [("user", None), ("image", 1)],
+    ]
     assert turns[0].blocks[1].image["block"] is block

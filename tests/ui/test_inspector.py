@@ -113,11 +113,18 @@ async def test_hidden_inspector_builds_nothing_until_shown(tmp_path: Path) -> No
 
 async def test_two_megabyte_body_stays_lazy(tmp_path: Path) -> None:
     big_text = "x" * 4000
-    messages = [{"role": "user" if i % 2 == 0 else "assistant",
-                 "content": [{"type": "text", "text": f"{i} {big_text}"}]} for i in range(500)]
+    messages = [
+        {"role": "user" if i % 2 == 0 else "assistant", "content": [{"type": "text", "text": f"{i} {big_text}"}]}
+        for i in range(500)
+    ]
     request = body(messages)
     assert len(json.dumps(request)) > 2_000_000
-    reply = {"id": "msg_big", "role": "assistant", "stop_reason": "end_turn", "content": [{"type": "text", "text": "ok"}]}
+    reply = {
+        "id": "msg_big",
+        "role": "assistant",
+        "stop_reason": "end_turn",
+        "content": [{"type": "text", "text": "ok"}],
+    }
 
     app = Host(tmp_path)
     async with app.run_test(size=(100, 40)) as pilot:
@@ -182,13 +189,23 @@ def test_a_long_day_keeps_only_the_newest_request_bodies_in_memory(offline_optio
     app = AgentApp(offline_options())
     for i in range(KEEP_FULL_CALLS + 3):
         request = ev.RequestSent(iteration=1, attempt=1, model="m", body={"messages": [i]})
-        response = ev.ResponseFinished(iteration=1, message={"content": []}, stop_reason="end_turn", usage={},
-                                       request_id=None, ttfb_ms=1, duration_ms=2, cost_usd=0.0,
-                                       raw_events=((0.0, "message_stop", {}),))
+        response = ev.ResponseFinished(
+            iteration=1,
+            message={"content": []},
+            stop_reason="end_turn",
+            usage={},
+            request_id=None,
+            ttfb_ms=1,
+            duration_ms=2,
+            cost_usd=0.0,
+            raw_events=((0.0, "message_stop", {}),),
+        )
         for event in (request, response):
             model.record(event)
             app.record_api_event(event)
-    assert [c.body.get("messages") for c in model.calls[-KEEP_FULL_CALLS:]] == [[i] for i in range(3, KEEP_FULL_CALLS + 3)]
+    assert [c.body.get("messages") for c in model.calls[-KEEP_FULL_CALLS:]] == [
+        [i] for i in range(3, KEEP_FULL_CALLS + 3)
+    ]
     assert all("no longer held" in c.body["note"] and c.raw_events == () for c in model.calls[:3])
     assert model.calls[0].message == {"content": []}  # the response and its summary stay
     backlog = app._inspector_backlog.events

@@ -18,11 +18,17 @@ from .test_app_pilot import markers
 
 
 async def test_status_names_provider_url_proxy_bundle_and_credential_source_never_the_key(
-        offline_options, monkeypatch, tmp_path) -> None:
+    offline_options, monkeypatch, tmp_path
+) -> None:
     bundle = tmp_path / "corp-ca.pem"
     bundle.write_text("")
-    for name, value in {"CLAUDE_CODE_USE_BEDROCK": "1", "AWS_REGION": "eu-west-1", "AWS_ACCESS_KEY_ID": "AKIDSECRET",
-                        "HTTPS_PROXY": "http://proxy.example:3128", "SSL_CERT_FILE": str(bundle)}.items():
+    for name, value in {
+        "CLAUDE_CODE_USE_BEDROCK": "1",
+        "AWS_REGION": "eu-west-1",
+        "AWS_ACCESS_KEY_ID": "AKIDSECRET",
+        "HTTPS_PROXY": "http://proxy.example:3128",
+        "SSL_CERT_FILE": str(bundle),
+    }.items():
         monkeypatch.setenv(name, value)
     session = FakeSession(offline_options(offline=False, model="claude-sonnet-5-5"), offline=False)
     app = AgentApp(session.options, session=session, permission_grace_s=0)
@@ -59,7 +65,8 @@ def no_keyring(monkeypatch):
 
 
 async def test_login_stores_the_key_in_a_private_file_without_a_keyring_and_logout_removes_it(
-        fake_session, no_keyring) -> None:
+    fake_session, no_keyring
+) -> None:
     app = AgentApp(fake_session.options, session=fake_session, permission_grace_s=0)
     async with app.run_test(size=SIZE) as pilot:
         await type_prompt(pilot, "/login")

@@ -103,8 +103,13 @@ async def test_page_keys_scroll_the_conversation_while_the_prompt_has_focus(offl
         assert _prompt(conversation.mounted_views[0]).startswith("turn 0:")
         await pilot.press("ctrl+end")
         await _settled(pilot, conversation)
-        await wait_until(pilot, lambda: _prompt(conversation.mounted_views[-1]).startswith("turn 59:")
-                         and conversation.scroll_y == conversation.max_scroll_y)
+        await wait_until(
+            pilot,
+            lambda: (
+                _prompt(conversation.mounted_views[-1]).startswith("turn 59:")
+                and conversation.scroll_y == conversation.max_scroll_y
+            ),
+        )
         assert conversation.following
         # the keys are in the registry, so F1 help lists them (the footer keeps to what fits 100 columns)
         assert key_spec("page_up").keys == "pageup"

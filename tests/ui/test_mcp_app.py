@@ -6,8 +6,8 @@ from pathlib import Path
 
 import pytest
 
-from tests.fakeapi import FakeAPI, reply, text, tool_use
 from tests.attacks import stray_controls
+from tests.fakeapi import FakeAPI, reply, text, tool_use
 from tests.integration.mcp_helpers import kitchen, raw
 from tui.agent.options import AgentOptions
 from tui.agent.session import AgentSession
@@ -32,8 +32,13 @@ def mcp_app(tmp_path: Path, monkeypatch: pytest.MonkeyPatch):
     with FakeAPI(script) as api:
         monkeypatch.setenv("ANTHROPIC_BASE_URL", api.base_url)
         monkeypatch.setenv("ANTHROPIC_API_KEY", "sk-test")
-        options = AgentOptions(project_dir=project, interactive=True, transcript=False,
-                               sessions_dir=tmp_path / "sessions", mcp_servers=[kitchen(), raw()])
+        options = AgentOptions(
+            project_dir=project,
+            interactive=True,
+            transcript=False,
+            sessions_dir=tmp_path / "sessions",
+            mcp_servers=[kitchen(), raw()],
+        )
         yield AgentApp(options, session=AgentSession(options), permission_grace_s=0), api, project
 
 

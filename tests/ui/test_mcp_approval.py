@@ -20,13 +20,16 @@ from .test_dialog_input import key
 def _mcp_json(project: Path, tmp_path: Path) -> None:
     script = tmp_path / "tiny_server.py"
     script.write_text(SERVER)
-    servers = {"tiny": {"command": sys.executable, "args": [str(script)]},
-               "other": {"command": str(tmp_path / "never-started")}}
+    servers = {
+        "tiny": {"command": sys.executable, "args": [str(script)]},
+        "other": {"command": str(tmp_path / "never-started")},
+    }
     (project / ".mcp.json").write_text(json.dumps({"mcpServers": servers}))
 
 
 async def test_trust_then_choose_starts_only_the_ticked_server_and_is_remembered(
-        offline_options, demo_project: Path, tmp_path: Path) -> None:
+    offline_options, demo_project: Path, tmp_path: Path
+) -> None:
     _mcp_json(demo_project, tmp_path)
     app = AgentApp(offline_options(), permission_grace_s=0)
     async with app.run_test(size=SIZE) as pilot:
@@ -40,8 +43,9 @@ async def test_trust_then_choose_starts_only_the_ticked_server_and_is_remembered
         await pilot.press("2")  # choose: both ticked at first
         await pilot.press("down", "space", "enter")  # untick "other", enable the rest
         await wait_until(pilot, lambda: not isinstance(app.screen, McpApprovalDialog))
-        await wait_until(pilot, lambda: app.session.mcp is not None
-                         and app.session.mcp.manager.states["tiny"].status == "connected")
+        await wait_until(
+            pilot, lambda: app.session.mcp is not None and app.session.mcp.manager.states["tiny"].status == "connected"
+        )
         assert set(app.session.mcp.manager.states) == {"tiny"}
     data = tomllib.loads(local_settings_file(demo_project).read_text())
     assert (data["enabledMcpjsonServers"], data["disabledMcpjsonServers"]) == (["tiny"], ["other"])
@@ -55,8 +59,9 @@ async def test_trust_then_choose_starts_only_the_ticked_server_and_is_remembered
         assert states["tiny"].status != "disabled" and states["other"].status == "disabled"  # listed for /mcp
 
 
-async def test_none_starts_nothing_and_escape_asks_again_later(offline_options, demo_project: Path,
-                                                             tmp_path: Path) -> None:
+async def test_none_starts_nothing_and_escape_asks_again_later(
+    offline_options, demo_project: Path, tmp_path: Path
+) -> None:
     _mcp_json(demo_project, tmp_path)
     (tmp_path / "config").mkdir(exist_ok=True)
     from tui.config.settings import trust_folder
@@ -85,14 +90,20 @@ async def test_none_starts_nothing_and_escape_asks_again_later(offline_options, 
 
 
 async def test_not_trusting_the_folder_keeps_its_servers_off_and_is_remembered(
-        offline_options, demo_project: Path, tmp_path: Path) -> None:
+    offline_options, demo_project: Path, tmp_path: Path
+) -> None:
     _mcp_json(demo_project, tmp_path)
     app = AgentApp(offline_options(), permission_grace_s=0)
     async with app.run_test(size=SIZE) as pilot:
         await wait_until(pilot, lambda: isinstance(app.screen, TrustDialog) and app.screen.armed)
         await pilot.press("2")
-        await wait_until(pilot, lambda: any("Not trusted: this folder's 2 MCP servers stay off. /trust loads them." == str(n.message)
-                                            for n in app._notifications))
+        await wait_until(
+            pilot,
+            lambda: any(
+                str(n.message) == "Not trusted: this folder's 2 MCP servers stay off. /trust loads them."
+                for n in app._notifications
+            ),
+        )
         await pilot.pause(0.3)
         assert not isinstance(app.screen, McpApprovalDialog) and app.session.mcp is None
     again = AgentApp(offline_options(), permission_grace_s=0)
@@ -102,7 +113,8 @@ async def test_not_trusting_the_folder_keeps_its_servers_off_and_is_remembered(
 
 
 async def test_mcp_screen_disable_of_a_project_server_is_remembered_and_enable_undoes_it(
-        offline_options, demo_project: Path, tmp_path: Path) -> None:
+    offline_options, demo_project: Path, tmp_path: Path
+) -> None:
     from tui.config.settings import trust_folder
     from tui.mcp.approval import record_choices
 
@@ -124,8 +136,11 @@ async def test_mcp_screen_disable_of_a_project_server_is_remembered_and_enable_u
 
     app = AgentApp(offline_options(), permission_grace_s=0)
     async with app.run_test(size=SIZE, notifications=True) as pilot:
-        await wait_until(pilot, lambda: app.session.mcp is not None
-                         and app.session.mcp.manager.states["tiny"].status == "connected", timeout=30)
+        await wait_until(
+            pilot,
+            lambda: app.session.mcp is not None and app.session.mcp.manager.states["tiny"].status == "connected",
+            timeout=30,
+        )
         await toggle(app, pilot, "disabled")
     data = tomllib.loads(local_settings_file(demo_project).read_text())
     assert (data["enabledMcpjsonServers"], data["disabledMcpjsonServers"]) == ([], ["other", "tiny"])

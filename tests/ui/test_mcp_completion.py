@@ -26,7 +26,8 @@ async def test_mcp_prompts_complete_after_slash_and_follow_the_server(offline_op
         assert state.status == "pending" and offered() == []  # not connected yet: nothing to offer
         await wait_until(pilot, lambda: offered() == ["/mcp__kitchen__review"], timeout=30)  # it connected: offered
         assert str(menu.get_option_at_index(0).prompt) == (
-            "/mcp__kitchen__review  Ask for a review of a topic.  <topic>  (MCP kitchen)")
+            "/mcp__kitchen__review  Ask for a review of a topic.  <topic>  (MCP kitchen)"
+        )
         await pilot.press("tab")
         assert prompt.text == "/mcp__kitchen__review "
         prompt.insert("the parser")
@@ -42,8 +43,10 @@ async def test_mcp_prompts_complete_after_slash_and_follow_the_server(offline_op
         prompt.clear()
         prompt.insert("/mcp__kitchen__")
         await wait_until(pilot, lambda: "/mcp__kitchen__summary" in offered())
-        assert any("Summarise a file.  <path>  (MCP kitchen)" in str(menu.get_option_at_index(i).prompt)
-                   for i in range(menu.option_count))
+        assert any(
+            "Summarise a file.  <path>  (MCP kitchen)" in str(menu.get_option_at_index(i).prompt)
+            for i in range(menu.option_count)
+        )
 
         # a disabled server's prompts leave the open menu
         await asyncio.to_thread(manager.set_enabled, "kitchen", False)
@@ -57,8 +60,15 @@ async def test_at_server_completes_its_resources_and_the_attachment_shows_as_a_c
     async with app.run_test(size=SIZE) as pilot:
         menu = app.query_one(CompletionMenu)
         prompt = app.prompt_area
-        await wait_until(pilot, lambda: app._session is not None and app.session.mcp is not None
-                         and app.session.mcp.manager.states["kitchen"].status == "connected", timeout=30)
+        await wait_until(
+            pilot,
+            lambda: (
+                app._session is not None
+                and app.session.mcp is not None
+                and app.session.mcp.manager.states["kitchen"].status == "connected"
+            ),
+            timeout=30,
+        )
         prompt.insert("summarise @kit")
         await wait_until(pilot, lambda: prompt.completer and "kitchen:" in prompt.completer.values)
         assert str(menu.get_option_at_index(0).prompt).startswith("@kitchen:  resources of the MCP server kitchen")

@@ -16,18 +16,25 @@ from tui.ui.app import AgentApp
 from .conftest import SIZE, wait_until
 
 
-async def test_the_sign_in_link_is_shown_while_the_server_waits(offline_options, monkeypatch: pytest.MonkeyPatch) -> None:
+async def test_the_sign_in_link_is_shown_while_the_server_waits(
+    offline_options, monkeypatch: pytest.MonkeyPatch
+) -> None:
     monkeypatch.setenv("BROWSER", "true %s")  # a "browser" that opens nothing: the user follows the link
     port = free_port()
-    server = subprocess.Popen([sys.executable, "-m", "tests.mcp_servers.oauth_server", str(port)], cwd=ROOT,
-                              stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    server = subprocess.Popen(
+        [sys.executable, "-m", "tests.mcp_servers.oauth_server", str(port)],
+        cwd=ROOT,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
     try:
         wait_for_port(port)
         config = McpServerConfig("guarded", "http", url=f"http://127.0.0.1:{port}/mcp")
         app = AgentApp(offline_options(mcp_servers=[config]), permission_grace_s=0)
         async with app.run_test(size=SIZE) as pilot:
-            await wait_until(pilot, lambda: any("guarded needs you to sign in" in str(n.message)
-                                                for n in app._notifications))
+            await wait_until(
+                pilot, lambda: any("guarded needs you to sign in" in str(n.message) for n in app._notifications)
+            )
             toast = next(str(n.message) for n in app._notifications if "sign in" in str(n.message))
             link = re.search(r"http://127\.0\.0\.1:\d+/authorize\?\S+", toast)
             assert link, toast

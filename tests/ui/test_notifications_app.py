@@ -27,8 +27,9 @@ def settings(project: Path, text: str) -> None:
     (project / ".agent-tui" / "settings.toml").write_text(text)
 
 
-async def test_a_dialog_and_a_long_turn_notify_when_the_terminal_never_reported_focus(fake_session: FakeSession,
-                                                                                       demo_project: Path) -> None:
+async def test_a_dialog_and_a_long_turn_notify_when_the_terminal_never_reported_focus(
+    fake_session: FakeSession, demo_project: Path
+) -> None:
     settings(demo_project, "notify_after = 2.0\n")  # the fake turn takes 2.7 s
     app = AgentApp(fake_session.options, session=fake_session, permission_grace_s=0)
     async with app.run_test(size=SIZE) as pilot:
@@ -42,8 +43,9 @@ async def test_a_dialog_and_a_long_turn_notify_when_the_terminal_never_reported_
         assert notifier.sent[-1] == ("idle_prompt", "The turn finished after 2 s")
 
 
-async def test_nothing_while_the_terminal_reports_focus_and_again_once_it_loses_it(fake_session: FakeSession,
-                                                                                   demo_project: Path) -> None:
+async def test_nothing_while_the_terminal_reports_focus_and_again_once_it_loses_it(
+    fake_session: FakeSession, demo_project: Path
+) -> None:
     app = AgentApp(fake_session.options, session=fake_session, permission_grace_s=0)
     async with app.run_test(size=SIZE) as pilot:
         app.post_message(events.AppFocus())  # the terminal says it has focus

@@ -40,7 +40,7 @@ def wait_for_bytes(log: Path, wanted: bytes, timeout: float = 30.0) -> bytes:
 
 
 @needs_tmux
-def test_a_dialog_rings_the_bell_in_a_terminal_not_known_to_show_notifications(tmux_app: Tmux) -> None:  # noqa: F811
+def test_a_dialog_rings_the_bell_in_a_terminal_not_known_to_show_notifications(tmux_app: Tmux) -> None:
     tmux_app.start_app("--offline")
     assert not bell_rang(tmux_app)
     tmux_app.keys(PROMPT, "Enter")
@@ -53,7 +53,8 @@ def test_a_dialog_rings_the_bell_in_a_terminal_not_known_to_show_notifications(t
 
 @needs_tmux
 def test_kitty_inside_tmux_gets_its_osc_99_through_the_passthrough_for_a_dialog_and_a_long_turn(
-        tmux_app: Tmux, demo_project: Path, tmp_path: Path) -> None:  # noqa: F811
+    tmux_app: Tmux, demo_project: Path, tmp_path: Path
+) -> None:
     (demo_project / ".agent-tui").mkdir()
     (demo_project / ".agent-tui" / "settings.toml").write_text("notify_after = 0\n")  # every turn is long
     log = tmp_path / "written.bin"
@@ -69,7 +70,7 @@ def test_kitty_inside_tmux_gets_its_osc_99_through_the_passthrough_for_a_dialog_
 
 
 @needs_tmux
-def test_a_terminal_that_reports_focus_gets_nothing_while_focused(tmux_app: Tmux, tmp_path: Path) -> None:  # noqa: F811
+def test_a_terminal_that_reports_focus_gets_nothing_while_focused(tmux_app: Tmux, tmp_path: Path) -> None:
     log = tmp_path / "written.bin"
     tmux_app.start_app("--offline", env={"KITTY_WINDOW_ID": "1"})
     record(tmux_app, log)

@@ -9,8 +9,8 @@ import pytest
 from textual import events
 
 from tui.ui.app import AgentApp
-from tui.ui.paste_cap import MAX_PROMPT_CHARS, cut_paste
 from tui.ui.bracketed_paste import PasteSplitter
+from tui.ui.paste_cap import MAX_PROMPT_CHARS, cut_paste
 from tui.ui.paste_input import HOLD_S, LARGE_READ_HOLD_S, PasteJoiner, plain_text
 
 from .conftest import SIZE, wait_until
@@ -93,8 +93,9 @@ def test_cut_paste_keeps_whole_lines_and_saves_everything(tmp_path: Path, monkey
     assert cut_paste("short", 50) == ("short", None)
 
 
-async def test_a_paste_bigger_than_the_cap_keeps_the_first_part(fake_session: FakeSession, tmp_path: Path,
-                                                                monkeypatch) -> None:
+async def test_a_paste_bigger_than_the_cap_keeps_the_first_part(
+    fake_session: FakeSession, tmp_path: Path, monkeypatch
+) -> None:
     monkeypatch.setenv("TMPDIR", str(tmp_path))
     import tempfile
 
@@ -110,7 +111,7 @@ async def test_a_paste_bigger_than_the_cap_keeps_the_first_part(fake_session: Fa
 
 @needs_tmux
 @pytest.mark.parametrize("bracketed", [False, True], ids=["unbracketed", "bracketed"])
-def test_a_big_paste_is_one_capped_insert(tmux_app: Tmux, tmp_path: Path, bracketed: bool) -> None:  # noqa: F811
+def test_a_big_paste_is_one_capped_insert(tmux_app: Tmux, tmp_path: Path, bracketed: bool) -> None:
     tmux_app.start_app("--offline", env={"TMPDIR": str(tmp_path)})
     pid = tmux_app.pid()
     line = "x = 'the quick brown fox jumps over the lazy dog'  # pasted line\n"

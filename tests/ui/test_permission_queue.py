@@ -19,8 +19,11 @@ from .conftest import SIZE, wait_until
 def _two_agents_that_each_touch_a_file() -> list:
     agent = {"subagent_type": "general-purpose", "prompt": "make the file"}
     return [
-        reply(tool_use("Agent", {**agent, "description": "one"}), tool_use("Agent", {**agent, "description": "two"}),
-              stop_reason="tool_use"),
+        reply(
+            tool_use("Agent", {**agent, "description": "one"}),
+            tool_use("Agent", {**agent, "description": "two"}),
+            stop_reason="tool_use",
+        ),
         reply(tool_use("Bash", {"command": "touch one.txt"}), stop_reason="tool_use"),  # whichever agent asks first
         reply(tool_use("Bash", {"command": "touch two.txt"}), stop_reason="tool_use"),
         reply(text("made"), stop_reason="end_turn"),
@@ -31,7 +34,8 @@ def _two_agents_that_each_touch_a_file() -> list:
 
 @pytest.mark.parametrize("key, scope", [("2", "session"), ("3", "always")])
 async def test_a_rule_from_one_answer_closes_the_queued_dialog_it_allows(
-        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, sandbox_off: object, key: str, scope: str) -> None:
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, sandbox_off: object, key: str, scope: str
+) -> None:
     project = tmp_path / "proj"
     project.mkdir()
     with FakeAPI(_two_agents_that_each_touch_a_file()) as api:
@@ -40,8 +44,9 @@ async def test_a_rule_from_one_answer_closes_the_queued_dialog_it_allows(
         options = AgentOptions(project_dir=project, interactive=True, transcript=False, sessions_dir=tmp_path / "s")
         session = AgentSession(options)
         resolved: list[ev.PermissionResolved] = []
-        session.bus.subscribe(lambda e: resolved.append(e) if isinstance(e, ev.PermissionResolved) else None,
-                              inline=True)
+        session.bus.subscribe(
+            lambda e: resolved.append(e) if isinstance(e, ev.PermissionResolved) else None, inline=True
+        )
         app = AgentApp(options, session=session, permission_grace_s=0)
         async with app.run_test(size=SIZE) as pilot:
             await app.submit_prompt("make two files with two agents")
@@ -62,5 +67,7 @@ async def test_a_rule_from_one_answer_closes_the_queued_dialog_it_allows(
             await wait_until(pilot, finished, 60)
             assert shown <= {first}  # the queued dialog never came up
             assert (project / "one.txt").exists() and (project / "two.txt").exists()
-            assert sorted(e.scope for e in resolved) == sorted([scope, "rule"]), [(e.tool_use_id, e.scope, e.rule) for e in resolved]
+            assert sorted(e.scope for e in resolved) == sorted([scope, "rule"]), [
+                (e.tool_use_id, e.scope, e.rule) for e in resolved
+            ]
             assert [e.rule for e in resolved if e.scope == "rule"] == ["Bash(touch *)"]

@@ -53,21 +53,30 @@ async def test_install_and_enable_from_the_plugin_screen(offline_options, tmp_pa
         await wait_until(pilot, lambda: not isinstance(app.screen, PluginScreen))
 
 
-async def test_the_trust_question_names_the_hooks_of_a_plugin_the_folder_enables(offline_options, demo_project,
-                                                                                tmp_path: Path) -> None:
+async def test_the_trust_question_names_the_hooks_of_a_plugin_the_folder_enables(
+    offline_options, demo_project, tmp_path: Path
+) -> None:
     market = copy_plugin_market(tmp_path)
     (demo_project / ".claude").mkdir()
-    (demo_project / ".claude" / "settings.json").write_text(json.dumps({
-        "enabledPlugins": {"guard@team-tools": True},
-        "extraKnownMarketplaces": {"team-tools": {"source": {"source": "directory", "path": str(market)}}}}))
+    (demo_project / ".claude" / "settings.json").write_text(
+        json.dumps(
+            {
+                "enabledPlugins": {"guard@team-tools": True},
+                "extraKnownMarketplaces": {"team-tools": {"source": {"source": "directory", "path": str(market)}}},
+            }
+        )
+    )
     app = AgentApp(offline_options(), permission_grace_s=0)
     async with app.run_test(size=SIZE) as pilot:
         await wait_until(pilot, lambda: isinstance(app.screen, TrustDialog) and app.screen.armed)
         listed = app.screen.listed
-        for line in ("1 plugin runs its hooks and MCP servers and loads its agents", ".claude/settings.json",
-                     "guard@team-tools: 2 hooks",
-                     "guard@team-tools hook UserPromptSubmit *: ${CLAUDE_PLUGIN_ROOT}/hooks/mark.sh",
-                     "guard@team-tools hook PreToolUse Bash: ${CLAUDE_PLUGIN_ROOT}/hooks/mark.sh"):
+        for line in (
+            "1 plugin runs its hooks and MCP servers and loads its agents",
+            ".claude/settings.json",
+            "guard@team-tools: 2 hooks",
+            "guard@team-tools hook UserPromptSubmit *: ${CLAUDE_PLUGIN_ROOT}/hooks/mark.sh",
+            "guard@team-tools hook PreToolUse Bash: ${CLAUDE_PLUGIN_ROOT}/hooks/mark.sh",
+        ):
             assert line in listed, line
         await pilot.press("1")
         await wait_until(pilot, lambda: not isinstance(app.screen, TrustDialog))
@@ -75,8 +84,9 @@ async def test_the_trust_question_names_the_hooks_of_a_plugin_the_folder_enables
         await wait_until(pilot, lambda: hooks() is not None and any(h.plugin for h in hooks().hooks), timeout=30)
         assert {h.event for h in hooks().hooks if h.plugin == "guard@team-tools"} == {"UserPromptSubmit", "PreToolUse"}
         assert hooks().trusted and app.session.hooks is not None
-        await wait_until(pilot, lambda: any("Installed the plugin guard@team-tools" in str(n.message)
-                                            for n in app._notifications))
+        await wait_until(
+            pilot, lambda: any("Installed the plugin guard@team-tools" in str(n.message) for n in app._notifications)
+        )
 
 
 async def test_plugin_problems_are_toasts_and_the_app_starts(tmp_path: Path, demo_project: Path) -> None:

@@ -179,7 +179,8 @@ async def test_ctrl_g_without_a_terminal_to_hand_over_keeps_the_prompt(offline_o
         await pilot.press("ctrl+g")
         assert app.prompt_area.text == "my draft"
         assert "This terminal cannot hand the screen to an editor; the prompt is unchanged." in [
-            n.message for n in app._notifications]
+            n.message for n in app._notifications
+        ]
 
 
 async def test_add_dir_adds_a_working_directory_for_the_tools_and_the_system_prompt(offline_options, tmp_path) -> None:
@@ -190,7 +191,9 @@ async def test_add_dir_adds_a_working_directory_for_the_tools_and_the_system_pro
         await started(pilot)
         await send(pilot, "/add-dir ../shared")
         assert app.session.options.add_dirs == [shared.resolve()]
-        assert app.session.policy.extra_dirs == [shared.resolve()] and app.session.state.extra_dirs == [shared.resolve()]
+        assert app.session.policy.extra_dirs == [shared.resolve()] and app.session.state.extra_dirs == [
+            shared.resolve()
+        ]
         assert any(f"working directory added: {shared.resolve()}" in str(m.render()) for m in app.query(MarkerLine))
         assert f"Additional working directories: {shared.resolve()}" in app.session.system_blocks()[-1]["text"]
         await send(pilot, "/add-dir nowhere")

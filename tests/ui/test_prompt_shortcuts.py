@@ -23,7 +23,10 @@ def _write(path: Path, text: str) -> None:
 @pytest.fixture
 def project(demo_project: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     monkeypatch.setenv("CLAUDE_CONFIG_DIR", str(tmp_path / "claude-home"))
-    _write(demo_project / ".claude/commands/greet.md", "---\ndescription: Say hello\nargument-hint: <name>\n---\nSay hello to $0.\n")
+    _write(
+        demo_project / ".claude/commands/greet.md",
+        "---\ndescription: Say hello\nargument-hint: <name>\n---\nSay hello to $0.\n",
+    )
     _write(demo_project / ".claude/commands/gitstate.md", "---\ndescription: git state\n---\nState: !`echo clean`\n")
     _write(demo_project / ".claude/commands/broken.md", "---\ndescription: [x\n---\n")
     _write(demo_project / "docs/guide.md", "the guide\n")
@@ -88,7 +91,9 @@ async def test_commands_completion_bash_mode_and_memory_in_one_session(offline_o
         assert app.prompt_area.text == "read @docs/guide.md "
         await pilot.press("enter")
         await wait_until(pilot, lambda: not app.controller.busy and "guide" in str(app.session.messages[-2:]))
-        prompt_blocks = [b for m in app.session.messages if m["role"] == "user" for b in m["content"] if b.get("type") == "text"]
+        prompt_blocks = [
+            b for m in app.session.messages if m["role"] == "user" for b in m["content"] if b.get("type") == "text"
+        ]
         assert any('<file path="docs/guide.md">\nthe guide\n</file>' in b["text"] for b in prompt_blocks)
         assert any(b["text"].startswith("<bash-input>") for b in prompt_blocks)  # bash context went along
         # `#text` asks which file, then appends the line
@@ -133,7 +138,9 @@ async def test_enter_matches_the_text_as_typed_not_a_stale_highlight(offline_opt
         menu = await _menu(pilot)
         await wait_until(pilot, lambda: app.trust_inventory is not None)  # read in a worker after the first frame
         await _type(pilot, "/")
-        assert menu.has_class("-open") and str(menu.get_option_at_index(0).prompt).startswith("/trust  folder not trusted")
+        assert menu.has_class("-open") and str(menu.get_option_at_index(0).prompt).startswith(
+            "/trust  folder not trusted"
+        )
         assert str(menu.get_option_at_index(1).prompt).startswith("/add-dir")
         # "/rewind" + Enter sent in one write: Enter can come before the menu saw the letters
         app.prompt_area.insert("rewind")
@@ -166,8 +173,9 @@ async def test_keys_sent_in_one_burst_complete_nothing_and_run_the_command(offli
             raise AssertionError(f"/context did not run; the prompt holds {prompt.text!r}") from None
 
 
-async def test_an_outside_attachment_is_asked_and_a_secret_is_refused(offline_options, project, tmp_path,
-                                                                      monkeypatch) -> None:
+async def test_an_outside_attachment_is_asked_and_a_secret_is_refused(
+    offline_options, project, tmp_path, monkeypatch
+) -> None:
     home = tmp_path / "home"
     _write(home / ".ssh/id_rsa", "SECRET-KEY-0123\n")
     _write(home / "notes.txt", "outside notes\n")

@@ -65,9 +65,10 @@ def prompts(app: AgentApp) -> list[str]:
 
 
 async def test_enter_queues_up_and_esc_take_back_and_the_loop_steers(monkeypatch, project) -> None:
-    script = [reply(text("Reading."), tool_use("Gate", {}), tool_use("Read", {"file_path": "a.py"}),
-                    stop_reason="tool_use"),
-              reply(text("Done, c.py too."), stop_reason="end_turn")]
+    script = [
+        reply(text("Reading."), tool_use("Gate", {}), tool_use("Read", {"file_path": "a.py"}), stop_reason="tool_use"),
+        reply(text("Done, c.py too."), stop_reason="end_turn"),
+    ]
     with FakeAPI(script) as api:
         app, gate = gated_app(monkeypatch, api, project)
         async with app.run_test(size=SIZE) as pilot:
@@ -118,8 +119,10 @@ async def test_enter_queues_up_and_esc_take_back_and_the_loop_steers(monkeypatch
 
 
 async def test_a_second_esc_interrupts_and_a_queue_left_by_the_interrupt_is_sent_at_once(monkeypatch, project) -> None:
-    script = [reply(text("Waiting."), tool_use("Gate", {}), stop_reason="tool_use"),
-              reply(text("On it."), stop_reason="end_turn")]
+    script = [
+        reply(text("Waiting."), tool_use("Gate", {}), stop_reason="tool_use"),
+        reply(text("On it."), stop_reason="end_turn"),
+    ]
     with FakeAPI(script) as api:
         app, gate = gated_app(monkeypatch, api, project)
         async with app.run_test(size=SIZE) as pilot:
@@ -141,9 +144,15 @@ async def test_a_second_esc_interrupts_and_a_queue_left_by_the_interrupt_is_sent
 
 async def test_a_permission_dialog_takes_the_keys_and_the_prompt_keeps_its_queue(monkeypatch, project) -> None:
     edit = {"file_path": "a.py", "old_string": "    # TODO: validate inputs", "new_string": "    # validated"}
-    script = [reply(tool_use("Read", {"file_path": "a.py"}), tool_use("Gate", {}), tool_use("Edit", edit),
-                    stop_reason="tool_use"),
-              reply(text("Edited."), stop_reason="end_turn")]
+    script = [
+        reply(
+            tool_use("Read", {"file_path": "a.py"}),
+            tool_use("Gate", {}),
+            tool_use("Edit", edit),
+            stop_reason="tool_use",
+        ),
+        reply(text("Edited."), stop_reason="end_turn"),
+    ]
     with FakeAPI(script) as api:
         app, gate = gated_app(monkeypatch, api, project)
         async with app.run_test(size=SIZE) as pilot:
@@ -175,8 +184,11 @@ async def test_a_message_queued_during_bash_mode_is_sent_when_it_ends(monkeypatc
             assert queued_lines(app) == ["queued what does b.py do?"]
             await pilot.pause()
             await pilot.press("1")
-            await wait_until(pilot, lambda: len(api.message_requests) == 1 and not app.controller.busy
-                             and not app.session.running, timeout=30)
+            await wait_until(
+                pilot,
+                lambda: len(api.message_requests) == 1 and not app.controller.busy and not app.session.running,
+                timeout=30,
+            )
             assert queued_lines(app) == [] and prompts(app)[-1] == "what does b.py do?"
         assert api.errors == []
         sent = api.message_requests[0].body["messages"][-1]

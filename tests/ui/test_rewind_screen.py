@@ -14,7 +14,9 @@ async def run_turn(app: AgentApp, pilot, text: str) -> None:
     await wait_until(pilot, lambda: app.session.turn_count == done and not app.controller.busy, timeout=30)
 
 
-async def test_esc_esc_rewinds_code_and_conversation_then_conflicts_are_asked_about(offline_options, demo_project) -> None:
+async def test_esc_esc_rewinds_code_and_conversation_then_conflicts_are_asked_about(
+    offline_options, demo_project
+) -> None:
     app = AgentApp(offline_options(transcript=True, permission_mode="bypassPermissions"), permission_grace_s=0)
     original = (demo_project / "app.py").read_bytes()
     async with app.run_test(size=SIZE) as pilot:

@@ -15,11 +15,13 @@ from .tmux_driver import Tmux, needs_tmux, tmux_app  # noqa: F401 - tmux_app is 
 def turn(edit: str, new: str, marker: str, bash: str) -> list:
     return [
         reply(tool_use("Read", {"file_path": edit}), stop_reason="tool_use"),
-        reply(text("Changing."),
-              tool_use("Edit", {"file_path": edit, "old_string": "TODO", "new_string": f"DONE {marker}"}),
-              tool_use("Write", {"file_path": new, "content": f"{marker}\n"}),
-              tool_use("Bash", {"command": bash}),
-              stop_reason="tool_use"),
+        reply(
+            text("Changing."),
+            tool_use("Edit", {"file_path": edit, "old_string": "TODO", "new_string": f"DONE {marker}"}),
+            tool_use("Write", {"file_path": new, "content": f"{marker}\n"}),
+            tool_use("Bash", {"command": bash}),
+            stop_reason="tool_use",
+        ),
         reply(f"done {marker}"),
     ]
 
@@ -31,7 +33,7 @@ def app_pid(term: Tmux) -> int:
 
 
 @needs_tmux
-def test_rewind_after_kill_and_continue(tmux_app: Tmux, demo_project: Path, tmp_path: Path) -> None:  # noqa: F811
+def test_rewind_after_kill_and_continue(tmux_app: Tmux, demo_project: Path, tmp_path: Path) -> None:
     project = demo_project
     os.chmod(project / "app.py", 0o640)
     app_before, util_before = (project / "app.py").read_bytes(), (project / "util.py").read_bytes()
@@ -96,8 +98,10 @@ def test_rewind_after_kill_and_continue(tmux_app: Tmux, demo_project: Path, tmp_
         tmux_app.wait_for(lambda s: "changed outside agent-tui since then: util.py" in s, "the conflict question")
         tmux_app.keys("o")
         tmux_app.wait_for(lambda s: "Rewind ·" not in s, "the list to close")
-        tmux_app.wait_for(lambda s: (project / "util.py").read_bytes() == util_before
-                          and not (project / "new2.txt").exists(), "util.py restored and new2.txt removed")
+        tmux_app.wait_for(
+            lambda s: (project / "util.py").read_bytes() == util_before and not (project / "new2.txt").exists(),
+            "util.py restored and new2.txt removed",
+        )
         assert (project / "new1.txt").exists()
         assert len(api.requests) == 6
 

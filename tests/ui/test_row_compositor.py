@@ -8,12 +8,9 @@ from typing import Any
 
 from rich.segment import ControlType, Segment
 from rich.style import Style
+from textual._compositor import ChopsUpdate, LayoutUpdate
 
 from tui.ui.app import AgentApp
-from textual._compositor import ChopsUpdate
-
-from textual._compositor import LayoutUpdate
-
 from tui.ui.compositor import RowCompositor
 from tui.ui.terminal_model import DiffChopsUpdate, ModelLayoutUpdate
 from tui.ui.widgets.blocks import ToolCallBlock
@@ -73,7 +70,7 @@ class AnsiGrid:
             p = parts[i] or "0"
             if p in ("38", "48"):
                 n = 5 if parts[i + 1] == "2" else 3
-                colour = ";".join(parts[i:i + n])
+                colour = ";".join(parts[i : i + n])
                 fg, bg = (colour, bg) if p == "38" else (fg, colour)
                 i += n
                 continue
@@ -110,10 +107,10 @@ class AnsiGrid:
                 self.x = self.y = 0
             elif final in ("S", "T"):
                 n = int(params or 1)
-                band = self.cells[self.top:self.bottom + 1]
+                band = self.cells[self.top : self.bottom + 1]
                 blank = [[self.SCROLLED_IN] * self.width for _ in range(n)]
                 band = band[n:] + blank if final == "S" else blank + band[:-n]
-                self.cells[self.top:self.bottom + 1] = band
+                self.cells[self.top : self.bottom + 1] = band
                 self.scrolls += 1
             elif final == "H":
                 row, col = (params or "1;1").split(";")
@@ -130,8 +127,16 @@ class AnsiGrid:
 def _look(style: Style | None) -> Any:
     if style is None:
         return None
-    return (style.color, style.bgcolor, style.bold, style.dim, style.italic, style.underline, style.reverse,
-            style.strike)
+    return (
+        style.color,
+        style.bgcolor,
+        style.bold,
+        style.dim,
+        style.italic,
+        style.underline,
+        style.reverse,
+        style.strike,
+    )
 
 
 def full_render(app: AgentApp) -> list[list[Cell]]:
@@ -202,8 +207,14 @@ async def test_one_line_widgets_draw_what_textual_would(fake_session) -> None:
     async with app.run_test(size=SIZE) as pilot:
         app.status.set_state("streaming", "(call 2)")
         app.status.usage = {"input_tokens": 12_345, "output_tokens": 67}
-        tool = ToolRecord("a", "Agent", label="Agent general-purpose: job 1", state="running", started_at=time.time(),
-                          agent_path="main/general-purpose-1")
+        tool = ToolRecord(
+            "a",
+            "Agent",
+            label="Agent general-purpose: job 1",
+            state="running",
+            started_at=time.time(),
+            agent_path="main/general-purpose-1",
+        )
         block = ToolCallBlock(tool)
         await app.conversation.mount(block)
         await pilot.pause()
@@ -214,6 +225,7 @@ async def test_one_line_widgets_draw_what_textual_would(fake_session) -> None:
             assert ours is not None and ours.cell_length == width  # padded to the width (Textual pads later)
             ours = ours.crop(0, theirs.cell_length)
             assert ours.text == theirs.text
+
             def looks(strip: Any) -> list[tuple[str, Any]]:  # each cell's character and look (selection offsets aside)
                 return [(ch, _look(segment.style)) for segment in strip for ch in segment.text]
 
@@ -259,11 +271,22 @@ async def test_a_streamed_reply_scrolls_the_terminal_and_leaves_what_textual_wou
             pub(ev.TurnStarted(turn_id=1, prompt="write a lot"))
             pub(ev.BlockStarted(iteration=1, index=0, block_type="text"))
             for i in range(0, len(text), 40):
-                pub(ev.BlockDelta(iteration=1, index=0, delta_type="text_delta", text=text[i:i + 40]))
+                pub(ev.BlockDelta(iteration=1, index=0, delta_type="text_delta", text=text[i : i + 40]))
                 time.sleep(0.01)
             pub(ev.BlockFinished(iteration=1, index=0, block={"type": "text", "text": text}))
-            pub(ev.TurnFinished(turn_id=1, stop_reason="end_turn", is_error=False, num_iterations=1, duration_ms=10,
-                                usage={"output_tokens": 5000}, cost_usd=0.0, session_usage={}, session_cost_usd=0.0))
+            pub(
+                ev.TurnFinished(
+                    turn_id=1,
+                    stop_reason="end_turn",
+                    is_error=False,
+                    num_iterations=1,
+                    duration_ms=10,
+                    usage={"output_tokens": 5000},
+                    cost_usd=0.0,
+                    session_usage={},
+                    session_cost_usd=0.0,
+                )
+            )
 
         thread = threading.Thread(target=stream)
         thread.start()

@@ -45,14 +45,39 @@ async def test_slash_sandbox_and_a_blocked_row(fake_session: FakeSession, sandbo
         await wait_until(pilot, lambda: sandbox.enabled)
 
         publish = fake_session.bus.publish
-        publish(ev.ToolQueued(tool_use_id="b1", name="Bash", input={"command": "echo x > /etc/x"}, label="Bash: echo x",
-                              batch=1, parallel=False))
+        publish(
+            ev.ToolQueued(
+                tool_use_id="b1",
+                name="Bash",
+                input={"command": "echo x > /etc/x"},
+                label="Bash: echo x",
+                batch=1,
+                parallel=False,
+            )
+        )
         publish(ev.ToolStarted(tool_use_id="b1", name="Bash", batch=1, parallel=False))
-        publish(ev.SandboxBlocked(tool_use_id="b1", command="echo x > /etc/x",
-                                  blocked=("writing /etc/x (outside the writable folders)",
-                                           "connecting to evil.example (not in sandbox.network.allowed_domains)")))
-        publish(ev.ToolFinished(tool_use_id="b1", name="Bash", status="error", is_error=True, result_text="denied",
-                                duration_ms=5, batch=1, parallel=False))
+        publish(
+            ev.SandboxBlocked(
+                tool_use_id="b1",
+                command="echo x > /etc/x",
+                blocked=(
+                    "writing /etc/x (outside the writable folders)",
+                    "connecting to evil.example (not in sandbox.network.allowed_domains)",
+                ),
+            )
+        )
+        publish(
+            ev.ToolFinished(
+                tool_use_id="b1",
+                name="Bash",
+                status="error",
+                is_error=True,
+                result_text="denied",
+                duration_ms=5,
+                batch=1,
+                parallel=False,
+            )
+        )
         tools = lambda: [t for b in app.tool_panel.batches for t in b.tools]  # noqa: E731
         await wait_until(pilot, lambda: any(t.sandbox_blocked for t in tools()))
         console = Console(width=120, record=True)

@@ -46,13 +46,40 @@ def test_demo_project_has_what_the_offline_turn_needs(tmp_path: Path) -> None:
         ("inspector.svg", ["API calls", "stop_reason", "tool_use", "Response"]),
         ("subagents.svg", ["Agent Explore: Find TODO markers", "2 tools, 2 in parallel", "explore-1"]),
         ("rewind.svg", ["Rewind", "a.py +1 -1", "explore this project with subagents"]),
-        ("cache-break.svg", ["cache miss: tools changed (+9 mcp__git tools", "tokens written again", "Cost",
-                             "cache write", "tool results"]),
-        ("cost-breakdown.svg", ["session: $", "by kind", "by part", "tool results", "by turn", "by model",
-                                "by agent", "cache misses", "cache read"]),
+        (
+            "cache-break.svg",
+            [
+                "cache miss: tools changed (+9 mcp__git tools",
+                "tokens written again",
+                "Cost",
+                "cache write",
+                "tool results",
+            ],
+        ),
+        (
+            "cost-breakdown.svg",
+            [
+                "session: $",
+                "by kind",
+                "by part",
+                "tool results",
+                "by turn",
+                "by model",
+                "by agent",
+                "cache misses",
+                "cache read",
+            ],
+        ),
         ("steer.svg", ["steer: 2 messages added to request #", "Also add a docstring to greet"]),
-        ("image-attachment.svg", ["[image 1: build-times.png 1568×882", "(from 2400×1350)]",
-                                  "[image 1: after-fix.png 1200×900 ✕]", "I received 1 image (image/jpeg"]),
+        (
+            "image-attachment.svg",
+            [
+                "[image 1: build-times.png 1568×882",
+                "(from 2400×1350)]",
+                "[image 1: after-fix.png 1200×900 ✕]",
+                "I received 1 image (image/jpeg",
+            ],
+        ),
     ],
 )
 def test_committed_screenshot_shows_its_subject(name: str, phrases: list[str]) -> None:

@@ -15,8 +15,9 @@ async def test_below_40_by_12_the_screen_says_it_is_too_small_and_comes_back(off
         await wait_until(pilot, lambda: isinstance(app.screen, TooSmallScreen))
         assert str(app.screen.query_one("#too-small").render()) == "terminal too small: 30×10, needs 40×12"
         await pilot.resize_terminal(60, 11)
-        await wait_until(pilot, lambda: str(app.screen.query_one("#too-small").render())
-                         == "terminal too small: 60×11, needs 40×12")
+        await wait_until(
+            pilot, lambda: str(app.screen.query_one("#too-small").render()) == "terminal too small: 60×11, needs 40×12"
+        )
         await pilot.resize_terminal(40, 12)
         await wait_until(pilot, lambda: not isinstance(app.screen, TooSmallScreen))
         assert app.prompt_area.display and len(app.screen_stack) == 1

@@ -22,8 +22,9 @@ PLAN = Plan(turns=100, subagents=5, tool_calls=200, output_bytes=2 * BIG_OUTPUT,
 
 
 @pytest.mark.timeout(900)
-def test_a_short_soak_leaves_nothing_behind_and_reloads_the_same_history(demo_project: Path, tmp_path: Path,
-                                                                                 monkeypatch) -> None:
+def test_a_short_soak_leaves_nothing_behind_and_reloads_the_same_history(
+    demo_project: Path, tmp_path: Path, monkeypatch
+) -> None:
     monkeypatch.setenv("HOME", str(tmp_path / "home"))
     sessions = tmp_path / "sessions"
     with FakeAPI(script(PLAN, demo_project), validate=False, simulate_cache=False) as api:
@@ -31,8 +32,13 @@ def test_a_short_soak_leaves_nothing_behind_and_reloads_the_same_history(demo_pr
         monkeypatch.setenv("ANTHROPIC_API_KEY", "sk-test")
         gc.collect()
         report = Report(start=process_counts())
-        options = AgentOptions(project_dir=demo_project, interactive=True, transcript=True, sessions_dir=sessions,
-                               permission_mode="bypassPermissions")
+        options = AgentOptions(
+            project_dir=demo_project,
+            interactive=True,
+            transcript=True,
+            sessions_dir=sessions,
+            permission_mode="bypassPermissions",
+        )
         session = AgentSession(options)
         session.prepare()
         asyncio.run(run(PLAN, AgentApp(options, session=session), sessions, report))  # its own loop, closed after
@@ -48,8 +54,9 @@ def test_a_short_soak_leaves_nothing_behind_and_reloads_the_same_history(demo_pr
     assert report.widgets_max < MAX_MOUNTED_TURNS * 40, report.widgets_max
     # the transcript reloads to the history the session ended with
     assert report.transcript is not None and report.transcript.exists()
-    resumed = AgentSession(AgentOptions(project_dir=demo_project, interactive=True, transcript=False,
-                                        sessions_dir=sessions))
+    resumed = AgentSession(
+        AgentOptions(project_dir=demo_project, interactive=True, transcript=False, sessions_dir=sessions)
+    )
     resumed.resume(report.transcript)
     assert resumed.messages == report.messages
     resumed.close()

@@ -24,7 +24,7 @@ def long_reply(paragraphs: int = 120) -> str:
     for i in range(paragraphs):
         parts.append(" ".join(f"w{i}_{j}" for j in range(40)))
         if i % 10 == 5:
-            parts.append("```python\ndef f_%d():\n\n    return %d\n```" % (i, i))
+            parts.append(f"```python\ndef f_{i}():\n\n    return {i}\n```")
     parts.append(f"The end: {LAST}")
     return "\n\n".join(parts)
 
@@ -37,10 +37,21 @@ def publish_reply(session: FakeSession, text: str, *, stop: threading.Event | No
     for i in range(0, len(text), 3):
         if stop is not None and stop.is_set():
             return
-        pub(ev.BlockDelta(iteration=1, index=0, delta_type="text_delta", text=text[i:i + 3]))
+        pub(ev.BlockDelta(iteration=1, index=0, delta_type="text_delta", text=text[i : i + 3]))
     pub(ev.BlockFinished(iteration=1, index=0, block={"type": "text", "text": text}))
-    pub(ev.TurnFinished(turn_id=1, stop_reason="end_turn", is_error=False, num_iterations=1, duration_ms=10,
-                        usage={"output_tokens": 5000}, cost_usd=0.0, session_usage={}, session_cost_usd=0.0))
+    pub(
+        ev.TurnFinished(
+            turn_id=1,
+            stop_reason="end_turn",
+            is_error=False,
+            num_iterations=1,
+            duration_ms=10,
+            usage={"output_tokens": 5000},
+            cost_usd=0.0,
+            session_usage={},
+            session_cost_usd=0.0,
+        )
+    )
 
 
 def test_split_point_never_cuts_inside_a_fence_or_an_indented_line() -> None:
@@ -61,7 +72,8 @@ def test_consecutive_deltas_of_one_block_are_merged_in_order() -> None:
 
 
 async def test_long_reply_with_code_fences_is_complete_and_the_live_markdown_stays_small(
-        fake_session: FakeSession) -> None:
+    fake_session: FakeSession,
+) -> None:
     text = long_reply()
     assert len(text) > 10 * TAIL_CHARS
     app = AgentApp(fake_session.options, session=fake_session)
@@ -102,9 +114,19 @@ async def test_quitting_while_a_turn_still_streams_does_not_crash(fake_session: 
     worker.join()
     assert app.return_code == 0
     # an event delivered after shutdown is dropped, not raised
-    await app.controller.handle(ev.TurnFinished(turn_id=1, stop_reason="end_turn", is_error=False,
-                                                num_iterations=1, duration_ms=1, usage={}, cost_usd=0.0,
-                                                session_usage={}, session_cost_usd=0.0))
+    await app.controller.handle(
+        ev.TurnFinished(
+            turn_id=1,
+            stop_reason="end_turn",
+            is_error=False,
+            num_iterations=1,
+            duration_ms=1,
+            usage={},
+            cost_usd=0.0,
+            session_usage={},
+            session_cost_usd=0.0,
+        )
+    )
     assert Markdown  # imported for type checkers of the helpers above
 
 
@@ -116,8 +138,14 @@ async def test_context_meter_compaction_file_notice_and_todos(fake_session: Fake
         pub(ev.CompactionStarted(automatic=True, used_tokens=170_000))
         pub(ev.CompactionFinished(summary="s", messages_before=40, messages_after=3, ok=True))
         pub(ev.FileChangedOutside(path="app.py"))
-        pub(ev.TodosUpdated(todos=({"content": "Fix app.py", "status": "completed", "activeForm": "Fixing app.py"},
-                                   {"content": "Run tests", "status": "in_progress", "activeForm": "Running tests"})))
+        pub(
+            ev.TodosUpdated(
+                todos=(
+                    {"content": "Fix app.py", "status": "completed", "activeForm": "Fixing app.py"},
+                    {"content": "Run tests", "status": "in_progress", "activeForm": "Running tests"},
+                )
+            )
+        )
         await wait_until(pilot, lambda: app.tool_panel.todos)
         await pilot.pause()
         status = app.status.render().plain
@@ -134,8 +162,12 @@ async def test_status_line_fits_100_columns_by_dropping_low_priority_parts(fake_
     app = AgentApp(fake_session.options, session=fake_session)
     async with app.run_test(size=(100, 30)) as pilot:
         status = app.status
-        status.usage = {"input_tokens": 12_345, "output_tokens": 6_789, "cache_read_input_tokens": 234_567,
-                        "cache_creation_input_tokens": 3_456}
+        status.usage = {
+            "input_tokens": 12_345,
+            "output_tokens": 6_789,
+            "cache_read_input_tokens": 234_567,
+            "cache_creation_input_tokens": 3_456,
+        }
         status.cost_usd = 12.3456
         status.set_context(150_000, 200_000, False)
         status.set_state("running", "3 tools")

@@ -21,8 +21,15 @@ ROOT = Path(__file__).resolve().parents[2]
 
 @pytest.fixture
 def telemetry_env(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> pytest.MonkeyPatch:
-    for name in ("OTEL_METRICS_EXPORTER", "OTEL_LOGS_EXPORTER", "OTEL_TRACES_EXPORTER", "OTEL_EXPORTER_OTLP_PROTOCOL",
-                 "OTEL_LOG_USER_PROMPTS", "OTEL_LOG_TOOL_DETAILS", "OTEL_RESOURCE_ATTRIBUTES"):
+    for name in (
+        "OTEL_METRICS_EXPORTER",
+        "OTEL_LOGS_EXPORTER",
+        "OTEL_TRACES_EXPORTER",
+        "OTEL_EXPORTER_OTLP_PROTOCOL",
+        "OTEL_LOG_USER_PROMPTS",
+        "OTEL_LOG_TOOL_DETAILS",
+        "OTEL_RESOURCE_ATTRIBUTES",
+    ):
         monkeypatch.delenv(name, raising=False)
     monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path / "data"))
     monkeypatch.setenv("CLAUDE_CODE_ENABLE_TELEMETRY", "1")
@@ -52,8 +59,10 @@ async def test_the_app_exports_the_turn_and_the_users_answer_to_the_dialog(offli
     assert prompt["prompt"] == "<REDACTED>" and prompt["session.id"] == session_id
     edit = next(r.attributes for r in otlp.records("claude_code.tool_decision") if r.attributes["tool_name"] == "Edit")
     assert (edit["decision"], edit["source"]) == ("accept", "user_temporary")
-    assert otlp.total("claude_code.code_edit_tool.decision", decision="accept", source="user_temporary",
-                      language="Python") == 1
+    assert (
+        otlp.total("claude_code.code_edit_tool.decision", decision="accept", source="user_temporary", language="Python")
+        == 1
+    )
     assert otlp.total("claude_code.active_time.total", type="user") > 0
     (blocked,) = otlp.spans("claude_code.tool.blocked_on_user")
     edit_span = next(s for s in otlp.spans("claude_code.tool") if s.attributes["tool_name"] == "Edit")
@@ -79,8 +88,10 @@ async def test_a_refusing_collector_is_one_toast_and_the_app_keeps_working(offli
         await type_prompt(pilot, "hello again")
         await wait_until(pilot, lambda: app.session.turn_count == 2 and not app.controller.busy)
         toasts = [n.message for n in app._notifications if said in n.message]
-    assert toasts == [f"{said} http://127.0.0.1:{port}/v1/logs refused the connection; the session goes on, and what "
-                      "it records may not reach the collector."]
+    assert toasts == [
+        f"{said} http://127.0.0.1:{port}/v1/logs refused the connection; the session goes on, and what "
+        "it records may not reach the collector."
+    ]
     assert telemetry is not None
     telemetry.close()
 
@@ -105,9 +116,20 @@ def test_app_start_with_telemetry_off_imports_no_opentelemetry(demo_project: Pat
         "loaded = [m for m in sys.modules if m.startswith(('opentelemetry', 'tui.telemetry'))]\n"
         "assert not loaded, loaded\n"
     )
-    env = {"PATH": "/usr/bin:/bin", "HOME": str(tmp_path), "XDG_DATA_HOME": str(tmp_path / "data"),
-           "XDG_CONFIG_HOME": str(tmp_path / "config"), "CLAUDE_CODE_ENABLE_TELEMETRY": "0",
-           "OTEL_METRICS_EXPORTER": "otlp"}
-    proc = subprocess.run([sys.executable, "-c", code, str(demo_project), str(tmp_path / "sessions")], cwd=ROOT,
-                          env=env, capture_output=True, text=True, timeout=120)
+    env = {
+        "PATH": "/usr/bin:/bin",
+        "HOME": str(tmp_path),
+        "XDG_DATA_HOME": str(tmp_path / "data"),
+        "XDG_CONFIG_HOME": str(tmp_path / "config"),
+        "CLAUDE_CODE_ENABLE_TELEMETRY": "0",
+        "OTEL_METRICS_EXPORTER": "otlp",
+    }
+    proc = subprocess.run(
+        [sys.executable, "-c", code, str(demo_project), str(tmp_path / "sessions")],
+        cwd=ROOT,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
     assert proc.returncode == 0, proc.stderr

@@ -40,15 +40,20 @@ def hostile_app(tmp_path: Path, monkeypatch: pytest.MonkeyPatch):
     project.mkdir()
     (project / "evil.txt").write_text(ATTACKS)
     script = [
-        reply(thinking("thinking about " + ATTACKS), text("Reading it. " + ATTACKS),
-              tool_use("Read", {"file_path": str(project / "evil.txt")}), stop_reason="tool_use"),
+        reply(
+            thinking("thinking about " + ATTACKS),
+            text("Reading it. " + ATTACKS),
+            tool_use("Read", {"file_path": str(project / "evil.txt")}),
+            stop_reason="tool_use",
+        ),
         reply(text("The file says:\n\n" + ATTACKS), stop_reason="end_turn"),
     ]
     with FakeAPI(script) as api:
         monkeypatch.setenv("ANTHROPIC_BASE_URL", api.base_url)
         monkeypatch.setenv("ANTHROPIC_API_KEY", "sk-test")
-        options = AgentOptions(project_dir=project, interactive=True, transcript=False,
-                               sessions_dir=tmp_path / "sessions")
+        options = AgentOptions(
+            project_dir=project, interactive=True, transcript=False, sessions_dir=tmp_path / "sessions"
+        )
         yield AgentApp(options, session=AgentSession(options))
 
 
@@ -84,13 +89,16 @@ async def test_the_permission_dialog_shows_bidi_and_escapes_in_a_command(tmp_pat
     project = tmp_path / "proj"
     project.mkdir()
     command = "touch safe \u202e# txt.exe\u202c; printf '\x1b]0;PWNED\x07' > out"
-    script = [reply(text("Running it."), tool_use("Bash", {"command": command}), stop_reason="tool_use"),
-              reply(text("Done."), stop_reason="end_turn")]
+    script = [
+        reply(text("Running it."), tool_use("Bash", {"command": command}), stop_reason="tool_use"),
+        reply(text("Done."), stop_reason="end_turn"),
+    ]
     with FakeAPI(script) as api:
         monkeypatch.setenv("ANTHROPIC_BASE_URL", api.base_url)
         monkeypatch.setenv("ANTHROPIC_API_KEY", "sk-test")
-        options = AgentOptions(project_dir=project, interactive=True, transcript=False,
-                               sessions_dir=tmp_path / "sessions")
+        options = AgentOptions(
+            project_dir=project, interactive=True, transcript=False, sessions_dir=tmp_path / "sessions"
+        )
         app = AgentApp(options, session=AgentSession(options))
         async with app.run_test(size=(120, 40)) as pilot:
             await app.submit_prompt("run it")

@@ -49,12 +49,15 @@ class PrimaryHost(Host):
 
 def contrast(a: str, b: str) -> float:
     """WCAG contrast ratio of two colours."""
+
     def luminance(colour: str) -> float:
         def channel(c: int) -> float:
             s = c / 255
             return s / 12.92 if s <= 0.03928 else ((s + 0.055) / 1.055) ** 2.4
+
         r, g, b_ = Color.parse(colour).rgb
         return 0.2126 * channel(r) + 0.7152 * channel(g) + 0.0722 * channel(b_)
+
     hi, lo = sorted((luminance(a), luminance(b)), reverse=True)
     return (hi + 0.05) / (lo + 0.05)
 
@@ -156,7 +159,9 @@ async def test_switching_theme_saves_it_and_bad_css_variable_is_refused(isolated
         assert apply_theme(app, "no-such-theme") is not None and app.theme == "agent-tui-dark"
 
         bad = Path(str(isolated_config)) / "bad.toml"
-        bad.write_text('[theme]\nname = "bad-var"\nprimary = "#123456"\n[theme.variables]\nfooter-key-foreground = "notacolor"\n')
+        bad.write_text(
+            '[theme]\nname = "bad-var"\nprimary = "#123456"\n[theme.variables]\nfooter-key-foreground = "notacolor"\n'
+        )
         problems = register_themes(app, [bad.parent])
         assert any("footer-key-foreground" in p for p in problems)
         assert "bad-var" not in app.available_themes

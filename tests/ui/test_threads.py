@@ -17,6 +17,7 @@ async def test_runs_on_the_ui_thread_without_waiting() -> None:
     async with app.run_test():
         ui_thread = threading.get_ident()
         results: list[bool] = []
+
         def record() -> None:
             seen.append(threading.get_ident())
 

@@ -56,8 +56,12 @@ async def test_timeline_after_a_turn_with_parallel_tools_and_a_permission(offlin
 
 
 def test_copied_python_and_curl_send_the_same_request(tmp_path) -> None:
-    body = {"model": "claude-sonnet-5-5", "max_tokens": 100, "stream": True,
-            "messages": [{"role": "user", "content": [{"type": "text", "text": "it's \"quoted\" JSON\n'''"}]}]}
+    body = {
+        "model": "claude-sonnet-5-5",
+        "max_tokens": 100,
+        "stream": True,
+        "messages": [{"role": "user", "content": [{"type": "text", "text": "it's \"quoted\" JSON\n'''"}]}],
+    }
     with FakeAPI([reply("hello from python"), reply("hello from curl")]) as api:
         env = {"ANTHROPIC_BASE_URL": api.base_url, "ANTHROPIC_API_KEY": "sk-test", "PATH": "/usr/bin:/bin"}
         script = tmp_path / "call.py"
@@ -75,8 +79,11 @@ def test_copied_python_and_curl_send_the_same_request(tmp_path) -> None:
         assert api.requests[0].body["messages"] == body["messages"]
         if shutil.which("curl"):
             done = subprocess.run(["bash", "-c", curl], env=env, capture_output=True, text=True, timeout=60)
-            assert "hello from curl" in "".join(json.loads(line[6:]).get("delta", {}).get("text", "")
-                                               for line in done.stdout.splitlines() if line.startswith("data: "))
+            assert "hello from curl" in "".join(
+                json.loads(line[6:]).get("delta", {}).get("text", "")
+                for line in done.stdout.splitlines()
+                if line.startswith("data: ")
+            )
             assert api.requests[1].body["messages"] == body["messages"]
             assert api.requests[1].headers.get("x-api-key") == "sk-test"
 
@@ -86,8 +93,10 @@ def test_a_wait_shorter_than_a_cell_still_shows_and_a_request_without_one_does_n
     from tui.ui.widgets.inspector.timeline import Bar, TimelineModel, render
 
     model = TimelineModel()
-    model.bars = [Bar("main", "request 1", 0.0, end=1.0, first_byte=0.001, call=1, outcome="end_turn"),
-                  Bar("main", "request 2", 1.0, end=2.0, first_byte=1.0, call=2, outcome="end_turn")]
+    model.bars = [
+        Bar("main", "request 1", 0.0, end=1.0, first_byte=0.001, call=1, outcome="end_turn"),
+        Bar("main", "request 2", 1.0, end=2.0, first_byte=1.0, call=2, outcome="end_turn"),
+    ]
     row = render(model, 41, now=2.0).plain.splitlines()[0][5:]
     assert row[0] == "░" and row[1] == "█"  # 1 ms of 2 s: less than a column, still one ░
     assert row[20] == "█" and "░" not in row[20:]  # request 2 streamed from its first moment

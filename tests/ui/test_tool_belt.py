@@ -26,8 +26,9 @@ async def test_running_tasks_show_in_the_footer_and_tasks_stops_one(offline_opti
     app = AgentApp(offline_options(), permission_grace_s=0)
     async with app.run_test(size=SIZE) as pilot:
         registry = app.session.state.tasks
-        task = registry.start_process("echo serving; exec sleep 300", cwd=app.session.options.project_dir,
-                                      description="dev server")
+        task = registry.start_process(
+            "echo serving; exec sleep 300", cwd=app.session.options.project_dir, description="dev server"
+        )
         await wait_until(pilot, lambda: "1 background task" in str(app.status.render()))
         while "serving" not in registry.tail(task.id):
             await pilot.pause(0.02)
@@ -41,8 +42,9 @@ async def test_running_tasks_show_in_the_footer_and_tasks_stops_one(offline_opti
         assert task.status == "killed"
         await pilot.press("escape")
         await wait_until(pilot, lambda: "background task" not in str(app.status.render()))
-        await wait_until(pilot, lambda: any(f"background task {task.id} killed" in str(m.render())
-                                            for m in app.query(MarkerLine)))
+        await wait_until(
+            pilot, lambda: any(f"background task {task.id} killed" in str(m.render()) for m in app.query(MarkerLine))
+        )
 
 
 async def test_a_web_search_shows_its_links_and_the_pause_turn_transition(monkeypatch, demo_project) -> None:
@@ -66,25 +68,44 @@ async def test_a_web_search_shows_its_links_and_the_pause_turn_transition(monkey
 
 
 QUESTIONS = [
-    {"question": "Which library?", "header": "Library", "multiSelect": False,
-     "options": [{"label": "httpx", "description": "async and sync"}, {"label": "requests", "description": "sync"}]},
-    {"question": "Which features?", "header": "Features", "multiSelect": True,
-     "options": [{"label": "retries", "description": ""}, {"label": "cache", "description": ""},
-                 {"label": "logging", "description": ""}]},
+    {
+        "question": "Which library?",
+        "header": "Library",
+        "multiSelect": False,
+        "options": [{"label": "httpx", "description": "async and sync"}, {"label": "requests", "description": "sync"}],
+    },
+    {
+        "question": "Which features?",
+        "header": "Features",
+        "multiSelect": True,
+        "options": [
+            {"label": "retries", "description": ""},
+            {"label": "cache", "description": ""},
+            {"label": "logging", "description": ""},
+        ],
+    },
 ]
-ONE_QUESTION = [{"question": "Name?", "header": "Name", "multiSelect": False,
-                 "options": [{"label": "a", "description": ""}, {"label": "b", "description": ""}]}]
+ONE_QUESTION = [
+    {
+        "question": "Name?",
+        "header": "Name",
+        "multiSelect": False,
+        "options": [{"label": "a", "description": ""}, {"label": "b", "description": ""}],
+    }
+]
 
 
 async def test_the_model_asks_questions_and_gets_a_plan_approved(monkeypatch, demo_project) -> None:
     from tests.fakeapi import FakeAPI, reply, text, tool_use
     from tui.ui.screens.question_dialog import PlanDialog, QuestionDialog
 
-    script = [reply(tool_use("AskUserQuestion", {"questions": QUESTIONS}), stop_reason="tool_use"),
-              reply(tool_use("ExitPlanMode", {"plan": "# The plan\n\n- **step one**"}), stop_reason="tool_use"),
-              reply(tool_use("AskUserQuestion", {"questions": ONE_QUESTION}), stop_reason="tool_use"),
-              reply(tool_use("ExitPlanMode", {"plan": "# Plan 2"}), stop_reason="tool_use"),
-              reply(text("Coding now."))]
+    script = [
+        reply(tool_use("AskUserQuestion", {"questions": QUESTIONS}), stop_reason="tool_use"),
+        reply(tool_use("ExitPlanMode", {"plan": "# The plan\n\n- **step one**"}), stop_reason="tool_use"),
+        reply(tool_use("AskUserQuestion", {"questions": ONE_QUESTION}), stop_reason="tool_use"),
+        reply(tool_use("ExitPlanMode", {"plan": "# Plan 2"}), stop_reason="tool_use"),
+        reply(text("Coding now.")),
+    ]
     with FakeAPI(script) as api:
         app = api_app(monkeypatch, api, demo_project, permission_mode="plan")
         async with app.run_test(size=SIZE) as pilot:
@@ -105,9 +126,11 @@ async def test_the_model_asks_questions_and_gets_a_plan_approved(monkeypatch, de
             await wait_until(pilot, lambda: not app.controller.busy)
             assert app.session.policy.mode == "acceptEdits" and app.status.mode == "acceptEdits"
             results = [r.body["messages"][-1]["content"][0] for r in api.message_requests[1:]]
-    assert results[0]["content"] == ('User has answered your questions: "Which library?"="requests", '
-                                     '"Which features?"="retries, logging". You can now continue with the '
-                                     "user's answers in mind.")
+    assert results[0]["content"] == (
+        'User has answered your questions: "Which library?"="requests", '
+        '"Which features?"="retries, logging". You can now continue with the '
+        "user's answers in mind."
+    )
     assert results[1]["is_error"] and results[1]["content"].endswith("The user said: more")
     assert '"Name?"="c 1"' in results[2]["content"]
     assert "User has approved your plan" in results[3]["content"] and "accepted automatically" in results[3]["content"]
@@ -125,8 +148,9 @@ async def test_a_skipped_question_is_an_error_and_an_interrupt_closes_the_dialog
             await wait_until(pilot, lambda: isinstance(app.screen, QuestionDialog) and app.screen.armed)
             first = app.screen
             await pilot.press("escape")
-            await wait_until(pilot, lambda: isinstance(app.screen, QuestionDialog) and app.screen is not first
-                             and app.screen.armed)
+            await wait_until(
+                pilot, lambda: isinstance(app.screen, QuestionDialog) and app.screen is not first and app.screen.armed
+            )
             app.session.cancel()  # what Esc on the main screen does
             await wait_until(pilot, lambda: not app.controller.busy and not isinstance(app.screen, QuestionDialog))
             skipped = api.message_requests[1].body["messages"][-1]["content"][0]

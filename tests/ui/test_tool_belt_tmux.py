@@ -25,16 +25,25 @@ def answer(term: Tmux, key: str, answered: Callable[[str], bool]) -> None:
 
 
 @needs_tmux
-def test_ask_approve_a_plan_start_a_task_and_quit_without_orphans(tmux_app: Tmux, demo_project: Path) -> None:  # noqa: F811
+def test_ask_approve_a_plan_start_a_task_and_quit_without_orphans(tmux_app: Tmux, demo_project: Path) -> None:
     mark = marker()
-    script = [reply(tool_use("AskUserQuestion", {"questions": ONE_QUESTION}), stop_reason="tool_use"),
-              reply(tool_use("ExitPlanMode", {"plan": "# Plan\n\n1. Start the **server**"}), stop_reason="tool_use"),
-              reply(tool_use("Bash", {"command": f"sleep {mark}", "run_in_background": True, "description": "server"}),
-                    stop_reason="tool_use"),
-              reply(text("The server runs."))]
+    script = [
+        reply(tool_use("AskUserQuestion", {"questions": ONE_QUESTION}), stop_reason="tool_use"),
+        reply(tool_use("ExitPlanMode", {"plan": "# Plan\n\n1. Start the **server**"}), stop_reason="tool_use"),
+        reply(
+            tool_use("Bash", {"command": f"sleep {mark}", "run_in_background": True, "description": "server"}),
+            stop_reason="tool_use",
+        ),
+        reply(text("The server runs.")),
+    ]
     with FakeAPI(script) as api:
-        tmux_app.start_app("--permission-mode", "plan", "--allowedTools", "Bash(sleep *)",
-                           env={"ANTHROPIC_BASE_URL": api.base_url, "ANTHROPIC_API_KEY": "sk-test"})
+        tmux_app.start_app(
+            "--permission-mode",
+            "plan",
+            "--allowedTools",
+            "Bash(sleep *)",
+            env={"ANTHROPIC_BASE_URL": api.base_url, "ANTHROPIC_API_KEY": "sk-test"},
+        )
         tmux_app.keys("start the server", "Enter")
         tmux_app.wait_for(lambda s: "[1/1] Name" in s and "3  Other (type your own answer)" in s, "the question")
         answer(tmux_app, "2", lambda s: "Ready to code? Here is the plan:" in s and "Start the server" in s)

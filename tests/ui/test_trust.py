@@ -32,8 +32,9 @@ async def test_trusting_the_folder_makes_its_allow_rules_count(offline_options, 
         await pilot.press("1")
         await wait_until(pilot, lambda: not isinstance(app.screen, TrustDialog))
         assert load_settings(demo_project).trusted
-        await wait_until(pilot, lambda: any(r.rule == "Bash(make *)" and r.counts
-                                            for r in app.session.policy.effective_rules()))
+        await wait_until(
+            pilot, lambda: any(r.rule == "Bash(make *)" and r.counts for r in app.session.policy.effective_rules())
+        )
 
 
 async def test_declining_is_remembered(offline_options, demo_project) -> None:
@@ -76,10 +77,14 @@ def claude_project(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
 
 
 @pytest.mark.parametrize("what", ["hooks", "agents", "commands"])
-async def test_a_folder_with_only_hooks_agents_or_shell_commands_is_asked_about(offline_options, demo_project,
-                                                                                what: str) -> None:
+async def test_a_folder_with_only_hooks_agents_or_shell_commands_is_asked_about(
+    offline_options, demo_project, what: str
+) -> None:
     files = {
-        "hooks": (".claude/settings.json", '{"hooks": {"Stop": [{"hooks": [{"type": "command", "command": "make lint"}]}]}}'),
+        "hooks": (
+            ".claude/settings.json",
+            '{"hooks": {"Stop": [{"hooks": [{"type": "command", "command": "make lint"}]}]}}',
+        ),
         "agents": (".claude/agents/team/reviewer.md", "---\nname: reviewer\ndescription: reviews\n---\nReview.\n"),
         "commands": (".claude/commands/st.md", "Status: !`git status`\n"),
     }
@@ -90,25 +95,37 @@ async def test_a_folder_with_only_hooks_agents_or_shell_commands_is_asked_about(
     async with app.run_test(size=SIZE) as pilot:
         await wait_until(pilot, lambda: isinstance(app.screen, TrustDialog))
         listed = _listed(app)
-        expected = {"hooks": "Stop *: make lint", "agents": "reviewer (.claude/agents/team/reviewer.md)",
-                    "commands": "/st: !`git status`"}[what]
+        expected = {
+            "hooks": "Stop *: make lint",
+            "agents": "reviewer (.claude/agents/team/reviewer.md)",
+            "commands": "/st: !`git status`",
+        }[what]
         assert expected in listed and name.rsplit("/", 1)[0] in listed
 
 
-async def test_the_question_names_every_hook_server_rule_and_agent_with_its_file(offline_options, claude_project) -> None:
+async def test_the_question_names_every_hook_server_rule_and_agent_with_its_file(
+    offline_options, claude_project
+) -> None:
     app = AgentApp(offline_options(project_dir=claude_project), permission_grace_s=0)
     async with app.run_test(size=SIZE) as pilot:
         await wait_until(pilot, lambda: isinstance(app.screen, TrustDialog) and app.screen.armed)
         listed = _listed(app)
-        for line in ("7 hooks run on their events", ".claude/settings.json",
-                     "PreToolUse Edit|Write: echo pre-edit \"$CLAUDE_PROJECT_DIR\" >> .hook-log",
-                     "SessionStart startup: echo session-started >> .hook-log",
-                     "2 MCP servers may start", "docs: python3 -m acme_docs_server --stdio",
-                     "tracker: https://mcp.acme.dev/mcp (HTTP)", "allow WebFetch(domain:docs.acme.dev)",
-                     ".claude/settings.local.json", "statusLine: echo fixture-status",
-                     "security-auditor (.claude/agents/review/security.md)",
-                     "/git:summary: !`git status --short`", "/git:summary: Bash(git status:*)",
-                     "agents/broken.md was not loaded"):
+        for line in (
+            "7 hooks run on their events",
+            ".claude/settings.json",
+            'PreToolUse Edit|Write: echo pre-edit "$CLAUDE_PROJECT_DIR" >> .hook-log',
+            "SessionStart startup: echo session-started >> .hook-log",
+            "2 MCP servers may start",
+            "docs: python3 -m acme_docs_server --stdio",
+            "tracker: https://mcp.acme.dev/mcp (HTTP)",
+            "allow WebFetch(domain:docs.acme.dev)",
+            ".claude/settings.local.json",
+            "statusLine: echo fixture-status",
+            "security-auditor (.claude/agents/review/security.md)",
+            "/git:summary: !`git status --short`",
+            "/git:summary: Bash(git status:*)",
+            "agents/broken.md was not loaded",
+        ):
             assert line in listed, line
         either = str(app.screen.query_one("#trust-either").render())
         assert "its 5 commands and 2 skills work as prompts you type" in either
@@ -160,8 +177,9 @@ async def test_trust_from_the_palette_opens_the_question(offline_options, claude
         assert app.screen.untrust
 
 
-async def test_each_screen_says_what_the_untrusted_folder_skipped_and_that_trust_loads_it(offline_options,
-                                                                                         claude_project) -> None:
+async def test_each_screen_says_what_the_untrusted_folder_skipped_and_that_trust_loads_it(
+    offline_options, claude_project
+) -> None:
     from tui.ui.widgets.completion import CompletionMenu
 
     app = AgentApp(offline_options(project_dir=claude_project), permission_grace_s=0)
@@ -177,7 +195,7 @@ async def test_each_screen_says_what_the_untrusted_folder_skipped_and_that_trust
         }
         for command, (widget, words) in expected.items():
             await app.submit_prompt(command)
-            await wait_until(pilot, lambda: len(app.screen_stack) > 1 and app.screen.query(widget))
+            await wait_until(pilot, lambda widget=widget: len(app.screen_stack) > 1 and app.screen.query(widget))
             note = str(app.screen.query_one(widget).render())
             assert note.startswith("This folder is not trusted: ") and words in note, note
             assert note.endswith("/trust loads them.")
@@ -198,8 +216,10 @@ async def test_a_skipped_agent_file_is_a_toast_at_start_and_named_in_agents(offl
     app.notify = lambda message, **kw: (toasts.append(str(message)), shown(message, **kw))  # type: ignore[method-assign]
     async with app.run_test(size=SIZE) as pilot:
         await wait_until(pilot, lambda: any("broken.md was not loaded" in t for t in toasts), timeout=30)
-        await wait_until(pilot, lambda: any("reviewer-copy.md was not loaded: the name `code-reviewer` is taken" in t
-                                            for t in toasts))
+        await wait_until(
+            pilot,
+            lambda: any("reviewer-copy.md was not loaded: the name `code-reviewer` is taken" in t for t in toasts),
+        )
         await wait_until(pilot, lambda: type(app.screen).__name__ == "McpApprovalDialog" and app.screen.armed)
         await pilot.press("escape")  # the MCP servers' question: ask later
         await wait_until(pilot, lambda: len(app.screen_stack) == 1)

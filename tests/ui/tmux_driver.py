@@ -32,10 +32,32 @@ class Tmux:
 
     def start(self, *command: str, env: dict[str, str] | None = None) -> None:
         # COLUMNS/LINES from the test's environment would override the pane's size in the app
-        env_args = [a for k, v in {"HOME": str(self.home), "COLORTERM": "truecolor", **(env or {})}.items()
-                    for a in ("-e", f"{k}={v}")]
-        self.tmux("-f", "/dev/null", "new-session", "-d", "-s", "t", "-x", str(self.width), "-y", str(self.height),
-                  "-c", str(self.cwd), *env_args, "env", "-u", "COLUMNS", "-u", "LINES", *command)
+        env_args = [
+            a
+            for k, v in {"HOME": str(self.home), "COLORTERM": "truecolor", **(env or {})}.items()
+            for a in ("-e", f"{k}={v}")
+        ]
+        self.tmux(
+            "-f",
+            "/dev/null",
+            "new-session",
+            "-d",
+            "-s",
+            "t",
+            "-x",
+            str(self.width),
+            "-y",
+            str(self.height),
+            "-c",
+            str(self.cwd),
+            *env_args,
+            "env",
+            "-u",
+            "COLUMNS",
+            "-u",
+            "LINES",
+            *command,
+        )
 
     def start_app(self, *args: str, env: dict[str, str] | None = None) -> None:
         """agent-tui in the pane, waited for until its prompt is drawn."""
@@ -69,8 +91,9 @@ class Tmux:
                 seen.append((time.monotonic() - start, screen))
             if time.monotonic() - start > timeout:
                 earlier = "".join(f"\n--- at {at:.2f} s:\n{shown}" for at, shown in seen[-6:-1])
-                raise AssertionError(f"timed out waiting for {what}; the screens before{earlier or ' (none)'}"
-                                     f"\n--- the screen:\n{screen}")
+                raise AssertionError(
+                    f"timed out waiting for {what}; the screens before{earlier or ' (none)'}\n--- the screen:\n{screen}"
+                )
             time.sleep(0.05)
 
     def kill(self) -> None:
@@ -90,8 +113,8 @@ def tmux_app(tmp_path: Path, demo_project: Path):
 def rss_kib(pid: int) -> int:
     """Resident memory of a process and its children, from /proc (KiB)."""
     total = 0
-    for line in subprocess.run(["ps", "-o", "rss=", "--ppid", str(pid), "-p", str(pid)], capture_output=True,
-                               text=True).stdout.split():
+    for line in subprocess.run(
+        ["ps", "-o", "rss=", "--ppid", str(pid), "-p", str(pid)], capture_output=True, text=True
+    ).stdout.split():
         total += int(line)
     return total
-

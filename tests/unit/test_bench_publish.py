@@ -12,16 +12,55 @@ from tests.bench import publish as pub
 from tests.bench.run import main
 
 ROWS = [
-    {"suite": "print", "benchmark": "-p session: wall", "value": 0.5, "unit": "s", "baseline": 1.0,
-     "baseline_label": "Claude Code", "ratio": 0.5, "goal": "≤ 0.75× Claude Code", "met": True},
-    {"suite": "print", "benchmark": "-p session: peak RSS", "value": 50.0, "unit": "MiB", "baseline": 300.0,
-     "ratio": 0.17, "goal": "≤ 0.5× Claude Code", "met": True},
-    {"suite": "app", "benchmark": "keystroke echo p95", "note": "36 keys", "value": 14.7, "unit": "ms",
-     "goal": "p95 ≤ 50 ms", "met": True},
-    {"suite": "app", "benchmark": "long reply", "value": 2.4, "unit": "s", "baseline": 1.4, "ratio": 1.71,
-     "goal": "≤ 1.5× SDK alone", "met": False},
-    {"suite": "tools", "benchmark": "Glob **/*.py (stdlib, s)", "value": 0.23, "unit": "s", "baseline": 0.16,
-     "ratio": 1.42, "goal": "ratio <= 1.2"},  # a saved tools row carries no verdict
+    {
+        "suite": "print",
+        "benchmark": "-p session: wall",
+        "value": 0.5,
+        "unit": "s",
+        "baseline": 1.0,
+        "baseline_label": "Claude Code",
+        "ratio": 0.5,
+        "goal": "≤ 0.75× Claude Code",
+        "met": True,
+    },
+    {
+        "suite": "print",
+        "benchmark": "-p session: peak RSS",
+        "value": 50.0,
+        "unit": "MiB",
+        "baseline": 300.0,
+        "ratio": 0.17,
+        "goal": "≤ 0.5× Claude Code",
+        "met": True,
+    },
+    {
+        "suite": "app",
+        "benchmark": "keystroke echo p95",
+        "note": "36 keys",
+        "value": 14.7,
+        "unit": "ms",
+        "goal": "p95 ≤ 50 ms",
+        "met": True,
+    },
+    {
+        "suite": "app",
+        "benchmark": "long reply",
+        "value": 2.4,
+        "unit": "s",
+        "baseline": 1.4,
+        "ratio": 1.71,
+        "goal": "≤ 1.5× SDK alone",
+        "met": False,
+    },
+    {
+        "suite": "tools",
+        "benchmark": "Glob **/*.py (stdlib, s)",
+        "value": 0.23,
+        "unit": "s",
+        "baseline": 0.16,
+        "ratio": 1.42,
+        "goal": "ratio <= 1.2",
+    },  # a saved tools row carries no verdict
     {"suite": "mcp", "benchmark": "mcp", "value": None, "unit": "", "note": "not available: no module"},
 ]
 REPORT = {"generated": "2026-12-05T10:00:00", "quick": False, "machine": {}, "rows": ROWS}
@@ -48,11 +87,17 @@ def test_the_table_has_every_row_with_its_verdict() -> None:
 
 def test_the_headline_is_one_line_per_area_naming_what_missed() -> None:
     lines = pub.headline(pub.filled(ROWS)).splitlines()
-    assert [line.split("]")[0] for line in lines] == ["- [`-p` against Claude Code", "- [streaming and long sessions",
-                                                       "- [Grep and Glob", "- [MCP"]
+    assert [line.split("]")[0] for line in lines] == [
+        "- [`-p` against Claude Code",
+        "- [streaming and long sessions",
+        "- [Grep and Glob",
+        "- [MCP",
+    ]
     assert all(f"]({pub.TABLE_LINK}): " in line for line in lines)
-    assert lines[0].endswith("-p session: wall **0.50 s** against 1.00 s (0.50×); "
-                             "-p session: peak RSS **50 MiB** against 300 MiB (0.17×); 2 of 2 goals met")
+    assert lines[0].endswith(
+        "-p session: wall **0.50 s** against 1.00 s (0.50×); "
+        "-p session: peak RSS **50 MiB** against 300 MiB (0.17×); 2 of 2 goals met"
+    )
     assert "long reply **2.40 s** against 1.40 s (1.71×), goal ≤ 1.5× SDK alone: not met; 1 of 2 goals met" in lines[1]
     assert r"Glob \*\*/\*.py (stdlib, s) **0.23 s**" in lines[2]  # not emphasis
     assert lines[3].endswith("not measured in this run")
@@ -60,18 +105,26 @@ def test_the_headline_is_one_line_per_area_naming_what_missed() -> None:
 
 def test_the_headline_figures_can_be_read_back() -> None:
     figures = pub.headline_figures(pub.headline(pub.filled(ROWS)))
-    assert figures == [("-p session: wall", "0.50 s"), ("-p session: peak RSS", "50 MiB"),
-                       ("keystroke echo p95", "14.7 ms"), ("long reply", "2.40 s"),
-                       ("Glob **/*.py (stdlib, s)", "0.23 s")]
+    assert figures == [
+        ("-p session: wall", "0.50 s"),
+        ("-p session: peak RSS", "50 MiB"),
+        ("keystroke echo p95", "14.7 ms"),
+        ("long reply", "2.40 s"),
+        ("Glob **/*.py (stdlib, s)", "0.23 s"),
+    ]
 
 
 def test_publish_writes_both_between_their_markers_and_nothing_else(pages: tuple[Path, Path]) -> None:
     readme, docs = pages
     pub.publish(REPORT, readme=readme, docs=docs)
-    assert readme.read_text() == ("# x\n\n## Benchmarks\n\n<!-- bench:headline -->\n"
-                                  f"{pub.headline(pub.filled(ROWS))}\n<!-- /bench:headline -->\n\nhand notes\n")
-    assert docs.read_text() == ("# Benchmarks\n\nabove\n\n<!-- bench:table -->\n"
-                                f"{pub.table(pub.filled(ROWS))}\n<!-- /bench:table -->\n\nbelow\n")
+    assert readme.read_text() == (
+        "# x\n\n## Benchmarks\n\n<!-- bench:headline -->\n"
+        f"{pub.headline(pub.filled(ROWS))}\n<!-- /bench:headline -->\n\nhand notes\n"
+    )
+    assert docs.read_text() == (
+        "# Benchmarks\n\nabove\n\n<!-- bench:table -->\n"
+        f"{pub.table(pub.filled(ROWS))}\n<!-- /bench:table -->\n\nbelow\n"
+    )
     before = readme.read_text(), docs.read_text()
     pub.publish(REPORT, readme=readme, docs=docs)
     assert (readme.read_text(), docs.read_text()) == before
@@ -88,8 +141,9 @@ def test_a_missing_or_doubled_marker_is_an_error_and_writes_nothing(pages: tuple
         pub.between("<!-- bench:table -->\n<!-- bench:table -->\n<!-- /bench:table -->", pub.TABLE_MARKERS)
 
 
-def test_publish_from_the_command_line_reads_a_saved_run(pages: tuple[Path, Path], tmp_path: Path,
-                                                          monkeypatch: pytest.MonkeyPatch) -> None:
+def test_publish_from_the_command_line_reads_a_saved_run(
+    pages: tuple[Path, Path], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     readme, docs = pages
     saved = tmp_path / "run.json"
     saved.write_text(json.dumps(REPORT))
@@ -97,7 +151,6 @@ def test_publish_from_the_command_line_reads_a_saved_run(pages: tuple[Path, Path
     monkeypatch.setattr(pub, "DOCS", docs)
     assert main(["--publish", str(saved)]) == 0
     assert "long reply **2.40 s**" in readme.read_text() and "| long reply | 2.40 s |" in docs.read_text()
-
 
 
 def test_the_repository_has_each_marker_once() -> None:

@@ -120,8 +120,11 @@ def test_the_readme_benchmark_headline_shows_the_docs_table() -> None:
     rows = between(_text(DOCS / "benchmarks.md"), TABLE_MARKERS).splitlines()
     figures = headline_figures(headline)
     assert figures and all(TABLE_LINK in line for line in headline.splitlines())
-    missing = [(name, figure) for name, figure in figures
-               if not any(row.startswith(f"| {name}") and f"| {figure} |" in row for row in rows)]
+    missing = [
+        (name, figure)
+        for name, figure in figures
+        if not any(row.startswith(f"| {name}") and f"| {figure} |" in row for row in rows)
+    ]
     assert missing == []
 
 

@@ -36,7 +36,7 @@ def test_visual_beats_editor_and_takes_arguments(monkeypatch) -> None:
 
 
 def test_the_edited_text_comes_back_and_the_draft_file_goes(monkeypatch, tmp_path) -> None:
-    monkeypatch.setenv("EDITOR", script(tmp_path, 'cp "$1" "%s/seen"; printf "edited\\n\\n" > "$1"\n' % tmp_path))
+    monkeypatch.setenv("EDITOR", script(tmp_path, f'cp "$1" "{tmp_path}/seen"; printf "edited\\n\\n" > "$1"\n'))
     app = Suspendable()
     assert edit_text(app, "draft ünïcode") == ("edited", None)
     assert app.suspended == 1 and (tmp_path / "seen").read_text() == "draft ünïcode"

@@ -40,7 +40,9 @@ def test_the_file_is_bounded(tmp_path: Path) -> None:
 def test_a_write_failure_is_one_sentence(tmp_path: Path) -> None:
     (tmp_path / "file").write_text("")
     problem = PromptHistory(tmp_path / "file" / "p.jsonl").add("hi")
-    assert problem is not None and problem.startswith("The prompt history could not be saved to ") and "\n" not in problem
+    assert (
+        problem is not None and problem.startswith("The prompt history could not be saved to ") and "\n" not in problem
+    )
 
 
 def test_reverse_search_finds_newest_first_and_older_on_each_ctrl_r() -> None:

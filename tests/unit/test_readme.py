@@ -14,6 +14,6 @@ def test_the_two_commands_are_unchanged() -> None:
 
 def test_it_says_how_to_run_agent_tui_in_your_own_project() -> None:
     start = README.index("### Running it in your own project")
-    section = README[start:README.index("## Test (one command)")]
+    section = README[start : README.index("## Test (one command)")]
     for words in ("/.venv/bin/agent-tui", "source ", "/.venv/bin/activate", "pipx install .", "uv tool install ."):
         assert words in section, words

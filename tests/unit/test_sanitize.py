@@ -82,4 +82,7 @@ def test_the_user_info_of_a_url_is_masked_wherever_text_is_shown() -> None:
     text = "proxy http://agent:pw@10.0.0.1:3128 and https://ghp_token@github.com/x, clone ssh://git@github.com/x"
     shown = "proxy http://***@10.0.0.1:3128 and https://***@github.com/x, clone ssh://git@github.com/x"
     assert visible(text) == shown and one_line(text) == shown and not is_safe(text)
-    assert visible("mail me@example.com or see http://example.com/@user") == "mail me@example.com or see http://example.com/@user"
+    assert (
+        visible("mail me@example.com or see http://example.com/@user")
+        == "mail me@example.com or see http://example.com/@user"
+    )

@@ -25,7 +25,7 @@ class Prompt:
                 row, col = self.cursor
                 line = self.lines[row]
                 if token == "\n":
-                    self.lines[row:row + 1] = [line[:col], line[col:]]
+                    self.lines[row : row + 1] = [line[:col], line[col:]]
                     self.cursor = (row + 1, 0)
                 else:
                     self.lines[row] = line[:col] + token + line[col:]
@@ -44,81 +44,90 @@ class Prompt:
         return "\n".join(self.lines)
 
 
-@pytest.mark.parametrize(("text", "start", "keys", "cursor"), [
-    ("hello world", (0, 0), "l", (0, 1)),
-    ("hello world", (0, 0), "3l", (0, 3)),
-    ("hello world", (0, 0), "50l", (0, 10)),  # stops on the last character
-    ("hello world", (0, 5), "h", (0, 4)),
-    ("hello world", (0, 5), "9h", (0, 0)),
-    ("hello world", (0, 0), "w", (0, 6)),
-    ("foo.bar baz", (0, 0), "w", (0, 3)),  # punctuation is a word of its own
-    ("foo.bar baz", (0, 0), "3w", (0, 8)),
-    ("hello world", (0, 0), "e", (0, 4)),
-    ("hello world", (0, 4), "e", (0, 10)),
-    ("hello world", (0, 8), "b", (0, 6)),
-    ("hello world", (0, 6), "b", (0, 0)),
-    ("hello world", (0, 6), "0", (0, 0)),
-    ("hello world", (0, 0), "$", (0, 10)),
-    ("one\ntwo\nthree", (0, 0), "w", (1, 0)),  # words go across lines
-    ("one\n\nthree", (0, 0), "w", (1, 0)),  # an empty line is a word
-    ("one\ntwo\nthree", (2, 2), "b", (2, 0)),
-    ("one\ntwo\nthree", (2, 0), "b", (1, 0)),
-    ("one\ntwo\nthree", (0, 2), "j", (1, 2)),
-    ("one\ntwo\nthree", (0, 2), "2j", (2, 2)),
-    ("one\ntwo\nthree", (2, 4), "k", (1, 2)),  # the column is kept on the line
-    ("one\ntwo\nthree", (2, 4), "gg", (0, 0)),
-    ("one\n  two\nthree", (0, 0), "G", (2, 0)),
-    ("one\n  two\nthree", (0, 0), "2G", (1, 2)),  # a count names the line; first non-blank
-    ("one\ntwo\nthree", (2, 0), "2gg", (1, 0)),
-    ("last", (0, 0), "w", (0, 3)),  # no next word: the last character
-])
+@pytest.mark.parametrize(
+    ("text", "start", "keys", "cursor"),
+    [
+        ("hello world", (0, 0), "l", (0, 1)),
+        ("hello world", (0, 0), "3l", (0, 3)),
+        ("hello world", (0, 0), "50l", (0, 10)),  # stops on the last character
+        ("hello world", (0, 5), "h", (0, 4)),
+        ("hello world", (0, 5), "9h", (0, 0)),
+        ("hello world", (0, 0), "w", (0, 6)),
+        ("foo.bar baz", (0, 0), "w", (0, 3)),  # punctuation is a word of its own
+        ("foo.bar baz", (0, 0), "3w", (0, 8)),
+        ("hello world", (0, 0), "e", (0, 4)),
+        ("hello world", (0, 4), "e", (0, 10)),
+        ("hello world", (0, 8), "b", (0, 6)),
+        ("hello world", (0, 6), "b", (0, 0)),
+        ("hello world", (0, 6), "0", (0, 0)),
+        ("hello world", (0, 0), "$", (0, 10)),
+        ("one\ntwo\nthree", (0, 0), "w", (1, 0)),  # words go across lines
+        ("one\n\nthree", (0, 0), "w", (1, 0)),  # an empty line is a word
+        ("one\ntwo\nthree", (2, 2), "b", (2, 0)),
+        ("one\ntwo\nthree", (2, 0), "b", (1, 0)),
+        ("one\ntwo\nthree", (0, 2), "j", (1, 2)),
+        ("one\ntwo\nthree", (0, 2), "2j", (2, 2)),
+        ("one\ntwo\nthree", (2, 4), "k", (1, 2)),  # the column is kept on the line
+        ("one\ntwo\nthree", (2, 4), "gg", (0, 0)),
+        ("one\n  two\nthree", (0, 0), "G", (2, 0)),
+        ("one\n  two\nthree", (0, 0), "2G", (1, 2)),  # a count names the line; first non-blank
+        ("one\ntwo\nthree", (2, 0), "2gg", (1, 0)),
+        ("last", (0, 0), "w", (0, 3)),  # no next word: the last character
+    ],
+)
 def test_motions(text, start, keys, cursor):
     prompt = Prompt(text, start).keys(keys)
     assert prompt.cursor == cursor and prompt.text == text
 
 
-@pytest.mark.parametrize(("text", "start", "keys", "after", "cursor"), [
-    ("hello world", (0, 0), "x", "ello world", (0, 0)),
-    ("hello world", (0, 0), "3x", "lo world", (0, 0)),
-    ("hello", (0, 4), "x", "hell", (0, 3)),
-    ("hello world", (0, 0), "dw", "world", (0, 0)),
-    ("hello big world", (0, 0), "d2w", "world", (0, 0)),
-    ("hello big world", (0, 0), "2dw", "world", (0, 0)),
-    ("hello world", (0, 6), "dw", "hello ", (0, 5)),  # the last word of a line: to its end
-    ("one two\nthree", (0, 4), "dw", "one \nthree", (0, 3)),
-    ("hello world", (0, 0), "de", " world", (0, 0)),
-    ("hello world", (0, 6), "db", "world", (0, 0)),
-    ("hello world", (0, 3), "d$", "hel", (0, 2)),
-    ("hello world", (0, 3), "D", "hel", (0, 2)),
-    ("hello world", (0, 3), "d0", "lo world", (0, 0)),
-    ("one\ntwo\nthree", (1, 1), "dd", "one\nthree", (1, 0)),
-    ("one\ntwo\nthree", (0, 1), "2dd", "three", (0, 0)),
-    ("one\ntwo\nthree", (2, 1), "dd", "one\ntwo", (1, 0)),
-    ("only", (0, 2), "dd", "", (0, 0)),
-    ("one\ntwo\nthree", (0, 0), "dj", "three", (0, 0)),
-    ("one\ntwo\nthree", (1, 0), "dG", "one", (0, 0)),
-    ("one\ntwo\nthree", (1, 0), "dgg", "three", (0, 0)),
-    ("", (0, 0), "D", "", (0, 0)),
-    ("a\n\nb", (1, 0), "D", "a\n\nb", (1, 0)),  # an empty line: nothing to delete, the lines stay
-])
+@pytest.mark.parametrize(
+    ("text", "start", "keys", "after", "cursor"),
+    [
+        ("hello world", (0, 0), "x", "ello world", (0, 0)),
+        ("hello world", (0, 0), "3x", "lo world", (0, 0)),
+        ("hello", (0, 4), "x", "hell", (0, 3)),
+        ("hello world", (0, 0), "dw", "world", (0, 0)),
+        ("hello big world", (0, 0), "d2w", "world", (0, 0)),
+        ("hello big world", (0, 0), "2dw", "world", (0, 0)),
+        ("hello world", (0, 6), "dw", "hello ", (0, 5)),  # the last word of a line: to its end
+        ("one two\nthree", (0, 4), "dw", "one \nthree", (0, 3)),
+        ("hello world", (0, 0), "de", " world", (0, 0)),
+        ("hello world", (0, 6), "db", "world", (0, 0)),
+        ("hello world", (0, 3), "d$", "hel", (0, 2)),
+        ("hello world", (0, 3), "D", "hel", (0, 2)),
+        ("hello world", (0, 3), "d0", "lo world", (0, 0)),
+        ("one\ntwo\nthree", (1, 1), "dd", "one\nthree", (1, 0)),
+        ("one\ntwo\nthree", (0, 1), "2dd", "three", (0, 0)),
+        ("one\ntwo\nthree", (2, 1), "dd", "one\ntwo", (1, 0)),
+        ("only", (0, 2), "dd", "", (0, 0)),
+        ("one\ntwo\nthree", (0, 0), "dj", "three", (0, 0)),
+        ("one\ntwo\nthree", (1, 0), "dG", "one", (0, 0)),
+        ("one\ntwo\nthree", (1, 0), "dgg", "three", (0, 0)),
+        ("", (0, 0), "D", "", (0, 0)),
+        ("a\n\nb", (1, 0), "D", "a\n\nb", (1, 0)),  # an empty line: nothing to delete, the lines stay
+    ],
+)
 def test_deleting(text, start, keys, after, cursor):
     prompt = Prompt(text, start).keys(keys)
     assert (prompt.text, prompt.cursor, prompt.engine.mode) == (after, cursor, NORMAL)
 
 
-@pytest.mark.parametrize(("text", "start", "keys", "after"), [
-    ("hello world", (0, 0), "cwbye<esc>", "bye world"),  # cw stops at the end of the word
-    ("hello big world", (0, 0), "c2wsmall<esc>", "small world"),
-    ("hello world", (0, 6), "ccnew<esc>", "new"),
-    ("one\ntwo", (1, 1), "ccTWO<esc>", "one\nTWO"),
-    ("hello world", (0, 5), "C!<esc>", "hello!"),
-    ("hello", (0, 0), "ia-<esc>", "a-hello"),
-    ("hello", (0, 0), "a-<esc>", "h-ello"),
-    ("hello", (0, 1), "A!<esc>", "hello!"),
-    ("  hello", (0, 5), "I> <esc>", "  > hello"),
-    ("one\nthree", (0, 0), "otwo<esc>", "one\ntwo\nthree"),
-    ("two\nthree", (0, 2), "Oone<esc>", "one\ntwo\nthree"),
-])
+@pytest.mark.parametrize(
+    ("text", "start", "keys", "after"),
+    [
+        ("hello world", (0, 0), "cwbye<esc>", "bye world"),  # cw stops at the end of the word
+        ("hello big world", (0, 0), "c2wsmall<esc>", "small world"),
+        ("hello world", (0, 6), "ccnew<esc>", "new"),
+        ("one\ntwo", (1, 1), "ccTWO<esc>", "one\nTWO"),
+        ("hello world", (0, 5), "C!<esc>", "hello!"),
+        ("hello", (0, 0), "ia-<esc>", "a-hello"),
+        ("hello", (0, 0), "a-<esc>", "h-ello"),
+        ("hello", (0, 1), "A!<esc>", "hello!"),
+        ("  hello", (0, 5), "I> <esc>", "  > hello"),
+        ("one\nthree", (0, 0), "otwo<esc>", "one\ntwo\nthree"),
+        ("two\nthree", (0, 2), "Oone<esc>", "one\ntwo\nthree"),
+    ],
+)
 def test_changing_and_inserting(text, start, keys, after):
     prompt = Prompt(text, start).keys(keys)
     assert prompt.text == after and prompt.engine.mode == NORMAL

@@ -45,8 +45,16 @@ from . import updates
 from .link import SessionLink, error
 
 #: the methods agent-tui answers (others get the SDK's "Method not found")
-METHODS = {"initialize", "authenticate", "session/new", "session/load", "session/list", "session/set_mode",
-           "session/prompt", "session/cancel"}
+METHODS = {
+    "initialize",
+    "authenticate",
+    "session/new",
+    "session/load",
+    "session/list",
+    "session/set_mode",
+    "session/prompt",
+    "session/cancel",
+}
 
 
 def mcp_configs(servers: list[Any]) -> tuple[list[Any], list[str]]:
@@ -58,15 +66,26 @@ def mcp_configs(servers: list[Any]) -> tuple[list[Any], list[str]]:
         name = re.sub(r"[^A-Za-z0-9_-]", "_", str(getattr(server, "name", "") or "server"))
         if hasattr(server, "command"):
             env = {e.name: e.value for e in server.env or ()}
-            configs.append(McpServerConfig(name, "stdio", command=server.command, args=tuple(server.args or ()),
-                                           env=env, source="cli", source_path="the ACP client"))
+            configs.append(
+                McpServerConfig(
+                    name,
+                    "stdio",
+                    command=server.command,
+                    args=tuple(server.args or ()),
+                    env=env,
+                    source="cli",
+                    source_path="the ACP client",
+                )
+            )
         elif (kind := getattr(server, "type", None)) in ("http", "sse") and getattr(server, "url", None):
             headers = {h.name: h.value for h in server.headers or ()}
-            configs.append(McpServerConfig(name, kind, url=server.url, headers=headers, source="cli",
-                                           source_path="the ACP client"))
+            configs.append(
+                McpServerConfig(name, kind, url=server.url, headers=headers, source="cli", source_path="the ACP client")
+            )
         else:
-            problems.append(f"MCP server {name} from the client was left out: agent-tui takes stdio, http and sse "
-                            "servers.")
+            problems.append(
+                f"MCP server {name} from the client was left out: agent-tui takes stdio, http and sse servers."
+            )
     return configs, problems
 
 
@@ -94,8 +113,9 @@ class AcpAgent:
 
     # --- the connection ------------------------------------------------------------------
 
-    async def initialize(self, protocol_version: int, client_capabilities: Any = None, client_info: Any = None,
-                         **kwargs: Any) -> InitializeResponse:
+    async def initialize(
+        self, protocol_version: int, client_capabilities: Any = None, client_info: Any = None, **kwargs: Any
+    ) -> InitializeResponse:
         fs = getattr(client_capabilities, "fs", None)
         # both or neither: reading the editor's buffer but writing the disk would leave the two apart
         self.files_through_client = bool(fs and fs.read_text_file and fs.write_text_file)
@@ -105,8 +125,12 @@ class AcpAgent:
             mcp_capabilities=McpCapabilities(http=True, sse=True),
             session_capabilities=SessionCapabilities(list=SessionListCapabilities()),
         )
-        return InitializeResponse(protocol_version=PROTOCOL_VERSION, agent_capabilities=capabilities, auth_methods=[],
-                                  agent_info=Implementation(name="agent-tui", title="agent-tui", version=__version__))
+        return InitializeResponse(
+            protocol_version=PROTOCOL_VERSION,
+            agent_capabilities=capabilities,
+            auth_methods=[],
+            agent_info=Implementation(name="agent-tui", title="agent-tui", version=__version__),
+        )
 
     async def authenticate(self, method_id: str, **kwargs: Any) -> AuthenticateResponse:
         return AuthenticateResponse()  # no methods are offered: credentials come from the environment and settings
@@ -118,12 +142,14 @@ class AcpAgent:
         self._start(link)
         return NewSessionResponse(session_id=link.id, modes=link.modes())
 
-    async def load_session(self, cwd: str, session_id: str, mcp_servers: list[Any] | None = None,
-                           **kwargs: Any) -> LoadSessionResponse:
+    async def load_session(
+        self, cwd: str, session_id: str, mcp_servers: list[Any] | None = None, **kwargs: Any
+    ) -> LoadSessionResponse:
         link = self.links.get(session_id)
         if link is not None and link.turn is not None:
-            raise error(f"Session {session_id} is answering a prompt in this process; load it when the turn ends.",
-                        -32600)
+            raise error(
+                f"Session {session_id} is answering a prompt in this process; load it when the turn ends.", -32600
+            )
         if link is None:
             link = await asyncio.to_thread(self._open, cwd, mcp_servers or [], session_id)
             self._start(link)
@@ -133,16 +159,25 @@ class AcpAgent:
             await link._send(update)  # the whole conversation before the answer, as the protocol asks
         return LoadSessionResponse(modes=link.modes())
 
-    async def list_sessions(self, cwd: str | None = None, cursor: str | None = None, **kwargs: Any) -> ListSessionsResponse:
+    async def list_sessions(
+        self, cwd: str | None = None, cursor: str | None = None, **kwargs: Any
+    ) -> ListSessionsResponse:
         from tui.agent.options import AgentOptions
         from tui.agent.resume import list_sessions, sessions_base
 
         project = Path(cwd or Path.cwd()).resolve()
         found = await asyncio.to_thread(list_sessions, project, sessions_base(AgentOptions(project_dir=project)))
-        return ListSessionsResponse(sessions=[
-            SessionInfo(session_id=s.id, cwd=str(project), title=s.first_prompt[:80] or None,
-                        updated_at=_dt.datetime.fromtimestamp(s.modified, _dt.timezone.utc).isoformat())
-            for s in found])
+        return ListSessionsResponse(
+            sessions=[
+                SessionInfo(
+                    session_id=s.id,
+                    cwd=str(project),
+                    title=s.first_prompt[:80] or None,
+                    updated_at=_dt.datetime.fromtimestamp(s.modified, _dt.UTC).isoformat(),
+                )
+                for s in found
+            ]
+        )
 
     async def set_session_mode(self, mode_id: str, session_id: str, **kwargs: Any) -> SetSessionModeResponse:
         await self._link(session_id).set_mode(mode_id)
@@ -169,17 +204,27 @@ class AcpAgent:
     def _link(self, session_id: str) -> SessionLink:
         link = self.links.get(session_id)
         if link is None:
-            raise error(f"No session {session_id!r} in this agent-tui process: create one with session/new, or load "
-                        "a saved one with session/load.", -32602, sessionId=session_id)
+            raise error(
+                f"No session {session_id!r} in this agent-tui process: create one with session/new, or load "
+                "a saved one with session/load.",
+                -32602,
+                sessionId=session_id,
+            )
         return link
 
     def _start(self, link: SessionLink) -> None:
         self.links[link.id] = link
         link.start(asyncio.get_running_loop())
-        commands = [AvailableCommand(name=c.name, description=c.description or f"/{c.name} ({c.kind})",
-                                     input=AvailableCommandInput(root=UnstructuredCommandInput(hint=c.argument_hint))
-                                     if c.argument_hint else None)
-                    for c in link.session.catalog.commands.values()]
+        commands = [
+            AvailableCommand(
+                name=c.name,
+                description=c.description or f"/{c.name} ({c.kind})",
+                input=AvailableCommandInput(root=UnstructuredCommandInput(hint=c.argument_hint))
+                if c.argument_hint
+                else None,
+            )
+            for c in link.session.catalog.commands.values()
+        ]
         if commands:
             link.post(update_available_commands(commands))
 
@@ -223,8 +268,13 @@ class AcpAgent:
                 raise error(str(exc), -32602, sessionId=resume) from None
             for sentence in [*loaded.warnings, *loaded.notes]:
                 self.say(sentence)
-        return SessionLink(resume or session.session_id, session, self.client,
-                           files_through_client=self.files_through_client, err=self.err)
+        return SessionLink(
+            resume or session.session_id,
+            session,
+            self.client,
+            files_through_client=self.files_through_client,
+            err=self.err,
+        )
 
     def _same_sandbox(self, project: Path, args: argparse.Namespace) -> None:
         """Refuse a folder whose sandbox settings differ from the ones this process's sandbox was set up with."""
@@ -235,5 +285,8 @@ class AcpAgent:
             return
         wanted = load_settings(project, extra=getattr(args, "settings", None)).settings.sandbox
         if wanted != current().config:
-            raise error(f"This agent-tui acp process runs Bash in the sandbox set up for {self.sandbox_project}, and "
-                        f"{project} has other sandbox settings; start another `agent-tui acp` for it.", -32602)
+            raise error(
+                f"This agent-tui acp process runs Bash in the sandbox set up for {self.sandbox_project}, and "
+                f"{project} has other sandbox settings; start another `agent-tui acp` for it.",
+                -32602,
+            )

@@ -10,8 +10,8 @@ files the client cannot answer for. Every write is also kept (before, after) for
 from __future__ import annotations
 
 import threading
-from concurrent.futures import CancelledError
 from collections import defaultdict, deque
+from concurrent.futures import CancelledError
 from pathlib import Path
 from typing import Any
 
@@ -52,8 +52,7 @@ class ClientFiles:
         if plain_text(disk) is None:
             return None
         try:
-            response = self.link.call(self.link.client.read_text_file(session_id=self.link.id, path=str(path)),
-                                      cancel)
+            response = self.link.call(self.link.client.read_text_file(session_id=self.link.id, path=str(path)), cancel)
         except CancelledError:  # interrupted: the disk answers at once
             return None
         except Exception as exc:  # noqa: BLE001 - the disk still answers
@@ -74,8 +73,9 @@ class ClientFiles:
         if text is None:
             return False
         try:
-            self.link.call(self.link.client.write_text_file(session_id=self.link.id, path=str(path), content=text),
-                           cancel)
+            self.link.call(
+                self.link.client.write_text_file(session_id=self.link.id, path=str(path), content=text), cancel
+            )
         except CancelledError:
             return False
         except Exception as exc:  # noqa: BLE001 - the write goes to the disk instead
@@ -106,7 +106,11 @@ def planned_change(name: str, tool_input: dict[str, Any], ctx: ToolContext) -> t
         if name == "Edit":
             plan = EditTool().plan(tool_input, ctx)
             return str(plan.path), plan.old_text, plan.new_text
-        if name == "Write" and isinstance(tool_input.get("file_path"), str) and isinstance(tool_input.get("content"), str):
+        if (
+            name == "Write"
+            and isinstance(tool_input.get("file_path"), str)
+            and isinstance(tool_input.get("content"), str)
+        ):
             path = ctx.resolve(tool_input["file_path"])
             before = read_existing(path, ctx)
             return str(path), (decode_text(before)[0] if before is not None else None), tool_input["content"]

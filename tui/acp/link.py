@@ -11,15 +11,15 @@ from __future__ import annotations
 import asyncio
 import sys
 import threading
-from concurrent.futures import CancelledError as FutureCancelled, TimeoutError as FutureTimeout
+from concurrent.futures import CancelledError as FutureCancelled
+from concurrent.futures import TimeoutError as FutureTimeout
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, TextIO
-
-from pydantic import BaseModel
 
 from acp import RequestError, update_agent_message_text, update_agent_thought_text, update_tool_call
 from acp.helpers import update_current_mode
 from acp.schema import Cost, PromptResponse, SessionMode, SessionModeState, UsageUpdate
+from pydantic import BaseModel
 
 from tui.agent.events import (
     BlockDelta,
@@ -32,11 +32,11 @@ from tui.agent.events import (
     RequestSent,
     ResponseFinished,
     RetryScheduled,
+    TodosUpdated,
     ToolFinished,
     ToolOutput,
     ToolQueued,
     ToolStarted,
-    TodosUpdated,
     TurnStarted,
     UserQuestionAsked,
 )
@@ -55,10 +55,12 @@ _SKIP = (McpMessage, RequestSent, ResponseFinished)
 _TEXT = {"text_delta": update_agent_message_text, "thinking_delta": update_agent_thought_text}
 #: the live output of a running command shown to the client: its last this many characters
 OUTPUT_TAIL = 20_000
-MODES = (("default", "Default", "Ask before edits and commands"),
-         ("acceptEdits", "Accept edits", "Edits in the project run without asking"),
-         ("plan", "Plan", "Read-only tools until a plan is approved"),
-         ("bypassPermissions", "Bypass permissions", "Nothing asks (deny rules still hold)"))
+MODES = (
+    ("default", "Default", "Ask before edits and commands"),
+    ("acceptEdits", "Accept edits", "Edits in the project run without asking"),
+    ("plan", "Plan", "Read-only tools until a plan is approved"),
+    ("bypassPermissions", "Bypass permissions", "Nothing asks (deny rules still hold)"),
+)
 
 
 @dataclass
@@ -77,8 +79,9 @@ def error(sentence: str, code: int = -32603, **data: Any) -> RequestError:
 class SessionLink:
     """An AgentSession as one ACP session: prompts in, updates and questions out."""
 
-    def __init__(self, acp_id: str, session: AgentSession, client: Any, *, files_through_client: bool,
-                 err: TextIO | None = None) -> None:
+    def __init__(
+        self, acp_id: str, session: AgentSession, client: Any, *, files_through_client: bool, err: TextIO | None = None
+    ) -> None:
         self.id = acp_id
         self.session = session
         self.client = client
@@ -113,15 +116,23 @@ class SessionLink:
 
     def modes(self) -> SessionModeState:
         """The permission modes a client may switch between (bypassPermissions only when started in it)."""
-        allowed = [SessionMode(id=m, name=n, description=d) for m, n, d in MODES
-                   if m != "bypassPermissions" or self.session.options.permission_mode == m]
-        return SessionModeState(current_mode_id=getattr(self.session.policy, "mode", "default"), available_modes=allowed)
+        allowed = [
+            SessionMode(id=m, name=n, description=d)
+            for m, n, d in MODES
+            if m != "bypassPermissions" or self.session.options.permission_mode == m
+        ]
+        return SessionModeState(
+            current_mode_id=getattr(self.session.policy, "mode", "default"), available_modes=allowed
+        )
 
     async def set_mode(self, mode_id: str, *, tell: bool = False) -> None:
         """Switch the permission mode (the client's choice, or an approved plan, which `tell`s the client)."""
         if mode_id not in {m.id for m in self.modes().available_modes}:
-            raise error(f"Unknown mode {mode_id!r}; this session offers "
-                        f"{', '.join(m.id for m in self.modes().available_modes)}.", -32602)
+            raise error(
+                f"Unknown mode {mode_id!r}; this session offers "
+                f"{', '.join(m.id for m in self.modes().available_modes)}.",
+                -32602,
+            )
         self.session.policy.mode = mode_id
         if tell:
             await self._send(update_current_mode(mode_id))
@@ -194,7 +205,9 @@ class SessionLink:
                 await self._handle(item)
             await self._flush_text(kind, text)
             for tool_use_id in sorted(self._dirty):
-                await self._send(update_tool_call(tool_use_id, content=[updates.text_content(self.outputs[tool_use_id])]))
+                await self._send(
+                    update_tool_call(tool_use_id, content=[updates.text_content(self.outputs[tool_use_id])])
+                )
             self._dirty.clear()
 
     async def _flush_text(self, kind: str, text: list[str]) -> None:
@@ -250,8 +263,9 @@ class SessionLink:
             self.say(f"{item.reason}, retrying in {item.delay_s:.1f} s (attempt {item.attempt}/{item.max_attempts})")
         elif isinstance(item, ContextUsage):
             cost = Cost(amount=round(self.session.cost_usd, 6), currency="USD")
-            await self._send(UsageUpdate(session_update="usage_update", used=item.used_tokens,
-                                         size=item.window_tokens, cost=cost))
+            await self._send(
+                UsageUpdate(session_update="usage_update", used=item.used_tokens, size=item.window_tokens, cost=cost)
+            )
         elif isinstance(item, TurnStarted) and self.cancel_requested:
             self.session.cancel()  # a cancel that came while the prompt was being prepared
         elif isinstance(item, LoopStopped):
@@ -270,8 +284,10 @@ class SessionLink:
     async def prompt(self, blocks: list[Any]) -> PromptResponse:
         """Run one turn for the prompt; answered once every update of the turn has been sent."""
         if self.turn is not None:
-            raise error(f"Session {self.id} is still answering a prompt; wait for its answer or send session/cancel "
-                        "first.", -32600)
+            raise error(
+                f"Session {self.id} is still answering a prompt; wait for its answer or send session/cancel first.",
+                -32600,
+            )
         parts = split(blocks)
         if not parts.text.strip() and not parts.files and not parts.context:
             raise error("The prompt is empty: send some text (or a resource) to answer.", -32602)
@@ -358,6 +374,7 @@ class SessionLink:
         where = self.session.transcript_path
         self.session.close()
         if running:
-            self.say(f"the client left during a turn of session {self.id}; the turn was interrupted and the "
-                     f"conversation so far is kept in {where or 'no file (transcripts are off)'}.")
-
+            self.say(
+                f"the client left during a turn of session {self.id}; the turn was interrupted and the "
+                f"conversation so far is kept in {where or 'no file (transcripts are off)'}."
+            )

@@ -103,8 +103,9 @@ def attach_files(parts: PromptParts, rules: Any, ask: Callable[[Attachment], boo
                 parts.notices.append(f"{resource.shown} was not attached: there is no such file.")
             continue
         if decided.kind == "ask" and not ask(decided):
-            parts.notices.append(f"{resource.shown} was not attached: {decided.reason.rstrip('.')}, "
-                                 "and you did not allow it.")
+            parts.notices.append(
+                f"{resource.shown} was not attached: {decided.reason.rstrip('.')}, and you did not allow it."
+            )
             continue
         if decided.kind == "refused":
             parts.notices.append(f"{resource.shown} was not attached: {decided.reason}")

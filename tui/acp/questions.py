@@ -13,7 +13,7 @@ import asyncio
 from concurrent.futures import Future, InvalidStateError
 from typing import TYPE_CHECKING, Any
 
-from acp.schema import PermissionOption, ToolCallUpdate
+from acp.schema import PermissionOption, PermissionOptionKind, ToolCallUpdate
 
 from tui.agent.events import PermissionRequested, UserQuestionAsked
 from tui.agent.permission_gate import PermissionReply
@@ -26,9 +26,11 @@ if TYPE_CHECKING:
 
 ALLOW_ONCE, ALLOW_ALWAYS, REJECT_ONCE = "allow_once", "allow_always", "reject_once"
 #: ExitPlanMode's three answers, as the app's plan dialog gives them
-PLAN_CHOICES = (("auto", "Yes, and accept edits automatically", "allow_always"),
-                ("ask", "Yes, and ask before each edit", "allow_once"),
-                ("keep", "No, keep planning", "reject_once"))
+PLAN_CHOICES: tuple[tuple[str, str, PermissionOptionKind], ...] = (
+    ("auto", "Yes, and accept edits automatically", "allow_always"),
+    ("ask", "Yes, and ask before each edit", "allow_once"),
+    ("keep", "No, keep planning", "reject_once"),
+)
 
 
 def _answer(reply: Future, value: Any) -> None:
@@ -58,8 +60,11 @@ async def ask_permission(link: SessionLink, ev: PermissionRequested) -> None:
         tool = link.session.dispatcher.tools.get(ev.tool_name)
         ctx = link.session._tool_context(ev.tool_use_id)
         content = [text_content(ev.reason)] if ev.reason else []
-        change = await asyncio.to_thread(planned_change, ev.tool_name, ev.input, ctx) \
-            if ev.tool_name in ("Edit", "Write") else None
+        change = (
+            await asyncio.to_thread(planned_change, ev.tool_name, ev.input, ctx)
+            if ev.tool_name in ("Edit", "Write")
+            else None
+        )
         preview = ev.preview or {}
         if change is not None:
             content.append(diff_content(*change))
@@ -67,13 +72,20 @@ async def ask_permission(link: SessionLink, ev: PermissionRequested) -> None:
             content.append(text_content(f"$ {preview.get('command', '')}"))
         elif preview.get("text"):
             content.append(text_content(str(preview["text"])))
-        tool_call = ToolCallUpdate(tool_call_id=ev.tool_use_id, title=ev.label or ev.tool_name, status="pending",
-                                   kind=tool_kind(ev.tool_name, tool), content=content, raw_input=ev.input,  # type: ignore[arg-type]
-                                   locations=locations(ev.tool_name, ev.input, ctx.resolve))
-        options = [PermissionOption(option_id=ALLOW_ONCE, name="Allow", kind="allow_once"),
-                   PermissionOption(option_id=ALLOW_ALWAYS, name=f"Always allow {ev.suggested_rule}",
-                                    kind="allow_always"),
-                   PermissionOption(option_id=REJECT_ONCE, name="Reject", kind="reject_once")]
+        tool_call = ToolCallUpdate(
+            tool_call_id=ev.tool_use_id,
+            title=ev.label or ev.tool_name,
+            status="pending",
+            kind=tool_kind(ev.tool_name, tool),
+            content=content,
+            raw_input=ev.input,
+            locations=locations(ev.tool_name, ev.input, ctx.resolve),
+        )
+        options = [
+            PermissionOption(option_id=ALLOW_ONCE, name="Allow", kind="allow_once"),
+            PermissionOption(option_id=ALLOW_ALWAYS, name=f"Always allow {ev.suggested_rule}", kind="allow_always"),
+            PermissionOption(option_id=REJECT_ONCE, name="Reject", kind="reject_once"),
+        ]
         picked = await _ask(link, tool_call, options)
         if picked == ALLOW_ONCE:
             reply = PermissionReply(True, "once")
@@ -88,9 +100,14 @@ async def ask_user(link: SessionLink, ev: UserQuestionAsked) -> None:
     answer: dict[str, Any] = {"dismissed": True}
     try:
         if ev.kind == "plan":
-            tool_call = ToolCallUpdate(tool_call_id=ev.tool_use_id, title="Approve the plan", kind="switch_mode",
-                                       status="pending", content=[text_content(str(ev.payload.get("plan", "")))])
-            options = [PermissionOption(option_id=key, name=name, kind=kind) for key, name, kind in PLAN_CHOICES]  # type: ignore[arg-type]
+            tool_call = ToolCallUpdate(
+                tool_call_id=ev.tool_use_id,
+                title="Approve the plan",
+                kind="switch_mode",
+                status="pending",
+                content=[text_content(str(ev.payload.get("plan", "")))],
+            )
+            options = [PermissionOption(option_id=key, name=name, kind=kind) for key, name, kind in PLAN_CHOICES]
             picked = await _ask(link, tool_call, options)
             if picked in ("auto", "ask"):  # approved: plan mode ends, as the app's plan dialog does
                 await link.set_mode("acceptEdits" if picked == "auto" else "default", tell=True)
@@ -100,9 +117,15 @@ async def ask_user(link: SessionLink, ev: UserQuestionAsked) -> None:
         answers: dict[str, str] = {}
         for i, question in enumerate(ev.payload.get("questions", [])):
             labels = [str(o.get("label", "")) for o in question.get("options", [])]
-            tool_call = ToolCallUpdate(tool_call_id=f"{ev.tool_use_id}_q{i}", title=str(question.get("question", "")),
-                                       kind="other", status="pending")
-            options = [PermissionOption(option_id=str(j), name=label, kind="allow_once") for j, label in enumerate(labels)]
+            tool_call = ToolCallUpdate(
+                tool_call_id=f"{ev.tool_use_id}_q{i}",
+                title=str(question.get("question", "")),
+                kind="other",
+                status="pending",
+            )
+            options = [
+                PermissionOption(option_id=str(j), name=label, kind="allow_once") for j, label in enumerate(labels)
+            ]
             options.append(PermissionOption(option_id="skip", name="Skip the question", kind="reject_once"))
             picked = await _ask(link, tool_call, options)
             if picked is None or not picked.isdigit():

@@ -22,10 +22,14 @@ from tui.sanitize import visible
 
 #: the longest line read from the client (the SDK's own default: pictures travel as base64)
 LINE_LIMIT = 50 * 1024 * 1024
-NOT_INSTALLED = ("agent-tui acp: the Agent Client Protocol SDK is not installed; install it with "
-                 "pip install 'agent-tui[acp]' (PyPI agent-client-protocol).")
-NO_PROMPT = ("agent-tui acp: takes no prompt, -p, -c or -r: the client sends the prompts and picks the session "
-             "(session/new, session/load).")
+NOT_INSTALLED = (
+    "agent-tui acp: the Agent Client Protocol SDK is not installed; install it with "
+    "pip install 'agent-tui[acp]' (PyPI agent-client-protocol)."
+)
+NO_PROMPT = (
+    "agent-tui acp: takes no prompt, -p, -c or -r: the client sends the prompts and picks the session "
+    "(session/new, session/load)."
+)
 
 
 def main(argv: list[str]) -> int:
@@ -46,8 +50,11 @@ def main(argv: list[str]) -> int:
         return 2
     _log_sentences(sys.stderr)
     if sys.stdin.isatty():
-        print("agent-tui acp: waiting for an ACP client on stdin (an editor such as Zed or Toad starts this command); "
-              "Ctrl+C quits.", file=sys.stderr)
+        print(
+            "agent-tui acp: waiting for an ACP client on stdin (an editor such as Zed or Toad starts this command); "
+            "Ctrl+C quits.",
+            file=sys.stderr,
+        )
     copiers: list[threading.Thread] = []
     protocol_in = os.fdopen(_as_pipe(sys.stdin.fileno(), True, copiers), "rb", buffering=0)
     protocol_out = os.fdopen(_as_pipe(os.dup(sys.stdout.fileno()), False, copiers), "wb", buffering=0)
@@ -106,7 +113,7 @@ async def serve(agent: Any, stdin: BinaryIO, stdout: BinaryIO, stop: asyncio.Eve
 
     saved = sys.stdin, sys.stdout
     # the SDK opens its pipes from these
-    sys.stdin, sys.stdout = stdin, stdout  # type: ignore[assignment]
+    sys.stdin, sys.stdout = stdin, stdout
     try:
         raw, writer = await stdio_streams(limit=LINE_LIMIT)
     finally:
@@ -125,8 +132,9 @@ async def serve(agent: Any, stdin: BinaryIO, stdout: BinaryIO, stop: asyncio.Eve
         listening.cancel()
 
 
-async def check_input(raw: asyncio.StreamReader, checked: asyncio.StreamReader, writer: asyncio.StreamWriter,
-                      err: TextIO) -> None:
+async def check_input(
+    raw: asyncio.StreamReader, checked: asyncio.StreamReader, writer: asyncio.StreamWriter, err: TextIO
+) -> None:
     """Pass well-formed JSON-RPC lines on to the SDK; answer every other line with one error."""
     from .agent import METHODS
 
@@ -145,8 +153,11 @@ async def check_input(raw: asyncio.StreamReader, checked: asyncio.StreamReader, 
             checked.feed_data(line if line.endswith(b"\n") else line + b"\n")
             method = _method(line)
             if method is not None and method not in METHODS and not method.startswith("_"):
-                _say(err, f"the client called {method!r}, which agent-tui does not offer; it was answered "
-                          "'Method not found'.")
+                _say(
+                    err,
+                    f"the client called {method!r}, which agent-tui does not offer; it was answered "
+                    "'Method not found'.",
+                )
             continue
         _refuse(writer, err, *problem)
     checked.feed_eof()
@@ -221,4 +232,3 @@ def _log_sentences(err: TextIO) -> None:
     root = logging.getLogger()
     root.handlers[:] = [_Sentence(err)]
     root.setLevel(logging.WARNING)
-

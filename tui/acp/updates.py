@@ -22,30 +22,51 @@ from acp import (
     update_tool_call,
     update_user_message_text,
 )
-from acp.schema import ToolCallLocation
+from acp.schema import ToolCallLocation, ToolCallStatus, ToolKind
 
 #: the ACP kind of each built-in tool (clients pick icons and grouping by it)
-KINDS = {
-    "Read": "read", "Edit": "edit", "Write": "edit", "NotebookEdit": "edit", "Glob": "search", "Grep": "search",
-    "ToolSearch": "search", "Bash": "execute", "TaskStop": "execute", "TaskOutput": "read", "WebFetch": "fetch",
-    "WebSearch": "fetch", "TodoWrite": "think", "Agent": "think", "ExitPlanMode": "switch_mode",
-    "ListMcpResources": "read", "ReadMcpResource": "read", "Skill": "read",
+KINDS: dict[str, ToolKind] = {
+    "Read": "read",
+    "Edit": "edit",
+    "Write": "edit",
+    "NotebookEdit": "edit",
+    "Glob": "search",
+    "Grep": "search",
+    "ToolSearch": "search",
+    "Bash": "execute",
+    "TaskStop": "execute",
+    "TaskOutput": "read",
+    "WebFetch": "fetch",
+    "WebSearch": "fetch",
+    "TodoWrite": "think",
+    "Agent": "think",
+    "ExitPlanMode": "switch_mode",
+    "ListMcpResources": "read",
+    "ReadMcpResource": "read",
+    "Skill": "read",
 }
 #: what a tool's own `kind` (read | edit | exec) says when its name is not above
-_BY_TOOL_KIND = {"read": "read", "edit": "edit", "exec": "execute"}
+_BY_TOOL_KIND: dict[str, ToolKind] = {"read": "read", "edit": "edit", "exec": "execute"}
 #: a tool result longer than this is cut in what the client is shown (the model gets all of it)
 MAX_SHOWN = 64_000
 #: the ACP stop reason of each way a turn ends normally; the others answer the prompt with an error
 STOP_REASONS = {
-    "end_turn": "end_turn", "stop_sequence": "end_turn", "hook_stopped": "end_turn",
-    "max_tokens": "max_tokens", "model_context_window_exceeded": "max_tokens", "budget": "max_tokens",
-    "max_turns": "max_turn_requests", "refusal": "refusal", "hook_blocked": "refusal", "interrupted": "cancelled",
+    "end_turn": "end_turn",
+    "stop_sequence": "end_turn",
+    "hook_stopped": "end_turn",
+    "max_tokens": "max_tokens",
+    "model_context_window_exceeded": "max_tokens",
+    "budget": "max_tokens",
+    "max_turns": "max_turn_requests",
+    "refusal": "refusal",
+    "hook_blocked": "refusal",
+    "interrupted": "cancelled",
 }
 
 Resolve = Callable[[str], Path]
 
 
-def tool_kind(name: str, tool: Any = None) -> str:
+def tool_kind(name: str, tool: Any = None) -> ToolKind:
     """The ACP kind of a call to `name` (`tool` is the tool object when the session has it)."""
     if name in KINDS:
         return KINDS[name]
@@ -54,8 +75,11 @@ def tool_kind(name: str, tool: Any = None) -> str:
 
 def locations(name: str, tool_input: dict[str, Any], resolve: Resolve) -> list[ToolCallLocation]:
     """The files or folders a call works on, as absolute paths (Read's offset as the line)."""
-    value = tool_input.get("file_path") or tool_input.get("notebook_path") or (
-        tool_input.get("path") if name in ("Glob", "Grep") else None)
+    value = (
+        tool_input.get("file_path")
+        or tool_input.get("notebook_path")
+        or (tool_input.get("path") if name in ("Glob", "Grep") else None)
+    )
     if not isinstance(value, str) or not value or "\x00" in value:
         return []
     try:
@@ -81,11 +105,24 @@ def diff_content(path: str, old: str | None, new: str) -> Any:
     return tool_diff_content(path, new, old)
 
 
-def tool_started(tool_use_id: str, name: str, title: str, tool_input: dict[str, Any], tool: Any,
-                 resolve: Resolve, status: str = "pending") -> Any:
+def tool_started(
+    tool_use_id: str,
+    name: str,
+    title: str,
+    tool_input: dict[str, Any],
+    tool: Any,
+    resolve: Resolve,
+    status: ToolCallStatus = "pending",
+) -> Any:
     """The `tool_call` that announces a call."""
-    return start_tool_call(tool_use_id, title or name, kind=tool_kind(name, tool), status=status,  # type: ignore[arg-type]
-                           locations=locations(name, tool_input, resolve), raw_input=tool_input)
+    return start_tool_call(
+        tool_use_id,
+        title or name,
+        kind=tool_kind(name, tool),
+        status=status,
+        locations=locations(name, tool_input, resolve),
+        raw_input=tool_input,
+    )
 
 
 def tool_finished(tool_use_id: str, failed: bool, content: list[Any]) -> Any:
@@ -95,8 +132,11 @@ def tool_finished(tool_use_id: str, failed: bool, content: list[Any]) -> Any:
 
 def plan(todos: Any) -> Any:
     """TodoWrite's list as the ACP plan (the statuses are the same three words)."""
-    entries = [plan_entry(str(t.get("content", "")), status=t.get("status", "pending"))  # type: ignore[arg-type]
-               for t in todos if isinstance(t, dict) and t.get("status") in ("pending", "in_progress", "completed")]
+    entries = [
+        plan_entry(str(t.get("content", "")), status=t.get("status", "pending"))
+        for t in todos
+        if isinstance(t, dict) and t.get("status") in ("pending", "in_progress", "completed")
+    ]
     return update_plan(entries)
 
 
@@ -104,8 +144,11 @@ def _result_text(content: Any) -> str:
     if isinstance(content, str):
         return content
     if isinstance(content, list):
-        return "\n".join(b.get("text", "") if b.get("type") == "text" else f"[{b.get('type')}]"
-                         for b in content if isinstance(b, dict))
+        return "\n".join(
+            b.get("text", "") if b.get("type") == "text" else f"[{b.get('type')}]"
+            for b in content
+            if isinstance(b, dict)
+        )
     return ""
 
 
@@ -129,10 +172,14 @@ def history(messages: list[dict[str, Any]], tools: dict[str, Any], resolve: Reso
                 tool_input = tool_input if isinstance(tool_input, dict) else {}
                 if name == "TodoWrite":
                     last_todos = tool_input.get("todos")
-                yield tool_started(str(block.get("id", "")), name, name, tool_input, tools.get(name), resolve,
-                                   status="in_progress")
+                yield tool_started(
+                    str(block.get("id", "")), name, name, tool_input, tools.get(name), resolve, status="in_progress"
+                )
             elif kind == "tool_result" and user:
-                yield tool_finished(str(block.get("tool_use_id", "")), bool(block.get("is_error")),
-                                    [text_content(_result_text(block.get("content")))])
+                yield tool_finished(
+                    str(block.get("tool_use_id", "")),
+                    bool(block.get("is_error")),
+                    [text_content(_result_text(block.get("content")))],
+                )
     if isinstance(last_todos, list):
         yield plan(last_todos)

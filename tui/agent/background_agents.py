@@ -18,8 +18,9 @@ if TYPE_CHECKING:
     from .subagents import AgentTool
 
 
-def start_background(tool: AgentTool, definition: AgentDefinition, tool_input: dict[str, Any],
-                     ctx: ToolContext) -> ToolResult:
+def start_background(
+    tool: AgentTool, definition: AgentDefinition, tool_input: dict[str, Any], ctx: ToolContext
+) -> ToolResult:
     """Start the subagent on a task thread; the result says where its report will be."""
     from .subagents import run_subagent
 
@@ -37,8 +38,17 @@ def start_background(tool: AgentTool, definition: AgentDefinition, tool_input: d
 
     description = str(tool_input.get("description") or definition.name)
     task = tool.owner.state.tasks.start_worker("agent", description, work)
-    text = (f"Started subagent {agent_path} in the background as task {task.id}; its report will be written to "
-            f"{task.output_path}. You will be told when it finishes: do not wait or poll; go on with other work. "
-            f"TaskOutput with task_id {task.id} reads the report.")
-    return ToolResult(text, meta={"status": "async_launched", "task_id": task.id, "output_file": task.output_path,
-                                  "agent_path": agent_path})
+    text = (
+        f"Started subagent {agent_path} in the background as task {task.id}; its report will be written to "
+        f"{task.output_path}. You will be told when it finishes: do not wait or poll; go on with other work. "
+        f"TaskOutput with task_id {task.id} reads the report."
+    )
+    return ToolResult(
+        text,
+        meta={
+            "status": "async_launched",
+            "task_id": task.id,
+            "output_file": task.output_path,
+            "agent_path": agent_path,
+        },
+    )

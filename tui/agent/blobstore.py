@@ -56,7 +56,7 @@ def hash_states(data: bytes, states: list[Any] | None = None) -> tuple[str, list
     at = (len(states) - 1) * STATE_STEP
     h = states[-1].copy()
     while at < len(data):
-        h.update(view[at:at + STATE_STEP])
+        h.update(view[at : at + STATE_STEP])
         at += STATE_STEP
         if at < len(data):
             states.append(h.copy())
@@ -74,7 +74,7 @@ def _common_prefix(a: bytes, b: bytes) -> int:
     """Length of the common prefix: 4 KB slices compared until one differs, then bisection inside it."""
     limit = min(len(a), len(b))
     start = 0
-    while start < limit and a[start:start + _CHUNK] == b[start:start + _CHUNK]:
+    while start < limit and a[start : start + _CHUNK] == b[start : start + _CHUNK]:
         start = min(start + _CHUNK, limit)
     lo, hi = start, min(start + _CHUNK, limit)
     while lo < hi:
@@ -90,12 +90,12 @@ def _common_suffix(a: bytes, b: bytes, limit: int) -> int:
     """Length of the common suffix, at most `limit`, found the same way from the end."""
     la, lb = len(a), len(b)
     n = 0
-    while n < limit and a[max(la - n - _CHUNK, la - limit):la - n] == b[max(lb - n - _CHUNK, lb - limit):lb - n]:
+    while n < limit and a[max(la - n - _CHUNK, la - limit) : la - n] == b[max(lb - n - _CHUNK, lb - limit) : lb - n]:
         n = min(n + _CHUNK, limit)
     lo, hi = n, min(n + _CHUNK, limit)
     while lo < hi:
         mid = (lo + hi + 1) // 2
-        if a[la - mid:la - n] == b[lb - mid:lb - n]:
+        if a[la - mid : la - n] == b[lb - mid : lb - n]:
             lo = mid
         else:
             hi = mid - 1
@@ -146,8 +146,14 @@ class BlobStore:
             return True
         return self.root is not None and self._path(name).exists()
 
-    def put(self, data: bytes, base: bytes | None = None, base_name: str | None = None, name: str | None = None,
-            durable: bool = True) -> str:
+    def put(
+        self,
+        data: bytes,
+        base: bytes | None = None,
+        base_name: str | None = None,
+        name: str | None = None,
+        durable: bool = True,
+    ) -> str:
         """Store `data` (as a delta against `base`, named `base_name`, when that saves space); returns its name.
 
         `name` may be given when the caller knows the hash already (the content agent-tui itself wrote);
@@ -155,8 +161,15 @@ class BlobStore:
         """
         return self.put_small(data, base, base_name, name, durable, inline=0)[0]
 
-    def put_small(self, data: bytes, base: bytes | None = None, base_name: str | None = None,
-                  name: str | None = None, durable: bool = True, inline: int = INLINE) -> tuple[str, bytes | None]:
+    def put_small(
+        self,
+        data: bytes,
+        base: bytes | None = None,
+        base_name: str | None = None,
+        name: str | None = None,
+        durable: bool = True,
+        inline: int = INLINE,
+    ) -> tuple[str, bytes | None]:
         """`put`, also returning what was stored when it is a new delta of at most `inline` bytes.
 
         The caller's log record then carries those bytes and its flush makes them durable: no blob
@@ -165,7 +178,7 @@ class BlobStore:
         prefix = _common_prefix(base, data) if base is not None else 0
         if name is None:
             known = self._states.get(base_name or "") if base is not None else None
-            shared = known[:prefix // STATE_STEP + 1] if known else None
+            shared = known[: prefix // STATE_STEP + 1] if known else None
             name, states = hash_states(data, shared)
             self._states.pop(name, None)
             self._states[name] = states
@@ -177,14 +190,14 @@ class BlobStore:
             return name, None
         stored = self._encode(data, base, base_name, prefix)
         if len(stored) <= inline and stored[:1] in (b"d", b"D"):
-            self._depth[name] = _DELTA.unpack(stored[:_DELTA.size])[2]
+            self._depth[name] = _DELTA.unpack(stored[: _DELTA.size])[2]
             self.logged[name] = base64.b64encode(stored).decode("ascii")
             return name, stored
         self._store(name, stored, durable)
         return name, None
 
     def _store(self, name: str, stored: bytes, durable: bool) -> None:
-        self._depth[name] = _DELTA.unpack(stored[:_DELTA.size])[2] if stored[:1] in (b"D", b"d") else 0
+        self._depth[name] = _DELTA.unpack(stored[: _DELTA.size])[2] if stored[:1] in (b"D", b"d") else 0
         if self.memory_only or self.root is None:
             self._memory[name] = stored
             return
@@ -266,7 +279,7 @@ class BlobStore:
             depth = self._depth_of(base_name)
             if depth is not None and depth < MAX_DEPTH:
                 suffix = _common_suffix(base, data, min(len(base), len(data)) - prefix)
-                middle = data[prefix:len(data) - suffix]
+                middle = data[prefix : len(data) - suffix]
                 if len(middle) < len(data) // 2:
                     kind = b"d" if len(middle) < RAW_MIDDLE else b"D"
                     header = _DELTA.pack(kind, base_name.encode(), depth + 1, prefix, suffix)
@@ -281,7 +294,7 @@ class BlobStore:
             raw = self._raw(name)
         except BlobError:
             return None
-        depth = _DELTA.unpack(raw[:_DELTA.size])[2] if raw[:1] in (b"D", b"d") else 0
+        depth = _DELTA.unpack(raw[: _DELTA.size])[2] if raw[:1] in (b"D", b"d") else 0
         self._depth[name] = depth
         return depth
 
@@ -303,10 +316,10 @@ class BlobStore:
         raw = self._raw(name)
         try:
             if raw[:1] in (b"D", b"d"):
-                _, base_name, _depth, prefix, suffix = _DELTA.unpack(raw[:_DELTA.size])
+                _, base_name, _depth, prefix, suffix = _DELTA.unpack(raw[: _DELTA.size])
                 base = self.get(base_name.decode())
-                middle = zlib.decompress(raw[_DELTA.size:]) if raw[:1] == b"D" else raw[_DELTA.size:]
-                data = base[:prefix] + middle + (base[len(base) - suffix:] if suffix else b"")
+                middle = zlib.decompress(raw[_DELTA.size :]) if raw[:1] == b"D" else raw[_DELTA.size :]
+                data = base[:prefix] + middle + (base[len(base) - suffix :] if suffix else b"")
             elif raw[:1] == b"F":
                 data = zlib.decompress(raw[1:])
             else:

@@ -56,7 +56,7 @@ def first_changed_message(old: list[dict[str, Any]], new: list[dict[str, Any]], 
 
 
 def _grouped(sign: str, names: list[str]) -> list[str]:
-    """"+3 mcp__git tools" for an MCP server's tools, "+WebSearch" for others (counted past a few)."""
+    """ "+3 mcp__git tools" for an MCP server's tools, "+WebSearch" for others (counted past a few)."""
     servers: dict[str, int] = {}
     plain: list[str] = []
     for name in names:
@@ -124,8 +124,9 @@ def _minutes(seconds: float) -> str:
     return f"{minutes}m {rest:02d}s" if minutes < 60 else f"{minutes // 60}h {minutes % 60:02d}m"
 
 
-def find_cause(state: LoopState, body: dict[str, Any], first_changed: int | None, gap_s: float,
-               blocks_added: int) -> tuple[str, str]:
+def find_cause(
+    state: LoopState, body: dict[str, Any], first_changed: int | None, gap_s: float, blocks_added: int
+) -> tuple[str, str]:
     """(cause, text) of a cache break: the first difference in prefix order, else time or lookback."""
     model = str(body.get("model", ""))
     if state.model and model != state.model:
@@ -136,16 +137,17 @@ def find_cause(state: LoopState, body: dict[str, Any], first_changed: int | None
         return "tools", f"tools changed ({describe_tools_change(old_tools, tools)})"
     system = body.get("system") or []
     if system is not state.system and [_bare(b) for b in _system_blocks(system)] != [
-            _bare(b) for b in _system_blocks(state.system)]:
+        _bare(b) for b in _system_blocks(state.system)
+    ]:
         return "system", f"system prompt changed ({describe_system_change(state.system, system)})"
     if first_changed is not None:
         why = f", {state.note}" if state.note else ""
-        return "messages", (f"an earlier message changed (message {first_changed + 1} of "
-                            f"{len(state.messages)}{why})")
+        return "messages", (f"an earlier message changed (message {first_changed + 1} of {len(state.messages)}{why})")
     if gap_s > state.ttl_s:
         life = "1-hour" if state.ttl_s >= 3600 else "5-minute"
         return "ttl", f"the cache entry outlived its {life} lifetime ({_minutes(gap_s)} since the previous request)"
     if blocks_added >= LOOKBACK_BLOCKS:
-        return "lookback", (f"{blocks_added} blocks since the last cache write, more than the API looks back "
-                            f"({LOOKBACK_BLOCKS})")
+        return "lookback", (
+            f"{blocks_added} blocks since the last cache write, more than the API looks back ({LOOKBACK_BLOCKS})"
+        )
     return "unknown", "the prefix is unchanged but its cache entry was not found (evicted early)"

@@ -42,9 +42,9 @@ def _names(manifest: Path) -> set[str]:
 def _inline_bases(inline: object) -> set[str]:
     """The bases of the deltas a record carries itself (their files may be gone, the bases are still needed)."""
     bases: set[str] = set()
-    for stored in (inline.values() if isinstance(inline, dict) else ()):
+    for stored in inline.values() if isinstance(inline, dict) else ():
         try:
-            head = base64.b64decode(str(stored)[:4 * (_DELTA.size // 3 + 1)])[:_DELTA.size]
+            head = base64.b64decode(str(stored)[: 4 * (_DELTA.size // 3 + 1)])[: _DELTA.size]
             if head[:1] in (b"D", b"d"):
                 bases.add(_DELTA.unpack(head)[1].decode())
         except (ValueError, struct.error, UnicodeDecodeError):
@@ -77,7 +77,7 @@ def prune(folder: Path, days: int, now: float | None = None) -> tuple[int, int]:
     logs = blobs = 0
     keep: set[str] = set()
     for manifest in folder.glob(f"*{MANIFEST_SUFFIX}"):
-        transcript = folder.parent / (manifest.name[:-len(MANIFEST_SUFFIX)] + ".jsonl")
+        transcript = folder.parent / (manifest.name[: -len(MANIFEST_SUFFIX)] + ".jsonl")
         try:
             last_used = max(manifest.stat().st_mtime, transcript.stat().st_mtime if transcript.exists() else 0)
             if last_used < cutoff:

@@ -19,28 +19,43 @@ changed after it, the `before` of its first change after it (rewind.py).
 
 from __future__ import annotations
 
-import base64
-import datetime as _dt
 import json
 import os
 import shutil
 import stat
 import threading
 from collections.abc import Callable
-from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 from tui.config.special_files import read_regular_bytes
 
 from .blobstore import INLINE, BlobError, BlobStore, blob_hash
+from .checkpoint_records import Branch as Branch  # re-exported: rewind and session_tree reach them here
+from .checkpoint_records import Change as Change
+from .checkpoint_records import PromptPoint as PromptPoint
+from .checkpoint_records import file_mode as file_mode
+from .checkpoint_records import now
 from .tree_watch import Changes, Signature, TreeWatch, scan_files
 
 #: files a Bash command's before/after scan looks at, at most (beyond it, changes are not tracked)
 SCAN_LIMIT = 20_000
 #: folders the scan never enters: tools' caches and version control, not the user's files
-SCAN_SKIP = frozenset({".git", ".hg", ".svn", "node_modules", "__pycache__", ".venv", "venv", ".mypy_cache",
-                       ".pytest_cache", ".ruff_cache", ".tox"})
+SCAN_SKIP = frozenset(
+    {
+        ".git",
+        ".hg",
+        ".svn",
+        "node_modules",
+        "__pycache__",
+        ".venv",
+        "venv",
+        ".mypy_cache",
+        ".pytest_cache",
+        ".ruff_cache",
+        ".tox",
+    }
+)
 #: a file Bash changed is kept only up to this size
 KEEP_LIMIT = 16 * 1024 * 1024
 UNKNOWN = "?"
@@ -48,61 +63,9 @@ UNKNOWN = "?"
 MANIFEST_SUFFIX = ".manifest"
 
 
-@dataclass
-class Change:
-    """One file changed: blob names (None = absent, "?" = not recorded) and modes before and after."""
-
-    pos: int
-    path: str
-    before: str | None
-    after: str | None
-    mode_before: int | None
-    mode_after: int | None
-    by: str
-    checkpoint: int
-    #: the real file behind `path` when the change was made through a link (restoring may follow only that link)
-    real: str | None = None
-
-
-@dataclass
-class PromptPoint:
-    """A checkpoint taken before a prompt: where the conversation and the change log stood."""
-
-    id: int
-    turn: int
-    prompt: str
-    msg: int
-    conv: str
-    pos: int
-    ts: str
-
-
-@dataclass
-class Branch:
-    """A conversation left by a rewind: its messages (a blob) and where the change log stood."""
-
-    id: str
-    conv: str
-    messages: str
-    pos: int
-    first: str
-    prompts: int
-    ts: str
-
-
-def now() -> str:
-    return _dt.datetime.now().isoformat(timespec="seconds")
-
-
-def file_mode(path: str) -> int | None:
-    try:
-        return stat.S_IMODE(os.lstat(path).st_mode)
-    except OSError:
-        return None
-
-
-def scan_tree(root: Path | str, limit: int | None = None,
-              on_folder: Callable[[str], None] | None = None) -> dict[str, Signature] | None:
+def scan_tree(
+    root: Path | str, limit: int | None = None, on_folder: Callable[[str], None] | None = None
+) -> dict[str, Signature] | None:
     """(mtime, size, mode) of every regular file under `root`; None when there are more than `limit`."""
     return scan_files(str(root), SCAN_SKIP, SCAN_LIMIT if limit is None else limit, on_folder)
 
@@ -110,8 +73,13 @@ def scan_tree(root: Path | str, limit: int | None = None,
 class Checkpoints:
     """One session's checkpoint log and the shared blob store; thread-safe."""
 
-    def __init__(self, folder: Path | None, session_id: str, project_dir: Path,
-                 publish: Callable[[Any], None] = lambda event: None) -> None:
+    def __init__(
+        self,
+        folder: Path | None,
+        session_id: str,
+        project_dir: Path,
+        publish: Callable[[Any], None] = lambda event: None,
+    ) -> None:
         self.folder = folder
         self.session_id = session_id
         self.project_dir = project_dir
@@ -134,7 +102,7 @@ class Checkpoints:
         #: the manifest, open for appending while the session lasts (an open per record costs a journal wait)
         self._fd: int | None = None
         #: the project's files kept current by inotify (tree_watch.py); False once it proved unavailable
-        self._watch: TreeWatch | None | bool = None
+        self._watch: TreeWatch | Literal[False] | None = None
         self._load()
 
     def close(self) -> None:
@@ -176,18 +144,47 @@ class Checkpoints:
         if kind == "change":
             for name, stored in (r.get("inline") or {}).items():
                 self.blobs.logged[name] = stored
-            self.changes.append(Change(len(self.changes), r["path"], r["before"], r["after"], r.get("mode_before"),
-                                       r.get("mode_after"), r.get("by", ""), int(r.get("cp", 0)), r.get("real")))
+            self.changes.append(
+                Change(
+                    len(self.changes),
+                    r["path"],
+                    r["before"],
+                    r["after"],
+                    r.get("mode_before"),
+                    r.get("mode_after"),
+                    r.get("by", ""),
+                    int(r.get("cp", 0)),
+                    r.get("real"),
+                )
+            )
             self.known[r["path"]] = (None, r["after"])
         elif kind == "prompt":
-            self.prompts.append(PromptPoint(int(r["id"]), int(r.get("turn", 0)), str(r.get("prompt", "")),
-                                            int(r["msg"]), str(r.get("conv", "")), int(r["pos"]), str(r.get("ts", ""))))
+            self.prompts.append(
+                PromptPoint(
+                    int(r["id"]),
+                    int(r.get("turn", 0)),
+                    str(r.get("prompt", "")),
+                    int(r["msg"]),
+                    str(r.get("conv", "")),
+                    int(r["pos"]),
+                    str(r.get("ts", "")),
+                )
+            )
         elif kind == "conv":
             self.convs[str(r["id"])] = (r.get("parent"), r.get("cut"))
             self.conv = str(r["id"])
         elif kind == "branch":
-            self.branches.append(Branch(str(r["id"]), str(r["conv"]), str(r["messages"]), int(r["pos"]),
-                                        str(r.get("first", "")), int(r.get("prompts", 0)), str(r.get("ts", ""))))
+            self.branches.append(
+                Branch(
+                    str(r["id"]),
+                    str(r["conv"]),
+                    str(r["messages"]),
+                    int(r["pos"]),
+                    str(r.get("first", "")),
+                    int(r.get("prompts", 0)),
+                    str(r.get("ts", "")),
+                )
+            )
         elif kind == "compacted":
             self.compactions[str(r["conv"])] = str(r["messages"])
         elif kind == "undone":
@@ -232,9 +229,14 @@ class Checkpoints:
         self.close()
         where, self.manifest = self.manifest.parent, None
         self.blobs.memory_only = True
-        self.publish(Notice(level="warning", text=f"Checkpoints cannot be saved in {where} ({exc.strerror or exc}); "
-                                                  "this session keeps them in memory, so /rewind will not survive "
-                                                  "a restart."))
+        self.publish(
+            Notice(
+                level="warning",
+                text=f"Checkpoints cannot be saved in {where} ({exc.strerror or exc}); "
+                "this session keeps them in memory, so /rewind will not survive "
+                "a restart.",
+            )
+        )
 
     @property
     def pos(self) -> int:
@@ -253,18 +255,38 @@ class Checkpoints:
 
         with self.lock:
             cp = max((p.id for p in self.prompts), default=0) + 1
-            self._write({"t": "prompt", "id": cp, "turn": turn, "prompt": text, "msg": msg, "conv": self.conv,
-                         "pos": self.pos, "ts": now()})
+            self._write(
+                {
+                    "t": "prompt",
+                    "id": cp,
+                    "turn": turn,
+                    "prompt": text,
+                    "msg": msg,
+                    "conv": self.conv,
+                    "pos": self.pos,
+                    "ts": now(),
+                }
+            )
         self.publish(CheckpointSaved(checkpoint=cp, reason="prompt", paths=()))
         return self.prompts[-1]
 
-    def before_write(self, path: str | Path, previous: bytes | None, data: bytes | None, by: str = "edit",
-                     mode_after: int | None = None) -> None:
+    def before_write(
+        self,
+        path: str | Path,
+        previous: bytes | None,
+        data: bytes | None,
+        by: str = "edit",
+        mode_after: int | None = None,
+    ) -> None:
         """Keep `previous` (the file now) and `data` (what is about to be written) before the file changes."""
         self.before_writes([(str(path), previous, data, mode_after)], by)
 
-    def before_writes(self, items: list[tuple[str, bytes | None, bytes | None, int | None]], by: str,
-                      reals: dict[str, str] | None = None) -> None:
+    def before_writes(
+        self,
+        items: list[tuple[str, bytes | None, bytes | None, int | None]],
+        by: str,
+        reals: dict[str, str] | None = None,
+    ) -> None:
         """Checkpoint several files (path, content now, content to write, mode to set) with one flush of the log.
 
         `reals`: where each write really lands when a link leads elsewhere (default: resolved now).
@@ -283,8 +305,16 @@ class Checkpoints:
                 inline: dict[str, str] = {}
                 after = self._put(data, previous, before, durable=False, inline=inline)
                 mode = file_mode(path)
-                record = {"t": "change", "path": path, "before": before, "after": after, "mode_before": mode,
-                          "mode_after": mode_after if mode_after is not None else mode, "by": by, "cp": self.current}
+                record = {
+                    "t": "change",
+                    "path": path,
+                    "before": before,
+                    "after": after,
+                    "mode_before": mode,
+                    "mode_after": mode_after if mode_after is not None else mode,
+                    "by": by,
+                    "cp": self.current,
+                }
                 if real := (taken_at(path) if reals is None else reals.get(path)):
                     record["real"] = real
                 records.append({**record, "inline": inline} if inline else record)
@@ -303,13 +333,22 @@ class Checkpoints:
         earlier = {change.path for change in self.changes[start:]}
         return any(path not in earlier for path in paths)
 
-    def _put(self, data: bytes | None, base: bytes | None = None, base_name: str | None = None,
-             name: str | None = None, durable: bool = True, inline: dict[str, str] | None = None) -> str | None:
+    def _put(
+        self,
+        data: bytes | None,
+        base: bytes | None = None,
+        base_name: str | None = None,
+        name: str | None = None,
+        durable: bool = True,
+        inline: dict[str, str] | None = None,
+    ) -> str | None:
         """Store a blob; a small new one is also added to `inline`, for the log record to carry (blobstore.py)."""
         if data is None:
             return None
         try:
-            name, small = self.blobs.put_small(data, base, base_name, name, durable, INLINE if inline is not None else 0)
+            name, small = self.blobs.put_small(
+                data, base, base_name, name, durable, INLINE if inline is not None else 0
+            )
         except OSError as exc:  # the folder cannot be written: keep it in memory from now on
             self.degrade(exc)
             return self.blobs.put(data, base, base_name, name)
@@ -354,8 +393,9 @@ class Checkpoints:
         after = self.scan()
         if before is None or after is None:
             return self.record_changes(None)
-        return self.record_changes({p: (before.get(p), after.get(p)) for p in before.keys() | after.keys()
-                                    if before.get(p) != after.get(p)})
+        return self.record_changes(
+            {p: (before.get(p), after.get(p)) for p in before.keys() | after.keys() if before.get(p) != after.get(p)}
+        )
 
     def watcher(self) -> TreeWatch | None:
         """The project's inotify watch, started on first use; None where inotify cannot be used."""
@@ -375,9 +415,14 @@ class Checkpoints:
 
         if changed is None:
             with self.lock:
-                self._write({"t": "untracked", "cp": self.current,
-                             "reason": f"the project has more than {SCAN_LIMIT:,} files, so what Bash changed "
-                                       "was not tracked"})
+                self._write(
+                    {
+                        "t": "untracked",
+                        "cp": self.current,
+                        "reason": f"the project has more than {SCAN_LIMIT:,} files, so what Bash changed "
+                        "was not tracked",
+                    }
+                )
             return []
         if not changed:
             return []
@@ -407,9 +452,16 @@ class Checkpoints:
                     after = self._put(data, base, durable=False, inline=inline)  # the file holds it already
                 except (OSError, BlobError):
                     pass
-        record = {"t": "change", "path": path, "before": before, "after": after,
-                  "mode_before": stat.S_IMODE(was[2]) if was else None,
-                  "mode_after": stat.S_IMODE(now_sig[2]) if now_sig else None, "by": "Bash", "cp": self.current}
+        record = {
+            "t": "change",
+            "path": path,
+            "before": before,
+            "after": after,
+            "mode_before": stat.S_IMODE(was[2]) if was else None,
+            "mode_after": stat.S_IMODE(now_sig[2]) if now_sig else None,
+            "by": "Bash",
+            "cp": self.current,
+        }
         return {**record, "inline": inline} if inline else record
 
     # --- conversations -------------------------------------------------------------------------
@@ -435,8 +487,18 @@ class Checkpoints:
         with self.lock:
             name = self.blobs.put(data)
             branch_id = os.urandom(4).hex()
-            self._write({"t": "branch", "id": branch_id, "conv": self.conv, "messages": name, "pos": self.pos,
-                         "first": first, "prompts": prompts, "ts": now()})
+            self._write(
+                {
+                    "t": "branch",
+                    "id": branch_id,
+                    "conv": self.conv,
+                    "messages": name,
+                    "pos": self.pos,
+                    "first": first,
+                    "prompts": prompts,
+                    "ts": now(),
+                }
+            )
             return self.branches[-1]
 
     def new_conv(self, parent: str, cut: int | None) -> str:
@@ -510,4 +572,4 @@ def same_content(path: str, blob: str | None) -> bool:
     return blob is not None and blob_hash(data) == blob
 
 
-from .checkpoint_bash import watch_command  # noqa: E402  (re-exported: the session and tests reach it here)
+from .checkpoint_bash import watch_command as watch_command  # noqa: E402  (re-exported: the session and tests reach it here)

@@ -16,10 +16,11 @@ compacts), `off` never compacts on its own.
 
 from __future__ import annotations
 
+import time
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-import time
+from tui.wording import plural
 
 from .context import estimate_tokens, summary_budget
 from .cost import record_response
@@ -29,7 +30,6 @@ from .pricing import usage_cost
 from .request import build_request
 from .retry import backoff_delay, classify
 from .stream import StreamError, StreamInterrupted, run_stream
-from tui.wording import plural
 
 if TYPE_CHECKING:
     from .session import AgentSession
@@ -88,8 +88,9 @@ def _summary_request_messages(older: list[dict[str, Any]], focus: str) -> list[d
     return [*older, {"role": "user", "content": [block]}]
 
 
-def compacted_history(summary: str, focus: str, kept: list[dict[str, Any]],
-                      pins: list[str] | tuple[str, ...] = ()) -> list[dict[str, Any]]:
+def compacted_history(
+    summary: str, focus: str, kept: list[dict[str, Any]], pins: list[str] | tuple[str, ...] = ()
+) -> list[dict[str, Any]]:
     """The new history: the summary and the pinned prompts as a user message (merged into a kept prompt), then `kept`."""
     text = f"{SUMMARY_HEADER}\n\n{summary.strip()}"
     if focus:
@@ -97,7 +98,9 @@ def compacted_history(summary: str, focus: str, kept: list[dict[str, Any]],
     blocks = [{"type": "text", "text": text}, *pinned_blocks(list(pins), kept)]
     if kept and kept[0].get("role") == "user":
         first = kept[0]
-        content = first["content"] if isinstance(first["content"], list) else [{"type": "text", "text": first["content"]}]
+        content = (
+            first["content"] if isinstance(first["content"], list) else [{"type": "text", "text": first["content"]}]
+        )
         return [{"role": "user", "content": [*blocks, *content]}, *kept[1:]]
     return [{"role": "user", "content": blocks}, *kept]
 
@@ -106,8 +109,11 @@ def request_summary(session: AgentSession, older: list[dict[str, Any]], focus: s
     """Ask the model for the summary (retrying what a retry can mend); raises RuntimeError on failure."""
     opts = session.options
     body = build_request(
-        model=opts.small_fast_model or opts.model, max_tokens=summary_budget(session), system=session.system_blocks(),
-        tools=session.tool_definitions(), messages=_summary_request_messages(older, focus),
+        model=opts.small_fast_model or opts.model,
+        max_tokens=summary_budget(session),
+        system=session.system_blocks(),
+        tools=session.tool_definitions(),
+        messages=_summary_request_messages(older, focus),
     )
     params = {k: v for k, v in body.items() if k != "stream"}
     quiet: Any = lambda event: None  # noqa: E731 - the summary's deltas are not part of a turn
@@ -123,15 +129,25 @@ def request_summary(session: AgentSession, older: list[dict[str, Any]], focus: s
             failure = classify(exc.cause, opts.model)
             if not failure.retryable or attempt == attempts:
                 raise RuntimeError(failure.message) from None
-            if session.cancel_event.wait(backoff_delay(attempt, opts.retry_base_delay, opts.retry_max_delay,
-                                                       failure.retry_after)):
+            if session.cancel_event.wait(
+                backoff_delay(attempt, opts.retry_base_delay, opts.retry_max_delay, failure.retry_after)
+            ):
                 raise RuntimeError("interrupted by the user") from None
             continue
         price = "offline-demo" if session.offline else body["model"]  # the small fast model when one is set
-        session.publish(ResponseFinished(
-            iteration=0, message=result.message, stop_reason=result.stop_reason, usage=result.usage,
-            request_id=result.request_id, ttfb_ms=result.ttfb_ms, duration_ms=result.duration_ms,
-            cost_usd=usage_cost(result.usage, price), raw_events=tuple(result.raw_events)))
+        session.publish(
+            ResponseFinished(
+                iteration=0,
+                message=result.message,
+                stop_reason=result.stop_reason,
+                usage=result.usage,
+                request_id=result.request_id,
+                ttfb_ms=result.ttfb_ms,
+                duration_ms=result.duration_ms,
+                cost_usd=usage_cost(result.usage, price),
+                raw_events=tuple(result.raw_events),
+            )
+        )
         session.record_usage(result.usage, measure_context=False, model=price)
         record_response(session, body, result.usage, result.message, iteration=0, sent_at=sent_at, kind="compaction")
         summary = "\n\n".join(b.get("text", "") for b in result.message.get("content", ()) if b.get("type") == "text")
@@ -157,8 +173,10 @@ def compact(session: AgentSession, focus: str = "", *, automatic: bool = False) 
     cut = choose_cut(before)
     if cut is None:
         session.context.stuck_at = len(before)
-        return _finish(publish, CompactionResult(False, "", len(before), len(before),
-                                                 "There is too little history to compact yet."))
+        return _finish(
+            publish,
+            CompactionResult(False, "", len(before), len(before), "There is too little history to compact yet."),
+        )
     if session.hooks is not None and (blocked := session.hooks.compact_blocked(automatic, focus)):
         session.context.stuck_at = len(before)  # a PreCompact hook said no: not again before the history grows
         return _finish(publish, CompactionResult(False, "", len(before), len(before), blocked))
@@ -167,42 +185,84 @@ def compact(session: AgentSession, focus: str = "", *, automatic: bool = False) 
         summary = request_summary(session, before[:cut], focus)
     except RuntimeError as exc:
         session.context.stuck_at = len(before)
-        return _finish(publish, CompactionResult(False, "", len(before), len(before),
-                                                 f"Compaction failed, the history is unchanged: {exc}."))
+        return _finish(
+            publish,
+            CompactionResult(
+                False, "", len(before), len(before), f"Compaction failed, the history is unchanged: {exc}."
+            ),
+        )
     after = compacted_history(summary, focus, before[cut:], session.pins)
     session.messages = after
     dropped = dropped_excerpts(before[:cut])
     _remember_compaction(session, before, after, cut, summary, focus, automatic, plan, dropped)
     session.context.reset()
-    result = _finish(publish, CompactionResult(True, summary, len(before), len(after),
-                                               f"Compacted {plural(cut, 'older message')} into a summary."),
-                     plan, dropped)
+    result = _finish(
+        publish,
+        CompactionResult(
+            True, summary, len(before), len(after), f"Compacted {plural(cut, 'older message')} into a summary."
+        ),
+        plan,
+        dropped,
+    )
     session.context.publish()
     if session.hooks is not None:  # SessionStart with source "compact"; its context goes with the next prompt
         session.hook_context += session.hooks.compacted()
     return result
 
 
-def _remember_compaction(session: AgentSession, before: list[dict[str, Any]], after: list[dict[str, Any]], cut: int,
-                         summary: str, focus: str, automatic: bool, plan: dict[str, Any],
-                         dropped: tuple[dict[str, Any], ...]) -> None:
+def _remember_compaction(
+    session: AgentSession,
+    before: list[dict[str, Any]],
+    after: list[dict[str, Any]],
+    cut: int,
+    summary: str,
+    focus: str,
+    automatic: bool,
+    plan: dict[str, Any],
+    dropped: tuple[dict[str, Any], ...],
+) -> None:
     """Keep what was dropped beside the summary (transcript, checkpoints, /context) and re-read the memory files."""
     if session.transcript:
-        session.transcript.write({"type": "compaction", "automatic": automatic, "focus": focus, "summary": summary,
-                                  "messages_before": len(before), "dropped_messages": cut, "plan": plan,
-                                  "messages": after})
+        session.transcript.write(
+            {
+                "type": "compaction",
+                "automatic": automatic,
+                "focus": focus,
+                "summary": summary,
+                "messages_before": len(before),
+                "dropped_messages": cut,
+                "plan": plan,
+                "messages": after,
+            }
+        )
     session.checkpoints.compacted(before)  # /rewind can go back to a prompt before the summary
     session.costs.note_rewrite(session.loop_path, "history compacted")
-    session.compactions.append({"at": time.time(), "automatic": automatic, "focus": focus, "summary": summary,
-                                "plan": plan, "dropped": dropped, "summary_tokens": estimate_tokens(summary)})
+    session.compactions.append(
+        {
+            "at": time.time(),
+            "automatic": automatic,
+            "focus": focus,
+            "summary": summary,
+            "plan": plan,
+            "dropped": dropped,
+            "summary_tokens": estimate_tokens(summary),
+        }
+    )
     session.reload_memory()  # AGENTS.md / CLAUDE.md as they are now go with the next request
 
 
-def _finish(publish: Any, result: CompactionResult, plan: dict[str, Any] | None = None,
-            dropped: tuple[dict[str, Any], ...] = ()) -> CompactionResult:
-    event: Event = CompactionFinished(summary=result.summary, messages_before=result.messages_before,
-                                      messages_after=result.messages_after, ok=result.ok, detail=result.detail,
-                                      plan=plan or {}, dropped=dropped)
+def _finish(
+    publish: Any, result: CompactionResult, plan: dict[str, Any] | None = None, dropped: tuple[dict[str, Any], ...] = ()
+) -> CompactionResult:
+    event: Event = CompactionFinished(
+        summary=result.summary,
+        messages_before=result.messages_before,
+        messages_after=result.messages_after,
+        ok=result.ok,
+        detail=result.detail,
+        plan=plan or {},
+        dropped=dropped,
+    )
     publish(event)
     return result
 

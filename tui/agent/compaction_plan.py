@@ -28,10 +28,16 @@ EXCERPTS_LISTED = 200
 def _summary_only(message: dict[str, Any]) -> bool:
     """A user message holding only an earlier compaction's summary (and pins): no turn of its own."""
     content = message.get("content")
-    texts = [b for b in content or () if isinstance(b, dict) and b.get("type") == "text"] \
-        if isinstance(content, list) else []
-    return bool(texts) and str(texts[0].get("text", "")).startswith(SUMMARY_HEADER) and all(
-        str(b.get("text", "")).startswith((SUMMARY_HEADER, PINNED_HEADER)) for b in texts)
+    texts = (
+        [b for b in content or () if isinstance(b, dict) and b.get("type") == "text"]
+        if isinstance(content, list)
+        else []
+    )
+    return (
+        bool(texts)
+        and str(texts[0].get("text", "")).startswith(SUMMARY_HEADER)
+        and all(str(b.get("text", "")).startswith((SUMMARY_HEADER, PINNED_HEADER)) for b in texts)
+    )
 
 
 def _turn_numbers(session: AgentSession, messages: list[dict[str, Any]]) -> dict[int, int]:
@@ -42,7 +48,7 @@ def _turn_numbers(session: AgentSession, messages: list[dict[str, Any]]) -> dict
 
 
 def _span(turns: list[int], lead: str = "") -> str:
-    """"turns 3–7", "turn 4", "the rest of turn 7, turns 8–9", or "no whole turn"."""
+    """ "turns 3–7", "turn 4", "the rest of turn 7, turns 8–9", or "no whole turn"."""
     parts = [lead] if lead else []
     if turns:
         parts.append(f"turn {turns[0]}" if len(turns) == 1 else f"turns {turns[0]}–{turns[-1]}")
@@ -59,8 +65,13 @@ def compaction_plan(session: AgentSession, messages: list[dict[str, Any]] | None
     """What compacting `messages` (the session's history) now would summarise and keep, as plain data."""
     messages = session.messages if messages is None else messages
     used, estimated = session.context.current()
-    plan: dict[str, Any] = {"messages": len(messages), "used_tokens": used, "estimated": estimated,
-                            "window": session.context.window(), "pinned": list(session.pins)}
+    plan: dict[str, Any] = {
+        "messages": len(messages),
+        "used_tokens": used,
+        "estimated": estimated,
+        "window": session.context.window(),
+        "pinned": list(session.pins),
+    }
     cut = choose_cut(messages)
     if cut is None:
         return {**plan, "possible": False}
@@ -71,13 +82,30 @@ def compaction_plan(session: AgentSession, messages: list[dict[str, Any]] | None
     older, kept = messages[:cut], messages[cut:]
     earlier = _starts_with_summary(older)
     return {
-        **plan, "possible": True, "cut": cut,
-        "summarised": {"messages": cut, "tokens": estimate_tokens(older), "earlier_summary": earlier,
-                       "turns": ", ".join(filter(None, [
-                           "the earlier summary" if earlier else "", _span(older_turns) if older_turns else "",
-                           f"the start of turn {split}" if split is not None else ""])) or "no whole turn"},
-        "kept": {"messages": len(kept), "tokens": estimate_tokens(kept),
-                 "turns": _span(kept_turns, f"the rest of turn {split}" if split is not None else "")},
+        **plan,
+        "possible": True,
+        "cut": cut,
+        "summarised": {
+            "messages": cut,
+            "tokens": estimate_tokens(older),
+            "earlier_summary": earlier,
+            "turns": ", ".join(
+                filter(
+                    None,
+                    [
+                        "the earlier summary" if earlier else "",
+                        _span(older_turns) if older_turns else "",
+                        f"the start of turn {split}" if split is not None else "",
+                    ],
+                )
+            )
+            or "no whole turn",
+        },
+        "kept": {
+            "messages": len(kept),
+            "tokens": estimate_tokens(kept),
+            "turns": _span(kept_turns, f"the rest of turn {split}" if split is not None else ""),
+        },
     }
 
 
@@ -104,12 +132,25 @@ def _excerpt(message: dict[str, Any]) -> str:
 
 def dropped_excerpts(older: list[dict[str, Any]]) -> tuple[dict[str, Any], ...]:
     """One line per summarised message: its position, role, the start of its text and its tokens."""
-    out = [{"index": i, "role": str(m.get("role")), "text": " ".join(_excerpt(m).split())[:EXCERPT_CHARS],
-            "tokens": estimate_tokens(m)} for i, m in enumerate(older[:EXCERPTS_LISTED])]
+    out = [
+        {
+            "index": i,
+            "role": str(m.get("role")),
+            "text": " ".join(_excerpt(m).split())[:EXCERPT_CHARS],
+            "tokens": estimate_tokens(m),
+        }
+        for i, m in enumerate(older[:EXCERPTS_LISTED])
+    ]
     if len(older) > EXCERPTS_LISTED:
         rest = older[EXCERPTS_LISTED:]
-        out.append({"index": EXCERPTS_LISTED, "role": "…", "text": f"… and {len(rest)} more messages",
-                    "tokens": estimate_tokens(rest)})
+        out.append(
+            {
+                "index": EXCERPTS_LISTED,
+                "role": "…",
+                "text": f"… and {len(rest)} more messages",
+                "tokens": estimate_tokens(rest),
+            }
+        )
     return tuple(out)
 
 

@@ -79,10 +79,12 @@ class ContextTracker:
         """(tokens the next request would occupy, whether that is an estimate)."""
         messages = self.session.messages
         if self.measured is not None and self.measured_at <= len(messages) + 1:
-            extra = messages[self.measured_at:]
+            extra = messages[self.measured_at :]
             return self.measured + (estimate_tokens(extra) if extra else 0), bool(extra)
         s = self.session
-        return estimate_tokens(s.system_blocks()) + estimate_tokens(s.tool_definitions()) + estimate_tokens(messages), True
+        return estimate_tokens(s.system_blocks()) + estimate_tokens(s.tool_definitions()) + estimate_tokens(
+            messages
+        ), True
 
     def publish(self) -> None:
         used, estimated = self.current()
@@ -91,7 +93,7 @@ class ContextTracker:
     def should_compact(self) -> bool:
         """True when the next request plus its reply plus a summary would pass the threshold."""
         opts = self.session.options
-        threshold = getattr(opts, "auto_compact_threshold", 0.8)
+        threshold: float = getattr(opts, "auto_compact_threshold", 0.8)
         if not threshold or threshold <= 0:
             return False
         if self.stuck_at is not None and len(self.session.messages) <= self.stuck_at:

@@ -48,7 +48,7 @@ def _turns(messages: list[dict[str, Any]]) -> list[tuple[str, int, int]]:
 def _tool_results(messages: list[dict[str, Any]]) -> list[dict[str, Any]]:
     """The biggest tool results, named by their tool and input."""
     names: dict[str, str] = {}
-    found = []
+    found: list[dict[str, Any]] = []
     for message in messages:
         for block in message.get("content") or ():
             if not isinstance(block, dict):
@@ -57,8 +57,12 @@ def _tool_results(messages: list[dict[str, Any]]) -> list[dict[str, Any]]:
                 arg = next((str(v) for v in (block.get("input") or {}).values()), "")
                 names[str(block.get("id"))] = f"{block.get('name')}({middle_cut(arg, LABEL_CHARS)})"
             elif block.get("type") == "tool_result":
-                found.append({"label": names.get(str(block.get("tool_use_id")), "tool result"),
-                              "tokens": estimate_tokens(block.get("content"))})
+                found.append(
+                    {
+                        "label": names.get(str(block.get("tool_use_id")), "tool result"),
+                        "tokens": estimate_tokens(block.get("content")),
+                    }
+                )
     return sorted(found, key=lambda r: -r["tokens"])[:TOP]
 
 
@@ -70,14 +74,19 @@ def context_map(session: AgentSession) -> dict[str, Any]:
     messages = session.messages
     system = session.system_blocks()
     memory = estimate_tokens(session.memory_text) if session.memory_text else 0
-    parts: list[dict[str, Any]] = [{"kind": "system", "label": "system prompt",
-                                    "tokens": max(estimate_tokens(system) - memory, 0)}]
+    parts: list[dict[str, Any]] = [
+        {"kind": "system", "label": "system prompt", "tokens": max(estimate_tokens(system) - memory, 0)}
+    ]
     if memory:
         parts.append({"kind": "memory", "label": "memory files", "tokens": memory})
-    parts += [{"kind": "tool", "label": f"tool {t.get('name')}", "tokens": estimate_tokens(t)}
-              for t in session.tool_definitions()]
-    parts += [{"kind": "turn", "label": f"turn: {label}", "tokens": tokens, "start": start}
-              for label, start, tokens in _turns(messages)]
+    parts += [
+        {"kind": "tool", "label": f"tool {t.get('name')}", "tokens": estimate_tokens(t)}
+        for t in session.tool_definitions()
+    ]
+    parts += [
+        {"kind": "turn", "label": f"turn: {label}", "tokens": tokens, "start": start}
+        for label, start, tokens in _turns(messages)
+    ]
     raw = sum(p["tokens"] for p in parts) or 1
     scale = used / raw if used else 1.0
     for part in parts:
@@ -122,6 +131,12 @@ def _last_compaction(session: AgentSession) -> dict[str, Any] | None:
     if not done:
         return None
     last = done[-1]
-    return {"summary": last["summary"], "summary_tokens": last["summary_tokens"], "focus": last["focus"],
-            "automatic": last["automatic"], "plan": last["plan"], "dropped": list(last["dropped"]),
-            "compactions": len(done)}
+    return {
+        "summary": last["summary"],
+        "summary_tokens": last["summary_tokens"],
+        "focus": last["focus"],
+        "automatic": last["automatic"],
+        "plan": last["plan"],
+        "dropped": list(last["dropped"]),
+        "compactions": len(done),
+    }

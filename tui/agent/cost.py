@@ -70,25 +70,40 @@ class RequestCost:
     def to_dict(self) -> dict[str, Any]:
         """Plain JSON: what RequestCosted carries and the transcript keeps."""
         return {
-            "number": self.number, "turn": self.turn, "loop_path": self.loop_path, "model": self.model,
-            "kind": self.kind, "iteration": self.iteration, "priced": self.priced, "tokens": dict(self.tokens),
-            "usd": dict(self.usd), "parts": {p: dict(z) for p, z in self.parts.items()},
-            "part_usd": dict(self.part_usd), "web_search_usd": self.web_search_usd, "cache_miss": self.cache_miss,
-            "total_usd": self.total_usd, "at": self.at,
+            "number": self.number,
+            "turn": self.turn,
+            "loop_path": self.loop_path,
+            "model": self.model,
+            "kind": self.kind,
+            "iteration": self.iteration,
+            "priced": self.priced,
+            "tokens": dict(self.tokens),
+            "usd": dict(self.usd),
+            "parts": {p: dict(z) for p, z in self.parts.items()},
+            "part_usd": dict(self.part_usd),
+            "web_search_usd": self.web_search_usd,
+            "cache_miss": self.cache_miss,
+            "total_usd": self.total_usd,
+            "at": self.at,
         }
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> RequestCost:
         """The entry a transcript's RequestCosted event recorded (resume)."""
         return cls(
-            number=int(data["number"]), turn=int(data.get("turn", 0)), loop_path=str(data.get("loop_path", "main")),
-            model=str(data.get("model", "")), kind=str(data.get("kind", "turn")),
-            iteration=int(data.get("iteration", 0)), priced=bool(data.get("priced", True)),
+            number=int(data["number"]),
+            turn=int(data.get("turn", 0)),
+            loop_path=str(data.get("loop_path", "main")),
+            model=str(data.get("model", "")),
+            kind=str(data.get("kind", "turn")),
+            iteration=int(data.get("iteration", 0)),
+            priced=bool(data.get("priced", True)),
             tokens={k: int(v) for k, v in dict(data["tokens"]).items()},
             usd={k: float(v) for k, v in dict(data["usd"]).items()},
             parts={str(p): {k: float(v) for k, v in dict(z).items()} for p, z in dict(data["parts"]).items()},
             part_usd={k: float(v) for k, v in dict(data["part_usd"]).items()},
-            web_search_usd=float(data.get("web_search_usd", 0.0)), cache_miss=data.get("cache_miss"),
+            web_search_usd=float(data.get("web_search_usd", 0.0)),
+            cache_miss=data.get("cache_miss"),
             at=float(data.get("at", 0.0)),
         )
 
@@ -164,9 +179,18 @@ class CostLedger:
         with self._lock:
             return list(self.entries)
 
-    def record(self, body: dict[str, Any], usage: dict[str, Any], *, price_model: str, loop_path: str = "main",
-               iteration: int = 1, sent_at: float | None = None, kind: str = "turn",
-               reply: dict[str, Any] | None = None) -> RequestCost:
+    def record(
+        self,
+        body: dict[str, Any],
+        usage: dict[str, Any],
+        *,
+        price_model: str,
+        loop_path: str = "main",
+        iteration: int = 1,
+        sent_at: float | None = None,
+        kind: str = "turn",
+        reply: dict[str, Any] | None = None,
+    ) -> RequestCost:
         """Price and attribute one response to `body`; names a cache break when there was one."""
         with self._lock:
             key = loop_path if kind == "turn" else f"{loop_path}#{kind}"
@@ -183,11 +207,19 @@ class CostLedger:
                 _remember(state, body, layout, zones, now, reply)
             number = len(self.entries) + 1
             entry = RequestCost(
-                number=number, turn=self.turn, loop_path=loop_path, model=str(body.get("model", price_model)),
-                kind=kind, iteration=iteration, priced=has_price(price_model),
-                tokens={z: int(zones[z]) for z in ZONES}, usd={z: zones[z] * prices[z] for z in ZONES},
-                parts=parts, part_usd={p: sum(t * prices[z] for z, t in parts[p].items()) for p in parts},
-                web_search_usd=web_searches(usage) * WEB_SEARCH_USD, cache_miss=miss,
+                number=number,
+                turn=self.turn,
+                loop_path=loop_path,
+                model=str(body.get("model", price_model)),
+                kind=kind,
+                iteration=iteration,
+                priced=has_price(price_model),
+                tokens={z: int(zones[z]) for z in ZONES},
+                usd={z: zones[z] * prices[z] for z in ZONES},
+                parts=parts,
+                part_usd={p: sum(t * prices[z] for z, t in parts[p].items()) for p in parts},
+                web_search_usd=web_searches(usage) * WEB_SEARCH_USD,
+                cache_miss=miss,
             )
             self.entries.append(entry)
             return entry
@@ -222,8 +254,11 @@ def _message_layout(message: dict[str, Any]) -> tuple[int, tuple[tuple[int, int,
     total = 0
     results: list[tuple[int, int, str]] = []
     for block in content or ():
-        tokens = block_tokens({k: v for k, v in block.items() if k != "cache_control"}
-                              if isinstance(block, dict) and "cache_control" in block else block)
+        tokens = block_tokens(
+            {k: v for k, v in block.items() if k != "cache_control"}
+            if isinstance(block, dict) and "cache_control" in block
+            else block
+        )
         if isinstance(block, dict) and block.get("type") == "tool_result":
             results.append((total, tokens, str(block.get("tool_use_id"))))
         total += tokens
@@ -253,10 +288,13 @@ def _measure(state: LoopState, body: dict[str, Any]) -> _Layout:
         tools_tokens = state.tools_tokens
     system = body.get("system") or []
     if system is not state.system:
-        system_parts = [("memory" if isinstance(b, dict) and str(b.get("text", "")).startswith(MEMORY_HEADING)
-                         else "system", block_tokens({k: v for k, v in b.items() if k != "cache_control"}
-                                                     if isinstance(b, dict) else b)) for b in
-                        ([{"type": "text", "text": system}] if isinstance(system, str) else system)]
+        system_parts = [
+            (
+                "memory" if isinstance(b, dict) and str(b.get("text", "")).startswith(MEMORY_HEADING) else "system",
+                block_tokens({k: v for k, v in b.items() if k != "cache_control"} if isinstance(b, dict) else b),
+            )
+            for b in ([{"type": "text", "text": system}] if isinstance(system, str) else system)
+        ]
     else:
         system_parts = state.system_parts
     segments = [("tools", 0, tools_tokens)]
@@ -273,14 +311,27 @@ def _measure(state: LoopState, body: dict[str, Any]) -> _Layout:
         tokens, found = _message_layout(message)
         sums.append(sums[-1] + tokens)
         results.append(found)
-    added = sum(len(m["content"]) if isinstance(m.get("content"), list) else 1 for m in messages[len(state.messages):])
-    layout = _Layout(segments, at, at + sums[-1], _turn_results(state.turn_ids, results, sums, at), first_changed,
-                     added, tools, tools_tokens, system, system_parts, sums, results)
+    added = sum(len(m["content"]) if isinstance(m.get("content"), list) else 1 for m in messages[len(state.messages) :])
+    layout = _Layout(
+        segments,
+        at,
+        at + sums[-1],
+        _turn_results(state.turn_ids, results, sums, at),
+        first_changed,
+        added,
+        tools,
+        tools_tokens,
+        system,
+        system_parts,
+        sums,
+        results,
+    )
     return layout
 
 
-def _turn_results(turn_ids: set[str], results: list[tuple[tuple[int, int, str], ...]], sums: list[int],
-                  base: int) -> list[tuple[int, int]]:
+def _turn_results(
+    turn_ids: set[str], results: list[tuple[tuple[int, int, str], ...]], sums: list[int], base: int
+) -> list[tuple[int, int]]:
     """Intervals of the tool_result blocks answering this turn's tool calls (they sit at the end)."""
     if not turn_ids:
         return []
@@ -297,8 +348,14 @@ def _turn_results(turn_ids: set[str], results: list[tuple[tuple[int, int, str], 
     return spans
 
 
-def _remember(state: LoopState, body: dict[str, Any], layout: _Layout, zones: dict[str, float], now: float,
-              reply: dict[str, Any] | None) -> None:
+def _remember(
+    state: LoopState,
+    body: dict[str, Any],
+    layout: _Layout,
+    zones: dict[str, float],
+    now: float,
+    reply: dict[str, Any] | None,
+) -> None:
     state.tools, state.tools_tokens = layout.tools, layout.tools_tokens
     state.system, state.system_parts = layout.system, layout.system_parts
     state.messages = list(body.get("messages") or [])
@@ -315,7 +372,10 @@ def _remember(state: LoopState, body: dict[str, Any], layout: _Layout, zones: di
 
 def _ttl_seconds(body: dict[str, Any]) -> float:
     """The lifetime of the entries this body writes: 1 hour when a breakpoint asks for it, else 5 minutes."""
-    marked = [*(body.get("tools") or [])[-1:], *(body.get("system") or [] if isinstance(body.get("system"), list) else [])]
+    marked = [
+        *(body.get("tools") or [])[-1:],
+        *(body.get("system") or [] if isinstance(body.get("system"), list) else []),
+    ]
     for message in (body.get("messages") or [])[-3:]:
         content = message.get("content")
         if isinstance(content, list):
@@ -349,8 +409,12 @@ def _zone_prices(usage: dict[str, Any], model: str) -> dict[str, float]:
     w5m = max(created - w1h, 0) if w5m is None else int(w5m)
     written = w5m + w1h
     write = (w5m * info.cache_write_5m + w1h * info.cache_write_1h) / written if written else info.cache_write_5m
-    return {"input": info.input / 1e6, "cache_write": write / 1e6, "cache_read": info.cache_read / 1e6,
-            "output": info.output / 1e6}
+    return {
+        "input": info.input / 1e6,
+        "cache_write": write / 1e6,
+        "cache_read": info.cache_read / 1e6,
+        "output": info.output / 1e6,
+    }
 
 
 def _overlap(a: float, b: float, lo: float, hi: float) -> float:
@@ -360,13 +424,18 @@ def _overlap(a: float, b: float, lo: float, hi: float) -> float:
 def _attribute(layout: _Layout, zones: dict[str, float]) -> dict[str, dict[str, float]]:
     """Each part's tokens of each input kind: the read covers the prefix's start, then the write, then input."""
     total = zones["input"] + zones["cache_write"] + zones["cache_read"]
-    parts: dict[str, dict[str, float]] = {p: {"input": 0.0, "cache_write": 0.0, "cache_read": 0.0}
-                                          for p in PARTS if p != "output"}
+    parts: dict[str, dict[str, float]] = {
+        p: {"input": 0.0, "cache_write": 0.0, "cache_read": 0.0} for p in PARTS if p != "output"
+    }
     estimated = layout.end
     if not total:
         return parts
     if not estimated:  # nothing measurable (an empty body): the system prompt is all there is
-        parts["system"] = {"input": zones["input"], "cache_write": zones["cache_write"], "cache_read": zones["cache_read"]}
+        parts["system"] = {
+            "input": zones["input"],
+            "cache_write": zones["cache_write"],
+            "cache_read": zones["cache_read"],
+        }
         return parts
     scale = total / estimated
     read_end = zones["cache_read"] / scale
@@ -387,8 +456,14 @@ def _attribute(layout: _Layout, zones: dict[str, float]) -> dict[str, dict[str, 
     return parts
 
 
-def _cache_miss(state: LoopState, body: dict[str, Any], layout: _Layout, zones: dict[str, float],
-                prices: dict[str, float], now: float) -> dict[str, Any] | None:
+def _cache_miss(
+    state: LoopState,
+    body: dict[str, Any],
+    layout: _Layout,
+    zones: dict[str, float],
+    prices: dict[str, float],
+    now: float,
+) -> dict[str, Any] | None:
     """The cache break this request shows, named, or None when it read what the previous request left."""
     if state.sent_at is None or not state.cached:
         return None
@@ -400,25 +475,57 @@ def _cache_miss(state: LoopState, body: dict[str, Any], layout: _Layout, zones: 
     # what the lost prefix cost now (written again, or sent as plain input) beyond reading it
     rewritten = min(lost, int(zones["cache_write"]))
     extra = rewritten * (prices["cache_write"] - prices["cache_read"]) + (lost - rewritten) * (
-        prices["input"] - prices["cache_read"])
-    return {"cause": cause, "text": text, "expected_tokens": state.cached, "read_tokens": read,
-            "lost_tokens": lost, "rewritten_tokens": rewritten, "extra_cost_usd": max(extra, 0.0)}
+        prices["input"] - prices["cache_read"]
+    )
+    return {
+        "cause": cause,
+        "text": text,
+        "expected_tokens": state.cached,
+        "read_tokens": read,
+        "lost_tokens": lost,
+        "rewritten_tokens": rewritten,
+        "extra_cost_usd": max(extra, 0.0),
+    }
 
 
 # --- the session's side ---------------------------------------------------------------------------
 
 
-def record_response(session: AgentSession, body: dict[str, Any], usage: dict[str, Any], reply: dict[str, Any] | None,
-                    *, iteration: int, sent_at: float | None, kind: str = "turn") -> RequestCost:
+def record_response(
+    session: AgentSession,
+    body: dict[str, Any],
+    usage: dict[str, Any],
+    reply: dict[str, Any] | None,
+    *,
+    iteration: int,
+    sent_at: float | None,
+    kind: str = "turn",
+) -> RequestCost:
     """Record one response in the session's ledger and publish what it cost (and a cache break)."""
     price_model = "offline-demo" if session.offline else str(body.get("model") or session.pricing_model)
-    entry = session.costs.record(body, usage, price_model=price_model, loop_path=session.loop_path,
-                                 iteration=iteration, sent_at=sent_at, kind=kind, reply=reply)
+    entry: RequestCost = session.costs.record(
+        body,
+        usage,
+        price_model=price_model,
+        loop_path=session.loop_path,
+        iteration=iteration,
+        sent_at=sent_at,
+        kind=kind,
+        reply=reply,
+    )
     session.publish(RequestCosted(iteration=iteration, cost=entry.to_dict()))
     miss = entry.cache_miss
     if miss is not None:
-        session.publish(CacheMissed(iteration=iteration, cause=miss["cause"], text=miss["text"],
-                                    expected_tokens=miss["expected_tokens"], read_tokens=miss["read_tokens"],
-                                    lost_tokens=miss["lost_tokens"], extra_cost_usd=miss["extra_cost_usd"],
-                                    request=entry.number))
+        session.publish(
+            CacheMissed(
+                iteration=iteration,
+                cause=miss["cause"],
+                text=miss["text"],
+                expected_tokens=miss["expected_tokens"],
+                read_tokens=miss["read_tokens"],
+                lost_tokens=miss["lost_tokens"],
+                extra_cost_usd=miss["extra_cost_usd"],
+                request=entry.number,
+            )
+        )
     return entry

@@ -51,7 +51,7 @@ class CompactionProposed(Event):
     """
 
     plan: dict[str, Any]
-    reply: Future = field(compare=False, repr=False)
+    reply: Future[dict[str, Any]] = field(compare=False, repr=False)
 
 
 @_event

@@ -31,7 +31,7 @@ class _Sum:
 
     def __init__(self) -> None:
         self.requests = 0
-        self.tokens = {z: 0 for z in ZONES}
+        self.tokens = dict.fromkeys(ZONES, 0)
         self.usd = 0.0
         self.misses = 0
 
@@ -43,8 +43,13 @@ class _Sum:
         self.misses += entry.cache_miss is not None
 
     def to_dict(self) -> dict[str, Any]:
-        return {"cost_usd": _usd(self.usd), "requests": self.requests, "tokens": dict(self.tokens),
-                "cache_read_share": _share(self.tokens), "cache_misses": self.misses}
+        return {
+            "cost_usd": _usd(self.usd),
+            "requests": self.requests,
+            "tokens": dict(self.tokens),
+            "cache_read_share": _share(self.tokens),
+            "cache_misses": self.misses,
+        }
 
 
 def _agent(entry: RequestCost) -> str:
@@ -54,10 +59,10 @@ def _agent(entry: RequestCost) -> str:
 def cost_breakdown(entries: list[RequestCost]) -> dict[str, Any]:
     """The entries summed every way `/cost` and `-p` JSON show them (plain, JSON-able data)."""
     whole = _Sum()
-    by_part = {p: 0.0 for p in PARTS}
-    part_tokens = {p: 0.0 for p in PARTS}
+    by_part = dict.fromkeys(PARTS, 0.0)
+    part_tokens = dict.fromkeys(PARTS, 0.0)
     web = 0.0
-    usd = {z: 0.0 for z in ZONES}
+    usd = dict.fromkeys(ZONES, 0.0)
     turns: dict[int, _Sum] = {}
     models: dict[str, _Sum] = {}
     agents: dict[str, _Sum] = {}
@@ -77,8 +82,9 @@ def cost_breakdown(entries: list[RequestCost]) -> dict[str, Any]:
         if not entry.priced and entry.model not in unpriced:
             unpriced.append(entry.model)
         if entry.cache_miss is not None:
-            misses.append({"request": entry.number, "turn": entry.turn, "loop_path": entry.loop_path,
-                           **entry.cache_miss})
+            misses.append(
+                {"request": entry.number, "turn": entry.turn, "loop_path": entry.loop_path, **entry.cache_miss}
+            )
     parts = {p: _usd(v) for p, v in by_part.items()}
     if web:
         parts["web_search"] = _usd(web)
@@ -95,8 +101,11 @@ def cost_breakdown(entries: list[RequestCost]) -> dict[str, Any]:
         "by_agent": {agent: total.to_dict() for agent, total in agents.items()},
         "cache_misses": misses,
         "unpriced_models": unpriced,
-        **({"unpriced_note": f"no price listed for {', '.join(unpriced)}: estimated at {DEFAULT_PRICE_MODEL}'s prices"}
-           if unpriced else {}),
+        **(
+            {"unpriced_note": f"no price listed for {', '.join(unpriced)}: estimated at {DEFAULT_PRICE_MODEL}'s prices"}
+            if unpriced
+            else {}
+        ),
     }
 
 
@@ -108,6 +117,6 @@ def short_tokens(tokens: float) -> str:
 
 
 def cache_miss_line(event: CacheMissed) -> str:
-    """"cache miss: tools changed (+3 mcp__git tools), 14.2k tokens written again (+$0.0431)"."""
+    """ "cache miss: tools changed (+3 mcp__git tools), 14.2k tokens written again (+$0.0431)"."""
     extra = f" (+${event.extra_cost_usd:.4f})" if event.extra_cost_usd >= 0.00005 else ""
     return f"cache miss: {event.text}, {short_tokens(event.lost_tokens)} tokens written again{extra}"

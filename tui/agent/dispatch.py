@@ -14,7 +14,7 @@ from collections.abc import Callable
 from concurrent.futures import Future, ThreadPoolExecutor, wait
 from dataclasses import dataclass, field
 from functools import partial
-from typing import Any
+from typing import Any, cast
 
 from tui.config.refusal_advice import print_mode_advice
 from tui.sandbox import gate as sandbox_gate
@@ -25,12 +25,13 @@ from .events import (
     LinesChanged,
     PermissionRequested,
     PermissionResolved,
+    SandboxBlocked,
+    TodosUpdated,
     ToolFinished,
     ToolOutput,
     ToolQueued,
-    SandboxBlocked,
     ToolStarted,
-    TodosUpdated,
+    ToolStatus,
 )
 from .permission_gate import PendingAsks, PermissionReply
 from .schema import validate
@@ -56,11 +57,11 @@ class Call:
 
     @property
     def id(self) -> str:
-        return self.block["id"]
+        return cast(str, self.block["id"])
 
     @property
     def name(self) -> str:
-        return self.block.get("name", "")
+        return cast(str, self.block.get("name", ""))
 
     @property
     def input(self) -> Any:
@@ -178,7 +179,10 @@ class Dispatcher:
                 break
         for call in calls:
             if call.result is None:
-                call.result = ToolResult(INTERRUPTED_TEXT if cancel.is_set() else "Not executed: an earlier tool call failed fatally.", is_error=True)
+                call.result = ToolResult(
+                    INTERRUPTED_TEXT if cancel.is_set() else "Not executed: an earlier tool call failed fatally.",
+                    is_error=True,
+                )
                 call.status = "interrupted" if cancel.is_set() else "error"
                 self._finish(call, 0.0)
         outcome.interrupted = cancel.is_set()
@@ -221,9 +225,13 @@ class Dispatcher:
         tool = self.tools.get(call.name)
         if tool is None:
             names = ", ".join(self.tools)
-            return ToolResult(f"Error: No such tool available: {call.name}. Available tools: {names}.", is_error=True), "error"
+            return ToolResult(
+                f"Error: No such tool available: {call.name}. Available tools: {names}.", is_error=True
+            ), "error"
         if not isinstance(call.input, dict):
-            return ToolResult(f"Invalid input for {call.name}: the input must be a JSON object.", is_error=True), "error"
+            return ToolResult(
+                f"Invalid input for {call.name}: the input must be a JSON object.", is_error=True
+            ), "error"
         if set(call.input) == {"INVALID_JSON"}:
             raw = str(call.input["INVALID_JSON"])[:500]
             return ToolResult(
@@ -265,11 +273,22 @@ class Dispatcher:
         if isinstance(result.meta.get("todos"), list):  # tools report through their result, never the bus
             self.publish(TodosUpdated(todos=tuple(dict(t) for t in result.meta["todos"])))
         if isinstance(result.meta.get("added"), int):  # Edit and Write count the lines they changed
-            self.publish(LinesChanged(tool_use_id=call.id, path=str(result.meta.get("abs_path", "")),
-                                      added=result.meta["added"], removed=int(result.meta.get("removed", 0))))
+            self.publish(
+                LinesChanged(
+                    tool_use_id=call.id,
+                    path=str(result.meta.get("abs_path", "")),
+                    added=result.meta["added"],
+                    removed=int(result.meta.get("removed", 0)),
+                )
+            )
         if result.meta.get("sandbox_blocked"):
-            self.publish(SandboxBlocked(tool_use_id=call.id, command=str(call.input.get("command", "")),
-                                        blocked=tuple(result.meta["sandbox_blocked"])))
+            self.publish(
+                SandboxBlocked(
+                    tool_use_id=call.id,
+                    command=str(call.input.get("command", "")),
+                    blocked=tuple(result.meta["sandbox_blocked"]),
+                )
+            )
         if call.warning:
             result = ToolResult(_append_text(result.content, call.warning), result.is_error, result.fatal, result.meta)
         return result, ("error" if result.is_error else "done")
@@ -284,14 +303,23 @@ class Dispatcher:
             return True, ""
         if verdict.decision == "deny":
             self.publish(
-                PermissionResolved(tool_use_id=call.id, tool_name=call.name, allowed=False, scope="rule",
-                                   reason=verdict.reason, rule=verdict.rule)
+                PermissionResolved(
+                    tool_use_id=call.id,
+                    tool_name=call.name,
+                    allowed=False,
+                    scope="rule",
+                    reason=verdict.reason,
+                    rule=verdict.rule,
+                )
             )
             outcome.denials.append({"tool_name": call.name, "tool_use_id": call.id, "tool_input": call.input})
             return False, f"Permission denied: {verdict.reason}"
         asked = call.input
-        if self.hooks is not None and (answer := self.hooks.permission_by_hook(
-                call, lambda: self.policy.suggest_rule(tool, call.input, ctx))) is not None:
+        if (
+            self.hooks is not None
+            and (answer := self.hooks.permission_by_hook(call, lambda: self.policy.suggest_rule(tool, call.input, ctx)))
+            is not None
+        ):
             again = self._verdict(tool, call, ctx) if answer[0] and call.input != asked else verdict
             leaves_sandbox = again.source == "sandbox" and verdict.source != "sandbox"
             if again.decision == "deny" or (again.decision == "ask" and leaves_sandbox):
@@ -299,36 +327,60 @@ class Dispatcher:
                 # is always the user's call; a denied call is denied)
                 verdict = again
                 if again.decision == "deny":
-                    self.publish(PermissionResolved(tool_use_id=call.id, tool_name=call.name, allowed=False,
-                                                    scope="rule", reason=again.reason, rule=again.rule))
+                    self.publish(
+                        PermissionResolved(
+                            tool_use_id=call.id,
+                            tool_name=call.name,
+                            allowed=False,
+                            scope="rule",
+                            reason=again.reason,
+                            rule=again.rule,
+                        )
+                    )
                     outcome.denials.append({"tool_name": call.name, "tool_use_id": call.id, "tool_input": call.input})
                     return False, f"Permission denied: {again.reason}"
             else:
-                self.publish(PermissionResolved(tool_use_id=call.id, tool_name=call.name, allowed=answer[0],
-                                                scope="hook", reason=answer[1]))
-                return answer
+                self.publish(
+                    PermissionResolved(
+                        tool_use_id=call.id, tool_name=call.name, allowed=answer[0], scope="hook", reason=answer[1]
+                    )
+                )
+                return cast(tuple[bool, str], answer)  # SessionHooks.permission_by_hook's answer
         if not self.interactive:
             outcome.denials.append({"tool_name": call.name, "tool_use_id": call.id, "tool_input": call.input})
             target = tool.permission_target(call.input, ctx) or call.name
             verb = "run" if tool.kind == "exec" else "write to" if tool.kind == "edit" else "use"
             self.publish(
-                PermissionResolved(tool_use_id=call.id, tool_name=call.name, allowed=False, scope="mode",
-                                   reason="non-interactive: no one to ask")
+                PermissionResolved(
+                    tool_use_id=call.id,
+                    tool_name=call.name,
+                    allowed=False,
+                    scope="mode",
+                    reason="non-interactive: no one to ask",
+                )
             )
             try:
                 suggested = self.policy.suggest_rule(tool, call.input, ctx)
             except Exception:
                 suggested = call.name
             advice = print_mode_advice(verdict, tool.kind, call.input, suggested)  # what works, by why it asked
-            return False, (f"Permission to {verb} {target} was not granted: {verdict.reason.rstrip('.')}, and this "
-                           f"session cannot ask (non-interactive). {advice}")
+            return False, (
+                f"Permission to {verb} {target} was not granted: {verdict.reason.rstrip('.')}, and this "
+                f"session cannot ask (non-interactive). {advice}"
+            )
         return self._ask(tool, call, ctx, cancel, verdict.reason, outcome)
 
     def _verdict(self, tool: Tool, call: Call, ctx: ToolContext) -> Any:
         """The rules' verdict on the call's input as it is now, with the sandbox's say."""
         verdict = self.policy.check(tool, call.input, ctx)
-        return sandbox_gate.adjust(verdict, tool, call.input, getattr(self.policy, "mode", "default"), ctx.project_dir,
-                                   getattr(self.policy, "trusted", True))
+        return sandbox_gate.adjust(
+            verdict,
+            tool,
+            call.input,
+            getattr(self.policy, "mode", "default"),
+            ctx.project_dir,
+            getattr(self.policy, "trusted", True),
+        )
 
     def _ask(
         self, tool: Tool, call: Call, ctx: ToolContext, cancel: threading.Event, reason: str, outcome: DispatchOutcome
@@ -344,14 +396,21 @@ class Dispatcher:
             suggested = tool.name
         self.publish(
             PermissionRequested(
-                tool_use_id=call.id, tool_name=call.name, input=call.input, label=call.label,
-                preview=preview, suggested_rule=suggested, reason=reason, reply=reply_future,
+                tool_use_id=call.id,
+                tool_name=call.name,
+                input=call.input,
+                label=call.label,
+                preview=preview,
+                suggested_rule=suggested,
+                reason=reason,
+                reply=reply_future,
             )
         )
         if self.hooks is not None:
             self.hooks.notify("permission_prompt", f"Claude needs your permission to use {call.name}")
-        self.pending.add(call.id, reply_future, partial(self._verdict_with_hooks, tool, call, ctx),
-                         partial(self._settled, call))
+        self.pending.add(
+            call.id, reply_future, partial(self._verdict_with_hooks, tool, call, ctx), partial(self._settled, call)
+        )
         try:
             reply = self._wait(reply_future, call, cancel)
         finally:
@@ -359,11 +418,13 @@ class Dispatcher:
         if settled is not None:  # another answer's rule allowed it; PermissionResolved is published
             return True, ""
         if reply is None:
-            self.publish(PermissionResolved(tool_use_id=call.id, tool_name=call.name, allowed=False, scope="interrupted"))
+            self.publish(
+                PermissionResolved(tool_use_id=call.id, tool_name=call.name, allowed=False, scope="interrupted")
+            )
             return False, INTERRUPTED_TEXT
-        if reply.allowed and reply.updated_input is not None and reply.updated_input != call.input:
-            if refusal := self._take_updated_input(tool, call, ctx, reply, outcome):
-                return False, refusal
+        changed_input = reply.allowed and reply.updated_input is not None and reply.updated_input != call.input
+        if changed_input and (refusal := self._take_updated_input(tool, call, ctx, reply, outcome)):
+            return False, refusal
         rule = reply.rule or suggested
         if reply.allowed and reply.scope == "session":
             self.policy.add_session_rule(rule)
@@ -372,14 +433,21 @@ class Dispatcher:
         if reply.allowed and reply.scope in ("session", "always"):
             self.pending.settle(exclude=call.id)  # the questions queued behind this one that the rule allows
         self.publish(
-            PermissionResolved(tool_use_id=call.id, tool_name=call.name, allowed=reply.allowed,
-                               scope=reply.scope, reason=reply.reason or reply.answered_by,
-                               rule=rule if reply.scope != "once" else None)
+            PermissionResolved(
+                tool_use_id=call.id,
+                tool_name=call.name,
+                allowed=reply.allowed,
+                scope=reply.scope,
+                reason=reply.reason or reply.answered_by,
+                rule=rule if reply.scope != "once" else None,
+            )
         )
         if reply.allowed:
             return True, ""
         outcome.denials.append({"tool_name": call.name, "tool_use_id": call.id, "tool_input": call.input})
-        if reply.answered_by and reply.reason:  # the Agent SDK's can_use_tool: its message is the result, as in Claude Code
+        if (
+            reply.answered_by and reply.reason
+        ):  # the Agent SDK's can_use_tool: its message is the result, as in Claude Code
             return False, reply.reason
         text = f"The user denied permission to run {call.name}."
         if reply.reason:
@@ -388,8 +456,9 @@ class Dispatcher:
             text += " Do not retry it; ask the user what to do instead."
         return False, text
 
-    def _take_updated_input(self, tool: Tool, call: Call, ctx: ToolContext, reply: PermissionReply,
-                            outcome: DispatchOutcome) -> str | None:
+    def _take_updated_input(
+        self, tool: Tool, call: Call, ctx: ToolContext, reply: PermissionReply, outcome: DispatchOutcome
+    ) -> str | None:
         """Run the call with the input the answer gave (the Agent SDK's updatedInput); the refusal when it cannot.
 
         The new input must fit the tool's schema, and no deny rule may stop it: the answer allowed this call,
@@ -404,8 +473,9 @@ class Dispatcher:
             if verdict.decision != "deny":
                 return None
             refusal = f"Permission denied: {verdict.reason}"
-        self.publish(PermissionResolved(tool_use_id=call.id, tool_name=call.name, allowed=False, scope="rule",
-                                        reason=refusal))
+        self.publish(
+            PermissionResolved(tool_use_id=call.id, tool_name=call.name, allowed=False, scope="rule", reason=refusal)
+        )
         outcome.denials.append({"tool_name": call.name, "tool_use_id": call.id, "tool_input": call.input})
         return refusal
 
@@ -414,7 +484,9 @@ class Dispatcher:
         verdict = self._verdict(tool, call, ctx)
         return self.hooks.hook_verdict(verdict, call) if call.hook_outcome is not None else verdict
 
-    def _wait(self, reply_future: Future[PermissionReply], call: Call, cancel: threading.Event) -> PermissionReply | None:
+    def _wait(
+        self, reply_future: Future[PermissionReply], call: Call, cancel: threading.Event
+    ) -> PermissionReply | None:
         """The user's reply; None when interrupted or when a rule settled the question (PendingAsks)."""
         rules_seen = _rules_key(self.policy)
         while True:
@@ -425,22 +497,38 @@ class Dispatcher:
             try:
                 return reply_future.result(timeout=0.05)
             except TimeoutError:
-                if _rules_key(self.policy) != rules_seen:  # a rule from elsewhere (an @ attachment's answer), or the mode
+                if (
+                    _rules_key(self.policy) != rules_seen
+                ):  # a rule from elsewhere (an @ attachment's answer), or the mode
                     rules_seen = _rules_key(self.policy)
                     self.pending.settle()
             except Exception:  # cancelled: by a rule (settled), else taken as a denial
                 return None if call.id in self.pending.settled else PermissionReply(False, reason="")
 
     def _settled(self, call: Call, verdict: Any) -> None:
-        self.publish(PermissionResolved(tool_use_id=call.id, tool_name=call.name, allowed=True, scope="rule",
-                                        reason=verdict.reason, rule=verdict.rule))
+        self.publish(
+            PermissionResolved(
+                tool_use_id=call.id,
+                tool_name=call.name,
+                allowed=True,
+                scope="rule",
+                reason=verdict.reason,
+                rule=verdict.rule,
+            )
+        )
 
     def _finish(self, call: Call, seconds: float) -> None:
         assert call.result is not None
         self.publish(
             ToolFinished(
-                tool_use_id=call.id, name=call.name, status=call.status, is_error=call.result.is_error,  # type: ignore[arg-type]
-                result_text=call.result.text(), duration_ms=int(seconds * 1000), batch=call.batch, parallel=call.parallel,
+                tool_use_id=call.id,
+                name=call.name,
+                status=cast(ToolStatus, call.status),
+                is_error=call.result.is_error,
+                result_text=call.result.text(),
+                duration_ms=int(seconds * 1000),
+                batch=call.batch,
+                parallel=call.parallel,
             )
         )
 

@@ -33,8 +33,9 @@ def git_branch(root: Path) -> str | None:
     return f"detached at {head[:12]}"
 
 
-def environment_text(project_dir: Path, model: str, today: _dt.date | None = None, *,
-                     extra_dirs: Sequence[Path] = ()) -> str:
+def environment_text(
+    project_dir: Path, model: str, today: _dt.date | None = None, *, extra_dirs: Sequence[Path] = ()
+) -> str:
     """The environment block: working directory (and added ones, as Claude Code lists them), platform, date, git state."""
     root = find_git_root(project_dir)
     if root is None:

@@ -12,7 +12,10 @@ from __future__ import annotations
 import time
 from concurrent.futures import Future
 from dataclasses import dataclass, field, fields
-from typing import Any, Literal, TypeVar, dataclass_transform
+from typing import TYPE_CHECKING, Any, Literal, TypeVar, dataclass_transform
+
+if TYPE_CHECKING:
+    from .permission_gate import PermissionReply
 
 _E = TypeVar("_E")
 
@@ -48,7 +51,7 @@ class Event:
     def __eq__(self, other: object) -> bool:
         if type(other) is not type(self):
             return NotImplemented
-        return self._values() == other._values()  # type: ignore[attr-defined]
+        return self._values() == other._values()
 
     def __hash__(self) -> int:
         return hash((type(self), self._values()))
@@ -239,7 +242,7 @@ class PermissionRequested(Event):
     preview: dict[str, Any]  # {"kind": "diff"|"command"|"text", "text": ..., "path"/"cwd": ...}
     suggested_rule: str
     reason: str
-    reply: Future = field(compare=False, repr=False)
+    reply: Future[PermissionReply] = field(compare=False, repr=False)
 
 
 @_event
@@ -359,157 +362,23 @@ class CompactionFinished(Event):
     dropped: tuple[dict[str, Any], ...] = ()
 
 
-# --- MCP (tui/mcp) --------------------------------------------------------------------
-
-
-@_event
-class McpServerChanged(Event):
-    """An MCP server's status or lists changed (connecting, connected, failed, disabled, re-listed)."""
-
-    server: str
-    status: str  # pending | connected | failed | disabled
-    transport: str
-    source: str
-    tools: tuple[str, ...] = ()
-    resources: int = 0
-    prompts: int = 0
-    error: str = ""
-    stderr_tail: str = ""
-    warnings: tuple[str, ...] = ()
-
-
-@_event
-class McpMessage(Event):
-    """One JSON-RPC message to or from an MCP server, in order (for the inspector)."""
-
-    server: str
-    direction: str  # send | recv
-    message: dict[str, Any]
-
-
-# --- subagents --------------------------------------------------------------------------
-
-
-@_event
-class SubagentStarted(Event):
-    """An Agent call started a subagent; its own events carry `loop_path` = `agent_path`."""
-
-    tool_use_id: str
-    agent_id: str
-    agent_path: str
-    subagent_type: str
-    description: str
-    model: str
-    transcript: str | None = None
-    worktree: str | None = None
-
-
-@_event
-class SubagentFinished(Event):
-    """A subagent's loop ended; its final text went back as the Agent call's tool_result."""
-
-    tool_use_id: str
-    agent_id: str
-    agent_path: str
-    stop_reason: str
-    is_error: bool
-    duration_ms: int
-    total_tokens: int
-    tool_uses: int
-    summary: str = ""
-    worktree_diff: str = ""
-    worktree_branch: str | None = None
-
-
-# --- background tasks -----------------------------------------------------------------
-
-
-@_event
-class BackgroundShellChanged(Event):
-    """A background task started or ended (Bash `run_in_background`, a background agent)."""
-
-    task_id: str
-    kind: str
-    description: str
-    status: str  # running | completed | failed | killed
-    output_path: str
-    exit_code: int | None = None
-
-
-# --- asking the user ------------------------------------------------------------------
-
-
-@_event
-class UserQuestionAsked(Event):
-    """AskUserQuestion or ExitPlanMode waits for the user. The loop thread waits on `reply`.
-
-    `kind` is "questions" (payload: {"questions": [...]}) or "plan" (payload: {"plan": str}).
-    `reply` resolves to {"answers": {question: answer}}, {"choice": "auto"|"ask"|"keep",
-    "feedback": str} or {"dismissed": True}; an interrupt cancels it.
-    """
-
-    tool_use_id: str
-    kind: str
-    payload: dict[str, Any]
-    reply: Future = field(compare=False, repr=False)
-# --- hooks ----------------------------------------------------------------------------
-
-
-@_event
-class HookEvent(Event):
-    """What every hook event names: the run, its event, the command and the file it came from."""
-
-    hook_id: str
-    hook_event: str
-    hook_name: str  # Claude Code's: `PreToolUse:Bash`, `SessionStart:startup`, `Stop`
-    matcher: str | None
-    command: str
-    source: str
-    tool_use_id: str | None = None
-
-
-@_event
-class HookStarted(HookEvent):
-    """A hook command started; `stdin` is the exact JSON it was given."""
-
-    stdin: str = ""
-
-
-@_event
-class HookFinished(HookEvent):
-    """A hook command ended: its exit code (None after a timeout), exact output and what it decided."""
-
-    duration_ms: int = 0
-    exit_code: int | None = None
-    outcome: str = "success"  # success | blocking | error | timeout
-    decision: str | None = None
-    stdout: str = ""
-    stderr: str = ""
-    message: str = ""
-# --- sandbox -------------------------------------------------------------------------
-
-
-@_event
-class SandboxBlocked(Event):
-    """A sandboxed Bash command was refused something (a path, a host); `blocked` says what, one phrase each."""
-
-    tool_use_id: str
-    command: str
-    blocked: tuple[str, ...]
-# --- time travel (checkpoints, rewind) -----------------------------------------------
-
-
-@_event
-class CheckpointSaved(Event):
-    """A checkpoint was written to disk: before a prompt, or before `paths` changed (Edit, Write, Bash, rewind)."""
-
-    checkpoint: int
-    reason: str
-    paths: tuple[str, ...] = ()
-
-
-#: events defined in cost_events.py, reachable from here like the others (ev.CacheMissed)
+#: events defined in cost_events.py and part_events.py, reachable from here like the others (ev.CacheMissed)
 _COST_EVENTS = frozenset({"CacheMissed", "CompactionProposed", "MessagePinned", "RequestCosted"})
+_PART_EVENTS = frozenset(
+    {
+        "McpServerChanged",
+        "McpMessage",
+        "SubagentStarted",
+        "SubagentFinished",
+        "BackgroundShellChanged",
+        "UserQuestionAsked",
+        "HookEvent",
+        "HookStarted",
+        "HookFinished",
+        "SandboxBlocked",
+        "CheckpointSaved",
+    }
+)
 
 
 def __getattr__(name: str) -> Any:
@@ -517,4 +386,8 @@ def __getattr__(name: str) -> Any:
         from . import cost_events
 
         return getattr(cost_events, name)
+    if name in _PART_EVENTS:  # the same for part_events
+        from . import part_events
+
+        return getattr(part_events, name)
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -12,8 +12,9 @@ import shutil
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from .resume import records_in
 from tui.wording import plural
+
+from .resume import records_in
 
 if TYPE_CHECKING:
     from .session import AgentSession
@@ -82,8 +83,10 @@ def records_markdown(records: list[dict[str, Any]], title: str) -> str:
             if last:
                 parts.append("## User\n\n" + last[0].get("text", ""))
         elif kind == "compaction":
-            parts.append(f"---\n\n*Context compacted ({plural(int(record.get('messages_before') or 0), 'message')} → "
-                         f"{len(record.get('messages') or [])}). Summary:*\n\n{record.get('summary', '')}\n\n---")
+            parts.append(
+                f"---\n\n*Context compacted ({plural(int(record.get('messages_before') or 0), 'message')} → "
+                f"{len(record.get('messages') or [])}). Summary:*\n\n{record.get('summary', '')}\n\n---"
+            )
         elif kind == "event" and (record.get("event") or {}).get("type") == "LoopStopped":
             event = record["event"]
             detail = f": {event.get('detail')}" if event.get("detail") and event.get("reason") != "end_turn" else ""

@@ -17,6 +17,8 @@ def switch_to_fallback(session: AgentSession, failure: Failure) -> bool:
     fallback = opts.fallback_model
     if not fallback or failure.reason != "overloaded" or fallback == opts.model:
         return False
-    session.publish(Notice(level="warning", text=f"{opts.model} is overloaded; switched to the fallback model {fallback}."))
+    session.publish(
+        Notice(level="warning", text=f"{opts.model} is overloaded; switched to the fallback model {fallback}.")
+    )
     opts.model, opts.fallback_model = fallback, None
     return True

@@ -13,8 +13,7 @@ from typing import Any
 from .scrub import scrub
 
 #: the result given on resume to a tool call that never got one (agent-tui had stopped, not the user)
-NOT_COMPLETED_TEXT = ("Not completed: agent-tui stopped before this tool call finished; "
-                      "the session was resumed later.")
+NOT_COMPLETED_TEXT = "Not completed: agent-tui stopped before this tool call finished; the session was resumed later."
 
 
 def _block_ok(block: Any) -> bool:
@@ -24,7 +23,11 @@ def _block_ok(block: Any) -> bool:
     if kind == "text":
         return isinstance(block.get("text"), str)
     if kind == "tool_use":
-        return isinstance(block.get("id"), str) and isinstance(block.get("name"), str) and isinstance(block.get("input"), dict)
+        return (
+            isinstance(block.get("id"), str)
+            and isinstance(block.get("name"), str)
+            and isinstance(block.get("input"), dict)
+        )
     if kind == "tool_result":
         return isinstance(block.get("tool_use_id"), str)
     return True

@@ -21,7 +21,7 @@ from tui.sanitize import visible
 from .events import HookFinished, HookStarted, Notice
 from .guards import LoopStop
 from .permission_gate import rule_value
-from .session import last_text
+from .session_history import last_text
 
 if TYPE_CHECKING:
     from .session import AgentSession
@@ -64,10 +64,18 @@ class SessionHooks:
         return data
 
     def _started(self, run: HookRun) -> None:
-        self.session.publish(HookStarted(
-            hook_id=run.hook_id, hook_event=run.event, hook_name=run.hook_name, matcher=run.spec.matcher,
-            command=run.spec.command, source=run.spec.origin, stdin=run.stdin, tool_use_id=run.tool_use_id,
-        ))
+        self.session.publish(
+            HookStarted(
+                hook_id=run.hook_id,
+                hook_event=run.event,
+                hook_name=run.hook_name,
+                matcher=run.spec.matcher,
+                command=run.spec.command,
+                source=run.spec.origin,
+                stdin=run.stdin,
+                tool_use_id=run.tool_use_id,
+            )
+        )
 
     def _finished(self, run: HookRun) -> None:
         alone = read_outcome(run.event, [run])
@@ -79,15 +87,28 @@ class SessionHooks:
             status = "blocking"
         else:
             status = "success"
-        self.session.publish(HookFinished(
-            hook_id=run.hook_id, hook_event=run.event, hook_name=run.hook_name, matcher=run.spec.matcher,
-            command=run.spec.command, source=run.spec.origin, duration_ms=run.duration_ms,
-            exit_code=run.exit_code, outcome=status, decision=alone.decisions.get(run.hook_id),
-            stdout=run.stdout, stderr=run.stderr, message=" ".join(alone.user_messages),
-            tool_use_id=run.tool_use_id,
-        ))
+        self.session.publish(
+            HookFinished(
+                hook_id=run.hook_id,
+                hook_event=run.event,
+                hook_name=run.hook_name,
+                matcher=run.spec.matcher,
+                command=run.spec.command,
+                source=run.spec.origin,
+                duration_ms=run.duration_ms,
+                exit_code=run.exit_code,
+                outcome=status,
+                decision=alone.decisions.get(run.hook_id),
+                stdout=run.stdout,
+                stderr=run.stderr,
+                message=" ".join(alone.user_messages),
+                tool_use_id=run.tool_use_id,
+            )
+        )
 
-    def fire(self, event: str, value: str | None, fields: dict[str, Any], *, tool_use_id: str | None = None) -> HookOutcome:
+    def fire(
+        self, event: str, value: str | None, fields: dict[str, Any], *, tool_use_id: str | None = None
+    ) -> HookOutcome:
         """Run the hooks of `event`, publish their notices, return what they decided."""
         runs = self.runner.run(event, value, fields, tool_use_id=tool_use_id, cancel=self.session.cancel_event)
         if not runs:
@@ -103,19 +124,50 @@ class SessionHooks:
         fields = {**EFFORT, "tool_name": name, "tool_input": tool_input, "tool_use_id": tool_use_id}
         return self.fire("PreToolUse", name, fields, tool_use_id=tool_use_id)
 
-    def post_tool_use(self, name: str, tool_input: Any, tool_use_id: str, response: Any, failed: bool,
-                      duration_ms: int, interrupted: bool = False) -> HookOutcome:
+    def post_tool_use(
+        self,
+        name: str,
+        tool_input: Any,
+        tool_use_id: str,
+        response: Any,
+        failed: bool,
+        duration_ms: int,
+        interrupted: bool = False,
+    ) -> HookOutcome:
         if failed:
-            fields = {**EFFORT, "tool_name": name, "tool_input": tool_input, "tool_use_id": tool_use_id,
-                      "error": response, "is_interrupt": interrupted, "duration_ms": duration_ms}
+            fields = {
+                **EFFORT,
+                "tool_name": name,
+                "tool_input": tool_input,
+                "tool_use_id": tool_use_id,
+                "error": response,
+                "is_interrupt": interrupted,
+                "duration_ms": duration_ms,
+            }
             return self.fire("PostToolUseFailure", name, fields, tool_use_id=tool_use_id)
-        fields = {**EFFORT, "tool_name": name, "tool_input": tool_input, "tool_response": response,
-                  "tool_use_id": tool_use_id, "duration_ms": duration_ms}
+        fields = {
+            **EFFORT,
+            "tool_name": name,
+            "tool_input": tool_input,
+            "tool_response": response,
+            "tool_use_id": tool_use_id,
+            "duration_ms": duration_ms,
+        }
         return self.fire("PostToolUse", name, fields, tool_use_id=tool_use_id)
 
     def permission_request(self, name: str, tool_input: Any, tool_use_id: str, suggestion: str | None) -> HookOutcome:
-        suggestions = [{"type": "addRules", "rules": [rule_value(suggestion)], "behavior": "allow",
-                        "destination": "localSettings"}] if suggestion else []
+        suggestions = (
+            [
+                {
+                    "type": "addRules",
+                    "rules": [rule_value(suggestion)],
+                    "behavior": "allow",
+                    "destination": "localSettings",
+                }
+            ]
+            if suggestion
+            else []
+        )
         fields = {"tool_name": name, "tool_input": tool_input, "permission_suggestions": suggestions}
         return self.fire("PermissionRequest", name, fields, tool_use_id=tool_use_id)
 
@@ -124,8 +176,9 @@ class SessionHooks:
         if not self.config.has("Notification"):
             return
         fields = {"message": message, "notification_type": notification_type}
-        threading.Thread(target=self.fire, args=("Notification", notification_type, fields), name="hook-notify",
-                         daemon=True).start()
+        threading.Thread(
+            target=self.fire, args=("Notification", notification_type, fields), name="hook-notify", daemon=True
+        ).start()
 
     def user_prompt_submit(self, prompt: str) -> HookOutcome:
         self.stop_blocks = 0
@@ -135,16 +188,27 @@ class SessionHooks:
     def stop(self, last_text: str, agent_type: str | None = None) -> HookOutcome:
         """Stop (or SubagentStop): a block keeps the model going, up to STOP_BLOCK_CAP times in a row."""
         event = "SubagentStop" if agent_type else "Stop"
-        fields: dict[str, Any] = {**EFFORT, "stop_hook_active": self.stop_blocks > 0, "last_assistant_message": last_text,
-                                  "background_tasks": [], "session_crons": []}
+        fields: dict[str, Any] = {
+            **EFFORT,
+            "stop_hook_active": self.stop_blocks > 0,
+            "last_assistant_message": last_text,
+            "background_tasks": [],
+            "session_crons": [],
+        }
         if agent_type:
             fields["agent_type"] = agent_type
         outcome = self.fire(event, agent_type, fields)
         if outcome.blocked and not outcome.stop:
             self.stop_blocks += 1
             if self.stop_blocks > STOP_BLOCK_CAP:
-                self.session.publish(Notice(level="warning", text=(
-                    f"{event} hooks blocked the end of the turn {STOP_BLOCK_CAP} times in a row; the turn ends.")))
+                self.session.publish(
+                    Notice(
+                        level="warning",
+                        text=(
+                            f"{event} hooks blocked the end of the turn {STOP_BLOCK_CAP} times in a row; the turn ends."
+                        ),
+                    )
+                )
                 outcome.blocked = False
         else:
             self.stop_blocks = 0
@@ -160,7 +224,8 @@ class SessionHooks:
         if not outcome.blocked:
             return None
         return "A PreCompact hook blocked compaction, the history is unchanged" + (
-            f": {outcome.reason}" if outcome.reason else ".")
+            f": {outcome.reason}" if outcome.reason else "."
+        )
 
     def compacted(self) -> list[dict[str, str]]:
         """SessionStart with source `compact`, after a compaction."""
@@ -196,8 +261,9 @@ class SessionHooks:
 
     def session_end_in_background(self, reason: str) -> None:
         """SessionEnd without holding the caller (/clear runs on the UI thread)."""
-        thread = threading.Thread(target=self.fire, args=("SessionEnd", reason, {"reason": reason}), name="hook-end",
-                                  daemon=True)
+        thread = threading.Thread(
+            target=self.fire, args=("SessionEnd", reason, {"reason": reason}), name="hook-end", daemon=True
+        )
         self._background = [t for t in self._background if t.is_alive()] + [thread]
         thread.start()
 
@@ -235,7 +301,12 @@ class SessionHooks:
         why = outcome.permission_reason
         if outcome.permission == "ask" and verdict.decision == "allow":
             return Verdict("ask", why or f"A PreToolUse hook asks before {call.name} runs.", None, "hook")
-        if outcome.permission == "allow" and verdict.decision == "ask" and verdict.rule is None and verdict.source == "mode":
+        if (
+            outcome.permission == "allow"
+            and verdict.decision == "ask"
+            and verdict.rule is None
+            and verdict.source == "mode"
+        ):
             return Verdict("allow", why or "allowed by a PreToolUse hook", None, "hook")
         return verdict
 
@@ -262,13 +333,16 @@ class SessionHooks:
         failed = bool(result.is_error)
         event = "PostToolUseFailure" if failed else "PostToolUse"
         response: Any = result.text() if failed else _tool_response(call.name, result)
-        outcome = self.post_tool_use(call.name, call.input, call.id, response, failed, int(seconds * 1000),
-                                     call.status == "interrupted")
+        outcome = self.post_tool_use(
+            call.name, call.input, call.id, response, failed, int(seconds * 1000), call.status == "interrupted"
+        )
         if outcome.stop:
             self.stop_reason = outcome.stop_reason or f"A {event} hook stopped the turn."
         before: HookOutcome | None = call.hook_outcome
         texts = [f"PreToolUse:{call.name} hook {kind}: {text}" for kind, text in (before.contexts if before else [])]
-        texts += [f'{event}:{call.name} hook blocking error from command: "{cmd}": {msg}' for cmd, msg in outcome.feedback]
+        texts += [
+            f'{event}:{call.name} hook blocking error from command: "{cmd}": {msg}' for cmd, msg in outcome.feedback
+        ]
         texts += [f"{event}:{call.name} hook {kind}: {text}" for kind, text in outcome.contexts]
         call.hook_blocks = [reminder(t) for t in texts]
 
@@ -283,11 +357,14 @@ class SessionHooks:
         if outcome.blocked or outcome.stop:
             self.session.retract_prompt()
             why = outcome.stop_reason if outcome.stop else outcome.reason
-            raise LoopStop("hook_blocked", "A UserPromptSubmit hook blocked the prompt, so it was not sent"
-                           + (f": {why}" if why else "."))
+            raise LoopStop(
+                "hook_blocked",
+                "A UserPromptSubmit hook blocked the prompt, so it was not sent" + (f": {why}" if why else "."),
+            )
         if outcome.contexts:
-            self.session.add_prompt_context([reminder(f"UserPromptSubmit hook {kind}: {text}")
-                                             for kind, text in outcome.contexts])
+            self.session.add_prompt_context(
+                [reminder(f"UserPromptSubmit hook {kind}: {text}") for kind, text in outcome.contexts]
+            )
 
     def keep_going(self, handled: Callable[[str], None]) -> bool:
         """Stop: True when a hook blocked the end of the turn; its reason is the model's next input."""
@@ -319,8 +396,13 @@ def _tool_response(name: str, result: Any) -> Any:
     if lines and lines[-1] == f"Exit code: {result.meta.get('exit_code')}":
         lines.pop()  # agent-tui's own line for the model; Claude Code's stdout has none
     stdout = "\n".join(lines)
-    return {"stdout": "" if stdout == "(no output)" else stdout, "stderr": "", "interrupted": False, "isImage": False,
-            "noOutputExpected": False}
+    return {
+        "stdout": "" if stdout == "(no output)" else stdout,
+        "stderr": "",
+        "interrupted": False,
+        "isImage": False,
+        "noOutputExpected": False,
+    }
 
 
 def apply_hooks(session: AgentSession, hooks: list[Any], trusted: bool) -> None:

@@ -15,6 +15,8 @@ from __future__ import annotations
 import time
 from typing import TYPE_CHECKING, Any
 
+from tui.wording import plural
+
 from .compaction import maybe_auto_compact
 from .cost import record_response
 from .events import (
@@ -32,11 +34,10 @@ from .guards import LoopStop, ProgressGuard
 from .pricing import add_usage, total_tokens, usage_cost
 from .request import build_request, sdk_params
 from .retry import CREDENTIALS, backoff_delay, classify
-from .tool_belt import MAX_PAUSE_TURNS, notification_blocks, pause_streak, remind_plan_mode
-from .thinking import ThinkingChoice
 from .steer import steer
 from .stream import StreamError, StreamInterrupted, StreamResult, run_stream
-from tui.wording import plural
+from .thinking import ThinkingChoice
+from .tool_belt import MAX_PAUSE_TURNS, notification_blocks, pause_streak, remind_plan_mode
 
 if TYPE_CHECKING:
     from .session import AgentSession
@@ -76,7 +77,9 @@ def run_turn(session: AgentSession, prompt: str, images: tuple[dict[str, Any], .
     finally:
         session.repair_history()
         session.publish(
-            LoopStopped(reason=stop.reason, detail=stop.detail, is_error=stop.is_error, stop_reason=turn.last_stop_reason)
+            LoopStopped(
+                reason=stop.reason, detail=stop.detail, is_error=stop.is_error, stop_reason=turn.last_stop_reason
+            )
         )
         if session.loop_path == "main":  # the turn's cost counts its subagents and compactions too
             turn.cost_usd = session.costs.turn_total(turn.turn_id, turn.cost_usd)
@@ -102,16 +105,23 @@ def check_limits(session: AgentSession, turn: Any) -> None:
     if session.cancel_event.is_set():
         raise LoopStop("interrupted", "Interrupted by the user.")
     if opts.max_turns is not None and turn.iterations >= opts.max_turns:
-        raise LoopStop("max_turns", f"Reached the limit of {plural(opts.max_turns, 'model call')} (--max-turns).", is_error=True)
+        raise LoopStop(
+            "max_turns", f"Reached the limit of {plural(opts.max_turns, 'model call')} (--max-turns).", is_error=True
+        )
     if opts.max_budget_tokens is not None:
         spent = total_tokens(session.usage_totals)
         if spent >= opts.max_budget_tokens:
             raise LoopStop(
-                "budget", f"The token budget is spent: {spent:,} of {plural(opts.max_budget_tokens, 'token')}.", is_error=True
+                "budget",
+                f"The token budget is spent: {spent:,} of {plural(opts.max_budget_tokens, 'token')}.",
+                is_error=True,
             )
     if opts.max_budget_usd is not None and session.cost_usd >= opts.max_budget_usd:
-        raise LoopStop("max_budget_usd", f"The cost budget is spent: {usd(session.cost_usd)} of "
-                       f"{usd(opts.max_budget_usd)} (--max-budget-usd).", is_error=True)
+        raise LoopStop(
+            "max_budget_usd",
+            f"The cost budget is spent: {usd(session.cost_usd)} of {usd(opts.max_budget_usd)} (--max-budget-usd).",
+            is_error=True,
+        )
 
 
 def usd(amount: float) -> str:
@@ -133,12 +143,20 @@ def check_fits(session: AgentSession, turn: Any) -> None:
     about = "about " if estimated else ""
     if turn.iterations == 0:
         session.retract_prompt()
-        raise LoopStop("context_full", f"The prompt was not sent: the request would take {about}{used:,} tokens, more "
-                       f"than the {window:,}-token context window even after compaction; send a shorter prompt or "
-                       "start over with /clear.", is_error=True)
-    raise LoopStop("context_full", f"The next request would take {about}{used:,} tokens, more than the "
-                   f"{window:,}-token context window even after compaction, so it was not sent; /compact or "
-                   "/clear to go on.", is_error=True)
+        raise LoopStop(
+            "context_full",
+            f"The prompt was not sent: the request would take {about}{used:,} tokens, more "
+            f"than the {window:,}-token context window even after compaction; send a shorter prompt or "
+            "start over with /clear.",
+            is_error=True,
+        )
+    raise LoopStop(
+        "context_full",
+        f"The next request would take {about}{used:,} tokens, more than the "
+        f"{window:,}-token context window even after compaction, so it was not sent; /compact or "
+        "/clear to go on.",
+        is_error=True,
+    )
 
 
 def call_model(session: AgentSession, iteration: int, choice: ThinkingChoice | None = None) -> StreamResult:
@@ -159,7 +177,9 @@ def call_model(session: AgentSession, iteration: int, choice: ThinkingChoice | N
         sent_at = session.costs.clock()
         session.publish(RequestSent(iteration=iteration, attempt=attempt, model=opts.model, body=body))
         try:
-            result = run_stream(client, params, iteration=iteration, publish=session.publish, cancel=session.cancel_event)
+            result = run_stream(
+                client, params, iteration=iteration, publish=session.publish, cancel=session.cancel_event
+            )
         except StreamInterrupted as exc:
             session.keep_partial_text(exc.partial)
             raise LoopStop("interrupted", "Interrupted by the user while the reply streamed.") from None
@@ -167,27 +187,43 @@ def call_model(session: AgentSession, iteration: int, choice: ThinkingChoice | N
             failure = classify(exc.cause, opts.model)
             if not failure.retryable:
                 session.keep_partial_text(exc.partial)  # what had arrived stays in the conversation
-                reason = {"malformed stream": "stream_failed", CREDENTIALS: CREDENTIALS}.get(failure.reason, "api_error")
+                reason = {"malformed stream": "stream_failed", CREDENTIALS: CREDENTIALS}.get(
+                    failure.reason, "api_error"
+                )
                 raise LoopStop(reason, failure.message, is_error=True) from None
             if attempt == max_attempts:
                 if switch_to_fallback(session, failure):  # --fallback-model, once
                     return call_model(session, iteration, choice)
                 session.keep_partial_text(exc.partial)
                 reason = "api_error" if failure.status else "stream_failed"
-                raise LoopStop(reason, f"Gave up after {plural(attempt, 'attempt')}: {failure.message}", is_error=True) from None
+                raise LoopStop(
+                    reason, f"Gave up after {plural(attempt, 'attempt')}: {failure.message}", is_error=True
+                ) from None
             delay = backoff_delay(attempt, opts.retry_base_delay, opts.retry_max_delay, failure.retry_after)
             session.publish(
-                RetryScheduled(iteration=iteration, attempt=attempt + 1, max_attempts=max_attempts,
-                               delay_s=round(delay, 3), reason=failure.reason, status=failure.status)
+                RetryScheduled(
+                    iteration=iteration,
+                    attempt=attempt + 1,
+                    max_attempts=max_attempts,
+                    delay_s=round(delay, 3),
+                    reason=failure.reason,
+                    status=failure.status,
+                )
             )
             if session.cancel_event.wait(delay):
                 raise LoopStop("interrupted", "Interrupted by the user while waiting to retry.") from None
             continue
         session.publish(
             ResponseFinished(
-                iteration=iteration, message=result.message, stop_reason=result.stop_reason, usage=result.usage,
-                request_id=result.request_id, ttfb_ms=result.ttfb_ms, duration_ms=result.duration_ms,
-                cost_usd=usage_cost(result.usage, session.pricing_model), raw_events=tuple(result.raw_events),
+                iteration=iteration,
+                message=result.message,
+                stop_reason=result.stop_reason,
+                usage=result.usage,
+                request_id=result.request_id,
+                ttfb_ms=result.ttfb_ms,
+                duration_ms=result.duration_ms,
+                cost_usd=usage_cost(result.usage, session.pricing_model),
+                raw_events=tuple(result.raw_events),
             )
         )
         session.record_usage(result.usage)
@@ -208,8 +244,9 @@ def handle_stop_reason(session: AgentSession, iteration: int, result: StreamResu
     if reason == "tool_use" and not tool_uses:  # nothing to run: answering with no results would be an invalid request
         session.append_message_if_valid(message)
         handled("tool_use without a tool call: turn ends")
-        raise LoopStop("stream_failed", "The API stopped for tool_use but sent no tool call; the turn ends.",
-                       is_error=True)
+        raise LoopStop(
+            "stream_failed", "The API stopped for tool_use but sent no tool call; the turn ends.", is_error=True
+        )
     if reason == "tool_use":
         session.append_message(message)
         calls = [(b.get("name", ""), b.get("input")) for b in tool_uses]
@@ -235,8 +272,9 @@ def handle_stop_reason(session: AgentSession, iteration: int, result: StreamResu
         streak = pause_streak(session.messages)
         if streak > MAX_PAUSE_TURNS:
             handled(f"pause_turn: {MAX_PAUSE_TURNS} continuations in a row, turn ends")
-            raise LoopStop("max_turns", f"The API paused the turn {plural(streak, 'time')} in a row; the turn ends.",
-                           is_error=True)
+            raise LoopStop(
+                "max_turns", f"The API paused the turn {plural(streak, 'time')} in a row; the turn ends.", is_error=True
+            )
         handled(f"server tool paused, turn continues ({streak}/{MAX_PAUSE_TURNS})")
         return
     if reason in ("end_turn", "stop_sequence"):
@@ -251,7 +289,10 @@ def handle_stop_reason(session: AgentSession, iteration: int, result: StreamResu
     if reason in ("max_tokens", "model_context_window_exceeded"):
         session.append_message(message)
         if tool_uses:  # never execute a tool_use cut off mid-input; answer it so the history stays valid
-            results = [{"type": "tool_result", "tool_use_id": b["id"], "content": NOT_RUN_CUT, "is_error": True} for b in tool_uses]
+            results = [
+                {"type": "tool_result", "tool_use_id": b["id"], "content": NOT_RUN_CUT, "is_error": True}
+                for b in tool_uses
+            ]
             session.append_message({"role": "user", "content": results})
         what = "max_tokens" if reason == "max_tokens" else "the context window"
         handled(f"{reason}: reply cut" + (f", {len(tool_uses)} cut tool call(s) not run" if tool_uses else ""))
@@ -262,7 +303,9 @@ def handle_stop_reason(session: AgentSession, iteration: int, result: StreamResu
         raise LoopStop("refusal", f"The model declined to respond{details}.", is_error=True)
     handled(f"unknown stop_reason {reason!r}: turn ends")
     session.append_message_if_valid(message)
-    raise LoopStop("unknown_stop_reason", f"The API returned an unknown stop_reason {reason!r}; the turn ends.", is_error=True)
+    raise LoopStop(
+        "unknown_stop_reason", f"The API returned an unknown stop_reason {reason!r}; the turn ends.", is_error=True
+    )
 
 
 def _refusal_details(result: StreamResult) -> str:

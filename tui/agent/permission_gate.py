@@ -99,12 +99,21 @@ def ask_to_attach(session: Any, attachment: Any, cancel: threading.Event) -> boo
     tool_use_id = f"attach_{next(_attach_ids)}"
     rule = attachment.suggested_rule or "Read"
     reply_future: Future[PermissionReply] = Future()
-    session.publish(PermissionRequested(
-        tool_use_id=tool_use_id, tool_name="Read", input={"file_path": str(attachment.path)},
-        label=f"Attach @{attachment.shown}", suggested_rule=rule, reason=attachment.reason, reply=reply_future,
-        preview={"kind": "text", "text": f"Attach {attachment.real} to your prompt: its {_what(attachment)} is sent to "
-                                         "the model."},
-    ))
+    session.publish(
+        PermissionRequested(
+            tool_use_id=tool_use_id,
+            tool_name="Read",
+            input={"file_path": str(attachment.path)},
+            label=f"Attach @{attachment.shown}",
+            suggested_rule=rule,
+            reason=attachment.reason,
+            reply=reply_future,
+            preview={
+                "kind": "text",
+                "text": f"Attach {attachment.real} to your prompt: its {_what(attachment)} is sent to the model.",
+            },
+        )
+    )
     reply = PermissionReply(False)
     while not cancel.is_set():
         try:
@@ -121,7 +130,14 @@ def ask_to_attach(session: Any, attachment: Any, cancel: threading.Event) -> boo
         session.policy.add_session_rule(chosen)
     elif reply.allowed and reply.scope == "always":
         session.policy.save_rule(chosen)
-    session.publish(PermissionResolved(tool_use_id=tool_use_id, tool_name="Read", allowed=reply.allowed,
-                                       scope="interrupted" if cancel.is_set() else reply.scope, reason=reply.reason,
-                                       rule=chosen if reply.scope != "once" else None))
+    session.publish(
+        PermissionResolved(
+            tool_use_id=tool_use_id,
+            tool_name="Read",
+            allowed=reply.allowed,
+            scope="interrupted" if cancel.is_set() else reply.scope,
+            reason=reply.reason,
+            rule=chosen if reply.scope != "once" else None,
+        )
+    )
     return reply.allowed and not cancel.is_set()

@@ -22,9 +22,9 @@ def is_pin_prompt(text: str) -> bool:
 def split_pin(prompt: str) -> tuple[str, bool]:
     """(the prompt without `#pin `, whether it asked to be pinned); a bare `#pin` pins nothing."""
     match = PIN_PREFIX.match(prompt)
-    if match is None or not prompt[match.end():].strip():
+    if match is None or not prompt[match.end() :].strip():
         return prompt, False
-    return prompt[match.end():], True
+    return prompt[match.end() :], True
 
 
 def prompt_text(message: dict[str, Any]) -> str:
@@ -65,8 +65,11 @@ def _texts(messages: list[dict[str, Any]]) -> set[str]:
 def pinned_blocks(pins: list[str], kept: list[dict[str, Any]]) -> list[dict[str, Any]]:
     """Text blocks re-stating each pin that the kept messages do not already carry verbatim."""
     present = _texts(kept)
-    return [{"type": "text", "text": f"{PINNED_HEADER}\n{pin}"} for pin in pins
-            if pin not in present and f"{PINNED_HEADER}\n{pin}" not in present]
+    return [
+        {"type": "text", "text": f"{PINNED_HEADER}\n{pin}"}
+        for pin in pins
+        if pin not in present and f"{PINNED_HEADER}\n{pin}" not in present
+    ]
 
 
 class PinMixin:

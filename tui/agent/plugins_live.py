@@ -85,15 +85,20 @@ def _servers(session: AgentSession, active: Any, trusted: bool) -> list[str]:
     runtime: Any = getattr(session, "mcp", None)
     states = runtime.manager.states if runtime is not None else {}
     said = []
-    stop = [name for name, state in states.items()
-            if state.config.source == "plugin" and name not in wanted and state.status != "disabled"]
+    stop = [
+        name
+        for name, state in states.items()
+        if state.config.source == "plugin" and name not in wanted and state.status != "disabled"
+    ]
     for name in stop:
-        threading.Thread(target=runtime.manager.set_enabled, args=(name, False), name=f"mcp-stop-{name}",
-                         daemon=True).start()
+        threading.Thread(
+            target=runtime.manager.set_enabled, args=(name, False), name=f"mcp-stop-{name}", daemon=True
+        ).start()
     again = [name for name in wanted if name in states and states[name].status == "disabled"]
     for name in again:
-        threading.Thread(target=runtime.manager.set_enabled, args=(name, True), name=f"mcp-start-{name}",
-                         daemon=True).start()
+        threading.Thread(
+            target=runtime.manager.set_enabled, args=(name, True), name=f"mcp-start-{name}", daemon=True
+        ).start()
     new = [s for name, s in wanted.items() if name not in states]
     if new:
         from tui.mcp.approval import start_servers

@@ -62,8 +62,16 @@ def _deltas(event: ev.BlockFinished) -> list[ev.Event]:
     if not isinstance(text, str) or not text:
         return []
     delta_type = "text_delta" if kind == "text" else "thinking_delta"
-    return [ev.BlockDelta(ts=event.ts, iteration=event.iteration, index=event.index, delta_type=delta_type,
-                          text=text[i:i + DELTA_CHARS]) for i in range(0, len(text), DELTA_CHARS)]
+    return [
+        ev.BlockDelta(
+            ts=event.ts,
+            iteration=event.iteration,
+            index=event.index,
+            delta_type=delta_type,
+            text=text[i : i + DELTA_CHARS],
+        )
+        for i in range(0, len(text), DELTA_CHARS)
+    ]
 
 
 def load_events(path: Path) -> tuple[list[ev.Event], int]:
@@ -92,9 +100,15 @@ def load_events(path: Path) -> tuple[list[ev.Event], int]:
                 body = dict(record["body"])
                 count = int(body.pop("messages_count", len(messages)))
                 body["messages"] = messages[:count]
-                out.append(ev.RequestSent(ts=float(record.get("ts") or 0.0), iteration=int(record["iteration"]),
-                                          attempt=int(record.get("attempt") or 1), model=str(body.get("model", "")),
-                                          body=body))
+                out.append(
+                    ev.RequestSent(
+                        ts=float(record.get("ts") or 0.0),
+                        iteration=int(record["iteration"]),
+                        attempt=int(record.get("attempt") or 1),
+                        model=str(body.get("model", "")),
+                        body=body,
+                    )
+                )
             elif kind == "event":
                 if record["event"].get("type") in _SKIP:
                     continue
@@ -108,8 +122,10 @@ def load_events(path: Path) -> tuple[list[ev.Event], int]:
         except (ValueError, TypeError, KeyError, AttributeError):
             skipped += 1
     if not any(isinstance(e, ev.TurnStarted) for e in out):
-        raise ReplayError(f"The session file {path} holds no recorded turn to replay "
-                          "(it is empty, damaged, or from a version that did not record events).")
+        raise ReplayError(
+            f"The session file {path} holds no recorded turn to replay "
+            "(it is empty, damaged, or from a version that did not record events)."
+        )
     return out + _close_cut_turn(out), skipped
 
 
@@ -130,9 +146,20 @@ def _close_cut_turn(events: list[ev.Event]) -> list[ev.Event]:
         closing.append(ev.LoopStopped(ts=ts, reason="error", is_error=True, detail=CUT_DETAIL))
     before = [e for e in events[:last_start] if isinstance(e, ev.TurnFinished) and e.loop_path == "main"]
     totals, cost = (dict(before[-1].session_usage), before[-1].session_cost_usd) if before else ({}, 0.0)
-    closing.append(ev.TurnFinished(ts=ts, turn_id=turn.turn_id, stop_reason="error", is_error=True, num_iterations=0,
-                                   duration_ms=int(max(ts - turn.ts, 0.0) * 1000), usage={}, cost_usd=0.0,
-                                   session_usage=totals, session_cost_usd=cost))
+    closing.append(
+        ev.TurnFinished(
+            ts=ts,
+            turn_id=turn.turn_id,
+            stop_reason="error",
+            is_error=True,
+            num_iterations=0,
+            duration_ms=int(max(ts - turn.ts, 0.0) * 1000),
+            usage={},
+            cost_usd=0.0,
+            session_usage=totals,
+            session_cost_usd=cost,
+        )
+    )
     return closing
 
 

@@ -22,10 +22,12 @@ def check_replayable(path: Path) -> str:
     except OSError as exc:
         raise ReplayError(f"Could not read the session file {path}: {exc.strerror or exc}.") from None
     if b'"TurnStarted"' not in raw:
-        raise ReplayError(f"The session file {path} holds no recorded turn to replay "
-                          "(it is empty, damaged, or from a version that did not record events).")
+        raise ReplayError(
+            f"The session file {path} holds no recorded turn to replay "
+            "(it is empty, damaged, or from a version that did not record events)."
+        )
     try:
-        header = json.loads(raw[:raw.find(b"\n")] if b"\n" in raw else raw)
+        header = json.loads(raw[: raw.find(b"\n")] if b"\n" in raw else raw)
     except ValueError:
         return ""
     return str(header.get("model") or "") if isinstance(header, dict) else ""

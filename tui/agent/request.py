@@ -23,8 +23,15 @@ LOOKBACK_BLOCKS = 20
 _UNMARKABLE = ("thinking", "redacted_thinking")
 
 
-def build_system(project_dir: Path, model: str, memory_text: str = "", extra_dirs: Sequence[Path] = (), *,
-                 instructions: str | None = None, append: str | None = None) -> list[dict[str, Any]]:
+def build_system(
+    project_dir: Path,
+    model: str,
+    memory_text: str = "",
+    extra_dirs: Sequence[Path] = (),
+    *,
+    instructions: str | None = None,
+    append: str | None = None,
+) -> list[dict[str, Any]]:
     """system[]: the stable rules (cache-marked), memory files, then the environment.
 
     `instructions` replaces the rules (--system-prompt; empty leaves them out), `append` follows them

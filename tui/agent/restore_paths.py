@@ -51,8 +51,13 @@ def locate(path: str, real_then: str | None, project_dir: Path | str) -> Locatio
     dest = os.path.join(real_parent, os.path.basename(path))
     then_parent = os.path.dirname(real_then or os.path.normpath(path))
     if not _inside(real_parent, project) and real_parent != then_parent:
-        return Location(path, dest, link, f"its folder now leads to {real_parent}, outside the project, through a "
-                                          "link made since the checkpoint; nothing was written there")
+        return Location(
+            path,
+            dest,
+            link,
+            f"its folder now leads to {real_parent}, outside the project, through a "
+            "link made since the checkpoint; nothing was written there",
+        )
     return Location(path, dest, link)
 
 

@@ -21,14 +21,14 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from tui.config.special_files import check_regular, open_regular, read_regular_bytes, special_kind
+
+from .cost import CostLedger
 from .events import Notice
 from .history_check import not_completed, sanitize_history
-from .cost import CostLedger
 from .pricing import USAGE_KEYS, add_usage, total_tokens
 from .transcript import lock_file, new_session_id, sessions_folder
 from .transcript_images import StoredImages, read_head
-
-from tui.config.special_files import check_regular, open_regular, read_regular_bytes, special_kind
 
 if TYPE_CHECKING:
     from .options import AgentOptions
@@ -136,11 +136,17 @@ def _totals(record: dict[str, Any], turns: int, tokens: int, cost: float) -> tup
     """The session's totals after one record (a finished turn or a resume says them)."""
     event = record.get("event") if record.get("type") == "event" else None
     if event and event.get("type") == "TurnFinished":
-        return (int(event.get("turn_id") or 0), total_tokens(event.get("session_usage") or {}),
-                float(event.get("session_cost_usd") or 0.0))
+        return (
+            int(event.get("turn_id") or 0),
+            total_tokens(event.get("session_usage") or {}),
+            float(event.get("session_cost_usd") or 0.0),
+        )
     if record.get("type") == "resumed":
-        return (int(record.get("turns") or turns), total_tokens(record.get("usage") or {}),
-                float(record.get("cost_usd") or 0.0))
+        return (
+            int(record.get("turns") or turns),
+            total_tokens(record.get("usage") or {}),
+            float(record.get("cost_usd") or 0.0),
+        )
     return turns, tokens, cost
 
 
@@ -176,8 +182,15 @@ def session_info(path: Path) -> SessionInfo | None:
         return None
     created = header.get("created") or _dt.datetime.fromtimestamp(mtime).isoformat(timespec="seconds")
     return SessionInfo(
-        id=str(header.get("session_id") or path.stem), path=path, started=str(created), first_prompt=first_prompt,
-        turns=turns, tokens=tokens, cost=cost, model=str(header.get("model", "")), modified=mtime,
+        id=str(header.get("session_id") or path.stem),
+        path=path,
+        started=str(created),
+        first_prompt=first_prompt,
+        turns=turns,
+        tokens=tokens,
+        cost=cost,
+        model=str(header.get("model", "")),
+        modified=mtime,
         forked_from=str(header.get("forked_from") or ""),
     )
 
@@ -265,8 +278,12 @@ class _Replay:
             self.header = dict(record)
         elif kind == "message":
             self.messages.append(record["message"])
-        elif kind == "merge_user" and self.messages and isinstance(self.messages[-1], dict) \
-                and self.messages[-1].get("role") == "user":
+        elif (
+            kind == "merge_user"
+            and self.messages
+            and isinstance(self.messages[-1], dict)
+            and self.messages[-1].get("role") == "user"
+        ):
             self.messages[-1] = record["message"]
         elif kind in ("compaction", "history"):  # the whole history replaced (a summary, a prompt taken back)
             if not isinstance(record["messages"], list):
@@ -294,10 +311,17 @@ class _Replay:
 
         dropped = int(record.get("dropped_messages") or 0)
         summary = str(record.get("summary", ""))
-        self.compactions.append({"at": 0.0, "automatic": bool(record.get("automatic")), "summary": summary,
-                                 "focus": str(record.get("focus", "")), "plan": dict(record.get("plan") or {}),
-                                 "dropped": dropped_excerpts(self.messages[:dropped]),
-                                 "summary_tokens": estimate_tokens(summary)})
+        self.compactions.append(
+            {
+                "at": 0.0,
+                "automatic": bool(record.get("automatic")),
+                "summary": summary,
+                "focus": str(record.get("focus", "")),
+                "plan": dict(record.get("plan") or {}),
+                "dropped": dropped_excerpts(self.messages[:dropped]),
+                "summary_tokens": estimate_tokens(summary),
+            }
+        )
 
     def event(self, event: dict[str, Any]) -> None:
         etype = event.get("type")
@@ -317,8 +341,10 @@ class _Replay:
     def cut_note(self) -> str | None:
         """Why the last reply is cut short, when it is."""
         if self.open_turn:
-            return ("The last turn did not finish: agent-tui stopped while it ran (its unfinished reply was not "
-                    "saved, and tool calls left open were answered as not completed).")
+            return (
+                "The last turn did not finish: agent-tui stopped while it ran (its unfinished reply was not "
+                "saved, and tool calls left open were answered as not completed)."
+            )
         reason = self.last_stop.get("reason")
         if reason and reason not in ("end_turn", "stop_sequence") and self.last_stop.get("detail"):
             return f"The last turn ended early ({reason}): {self.last_stop['detail']}"
@@ -354,8 +380,9 @@ def load_session(path: Path) -> LoadedSession:
     warnings = []
     if damaged:
         why = " (its last line was cut off: the writer stopped mid-record)" if cut_last else ""
-        warnings.append(f"Skipped {damaged} damaged record{'s' if damaged != 1 else ''} of {path.name}{why}; "
-                        "the rest was loaded.")
+        warnings.append(
+            f"Skipped {damaged} damaged record{'s' if damaged != 1 else ''} of {path.name}{why}; the rest was loaded."
+        )
     repairs = []
     owed = interrupted_results(messages)
     if owed is not None:
@@ -365,10 +392,21 @@ def load_session(path: Path) -> LoadedSession:
     note = replay.cut_note()
     header = replay.header
     return LoadedSession(
-        session_id=str(header.get("session_id") or path.stem), path=path, messages=messages, usage=replay.usage,
-        cost_usd=replay.cost, turns=turns, model=str(header.get("model", "")), warnings=warnings, repairs=repairs,
-        notes=[note] if note else [], subagents=replay.subagents, pins=replay.pins, costs=replay.costs,
-        compactions=replay.compactions, image_hashes=set(images.data),
+        session_id=str(header.get("session_id") or path.stem),
+        path=path,
+        messages=messages,
+        usage=replay.usage,
+        cost_usd=replay.cost,
+        turns=turns,
+        model=str(header.get("model", "")),
+        warnings=warnings,
+        repairs=repairs,
+        notes=[note] if note else [],
+        subagents=replay.subagents,
+        pins=replay.pins,
+        costs=replay.costs,
+        compactions=replay.compactions,
+        image_hashes=set(images.data),
     )
 
 
@@ -405,12 +443,15 @@ def resume_into(session: AgentSession, target: str | Path, fork: bool = False) -
         loaded.notes.append(f"Forked session {forked_from} into a new session, {loaded.session_id}.")
     elif is_locked(path):
         loaded.session_id = new_session_id()
-        loaded.warnings.append(f"Session {forked_from} is open in another agent-tui process; "
-                               f"continuing in a copy, {loaded.session_id}.")
+        loaded.warnings.append(
+            f"Session {forked_from} is open in another agent-tui process; continuing in a copy, {loaded.session_id}."
+        )
     elif options.transcript and not options.interactive and not os.access(path, os.W_OK):
         loaded.session_id = new_session_id()
-        loaded.warnings.append(f"The session file {path} is read-only; continuing in a new file, "
-                               f"{project_sessions_dir(options) / loaded.session_id}.jsonl.")
+        loaded.warnings.append(
+            f"The session file {path} is read-only; continuing in a new file, "
+            f"{project_sessions_dir(options) / loaded.session_id}.jsonl."
+        )
     if loaded.session_id == forked_from:
         forked_from = ""
     session.messages = list(loaded.messages)
@@ -445,9 +486,14 @@ def resume_into(session: AgentSession, target: str | Path, fork: bool = False) -
 
 def _resumed_record(session: AgentSession, forked_from: str) -> dict[str, Any]:
     return {
-        "type": "resumed", "pid": os.getpid(), "at": _dt.datetime.now().isoformat(timespec="seconds"),
-        "forked_from": forked_from or None, "turns": session.turn_count, "usage": dict(session.usage_totals),
-        "cost_usd": session.cost_usd, "messages": len(session.messages),
+        "type": "resumed",
+        "pid": os.getpid(),
+        "at": _dt.datetime.now().isoformat(timespec="seconds"),
+        "forked_from": forked_from or None,
+        "turns": session.turn_count,
+        "usage": dict(session.usage_totals),
+        "cost_usd": session.cost_usd,
+        "messages": len(session.messages),
     }
 
 
@@ -482,4 +528,3 @@ def _attach_transcript(session: AgentSession, path: Path, loaded: LoadedSession,
     for message in loaded.repairs:
         transcript.message(message)
     transcript.write(_resumed_record(session, ""))
-

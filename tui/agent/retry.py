@@ -150,5 +150,5 @@ def backoff_delay(attempt: int, base: float, cap: float, retry_after: float | No
     """Delay before retry number `attempt` (1 = first retry): retry-after wins, else jittered backoff."""
     if retry_after is not None:
         return min(retry_after, cap * 4)
-    delay = min(base * 2 ** (attempt - 1), cap)
+    delay: float = min(base * 2 ** (attempt - 1), cap)
     return delay * (1 - 0.25 * random.random())

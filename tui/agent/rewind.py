@@ -62,8 +62,9 @@ class FileStep:
         if self.problem or self.blocked or self.link:
             return True
         now = None if self.current is None else blob_hash(self.current)
-        return now != self.target or (self.mode is not None and self.current is not None
-                                      and file_mode(self.path) != self.mode)
+        return now != self.target or (
+            self.mode is not None and self.current is not None and file_mode(self.path) != self.mode
+        )
 
 
 @dataclass
@@ -121,8 +122,16 @@ def code_steps(cps: Checkpoints, pos: int) -> list[FileStep]:
         end = last[path]
         where = locate(path, change.real, cps.project_dir)
         current = None if where.link or where.problem else _read(where.dest)
-        step = FileStep(path, change.before, change.mode_before, current, (end.after, end.before), real=change.real,
-                        link=where.link, blocked=where.problem)
+        step = FileStep(
+            path,
+            change.before,
+            change.mode_before,
+            current,
+            (end.after, end.before),
+            real=change.real,
+            link=where.link,
+            blocked=where.problem,
+        )
         if change.before == UNKNOWN:
             step.problem = "its content before Bash changed it was not recorded"
         elif change.before is not None:
@@ -160,6 +169,7 @@ def _segment_files(cps: Checkpoints, start: int, end: int) -> list[tuple[str, in
         last[change.path] = change
     out = []
     for path, change in first.items():
+
         def load(name: str | None) -> bytes | None:
             if name is None or name == UNKNOWN:
                 return None
@@ -167,6 +177,7 @@ def _segment_files(cps: Checkpoints, start: int, end: int) -> list[tuple[str, in
                 return cps.blobs.get(name)
             except BlobError:
                 return None
+
         plus, minus = _counts(load(change.before), load(last[path].after))
         out.append((display(path, cps.project_dir), plus, minus))
     return out
@@ -184,8 +195,17 @@ def rewind_entries(session: AgentSession) -> list[RewindEntry]:
                 entries.append(RewindEntry(text, "", None, index, None, prompt=text))
     for n, point in enumerate(points):
         end = points[n + 1].pos if n + 1 < len(points) else cps.pos
-        entries.append(RewindEntry(point.prompt, point.ts, point, point.msg, point.pos,
-                                   _segment_files(cps, point.pos, end), prompt=point.prompt))
+        entries.append(
+            RewindEntry(
+                point.prompt,
+                point.ts,
+                point,
+                point.msg,
+                point.pos,
+                _segment_files(cps, point.pos, end),
+                prompt=point.prompt,
+            )
+        )
     for branch in cps.branches:
         label = f"branch left at {branch.ts[11:16]}: {branch.first} ({plural(branch.prompts, 'prompt')})"
         entries.append(RewindEntry(label, branch.ts, branch, None, branch.pos))
@@ -249,8 +269,11 @@ def apply_code(cps: Checkpoints, steps: list[FileStep], overwrite: bool = True, 
     """
     result = RewindResult([])
     places = {id(s): locate(s.path, s.real, cps.project_dir) for s in steps if not s.problem}
-    todo = [s for s in steps if id(s) in places and not places[id(s)].problem
-            and (overwrite or not (s.conflict or places[id(s)].link))]
+    todo = [
+        s
+        for s in steps
+        if id(s) in places and not places[id(s)].problem and (overwrite or not (s.conflict or places[id(s)].link))
+    ]
     reals = {s.path: places[id(s)].dest for s in todo if places[id(s)].dest != os.path.normpath(s.path)}
     cps.before_writes([(s.path, s.current, s.data, s.mode) for s in todo], by="rewind", reals=reals)  # one fsync
     chosen = {id(s) for s in todo}
@@ -294,10 +317,18 @@ def keep_branch(session: AgentSession, entry: RewindEntry) -> Branch:
     later = [p for p in cps.visible_prompts() if entry.msg is None or p.msg >= entry.msg]
     start = entry.msg if entry.msg is not None else len(current)
     first = later[0].prompt if later else next((t for t in map(_user_text, current[start:]) if t), "")
-    branch = cps.keep_branch(current, first or "(no prompt)", len(later))
+    branch: Branch = cps.keep_branch(current, first or "(no prompt)", len(later))
     if session.transcript:
-        session.transcript.write({"type": "branch", "id": branch.id, "messages_blob": branch.messages,
-                                  "first": branch.first, "prompts": branch.prompts, "ts": branch.ts})
+        session.transcript.write(
+            {
+                "type": "branch",
+                "id": branch.id,
+                "messages_blob": branch.messages,
+                "first": branch.first,
+                "prompts": branch.prompts,
+                "ts": branch.ts,
+            }
+        )
     return branch
 
 
@@ -312,9 +343,10 @@ def restore_conversation(session: AgentSession, entry: RewindEntry) -> None:
         assert entry.msg is not None
         before = _history_of(session, entry.point) if isinstance(entry.point, PromptPoint) else current
         # before a compaction: its own (longer) history, continued from the conversation it was in
-        parent = entry.point.conv if isinstance(entry.point, PromptPoint) and before is not session.messages \
-            else cps.conv
-        messages, cut = before[:entry.msg], entry.msg
+        parent = (
+            entry.point.conv if isinstance(entry.point, PromptPoint) and before is not session.messages else cps.conv
+        )
+        messages, cut = before[: entry.msg], entry.msg
     if messages == current:
         return
     cps.new_conv(parent, cut)
@@ -327,8 +359,9 @@ def restore_conversation(session: AgentSession, entry: RewindEntry) -> None:
         session.transcript.write({"type": "history", "reason": "rewind", "messages": messages})
 
 
-def rewind(session: AgentSession, entry: RewindEntry, mode: Mode, steps: list[FileStep] | None = None,
-           overwrite: bool = True) -> RewindResult:
+def rewind(
+    session: AgentSession, entry: RewindEntry, mode: Mode, steps: list[FileStep] | None = None, overwrite: bool = True
+) -> RewindResult:
     """Restore `entry` in the code, the conversation or both; blocking, call it off the UI thread."""
     if session.running:
         raise RuntimeError("A turn is running: interrupt it before rewinding.")
@@ -343,6 +376,9 @@ def rewind(session: AgentSession, entry: RewindEntry, mode: Mode, steps: list[Fi
         restore_conversation(session, entry)
         result.prompt = entry.prompt
     if result.unrestored:
-        result.lines.insert(0, f"{plural(len(result.unrestored), 'file')} could not be restored: "
-                               f"{', '.join(result.unrestored)}; the rest were.")
+        result.lines.insert(
+            0,
+            f"{plural(len(result.unrestored), 'file')} could not be restored: "
+            f"{', '.join(result.unrestored)}; the rest were.",
+        )
     return result

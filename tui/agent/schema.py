@@ -7,6 +7,7 @@ exclusiveMinimum, items, minItems. Returns one sentence the model can act on.
 from __future__ import annotations
 
 from typing import Any
+
 from tui.wording import plural
 
 _TYPES: dict[str, tuple[type, ...]] = {

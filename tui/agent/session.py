@@ -10,8 +10,6 @@ from __future__ import annotations
 import threading
 from functools import partial
 from importlib import import_module
-import time
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -25,27 +23,13 @@ from .dispatch import Dispatcher
 from .events import Event, FileChangedOutside, Notice
 from .inbox import Inbox, joined
 from .options import AgentOptions
+from .pins import PinMixin
 from .pricing import add_usage, usage_cost
 from .request import build_system, build_tools
-from .pins import PinMixin, split_pin
-from .scrub import scrub_text
-from .tool_belt import ask_user, configure_tools, notification_blocks, publish_changes
+from .session_history import NOT_EXECUTED_TEXT, HistoryMixin, Turn, last_text  # noqa: F401  (named here too)
 from .session_transcript import TranscriptMixin
+from .tool_belt import ask_user, configure_tools, publish_changes
 from .transcript import Transcript, new_session_id
-
-
-NOT_EXECUTED_TEXT = "Not executed: the turn ended before this tool call ran."
-
-
-def last_text(messages: list[dict[str, Any]]) -> str:
-    """The text of the last assistant message in `messages` that has any."""
-    for message in reversed(messages):
-        if message.get("role") != "assistant":
-            continue
-        texts = [b.get("text", "") for b in message.get("content", ()) if b.get("type") == "text"]
-        if any(texts):
-            return "\n\n".join(t for t in texts if t)
-    return ""
 
 
 class _CheckpointHook:
@@ -62,17 +46,6 @@ class _CheckpointHook:
 
     def write_failed(self) -> None:
         self.session.checkpoints.write_failed()
-
-
-@dataclass
-class Turn:
-    turn_id: int
-    prompt: str
-    started: float = field(default_factory=time.monotonic)
-    iterations: int = 0
-    usage: dict[str, int] = field(default_factory=dict)
-    cost_usd: float = 0.0
-    last_stop_reason: str | None = None
 
 
 def _default_tools() -> list[Tool]:
@@ -99,13 +72,14 @@ def _default_policy(options: AgentOptions) -> Any:
         from tui.hooks.config import HookConfig
 
         options.hooks = HookConfig(list(loaded.hooks), trusted=loaded.trusted)
-    policy = build_policy(loaded, options.project_dir, options.permission_mode, options.allowed_tools,
-                          options.disallowed_tools)
+    policy = build_policy(
+        loaded, options.project_dir, options.permission_mode, options.allowed_tools, options.disallowed_tools
+    )
     policy.extra_dirs = options.add_dirs  # the same list: /add-dir adds to it as the session runs
     return policy
 
 
-class AgentSession(TranscriptMixin, PinMixin):
+class AgentSession(HistoryMixin, TranscriptMixin, PinMixin):
     """A conversation with the model, run one turn at a time on a worker thread."""
 
     #: the loop path its events carry (a subagent's is `main/<alias>`; see subagents.py)
@@ -289,9 +263,17 @@ class AgentSession(TranscriptMixin, PinMixin):
         if self._system_cache is None or self._system_cache[0] != model:
             if not self.memory_text:
                 self.memory_text = self._load_memory()
-            self._system_cache = (model, build_system(self.options.project_dir, model, self.memory_text,
-                                                      self.options.add_dirs, instructions=self.options.system_prompt,
-                                                      append=self.options.append_system_prompt))
+            self._system_cache = (
+                model,
+                build_system(
+                    self.options.project_dir,
+                    model,
+                    self.memory_text,
+                    self.options.add_dirs,
+                    instructions=self.options.system_prompt,
+                    append=self.options.append_system_prompt,
+                ),
+            )
         return self._system_cache[1]
 
     def reload_memory(self) -> None:
@@ -330,8 +312,9 @@ class AgentSession(TranscriptMixin, PinMixin):
         if self._tool_defs is None:
             definitions = [t.definition() for t in self.tools if self._offered(t)]
             if self.tool_search is not None:
-                definitions = self.tool_search.definitions({t.name for t in self.base_tools}, definitions,
-                                                           self.context.window())
+                definitions = self.tool_search.definitions(
+                    {t.name for t in self.base_tools}, definitions, self.context.window()
+                )
                 if self.tool_search.active:
                     self.dispatcher.tools.setdefault(self.tool_search.tool.name, self.tool_search.tool)
             self._tool_defs = build_tools(definitions)
@@ -341,99 +324,7 @@ class AgentSession(TranscriptMixin, PinMixin):
         """Server tools (WebSearch) are left out of tools[] when a rule or the mode denies them."""
         if not getattr(tool, "server_tool", False):
             return True
-        return self.policy.check(tool, {}, self._tool_context("")).decision != "deny"
-
-    # --- history -----------------------------------------------------------------------
-
-    def append_message(self, message: dict[str, Any]) -> None:
-        """Append to the API history (never modified afterwards) and to the transcript."""
-        self.messages.append(message)
-        if self.transcript:
-            self.transcript.message(message)
-
-    def append_message_if_valid(self, message: dict[str, Any]) -> None:
-        """Append an assistant message only when it holds no unanswered tool_use."""
-        if not any(b.get("type") == "tool_use" for b in message.get("content", ())):
-            self.append_message(message)
-
-    def begin_turn(self, prompt: str, images: tuple[dict[str, Any], ...] = ()) -> Turn:
-        """Append the prompt: its images first (the API's advice), then its text (none when only images go)."""
-        self.checkpoints.prompt(self.turn_count + 1, prompt, len(self.messages))
-        self._before_prompt = (len(self.messages), self.messages[-1] if self.messages else None)
-        self.turn_count += 1
-        self.state.turn_id = self.turn_count
-        if self.loop_path == "main":
-            self.costs.begin_turn(self.turn_count)
-        prompt, pinned = split_pin(prompt)  # `#pin …`: the prompt is kept verbatim through compactions
-        blocks = [image["block"] for image in images]
-        if prompt or not blocks:  # an empty text block is a 400
-            blocks.append({"type": "text", "text": scrub_text(prompt)})  # a surrogate-escaped byte could never be sent
-        if self.hook_context:  # what SessionStart hooks said goes with the first prompt
-            blocks += [{"type": "text", "text": scrub_text(b["text"])} for b in self.hook_context]
-            self.hook_context = []
-        blocks += notification_blocks(self.state.tasks)  # background tasks that ended since the last request
-        self._append_prompt(blocks)
-        if pinned:
-            self.pin(blocks[0]["text"])
-        return Turn(turn_id=self.turn_count, prompt=prompt)
-
-    def add_prompt_context(self, blocks: list[dict[str, Any]]) -> None:
-        """Add text blocks (a UserPromptSubmit hook's context) to the prompt just appended."""
-        last = self.messages[-1]
-        content = last["content"] if isinstance(last["content"], list) else [{"type": "text", "text": last["content"]}]
-        self.messages[-1] = {"role": "user", "content": [*content, *blocks]}
-        if self.transcript:
-            self.transcript.write({"type": "merge_user", "message": self.messages[-1]})
-
-    def _append_prompt(self, blocks: list[dict[str, Any]]) -> None:
-        if self.messages and self.messages[-1].get("role") == "user":
-            # consecutive user turns merge (the API would merge them too)
-            last = self.messages[-1]
-            content = last["content"] if isinstance(last["content"], list) else [{"type": "text", "text": last["content"]}]
-            self.messages[-1] = {"role": "user", "content": [*content, *blocks]}
-            if self.transcript:
-                self.transcript.write({"type": "merge_user", "message": self.messages[-1]})
-        else:
-            self.append_message({"role": "user", "content": blocks})
-
-    def retract_prompt(self) -> None:
-        """Take the prompt `begin_turn` added back out of the history (it was never sent)."""
-        count, last = self._before_prompt
-        self.messages = self.messages[:count]
-        if count and last is not None:
-            self.messages[-1] = last
-        if self.transcript:
-            self.transcript.write({"type": "history", "reason": "prompt not sent", "messages": self.messages})
-
-    def turn_text(self) -> str:
-        """The assistant text of the current (or last) turn only, never an earlier turn's answer."""
-        start = self._before_prompt[0]
-        return last_text(self.messages[start:])
-
-    def keep_partial_text(self, partial: dict[str, Any] | None) -> None:
-        """After an interrupt mid-stream, keep the text that had fully arrived (no tool_use)."""
-        if not partial:
-            return
-        texts = [{"type": "text", "text": b["text"]} for b in partial.get("content", ()) if b.get("type") == "text" and b.get("text")]
-        if texts:
-            self.append_message({"role": "assistant", "content": texts})
-
-    def repair_history(self) -> None:
-        """Give any unanswered tool_use a "not executed" result so the next request is valid.
-
-        Happens when a turn ends on a response that holds tool_use blocks without asking
-        for them to run (an end_turn with tool calls, an internal error before dispatch).
-        """
-        if not self.messages or self.messages[-1].get("role") != "assistant":
-            return
-        pending = [b for b in self.messages[-1].get("content", ()) if b.get("type") == "tool_use"]
-        if pending:
-            self.append_message(
-                {"role": "user", "content": [
-                    {"type": "tool_result", "tool_use_id": b["id"], "content": NOT_EXECUTED_TEXT, "is_error": True}
-                    for b in pending
-                ]}
-            )
+        return bool(self.policy.check(tool, {}, self._tool_context("")).decision != "deny")
 
     def record_usage(self, usage: dict[str, Any], measure_context: bool = True, model: str | None = None) -> None:
         add_usage(self.usage_totals, usage)
@@ -457,9 +348,6 @@ class AgentSession(TranscriptMixin, PinMixin):
 
     def end_turn(self, turn: Turn) -> None:
         pass
-
-    def last_assistant_text(self) -> str:
-        return last_text(self.messages)
 
     # --- driving -----------------------------------------------------------------------
 

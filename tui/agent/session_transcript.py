@@ -3,10 +3,14 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any, cast
 
 from .events import Event, Notice
 from .transcript import SKIPPED_EVENTS, Transcript, new_session_id, sessions_folder
+
+if TYPE_CHECKING:
+    from .options import AgentOptions
+    from .session import AgentSession
 
 
 class TranscriptMixin:
@@ -14,7 +18,7 @@ class TranscriptMixin:
 
     transcript: Transcript | None
     _transcript_sub: Any
-    options: Any
+    options: AgentOptions
     bus: Any
     session_id: str
     loop_path: str
@@ -36,8 +40,9 @@ class TranscriptMixin:
 
     def new_transcript(self, path: Path) -> Transcript:
         """A writer for `path` that reports problems as notices (and a lost file via `transcript_lost`)."""
-        return Transcript(path, on_error=lambda msg: self.publish(Notice(level="warning", text=msg)),
-                          on_lost=self.transcript_lost)
+        return Transcript(
+            path, on_error=lambda msg: self.publish(Notice(level="warning", text=msg)), on_lost=self.transcript_lost
+        )
 
     def attach_transcript(self, transcript: Transcript, *, header: bool = True) -> None:
         """Make `transcript` the one events and messages go to."""
@@ -71,7 +76,7 @@ class TranscriptMixin:
 
         old_id, old = self.session_id, self.transcript
         self.session_id = new_session_id()
-        path = write_fork(self, old_id)
+        path = write_fork(cast("AgentSession", self), old_id)  # the mixin is AgentSession's only
         if old is not None:
             old.close()
         return path

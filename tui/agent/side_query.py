@@ -24,12 +24,22 @@ def small_model(session: AgentSession) -> str:
 
 def side_query(session: AgentSession, prompt: str) -> str:
     """The small model's text answer to `prompt`; RuntimeError with one sentence when it fails."""
-    body = build_request(model=small_model(session), max_tokens=MAX_TOKENS, system=[{"type": "text", "text": SYSTEM}],
-                         tools=[], messages=[{"role": "user", "content": [{"type": "text", "text": prompt}]}])
+    body = build_request(
+        model=small_model(session),
+        max_tokens=MAX_TOKENS,
+        system=[{"type": "text", "text": SYSTEM}],
+        tools=[],
+        messages=[{"role": "user", "content": [{"type": "text", "text": prompt}]}],
+    )
     quiet: Any = lambda event: None  # noqa: E731 - not part of the turn's stream
     try:
-        result = run_stream(session.client(), {k: v for k, v in body.items() if k != "stream"}, iteration=0,
-                            publish=quiet, cancel=session.cancel_event)
+        result = run_stream(
+            session.client(),
+            {k: v for k, v in body.items() if k != "stream"},
+            iteration=0,
+            publish=quiet,
+            cancel=session.cancel_event,
+        )
     except StreamInterrupted:
         raise RuntimeError("interrupted by the user") from None
     except StreamError as exc:

@@ -39,6 +39,9 @@ def may_add_text(messages: list[dict[str, Any]]) -> bool:
     content = messages[-2].get("content")
     if not isinstance(content, list):
         return True
-    answered = {b.get("tool_use_id") for b in content if isinstance(b, dict) and b.get("type", "").endswith("_tool_result")}
-    return not any(b.get("type") == "server_tool_use" and b.get("id") not in answered
-                   for b in content if isinstance(b, dict))
+    answered = {
+        b.get("tool_use_id") for b in content if isinstance(b, dict) and b.get("type", "").endswith("_tool_result")
+    }
+    return not any(
+        b.get("type") == "server_tool_use" and b.get("id") not in answered for b in content if isinstance(b, dict)
+    )

@@ -12,7 +12,7 @@ import threading
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, cast
 
 from .events import BlockDelta, BlockFinished, BlockStarted, Event, ResponseStarted
 from .retry import EmptyStream, IncompleteStream, MalformedStream
@@ -71,7 +71,7 @@ def dump_block(block: Any) -> dict[str, Any]:
     tool input that is a list) is kept as sent; `warnings=False` stops pydantic from printing a
     serializer UserWarning about it on stderr, and the dispatcher reports the bad input itself.
     """
-    data = block.model_dump(exclude_none=True, mode="json", warnings=False)
+    data: dict[str, Any] = block.model_dump(exclude_none=True, mode="json", warnings=False)
     data.pop("parsed_output", None)
     if data.get("type") == "text" and data.get("citations") == []:
         data.pop("citations")
@@ -117,7 +117,10 @@ class _Tee:
 
 def _is_input_json(ev: Any) -> bool:
     """True for an input_json_delta event: the one kind the raw fallback can assemble."""
-    return getattr(ev, "type", None) == "content_block_delta" and getattr(getattr(ev, "delta", None), "type", None) == "input_json_delta"
+    return (
+        getattr(ev, "type", None) == "content_block_delta"
+        and getattr(getattr(ev, "delta", None), "type", None) == "input_json_delta"
+    )
 
 
 def describe_malformed(ev: Any, exc: BaseException) -> str:
@@ -148,8 +151,10 @@ def check_event_stream(response: Any) -> None:
         head = ""
     shown = " ".join(head.split())
     start = f" starting {shown!r}" if shown else " that was empty"
-    raise MalformedStream(f"it answered 200 with {ctype or 'no content type'} instead of an event stream, a body"
-                          f"{start}; check ANTHROPIC_BASE_URL and any proxy in between")
+    raise MalformedStream(
+        f"it answered 200 with {ctype or 'no content type'} instead of an event stream, a body"
+        f"{start}; check ANTHROPIC_BASE_URL and any proxy in between"
+    )
 
 
 def run_stream(
@@ -251,8 +256,10 @@ class _StreamReader:
             dtype, text, data = _delta_dict(ev.delta)
             if has_surrogate(text):
                 article = "an" if dtype[:1] in "aeiou" else "a"
-                raise MalformedStream(f"{article} {dtype} held an unpaired surrogate ({first_surrogate(text)}), "
-                                      "which is not valid Unicode")
+                raise MalformedStream(
+                    f"{article} {dtype} held an unpaired surrogate ({first_surrogate(text)}), "
+                    "which is not valid Unicode"
+                )
             raw.append((now, etype, {"type": etype, "index": ev.index, "delta": data}))
             return self.publish(BlockDelta(iteration=it, index=ev.index, delta_type=dtype, text=text))
         if etype == "content_block_start":
@@ -261,9 +268,15 @@ class _StreamReader:
             self.started.add(ev.index)
             block = ev.content_block
             raw.append((now, etype, {"type": etype, "index": ev.index, "content_block": dump_block(block)}))
-            return self.publish(BlockStarted(iteration=it, index=ev.index, block_type=block.type,
-                                             tool_use_id=getattr(block, "id", None),
-                                             tool_name=getattr(block, "name", None)))
+            return self.publish(
+                BlockStarted(
+                    iteration=it,
+                    index=ev.index,
+                    block_type=block.type,
+                    tool_use_id=getattr(block, "id", None),
+                    tool_name=getattr(block, "name", None),
+                )
+            )
         if etype == "content_block_stop":
             if ev.index not in self.started:
                 raise MalformedStream(f"a content_block_stop for block {ev.index}, which was never started")
@@ -275,8 +288,11 @@ class _StreamReader:
             self.ttfb_ms = int(now * 1000)
             raw.append((now, etype, ev.model_dump(exclude_none=True, mode="json", warnings=False)))
             self.request_id = getattr(self.stream, "request_id", None)
-            return self.publish(ResponseStarted(iteration=it, message_id=ev.message.id,
-                                                request_id=self.request_id, ttfb_ms=self.ttfb_ms))
+            return self.publish(
+                ResponseStarted(
+                    iteration=it, message_id=ev.message.id, request_id=self.request_id, ttfb_ms=self.ttfb_ms
+                )
+            )
         if etype == "message_stop":
             self.saw_stop = True
             raw.append((now, etype, {"type": etype}))
@@ -291,7 +307,7 @@ class _StreamReader:
         """What had arrived, as an assistant message (for an interrupt or a failure), surrogates replaced."""
         if self.manual:
             try:
-                return scrub({"role": "assistant", "content": assemble(self.raw)["content"]})
+                return cast(dict[str, Any], scrub({"role": "assistant", "content": assemble(self.raw)["content"]}))
             except (LookupError, TypeError):
                 return None
         return scrub(_partial(self.stream)) if self.stream is not None else None
@@ -314,8 +330,14 @@ class _StreamReader:
             sd = getattr(snapshot, "stop_details", None)
             details = sd.model_dump(exclude_none=True, mode="json", warnings=False) if sd is not None else None
             if details is None:  # SDKs older than stop_details keep it only in the raw message_delta
-                details = next((d.get("delta", {}).get("stop_details") for _, k, d in raw if k == "message_delta"
-                                and d.get("delta", {}).get("stop_details")), None)
+                details = next(
+                    (
+                        d.get("delta", {}).get("stop_details")
+                        for _, k, d in raw
+                        if k == "message_delta" and d.get("delta", {}).get("stop_details")
+                    ),
+                    None,
+                )
         if not self.saw_stop or stop_reason is None:
             raise StreamError(IncompleteStream("no message_stop"), message)
         if stop_reason == "refusal" and details:

@@ -21,8 +21,8 @@ from tui.config.agent_files import MODELS, AgentDefinition, load_definitions
 from tui.tools.base import Tool, ToolContext, ToolError, ToolInterrupted, ToolResult
 
 from .bus import EventBus
-from .pricing import add_usage
 from .events import Event, LoopStopped, Notice, SubagentFinished, SubagentStarted, ToolFinished
+from .pricing import add_usage
 from .session import AgentSession
 
 if TYPE_CHECKING:
@@ -70,21 +70,38 @@ def usage_total(usage: dict[str, Any]) -> int:
 class SubagentSession(AgentSession):
     """One subagent's conversation: an AgentSession whose events carry its loop path."""
 
-    def __init__(self, parent: AgentSession, definition: AgentDefinition, *, agent_path: str, agent_id: str,
-                 model: str, project_dir: Path, tools: list[Tool], cancel: threading.Event | None = None) -> None:
+    def __init__(
+        self,
+        parent: AgentSession,
+        definition: AgentDefinition,
+        *,
+        agent_path: str,
+        agent_id: str,
+        model: str,
+        project_dir: Path,
+        tools: list[Tool],
+        cancel: threading.Event | None = None,
+    ) -> None:
         self.loop_path = agent_path
-        options = dataclasses.replace(parent.options, model=model, project_dir=project_dir, transcript=False,
-                                      session_id=agent_id, mcp_servers=[])  # MCP tools come from the parent's
+        options = dataclasses.replace(
+            parent.options, model=model, project_dir=project_dir, transcript=False, session_id=agent_id, mcp_servers=[]
+        )  # MCP tools come from the parent's
         self.definition = definition
         self.agent_type = definition.name  # its end fires SubagentStop, not Stop (hook_points.py)
         self.stopped: LoopStopped | None = None
         self.tool_uses = 0
         policy = parent.policy
-        if project_dir != parent.options.project_dir and dataclasses.is_dataclass(policy):
+        if (
+            project_dir != parent.options.project_dir
+            and dataclasses.is_dataclass(policy)
+            and not isinstance(policy, type)
+        ):
             policy = dataclasses.replace(policy, project_dir=project_dir)  # a worktree: its paths are the project's
         super().__init__(options, EventBus(), tools=tools, policy=policy)
         self.dispatcher.pending = parent.dispatcher.pending  # one answer's rule settles the questions of every loop
-        self.dispatcher.interactive = parent.dispatcher.interactive  # someone to ask (the app, the Agent SDK) asks here too
+        self.dispatcher.interactive = (
+            parent.dispatcher.interactive
+        )  # someone to ask (the app, the Agent SDK) asks here too
         # Esc in the main loop stops every subagent; a background one stops with its task (TaskStop, quit)
         self.cancel_event = cancel if cancel is not None else parent.cancel_event
         self.state.tasks = parent.state.tasks  # its background commands are the session's: announced and stopped there
@@ -109,11 +126,19 @@ class SubagentSession(AgentSession):
             from .environment import environment_text
             from .request import EPHEMERAL
 
-            blocks: list[dict[str, Any]] = [{"type": "text", "text": self.definition.prompt, "cache_control": dict(EPHEMERAL)}]
+            blocks: list[dict[str, Any]] = [
+                {"type": "text", "text": self.definition.prompt, "cache_control": dict(EPHEMERAL)}
+            ]
             if self.memory_text:
                 blocks.append({"type": "text", "text": self.memory_text})
-            blocks.append({"type": "text", "text": environment_text(self.options.project_dir, self.options.model,
-                                                                    extra_dirs=self.options.add_dirs)})
+            blocks.append(
+                {
+                    "type": "text",
+                    "text": environment_text(
+                        self.options.project_dir, self.options.model, extra_dirs=self.options.add_dirs
+                    ),
+                }
+            )
             self._system_cache = (self.options.model, blocks)
         return self._system_cache[1]
 
@@ -165,8 +190,9 @@ class AgentTool(Tool):
                     trusted = bool(getattr(self.owner.policy, "trusted", False))
                     plugins = getattr(self.owner.options, "plugins", None)  # tui.plugins.active.ActivePlugins
                     extra = plugins.agents(trusted) if plugins is not None else []
-                    self._definitions, self.problems = load_definitions(self.owner.options.project_dir, trusted,
-                                                                        extra=extra)
+                    self._definitions, self.problems = load_definitions(
+                        self.owner.options.project_dir, trusted, extra=extra
+                    )
                     for problem in self.problems:
                         self.owner.publish(Notice(level="warning", text=problem))
             return self._definitions
@@ -256,16 +282,24 @@ def _transcript_path(parent: AgentSession, agent_id: str) -> Path | None:
     return Path(root) / "subagents" / f"agent-{agent_id}.jsonl"
 
 
-def run_subagent(tool: AgentTool, definition: AgentDefinition, tool_input: dict[str, Any], ctx: ToolContext, *,
-                 agent_path: str | None = None, cancel: threading.Event | None = None) -> ToolResult:
+def run_subagent(
+    tool: AgentTool,
+    definition: AgentDefinition,
+    tool_input: dict[str, Any],
+    ctx: ToolContext,
+    *,
+    agent_path: str | None = None,
+    cancel: threading.Event | None = None,
+) -> ToolResult:
     """Run one subagent to its end on this thread and pack its result for the parent."""
     from .loop import run_turn
 
     parent = tool.owner
     agent_id = os.urandom(8).hex()  # (`secrets` costs 5 ms of start-up)
     agent_path = agent_path or tool.agent_path(tool_input, definition)
-    model = resolve_model(str(tool_input.get("model") or definition.model), parent.options.model,
-                          parent.options.small_fast_model)
+    model = resolve_model(
+        str(tool_input.get("model") or definition.model), parent.options.model, parent.options.small_fast_model
+    )
     tree: Worktree | None = None
     project_dir = parent.options.project_dir
     if tool_input.get("isolation") == "worktree":
@@ -276,8 +310,16 @@ def run_subagent(tool: AgentTool, definition: AgentDefinition, tool_input: dict[
         except WorktreeError as exc:
             raise ToolError(str(exc)) from None
         project_dir = tree.project_dir
-    sub = SubagentSession(parent, definition, agent_path=agent_path, agent_id=agent_id, model=model,
-                          project_dir=project_dir, tools=tool.tools_for(definition), cancel=cancel)
+    sub = SubagentSession(
+        parent,
+        definition,
+        agent_path=agent_path,
+        agent_id=agent_id,
+        model=model,
+        project_dir=project_dir,
+        tools=tool.tools_for(definition),
+        cancel=cancel,
+    )
     sub.definitions_from = tool.definitions()  # type: ignore[attr-defined]
     if tool.may_nest(definition):
         sub.tools.append(AgentTool(sub, tool.depth + 1))
@@ -285,16 +327,29 @@ def run_subagent(tool: AgentTool, definition: AgentDefinition, tool_input: dict[
     transcript = _transcript_path(parent, agent_id)
     if transcript is not None:
         sub.attach_transcript(sub.new_transcript(transcript))
-        link = {"type": "subagent", "tool_use_id": ctx.tool_use_id, "agent_id": agent_id, "agent_path": agent_path,
-                "subagent_type": definition.name, "transcript": str(transcript)}
+        link = {
+            "type": "subagent",
+            "tool_use_id": ctx.tool_use_id,
+            "agent_id": agent_id,
+            "agent_path": agent_path,
+            "subagent_type": definition.name,
+            "transcript": str(transcript),
+        }
         parent.subagent_links.append(link)
         if parent.transcript is not None:
             parent.transcript.write(link)
-    parent.publish(SubagentStarted(
-        tool_use_id=ctx.tool_use_id, agent_id=agent_id, agent_path=agent_path, subagent_type=definition.name,
-        description=str(tool_input.get("description", "")), model=model,
-        transcript=str(transcript) if transcript else None, worktree=str(tree.path) if tree else None,
-    ))
+    parent.publish(
+        SubagentStarted(
+            tool_use_id=ctx.tool_use_id,
+            agent_id=agent_id,
+            agent_path=agent_path,
+            subagent_type=definition.name,
+            description=str(tool_input.get("description", "")),
+            model=model,
+            transcript=str(transcript) if transcript else None,
+            worktree=str(tree.path) if tree else None,
+        )
+    )
     started = time.monotonic()
     try:
         run_turn(sub, str(tool_input.get("prompt", "")))
@@ -312,8 +367,14 @@ def _finish_tree(tree: Worktree | None, agent_id: str, tool_input: dict[str, Any
     return finish_worktree(tree, f"agent-tui subagent {agent_id}: {tool_input.get('description') or 'work'}")
 
 
-def _pack(parent: AgentSession, sub: SubagentSession, ctx: ToolContext, agent_id: str, started: float,
-          tree: WorktreeResult | None) -> ToolResult:
+def _pack(
+    parent: AgentSession,
+    sub: SubagentSession,
+    ctx: ToolContext,
+    agent_id: str,
+    started: float,
+    tree: WorktreeResult | None,
+) -> ToolResult:
     stop = sub.stopped
     duration_ms = int((time.monotonic() - started) * 1000)
     tokens = usage_total(sub.usage_totals)
@@ -323,27 +384,46 @@ def _pack(parent: AgentSession, sub: SubagentSession, ctx: ToolContext, agent_id
     parent.denials.extend(sub.denials)
     add_usage(parent.usage_totals, sub.usage_totals)  # the session's totals and budget count its subagents
     parent.cost_usd += sub.cost_usd
-    parent.publish(SubagentFinished(
-        tool_use_id=ctx.tool_use_id, agent_id=agent_id, agent_path=sub.loop_path, stop_reason=reason,
-        is_error=is_error, duration_ms=duration_ms, total_tokens=tokens, tool_uses=sub.tool_uses,
-        summary=(text or (stop.detail if stop else ""))[:300], worktree_diff=tree.diff if tree else "",
-        worktree_branch=tree.branch if tree else None,
-    ))
+    parent.publish(
+        SubagentFinished(
+            tool_use_id=ctx.tool_use_id,
+            agent_id=agent_id,
+            agent_path=sub.loop_path,
+            stop_reason=reason,
+            is_error=is_error,
+            duration_ms=duration_ms,
+            total_tokens=tokens,
+            tool_uses=sub.tool_uses,
+            summary=(text or (stop.detail if stop else ""))[:300],
+            worktree_diff=tree.diff if tree else "",
+            worktree_branch=tree.branch if tree else None,
+        )
+    )
     if reason == "interrupted":
         raise ToolInterrupted()
     usage = f"agentId: {agent_id}\n<usage>total_tokens: {tokens}\ntool_uses: {sub.tool_uses}\nduration_ms: {duration_ms}</usage>"
     if is_error:
         detail = stop.detail if stop else "it ended without a reason"
-        body = f"The subagent stopped with an error ({reason}): {detail}" + (f"\n\nIts last message:\n{text}" if text else "")
+        body = f"The subagent stopped with an error ({reason}): {detail}" + (
+            f"\n\nIts last message:\n{text}" if text else ""
+        )
     else:
         body = text or "(the subagent ended without a final message)"
     content = [{"type": "text", "text": body}]
     if tree is not None:
         where = f"kept on branch {tree.branch} in {tree.path}" if tree.kept else "no changes; the worktree was removed"
-        content.append({"type": "text", "text": f"Worktree: {where}." + (f"\n```diff\n{tree.diff}\n```" if tree.diff else "")})
+        content.append(
+            {"type": "text", "text": f"Worktree: {where}." + (f"\n```diff\n{tree.diff}\n```" if tree.diff else "")}
+        )
     content.append({"type": "text", "text": usage})
-    meta = {"agent_id": agent_id, "agent_path": sub.loop_path, "total_tokens": tokens, "duration_ms": duration_ms,
-            "tool_uses": sub.tool_uses, "diff": tree.diff if tree else ""}
+    meta = {
+        "agent_id": agent_id,
+        "agent_path": sub.loop_path,
+        "total_tokens": tokens,
+        "duration_ms": duration_ms,
+        "tool_uses": sub.tool_uses,
+        "diff": tree.diff if tree else "",
+    }
     return ToolResult(content, is_error=is_error, meta=meta)
 
 

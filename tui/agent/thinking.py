@@ -17,16 +17,28 @@ from typing import Any
 EFFORT_LEVELS = ("low", "medium", "high", "xhigh", "max")
 #: Claude Code's thinking words and the budget each sets (its MAX_THINKING_TOKENS levels), strongest first
 THINK_WORDS: tuple[tuple[int, tuple[str, ...]], ...] = (
-    (31_999, ("ultrathink", "think harder", "think intensely", "think longer", "think really hard",
-              "think super hard", "think very hard")),
+    (
+        31_999,
+        (
+            "ultrathink",
+            "think harder",
+            "think intensely",
+            "think longer",
+            "think really hard",
+            "think super hard",
+            "think very hard",
+        ),
+    ),
     (10_000, ("megathink", "think hard", "think about it", "think a lot", "think deeply", "think more")),
     (4_000, ("think",)),
 )
 #: the budget when thinking is switched on for a model that takes only a manual budget (Claude Code's default)
 DEFAULT_BUDGET = 31_999
 MIN_BUDGET = 1_024
-_PATTERNS = [(budget, re.compile(r"\b(?:" + "|".join(re.escape(w) for w in words) + r")\b", re.IGNORECASE))
-             for budget, words in THINK_WORDS]
+_PATTERNS = [
+    (budget, re.compile(r"\b(?:" + "|".join(re.escape(w) for w in words) + r")\b", re.IGNORECASE))
+    for budget, words in THINK_WORDS
+]
 
 
 @dataclass(frozen=True)
@@ -54,7 +66,7 @@ class ModelThinking:
 
     def default_on(self) -> bool:
         """Thinking when the user has not chosen."""
-        return self.has_thinking and (self.thinks_by_default or self.on_by_default and self.adaptive)
+        return self.has_thinking and (self.thinks_by_default or (self.on_by_default and self.adaptive))
 
 
 _ALL = EFFORT_LEVELS
@@ -64,8 +76,10 @@ MODEL_THINKING: tuple[tuple[str, ModelThinking], ...] = (
     ("fable-5", ModelThinking(adaptive=True, thinks_by_default=True, off=None, efforts=_ALL)),
     ("mythos-5", ModelThinking(adaptive=True, thinks_by_default=True, off=None, efforts=_ALL)),
     ("opus-5-5", ModelThinking(adaptive=True, thinks_by_default=True, off=None, efforts=_ALL)),
-    ("sonnet-5-5", ModelThinking(adaptive=True, thinks_by_default=True, off="between_tools", off_max_effort="high",
-                                 efforts=_ALL)),
+    (
+        "sonnet-5-5",
+        ModelThinking(adaptive=True, thinks_by_default=True, off="between_tools", off_max_effort="high", efforts=_ALL),
+    ),
     ("haiku-5-5", ModelThinking(adaptive=True, efforts=_ALL)),
     ("opus-5", ModelThinking(adaptive=True, thinks_by_default=True, off_max_effort="high", efforts=_ALL)),
     ("sonnet-5", ModelThinking(adaptive=True, thinks_by_default=True, efforts=_ALL)),
@@ -147,8 +161,9 @@ class ThinkingChoice:
     @classmethod
     def for_turn(cls, options: Any, prompt: str, *, words: bool = True) -> ThinkingChoice:
         """The choice a turn keeps for all its requests; `words`: the prompt is the user's (not a subagent's)."""
-        return cls(getattr(options, "thinking", None), getattr(options, "effort", None),
-                   think_budget(prompt) if words else 0)
+        return cls(
+            getattr(options, "thinking", None), getattr(options, "effort", None), think_budget(prompt) if words else 0
+        )
 
     def fields(self, model: str, max_tokens: int) -> dict[str, Any]:
         """The request fields for `model`: `thinking`, `output_config` and `max_tokens` where they change."""
@@ -156,7 +171,7 @@ class ThinkingChoice:
         out: dict[str, Any] = {"max_tokens": max_tokens}
         effort = self.effort if self.effort in support.efforts else None
         on = support.default_on() if self.thinking is None else self.thinking
-        on = on or support.has_thinking and support.off is None  # it thinks anyway: keep its reasoning visible
+        on = on or (support.has_thinking and support.off is None)  # it thinks anyway: keep its reasoning visible
         if self.budget and support.has_thinking:  # the words turn thinking on for this turn
             on = True
             if support.adaptive:  # no budget to set: the words raise the effort instead

@@ -32,8 +32,16 @@ def publish_changes(registry: TaskRegistry, publish: Callable[[Event], None]) ->
     """Publish a BackgroundShellChanged for every start and end of a task in `registry`."""
 
     def changed(task: BackgroundTask) -> None:
-        publish(BackgroundShellChanged(task_id=task.id, kind=task.kind, description=task.description,
-                                       status=task.status, output_path=task.output_path, exit_code=task.exit_code))
+        publish(
+            BackgroundShellChanged(
+                task_id=task.id,
+                kind=task.kind,
+                description=task.description,
+                status=task.status,
+                output_path=task.output_path,
+                exit_code=task.exit_code,
+            )
+        )
 
     registry.listeners.append(changed)
 
@@ -42,8 +50,13 @@ def notification_blocks(registry: TaskRegistry) -> list[dict[str, Any]]:
     """One text block per task that ended since the last request, as Claude Code's task notification."""
     blocks = []
     for task in registry.take_finished():
-        lines = ["<task-notification>", f"<task-id>{task.id}</task-id>", f"<output-file>{task.output_path}</output-file>",
-                 f"<status>{task.status}</status>", f"<summary>{task.summary()}</summary>"]
+        lines = [
+            "<task-notification>",
+            f"<task-id>{task.id}</task-id>",
+            f"<output-file>{task.output_path}</output-file>",
+            f"<status>{task.status}</status>",
+            f"<summary>{task.summary()}</summary>",
+        ]
         if task.result:  # a worker's answer (a background agent's final text) comes along
             lines.append(f"<result>{task.result}</result>")
         if note := registry.output_note(task.id):  # the output passed its cap: the file keeps the newest part
@@ -91,8 +104,9 @@ def pause_streak(messages: list[dict[str, Any]]) -> int:
     return count
 
 
-def ask_user(session: AgentSession, kind: str, payload: dict[str, Any], tool_use_id: str,
-             cancel: threading.Event) -> dict[str, Any]:
+def ask_user(
+    session: AgentSession, kind: str, payload: dict[str, Any], tool_use_id: str, cancel: threading.Event
+) -> dict[str, Any]:
     """Publish a UserQuestionAsked and wait for the app's answer; ToolInterrupted on interrupt.
 
     ExitPlanMode outside plan mode gets {"error": ...} without asking.

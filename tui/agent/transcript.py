@@ -73,8 +73,12 @@ def seal_partial_line(path: Path, handle: Any) -> None:
 class Transcript:
     """Writes one session's JSONL file; thread-safe; never raises on I/O errors."""
 
-    def __init__(self, path: Path, on_error: Callable[[str], None] = lambda msg: None,
-                 on_lost: Callable[[str], None] | None = None) -> None:
+    def __init__(
+        self,
+        path: Path,
+        on_error: Callable[[str], None] = lambda msg: None,
+        on_lost: Callable[[str], None] | None = None,
+    ) -> None:
         self.path = path
         self._on_error = on_error
         #: called (outside the lock) when this session's own file vanished or cannot be written;
@@ -100,7 +104,7 @@ class Transcript:
             # O_APPEND: each line is one write; two processes never share a session file
             if existed:
                 check_regular(self.path)  # a FIFO here would block the open below
-            self._file = open(self.path, "a", encoding="utf-8")
+            self._file = open(self.path, "a", encoding="utf-8")  # noqa: SIM115 - held until close()
         except OSError as exc:
             if existed and self._on_lost is not None and not isinstance(exc, SpecialFileError):
                 self.failed = True
@@ -113,7 +117,9 @@ class Transcript:
             self._file = None
             self.failed = True
             self.locked_elsewhere = True
-            self._on_error(f"Another agent-tui process is writing this session ({self.path}); this one goes on unsaved.")
+            self._on_error(
+                f"Another agent-tui process is writing this session ({self.path}); this one goes on unsaved."
+            )
             return False
         seal_partial_line(self.path, self._file)
         if self._header is not None:
@@ -124,7 +130,9 @@ class Transcript:
     def _fail(self, exc: OSError) -> None:
         self.failed = True
         self._file = None
-        self._on_error(f"The transcript could not be written ({self.path}): {exc.strerror or exc}. The session goes on unsaved.")
+        self._on_error(
+            f"The transcript could not be written ({self.path}): {exc.strerror or exc}. The session goes on unsaved."
+        )
 
     def write(self, record: dict[str, Any]) -> None:
         dumped = json.dumps(record, ensure_ascii=False, default=str)
@@ -179,16 +187,14 @@ class Transcript:
 
     def header(self, session_id: str, project_dir: Path, model: str) -> None:
         """Set the first line; the file is created lazily, with the first record after it."""
-        self._header = (
-            {
-                "type": "session",
-                "session_id": session_id,
-                "project_dir": str(project_dir),
-                "model": model,
-                "created": _dt.datetime.now().isoformat(timespec="seconds"),
-                "pid": os.getpid(),
-            }
-        )
+        self._header = {
+            "type": "session",
+            "session_id": session_id,
+            "project_dir": str(project_dir),
+            "model": model,
+            "created": _dt.datetime.now().isoformat(timespec="seconds"),
+            "pid": os.getpid(),
+        }
 
     def fork_of(self, session_id: str) -> None:
         """Name, in the header still to be written, the session this one was forked from (for /resume's tree)."""
@@ -204,7 +210,15 @@ class Transcript:
         if isinstance(event, RequestSent):
             body = {k: v for k, v in event.body.items() if k != "messages"}
             body["messages_count"] = len(event.body.get("messages", ()))
-            self.write({"type": "request", "iteration": event.iteration, "attempt": event.attempt, "ts": event.ts, "body": body})
+            self.write(
+                {
+                    "type": "request",
+                    "iteration": event.iteration,
+                    "attempt": event.attempt,
+                    "ts": event.ts,
+                    "body": body,
+                }
+            )
             return
         self.write({"type": "event", "event": event.to_dict()})
 

@@ -36,8 +36,12 @@ def pack(record: dict[str, Any], written: set[str]) -> tuple[list[dict[str, Any]
         if not isinstance(value, dict):
             return value
         source = value.get("source")
-        if value.get("type") == "image" and isinstance(source, dict) and source.get("type") == "base64" \
-                and isinstance(source.get("data"), str):
+        if (
+            value.get("type") == "image"
+            and isinstance(source, dict)
+            and source.get("type") == "base64"
+            and isinstance(source.get("data"), str)
+        ):
             data = source["data"]
             digest = hashlib.sha1(data.encode("ascii", "replace"), usedforsecurity=False).hexdigest()
             if digest not in written:
@@ -108,7 +112,7 @@ def read_head(handle: Any, limit: int, scan_limit: int = 256 << 20) -> bytes:
         data, carry, pos = carry + chunk, b"", 0
         while pos < len(data):
             if state == "start":
-                head = data[pos:pos + len(_DATA_LINE)]
+                head = data[pos : pos + len(_DATA_LINE)]
                 if len(head) < len(_DATA_LINE) and b"\n" not in head:
                     carry = data[pos:]  # too little to tell yet
                     break

@@ -26,8 +26,20 @@ _MODIFY, _ATTRIB, _CLOSE_WRITE = 0x2, 0x4, 0x8
 _MOVED_FROM, _MOVED_TO, _CREATE, _DELETE = 0x40, 0x80, 0x100, 0x200
 _DELETE_SELF, _MOVE_SELF, _OVERFLOW, _IGNORED, _ISDIR = 0x400, 0x800, 0x4000, 0x8000, 0x40000000
 _ONLYDIR, _DONT_FOLLOW, _EXCL_UNLINK = 0x01000000, 0x02000000, 0x04000000
-_MASK = (_MODIFY | _ATTRIB | _CLOSE_WRITE | _MOVED_FROM | _MOVED_TO | _CREATE | _DELETE | _DELETE_SELF
-         | _MOVE_SELF | _ONLYDIR | _DONT_FOLLOW | _EXCL_UNLINK)
+_MASK = (
+    _MODIFY
+    | _ATTRIB
+    | _CLOSE_WRITE
+    | _MOVED_FROM
+    | _MOVED_TO
+    | _CREATE
+    | _DELETE
+    | _DELETE_SELF
+    | _MOVE_SELF
+    | _ONLYDIR
+    | _DONT_FOLLOW
+    | _EXCL_UNLINK
+)
 _NONBLOCK, _CLOEXEC = 0o4000, 0o2000000
 _EVENT = struct.Struct("iIII")  # wd, mask, cookie, name length
 
@@ -63,8 +75,9 @@ def signature(path: str) -> Signature | None:
     return (st.st_mtime_ns, st.st_size, st.st_mode) if stat.S_ISREG(st.st_mode) else None
 
 
-def scan_files(root: str, skip: frozenset[str], limit: int,
-               on_folder: Callable[[str], None] | None = None) -> dict[str, Signature] | None:
+def scan_files(
+    root: str, skip: frozenset[str], limit: int, on_folder: Callable[[str], None] | None = None
+) -> dict[str, Signature] | None:
     """(mtime, size, mode) of every regular file under `root`; None when there are more than `limit`.
 
     `on_folder` is called with each folder below `root` before it is listed (so a watch on it misses nothing).
@@ -159,8 +172,11 @@ class TreeWatch:
                 old = self.sigs
                 if not self.start():
                     return None
-                return {p: (old.get(p), self.sigs.get(p)) for p in old.keys() | self.sigs.keys()
-                        if old.get(p) != self.sigs.get(p)}
+                return {
+                    p: (old.get(p), self.sigs.get(p))
+                    for p in old.keys() | self.sigs.keys()
+                    if old.get(p) != self.sigs.get(p)
+                }
             out: Changes = {}
             for path in dirty:
                 was, now = self.sigs.get(path), signature(path)
@@ -188,7 +204,7 @@ class TreeWatch:
             at = 0
             while at + _EVENT.size <= len(buf):
                 wd, mask, _cookie, size = _EVENT.unpack_from(buf, at)
-                name = buf[at + _EVENT.size:at + _EVENT.size + size].rstrip(b"\0")
+                name = buf[at + _EVENT.size : at + _EVENT.size + size].rstrip(b"\0")
                 at += _EVENT.size + size
                 if mask & _OVERFLOW:
                     return dirty, True

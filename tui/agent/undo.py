@@ -13,6 +13,7 @@ import os
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
+
 from tui.wording import plural
 
 from .rewind import FileStep, apply_code, code_steps
@@ -52,8 +53,11 @@ class FileRestore:
         new = _text(self.previous)
         import difflib
 
-        lines = list(difflib.unified_diff(old.splitlines(keepends=True), new.splitlines(keepends=True),
-                                          f"{name} (now)", f"{name} (after undo)"))
+        lines = list(
+            difflib.unified_diff(
+                old.splitlines(keepends=True), new.splitlines(keepends=True), f"{name} (now)", f"{name} (after undo)"
+            )
+        )
         if len(lines) > MAX_DIFF_LINES:
             lines = [*lines[:MAX_DIFF_LINES], f"… {plural(len(lines) - MAX_DIFF_LINES, 'more diff line')}\n"]
         return "".join(lines)
@@ -95,8 +99,12 @@ def _display(path: str, project_dir: Path | None) -> str:
 
 def _turn_messages(messages: list[dict[str, Any]], turns_back: int) -> list[dict[str, Any]]:
     """The messages of the turn `turns_back` turns before the newest (0 = the newest)."""
-    starts = [i for i, m in enumerate(messages) if m.get("role") == "user" and any(
-        isinstance(b, dict) and b.get("type") == "text" for b in (m.get("content") or ()))]
+    starts = [
+        i
+        for i, m in enumerate(messages)
+        if m.get("role") == "user"
+        and any(isinstance(b, dict) and b.get("type") == "text" for b in (m.get("content") or ()))
+    ]
     if len(starts) <= turns_back:
         return []
     begin = starts[-1 - turns_back]
@@ -105,8 +113,13 @@ def _turn_messages(messages: list[dict[str, Any]], turns_back: int) -> list[dict
 
 
 def bash_commands(messages: list[dict[str, Any]]) -> list[str]:
-    return [str((b.get("input") or {}).get("command", "")) for m in messages if m.get("role") == "assistant"
-            for b in m.get("content", ()) if isinstance(b, dict) and b.get("type") == "tool_use" and b.get("name") == "Bash"]
+    return [
+        str((b.get("input") or {}).get("command", ""))
+        for m in messages
+        if m.get("role") == "assistant"
+        for b in m.get("content", ())
+        if isinstance(b, dict) and b.get("type") == "tool_use" and b.get("name") == "Bash"
+    ]
 
 
 def plan_undo(session: AgentSession) -> UndoPlan:
@@ -120,8 +133,11 @@ def plan_undo(session: AgentSession) -> UndoPlan:
         return UndoPlan(None, state=session.state, project_dir=project, bash_commands=untracked, checkpoints=cps)
     point = points[-1]
     steps = code_steps(cps, point.pos)
-    files = [FileRestore(s.path, s.data if s.target is not None else None, s.current, s.link, s.blocked)
-             for s in steps if not s.problem]
+    files = [
+        FileRestore(s.path, s.data if s.target is not None else None, s.current, s.link, s.blocked)
+        for s in steps
+        if not s.problem
+    ]
     turns_back = max(session.turn_count - point.turn, 0)
     untracked = bash_commands(_turn_messages(session.messages, turns_back)) if point.id in cps.untracked else []
     return UndoPlan(point.turn, files, untracked, session.state, project, cps, steps, point.id)
@@ -135,8 +151,8 @@ def apply_undo(plan: UndoPlan) -> list[str]:
     result = apply_code(plan.checkpoints, plan.steps, overwrite=True, state=plan.state)
     plan.checkpoints.mark_undone(plan.checkpoint)
     lines = []
-    for line, step in zip(result.lines, [s for s in plan.steps], strict=False):
+    for line, step in zip(result.lines, list(plan.steps), strict=False):
         if step.path in created and line.startswith("removed ") and not line.startswith("removed the link "):
-            line = f"deleted {line[len('removed '):]} (the turn created it)"
+            line = f"deleted {line[len('removed ') :]} (the turn created it)"
         lines.append(line)
     return lines

@@ -58,7 +58,7 @@ def create_worktree(project_dir: Path, agent_id: str) -> Worktree:
     """A new worktree of the repository holding `project_dir`, checked out at HEAD on `agent-tui/<agent_id>`."""
     repo = find_git_root(project_dir)
     if repo is None:
-        raise WorktreeError("isolation \"worktree\" needs a git repository, and the project is not in one.")
+        raise WorktreeError('isolation "worktree" needs a git repository, and the project is not in one.')
     _git(["rev-parse", "--verify", "HEAD"], repo)  # a repository without a commit has nothing to check out
     path = Path(tempfile.mkdtemp(prefix=f"agent-tui-{agent_id}-"))
     branch = f"agent-tui/{agent_id}"

@@ -166,16 +166,19 @@ def read_folder(folder: Path, source: str) -> tuple[list[AgentDefinition], list[
             problems.append(f"The agent file {path} was not loaded: {str(exc).rstrip('.')}.")
             continue
         if definition.name in taken:
-            problems.append(f"The agent file {path} was not loaded: the name `{definition.name}` is taken by "
-                            f"{taken[definition.name]}.")
+            problems.append(
+                f"The agent file {path} was not loaded: the name `{definition.name}` is taken by "
+                f"{taken[definition.name]}."
+            )
             continue
         taken[definition.name] = path
         definitions.append(definition)
     return definitions, problems
 
 
-def load_definitions(project_dir: Path, trusted: bool, home: Path | None = None,
-                     extra: Sequence[AgentDefinition] = ()) -> tuple[list[AgentDefinition], list[str]]:
+def load_definitions(
+    project_dir: Path, trusted: bool, home: Path | None = None, extra: Sequence[AgentDefinition] = ()
+) -> tuple[list[AgentDefinition], list[str]]:
     """Every agent type by name (later sources win) and one sentence per file that could not be used.
 
     `extra` are the plugins' agents (`plugin:name`): above the built-ins, below the user's and the project's files.

@@ -9,13 +9,32 @@ from __future__ import annotations
 
 import codecs
 import re
-
 from dataclasses import dataclass, field
 
 #: longest first, so `&&` wins over `&` and `<<<` over `<<`
 OPERATORS = (
-    "&>>", "<<<", "<<-", "&&", "||", ";;", ";&", "|&", ">>", ">|", "&>", ">&", "<&", "<<", "<>",
-    "|", "&", ";", "(", ")", "<", ">",
+    "&>>",
+    "<<<",
+    "<<-",
+    "&&",
+    "||",
+    ";;",
+    ";&",
+    "|&",
+    ">>",
+    ">|",
+    "&>",
+    ">&",
+    "<&",
+    "<<",
+    "<>",
+    "|",
+    "&",
+    ";",
+    "(",
+    ")",
+    "<",
+    ">",
 )
 OPERATOR_CHARS = set("|&;()<>")
 #: `{a,b}` and `{1..3}` outside quotes
@@ -259,7 +278,9 @@ class _Lexer:
             return
         self._add(self.s[start : self.i])
         self.expands = True
-        self.script.unsure.append("a command substitution" if nxt == "(" and self.s[start + 2] != "(" else "an expansion")
+        self.script.unsure.append(
+            "a command substitution" if nxt == "(" and self.s[start + 2] != "(" else "an expansion"
+        )
 
     def _ansi_c_quoted(self) -> None:
         """`$'…'`: backslash escapes decoded, so `$'\\x72m'` is seen as `rm`."""

@@ -136,7 +136,7 @@ class _Walker:
             i += 1
         if words and words[0].value in ("for", "select") and not words[0].quoted:
             return  # a loop header: its list words were walked as nested scripts already
-        if words and words[0].value in ("case", "function") or (words and words[-1].value.endswith("()")):
+        if (words and words[0].value in ("case", "function")) or (words and words[-1].value.endswith("()")):
             raise Unparseable(f"`{words[0].value}` blocks are not followed")
         self.command(words, depth)
 
@@ -152,7 +152,7 @@ class _Walker:
         words = list(words)
         while words:
             first = words[0].value
-            if (first in EVALUATORS or first == "env" and len(words) > 1) and not words[0].quoted:
+            if (first in EVALUATORS or (first == "env" and len(words) > 1)) and not words[0].quoted:
                 self.result.unsure.append(f"`{first}` runs code of its own")
             stripped = strip_wrapper(words)
             if stripped is None:
@@ -208,7 +208,11 @@ class _Walker:
             return
         if not args:
             target: Path | None = Path.home()
-        elif args[0].expands or args[0].value == "-" or args[0].value.startswith("~") and not args[0].value.startswith("~/"):
+        elif (
+            args[0].expands
+            or args[0].value == "-"
+            or (args[0].value.startswith("~") and not args[0].value.startswith("~/"))
+        ):
             target = None
         else:
             target = None if args[0].value == "" else resolve_path(args[0].value, self.cwds[0])

@@ -11,10 +11,53 @@ from tui.config.readonly import PLAIN
 from tui.config.rules import path_variants
 
 #: commands whose arguments are not files they read
-PATH_FREE = frozenset({"echo", "printf", "basename", "dirname", "seq", "date", "sleep", "true", "false", "which", "type",
-                       "whoami", "id", "uname", "hostname", "ps", "df", "pwd", "env", "git"})
-FILE_COMMANDS = (PLAIN | {"find", "sed", "sort", "uniq", "tree", "rg", "grep", "less", "more", "mkdir", "touch", "rm",
-                          "cp", "mv", "rmdir", "ln", "chmod", "chown"}) - PATH_FREE
+PATH_FREE = frozenset(
+    {
+        "echo",
+        "printf",
+        "basename",
+        "dirname",
+        "seq",
+        "date",
+        "sleep",
+        "true",
+        "false",
+        "which",
+        "type",
+        "whoami",
+        "id",
+        "uname",
+        "hostname",
+        "ps",
+        "df",
+        "pwd",
+        "env",
+        "git",
+    }
+)
+FILE_COMMANDS = (
+    PLAIN
+    | {
+        "find",
+        "sed",
+        "sort",
+        "uniq",
+        "tree",
+        "rg",
+        "grep",
+        "less",
+        "more",
+        "mkdir",
+        "touch",
+        "rm",
+        "cp",
+        "mv",
+        "rmdir",
+        "ln",
+        "chmod",
+        "chown",
+    }
+) - PATH_FREE
 HARMLESS = {"-"}
 GLOB_CHARS = set("*?[")
 
@@ -35,7 +78,7 @@ def outside_project(cmd: SimpleCommand, project_dir: Path, extra_dirs: Sequence[
             value = arg.split("=", 1)[1] if arg.startswith("--") and "=" in arg else arg
             if "$" in value:
                 return f"`{arg}` holds `$`, which reads as an expansion"
-            if not value or value.startswith("-") and value != "-" or value in HARMLESS:
+            if not value or (value.startswith("-") and value != "-") or value in HARMLESS:
                 continue
             if not _inside(resolve_path(value, cwd), roots):
                 return f"`{arg}` is outside the project folder"

@@ -123,7 +123,7 @@ def strip_wrapper(words: list[Token]) -> list[Token] | None:
     if name == "command":
         if len(words) > 1 and words[1].value.startswith("-") and set(words[1].value[1:]) & {"v", "V"}:
             return None  # a lookup, like `which`
-        return words[_skip_options(words, set()):]
+        return words[_skip_options(words, set()) :]
     if name == "timeout":
         i = _skip_options(words, {"-s", "-k", "--signal", "--kill-after"})
         return words[i + 1 :]  # the duration comes first
@@ -133,7 +133,7 @@ def strip_wrapper(words: list[Token]) -> list[Token] | None:
             i += 2 if words[i].value in ("-n", "--adjustment") else 1
         return words[i:]
     if name == "stdbuf":
-        return words[_skip_options(words, {"-i", "-o", "-e"}):]
+        return words[_skip_options(words, {"-i", "-o", "-e"}) :]
     if name == "env":
         i = _skip_options(words, {"-u", "--unset", "-C", "--chdir", "-S", "--split-string"})
         if any(w.value in ("-C", "--chdir", "-S", "--split-string") for w in words[1:i]):

@@ -49,13 +49,23 @@ def git_runs_programs(cwd: Path, env: dict[str, str] | None = None, own_only: bo
     return _check_repo(cwd, env, 0, seen, own_only)
 
 
-def _git(args: list[str], cwd: Path, env: dict[str, str], neutral: bool = True) -> subprocess.CompletedProcess[str] | None:
+def _git(
+    args: list[str], cwd: Path, env: dict[str, str], neutral: bool = True
+) -> subprocess.CompletedProcess[str] | None:
     """git `args` in `cwd` with the command's environment; `neutral=False` for rev-parse, which must see hooksPath."""
     try:
         if neutral:
             return run_git(args, cwd, env=env)
-        return subprocess.run(["git", "--no-pager", *args], cwd=cwd, env=env, stdin=subprocess.DEVNULL,
-                              capture_output=True, text=True, timeout=TIMEOUT, check=False)
+        return subprocess.run(
+            ["git", "--no-pager", *args],
+            cwd=cwd,
+            env=env,
+            stdin=subprocess.DEVNULL,
+            capture_output=True,
+            text=True,
+            timeout=TIMEOUT,
+            check=False,
+        )
     except (OSError, subprocess.SubprocessError, ValueError):
         return None
 
@@ -106,7 +116,9 @@ def _check_config(cwd: Path, env: dict[str, str], own_only: bool = False) -> str
         scope, origin, entry = fields[i], fields[i + 1], fields[i + 2]
         key, _, value = entry.partition("\n")
         key = key.lower()
-        if scope == "command" and (key, value.lower()) in _NEUTRAL or own_only and scope not in ("local", "worktree"):
+        if (scope == "command" and (key, value.lower()) in _NEUTRAL) or (
+            own_only and scope not in ("local", "worktree")
+        ):
             continue  # agent-tui's own `-c` for this check, or not the repository's
         if key in REACHES_OUT or not _harmless(key, value):
             source = origin.removeprefix("file:") if origin.startswith("file:") else f"{scope} config ({origin})"
@@ -139,7 +151,9 @@ def _gitlinks(top: Path, env: dict[str, str]) -> list[str] | None:
     done = _git(["ls-files", "--stage", "-z"], top, env)
     if done is None or done.returncode != 0:
         return None
-    links = [entry.split("\t", 1)[1] for entry in done.stdout.split("\0") if entry.startswith("160000 ") and "\t" in entry]
+    links = [
+        entry.split("\t", 1)[1] for entry in done.stdout.split("\0") if entry.startswith("160000 ") and "\t" in entry
+    ]
     _gitlinks_cache.clear()  # one project at a time
     _gitlinks_cache[key] = links
     return links

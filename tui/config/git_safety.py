@@ -17,8 +17,16 @@ from pathlib import Path
 
 #: settings that would run a program, pointed at nothing (`-c` wins over every config file)
 NEUTRAL_CONFIG = (
-    "core.fsmonitor=false", "core.hooksPath=/dev/null", "core.pager=cat", "diff.external=", "core.sshCommand=ssh",
-    "core.askPass=", "credential.helper=", "core.editor=true", "sequence.editor=true", "gpg.program=gpg",
+    "core.fsmonitor=false",
+    "core.hooksPath=/dev/null",
+    "core.pager=cat",
+    "diff.external=",
+    "core.sshCommand=ssh",
+    "core.askPass=",
+    "credential.helper=",
+    "core.editor=true",
+    "sequence.editor=true",
+    "gpg.program=gpg",
 )
 #: settings known not to run anything for a read-only command (lower case, as `git config --list` prints them)
 HARMLESS_KEY = re.compile(
@@ -43,8 +51,12 @@ TIMEOUT = 10.0
 
 def git_env() -> dict[str, str]:
     """This process's environment with git's program-naming variables neutralised."""
-    env = {k: v for k, v in os.environ.items() if k not in ("GIT_EXTERNAL_DIFF", "GIT_SSH", "GIT_SSH_COMMAND",
-                                                              "GIT_ASKPASS", "GIT_EDITOR", "GIT_SEQUENCE_EDITOR")}
+    env = {
+        k: v
+        for k, v in os.environ.items()
+        if k
+        not in ("GIT_EXTERNAL_DIFF", "GIT_SSH", "GIT_SSH_COMMAND", "GIT_ASKPASS", "GIT_EDITOR", "GIT_SEQUENCE_EDITOR")
+    }
     env.update(GIT_PAGER="cat", PAGER="cat", GIT_TERMINAL_PROMPT="0", GIT_OPTIONAL_LOCKS="0")
     return env
 
@@ -59,11 +71,20 @@ def safe_git_argv(args: list[str]) -> list[str]:
     return [*argv, *args]
 
 
-def run_git(args: list[str], cwd: Path, timeout: float = TIMEOUT,
-            env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
+def run_git(
+    args: list[str], cwd: Path | str, timeout: float = TIMEOUT, env: dict[str, str] | None = None
+) -> subprocess.CompletedProcess[str]:
     """Run git in `cwd` without running any program the repository's config names (`env`: default `git_env()`)."""
-    return subprocess.run(safe_git_argv(args), cwd=cwd, env=git_env() if env is None else env, stdin=subprocess.DEVNULL,
-                          capture_output=True, text=True, timeout=timeout, check=False)
+    return subprocess.run(
+        safe_git_argv(args),
+        cwd=cwd,
+        env=git_env() if env is None else env,
+        stdin=subprocess.DEVNULL,
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+        check=False,
+    )
 
 
 def config_runs_programs(cwd: Path, env: dict[str, str] | None = None) -> bool:

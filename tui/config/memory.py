@@ -111,11 +111,13 @@ def framed(memory: MemoryFile) -> str:
 
 
 def _intro() -> str:
-    return "\n\n".join([
-        MEMORY_HEADING,
-        "The user's instruction files (AGENTS.md / CLAUDE.md and their imports). Follow them; "
-        "later, more specific files take precedence over earlier ones.",
-    ])
+    return "\n\n".join(
+        [
+            MEMORY_HEADING,
+            "The user's instruction files (AGENTS.md / CLAUDE.md and their imports). Follow them; "
+            "later, more specific files take precedence over earlier ones.",
+        ]
+    )
 
 
 def memory_layout(files: list[MemoryFile]) -> list[tuple[MemoryFile, str, int]]:

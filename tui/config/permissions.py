@@ -118,8 +118,11 @@ class PermissionPolicy:
 
     def _counting(self, kind: RuleKind, tool_name: str, tool_kind: str) -> list[RuleSource]:
         return [
-            r for r in self.effective_rules()
-            if r.counts and r.kind == kind and r.parsed is not None
+            r
+            for r in self.effective_rules()
+            if r.counts
+            and r.kind == kind
+            and r.parsed is not None
             and tool_matches(r.parsed, tool_name, tool_kind, kind)
         ]
 
@@ -146,7 +149,10 @@ class PermissionPolicy:
 
     def _check_generic(self, tool: Tool, target: str | None) -> Verdict:
         name = tool.name
-        match = lambda kind: self._first(kind, name, tool.kind, lambda r: target_matches(r.specifier, target))  # noqa: E731
+
+        def match(kind: RuleKind) -> RuleSource | None:
+            return self._first(kind, name, tool.kind, lambda r: target_matches(r.specifier, target))
+
         if rule := match("deny"):
             return self._verdict("deny", f"{name} is denied by the rule `{rule.rule}`.", rule)
         if self.mode == "bypassPermissions":
@@ -175,7 +181,7 @@ class PermissionPolicy:
         for rule in self._counting(kind, name, tool_kind):
             base = rule.base_dir or self.project_dir
             hits = [path_matches(rule.parsed.specifier, v, base, self.project_dir) for v in variants]  # type: ignore[union-attr]
-            if (all(hits) if every else any(hits)):
+            if all(hits) if every else any(hits):
                 return rule
         return None
 

@@ -49,11 +49,11 @@ class MarketplaceEntry:
 def read_enabled(value: Any, path: Path, folder: bool) -> tuple[list[PluginChoice], list[str]]:
     """The choices of one `enabled_plugins` value, and a sentence per entry that is not `id = true|false`."""
     if not isinstance(value, dict):
-        return [], ["expected a table of \"plugin@marketplace\" = true or false; ignored."]
+        return [], ['expected a table of "plugin@marketplace" = true or false; ignored.']
     choices, problems = [], []
     for plugin_id, on in value.items():
         if not PLUGIN_ID.match(str(plugin_id)):
-            problems.append(f"`{plugin_id}` is not a plugin id (write \"plugin@marketplace\"); ignored.")
+            problems.append(f'`{plugin_id}` is not a plugin id (write "plugin@marketplace"); ignored.')
         elif not isinstance(on, bool):
             problems.append(f"`{plugin_id}` must be true or false; ignored.")
         else:
@@ -72,8 +72,10 @@ def read_marketplaces(value: Any, path: Path, folder: bool, base_dir: Path) -> t
         if not re.fullmatch(r"[A-Za-z0-9][-A-Za-z0-9._]*", str(name)):
             problems.append(f"the marketplace name `{name}` may use only letters, digits, `-`, `_` and `.`; ignored.")
         elif kind not in SOURCE_KINDS:
-            problems.append(f"`{name}` needs `source = {{source = \"directory\", path = \"…\"}}` (or git with url, "
-                            f"github with repo); ignored.")
+            problems.append(
+                f'`{name}` needs `source = {{source = "directory", path = "…"}}` (or git with url, '
+                f"github with repo); ignored."
+            )
         else:
             entries.append(MarketplaceEntry(str(name), dict(source), path, folder, base_dir))  # type: ignore[arg-type]
     return entries, problems

@@ -24,17 +24,50 @@ FIND_ACTIONS = {"-exec", "-execdir", "-ok", "-okdir", "-delete", "-fprint", "-fp
 #: `sed -n '1,5p'`: print lines by number, nothing else
 SED_PRINT = re.compile(r"\d+(,\d+)?p")
 GIT_READ_ONLY = {
-    "status", "log", "diff", "show", "rev-parse", "ls-files", "blame", "describe", "shortlog",
-    "grep", "cat-file", "merge-base", "rev-list",
+    "status",
+    "log",
+    "diff",
+    "show",
+    "rev-parse",
+    "ls-files",
+    "blame",
+    "describe",
+    "shortlog",
+    "grep",
+    "cat-file",
+    "merge-base",
+    "rev-list",
 }
 #: options that make a "read-only" git command run a program, write a file or call out
-GIT_RISKY = ("--output", "--ext-diff", "--open-files-in-pager", "-O", "--textconv", "--exec", "--show-signature",
-             "--upload-pack", "--remote")
-GIT_STATUS_FLAGS = {"-s", "--short", "-b", "--branch", "--long", "-v", "--verbose", "--porcelain", "--porcelain=v1",
-                    "--porcelain=v2", "-z"}
+GIT_RISKY = (
+    "--output",
+    "--ext-diff",
+    "--open-files-in-pager",
+    "-O",
+    "--textconv",
+    "--exec",
+    "--show-signature",
+    "--upload-pack",
+    "--remote",
+)
+GIT_STATUS_FLAGS = {
+    "-s",
+    "--short",
+    "-b",
+    "--branch",
+    "--long",
+    "-v",
+    "--verbose",
+    "--porcelain",
+    "--porcelain=v1",
+    "--porcelain=v2",
+    "-z",
+}
 #: jq options that read no other file and load no module
-JQ_FLAGS = re.compile(r"-[rcnsejaSCM]+|--(arg|argjson|tab|indent|raw-output|compact-output|null-input|slurp|exit-status"
-                      r"|join-output|sort-keys|ascii-output|color-output|monochrome-output)")
+JQ_FLAGS = re.compile(
+    r"-[rcnsejaSCM]+|--(arg|argjson|tab|indent|raw-output|compact-output|null-input|slurp|exit-status"
+    r"|join-output|sort-keys|ascii-output|color-output|monochrome-output)"
+)
 #: sort and rg options known to only read (Claude Code asks about others, e.g. `sort -k`, `rg -z`)
 SORT_FLAGS = re.compile(r"-[urnfbhVMgdis]+|--(unique|reverse|numeric-sort|ignore-case|human-numeric-sort)")
 RG_FLAGS = re.compile(
@@ -43,8 +76,22 @@ RG_FLAGS = re.compile(
     r"invert-match|no-heading|heading|color|colors|hidden|no-ignore|json|regexp|max-depth|type-not)(=.*)?"
 )
 BRANCH_LIST_FLAGS = {
-    "-a", "--all", "-r", "--remotes", "-v", "-vv", "--verbose", "--list", "-l", "--show-current",
-    "--merged", "--no-merged", "--contains", "--no-contains", "--no-color", "--color",
+    "-a",
+    "--all",
+    "-r",
+    "--remotes",
+    "-v",
+    "-vv",
+    "--verbose",
+    "--list",
+    "-l",
+    "--show-current",
+    "--merged",
+    "--no-merged",
+    "--contains",
+    "--no-contains",
+    "--no-color",
+    "--color",
 }
 
 
@@ -60,8 +107,11 @@ def is_read_only(cmd: SimpleCommand) -> bool:
     if name == "sort":
         return all(SORT_FLAGS.fullmatch(a) for a in args if a.startswith("-"))
     if name == "file":
-        return not any(a.startswith(("-C", "--compile", "-m", "--magic", "-z", "-Z", "--uncompress")) or (
-            len(a) > 1 and a[0] == "-" and a[1] != "-" and set(a[1:]) & {"C", "m", "z", "Z"}) for a in args)
+        return not any(
+            a.startswith(("-C", "--compile", "-m", "--magic", "-z", "-Z", "--uncompress"))
+            or (len(a) > 1 and a[0] == "-" and a[1] != "-" and set(a[1:]) & {"C", "m", "z", "Z"})
+            for a in args
+        )
     if name == "jq":
         return all(JQ_FLAGS.fullmatch(a) for a in args if a.startswith("-"))
     if name in ("grep", "egrep", "fgrep", "rg") and _pattern_looks_like_option(args):
@@ -71,7 +121,7 @@ def is_read_only(cmd: SimpleCommand) -> bool:
     if name == "uniq":
         return all(not a.startswith("-") for a in args) and len(args) <= 1
     if name == "date":
-        return not any(a in ("-s", "--set") or a.startswith("--set=") or not (a.startswith("-") or a.startswith("+")) for a in args)
+        return not any(a in ("-s", "--set") or a.startswith("--set=") or not a.startswith(("-", "+")) for a in args)
     if name == "hostname":
         return all(a.startswith("-") for a in args)
     if name == "tree":
@@ -85,7 +135,9 @@ def is_read_only(cmd: SimpleCommand) -> bool:
 
 def _pattern_looks_like_option(args: list[str]) -> bool:
     """`grep -e '-x'`: a pattern that reads as an option (Claude Code asks)."""
-    return any(a in ("-e", "--regexp") and i + 1 < len(args) and args[i + 1].startswith("-") for i, a in enumerate(args))
+    return any(
+        a in ("-e", "--regexp") and i + 1 < len(args) and args[i + 1].startswith("-") for i, a in enumerate(args)
+    )
 
 
 def _sed_prints(args: list[str]) -> bool:
@@ -112,9 +164,16 @@ def _git_read_only(args: list[str]) -> bool:
     if sub == "branch":
         return all(a in BRANCH_LIST_FLAGS for a in rest) or "--list" in rest or "-l" in rest
     if sub in ("remote", "tag", "stash", "worktree", "reflog"):
-        listing = {"remote": {"-v"}, "tag": {"-l", "--list", "-n"},
-                   "stash": {"list", "show"}, "worktree": {"list"}, "reflog": {"show"}}[sub]
-        return (not rest and sub != "stash") or (bool(rest) and rest[0] in listing and (sub != "stash" or len(rest) == 1))
+        listing = {
+            "remote": {"-v"},
+            "tag": {"-l", "--list", "-n"},
+            "stash": {"list", "show"},
+            "worktree": {"list"},
+            "reflog": {"show"},
+        }[sub]
+        return (not rest and sub != "stash") or (
+            bool(rest) and rest[0] in listing and (sub != "stash" or len(rest) == 1)
+        )
     if sub == "config":
         return bool(rest) and rest[0] in ("--get", "--get-all")
     return False

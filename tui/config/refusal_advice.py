@@ -19,19 +19,30 @@ def print_mode_advice(verdict: Any, tool_kind: str, tool_input: Any, suggested: 
     source, rule = getattr(verdict, "source", None), getattr(verdict, "rule", None)
     if source == "sandbox":
         leaving = isinstance(tool_input, dict) and tool_input.get("dangerouslyDisableSandbox") is True
-        first = ("Run the command inside the sandbox (without dangerouslyDisableSandbox)" if leaving
-                 else "Run it in a way the sandbox contains")
-        return (f"{first}; leaving the sandbox always needs a yes, even in bypassPermissions. To let it run outside, "
-                f"rerun with the sandbox off ({SANDBOX_OFF}) and --allowedTools '{suggested}'.")
+        first = (
+            "Run the command inside the sandbox (without dangerouslyDisableSandbox)"
+            if leaving
+            else "Run it in a way the sandbox contains"
+        )
+        return (
+            f"{first}; leaving the sandbox always needs a yes, even in bypassPermissions. To let it run outside, "
+            f"rerun with the sandbox off ({SANDBOX_OFF}) and --allowedTools '{suggested}'."
+        )
     if rule and getattr(verdict, "decision", "") == "ask":
-        return (f"The rule `{rule}` ({source}) asks for it and an allow rule does not override an ask rule: remove "
-                "that rule, or rerun with --permission-mode bypassPermissions.")
+        return (
+            f"The rule `{rule}` ({source}) asks for it and an allow rule does not override an ask rule: remove "
+            "that rule, or rerun with --permission-mode bypassPermissions."
+        )
     if source == "boundary":
-        return ("That always needs a yes, whatever the allow rules say: only --permission-mode bypassPermissions "
-                "runs it without one. Or continue without it.")
+        return (
+            "That always needs a yes, whatever the allow rules say: only --permission-mode bypassPermissions "
+            "runs it without one. Or continue without it."
+        )
     if source == "parser":
-        return ("Only --allowedTools Bash (every command) or --permission-mode bypassPermissions allows a command "
-                "that cannot be checked. Or continue without it.")
+        return (
+            "Only --allowedTools Bash (every command) or --permission-mode bypassPermissions allows a command "
+            "that cannot be checked. Or continue without it."
+        )
     if tool_kind == "edit":
         return f"Rerun with --permission-mode acceptEdits or --allowedTools '{suggested}' to allow it, or continue without it."
     return f"Rerun with --allowedTools '{suggested}' to allow it, or continue without it."
@@ -42,18 +53,27 @@ def shell_line_advice(verdict: Any, suggested: str) -> str:
     source, rule = getattr(verdict, "source", None), getattr(verdict, "rule", None)
     decision = getattr(verdict, "decision", "")
     if decision == "deny" and rule:
-        return (f"The rule `{rule}` ({source}) denies it, and a deny rule wins over `allowed-tools`: remove that rule "
-                "to let the line run.")
+        return (
+            f"The rule `{rule}` ({source}) denies it, and a deny rule wins over `allowed-tools`: remove that rule "
+            "to let the line run."
+        )
     if decision == "deny":
         return "Nothing in the file can allow it in this permission mode (leave plan mode to let it run)."
     if rule:
-        return (f"The rule `{rule}` ({source}) asks for it, `!` lines never ask, and `allowed-tools` does not "
-                "override an ask rule: remove that rule to let the line run.")
+        return (
+            f"The rule `{rule}` ({source}) asks for it, `!` lines never ask, and `allowed-tools` does not "
+            "override an ask rule: remove that rule to let the line run."
+        )
     if source == "parser":
-        return ("It cannot be checked before it runs, so only `Bash` in `allowed-tools` (every command) allows it; "
-                "`!` lines never ask.")
+        return (
+            "It cannot be checked before it runs, so only `Bash` in `allowed-tools` (every command) allows it; "
+            "`!` lines never ask."
+        )
     if source == "boundary":
-        return ("That always needs a yes whatever `allowed-tools` says, and `!` lines never ask: only "
-                "bypassPermissions mode runs it, or run it yourself in bash mode (`!cmd` in the prompt).")
-    return (f"Allow it in the file's `allowed-tools` (e.g. `{suggested}`) or with a permission rule; "
-            "`!` lines never ask.")
+        return (
+            "That always needs a yes whatever `allowed-tools` says, and `!` lines never ask: only "
+            "bypassPermissions mode runs it, or run it yourself in bash mode (`!cmd` in the prompt)."
+        )
+    return (
+        f"Allow it in the file's `allowed-tools` (e.g. `{suggested}`) or with a permission rule; `!` lines never ask."
+    )

@@ -42,14 +42,19 @@ def remove_rule(policy: PermissionPolicy, entry: RuleSource) -> str:
     removed: list[str] = []
     sources = {entry.source}
     if entry.kind == "allow":
-        sources |= {str(local_settings_file(policy.project_dir)), f'{user_settings_file()} [projects."{policy.project_dir}"]'}
+        sources |= {
+            str(local_settings_file(policy.project_dir)),
+            f'{user_settings_file()} [projects."{policy.project_dir}"]',
+        }
     for source in sources:
         try:
             if _remove_from_source(policy, entry.kind, entry.rule, source):
                 removed.append(source)
         except (OSError, rule_files.SettingsWriteError) as exc:
             return f"Could not remove `{entry.rule}`: {exc}"
-    policy.rules = [r for r in policy.rules if not (r.rule == entry.rule and r.kind == entry.kind and r.source in sources)]
+    policy.rules = [
+        r for r in policy.rules if not (r.rule == entry.rule and r.kind == entry.kind and r.source in sources)
+    ]
     if not removed:
         return f"`{entry.rule}` was not found in {entry.source}; it is removed for this session only."
     return f"Removed `{entry.rule}` ({entry.kind}) from {', '.join(removed)}."

@@ -64,8 +64,11 @@ def read_for_update(path: Path) -> tuple[str, dict[str, Any]]:
     """(text, parsed content) of a settings file about to be edited ("" and {} when it does not exist)."""
     text, problem = read_settings_text(path)
     if problem:
-        raise SettingsWriteError(problem.replace("the file was skipped", "it cannot be updated")
-                                 .replace("The file was skipped", "It cannot be updated"))
+        raise SettingsWriteError(
+            problem.replace("the file was skipped", "it cannot be updated").replace(
+                "The file was skipped", "It cannot be updated"
+            )
+        )
     if text is None:
         return "", {}
     data, problem = parse_settings_text(path, text)
@@ -135,7 +138,7 @@ def _project_table(data: dict[str, Any], project_dir: Path) -> dict[str, Any]:
         raise SettingsWriteError("`projects` in the user settings is not a table.")
     table = projects.setdefault(str(project_dir), {})
     if not isinstance(table, dict):
-        raise SettingsWriteError(f"`projects.\"{project_dir}\"` in the user settings is not a table.")
+        raise SettingsWriteError(f'`projects."{project_dir}"` in the user settings is not a table.')
     return table
 
 
@@ -145,7 +148,7 @@ def add_project_rule(user_file: Path, project_dir: Path, kind: RuleKind, rule: s
     table = _project_table(data, project_dir)
     rules = table.setdefault(kind, [])
     if not isinstance(rules, list):
-        raise SettingsWriteError(f"`projects.\"{project_dir}\".{kind}` is not a list.")
+        raise SettingsWriteError(f'`projects."{project_dir}".{kind}` is not a list.')
     if rule in rules:
         return False
     rules.append(rule)

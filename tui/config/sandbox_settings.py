@@ -10,8 +10,15 @@ from typing import Any
 
 #: secrets a sandboxed command never reads (the built-in Read, Grep and Glob honour the list too)
 DEFAULT_DENY_READ = (
-    "~/.ssh", "~/.aws", "~/.gnupg", "~/.config/gcloud", "~/.kube", "~/.netrc", "~/.docker/config.json",
-    "~/.local/share/python_keyring", "~/.claude/.credentials.json",
+    "~/.ssh",
+    "~/.aws",
+    "~/.gnupg",
+    "~/.config/gcloud",
+    "~/.kube",
+    "~/.netrc",
+    "~/.docker/config.json",
+    "~/.local/share/python_keyring",
+    "~/.claude/.credentials.json",
 )
 #: our key -> (Claude Code's key path, kind)
 KEYS: dict[str, tuple[str, str]] = {
@@ -106,12 +113,24 @@ def merge(loader: Any, path: Path, text: str, table: Any, *, folder: bool, base_
             continue
         shown = key.rsplit(".", 1)[-1]
         where = "sandbox." + key.rsplit(".", 1)[0] if "." in key else "sandbox"
-        ok = isinstance(value, bool) if kind == "boolean" else isinstance(value, list) and all(isinstance(v, str) for v in value)
+        ok = (
+            isinstance(value, bool)
+            if kind == "boolean"
+            else isinstance(value, list) and all(isinstance(v, str) for v in value)
+        )
         if not ok:
-            loader.problem(path, text, shown, f"expected {'true or false' if kind == 'boolean' else 'a list of strings'}; ignored.", where)
+            loader.problem(
+                path,
+                text,
+                shown,
+                f"expected {'true or false' if kind == 'boolean' else 'a list of strings'}; ignored.",
+                where,
+            )
             continue
         if folder and not loader.loaded.trusted and _loosens(name, value):
-            loader.problem(path, text, shown, "a folder's own sandbox exceptions count only once you trust it; ignored.", where)
+            loader.problem(
+                path, text, shown, "a folder's own sandbox exceptions count only once you trust it; ignored.", where
+            )
             continue
         if kind == "boolean":
             setattr(target, name, value)

@@ -16,14 +16,6 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from tui.config import rule_files
-from tui.config.plugin_settings import (
-    ENABLED_KEYS,
-    PLUGIN_KEYS,
-    MarketplaceEntry,
-    PluginChoice,
-    read_enabled,
-    read_marketplaces,
-)
 from tui.config.paths import (
     claude_settings_files,
     local_settings_file,
@@ -31,6 +23,14 @@ from tui.config.paths import (
     user_config_dir,
     user_data_dir,
     user_settings_file,
+)
+from tui.config.plugin_settings import (
+    ENABLED_KEYS,
+    PLUGIN_KEYS,
+    MarketplaceEntry,
+    PluginChoice,
+    read_enabled,
+    read_marketplaces,
 )
 from tui.config.rules import RULE_KINDS, RuleSource
 from tui.config.sandbox_settings import SandboxSettings
@@ -46,16 +46,32 @@ if TYPE_CHECKING:  # the permission engine (~4 ms of imports) is not needed to r
     from tui.config.permissions import PermissionPolicy
 
 __all__ = [
-    "DEFAULT_MODEL", "LoadedSettings", "Settings", "build_policy", "is_trusted", "load_settings",
-    "save_user_setting", "trust_folder", "user_config_dir", "user_data_dir",
+    "DEFAULT_MODEL",
+    "LoadedSettings",
+    "Settings",
+    "build_policy",
+    "is_trusted",
+    "load_settings",
+    "save_user_setting",
+    "trust_folder",
+    "user_config_dir",
+    "user_data_dir",
 ]
 
 DEFAULT_MODEL = "claude-sonnet-5-5"
 #: MCP keys (Claude Code's names for the project-server choices), read by tui/mcp/sources.py
 MCP_KEYS = ("mcp_servers", "mcp", "enabledMcpjsonServers", "disabledMcpjsonServers", "enableAllProjectMcpServers")
 #: the keys of Claude Code's settings.json files agent-tui reads here (the MCP ones in tui/mcp/sources.py)
-CLAUDE_KEYS_READ = ("permissions", "apiKeyHelper", "hooks", "statusLine", "sandbox", "cleanupPeriodDays",
-                    "enabledPlugins", "extraKnownMarketplaces")
+CLAUDE_KEYS_READ = (
+    "permissions",
+    "apiKeyHelper",
+    "hooks",
+    "statusLine",
+    "sandbox",
+    "cleanupPeriodDays",
+    "enabledPlugins",
+    "extraKnownMarketplaces",
+)
 #: how to trust a folder, after a sentence about something that waits for it
 HOW_TO_TRUST = " (/trust in agent-tui, or trusted_folders in the user settings)"
 #: modes a folder may not choose for itself before it is trusted
@@ -138,7 +154,7 @@ class LoadedSettings:
     files: list[Path] = field(default_factory=list)
     #: some file has MCP keys (tui/mcp is imported only then, or with --mcp-config or a .mcp.json)
     mcp_seen: bool = False
-    #: hook handlers of every file (tui.hooks.config.HookSpec), read only when a file has `hooks`
+    #: hook handlers of every file (tui.config.hooks_config.HookSpec), read only when a file has `hooks`
     hooks: list[Any] = field(default_factory=list)
     #: `disableAllHooks` (Claude Code's key): the file that set it true last, else None
     hooks_disabled_by: Path | None = None
@@ -202,7 +218,7 @@ def problem_for_display(problem: str, project_dir: Path) -> str:
     home = os.path.expanduser("~")
     for prefix, shown in ((str(project_dir), ""), (home, "~/")):
         if prefix not in ("", "/") and problem.startswith(prefix + os.sep):
-            problem = shown + problem[len(prefix) + 1:]
+            problem = shown + problem[len(prefix) + 1 :]
             break
     match = re.match(r"(\S+?(?::\d+){1,2}): (.*)", problem, re.S)
     return f"{match.group(1)}\n{match.group(2)}" if match else problem
@@ -283,8 +299,11 @@ class _Loader:
             unused = [k for k in data if k not in CLAUDE_KEYS_READ and k not in MCP_KEYS and k != "$schema"]
             if unused:
                 line = find_line(text, unused[0], None, json_file=True)
-                self.loaded.problems.append(f"{path}:{line}: not used by agent-tui: {', '.join(unused)}." if line
-                                            else f"{path}: not used by agent-tui: {', '.join(unused)}.")
+                self.loaded.problems.append(
+                    f"{path}:{line}: not used by agent-tui: {', '.join(unused)}."
+                    if line
+                    else f"{path}: not used by agent-tui: {', '.join(unused)}."
+                )
         for key, value in data.items():
             if claude and key not in CLAUDE_KEYS_READ:
                 continue  # the MCP keys are read by tui/mcp/sources.py
@@ -309,10 +328,23 @@ class _Loader:
             elif key in ("trusted_folders", "declined_folders", "projects"):
                 self.problem(path, text, key, "only the user settings may set this; ignored.")
             else:
-                known = [*SCALAR_TYPES, *MCP_KEYS, *PLUGIN_KEYS, "permissions", "hooks", "statusLine", "sandbox", "trusted_folders", "declined_folders", "projects"]
+                known = [
+                    *SCALAR_TYPES,
+                    *MCP_KEYS,
+                    *PLUGIN_KEYS,
+                    "permissions",
+                    "hooks",
+                    "statusLine",
+                    "sandbox",
+                    "trusted_folders",
+                    "declined_folders",
+                    "projects",
+                ]
                 self.problem(path, text, key, f"unknown key{closest_key(key, known)}; ignored.")
 
-    def scalar(self, path: Path, text: str, name: str, key: str, value: Any, folder: bool, table: str | None = None) -> None:
+    def scalar(
+        self, path: Path, text: str, name: str, key: str, value: Any, folder: bool, table: str | None = None
+    ) -> None:
         kind, nullable = SCALAR_TYPES[name]
         checked, problem = check_value(kind, value, nullable)
         if problem:
@@ -321,7 +353,9 @@ class _Loader:
             self.problem(path, text, key, f"`{checked}` is ignored until you trust this folder{HOW_TO_TRUST}.", table)
             self.loaded.withheld.append((key, str(checked), path))
         elif name == "api_key_helper" and folder and not self.loaded.trusted:  # it runs code from the folder
-            self.problem(path, text, key, f"a key helper from this folder is ignored until you trust it{HOW_TO_TRUST}.", table)
+            self.problem(
+                path, text, key, f"a key helper from this folder is ignored until you trust it{HOW_TO_TRUST}.", table
+            )
             self.loaded.withheld.append((key, str(checked), path))
         else:
             self.values[name] = checked
@@ -344,7 +378,7 @@ class _Loader:
             self.loaded.hooks_disabled_by = path if value else None
 
     def hooks(self, path: Path, text: str, block: Any, folder: bool) -> None:
-        from tui.hooks.config import parse_hooks_block  # only when a file has hooks
+        from tui.config.hooks_config import parse_hooks_block  # only when a file has hooks
 
         specs, problems = parse_hooks_block(path, text, block, project=folder)
         self.loaded.hooks.extend(specs)
@@ -357,7 +391,9 @@ class _Loader:
         if kind != "command" or not isinstance(command, str) or not command.strip():
             self.problem(path, text, key, 'expected a table with type = "command" and command = "…"; ignored.')
         elif folder and not self.loaded.trusted:  # it runs code from the folder
-            self.problem(path, text, key, f"a status line command from this folder is ignored until you trust it{HOW_TO_TRUST}.")
+            self.problem(
+                path, text, key, f"a status line command from this folder is ignored until you trust it{HOW_TO_TRUST}."
+            )
             self.loaded.withheld.append((key, command, path))
         else:
             self.values["status_line"] = command
@@ -372,10 +408,23 @@ class _Loader:
             elif key == "defaultMode":
                 self.scalar(path, text, "permission_mode", key, value, folder, "permissions")
             elif key != "additionalDirectories":
-                self.problem(path, text, key, f"unknown key{closest_key(key, [*RULE_KINDS, 'defaultMode'])}; ignored.", "permissions")
+                self.problem(
+                    path,
+                    text,
+                    key,
+                    f"unknown key{closest_key(key, [*RULE_KINDS, 'defaultMode'])}; ignored.",
+                    "permissions",
+                )
 
     def rule_list(
-        self, path: Path, text: str, kind: str, value: Any, folder: bool, base_dir: Path, table: str,
+        self,
+        path: Path,
+        text: str,
+        kind: str,
+        value: Any,
+        folder: bool,
+        base_dir: Path,
+        table: str,
         source: str | None = None,
     ) -> None:
         rules, problem = check_value("rules", value)

@@ -44,8 +44,12 @@ SCALAR_TYPES: dict[str, tuple[str, bool]] = {
     # an attached image's long edge is scaled down to this (the API refuses an edge over 8000 px)
     "image_max_edge": ("pixels", False),
 }
-ALIASES = {"defaultMode": "permission_mode", "apiKeyHelper": "api_key_helper", "cleanupPeriodDays": "cleanup_period_days",
-           "editorMode": "editor_mode"}
+ALIASES = {
+    "defaultMode": "permission_mode",
+    "apiKeyHelper": "api_key_helper",
+    "cleanupPeriodDays": "cleanup_period_days",
+    "editorMode": "editor_mode",
+}
 EDITOR_MODES = ("normal", "vim")
 EXPECTED = {
     "string": "a string",
@@ -56,7 +60,7 @@ EXPECTED = {
     "mode": f"one of {', '.join(MODES)}",
     "compaction": f"one of {', '.join(COMPACTION_MODES)}",
     "rules": "a list of strings",
-    "names": "a table of model name = \"provider model id\"",
+    "names": 'a table of model name = "provider model id"',
     "editor": f"one of {', '.join(EDITOR_MODES)}",
     "notifications": "one of auto, osc, bell, off",
     "pixels": "a whole number of pixels from 64 to 8000",
@@ -99,8 +103,12 @@ def check_value(kind: str, value: Any, nullable: bool = False) -> tuple[Any, str
     elif kind == "pixels":
         ok = isinstance(value, int) and not isinstance(value, bool) and 64 <= value <= 8000
     elif kind in ("number", "seconds"):
-        ok = isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value) and (
-            value > 0 if kind == "seconds" else value >= 0)
+        ok = (
+            isinstance(value, (int, float))
+            and not isinstance(value, bool)
+            and math.isfinite(value)
+            and (value > 0 if kind == "seconds" else value >= 0)
+        )
         value = float(value) if ok else value
     elif kind == "rules":
         ok = isinstance(value, list) and all(isinstance(v, str) for v in value)
@@ -117,7 +125,11 @@ def check_value(kind: str, value: Any, nullable: bool = False) -> tuple[Any, str
         return None, f"expected a finite number, got {value}"
     if kind in ("integer", "number") and numeric and (kind == "number" or isinstance(value, int)):
         return None, f"expected {EXPECTED[kind]} of 0 or more, got {value}"
-    got = f"`{value}`" if kind in ("mode", "compaction", "editor", "notifications") and isinstance(value, str) else type_name(value)
+    got = (
+        f"`{value}`"
+        if kind in ("mode", "compaction", "editor", "notifications") and isinstance(value, str)
+        else type_name(value)
+    )
     return None, f"expected {EXPECTED[kind]}, got {got}"
 
 
@@ -135,7 +147,7 @@ def find_line(text: str, key: str, table: str | None = None, json_file: bool = F
         pattern = re.compile(rf'"{re.escape(key)}"\s*:')
     else:
         pattern = re.compile(rf'^\s*(?:"{re.escape(key)}"|{re.escape(key)})\s*=')
-    dotted = re.compile(rf'^\s*{re.escape(table)}\.{re.escape(key)}\s*=') if table else None
+    dotted = re.compile(rf"^\s*{re.escape(table)}\.{re.escape(key)}\s*=") if table else None
     current: str | None = None
     fallback: int | None = None
     for number, line in enumerate(text.splitlines(), start=1):
@@ -146,7 +158,7 @@ def find_line(text: str, key: str, table: str | None = None, json_file: bool = F
         if dotted and dotted.match(line):
             return number
         if pattern.search(line):
-            if table is None and current is None or table is not None and current == table or json_file:
+            if (table is None and current is None) or (table is not None and current == table) or json_file:
                 return number
             fallback = fallback or number
     return fallback

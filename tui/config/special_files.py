@@ -99,4 +99,3 @@ __all__ = [
     "refusal",
     "special_kind",
 ]
-

@@ -19,7 +19,14 @@ TWO_WORD_TOOLS = frozenset(
     """.split()
 )
 #: `npm run test`, `python -m pytest`: three words
-RUNNER_SUBCOMMANDS = {("npm", "run"), ("pnpm", "run"), ("yarn", "run"), ("bun", "run"), ("uv", "run"), ("poetry", "run")}
+RUNNER_SUBCOMMANDS = {
+    ("npm", "run"),
+    ("pnpm", "run"),
+    ("yarn", "run"),
+    ("bun", "run"),
+    ("uv", "run"),
+    ("poetry", "run"),
+}
 PYTHONS = frozenset({"python", "python3", "py"})
 
 

@@ -10,7 +10,7 @@ if TYPE_CHECKING:
 
 
 def ignored_allow_notice(loaded: LoadedSettings) -> str | None:
-    """"Ignoring N permissions.allow entries from FILES: …", naming the rules; None when nothing is ignored."""
+    """ "Ignoring N permissions.allow entries from FILES: …", naming the rules; None when nothing is ignored."""
     from tui.config.settings import untrusted_allow_rules
 
     rules = untrusted_allow_rules(loaded)

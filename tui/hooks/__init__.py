@@ -3,21 +3,16 @@
 Hooks: Claude Code's `hooks` settings read from every source, matched and run around the loop.
 
 Nothing here is imported unless a settings file holds a `hooks` block (no cost otherwise).
-`config` reads the blocks, `matcher` picks the handlers, `runner` runs them as tracked
-processes and `outcome` reads what they printed.
+`tui.config.hooks_config` reads the blocks and `tui.config.hook_matcher` picks the handlers (settings parse
+them; `config` and `matcher` here name the same things), `runner` runs them as tracked processes and
+`outcome` reads what they printed.
 """
 
-#: every event agent-tui fires, with the input field its matcher runs against (None: no matcher)
-EVENTS: dict[str, str | None] = {
-    "PreToolUse": "tool_name",
-    "PostToolUse": "tool_name",
-    "PostToolUseFailure": "tool_name",
-    "PermissionRequest": "tool_name",
-    "UserPromptSubmit": None,
-    "Notification": "notification_type",
-    "Stop": None,
-    "SubagentStop": "agent_type",
-    "PreCompact": "trigger",
-    "SessionStart": "source",
-    "SessionEnd": "reason",
-}
+
+def __getattr__(name: str) -> object:
+    """`EVENTS` (every event agent-tui fires) lives in `tui.config.hooks_config`; loaded only when asked for."""
+    if name == "EVENTS":
+        from tui.config.hooks_config import EVENTS
+
+        return EVENTS
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

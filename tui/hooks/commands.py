@@ -130,8 +130,9 @@ def first_line(body: str) -> str:
     return ""
 
 
-def build_command(name: str, path: Path, source: str, fields: dict[str, Any], body: str,
-                  kind: str = "command") -> CustomCommand:
+def build_command(
+    name: str, path: Path, source: str, fields: dict[str, Any], body: str, kind: str = "command"
+) -> CustomCommand:
     """A CustomCommand from parsed fields; ValueError naming the key when a value has the wrong type."""
     for key in ("description", "argument-hint", "model", "name"):
         value = fields.get(key)
@@ -140,11 +141,18 @@ def build_command(name: str, path: Path, source: str, fields: dict[str, Any], bo
     disable = fields.get("disable-model-invocation", False)
     flag = as_bool(disable)
     if flag is None:
-        raise ValueError(f"has a bad frontmatter key `disable-model-invocation` (expected true or false, not {disable!r})")
+        raise ValueError(
+            f"has a bad frontmatter key `disable-model-invocation` (expected true or false, not {disable!r})"
+        )
     description = str(fields.get("description") or first_line(body))[:MAX_DESCRIPTION_CHARS]
     arguments = fields.get("arguments")
     return CustomCommand(
-        name=name, description=description, body=body, path=path, source=source, kind=kind,
+        name=name,
+        description=description,
+        body=body,
+        path=path,
+        source=source,
+        kind=kind,
         argument_hint=str(fields.get("argument-hint") or ""),
         allowed_tools=tuple(as_list(fields.get("allowed-tools"))),
         model=str(fields["model"]) if fields.get("model") else None,

@@ -64,7 +64,11 @@ def substitute_arguments(body: str, args: str, names: tuple[str, ...] = (), appe
 
     text = escaped
     for name, index in named:
-        text = re.sub(rf"\${re.escape(name)}(?![\[\w])", lambda m, i=index: mark(word(i)), text)
+
+        def by_name(m: re.Match[str], i: int = index) -> str:
+            return mark(word(i))
+
+        text = re.sub(rf"\${re.escape(name)}(?![\[\w])", by_name, text)
     text = re.sub(r"\$ARGUMENTS\[(\d+)\]", lambda m: mark(word(int(m.group(1)))), text)
     text = re.sub(r"\$(\d+)(?!\w)", lambda m: mark(word(int(m.group(1)))), text)
     text = re.sub(r"\$ARGUMENTS", lambda m: mark(args), text)
@@ -77,8 +81,10 @@ def substitute_variables(text: str, command: CustomCommand, project_dir: Path, s
     """`${CLAUDE_SKILL_DIR}`, `${CLAUDE_PROJECT_DIR}`, `${CLAUDE_SESSION_ID}` (and agent-tui's own spelling),
     `${CLAUDE_PLUGIN_ROOT}` in a plugin's."""
     values = {
-        "CLAUDE_SKILL_DIR": str(command.folder), "CLAUDE_PROJECT_DIR": str(project_dir),
-        "AGENT_TUI_PROJECT_DIR": str(project_dir), "CLAUDE_SESSION_ID": session_id,
+        "CLAUDE_SKILL_DIR": str(command.folder),
+        "CLAUDE_PROJECT_DIR": str(project_dir),
+        "AGENT_TUI_PROJECT_DIR": str(project_dir),
+        "CLAUDE_SESSION_ID": session_id,
     }
     if command.plugin_root:  # a plugin's command names its own files through it (as Claude Code)
         values["CLAUDE_PLUGIN_ROOT"] = command.plugin_root
@@ -97,12 +103,16 @@ def check_injection(command_line: str, command: CustomCommand, policy: Any, proj
 
     where = f"/{command.name} ({command.path})"
     if command.from_project and command.plugin and not getattr(policy, "trusted", True):
-        return (f"{where} was not run: its `!` command `{command_line}` comes from the plugin {command.plugin}, which "
-                "this folder's settings enable and you have not installed yourself. Trust the folder (/trust) or "
-                f"install it (agent-tui plugin install {command.plugin}) to let it run shell lines.")
+        return (
+            f"{where} was not run: its `!` command `{command_line}` comes from the plugin {command.plugin}, which "
+            "this folder's settings enable and you have not installed yourself. Trust the folder (/trust) or "
+            f"install it (agent-tui plugin install {command.plugin}) to let it run shell lines."
+        )
     if command.from_project and not getattr(policy, "trusted", True):
-        return (f"{where} was not run: its `!` command `{command_line}` comes from a folder you have not trusted. "
-                "Trust the folder (run agent-tui here and accept the question) to let project commands run shell lines.")
+        return (
+            f"{where} was not run: its `!` command `{command_line}` comes from a folder you have not trusted. "
+            "Trust the folder (run agent-tui here and accept the question) to let project commands run shell lines."
+        )
     extra = [t for t in command.allowed_tools if t.split("(", 1)[0] == "Bash"]
     checked = dataclasses.replace(policy, allow=[*policy.allow, *extra]) if extra else policy
     ctx = ToolContext(project_dir=project_dir, state=SessionState(project_dir=project_dir))
@@ -131,8 +141,9 @@ def run_injection(command_line: str, project_dir: Path, cancel: threading.Event 
     return ("" if body == "(no output)" else body), result.is_error
 
 
-def run_shell_lines(text: str, command: CustomCommand, policy: Any, project_dir: Path,
-                    cancel: threading.Event | None = None) -> str:
+def run_shell_lines(
+    text: str, command: CustomCommand, policy: Any, project_dir: Path, cancel: threading.Event | None = None
+) -> str:
     """Check every `!` command first (nothing runs if one is refused), then run each and put its output in place."""
     for line in shell_commands(text):
         refusal = check_injection(line, command, policy, project_dir)
@@ -149,8 +160,15 @@ def run_shell_lines(text: str, command: CustomCommand, policy: Any, project_dir:
     return _EITHER.sub(replace, text)
 
 
-def expand(command: CustomCommand, args: str, *, project_dir: Path, policy: Any, session_id: str = "",
-           cancel: threading.Event | None = None) -> str:
+def expand(
+    command: CustomCommand,
+    args: str,
+    *,
+    project_dir: Path,
+    policy: Any,
+    session_id: str = "",
+    cancel: threading.Event | None = None,
+) -> str:
     """The prompt `/name args` stands for; ExpansionRefused with one sentence when a `!` line may not run."""
     text = substitute_arguments(command.body, args, command.arguments)
     text = substitute_variables(text, command, project_dir, session_id)

@@ -31,7 +31,7 @@ def split_frontmatter(text: str) -> tuple[dict[str, Any], str]:
     for end in range(1, len(lines)):
         if lines[end].strip() == "---":
             fields = parse_fields([line.rstrip("\r\n") for line in lines[1:end]])
-            return fields, "".join(lines[end + 1:]).lstrip("\n")
+            return fields, "".join(lines[end + 1 :]).lstrip("\n")
     raise FrontmatterError("the frontmatter opened with `---` on line 1 is never closed by another `---` line")
 
 

@@ -22,9 +22,24 @@ from .mentions import project_files
 
 SECTION = "## Project overview (written by /init)"
 LANGUAGES = {
-    ".py": "Python", ".ts": "TypeScript", ".tsx": "TypeScript", ".js": "JavaScript", ".jsx": "JavaScript",
-    ".go": "Go", ".rs": "Rust", ".java": "Java", ".kt": "Kotlin", ".rb": "Ruby", ".c": "C", ".h": "C",
-    ".cpp": "C++", ".cc": "C++", ".cs": "C#", ".php": "PHP", ".swift": "Swift", ".sh": "Shell",
+    ".py": "Python",
+    ".ts": "TypeScript",
+    ".tsx": "TypeScript",
+    ".js": "JavaScript",
+    ".jsx": "JavaScript",
+    ".go": "Go",
+    ".rs": "Rust",
+    ".java": "Java",
+    ".kt": "Kotlin",
+    ".rb": "Ruby",
+    ".c": "C",
+    ".h": "C",
+    ".cpp": "C++",
+    ".cc": "C++",
+    ".cs": "C#",
+    ".php": "PHP",
+    ".swift": "Swift",
+    ".sh": "Shell",
 }
 
 
@@ -56,8 +71,11 @@ def _commands(project_dir: Path, files: set[str]) -> list[str]:
             scripts = {}
         found += [f"`npm run {name}`" for name in ("build", "test", "lint") if name in scripts]
     if "pyproject.toml" in files or "setup.py" in files:
-        found.append("`python -m pytest`" if any(f.startswith("tests/") or "/test_" in f for f in files)
-                     else "`pip install -e .`")
+        found.append(
+            "`python -m pytest`"
+            if any(f.startswith("tests/") or "/test_" in f for f in files)
+            else "`pip install -e .`"
+        )
     if "Makefile" in files:
         targets = re.findall(r"^([A-Za-z][\w-]*):", _text(project_dir / "Makefile"), re.M)
         found += [f"`make {t}`" for t in targets if t in ("build", "test", "lint", "check")]
@@ -79,7 +97,9 @@ def draft_section(project_dir: Path) -> str:
         lines += [summary, ""]
     if languages:
         lines.append("- Languages: " + ", ".join(f"{name} ({count} files)" for name, count in languages.most_common(4)))
-    manifests = [m for m in ("pyproject.toml", "setup.py", "package.json", "Cargo.toml", "go.mod", "Makefile") if m in files]
+    manifests = [
+        m for m in ("pyproject.toml", "setup.py", "package.json", "Cargo.toml", "go.mod", "Makefile") if m in files
+    ]
     if manifests:
         lines.append("- Manifests: " + ", ".join(f"`{m}`" for m in manifests))
     if commands := _commands(project_dir, files):
@@ -99,7 +119,7 @@ def init_plan(project_dir: Path) -> tuple[Path, str, bool]:
     current = _text(target, 1_000_000)
     if SECTION in current:  # a second /init replaces its own section, nothing else
         before, rest = current.split(SECTION, 1)
-        after = rest[m.start():] if (m := re.search(r"^## ", rest, re.M)) else ""
+        after = rest[m.start() :] if (m := re.search(r"^## ", rest, re.M)) else ""
         parts = [p.strip("\n") for p in (before, section, after) if p.strip()]
         return target, "\n\n".join(parts) + "\n", True
     return target, f"{current.rstrip()}\n\n{section}", True

@@ -40,7 +40,7 @@ def memory_targets(project_dir: Path) -> list[MemoryTarget]:
 def _home_relative(path: Path) -> str:
     home = os.path.expanduser("~")
     text = str(path)
-    return "~" + text[len(home):] if text.startswith(home + os.sep) else text
+    return "~" + text[len(home) :] if text.startswith(home + os.sep) else text
 
 
 def add_memory_line(path: Path, text: str) -> str:
@@ -56,5 +56,5 @@ def add_memory_line(path: Path, text: str) -> str:
     path.parent.mkdir(parents=True, exist_ok=True)
     prefix = b"" if not existing or existing.endswith(b"\n") else b"\n"
     with open(path, "ab") as handle:
-        handle.write(prefix + f"- {line}\n".encode("utf-8"))
+        handle.write(prefix + f"- {line}\n".encode())
     return f"Remembered in {path}: {line}"

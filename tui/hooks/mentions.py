@@ -29,8 +29,9 @@ def project_files(project_dir: Path, limit: int = MAX_FILES) -> list[str]:
         return []
     argv = [rg, "--files", "--hidden", "--glob", "!.git/", "--max-depth", "25"]
     try:
-        tracked = tracker().spawn(argv, cwd=project_dir, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
-                                  stderr=subprocess.DEVNULL)
+        tracked = tracker().spawn(
+            argv, cwd=project_dir, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL
+        )
     except OSError:
         return []
     try:
@@ -85,7 +86,7 @@ def mention_at(text: str, cursor: int) -> tuple[int, str] | None:
     start = text.rfind("@", 0, cursor)
     if start < 0 or (start > 0 and not text[start - 1].isspace()):
         return None
-    word = text[start + 1:cursor]
+    word = text[start + 1 : cursor]
     if any(ch.isspace() for ch in word) or word.startswith('"'):
         return None
     return start, word

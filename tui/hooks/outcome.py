@@ -19,8 +19,13 @@ from tui.hooks.runner import KEEP_BYTES, HookRun
 CONTEXT_EVENTS = {"SessionStart", "UserPromptSubmit"}
 #: events an exit code 2 blocks, and who reads stderr then ("model" or "user")
 EXIT2 = {
-    "PreToolUse": "model", "PostToolUse": "model", "PostToolUseFailure": "model", "UserPromptSubmit": "user",
-    "Stop": "model", "SubagentStop": "model", "PreCompact": "user",
+    "PreToolUse": "model",
+    "PostToolUse": "model",
+    "PostToolUseFailure": "model",
+    "UserPromptSubmit": "user",
+    "Stop": "model",
+    "SubagentStop": "model",
+    "PreCompact": "user",
 }
 #: events where exit 2 only shows stderr to the user
 EXIT2_USER_ONLY = {"SessionStart", "SessionEnd", "Notification", "PermissionRequest"}
@@ -102,14 +107,16 @@ def _read_run(event: str, run: HookRun, outcome: HookOutcome) -> str | None:
     if data is None and run.stdout.strip().startswith("{") and run.exit_code == 0:
         cut = f" (its output was cut at {KEEP_BYTES // 1024} KB)" if run.stdout_cut else ""
         outcome.user_messages.append(
-            f"{event} hook `{run.spec.command}` (from {run.spec.origin}) printed invalid JSON{cut}; its output was ignored.")
+            f"{event} hook `{run.spec.command}` (from {run.spec.origin}) printed invalid JSON{cut}; its output was ignored."
+        )
         return None
     if data is None:
         if run.exit_code != 0:
             first = stderr.splitlines()[0] if stderr else f"exit code {run.exit_code}"
             first = first if len(first) <= 300 else first[:300] + "…"
             outcome.user_messages.append(
-                f"{event} hook `{run.spec.command}` (from {run.spec.origin}) failed with exit code {run.exit_code}: {first}")
+                f"{event} hook `{run.spec.command}` (from {run.spec.origin}) failed with exit code {run.exit_code}: {first}"
+            )
             return None
         if event in CONTEXT_EVENTS and run.stdout.strip():
             outcome.contexts.append(("success", run.stdout.strip()))
@@ -119,14 +126,21 @@ def _read_run(event: str, run: HookRun, outcome: HookOutcome) -> str | None:
 
 #: the fields Claude Code reads from a hook's JSON, with the type each must have
 _TOP_FIELDS: dict[str, tuple[type, str]] = {
-    "continue": (bool, "true or false"), "stopReason": (str, "a string"), "suppressOutput": (bool, "true or false"),
-    "systemMessage": (str, "a string"), "decision": (str, "a string"), "reason": (str, "a string"),
+    "continue": (bool, "true or false"),
+    "stopReason": (str, "a string"),
+    "suppressOutput": (bool, "true or false"),
+    "systemMessage": (str, "a string"),
+    "decision": (str, "a string"),
+    "reason": (str, "a string"),
     "hookSpecificOutput": (dict, "an object"),
 }
 _SPECIFIC_FIELDS: dict[str, tuple[type, str]] = {
-    "hookEventName": (str, "a string"), "additionalContext": (str, "a string"),
-    "permissionDecision": (str, "a string"), "permissionDecisionReason": (str, "a string"),
-    "updatedInput": (dict, "an object"), "decision": (dict, "an object"),
+    "hookEventName": (str, "a string"),
+    "additionalContext": (str, "a string"),
+    "permissionDecision": (str, "a string"),
+    "permissionDecisionReason": (str, "a string"),
+    "updatedInput": (dict, "an object"),
+    "decision": (dict, "an object"),
 }
 
 
@@ -161,7 +175,8 @@ def _read_json(event: str, run: HookRun, data: dict[str, Any], outcome: HookOutc
     if wrong:  # as for invalid JSON: the user hears of it, and the rest of the output still counts
         outcome.user_messages.append(
             f"{event} hook `{command}` (from {run.spec.origin}) printed JSON where {'; '.join(wrong)}; "
-            f"{'that field was' if len(wrong) == 1 else 'those fields were'} ignored.")
+            f"{'that field was' if len(wrong) == 1 else 'those fields were'} ignored."
+        )
     decision: str | None = None
     if data.get("continue") is False:
         outcome.stop = True

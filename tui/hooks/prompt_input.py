@@ -104,12 +104,24 @@ def reload_catalog(session: Any) -> Catalog:
     return fresh
 
 
-def render(session: Any, command: CustomCommand, args: str, cancel: threading.Event | None = None,
-           ask: AskAttachment | None = None, no_question: str = "") -> Attached:
+def render(
+    session: Any,
+    command: CustomCommand,
+    args: str,
+    cancel: threading.Event | None = None,
+    ask: AskAttachment | None = None,
+    no_question: str = "",
+) -> Attached:
     """`command` expanded for this session, with the files its text mentions attached (as its source allows)."""
     project_dir = Path(session.options.project_dir)
-    text = expand(command, args, project_dir=project_dir, policy=session.policy,
-                  session_id=getattr(session, "session_id", ""), cancel=cancel)
+    text = expand(
+        command,
+        args,
+        project_dir=project_dir,
+        policy=session.policy,
+        session_id=getattr(session, "session_id", ""),
+        cancel=cancel,
+    )
     rules = attachment_rules(session, ask is not None)
     rules.source = f"/{command.name} ({command.path})"
     rules.no_question = no_question or rules.no_question
@@ -122,9 +134,13 @@ def render(session: Any, command: CustomCommand, args: str, cancel: threading.Ev
 def attachment_rules(session: Any, can_ask: bool) -> AttachmentRules:
     """The rules `@` mentions meet in this session (the Read tool's); `can_ask` when someone can answer a question."""
     project_dir = Path(session.options.project_dir)
-    return AttachmentRules(project_dir=project_dir, policy=session.policy, interactive=can_ask,
-                           state=getattr(session, "state", None),
-                           max_edge=getattr(session.options, "image_max_edge", MAX_EDGE))
+    return AttachmentRules(
+        project_dir=project_dir,
+        policy=session.policy,
+        interactive=can_ask,
+        state=getattr(session, "state", None),
+        max_edge=getattr(session.options, "image_max_edge", MAX_EDGE),
+    )
 
 
 def parse_slash(text: str) -> tuple[str, str] | None:
@@ -138,8 +154,9 @@ def parse_slash(text: str) -> tuple[str, str] | None:
     return name, args.strip()
 
 
-def prepare_prompt(session: Any, text: str, cancel: threading.Event | None = None,
-                   ask: AskAttachment | None = None) -> Prepared:
+def prepare_prompt(
+    session: Any, text: str, cancel: threading.Event | None = None, ask: AskAttachment | None = None
+) -> Prepared:
     """Expand `/name args` when `name` is a custom command or skill, then attach `@` files.
 
     `ask` asks the user about a mention that needs a yes (the app); without it (`-p`) such a mention is refused.
@@ -201,8 +218,9 @@ def run_user_call(session: Any, name: str, tool_input: dict[str, Any], cancel: t
 
 def run_bash_mode(session: Any, command_line: str, cancel: threading.Event) -> tuple[str, bool]:
     """`!cmd`: a Bash call through the dispatcher; (result text, is_error)."""
-    return run_user_call(session, "Bash", {"command": command_line, "description": "bash mode (typed by the user)"},
-                         cancel)
+    return run_user_call(
+        session, "Bash", {"command": command_line, "description": "bash mode (typed by the user)"}, cancel
+    )
 
 
 def add_bash_context(session: Any, command_line: str, output: str, is_error: bool) -> None:

@@ -106,8 +106,15 @@ class HookRunner:
             self._env = env
         return self._env
 
-    def run(self, event: str, value: str | None, fields: dict[str, Any], *,
-            tool_use_id: str | None = None, cancel: threading.Event | None = None) -> list[HookRun]:
+    def run(
+        self,
+        event: str,
+        value: str | None,
+        fields: dict[str, Any],
+        *,
+        tool_use_id: str | None = None,
+        cancel: threading.Event | None = None,
+    ) -> list[HookRun]:
         """Run every hook of `event` matching `value` with the common input plus `fields`; wait for all."""
         specs = self.config.for_event(event, value)
         if not specs:
@@ -153,8 +160,15 @@ def execute(run: HookRun, cwd: Path, env: dict[str, str], cancel: threading.Even
     if run.spec.plugin_root:  # a plugin's hook finds its own files through it (as Claude Code)
         env = {**env, "CLAUDE_PLUGIN_ROOT": run.spec.plugin_root}
     try:
-        done = run_captured(["/bin/sh", "-c", run.spec.command], cwd=cwd, env=env, stdin=run.stdin.encode(),
-                            timeout=run.spec.timeout, keep_bytes=KEEP_BYTES, cancel=cancel)
+        done = run_captured(
+            ["/bin/sh", "-c", run.spec.command],
+            cwd=cwd,
+            env=env,
+            stdin=run.stdin.encode(),
+            timeout=run.spec.timeout,
+            keep_bytes=KEEP_BYTES,
+            cancel=cancel,
+        )
     except OSError as exc:
         run.start_error = exc.strerror or str(exc)
         return

@@ -93,7 +93,10 @@ class SkillTool(Tool):
     input_schema = {
         "type": "object",
         "properties": {
-            "skill": {"type": "string", "description": "The name of a skill from the available-skills list. Do not guess names."},
+            "skill": {
+                "type": "string",
+                "description": "The name of a skill from the available-skills list. Do not guess names.",
+            },
             "args": {"type": "string", "description": "Optional arguments for the skill"},
         },
         "required": ["skill"],

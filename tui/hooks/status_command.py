@@ -46,8 +46,10 @@ def status_payload(session: Any, *, duration_ms: int = 0, api_duration_ms: int =
             "total_lines_removed": 0,
         },
         "context_window": {
-            "total_input_tokens": sum(int(usage.get(k) or 0) for k in
-                                      ("input_tokens", "cache_read_input_tokens", "cache_creation_input_tokens")),
+            "total_input_tokens": sum(
+                int(usage.get(k) or 0)
+                for k in ("input_tokens", "cache_read_input_tokens", "cache_creation_input_tokens")
+            ),
             "total_output_tokens": int(usage.get("output_tokens") or 0),
             "context_window_size": window,
             "current_usage": used,
@@ -61,8 +63,13 @@ def run_status_command(command: str, payload: dict[str, Any], project_dir: Path)
     from tui.tools.captured import run_captured
 
     try:  # read until the command itself exits: a child it left holding stdout is killed, not waited for
-        done = run_captured(["/bin/sh", "-c", command], cwd=project_dir, timeout=TIMEOUT_S,
-                            stdin=json.dumps(payload).encode("utf-8"), keep_bytes=64 * 1024)
+        done = run_captured(
+            ["/bin/sh", "-c", command],
+            cwd=project_dir,
+            timeout=TIMEOUT_S,
+            stdin=json.dumps(payload).encode("utf-8"),
+            keep_bytes=64 * 1024,
+        )
     except OSError:
         return ""
     if done.timed_out:

@@ -10,12 +10,15 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from tui.config.paths import local_settings_file
 from tui.config.rule_files import SettingsWriteError, read_for_update, write_text_atomic
 from tui.mcp.config import McpServerConfig
 from tui.mcp.sources import McpServers, ProjectFilter, load_mcp_servers, mcpjson_choices
+
+if TYPE_CHECKING:
+    from tomlkit import TOMLDocument  # imported when a file is edited
 
 ENABLED_KEY = "enabledMcpjsonServers"
 DISABLED_KEY = "disabledMcpjsonServers"
@@ -26,7 +29,7 @@ def new_project_servers(loaded: McpServers) -> list[McpServerConfig]:
     return [s for s in loaded.project if loaded.held_back.get(s.name) == "not approved"]
 
 
-def _edit(project_dir: Path) -> tuple[Path, object]:
+def _edit(project_dir: Path) -> tuple[Path, TOMLDocument]:
     """The local settings file and its tomlkit document (empty when missing)."""
     import tomlkit
 
@@ -35,11 +38,12 @@ def _edit(project_dir: Path) -> tuple[Path, object]:
     return path, tomlkit.parse(text)
 
 
-def _names(doc: object, key: str, path: Path) -> list[str]:
-    value = doc.get(key, [])  # type: ignore[attr-defined]
+def _names(doc: TOMLDocument, key: str, path: Path) -> list[str]:
+    value = doc.get(key, [])
     if not isinstance(value, list):
-        raise SettingsWriteError(f"{path}: key `{key}` is not a list of server names; fix it first; "
-                                 "nothing was changed.")
+        raise SettingsWriteError(
+            f"{path}: key `{key}` is not a list of server names; fix it first; nothing was changed."
+        )
     return [str(v) for v in value]
 
 
@@ -49,8 +53,8 @@ def record_choices(project_dir: Path, enabled: Iterable[str], disabled: Iterable
     enabled, disabled = list(enabled), list(disabled)
     now_on = [n for n in _names(doc, ENABLED_KEY, path) if n not in disabled]
     now_off = [n for n in _names(doc, DISABLED_KEY, path) if n not in enabled]
-    doc[ENABLED_KEY] = list(dict.fromkeys([*now_on, *enabled]))  # type: ignore[index]
-    doc[DISABLED_KEY] = list(dict.fromkeys([*now_off, *disabled]))  # type: ignore[index]
+    doc[ENABLED_KEY] = list(dict.fromkeys([*now_on, *enabled]))
+    doc[DISABLED_KEY] = list(dict.fromkeys([*now_off, *disabled]))
     import tomlkit
 
     write_text_atomic(path, tomlkit.dumps(doc))
@@ -61,7 +65,7 @@ def reset_choices(project_dir: Path) -> Path:
     """Forget every answer about this folder's project servers (the app asks again)."""
     path, doc = _edit(project_dir)
     for key in (ENABLED_KEY, DISABLED_KEY):
-        doc.pop(key, None)  # type: ignore[attr-defined]
+        doc.pop(key, None)
     if path.exists():
         import tomlkit
 
@@ -97,8 +101,9 @@ def remember_enabled(project_dir: Path, name: str, enabled: bool) -> str:
     return f"{'Enabled' if enabled else 'Disabled'} {name} for this folder ({key} in {path})."
 
 
-def start_servers(session: Any, configs: Iterable[McpServerConfig],
-                  disabled: Iterable[McpServerConfig] = ()) -> list[str]:
+def start_servers(
+    session: Any, configs: Iterable[McpServerConfig], disabled: Iterable[McpServerConfig] = ()
+) -> list[str]:
     """Connect `configs` in `session` (in the background) unless already there; returns the names started.
 
     `disabled` servers are listed but not started, so /mcp can enable them.

@@ -16,8 +16,8 @@ from typing import Any, NoReturn
 
 from tui.config.rule_files import SettingsWriteError
 from tui.mcp.config import TRANSPORTS, McpConfigError, McpServerConfig, parse_server
-from tui.mcp.status import HELD_BACK
 from tui.mcp.scopes import SCOPE_LABELS, SCOPES, Place, Scope, add_server, places, remove_server, scoped_entries
+from tui.mcp.status import HELD_BACK
 from tui.sanitize import visible
 
 
@@ -72,7 +72,7 @@ def main(argv: Sequence[str], project_dir: Path | None = None) -> int:
     tail: list[str] = []
     if argv[:1] == ["add"] and "--" in argv:  # everything after `--` is the server's command line
         cut = argv.index("--")
-        argv, tail = argv[:cut], argv[cut + 1:]
+        argv, tail = argv[:cut], argv[cut + 1 :]
     parser = build_parser()
     here = (project_dir or Path.cwd()).resolve()
     try:
@@ -94,7 +94,7 @@ def main(argv: Sequence[str], project_dir: Path | None = None) -> int:
 def _scope(value: str) -> Scope:
     if value not in SCOPES:
         raise CliError(f"Invalid scope: {value}. Must be one of: {', '.join(SCOPES)}")
-    return value  # type: ignore[return-value]
+    return value
 
 
 class _Placeholders(Mapping[str, str]):
@@ -113,8 +113,7 @@ class _Placeholders(Mapping[str, str]):
 def checked(name: str, entry: Any, place: Place) -> McpServerConfig:
     """The entry parsed as the app will parse it; CliError with the parser's sentence when it cannot be used."""
     try:
-        return parse_server(name, entry, source=place.scope,
-                            source_path=str(place.path), env=_Placeholders())
+        return parse_server(name, entry, source=place.scope, source_path=str(place.path), env=_Placeholders())
     except McpConfigError as exc:
         raise CliError(str(exc).replace("the server was skipped", "nothing was written")) from None
 
@@ -134,8 +133,9 @@ def _write(scope: Scope, here: Path, name: str, entry: dict[str, Any]) -> Place:
 def cmd_add(args: argparse.Namespace, here: Path) -> int:
     scope = _scope(args.scope)
     if args.transport not in TRANSPORTS:
-        raise CliError(f"Invalid transport type: {args.transport}. Must be one of: stdio, sse, http "
-                       "(or streamable-http)")
+        raise CliError(
+            f"Invalid transport type: {args.transport}. Must be one of: stdio, sse, http (or streamable-http)"
+        )
     transport = TRANSPORTS[args.transport]
     if not args.target:
         raise CliError("error: missing required argument 'commandOrUrl'")
@@ -143,8 +143,10 @@ def cmd_add(args: argparse.Namespace, here: Path) -> int:
     for item in args.env:
         key, eq, value = item.partition("=")
         if not eq or not key:
-            raise CliError(f"Invalid environment variable format: {item}, environment variables should be added "
-                           "as: -e KEY1=value1 -e KEY2=value2")
+            raise CliError(
+                f"Invalid environment variable format: {item}, environment variables should be added "
+                "as: -e KEY1=value1 -e KEY2=value2"
+            )
         env[key] = value
     headers = {}
     for item in args.header:
@@ -165,7 +167,7 @@ def cmd_add(args: argparse.Namespace, here: Path) -> int:
     else:
         _say(f"Added {transport.upper()} MCP server {args.name} with URL: {entry['url']} to {scope} config")
         if headers:
-            _say("Headers: " + json.dumps({k: "[REDACTED]" for k in headers}, indent=2))
+            _say("Headers: " + json.dumps(dict.fromkeys(headers, "[REDACTED]"), indent=2))
     _say(f"File modified: {place.label()}")
     return 0
 
@@ -175,8 +177,9 @@ def cmd_add_json(args: argparse.Namespace, here: Path) -> int:
     try:
         entry = json.loads(args.json)
     except (json.JSONDecodeError, RecursionError) as exc:
-        raise CliError(f"Invalid configuration: the JSON for {args.name} does not parse ({exc}); "
-                       "nothing was written.") from None
+        raise CliError(
+            f"Invalid configuration: the JSON for {args.name} does not parse ({exc}); nothing was written."
+        ) from None
     place = _write(scope, here, args.name, entry)
     transport = checked(args.name, entry, place).transport
     _say(f"Added {transport} MCP server {args.name} to {scope} config")
@@ -195,8 +198,10 @@ def cmd_remove(args: argparse.Namespace, here: Path) -> int:
     if len(scopes) > 1:
         listed = "\n".join(f"  - {SCOPE_LABELS[p.scope]} ({p.label()})" for p in found)
         commands = "\n".join(f"  agent-tui mcp remove {args.name} -s {s}" for s in scopes)
-        raise CliError(f'MCP server "{args.name}" exists in multiple scopes:\n{listed}\n\n'
-                       f"To remove from a specific scope, use:\n{commands}")
+        raise CliError(
+            f'MCP server "{args.name}" exists in multiple scopes:\n{listed}\n\n'
+            f"To remove from a specific scope, use:\n{commands}"
+        )
     for place in found:
         remove_server(place, args.name)
     shown = args.name if args.scope else f'"{args.name}"'  # as Claude Code words it, both ways
@@ -248,13 +253,12 @@ def cmd_get(args: argparse.Namespace, here: Path) -> int:
                 parse_server(name, entry, source=place.scope, source_path=str(place.path))
         names = ", ".join(sorted(s.name for s in found.servers)) or "none"
         pending = " (.mcp.json servers are awaiting approval — run `agent-tui` in this directory to review them.)"
-        raise CliError(f'No MCP server named "{args.name}". Configured servers: {names}'
-                       + (pending if "not approved" in found.held.values() else ""))
-    if server.name in found.held:
-        status = HELD_BACK[found.held[server.name]]
-    else:
-        status = probe_all([server], here)[server.name]
-    scope: Scope = server.source if server.source in SCOPES else "local"  # type: ignore[assignment]
+        raise CliError(
+            f'No MCP server named "{args.name}". Configured servers: {names}'
+            + (pending if "not approved" in found.held.values() else "")
+        )
+    status = HELD_BACK[found.held[server.name]] if server.name in found.held else probe_all([server], here)[server.name]
+    scope: Scope = server.source if server.source in SCOPES else "local"
     lines = [f"{server.name}:", f"  Scope: {SCOPE_LABELS[scope]}", f"  Status: {status}", f"  Type: {server.transport}"]
     if server.transport == "stdio":
         lines += [f"  Command: {server.command}", f"  Args: {' '.join(server.args)}", "  Environment:"]
@@ -302,6 +306,12 @@ def cmd_logout(args: argparse.Namespace, here: Path) -> int:
 
 
 COMMANDS = {
-    "add": cmd_add, "add-json": cmd_add_json, "remove": cmd_remove, "get": cmd_get, "list": cmd_list,
-    "reset-project-choices": cmd_reset, "login": cmd_login, "logout": cmd_logout,
+    "add": cmd_add,
+    "add-json": cmd_add_json,
+    "remove": cmd_remove,
+    "get": cmd_get,
+    "list": cmd_list,
+    "reset-project-choices": cmd_reset,
+    "login": cmd_login,
+    "logout": cmd_logout,
 }

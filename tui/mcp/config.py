@@ -21,8 +21,13 @@ Source = Literal["cli", "local", "project", "user", "plugin"]
 
 #: Claude Code's server name rule (tool names become `mcp__<server>__<tool>`)
 NAME_PATTERN = re.compile(r"^[A-Za-z0-9_-]+$")
-TRANSPORTS: dict[str, Transport] = {"stdio": "stdio", "http": "http", "streamable-http": "http", "sse": "sse",
-                                    "sdk": "sdk"}
+TRANSPORTS: dict[str, Transport] = {
+    "stdio": "stdio",
+    "http": "http",
+    "streamable-http": "http",
+    "sse": "sse",
+    "sdk": "sdk",
+}
 _VARIABLE = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)(?::-([^}]*))?\}")
 #: keys Claude Code accepts that agent-tui reads but does not act on yet (no warning for them)
 _QUIET_KEYS = {"alwaysLoad", "oauth", "headersHelper", "description", "disabled"}
@@ -86,8 +91,10 @@ def expand(value: str, env: Mapping[str, str], where: str) -> str:
             return found
         if default is not None:
             return default
-        raise McpConfigError(f"{where}: the variable ${{{name}}} is not set and has no default "
-                             f"(write ${{{name}:-value}} for one); the server was skipped.")
+        raise McpConfigError(
+            f"{where}: the variable ${{{name}}} is not set and has no default "
+            f"(write ${{{name}:-value}} for one); the server was skipped."
+        )
 
     return _VARIABLE.sub(one, value)
 
@@ -110,30 +117,37 @@ def _table_of_strings(value: Any, where: str, key: str) -> dict[str, str]:
     return {str(k): v for k, v in value.items()}
 
 
-def parse_server(name: str, entry: Any, *, source: Source, source_path: str,
-                 env: Mapping[str, str] | None = None) -> McpServerConfig:
+def parse_server(
+    name: str, entry: Any, *, source: Source, source_path: str, env: Mapping[str, str] | None = None
+) -> McpServerConfig:
     """One entry as a McpServerConfig, variables expanded; McpConfigError (one sentence) when it cannot be used."""
     env = os.environ if env is None else env
     where = f"{source_path}: {_table(source_path)}.{name}"
     if not NAME_PATTERN.match(name):
-        raise McpConfigError(f"{source_path}: {_table(source_path)}: the server name {name!r} may use only letters, "
-                             f"digits, '_' and '-' (no spaces); the server was skipped.")
+        raise McpConfigError(
+            f"{source_path}: {_table(source_path)}: the server name {name!r} may use only letters, "
+            f"digits, '_' and '-' (no spaces); the server was skipped."
+        )
     if not isinstance(entry, dict):
         raise McpConfigError(f"{where}: expected an object with a command or a url; the server was skipped.")
     kind = entry.get("type", entry.get("transport"))
     if kind is None:
         if "url" in entry and "command" not in entry:
-            raise McpConfigError(f"{where}: has a url but no type; add \"type\": \"http\" (or \"sse\"); "
-                                 "the server was skipped.")
+            raise McpConfigError(
+                f'{where}: has a url but no type; add "type": "http" (or "sse"); the server was skipped.'
+            )
         kind = "stdio"
     if not isinstance(kind, str) or kind not in TRANSPORTS:
-        raise McpConfigError(f"{where}.type: unknown transport {kind!r} (expected stdio, http, sse or sdk); "
-                             "the server was skipped.")
+        raise McpConfigError(
+            f"{where}.type: unknown transport {kind!r} (expected stdio, http, sse or sdk); the server was skipped."
+        )
     transport = TRANSPORTS[kind]
     if transport == "sdk":  # the Agent SDK's in-process server: its tools are called over the control protocol
         if source != "cli":
-            raise McpConfigError(f"{where}.type: \"sdk\" servers live inside a Claude Agent SDK program and come "
-                                 "only with its --mcp-config; the server was skipped.")
+            raise McpConfigError(
+                f'{where}.type: "sdk" servers live inside a Claude Agent SDK program and come '
+                "only with its --mcp-config; the server was skipped."
+            )
         return McpServerConfig(name, "sdk", source=source, source_path=source_path)
     timeout = entry.get("timeout")
     seconds: float | None = None
@@ -148,29 +162,46 @@ def parse_server(name: str, entry: Any, *, source: Source, source_path: str,
         if not command.strip():
             raise McpConfigError(f"{where}.command: is empty; the server was skipped.")
         args = [expand(a, env, f"{where}.args") for a in _strings(entry.get("args", []), where, "args")]
-        server_env = {k: expand(v, env, f"{where}.env.{k}")
-                      for k, v in _table_of_strings(entry.get("env", {}), where, "env").items()}
+        server_env = {
+            k: expand(v, env, f"{where}.env.{k}")
+            for k, v in _table_of_strings(entry.get("env", {}), where, "env").items()
+        }
         cwd = entry.get("cwd")
         cwd = expand(_string(cwd, where, "cwd"), env, f"{where}.cwd") if cwd is not None else None
-        return McpServerConfig(name, "stdio", command=command, args=tuple(args), env=server_env, cwd=cwd,
-                               source=source, source_path=source_path, timeout=seconds)
+        return McpServerConfig(
+            name,
+            "stdio",
+            command=command,
+            args=tuple(args),
+            env=server_env,
+            cwd=cwd,
+            source=source,
+            source_path=source_path,
+            timeout=seconds,
+        )
     if "url" not in entry:
         raise McpConfigError(f"{where}: an {transport} server needs a url; the server was skipped.")
     url = expand(_string(entry["url"], where, "url"), env, f"{where}.url")
     if not url.startswith(("http://", "https://")):
         raise McpConfigError(f"{where}.url: {url!r} is not an http(s) URL; the server was skipped.")
-    headers = {k: expand(v, env, f"{where}.headers.{k}")
-               for k, v in _table_of_strings(entry.get("headers", {}), where, "headers").items()}
-    return McpServerConfig(name, transport, url=url, headers=headers, source=source, source_path=source_path,
-                           timeout=seconds)
+    headers = {
+        k: expand(v, env, f"{where}.headers.{k}")
+        for k, v in _table_of_strings(entry.get("headers", {}), where, "headers").items()
+    }
+    return McpServerConfig(
+        name, transport, url=url, headers=headers, source=source, source_path=source_path, timeout=seconds
+    )
 
 
-def parse_servers(table: Any, *, source: Source, source_path: str,
-                  env: Mapping[str, str] | None = None) -> tuple[list[McpServerConfig], list[str]]:
+def parse_servers(
+    table: Any, *, source: Source, source_path: str, env: Mapping[str, str] | None = None
+) -> tuple[list[McpServerConfig], list[str]]:
     """Every usable server of a `{NAME: entry}` table, and one sentence per entry that is not."""
     if not isinstance(table, dict):
-        return [], [f"{source_path}: {_table(source_path)}: expected an object of servers by name; "
-                    "no server was loaded from it."]
+        return [], [
+            f"{source_path}: {_table(source_path)}: expected an object of servers by name; "
+            "no server was loaded from it."
+        ]
     servers: list[McpServerConfig] = []
     problems: list[str] = []
     for name, entry in table.items():
@@ -181,13 +212,14 @@ def parse_servers(table: Any, *, source: Source, source_path: str,
     return servers, problems
 
 
-def parse_mcp_json(data: Any, *, source: Source, source_path: str,
-                   env: Mapping[str, str] | None = None) -> tuple[list[McpServerConfig], list[str]]:
+def parse_mcp_json(
+    data: Any, *, source: Source, source_path: str, env: Mapping[str, str] | None = None
+) -> tuple[list[McpServerConfig], list[str]]:
     """The servers of a parsed `.mcp.json` / `--mcp-config` document (`{"mcpServers": {...}}`)."""
     if not isinstance(data, dict):
-        return [], [f"{source_path}: the top level must be an object with \"mcpServers\"; no server was loaded."]
+        return [], [f'{source_path}: the top level must be an object with "mcpServers"; no server was loaded.']
     if "mcpServers" not in data:
-        return [], [f"{source_path}: has no \"mcpServers\" key; no server was loaded."]
+        return [], [f'{source_path}: has no "mcpServers" key; no server was loaded.']
     return parse_servers(data["mcpServers"], source=source, source_path=source_path, env=env)
 
 

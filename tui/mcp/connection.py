@@ -67,7 +67,7 @@ def stderr_tail(log_path: Path, lines: int = STDERR_TAIL_LINES) -> str:
     except OSError:
         return ""
     start = text.rfind("\n--- ")
-    text = text[start + 1:] if start >= 0 else text
+    text = text[start + 1 :] if start >= 0 else text
     body = [line for line in text.splitlines() if not line.startswith("--- ")]
     return "\n".join(body[-lines:])
 
@@ -102,8 +102,16 @@ def _wire(model: Any) -> dict[str, Any]:
 class Connection:
     """The live session of one server, driven by `run()` on the MCP loop."""
 
-    def __init__(self, state: ServerState, project_dir: Path, *, timeout: float, tool_timeout: float | None,
-                 tap: Callable[[str, dict[str, Any]], None], changed: Callable[[], None]) -> None:
+    def __init__(
+        self,
+        state: ServerState,
+        project_dir: Path,
+        *,
+        timeout: float,
+        tool_timeout: float | None,
+        tap: Callable[[str, dict[str, Any]], None],
+        changed: Callable[[], None],
+    ) -> None:
         self.state = state
         self.project_dir = project_dir
         self.timeout = state.config.timeout or timeout
@@ -158,10 +166,15 @@ class Connection:
         while True:
             if await self._run_once():
                 attempt = 0
-            if (self.stop.is_set() or self.state.config.transport in ("stdio", "sdk") or self.state.status != "failed"
-                    or not self.state.generation or attempt >= RECONNECT_ATTEMPTS):
+            if (
+                self.stop.is_set()
+                or self.state.config.transport in ("stdio", "sdk")
+                or self.state.status != "failed"
+                or not self.state.generation
+                or attempt >= RECONNECT_ATTEMPTS
+            ):
                 return
-            delay = RECONNECT_DELAY * 2 ** attempt
+            delay = RECONNECT_DELAY * 2**attempt
             attempt += 1
             self.state.error += f"; reconnecting in {delay:g} s (attempt {attempt} of {RECONNECT_ATTEMPTS})"
             self.on_changed()
@@ -184,25 +197,32 @@ class Connection:
         closed = anyio.Event()
         connected = False
         try:
-            transport = open_transport(state.config, self.project_dir, state.log_path, self._tap, self._warn, closed,
-                                       self._screen, on_spawn=lambda proc: setattr(self, "pid", proc.pid),
-                                       sdk_channel=self.sdk_channel)
-            async with transport as (read, write):
-                async with ClientSession(read, write) as session:
-                    with anyio.fail_after(self.timeout):
-                        result = await session.initialize()
-                        info = getattr(result, "server_info", None)
-                        state.server_info = f"{getattr(info, 'name', '')} {getattr(info, 'version', '')}".strip()
-                        await self.list_all(session, {"tools", "resources", "prompts"})
-                    self.session = session
-                    state.generation += 1
-                    connected = True
-                    state.status, state.error = "connected", ""
-                    self.on_changed()
-                    await _first_of(self.stop.wait(), closed.wait())
-                    self.session = None
-                    if not self.stop.is_set():
-                        self._fail("the server closed the connection")
+            transport = open_transport(
+                state.config,
+                self.project_dir,
+                state.log_path,
+                self._tap,
+                self._warn,
+                closed,
+                self._screen,
+                on_spawn=lambda proc: setattr(self, "pid", proc.pid),
+                sdk_channel=self.sdk_channel,
+            )
+            async with transport as (read, write), ClientSession(read, write) as session:
+                with anyio.fail_after(self.timeout):
+                    result = await session.initialize()
+                    info = getattr(result, "server_info", None)
+                    state.server_info = f"{getattr(info, 'name', '')} {getattr(info, 'version', '')}".strip()
+                    await self.list_all(session, {"tools", "resources", "prompts"})
+                self.session = session
+                state.generation += 1
+                connected = True
+                state.status, state.error = "connected", ""
+                self.on_changed()
+                await _first_of(self.stop.wait(), closed.wait())
+                self.session = None
+                if not self.stop.is_set():
+                    self._fail("the server closed the connection")
         except asyncio.CancelledError:
             self._fail("stopped")
             raise
@@ -232,7 +252,9 @@ class Connection:
 
     async def list_all(self, session: Any, which: set[str]) -> None:
         """Read the lists the server offers (paginated); a failed refresh keeps the old lists."""
-        caps = session.server_capabilities if not callable(session.server_capabilities) else session.server_capabilities()
+        caps = (
+            session.server_capabilities if not callable(session.server_capabilities) else session.server_capabilities()
+        )
         for kind in ("tools", "resources", "prompts"):
             if kind not in which:
                 continue
@@ -278,8 +300,12 @@ class Connection:
             raise ConnectionError(f"The MCP server {self.state.name} is not connected ({status}{why}).")
         return self.session
 
-    async def call_tool(self, name: str, arguments: dict[str, Any],
-                        progress: Callable[[float, float | None, str | None], None] | None = None) -> dict[str, Any]:
+    async def call_tool(
+        self,
+        name: str,
+        arguments: dict[str, Any],
+        progress: Callable[[float, float | None, str | None], None] | None = None,
+    ) -> dict[str, Any]:
         """`tools/call`; the result as a wire dict (`content`, `structuredContent`, `isError`)."""
         session = self._live()
 
@@ -287,8 +313,9 @@ class Connection:
             if progress is not None:
                 progress(done, total, message)
 
-        result = await session.call_tool(name, arguments, read_timeout_seconds=self.tool_timeout,
-                                         progress_callback=on_progress)
+        result = await session.call_tool(
+            name, arguments, read_timeout_seconds=self.tool_timeout, progress_callback=on_progress
+        )
         return _wire(result)
 
     async def read_resource(self, uri: str) -> dict[str, Any]:

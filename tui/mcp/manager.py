@@ -52,14 +52,18 @@ class McpCancelled(Exception):
 class McpManager:
     """Every configured server of a session: connecting, state, calls, reconnect and shutdown."""
 
-    def __init__(self, configs: Sequence[McpServerConfig], *, project_dir: Path,
-                 on_change: Callable[[ServerState], None] | None = None,
-                 on_message: Callable[[str, str, dict[str, Any]], None] | None = None,
-                 log_dir: Path | None = None) -> None:
+    def __init__(
+        self,
+        configs: Sequence[McpServerConfig],
+        *,
+        project_dir: Path,
+        on_change: Callable[[ServerState], None] | None = None,
+        on_message: Callable[[str, str, dict[str, Any]], None] | None = None,
+        log_dir: Path | None = None,
+    ) -> None:
         self.project_dir = project_dir
         folder = log_dir or log_folder(project_dir)
-        self.states: dict[str, ServerState] = {
-            c.name: ServerState(c, folder / f"{c.name}.log") for c in configs}
+        self.states: dict[str, ServerState] = {c.name: ServerState(c, folder / f"{c.name}.log") for c in configs}
         self.on_change = on_change or (lambda state: None)
         self.on_message = on_message or (lambda server, direction, message: None)
         self.start_timeout = _ms_env("MCP_TIMEOUT", DEFAULT_START_TIMEOUT) or DEFAULT_START_TIMEOUT
@@ -119,8 +123,14 @@ class McpManager:
         state.status, state.error, state.stderr_tail = "pending", "", ""
         state.warnings = []
         self._changed(state)
-        connection = Connection(state, self.project_dir, timeout=self.start_timeout, tool_timeout=self.tool_timeout,
-                                tap=lambda d, m: self.on_message(name, d, m), changed=lambda: self._changed(state))
+        connection = Connection(
+            state,
+            self.project_dir,
+            timeout=self.start_timeout,
+            tool_timeout=self.tool_timeout,
+            tap=lambda d, m: self.on_message(name, d, m),
+            changed=lambda: self._changed(state),
+        )
         connection.sdk_channel = self.sdk_channel
         self._connections[name] = connection
         self._tasks[name] = self.submit(connection.run())
@@ -136,8 +146,9 @@ class McpManager:
         """Servers (of `names`, default all) still starting."""
         return [n for n, s in self.states.items() if s.status == "pending" and (names is None or n in names)]
 
-    def wait(self, names: Sequence[str] | None = None, timeout: float | None = None,
-             cancel: threading.Event | None = None) -> bool:
+    def wait(
+        self, names: Sequence[str] | None = None, timeout: float | None = None, cancel: threading.Event | None = None
+    ) -> bool:
         """Block until the servers have connected or failed; False on timeout or cancel."""
         deadline = None if timeout is None else time.monotonic() + timeout
         with self._settled:

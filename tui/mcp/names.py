@@ -21,7 +21,7 @@ def api_name(server: str, tool: str) -> str:
     if len(name) <= MAX_NAME:
         return name
     digest = hashlib.sha1(f"{server}\0{tool}".encode()).hexdigest()[:8]
-    return f"{name[:MAX_NAME - 9]}_{digest}"
+    return f"{name[: MAX_NAME - 9]}_{digest}"
 
 
 def unique_names(pairs: list[tuple[str, str]], taken: set[str] | None = None) -> dict[tuple[str, str], str]:
@@ -34,7 +34,7 @@ def unique_names(pairs: list[tuple[str, str]], taken: set[str] | None = None) ->
         while name in used:
             n += 1
             suffix = f"_{n}"
-            name = base[:MAX_NAME - len(suffix)] + suffix
+            name = base[: MAX_NAME - len(suffix)] + suffix
         used.add(name)
         names[pair] = name
     return names

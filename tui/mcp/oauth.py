@@ -24,6 +24,7 @@ from urllib.parse import parse_qs, urlparse
 
 from mcp.client.auth import AuthorizationCodeResult, OAuthClientProvider, OAuthFlowError
 from mcp.shared.auth import OAuthClientInformationFull, OAuthClientMetadata, OAuthToken
+from pydantic import AnyUrl
 
 from tui.config.paths import user_data_dir
 from tui.config.rule_files import write_text_atomic
@@ -37,8 +38,10 @@ CONSOLE_BROWSERS = {"www-browser", "links", "elinks", "lynx", "w3m", "links2"}
 #: called with a sentence that follows the server's name ("<name> needs you to sign in: …")
 Announce = Callable[[str], None]
 SIGN_IN = "needs you to sign in"
-PAGE = (b"HTTP/1.1 200 OK\r\nContent-Type: text/html; charset=utf-8\r\nConnection: close\r\n\r\n"
-        b"<!doctype html><title>agent-tui</title><p>%s</p>")
+PAGE = (
+    b"HTTP/1.1 200 OK\r\nContent-Type: text/html; charset=utf-8\r\nConnection: close\r\n\r\n"
+    b"<!doctype html><title>agent-tui</title><p>%s</p>"
+)
 
 
 class NeedsLogin(OAuthFlowError):
@@ -142,7 +145,7 @@ class BrowserLogin:
         assert self._result is not None and self._listener is not None
         try:
             return await asyncio.wait_for(self._result, LOGIN_WAIT)
-        except asyncio.TimeoutError:
+        except TimeoutError:
             raise OAuthFlowError(f"no sign-in came back within {int(LOGIN_WAIT)} s") from None
         finally:
             self._listener.close()
@@ -155,13 +158,20 @@ class BrowserLogin:
             return
         target = urlparse(request.split(" ")[1] if " " in request else "/")
         query = {k: v[0] for k, v in parse_qs(target.query).items()}
-        done = self._result is not None and not self._result.done() and target.path == "/callback"
-        if done and "error" in query:
-            self._result.set_exception(OAuthFlowError(f"sign-in refused: {query.get('error_description') or query['error']}"))  # type: ignore[union-attr]
+        waiting = (
+            self._result
+            if self._result is not None and not self._result.done() and target.path == "/callback"
+            else None
+        )
+        if waiting is not None and "error" in query:
+            waiting.set_exception(
+                OAuthFlowError(f"sign-in refused: {query.get('error_description') or query['error']}")
+            )
             message = b"Sign-in refused. You can close this tab."
-        elif done and "code" in query:
-            self._result.set_result(AuthorizationCodeResult(code=query["code"], state=query.get("state"),  # type: ignore[union-attr]
-                                                            iss=query.get("iss")))
+        elif waiting is not None and "code" in query:
+            waiting.set_result(
+                AuthorizationCodeResult(code=query["code"], state=query.get("state"), iss=query.get("iss"))
+            )
             message = b"Signed in to the MCP server. You can close this tab and go back to agent-tui."
         else:
             message = b"Nothing to do here."
@@ -170,8 +180,9 @@ class BrowserLogin:
         writer.close()
 
 
-def auth_for(config: McpServerConfig, *, announce: Announce | None = None,
-             interactive: bool = True) -> OAuthClientProvider | None:
+def auth_for(
+    config: McpServerConfig, *, announce: Announce | None = None, interactive: bool = True
+) -> OAuthClientProvider | None:
     """The SDK's OAuth provider for a remote server (None for stdio); unused until the server answers 401."""
     if config.transport == "stdio":
         return None
@@ -179,11 +190,20 @@ def auth_for(config: McpServerConfig, *, announce: Announce | None = None,
     port = storage.redirect_port() or free_port()
     say = announce or (lambda sentence: print(f"{config.name} {sentence}", file=sys.stderr, flush=True))
     login = BrowserLogin(config.name, port, say, interactive)
-    metadata = OAuthClientMetadata(client_name="agent-tui", redirect_uris=[f"http://127.0.0.1:{port}/callback"],
-                                   grant_types=["authorization_code", "refresh_token"], response_types=["code"],
-                                   token_endpoint_auth_method="none")
-    return OAuthClientProvider(server_url=config.url, client_metadata=metadata, storage=storage,
-                               redirect_handler=login.redirect, callback_handler=login.callback)
+    metadata = OAuthClientMetadata(
+        client_name="agent-tui",
+        redirect_uris=[AnyUrl(f"http://127.0.0.1:{port}/callback")],
+        grant_types=["authorization_code", "refresh_token"],
+        response_types=["code"],
+        token_endpoint_auth_method="none",
+    )
+    return OAuthClientProvider(
+        server_url=config.url,
+        client_metadata=metadata,
+        storage=storage,
+        redirect_handler=login.redirect,
+        callback_handler=login.callback,
+    )
 
 
 def logout(config: McpServerConfig) -> bool:

@@ -11,8 +11,9 @@ if TYPE_CHECKING:  # the engine imports tui.mcp, not the other way round
     from tui.agent.options import AgentOptions
 
 
-def fill_mcp_options(opts: AgentOptions, configs: Sequence[str], *, strict: bool, trusted: bool,
-                     approve: ProjectFilter | None = None) -> list[str]:
+def fill_mcp_options(
+    opts: AgentOptions, configs: Sequence[str], *, strict: bool, trusted: bool, approve: ProjectFilter | None = None
+) -> list[str]:
     """Load every MCP source for `opts.project_dir` into `opts`; returns the problems (also kept in opts)."""
     loaded = load_mcp_servers(opts.project_dir, trusted=trusted, cli_configs=configs, strict=strict, approve=approve)
     opts.mcp_servers = loaded.servers

@@ -81,10 +81,16 @@ def cap_blocks(blocks: list[dict[str, Any]], max_tokens: int, tool: str) -> list
         elif block["type"] == "text" and left > 0:
             kept.append({"type": "text", "text": block["text"][:left]})
             left = 0
-    kept.append({"type": "text", "text": (
-        f"[Output truncated: {tool} returned about {total // CHARS_PER_TOKEN:,} tokens, more than the limit of "
-        f"{max_tokens:,} (setting mcp.max_output_tokens or MAX_MCP_OUTPUT_TOKENS). Ask for less, for example "
-        "with a filter or a page, if more is needed.]")})
+    kept.append(
+        {
+            "type": "text",
+            "text": (
+                f"[Output truncated: {tool} returned about {total // CHARS_PER_TOKEN:,} tokens, more than the limit of "
+                f"{max_tokens:,} (setting mcp.max_output_tokens or MAX_MCP_OUTPUT_TOKENS). Ask for less, for example "
+                "with a filter or a page, if more is needed.]"
+            ),
+        }
+    )
     return kept
 
 

@@ -38,8 +38,9 @@ class McpRuntime:
         options = session.options
         self.session = session
         self.max_tokens = options.mcp_max_output_tokens
-        self.manager = McpManager(options.mcp_servers, project_dir=options.project_dir,
-                                  on_change=self._changed, on_message=self._message)
+        self.manager = McpManager(
+            options.mcp_servers, project_dir=options.project_dir, on_change=self._changed, on_message=self._message
+        )
         self.tools: list[Tool] = []
         #: (time, server, "send" | "recv", message), oldest first
         self.messages: deque[tuple[float, str, str, dict[str, Any]]] = deque(maxlen=KEPT_MESSAGES)
@@ -53,11 +54,20 @@ class McpRuntime:
 
     def _changed(self, state: ServerState) -> None:
         config = state.config
-        self.session.publish(McpServerChanged(
-            server=state.name, status=state.status, transport=config.transport, source=config.source,
-            tools=tuple(str(t.get("name", "")) for t in state.tools), resources=len(state.resources),
-            prompts=len(state.prompts), error=state.error, stderr_tail=state.stderr_tail,
-            warnings=tuple(state.warnings)))
+        self.session.publish(
+            McpServerChanged(
+                server=state.name,
+                status=state.status,
+                transport=config.transport,
+                source=config.source,
+                tools=tuple(str(t.get("name", "")) for t in state.tools),
+                resources=len(state.resources),
+                prompts=len(state.prompts),
+                error=state.error,
+                stderr_tail=state.stderr_tail,
+                warnings=tuple(state.warnings),
+            )
+        )
 
     def _message(self, server: str, direction: str, message: dict[str, Any]) -> None:
         self.messages.append((time.time(), server, direction, message))
@@ -82,8 +92,10 @@ class McpRuntime:
 
     def sync_tools(self) -> list[Tool] | None:
         """The MCP tool set when it differs from the one last handed out."""
-        signature = tuple((s.name, s.status, s.generation, tuple(map(_key, s.tools)), bool(s.resources))
-                          for s in self.manager.states.values())
+        signature = tuple(
+            (s.name, s.status, s.generation, tuple(map(_key, s.tools)), bool(s.resources))
+            for s in self.manager.states.values()
+        )
         if signature == self._signature:
             return None
         self._signature = signature
@@ -119,8 +131,13 @@ class McpRuntime:
         self.manager.wait()
         for state in self.manager.states.values():
             if warn is not None and state.status == "failed":
-                warn.write(visible(f"agent-tui: MCP server {state.name} failed: {state.error}; "
-                                   f"its tools are not available (log: {state.log_path}).") + "\n")
+                warn.write(
+                    visible(
+                        f"agent-tui: MCP server {state.name} failed: {state.error}; "
+                        f"its tools are not available (log: {state.log_path})."
+                    )
+                    + "\n"
+                )
 
     def prompt_commands(self) -> list[tuple[str, str, str, dict[str, Any]]]:
         """(`mcp__server__prompt`, description, server, prompt) for every prompt of a connected server."""
@@ -145,7 +162,7 @@ class McpRuntime:
         _, _, server, prompt = match
         specs = [a for a in prompt.get("arguments") or [] if isinstance(a, dict)]
         values = words.split(maxsplit=max(len(specs) - 1, 0)) if words else []
-        missing = [a["name"] for a in specs[len(values):] if a.get("required")]
+        missing = [a["name"] for a in specs[len(values) :] if a.get("required")]
         if missing:
             usage = " ".join(f"<{a['name']}>" for a in specs)
             raise LookupError(f"/{command} needs {', '.join(missing)}: /{command} {usage}")

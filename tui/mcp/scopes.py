@@ -55,8 +55,10 @@ def places(scope: Scope, project_dir: Path) -> list[Place]:
         return [Place(scope, project_dir / PROJECT_FILE, ("mcpServers",))]
     if scope == "user":
         return [Place(scope, user_settings_file(), ("mcp_servers",))]
-    return [Place(scope, user_settings_file(), ("projects", str(project_dir), "mcp_servers")),
-            Place(scope, local_settings_file(project_dir), ("mcp_servers",))]
+    return [
+        Place(scope, user_settings_file(), ("projects", str(project_dir), "mcp_servers")),
+        Place(scope, local_settings_file(project_dir), ("mcp_servers",)),
+    ]
 
 
 def _table(data: Any, place: Place, *, create: bool = False) -> dict[str, Any] | None:
@@ -72,8 +74,9 @@ def _table(data: Any, place: Place, *, create: bool = False) -> dict[str, Any] |
             child = node[key]
         if not isinstance(child, dict):
             shown = ".".join(place.keys[: depth + 1])
-            raise SettingsWriteError(f"{place.path}: key `{shown}` is not a table of servers; fix it first; "
-                                     "nothing was changed.")
+            raise SettingsWriteError(
+                f"{place.path}: key `{shown}` is not a table of servers; fix it first; nothing was changed."
+            )
         node = child
     return node
 

@@ -24,8 +24,10 @@ from tui.mcp.config import McpServerConfig
 
 #: sends one control request payload to the SDK; the future holds its `response`, or raises with the SDK's error
 SdkChannel = Callable[[dict[str, Any]], "Future[dict[str, Any]]"]
-NO_CHANNEL = ("it is an Agent SDK server (\"type\": \"sdk\"), served only by the Claude Agent SDK program that "
-              "started agent-tui with --input-format stream-json")
+NO_CHANNEL = (
+    'it is an Agent SDK server ("type": "sdk"), served only by the Claude Agent SDK program that '
+    "started agent-tui with --input-format stream-json"
+)
 
 
 def _wire(item: SessionMessage) -> dict[str, Any]:
@@ -60,7 +62,8 @@ async def sdk_streams(config: McpServerConfig, channel: SdkChannel | None) -> As
             parsed = jsonrpc_message_adapter.validate_python(reply, by_name=False)
         except ValueError:
             parsed = jsonrpc_message_adapter.validate_python(
-                _error_reply(message["id"], "the SDK server's reply is not JSON-RPC"), by_name=False)
+                _error_reply(message["id"], "the SDK server's reply is not JSON-RPC"), by_name=False
+            )
         try:
             await read_send.send(SessionMessage(parsed))
         except (anyio.ClosedResourceError, anyio.BrokenResourceError):

@@ -38,7 +38,7 @@ class McpjsonChoices:
     enable_all: bool = False
 
     def state(self, name: str) -> str:
-        """"disabled" (rejected anywhere wins), "enabled", or "new" (never answered)."""
+        """ "disabled" (rejected anywhere wins), "enabled", or "new" (never answered)."""
         if name in self.disabled:
             return "disabled"
         if self.enable_all or name in self.enabled:
@@ -102,14 +102,16 @@ def repeated_servers(text: str, label: str) -> list[str]:
         return []  # the parse error is reported where the file is read
     problems = []
     if isinstance(data, _Object) and "mcpServers" in data.repeated:
-        problems.append(f"{label}: \"mcpServers\" appears more than once; only the last one is used.")
-    servers = data.get("mcpServers") if isinstance(data, dict) else None
+        problems.append(f'{label}: "mcpServers" appears more than once; only the last one is used.')
+    servers: Any = data.get("mcpServers") if isinstance(data, dict) else None
     for name in servers.repeated if isinstance(servers, _Object) else []:
         entry = servers[name] if isinstance(servers[name], dict) else {}
         what = entry.get("command") or entry.get("url")
         used = f" (`{what}`)" if isinstance(what, str) else ""
-        problems.append(f"{label}: the MCP server {name!r} is defined more than once in \"mcpServers\"; "
-                        f"the last definition{used} wins.")
+        problems.append(
+            f'{label}: the MCP server {name!r} is defined more than once in "mcpServers"; '
+            f"the last definition{used} wins."
+        )
     return problems
 
 
@@ -144,6 +146,7 @@ def default_project_filter(choices: McpjsonChoices) -> ProjectFilter:
 
 def read_mcp_config_arg(value: str, env: Mapping[str, str] | None = None) -> tuple[list[McpServerConfig], list[str]]:
     """The servers of one `--mcp-config` value: a JSON string or a JSON file."""
+    text: str | None
     if value.lstrip().startswith("{"):
         label, text = "--mcp-config", value
     else:
@@ -153,8 +156,9 @@ def read_mcp_config_arg(value: str, env: Mapping[str, str] | None = None) -> tup
     try:
         data = json.loads(text)
     except json.JSONDecodeError as exc:
-        return [], [f"{label}:{exc.lineno}:{exc.colno}: the JSON is not valid ({exc.msg}); "
-                    "no MCP server was loaded from it."]
+        return [], [
+            f"{label}:{exc.lineno}:{exc.colno}: the JSON is not valid ({exc.msg}); no MCP server was loaded from it."
+        ]
     except RecursionError:
         return [], [f"{label}: nested too deeply to read; no MCP server was loaded from it."]
     servers, problems = parse_mcp_json(data, source="cli", source_path=label, env=env)
@@ -173,13 +177,19 @@ def _max_output_tokens(layers: Iterable[dict[str, Any]], env: Mapping[str, str],
         if raw.isdigit() and int(raw) > 0:
             cap = int(raw)
         else:
-            problems.append(f"MAX_MCP_OUTPUT_TOKENS: expected a whole number of tokens, not {raw!r}; "
-                            f"using {cap}.")
+            problems.append(f"MAX_MCP_OUTPUT_TOKENS: expected a whole number of tokens, not {raw!r}; using {cap}.")
     return cap
 
 
-def load_mcp_servers(project_dir: Path, *, trusted: bool, cli_configs: Sequence[str] = (), strict: bool = False,
-                     approve: ProjectFilter | None = None, env: Mapping[str, str] | None = None) -> McpServers:
+def load_mcp_servers(
+    project_dir: Path,
+    *,
+    trusted: bool,
+    cli_configs: Sequence[str] = (),
+    strict: bool = False,
+    approve: ProjectFilter | None = None,
+    env: Mapping[str, str] | None = None,
+) -> McpServers:
     """Every configured server for `project_dir`, precedence resolved, project servers filtered by trust and `approve`."""
     env = os.environ if env is None else env
     result = McpServers()
@@ -211,22 +221,34 @@ def load_mcp_servers(project_dir: Path, *, trusted: bool, cli_configs: Sequence[
     result.max_output_tokens = _max_output_tokens(layers, env, result.problems)
     chosen: dict[str, McpServerConfig] = {}
     for source in ("user", "project", "local", "cli"):  # later sources replace earlier ones whole
-        for server in by_source[source]:  # type: ignore[index]
+        for server in by_source[source]:
             chosen.pop(server.name, None)
             chosen[server.name] = server
     result.servers = list(chosen.values())
     return result
 
 
-def _add(by_source: dict[Source, list[McpServerConfig]], result: McpServers, source: Source, table: Any,
-         path: str, env: Mapping[str, str]) -> None:
+def _add(
+    by_source: dict[Source, list[McpServerConfig]],
+    result: McpServers,
+    source: Source,
+    table: Any,
+    path: str,
+    env: Mapping[str, str],
+) -> None:
     servers, problems = parse_servers(table, source=source, source_path=path, env=env)
     by_source[source] += servers
     result.problems += problems
 
 
-def _load_project(project_dir: Path, trusted: bool, approve: ProjectFilter | None, env: Mapping[str, str],
-                  by_source: dict[Source, list[McpServerConfig]], result: McpServers) -> None:
+def _load_project(
+    project_dir: Path,
+    trusted: bool,
+    approve: ProjectFilter | None,
+    env: Mapping[str, str],
+    by_source: dict[Source, list[McpServerConfig]],
+    result: McpServers,
+) -> None:
     """The folder's `.mcp.json`: nothing starts untrusted; trusted, `approve` (default: not disabled) decides."""
     path = project_dir / PROJECT_FILE
     problems: list[str] = []
@@ -246,6 +268,7 @@ def _load_project(project_dir: Path, trusted: bool, approve: ProjectFilter | Non
     names = {s.name for s in approved}
     for server in servers:
         if server.name not in names:
-            result.held_back[server.name] = ("disabled" if result.choices.state(server.name) == "disabled"
-                                             else "not approved")
+            result.held_back[server.name] = (
+                "disabled" if result.choices.state(server.name) == "disabled" else "not approved"
+            )
     by_source["project"] += approved

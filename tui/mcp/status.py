@@ -15,15 +15,18 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from tui.mcp.config import McpServerConfig, ServerCwdMissing, cwd_problem, server_cwd
 from tui.mcp.approval import only_enabled
+from tui.mcp.config import McpServerConfig, ServerCwdMissing, cwd_problem, server_cwd
 from tui.mcp.sources import load_mcp_servers
 
 #: a health check gives up after this many seconds (MCP_TIMEOUT, when smaller, wins)
 PROBE_TIMEOUT = 30.0
 #: a probe's result as `claude mcp list` words it
-STATUS = {"connected": "✔ Connected", "failed": "✘ Failed to connect",
-          "needs login": "⚠ Needs authentication (run `agent-tui mcp login {name}`)"}
+STATUS = {
+    "connected": "✔ Connected",
+    "failed": "✘ Failed to connect",
+    "needs login": "⚠ Needs authentication (run `agent-tui mcp login {name}`)",
+}
 #: why a project server does not start, as `list` shows it
 HELD_BACK = {
     "not approved": "⏸ Pending approval (run `agent-tui` to approve)",
@@ -81,8 +84,9 @@ async def _streams(server: McpServerConfig, project_dir: Path, interactive: bool
         env = {**os.environ, "CLAUDE_PROJECT_DIR": str(project_dir), **dict(server.env)}
         if problem := cwd_problem(server, project_dir):
             raise ServerCwdMissing(problem)
-        params = StdioServerParameters(command=server.command, args=list(server.args), env=env,
-                                       cwd=server_cwd(server, project_dir))
+        params = StdioServerParameters(
+            command=server.command, args=list(server.args), env=env, cwd=server_cwd(server, project_dir)
+        )
         with open(os.devnull, "w") as errlog:  # a health check shows no server chatter
             async with stdio_client(params, errlog=errlog) as (read, write):
                 yield read, write
@@ -107,7 +111,7 @@ async def _streams(server: McpServerConfig, project_dir: Path, interactive: bool
 
 
 async def probe(server: McpServerConfig, project_dir: Path, timeout: float, *, interactive: bool = False) -> str:
-    """"connected", "needs login" or "failed" (or "failed: why"): whether the server answers `initialize` and
+    """ "connected", "needs login" or "failed" (or "failed: why"): whether the server answers `initialize` and
     `tools/list` in time.
 
     `interactive` lets an OAuth server's sign-in run (the browser step), as `mcp login` does.
@@ -117,11 +121,13 @@ async def probe(server: McpServerConfig, project_dir: Path, timeout: float, *, i
     from tui.mcp.oauth import NeedsLogin
 
     try:
-        async with asyncio.timeout(timeout):
-            async with _streams(server, project_dir, interactive) as (read, write):
-                async with ClientSession(read, write) as session:
-                    await session.initialize()
-                    await session.list_tools()
+        async with (
+            asyncio.timeout(timeout),
+            _streams(server, project_dir, interactive) as (read, write),
+            ClientSession(read, write) as session,
+        ):
+            await session.initialize()
+            await session.list_tools()
         return "connected"
     except ServerCwdMissing as exc:
         return f"failed: {exc}"
@@ -139,6 +145,7 @@ def _caused_by(exc: BaseException, kind: type[BaseException]) -> bool:
 
 def probe_all(servers: Sequence[McpServerConfig], project_dir: Path) -> dict[str, str]:
     """Each server's status line ("✔ Connected", "✘ Failed to connect", …), checked in parallel."""
+
     async def run() -> list[str]:
         timeout = probe_timeout()
         return list(await asyncio.gather(*(probe(s, project_dir, timeout) for s in servers)))

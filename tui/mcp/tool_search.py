@@ -45,8 +45,9 @@ def search_mode(env: dict[str, str] | None = None) -> tuple[str, float]:
     return "auto", DEFAULT_SHARE
 
 
-def should_defer(definitions: Sequence[dict[str, Any]], context_window: int, *, share: float = DEFAULT_SHARE,
-                 mode: str = "auto") -> bool:
+def should_defer(
+    definitions: Sequence[dict[str, Any]], context_window: int, *, share: float = DEFAULT_SHARE, mode: str = "auto"
+) -> bool:
     """Whether these MCP definitions should stay out of the request behind ToolSearch."""
     if not definitions or mode == "off":
         return False
@@ -79,8 +80,9 @@ def _score(definition: dict[str, Any], terms: list[str]) -> int:
     return score
 
 
-def search_tools(query: str, definitions: Sequence[dict[str, Any]], max_results: int = DEFAULT_MAX_RESULTS
-                 ) -> list[dict[str, Any]]:
+def search_tools(
+    query: str, definitions: Sequence[dict[str, Any]], max_results: int = DEFAULT_MAX_RESULTS
+) -> list[dict[str, Any]]:
     """The definitions matching `query`, best first.
 
     `select:a,b` picks tools by exact name; otherwise the words of the query are matched
@@ -88,7 +90,7 @@ def search_tools(query: str, definitions: Sequence[dict[str, Any]], max_results:
     """
     query = query.strip()
     if query.startswith("select:"):
-        wanted = [n.strip() for n in query[len("select:"):].split(",") if n.strip()]
+        wanted = [n.strip() for n in query[len("select:") :].split(",") if n.strip()]
         by_name = {str(d.get("name")): d for d in definitions}
         return [by_name[n] for n in wanted if n in by_name][:max_results]
     required = [w for part in query.split() if part.startswith("+") for w in _words(part)]
@@ -123,9 +125,15 @@ class DeferredTools:
         return new
 
 
-def request_definitions(builtin: Sequence[dict[str, Any]], mcp: Sequence[dict[str, Any]], deferred: DeferredTools,
-                        context_window: int, *, mode: str = "auto", share: float = DEFAULT_SHARE
-                        ) -> list[dict[str, Any]]:
+def request_definitions(
+    builtin: Sequence[dict[str, Any]],
+    mcp: Sequence[dict[str, Any]],
+    deferred: DeferredTools,
+    context_window: int,
+    *,
+    mode: str = "auto",
+    share: float = DEFAULT_SHARE,
+) -> list[dict[str, Any]]:
     """`tools[]` for a request: everything, or the built-ins, ToolSearch and the loaded MCP tools."""
     deferred.definitions = list(mcp)
     if not should_defer(mcp, context_window, share=share, mode=mode):
@@ -141,8 +149,9 @@ class ToolSearch:
         self.tool = ToolSearchTool(self.deferred, on_load)
         self.active = False
 
-    def definitions(self, builtin_names: set[str], definitions: list[dict[str, Any]], context_window: int
-                    ) -> list[dict[str, Any]]:
+    def definitions(
+        self, builtin_names: set[str], definitions: list[dict[str, Any]], context_window: int
+    ) -> list[dict[str, Any]]:
         """The request's `tools[]` from all definitions (MCP ones are those not in `builtin_names`)."""
         builtin = [d for d in definitions if d.get("name") in builtin_names]
         mcp = [d for d in definitions if d.get("name") not in builtin_names]
@@ -159,7 +168,7 @@ class ToolSearchTool(Tool):
     description = (
         "Search the tools of the connected MCP servers, whose definitions are not loaded yet. Returns the "
         "definitions of the matching tools; they can be called from then on. Query with keywords "
-        "(\"github issue\"), with `+word` to require a word in the tool's name, or with "
+        '("github issue"), with `+word` to require a word in the tool\'s name, or with '
         "`select:mcp__server__tool,…` to load tools by exact name."
     )
     input_schema = {
@@ -193,5 +202,7 @@ class ToolSearchTool(Tool):
         if self.deferred.load(found):
             self.on_load()  # the next request carries them
         listed = "\n".join(json.dumps(d, ensure_ascii=False) for d in found)
-        return ToolResult(f"{plural(len(found), 'matching tool')}, callable from now on:\n{listed}",
-                          meta={"loaded": [d["name"] for d in found]})
+        return ToolResult(
+            f"{plural(len(found), 'matching tool')}, callable from now on:\n{listed}",
+            meta={"loaded": [d["name"] for d in found]},
+        )

@@ -38,8 +38,7 @@ class McpTool(Tool):
 
     kind = "read"  # checked by the generic rule path; `read_only` stays False so it asks
 
-    def __init__(self, manager: McpManager, server: str, spec: dict[str, Any], api_name: str,
-                 max_tokens: int) -> None:
+    def __init__(self, manager: McpManager, server: str, spec: dict[str, Any], api_name: str, max_tokens: int) -> None:
         self.manager = manager
         self.server = server
         self.tool = str(spec.get("name", ""))
@@ -60,8 +59,12 @@ class McpTool(Tool):
 
     def preview(self, tool_input: dict[str, Any], ctx: ToolContext) -> dict[str, Any]:
         body = json.dumps(tool_input, indent=2, ensure_ascii=False)
-        return {"kind": "text", "text": f"MCP server {self.server}, tool {self.tool}\n{body}",
-                "mcp_server": self.server, "mcp_tool": self.tool}
+        return {
+            "kind": "text",
+            "text": f"MCP server {self.server}, tool {self.tool}\n{body}",
+            "mcp_server": self.server,
+            "mcp_tool": self.tool,
+        }
 
     def run(self, tool_input: dict[str, Any], ctx: ToolContext) -> ToolResult:
         def progress(done: float, total: float | None, message: str | None) -> None:
@@ -85,10 +88,14 @@ class ListMcpResourcesTool(Tool):
     """Claude Code's ListMcpResourcesTool: the resources every (or one) connected server offers."""
 
     name = "ListMcpResources"
-    description = ("List the resources that connected MCP servers offer (files, records, documents), with their "
-                   "URIs. Pass `server` to list one server's only. Read one with ReadMcpResource.")
-    input_schema = {"type": "object", "properties": {
-        "server": {"type": "string", "description": "only this server's resources"}}}
+    description = (
+        "List the resources that connected MCP servers offer (files, records, documents), with their "
+        "URIs. Pass `server` to list one server's only. Read one with ReadMcpResource."
+    )
+    input_schema = {
+        "type": "object",
+        "properties": {"server": {"type": "string", "description": "only this server's resources"}},
+    }
     read_only = True
 
     def __init__(self, manager: McpManager) -> None:
@@ -98,8 +105,9 @@ class ListMcpResourcesTool(Tool):
         wanted = tool_input.get("server")
         states = [s for s in self.manager.states.values() if s.status == "connected"]
         if wanted is not None and wanted not in {s.name for s in states}:
-            raise ToolError(f"No connected MCP server is named {wanted}; connected: "
-                            f"{', '.join(s.name for s in states) or 'none'}.")
+            raise ToolError(
+                f"No connected MCP server is named {wanted}; connected: {', '.join(s.name for s in states) or 'none'}."
+            )
         listing = [{**r, "server": s.name} for s in states if wanted in (None, s.name) for r in s.resources]
         return ToolResult(json.dumps(listing, ensure_ascii=False, indent=1) if listing else "No resources found.")
 
@@ -109,9 +117,14 @@ class ReadMcpResourceTool(Tool):
 
     name = "ReadMcpResource"
     description = "Read a resource from an MCP server by its URI (see ListMcpResources)."
-    input_schema = {"type": "object", "required": ["server", "uri"], "properties": {
-        "server": {"type": "string", "description": "the MCP server name"},
-        "uri": {"type": "string", "description": "the resource URI"}}}
+    input_schema = {
+        "type": "object",
+        "required": ["server", "uri"],
+        "properties": {
+            "server": {"type": "string", "description": "the MCP server name"},
+            "uri": {"type": "string", "description": "the resource URI"},
+        },
+    }
     read_only = True
 
     def __init__(self, manager: McpManager, max_tokens: int) -> None:

@@ -105,8 +105,13 @@ def server_env(config: McpServerConfig, project_dir: Path) -> dict[str, str]:
 
 
 @asynccontextmanager
-async def tracked_stdio(config: McpServerConfig, project_dir: Path, log_path: Path, warn: Warn,
-                        on_spawn: Callable[[TrackedProcess], None] | None = None) -> AsyncIterator[tuple[Any, Any]]:
+async def tracked_stdio(
+    config: McpServerConfig,
+    project_dir: Path,
+    log_path: Path,
+    warn: Warn,
+    on_spawn: Callable[[TrackedProcess], None] | None = None,
+) -> AsyncIterator[tuple[Any, Any]]:
     """Spawn a stdio server through the tracker; yields (read, write) streams of SessionMessage."""
     log_path.parent.mkdir(parents=True, exist_ok=True)
     log = open(log_path, "ab", buffering=0)  # noqa: SIM115 - the server writes it for its whole life
@@ -116,8 +121,14 @@ async def tracked_stdio(config: McpServerConfig, project_dir: Path, log_path: Pa
         log.close()
         raise ServerCwdMissing(problem)
     try:
-        proc = tracker().spawn([config.command, *config.args], env=server_env(config, project_dir), cwd=cwd,
-                               stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=log)
+        proc = tracker().spawn(
+            [config.command, *config.args],
+            env=server_env(config, project_dir),
+            cwd=cwd,
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=log,
+        )
     except BaseException:
         log.close()
         raise
@@ -194,10 +205,17 @@ async def _stop(proc: TrackedProcess) -> None:
 
 
 @asynccontextmanager
-async def open_transport(config: McpServerConfig, project_dir: Path, log_path: Path, tap: Tap, warn: Warn,
-                         closed: anyio.Event, screen: Screen,
-                         on_spawn: Callable[[TrackedProcess], None] | None = None,
-                         sdk_channel: Any = None) -> AsyncIterator[tuple[Any, Any]]:
+async def open_transport(
+    config: McpServerConfig,
+    project_dir: Path,
+    log_path: Path,
+    tap: Tap,
+    warn: Warn,
+    closed: anyio.Event,
+    screen: Screen,
+    on_spawn: Callable[[TrackedProcess], None] | None = None,
+    sdk_channel: Any = None,
+) -> AsyncIterator[tuple[Any, Any]]:
     """(read, write) streams to the server of `config`, tapped, with `closed` set when its side ends.
 
     `sdk_channel` reaches an Agent SDK server (`"type": "sdk"`, tui/mcp/sdk_transport.py).
@@ -228,9 +246,8 @@ async def open_transport(config: McpServerConfig, project_dir: Path, log_path: P
 
 @asynccontextmanager
 async def _http(context: Any, client: Any) -> AsyncIterator[Any]:
-    async with client:
-        async with context as streams:
-            yield streams
+    async with client, context as streams:
+        yield streams
 
 
 def message_summary(message: dict[str, Any]) -> str:

@@ -109,8 +109,10 @@ def resolve(project_dir: Path, loaded: Any, *, install_missing: bool = True) -> 
         if plugin is None:
             continue
         if plugin.manifest.name in names:
-            active.problems.append(f"Plugin {plugin_id} was not loaded: plugin {names[plugin.manifest.name]} has the "
-                                   f"same name, {plugin.manifest.name}, so their commands would clash; disable one.")
+            active.problems.append(
+                f"Plugin {plugin_id} was not loaded: plugin {names[plugin.manifest.name]} has the "
+                f"same name, {plugin.manifest.name}, so their commands would clash; disable one."
+            )
             continue
         names[plugin.manifest.name] = plugin_id
         active.plugins.append(plugin)
@@ -119,15 +121,19 @@ def resolve(project_dir: Path, loaded: Any, *, install_missing: bool = True) -> 
     return active
 
 
-def _missing(active: ActivePlugins, plugin_id: str, choice: Any, loaded: Any, install_missing: bool) -> InstalledPlugin | None:
+def _missing(
+    active: ActivePlugins, plugin_id: str, choice: Any, loaded: Any, install_missing: bool
+) -> InstalledPlugin | None:
     """An enabled plugin that is not installed: installed now for a trusted folder that enables it, else a sentence."""
     where = f"{_shown(choice.path, active.project_dir)} ({_key(choice.path)})"
     if choice.folder and not (loaded.trusted and install_missing):
         market = split_id(plugin_id)[1]
         if loaded.trusted or market in _known_names() or any(m.name == market for m in loaded.marketplaces):
             return None  # the trust question names it; trusting installs it
-        active.problems.append(f"Plugin {plugin_id}, which {where} enables, cannot be installed: no marketplace "
-                               f"called {market} is added or named in extraKnownMarketplaces.")
+        active.problems.append(
+            f"Plugin {plugin_id}, which {where} enables, cannot be installed: no marketplace "
+            f"called {market} is added or named in extraKnownMarketplaces."
+        )
         return None
     if choice.folder:
         from .install import install
@@ -139,8 +145,9 @@ def _missing(active: ActivePlugins, plugin_id: str, choice: Any, loaded: Any, in
             return None
         active.installed_now.append(plugin_id)
         return done.record
-    active.problems.append(f"Plugin {plugin_id} is enabled in {where} but not installed: "
-                           f"agent-tui plugin install {plugin_id} installs it.")
+    active.problems.append(
+        f"Plugin {plugin_id} is enabled in {where} but not installed: agent-tui plugin install {plugin_id} installs it."
+    )
     return None
 
 
@@ -161,8 +168,10 @@ def _key(path: Path) -> str:
 def _load(active: ActivePlugins, plugin_id: str, record: InstalledPlugin, choice: Any) -> LoadedPlugin | None:
     root = Path(record.install_path)
     if not root.is_dir():
-        active.problems.append(f"Plugin {plugin_id} was not loaded: its folder {root} is missing; reinstall it with "
-                               f"agent-tui plugin install {plugin_id}.")
+        active.problems.append(
+            f"Plugin {plugin_id} was not loaded: its folder {root} is missing; reinstall it with "
+            f"agent-tui plugin install {plugin_id}."
+        )
         return None
     try:
         split_id(plugin_id)

@@ -38,9 +38,11 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--cwd", type=Path, help="the project folder (default: the current directory)")
     sub = p.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
     scope_help = "settings file to write: user (default), project (.agent-tui/settings.toml) or local"
-    for name, aliases, what in (("install", ["i"], "install a plugin (NAME@MARKETPLACE) and turn it on"),
-                                ("enable", [], "turn an installed plugin on"),
-                                ("disable", [], "turn a plugin off")):
+    for name, aliases, what in (
+        ("install", ["i"], "install a plugin (NAME@MARKETPLACE) and turn it on"),
+        ("enable", [], "turn an installed plugin on"),
+        ("disable", [], "turn a plugin off"),
+    ):
         command = sub.add_parser(name, aliases=aliases, help=what)
         command.add_argument("plugin", metavar="NAME@MARKETPLACE")
         command.add_argument("-s", "--scope", choices=("user", "project", "local"), help=scope_help)
@@ -93,8 +95,10 @@ def _marketplace(args: argparse.Namespace, project_dir: Path) -> int:
         source = sources.parse_source(args.source, project_dir)
         _say("Adding marketplace…")
         market = add_marketplace(source)
-        _say(f"Added the marketplace {market.name} ({plural(len(market.plugins), 'plugin')}) from "
-             f"{sources.describe(source)}.")
+        _say(
+            f"Added the marketplace {market.name} ({plural(len(market.plugins), 'plugin')}) from "
+            f"{sources.describe(source)}."
+        )
         for problem in market.problems:
             _warn(problem)
         if market.plugins:
@@ -139,8 +143,9 @@ def plugin_id_for(text: str, named: Sequence[object] = ()) -> str:
     if len(found) == 1:
         return found[0]
     if not found:
-        raise PluginError(f"No added marketplace lists a plugin called {text} (agent-tui plugin marketplace list "
-                          "shows them).")
+        raise PluginError(
+            f"No added marketplace lists a plugin called {text} (agent-tui plugin marketplace list shows them)."
+        )
     raise PluginError(f"Several marketplaces list {text}: name one ({', '.join(found)}).")
 
 
@@ -164,17 +169,19 @@ def _plugin(args: argparse.Namespace, project_dir: Path) -> int:
     elif command == "uninstall":
         uninstall(plugin_id)
         still = [c for c in loaded.plugin_choices if c.plugin_id == plugin_id and c.folder and c.enabled]
-        note = (f" {still[-1].path} still enables it: trusting that folder installs it again." if still else "")
+        note = f" {still[-1].path} still enables it: trusting that folder installs it again." if still else ""
         _say(f"Uninstalled {plugin_id}.{note}")
     else:
         path = set_enabled(plugin_id, command == "enable", project_dir, loaded, args.scope)
-        _say(f"{'Enabled' if command == 'enable' else 'Disabled'} {plugin_id} (enabled_plugins in {path}); "
-             "a running agent-tui picks it up in /plugin or at its next start.")
+        _say(
+            f"{'Enabled' if command == 'enable' else 'Disabled'} {plugin_id} (enabled_plugins in {path}); "
+            "a running agent-tui picks it up in /plugin or at its next start."
+        )
     return 0
 
 
 def _parts(plugin_id: str, install_path: str) -> tuple[str, list[str]]:
-    """"2 commands, 1 hook" and the problems of an installed plugin, read from its folder."""
+    """ "2 commands, 1 hook" and the problems of an installed plugin, read from its folder."""
     from .components import read_parts
     from .manifest import read_manifest
 

@@ -36,12 +36,17 @@ class PluginParts:
     problems: list[str] = field(default_factory=list)
 
     def counts(self) -> str:
-        """"2 commands, 1 skill, 1 agent, 1 hook, 1 MCP server" ("nothing" when empty)."""
+        """ "2 commands, 1 skill, 1 agent, 1 hook, 1 MCP server" ("nothing" when empty)."""
         from tui.wording import plural
 
         skills = sum(c.kind == "skill" for c in self.commands)
-        parts = [(len(self.commands) - skills, "command"), (skills, "skill"), (len(self.agents), "agent"),
-                 (len(self.hooks), "hook"), (len(self.mcp_servers), "MCP server")]
+        parts = [
+            (len(self.commands) - skills, "command"),
+            (skills, "skill"),
+            (len(self.agents), "agent"),
+            (len(self.hooks), "hook"),
+            (len(self.mcp_servers), "MCP server"),
+        ]
         return ", ".join(plural(n, noun) for n, noun in parts if n) or "nothing agent-tui loads"
 
 
@@ -59,7 +64,7 @@ class _Reader:
     def inside(self, value: Any, key: str) -> Path | None:
         """A manifest path resolved inside the plugin folder; None (with a sentence) when it is not usable."""
         if not isinstance(value, str) or not value:
-            self.say(f"`{key}` entries must be paths such as \"./{key}\"; {value!r} was skipped.")
+            self.say(f'`{key}` entries must be paths such as "./{key}"; {value!r} was skipped.')
             return None
         path = (self.root / value).resolve()
         if path != self.root.resolve() and self.root.resolve() not in path.parents:
@@ -72,7 +77,7 @@ class _Reader:
 
     def extra_paths(self, key: str) -> list[Path]:
         value = self.manifest.components.get(key)
-        if value is None or isinstance(value, dict) and key in ("commands",):
+        if value is None or (isinstance(value, dict) and key in ("commands",)):
             return []
         return [p for v in (value if isinstance(value, list) else [value]) if (p := self.inside(v, key)) is not None]
 
@@ -118,7 +123,9 @@ class _Reader:
         from tui.hooks.skills import SKILL_FILE
 
         for folder in self.folders("skills"):
-            skill_dirs = [folder] if (folder / SKILL_FILE).is_file() else sorted(p for p in folder.iterdir() if p.is_dir())
+            skill_dirs = (
+                [folder] if (folder / SKILL_FILE).is_file() else sorted(p for p in folder.iterdir() if p.is_dir())
+            )
             for skill_dir in skill_dirs:
                 if (skill_dir / SKILL_FILE).is_file():
                     self.command(command_name(skill_dir.name), skill_dir / SKILL_FILE, "skill")
@@ -170,7 +177,7 @@ class _Reader:
             self.say(f"{path}:{exc.lineno}:{exc.colno} is not valid JSON ({exc.msg}); its hooks were skipped.")
             return path, "", None
         if not isinstance(data, dict) or not isinstance(data.get("hooks"), dict):
-            self.say(f"{path} must hold {{\"hooks\": {{EVENT: [...]}}}}; its hooks were skipped.")
+            self.say(f'{path} must hold {{"hooks": {{EVENT: [...]}}}}; its hooks were skipped.')
             return path, text, None
         return path, text, data["hooks"]
 
@@ -197,7 +204,7 @@ class _Reader:
         inside = program.startswith(str(self.root) + os.sep)
         if not inside:
             return None
-        shown = program[len(str(self.root)) + 1:]
+        shown = program[len(str(self.root)) + 1 :]
         if not os.path.exists(program):
             return f"its script {shown} does not exist in the plugin"
         if not os.access(program, os.X_OK):

@@ -53,8 +53,10 @@ def find_marketplace(name: str, named: Iterable[Any] = ()) -> tuple[Marketplace,
         return load_marketplace(known), None
     entry = next((e for e in named if e.name == name), None)
     if entry is None:
-        raise PluginError(f"No marketplace called {name} is added: add it first with "
-                          f"agent-tui plugin marketplace add SOURCE (agent-tui plugin marketplace list shows them).")
+        raise PluginError(
+            f"No marketplace called {name} is added: add it first with "
+            f"agent-tui plugin marketplace add SOURCE (agent-tui plugin marketplace list shows them)."
+        )
     return add_marketplace(settings_source(entry), expected_name=name), name
 
 
@@ -71,15 +73,19 @@ def install(plugin_id: str, *, named: Iterable[Any] = (), by_user: bool = True) 
     if isinstance(entry.source, str):
         folder = (market.root / entry.source).resolve()
         if not folder.is_dir():
-            raise PluginError(f"The plugin {plugin_id} cannot be installed: its folder {entry.source} does not exist "
-                              f"in the marketplace {market_name} ({market.root}).")
+            raise PluginError(
+                f"The plugin {plugin_id} cannot be installed: its folder {entry.source} does not exist "
+                f"in the marketplace {market_name} ({market.root})."
+            )
         _check_manifest(plugin_id, folder, entry)  # a broken manifest stops the install before anything is copied
         sources.copy_folder(folder, dest)
     else:
         url = sources.git_url(entry.source)
         if url is None:
-            raise PluginError(f"The plugin {plugin_id} comes from a {entry.source.get('source')} source, which "
-                              "agent-tui does not install (folders and git sources only).")
+            raise PluginError(
+                f"The plugin {plugin_id} comes from a {entry.source.get('source')} source, which "
+                "agent-tui does not install (folders and git sources only)."
+            )
         sha = sources.clone(url, dest, entry.source.get("ref"))
         try:
             _check_manifest(plugin_id, dest, entry)
@@ -91,9 +97,15 @@ def install(plugin_id: str, *, named: Iterable[Any] = (), by_user: bool = True) 
     manifest = read_manifest(dest, entry)
     installed = read_installed()
     old = installed.get(plugin_id)
-    record = InstalledPlugin(plugin_id, manifest.version or entry.version or (sha or "")[:12] or "unknown", str(dest),
-                             old.installed_at if old else now(), now(), sha,
-                             by_user or bool(old and old.user_installed))
+    record = InstalledPlugin(
+        plugin_id,
+        manifest.version or entry.version or (sha or "")[:12] or "unknown",
+        str(dest),
+        old.installed_at if old else now(),
+        now(),
+        sha,
+        by_user or bool(old and old.user_installed),
+    )
     installed[plugin_id] = record
     write_installed(installed)
     return Installed(record, entry, added)

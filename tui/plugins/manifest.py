@@ -101,9 +101,10 @@ def parse_manifest(data: Any, where: str, fallback_name: str = "") -> PluginMani
         raise PluginError(f"{where}: the top level must be a JSON object.")
     name = data.get("name", fallback_name)
     if not isinstance(name, str) or not NAME.match(name):
-        raise PluginError(f"{where}: `name` must be a name without spaces such as \"my-plugin\", not {name!r}.")
-    manifest = PluginManifest(name, _text(data, "version", where), _text(data, "description", where),
-                              _person(data.get("author")))
+        raise PluginError(f'{where}: `name` must be a name without spaces such as "my-plugin", not {name!r}.')
+    manifest = PluginManifest(
+        name, _text(data, "version", where), _text(data, "description", where), _person(data.get("author"))
+    )
     for key in COMPONENT_KEYS:
         if key in data:
             value = data[key]
@@ -141,8 +142,13 @@ def parse_marketplace(data: Any, path: Path, root: Path) -> Marketplace:
         raise PluginError(f"{where}: `plugins` must be a list of plugin entries.")
     metadata: dict[str, Any] = data["metadata"] if isinstance(data.get("metadata"), dict) else {}
     plugin_root = metadata.get("pluginRoot") if isinstance(metadata.get("pluginRoot"), str) else ""
-    market = Marketplace(name, _person(data.get("owner")), [], root / plugin_root if plugin_root else root,
-                         str(data.get("description") or metadata.get("description") or ""))
+    market = Marketplace(
+        name,
+        _person(data.get("owner")),
+        [],
+        root / plugin_root if plugin_root else root,
+        str(data.get("description") or metadata.get("description") or ""),
+    )
     for index, raw in enumerate(plugins):
         try:
             market.plugins.append(_entry(raw, f"{where}: plugins[{index}]"))
@@ -158,12 +164,23 @@ def _entry(raw: Any, where: str) -> MarketplaceEntry:
     if not isinstance(name, str) or not NAME.match(name):
         raise PluginError(f"{where}: `name` must be a plugin name without spaces, not {name!r}.")
     source = raw.get("source")
-    if not (isinstance(source, str) and source) and not (isinstance(source, dict) and isinstance(source.get("source"), str)):
-        raise PluginError(f"{where} ({name}): `source` must be \"./folder\" or an object such as "
-                          "{\"source\": \"github\", \"repo\": \"owner/repo\"}.")
+    if not (isinstance(source, str) and source) and not (
+        isinstance(source, dict) and isinstance(source.get("source"), str)
+    ):
+        raise PluginError(
+            f'{where} ({name}): `source` must be "./folder" or an object such as '
+            '{"source": "github", "repo": "owner/repo"}.'
+        )
     strict = raw.get("strict", True)
-    return MarketplaceEntry(name, source, str(raw.get("description") or ""), str(raw.get("version") or ""),
-                            str(raw.get("category") or ""), strict is not False, raw)
+    return MarketplaceEntry(
+        name,
+        source,
+        str(raw.get("description") or ""),
+        str(raw.get("version") or ""),
+        str(raw.get("category") or ""),
+        strict is not False,
+        raw,
+    )
 
 
 def read_marketplace(root: Path, manifest_path: Path | None = None) -> Marketplace:

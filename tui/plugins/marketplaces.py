@@ -77,14 +77,18 @@ def add_marketplace(source: dict[str, Any], expected_name: str | None = None) ->
     temp = Path(where).parent if source.get("source") not in ("directory", "file") else None
     try:
         if expected_name and market.name != expected_name:
-            raise PluginError(f"The marketplace at {sources.describe(source)} is called {market.name}, "
-                              f"not {expected_name} as the settings name it.")
+            raise PluginError(
+                f"The marketplace at {sources.describe(source)} is called {market.name}, "
+                f"not {expected_name} as the settings name it."
+            )
         known = read_known()
         old = known.get(market.name)
         if old is not None and old.source != source:
-            raise PluginError(f"A marketplace called {market.name} is added already (from "
-                              f"{sources.describe(old.source)}); remove it first: "
-                              f"agent-tui plugin marketplace remove {market.name}.")
+            raise PluginError(
+                f"A marketplace called {market.name} is added already (from "
+                f"{sources.describe(old.source)}); remove it first: "
+                f"agent-tui plugin marketplace remove {market.name}."
+            )
         if temp is not None:  # move the clone to its place, named after the marketplace
             dest = marketplace_clone_dir(market.name)
             if dest.exists():
@@ -104,8 +108,10 @@ def load_marketplace(known: KnownMarketplace) -> Marketplace:
     """Read an added marketplace from its folder; PluginError when it is gone or broken."""
     root = Path(known.install_location)
     if not root.is_dir():
-        raise PluginError(f"The marketplace {known.name} is missing its folder {root}; "
-                          f"add it again: agent-tui plugin marketplace add {_typed(known.source)}.")
+        raise PluginError(
+            f"The marketplace {known.name} is missing its folder {root}; "
+            f"add it again: agent-tui plugin marketplace add {_typed(known.source)}."
+        )
     kind = known.source.get("source")
     if kind == "file":
         return read_marketplace(*_location(known.source))

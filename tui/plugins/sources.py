@@ -50,8 +50,10 @@ def parse_source(text: str, cwd: Path) -> dict[str, Any]:
         return {"source": "directory", "path": str(path)}
     if re.match(r"^[A-Za-z0-9_.-]+/[A-Za-z0-9_.-]+$", url):
         return {"source": "github", "repo": url, **with_ref}
-    raise PluginError(f"`{text}` is not a marketplace source: give a folder (./path), a git URL "
-                      "(https://…/x.git, git@host:x.git, file:///path/x.git) or a GitHub owner/repo.")
+    raise PluginError(
+        f"`{text}` is not a marketplace source: give a folder (./path), a git URL "
+        "(https://…/x.git, git@host:x.git, file:///path/x.git) or a GitHub owner/repo."
+    )
 
 
 def is_bare_repository(path: Path) -> bool:
@@ -60,7 +62,7 @@ def is_bare_repository(path: Path) -> bool:
 
 
 def describe(source: dict[str, Any]) -> str:
-    """"git file:///x.git", "github owner/repo", "directory /path" for lists and sentences."""
+    """ "git file:///x.git", "github owner/repo", "directory /path" for lists and sentences."""
     kind = source.get("source", "?")
     where = source.get("path") or source.get("url") or source.get("repo") or source.get("package") or ""
     ref = f" #{source['ref']}" if source.get("ref") else ""
@@ -80,8 +82,15 @@ def git_url(source: dict[str, Any]) -> str | None:
 def _git(args: list[str], cwd: Path | None = None) -> subprocess.CompletedProcess[str]:
     env = {**os.environ, "GIT_TERMINAL_PROMPT": "0", "GIT_ASKPASS": "/bin/false"}
     try:
-        return subprocess.run(["git", *args], cwd=cwd, env=env, capture_output=True, text=True,
-                              timeout=GIT_TIMEOUT_S, stdin=subprocess.DEVNULL)
+        return subprocess.run(
+            ["git", *args],
+            cwd=cwd,
+            env=env,
+            capture_output=True,
+            text=True,
+            timeout=GIT_TIMEOUT_S,
+            stdin=subprocess.DEVNULL,
+        )
     except FileNotFoundError:
         raise PluginError("git is not installed, so a git marketplace or plugin cannot be fetched.") from None
     except subprocess.TimeoutExpired:

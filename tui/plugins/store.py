@@ -50,7 +50,9 @@ def split_id(plugin_id: str) -> tuple[str, str]:
     """("name", "marketplace") of `name@marketplace`; PluginError for anything else."""
     name, at, market = plugin_id.rpartition("@")
     if not at or not name or not market:
-        raise PluginError(f"`{plugin_id}` is not a plugin id: write NAME@MARKETPLACE (agent-tui plugin list shows them).")
+        raise PluginError(
+            f"`{plugin_id}` is not a plugin id: write NAME@MARKETPLACE (agent-tui plugin list shows them)."
+        )
     return name, market
 
 
@@ -119,14 +121,20 @@ def read_known() -> dict[str, KnownMarketplace]:
     found = {}
     for name, entry in read_json(known_file()).items():
         if isinstance(entry, dict) and isinstance(entry.get("source"), dict):
-            found[name] = KnownMarketplace(name, entry["source"], str(entry.get("installLocation", "")),
-                                           str(entry.get("lastUpdated", "")))
+            found[name] = KnownMarketplace(
+                name, entry["source"], str(entry.get("installLocation", "")), str(entry.get("lastUpdated", ""))
+            )
     return found
 
 
 def write_known(known: dict[str, KnownMarketplace]) -> None:
-    write_json(known_file(), {m.name: {"source": m.source, "installLocation": m.install_location,
-                                       "lastUpdated": m.last_updated} for m in known.values()})
+    write_json(
+        known_file(),
+        {
+            m.name: {"source": m.source, "installLocation": m.install_location, "lastUpdated": m.last_updated}
+            for m in known.values()
+        },
+    )
 
 
 def read_installed() -> dict[str, InstalledPlugin]:
@@ -136,18 +144,28 @@ def read_installed() -> dict[str, InstalledPlugin]:
     for plugin_id, entry in plugins.items() if isinstance(plugins, dict) else ():
         if isinstance(entry, dict) and isinstance(entry.get("installPath"), str):
             found[plugin_id] = InstalledPlugin(
-                plugin_id, str(entry.get("version", "")), entry["installPath"], str(entry.get("installedAt", "")),
-                str(entry.get("lastUpdated", "")), entry.get("gitCommitSha"), entry.get("userInstalled", True) is True)
+                plugin_id,
+                str(entry.get("version", "")),
+                entry["installPath"],
+                str(entry.get("installedAt", "")),
+                str(entry.get("lastUpdated", "")),
+                entry.get("gitCommitSha"),
+                entry.get("userInstalled", True) is True,
+            )
     return found
 
 
 def write_installed(installed: dict[str, InstalledPlugin]) -> None:
     plugins = {}
     for plugin in installed.values():
-        entry = {"version": plugin.version, "installedAt": plugin.installed_at, "lastUpdated": plugin.last_updated,
-                 "installPath": plugin.install_path, "userInstalled": plugin.user_installed}
+        entry = {
+            "version": plugin.version,
+            "installedAt": plugin.installed_at,
+            "lastUpdated": plugin.last_updated,
+            "installPath": plugin.install_path,
+            "userInstalled": plugin.user_installed,
+        }
         if plugin.git_commit_sha:
             entry["gitCommitSha"] = plugin.git_commit_sha
         plugins[plugin.plugin_id] = entry
     write_json(installed_file(), {"version": INSTALLED_VERSION, "plugins": plugins})
-

@@ -69,8 +69,10 @@ def _preview(plugin_id: str, loaded: Any) -> tuple[Path | None, str]:
     elif named is not None and named.source.get("source") in ("directory", "file"):
         market = fetch(settings_source(named))[0]
     elif named is not None:
-        return None, (f"from the marketplace {market_name} ({sources.describe(named.source)}), not added yet: "
-                      "trusting adds it and installs the plugin, then its hooks and servers run")
+        return None, (
+            f"from the marketplace {market_name} ({sources.describe(named.source)}), not added yet: "
+            "trusting adds it and installs the plugin, then its hooks and servers run"
+        )
     else:
         return None, ""
     entry = market.entry(name)
@@ -78,8 +80,10 @@ def _preview(plugin_id: str, loaded: Any) -> tuple[Path | None, str]:
         raise PluginError(f"the marketplace {market_name} lists no plugin called {name}.")
     if isinstance(entry.source, str):
         return (market.root / entry.source).resolve(), ""
-    return None, (f"from {sources.describe(entry.source)}, not installed yet: trusting installs it, "
-                  "then its hooks and servers run")
+    return None, (
+        f"from {sources.describe(entry.source)}, not installed yet: trusting installs it, "
+        "then its hooks and servers run"
+    )
 
 
 def _lines(plugin_id: str, root: Path, parts: Any) -> list[str]:
@@ -93,8 +97,10 @@ def _lines(plugin_id: str, root: Path, parts: Any) -> list[str]:
     if parts.mcp_servers:
         from tui.mcp.status import describe
 
-        lines += [f"{plugin_id} MCP server {s.name}: {describe(s).replace(str(root), ROOT_VARIABLE)}"
-                  for s in parts.mcp_servers]
+        lines += [
+            f"{plugin_id} MCP server {s.name}: {describe(s).replace(str(root), ROOT_VARIABLE)}"
+            for s in parts.mcp_servers
+        ]
     for command in parts.commands:
         if found := shell_commands(command.body):
             lines.append(f"{plugin_id} /{command.name}: " + ", ".join(f"!`{c}`" for c in found))

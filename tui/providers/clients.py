@@ -45,9 +45,13 @@ def _map_model(options: Any, config: ProviderConfig) -> str | None:
 
 
 #: Bedrock's stream exceptions as the Messages API error types the loop's retry rules know
-BEDROCK_ERRORS = {"throttlingException": "rate_limit_error", "serviceUnavailableException": "overloaded_error",
-                  "internalServerException": "api_error", "modelStreamErrorException": "api_error",
-                  "modelTimeoutException": "timeout_error"}
+BEDROCK_ERRORS = {
+    "throttlingException": "rate_limit_error",
+    "serviceUnavailableException": "overloaded_error",
+    "internalServerException": "api_error",
+    "modelStreamErrorException": "api_error",
+    "modelTimeoutException": "timeout_error",
+}
 
 
 def bedrock_decoder() -> Any:
@@ -70,7 +74,10 @@ def bedrock_decoder() -> Any:
                             message = json.loads(event.payload).get("message", kind)
                         except (ValueError, AttributeError):
                             message = kind
-                        error = {"type": BEDROCK_ERRORS.get(kind, "invalid_request_error"), "message": f"{kind}: {message}"}
+                        error = {
+                            "type": BEDROCK_ERRORS.get(kind, "invalid_request_error"),
+                            "message": f"{kind}: {message}",
+                        }
                         yield ServerSentEvent(event="error", data=json.dumps({"type": "error", "error": error}))
                         continue
                     parsed = self._parse_message_from_event(event)
@@ -129,7 +136,9 @@ def vertex_client(config: ProviderConfig, kwargs: dict[str, Any]) -> Any:
                 super()._prepare_request(request)
 
     kwargs = {k: v for k, v in kwargs.items() if k not in ("api_key", "auth_token")}
-    return VertexClient(region=config.region or "", project_id=config.project_id or "", base_url=config.base_url, **kwargs)
+    return VertexClient(
+        region=config.region or "", project_id=config.project_id or "", base_url=config.base_url, **kwargs
+    )
 
 
 def build_client(options: Any, kwargs: dict[str, Any], tls_context: Any = None) -> Any:

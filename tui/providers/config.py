@@ -114,7 +114,9 @@ def resolve_provider(
         if name in ("firstparty", "first-party", "api"):
             name = "anthropic"
         if name not in PROVIDERS:
-            raise ProviderError(f"Unknown provider `{setting}` in the `provider` setting: use anthropic, bedrock or vertex.")
+            raise ProviderError(
+                f"Unknown provider `{setting}` in the `provider` setting: use anthropic, bedrock or vertex."
+            )
     else:
         name, chosen_by = "anthropic", "default"
     ids = dict(model_ids or {})
@@ -122,8 +124,16 @@ def resolve_provider(
         region = env.get("AWS_REGION") or env.get("AWS_DEFAULT_REGION") or aws_profile_region(env)
         if not region:
             raise ProviderError("Bedrock needs an AWS region: set AWS_REGION (or `region` in your AWS profile).")
-        return ProviderConfig(name, chosen_by, env.get("ANTHROPIC_BEDROCK_BASE_URL") or None, region, None,
-                              _truthy(env.get("CLAUDE_CODE_SKIP_BEDROCK_AUTH")), ids, env)
+        return ProviderConfig(
+            name,
+            chosen_by,
+            env.get("ANTHROPIC_BEDROCK_BASE_URL") or None,
+            region,
+            None,
+            _truthy(env.get("CLAUDE_CODE_SKIP_BEDROCK_AUTH")),
+            ids,
+            env,
+        )
     if name == "vertex":
         project = env.get("ANTHROPIC_VERTEX_PROJECT_ID")
         if not project:
@@ -131,8 +141,16 @@ def resolve_provider(
         region = env.get("CLOUD_ML_REGION")
         if not region:
             raise ProviderError("Vertex AI needs a region: set CLOUD_ML_REGION (for example us-east5 or global).")
-        return ProviderConfig(name, chosen_by, env.get("ANTHROPIC_VERTEX_BASE_URL") or None, region, project,
-                              _truthy(env.get("CLAUDE_CODE_SKIP_VERTEX_AUTH")), ids, env)
+        return ProviderConfig(
+            name,
+            chosen_by,
+            env.get("ANTHROPIC_VERTEX_BASE_URL") or None,
+            region,
+            project,
+            _truthy(env.get("CLAUDE_CODE_SKIP_VERTEX_AUTH")),
+            ids,
+            env,
+        )
     return ProviderConfig(name, chosen_by, env.get("ANTHROPIC_BASE_URL") or None, model_ids=ids, env=env)
 
 

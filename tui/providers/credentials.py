@@ -70,15 +70,19 @@ class KeyHelper:
         if done.exit_code != 0:
             last = (done.stderr.decode(errors="replace").strip().splitlines() or [""])[-1][:200]
             detail = f": {last}" if last else ""
-            status = f"exit status {done.exit_code}" if (done.exit_code or 0) > 0 else f"signal {-(done.exit_code or 0)}"
+            status = (
+                f"exit status {done.exit_code}" if (done.exit_code or 0) > 0 else f"signal {-(done.exit_code or 0)}"
+            )
             raise CredentialError(f"{where} failed with {status}{detail}.")
         key = done.stdout.decode(errors="replace").strip()
         if not key:
             raise CredentialError(f"{where} printed no key.")
         key = key.splitlines()[0].strip()
         if done.stdout_cut and len(key) >= MAX_KEY_CHARS:  # only the head of a flood was kept: say "more than"
-            raise CredentialError(f"{where} printed a first line of more than {len(key):,} characters, more than any "
-                                  f"key (at most {MAX_KEY_CHARS:,}): it must print the key alone.")
+            raise CredentialError(
+                f"{where} printed a first line of more than {len(key):,} characters, more than any "
+                f"key (at most {MAX_KEY_CHARS:,}): it must print the key alone."
+            )
         if problem := key_problem(key):  # refused here, not sent as a header the server answers with a 431 page
             raise CredentialError(f"{where} printed a first line that {problem}: it must print the key alone.")
         return key
@@ -152,10 +156,13 @@ def custom_headers(text: str | None = None) -> dict[str, str]:
         if not _TOKEN.fullmatch(name):
             bad = next(c for c in name if not _TOKEN.fullmatch(c))
             what = "a space" if bad == " " else f"`{one_line(bad)}`"
-            raise CredentialError(f"{where}: the header name `{one_line(name)}` holds {what}, which a header "
-                                  "name cannot (letters, digits and !#$%&'*+-.^_`|~ only).")
+            raise CredentialError(
+                f"{where}: the header name `{one_line(name)}` holds {what}, which a header "
+                "name cannot (letters, digits and !#$%&'*+-.^_`|~ only)."
+            )
         if _VALUE_CONTROL.search(value):
-            raise CredentialError(f"{where}: the value of {name} holds a control character, which a header value "
-                                  "cannot; remove it.")
+            raise CredentialError(
+                f"{where}: the value of {name} holds a control character, which a header value cannot; remove it."
+            )
         headers[name] = value
     return headers

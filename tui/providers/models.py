@@ -6,10 +6,11 @@ from typing import Any
 
 from .config import SHORT_NAMES, ProviderError, resolve_provider
 
-
 #: what the picker says while the offline demo answers
-OFFLINE_NOTE = ("The offline demo model answers until an API key is set (/login or ANTHROPIC_API_KEY); "
-                "the model picked here is used from then on.")
+OFFLINE_NOTE = (
+    "The offline demo model answers until an API key is set (/login or ANTHROPIC_API_KEY); "
+    "the model picked here is used from then on."
+)
 
 
 def known_models() -> list[str]:
@@ -30,9 +31,11 @@ def model_choices(client: Any, options: Any, offline: bool) -> tuple[list[tuple[
     except ProviderError as exc:
         return known, str(exc)
     if config.name != "anthropic":
-        return ([(short, f"{short} → {config.model_id(short)}") for short in SHORT_NAMES],
-                f"{config.name} models are not listed here: these short names map to those ids "
-                "(change them with [model_ids] in the settings).")
+        return (
+            [(short, f"{short} → {config.model_id(short)}") for short in SHORT_NAMES],
+            f"{config.name} models are not listed here: these short names map to those ids "
+            "(change them with [model_ids] in the settings).",
+        )
     try:
         ids = [m.id for m in client.models.list(limit=100)]
     except Exception as exc:  # a gateway without /v1/models: the known names still work

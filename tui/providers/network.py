@@ -47,8 +47,10 @@ def proxy_variables() -> list[tuple[str, str]]:
     for scheme, value in urllib.request.getproxies_environment().items():
         if scheme not in ("http", "https", "all") or not value:
             continue
-        name = next((n for n in (f"{scheme}_proxy", f"{scheme.upper()}_PROXY") if os.environ.get(n) == value),
-                    f"{scheme.upper()}_PROXY")
+        name = next(
+            (n for n in (f"{scheme}_proxy", f"{scheme.upper()}_PROXY") if os.environ.get(n) == value),
+            f"{scheme.upper()}_PROXY",
+        )
         found.append((name, value))
     return found
 
@@ -67,13 +69,17 @@ def check_proxies() -> None:
             raise NetworkError(f"{name} is not a proxy URL ({shown}: {exc}); use http://host:port.") from None
         scheme = parts.scheme.lower()
         if scheme not in PROXY_SCHEMES:
-            raise NetworkError(f"{name} uses the {scheme}:// scheme ({shown}), which cannot carry requests: "
-                               "use http://, https:// or socks5://.")
+            raise NetworkError(
+                f"{name} uses the {scheme}:// scheme ({shown}), which cannot carry requests: "
+                "use http://, https:// or socks5://."
+            )
         if not parts.hostname:
             raise NetworkError(f"{name} names no proxy host ({shown}); use http://host:port.")
         if scheme.startswith("socks") and importlib.util.find_spec("socksio") is None:
-            raise NetworkError(f"{name} is a SOCKS proxy ({shown}), which needs the socksio package: "
-                               "pip install 'httpx[socks]' (or socksio) in agent-tui's environment.")
+            raise NetworkError(
+                f"{name} is a SOCKS proxy ({shown}), which needs the socksio package: "
+                "pip install 'httpx[socks]' (or socksio) in agent-tui's environment."
+            )
 
 
 def tls_verify(prewarmed: Any) -> Any:
@@ -112,14 +118,28 @@ def _causes(exc: BaseException) -> list[BaseException]:
     return seen
 
 
-NO_AWS_CREDENTIALS = ("Bedrock found no AWS credentials: set AWS_PROFILE or AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY, "
-                      "or set CLAUDE_CODE_SKIP_BEDROCK_AUTH=1 behind a gateway.")
+NO_AWS_CREDENTIALS = (
+    "Bedrock found no AWS credentials: set AWS_PROFILE or AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY, "
+    "or set CLAUDE_CODE_SKIP_BEDROCK_AUTH=1 behind a gateway."
+)
 #: botocore's errors about where credentials come from (matched by name: botocore is imported only for Bedrock)
-AWS_CREDENTIAL_ERRORS = frozenset({
-    "NoCredentialsError", "PartialCredentialsError", "CredentialRetrievalError", "InvalidConfigError",
-    "SSOTokenLoadError", "UnauthorizedSSOTokenError", "TokenRetrievalError", "SSOError", "InvalidProfileError",
-    "RefreshWithMFAUnsupportedError", "MetadataRetrievalError", "ConfigParseError", "ConfigNotFound",
-})
+AWS_CREDENTIAL_ERRORS = frozenset(
+    {
+        "NoCredentialsError",
+        "PartialCredentialsError",
+        "CredentialRetrievalError",
+        "InvalidConfigError",
+        "SSOTokenLoadError",
+        "UnauthorizedSSOTokenError",
+        "TokenRetrievalError",
+        "SSOError",
+        "InvalidProfileError",
+        "RefreshWithMFAUnsupportedError",
+        "MetadataRetrievalError",
+        "ConfigParseError",
+        "ConfigNotFound",
+    }
+)
 
 
 def _aws_failure(cause: BaseException) -> str | None:
@@ -129,13 +149,17 @@ def _aws_failure(cause: BaseException) -> str | None:
         return None
     if name == "ProfileNotFound":
         profile = getattr(cause, "kwargs", {}).get("profile") or os.environ.get("AWS_PROFILE", "")
-        return (f"Bedrock could not use the AWS profile {profile!r} (AWS_PROFILE): it is not in the AWS config files "
-                "(~/.aws/config, ~/.aws/credentials, or AWS_CONFIG_FILE); fix AWS_PROFILE or add the profile.")
+        return (
+            f"Bedrock could not use the AWS profile {profile!r} (AWS_PROFILE): it is not in the AWS config files "
+            "(~/.aws/config, ~/.aws/credentials, or AWS_CONFIG_FILE); fix AWS_PROFILE or add the profile."
+        )
     if name == "NoCredentialsError":
         return NO_AWS_CREDENTIALS
     if name in AWS_CREDENTIAL_ERRORS:
-        return (f"Bedrock could not get AWS credentials ({cause}); check AWS_PROFILE and the AWS config files "
-                "(run `aws sso login` for an SSO profile), or set CLAUDE_CODE_SKIP_BEDROCK_AUTH=1 behind a gateway.")
+        return (
+            f"Bedrock could not get AWS credentials ({cause}); check AWS_PROFILE and the AWS config files "
+            "(run `aws sso login` for an SSO profile), or set CLAUDE_CODE_SKIP_BEDROCK_AUTH=1 behind a gateway."
+        )
     return None
 
 
@@ -148,12 +172,18 @@ def credential_failure(exc: BaseException) -> str | None:
         if isinstance(cause, (ProviderError, CredentialError)):
             return str(cause)
         if type(cause).__name__ == "DefaultCredentialsError":
-            return ("Vertex AI found no Google credentials: run `gcloud auth application-default login`, set "
-                    "GOOGLE_APPLICATION_CREDENTIALS, or set CLAUDE_CODE_SKIP_VERTEX_AUTH=1 behind a gateway.")
+            return (
+                "Vertex AI found no Google credentials: run `gcloud auth application-default login`, set "
+                "GOOGLE_APPLICATION_CREDENTIALS, or set CLAUDE_CODE_SKIP_VERTEX_AUTH=1 behind a gateway."
+            )
         if sentence := _aws_failure(cause):
             return sentence
         # SDK 0.x: "could not resolve credentials"; 2.x: "Could not resolve AWS credentials from session"
-        if isinstance(cause, RuntimeError) and "could not resolve" in str(cause).lower() and "credentials" in str(cause):
+        if (
+            isinstance(cause, RuntimeError)
+            and "could not resolve" in str(cause).lower()
+            and "credentials" in str(cause)
+        ):
             return NO_AWS_CREDENTIALS
     return None
 
@@ -171,17 +201,23 @@ def connection_failure(exc: BaseException) -> str | None:
     if any(isinstance(c, ssl.SSLCertVerificationError) for c in chain) or "CERTIFICATE_VERIFY_FAILED" in text:
         bundle = ca_bundle()
         where = f"the CA bundle in {bundle[0]} ({bundle[1]})" if bundle else "the system CA store"
-        return (f"The TLS certificate of {host} could not be verified with {where}: if a proxy or gateway "
-                f"re-signs traffic, point SSL_CERT_FILE (or REQUESTS_CA_BUNDLE) at its CA certificate.")
+        return (
+            f"The TLS certificate of {host} could not be verified with {where}: if a proxy or gateway "
+            f"re-signs traffic, point SSL_CERT_FILE (or REQUESTS_CA_BUNDLE) at its CA certificate."
+        )
     setting = proxy_setting_for(url) if url else None
-    if setting and (type(exc).__name__ == "ProxyError" or any(type(c).__name__ in ("ProxyError", "ConnectError") for c in chain)):
-        return (f"The proxy {setting[1]} failed the connection to {host}: check {setting[0]} "
-                f"(and NO_PROXY for hosts that must not use it).")
+    if setting and (
+        type(exc).__name__ == "ProxyError" or any(type(c).__name__ in ("ProxyError", "ConnectError") for c in chain)
+    ):
+        return (
+            f"The proxy {setting[1]} failed the connection to {host}: check {setting[0]} "
+            f"(and NO_PROXY for hosts that must not use it)."
+        )
     return None
 
 
 def connect_failure(exc: BaseException) -> str | None:
-    """"cannot connect to http://host:port: connection refused" when no connection was made; else None."""
+    """ "cannot connect to http://host:port: connection refused" when no connection was made; else None."""
     chain = _causes(exc)
     names = {type(c).__name__ for c in chain}
     if not names & {"ConnectError", "ConnectTimeout"}:
@@ -194,8 +230,11 @@ def connect_failure(exc: BaseException) -> str | None:
     where = f"{parts.scheme}://{parts.netloc}" if parts.netloc else "the API"
     root = chain[-1]
     if isinstance(root, socket.gaierror):
-        cause = f"the host name {parts.hostname} could not be resolved" if parts.hostname else "the host name " \
-            "could not be resolved"
+        cause = (
+            f"the host name {parts.hostname} could not be resolved"
+            if parts.hostname
+            else "the host name could not be resolved"
+        )
     elif isinstance(root, ConnectionRefusedError):
         cause = "connection refused"
     elif isinstance(root, TimeoutError) or "ConnectTimeout" in names:

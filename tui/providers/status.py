@@ -23,7 +23,9 @@ def base_url(config: ProviderConfig) -> str:
     if config.name == "bedrock":
         return f"https://bedrock-runtime.{config.region}.amazonaws.com"
     if config.name == "vertex":
-        host = "aiplatform.googleapis.com" if config.region == "global" else f"{config.region}-aiplatform.googleapis.com"
+        host = (
+            "aiplatform.googleapis.com" if config.region == "global" else f"{config.region}-aiplatform.googleapis.com"
+        )
         return f"https://{host}/v1"
     return "https://api.anthropic.com"
 
@@ -65,8 +67,11 @@ def status_lines(options: Any, offline: bool) -> list[str]:
         return [f"Provider: {exc}"]
     url = base_url(config)
     bundle = ca_bundle()
-    model = options.model if config.model_id(options.model) == options.model else (
-        f"{options.model} (sent as {config.model_id(options.model)})")
+    model = (
+        options.model
+        if config.model_id(options.model) == options.model
+        else (f"{options.model} (sent as {config.model_id(options.model)})")
+    )
     lines = [
         f"Provider: {config.name}" + (f" (chosen by {config.chosen_by})" if config.chosen_by != "default" else ""),
         f"Model: {model}" + (f"; fallback {options.fallback_model}" if options.fallback_model else ""),

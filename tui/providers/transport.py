@@ -25,7 +25,7 @@ def http_client(verify: Any, timeout: Any, helper: KeyHelper | None) -> Any:
         return anthropic.DefaultHttpxClient(**options) if verify is not None else None
     keys: KeyHelper = helper
 
-    class HelperKeyClient(anthropic.DefaultHttpxClient):  # type: ignore[misc]
+    class HelperKeyClient(anthropic.DefaultHttpxClient):
         """Sends the helper's current key; after a 401, runs the helper once more and resends."""
 
         def send(self, request: Any, **kwargs: Any) -> Any:

@@ -16,16 +16,24 @@ def allow_target(blocked: str) -> str | None:
     return match.group(1) if match else None
 
 
-SHORT_VERBS = (("writing ", "write "), ("reading ", "read "), ("connecting to ", "host "), ("creating ", "protected "),
-               ("network access", "network"), ("moving ", "protected "), ("changing ", "protected "),
-               ("re-pointing ", "protected "), ("adding submodule ", "protected "))
+SHORT_VERBS = (
+    ("writing ", "write "),
+    ("reading ", "read "),
+    ("connecting to ", "host "),
+    ("creating ", "protected "),
+    ("network access", "network"),
+    ("moving ", "protected "),
+    ("changing ", "protected "),
+    ("re-pointing ", "protected "),
+    ("adding submodule ", "protected "),
+)
 
 
 def short_form(blocked: str) -> str:
     """A blocked phrase cut for a narrow panel: `write /etc/x`, `host pypi.org`, `protected .mcp.json`."""
     for long, short in SHORT_VERBS:
         if blocked.startswith(long):
-            rest = blocked[len(long):].split(" (", 1)[0]
+            rest = blocked[len(long) :].split(" (", 1)[0]
             if short.startswith("protected") or "protected path" in blocked:
                 short = "protected "
             return (short + os.path.basename(rest) if short == "protected " else short + rest).strip()

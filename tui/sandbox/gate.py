@@ -6,7 +6,6 @@ from typing import Any
 
 from tui.sandbox.runtime import current
 
-
 READ_TOOLS = ("Read", "Grep", "Glob")
 
 
@@ -30,10 +29,21 @@ def adjust(verdict: Any, tool: Any, tool_input: Any, mode: str, project_dir: Any
 
     if tool_input.get("dangerouslyDisableSandbox") is True and sandbox.config.allow_unsandboxed:
         # bypassPermissions skips dialogs, not the sandbox: leaving it is always the user's call
-        return Verdict("ask", "This command asks to run outside the sandbox (dangerouslyDisableSandbox), "
-                              "with no limit on what it writes, reads or reaches on the network.", None, "sandbox")
-    if verdict.decision == "ask" and verdict.rule is None and sandbox.config.auto_allow and mode != "plan" and trusted \
-            and sandbox.contains(tool_input):
+        return Verdict(
+            "ask",
+            "This command asks to run outside the sandbox (dangerouslyDisableSandbox), "
+            "with no limit on what it writes, reads or reaches on the network.",
+            None,
+            "sandbox",
+        )
+    if (
+        verdict.decision == "ask"
+        and verdict.rule is None
+        and sandbox.config.auto_allow
+        and mode != "plan"
+        and trusted
+        and sandbox.contains(tool_input)
+    ):
         return Verdict("allow", "contained by the sandbox", None, "sandbox")
     return verdict
 
@@ -51,5 +61,6 @@ def _read_verdict(verdict: Any, name: str, tool_input: dict[str, Any], project_d
         return verdict
     from tui.config.permissions import Verdict
 
-    return Verdict("deny", f"{raw} is in sandbox.deny_read ({secret}): it holds secrets that no tool reads.",
-                   None, "sandbox")
+    return Verdict(
+        "deny", f"{raw} is in sandbox.deny_read ({secret}): it holds secrets that no tool reads.", None, "sandbox"
+    )

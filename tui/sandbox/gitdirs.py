@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import os
 import re
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 
 #: config keys that lead to more config or to hooks (lower case)
@@ -79,7 +80,7 @@ def _parse(text: str) -> list[tuple[str, str]]:
             if match:
                 name, sub = match.group(1).lower(), match.group(2)
                 section = f"{name}.{sub}" if sub is not None else name
-                line = line[match.end():].strip()
+                line = line[match.end() :].strip()
             if not line:
                 continue
         key, _, value = line.partition("=")
@@ -128,9 +129,9 @@ def follow_includes(paths: list[str]) -> tuple[list[str], list[str]]:
     return files, hooks_values
 
 
-def user_configs(env: dict[str, str] | None = None) -> list[str]:
+def user_configs(environ: Mapping[str, str] | None = None) -> list[str]:
     """The system and global (or XDG) config files git reads, as the environment names them."""
-    env = os.environ if env is None else env
+    env = os.environ if environ is None else environ
     out = []
     if not env.get("GIT_CONFIG_NOSYSTEM"):
         out.append(env.get("GIT_CONFIG_SYSTEM") or "/etc/gitconfig")
@@ -151,7 +152,7 @@ def _read_pointer(path: str, prefix: str = "") -> str | None:
     if prefix:
         if not text.startswith(prefix):
             return None
-        text = text[len(prefix):].strip()
+        text = text[len(prefix) :].strip()
     return text or None
 
 
@@ -182,7 +183,9 @@ def repo_at(root: str, user: tuple[list[str], list[str]]) -> Repo:
     repo.control.append(commondir_file)
     pointer = _read_pointer(commondir_file)
     repo.commondir = os.path.realpath(os.path.join(gitdir, pointer)) if pointer else gitdir
-    own, hooks_values = follow_includes([os.path.join(repo.commondir, "config"), os.path.join(gitdir, "config.worktree")])
+    own, hooks_values = follow_includes(
+        [os.path.join(repo.commondir, "config"), os.path.join(gitdir, "config.worktree")]
+    )
     repo.configs = own + user[0]
     repo.hooks = [os.path.join(repo.commondir, "hooks")]
     repo.hooks += [_expand(v, root) for v in [*user[1], *hooks_values]]
@@ -210,8 +213,11 @@ def _worktrees(repo: Repo) -> list[str]:
 
 def _submodule_roots(repo: Repo, gitlinks: list[str]) -> list[str]:
     """Work trees of the repository's submodules: `.gitmodules` paths, gitlinks, `modules/*` git dirs' worktrees."""
-    roots = [os.path.join(repo.root, v) for k, v in parse_config(os.path.join(repo.root, ".gitmodules"))
-             if k.endswith(".path") and k.startswith("submodule.") and v]
+    roots = [
+        os.path.join(repo.root, v)
+        for k, v in parse_config(os.path.join(repo.root, ".gitmodules"))
+        if k.endswith(".path") and k.startswith("submodule.") and v
+    ]
     roots += [os.path.join(repo.root, p) for p in gitlinks]
     stack = [os.path.join(repo.commondir, "modules")]
     while stack and len(roots) < MAX_REPOS:
@@ -224,7 +230,9 @@ def _submodule_roots(repo: Repo, gitlinks: list[str]) -> list[str]:
             if not entry.is_dir(follow_symlinks=False):
                 continue
             if os.path.isfile(os.path.join(entry.path, "HEAD")):
-                worktree = next((v for k, v in parse_config(os.path.join(entry.path, "config")) if k == "core.worktree"), "")
+                worktree = next(
+                    (v for k, v in parse_config(os.path.join(entry.path, "config")) if k == "core.worktree"), ""
+                )
                 if worktree:
                     roots.append(os.path.normpath(os.path.join(entry.path, worktree)))
             else:

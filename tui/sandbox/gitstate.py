@@ -16,7 +16,7 @@ import subprocess
 import threading
 from dataclasses import dataclass, field
 
-from tui.sandbox.gitdirs import Repo, discover, repo_at, follow_includes, user_configs
+from tui.sandbox.gitdirs import Repo, discover, follow_includes, repo_at, user_configs
 
 #: a file as lstat sees it: inode, size, mtime, mode, link target
 Signature = tuple[int, int, int, int, str]
@@ -143,14 +143,16 @@ def check(before: GitState, project: str, kept: list[str], writable: list[str], 
             phrases.append(_repo_changed(root, was, now))
     hook_dirs = {os.path.dirname(p) for p in before.files if before.files[p] is not None} & set(before.hook_dirs)
     created = [(p, None) for p in after.files if p not in before.files and os.path.dirname(p) in hook_dirs]
-    for path, was in [*before.files.items(), *created]:
-        now = after.files.get(path, _read(path))
-        if now == was or wrote_under(path, since):
+    for path, was_file in [*before.files.items(), *created]:
+        now_file = after.files.get(path, _read(path))
+        if now_file == was_file or wrote_under(path, since):
             continue
         real_dir = os.path.realpath(os.path.dirname(path))
-        if was is not None and (_under(os.path.join(real_dir, os.path.basename(path)), kept) or not _under(real_dir, writable)):
+        if was_file is not None and (
+            _under(os.path.join(real_dir, os.path.basename(path)), kept) or not _under(real_dir, writable)
+        ):
             continue  # the command could not write there: the change is someone else's
-        phrases.append(_undo(path, was))
+        phrases.append(_undo(path, was_file))
     for root, links in after.gitlinks.items():
         taken_out = set()
         for rel in sorted(links - before.gitlinks.get(root, frozenset())):
@@ -165,9 +167,11 @@ def check(before: GitState, project: str, kept: list[str], writable: list[str], 
 def _unchanged(before: GitState) -> bool:
     """Whether nothing of the chain changed: no new chain can have been made (a hooks folder's time shows a new
     hook, a config's a new include, an index's a new gitlink)."""
-    return all(_read(path) == was for path, was in before.files.items()) and \
-        all(_read(index) == was for index, was in before.indexes.items()) and \
-        all(_identity(dotgit) == was for dotgit, was in before.dotgits.items())
+    return (
+        all(_read(path) == was for path, was in before.files.items())
+        and all(_read(index) == was for index, was in before.indexes.items())
+        and all(_identity(dotgit) == was for dotgit, was in before.dotgits.items())
+    )
 
 
 def _identity(path: str) -> tuple[int, int, str] | None:
@@ -191,7 +195,9 @@ def _repo_changed(root: str, was: tuple[str, str, str, str], now: tuple[str, str
             pass
     then = was[2] or "no git dir"
     later = (now[2] if now else "") or "no git dir"
-    return f"changing which git dir {dotgit} leads to ({then}, now {later}; a protected path; check it before using git)"
+    return (
+        f"changing which git dir {dotgit} leads to ({then}, now {later}; a protected path; check it before using git)"
+    )
 
 
 def _undo(path: str, was: Signature | None) -> str:
@@ -210,9 +216,10 @@ def _undo(path: str, was: Signature | None) -> str:
 
 def _new_gitlink(root: str, rel: str) -> str | None:
     """A gitlink the command added: out of the index again when git would run a program in it."""
+    from pathlib import Path
+
     from tui.config.git_reads import git_runs_programs
     from tui.config.git_safety import run_git
-    from pathlib import Path
 
     sub = os.path.join(root, rel)
     if not os.path.lexists(os.path.join(sub, ".git")):

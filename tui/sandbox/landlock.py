@@ -35,15 +35,29 @@ SCOPE_SIGNAL = 1 << 1  # ABI 6
 
 READ = EXECUTE | READ_FILE | READ_DIR
 FILE_WRITE = WRITE_FILE | TRUNCATE
-WRITE = (FILE_WRITE | REMOVE_DIR | REMOVE_FILE | MAKE_CHAR | MAKE_DIR | MAKE_REG | MAKE_SOCK | MAKE_FIFO
-         | MAKE_BLOCK | MAKE_SYM | REFER)
+WRITE = (
+    FILE_WRITE
+    | REMOVE_DIR
+    | REMOVE_FILE
+    | MAKE_CHAR
+    | MAKE_DIR
+    | MAKE_REG
+    | MAKE_SOCK
+    | MAKE_FIFO
+    | MAKE_BLOCK
+    | MAKE_SYM
+    | REFER
+)
 #: the rights a file (not a directory) can carry in a rule
 FILE_RIGHTS = EXECUTE | READ_FILE | FILE_WRITE
 
 
 class _RulesetAttr(ctypes.Structure):
-    _fields_ = [("handled_access_fs", ctypes.c_uint64), ("handled_access_net", ctypes.c_uint64),
-                ("scoped", ctypes.c_uint64)]
+    _fields_ = [
+        ("handled_access_fs", ctypes.c_uint64),
+        ("handled_access_net", ctypes.c_uint64),
+        ("scoped", ctypes.c_uint64),
+    ]
 
 
 class _PathBeneathAttr(ctypes.Structure):
@@ -99,8 +113,10 @@ class Ruleset:
         self.handled = handled_fs(abi)
         attr = _RulesetAttr(self.handled, 0, SCOPE_ABSTRACT_UNIX_SOCKET | SCOPE_SIGNAL if abi >= 6 else 0)
         size = ctypes.sizeof(_RulesetAttr) if abi >= 6 else 16 if abi >= 4 else 8
-        self.fd = _check(libc().syscall(SYS_CREATE_RULESET, ctypes.byref(attr), ctypes.c_size_t(size),
-                                        ctypes.c_uint32(0)), "create_ruleset")
+        self.fd = _check(
+            libc().syscall(SYS_CREATE_RULESET, ctypes.byref(attr), ctypes.c_size_t(size), ctypes.c_uint32(0)),
+            "create_ruleset",
+        )
 
     def allow(self, path: str, rights: int) -> bool:
         """Grant `rights` beneath `path`; False when the path does not exist."""
@@ -112,8 +128,10 @@ class Ruleset:
             if not os.path.isdir(path):
                 rights &= FILE_RIGHTS
             attr = _PathBeneathAttr(rights & self.handled, fd)
-            _check(libc().syscall(SYS_ADD_RULE, self.fd, RULE_PATH_BENEATH, ctypes.byref(attr), ctypes.c_uint32(0)),
-                   f"add_rule {path}")
+            _check(
+                libc().syscall(SYS_ADD_RULE, self.fd, RULE_PATH_BENEATH, ctypes.byref(attr), ctypes.c_uint32(0)),
+                f"add_rule {path}",
+            )
         finally:
             os.close(fd)
         return True

@@ -22,8 +22,18 @@ from collections.abc import Callable
 from tui.sandbox import landlock, namespaces, seccomp
 from tui.sandbox.plan import PROXY_PORT, Plan
 
-RESET_SIGNALS = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP, signal.SIGQUIT, signal.SIGUSR1, signal.SIGUSR2,
-                 signal.SIGCHLD, signal.SIGWINCH, signal.SIGPIPE, signal.SIGXFSZ)
+RESET_SIGNALS = (
+    signal.SIGINT,
+    signal.SIGTERM,
+    signal.SIGHUP,
+    signal.SIGQUIT,
+    signal.SIGUSR1,
+    signal.SIGUSR2,
+    signal.SIGCHLD,
+    signal.SIGWINCH,
+    signal.SIGPIPE,
+    signal.SIGXFSZ,
+)
 DEV_WRITABLE = ("/dev/null", "/dev/zero", "/dev/full", "/dev/tty", "/dev/ptmx", "/dev/pts")
 
 
@@ -63,7 +73,9 @@ def _default_signals() -> None:
 
 def mounts(plan: Plan) -> None:
     """Git's folders pinned, protected paths read-only, deny-read ones hidden, a private /dev/shm, loopback up."""
-    for path in plan.pins:  # outer first; a mount point cannot be renamed or removed (EBUSY), its content stays writable
+    for (
+        path
+    ) in plan.pins:  # outer first; a mount point cannot be renamed or removed (EBUSY), its content stays writable
         namespaces.pin(path)
     for path in plan.read_only:
         namespaces.bind_read_only(path)

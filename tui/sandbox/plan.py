@@ -10,8 +10,20 @@ from typing import Any
 #: never writable, even inside a writable folder (relative to the project)
 PROJECT_PROTECTED = (".git/hooks", ".git/config", ".claude", ".agent-tui", ".mcp.json")
 #: never writable either, where a writable folder holds them (the project may be the home folder)
-HOME_PROTECTED = (".bashrc", ".bash_profile", ".bash_login", ".profile", ".zshrc", ".zprofile", ".zshenv",
-                  ".gitconfig", ".config/git", ".config/agent-tui", ".claude", ".ssh")
+HOME_PROTECTED = (
+    ".bashrc",
+    ".bash_profile",
+    ".bash_login",
+    ".profile",
+    ".zshrc",
+    ".zprofile",
+    ".zshenv",
+    ".gitconfig",
+    ".config/git",
+    ".config/agent-tui",
+    ".claude",
+    ".ssh",
+)
 #: the port the sandbox's own loopback forwards to agent-tui's proxy
 PROXY_PORT = 3128
 
@@ -92,24 +104,41 @@ def pinned_folders(paths: Sequence[str], folders: Sequence[str], roots: list[str
     return sorted(out, key=lambda f: (f.count("/"), f))
 
 
-def build(project: str, tmpdir: str, allow_write: list[str], deny_read: list[str], *, abi: int,
-          empty_file: str, write_files: Sequence[str] = (), proxy_socket: str | None = None,
-          extra_projects: Sequence[str] = ()) -> Plan:
+def build(
+    project: str,
+    tmpdir: str,
+    allow_write: list[str],
+    deny_read: list[str],
+    *,
+    abi: int,
+    empty_file: str,
+    write_files: Sequence[str] = (),
+    proxy_socket: str | None = None,
+    extra_projects: Sequence[str] = (),
+) -> Plan:
     """Resolve the policy's paths: symlinks followed, missing ones left out (or kept for the sweep).
 
     `extra_projects` (added working directories) are write roots whose `.git` and settings folders are protected as
     the project's are.
     """
     roots = [os.path.realpath(p) for p in [project, *extra_projects, tmpdir, *allow_write] if os.path.exists(p)]
-    plan = Plan(project=os.path.realpath(project), tmpdir=tmpdir, write_roots=list(dict.fromkeys(roots)),
-                write_files=[os.path.realpath(f) for f in write_files], empty_file=empty_file,
-                proxy_socket=proxy_socket, abi=abi)
+    plan = Plan(
+        project=os.path.realpath(project),
+        tmpdir=tmpdir,
+        write_roots=list(dict.fromkeys(roots)),
+        write_files=[os.path.realpath(f) for f in write_files],
+        empty_file=empty_file,
+        proxy_socket=proxy_socket,
+        abi=abi,
+    )
     from tui.sandbox import gitdirs, gitstate
 
     folders = list(dict.fromkeys([plan.project, *map(os.path.realpath, extra_projects)]))
     plan.repos = [repo for folder in folders for repo in gitdirs.discover(folder, gitstate.gitlinks)]
     git = gitdirs.protection(plan.repos)
-    protected = list(dict.fromkeys(p for folder in folders for p in protected_paths(folder, plan.write_roots, git.keep)))
+    protected = list(
+        dict.fromkeys(p for folder in folders for p in protected_paths(folder, plan.write_roots, git.keep))
+    )
     plan.pins = pinned_folders(protected, git.pins, plan.write_roots)
     for path in protected:
         if os.path.islink(path) or not os.path.lexists(path):

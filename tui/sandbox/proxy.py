@@ -84,15 +84,21 @@ class _Handler(socketserver.BaseRequestHandler):
         if not host_allowed(host, port, self.server.allowed):
             self.server.record_block(host)
             body = f"agent-tui sandbox: {host} is not in sandbox.network.allowed_domains\n".encode()
-            client.sendall(b"HTTP/1.1 403 Forbidden\r\nContent-Type: text/plain\r\nConnection: close\r\n"
-                           b"X-Agent-Tui-Blocked: " + host.encode("latin-1", "replace") +
-                           f"\r\nContent-Length: {len(body)}\r\n\r\n".encode() + body)
+            client.sendall(
+                b"HTTP/1.1 403 Forbidden\r\nContent-Type: text/plain\r\nConnection: close\r\n"
+                b"X-Agent-Tui-Blocked: "
+                + host.encode("latin-1", "replace")
+                + f"\r\nContent-Length: {len(body)}\r\n\r\n".encode()
+                + body
+            )
             return
         try:
             upstream = socket.create_connection((host, port), timeout=CONNECT_TIMEOUT)
         except OSError as exc:
             body = f"agent-tui sandbox proxy: cannot reach {host}:{port}: {exc}\n".encode()
-            client.sendall(f"HTTP/1.1 502 Bad Gateway\r\nConnection: close\r\nContent-Length: {len(body)}\r\n\r\n".encode() + body)
+            client.sendall(
+                f"HTTP/1.1 502 Bad Gateway\r\nConnection: close\r\nContent-Length: {len(body)}\r\n\r\n".encode() + body
+            )
             return
         upstream.settimeout(None)
         with upstream:
@@ -103,7 +109,11 @@ class _Handler(socketserver.BaseRequestHandler):
                     if extra:
                         upstream.sendall(extra)
             else:
-                headers = [h for h in rest.split(b"\r\n") if not h.lower().startswith((b"proxy-connection:", b"proxy-authorization:"))]
+                headers = [
+                    h
+                    for h in rest.split(b"\r\n")
+                    if not h.lower().startswith((b"proxy-connection:", b"proxy-authorization:"))
+                ]
                 upstream.sendall(f"{method} {path} {version}\r\n".encode("latin-1") + b"\r\n".join(headers))
             _relay(client, upstream)
 

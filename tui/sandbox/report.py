@@ -9,13 +9,19 @@ from typing import Any
 
 from tui.sandbox.plan import Plan, sweep
 
-DENIAL = re.compile(r"Permission denied|Read-only file system|Operation not permitted|Device or resource busy|EACCES|EROFS"
-                    r"|EPERM|EBUSY")
+DENIAL = re.compile(
+    r"Permission denied|Read-only file system|Operation not permitted|Device or resource busy|EACCES|EROFS"
+    r"|EPERM|EBUSY"
+)
 QUOTED = re.compile(r"['‘\"`]([^'’\"`\n]{1,400})['’\"`]")
-BASH_STYLE = re.compile(r"(?:^|: |\s)((?:/|\.{1,2}/|~/)?[^\s:'\"]+): (?:Permission denied|Read-only file system|Operation not permitted"
-                        r"|Device or resource busy)")
-NETWORK = re.compile(r"Could not resolve host|Temporary failure in name resolution|Name or service not known|"
-                     r"Network is unreachable|getaddrinfo failed|ENOTFOUND|EAI_AGAIN|nodename nor servname")
+BASH_STYLE = re.compile(
+    r"(?:^|: |\s)((?:/|\.{1,2}/|~/)?[^\s:'\"]+): (?:Permission denied|Read-only file system|Operation not permitted"
+    r"|Device or resource busy)"
+)
+NETWORK = re.compile(
+    r"Could not resolve host|Temporary failure in name resolution|Name or service not known|"
+    r"Network is unreachable|getaddrinfo failed|ENOTFOUND|EAI_AGAIN|nodename nor servname"
+)
 MAX_REPORTED = 5
 
 
@@ -80,15 +86,16 @@ def after_run(prepared: Any, runtime: Any, output: str, exit_code: int, cwd: str
     """Everything the sandbox blocked during one command, one phrase each (empty when nothing was)."""
     plan: Plan = prepared.plan
     blocked = protect(prepared)
-    blocked += [f"connecting to {host} (not in sandbox.network.allowed_domains)"
-                for host in runtime.blocked_hosts(prepared.started)]
+    blocked += [
+        f"connecting to {host} (not in sandbox.network.allowed_domains)"
+        for host in runtime.blocked_hosts(prepared.started)
+    ]
     try:
         blocked += denied_paths(output, cwd, plan)  # also at exit 0: a pipeline hides a failed step
     except Exception:  # noqa: BLE001 - reading the output for paths is a courtesy; it never costs the output
         pass
-    if exit_code != 0:
-        if NETWORK.search(output) and not any(b.startswith("connecting") for b in blocked):
-            blocked.append("network access (the sandbox has no network; sandbox.network.allowed_domains opens hosts)")
+    if exit_code != 0 and NETWORK.search(output) and not any(b.startswith("connecting") for b in blocked):
+        blocked.append("network access (the sandbox has no network; sandbox.network.allowed_domains opens hosts)")
     return blocked
 
 
@@ -98,6 +105,7 @@ TAIL_BYTES = 64 * 1024
 
 def background_check(prepared: Any, runtime: Any, cwd: str) -> Callable[[int | None, str], list[str]]:
     """The check a contained background task runs: protected paths swept while it runs, the full report at its end."""
+
     def check(exit_code: int | None, output_path: str) -> list[str]:
         if exit_code is None:
             return protect(prepared)
@@ -118,5 +126,7 @@ def _tail(path: str) -> str:
 def result_note(blocked: list[str]) -> str:
     """The text appended to the tool result so the model knows what happened and what it may do."""
     items = "; ".join(blocked)
-    return (f"Sandbox: blocked {items}. If the command needs this, ask the user, or run it again with "
-            "dangerouslyDisableSandbox: true (the user will be asked).")
+    return (
+        f"Sandbox: blocked {items}. If the command needs this, ask the user, or run it again with "
+        "dangerouslyDisableSandbox: true (the user will be asked)."
+    )

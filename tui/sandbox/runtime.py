@@ -90,7 +90,11 @@ class SandboxRuntime:
         if not self.guards_reads:
             return []
         base = os.path.abspath(folder).rstrip("/") + "/"
-        return [secret[len(base):] for secret in self.config.deny_read if secret.startswith(base) and os.path.lexists(secret)]
+        return [
+            secret[len(base) :]
+            for secret in self.config.deny_read
+            if secret.startswith(base) and os.path.lexists(secret)
+        ]
 
     def quick_notice(self) -> str | None:
         """The start notice from cheap checks only (no ctypes on the start path); the full probe runs at first use."""
@@ -181,15 +185,27 @@ class SandboxRuntime:
         folder = self.run_dir()
         tmpdir = os.path.join(folder, "tmp")
         proxy = self.proxy_socket()
-        the_plan = plan.build(project_dir, tmpdir, self.config.allow_write, self.config.deny_read,
-                              abi=self.support()[0], empty_file=os.path.join(folder, "empty"),
-                              write_files=write_files, proxy_socket=proxy, extra_projects=extra_dirs)
+        the_plan = plan.build(
+            project_dir,
+            tmpdir,
+            self.config.allow_write,
+            self.config.deny_read,
+            abi=self.support()[0],
+            empty_file=os.path.join(folder, "empty"),
+            write_files=write_files,
+            proxy_socket=proxy,
+            extra_projects=extra_dirs,
+        )
         for path in self.config.deny_write:
             if os.path.exists(path):
                 the_plan.read_only.append(os.path.realpath(path))
         # caches that live under ~ by default go to the run's TMPDIR, so pip, npm and go work unchanged
-        env = {"TMPDIR": tmpdir, "AGENT_TUI_SANDBOX": "1", "XDG_CACHE_HOME": os.path.join(tmpdir, "cache"),
-               "npm_config_cache": os.path.join(tmpdir, "npm-cache")}
+        env = {
+            "TMPDIR": tmpdir,
+            "AGENT_TUI_SANDBOX": "1",
+            "XDG_CACHE_HOME": os.path.join(tmpdir, "cache"),
+            "npm_config_cache": os.path.join(tmpdir, "npm-cache"),
+        }
         if proxy:
             url = f"http://127.0.0.1:{plan.PROXY_PORT}"
             for name in ("HTTP_PROXY", "HTTPS_PROXY", "http_proxy", "https_proxy"):
@@ -202,8 +218,13 @@ class SandboxRuntime:
         if sys.platform == "darwin":
             from tui.sandbox import seatbelt
 
-            text = seatbelt.profile(the_plan.write_roots, the_plan.read_only + the_plan.missing,
-                                    the_plan.hide_dirs + the_plan.hide_files, None, the_plan.pins)
+            text = seatbelt.profile(
+                the_plan.write_roots,
+                the_plan.read_only + the_plan.missing,
+                the_plan.hide_dirs + the_plan.hide_files,
+                None,
+                the_plan.pins,
+            )
             return Prepared(None, env, seatbelt.command(text, [])[:3], the_plan, before, git=git)
         from tui.sandbox import launch
 
@@ -229,11 +250,15 @@ class SandboxRuntime:
             return ["Sandbox: off for this run. Bash commands go through ordinary permissions."]
         from tui.sandbox.plan import PROJECT_PROTECTED
 
-        domains = ", ".join(self.config.allowed_domains) + " (through agent-tui's proxy)" if self.config.allowed_domains \
+        domains = (
+            ", ".join(self.config.allowed_domains) + " (through agent-tui's proxy)"
+            if self.config.allowed_domains
             else "closed (no allowed domains)"
+        )
         lines = [
-            "Sandbox: on (Seatbelt, untested on macOS)." if sys.platform == "darwin" else
-            f"Sandbox: on (Landlock ABI {abi}, user/mount/network/PID namespaces, seccomp).",
+            "Sandbox: on (Seatbelt, untested on macOS)."
+            if sys.platform == "darwin"
+            else f"Sandbox: on (Landlock ABI {abi}, user/mount/network/PID namespaces, seccomp).",
             f"Writable: the project, a private TMPDIR{', ' + ', '.join(self.config.allow_write) if self.config.allow_write else ''}.",
             f"Never writable: {', '.join(PROJECT_PROTECTED)} (and shell start-up files, ~/.gitconfig); nor anything "
             "git follows to its config and hooks (.git itself, commondir, includes, core.hooksPath, worktrees', "
@@ -262,7 +287,7 @@ class SandboxRuntime:
 
 def _home(path: str) -> str:
     home = os.path.expanduser("~")
-    return "~" + path[len(home):] if path.startswith(home + os.sep) else path
+    return "~" + path[len(home) :] if path.startswith(home + os.sep) else path
 
 
 def _probe() -> tuple[int, str]:

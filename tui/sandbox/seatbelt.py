@@ -5,6 +5,8 @@ Untested on macOS itself (no Mac here): the text is unit-tested, the run path is
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 SANDBOX_EXEC = "/usr/bin/sandbox-exec"
 DEV_WRITABLE = ("/dev/null", "/dev/zero", "/dev/tty", "/dev/dtracehelper")
 
@@ -18,8 +20,13 @@ def _paths(kind: str, paths: list[str]) -> str:
     return " ".join(f"({kind} {quote(p)})" for p in paths)
 
 
-def profile(write_roots: list[str], protected: list[str], deny_read: list[str], proxy_port: int | None,
-            pinned: list[str] = ()) -> str:  # type: ignore[assignment]
+def profile(
+    write_roots: list[str],
+    protected: list[str],
+    deny_read: list[str],
+    proxy_port: int | None,
+    pinned: Sequence[str] = (),
+) -> str:
     """Deny by default; read everything but `deny_read`; write only under `write_roots`, never `protected`.
 
     `pinned` folders stay writable inside but cannot be renamed or removed (git's chain to its config).

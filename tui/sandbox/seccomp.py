@@ -29,10 +29,36 @@ CLONE_NEW_FLAGS = 0x7E020080  # NEWNS|NEWCGROUP|NEWUTS|NEWIPC|NEWUSER|NEWPID|NEW
 
 # (audit arch, syscall numbers) per machine
 ARCHES = {
-    "x86_64": (0xC000003E, {"socket": 41, "clone": 56, "clone3": 435, "unshare": 272, "setns": 308, "ioctl": 16,
-                            "keyctl": 250, "add_key": 248, "request_key": 249, "io_uring_setup": 425}),
-    "aarch64": (0xC00000B7, {"socket": 198, "clone": 220, "clone3": 435, "unshare": 97, "setns": 268, "ioctl": 29,
-                             "keyctl": 219, "add_key": 217, "request_key": 218, "io_uring_setup": 425}),
+    "x86_64": (
+        0xC000003E,
+        {
+            "socket": 41,
+            "clone": 56,
+            "clone3": 435,
+            "unshare": 272,
+            "setns": 308,
+            "ioctl": 16,
+            "keyctl": 250,
+            "add_key": 248,
+            "request_key": 249,
+            "io_uring_setup": 425,
+        },
+    ),
+    "aarch64": (
+        0xC00000B7,
+        {
+            "socket": 198,
+            "clone": 220,
+            "clone3": 435,
+            "unshare": 97,
+            "setns": 268,
+            "ioctl": 29,
+            "keyctl": 219,
+            "add_key": 217,
+            "request_key": 218,
+            "io_uring_setup": 425,
+        },
+    ),
 }
 OFF_NR, OFF_ARCH = 0, 4
 
@@ -63,6 +89,8 @@ def program(machine: str | None = None) -> bytes:
     ]
     for name in ("unshare", "setns", "keyctl", "add_key", "request_key", "io_uring_setup"):
         code.append((JEQ, "eperm", 0, nr[name]))
+    # one row per label and its instructions, kept as written: each ignore is about its row's label tuple
+    # fmt: off
     code += [
         (RET, 0, 0, RET_ALLOW),
         ("socket", 0, 0, 0), (LD_ABS, 0, 0, _arg(0)), (JEQ, "eperm", 0, AF_UNIX), (RET, 0, 0, RET_ALLOW),  # type: ignore[list-item]
@@ -71,13 +99,14 @@ def program(machine: str | None = None) -> bytes:
         ("eperm", 0, 0, 0), (RET, 0, 0, eperm),  # type: ignore[list-item]
         ("enosys", 0, 0, 0), (RET, 0, 0, enosys),  # type: ignore[list-item]
     ]
+    # fmt: on
     labels: dict[str, int] = {}
     body: list[tuple[int, str | int, str | int, int]] = []
-    for op in code:
-        if isinstance(op[0], str):
-            labels[op[0]] = len(body)
+    for entry in code:
+        if isinstance(entry[0], str):
+            labels[entry[0]] = len(body)
         else:
-            body.append(op)
+            body.append(entry)
     out = b""
     for index, (op, jt, jf, k) in enumerate(body):
         jt_n = labels[jt] - index - 1 if isinstance(jt, str) else jt

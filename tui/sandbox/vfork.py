@@ -21,9 +21,13 @@ import shutil
 import signal
 import threading
 from collections.abc import Callable, Sequence
+from typing import TYPE_CHECKING
 
 from tui.sandbox import landlock, launch, namespaces
 from tui.sandbox.plan import Plan
+
+if TYPE_CHECKING:
+    from _ctypes import CFuncPtr
 
 CLONE_VM, CLONE_VFORK = 0x00000100, 0x00004000
 UCONTEXT_BYTES = 8192  # more than glibc's ucontext_t on x86_64 (968) and aarch64 (4560)
@@ -35,7 +39,7 @@ _VOIDFN = ctypes.CFUNCTYPE(None)
 _lock = threading.Lock()
 
 
-def _address(fn: object) -> int:
+def _address(fn: CFuncPtr) -> int:
     return int(ctypes.cast(fn, ctypes.c_void_p).value or 0)
 
 
@@ -74,8 +78,16 @@ def resolve(program: str, env: dict[str, str]) -> str:
     return found
 
 
-def spawn(argv: Sequence[str], env: dict[str, str], cwd: str, fds: tuple[int, int, int], plan: Plan,
-          program: bytes, uid: int, gid: int) -> int:
+def spawn(
+    argv: Sequence[str],
+    env: dict[str, str],
+    cwd: str,
+    fds: tuple[int, int, int],
+    plan: Plan,
+    program: bytes,
+    uid: int,
+    gid: int,
+) -> int:
     """Start `argv` contained by `plan` with `fds` as stdin/stdout/stderr, in its own session; its pid.
 
     Raises OSError when the command cannot be found, RuntimeError when the sandbox could not be set up.
@@ -108,8 +120,12 @@ def spawn(argv: Sequence[str], env: dict[str, str], cwd: str, fds: tuple[int, in
             was_enabled = gc.isenabled()
             gc.disable()  # no finalizer of agent-tui's garbage may run in the child
             try:
-                pid = _clone()(_address(libc.setcontext), ctypes.c_void_p(start + SMALL_STACK - 64),
-                               launch_flags(), ctypes.c_void_p(ctypes.addressof(setup.buf)))
+                pid = _clone()(
+                    _address(libc.setcontext),
+                    ctypes.c_void_p(start + SMALL_STACK - 64),
+                    launch_flags(),
+                    ctypes.c_void_p(ctypes.addressof(setup.buf)),
+                )
             finally:
                 if was_enabled:
                     gc.enable()

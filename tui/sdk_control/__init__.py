@@ -34,8 +34,7 @@ INPUT_CLOSED = "the Agent SDK program closed agent-tui's input (stdin) before an
 WATCH_S = 0.25
 
 
-def attach(session: Any, reader: StreamJsonInput, out: TextIO, err: TextIO, *,
-           permission_prompt: bool) -> SdkRequests:
+def attach(session: Any, reader: StreamJsonInput, out: TextIO, err: TextIO, *, permission_prompt: bool) -> SdkRequests:
     """Plug the control protocol into `reader` for `session`; `permission_prompt`: can_use_tool answers questions.
 
     The caller sets `finished` on the returned handlers once the run is over.
@@ -52,16 +51,28 @@ def attach(session: Any, reader: StreamJsonInput, out: TextIO, err: TextIO, *,
         requests.refused_prompts += 1
         if not requests.turn_running():
             said = f"The message was not sent: {sentence}."
-            reader.report({"type": "result", "subtype": "error_during_execution", "is_error": True,
-                           "duration_ms": 0, "duration_api_ms": 0, "num_turns": 0, "session_id": session.session_id,
-                           "stop_reason": "input_error", "result": said, "errors": [said]})
+            reader.report(
+                {
+                    "type": "result",
+                    "subtype": "error_during_execution",
+                    "is_error": True,
+                    "duration_ms": 0,
+                    "duration_api_ms": 0,
+                    "num_turns": 0,
+                    "session_id": session.session_id,
+                    "stop_reason": "input_error",
+                    "result": said,
+                    "errors": [said],
+                }
+            )
 
     reader.on_refused_prompt = refused
 
     def lost(subtypes: list[str]) -> None:
         """stdin ended while agent-tui waited on the SDK: the program is gone, so the turn stops here."""
-        err.write(visible(f"agent-tui: {INPUT_CLOSED} ({', '.join(sorted(set(subtypes)))}); the turn is "
-                          "interrupted.") + "\n")
+        err.write(
+            visible(f"agent-tui: {INPUT_CLOSED} ({', '.join(sorted(set(subtypes)))}); the turn is interrupted.") + "\n"
+        )
         err.flush()
         session.cancel()
 
@@ -70,8 +81,11 @@ def attach(session: Any, reader: StreamJsonInput, out: TextIO, err: TextIO, *,
         session.mcp.manager.sdk_channel = channel.request
     if permission_prompt:
         session.dispatcher.interactive = True  # a question goes to can_use_tool instead of being refused
-        session.bus.subscribe(PermissionBridge(session, channel), name="sdk-permissions",
-                              skip=(BlockDelta, BlockStarted, BlockFinished, ToolOutput, McpMessage))
+        session.bus.subscribe(
+            PermissionBridge(session, channel),
+            name="sdk-permissions",
+            skip=(BlockDelta, BlockStarted, BlockFinished, ToolOutput, McpMessage),
+        )
     return requests
 
 
@@ -95,8 +109,10 @@ def watch_reader(out: TextIO, session: Any, err: TextIO, finished: threading.Eve
         poll.register(fd, 0)  # only the error and hang-up conditions, which poll always reports
         while not finished.wait(WATCH_S):
             if poll.poll(0):
-                err.write("agent-tui: the Agent SDK program went away (stdin ended and no one reads stdout); "
-                          "the turn is interrupted.\n")
+                err.write(
+                    "agent-tui: the Agent SDK program went away (stdin ended and no one reads stdout); "
+                    "the turn is interrupted.\n"
+                )
                 err.flush()
                 session.cancel()
                 return

@@ -69,7 +69,7 @@ class ControlChannel:
         response = obj.get("response")
         request_id = response.get("request_id") if isinstance(response, dict) else None
         if not isinstance(response, dict) or not isinstance(request_id, str):
-            raise InputLineError("a control_response needs a \"response\" object with a string \"request_id\"")
+            raise InputLineError('a control_response needs a "response" object with a string "request_id"')
         with self._lock:
             entry = self._pending.pop(request_id, None)
             late = entry is None and request_id in self._finished
@@ -87,8 +87,9 @@ class ControlChannel:
             elif kind == "error":
                 future.set_exception(ControlError(str(response.get("error") or f"the {subtype} request failed")))
             else:
-                future.set_exception(ControlError(f"the answer to {subtype} had subtype {json.dumps(kind)} "
-                                                  "(expected success or error)"))
+                future.set_exception(
+                    ControlError(f"the answer to {subtype} had subtype {json.dumps(kind)} (expected success or error)")
+                )
         except InvalidStateError:
             pass
 

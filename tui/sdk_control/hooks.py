@@ -17,8 +17,8 @@ from concurrent.futures import TimeoutError as FutureTimeout
 from pathlib import Path
 from typing import Any
 
+from tui.config.hooks_config import EVENTS
 from tui.headless_input import ControlRefused
-from tui.hooks import EVENTS
 from tui.hooks.config import DEFAULT_TIMEOUT_S, HookConfig, HookSpec
 from tui.hooks.runner import HookRun
 
@@ -35,26 +35,43 @@ def hook_specs(config: Any) -> list[HookSpec]:
     if config is None:
         return []
     if not isinstance(config, dict):
-        raise ControlRefused("initialize: \"hooks\" must be an object of events")
+        raise ControlRefused('initialize: "hooks" must be an object of events')
     specs: list[HookSpec] = []
     for event, matchers in config.items():
         if event not in EVENTS:
-            raise ControlRefused(f"initialize: agent-tui does not fire {event} hooks (it fires "
-                                 f"{', '.join(e for e in EVENTS if e != 'SessionEnd')}); leave that event out of "
-                                 "the hooks option")
+            raise ControlRefused(
+                f"initialize: agent-tui does not fire {event} hooks (it fires "
+                f"{', '.join(e for e in EVENTS if e != 'SessionEnd')}); leave that event out of "
+                "the hooks option"
+            )
         if event == "SessionEnd":
-            raise ControlRefused("initialize: a SessionEnd hook cannot be a Python callback here: agent-tui's session "
-                                 "ends when the SDK has closed its input, so the callback could never be asked")
+            raise ControlRefused(
+                "initialize: a SessionEnd hook cannot be a Python callback here: agent-tui's session "
+                "ends when the SDK has closed its input, so the callback could never be asked"
+            )
         for group in matchers if isinstance(matchers, list) else [None]:
             ids = group.get("hookCallbackIds") if isinstance(group, dict) else None
             if not isinstance(group, dict) or not isinstance(ids, list) or not all(isinstance(i, str) for i in ids):
-                raise ControlRefused(f"initialize: hooks.{event} needs matchers with \"hookCallbackIds\", a list of ids")
+                raise ControlRefused(f'initialize: hooks.{event} needs matchers with "hookCallbackIds", a list of ids')
             matcher = group.get("matcher")
             timeout = group.get("timeout")
-            seconds = float(timeout) if isinstance(timeout, (int, float)) and not isinstance(timeout, bool) \
-                and timeout > 0 else DEFAULT_TIMEOUT_S
-            specs += [HookSpec(event, matcher if isinstance(matcher, str) and matcher else None,
-                               f"Agent SDK callback {cid}", seconds, SOURCE, False, callback=cid) for cid in ids]
+            seconds = (
+                float(timeout)
+                if isinstance(timeout, (int, float)) and not isinstance(timeout, bool) and timeout > 0
+                else DEFAULT_TIMEOUT_S
+            )
+            specs += [
+                HookSpec(
+                    event,
+                    matcher if isinstance(matcher, str) and matcher else None,
+                    f"Agent SDK callback {cid}",
+                    seconds,
+                    SOURCE,
+                    False,
+                    callback=cid,
+                )
+                for cid in ids
+            ]
     return specs
 
 
@@ -75,8 +92,14 @@ def register(session: Any, specs: list[HookSpec], channel: ControlChannel) -> No
 
 def invoke(channel: ControlChannel, run: HookRun, cancel: threading.Event | None) -> None:
     """Ask the SDK to run the callback of `run`; its answer becomes the run's stdout, as a command's JSON."""
-    asked = channel.request({"subtype": "hook_callback", "callback_id": run.spec.callback,
-                             "input": json.loads(run.stdin), "tool_use_id": run.tool_use_id})
+    asked = channel.request(
+        {
+            "subtype": "hook_callback",
+            "callback_id": run.spec.callback,
+            "input": json.loads(run.stdin),
+            "tool_use_id": run.tool_use_id,
+        }
+    )
     deadline = time.monotonic() + run.spec.timeout
     while True:
         if cancel is not None and cancel.is_set():

@@ -41,10 +41,22 @@ class PermissionBridge:
         if not isinstance(event, PermissionRequested) or event.reply.done():
             return
         payload: dict[str, Any] = {
-            "subtype": "can_use_tool", "tool_name": event.tool_name, "input": event.input,
-            "permission_suggestions": [{"type": "addRules", "rules": [rule_value(event.suggested_rule)],
-                                        "behavior": "allow", "destination": "session"}] if event.suggested_rule else [],
-            "blocked_path": None, "decision_reason": event.reason, "title": event.label,
+            "subtype": "can_use_tool",
+            "tool_name": event.tool_name,
+            "input": event.input,
+            "permission_suggestions": [
+                {
+                    "type": "addRules",
+                    "rules": [rule_value(event.suggested_rule)],
+                    "behavior": "allow",
+                    "destination": "session",
+                }
+            ]
+            if event.suggested_rule
+            else [],
+            "blocked_path": None,
+            "decision_reason": event.reason,
+            "title": event.label,
             "tool_use_id": event.tool_use_id,
         }
         if event.loop_path != "main":  # a subagent's call
@@ -84,8 +96,13 @@ class PermissionBridge:
         if updated is not None and not isinstance(updated, dict):
             raise ValueError("its updatedInput is not an object")
         rules = self.apply_updates(response.get("updatedPermissions"))
-        return PermissionReply(True, scope="session" if rules else "once", rule=rules[0] if rules else None,
-                               updated_input=updated, answered_by=ANSWERED_BY), False
+        return PermissionReply(
+            True,
+            scope="session" if rules else "once",
+            rule=rules[0] if rules else None,
+            updated_input=updated,
+            answered_by=ANSWERED_BY,
+        ), False
 
     def apply_updates(self, updates: Any) -> list[str]:
         """Apply `updatedPermissions`: allow rules (kept for this session) and a mode; the rules to remember."""
@@ -97,15 +114,17 @@ class PermissionBridge:
                 found = [r for r in map(rule_text, update.get("rules") or []) if r]
                 rules += found
                 if update.get("destination", "session") != "session":
-                    skipped.append(f"{', '.join(found)} kept for this session only (not saved to "
-                                   f"{update.get('destination')})")
+                    skipped.append(
+                        f"{', '.join(found)} kept for this session only (not saved to {update.get('destination')})"
+                    )
             elif kind == "setMode" and update.get("mode") in MODES:
                 self.session.policy.mode = update["mode"]
             else:
                 skipped.append(f"{kind or 'an update'} not applied")
         if skipped:
-            self.session.publish(Notice(level="info", text=f"Permission updates from {ANSWERED_BY}: "
-                                        + "; ".join(skipped) + "."))
+            self.session.publish(
+                Notice(level="info", text=f"Permission updates from {ANSWERED_BY}: " + "; ".join(skipped) + ".")
+            )
         for extra in rules[1:]:  # the first is remembered by the dispatcher, as a dialog's "this session"
             self.session.policy.add_session_rule(extra)
         return rules

@@ -23,16 +23,16 @@ from .permissions import MODES
 #: initialize fields agent-tui cannot honour, with why
 UNSUPPORTED_INIT = {
     "agents": "agents defined in the SDK options are not supported by agent-tui (its agents come from "
-              ".claude/agents and .agent-tui/agents files)",
+    ".claude/agents and .agent-tui/agents files)",
     "skills": "a skills list is not supported by agent-tui (it offers every skill it finds)",
     "excludeDynamicSections": "exclude_dynamic_sections is not supported by agent-tui (it has no preset sections)",
     "systemPromptSnapshot": "snapshot is not supported by agent-tui (its system prompt is never recorded apart)",
 }
 REFUSED = {
     "get_context_usage": "get_context_usage is not supported by agent-tui; the result line's usage and "
-                         "cost_breakdown say what each turn used",
+    "cost_breakdown say what each turn used",
     "rewind_files": "rewind_files is not supported by agent-tui over the control protocol (its checkpoints are "
-                    "restored with /rewind in the app)",
+    "restored with /rewind in the app)",
 }
 
 
@@ -55,9 +55,13 @@ class SdkRequests:
     def handlers(self) -> dict[str, Any]:
         """subtype -> handler, for StreamJsonInput.controls."""
         found: dict[str, Any] = {
-            "initialize": self.initialize, "interrupt": self.interrupt,
-            "set_permission_mode": self.set_permission_mode, "set_model": self.set_model,
-            "mcp_status": self.mcp_status, "mcp_reconnect": self.mcp_reconnect, "mcp_toggle": self.mcp_toggle,
+            "initialize": self.initialize,
+            "interrupt": self.interrupt,
+            "set_permission_mode": self.set_permission_mode,
+            "set_model": self.set_model,
+            "mcp_status": self.mcp_status,
+            "mcp_reconnect": self.mcp_reconnect,
+            "mcp_toggle": self.mcp_toggle,
             "stop_task": self.stop_task,
         }
         for subtype, why in REFUSED.items():
@@ -74,12 +78,19 @@ class SdkRequests:
         register(self.session, hook_specs(request.get("hooks")), self.channel)
         self.initialized = True
         catalog = getattr(self.session, "catalog", None)
-        commands = [{"name": c.name, "description": c.description, "argumentHint": c.argument_hint}
-                    for c in (catalog.commands.values() if catalog is not None else ())]
+        commands = [
+            {"name": c.name, "description": c.description, "argumentHint": c.argument_hint}
+            for c in (catalog.commands.values() if catalog is not None else ())
+        ]
         model = self.session.options.model
-        return {"commands": commands, "output_style": "default", "available_output_styles": ["default"],
-                "models": [{"value": model, "displayName": model, "description": "the model of this session"}],
-                "pid": os.getpid(), "agent_tui_version": __version__}
+        return {
+            "commands": commands,
+            "output_style": "default",
+            "available_output_styles": ["default"],
+            "models": [{"value": model, "displayName": model, "description": "the model of this session"}],
+            "pid": os.getpid(),
+            "agent_tui_version": __version__,
+        }
 
     def interrupt(self, request: dict[str, Any]) -> dict[str, Any]:
         """End the running turn as Esc does (its result line says `interrupted`); idle, nothing happens."""
@@ -93,8 +104,10 @@ class SdkRequests:
             raise ControlRefused(f"set_permission_mode: agent-tui has no mode {mode!r} (it has {', '.join(MODES)})")
         started = self.session.options.permission_mode
         if mode == "bypassPermissions" and started != "bypassPermissions":
-            raise ControlRefused("set_permission_mode: bypassPermissions is possible only in a session started in "
-                                 "it (permission_mode=\"bypassPermissions\")")
+            raise ControlRefused(
+                "set_permission_mode: bypassPermissions is possible only in a session started in "
+                'it (permission_mode="bypassPermissions")'
+            )
         self.session.policy.mode = mode
         self.session.publish(Notice(level="info", text=f"Permission mode set to {mode} by the Agent SDK."))
         return {}
@@ -116,10 +129,13 @@ class SdkRequests:
             return {"mcpServers": []}
         servers = []
         for state in mcp.manager.states.values():
-            entry: dict[str, Any] = {"name": state.name, "status": state.status, "config": state.config.to_json(),
-                                     "scope": state.config.source,
-                                     "tools": [{"name": t.get("name"), "description": t.get("description")}
-                                               for t in state.tools]}
+            entry: dict[str, Any] = {
+                "name": state.name,
+                "status": state.status,
+                "config": state.config.to_json(),
+                "scope": state.config.source,
+                "tools": [{"name": t.get("name"), "description": t.get("description")} for t in state.tools],
+            }
             if state.error:
                 entry["error"] = state.error
             if state.server_info:
@@ -144,7 +160,7 @@ class SdkRequests:
         name = self._server(request, "mcp_toggle")
         enabled = request.get("enabled")
         if not isinstance(enabled, bool):
-            raise ControlRefused("mcp_toggle: \"enabled\" must be true or false")
+            raise ControlRefused('mcp_toggle: "enabled" must be true or false')
         return _in_background(lambda: self.session.mcp.manager.set_enabled(name, enabled))
 
     def stop_task(self, request: dict[str, Any]) -> dict[str, Any]:

@@ -25,13 +25,47 @@ INPUT_LIMIT = 4096
 CONTENT_LIMIT = 60 * 1024
 
 LANGUAGES = {
-    ".py": "Python", ".pyi": "Python", ".ts": "TypeScript", ".tsx": "TypeScript", ".js": "JavaScript",
-    ".jsx": "JavaScript", ".mjs": "JavaScript", ".cjs": "JavaScript", ".md": "Markdown", ".json": "JSON",
-    ".go": "Go", ".rs": "Rust", ".java": "Java", ".kt": "Kotlin", ".rb": "Ruby", ".php": "PHP", ".c": "C",
-    ".h": "C", ".cc": "C++", ".cpp": "C++", ".hpp": "C++", ".cs": "C#", ".swift": "Swift", ".sh": "Shell",
-    ".bash": "Shell", ".zsh": "Shell", ".html": "HTML", ".css": "CSS", ".scss": "SCSS", ".sql": "SQL",
-    ".yaml": "YAML", ".yml": "YAML", ".toml": "TOML", ".xml": "XML", ".ipynb": "Jupyter Notebook",
-    ".lua": "Lua", ".scala": "Scala", ".r": "R", ".dart": "Dart", ".vue": "Vue", ".svelte": "Svelte",
+    ".py": "Python",
+    ".pyi": "Python",
+    ".ts": "TypeScript",
+    ".tsx": "TypeScript",
+    ".js": "JavaScript",
+    ".jsx": "JavaScript",
+    ".mjs": "JavaScript",
+    ".cjs": "JavaScript",
+    ".md": "Markdown",
+    ".json": "JSON",
+    ".go": "Go",
+    ".rs": "Rust",
+    ".java": "Java",
+    ".kt": "Kotlin",
+    ".rb": "Ruby",
+    ".php": "PHP",
+    ".c": "C",
+    ".h": "C",
+    ".cc": "C++",
+    ".cpp": "C++",
+    ".hpp": "C++",
+    ".cs": "C#",
+    ".swift": "Swift",
+    ".sh": "Shell",
+    ".bash": "Shell",
+    ".zsh": "Shell",
+    ".html": "HTML",
+    ".css": "CSS",
+    ".scss": "SCSS",
+    ".sql": "SQL",
+    ".yaml": "YAML",
+    ".yml": "YAML",
+    ".toml": "TOML",
+    ".xml": "XML",
+    ".ipynb": "Jupyter Notebook",
+    ".lua": "Lua",
+    ".scala": "Scala",
+    ".r": "R",
+    ".dart": "Dart",
+    ".vue": "Vue",
+    ".svelte": "Svelte",
 }
 
 
@@ -92,6 +126,7 @@ class StandardAttributes:
 
 def tool_input_json(tool_input: dict[str, Any]) -> str:
     """The tool's input as JSON, each long value cut at VALUE_LIMIT and the whole at INPUT_LIMIT characters."""
+
     def cut(value: Any) -> Any:
         if isinstance(value, str) and len(value) > VALUE_LIMIT:
             return value[:VALUE_LIMIT] + "…[truncated]"
@@ -109,8 +144,10 @@ def tool_parameters(name: str, tool_input: dict[str, Any], result_text: str = ""
     """Claude Code's `tool_parameters`: the command of a Bash call, an MCP tool's server, a Skill's name."""
     if name == "Bash":
         command = str(tool_input.get("command", ""))
-        params: dict[str, Any] = {"bash_command": command.split()[0] if command.split() else "",
-                                  "full_command": command}
+        params: dict[str, Any] = {
+            "bash_command": command.split()[0] if command.split() else "",
+            "full_command": command,
+        }
         for key in ("timeout", "description", "dangerouslyDisableSandbox"):
             if key in tool_input:
                 params[key] = tool_input[key]

@@ -16,12 +16,18 @@ from urllib.parse import unquote
 TRUE_WORDS = ("1", "true", "yes", "on")
 SIGNALS = ("metrics", "logs", "traces")
 #: what each signal's exporter list may name (prometheus is Claude Code's, not offered here)
-EXPORTERS = {"metrics": ("otlp", "console", "none"), "logs": ("otlp", "console", "none"),
-             "traces": ("otlp", "console", "none")}
+EXPORTERS = {
+    "metrics": ("otlp", "console", "none"),
+    "logs": ("otlp", "console", "none"),
+    "traces": ("otlp", "console", "none"),
+}
 PROTOCOLS = ("http/protobuf", "grpc")
 DEFAULT_INTERVALS_MS = {"metrics": 60_000, "logs": 5_000, "traces": 5_000}
-INTERVAL_VARS = {"metrics": "OTEL_METRIC_EXPORT_INTERVAL", "logs": "OTEL_LOGS_EXPORT_INTERVAL",
-                 "traces": "OTEL_TRACES_EXPORT_INTERVAL"}
+INTERVAL_VARS = {
+    "metrics": "OTEL_METRIC_EXPORT_INTERVAL",
+    "logs": "OTEL_LOGS_EXPORT_INTERVAL",
+    "traces": "OTEL_TRACES_EXPORT_INTERVAL",
+}
 EXPORTER_VARS = {"metrics": "OTEL_METRICS_EXPORTER", "logs": "OTEL_LOGS_EXPORTER", "traces": "OTEL_TRACES_EXPORTER"}
 #: how long the exit waits for the last export (Claude Code's CLAUDE_CODE_OTEL_SHUTDOWN_TIMEOUT_MS default)
 DEFAULT_SHUTDOWN_MS = 2_000
@@ -95,11 +101,15 @@ def read_config(env: Mapping[str, str] | None = None) -> tuple[TelemetryConfig, 
     for (name, value), signals in unusable.items():
         which = " and ".join([", ".join(signals[:-1]), signals[-1]] if len(signals) > 1 else signals)
         if value == "http/json":
-            problems.append(f"{name}=http/json is not available in Python's OpenTelemetry SDK; {which} go to the same "
-                            "endpoint as http/protobuf, which OTLP receivers take on the same path.")
+            problems.append(
+                f"{name}=http/json is not available in Python's OpenTelemetry SDK; {which} go to the same "
+                "endpoint as http/protobuf, which OTLP receivers take on the same path."
+            )
         else:
-            problems.append(f"{name}={value} is not an OTLP protocol (grpc, http/protobuf, http/json); {which} are "
-                            "not exported over OTLP.")
+            problems.append(
+                f"{name}={value} is not an OTLP protocol (grpc, http/protobuf, http/json); {which} are "
+                "not exported over OTLP."
+            )
     config.shutdown_ms = _milliseconds(env, "CLAUDE_CODE_OTEL_SHUTDOWN_TIMEOUT_MS", DEFAULT_SHUTDOWN_MS, problems)
     config.resource_attributes = resource_pairs(env.get("OTEL_RESOURCE_ATTRIBUTES", ""), problems)
     return config, problems
@@ -113,8 +123,9 @@ def _exporters(env: Mapping[str, str], signal: str, problems: list[str]) -> list
             continue
         if word not in EXPORTERS[signal]:
             allowed = ", ".join(EXPORTERS[signal])
-            problems.append(f"{name}={word} is not an exporter agent-tui has ({allowed}); {signal} are not exported "
-                            "there.")
+            problems.append(
+                f"{name}={word} is not an exporter agent-tui has ({allowed}); {signal} are not exported there."
+            )
             continue
         if word not in chosen:
             chosen.append(word)

@@ -25,11 +25,16 @@ METER_NAME = "com.anthropic.claude_code"
 LOGGER_NAME = "com.anthropic.claude_code.events"
 TRACER_NAME = "com.anthropic.claude_code.tracing"
 #: where each signal's exporter classes live: (module under opentelemetry.exporter.otlp.proto.<protocol>, class)
-OTLP_CLASSES = {"metrics": ("metric_exporter", "OTLPMetricExporter"), "logs": ("_log_exporter", "OTLPLogExporter"),
-                "traces": ("trace_exporter", "OTLPSpanExporter")}
-CONSOLE_CLASSES = {"metrics": ("opentelemetry.sdk.metrics.export", "ConsoleMetricExporter"),
-                   "logs": ("opentelemetry.sdk._logs.export", "ConsoleLogRecordExporter"),
-                   "traces": ("opentelemetry.sdk.trace.export", "ConsoleSpanExporter")}
+OTLP_CLASSES = {
+    "metrics": ("metric_exporter", "OTLPMetricExporter"),
+    "logs": ("_log_exporter", "OTLPLogExporter"),
+    "traces": ("trace_exporter", "OTLPSpanExporter"),
+}
+CONSOLE_CLASSES = {
+    "metrics": ("opentelemetry.sdk.metrics.export", "ConsoleMetricExporter"),
+    "logs": ("opentelemetry.sdk._logs.export", "ConsoleLogRecordExporter"),
+    "traces": ("opentelemetry.sdk.trace.export", "ConsoleSpanExporter"),
+}
 EXTRA_HINT = "pip install 'agent-tui[otel]'"
 
 
@@ -56,7 +61,9 @@ def reason(message: str) -> str:
     lowered = message.lower()
     if "connection refused" in lowered:
         return "refused the connection"
-    if any(word in lowered for word in ("invalid url", "failed to parse", "no scheme supplied", "no connection adapters")):
+    if any(
+        word in lowered for word in ("invalid url", "failed to parse", "no scheme supplied", "no connection adapters")
+    ):
         return "is not a URL agent-tui can send to (http://host:port or https://…)"
     if "name or service not known" in lowered or "nodename nor servname" in lowered or "getaddrinfo" in lowered:
         return "could not be found (the host name does not resolve)"
@@ -82,8 +89,13 @@ def quiet_sdk_logging(handler: logging.Handler) -> None:
 class Pipeline:
     """The providers of the signals that are on; `meter`, `logger` and `tracer` are None for the others."""
 
-    def __init__(self, config: TelemetryConfig, console: TextIO | None, on_failure: Callable[[str, str], None],
-                 say: Callable[[str], None]) -> None:
+    def __init__(
+        self,
+        config: TelemetryConfig,
+        console: TextIO | None,
+        on_failure: Callable[[str, str], None],
+        say: Callable[[str], None],
+    ) -> None:
         self.config = config
         self.say = say
         self.endpoints: dict[str, str] = {}
@@ -100,10 +112,12 @@ class Pipeline:
         quiet_sdk_logging(ExportFailures(failed))
         from opentelemetry.sdk.resources import OsResourceDetector, OTELResourceDetector, Resource
 
-        self.resource = (Resource({"service.name": SERVICE_NAME, "service.version": __version__})
-                         .merge(OsResourceDetector().detect())
-                         .merge(Resource({"host.arch": platform.machine()}))
-                         .merge(OTELResourceDetector().detect()))  # OTEL_SERVICE_NAME, OTEL_RESOURCE_ATTRIBUTES win
+        self.resource = (
+            Resource({"service.name": SERVICE_NAME, "service.version": __version__})
+            .merge(OsResourceDetector().detect())
+            .merge(Resource({"host.arch": platform.machine()}))
+            .merge(OTELResourceDetector().detect())
+        )  # OTEL_SERVICE_NAME, OTEL_RESOURCE_ATTRIBUTES win
         self.console = console
         if config.wants("metrics"):
             self._metrics()
@@ -118,8 +132,9 @@ class Pipeline:
         for name in self.config.exporters[signal]:
             if name == "console":
                 if self.console is None:
-                    self.say(f"the console exporter of {signal} would draw over the app's screen; it is used with -p "
-                             "only.")
+                    self.say(
+                        f"the console exporter of {signal} would draw over the app's screen; it is used with -p only."
+                    )
                     continue
                 module, cls = CONSOLE_CLASSES[signal]
                 made.append(getattr(import_module(module), cls)(out=self.console, **options))
@@ -130,8 +145,10 @@ class Pipeline:
             try:
                 exporter_class = getattr(import_module(f"opentelemetry.exporter.otlp.proto.{package}.{module}"), cls)
             except ImportError:
-                self.say(f"OTLP over {protocol} needs OpenTelemetry's {protocol} exporter: {EXTRA_HINT}; {signal} are "
-                         "not exported.")
+                self.say(
+                    f"OTLP over {protocol} needs OpenTelemetry's {protocol} exporter: {EXTRA_HINT}; {signal} are "
+                    "not exported."
+                )
                 continue
             exporter = exporter_class(**options)
             self.endpoints[signal] = str(getattr(exporter, "_endpoint", "") or "the OTLP endpoint")
@@ -145,8 +162,10 @@ class Pipeline:
         options: dict[str, Any] = {}
         if not os.environ.get("OTEL_EXPORTER_OTLP_METRICS_TEMPORALITY_PREFERENCE"):
             options["preferred_temporality"] = {Counter: AggregationTemporality.DELTA}  # Claude Code's default
-        readers = [PeriodicExportingMetricReader(exporter, export_interval_millis=self.config.intervals_ms["metrics"])
-                   for exporter in self.exporters("metrics", **options)]
+        readers = [
+            PeriodicExportingMetricReader(exporter, export_interval_millis=self.config.intervals_ms["metrics"])
+            for exporter in self.exporters("metrics", **options)
+        ]
         if readers:
             provider = MeterProvider(resource=self.resource, metric_readers=readers, shutdown_on_exit=False)
             self.providers.append(provider)
@@ -161,7 +180,8 @@ class Pipeline:
             provider = LoggerProvider(resource=self.resource, shutdown_on_exit=False)
             for exporter in exporters:
                 provider.add_log_record_processor(
-                    BatchLogRecordProcessor(exporter, schedule_delay_millis=self.config.intervals_ms["logs"]))
+                    BatchLogRecordProcessor(exporter, schedule_delay_millis=self.config.intervals_ms["logs"])
+                )
             self.providers.append(provider)
             self.logger = provider.get_logger(LOGGER_NAME, __version__)
 
@@ -174,7 +194,8 @@ class Pipeline:
             provider = TracerProvider(resource=self.resource, shutdown_on_exit=False)
             for exporter in exporters:
                 provider.add_span_processor(
-                    BatchSpanProcessor(exporter, schedule_delay_millis=self.config.intervals_ms["traces"]))
+                    BatchSpanProcessor(exporter, schedule_delay_millis=self.config.intervals_ms["traces"])
+                )
             self.providers.append(provider)
             self.tracer = provider.get_tracer(TRACER_NAME, __version__)
 

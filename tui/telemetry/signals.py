@@ -13,7 +13,7 @@ import itertools
 import json
 import re
 import uuid
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from typing import Any
 
 from tui.agent import events as ev
@@ -24,26 +24,47 @@ from .config import TelemetryConfig
 #: (name, unit, description) as Claude Code registers them
 METRICS = (
     ("claude_code.session.count", "", "Count of CLI sessions started"),
-    ("claude_code.lines_of_code.count", "", "Count of lines of code modified, with the 'type' attribute indicating "
-     "whether lines were added or removed and the 'model' attribute indicating which model made the change"),
+    (
+        "claude_code.lines_of_code.count",
+        "",
+        "Count of lines of code modified, with the 'type' attribute indicating "
+        "whether lines were added or removed and the 'model' attribute indicating which model made the change",
+    ),
     ("claude_code.pull_request.count", "", "Number of pull requests created"),
     ("claude_code.commit.count", "", "Number of git commits created"),
     ("claude_code.cost.usage", "USD", "Cost of the Claude Code session"),
     ("claude_code.token.usage", "tokens", "Number of tokens used"),
-    ("claude_code.code_edit_tool.decision", "", "Count of code editing tool permission decisions (accept/reject) "
-     "for Edit, Write, and NotebookEdit tools"),
+    (
+        "claude_code.code_edit_tool.decision",
+        "",
+        "Count of code editing tool permission decisions (accept/reject) for Edit, Write, and NotebookEdit tools",
+    ),
     ("claude_code.active_time.total", "s", "Total active time in seconds"),
 )
 EDIT_TOOLS = frozenset({"Edit", "Write", "NotebookEdit", "MultiEdit"})
-TOKEN_TYPES = (("input", "input_tokens"), ("output", "output_tokens"), ("cacheRead", "cache_read_input_tokens"),
-               ("cacheCreation", "cache_creation_input_tokens"))
+TOKEN_TYPES = (
+    ("input", "input_tokens"),
+    ("output", "output_tokens"),
+    ("cacheRead", "cache_read_input_tokens"),
+    ("cacheCreation", "cache_creation_input_tokens"),
+)
 #: how agent-tui's permission scopes read as Claude Code's decision sources
-SOURCES = {"once": "user_temporary", "session": "user_temporary", "always": "user_permanent", "rule": "config",
-           "mode": "config", "hook": "hook", "interrupted": "user_abort"}
+SOURCES = {
+    "once": "user_temporary",
+    "session": "user_temporary",
+    "always": "user_permanent",
+    "rule": "config",
+    "mode": "config",
+    "hook": "hook",
+    "interrupted": "user_abort",
+}
 COMMIT = re.compile(r"\bgit\s+commit\b")
 PULL_REQUEST = re.compile(r"\bgh\s+pr\s+create\b|\bglab\s+mr\s+create\b")
-MCP_PULL_REQUEST = re.compile(r"^create[_-]?(pull[_-]?request|merge[_-]?request)$|^(pull[_-]?request|merge[_-]?request)"
-                              r"[_-]?create$", re.IGNORECASE)
+MCP_PULL_REQUEST = re.compile(
+    r"^create[_-]?(pull[_-]?request|merge[_-]?request)$|^(pull[_-]?request|merge[_-]?request)"
+    r"[_-]?create$",
+    re.IGNORECASE,
+)
 API_FAILURES = frozenset({"api_error", "stream_failed", "credentials"})
 
 
@@ -57,14 +78,18 @@ def decision_source(event: ev.PermissionResolved) -> str:
 class Signals:
     """Counts and logs what the loop does; called on the telemetry thread, one event at a time, in order."""
 
-    def __init__(self, config: TelemetryConfig, standard: StandardAttributes, meter: Any, logger: Any,
-                 session_id: Any) -> None:
+    def __init__(
+        self, config: TelemetryConfig, standard: StandardAttributes, meter: Any, logger: Any, session_id: Any
+    ) -> None:
         self.config = config
         self.standard = standard
         self.logger = logger
         self.session_id = session_id  # a callable: /clear gives the session a new id
-        self.counters = {name: meter.create_counter(name, unit=unit, description=text)
-                         for name, unit, text in METRICS} if meter is not None else {}
+        self.counters = (
+            {name: meter.create_counter(name, unit=unit, description=text) for name, unit, text in METRICS}
+            if meter is not None
+            else {}
+        )
         self.sequence = itertools.count()
         self.prompt_id: str | None = None
         self.models: dict[str, str] = {}
@@ -86,15 +111,22 @@ class Signals:
         """One Claude Code event: body `claude_code.<name>`, its standard and correlation attributes first."""
         if self.logger is None:
             return
-        stamp = datetime.fromtimestamp(event.ts, tz=timezone.utc)
-        values: dict[str, Any] = {**self.standard(self.session_id()), "event.name": name,
-                                  "event.timestamp": stamp.isoformat(timespec="milliseconds").replace("+00:00", "Z"),
-                                  "event.sequence": next(self.sequence)}
+        stamp = datetime.fromtimestamp(event.ts, tz=UTC)
+        values: dict[str, Any] = {
+            **self.standard(self.session_id()),
+            "event.name": name,
+            "event.timestamp": stamp.isoformat(timespec="milliseconds").replace("+00:00", "Z"),
+            "event.sequence": next(self.sequence),
+        }
         if self.prompt_id:
             values["prompt.id"] = self.prompt_id
         values.update({k: v for k, v in attributes.items() if v is not None})
-        self.logger.emit(timestamp=int(event.ts * 1e9), body=f"claude_code.{name}", attributes=values,
-                         event_name=f"claude_code.{name}")
+        self.logger.emit(
+            timestamp=int(event.ts * 1e9),
+            body=f"claude_code.{name}",
+            attributes=values,
+            event_name=f"claude_code.{name}",
+        )
 
     def session_started(self) -> None:
         self.add("claude_code.session.count", 1)
@@ -110,8 +142,12 @@ class Signals:
         if e.loop_path != "main":
             return  # a subagent's prompt is the model's, not the user's
         self.prompt_id = str(uuid.uuid4())
-        self.log("user_prompt", e, prompt_length=str(len(e.prompt)),
-                 prompt=e.prompt if self.config.log_user_prompts else REDACTED)
+        self.log(
+            "user_prompt",
+            e,
+            prompt_length=str(len(e.prompt)),
+            prompt=e.prompt if self.config.log_user_prompts else REDACTED,
+        )
 
     def on_RequestSent(self, e: ev.RequestSent) -> None:
         self.models[e.loop_path] = e.model
@@ -124,11 +160,20 @@ class Signals:
         self.add("claude_code.cost.usage", e.cost_usd, model=model)
         for kind, key in TOKEN_TYPES:
             self.add("claude_code.token.usage", int(usage.get(key) or 0), type=kind, model=model)
-        self.log("api_request", e, model=model, cost_usd=float(e.cost_usd), duration_ms=int(e.duration_ms),
-                 input_tokens=int(usage.get("input_tokens") or 0), output_tokens=int(usage.get("output_tokens") or 0),
-                 cache_read_tokens=int(usage.get("cache_read_input_tokens") or 0),
-                 cache_creation_tokens=int(usage.get("cache_creation_input_tokens") or 0),
-                 request_id=e.request_id, speed="normal", attempt=sent.attempt if sent else None)
+        self.log(
+            "api_request",
+            e,
+            model=model,
+            cost_usd=float(e.cost_usd),
+            duration_ms=int(e.duration_ms),
+            input_tokens=int(usage.get("input_tokens") or 0),
+            output_tokens=int(usage.get("output_tokens") or 0),
+            cache_read_tokens=int(usage.get("cache_read_input_tokens") or 0),
+            cache_creation_tokens=int(usage.get("cache_creation_input_tokens") or 0),
+            request_id=e.request_id,
+            speed="normal",
+            attempt=sent.attempt if sent else None,
+        )
 
     def on_RetryScheduled(self, e: ev.RetryScheduled) -> None:
         sent = self.requests.pop(e.loop_path, None)
@@ -140,10 +185,16 @@ class Signals:
             self.api_error(e, e.detail, None, sent)
 
     def api_error(self, e: ev.Event, error: str, status: int | None, sent: ev.RequestSent | None) -> None:
-        self.log("api_error", e, model=self.models.get(e.loop_path, ""), error=error,
-                 status_code=str(status) if status else "undefined",
-                 duration_ms=int((e.ts - sent.ts) * 1000) if sent else 0, attempt=sent.attempt if sent else 1,
-                 speed="normal")
+        self.log(
+            "api_error",
+            e,
+            model=self.models.get(e.loop_path, ""),
+            error=error,
+            status_code=str(status) if status else "undefined",
+            duration_ms=int((e.ts - sent.ts) * 1000) if sent else 0,
+            attempt=sent.attempt if sent else 1,
+            speed="normal",
+        )
 
     def on_ToolQueued(self, e: ev.ToolQueued) -> None:
         self.calls[e.tool_use_id] = e
@@ -168,12 +219,25 @@ class Signals:
         call = self.calls.get(tool_use_id)
         tool_input = call.input if call else {}
         params = tool_parameters(name, tool_input) if self.config.log_tool_details else {}
-        self.log("tool_decision", e, decision=decision, source=source, tool_name=name, tool_use_id=tool_use_id,
-                 tool_parameters=json.dumps(params) if params else None)
+        self.log(
+            "tool_decision",
+            e,
+            decision=decision,
+            source=source,
+            tool_name=name,
+            tool_use_id=tool_use_id,
+            tool_parameters=json.dumps(params) if params else None,
+        )
         if name in EDIT_TOOLS:
             path = str(tool_input.get("file_path") or tool_input.get("notebook_path") or "")
-            self.add("claude_code.code_edit_tool.decision", 1, decision=decision, source=source, tool_name=name,
-                     language=language(path))
+            self.add(
+                "claude_code.code_edit_tool.decision",
+                1,
+                decision=decision,
+                source=source,
+                tool_name=name,
+                language=language(path),
+            )
 
     def on_LinesChanged(self, e: ev.LinesChanged) -> None:
         model = self.models.get(e.loop_path, "")
@@ -196,13 +260,21 @@ class Signals:
             self.count_git(e.name, tool_input)
         details = self.config.log_tool_details
         params = tool_parameters(e.name, tool_input, e.result_text) if details else {}
-        self.log("tool_result", e, tool_name=e.name, tool_use_id=e.tool_use_id, success="true" if ok else "false",
-                 duration_ms=str(e.duration_ms), error=e.result_text[:2000] if details and not ok else None,
-                 tool_parameters=json.dumps(params) if params else None,
-                 tool_input=tool_input_json(tool_input) if details else None,
-                 tool_input_size_bytes=str(len(json.dumps(tool_input, default=str).encode())),
-                 tool_result_size_bytes=str(len(e.result_text.encode("utf-8", "replace"))),
-                 decision_source=decision[1] if decision else None, decision_type=decision[0] if decision else None)
+        self.log(
+            "tool_result",
+            e,
+            tool_name=e.name,
+            tool_use_id=e.tool_use_id,
+            success="true" if ok else "false",
+            duration_ms=str(e.duration_ms),
+            error=e.result_text[:2000] if details and not ok else None,
+            tool_parameters=json.dumps(params) if params else None,
+            tool_input=tool_input_json(tool_input) if details else None,
+            tool_input_size_bytes=str(len(json.dumps(tool_input, default=str).encode())),
+            tool_result_size_bytes=str(len(e.result_text.encode("utf-8", "replace"))),
+            decision_source=decision[1] if decision else None,
+            decision_type=decision[0] if decision else None,
+        )
 
     def count_git(self, name: str, tool_input: dict[str, Any]) -> None:
         """A commit or pull request the agent made (a command that succeeded, or an MCP create-PR tool)."""

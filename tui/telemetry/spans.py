@@ -50,8 +50,11 @@ class Spans:
 
     def start(self, name: str, parent: Any, at: float, kind: str, **attributes: Any) -> Any:
         context = self.trace.set_span_in_context(parent, self.root) if parent is not None else self.root
-        values = {**self.standard(self.session_id()), "span.type": kind,
-                  **{k: v for k, v in attributes.items() if v is not None}}
+        values = {
+            **self.standard(self.session_id()),
+            "span.type": kind,
+            **{k: v for k, v in attributes.items() if v is not None},
+        }
         return self.tracer.start_span(name, context=context, start_time=ns(at), attributes=values)
 
     def fail(self, span: Any, description: str) -> None:
@@ -76,8 +79,15 @@ class Spans:
             return
         self.turn_count += 1
         prompt = e.prompt if self.config.log_user_prompts else REDACTED
-        self.turn = self.start("claude_code.interaction", None, e.ts, "interaction", user_prompt=prompt,
-                               user_prompt_length=len(e.prompt), **{"interaction.sequence": self.turn_count})
+        self.turn = self.start(
+            "claude_code.interaction",
+            None,
+            e.ts,
+            "interaction",
+            user_prompt=prompt,
+            user_prompt_length=len(e.prompt),
+            **{"interaction.sequence": self.turn_count},
+        )
         self.turn_started = e.ts
         self.parents["main"] = self.turn
 
@@ -93,10 +103,17 @@ class Spans:
     # --- requests ------------------------------------------------------------------------
 
     def on_RequestSent(self, e: ev.RequestSent) -> None:
-        span = self.start("claude_code.llm_request", self.parents.get(e.loop_path), e.ts, "llm_request",
-                          model=e.model, **{"gen_ai.system": "anthropic", "gen_ai.request.model": e.model,
-                                            "gen_ai.request.attempt": e.attempt}, attempt=e.attempt,
-                          query_source="main" if e.loop_path == "main" else "agent", **self.agent(e.loop_path))
+        span = self.start(
+            "claude_code.llm_request",
+            self.parents.get(e.loop_path),
+            e.ts,
+            "llm_request",
+            model=e.model,
+            **{"gen_ai.system": "anthropic", "gen_ai.request.model": e.model, "gen_ai.request.attempt": e.attempt},
+            attempt=e.attempt,
+            query_source="main" if e.loop_path == "main" else "agent",
+            **self.agent(e.loop_path),
+        )
         self.requests[e.loop_path] = (span, e.ts)
 
     def on_ResponseStarted(self, e: ev.ResponseStarted) -> None:
@@ -109,14 +126,22 @@ class Spans:
         span, _ = open_request
         usage = e.usage or {}
         content = e.message.get("content") or ()
-        span.set_attributes({
-            "input_tokens": int(usage.get("input_tokens") or 0), "output_tokens": int(usage.get("output_tokens") or 0),
-            "cache_read_tokens": int(usage.get("cache_read_input_tokens") or 0),
-            "cache_creation_tokens": int(usage.get("cache_creation_input_tokens") or 0),
-            "duration_ms": int(e.duration_ms), "success": True, "stop_reason": e.stop_reason or "",
-            "gen_ai.response.id": str(e.message.get("id") or ""), "gen_ai.response.finish_reasons": [e.stop_reason or ""],
-            "response.has_tool_call": any(b.get("type") == "tool_use" for b in content),
-            "request_id": e.request_id or "", "cost_usd": float(e.cost_usd)})
+        span.set_attributes(
+            {
+                "input_tokens": int(usage.get("input_tokens") or 0),
+                "output_tokens": int(usage.get("output_tokens") or 0),
+                "cache_read_tokens": int(usage.get("cache_read_input_tokens") or 0),
+                "cache_creation_tokens": int(usage.get("cache_creation_input_tokens") or 0),
+                "duration_ms": int(e.duration_ms),
+                "success": True,
+                "stop_reason": e.stop_reason or "",
+                "gen_ai.response.id": str(e.message.get("id") or ""),
+                "gen_ai.response.finish_reasons": [e.stop_reason or ""],
+                "response.has_tool_call": any(b.get("type") == "tool_use" for b in content),
+                "request_id": e.request_id or "",
+                "cost_usd": float(e.cost_usd),
+            }
+        )
         span.end(end_time=ns(e.ts))
 
     def on_RetryScheduled(self, e: ev.RetryScheduled) -> None:
@@ -139,16 +164,25 @@ class Spans:
     # --- tools ---------------------------------------------------------------------------
 
     def on_ToolQueued(self, e: ev.ToolQueued) -> None:
-        span = self.start("claude_code.tool", self.parents.get(e.loop_path), e.ts, "tool", tool_name=e.name,
-                          tool_use_id=e.tool_use_id, **{"gen_ai.tool.call.id": e.tool_use_id}, **self.agent(e.loop_path))
+        span = self.start(
+            "claude_code.tool",
+            self.parents.get(e.loop_path),
+            e.ts,
+            "tool",
+            tool_name=e.name,
+            tool_use_id=e.tool_use_id,
+            **{"gen_ai.tool.call.id": e.tool_use_id},
+            **self.agent(e.loop_path),
+        )
         if self.config.log_tool_content:
             span.set_attribute("tool_input", truncated(json.dumps(e.input, ensure_ascii=False, default=str)))
         self.tools[e.tool_use_id] = (span, e.ts)
 
     def on_PermissionRequested(self, e: ev.PermissionRequested) -> None:
         if (tool := self.tools.get(e.tool_use_id)) is not None:
-            self.blocked[e.tool_use_id] = self.start("claude_code.tool.blocked_on_user", tool[0], e.ts,
-                                                     "tool.blocked_on_user", tool_name=e.tool_name)
+            self.blocked[e.tool_use_id] = self.start(
+                "claude_code.tool.blocked_on_user", tool[0], e.ts, "tool.blocked_on_user", tool_name=e.tool_name
+            )
 
     def on_PermissionResolved(self, e: ev.PermissionResolved) -> None:
         decision = {"decision": "accept" if e.allowed else "reject", "source": decision_source(e)}
@@ -160,8 +194,9 @@ class Spans:
 
     def on_ToolStarted(self, e: ev.ToolStarted) -> None:
         if (tool := self.tools.get(e.tool_use_id)) is not None:
-            self.running[e.tool_use_id] = self.start("claude_code.tool.execution", tool[0], e.ts, "tool.execution",
-                                                     tool_name=e.name)
+            self.running[e.tool_use_id] = self.start(
+                "claude_code.tool.execution", tool[0], e.ts, "tool.execution", tool_name=e.name
+            )
 
     def on_SubagentStarted(self, e: ev.SubagentStarted) -> None:
         if (tool := self.tools.get(e.tool_use_id)) is not None:
@@ -192,8 +227,12 @@ class Spans:
     def close(self) -> None:
         """End whatever is still open (the app quit mid-turn): inner spans first, all as interrupted."""
         now = time.time()
-        for span in [*self.running.values(), *self.blocked.values(), *(s for s, _ in self.tools.values()),
-                     *(s for s, _ in self.requests.values())]:
+        for span in [
+            *self.running.values(),
+            *self.blocked.values(),
+            *(s for s, _ in self.tools.values()),
+            *(s for s, _ in self.requests.values()),
+        ]:
             self.fail(span, "interrupted")
             span.end(end_time=ns(now))
         for table in (self.running, self.blocked, self.tools, self.requests):

@@ -19,10 +19,23 @@ from tui.sanitize import visible
 from .config import TelemetryConfig
 
 #: events telemetry never needs (per-token deltas above all), so its thread is not woken for them
-SKIPPED = (ev.BlockStarted, ev.BlockDelta, ev.BlockFinished, ev.ToolOutput, ev.McpMessage, ev.McpServerChanged,
-           ev.ContextUsage, ev.Notice, ev.HookStarted, ev.HookFinished, ev.CheckpointSaved)
-MISSING_EXTRA = ("telemetry is on (CLAUDE_CODE_ENABLE_TELEMETRY) but OpenTelemetry is not installed: "
-                 "pip install 'agent-tui[otel]'; the session goes on without telemetry.")
+SKIPPED = (
+    ev.BlockStarted,
+    ev.BlockDelta,
+    ev.BlockFinished,
+    ev.ToolOutput,
+    ev.McpMessage,
+    ev.McpServerChanged,
+    ev.ContextUsage,
+    ev.Notice,
+    ev.HookStarted,
+    ev.HookFinished,
+    ev.CheckpointSaved,
+)
+MISSING_EXTRA = (
+    "telemetry is on (CLAUDE_CODE_ENABLE_TELEMETRY) but OpenTelemetry is not installed: "
+    "pip install 'agent-tui[otel]'; the session goes on without telemetry."
+)
 #: how long the bus thread waits for the SDK to be set up before it stops waiting
 START_WAIT_S = 30.0
 
@@ -30,8 +43,9 @@ START_WAIT_S = 30.0
 class Telemetry:
     """Turns a session's events into Claude Code's metrics, events and spans; `close()` flushes them, bounded."""
 
-    def __init__(self, config: TelemetryConfig, problems: list[str], *, interactive: bool,
-                 stderr: TextIO | None = None) -> None:
+    def __init__(
+        self, config: TelemetryConfig, problems: list[str], *, interactive: bool, stderr: TextIO | None = None
+    ) -> None:
         self.config = config
         self.interactive = interactive
         self.stderr = stderr
@@ -69,8 +83,10 @@ class Telemetry:
             if self._said_failure:
                 return
             self._said_failure = True
-        self.say(f"telemetry could not be sent: the OTLP endpoint {endpoint} {why}; the session goes on, and "
-                 "what it records may not reach the collector.")
+        self.say(
+            f"telemetry could not be sent: the OTLP endpoint {endpoint} {why}; the session goes on, and "
+            "what it records may not reach the collector."
+        )
 
     # --- attaching -----------------------------------------------------------------------
 

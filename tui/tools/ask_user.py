@@ -11,8 +11,11 @@ NO_ONE_TO_ASK = (
     "Go on with the most reasonable choice and say which one you made, or end your turn with the question."
 )
 
-_OPTION = {"type": "object", "properties": {"label": {"type": "string"}, "description": {"type": "string"}},
-           "required": ["label"]}
+_OPTION = {
+    "type": "object",
+    "properties": {"label": {"type": "string"}, "description": {"type": "string"}},
+    "required": ["label"],
+}
 _QUESTION = {
     "type": "object",
     "properties": {
@@ -72,11 +75,16 @@ class AskUserQuestionTool(Tool):
         reply = ctx.state.ask_user("questions", {"questions": questions}, ctx.tool_use_id, ctx.cancel)
         answers = reply.get("answers")
         if not isinstance(answers, dict):
-            return ToolResult("The user closed the questions without answering. Do not assume an answer: "
-                              "ask in your reply, or go on with what does not depend on it.", is_error=True)
+            return ToolResult(
+                "The user closed the questions without answering. Do not assume an answer: "
+                "ask in your reply, or go on with what does not depend on it.",
+                is_error=True,
+            )
         pairs = ", ".join(f'"{q}"="{a}"' for q, a in answers.items())
-        return ToolResult(f"User has answered your questions: {pairs}. You can now continue with the user's "
-                          "answers in mind.", meta={"answers": answers})
+        return ToolResult(
+            f"User has answered your questions: {pairs}. You can now continue with the user's answers in mind.",
+            meta={"answers": answers},
+        )
 
 
 class ExitPlanModeTool(Tool):
@@ -108,8 +116,14 @@ class ExitPlanModeTool(Tool):
         choice, feedback = reply.get("choice"), str(reply.get("feedback") or "").strip()
         if choice in ("auto", "ask"):
             how = "edits are accepted automatically" if choice == "auto" else "each edit asks for approval"
-            return ToolResult(f"User has approved your plan; plan mode is off and {how}. You can now start "
-                              f"coding.\n\n## Approved Plan:\n{plan}", meta={"plan_choice": choice})
+            return ToolResult(
+                f"User has approved your plan; plan mode is off and {how}. You can now start "
+                f"coding.\n\n## Approved Plan:\n{plan}",
+                meta={"plan_choice": choice},
+            )
         said = f" The user said: {feedback}" if feedback else ""
-        return ToolResult(f"The user did not approve the plan: stay in plan mode and keep planning.{said}",
-                          is_error=True, meta={"plan_choice": "keep"})
+        return ToolResult(
+            f"The user did not approve the plan: stay in plan mode and keep planning.{said}",
+            is_error=True,
+            meta={"plan_choice": "keep"},
+        )

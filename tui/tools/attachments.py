@@ -73,10 +73,17 @@ class Attachment:
     def image_entry(self) -> dict[str, Any]:
         """What a turn carries for an image (TurnStarted.images): the block and what the chip and inspector show."""
         width, height, size = self.original
-        return {"name": self.name, "media_type": self.media_type, "width": self.width, "height": self.height,
-                "bytes": len(self.data),
-                "original_width": width, "original_height": height, "original_bytes": size,
-                "block": self.image_block()}
+        return {
+            "name": self.name,
+            "media_type": self.media_type,
+            "width": self.width,
+            "height": self.height,
+            "bytes": len(self.data),
+            "original_width": width,
+            "original_height": height,
+            "original_bytes": size,
+            "block": self.image_block(),
+        }
 
 
 @dataclass
@@ -167,27 +174,41 @@ def decide(raw: str, rules: AttachmentRules) -> Attachment | None:
     tool, tool_input = ReadTool(), {"file_path": str(path)}
     ctx = ToolContext(project_dir=project, state=rules.state or SessionState(project_dir=project))
     verdict = rules.policy.check(tool, tool_input, ctx)
-    verdict = gate.adjust(verdict, tool, tool_input, getattr(rules.policy, "mode", "default"), project,
-                          getattr(rules.policy, "trusted", True))
+    verdict = gate.adjust(
+        verdict,
+        tool,
+        tool_input,
+        getattr(rules.policy, "mode", "default"),
+        project,
+        getattr(rules.policy, "trusted", True),
+    )
     if verdict.decision == "deny":
         return result("refused", verdict.reason)
     outside = not (_inside(path, _roots(rules)) and _inside(real, _roots(rules)))
     where = f"{path} is outside the project" + (f" (it links to {real})" if real != path else "")
     if outside and rules.confined:
-        return result("refused", f"{where}, and {rules.source or 'the file that mentions it'} comes from a folder "
-                                 "you have not trusted, so it attaches nothing from outside the project.")
+        return result(
+            "refused",
+            f"{where}, and {rules.source or 'the file that mentions it'} comes from a folder "
+            "you have not trusted, so it attaches nothing from outside the project.",
+        )
     rule = f"Read(/{real})"  # `//` starts an absolute path in a rule
     if verdict.decision == "ask":  # an ask rule: an allow rule does not override it
         advice = f"remove the rule `{verdict.rule}` ({verdict.source}) to attach it without a question"
         return _ask_or_refuse(result, rules, verdict.reason, rule, advice)
-    if outside and getattr(rules.policy, "mode", "") != "bypassPermissions" and not rules.policy.read_allowed_by_rule(path):
+    if (
+        outside
+        and getattr(rules.policy, "mode", "") != "bypassPermissions"
+        and not rules.policy.read_allowed_by_rule(path)
+    ):
         advice = f"allow reading it with the rule `{rule}` (--allowedTools or a settings file) to attach it"
         return _ask_or_refuse(result, rules, f"{where}.", rule, advice)
     return load(result("text"), rules.max_edge)
 
 
-def _ask_or_refuse(result: Callable[..., Attachment], rules: AttachmentRules, reason: str, rule: str,
-                   advice: str) -> Attachment:
+def _ask_or_refuse(
+    result: Callable[..., Attachment], rules: AttachmentRules, reason: str, rule: str, advice: str
+) -> Attachment:
     if rules.interactive:
         return result("ask", reason, rule)
     return result("refused", f"{reason.rstrip('.')}, and {rules.no_question}: {advice}.", rule)
@@ -230,9 +251,17 @@ def _image(decided: Attachment, data: bytes, max_edge: int) -> Attachment:
         image = prepare_image(data, max_edge)
     except ImageRefused as exc:
         return _refused(decided, f"{exc}.")
-    return Attachment("image", decided.shown, decided.path, decided.real, media_type=image.media_type,
-                      data=image.data, width=image.width, height=image.height,
-                      original=(image.original_width, image.original_height, image.original_bytes))
+    return Attachment(
+        "image",
+        decided.shown,
+        decided.path,
+        decided.real,
+        media_type=image.media_type,
+        data=image.data,
+        width=image.width,
+        height=image.height,
+        original=(image.original_width, image.original_height, image.original_bytes),
+    )
 
 
 def image_from_bytes(data: bytes, name: str, max_edge: int = MAX_EDGE) -> Attachment:

@@ -11,11 +11,11 @@ from collections import deque
 from pathlib import Path
 from typing import Any
 
+from tui.sandbox.runtime import current as current_sandbox
 from tui.tools.base import FatalToolError, Tool, ToolContext, ToolError, ToolInterrupted, ToolResult
 from tui.tools.exit_meaning import exit_is_error
 from tui.tools.inputs import get_bool, get_int, get_str
 from tui.tools.processes import TrackedProcess, tracker
-from tui.sandbox.runtime import current as current_sandbox
 from tui.wording import shorten
 
 DEFAULT_TIMEOUT_MS = 120_000
@@ -97,7 +97,10 @@ class BashTool(Tool):
                 "maximum": MAX_TIMEOUT_MS,
                 "description": f"Optional timeout in milliseconds (max {MAX_TIMEOUT_MS})",
             },
-            "description": {"type": "string", "description": "Clear, concise description of what this command does in 5-10 words"},
+            "description": {
+                "type": "string",
+                "description": "Clear, concise description of what this command does in 5-10 words",
+            },
             "run_in_background": {"type": "boolean"},
             "dangerouslyDisableSandbox": {
                 "type": "boolean",
@@ -133,7 +136,11 @@ class BashTool(Tool):
 
     def preview(self, tool_input: dict[str, Any], ctx: ToolContext) -> dict[str, Any]:
         command = tool_input.get("command")
-        return {"kind": "command", "command": command if isinstance(command, str) else "", "cwd": str(self.working_dir(ctx))}
+        return {
+            "kind": "command",
+            "command": command if isinstance(command, str) else "",
+            "cwd": str(self.working_dir(ctx)),
+        }
 
     def run(self, tool_input: dict[str, Any], ctx: ToolContext) -> ToolResult:
         command = get_str(tool_input, "command", allow_empty=False) or ""
@@ -152,12 +159,15 @@ class BashTool(Tool):
             return self._start_background(command, cwd, tool_input, notes, ctx)
         cwd_file = tracker().temp_file("agent-tui-cwd-")
         try:
-            return self._run_command(command, cwd, cwd_file, timeout_ms, notes, ctx, current_sandbox().contains(tool_input))
+            return self._run_command(
+                command, cwd, cwd_file, timeout_ms, notes, ctx, current_sandbox().contains(tool_input)
+            )
         finally:
             tracker().remove_temp(cwd_file)
 
-    def _start_background(self, command: str, cwd: Path, tool_input: dict[str, Any], notes: list[str],
-                          ctx: ToolContext) -> ToolResult:
+    def _start_background(
+        self, command: str, cwd: Path, tool_input: dict[str, Any], notes: list[str], ctx: ToolContext
+    ) -> ToolResult:
         """Start a background task: contained like any command (bypass skips dialogs, never the sandbox)."""
         description = tool_input.get("description")
         contained = current_sandbox().contains(tool_input)
@@ -172,25 +182,44 @@ class BashTool(Tool):
             check = background_check(sandbox, current_sandbox(), str(cwd))
         try:
             task = ctx.state.tasks.start_process(
-                command, cwd=cwd, env=dict(os.environ, **(sandbox.env if sandbox is not None else {})),
+                command,
+                cwd=cwd,
+                env=dict(os.environ, **(sandbox.env if sandbox is not None else {})),
                 description=description if isinstance(description, str) and description.strip() else command,
-                spawn=spawn, check=check, argv_prefix=sandbox.argv_prefix if sandbox is not None else (),
+                spawn=spawn,
+                check=check,
+                argv_prefix=sandbox.argv_prefix if sandbox is not None else (),
             )
         except OSError as exc:
             raise ToolError(f"Could not start /bin/bash: {exc.strerror or exc}.") from None
         except subprocess.SubprocessError:
-            raise ToolError("The sandbox could not start this command; run it again with "
-                            "dangerouslyDisableSandbox: true (the user will be asked).") from None
-        notes.insert(0, f"Command running in background with ID: {task.id}. Output is being written to: {task.output_path}")
+            raise ToolError(
+                "The sandbox could not start this command; run it again with "
+                "dangerouslyDisableSandbox: true (the user will be asked)."
+            ) from None
+        notes.insert(
+            0, f"Command running in background with ID: {task.id}. Output is being written to: {task.output_path}"
+        )
         if sandbox is not None:
-            notes.insert(1, "It runs in the sandbox, like every command: the ports it listens on are reachable only "
-                            "from inside it. A server that later commands or the user's browser must reach needs "
-                            "dangerouslyDisableSandbox: true (the user will be asked).")
-        return ToolResult(content="\n".join(notes), meta={"task_id": task.id, "output_file": task.output_path,
-                                                         "sandboxed": sandbox is not None})
+            notes.insert(
+                1,
+                "It runs in the sandbox, like every command: the ports it listens on are reachable only "
+                "from inside it. A server that later commands or the user's browser must reach needs "
+                "dangerouslyDisableSandbox: true (the user will be asked).",
+            )
+        return ToolResult(
+            content="\n".join(notes),
+            meta={"task_id": task.id, "output_file": task.output_path, "sandboxed": sandbox is not None},
+        )
 
     def _run_command(
-        self, command: str, cwd: Path, cwd_file: str, timeout_ms: int, notes: list[str], ctx: ToolContext,
+        self,
+        command: str,
+        cwd: Path,
+        cwd_file: str,
+        timeout_ms: int,
+        notes: list[str],
+        ctx: ToolContext,
         contained: bool = False,
     ) -> ToolResult:
         # the EXIT trap records where the command ended, so a `cd` carries over to the next call;
@@ -220,8 +249,10 @@ class BashTool(Tool):
         except OSError as exc:
             raise ToolError(f"Could not start /bin/bash: {exc.strerror or exc}.") from None
         except subprocess.SubprocessError:
-            raise ToolError("The sandbox could not start this command; run it again with "
-                            "dangerouslyDisableSandbox: true (the user will be asked).") from None
+            raise ToolError(
+                "The sandbox could not start this command; run it again with "
+                "dangerouslyDisableSandbox: true (the user will be asked)."
+            ) from None
         capture = OutputCapture()
         try:
             timed_out = self._pump(tracked, capture, timeout_ms / 1000, ctx)
@@ -254,8 +285,13 @@ class BashTool(Tool):
         return ToolResult(
             content="\n".join(lines),
             is_error=timed_out or bool(blocked) or exit_is_error(command, exit_code, cwd),
-            meta={"exit_code": exit_code, "timed_out": timed_out, "cwd": str(ctx.state.bash_cwd or ctx.project_dir),
-                  "sandboxed": sandbox is not None, "sandbox_blocked": blocked},
+            meta={
+                "exit_code": exit_code,
+                "timed_out": timed_out,
+                "cwd": str(ctx.state.bash_cwd or ctx.project_dir),
+                "sandboxed": sandbox is not None,
+                "sandbox_blocked": blocked,
+            },
         )
 
     def _pump(self, tracked: TrackedProcess, capture: OutputCapture, timeout_s: float, ctx: ToolContext) -> bool:
@@ -304,7 +340,9 @@ class BashTool(Tool):
                         ctx.emit_output(text, streams[fd])
                         streamed += len(text)
                         if streamed >= MAX_STREAMED_CHARS:
-                            ctx.emit_output("\n[live output stopped here; the result keeps the start and the end]\n", "stderr")
+                            ctx.emit_output(
+                                "\n[live output stopped here; the result keeps the start and the end]\n", "stderr"
+                            )
         finally:
             selector.close()
             proc.stdout.close()

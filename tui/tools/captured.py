@@ -50,16 +50,30 @@ class CapturedRun:
         return self.stdout_cut or self.stderr_cut
 
 
-def run_captured(argv: Sequence[str], *, cwd: Path | str, timeout: float, env: dict[str, str] | None = None,
-                 stdin: bytes = b"", keep_bytes: int = KEEP_BYTES, cancel: threading.Event | None = None,
-                 sweep: bool = False) -> CapturedRun:
+def run_captured(
+    argv: Sequence[str],
+    *,
+    cwd: Path | str,
+    timeout: float,
+    env: dict[str, str] | None = None,
+    stdin: bytes = b"",
+    keep_bytes: int = KEEP_BYTES,
+    cancel: threading.Event | None = None,
+    sweep: bool = False,
+) -> CapturedRun:
     """Run `argv` with `stdin`, keep the head of stdout and stderr, end its whole tree; OSError when it cannot start.
 
     `sweep`: always look for (and kill) what is left of its tree, even with its group empty and its
     pipes closed (a child that cleared its environment is still found by its parent chain).
     """
-    tracked = tracker().spawn(list(argv), env=env, cwd=str(cwd), stdin=subprocess.PIPE if stdin else subprocess.DEVNULL,
-                              stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    tracked = tracker().spawn(
+        list(argv),
+        env=env,
+        cwd=str(cwd),
+        stdin=subprocess.PIPE if stdin else subprocess.DEVNULL,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+    )
     run = CapturedRun()
     deadline = time.monotonic() + timeout
     held = _read(tracked, stdin, deadline, cancel, keep_bytes, run)
@@ -94,8 +108,14 @@ def _finish(tracked: TrackedProcess, sweep: bool) -> None:
     tracker().kill(tracked, KILL_GRACE_S)
 
 
-def _read(tracked: TrackedProcess, data: bytes, deadline: float, cancel: threading.Event | None, keep_bytes: int,
-          run: CapturedRun) -> bool:
+def _read(
+    tracked: TrackedProcess,
+    data: bytes,
+    deadline: float,
+    cancel: threading.Event | None,
+    keep_bytes: int,
+    run: CapturedRun,
+) -> bool:
     """Write stdin, keep the head of each stream into `run`; True when a child still held the pipes after the exit."""
     popen = tracked.popen
     assert popen.stdout is not None and popen.stderr is not None

@@ -78,14 +78,25 @@ class EditTool(FileChangeTool):
     input_schema = {
         "type": "object",
         "properties": {
-            "file_path": {"type": "string", "description": "The path of the file to modify (absolute, or relative to the project)"},
+            "file_path": {
+                "type": "string",
+                "description": "The path of the file to modify (absolute, or relative to the project)",
+            },
             "old_string": {"type": "string", "description": "The text to replace"},
-            "new_string": {"type": "string", "description": "The text to replace it with (must be different from old_string)"},
-            "replace_all": {"type": "boolean", "default": False, "description": "Replace all occurrences of old_string (default false)"},
+            "new_string": {
+                "type": "string",
+                "description": "The text to replace it with (must be different from old_string)",
+            },
+            "replace_all": {
+                "type": "boolean",
+                "default": False,
+                "description": "Replace all occurrences of old_string (default false)",
+            },
         },
         "required": ["file_path", "old_string", "new_string"],
         "additionalProperties": False,
     }
+
     def preview(self, tool_input: dict[str, Any], ctx: ToolContext) -> dict[str, Any]:
         try:
             plan = self.plan(tool_input, ctx)

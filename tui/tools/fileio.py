@@ -72,7 +72,7 @@ def close_matches(path: Path, limit: int = 3) -> list[str]:
 
 
 def missing_path_error(path: Path, ctx: ToolContext, what: str = "File") -> ToolError:
-    """"File does not exist" plus the closest sibling names, relative to the project."""
+    """ "File does not exist" plus the closest sibling names, relative to the project."""
     display = ctx.display_path(path)
     matches = [ctx.display_path(m) for m in close_matches(path)]
     hint = f" Did you mean {', '.join(matches)}?" if matches else ""
@@ -197,8 +197,9 @@ def save_file(ctx: ToolContext, path: Path, previous: bytes | None, data: bytes)
                 checkpoint.before_write(path, previous, data)
             except OSError as exc:
                 forget_read(state, path) if old_hash is None else record_hash(state, path, old_hash)
-                raise ToolError(f"{display} was not changed: its checkpoint could not be saved "
-                                f"({exc.strerror or exc}).") from None
+                raise ToolError(
+                    f"{display} was not changed: its checkpoint could not be saved ({exc.strerror or exc})."
+                ) from None
         try:
             from tui.config.own_writes import note
 

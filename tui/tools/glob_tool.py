@@ -5,10 +5,9 @@ from __future__ import annotations
 import math
 import os
 import re
-from pathlib import Path
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any
-
 
 from tui.tools.base import ToolContext, ToolError, ToolResult
 from tui.tools.inputs import get_str
@@ -58,12 +57,13 @@ class GlobTool(SearchTool):
             "path": {
                 "type": "string",
                 "description": "The directory to search in. If not specified, the project directory is used. "
-                "Omit it for the default; do not pass null or \"undefined\".",
+                'Omit it for the default; do not pass null or "undefined".',
             },
         },
         "required": ["pattern"],
         "additionalProperties": False,
     }
+
     def label(self, tool_input: dict[str, Any], ctx: ToolContext) -> str:
         pattern = tool_input.get("pattern")
         text = f"Glob {pattern}" if isinstance(pattern, str) else "Glob"
@@ -79,7 +79,9 @@ class GlobTool(SearchTool):
             path_arg = None
         root = search_root(path_arg, ctx)
         if not root.is_dir():
-            raise ToolError(f"Glob's path must be a directory, but {ctx.display_path(root)} is a file; use Read for it.")
+            raise ToolError(
+                f"Glob's path must be a directory, but {ctx.display_path(root)} is a file; use Read for it."
+            )
         if os.path.isabs(pattern):
             root, pattern = split_absolute_pattern(pattern)
             if not root.is_dir():
@@ -101,8 +103,9 @@ class GlobTool(SearchTool):
             raise rg_failure(result.stderr, "Glob")
         cut = walk_cut_note(result, ctx, f"{newest.count:,} matching {noun_for(newest.count, 'file')}")
         if not newest.count:
-            return ToolResult(content="\n".join(["No files found", *cut, *notes]), is_error=result.timed_out,
-                              meta={"count": 0})
+            return ToolResult(
+                content="\n".join(["No files found", *cut, *notes]), is_error=result.timed_out, meta={"count": 0}
+            )
         prefix = relative_arg(root, ctx)
         shown = [show_name(os.path.join(prefix, name) if prefix else name) for name in newest.names()]
         text = "\n".join(shown)
@@ -219,5 +222,3 @@ def expand_braces(pattern: str, limit: int = 256) -> list[str]:
         if len(out) >= limit:
             return out[:limit]
     return out
-
-

@@ -15,8 +15,8 @@ from tui.tools.ripgrep import (
     RgOutput,
     age_keys,
     ignore_setup,
-    null_lines,
     noun_for,
+    null_lines,
     relative_arg,
     rg_failure,
     run_rg,
@@ -93,10 +93,22 @@ class GrepTool(SearchTool):
     input_schema = {
         "type": "object",
         "properties": {
-            "pattern": {"type": "string", "description": "The regular expression pattern to search for in file contents"},
-            "path": {"type": "string", "description": "File or directory to search in (rg PATH). Defaults to the project directory."},
-            "glob": {"type": "string", "description": 'Glob pattern to filter files (e.g. "*.js", "*.{ts,tsx}") - maps to rg --glob'},
-            "type": {"type": "string", "description": "File type to search (rg --type). Common types: js, py, rust, go, java, etc."},
+            "pattern": {
+                "type": "string",
+                "description": "The regular expression pattern to search for in file contents",
+            },
+            "path": {
+                "type": "string",
+                "description": "File or directory to search in (rg PATH). Defaults to the project directory.",
+            },
+            "glob": {
+                "type": "string",
+                "description": 'Glob pattern to filter files (e.g. "*.js", "*.{ts,tsx}") - maps to rg --glob',
+            },
+            "type": {
+                "type": "string",
+                "description": "File type to search (rg --type). Common types: js, py, rust, go, java, etc.",
+            },
             "output_mode": {
                 "type": "string",
                 "enum": list(OUTPUT_MODES),
@@ -104,20 +116,39 @@ class GrepTool(SearchTool):
                 '(default), "count" shows match counts.',
             },
             "-i": {"type": "boolean", "description": "Case insensitive search (rg -i)"},
-            "-n": {"type": "boolean", "description": 'Show line numbers in output (rg -n). Requires output_mode: "content". Defaults to true.'},
-            "-A": {"type": "integer", "minimum": 0, "description": 'Number of lines to show after each match (rg -A). Requires output_mode: "content".'},
-            "-B": {"type": "integer", "minimum": 0, "description": 'Number of lines to show before each match (rg -B). Requires output_mode: "content".'},
-            "-C": {"type": "integer", "minimum": 0, "description": 'Number of lines to show before and after each match (rg -C). Requires output_mode: "content".'},
+            "-n": {
+                "type": "boolean",
+                "description": 'Show line numbers in output (rg -n). Requires output_mode: "content". Defaults to true.',
+            },
+            "-A": {
+                "type": "integer",
+                "minimum": 0,
+                "description": 'Number of lines to show after each match (rg -A). Requires output_mode: "content".',
+            },
+            "-B": {
+                "type": "integer",
+                "minimum": 0,
+                "description": 'Number of lines to show before each match (rg -B). Requires output_mode: "content".',
+            },
+            "-C": {
+                "type": "integer",
+                "minimum": 0,
+                "description": 'Number of lines to show before and after each match (rg -C). Requires output_mode: "content".',
+            },
             "head_limit": {
                 "type": "integer",
                 "minimum": 0,
                 "description": "Limit output to the first N lines/entries (like `| head -N`), in every output mode. 0 or unset: no limit.",
             },
-            "multiline": {"type": "boolean", "description": "Enable multiline mode where . matches newlines and patterns can span lines (rg -U --multiline-dotall). Default: false."},
+            "multiline": {
+                "type": "boolean",
+                "description": "Enable multiline mode where . matches newlines and patterns can span lines (rg -U --multiline-dotall). Default: false.",
+            },
         },
         "required": ["pattern"],
         "additionalProperties": False,
     }
+
     def label(self, tool_input: dict[str, Any], ctx: ToolContext) -> str:
         pattern = tool_input.get("pattern")
         if not isinstance(pattern, str):
@@ -144,8 +175,11 @@ class GrepTool(SearchTool):
         args.append(EXCLUDE_GIT)
         if mode == "content":
             args += ["--no-heading", "--with-filename"]
-            context = [[flag, str(get_int(tool_input, flag, minimum=0))] for flag in ("-A", "-B", "-C")
-                       if tool_input.get(flag) is not None]
+            context = [
+                [flag, str(get_int(tool_input, flag, minimum=0))]
+                for flag in ("-A", "-B", "-C")
+                if tool_input.get(flag) is not None
+            ]
             # with context, line numbers tell match lines (12:) from context lines (12-); null_lines drops them
             numbered = bool(context) or get_bool(tool_input, "-n", default=True)
             args.append("--line-number" if numbered else "--no-line-number")
@@ -194,8 +228,10 @@ class GrepTool(SearchTool):
         if mode == "count" and lines:
             lines = sorted(lines)  # rg prints counts in the order its threads finish
             matches = sum(int(c) for c in (line.rpartition(":")[2] for line in lines) if c.isdigit())
-            count_summary = (f"\n\nFound {at_least}{plural(matches, 'total matching line')} across "
-                             f"{at_least}{plural(total_entries, 'file')}.")
+            count_summary = (
+                f"\n\nFound {at_least}{plural(matches, 'total matching line')} across "
+                f"{at_least}{plural(total_entries, 'file')}."
+            )
         if head_limit and len(lines) > head_limit:
             lines = lines[:head_limit]
             notes.append(f"Showing the first {plural(head_limit, 'result')} (head_limit); more exist.")
@@ -203,8 +239,10 @@ class GrepTool(SearchTool):
             notes.append(f"Output stopped after {plural(len(lines), 'line')}; narrow the search or set head_limit.")
         lines, cut = cap_output(lines)
         if cut:
-            notes.append(f"Output cut at {MAX_OUTPUT_CHARS:,} characters: {plural(cut, 'more line')} not shown. "
-                         "Narrow the search with path, glob, type or head_limit.")
+            notes.append(
+                f"Output cut at {MAX_OUTPUT_CHARS:,} characters: {plural(cut, 'more line')} not shown. "
+                "Narrow the search with path, glob, type or head_limit."
+            )
         text = self._format(mode, lines, total_entries, at_least) + (count_summary if lines else "")
         notes += walk_cut + ignore_setup(root)[1]
         if notes:
@@ -238,4 +276,3 @@ class GrepTool(SearchTool):
         if mode == "files_with_matches":
             return f"Found {at_least}{total_entries} {noun_for(total_entries, 'file')}\n" + "\n".join(lines)
         return "\n".join(lines)  # content, and count (its totals are added by the caller, over every file)
-

@@ -62,7 +62,7 @@ def prepare_image(data: bytes, max_edge: int = MAX_EDGE, max_bytes: int = MAX_SE
 
     if len(data) > MAX_FILE_BYTES:
         raise ImageRefused(too_big(len(data)))
-    claimed = header_size(data[:1 << 17])
+    claimed = header_size(data[: 1 << 17])
     if claimed is not None and claimed[0] * claimed[1] > MAX_PIXELS:
         raise ImageRefused(_bomb(*claimed))
     try:
@@ -88,8 +88,7 @@ def prepare_image(data: bytes, max_edge: int = MAX_EDGE, max_bytes: int = MAX_SE
                 image.load()  # a truncated or damaged file fails here, before anything is sent
             else:
                 image.thumbnail((max_edge, max_edge))  # JPEG: decoded at a reduced scale already (draft)
-    except (OSError, SyntaxError, ValueError, EOFError, Image.DecompressionBombWarning,
-            Image.DecompressionBombError):
+    except (OSError, SyntaxError, ValueError, EOFError, Image.DecompressionBombWarning, Image.DecompressionBombError):
         raise ImageRefused(_damaged()) from None
     if fits and len(data) <= max_bytes:
         return ScaledImage(SENDABLE[fmt], data, width, height, width, height, len(data))
@@ -160,6 +159,6 @@ def _jpeg_size(head: bytes) -> tuple[int, int] | None:
             at += 2
             continue
         if 0xC0 <= marker <= 0xCF and marker not in (0xC4, 0xC8, 0xCC):
-            return int.from_bytes(head[at + 7:at + 9], "big"), int.from_bytes(head[at + 5:at + 7], "big")
-        at += 2 + int.from_bytes(head[at + 2:at + 4], "big")
+            return int.from_bytes(head[at + 7 : at + 9], "big"), int.from_bytes(head[at + 5 : at + 7], "big")
+        at += 2 + int.from_bytes(head[at + 2 : at + 4], "big")
     return None

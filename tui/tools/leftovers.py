@@ -109,7 +109,7 @@ def tagged(mark: str) -> list[int]:
     """Pids of live processes whose AGENT_TUI_TRACK tag says the owner of `mark` started them."""
     prefix = f"\0{TRACK_ENV}={mark}-".encode()
     me = os.getpid()
-    found = []
+    found: list[int] = []
     try:
         names = os.listdir("/proc")
     except OSError:

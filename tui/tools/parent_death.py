@@ -113,8 +113,16 @@ def _setpriv_prefix() -> list[str]:
         if found:
             prefix = [found, "--pdeathsig", "KILL", "--"]
             try:
-                ok = subprocess.run([*prefix, found, "--version"], stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
-                                    stderr=subprocess.DEVNULL, timeout=10).returncode == 0
+                ok = (
+                    subprocess.run(
+                        [*prefix, found, "--version"],
+                        stdin=subprocess.DEVNULL,
+                        stdout=subprocess.DEVNULL,
+                        stderr=subprocess.DEVNULL,
+                        timeout=10,
+                    ).returncode
+                    == 0
+                )
             except (OSError, subprocess.SubprocessError):
                 ok = False
             _setpriv = prefix if ok else []
@@ -153,8 +161,11 @@ def ensure_guard(mark: str) -> None:
 
         read_fd, write_fd = os.pipe()  # both ends close-on-exec: no child of ours inherits the write end
         argv = [sys.executable, "-I", "-S", leftovers.__file__, "--guard", mark, tempfile.gettempdir()]
-        actions = [(os.POSIX_SPAWN_DUP2, read_fd, 0), (os.POSIX_SPAWN_OPEN, 1, os.devnull, os.O_WRONLY, 0),
-                   (os.POSIX_SPAWN_DUP2, 1, 2)]
+        actions = [
+            (os.POSIX_SPAWN_DUP2, read_fd, 0),
+            (os.POSIX_SPAWN_OPEN, 1, os.devnull, os.O_WRONLY, 0),
+            (os.POSIX_SPAWN_DUP2, 1, 2),
+        ]
         try:  # in its own session: a signal to agent-tui's process group does not reach it
             guard_pid = os.posix_spawn(sys.executable, argv, dict(os.environ), file_actions=actions, setsid=True)
             _guard_fd = write_fd

@@ -110,8 +110,13 @@ def become_subreaper() -> bool:
 def is_adopted_orphan(info: ProcInfo, leaders: Iterable[int]) -> bool:
     """As a subreaper: a process reparented to us from another session (a double fork that left its tree)."""
     me = os.getpid()
-    return (_subreaper and info.ppid == me and info.sid != os.getsid(0) and info.pid not in leaders
-            and info.pid != parent_death.guard_pid)
+    return (
+        _subreaper
+        and info.ppid == me
+        and info.sid != os.getsid(0)
+        and info.pid not in leaders
+        and info.pid != parent_death.guard_pid
+    )
 
 
 @dataclass
@@ -138,8 +143,15 @@ class ProcessTracker:
         self._tracked: dict[str, TrackedProcess] = {}
         self._temp_paths: set[str] = set()
 
-    def spawn(self, argv: Sequence[str], *, env: dict[str, str] | None = None, temp_paths: Sequence[str] = (),
-              popen: Any = None, **popen_kwargs: Any) -> TrackedProcess:
+    def spawn(
+        self,
+        argv: Sequence[str],
+        *,
+        env: dict[str, str] | None = None,
+        temp_paths: Sequence[str] = (),
+        popen: Any = None,
+        **popen_kwargs: Any,
+    ) -> TrackedProcess:
         """Start `argv` as a session leader with the tracking tag; OSError when it cannot start.
 
         `temp_paths` (from `temp_file`) stay registered for `cleanup()` until the command has ended;
@@ -156,8 +168,9 @@ class ProcessTracker:
         elif popen is None:
             argv = with_death_signal(argv, env, popen_kwargs.get("cwd"))
         # a sandboxed `popen` sets the signal in its own child
-        process = on_spawn_thread(lambda: (popen or subprocess.Popen)(argv, env=env, start_new_session=True,
-                                                                      **popen_kwargs))
+        process = on_spawn_thread(
+            lambda: (popen or subprocess.Popen)(argv, env=env, start_new_session=True, **popen_kwargs)
+        )
         tracked = TrackedProcess(process, tag, temp_paths=tuple(temp_paths))
         with self._lock:
             self._tracked[tag] = tracked
@@ -198,11 +211,11 @@ class ProcessTracker:
                     changed = True
         for t in group:
             t.running = []
-        for pid, t in found.items():
-            if t is not None:
-                t.seen[pid] = procs[pid].start
+        for pid, tree in found.items():
+            if tree is not None:
+                tree.seen[pid] = procs[pid].start
                 if procs[pid].state != "Z":
-                    t.running.append(pid)
+                    tree.running.append(pid)
         return [procs[pid] for pid in found]
 
     @staticmethod

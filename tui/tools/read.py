@@ -39,7 +39,13 @@ MAX_OUTPUT_CHARS = 100_000
 MAX_IMAGE_BYTES = 3_750_000
 MAX_WHOLE_DECODE_BYTES = 64 << 20
 
-IMAGE_EXTENSIONS = {".png": "image/png", ".jpg": "image/jpeg", ".jpeg": "image/jpeg", ".gif": "image/gif", ".webp": "image/webp"}
+IMAGE_EXTENSIONS = {
+    ".png": "image/png",
+    ".jpg": "image/jpeg",
+    ".jpeg": "image/jpeg",
+    ".gif": "image/gif",
+    ".webp": "image/webp",
+}
 BINARY_EXTENSIONS = frozenset(
     ".exe .dll .so .dylib .o .a .obj .lib .bin .dat .class .jar .war .pyc .pyo .whl .zip .gz .tgz .bz2 .xz .zst "
     ".7z .rar .tar .iso .dmg .pdf .doc .docx .xls .xlsx .ppt .pptx .odt .mp3 .mp4 .mov .avi .mkv .wav .flac "
@@ -160,8 +166,10 @@ def stop_check(ctx: ToolContext, display: str) -> Callable[[], None]:
         if ctx.cancel.is_set():
             raise ToolInterrupted("The read was interrupted.")
         if time.monotonic() > deadline:
-            raise ToolError(f"Read stopped after {ctx.time_limit:g} s: {display} could not be read in that time "
-                            "(a slow or hung file system); nothing of it is shown.")
+            raise ToolError(
+                f"Read stopped after {ctx.time_limit:g} s: {display} could not be read in that time "
+                "(a slow or hung file system); nothing of it is shown."
+            )
 
     return check
 
@@ -186,7 +194,10 @@ class ReadTool(Tool):
     input_schema = {
         "type": "object",
         "properties": {
-            "file_path": {"type": "string", "description": "The path of the file to read (absolute, or relative to the project)"},
+            "file_path": {
+                "type": "string",
+                "description": "The path of the file to read (absolute, or relative to the project)",
+            },
             "offset": {
                 "type": "integer",
                 "minimum": 0,
@@ -246,7 +257,15 @@ class ReadTool(Tool):
             raise os_error(exc, "read", display) from None
 
     def _read_open_file(
-        self, f: BinaryIO, head: bytes, path: Path, display: str, first: int, limit: int, offset: int | None, ctx: ToolContext
+        self,
+        f: BinaryIO,
+        head: bytes,
+        path: Path,
+        display: str,
+        first: int,
+        limit: int,
+        offset: int | None,
+        ctx: ToolContext,
     ) -> ToolResult:
         suffix = path.suffix.lower()
         media_type = image_media_type(head)
@@ -294,12 +313,22 @@ class ReadTool(Tool):
         )
 
     def _whole_decoded(
-        self, f: BinaryIO, path: Path, display: str, first: int, limit: int, offset: int | None, encoding: str, ctx: ToolContext
+        self,
+        f: BinaryIO,
+        path: Path,
+        display: str,
+        first: int,
+        limit: int,
+        offset: int | None,
+        encoding: str,
+        ctx: ToolContext,
     ) -> ToolResult:
         """UTF-16/32 files (found by their BOM) cannot be split on b"\\n": decode them whole."""
         data = f.read(MAX_WHOLE_DECODE_BYTES + 1)
         if len(data) > MAX_WHOLE_DECODE_BYTES:
-            raise ToolError(f"{display} is a {encoding} file over 64 MB; convert it to UTF-8 through Bash (iconv) to read it.")
+            raise ToolError(
+                f"{display} is a {encoding} file over 64 MB; convert it to UTF-8 through Bash (iconv) to read it."
+            )
         record_hash(ctx.state, path, hash_bytes(data))
         bom = bom_encoding(data)
         text = data[len(bom[1]) if bom else 0 :].decode(encoding, errors="replace")

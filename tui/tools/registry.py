@@ -20,9 +20,21 @@ from tui.tools.write import WriteTool
 
 def default_tools() -> list[Tool]:
     """Fresh instances of every built-in tool, in the order the model sees them."""
-    return [ReadTool(), WriteTool(), EditTool(), BashTool(), GlobTool(), GrepTool(), TodoWriteTool(),
-            TaskOutputTool(), TaskStopTool(), WebFetchTool(), WebSearchTool(), AskUserQuestionTool(),
-            ExitPlanModeTool()]
+    return [
+        ReadTool(),
+        WriteTool(),
+        EditTool(),
+        BashTool(),
+        GlobTool(),
+        GrepTool(),
+        TodoWriteTool(),
+        TaskOutputTool(),
+        TaskStopTool(),
+        WebFetchTool(),
+        WebSearchTool(),
+        AskUserQuestionTool(),
+        ExitPlanModeTool(),
+    ]
 
 
 def tools_by_name(tools: Iterable[Tool]) -> dict[str, Tool]:

@@ -75,8 +75,10 @@ def ignore_setup(root: Path) -> tuple[list[str], list[str]]:
             if kind is not None:
                 if flag not in flags:
                     flags.append(flag)
-                notes.append(f"{show_name(str(path))} is {kind}, not a regular file, so it was not read; "
-                             f"ignore rules of its kind ({name.rsplit('/', 1)[-1]}) were not applied.")
+                notes.append(
+                    f"{show_name(str(path))} is {kind}, not a regular file, so it was not read; "
+                    f"ignore rules of its kind ({name.rsplit('/', 1)[-1]}) were not applied."
+                )
             elif name == EXCLUDE_FILE and not exclude_has_patterns:
                 exclude_has_patterns = _has_patterns(path)
     if not exclude_has_patterns and "--no-ignore-exclude" not in flags:
@@ -262,7 +264,9 @@ def rg_failure(stderr: str, what: str) -> ToolError:
     if 'literal "\\n" is not allowed' in text:
         return ToolError("The pattern contains a line break; set multiline to true to match across lines.")
     if "unrecognized file type" in text:
-        return ToolError(f"{text.splitlines()[0].removeprefix('rg: ')}; use a type ripgrep knows (e.g. py, js, rust, go) or the glob parameter.")
+        return ToolError(
+            f"{text.splitlines()[0].removeprefix('rg: ')}; use a type ripgrep knows (e.g. py, js, rust, go) or the glob parameter."
+        )
     first = text.splitlines()[0].removeprefix("rg: ") if text else "ripgrep failed"
     return ToolError(f"{what} failed: {first[:300]}.")
 
@@ -305,11 +309,15 @@ def noun_for(count: int, noun: str) -> str:
 def walk_cut_note(result: RgOutput, ctx: ToolContext, found: str) -> list[str]:
     """One sentence when the search was cut by the time or walk limit, with what was counted ("at least …")."""
     if result.timed_out:
-        return [f"The search stopped after {ctx.time_limit:g} s without finishing: at least {found} so far "
-                "(a very large tree, or a FIFO where rg expects an ignore file, does this); narrow the path or pattern."]
+        return [
+            f"The search stopped after {ctx.time_limit:g} s without finishing: at least {found} so far "
+            "(a very large tree, or a FIFO where rg expects an ignore file, does this); narrow the path or pattern."
+        ]
     if result.stopped_early and result.line_count >= ctx.walk_limit:
-        return [f"The search stopped after rg listed {result.line_count:,} paths: at least {found}. "
-                "Narrow the path or pattern."]
+        return [
+            f"The search stopped after rg listed {result.line_count:,} paths: at least {found}. "
+            "Narrow the path or pattern."
+        ]
     return []
 
 
@@ -326,7 +334,9 @@ def null_lines(raw: bytes, context: bool = False, numbers: bool = True) -> list[
         paths = b"\n".join([piece.partition(b"\0")[0] for piece in pieces])
         # the usual case: plain ASCII names (no control byte, no `$` that could start `$'`), one NUL per line
         if paths.isascii() and b"$" not in paths and len(paths.translate(None, _CONTROL_BYTES)) == len(paths):
-            return b"\n".join(pieces).replace(b"\0", b":").decode("utf-8", errors="replace").split("\n") if pieces else []
+            return (
+                b"\n".join(pieces).replace(b"\0", b":").decode("utf-8", errors="replace").split("\n") if pieces else []
+            )
     out: list[str] = []
     last_path, last_shown = b"", ""
     carry: bytes | None = None

@@ -67,8 +67,10 @@ class CappedOutput:
         """One sentence when output was dropped, else ''."""
         if not self.dropped:
             return ""
-        return (f"The output passed its {size_text(self.limit)} cap (setting background_output_limit_mb): the oldest "
-                f"{size_text(self.dropped)} were dropped and the file keeps the newest part.")
+        return (
+            f"The output passed its {size_text(self.limit)} cap (setting background_output_limit_mb): the oldest "
+            f"{size_text(self.dropped)} were dropped and the file keeps the newest part."
+        )
 
     def _copy(self, read_fd: int) -> None:
         try:
@@ -98,7 +100,7 @@ class CappedOutput:
             end = self._cut(fd, end)
         view = memoryview(chunk)
         while view:
-            view = view[os.pwrite(fd, view, end + len(chunk) - len(view)):]
+            view = view[os.pwrite(fd, view, end + len(chunk) - len(view)) :]
         return end + len(chunk)
 
     def _cut(self, fd: int, end: int) -> int:

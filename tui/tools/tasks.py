@@ -116,9 +116,17 @@ class TaskRegistry:
             self._tasks[task_id] = task
         return task
 
-    def start_process(self, command: str, *, cwd: Path, env: dict[str, str] | None = None,
-                      description: str = "", spawn: dict[str, Any] | None = None,
-                      check: Check | None = None, argv_prefix: Sequence[str] = ()) -> BackgroundTask:
+    def start_process(
+        self,
+        command: str,
+        *,
+        cwd: Path,
+        env: dict[str, str] | None = None,
+        description: str = "",
+        spawn: dict[str, Any] | None = None,
+        check: Check | None = None,
+        argv_prefix: Sequence[str] = (),
+    ) -> BackgroundTask:
         """Run `command` with bash in its own tracked session, stdout and stderr to the output file.
 
         `spawn` adds to the tracker's spawn arguments (the sandbox's `popen` or `preexec_fn`), `argv_prefix` goes
@@ -130,9 +138,15 @@ class TaskRegistry:
         task.output = CappedOutput(task.output_path, self.output_limit)
         try:
             with task.output.pipe() as out:
-                task.process = tracker().spawn([*argv_prefix, "/bin/bash", "-c", command], cwd=cwd, env=env,
-                                               stdin=subprocess.DEVNULL, stdout=out, stderr=subprocess.STDOUT,
-                                               **(spawn or {}))
+                task.process = tracker().spawn(
+                    [*argv_prefix, "/bin/bash", "-c", command],
+                    cwd=cwd,
+                    env=env,
+                    stdin=subprocess.DEVNULL,
+                    stdout=out,
+                    stderr=subprocess.STDOUT,
+                    **(spawn or {}),
+                )
         except (OSError, subprocess.SubprocessError):
             self._drop(task)
             raise
@@ -157,12 +171,16 @@ class TaskRegistry:
         if task.output is not None:
             task.output.finished.wait(OUTPUT_DRAIN_S)  # its last lines reach the file before it counts as ended
         if check is not None:
-            task.blocked += [b for b in _checked(check, code if code >= 0 else 128 - code, task.output_path)
-                             if b not in task.blocked]
+            task.blocked += [
+                b for b in _checked(check, code if code >= 0 else 128 - code, task.output_path) if b not in task.blocked
+            ]
         if not task.stop_event.is_set():
             tracker().release(task.process)  # children it left behind stay tracked until exit
-        self._end(task, "killed" if task.stop_event.is_set() else "completed" if code == 0 else "failed",
-                  code if code >= 0 else 128 - code)
+        self._end(
+            task,
+            "killed" if task.stop_event.is_set() else "completed" if code == 0 else "failed",
+            code if code >= 0 else 128 - code,
+        )
 
     @staticmethod
     def _wait_checking(task: BackgroundTask, check: Check | None) -> int:

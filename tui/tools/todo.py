@@ -24,7 +24,7 @@ def validate_todos(value: Any) -> list[dict[str, str]]:
         if status not in STATUSES:
             raise ToolError(f"todos[{i}].status must be one of {', '.join(STATUSES)}; got {status!r}.")
         if not isinstance(active, str) or not active.strip():
-            raise ToolError(f"todos[{i}].activeForm must be a non-empty string (e.g. \"Running tests\").")
+            raise ToolError(f'todos[{i}].activeForm must be a non-empty string (e.g. "Running tests").')
         todos.append({"content": content, "status": status, "activeForm": active})
     return todos
 
@@ -34,8 +34,8 @@ class TodoWriteTool(Tool):
     description = (
         "Creates and updates the task list for this session: the whole list is replaced on each call.\n\n"
         "- Use it for work with three or more steps, and when the user gives several tasks.\n"
-        "- Each item has `content` (imperative: \"Run tests\"), `activeForm` (present continuous: "
-        "\"Running tests\") and `status` (pending, in_progress, completed).\n"
+        '- Each item has `content` (imperative: "Run tests"), `activeForm` (present continuous: '
+        '"Running tests") and `status` (pending, in_progress, completed).\n'
         "- Keep exactly one item in_progress while you work; mark items completed as soon as they are done.\n"
         "- Skip it for single, trivial tasks."
     )

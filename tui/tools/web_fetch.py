@@ -73,7 +73,9 @@ def upgrade_url(url: str) -> str:
 
 
 def _same_host(a: str, b: str) -> bool:
-    strip = lambda host: (host or "").lower().removeprefix("www.")  # noqa: E731
+    def strip(host: str | None) -> str:
+        return (host or "").lower().removeprefix("www.")
+
     return strip(urlparse(a).hostname) == strip(urlparse(b).hostname)
 
 
@@ -138,10 +140,14 @@ def _read(url: str, response: Any, cancel: threading.Event | None) -> Page:
     text = decode_body(data, content_type)
     is_html = "html" in mime or (not mime and text.lstrip()[:15].lower().startswith(("<!doctype html", "<html")))
     markdown = html_to_markdown(text) if is_html else text
-    return Page(str(url), response.status_code, response.reason_phrase, mime or "unknown", len(data), markdown, truncated)
+    return Page(
+        str(url), response.status_code, response.reason_phrase, mime or "unknown", len(data), markdown, truncated
+    )
 
 
-def cached_fetch(url: str, cancel: threading.Event | None = None, now: float | None = None) -> tuple[Page | Redirect, bool]:
+def cached_fetch(
+    url: str, cancel: threading.Event | None = None, now: float | None = None
+) -> tuple[Page | Redirect, bool]:
     """`fetch` through the 15-minute cache; the flag says whether the page came from it."""
     now = time.monotonic() if now is None else now
     with _cache_lock:
@@ -233,6 +239,10 @@ class WebFetchTool(Tool):
         return ToolResult(
             "\n".join([head, *notes, "", answer]),
             is_error=page.status >= 400,
-            meta={"bytes": page.size, "code": page.status, "url": page.url,
-                  "duration_ms": int((time.monotonic() - started) * 1000)},
+            meta={
+                "bytes": page.size,
+                "code": page.status,
+                "url": page.url,
+                "duration_ms": int((time.monotonic() - started) * 1000),
+            },
         )

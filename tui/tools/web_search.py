@@ -18,16 +18,26 @@ DEFAULT_MAX_USES = 8
 
 class WebSearchTool(Tool):
     name = "WebSearch"
-    description = ("Searches the web through the API's server tool; results come back as web_search_tool_result "
-                   "blocks. (Not sent: the server tool's definition replaces it.)")
-    input_schema = {"type": "object", "properties": {"query": {"type": "string"}}, "required": ["query"],
-                    "additionalProperties": False}
+    description = (
+        "Searches the web through the API's server tool; results come back as web_search_tool_result "
+        "blocks. (Not sent: the server tool's definition replaces it.)"
+    )
+    input_schema = {
+        "type": "object",
+        "properties": {"query": {"type": "string"}},
+        "required": ["query"],
+        "additionalProperties": False,
+    }
     read_only = True
     #: run by the API: its definition goes into tools[] as a server tool and the dispatcher never sees a call
     server_tool = True
 
-    def __init__(self, max_uses: int = DEFAULT_MAX_USES, allowed_domains: list[str] | None = None,
-                 blocked_domains: list[str] | None = None) -> None:
+    def __init__(
+        self,
+        max_uses: int = DEFAULT_MAX_USES,
+        allowed_domains: list[str] | None = None,
+        blocked_domains: list[str] | None = None,
+    ) -> None:
         self.max_uses = max_uses
         self.allowed_domains = list(allowed_domains or [])
         self.blocked_domains = list(blocked_domains or [])

@@ -27,12 +27,16 @@ class WriteTool(FileChangeTool):
     input_schema = {
         "type": "object",
         "properties": {
-            "file_path": {"type": "string", "description": "The path of the file to write (absolute, or relative to the project)"},
+            "file_path": {
+                "type": "string",
+                "description": "The path of the file to write (absolute, or relative to the project)",
+            },
             "content": {"type": "string", "description": "The content to write to the file"},
         },
         "required": ["file_path", "content"],
         "additionalProperties": False,
     }
+
     def preview(self, tool_input: dict[str, Any], ctx: ToolContext) -> dict[str, Any]:
         try:
             path = ctx.resolve(get_str(tool_input, "file_path", allow_empty=False) or "")

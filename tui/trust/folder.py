@@ -32,8 +32,10 @@ def untrust_folder(project_dir: Path) -> Path:
     if len(kept) == len(folders):
         above = next((f for f in folders if isinstance(f, str) and Path(_real(f)) in Path(here).parents), None)
         if above is not None:
-            raise SettingsWriteError(f"{project_dir} is trusted because {above} is, in `trusted_folders` of {path}; "
-                                     "remove that entry to stop trusting it.")
+            raise SettingsWriteError(
+                f"{project_dir} is trusted because {above} is, in `trusted_folders` of {path}; "
+                "remove that entry to stop trusting it."
+            )
         return path
     data["trusted_folders"] = kept
     write_settings_file(path, data)

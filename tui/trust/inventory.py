@@ -59,7 +59,7 @@ class TrustKind:
         return len({i.name for i in items}) if self.count_names else len(items)
 
     def counted(self, count: int) -> str:
-        """"9 hooks", "1 MCP server"."""
+        """ "9 hooks", "1 MCP server"."""
         return plural(count, self.noun, self.many)
 
     def nouns(self, count: int) -> str:
@@ -98,7 +98,7 @@ class FolderInventory:
         return [i for i in self.items if i.kind == key]
 
     def summary(self) -> str:
-        """"9 hooks, 2 MCP servers and 11 agents" ('' when nothing)."""
+        """ "9 hooks, 2 MCP servers and 11 agents" ('' when nothing)."""
         parts = [kind.counted(kind.size(found)) for kind, found in self.by_kind()]
         return parts[0] if len(parts) == 1 else ", ".join(parts[:-1]) + f" and {parts[-1]}" if parts else ""
 
@@ -112,9 +112,9 @@ def shown_path(path: Path | str, project_dir: Path) -> str:
     text = str(path)
     root = str(project_dir)
     if text.startswith(root + os.sep):
-        return text[len(root) + 1:]
+        return text[len(root) + 1 :]
     home = os.path.expanduser("~")
-    return "~" + text[len(home):] if home not in ("", "/") and text.startswith(home + os.sep) else text
+    return "~" + text[len(home) :] if home not in ("", "/") and text.startswith(home + os.sep) else text
 
 
 # --- the collectors -----------------------------------------------------------------------
@@ -144,8 +144,11 @@ class FolderScan:
         from tui.hooks.commands import command_folders
         from tui.hooks.skills import skill_folders
 
-        folders = [f for f, source in [*command_folders(self.project_dir), *skill_folders(self.project_dir)]
-                   if source == "project"]
+        folders = [
+            f
+            for f, source in [*command_folders(self.project_dir), *skill_folders(self.project_dir)]
+            if source == "project"
+        ]
         if not any(f.is_dir() for f in folders):
             return []
         return [c for c in self.catalog.commands.values() if c.from_project]
@@ -155,8 +158,12 @@ def _hooks(scan: FolderScan) -> list[TrustItem]:
     if scan.loaded.hooks_disabled_by is not None:
         return []  # disableAllHooks: none would run trusted either
     found = dict.fromkeys((h.event, h.matcher or "*", h.command, h.source) for h in scan.loaded.hooks if h.project)
-    return [TrustItem("hooks", f"{event} {matcher}: {command}", Path(source),
-                      event if matcher == "*" else f"{event} {matcher}") for event, matcher, command, source in found]
+    return [
+        TrustItem(
+            "hooks", f"{event} {matcher}: {command}", Path(source), event if matcher == "*" else f"{event} {matcher}"
+        )
+        for event, matcher, command, source in found
+    ]
 
 
 def _mcp_servers(scan: FolderScan) -> list[TrustItem]:
@@ -174,14 +181,18 @@ def _allow_rules(scan: FolderScan) -> list[TrustItem]:
     from tui.config.settings import untrusted_allow_rules
 
     items = [TrustItem("allow", f"allow {r.rule}", Path(r.source)) for r in untrusted_allow_rules(scan.loaded)]
-    items += [TrustItem("allow", f"{key} {value}", path) for key, value, path in scan.loaded.withheld
-              if key in MODE_KEYS]
+    items += [
+        TrustItem("allow", f"{key} {value}", path) for key, value, path in scan.loaded.withheld if key in MODE_KEYS
+    ]
     return items
 
 
 def _settings_commands(scan: FolderScan) -> list[TrustItem]:
-    return [TrustItem("settings_commands", f"{key}: {value}", path) for key, value, path in scan.loaded.withheld
-            if key not in MODE_KEYS]
+    return [
+        TrustItem("settings_commands", f"{key}: {value}", path)
+        for key, value, path in scan.loaded.withheld
+        if key not in MODE_KEYS
+    ]
 
 
 def _agents(scan: FolderScan) -> list[TrustItem]:
@@ -201,14 +212,23 @@ def _shell_lines(scan: FolderScan) -> list[TrustItem]:
     items = []
     for command in scan.project_commands():
         if lines := shell_commands(command.body):
-            items.append(TrustItem("shell_lines", f"/{command.name}: " + ", ".join(f"!`{c}`" for c in lines),
-                                   command.path, f"/{command.name}"))
+            items.append(
+                TrustItem(
+                    "shell_lines",
+                    f"/{command.name}: " + ", ".join(f"!`{c}`" for c in lines),
+                    command.path,
+                    f"/{command.name}",
+                )
+            )
     return items
 
 
 def _allowed_tools(scan: FolderScan) -> list[TrustItem]:
-    return [TrustItem("allowed_tools", f"/{c.name}: {', '.join(c.allowed_tools)}", c.path, f"/{c.name}")
-            for c in scan.project_commands() if c.allowed_tools]
+    return [
+        TrustItem("allowed_tools", f"/{c.name}: {', '.join(c.allowed_tools)}", c.path, f"/{c.name}")
+        for c in scan.project_commands()
+        if c.allowed_tools
+    ]
 
 
 def _plugins(scan: FolderScan) -> list[TrustItem]:
@@ -224,18 +244,41 @@ def _plugins(scan: FolderScan) -> list[TrustItem]:
 #: every kind of thing trust gates, in the order the dialog lists them
 KINDS: list[TrustKind] = [
     TrustKind("hooks", "hook", "run on their events", "runs on its event", _hooks),
-    TrustKind("plugins", "plugin", "run their hooks and MCP servers and load their agents (installed if need be)",
-              "runs its hooks and MCP servers and loads its agents (installed if need be)", _plugins,
-              count_names=True),
+    TrustKind(
+        "plugins",
+        "plugin",
+        "run their hooks and MCP servers and load their agents (installed if need be)",
+        "runs its hooks and MCP servers and loads its agents (installed if need be)",
+        _plugins,
+        count_names=True,
+    ),
     TrustKind("mcp", "MCP server", "may start (you choose which next)", "may start (you say yes next)", _mcp_servers),
     TrustKind("allow", "allow rule", "allow calls without asking", "allows calls without asking", _allow_rules),
     TrustKind("settings_commands", "settings command", "run", "runs", _settings_commands),
-    TrustKind("agents", "agent", "become agent types the Agent tool offers",
-              "becomes an agent type the Agent tool offers", _agents, one_per_line=False),
-    TrustKind("shell_lines", "command or skill with `!` lines", "run them before the prompt is sent",
-              "runs them before the prompt is sent", _shell_lines, many="commands and skills with `!` lines"),
-    TrustKind("allowed_tools", "command or skill with allowed-tools", "pre-approve those tools for their turn",
-              "pre-approves those tools for its turn", _allowed_tools, many="commands and skills with allowed-tools"),
+    TrustKind(
+        "agents",
+        "agent",
+        "become agent types the Agent tool offers",
+        "becomes an agent type the Agent tool offers",
+        _agents,
+        one_per_line=False,
+    ),
+    TrustKind(
+        "shell_lines",
+        "command or skill with `!` lines",
+        "run them before the prompt is sent",
+        "runs them before the prompt is sent",
+        _shell_lines,
+        many="commands and skills with `!` lines",
+    ),
+    TrustKind(
+        "allowed_tools",
+        "command or skill with allowed-tools",
+        "pre-approve those tools for their turn",
+        "pre-approves those tools for its turn",
+        _allowed_tools,
+        many="commands and skills with allowed-tools",
+    ),
 ]
 
 

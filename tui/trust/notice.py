@@ -26,8 +26,10 @@ def skipped_lines(inventory: FolderInventory) -> list[str]:
             continue
         files = _where(inventory, items)
         names = shorten(", ".join(dict.fromkeys(i.short for i in items)), NAMES_WIDTH)
-        lines.append(f"Skipping {kind.counted(kind.size(items))} from {files} ({names}): this folder is not trusted; "
-                     f"{HOW_TO_TRUST}.")
+        lines.append(
+            f"Skipping {kind.counted(kind.size(items))} from {files} ({names}): this folder is not trusted; "
+            f"{HOW_TO_TRUST}."
+        )
     return lines
 
 
@@ -41,7 +43,7 @@ def _where(inventory: FolderInventory, items: list[TrustItem]) -> str:
 
 
 def untrusted_note(inventory: FolderInventory, key: str) -> str | None:
-    """"This folder is not trusted: its 7 hooks (Stop, …) are off. /trust loads them." for one kind (None: nothing)."""
+    """ "This folder is not trusted: its 7 hooks (Stop, …) are off. /trust loads them." for one kind (None: nothing)."""
     if inventory.trusted:
         return None
     kind = next((k for k, items in inventory.by_kind() if k.key == key), None)
@@ -50,12 +52,14 @@ def untrusted_note(inventory: FolderInventory, key: str) -> str | None:
     items = inventory.of(key)
     names = shorten(", ".join(dict.fromkeys(i.short for i in items)), NAMES_WIDTH // 2)
     size = kind.size(items)
-    return (f"This folder is not trusted: its {kind.counted(size)} ({names}) "
-            f"{'is' if size == 1 else 'are'} off. /trust loads {_them(size)}.")
+    return (
+        f"This folder is not trusted: its {kind.counted(size)} ({names}) "
+        f"{'is' if size == 1 else 'are'} off. /trust loads {_them(size)}."
+    )
 
 
 def untrusted_summary(inventory: FolderInventory) -> str | None:
-    """"folder not trusted: 7 hooks, 3 agents … off; /trust loads them" for the `/` menu (None when nothing)."""
+    """ "folder not trusted: 7 hooks, 3 agents … off; /trust loads them" for the `/` menu (None when nothing)."""
     if inventory.trusted or not inventory:
         return None
     one = inventory.count() == 1

@@ -19,7 +19,6 @@ from typing import TYPE_CHECKING, Any
 
 from textual import events, on, work
 from textual.app import App, ComposeResult, SystemCommand
-from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
 from textual.screen import Screen
 from textual.widget import Widget
@@ -29,13 +28,14 @@ from tui.agent.options import AgentOptions
 from tui.sanitize import one_line, visible
 
 from . import commands, gc_tuning, prompt_shortcuts, trust
-from .threads import call_soon_from_thread
-from .warmup import warm_up_first_reply
 from .bindings import bindings_for
 from .conversation_keys import ConversationKeys
-from .notifier import FocusReports
+from .engine_inbox import DELTA_BATCH_S, EngineInbox
 from .inspector_backlog import InspectorBacklog
+from .notifier import FocusReports
 from .terminal_model import TerminalModel
+from .threads import call_soon_from_thread
+from .warmup import warm_up_first_reply
 from .widgets.app_header import AppHeader
 from .widgets.conversation import MAX_MOUNTED_TURNS, Conversation
 from .widgets.prompt import PromptArea, PromptRow
@@ -46,7 +46,7 @@ from .widgets.tool_panel import ToolPanel
 if TYPE_CHECKING:
     from tui.agent.events import Event
 
-    from .events import EngineEvent, EngineEvents, EventController
+    from .events import EngineEvents, EventController
 
 #: keys typed this soon after a permission dialog is drawn are ignored (answer_guard.GRACE_S;
 #: repeated here so starting the app does not import the dialog)
@@ -55,12 +55,6 @@ DEFAULT_GRACE_S = 0.3
 OFFLINE_LABEL = "offline demo"
 #: a second Ctrl+C within this many seconds quits
 QUIT_CONFIRM_S = 2.0
-#: streamed deltas are handed to the UI thread in batches at most this far apart
-DELTA_BATCH_S = 1 / 60
-#: ...and this far apart after a batch of more than FAST_BATCH_EVENTS (thousands of deltas a second:
-#: no model streams that fast, a replay or a benchmark can; the reply is then drawn every 0.25-0.5 s)
-FAST_DELTA_BATCH_S = 0.1
-FAST_BATCH_EVENTS = 50
 
 
 def _optional(module: str) -> Any:
@@ -71,13 +65,13 @@ def _optional(module: str) -> Any:
         return None
 
 
-class AgentApp(ConversationKeys, FocusReports, App[int]):
+class AgentApp(ConversationKeys, FocusReports, EngineInbox, App[int]):
     """agent-tui: the conversation, live tool activity, permission dialogs, the inspector."""
 
     CSS_PATH = Path(__file__).with_name("app.tcss")
     TITLE = "agent-tui"
     AUTO_FOCUS = "#prompt"
-    BINDINGS: list[Binding] = bindings_for("app")  # type: ignore[assignment]
+    BINDINGS = bindings_for("app")
     #: below 80 columns the tool panel steps aside (F3 brings it back); below 40 TooSmallScreen covers all
     HORIZONTAL_BREAKPOINTS = [(0, "-cramped"), (80, "-narrow"), (120, "-wide")]
     PAUSE_GC_ON_SCROLL = True
@@ -260,52 +254,6 @@ class AgentApp(ConversationKeys, FocusReports, App[int]):
             self.session.mcp.start()  # MCP servers connect in the background, after the first frame
         self.session.prepare()
         gc_tuning.tune()  # the SDK's thousands of module objects join the frozen generation
-
-    def _forward(self, event: Event) -> None:
-        """Bus subscriber, called on the loop thread: queue the event for the UI thread.
-
-        The UI drains the inbox in one go, so only an event that finds no drain scheduled
-        wakes the UI thread. Text and JSON deltas wait up to `DELTA_BATCH_S` for company:
-        at full streaming speed that is ~60 wake-ups a second instead of one per token (a
-        wake-up costs both threads ~0.1 ms and the GIL hand-over more). Any other event
-        (a tool starting, a permission request) wakes the UI at once.
-        """
-        urgent = not isinstance(event, self._delta_type)
-        if not urgent and event.loop_path != "main":
-            return  # a subagent's text is not shown as it streams (its tool calls are)
-        with self._inbox_lock:
-            self._inbox.append(event)
-            if self._wake_now or (self._wake_later and not urgent):
-                return
-            if urgent:
-                self._wake_now = True
-            else:
-                self._wake_later = True
-        wake = self._wake_message
-        assert wake is not None  # set before the subscription that calls this
-        if urgent:
-            self.post_message(wake())
-        elif self._loop is not None:
-            try:
-                self._loop.call_soon_threadsafe(self._loop.call_later, self._delta_batch_s, self.post_message, wake())
-            except RuntimeError:  # the app's loop closed while the engine was still publishing
-                pass
-
-    async def on_engine_events(self, message: EngineEvents) -> None:
-        from .events import coalesce_deltas
-        from .frame_budget import handle_within_budget, waiting_for_refresh
-
-        if waiting_for_refresh(self):
-            return  # the rest of a burst: drained after the next refresh, with these
-        with self._inbox_lock:
-            batch = list(self._inbox)
-            self._inbox.clear()
-            self._wake_now = self._wake_later = False  # events from now on wake the UI again
-            self._delta_batch_s = FAST_DELTA_BATCH_S if len(batch) > FAST_BATCH_EVENTS else DELTA_BATCH_S
-        await handle_within_budget(self, coalesce_deltas(batch))  # a burst is spread over frames
-
-    async def on_engine_event(self, message: EngineEvent) -> None:
-        await self.controller.handle(message.event)
 
     def get_driver_class(self) -> Any:
         """Textual's driver, with unbracketed pastes joined into one Paste event (paste_input.py)."""

@@ -37,7 +37,7 @@ class PasteSplitter:
         start, end = seen.rfind(START[1:]), seen.rfind(END[1:])  # its ESC may have come in an earlier read
         if start != end:  # both -1: neither marker, no change
             self.parser_inside = start > end
-        self._fed_tail = seen[-(len(START) - 1):]
+        self._fed_tail = seen[-(len(START) - 1) :]
 
     def split(self, data: str) -> list[str | events.Paste]:
         out: list[str | events.Paste] = []
@@ -48,11 +48,11 @@ class PasteSplitter:
                 if end < 0:
                     keep = _partial_marker(text, END, 1)
                     self._paste.append(text[: len(text) - keep])
-                    self._tail = text[len(text) - keep:]
+                    self._tail = text[len(text) - keep :]
                     break
                 self._paste.append(text[:end])
                 out.append(events.Paste("".join(self._paste).replace("\x00", "")))
-                self._paste, self.inside, text = [], False, text[end + len(END):]
+                self._paste, self.inside, text = [], False, text[end + len(END) :]
             else:
                 start = text.find(START)
                 if start < 0:
@@ -60,9 +60,9 @@ class PasteSplitter:
                     keep = _partial_marker(text, START, 3)
                     if len(text) > keep:
                         out.append(text[: len(text) - keep])
-                    self._tail = text[len(text) - keep:]
+                    self._tail = text[len(text) - keep :]
                     break
                 if start:
                     out.append(text[:start])
-                self.inside, text = True, text[start + len(START):]
+                self.inside, text = True, text[start + len(START) :]
         return out

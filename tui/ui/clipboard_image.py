@@ -48,8 +48,9 @@ def read_clipboard_image(env: Mapping[str, str] | None = None, platform: str | N
     tools, needed = _tools(env, platform or sys.platform)
     found = [(name, path) for name in tools if (path := shutil.which(name, path=env.get("PATH")))]
     if not found:
-        return ClipboardImage(problem=f"Ctrl+V reads an image from the clipboard with {needed}, which is not "
-                                      "installed.")
+        return ClipboardImage(
+            problem=f"Ctrl+V reads an image from the clipboard with {needed}, which is not installed."
+        )
     name, program = found[0]
     try:
         if name == "pngpaste":
@@ -57,12 +58,18 @@ def read_clipboard_image(env: Mapping[str, str] | None = None, platform: str | N
         if name == "wl-paste":
             kinds = _run([program, "--list-types"], env)
             kind = _image_type(kinds.stdout)
-            return _finish(name, _run([program, "--no-newline", "--type", kind], env)) if kind else \
-                ClipboardImage(problem=NO_IMAGE if kinds.returncode == 0 else _failed(name, kinds))
+            return (
+                _finish(name, _run([program, "--no-newline", "--type", kind], env))
+                if kind
+                else ClipboardImage(problem=NO_IMAGE if kinds.returncode == 0 else _failed(name, kinds))
+            )
         targets = _run([program, "-selection", "clipboard", "-t", "TARGETS", "-o"], env)
         kind = _image_type(targets.stdout)
-        return _finish(name, _run([program, "-selection", "clipboard", "-t", kind, "-o"], env)) if kind else \
-            ClipboardImage(problem=NO_IMAGE if targets.returncode == 0 else _failed(name, targets))
+        return (
+            _finish(name, _run([program, "-selection", "clipboard", "-t", kind, "-o"], env))
+            if kind
+            else ClipboardImage(problem=NO_IMAGE if targets.returncode == 0 else _failed(name, targets))
+        )
     except subprocess.TimeoutExpired:
         return ClipboardImage(problem=f"{name} did not answer within {TIMEOUT_S:.0f} s, so no image was read.")
     except OSError as exc:

@@ -8,8 +8,8 @@ features (`/resume`, `/compact`, `/undo`, `/export`) register the same way.
 from __future__ import annotations
 
 import importlib
-import threading
 import inspect
+import threading
 from collections.abc import Awaitable, Callable, Iterable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
@@ -17,8 +17,9 @@ from typing import TYPE_CHECKING, Any
 from textual.app import SystemCommand
 from textual.screen import Screen
 
-from .bindings import KEYS
 from tui.wording import plural
+
+from .bindings import KEYS
 
 if TYPE_CHECKING:
     from .app import AgentApp
@@ -76,7 +77,7 @@ MAX_CUSTOM_NAMED = 24
 
 
 def unknown_command_message(app: AgentApp, name: str) -> str:
-    """"Unknown command /x." with the closest name, the built-ins and the project's and user's commands and skills."""
+    """ "Unknown command /x." with the closest name, the built-ins and the project's and user's commands and skills."""
     import difflib
 
     from tui.hooks.prompt_input import session_catalog
@@ -85,12 +86,15 @@ def unknown_command_message(app: AgentApp, name: str) -> str:
     custom = sorted(catalog)
     known = [*SLASH_COMMANDS, *custom]
     closest = [n for n in known if n.startswith(name.lower())][:1] or difflib.get_close_matches(
-        name.lower(), known, n=1, cutoff=0.6)  # `/fix issue` typed for `/fix-issue`: the name it starts
+        name.lower(), known, n=1, cutoff=0.6
+    )  # `/fix issue` typed for `/fix-issue`: the name it starts
     text = f"Unknown command /{name}." + (f" Did you mean /{closest[0]}?" if closest else "")
     text += f" Built-in: {', '.join(f'/{n}' for n in SLASH_COMMANDS)}."
     if custom:
         shown = ", ".join(f"/{n}" for n in custom[:MAX_CUSTOM_NAMED])
-        more = f" and {len(custom) - MAX_CUSTOM_NAMED} more (type / to see them)" if len(custom) > MAX_CUSTOM_NAMED else ""
+        more = (
+            f" and {len(custom) - MAX_CUSTOM_NAMED} more (type / to see them)" if len(custom) > MAX_CUSTOM_NAMED else ""
+        )
         text += f" This project's and your commands and skills: {shown}{more}."
     return text
 
@@ -101,7 +105,8 @@ def system_commands(app: AgentApp) -> Iterable[SystemCommand]:
     for command in SLASH_COMMANDS.values():
         if command.in_palette:
             yield SystemCommand(
-                f"/{command.name}", command.description,
+                f"/{command.name}",
+                command.description,
                 lambda c=command: app.run_worker(run_slash(app, f"/{c.name}"), group="slash"),
             )
     from .mcp_glue import prompt_palette
@@ -111,7 +116,8 @@ def system_commands(app: AgentApp) -> Iterable[SystemCommand]:
     for spec in KEYS:
         if spec.scope == "app" and spec.action not in ("command_palette", "interrupt_or_quit"):
             yield SystemCommand(
-                spec.description, f"{spec.keys} · {spec.group}",
+                spec.description,
+                f"{spec.keys} · {spec.group}",
                 lambda a=spec.action: app.run_worker(app.run_action(a), group="palette"),
             )
 
@@ -208,8 +214,11 @@ def _push_screen_for(app: AgentApp, module_name: str, class_name: str, what: str
         return
     params = inspect.signature(screen_class).parameters
     kwargs: dict[str, Any] = {}
-    for name, value in (("session", app.session), ("policy", app.session.policy),
-                        ("project_dir", app.session.options.project_dir)):
+    for name, value in (
+        ("session", app.session),
+        ("policy", app.session.policy),
+        ("project_dir", app.session.options.project_dir),
+    ):
         if name in params:
             kwargs[name] = value
     app.push_screen(screen_class(**kwargs))
@@ -236,12 +245,19 @@ def _memory(app: AgentApp, args: str) -> None:
 
 
 #: modules whose session commands (/resume, /compact, /export, /undo) register themselves on import
-SESSION_COMMAND_MODULES = ("tui.ui.screens.resume_screen", "tui.ui.screens.undo_screen", "tui.ui.screens.login_screen",
-                           "tui.ui.screens.agents_screen", "tui.ui.screens.tasks_screen",
-                           "tui.ui.screens.plugin_screen",
-                           "tui.ui.sandbox_command",
-                           "tui.ui.screens.rewind_screen", "tui.ui.screens.context_screen", "tui.ui.cost_command",
-                           "tui.ui.prompt_commands")
+SESSION_COMMAND_MODULES = (
+    "tui.ui.screens.resume_screen",
+    "tui.ui.screens.undo_screen",
+    "tui.ui.screens.login_screen",
+    "tui.ui.screens.agents_screen",
+    "tui.ui.screens.tasks_screen",
+    "tui.ui.screens.plugin_screen",
+    "tui.ui.sandbox_command",
+    "tui.ui.screens.rewind_screen",
+    "tui.ui.screens.context_screen",
+    "tui.ui.cost_command",
+    "tui.ui.prompt_commands",
+)
 _loaded = False
 _loading = threading.Lock()
 

@@ -76,7 +76,7 @@ class RowCompositor(Compositor):
             return update
         return ModelLayoutUpdate(update.strips, update.region, self.terminal)
 
-    def render_partial_update(self) -> ChopsUpdate | None:  # type: ignore[override]
+    def render_partial_update(self) -> ChopsUpdate | None:
         update_regions = self._dirty_regions.copy()
         self._dirty_regions.clear()
         if not update_regions:
@@ -109,8 +109,11 @@ class RowCompositor(Compositor):
             if not width or not height:
                 continue
             x2 = x1 + width
-            needed = [y for y in range(max(y1, crop.y), min(y1 + height, crop.bottom))
-                      if any(a < x2 and b > x1 for a, b in rows.get(y, ()))]
+            needed = [
+                y
+                for y in range(max(y1, crop.y), min(y1 + height, crop.bottom))
+                if any(a < x2 and b > x1 for a, b in rows.get(y, ()))
+            ]
             if not needed:
                 continue
             top, bottom = needed[0], needed[-1] + 1

@@ -19,14 +19,18 @@ class ConversationKeys:
     def _paged_conversation(self) -> Conversation:
         """The conversation, when the paging keys are its (on the main screen, with the prompt or the
         conversation focused); otherwise SkipAction, so a dialog or the inspector keeps its own keys."""
-        app = self  # type: ignore[assignment]
+        app = self
         if len(app.screen_stack) > 1:  # type: ignore[attr-defined]
             raise SkipAction()
         conversation = app.conversation  # type: ignore[attr-defined]
         focused = app.focused  # type: ignore[attr-defined]
-        if focused is not None and focused is not app.prompt_area and focused is not conversation:  # type: ignore[attr-defined]
-            if conversation not in focused.ancestors:
-                raise SkipAction()
+        if (
+            focused is not None
+            and focused is not app.prompt_area  # type: ignore[attr-defined]
+            and focused is not conversation
+            and conversation not in focused.ancestors
+        ):
+            raise SkipAction()
         return conversation
 
     def action_page_conversation(self, direction: int) -> None:

@@ -17,10 +17,16 @@ from .widgets.blocks import REPORT_LABEL_WIDTH
 if TYPE_CHECKING:
     from .app import AgentApp
 
-PART_LABELS = (("system", "system"), ("tools", "tools"), ("memory", "memory"), ("history", "history"),
-               ("tool_results", "tool results"), ("output", "output"), ("web_search", "web searches"))
-KIND_LABELS = (("input", "input"), ("cache_write", "cache writes"), ("cache_read", "cache reads"),
-               ("output", "output"))
+PART_LABELS = (
+    ("system", "system"),
+    ("tools", "tools"),
+    ("memory", "memory"),
+    ("history", "history"),
+    ("tool_results", "tool results"),
+    ("output", "output"),
+    ("web_search", "web searches"),
+)
+KIND_LABELS = (("input", "input"), ("cache_write", "cache writes"), ("cache_read", "cache reads"), ("output", "output"))
 #: turns listed one per line (the newest ones)
 TURNS_SHOWN = 8
 LABEL_WIDTH = REPORT_LABEL_WIDTH
@@ -45,15 +51,25 @@ def cost_report(breakdown: dict[str, Any], *, offline: bool = False) -> str:
     if not breakdown["requests"]:
         return "session: no request yet, nothing spent."
     share = breakdown["cache_read_share"]
-    lines = [f"session: ${breakdown['total_cost_usd']:.4f} · {plural(breakdown['requests'], 'request')} · "
-             f"{'–' if share is None else f'{share:.0%}'} read from the cache"
-             + (" · offline demo model: nothing is billed" if offline else "")]
+    lines = [
+        f"session: ${breakdown['total_cost_usd']:.4f} · {plural(breakdown['requests'], 'request')} · "
+        f"{'–' if share is None else f'{share:.0%}'} read from the cache"
+        + (" · offline demo model: nothing is billed" if offline else "")
+    ]
     tokens, usd = breakdown["tokens"], breakdown.get("usd", {})
-    lines += _rows("by kind", [f"{label:<14}{short_tokens(tokens[key]):>7}  ${usd.get(key, 0.0):.4f}"
-                               for key, label in KIND_LABELS])
+    lines += _rows(
+        "by kind",
+        [f"{label:<14}{short_tokens(tokens[key]):>7}  ${usd.get(key, 0.0):.4f}" for key, label in KIND_LABELS],
+    )
     parts, part_tokens = breakdown["by_part"], breakdown["by_part_tokens"]
-    lines += _rows("by part", [f"{label:<14}{short_tokens(part_tokens.get(key, 0)):>7}  ${parts[key]:.4f}"
-                               for key, label in PART_LABELS if key in parts])
+    lines += _rows(
+        "by part",
+        [
+            f"{label:<14}{short_tokens(part_tokens.get(key, 0)):>7}  ${parts[key]:.4f}"
+            for key, label in PART_LABELS
+            if key in parts
+        ],
+    )
     turns = breakdown["by_turn"]
     shown = [_group(f"turn {t['turn']}", t, 9) for t in turns[-TURNS_SHOWN:]]
     if len(turns) > TURNS_SHOWN:
@@ -62,28 +78,41 @@ def cost_report(breakdown: dict[str, Any], *, offline: bool = False) -> str:
     lines += _rows("by turn", shown)
     models = breakdown["by_model"]
     width = max(len(m) for m in models)
-    lines += _rows("by model", [_group(m, t, width) + ("" if t["priced"] else "  no price listed")
-                                for m, t in models.items()])
+    lines += _rows(
+        "by model", [_group(m, t, width) + ("" if t["priced"] else "  no price listed") for m, t in models.items()]
+    )
     agents = breakdown["by_agent"]
     width = max(len(a) for a in agents)
     lines += _rows("by agent", [_group(a, t, width) for a, t in agents.items()])
     if breakdown.get("unpriced_note"):
         lines += _rows("note", [breakdown["unpriced_note"]])
     misses = breakdown["cache_misses"]
-    lines += _rows("cache misses", [line for m in misses[-TURNS_SHOWN:] for line in (
-        f"request {m['request']}, turn {m['turn']}{'' if m['loop_path'] == 'main' else ', ' + m['loop_path']}: "
-        f"{m['text']}, {short_tokens(m['lost_tokens'])} tokens written again (+${m['extra_cost_usd']:.4f})",)]
-        or ["none"])
+    lines += _rows(
+        "cache misses",
+        [
+            line
+            for m in misses[-TURNS_SHOWN:]
+            for line in (
+                f"request {m['request']}, turn {m['turn']}{'' if m['loop_path'] == 'main' else ', ' + m['loop_path']}: "
+                f"{m['text']}, {short_tokens(m['lost_tokens'])} tokens written again (+${m['extra_cost_usd']:.4f})",
+            )
+        ]
+        or ["none"],
+    )
     return "\n".join(lines)
 
 
 def _legacy_line(app: AgentApp) -> str:
     """A session without a ledger (a scripted stand-in): totals only."""
     u = app.session.usage_totals or {}
-    total_in = sum(int(u.get(k) or 0) for k in ("input_tokens", "cache_read_input_tokens", "cache_creation_input_tokens"))
+    total_in = sum(
+        int(u.get(k) or 0) for k in ("input_tokens", "cache_read_input_tokens", "cache_creation_input_tokens")
+    )
     share = f"{int(u.get('cache_read_input_tokens') or 0) / total_in:.0%}" if total_in else "–"
-    return (f"session: {total_in:,} tokens in ({share} from cache), {int(u.get('output_tokens') or 0):,} out, "
-            f"${app.session.cost_usd:.4f}")
+    return (
+        f"session: {total_in:,} tokens in ({share} from cache), {int(u.get('output_tokens') or 0):,} out, "
+        f"${app.session.cost_usd:.4f}"
+    )
 
 
 @slash_command("cost", "Show where this session's tokens and money went")

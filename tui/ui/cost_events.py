@@ -20,12 +20,14 @@ if TYPE_CHECKING:
 
 
 def compaction_note(plan: dict[str, Any]) -> str:
-    """"turns 1–7 (22 messages, ~41.3k tokens) summarised; turns 8–10 kept verbatim; 1 pinned prompt kept"."""
+    """ "turns 1–7 (22 messages, ~41.3k tokens) summarised; turns 8–10 kept verbatim; 1 pinned prompt kept"."""
     if not plan.get("possible"):
         return ""
     summarised, kept = plan["summarised"], plan["kept"]
-    note = (f"{summarised['turns']} ({plural(summarised['messages'], 'message')}, "
-            f"~{short_tokens(summarised['tokens'])} tokens) summarised; {kept['turns']} kept verbatim")
+    note = (
+        f"{summarised['turns']} ({plural(summarised['messages'], 'message')}, "
+        f"~{short_tokens(summarised['tokens'])} tokens) summarised; {kept['turns']} kept verbatim"
+    )
     if plan.get("pinned"):
         note += f"; {plural(len(plan['pinned']), 'pinned prompt')} kept"
     return note
@@ -34,9 +36,12 @@ def compaction_note(plan: dict[str, Any]) -> str:
 def compaction_done(messages_before: int, messages_after: int, plan: dict[str, Any]) -> str:
     """The marker after a compaction: counts, what was summarised and kept, where to see and undo it."""
     note = compaction_note(plan)
-    return (f"context compacted: {plural(messages_before, 'message')} → {messages_after} "
-            "(a summary replaces the older turns)" + (f": {note}" if note else "")
-            + ". /context shows what was dropped; /rewind goes back before it")
+    return (
+        f"context compacted: {plural(messages_before, 'message')} → {messages_after} "
+        "(a summary replaces the older turns)"
+        + (f": {note}" if note else "")
+        + ". /context shows what was dropped; /rewind goes back before it"
+    )
 
 
 class CostHandlers:
@@ -55,8 +60,11 @@ class CostHandlers:
         await self.add_marker(cache_miss_line(e), "warn")
 
     async def on_message_pinned(self, e: ev.MessagePinned) -> None:
-        await self.add_marker(f"pinned: “{shorten(' '.join(e.text.split()), 80)}” is kept verbatim through every "
-                              f"compaction ({e.pins} pinned; /unpin takes the newest back)", "info")
+        await self.add_marker(
+            f"pinned: “{shorten(' '.join(e.text.split()), 80)}” is kept verbatim through every "
+            f"compaction ({e.pins} pinned; /unpin takes the newest back)",
+            "info",
+        )
 
     async def on_compaction_started(self, e: ev.CompactionStarted) -> None:
         from .screens.compaction_dialog import CompactionDialog

@@ -11,6 +11,7 @@ from __future__ import annotations
 import dataclasses
 import logging
 from collections import deque
+from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING, Any
 
 from textual.css.query import NoMatches
@@ -19,28 +20,39 @@ from textual.widget import MountError
 
 from tui.agent import events as ev
 from tui.agent.pricing import web_searches
+from tui.wording import plural
 
 from .cost_events import CostHandlers
 from .permission_events import PermissionHandlers
 from .tool_belt_events import ToolBeltHandlers
+from .tool_events import ToolHandlers
 from .widgets.blocks import MarkerLine, ThinkingBlock, ToolCallBlock, UserPrompt, block_widget, format_seconds
 from .widgets.conversation import TurnView
 from .widgets.conversation_model import BlockRecord, ToolRecord, TurnRecord, image_records
 from .widgets.status_line import human_tokens
-from tui.wording import plural
 
 if TYPE_CHECKING:
+    from .app import AgentApp
     from .screens.permission_dialog import PermissionDialog
     from .widgets.reply_stream import ReplyStream
-    from .app import AgentApp
 
 log = logging.getLogger(__name__)
 
-INSPECTOR_EVENTS = (ev.RequestSent, ev.ResponseStarted, ev.ResponseFinished, ev.StopReasonHandled,
-                    ev.RequestCosted, ev.CacheMissed, ev.CompactionFinished,  # the Cost view
-                    # the timeline's tool bars and permission waits
-                    ev.ToolStarted, ev.ToolFinished, ev.PermissionRequested, ev.PermissionResolved,
-                    ev.MessagesSteered)
+INSPECTOR_EVENTS = (
+    ev.RequestSent,
+    ev.ResponseStarted,
+    ev.ResponseFinished,
+    ev.StopReasonHandled,
+    ev.RequestCosted,
+    ev.CacheMissed,
+    ev.CompactionFinished,  # the Cost view
+    # the timeline's tool bars and permission waits
+    ev.ToolStarted,
+    ev.ToolFinished,
+    ev.PermissionRequested,
+    ev.PermissionResolved,
+    ev.MessagesSteered,
+)
 #: LoopStopped reasons that are a normal end and need no extra marker
 QUIET_STOPS = ("end_turn",)
 
@@ -65,9 +77,13 @@ def coalesce_deltas(batch: list[ev.Event]) -> list[ev.Event]:
 
     for event in batch:
         last = out[-1] if out else None
-        if (isinstance(event, ev.BlockDelta) and isinstance(last, ev.BlockDelta) and run
-                and (last.index, last.iteration, last.delta_type, last.loop_path)
-                == (event.index, event.iteration, event.delta_type, event.loop_path)):
+        if (
+            isinstance(event, ev.BlockDelta)
+            and isinstance(last, ev.BlockDelta)
+            and run
+            and (last.index, last.iteration, last.delta_type, last.loop_path)
+            == (event.index, event.iteration, event.delta_type, event.loop_path)
+        ):
             run.append(event.text)
             continue
         close_run()
@@ -81,7 +97,7 @@ class EngineEvents(Message):
     """Engine events are waiting in the app's inbox (posted once per batch, not per event)."""
 
 
-class EventController(PermissionHandlers, ToolBeltHandlers, CostHandlers):
+class EventController(PermissionHandlers, ToolBeltHandlers, CostHandlers, ToolHandlers):
     """Maps engine events to the conversation, tool panel, status line, inspector and dialogs."""
 
     def __init__(self, app: AgentApp) -> None:
@@ -100,7 +116,7 @@ class EventController(PermissionHandlers, ToolBeltHandlers, CostHandlers):
         self.dialog: PermissionDialog | None = None
         self._inspector_failed = False
         self._closed = False
-        self.handlers = {
+        self.handlers: dict[type[ev.Event], Callable[[Any], Awaitable[None]]] = {
             ev.TurnStarted: self.on_turn_started,
             ev.RequestSent: self.on_request_sent,
             ev.ResponseStarted: self.on_response_started,
@@ -334,10 +350,10 @@ class EventController(PermissionHandlers, ToolBeltHandlers, CostHandlers):
             record = BlockRecord("tool", tool=tool)
             if self.turn:
                 self.turn.add(record)
-            block = ToolCallBlock(tool)
-            self._tools[tool.tool_use_id] = (tool, block)
-            self._blocks[e.index] = (record, block)
-            await self._mount(block)
+            call_block = ToolCallBlock(tool)
+            self._tools[tool.tool_use_id] = (tool, call_block)
+            self._blocks[e.index] = (record, call_block)
+            await self._mount(call_block)
 
     async def on_block_delta(self, e: ev.BlockDelta) -> None:
         entry = self._blocks.get(e.index)
@@ -388,44 +404,6 @@ class EventController(PermissionHandlers, ToolBeltHandlers, CostHandlers):
         tone = "stop-warn" if e.stop_reason in ("max_tokens", "refusal", None) else "stop"
         await self.add_marker(f"{e.stop_reason or 'no stop_reason'} → {e.action}", tone)
 
-    # --- tools ----------------------------------------------------------------------
-
-    async def _tool(self, tool_use_id: str, name: str) -> ToolRecord:
-        if tool_use_id not in self._tools:  # no BlockStarted seen (e.g. a resumed turn)
-            tool = ToolRecord(tool_use_id, name)
-            if self.turn:
-                self.turn.add(BlockRecord("tool", tool=tool))
-            block = ToolCallBlock(tool)
-            self._tools[tool_use_id] = (tool, block)
-            await self._mount(block)
-        return self._tools[tool_use_id][0]
-
-    async def on_tool_queued(self, e: ev.ToolQueued) -> None:
-        tool = await self._tool(e.tool_use_id, e.name)
-        tool.label, tool.batch, tool.parallel = e.label, e.batch, e.parallel
-        tool.state, tool.queued_at = "queued", e.ts
-        self.app.tool_panel.add_tool(tool, self.turn_number)
-        self._sync_tool(tool)
-
-    async def on_tool_started(self, e: ev.ToolStarted) -> None:
-        tool = await self._tool(e.tool_use_id, e.name)
-        tool.state, tool.started_at = "running", e.ts
-        self._sync_tool(tool)
-
-    async def on_tool_output(self, e: ev.ToolOutput) -> None:
-        entry = self._tools.get(e.tool_use_id)
-        if entry is not None:
-            entry[0].add_output(e.chunk)  # the panel's 0.1 s clock redraws it
-
-    async def on_tool_finished(self, e: ev.ToolFinished) -> None:
-        tool = await self._tool(e.tool_use_id, e.name)
-        tool.state = e.status
-        tool.is_error, tool.result_text = e.is_error, e.result_text
-        tool.duration_ms, tool.finished_at = e.duration_ms, e.ts
-        if tool.started_at is None:
-            tool.started_at = e.ts - e.duration_ms / 1000
-        self._sync_tool(tool)
-
     # --- loop end -------------------------------------------------------------------
 
     async def on_retry(self, e: ev.RetryScheduled) -> None:
@@ -451,7 +429,9 @@ class EventController(PermissionHandlers, ToolBeltHandlers, CostHandlers):
     async def on_turn_finished(self, e: ev.TurnFinished) -> None:
         await self._freeze_live()
         u = e.usage
-        total_in = sum(int(u.get(k) or 0) for k in ("input_tokens", "cache_read_input_tokens", "cache_creation_input_tokens"))
+        total_in = sum(
+            int(u.get(k) or 0) for k in ("input_tokens", "cache_read_input_tokens", "cache_creation_input_tokens")
+        )
         calls = plural(e.num_iterations, "call")
         await self.add_marker(
             f"{calls} · {format_seconds(e.duration_ms / 1000)} · {human_tokens(total_in)} in / "
@@ -492,9 +472,3 @@ class EventController(PermissionHandlers, ToolBeltHandlers, CostHandlers):
 
     async def on_todos_updated(self, e: ev.TodosUpdated) -> None:
         self.app.tool_panel.set_todos(list(e.todos))
-
-    async def on_sandbox_blocked(self, e: ev.SandboxBlocked) -> None:
-        entry = self._tools.get(e.tool_use_id)
-        if entry is not None:
-            entry[0].sandbox_blocked = e.blocked
-            self.app.tool_panel.redraw()

@@ -42,7 +42,10 @@ def edit_text(app: Any, text: str) -> tuple[str | None, str | None]:
 
     command = editor_command()
     if command is None:
-        return None, "No editor found: set $VISUAL or $EDITOR (for example export EDITOR=nano) to edit the prompt with Ctrl+G."
+        return (
+            None,
+            "No editor found: set $VISUAL or $EDITOR (for example export EDITOR=nano) to edit the prompt with Ctrl+G.",
+        )
     folder = tempfile.mkdtemp(prefix="agent-tui-prompt-")  # 0700: only its owner reads the draft
     path = os.path.join(folder, "prompt.md")
     try:
@@ -54,9 +57,15 @@ def edit_text(app: Any, text: str) -> tuple[str | None, str | None]:
         except SuspendNotSupported:
             return None, "This terminal cannot hand the screen to an editor; the prompt is unchanged."
         except OSError as exc:
-            return None, f"The editor {command[0]} could not be started ({exc.strerror or exc}); the prompt is unchanged."
+            return (
+                None,
+                f"The editor {command[0]} could not be started ({exc.strerror or exc}); the prompt is unchanged.",
+            )
         if done.returncode != 0:
-            return None, f"The editor {os.path.basename(command[0])} exited with status {done.returncode}; the prompt is unchanged."
+            return (
+                None,
+                f"The editor {os.path.basename(command[0])} exited with status {done.returncode}; the prompt is unchanged.",
+            )
         try:
             with open(path, encoding="utf-8", errors="surrogateescape") as handle:
                 edited = handle.read()

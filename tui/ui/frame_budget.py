@@ -33,7 +33,7 @@ async def handle_within_budget(app: AgentApp, events: list[Event]) -> None:
     for i, event in enumerate(events):
         await app.controller.handle(event)
         if i + 1 < len(events) and time.perf_counter() - start >= FRAME_BUDGET_S:
-            defer(app, events[i + 1:])
+            defer(app, events[i + 1 :])
             return
 
 

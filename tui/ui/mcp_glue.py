@@ -26,8 +26,10 @@ def mcp_handlers(app: AgentApp) -> dict[type, Callable[[Any], Awaitable[None]]]:
     async def server_changed(event: ev.McpServerChanged) -> None:
         if event.status == "failed" and event.server not in failed:
             failed.add(event.server)
-            app.notify(one_line(f"MCP server {event.server} failed: {event.error}. /mcp shows why and reconnects."),
-                       severity="warning")
+            app.notify(
+                one_line(f"MCP server {event.server} failed: {event.error}. /mcp shows why and reconnects."),
+                severity="warning",
+            )
         elif event.status != "failed":
             failed.discard(event.server)
         for warning in event.warnings[-1:]:
@@ -71,8 +73,11 @@ def prompt_palette(app: AgentApp, run: Callable[[str], Any]) -> Iterable[SystemC
     for name, description, server, prompt in runtime.prompt_commands() if runtime is not None else ():
         args = _usage(prompt)
         help_text = one_line(f"{description or 'MCP prompt'} ({server}){' · ' + args if args else ''}")
-        yield SystemCommand(f"/{name}", help_text, lambda n=name, needs=bool(args): run(n) if not needs else
-                            app.prompt_area.load_text(f"/{n} "))
+        yield SystemCommand(
+            f"/{name}",
+            help_text,
+            lambda n=name, needs=bool(args): run(n) if not needs else app.prompt_area.load_text(f"/{n} "),
+        )
 
 
 async def run_prompt_command(app: AgentApp, name: str, words: str) -> bool:

@@ -72,10 +72,13 @@ class Notifier:
         elif isinstance(event, ev.UserQuestionAsked):
             what = "A plan waits for your approval" if event.kind == "plan" else "A question waits for your answer"
             self.notify("elicitation_dialog", what)
-        elif isinstance(event, ev.TurnFinished) and event.loop_path == "main":
-            if event.duration_ms / 1000 > self.settings()[1]:
-                outcome = "stopped" if event.is_error else "finished"
-                self.notify("idle_prompt", f"The turn {outcome} after {event.duration_ms // 1000} s")
+        elif (
+            isinstance(event, ev.TurnFinished)
+            and event.loop_path == "main"
+            and event.duration_ms / 1000 > self.settings()[1]
+        ):
+            outcome = "stopped" if event.is_error else "finished"
+            self.notify("idle_prompt", f"The turn {outcome} after {event.duration_ms // 1000} s")
 
     def notify(self, kind: str, body: str, *, hook: bool = True) -> None:
         """Write the notification when the user is away (and fire the Notification hook with it)."""

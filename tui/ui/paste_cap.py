@@ -11,7 +11,9 @@ CAP_LABEL = "256 KiB"
 
 
 def full_notice() -> str:
-    return f"The prompt is full (it holds at most {CAP_LABEL}); send it, or save big text in a file for the agent to read."
+    return (
+        f"The prompt is full (it holds at most {CAP_LABEL}); send it, or save big text in a file for the agent to read."
+    )
 
 
 def save_paste(text: str) -> str | None:
@@ -36,6 +38,8 @@ def cut_paste(text: str, room: int) -> tuple[str, str | None]:
     kept = text[:cut]
     saved = save_paste(text)
     where = f"the whole paste is saved in {saved}" if saved else "the rest could not be saved"
-    notice = (f"The prompt holds at most {CAP_LABEL}: kept the first {len(kept):,} of {len(text):,} pasted "
-              f"characters; {where} (ask the agent to read that file).")
+    notice = (
+        f"The prompt holds at most {CAP_LABEL}: kept the first {len(kept):,} of {len(text):,} pasted "
+        f"characters; {where} (ask the agent to read that file)."
+    )
     return kept, notice

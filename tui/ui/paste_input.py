@@ -94,8 +94,9 @@ class PasteJoiner:
             if not isinstance(segment, list):
                 out.append(segment)
             elif sum(1 if isinstance(item, events.Key) else len(item) for item in segment) < self.min_run:
-                out.extend(item if isinstance(item, events.Key) else events.Paste(_text_of(item) or "")
-                           for item in segment)
+                out.extend(
+                    item if isinstance(item, events.Key) else events.Paste(_text_of(item) or "") for item in segment
+                )
             else:
                 self._extend(segment)
                 if index < len(segments) - 1:
@@ -153,7 +154,7 @@ def _run_input_thread(self: Any) -> None:
     splitter = PasteSplitter()
 
     def read_once(timeout: float, final: bool = False) -> None:
-        batch: list[Message] = []
+        batch: list[Message | str] = []  # events, and runs of plain text read as they are
         large = False
         for _key, mask in selector.select(timeout):
             if mask & selectors.EVENT_READ:
@@ -165,8 +166,12 @@ def _run_input_thread(self: Any) -> None:
                 for part in splitter.split(data):
                     if not isinstance(part, str):
                         batch.append(part)  # a whole bracketed paste
-                    elif len(part) >= PASTE_RUN_MIN and getattr(parser, "_timeout_time", None) is None \
-                            and not splitter.parser_inside and plain_text(part):
+                    elif (
+                        len(part) >= PASTE_RUN_MIN
+                        and getattr(parser, "_timeout_time", None) is None
+                        and not splitter.parser_inside
+                        and plain_text(part)
+                    ):
                         batch.append(part)  # 4 KB of pasted text: ~0.1 s through the key parser, ~0 as it is
                     else:
                         splitter.fed(part)

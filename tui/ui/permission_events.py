@@ -10,7 +10,6 @@ from typing import Any
 from tui.agent import events as ev
 from tui.agent.permission_gate import PermissionReply
 
-
 #: after an answer that adds a rule, the next queued dialog waits at most this long for the engine's word
 RULE_WAIT_S = 0.5
 
@@ -24,6 +23,8 @@ class PermissionHandlers:
     _permissions: deque[ev.PermissionRequested]
     _sync_tool: Any
     _update_running_state: Any
+    #: the tool call whose answer added a rule, until the engine applies it (set on first use)
+    _rule_pending: str | None
 
     async def on_permission_requested(self, e: ev.PermissionRequested) -> None:
         entry = self._tools.get(e.tool_use_id) if e.loop_path == "main" else None
@@ -46,9 +47,7 @@ class PermissionHandlers:
         from .screens.permission_dialog import PermissionDialog
 
         request = self._permissions.popleft()
-        self.dialog = PermissionDialog(
-            request, grace_s=self.app.permission_grace_s, queued=len(self._permissions)
-        )
+        self.dialog = PermissionDialog(request, grace_s=self.app.permission_grace_s, queued=len(self._permissions))
         self.app.status.set_state("waiting for approval")
         self.app.push_screen(self.dialog, callback=partial(self._permission_answered, request))
 
@@ -83,7 +82,7 @@ class PermissionHandlers:
     def withdraw_if_shown(self, e: ev.PermissionResolved) -> None:
         shown = self.dialog.event if self.dialog is not None else None
         if shown is not None and (shown.tool_use_id, shown.loop_path) == (e.tool_use_id, e.loop_path):
-            self.dialog.withdraw()  # type: ignore[union-attr]  # answered elsewhere (interrupt): close it, answer nothing
+            self.dialog.withdraw()  # answered elsewhere (interrupt): close it, answer nothing
 
     def withdraw_permissions(self) -> None:
         self._permissions.clear()

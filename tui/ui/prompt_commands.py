@@ -56,8 +56,11 @@ def _think(app: AgentApp, args: str) -> None:
     toggle_thinking(app)
 
 
-@slash_command("effort", "How much effort the model spends: low, medium, high, xhigh, max (or auto)",
-               usage="[low|medium|high|xhigh|max|auto]")
+@slash_command(
+    "effort",
+    "How much effort the model spends: low, medium, high, xhigh, max (or auto)",
+    usage="[low|medium|high|xhigh|max|auto]",
+)
 def _effort(app: AgentApp, args: str) -> None:
     options = app.session.options
     model = options.model
@@ -108,8 +111,9 @@ def _vim(app: AgentApp, args: str) -> None:
         app.notify("Vi keys off.")
 
 
-@slash_command("add-dir", "Add a working directory the tools may use as part of the project", usage="PATH",
-               in_palette=False)
+@slash_command(
+    "add-dir", "Add a working directory the tools may use as part of the project", usage="PATH", in_palette=False
+)
 async def _add_dir(app: AgentApp, args: str) -> None:
     options = app.session.options
     raw = args.strip().strip("'\"")
@@ -127,5 +131,6 @@ async def _add_dir(app: AgentApp, args: str) -> None:
         return
     options.add_dirs.append(path)  # the session's state and permission policy share this list
     app.session._system_cache = None  # the system prompt names it from the next request
-    await app.controller.add_marker(f"working directory added: {path} (reads, edits and Bash's sandbox "
-                                    "treat it as part of the project)", "info")
+    await app.controller.add_marker(
+        f"working directory added: {path} (reads, edits and Bash's sandbox treat it as part of the project)", "info"
+    )

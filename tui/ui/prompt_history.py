@@ -48,7 +48,7 @@ class PromptHistory:
                 continue
             if isinstance(value, str) and value and (not prompts or prompts[-1] != value):
                 prompts.append(value)
-        return prompts[-self.limit:]
+        return prompts[-self.limit :]
 
     def add(self, prompt: str) -> str | None:
         """Append one prompt; a sentence when it could not be written (the prompt is still sent)."""

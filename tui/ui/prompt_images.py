@@ -51,7 +51,7 @@ class PromptImages:
 
     def remove_last(self) -> bool:
         """Backspace at the prompt's start: take the last chip off; False when there is none."""
-        return self.bar.remove(0) is not None
+        return self.bar.discard(0) is not None
 
     def take(self) -> tuple[dict[str, Any], ...]:
         """The images as the turn carries them (Attachment.image_entry), the chips cleared."""

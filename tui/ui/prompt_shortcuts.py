@@ -88,8 +88,9 @@ def _prepare_and_run(app: AgentApp, text: str, images: tuple[dict[str, Any], ...
     session = app.session
     session.cancel_event.clear()
     try:  # an `@` mention that needs a yes asks in the permission dialog
-        prepared = prepare_prompt(session, text, session.cancel_event,
-                                  ask=partial(ask_to_attach, session, cancel=session.cancel_event))
+        prepared = prepare_prompt(
+            session, text, session.cancel_event, ask=partial(ask_to_attach, session, cancel=session.cancel_event)
+        )
     except Exception as exc:  # a bug must not leave the app busy
         call_soon_from_thread(app, app._submit_failed, f"{type(exc).__name__}: {exc}")
         return

@@ -82,8 +82,11 @@ class ReplayApp(AgentApp):
         self.replay_events = events
         self.player = Player(events, self.session.bus, self.initial_speed)
         extra = f" Skipped {skipped} records this version cannot replay." if skipped else ""
-        self.notify(f"Replaying {self.replay_title} at {speed_name(self.initial_speed)}: Space pauses, → steps, "
-                    f"+/- change the speed. Nothing is sent.{extra}", timeout=6)
+        self.notify(
+            f"Replaying {self.replay_title} at {speed_name(self.initial_speed)}: Space pauses, → steps, "
+            f"+/- change the speed. Nothing is sent.{extra}",
+            timeout=6,
+        )
         self.player.start()
 
     async def submit_prompt(self, text: str) -> None:
@@ -128,11 +131,14 @@ def main(argv: list[str]) -> int:
     """`agent-tui replay [SESSION] [--speed S] [--cwd DIR]`."""
     parser = argparse.ArgumentParser(prog="agent-tui replay", description="Play a recorded session in the app.")
     parser.add_argument("session", nargs="?", help="id, unique id prefix or path (default: this project's newest)")
-    parser.add_argument("--speed", type=parse_speed, default=1.0, help=f"1, 4, 16 or instant ({', '.join(map(speed_name, SPEEDS))})")
+    parser.add_argument(
+        "--speed", type=parse_speed, default=1.0, help=f"1, 4, 16 or instant ({', '.join(map(speed_name, SPEEDS))})"
+    )
     parser.add_argument("--cwd", type=Path, help="project directory (default: the current directory)")
     args = parser.parse_args(argv)
-    options = AgentOptions(project_dir=(args.cwd or Path.cwd()).resolve(), offline=True, transcript=False,
-                           interactive=True)
+    options = AgentOptions(
+        project_dir=(args.cwd or Path.cwd()).resolve(), offline=True, transcript=False, interactive=True
+    )
     try:
         path = replay_target(options, args.session)
         options.model = check_replayable(path) or options.model
@@ -142,8 +148,11 @@ def main(argv: list[str]) -> int:
     from tui.cli_args import terminal_missing
 
     if terminal_missing():  # Textual would draw to whatever stderr is, for ever
-        print(f"agent-tui: replay plays the session in the full-screen app, which needs a terminal (stdin and stdout "
-              f"must be a TTY); run it in a terminal, or read the recorded session itself: {path}", file=sys.stderr)
+        print(
+            f"agent-tui: replay plays the session in the full-screen app, which needs a terminal (stdin and stdout "
+            f"must be a TTY); run it in a terminal, or read the recorded session itself: {path}",
+            file=sys.stderr,
+        )
         return 2
     app = ReplayApp(options, path, speed=args.speed, title=path.stem)
     from tui.shutdown import exit_app_on_signal

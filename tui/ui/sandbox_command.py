@@ -13,7 +13,9 @@ if TYPE_CHECKING:
     from .app import AgentApp
 
 
-@slash_command("sandbox", "Show or toggle the Bash sandbox; `allow PATH|HOST` lets it through", usage="[on|off|status|allow X]")
+@slash_command(
+    "sandbox", "Show or toggle the Bash sandbox; `allow PATH|HOST` lets it through", usage="[on|off|status|allow X]"
+)
 async def _sandbox(app: AgentApp, args: str) -> None:
     word, _, rest = args.strip().partition(" ")
     if word.lower() == "allow":

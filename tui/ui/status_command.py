@@ -34,8 +34,14 @@ class StatusCommandRefresher:
     def _signature(self) -> Any:
         session = self.app.session
         usage = tuple(sorted((session.usage_totals or {}).items()))
-        return (session.options.model, getattr(session.policy, "mode", ""), session.cost_usd, len(session.messages),
-                usage, self.app.status.state)
+        return (
+            session.options.model,
+            getattr(session.policy, "mode", ""),
+            session.cost_usd,
+            len(session.messages),
+            usage,
+            self.app.status.state,
+        )
 
     def tick(self) -> None:
         if self.running:

@@ -88,8 +88,9 @@ class SubagentEvents:
             await handler(e)
         elif isinstance(e, ev.ToolQueued):
             parent = self.agents.get(e.loop_path)
-            child = ToolRecord(e.tool_use_id, e.name, label=e.label, batch=e.batch, parallel=e.parallel,
-                               state="queued", queued_at=e.ts)
+            child = ToolRecord(
+                e.tool_use_id, e.name, label=e.label, batch=e.batch, parallel=e.parallel, state="queued", queued_at=e.ts
+            )
             self.tools[(e.loop_path, e.tool_use_id)] = child
             if parent is not None:
                 parent.children.append(child)
@@ -98,11 +99,11 @@ class SubagentEvents:
         elif isinstance(e, (ev.ToolStarted, ev.ToolFinished, ev.PermissionResolved)):
             self._update(e)
         elif isinstance(e, ev.ToolOutput):
-            if (child := self.tools.get((e.loop_path, e.tool_use_id))) is not None:
-                child.add_output(e.chunk)
+            if (known := self.tools.get((e.loop_path, e.tool_use_id))) is not None:
+                known.add_output(e.chunk)
         elif isinstance(e, ev.PermissionRequested):
-            if (child := self.tools.get((e.loop_path, e.tool_use_id))) is not None:
-                child.state = "waiting"
+            if (known := self.tools.get((e.loop_path, e.tool_use_id))) is not None:
+                known.state = "waiting"
                 self._redraw(e.loop_path)
             await self.controller.on_permission_requested(e)
         elif isinstance(e, ev.ResponseFinished):

@@ -18,6 +18,7 @@ after a suspend) is written as Textual would write its spans, and becomes known 
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
+from itertools import pairwise
 from typing import Any
 
 from rich.cells import get_character_cell_size
@@ -28,6 +29,8 @@ from rich.style import Style
 from textual._compositor import ChopsUpdate, LayoutUpdate
 from textual.geometry import Size
 from textual.strip import Strip
+
+from .terminal_sgr import blank_alike, sgr
 
 #: a row: the text of each cell ("" for the right half of a wide character) and its look (SGR codes or a Link)
 Row = tuple[list[str], list[Any]]
@@ -41,7 +44,7 @@ MIN_SCROLL_CELLS = 160
 class Link:
     """The look of a hyperlinked cell: compared by its codes and URL, drawn with its style."""
 
-    __slots__ = ("codes", "url", "style")
+    __slots__ = ("codes", "style", "url")
 
     def __init__(self, codes: str, url: str, style: Style) -> None:
         self.codes, self.url, self.style = codes, url, style
@@ -115,68 +118,6 @@ def row_of(strips: Iterable[Strip], width: int, color_system: ColorSystem) -> Ro
         if not add_cells(strip, chars, looks, color_system):
             return None
     return (chars, looks) if len(chars) == width else None
-
-
-_LOOKS: dict[str, tuple[frozenset[str], str, str]] = {}
-#: attributes that leave a blank cell looking blank (underline, reverse, strike, overline… show on a space)
-_BLANK_SAFE = frozenset({"1", "2", "3"})
-
-
-def parse_look(codes: str) -> tuple[frozenset[str], str, str]:
-    """SGR codes as Rich writes them: (attributes, foreground, background); "" for a default colour."""
-    parsed = _LOOKS.get(codes)
-    if parsed is None:
-        attrs: list[str] = []
-        fg = bg = ""
-        parts = codes.split(";") if codes else []
-        i = 0
-        while i < len(parts):
-            p = parts[i]
-            if p in ("38", "48") and i + 1 < len(parts):
-                n = 5 if parts[i + 1] == "2" else 3
-                colour = ";".join(parts[i:i + n])
-                i += n
-                if p == "38":
-                    fg = colour
-                else:
-                    bg = colour
-                continue
-            if p.isdigit() and (30 <= int(p) <= 37 or 90 <= int(p) <= 97):
-                fg = p
-            elif p.isdigit() and (40 <= int(p) <= 47 or 100 <= int(p) <= 107):
-                bg = p
-            elif p == "39":
-                fg = ""
-            elif p == "49":
-                bg = ""
-            elif p:
-                attrs.append(p)
-            i += 1
-        parsed = _LOOKS[codes] = (frozenset(attrs), fg, bg)
-    return parsed
-
-
-def sgr(current: str, new: str) -> str:
-    """The shortest SGR sequence that turns the look `current` into `new` ("" is the default look)."""
-    full = f"\x1b[0;{new}m" if new else "\x1b[0m"
-    attrs_c, fg_c, bg_c = parse_look(current)
-    attrs_n, fg_n, bg_n = parse_look(new)
-    if not attrs_c <= attrs_n:  # an attribute to turn off: start from the default
-        return full
-    parts = sorted(attrs_n - attrs_c)
-    if fg_n != fg_c:
-        parts.append(fg_n or "39")
-    if bg_n != bg_c:
-        parts.append(bg_n or "49")
-    step = f"\x1b[{';'.join(parts)}m"
-    return step if len(step) < len(full) else full
-
-
-def blank_alike(current: str, new: str) -> bool:
-    """Whether blanks drawn in the look `current` look like blanks in `new` (same background, nothing drawn)."""
-    attrs_c, _, bg_c = parse_look(current)
-    attrs_n, _, bg_n = parse_look(new)
-    return bg_c == bg_n and attrs_c <= _BLANK_SAFE and attrs_n <= _BLANK_SAFE
 
 
 class _Writer:
@@ -259,7 +200,7 @@ def changed_runs(new: Row, old: Row, width: int) -> list[tuple[int, int]]:
             runs[-1] = (runs[-1][0], b)
         else:
             runs.append((a, b))
-    out = []
+    out: list[tuple[int, int]] = []
     for start, end in runs:
         while nc[start] == oc[start] and nl[start] == ol[start]:
             start += 1
@@ -297,8 +238,9 @@ def _pieces_of(row: Row | None, ranges: Sequence[tuple[int, int]]) -> list[Any]:
     return [("".join(chars[a:b]), tuple(looks[a:b])) for a, b in ranges]
 
 
-def find_scroll(new: list[Row | None], old: list[Row | None], touched: Iterable[int],
-                ranges: Sequence[Sequence[tuple[int, int]]]) -> tuple[int, int, int] | None:
+def find_scroll(
+    new: list[Row | None], old: list[Row | None], touched: Iterable[int], ranges: Sequence[Sequence[tuple[int, int]]]
+) -> tuple[int, int, int] | None:
     """(top, bottom, shift) of a band of rows whose content moved up (shift > 0) or down (shift < 0).
 
     Rows are compared piece by piece, a piece being the part of a row one widget draws (`ranges`, per row):
@@ -340,8 +282,7 @@ def find_scroll(new: list[Row | None], old: list[Row | None], touched: Iterable[
             return 0
         if a_row is b_row or a_row == b_row:
             return len(a_row[0])
-        return sum(b - a for (a, b), k1, k2 in zip(ranges[y], new_pieces[y], _pieces_of(b_row, ranges[y]))
-                   if k1 == k2)
+        return sum(b - a for (a, b), k1, k2 in zip(ranges[y], new_pieces[y], _pieces_of(b_row, ranges[y])) if k1 == k2)
 
     stay = [same(y, y) for y in range(height)]
     best: tuple[int, int, int, int] | None = None  # (saved cells, top, bottom, shift)
@@ -371,8 +312,14 @@ def find_scroll(new: list[Row | None], old: list[Row | None], touched: Iterable[
 class DiffChopsUpdate(ChopsUpdate):
     """A partial update written against the terminal model: scrolled bands, then only the cells that changed."""
 
-    def __init__(self, chops: Sequence[Mapping[int, Strip | None]], spans: list[tuple[int, int, int]],
-                 chop_ends: list[list[int]], terminal: TerminalModel, size: Size) -> None:
+    def __init__(
+        self,
+        chops: Sequence[Mapping[int, Strip | None]],
+        spans: list[tuple[int, int, int]],
+        chop_ends: list[list[int]],
+        terminal: TerminalModel,
+        size: Size,
+    ) -> None:
         super().__init__(chops, spans, chop_ends)
         self.terminal = terminal
         self.size = size
@@ -441,7 +388,7 @@ class DiffChopsUpdate(ChopsUpdate):
             bounds = sorted({0, width, *(x for _, x1, x2 in self.spans for x in (x1, x2) if 0 < x < width)})
             if len(bounds) > 8:
                 bounds = [0, width]
-            ranges = [list(zip(bounds, bounds[1:]))] * height
+            ranges = [list(pairwise(bounds))] * height
             scroll = find_scroll(new, old, changed, ranges)
             if scroll is not None:
                 top, bottom, shift = scroll
@@ -449,11 +396,11 @@ class DiffChopsUpdate(ChopsUpdate):
                 writer.out.append(f"\x1b[{top + 1};{bottom + 1}r\x1b[{m}{'S' if shift > 0 else 'T'}\x1b[r")
                 base_rows = list(old)
                 if shift > 0:
-                    base_rows[top:bottom + 1 - m] = old[top + m:bottom + 1]
-                    base_rows[bottom + 1 - m:bottom + 1] = [None] * m
+                    base_rows[top : bottom + 1 - m] = old[top + m : bottom + 1]
+                    base_rows[bottom + 1 - m : bottom + 1] = [None] * m
                 else:
-                    base_rows[top + m:bottom + 1] = old[top:bottom + 1 - m]
-                    base_rows[top:top + m] = [None] * m
+                    base_rows[top + m : bottom + 1] = old[top : bottom + 1 - m]
+                    base_rows[top : top + m] = [None] * m
                 candidates.update(range(top, bottom + 1))
         rows = model.rows = list(base_rows)
         for y in sorted(candidates):
@@ -506,7 +453,8 @@ class ModelLayoutUpdate(LayoutUpdate):
             return text
         writer = _Writer(color_system)
         for y, (row, before) in enumerate(zip(rows, model.rows)):
+            # every row is known here (a full update while the model knows them all): no None among them
             for start, end in changed_runs(row, before, width):  # type: ignore[arg-type]
                 writer.cells(row, start, end, y, width)  # type: ignore[arg-type]
-        model.rows = rows  # type: ignore[assignment]
+        model.rows = rows
         return writer.text()

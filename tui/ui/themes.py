@@ -34,8 +34,19 @@ DEFAULT_THEME = "agent-tui-dark"
 #: seconds after start-up before file themes are checked against the stylesheet and watched
 CHECK_DELAY_S = 0.4
 THEME_KEYS = frozenset(f.name for f in dataclasses.fields(Theme))
-COLOUR_KEYS = ("primary", "secondary", "warning", "error", "success", "accent",
-               "foreground", "background", "surface", "panel", "boost")
+COLOUR_KEYS = (
+    "primary",
+    "secondary",
+    "warning",
+    "error",
+    "success",
+    "accent",
+    "foreground",
+    "background",
+    "surface",
+    "panel",
+    "boost",
+)
 
 
 class ThemeFileError(Exception):
@@ -63,7 +74,7 @@ def theme_dirs() -> list[Path]:
 def _display(path: Path) -> str:
     home = str(Path.home())
     text = str(path)
-    return "~" + text[len(home):] if text.startswith(home + os.sep) else text
+    return "~" + text[len(home) :] if text.startswith(home + os.sep) else text
 
 
 def theme_from_table(table: Any) -> Theme:
@@ -83,7 +94,7 @@ def theme_from_table(table: Any) -> Theme:
         try:
             Color.parse(value)
         except (ColorParseError, TypeError, ValueError):
-            raise ThemeFileError(f"{key} = {value!r} is not a colour (try \"#3b82f6\" or \"rgb(59,130,246)\")") from None
+            raise ThemeFileError(f'{key} = {value!r} is not a colour (try "#3b82f6" or "rgb(59,130,246)")') from None
     variables = table.get("variables", {})
     if not isinstance(variables, dict) or not all(isinstance(v, str) for v in variables.values()):
         raise ThemeFileError("[theme.variables] must map names to strings")
@@ -155,11 +166,17 @@ def check_theme_css(app: App[Any], theme: Theme) -> str | None:
         uses = tuple(f"${name}" for name in variables)
         for read_from, source in app.stylesheet.source.items():
             if any(use in source.content for use in uses):
-                sheet.add_source(source.content, read_from=read_from, is_default_css=source.is_defaults,
-                                 tie_breaker=source.tie_breaker, scope=source.scope)
+                sheet.add_source(
+                    source.content,
+                    read_from=read_from,
+                    is_default_css=source.is_defaults,
+                    tie_breaker=source.tie_breaker,
+                    scope=source.scope,
+                )
         # also use each variable the way its name says, for widgets whose CSS is not loaded yet
-        probe = "\n".join(f"#theme-probe-{i} {{ {_probe_property(n)}: ${n}; }}"
-                          for i, n in enumerate(variables) if _probe_property(n))
+        probe = "\n".join(
+            f"#theme-probe-{i} {{ {_probe_property(n)}: ${n}; }}" for i, n in enumerate(variables) if _probe_property(n)
+        )
         if probe:
             sheet.add_source(probe, read_from=("theme-probe", theme.name))
         try:
@@ -286,15 +303,22 @@ class ThemeWatcher:
     def start(self) -> None:
         folders = theme_dirs() if self.dirs is None else [d for d in self.dirs if d.is_dir()]
         if folders:
-            # a partial, not a coroutine: a worker that never starts (app closing) leaves no un-awaited coroutine
-            self.app.run_worker(partial(self._watch, folders), name="theme-watcher", group="themes",
-                                exclusive=True, exit_on_error=False)
+            # a partial, not a coroutine: a worker that never starts (app closing) leaves no un-awaited coroutine.
+            # (mypy solves Textual's WorkType[ResultType] union to Never for a callable returning a coroutine)
+            self.app.run_worker(
+                partial(self._watch, folders),  # type: ignore[arg-type]
+                name="theme-watcher",
+                group="themes",
+                exclusive=True,
+                exit_on_error=False,
+            )
 
     def stop(self) -> None:
         self._stop.set()
 
     async def wait_for_reload(self, after: int, timeout: float = 5.0) -> bool:
         """Wait until more than `after` change batches were handled (False on timeout)."""
+
         async def reached() -> None:
             async with self._changed:
                 await self._changed.wait_for(lambda: self.reloads > after)
@@ -338,8 +362,8 @@ class ThemeWatcher:
 
 def setup_themes(app: App[Any], preferred: str | None = None, *, watch: bool = True) -> ThemeWatcher | None:
     """Everything the app needs, from `on_mount`: register, apply `preferred`, save changes, watch files."""
-    for problem in register_themes(app):
-        app.notify(problem, title="Theme not loaded", severity="error", timeout=10)
+    for message in register_themes(app):
+        app.notify(message, title="Theme not loaded", severity="error", timeout=10)
     problem = apply_theme(app, preferred)
     if problem:
         app.notify(problem, severity="warning")

@@ -37,8 +37,10 @@ class ToolBeltHandlers:
         self.app.status.background = len(self.app.session.state.tasks.running())
         if e.status != "running":
             code = f" (exit code {e.exit_code})" if e.exit_code is not None else ""
-            await self.add_marker(f"background task {e.task_id} {e.status}{code}: {e.description}",
-                                  "info" if e.status == "completed" else "warn")
+            await self.add_marker(
+                f"background task {e.task_id} {e.status}{code}: {e.description}",
+                "info" if e.status == "completed" else "warn",
+            )
 
     def _server_tool_called(self, tool: ToolRecord, e: ev.BlockFinished) -> None:
         from .server_tools import search_label
@@ -67,7 +69,9 @@ class ToolBeltHandlers:
             dialog: Any = PlanDialog(str(e.payload.get("plan", "")), e.reply, grace_s=grace)
         else:
             dialog = QuestionDialog(list(e.payload.get("questions", [])), e.reply, grace_s=grace)
-        self.app.status.set_state("waiting for approval", "of the plan" if e.kind == "plan" else "(answer the question)")
+        self.app.status.set_state(
+            "waiting for approval", "of the plan" if e.kind == "plan" else "(answer the question)"
+        )
         self.app.push_screen(dialog, callback=partial(self._user_answered, e))
 
     def _user_answered(self, e: ev.UserQuestionAsked, answer: dict[str, Any] | None) -> None:

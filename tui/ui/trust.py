@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import os
 from functools import partial
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, cast
 
 from tui.sanitize import one_line
 
@@ -19,6 +19,8 @@ from .commands import slash_command
 from .threads import call_soon_from_thread
 
 if TYPE_CHECKING:
+    from textual.app import App
+
     from tui.config.settings import LoadedSettings
     from tui.trust.inventory import FolderInventory
     from tui.ui.app import AgentApp
@@ -40,8 +42,9 @@ def check_trust(app: AgentApp) -> None:
         call_soon_from_thread(app, app.notify, text, title="MCP", severity="warning", timeout=12, markup=False)
     plugins = getattr(app.options, "plugins", None)  # tui.plugins.active.ActivePlugins, when settings name any
     for notice in plugins.notices() if plugins is not None else ():
-        call_soon_from_thread(app, app.notify, one_line(notice), title="Plugins", severity="warning", timeout=12,
-                              markup=False)
+        call_soon_from_thread(
+            app, app.notify, one_line(notice), title="Plugins", severity="warning", timeout=12, markup=False
+        )
     inventory = folder_inventory(project_dir, loaded)
     app.trust_inventory = inventory
     asking = not loaded.trusted and bool(inventory) and not _declined(loaded)
@@ -105,8 +108,11 @@ def _answered(app: AgentApp, inventory: FolderInventory, change: bool | None) ->
             app.notify(f"Not trusted: this folder's {inventory.summary()} stay off. /trust loads them.", title=TITLE)
         return
     apply_trust(app, trusting)
-    what = f": its {inventory.summary()} {'are' if inventory.count() != 1 else 'is'} now {'on' if trusting else 'off'}" \
-        if inventory else ""
+    what = (
+        f": its {inventory.summary()} {'are' if inventory.count() != 1 else 'is'} now {'on' if trusting else 'off'}"
+        if inventory
+        else ""
+    )
     if trusting:
         app.notify(f"Trusted {project_dir}{what}.", title=TITLE)
     else:
@@ -180,13 +186,17 @@ def _stop_project_servers(session: Any) -> None:
     runtime = getattr(session, "mcp", None)
     if runtime is None:
         return
-    names = [name for name, state in runtime.manager.states.items()
-             if state.config.source == "project" and state.status != "disabled"]
+    names = [
+        name
+        for name, state in runtime.manager.states.items()
+        if state.config.source == "project" and state.status != "disabled"
+    ]
     import threading
 
     for name in names:
-        threading.Thread(target=runtime.manager.set_enabled, args=(name, False), name=f"mcp-stop-{name}",
-                         daemon=True).start()
+        threading.Thread(
+            target=runtime.manager.set_enabled, args=(name, False), name=f"mcp-stop-{name}", daemon=True
+        ).start()
 
 
 def current_inventory(app: AgentApp) -> FolderInventory:
@@ -199,11 +209,11 @@ def current_inventory(app: AgentApp) -> FolderInventory:
     return inventory
 
 
-def skipped_note(app: AgentApp, key: str) -> str | None:
+def skipped_note(app: App[Any], key: str) -> str | None:
     """For a screen: what of one kind the untrusted folder's files hold and `/trust` would load (None when nothing)."""
     from tui.trust.notice import untrusted_note
 
     if getattr(app, "options", None) is None:
         return None  # a screen shown outside agent-tui's app (a test harness)
-    note = untrusted_note(current_inventory(app), key)
+    note = untrusted_note(current_inventory(cast("AgentApp", app)), key)
     return one_line(note) if note else None

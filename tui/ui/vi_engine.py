@@ -80,12 +80,12 @@ class ViEngine:
                 digits += ch
             else:
                 break
-        return (int(digits) if digits else None), command[len(digits):]
+        return (int(digits) if digits else None), command[len(digits) :]
 
     @staticmethod
     def _incomplete(motion: str) -> bool:
         """After an operator: a count still growing, or `g` waiting for its second `g`."""
-        count, rest = ViEngine._split_count(motion)
+        _count, rest = ViEngine._split_count(motion)
         return rest == "" or rest == "g"
 
     # --- commands ---------------------------------------------------------------------------
@@ -103,8 +103,8 @@ class ViEngine:
             if not line:
                 return ViResult(None, cursor, self.mode)
             self._save(lines, cursor)
-            self.register, self.register_lines = line[col:col + n], False
-            lines[row] = line[:col] + line[col + n:]
+            self.register, self.register_lines = line[col : col + n], False
+            lines[row] = line[:col] + line[col + n :]
             return ViResult(lines, self._clamp(lines, cursor), self.mode)
         if key in ("D", "C"):
             return self._operator("d" if key == "D" else "c", "$", count, lines, cursor)
@@ -138,14 +138,14 @@ class ViEngine:
         row, col = cursor
         if self.register_lines:
             new = self.register.split("\n") * n
-            lines[row + 1:row + 1] = new
+            lines[row + 1 : row + 1] = new
             return ViResult(lines, (row + 1, len(new[0]) - len(new[0].lstrip())), self.mode)
         text = self.register * n
         line = lines[row]
         at = min(col + 1, len(line)) if line else 0
         merged = line[:at] + text + line[at:]
         parts = merged.split("\n")
-        lines[row:row + 1] = parts
+        lines[row : row + 1] = parts
         end = at + len(text)
         before = merged[:end]
         end_row = row + before.count("\n")
@@ -178,7 +178,7 @@ class ViEngine:
             return self._delete_lines(op, row, last, lines, cursor)
         if rest not in _MOTIONS and rest != "gg":
             return ViResult(None, cursor, self.mode)
-        if op == "c" and rest == "w" and lines[row][col:col + 1].strip():
+        if op == "c" and rest == "w" and lines[row][col : col + 1].strip():
             rest = "e"  # vi: `cw` on a word changes to its end, leaving the blank after it
         target, linewise = self._motion(rest, count, lines, cursor, for_operator=True)
         if linewise:
@@ -195,7 +195,7 @@ class ViEngine:
             return ViResult(None, cursor, self.mode)
         self._save(lines, cursor)
         text = "\n".join(lines)
-        offset = lambda pos: sum(len(line) + 1 for line in lines[:pos[0]]) + pos[1]  # noqa: E731
+        offset = lambda pos: sum(len(line) + 1 for line in lines[: pos[0]]) + pos[1]  # noqa: E731
         a, b = offset(start), min(offset(end), len(text))
         self.register, self.register_lines = text[a:b], False
         new = (text[:a] + text[b:]).split("\n")
@@ -206,12 +206,12 @@ class ViEngine:
 
     def _delete_lines(self, op: str, first: int, last: int, lines: list[str], cursor: Pos) -> ViResult:
         self._save(lines, cursor)
-        self.register, self.register_lines = "\n".join(lines[first:last + 1]), True
+        self.register, self.register_lines = "\n".join(lines[first : last + 1]), True
         if op == "c":
-            lines[first:last + 1] = [""]
+            lines[first : last + 1] = [""]
             self.mode = INSERT
             return ViResult(lines, (first, 0), INSERT)
-        del lines[first:last + 1]
+        del lines[first : last + 1]
         if not lines:
             lines = [""]
         row = min(first, len(lines) - 1)
@@ -220,8 +220,9 @@ class ViEngine:
 
     # --- motions ----------------------------------------------------------------------------
 
-    def _motion(self, key: str, count: int | None, lines: list[str], cursor: Pos,
-                for_operator: bool = False) -> tuple[Pos, bool]:
+    def _motion(
+        self, key: str, count: int | None, lines: list[str], cursor: Pos, for_operator: bool = False
+    ) -> tuple[Pos, bool]:
         """Where `key` moves the cursor, and whether it is a linewise motion (j k gg G)."""
         n = count or 1
         row, col = cursor

@@ -65,11 +65,14 @@ async def warm_up_first_reply(app: App[Any]) -> None:
         MarkdownIt("gfm-like").parse(WARM_UP_MARKDOWN)  # what Textual's Markdown parses with
         await asyncio.sleep(0)
         modules = (_markdown, _collapsible, _static, reply_stream, blocks, conversation)
-        classes = {c for module in modules for c in vars(module).values() if isinstance(c, type) and issubclass(c, Widget)}
+        classes = {
+            c for module in modules for c in vars(module).values() if isinstance(c, type) and issubclass(c, Widget)
+        }
         for cls in classes:
             for read_from, css, tie_breaker, scope in DOMNode._get_default_css(_ClassCSS(cls)):  # type: ignore[arg-type]
-                app.stylesheet.add_source(css, read_from=read_from, is_default_css=True,
-                                          tie_breaker=tie_breaker, scope=scope)
+                app.stylesheet.add_source(
+                    css, read_from=read_from, is_default_css=True, tie_breaker=tie_breaker, scope=scope
+                )
         app.stylesheet.parse()  # cached: mounting these widgets later finds their rules parsed
         await asyncio.sleep(0)
         Console(file=StringIO(), width=80, color_system="truecolor").print(RichMarkdown(WARM_UP_MARKDOWN))

@@ -8,20 +8,28 @@ import pytest
 
 pytest.importorskip("acp", reason="the ACP SDK (agent-client-protocol, in the test extra) is not installed")
 
-from acp import image_block, resource_link_block, text_block  # noqa: E402
-from acp.schema import EmbeddedResourceContentBlock, TextResourceContents  # noqa: E402
+from acp import image_block, resource_link_block, text_block
+from acp.schema import EmbeddedResourceContentBlock, TextResourceContents
 
-from tui.acp.files import plain_text  # noqa: E402
-from tui.acp.prompt import file_path, split  # noqa: E402
-from tui.acp.server import problem_of  # noqa: E402
-from tui.acp.updates import STOP_REASONS, history, tool_kind  # noqa: E402
+from tui.acp.files import plain_text
+from tui.acp.prompt import file_path, split
+from tui.acp.server import problem_of
+from tui.acp.updates import STOP_REASONS, history, tool_kind
 
 
-@pytest.mark.parametrize(("line", "code"), [
-    (b"{not json", -32700), (b"\xff\xfe\x00", -32700), (b"[]", -32600), (b'"text"', -32600),
-    (b'{"id": true, "method": "x"}', -32600), (b'{"id": 1}', -32600), (b'{"id": 1, "method": []}', -32600),
-    (b'{"id": 1, "method": "session/new", "params": 3}', -32602),
-])
+@pytest.mark.parametrize(
+    ("line", "code"),
+    [
+        (b"{not json", -32700),
+        (b"\xff\xfe\x00", -32700),
+        (b"[]", -32600),
+        (b'"text"', -32600),
+        (b'{"id": true, "method": "x"}', -32600),
+        (b'{"id": 1}', -32600),
+        (b'{"id": 1, "method": []}', -32600),
+        (b'{"id": 1, "method": "session/new", "params": 3}', -32602),
+    ],
+)
 def test_lines_that_are_no_json_rpc_message_get_an_error_code(line: bytes, code: int) -> None:
     problem = problem_of(line)
     assert problem is not None and problem[1] == code and problem[2].endswith(".")
@@ -34,13 +42,21 @@ def test_requests_notifications_and_answers_pass() -> None:
 
 
 def test_prompt_blocks_become_text_files_context_and_notices() -> None:
-    parts = split([text_block("look"), resource_link_block("a.py", "file:///p/a%20b.py"),
-                   resource_link_block("docs", "https://example.com/docs"),
-                   EmbeddedResourceContentBlock(type="resource", resource=TextResourceContents(uri="zed://sel", text="x = 1")),
-                   image_block("AAAA", "image/png")])
+    parts = split(
+        [
+            text_block("look"),
+            resource_link_block("a.py", "file:///p/a%20b.py"),
+            resource_link_block("docs", "https://example.com/docs"),
+            EmbeddedResourceContentBlock(type="resource", resource=TextResourceContents(uri="zed://sel", text="x = 1")),
+            image_block("AAAA", "image/png"),
+        ]
+    )
     assert parts.text == "look"
     assert [(f.path, f.shown, f.text) for f in parts.files] == [("/p/a b.py", "a.py", None)]
-    assert parts.context == ["[The user attached docs: https://example.com/docs]", '<resource uri="zed://sel">\nx = 1\n</resource>']
+    assert parts.context == [
+        "[The user attached docs: https://example.com/docs]",
+        '<resource uri="zed://sel">\nx = 1\n</resource>',
+    ]
     assert len(parts.notices) == 1 and parts.notices[0].startswith("The image was not attached")
     assert file_path("file://remotehost/x") is None and file_path("/abs") == "/abs"
 
@@ -55,16 +71,34 @@ def test_a_saved_history_replays_prompts_answers_tool_calls_and_the_plan() -> No
     todos = [{"content": "Fix", "status": "completed", "activeForm": "Fixing"}]
     messages = [
         {"role": "user", "content": [{"type": "text", "text": "fix it"}]},
-        {"role": "assistant", "content": [{"type": "thinking", "thinking": "hm", "signature": "s"},
-                                          {"type": "text", "text": "On it."},
-                                          {"type": "tool_use", "id": "t1", "name": "Edit", "input": {"file_path": "a.py"}},
-                                          {"type": "tool_use", "id": "t2", "name": "TodoWrite", "input": {"todos": todos}}]},
-        {"role": "user", "content": [{"type": "tool_result", "tool_use_id": "t1", "content": "no", "is_error": True},
-                                     {"type": "tool_result", "tool_use_id": "t2", "content": "ok"}]},
+        {
+            "role": "assistant",
+            "content": [
+                {"type": "thinking", "thinking": "hm", "signature": "s"},
+                {"type": "text", "text": "On it."},
+                {"type": "tool_use", "id": "t1", "name": "Edit", "input": {"file_path": "a.py"}},
+                {"type": "tool_use", "id": "t2", "name": "TodoWrite", "input": {"todos": todos}},
+            ],
+        },
+        {
+            "role": "user",
+            "content": [
+                {"type": "tool_result", "tool_use_id": "t1", "content": "no", "is_error": True},
+                {"type": "tool_result", "tool_use_id": "t2", "content": "ok"},
+            ],
+        },
     ]
     updates = list(history(messages, {}, lambda p: Path("/proj") / p))
-    assert [u.session_update for u in updates] == ["user_message_chunk", "agent_thought_chunk", "agent_message_chunk",
-                                                   "tool_call", "tool_call", "tool_call_update", "tool_call_update", "plan"]
+    assert [u.session_update for u in updates] == [
+        "user_message_chunk",
+        "agent_thought_chunk",
+        "agent_message_chunk",
+        "tool_call",
+        "tool_call",
+        "tool_call_update",
+        "tool_call_update",
+        "plan",
+    ]
     assert updates[3].kind == "edit" and updates[3].locations[0].path == "/proj/a.py"
     assert [updates[5].status, updates[6].status] == ["failed", "completed"]
     assert updates[7].entries[0].status == "completed"

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import pytest
 
 from tui.hooks.commands import load_catalog
@@ -14,20 +12,28 @@ from .helpers import user_claude, write  # noqa: F401 - fixture
 
 def test_frontmatter_reads_the_forms_claude_code_files_use():
     fields, body = split_frontmatter(
-        "---\ndescription: \"Review: a file\"\nallowed-tools: [Read, \"Bash(git add:*)\"]\n"
+        '---\ndescription: "Review: a file"\nallowed-tools: [Read, "Bash(git add:*)"]\n'
         "disable-model-invocation: yes\narguments:\n  - file\n  - mode\nwhen_to_use: >\n  long\n  text\n---\nBody $0\n"
     )
-    assert fields == {"description": "Review: a file", "allowed-tools": ["Read", "Bash(git add:*)"],
-                      "disable-model-invocation": "yes", "arguments": ["file", "mode"], "when_to_use": "long text"}
+    assert fields == {
+        "description": "Review: a file",
+        "allowed-tools": ["Read", "Bash(git add:*)"],
+        "disable-model-invocation": "yes",
+        "arguments": ["file", "mode"],
+        "when_to_use": "long text",
+    }
     assert body == "Body $0\n"
     assert split_frontmatter("no frontmatter\n") == ({}, "no frontmatter\n")
 
 
-@pytest.mark.parametrize("text, where", [
-    ("---\ndescription: x\n", "never closed"),
-    ("---\njust words\n---\n", "line 2"),
-    ("---\ndescription: 'open\n---\n", "no closing quote"),
-])
+@pytest.mark.parametrize(
+    "text, where",
+    [
+        ("---\ndescription: x\n", "never closed"),
+        ("---\njust words\n---\n", "line 2"),
+        ("---\ndescription: 'open\n---\n", "no closing quote"),
+    ],
+)
 def test_broken_frontmatter_names_the_line(text, where):
     with pytest.raises(FrontmatterError, match=where):
         split_frontmatter(text)
@@ -35,14 +41,18 @@ def test_broken_frontmatter_names_the_line(text, where):
 
 def test_commands_and_skills_from_every_folder(tmp_path, user_claude):
     project = tmp_path / "p"
-    write(project / ".claude/commands/frontend/review.md",
-          "---\ndescription: Review a component\nargument-hint: <file>\nallowed-tools: Bash(git diff:*), Read\n"
-          "model: claude-haiku-4-5\n---\nReview $ARGUMENTS\n")
+    write(
+        project / ".claude/commands/frontend/review.md",
+        "---\ndescription: Review a component\nargument-hint: <file>\nallowed-tools: Bash(git diff:*), Read\n"
+        "model: claude-haiku-4-5\n---\nReview $ARGUMENTS\n",
+    )
     write(project / ".agent-tui/commands/ship.md", "# Ship it\n\nShip $0.\n")
     write(user_claude / "commands/mine.md", "---\ndescription: a user command\n---\nmine\n")
     write(user_claude / "commands/ship.md", "---\ndescription: user ship\n---\nuser\n")
-    write(project / ".claude/skills/deploy/SKILL.md",
-          "---\nname: Deploy\ndescription: Deploy the app\ndisable-model-invocation: true\n---\nDeploy\n")
+    write(
+        project / ".claude/skills/deploy/SKILL.md",
+        "---\nname: Deploy\ndescription: Deploy the app\ndisable-model-invocation: true\n---\nDeploy\n",
+    )
     write(project / ".claude/commands/deploy.md", "---\ndescription: the command deploy\n---\nc\n")
     catalog = load_catalog(project)
     assert catalog.problems == []
@@ -82,8 +92,9 @@ def test_bad_files_are_one_sentence_each_and_the_rest_loads(tmp_path, user_claud
 
 
 @pytest.mark.parametrize("depth", [17, 1000])
-@pytest.mark.parametrize("where, kind", [(".claude/commands/deep.md", "command /deep"),
-                                         (".claude/skills/deep/SKILL.md", "skill /deep")])
+@pytest.mark.parametrize(
+    "where, kind", [(".claude/commands/deep.md", "command /deep"), (".claude/skills/deep/SKILL.md", "skill /deep")]
+)
 def test_deeply_nested_frontmatter_is_one_sentence_naming_the_file(tmp_path, user_claude, where, kind, depth):
     project = tmp_path / "p"
     write(project / where, f"---\nallowed-tools: {'[' * depth}Read{']' * depth}\n---\nbody\n")

@@ -14,22 +14,27 @@ from tui.hooks.prompt_input import command_turn, prepare_prompt
 from .helpers import trust, user_claude, write  # noqa: F401 - fixture
 
 
-@pytest.mark.parametrize("body, args, expected", [
-    ("Fix $ARGUMENTS now", "issue 12", "Fix issue 12 now"),
-    ("first=$0 second=$1 third=$2.", 'a "b c"', "first=a second=b c third=."),
-    ("$ARGUMENTS[1] of $ARGUMENTS[0]", "x y", "y of x"),
-    ("no placeholder", "some args", "no placeholder\n\nARGUMENTS: some args"),
-    ("no placeholder", "", "no placeholder"),
-    (r"price \$1 for $0", "apple", "price $1 for apple"),
-    ("$10 items", "a", " items"),
-])
+@pytest.mark.parametrize(
+    "body, args, expected",
+    [
+        ("Fix $ARGUMENTS now", "issue 12", "Fix issue 12 now"),
+        ("first=$0 second=$1 third=$2.", 'a "b c"', "first=a second=b c third=."),
+        ("$ARGUMENTS[1] of $ARGUMENTS[0]", "x y", "y of x"),
+        ("no placeholder", "some args", "no placeholder\n\nARGUMENTS: some args"),
+        ("no placeholder", "", "no placeholder"),
+        (r"price \$1 for $0", "apple", "price $1 for apple"),
+        ("$10 items", "a", " items"),
+    ],
+)
 def test_arguments_follow_claude_code(body, args, expected):
     assert substitute_arguments(body, args) == expected
 
 
 def test_named_arguments_from_the_arguments_list():
-    assert substitute_arguments("deploy $target as $mode ($targets)", "prod fast", ("target", "mode")) == \
-        "deploy prod as fast ($targets)"
+    assert (
+        substitute_arguments("deploy $target as $mode ($targets)", "prod fast", ("target", "mode"))
+        == "deploy prod as fast ($targets)"
+    )
 
 
 def _session(project: Path, **opts) -> AgentSession:
@@ -40,10 +45,14 @@ def _session(project: Path, **opts) -> AgentSession:
 def project(tmp_path: Path, user_claude: Path) -> Path:
     project = tmp_path / "proj"
     write(project / "notes.txt", "remember the milk\n")
-    write(project / ".claude/commands/status.md",
-          "---\ndescription: show status\n---\nBranch info: !`echo on-main`\nNotes: @notes.txt\nFor $0.\n")
-    write(project / ".claude/commands/touch.md",
-          "---\ndescription: make a file\nallowed-tools: Bash(touch:*)\n---\nMade: !`touch made.txt && echo done`\n")
+    write(
+        project / ".claude/commands/status.md",
+        "---\ndescription: show status\n---\nBranch info: !`echo on-main`\nNotes: @notes.txt\nFor $0.\n",
+    )
+    write(
+        project / ".claude/commands/touch.md",
+        "---\ndescription: make a file\nallowed-tools: Bash(touch:*)\n---\nMade: !`touch made.txt && echo done`\n",
+    )
     write(project / ".claude/commands/nogrant.md", "---\ndescription: x\n---\nMade: !`touch other.txt`\n")
     write(project / ".claude/commands/fails.md", "---\ndescription: x\n---\n!`ls no-such-file`\n")
     return project
@@ -101,8 +110,10 @@ def test_unknown_names_and_paths_stay_plain_prompts(project):
 
 def test_command_turn_grants_allowed_tools_and_model_for_its_turn_only(project):
     trust(project)
-    write(project / ".claude/commands/fast.md",
-          "---\ndescription: x\nallowed-tools: Bash(make test:*)\nmodel: claude-haiku-4-5\n---\nGo\n")
+    write(
+        project / ".claude/commands/fast.md",
+        "---\ndescription: x\nallowed-tools: Bash(make test:*)\nmodel: claude-haiku-4-5\n---\nGo\n",
+    )
     session = _session(project)
     command = session.catalog.get("fast")
     with command_turn(session, command):

@@ -19,11 +19,18 @@ def test_file_list_respects_gitignore_and_lists_folders(tmp_path):
     (tmp_path / ".git").mkdir()
     files = project_files(tmp_path)
     assert "src/app/main.py" in files and "README.md" in files and "src/" in files and "src/app/" in files
-    assert not any(f.startswith("build") or f.endswith(".log") or f.startswith(".git/") for f in files)
+    assert not any(f.startswith(("build", ".git/")) or f.endswith(".log") for f in files)
 
 
 def test_fuzzy_matching_prefers_names_then_paths_then_letters():
-    files = ["src/", "src/app/main.py", "src/app/maintenance.py", "docs/main_guide.md", "tests/test_main.py", "x/m_a_i_n.txt"]
+    files = [
+        "src/",
+        "src/app/main.py",
+        "src/app/maintenance.py",
+        "docs/main_guide.md",
+        "tests/test_main.py",
+        "x/m_a_i_n.txt",
+    ]
     assert fuzzy_matches("main.py", files)[0] == "src/app/main.py"
     assert fuzzy_matches("mn", files)  # in-order letters
     assert "x/m_a_i_n.txt" in fuzzy_matches("main", files)
@@ -48,6 +55,6 @@ def test_attachments_and_what_is_left_alone(tmp_path):
     out = attach_mentions(text, tmp_path)
     assert out.startswith(text)
     assert "<file path=\"a.py\">\nprint('a')\n</file>" in out and '<file path="my dir/b.txt">\nb\n</file>' in out
-    assert "missing" not in out[len(text):] and "github" not in out[len(text):]
+    assert "missing" not in out[len(text) :] and "github" not in out[len(text) :]
     assert attach_mentions("plain", tmp_path) == "plain"
-    assert '<directory path="my dir">\nb.txt\n</directory>' in attach_mentions("@my\\ dir @\"my dir\"", tmp_path)
+    assert '<directory path="my dir">\nb.txt\n</directory>' in attach_mentions('@my\\ dir @"my dir"', tmp_path)

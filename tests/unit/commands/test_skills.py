@@ -21,8 +21,13 @@ def _session(project: Path) -> AgentSession:
 
 
 def _first_request(session: AgentSession) -> dict:
-    return build_request(model="m", max_tokens=1, system=session.system_blocks(), tools=session.tool_definitions(),
-                         messages=[{"role": "user", "content": "hi"}])
+    return build_request(
+        model="m",
+        max_tokens=1,
+        system=session.system_blocks(),
+        tools=session.tool_definitions(),
+        messages=[{"role": "user", "content": "hi"}],
+    )
 
 
 def test_no_skills_no_skill_tool_and_no_bytes_in_the_request(tmp_path, user_claude):
@@ -34,11 +39,15 @@ def test_no_skills_no_skill_tool_and_no_bytes_in_the_request(tmp_path, user_clau
 
 def test_skills_are_listed_and_loaded_with_their_arguments(tmp_path, user_claude):
     project = tmp_path / "p"
-    write(project / ".claude/skills/release/SKILL.md",
-          "---\nname: release\ndescription: Cut a release\n---\nRelease version $0 from ${CLAUDE_SKILL_DIR}.\n")
+    write(
+        project / ".claude/skills/release/SKILL.md",
+        "---\nname: release\ndescription: Cut a release\n---\nRelease version $0 from ${CLAUDE_SKILL_DIR}.\n",
+    )
     write(project / ".claude/skills/release/checklist.md", "step 1")
-    write(project / ".claude/skills/secret/SKILL.md",
-          "---\ndescription: only by hand\ndisable-model-invocation: true\n---\nhidden\n")
+    write(
+        project / ".claude/skills/secret/SKILL.md",
+        "---\ndescription: only by hand\ndisable-model-invocation: true\n---\nhidden\n",
+    )
     session = _session(project)
     skill_def = next(t for t in _first_request(session)["tools"] if t["name"] == "Skill")
     assert skill_def["input_schema"]["required"] == ["skill"]
@@ -62,7 +71,7 @@ def _with_skill_a(tmp_path: Path, extra: tuple[str, str]) -> tuple[AgentSession,
 def test_the_skill_tool_refuses_unknown_and_user_only_skills(tmp_path, user_claude):
     secret = (".claude/skills/secret/SKILL.md", "---\ndescription: s\ndisable-model-invocation: on\n---\ns\n")
     session, tool = _with_skill_a(tmp_path, secret)
-    with pytest.raises(ToolError, match="Unknown skill: nope. Available skills: a."):
+    with pytest.raises(ToolError, match=r"Unknown skill: nope. Available skills: a."):
         tool.run({"skill": "nope"}, session._tool_context("t"))
     with pytest.raises(ToolError, match="only the user can run it"):
         tool.run({"skill": "secret"}, session._tool_context("t"))
@@ -79,14 +88,27 @@ def test_a_skill_the_model_loads_allows_its_tools_until_the_turn_ends(tmp_path, 
 
     from .helpers import trust
 
-    session, tool = _with_skill_a(tmp_path, (".claude/skills/t/SKILL.md",
-                                             "---\ndescription: tests\nallowed-tools: Bash(make test:*)\n---\nRun them\n"))
+    session, tool = _with_skill_a(
+        tmp_path,
+        (".claude/skills/t/SKILL.md", "---\ndescription: tests\nallowed-tools: Bash(make test:*)\n---\nRun them\n"),
+    )
     tool.run({"skill": "t"}, session._tool_context("x"))
     assert "Bash(make test:*)" not in session.policy.session_allow  # an untrusted folder's file grants nothing
     trust(session.options.project_dir)
     session.reload_policy()
     tool.run({"skill": "t"}, session._tool_context("x"))
     assert "Bash(make test:*)" in session.policy.session_allow
-    session.publish(TurnFinished(turn_id=1, stop_reason="end_turn", is_error=False, num_iterations=1, duration_ms=1,
-                                 usage={}, cost_usd=0.0, session_usage={}, session_cost_usd=0.0))
+    session.publish(
+        TurnFinished(
+            turn_id=1,
+            stop_reason="end_turn",
+            is_error=False,
+            num_iterations=1,
+            duration_ms=1,
+            usage={},
+            cost_usd=0.0,
+            session_usage={},
+            session_cost_usd=0.0,
+        )
+    )
     assert "Bash(make test:*)" not in session.policy.session_allow

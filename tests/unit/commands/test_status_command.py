@@ -21,8 +21,11 @@ def test_the_command_gets_the_json_and_its_first_line_is_shown_safely(tmp_path):
     payload = status_payload(session)
     assert payload["model"]["id"] == "claude-sonnet-5-5" and payload["workspace"]["current_dir"] == str(tmp_path)
     assert {"session_id", "transcript_path", "cwd", "version", "cost", "context_window"} <= payload.keys()
-    script = write(tmp_path / "s.py", "import json,sys\nd=json.load(sys.stdin)\n"
-                   "print('\\x1b[2J' + d['model']['display_name'] + ' in ' + d['cwd'])\nprint('line two')\n")
+    script = write(
+        tmp_path / "s.py",
+        "import json,sys\nd=json.load(sys.stdin)\n"
+        "print('\\x1b[2J' + d['model']['display_name'] + ' in ' + d['cwd'])\nprint('line two')\n",
+    )
     line = run_status_command(f"python3 {script}", payload, tmp_path)
     assert line == f"␛[2Jclaude-sonnet-5-5 in {tmp_path}"
     assert run_status_command("exit 3", payload, tmp_path) == ""

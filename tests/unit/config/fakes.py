@@ -66,9 +66,10 @@ class FakeTodoWrite(_Fake):
     read_only = True
 
 
-TOOLS: dict[str, Tool] = {t.name: t for t in (
-    FakeBash(), FakeRead(), FakeEdit(), FakeWrite(), FakeGlob(), FakeGrep(), FakeWebFetch(), FakeTodoWrite()
-)}
+TOOLS: dict[str, Tool] = {
+    t.name: t
+    for t in (FakeBash(), FakeRead(), FakeEdit(), FakeWrite(), FakeGlob(), FakeGrep(), FakeWebFetch(), FakeTodoWrite())
+}
 
 
 def tool_input(tool_name: str, arg: str) -> dict[str, Any]:

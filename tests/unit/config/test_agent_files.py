@@ -7,7 +7,13 @@ from pathlib import Path
 
 import pytest
 
-from tui.config.agent_files import AgentFileError, agent_file_text, load_definitions, parse_agent_file, split_frontmatter
+from tui.config.agent_files import (
+    AgentFileError,
+    agent_file_text,
+    load_definitions,
+    parse_agent_file,
+    split_frontmatter,
+)
 
 
 def write(folder: Path, name: str, text: str) -> Path:
@@ -20,20 +26,26 @@ def write(folder: Path, name: str, text: str) -> Path:
 def test_frontmatter_with_lists_in_every_form() -> None:
     meta, body = split_frontmatter("---\nname: a\ntools: [Read, 'Grep']\nother:\n  - x\n  - y\n---\nBody\n")
     assert meta == {"name": "a", "tools": "[Read, 'Grep']", "other": "x, y"} and body == "Body"
-    d = parse_agent_file("---\nname: rev\ndescription: Reviews\ntools: Read, Grep\nmodel: haiku\n---\nReview it.\n",
-                         Path("rev.md"), "user")
+    d = parse_agent_file(
+        "---\nname: rev\ndescription: Reviews\ntools: Read, Grep\nmodel: haiku\n---\nReview it.\n",
+        Path("rev.md"),
+        "user",
+    )
     assert (d.name, d.tools, d.model, d.prompt, d.may_nest) == ("rev", ("Read", "Grep"), "haiku", "Review it.", False)
     assert parse_agent_file(agent_file_text("n", "d", ("Read", "Agent"), "opus", "P"), Path("n.md"), "user").may_nest
 
 
-@pytest.mark.parametrize(("text", "says"), [
-    ("no frontmatter", "no `name`"),
-    ("---\nname: a\n", "no closing `---`"),
-    ("---\nname: a\n---\nbody", "no `description`"),
-    ("---\nname: a b\ndescription: d\n---\nbody", "may hold only"),
-    ("---\nname: a\ndescription: d\n---\n", "body"),
-    ("---\nname: a\nnot a pair\n---\n", "line 3"),
-])
+@pytest.mark.parametrize(
+    ("text", "says"),
+    [
+        ("no frontmatter", "no `name`"),
+        ("---\nname: a\n", "no closing `---`"),
+        ("---\nname: a\n---\nbody", "no `description`"),
+        ("---\nname: a b\ndescription: d\n---\nbody", "may hold only"),
+        ("---\nname: a\ndescription: d\n---\n", "body"),
+        ("---\nname: a\nnot a pair\n---\n", "line 3"),
+    ],
+)
 def test_a_bad_file_gets_one_sentence(text: str, says: str) -> None:
     with pytest.raises(AgentFileError, match=says.replace("(", r"\(").replace("`", "`")):
         parse_agent_file(text, Path("x.md"), "user")
@@ -46,14 +58,20 @@ def test_project_files_count_only_in_a_trusted_folder_and_win_over_user_ones(tmp
     write(project / ".agent-tui" / "agents", "s.md", "---\nname: sec\ndescription: ours\n---\nS\n")
     write(project / ".claude" / "agents", "bad.md", "---\nname: bad\n---\nB\n")
     untrusted, problems = load_definitions(project, trusted=False, home=home)
-    assert {d.name: d.source for d in untrusted} == {"general-purpose": "built-in", "Explore": "built-in",
-                                                    "Plan": "built-in", "reviewer": "user"}
+    assert {d.name: d.source for d in untrusted} == {
+        "general-purpose": "built-in",
+        "Explore": "built-in",
+        "Plan": "built-in",
+        "reviewer": "user",
+    }
     assert problems == []
     trusted, problems = load_definitions(project, trusted=True, home=home)
     by_name = {d.name: d for d in trusted}
     assert by_name["reviewer"].description == "claude one" and by_name["sec"].prompt == "S"
-    assert problems == [f"The agent file {project / '.claude' / 'agents' / 'bad.md'} was not loaded: "
-                        "the frontmatter has no `description`."]
+    assert problems == [
+        f"The agent file {project / '.claude' / 'agents' / 'bad.md'} was not loaded: "
+        "the frontmatter has no `description`."
+    ]
 
 
 def test_a_fifo_among_agent_files_is_skipped_with_a_sentence(tmp_path: Path) -> None:
@@ -102,5 +120,7 @@ def test_agents_in_subfolders_load_and_a_duplicate_name_is_one_sentence(tmp_path
     by_name = {d.name: d for d in definitions}
     assert by_name["deployer"].source == "project" and by_name["helper"].source == "user"
     assert by_name["code-reviewer"].description == "top"  # the shallower file keeps the name
-    assert problems == [f"The agent file {agents / 'review' / 'code.md'} was not loaded: the name `code-reviewer` "
-                        f"is taken by {agents / 'reviewer.md'}."]
+    assert problems == [
+        f"The agent file {agents / 'review' / 'code.md'} was not loaded: the name `code-reviewer` "
+        f"is taken by {agents / 'reviewer.md'}."
+    ]

@@ -41,7 +41,9 @@ def submodule(repo: Path, tools: Path, marker: Path, mp: pytest.MonkeyPatch) -> 
     """A gitlinked repository inside the project with its own fsmonitor: `git status` recurses into it."""
     sub = _repo(repo / "vendor")
     subprocess.run(["git", "-C", str(repo), "add", "vendor"], check=True, capture_output=True)
-    subprocess.run(["git", "-C", str(sub), "config", "core.fsmonitor", str(_script(tools / "fsmon.sh", marker))], check=True)
+    subprocess.run(
+        ["git", "-C", str(sub), "config", "core.fsmonitor", str(_script(tools / "fsmon.sh", marker))], check=True
+    )
 
 
 def global_config(repo: Path, tools: Path, marker: Path, mp: pytest.MonkeyPatch) -> None:
@@ -112,16 +114,25 @@ def external_diff(repo: Path, tools: Path, marker: Path, mp: pytest.MonkeyPatch)
 
 
 CASES: list[tuple[Callable[..., None], str]] = [
-    (submodule, "git status"), (global_config, "git status"), (xdg_config, "git status"),
-    (git_config_global, "git status"), (git_config_system, "git status"), (git_config_count, "git status"),
-    (include_target, "git status"), (global_include_if, "git status"), (worktree_config, "git status"),
-    (index_hook, "git status"), (hooks_path, "git status"), (external_diff, "git diff"),
+    (submodule, "git status"),
+    (global_config, "git status"),
+    (xdg_config, "git status"),
+    (git_config_global, "git status"),
+    (git_config_system, "git status"),
+    (git_config_count, "git status"),
+    (include_target, "git status"),
+    (global_include_if, "git status"),
+    (worktree_config, "git status"),
+    (index_hook, "git status"),
+    (hooks_path, "git status"),
+    (external_diff, "git diff"),
 ]
 
 
 @pytest.mark.parametrize(("setup", "command"), CASES, ids=[c[0].__name__ for c in CASES])
 def test_a_program_named_in_any_config_or_hook_git_reads_makes_git_ask(
-        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, setup: Callable[..., None], command: str) -> None:
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, setup: Callable[..., None], command: str
+) -> None:
     monkeypatch.setenv("GIT_CONFIG_NOSYSTEM", "1")
     monkeypatch.setenv("HOME", str(tmp_path))  # no .gitconfig unless the case writes one
     repo = _repo(tmp_path / "proj")
@@ -137,12 +148,16 @@ def test_a_program_named_in_any_config_or_hook_git_reads_makes_git_ask(
     assert marker.exists()  # and the program is real: git outside agent-tui runs it
 
 
-def test_programs_git_would_not_run_for_a_read_only_command_do_not_ask(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_programs_git_would_not_run_for_a_read_only_command_do_not_ask(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     """A user's usual global config (an editor, a credential helper, aliases, a pager) keeps `git status` read-only."""
     monkeypatch.setenv("GIT_CONFIG_NOSYSTEM", "1")
     monkeypatch.setenv("HOME", str(tmp_path))
-    (tmp_path / ".gitconfig").write_text("[user]\n\tname = t\n[core]\n\teditor = vim\n\tpager = delta\n\tfsmonitor = false\n"
-                                         "[credential]\n\thelper = store\n[alias]\n\tst = !git status\n[diff]\n\ttool = meld\n")
+    (tmp_path / ".gitconfig").write_text(
+        "[user]\n\tname = t\n[core]\n\teditor = vim\n\tpager = delta\n\tfsmonitor = false\n"
+        "[credential]\n\thelper = store\n[alias]\n\tst = !git status\n[diff]\n\ttool = meld\n"
+    )
     repo = _repo(tmp_path / "proj")
     assert verdict(repo, "git status", trusted=False, allow=[]) == "allow"
     assert verdict(repo, "git log -1", trusted=False, allow=[]) == "allow"

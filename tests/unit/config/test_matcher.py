@@ -12,8 +12,14 @@ from tui.config.permissions import PermissionPolicy
 from tui.config.rules import command_matches
 
 ALLOW = [
-    "Bash(npm run test *)", "Bash(git * main)", "Bash(make:*)", "Bash(pytest *)",
-    "Bash(python -m pytest *)", "Bash(cargo*)", "Edit(/src/**)", "WebFetch(domain:docs.python.org)",
+    "Bash(npm run test *)",
+    "Bash(git * main)",
+    "Bash(make:*)",
+    "Bash(pytest *)",
+    "Bash(python -m pytest *)",
+    "Bash(cargo*)",
+    "Edit(/src/**)",
+    "WebFetch(domain:docs.python.org)",
 ]
 DENY = ["Bash(rm *)", "Bash(git push *)", "Read(./.env)", "Edit(/secrets/**)", "Bash(curl *)", "Edit(//etc/**)"]
 ASK = ["Bash(git commit *)", "Edit(/src/generated/**)", "Bash(npm run test -- --update *)"]
@@ -141,30 +147,30 @@ CASES: list[tuple[str, str, str, str]] = [
     (D, "Bash", "find . | xargs -0 -n 1 rm -f", "deny"),
     (D, "Bash", "'rm' x", "deny"),
     (D, "Bash", "r\\m x", "deny"),
-    (D, "Bash", "\"timeout\" 5 rm x", "deny"),
+    (D, "Bash", '"timeout" 5 rm x', "deny"),
     (D, "Bash", "/bin/rm x", "deny"),
     (D, "Bash", "$'\\x72m' x", "deny"),
-    (D, "Bash", "$\"rm\" x", "deny"),
+    (D, "Bash", '$"rm" x', "deny"),
     (D, "Bash", "/bin/ls", "ask"),
     (D, "Bash", "timeout 5 ls", "ask"),  # Claude Code 2.1 asks too (tests/differential)
     (D, "Bash", "nice -n 5 git status", "ask"),  # Claude Code 2.1 asks too (tests/differential)
     # substitutions and nested shells are looked into
     (D, "Bash", "echo $(rm x)", "deny"),
     (D, "Bash", "echo `rm x`", "deny"),
-    (D, "Bash", "echo \"$(rm x)\"", "deny"),
-    (D, "Bash", "echo \"`rm x`\"", "deny"),
+    (D, "Bash", 'echo "$(rm x)"', "deny"),
+    (D, "Bash", 'echo "`rm x`"', "deny"),
     (D, "Bash", "echo $(echo $(rm x))", "deny"),
     (D, "Bash", "FOO=$(rm x) ls", "deny"),
     (D, "Bash", "cat <(rm x)", "deny"),
     (D, "Bash", "echo $(date)", "ask"),  # Claude Code 2.1 asks too (tests/differential)
     (D, "Bash", "echo $(npm install)", "ask"),
-    (D, "Bash", "bash -c \"rm x\"", "deny"),
+    (D, "Bash", 'bash -c "rm x"', "deny"),
     (D, "Bash", "sh -c 'rm x'", "deny"),
-    (D, "Bash", "bash -lc \"rm x\"", "deny"),
+    (D, "Bash", 'bash -lc "rm x"', "deny"),
     (D, "Bash", "\\bash -c 'rm x'", "deny"),
     (D, "Bash", "bash -c \"bash -c 'rm x'\"", "deny"),
     (D, "Bash", "timeout 5 bash -c 'ls && rm x'", "deny"),
-    (D, "Bash", "eval \"rm x\"", "deny"),
+    (D, "Bash", 'eval "rm x"', "deny"),
     (D, "Bash", "bash -c 'ls -la'", "ask"),  # Claude Code 2.1 asks too (tests/differential)
     (D, "Bash", "bash script.sh", "ask"),
     (D, "Bash", "$CMD x", "ask"),
@@ -207,7 +213,7 @@ CASES: list[tuple[str, str, str, str]] = [
     (D, "Bash", "awk '{print}' f", "ask"),
     (D, "Bash", "sed -i s/a/b/ f", "ask"),
     (D, "Bash", "docker run alpine", "ask"),
-    (D, "Bash", "echo \"unterminated", "ask"),
+    (D, "Bash", 'echo "unterminated', "ask"),
     (D, "Bash", "case x in y) rm;; esac", "ask"),
     (D, "Bash", "cat <<EOF\n$(rm x)\nEOF", "ask"),
     # plan mode: only read-only
@@ -218,7 +224,7 @@ CASES: list[tuple[str, str, str, str]] = [
     (P, "Bash", "rm x", "deny"),
     (P, "Bash", "echo x > f.txt", "deny"),
     (P, "Bash", "ls > /dev/null", "allow"),
-    (P, "Bash", "echo \"unterminated", "deny"),
+    (P, "Bash", 'echo "unterminated', "deny"),
     # bypassPermissions: everything but deny rules
     (BY, "Bash", "npm install", "allow"),
     (BY, "Bash", "rm x", "deny"),
@@ -299,7 +305,7 @@ SPECIFIERS = [
     ("git * main", "git push origin main", True),
     ("git * main", "git main", False),
     ("git * main", "git checkout main-2", False),
-    ("echo \"hi there\"", "echo hi there", True),
+    ('echo "hi there"', "echo hi there", True),
     ("npm test", "npm test", True),
     ("npm test", "npm test -- x", False),
     (None, "anything at all", True),

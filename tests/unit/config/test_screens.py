@@ -20,7 +20,9 @@ def proj(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "config"))
     path = tmp_path / "proj"
     (path / ".agent-tui").mkdir(parents=True)
-    (path / ".agent-tui" / "settings.toml").write_text('[permissions]\ndeny = ["Bash(rm *)"]\nallow = ["Bash(make *)"]\n')
+    (path / ".agent-tui" / "settings.toml").write_text(
+        '[permissions]\ndeny = ["Bash(rm *)"]\nallow = ["Bash(make *)"]\n'
+    )
     return path
 
 

@@ -50,11 +50,20 @@ def decide(policy: PermissionPolicy, proj: Path, tool: str, arg: str) -> str:
 
 
 def test_layers_merge_later_wins_and_rule_lists_merge(proj: Path) -> None:
-    write(user_file(), 'model = "user-model"\nmax_tokens = 1000\ntheme = "t-user"\n'
-          f'trusted_folders = ["{proj}"]\n[permissions]\nallow = ["Bash(make *)"]\n')
-    write(proj / ".agent-tui/settings.toml", 'model = "project-model"\nmax_turns = 7\n[permissions]\nallow = ["Bash(npm test *)"]\n')
+    write(
+        user_file(),
+        'model = "user-model"\nmax_tokens = 1000\ntheme = "t-user"\n'
+        f'trusted_folders = ["{proj}"]\n[permissions]\nallow = ["Bash(make *)"]\n',
+    )
+    write(
+        proj / ".agent-tui/settings.toml",
+        'model = "project-model"\nmax_turns = 7\n[permissions]\nallow = ["Bash(npm test *)"]\n',
+    )
     write(proj / ".agent-tui/settings.local.toml", 'max_turns = 9\n[permissions]\ndeny = ["Bash(rm *)"]\n')
-    write(proj / ".claude/settings.json", json.dumps({"permissions": {"allow": ["Bash(pytest *)"], "deny": ["Read(./.env)"]}, "hooks": {}}))
+    write(
+        proj / ".claude/settings.json",
+        json.dumps({"permissions": {"allow": ["Bash(pytest *)"], "deny": ["Read(./.env)"]}, "hooks": {}}),
+    )
     loaded = load_settings(proj, {"max_tokens": 2000, "model": None})
     s = loaded.settings
     assert loaded.problems == []
@@ -68,7 +77,7 @@ def test_layers_merge_later_wins_and_rule_lists_merge(proj: Path) -> None:
 
 def test_broken_toml_names_path_line_and_column_and_loading_goes_on(proj: Path) -> None:
     broken = write(proj / ".agent-tui/settings.toml", 'model = "ok"\nmax_tokens = \n')
-    write(proj / ".agent-tui/settings.local.toml", "theme = \"local-theme\"\n")
+    write(proj / ".agent-tui/settings.local.toml", 'theme = "local-theme"\n')
     loaded = load_settings(proj)
     assert len(loaded.problems) == 1
     assert loaded.problems[0].startswith(f"{broken}:2:")
@@ -77,11 +86,15 @@ def test_broken_toml_names_path_line_and_column_and_loading_goes_on(proj: Path) 
 
 
 def test_wrong_type_and_unknown_key_report_the_line_and_keep_the_rest(proj: Path) -> None:
-    path = write(proj / ".agent-tui/settings.toml",
-                 '# comment\nmodel = "m"\nmax_tokens = "big"\nmax_tokenz = 5\n[permissions]\nallow = "Bash"\ndeny = ["Bash(rm *)"]\n')
+    path = write(
+        proj / ".agent-tui/settings.toml",
+        '# comment\nmodel = "m"\nmax_tokens = "big"\nmax_tokenz = 5\n[permissions]\nallow = "Bash"\ndeny = ["Bash(rm *)"]\n',
+    )
     loaded = load_settings(proj)
     assert f"{path}:3: key `max_tokens`: expected an integer, got a string; ignored." in loaded.problems
-    assert any(p.startswith(f"{path}:4: key `max_tokenz`: unknown key (did you mean `max_tokens`?)") for p in loaded.problems)
+    assert any(
+        p.startswith(f"{path}:4: key `max_tokenz`: unknown key (did you mean `max_tokens`?)") for p in loaded.problems
+    )
     assert any(p.startswith(f"{path}:6: key `permissions.allow`: expected a list of strings") for p in loaded.problems)
     assert loaded.settings.model == "m" and loaded.settings.max_tokens == 16000
     assert loaded.settings.deny == ["Bash(rm *)"]
@@ -91,7 +104,10 @@ def test_bad_mode_bad_rule_and_broken_json_are_reported(proj: Path) -> None:
     write(proj / ".agent-tui/settings.toml", 'permission_mode = "yolo"\n[permissions]\nask = ["Bash(ls"]\n')
     bad_json = write(proj / ".claude/settings.local.json", '{\n  "permissions": {\n    "allow": [,]\n  }\n}\n')
     problems = load_settings(proj).problems
-    assert any("key `permission_mode`: expected one of default, acceptEdits, plan, bypassPermissions, got `yolo`" in p for p in problems)
+    assert any(
+        "key `permission_mode`: expected one of default, acceptEdits, plan, bypassPermissions, got `yolo`" in p
+        for p in problems
+    )
     assert any("`Bash(ls` is not a rule" in p for p in problems)
     assert any(p.startswith(f"{bad_json}:3:") for p in problems)
 
@@ -102,13 +118,17 @@ def test_unreadable_user_file_never_raises(proj: Path) -> None:
     loaded = load_settings(proj)
     assert loaded.settings.model  # defaults
     problems = load_settings(proj).problems  # a folder where the file should be is said, then skipped
-    assert problems == [f"{user_file()} is a directory, not a regular file; agent-tui does not read it. The file was skipped."]
+    assert problems == [
+        f"{user_file()} is a directory, not a regular file; agent-tui does not read it. The file was skipped."
+    ]
 
 
 def test_untrusted_folder_cannot_allow_itself_anything(proj: Path) -> None:
     write(proj / ".agent-tui/settings.toml", '[permissions]\nallow = ["Bash", "Edit"]\ndeny = ["Bash(rm *)"]\n')
-    write(proj / ".claude/settings.json", json.dumps({"permissions": {"allow": ["Bash(curl *)"], "ask": ["Read"],
-                                                                       "defaultMode": "bypassPermissions"}}))
+    write(
+        proj / ".claude/settings.json",
+        json.dumps({"permissions": {"allow": ["Bash(curl *)"], "ask": ["Read"], "defaultMode": "bypassPermissions"}}),
+    )
     write(proj / ".agent-tui/settings.local.toml", 'permission_mode = "acceptEdits"\ntrusted_folders = ["/"]\n')
     loaded = load_settings(proj)
     assert not loaded.trusted
@@ -198,19 +218,22 @@ def test_mode_cycle() -> None:
     assert next_mode("bypassPermissions", False) == "default"
 
 
-@pytest.mark.parametrize(("tool", "arg", "rule"), [
-    ("Bash", "npm run test -- --watch", "Bash(npm run test *)"),
-    ("Bash", "git push origin main", "Bash(git push *)"),
-    ("Bash", "cargo test --release", "Bash(cargo test *)"),
-    ("Bash", "python -m pytest -q", "Bash(python -m pytest *)"),
-    ("Bash", "rm -rf build", "Bash(rm *)"),
-    ("Bash", "ls && FOO=1 timeout 5 make build", "Bash(make build *)"),
-    ("Bash", "echo hi > notes/out.txt", "Edit(/notes/**)"),
-    ("Write", "src/app/main.py", "Edit(/src/app/**)"),
-    ("Edit", "README.md", "Edit"),
-    ("WebFetch", "https://docs.python.org/3/", "WebFetch(domain:docs.python.org)"),
-    ("TodoWrite", "", "TodoWrite"),
-])
+@pytest.mark.parametrize(
+    ("tool", "arg", "rule"),
+    [
+        ("Bash", "npm run test -- --watch", "Bash(npm run test *)"),
+        ("Bash", "git push origin main", "Bash(git push *)"),
+        ("Bash", "cargo test --release", "Bash(cargo test *)"),
+        ("Bash", "python -m pytest -q", "Bash(python -m pytest *)"),
+        ("Bash", "rm -rf build", "Bash(rm *)"),
+        ("Bash", "ls && FOO=1 timeout 5 make build", "Bash(make build *)"),
+        ("Bash", "echo hi > notes/out.txt", "Edit(/notes/**)"),
+        ("Write", "src/app/main.py", "Edit(/src/app/**)"),
+        ("Edit", "README.md", "Edit"),
+        ("WebFetch", "https://docs.python.org/3/", "WebFetch(domain:docs.python.org)"),
+        ("TodoWrite", "", "TodoWrite"),
+    ],
+)
 def test_suggest_rule(proj: Path, tool: str, arg: str, rule: str) -> None:
     policy = PermissionPolicy(project_dir=proj)
     assert policy.suggest_rule(TOOLS[tool], tool_input(tool, arg), context(proj)) == rule
@@ -229,7 +252,7 @@ def test_session_rule_and_malformed_rules(proj: Path) -> None:
 
 
 def test_subagent_limits_are_settings_and_a_bad_value_is_named(proj: Path) -> None:
-    write(proj / ".agent-tui" / "settings.toml", "max_parallel_subagents = 2\nmax_subagent_depth = \"deep\"\n")
+    write(proj / ".agent-tui" / "settings.toml", 'max_parallel_subagents = 2\nmax_subagent_depth = "deep"\n')
     loaded = load_settings(proj)
     assert loaded.settings.max_parallel_subagents == 2 and loaded.settings.max_subagent_depth == 3
     assert any("max_subagent_depth" in p for p in loaded.problems)
@@ -237,15 +260,26 @@ def test_subagent_limits_are_settings_and_a_bad_value_is_named(proj: Path) -> No
 
 def test_claude_code_keys_agent_tui_does_not_use_are_named_once_per_file(tmp_path: Path) -> None:
     proj = tmp_path / "proj"
-    write(proj / ".claude/settings.json", json.dumps({
-        "$schema": "https://json.schemastore.org/claude-code-settings.json", "permissions": {"deny": ["Read(.env)"]},
-        "enabledPlugins": {"x@market": True}, "plansDirectory": "plans", "outputStyle": "Explanatory",
-        "enabledMcpjsonServers": ["a"]}, indent=1))
+    write(
+        proj / ".claude/settings.json",
+        json.dumps(
+            {
+                "$schema": "https://json.schemastore.org/claude-code-settings.json",
+                "permissions": {"deny": ["Read(.env)"]},
+                "enabledPlugins": {"x@market": True},
+                "plansDirectory": "plans",
+                "outputStyle": "Explanatory",
+                "enabledMcpjsonServers": ["a"],
+            },
+            indent=1,
+        ),
+    )
     write(proj / ".claude/settings.local.json", json.dumps({"env": {"A": "1"}}))
     problems = [p for p in load_settings(proj).problems if "not used by agent-tui" in p]
     assert problems == [
         f"{proj / '.claude/settings.json'}:11: not used by agent-tui: plansDirectory, outputStyle.",
-        f"{proj / '.claude/settings.local.json'}:1: not used by agent-tui: env."]
+        f"{proj / '.claude/settings.local.json'}:1: not used by agent-tui: env.",
+    ]
 
 
 def test_the_background_output_limit_is_a_setting(tmp_path, monkeypatch) -> None:
@@ -256,7 +290,7 @@ def test_the_background_output_limit_is_a_setting(tmp_path, monkeypatch) -> None
     assert load_settings(project).settings.background_output_limit_mb == 256
     (project / ".agent-tui" / "settings.toml").write_text("background_output_limit_mb = 16\n")
     assert load_settings(project).settings.background_output_limit_mb == 16
-    (project / ".agent-tui" / "settings.toml").write_text("background_output_limit_mb = \"big\"\n")
+    (project / ".agent-tui" / "settings.toml").write_text('background_output_limit_mb = "big"\n')
     loaded = load_settings(project)
     assert loaded.settings.background_output_limit_mb == 256
     assert any("background_output_limit_mb" in p and "expected an integer" in p for p in loaded.problems)

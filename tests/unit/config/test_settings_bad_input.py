@@ -25,13 +25,17 @@ def proj(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     return path
 
 
-@pytest.mark.parametrize("where, text", [
-    ("user", DEEP_TOML),
-    (".agent-tui/settings.toml", DEEP_TOML),
-    (".agent-tui/settings.local.toml", "[[[[" * 2500 + "\n"),
-    (".claude/settings.json", DEEP_JSON),
-    (".claude/settings.local.json", "[" * 10_000 + "]" * 10_000),
-], ids=["user-toml", "project-toml", "local-toml-tables", "claude-json", "claude-local-json-array"])
+@pytest.mark.parametrize(
+    "where, text",
+    [
+        ("user", DEEP_TOML),
+        (".agent-tui/settings.toml", DEEP_TOML),
+        (".agent-tui/settings.local.toml", "[[[[" * 2500 + "\n"),
+        (".claude/settings.json", DEEP_JSON),
+        (".claude/settings.local.json", "[" * 10_000 + "]" * 10_000),
+    ],
+    ids=["user-toml", "project-toml", "local-toml-tables", "claude-json", "claude-local-json-array"],
+)
 def test_deeply_nested_settings_are_one_problem_naming_the_file(proj: Path, where: str, text: str) -> None:
     path = user_config_dir() / "settings.toml" if where == "user" else proj / where
     path.parent.mkdir(parents=True, exist_ok=True)
@@ -94,8 +98,13 @@ def test_print_mode_starts_with_a_nested_settings_file_and_a_fifo(proj: Path, tm
     os.mkfifo(proj / ".agent-tui/settings.toml")
     env = {k: v for k, v in os.environ.items() if not k.startswith("ANTHROPIC_")}
     env.update(XDG_CONFIG_HOME=str(tmp_path / "config"), XDG_DATA_HOME=str(tmp_path / "data"))
-    proc = subprocess.run([sys.executable, "-m", "tui.cli", "-p", "--offline", "list the files", "--cwd", str(proj)],
-                          env=env, capture_output=True, text=True, timeout=60)
+    proc = subprocess.run(
+        [sys.executable, "-m", "tui.cli", "-p", "--offline", "list the files", "--cwd", str(proj)],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
     assert proc.returncode == 0, proc.stderr
     assert "Traceback" not in proc.stderr and "RecursionError" not in proc.stderr
     lines = [line for line in proc.stderr.splitlines() if line.startswith("agent-tui: settings: ")]

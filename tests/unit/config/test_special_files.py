@@ -8,7 +8,13 @@ from pathlib import Path
 
 import pytest
 
-from tui.config.special_files import SpecialFileError, check_regular, is_regular_file, read_regular_bytes, read_regular_text
+from tui.config.special_files import (
+    SpecialFileError,
+    check_regular,
+    is_regular_file,
+    read_regular_bytes,
+    read_regular_text,
+)
 
 
 def test_regular_file_reads(tmp_path: Path) -> None:

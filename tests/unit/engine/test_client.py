@@ -20,8 +20,9 @@ def _pool_context(client: object) -> ssl.SSLContext:
     return client._client._transport._pool._ssl_context  # type: ignore[attr-defined]
 
 
-def test_prewarmed_tls_context_is_the_one_the_client_uses(fresh_tls: None, monkeypatch: pytest.MonkeyPatch,
-                                                           tmp_path: Path) -> None:
+def test_prewarmed_tls_context_is_the_one_the_client_uses(
+    fresh_tls: None, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
     monkeypatch.setenv("ANTHROPIC_API_KEY", "sk-test")
     monkeypatch.setenv("ANTHROPIC_BASE_URL", "http://127.0.0.1:9")
     client_module.prewarm_tls()
@@ -36,8 +37,9 @@ def test_prewarmed_tls_context_is_the_one_the_client_uses(fresh_tls: None, monke
     assert made.max_retries == 0
 
 
-def test_without_prewarm_the_sdk_builds_its_own_context(fresh_tls: None, monkeypatch: pytest.MonkeyPatch,
-                                                        tmp_path: Path) -> None:
+def test_without_prewarm_the_sdk_builds_its_own_context(
+    fresh_tls: None, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
     monkeypatch.setenv("ANTHROPIC_API_KEY", "sk-test")
     made = client_module.make_client(AgentOptions(project_dir=tmp_path))
     assert isinstance(_pool_context(made), ssl.SSLContext)

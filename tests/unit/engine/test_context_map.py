@@ -17,9 +17,14 @@ def test_the_map_names_what_fills_the_window(tmp_path) -> None:
     for n in range(6):
         session.messages += [
             {"role": "user", "content": [{"type": "text", "text": f"prompt {n}"}]},
-            {"role": "assistant", "content": [{"type": "tool_use", "id": f"t{n}", "name": "Read",
-                                               "input": {"file_path": f"f{n}.py"}}]},
-            {"role": "user", "content": [{"type": "tool_result", "tool_use_id": f"t{n}", "content": big if n == 2 else "ok"}]},
+            {
+                "role": "assistant",
+                "content": [{"type": "tool_use", "id": f"t{n}", "name": "Read", "input": {"file_path": f"f{n}.py"}}],
+            },
+            {
+                "role": "user",
+                "content": [{"type": "tool_result", "tool_use_id": f"t{n}", "content": big if n == 2 else "ok"}],
+            },
         ]
     session.context.observe({"input_tokens": 100, "cache_read_input_tokens": 20_000, "output_tokens": 10})
     figures = context_map(session)
@@ -35,8 +40,11 @@ def test_the_map_names_what_fills_the_window(tmp_path) -> None:
 
 def test_print_mode_json_has_a_context_key(tmp_path) -> None:
     project = make_demo_project(tmp_path / "proj")
-    done = run_cli(["-p", "--offline", "--output-format", "json", "list the python files"], project,
-                   {"XDG_DATA_HOME": str(tmp_path / "data"), "HOME": str(tmp_path)})
+    done = run_cli(
+        ["-p", "--offline", "--output-format", "json", "list the python files"],
+        project,
+        {"XDG_DATA_HOME": str(tmp_path / "data"), "HOME": str(tmp_path)},
+    )
     context = json.loads(done.stdout)["context"]
     assert context["used"] > 0 and context["window"] == context["used"] + context["free"]
     assert any(p["label"] == "tool Read" for p in context["parts"])

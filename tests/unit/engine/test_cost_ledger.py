@@ -32,7 +32,7 @@ def test_tool_changes_are_grouped_by_mcp_server_and_named_otherwise() -> None:
 def test_system_changes_say_which_block() -> None:
     rules = {"type": "text", "text": "You are agent-tui.", "cache_control": {"type": "ephemeral"}}
     env = {"type": "text", "text": "# Environment\nToday's date: 2026-12-03"}
-    memory = {"type": "text", "text": "# Memory files\n<memory_file path=\"AGENTS.md\">\nx\n</memory_file>"}
+    memory = {"type": "text", "text": '# Memory files\n<memory_file path="AGENTS.md">\nx\n</memory_file>'}
     edited = {**memory, "text": memory["text"].replace("x", "y")}
     assert describe_system_change([rules, memory, env], [rules, edited, env]) == "memory files edited"
     assert describe_system_change([rules, env], [rules, memory, env]) == "memory files added"
@@ -41,20 +41,29 @@ def test_system_changes_say_which_block() -> None:
 
 
 def _body(messages: list[dict]) -> dict:
-    return {"model": "claude-sonnet-5-5", "system": [{"type": "text", "text": "rules " * 400}],
-            "tools": [tool("Read")], "messages": messages}
+    return {
+        "model": "claude-sonnet-5-5",
+        "system": [{"type": "text", "text": "rules " * 400}],
+        "tools": [tool("Read")],
+        "messages": messages,
+    }
 
 
 def test_a_miss_with_the_prefix_intact_and_many_new_blocks_is_named_lookback() -> None:
     ledger = CostLedger(clock=lambda: 100.0)
     first = [{"role": "user", "content": [{"type": "text", "text": "go " * 50}]}]
-    ledger.record(_body(first), {"input_tokens": 0, "cache_creation_input_tokens": 700, "cache_read_input_tokens": 0,
-                                 "output_tokens": 10}, price_model="claude-sonnet-5-5")
+    ledger.record(
+        _body(first),
+        {"input_tokens": 0, "cache_creation_input_tokens": 700, "cache_read_input_tokens": 0, "output_tokens": 10},
+        price_model="claude-sonnet-5-5",
+    )
     reply = {"role": "assistant", "content": [{"type": "text", "text": f"step {n}"} for n in range(24)]}
     later = [*first, reply, {"role": "user", "content": [{"type": "text", "text": "more"}]}]
-    entry = ledger.record(_body(later), {"input_tokens": 0, "cache_creation_input_tokens": 800,
-                                         "cache_read_input_tokens": 0, "output_tokens": 10},
-                          price_model="claude-sonnet-5-5")
+    entry = ledger.record(
+        _body(later),
+        {"input_tokens": 0, "cache_creation_input_tokens": 800, "cache_read_input_tokens": 0, "output_tokens": 10},
+        price_model="claude-sonnet-5-5",
+    )
     assert entry.cache_miss is not None and entry.cache_miss["cause"] == "lookback"
     assert entry.cache_miss["text"].startswith("25 blocks since the last cache write")
 
@@ -62,8 +71,11 @@ def test_a_miss_with_the_prefix_intact_and_many_new_blocks_is_named_lookback() -
 def test_entries_survive_a_round_trip_through_json_and_the_turn_total() -> None:
     ledger = CostLedger()
     ledger.begin_turn(3)
-    entry = ledger.record(_body([{"role": "user", "content": "hi"}]), {"input_tokens": 500, "output_tokens": 20},
-                          price_model="claude-sonnet-5-5")
+    entry = ledger.record(
+        _body([{"role": "user", "content": "hi"}]),
+        {"input_tokens": 500, "output_tokens": 20},
+        price_model="claude-sonnet-5-5",
+    )
     again = RequestCost.from_dict(entry.to_dict())
     assert again.to_dict() == entry.to_dict() and again.turn == 3
     assert ledger.turn_total(3) == pytest.approx(entry.total_usd) and ledger.turn_total(4, -1.0) == -1.0
@@ -76,7 +88,7 @@ def test_each_memory_file_is_found_where_the_system_block_frames_it() -> None:
     files = [MemoryFile(Path("/p/AGENTS.md"), "rules\n"), MemoryFile(Path("/p/style.md"), "tabs", Path("/p/AGENTS.md"))]
     block = memory_system_text(files)
     for memory, framed, start in memory_layout(files):
-        assert block[start:start + len(framed)] == framed
+        assert block[start : start + len(framed)] == framed
         assert framed.startswith(f'<memory_file path="{memory.path}"') and memory.text.strip() in framed
 
 
@@ -94,8 +106,12 @@ def test_a_bad_compaction_setting_is_one_sentence(tmp_path: Path, monkeypatch: p
 
 @pytest.mark.parametrize("module", ["tui.agent.cost_events", "tui.agent.pins", "tui.agent.cost_report"])
 def test_the_cost_modules_import_first_without_a_cycle(module: str) -> None:
-    done = subprocess.run([sys.executable, "-c", f"import {module}; from tui.agent.events import CacheMissed"],
-                          cwd=REPO, capture_output=True, text=True)
+    done = subprocess.run(
+        [sys.executable, "-c", f"import {module}; from tui.agent.events import CacheMissed"],
+        cwd=REPO,
+        capture_output=True,
+        text=True,
+    )
     assert done.returncode == 0, done.stderr
 
 

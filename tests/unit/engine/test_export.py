@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-
 from tests.fakeapi import FakeAPI
 from tests.fakeapi.demo_project import make_demo_project
 from tests.fakeapi.script import reply, text, tool_use
@@ -12,8 +11,10 @@ from tui.agent.export import export_session
 
 def test_export_markdown_and_jsonl(monkeypatch, tmp_path):
     project = make_demo_project(tmp_path / "proj")
-    script = [reply(text("Looking."), tool_use("Read", {"file_path": "a.py"}), stop_reason="tool_use"),
-              reply("It adds numbers.")]
+    script = [
+        reply(text("Looking."), tool_use("Read", {"file_path": "a.py"}), stop_reason="tool_use"),
+        reply("It adds numbers."),
+    ]
     with FakeAPI(script) as api:
         session, _ = make_session(monkeypatch, api.base_url, project)
         session.run_turn("What does a.py do?")

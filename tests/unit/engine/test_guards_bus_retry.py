@@ -6,11 +6,11 @@ import threading
 import time
 
 import anthropic
-from tui.agent.httplib import httpx
 
 from tui.agent.bus import EventBus
 from tui.agent.events import Notice
 from tui.agent.guards import ProgressGuard
+from tui.agent.httplib import httpx
 from tui.agent.retry import IncompleteStream, backoff_delay, classify
 from tui.agent.schema import validate
 
@@ -50,7 +50,10 @@ def test_bus_keeps_order_and_a_slow_subscriber_does_not_stall_the_publisher():
     bus.subscribe(lambda e: seen_fast.append(e.text), inline=True)
     bus.subscribe(lambda e: (time.sleep(0.05), seen_slow.append(e.text)))
     start = time.monotonic()
-    threads = [threading.Thread(target=lambda i=i: [bus.publish(Notice(level="info", text=f"{i}-{j}")) for j in range(5)]) for i in range(4)]
+    threads = [
+        threading.Thread(target=lambda i=i: [bus.publish(Notice(level="info", text=f"{i}-{j}")) for j in range(5)])
+        for i in range(4)
+    ]
     for t in threads:
         t.start()
     for t in threads:
@@ -98,8 +101,12 @@ def test_backoff_grows_and_honours_retry_after():
 
 
 def test_schema_checker_sentences():
-    schema = {"type": "object", "properties": {"file_path": {"type": "string"}, "limit": {"type": "integer", "minimum": 1}},
-              "required": ["file_path"], "additionalProperties": False}
+    schema = {
+        "type": "object",
+        "properties": {"file_path": {"type": "string"}, "limit": {"type": "integer", "minimum": 1}},
+        "required": ["file_path"],
+        "additionalProperties": False,
+    }
     assert validate({"file_path": "a"}, schema) is None
     assert "required parameter `file_path`" in validate({}, schema)
     assert "unexpected parameter `path`" in validate({"file_path": "a", "path": "b"}, schema)

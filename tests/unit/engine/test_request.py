@@ -12,8 +12,12 @@ def body_for(messages, tmp_path: Path):
         model="claude-sonnet-5-5",
         max_tokens=1000,
         system=build_system(tmp_path, "claude-sonnet-5-5", "# Memory\nuse tabs"),
-        tools=build_tools([{"name": "Read", "description": "d", "input_schema": {"type": "object"}},
-                           {"name": "Bash", "description": "d", "input_schema": {"type": "object"}}]),
+        tools=build_tools(
+            [
+                {"name": "Read", "description": "d", "input_schema": {"type": "object"}},
+                {"name": "Bash", "description": "d", "input_schema": {"type": "object"}},
+            ]
+        ),
         messages=messages,
     )
 
@@ -45,7 +49,10 @@ def test_body_has_the_required_fields_and_no_sampling_fields(tmp_path):
 def test_the_message_breakpoint_moves_forward_and_history_is_untouched(tmp_path):
     history = [
         {"role": "user", "content": [{"type": "text", "text": "hi"}]},
-        {"role": "assistant", "content": [{"type": "text", "text": "x"}, {"type": "tool_use", "id": "t1", "name": "Read", "input": {}}]},
+        {
+            "role": "assistant",
+            "content": [{"type": "text", "text": "x"}, {"type": "tool_use", "id": "t1", "name": "Read", "input": {}}],
+        },
         {"role": "user", "content": [{"type": "tool_result", "tool_use_id": "t1", "content": "r"}]},
     ]
     body = body_for(history, tmp_path)
@@ -58,15 +65,25 @@ def test_the_message_breakpoint_moves_forward_and_history_is_untouched(tmp_path)
 def test_a_big_exchange_gets_a_second_message_breakpoint_but_never_more_than_four(tmp_path):
     uses = [{"type": "tool_use", "id": f"t{i}", "name": "Read", "input": {}} for i in range(12)]
     results = [{"type": "tool_result", "tool_use_id": f"t{i}", "content": "r"} for i in range(12)]
-    history = [{"role": "user", "content": [{"type": "text", "text": "hi"}]},
-               {"role": "assistant", "content": uses}, {"role": "user", "content": results}]
+    history = [
+        {"role": "user", "content": [{"type": "text", "text": "hi"}]},
+        {"role": "assistant", "content": uses},
+        {"role": "user", "content": results},
+    ]
     body = body_for(history, tmp_path)
     assert body["messages"][0]["content"][-1]["cache_control"] == {"type": "ephemeral"}
     assert count_breakpoints(body) == 4
 
 
 def test_thinking_blocks_and_empty_text_are_never_marked():
-    marked = mark_messages([{"role": "assistant", "content": [{"type": "text", "text": "a"}, {"type": "thinking", "thinking": "", "signature": "s"}]}])
+    marked = mark_messages(
+        [
+            {
+                "role": "assistant",
+                "content": [{"type": "text", "text": "a"}, {"type": "thinking", "thinking": "", "signature": "s"}],
+            }
+        ]
+    )
     assert marked[0]["content"][0]["cache_control"] == {"type": "ephemeral"}
     assert "cache_control" not in marked[0]["content"][1]
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import itertools
 import os
 from pathlib import Path
 
@@ -19,11 +20,15 @@ from tui.agent.rewind import code_steps, rewind, rewind_entries
 def turn(name: str, marker: str) -> list:
     return [
         reply(tool_use("Read", {"file_path": "a.py"}), stop_reason="tool_use"),
-        reply(text("Editing."),
-              tool_use("Edit", {"file_path": "a.py", "old_string": "return a + b", "new_string": f"return a + b  # {marker}"}),
-              tool_use("Write", {"file_path": name, "content": f"{marker}\n"}),
-              tool_use("Bash", {"command": f"echo {marker} > bash-{marker}.txt && chmod 600 a.py && rm -f gone.txt"}),
-              stop_reason="tool_use"),
+        reply(
+            text("Editing."),
+            tool_use(
+                "Edit", {"file_path": "a.py", "old_string": "return a + b", "new_string": f"return a + b  # {marker}"}
+            ),
+            tool_use("Write", {"file_path": name, "content": f"{marker}\n"}),
+            tool_use("Bash", {"command": f"echo {marker} > bash-{marker}.txt && chmod 600 a.py && rm -f gone.txt"}),
+            stop_reason="tool_use",
+        ),
         reply(f"done {marker}"),
     ]
 
@@ -37,8 +42,14 @@ def two_turns(tmp_path_factory: pytest.TempPathFactory):
     os.chmod(project / "a.py", 0o755)
     sessions = project.parent / "sessions"
     with FakeAPI(turn("one.txt", "first") + turn("two.txt", "second")) as api:
-        session, events = make_session(monkeypatch, api.base_url, project, permission_mode="bypassPermissions",
-                                       transcript=True, sessions_dir=sessions)
+        session, events = make_session(
+            monkeypatch,
+            api.base_url,
+            project,
+            permission_mode="bypassPermissions",
+            transcript=True,
+            sessions_dir=sessions,
+        )
         session.run_turn("first change")
         session.run_turn("second change")
         assert api.errors == []
@@ -51,14 +62,18 @@ def reopen(session, project: Path):
     """The session as `-c` finds it after the process was killed: a new object reading the files."""
     from tui.agent.session import AgentSession
 
-    fresh = AgentSession(session.options.__class__(project_dir=project, transcript=True, offline=True,
-                                                   sessions_dir=session.options.sessions_dir), tools=[])
+    fresh = AgentSession(
+        session.options.__class__(
+            project_dir=project, transcript=True, offline=True, sessions_dir=session.options.sessions_dir
+        ),
+        tools=[],
+    )
     fresh.resume(session.session_id)
     return fresh
 
 
 def test_checkpoints_are_written_before_prompts_and_changes(two_turns) -> None:
-    project, session, events = two_turns
+    _project, session, events = two_turns
     saved = events.of(CheckpointSaved)
     assert [e.reason for e in saved if e.reason == "prompt"] == ["prompt", "prompt"]
     assert {"edit", "Bash"} <= {e.reason for e in saved}
@@ -71,7 +86,7 @@ def test_rewind_after_a_restart_restores_bytes_modes_and_removes_new_files(two_t
     fresh = reopen(session, project)
     entries = rewind_entries(fresh)
     assert [e.prompt for e in entries] == ["first change", "second change"]
-    files = dict((name, (plus, minus)) for name, plus, minus in entries[1].files)
+    files = {name: (plus, minus) for name, plus, minus in entries[1].files}
     assert files["a.py"] == (1, 1) and files["two.txt"] == (1, 0) and "bash-second.txt" in files
 
     result = rewind(fresh, entries[0], "both")
@@ -100,17 +115,17 @@ def test_conversation_only_and_code_only(two_turns) -> None:
     project, session, _ = two_turns
     fresh = reopen(session, project)
     before = (project / "a.py").read_bytes()
-    second = [e for e in rewind_entries(fresh) if e.prompt == "second change"][0]
+    second = next(e for e in rewind_entries(fresh) if e.prompt == "second change")
     rewind(fresh, second, "conversation")
     assert (project / "a.py").read_bytes() == before and len(fresh.messages) == second.msg
     second = [e for e in rewind_entries(fresh) if e.prompt == "second change"]
     assert second == []  # the prompt left the conversation; its turn is a branch now
 
-    first = [e for e in rewind_entries(fresh) if e.prompt == "first change"][0]
+    first = next(e for e in rewind_entries(fresh) if e.prompt == "first change")
     messages = list(fresh.messages)
     rewind(fresh, first, "code")
     assert fresh.messages == messages and (project / "a.py").read_text() == DEMO_FILES["a.py"]
-    branch = [e for e in rewind_entries(fresh) if e.is_branch][0]
+    branch = next(e for e in rewind_entries(fresh) if e.is_branch)
     rewind(fresh, branch, "both")  # back where the tests started
     assert (project / "a.py").read_bytes() == before
     fresh.close()
@@ -180,8 +195,10 @@ def test_a_session_from_before_checkpoints_rewinds_its_conversation(tmp_path) ->
     from tui.agent.session import AgentSession
 
     session = AgentSession(AgentOptions(project_dir=tmp_path, transcript=False, offline=True), tools=[])
-    session.messages = [{"role": "user", "content": [{"type": "text", "text": "old prompt"}]},
-                        {"role": "assistant", "content": [{"type": "text", "text": "old answer"}]}]
+    session.messages = [
+        {"role": "user", "content": [{"type": "text", "text": "old prompt"}]},
+        {"role": "assistant", "content": [{"type": "text", "text": "old answer"}]},
+    ]
     entries = rewind_entries(session)
     assert [(e.prompt, e.pos) for e in entries] == [("old prompt", None)]
     result = rewind(session, entries[0], "both")
@@ -221,9 +238,9 @@ def test_blobs_are_deltas_that_read_back_exactly(tmp_path) -> None:
     store = BlobStore(tmp_path)
     versions = [bytes(range(256)) * 400]
     for n in range(40):  # past the depth bound: a whole copy is stored again
-        versions.append(versions[-1][:n * 97] + b"edit %d" % n + versions[-1][n * 97:])
+        versions.append(versions[-1][: n * 97] + b"edit %d" % n + versions[-1][n * 97 :])
     names = [store.put(versions[0])]
-    for old, new in zip(versions, versions[1:]):
+    for old, new in itertools.pairwise(versions):
         names.append(store.put(new, old))
     assert [store.get(n) for n in names] == versions
     assert sum(f.stat().st_size for f in tmp_path.rglob("*") if f.is_file()) < len(versions[0]) * 3

@@ -34,10 +34,12 @@ def edit_then(command: str) -> list:
     """One turn: edit a.py, write sub/new.txt, then run `command`."""
     return [
         reply(tool_use("Read", {"file_path": "a.py"}), stop_reason="tool_use"),
-        reply(text("Editing."),
-              tool_use("Edit", {"file_path": "a.py", "old_string": "return a + b", "new_string": "return a + b  # x"}),
-              tool_use("Write", {"file_path": "sub/new.txt", "content": "made by the turn\n"}),
-              stop_reason="tool_use"),
+        reply(
+            text("Editing."),
+            tool_use("Edit", {"file_path": "a.py", "old_string": "return a + b", "new_string": "return a + b  # x"}),
+            tool_use("Write", {"file_path": "sub/new.txt", "content": "made by the turn\n"}),
+            stop_reason="tool_use",
+        ),
         reply(tool_use("Bash", {"command": command}), stop_reason="tool_use"),
         reply("done"),
     ]
@@ -45,8 +47,9 @@ def edit_then(command: str) -> list:
 
 def run(monkeypatch: pytest.MonkeyPatch, project: Path, script: list):
     with FakeAPI(script) as api:
-        session, _ = make_session(monkeypatch, api.base_url, project, permission_mode="bypassPermissions",
-                                  transcript=False)
+        session, _ = make_session(
+            monkeypatch, api.base_url, project, permission_mode="bypassPermissions", transcript=False
+        )
         session.run_turn("change things")
         assert api.errors == []
     return session
@@ -63,7 +66,10 @@ def test_undo_replaces_a_link_to_a_file_outside_and_leaves_its_target(monkeypatc
     lines = apply_undo(plan)
     assert (home / ".bashrc").read_text() == "# the user's rc\n"
     assert not (project / "a.py").is_symlink() and (project / "a.py").read_text() == DEMO_FILES["a.py"]
-    assert f"restored a.py (it had become a link to {home}/.bashrc: the link was replaced, its target not touched)" in lines
+    assert (
+        f"restored a.py (it had become a link to {home}/.bashrc: the link was replaced, its target not touched)"
+        in lines
+    )
 
 
 def test_rewind_refuses_a_folder_that_now_leads_outside(monkeypatch, world) -> None:
@@ -74,8 +80,10 @@ def test_rewind_refuses_a_folder_that_now_leads_outside(monkeypatch, world) -> N
     assert (home / "new.txt").read_text() == "the user's own new.txt\n"  # not deleted through the link
     assert (project / "a.py").read_text() == DEMO_FILES["a.py"]
     assert result.unrestored == ["sub/new.txt"]
-    assert any(line.startswith(f"could not restore sub/new.txt: its folder now leads to {home}, outside the project")
-               for line in result.lines), result.lines
+    assert any(
+        line.startswith(f"could not restore sub/new.txt: its folder now leads to {home}, outside the project")
+        for line in result.lines
+    ), result.lines
 
 
 def test_rewind_removes_a_link_put_where_a_created_file_was(monkeypatch, world) -> None:
@@ -91,10 +99,13 @@ def test_a_link_that_was_there_when_the_checkpoint_was_taken_is_still_followed(m
     project, _ = world
     (project / "v2.txt").write_text("version two\n")
     (project / "current").symlink_to("v2.txt")
-    script = [reply(tool_use("Read", {"file_path": "current"}), stop_reason="tool_use"),
-              reply(tool_use("Edit", {"file_path": "current", "old_string": "two", "new_string": "2"}),
-                    stop_reason="tool_use"),
-              reply("done")]
+    script = [
+        reply(tool_use("Read", {"file_path": "current"}), stop_reason="tool_use"),
+        reply(
+            tool_use("Edit", {"file_path": "current", "old_string": "two", "new_string": "2"}), stop_reason="tool_use"
+        ),
+        reply("done"),
+    ]
     session = run(monkeypatch, project, script)
     assert (project / "v2.txt").read_text() == "version 2\n"
     result = rewind(session, rewind_entries(session)[0], "code")

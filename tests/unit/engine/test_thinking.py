@@ -19,20 +19,23 @@ from tui.agent.thinking import (
 )
 
 
-@pytest.mark.parametrize(("prompt", "budget"), [
-    ("fix the bug", 0),
-    ("think about the cache", 4_000),
-    ("think about it, then fix", 10_000),
-    ("Think before you answer", 4_000),
-    ("please think hard about it", 10_000),
-    ("megathink: why", 10_000),
-    ("think harder", 31_999),
-    ("ULTRATHINK the design", 31_999),
-    ("think really hard", 31_999),
-    ("rethink the plan", 0),  # a word boundary, as Claude Code matches
-    ("thinking aloud", 0),
-    ("ultrathinker", 0),
-])
+@pytest.mark.parametrize(
+    ("prompt", "budget"),
+    [
+        ("fix the bug", 0),
+        ("think about the cache", 4_000),
+        ("think about it, then fix", 10_000),
+        ("Think before you answer", 4_000),
+        ("please think hard about it", 10_000),
+        ("megathink: why", 10_000),
+        ("think harder", 31_999),
+        ("ULTRATHINK the design", 31_999),
+        ("think really hard", 31_999),
+        ("rethink the plan", 0),  # a word boundary, as Claude Code matches
+        ("thinking aloud", 0),
+        ("ultrathinker", 0),
+    ],
+)
 def test_thinking_words_set_claude_codes_budgets(prompt, budget):
     assert think_budget(prompt) == budget
 
@@ -42,15 +45,18 @@ def test_effort_levels_are_the_sdk_2_literal():
     assert EFFORT_LEVELS == ("low", "medium", "high", "xhigh", "max")
 
 
-@pytest.mark.parametrize(("model", "adaptive", "manual", "efforts"), [
-    ("claude-sonnet-5-5", True, False, EFFORT_LEVELS),
-    ("us.anthropic.claude-sonnet-5-5-v1:0", True, False, EFFORT_LEVELS),  # a Bedrock inference profile
-    ("claude-opus-4-8", True, False, EFFORT_LEVELS),
-    ("claude-opus-4-6", True, True, ("low", "medium", "high", "max")),
-    ("claude-opus-4-5-20251101", False, True, ("low", "medium", "high")),
-    ("claude-haiku-4-5", False, True, ()),
-    ("gpt-5", False, False, ()),
-])
+@pytest.mark.parametrize(
+    ("model", "adaptive", "manual", "efforts"),
+    [
+        ("claude-sonnet-5-5", True, False, EFFORT_LEVELS),
+        ("us.anthropic.claude-sonnet-5-5-v1:0", True, False, EFFORT_LEVELS),  # a Bedrock inference profile
+        ("claude-opus-4-8", True, False, EFFORT_LEVELS),
+        ("claude-opus-4-6", True, True, ("low", "medium", "high", "max")),
+        ("claude-opus-4-5-20251101", False, True, ("low", "medium", "high")),
+        ("claude-haiku-4-5", False, True, ()),
+        ("gpt-5", False, False, ()),
+    ],
+)
 def test_what_each_model_takes(model, adaptive, manual, efforts):
     support = model_thinking(model)
     assert (support.adaptive, support.manual, support.efforts) == (adaptive, manual, efforts)
@@ -58,7 +64,9 @@ def test_what_each_model_takes(model, adaptive, manual, efforts):
 
 def test_the_default_choice_sends_what_agent_tui_always_sent():
     assert ThinkingChoice().fields("claude-sonnet-5-5", 16000) == {
-        "max_tokens": 16000, "thinking": {"type": "adaptive", "display": "summarized"}}
+        "max_tokens": 16000,
+        "thinking": {"type": "adaptive", "display": "summarized"},
+    }
     assert ThinkingChoice().fields("claude-haiku-4-5", 16000) == {"max_tokens": 16000}
     assert ThinkingChoice().fields("offline-demo", 16000) == {"max_tokens": 16000}
 
@@ -82,9 +90,11 @@ def test_thinking_on_for_a_manual_model_gets_a_budget_below_max_tokens():
 def test_words_raise_the_effort_on_adaptive_models():
     assert ThinkingChoice(budget=31_999).fields("claude-sonnet-5-5", 1000)["output_config"] == {"effort": "max"}
     assert ThinkingChoice(budget=10_000, effort="low").fields("claude-opus-4-8", 1000)["output_config"] == {
-        "effort": "high"}
+        "effort": "high"
+    }
     assert ThinkingChoice(budget=10_000, effort="max").fields("claude-opus-4-8", 1000)["output_config"] == {
-        "effort": "max"}
+        "effort": "max"
+    }
     assert "output_config" not in ThinkingChoice(budget=4_000).fields("claude-opus-4-8", 1000)
     # the words turn thinking on for the turn even where the user switched it off
     assert ThinkingChoice(thinking=False, budget=4_000).fields("offline-demo", 1000)["thinking"]["type"] == "adaptive"
@@ -98,7 +108,8 @@ def test_effort_is_sent_only_where_the_model_takes_that_level():
 
 def test_refusals_are_one_sentence():
     assert effort_refusal("claude-haiku-4-5", model_thinking("claude-haiku-4-5"), "low") == (
-        "claude-haiku-4-5 has no effort setting; nothing is sent for it.")
+        "claude-haiku-4-5 has no effort setting; nothing is sent for it."
+    )
     assert "low, medium, high, max" in effort_refusal("claude-opus-4-6", model_thinking("claude-opus-4-6"), "xhigh")
     assert "always thinks" in off_refusal("claude-fable-5", model_thinking("claude-fable-5"), None)
     assert "effort high or lower" in off_refusal("claude-sonnet-5-5", model_thinking("claude-sonnet-5-5"), "max")
@@ -113,8 +124,14 @@ def test_status_line_state():
 
 
 def test_build_request_puts_the_choice_in_the_body(tmp_path: Path):
-    body = build_request(model="claude-opus-4-8", max_tokens=1000, system=[], tools=[],
-                         messages=[{"role": "user", "content": "hi"}], choice=ThinkingChoice(effort="low"))
+    body = build_request(
+        model="claude-opus-4-8",
+        max_tokens=1000,
+        system=[],
+        tools=[],
+        messages=[{"role": "user", "content": "hi"}],
+        choice=ThinkingChoice(effort="low"),
+    )
     assert body["output_config"] == {"effort": "low"} and body["thinking"]["type"] == "adaptive"
     assert list(body)[-1] == "stream"
 

@@ -3,6 +3,7 @@ first frame that does not wait for the engine's events."""
 
 from __future__ import annotations
 
+import itertools
 import os
 import shutil
 import subprocess
@@ -22,8 +23,9 @@ def _command(cps: Checkpoints, project: Path, action) -> list[tuple[str, bool, b
     start = len(cps.changes)
     action()
     finished()
-    return sorted((os.path.relpath(c.path, project), c.before is not None, c.after is not None)
-                  for c in cps.changes[start:])
+    return sorted(
+        (os.path.relpath(c.path, project), c.before is not None, c.after is not None) for c in cps.changes[start:]
+    )
 
 
 def test_bash_changes_are_found_through_inotify_as_a_full_scan_would(tmp_path) -> None:
@@ -42,10 +44,14 @@ def test_bash_changes_are_found_through_inotify_as_a_full_scan_would(tmp_path) -
 
     assert _command(cps, project, nested) == [("n/m/new.txt", False, True)]
     assert _command(cps, project, lambda: shutil.move(project / "n", project / "b")) == [
-        ("b/m/new.txt", False, True), ("n/m/new.txt", True, False)]
+        ("b/m/new.txt", False, True),
+        ("n/m/new.txt", True, False),
+    ]
     (project / "b" / "m" / "later.txt").write_text("a folder that moved is still watched")
     assert _command(cps, project, lambda: shutil.rmtree(project / "b")) == [
-        ("b/m/later.txt", True, False), ("b/m/new.txt", True, False)]
+        ("b/m/later.txt", True, False),
+        ("b/m/new.txt", True, False),
+    ]
     assert _command(cps, project, lambda: (project / "a" / "x.txt").chmod(0o600)) == [("a/x.txt", True, True)]
     (project / "top.txt").write_text("changed between commands: not the next command's doing")
     assert _command(cps, project, lambda: None) == []
@@ -98,10 +104,10 @@ def test_an_edit_waits_for_one_flush_only_when_it_is_the_files_first_change_of_t
     path = tmp_path / "big.py"
     versions = [b"".join(b"line %d\n" % n for n in range(50_000))]
     for n in range(3):
-        versions.append(versions[-1][:1000 * (n + 1)] + b"# edit %d\n" % n + versions[-1][1000 * (n + 1):])
+        versions.append(versions[-1][: 1000 * (n + 1)] + b"# edit %d\n" % n + versions[-1][1000 * (n + 1) :])
     path.write_bytes(versions[0])
     waits = []
-    for n, (old, new) in enumerate(zip(versions, versions[1:])):
+    for n, (old, new) in enumerate(itertools.pairwise(versions)):
         if n == 2:
             cps.prompt(2, "again", 0)  # a new turn: its first change of the file is flushed before the write
         flushes.clear()
@@ -128,15 +134,17 @@ def test_a_new_version_is_hashed_from_its_change_on_and_named_as_a_whole_hash_wo
     for at in (0, 1, STATE_STEP - 1, STATE_STEP, 3 * STATE_STEP + 5, len(versions[0])):
         versions.append(versions[-1][:at] + b"edit" + versions[-1][at:])
     names = [store.put(versions[0])]
-    for old, new in zip(versions, versions[1:]):
+    for old, new in itertools.pairwise(versions):
         names.append(store.put(new, old, names[-1]))
         assert len(store._states[names[-1]]) == len(new) // STATE_STEP + 1  # resumed, then kept for the next one
     assert names == [blob_hash(v) for v in versions] and [store.get(n) for n in names] == versions
 
 
 def test_the_replay_app_starts_without_the_engine_events_module() -> None:
-    code = ("import sys, tui.ui.replay_app\n"
-            "from tui.agent.replay_check import check_replayable\n"
-            "print(sorted(m for m in ('tui.agent.events', 'tui.agent.replay') if m in sys.modules))")
+    code = (
+        "import sys, tui.ui.replay_app\n"
+        "from tui.agent.replay_check import check_replayable\n"
+        "print(sorted(m for m in ('tui.agent.events', 'tui.agent.replay') if m in sys.modules))"
+    )
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60, check=True)
     assert done.stdout.strip() == "[]"  # loaded with the recorded events, after the first frame

@@ -21,19 +21,24 @@ def project(tmp_path: Path) -> Path:
 def edit_turn(project: Path, new_name: str, marker: str) -> list:
     return [
         reply(tool_use("Read", {"file_path": "a.py"}), stop_reason="tool_use"),
-        reply(text("Editing."),
-              tool_use("Edit", {"file_path": "a.py", "old_string": "return a + b", "new_string": f"return a + b  # {marker}"}),
-              tool_use("Write", {"file_path": new_name, "content": f"{marker}\n"}),
-              tool_use("Bash", {"command": f"echo {marker} > bash-{marker}.txt"}),
-              stop_reason="tool_use"),
+        reply(
+            text("Editing."),
+            tool_use(
+                "Edit", {"file_path": "a.py", "old_string": "return a + b", "new_string": f"return a + b  # {marker}"}
+            ),
+            tool_use("Write", {"file_path": new_name, "content": f"{marker}\n"}),
+            tool_use("Bash", {"command": f"echo {marker} > bash-{marker}.txt"}),
+            stop_reason="tool_use",
+        ),
         reply(f"done {marker}"),
     ]
 
 
 def test_undo_reverts_the_last_turn_then_the_one_before(monkeypatch, project):
     with FakeAPI(edit_turn(project, "one.txt", "first") + edit_turn(project, "two.txt", "second")) as api:
-        session, _ = make_session(monkeypatch, api.base_url, project, permission_mode="bypassPermissions",
-                                  transcript=False)
+        session, _ = make_session(
+            monkeypatch, api.base_url, project, permission_mode="bypassPermissions", transcript=False
+        )
         session.run_turn("first change")
         after_first = (project / "a.py").read_text()
         session.run_turn("second change")

@@ -20,8 +20,9 @@ def make_client(api: FakeAPI, **options: Any) -> anthropic.Anthropic:
 
 def run_stream(client: anthropic.Anthropic, messages: list[dict[str, Any]] | None = None, **params: Any) -> Any:
     """One `messages.stream` call; returns the final message."""
-    with client.messages.stream(model="claude-opus-5", max_tokens=1024, messages=messages or USER_HI,
-                                **params) as stream:
+    with client.messages.stream(
+        model="claude-opus-5", max_tokens=1024, messages=messages or USER_HI, **params
+    ) as stream:
         return stream.get_final_message()
 
 

@@ -27,8 +27,10 @@ def test_growing_conversation_reads_at_least_90_percent_from_cache(fake_api):
     for turn in range(10):
         final = run_stream(client, with_breakpoint_on_last(history), system=SYSTEM)
         usages.append(final.usage)
-        history += [{"role": "assistant", "content": [{"type": "text", "text": final.content[0].text}]},
-                    {"role": "user", "content": [{"type": "text", "text": f"Question {turn + 2}: " + "more " * 30}]}]
+        history += [
+            {"role": "assistant", "content": [{"type": "text", "text": final.content[0].text}]},
+            {"role": "user", "content": [{"type": "text", "text": f"Question {turn + 2}: " + "more " * 30}]},
+        ]
     first = usages[0]
     assert first.cache_read_input_tokens == 0 and first.cache_creation_input_tokens >= 2000
     for usage in usages[1:]:
@@ -39,8 +41,11 @@ def test_growing_conversation_reads_at_least_90_percent_from_cache(fake_api):
 
 
 def body_of(blocks: list[dict], system_text: str = "s" * 4400) -> dict:
-    return {"model": "m", "system": [{"type": "text", "text": system_text}],
-            "messages": [{"role": "user", "content": blocks}]}
+    return {
+        "model": "m",
+        "system": [{"type": "text", "text": system_text}],
+        "messages": [{"role": "user", "content": blocks}],
+    }
 
 
 def test_prefix_below_minimum_is_not_cached():

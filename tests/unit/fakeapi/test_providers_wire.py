@@ -24,6 +24,8 @@ def test_bedrock_frames_decode_with_botocore():
 def test_provider_routes():
     bedrock = provider_route("/model/us.anthropic.claude-sonnet-5-5-v1%3A0/invoke-with-response-stream")
     assert bedrock is not None and bedrock.model == "us.anthropic.claude-sonnet-5-5-v1:0"
-    vertex = provider_route("/v1/projects/p/locations/global/publishers/anthropic/models/claude-opus-5-5:streamRawPredict")
+    vertex = provider_route(
+        "/v1/projects/p/locations/global/publishers/anthropic/models/claude-opus-5-5:streamRawPredict"
+    )
     assert vertex is not None and (vertex.project, vertex.region, vertex.model) == ("p", "global", "claude-opus-5-5")
     assert provider_route("/v1/messages") is None

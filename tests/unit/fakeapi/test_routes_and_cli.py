@@ -11,8 +11,8 @@ from pathlib import Path
 
 from tests.fakeapi import FakeAPI, reply, text
 from tests.fakeapi.demo_project import make_demo_project
-from tests.fakeapi.scriptfile import load_script
 from tests.fakeapi.script import Reply, ToolUse
+from tests.fakeapi.scriptfile import load_script
 
 ROOT = Path(__file__).resolve().parents[3]
 HEADERS = {"content-type": "application/json", "anthropic-version": "2026-10-21"}
@@ -59,8 +59,13 @@ def test_three_step_scenario_loads_with_project_paths(tmp_path):
 def test_cli_serves_a_script_and_logs_each_request(tmp_path):
     script = tmp_path / "s.json"
     script.write_text(json.dumps([{"http_error": {"status": 529}}]))
-    proc = subprocess.Popen([sys.executable, "-m", "tests.fakeapi", "--script", str(script), "--port", "0"],
-                            cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "tests.fakeapi", "--script", str(script), "--port", "0"],
+        cwd=ROOT,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
     try:
         base_url = proc.stdout.readline().strip()
         assert base_url.startswith("http://127.0.0.1:")

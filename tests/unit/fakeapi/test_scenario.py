@@ -24,8 +24,11 @@ def test_three_step_scenario_loop(fake_api, tmp_path):
         messages.append(as_param(final))
         if final.stop_reason != "tool_use":
             break
-        results = [{"type": "tool_result", "tool_use_id": b.id, "content": f"ran {b.name}"}
-                   for b in final.content if b.type == "tool_use"]
+        results = [
+            {"type": "tool_result", "tool_use_id": b.id, "content": f"ran {b.name}"}
+            for b in final.content
+            if b.type == "tool_use"
+        ]
         messages.append({"role": "user", "content": list(reversed(results))})  # any order is valid
     assert stop_reasons == ["tool_use", "tool_use", "end_turn"]
     assert api.errors == [] and [r.status for r in api.requests] == [200, 200, 200]

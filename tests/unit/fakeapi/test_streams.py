@@ -5,7 +5,14 @@ from __future__ import annotations
 import json
 
 from tests.fakeapi import (
-    max_tokens_mid_tool_use, pause_turn, redacted_thinking, refusal, reply, text, thinking, tool_use,
+    max_tokens_mid_tool_use,
+    pause_turn,
+    redacted_thinking,
+    refusal,
+    reply,
+    text,
+    thinking,
+    tool_use,
 )
 from tests.unit.fakeapi.conftest import USER_HI, make_client, run_stream
 
@@ -13,7 +20,9 @@ from tests.unit.fakeapi.conftest import USER_HI, make_client, run_stream
 def test_text_reply_parses_with_request_id_and_usage(fake_api):
     api = fake_api([reply(text("Hello there, this is a streamed answer in several chunks."))])
     client = make_client(api)
-    with client.messages.stream(model="claude-opus-5", max_tokens=100, messages=[{"role": "user", "content": "hi"}]) as s:
+    with client.messages.stream(
+        model="claude-opus-5", max_tokens=100, messages=[{"role": "user", "content": "hi"}]
+    ) as s:
         chunks = list(s.text_stream)
         final = s.get_final_message()
         request_id = s.request_id
@@ -22,7 +31,9 @@ def test_text_reply_parses_with_request_id_and_usage(fake_api):
     assert request_id and request_id.startswith("req_")
     assert final.usage.output_tokens > 1 and final.usage.input_tokens > 0
     recorded = api.requests[0]
-    assert recorded.status == 200 and "sk-test" in (recorded.headers.get("authorization", "") + recorded.headers.get("x-api-key", ""))
+    assert recorded.status == 200 and "sk-test" in (
+        recorded.headers.get("authorization", "") + recorded.headers.get("x-api-key", "")
+    )
     assert recorded.body["stream"] is True and api.errors == []
 
 
@@ -44,8 +55,9 @@ def test_tool_use_input_arrives_fragmented_and_parses(fake_api):
 
 
 def test_thinking_blocks_stream_with_signature(fake_api):
-    api = fake_api([reply(thinking("Let me think about it.", signature="sigA"), redacted_thinking("opaque"),
-                          text("Answer."))])
+    api = fake_api(
+        [reply(thinking("Let me think about it.", signature="sigA"), redacted_thinking("opaque"), text("Answer."))]
+    )
     final = run_stream(make_client(api))
     assert [b.type for b in final.content] == ["thinking", "redacted_thinking", "text"]
     assert final.content[0].thinking == "Let me think about it." and final.content[0].signature == "sigA"
@@ -66,7 +78,9 @@ def test_refusal_carries_stop_details(fake_api):
 
 
 def test_pause_turn_and_truncated_tool_use(fake_api):
-    api = fake_api([pause_turn("weather"), max_tokens_mid_tool_use("Write", {"file_path": "x.txt", "content": "y" * 80})])
+    api = fake_api(
+        [pause_turn("weather"), max_tokens_mid_tool_use("Write", {"file_path": "x.txt", "content": "y" * 80})]
+    )
     client = make_client(api)
     paused = run_stream(client)
     assert paused.stop_reason == "pause_turn" and paused.content[1].type == "server_tool_use"

@@ -71,14 +71,18 @@ def test_an_identical_command_runs_once_and_a_disabled_one_not_at_all(tmp_path: 
 
 
 def test_malformed_parts_are_one_sentence_each_naming_file_line_and_key(tmp_path: Path) -> None:
-    path = _claude(tmp_path, "settings.json", {
-        "PreToolUse": [{"matcher": "Bash", "hooks": [{"type": "command"}]}],
-        "PostToolUse": [{"matcher": "Bash("}],
-        "Stop": "echo hi",
-        "OnSave": [],
-        "SubagentStart": [],
-        "Notification": _group("echo ok", timeout=-1) + [{"hooks": [{"type": "http", "url": "http://x"}]}],
-    })
+    path = _claude(
+        tmp_path,
+        "settings.json",
+        {
+            "PreToolUse": [{"matcher": "Bash", "hooks": [{"type": "command"}]}],
+            "PostToolUse": [{"matcher": "Bash("}],
+            "Stop": "echo hi",
+            "OnSave": [],
+            "SubagentStart": [],
+            "Notification": _group("echo ok", timeout=-1) + [{"hooks": [{"type": "http", "url": "http://x"}]}],
+        },
+    )
     loaded = load_settings(tmp_path)
     text = "\n".join(loaded.problems)
     assert len(loaded.problems) == 7, text
@@ -96,8 +100,9 @@ def test_malformed_parts_are_one_sentence_each_naming_file_line_and_key(tmp_path
 def test_a_hooks_value_that_is_no_table_is_named_and_the_rest_of_the_file_counts(tmp_path: Path) -> None:
     path = _user_settings('model = "claude-x"\nhooks = "echo hi"\n')
     loaded = load_settings(tmp_path)
-    assert loaded.problems == [f"{path}:2: key `hooks`: expected a table of events (PreToolUse, Stop, …); "
-                               "the hooks of this file are ignored."]
+    assert loaded.problems == [
+        f"{path}:2: key `hooks`: expected a table of events (PreToolUse, Stop, …); the hooks of this file are ignored."
+    ]
     assert loaded.settings.model == "claude-x" and loaded.hooks == []
 
 

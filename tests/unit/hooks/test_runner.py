@@ -31,10 +31,17 @@ def _alive(pid: int) -> bool:
 def test_the_hook_gets_the_json_on_stdin_the_project_dir_in_its_env_and_as_cwd(tmp_path: Path) -> None:
     out = tmp_path / "seen.json"
     script = f'cat > {out}; printf "%s\\n%s\\n%s" "$CLAUDE_PROJECT_DIR" "$AGENT_TUI_PROJECT_DIR" "$PWD" > {out}.env'
-    runs = _runner(tmp_path, script, event="PreToolUse").run("PreToolUse", "Bash", {"tool_name": "Bash", "tool_input": {"command": "ls"}})
+    runs = _runner(tmp_path, script, event="PreToolUse").run(
+        "PreToolUse", "Bash", {"tool_name": "Bash", "tool_input": {"command": "ls"}}
+    )
     assert runs[0].exit_code == 0
-    assert json.loads(out.read_text()) == {"session_id": "s1", "cwd": str(tmp_path), "hook_event_name": "PreToolUse",
-                                           "tool_name": "Bash", "tool_input": {"command": "ls"}}
+    assert json.loads(out.read_text()) == {
+        "session_id": "s1",
+        "cwd": str(tmp_path),
+        "hook_event_name": "PreToolUse",
+        "tool_name": "Bash",
+        "tool_input": {"command": "ls"},
+    }
     assert (tmp_path / "seen.json.env").read_text().splitlines() == [str(tmp_path)] * 3
 
 
@@ -73,8 +80,9 @@ def test_a_missing_command_is_a_non_blocking_error_naming_the_file(tmp_path: Pat
     outcome = read_outcome("PreToolUse", runs)
     assert runs[0].exit_code == 127 and not outcome.blocked and outcome.permission is None
     assert len(outcome.user_messages) == 1
-    assert outcome.user_messages[0].startswith(f"PreToolUse hook `no-such-hook-command-xyz` (from {tmp_path}/settings.json) "
-                                               "failed with exit code 127:")
+    assert outcome.user_messages[0].startswith(
+        f"PreToolUse hook `no-such-hook-command-xyz` (from {tmp_path}/settings.json) failed with exit code 127:"
+    )
 
 
 def test_a_hook_killed_by_a_signal_is_named(tmp_path: Path) -> None:
@@ -85,7 +93,9 @@ def test_a_hook_killed_by_a_signal_is_named(tmp_path: Path) -> None:
 
 
 def test_a_hook_that_never_reads_stdin_gets_a_large_input_without_a_hang(tmp_path: Path) -> None:
-    runs = _runner(tmp_path, "exit 0", event="PostToolUse").run("PostToolUse", "Read", {"tool_response": "x" * 1_000_000})
+    runs = _runner(tmp_path, "exit 0", event="PostToolUse").run(
+        "PostToolUse", "Read", {"tool_response": "x" * 1_000_000}
+    )
     assert runs[0].exit_code == 0
 
 
@@ -110,8 +120,15 @@ def test_on_start_and_on_finish_see_each_run(tmp_path: Path) -> None:
 
 def test_an_async_hook_runs_in_the_background_and_decides_nothing(tmp_path: Path) -> None:
     release = tmp_path / "release"
-    spec = HookSpec("Stop", None, f"while [ ! -e {release} ]; do sleep 0.02; done; exit 2", 10,
-                    tmp_path / "settings.json", True, background=True)
+    spec = HookSpec(
+        "Stop",
+        None,
+        f"while [ ! -e {release} ]; do sleep 0.02; done; exit 2",
+        10,
+        tmp_path / "settings.json",
+        True,
+        background=True,
+    )
     finished = threading.Event()
     runner = HookRunner(HookConfig([spec], trusted=True), tmp_path, dict, on_finish=lambda run: finished.set())
     assert runner.run("Stop", None, {}) == []  # returned before the hook could end

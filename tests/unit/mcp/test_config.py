@@ -26,28 +26,61 @@ def _mcp_json(project: Path, servers: dict) -> Path:
 
 def test_claude_code_shapes_parse_with_variables() -> None:
     env = {"K": "v", "TOKEN": "t"}
-    stdio = parse_server("local", {"command": "npx", "args": ["-y", "${K}"], "env": {"K": "${K}"}, "cwd": "/w"},
-                         source="project", source_path="/p/.mcp.json", env=env)
+    stdio = parse_server(
+        "local",
+        {"command": "npx", "args": ["-y", "${K}"], "env": {"K": "${K}"}, "cwd": "/w"},
+        source="project",
+        source_path="/p/.mcp.json",
+        env=env,
+    )
     assert (stdio.transport, stdio.command, stdio.args, dict(stdio.env), stdio.cwd) == (
-        "stdio", "npx", ("-y", "v"), {"K": "v"}, "/w")
-    remote = parse_server("remote", {"type": "streamable-http", "url": "${API_BASE:-https://api.example.com}/mcp",
-                                     "headers": {"Authorization": "Bearer ${TOKEN}"}, "timeout": 600000},
-                          source="user", source_path="/u/settings.toml", env=env)
+        "stdio",
+        "npx",
+        ("-y", "v"),
+        {"K": "v"},
+        "/w",
+    )
+    remote = parse_server(
+        "remote",
+        {
+            "type": "streamable-http",
+            "url": "${API_BASE:-https://api.example.com}/mcp",
+            "headers": {"Authorization": "Bearer ${TOKEN}"},
+            "timeout": 600000,
+        },
+        source="user",
+        source_path="/u/settings.toml",
+        env=env,
+    )
     assert (remote.transport, remote.url, dict(remote.headers), remote.timeout) == (
-        "http", "https://api.example.com/mcp", {"Authorization": "Bearer t"}, 600.0)
-    assert parse_server("s", {"type": "sse", "url": "http://x/sse", "timeout": 5},
-                        source="cli", source_path="--mcp-config", env={}).timeout is None  # < 1000 ms: ignored
+        "http",
+        "https://api.example.com/mcp",
+        {"Authorization": "Bearer t"},
+        600.0,
+    )
+    assert (
+        parse_server(
+            "s", {"type": "sse", "url": "http://x/sse", "timeout": 5}, source="cli", source_path="--mcp-config", env={}
+        ).timeout
+        is None
+    )  # < 1000 ms: ignored
 
 
-@pytest.mark.parametrize(("name", "entry", "words"), [
-    ("my server", {"command": "x"}, ["'my server'", "no spaces", ".mcp.json"]),
-    ("ws", {"type": "ws", "url": "wss://x"}, ["mcpServers.ws.type", "unknown transport 'ws'"]),
-    ("u", {"url": "https://x"}, ["mcpServers.u", "no type"]),
-    ("v", {"command": "${NOPE}"}, ["mcpServers.v.command", "${NOPE}", "not set"]),
-    ("h", {"type": "http", "url": "https://x", "headers": {"A": "${MISSING_TOKEN}"}},
-     ["mcpServers.h.headers.A", "${MISSING_TOKEN}"]),
-    ("a", {"command": "x", "args": "not a list"}, ["mcpServers.a.args", "list of strings"]),
-])
+@pytest.mark.parametrize(
+    ("name", "entry", "words"),
+    [
+        ("my server", {"command": "x"}, ["'my server'", "no spaces", ".mcp.json"]),
+        ("ws", {"type": "ws", "url": "wss://x"}, ["mcpServers.ws.type", "unknown transport 'ws'"]),
+        ("u", {"url": "https://x"}, ["mcpServers.u", "no type"]),
+        ("v", {"command": "${NOPE}"}, ["mcpServers.v.command", "${NOPE}", "not set"]),
+        (
+            "h",
+            {"type": "http", "url": "https://x", "headers": {"A": "${MISSING_TOKEN}"}},
+            ["mcpServers.h.headers.A", "${MISSING_TOKEN}"],
+        ),
+        ("a", {"command": "x", "args": "not a list"}, ["mcpServers.a.args", "list of strings"]),
+    ],
+)
 def test_bad_entries_are_one_sentence_naming_file_and_key(name: str, entry: dict, words: list[str]) -> None:
     with pytest.raises(McpConfigError) as caught:
         parse_server(name, entry, source="project", source_path="/p/.mcp.json", env={})
@@ -65,8 +98,13 @@ def test_precedence_cli_local_project_user_and_strict(tmp_path: Path) -> None:
     cli = json.dumps({"mcpServers": {"c": {"command": "cli-c"}}})
     loaded = load_mcp_servers(project, trusted=True, cli_configs=[cli])
     got = {s.name: (s.command, s.source) for s in loaded.servers}
-    assert got == {"a": ("project-a", "project"), "b": ("local-b", "local"), "c": ("cli-c", "cli"),
-                   "p": ("proj", "project"), "u": ("user-u", "user")}
+    assert got == {
+        "a": ("project-a", "project"),
+        "b": ("local-b", "local"),
+        "c": ("cli-c", "cli"),
+        "p": ("proj", "project"),
+        "u": ("user-u", "user"),
+    }
     strict = load_mcp_servers(project, trusted=True, cli_configs=[cli], strict=True)
     assert [(s.name, s.command) for s in strict.servers] == [("c", "cli-c")]
 
@@ -101,13 +139,26 @@ def test_malformed_mcp_json_names_the_file_and_the_rest_loads(tmp_path: Path) ->
 def test_cli_flags_fill_options_and_keep_the_prompt(tmp_path: Path) -> None:
     config = _write(tmp_path / "servers.json", json.dumps({"mcpServers": {"t": {"command": "time"}}}))
     inline = '{"mcpServers": {"h": {"type": "http", "url": "http://127.0.0.1:9/mcp"}}}'
-    args = build_parser().parse_args(["-p", "--cwd", str(tmp_path), "--mcp-config", str(config), inline,
-                                      "what time is it", "--strict-mcp-config", "--mcp-config", '{"mcpServers": 1}'])
+    args = build_parser().parse_args(
+        [
+            "-p",
+            "--cwd",
+            str(tmp_path),
+            "--mcp-config",
+            str(config),
+            inline,
+            "what time is it",
+            "--strict-mcp-config",
+            "--mcp-config",
+            '{"mcpServers": 1}',
+        ]
+    )
     opts, problems = options_from_args(args)
     assert [s.name for s in opts.mcp_servers] == ["t", "h"]
     assert args.prompt == [] and args.spilled_prompt == ["what time is it"]
-    assert problems == ["MCP: --mcp-config: mcpServers: expected an object of servers by name; "
-                        "no server was loaded from it."]
+    assert problems == [
+        "MCP: --mcp-config: mcpServers: expected an object of servers by name; no server was loaded from it."
+    ]
 
 
 def test_settings_loader_accepts_the_mcp_keys(tmp_path: Path) -> None:

@@ -46,8 +46,9 @@ def run(project: Path, capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[
     return code, out, err
 
 
-def test_add_local_keeps_comments_and_lists_connected_and_failed(project: Path, server_script: Path,
-                                                                 capsys: pytest.CaptureFixture[str]) -> None:
+def test_add_local_keeps_comments_and_lists_connected_and_failed(
+    project: Path, server_script: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     user = user_settings_file()
     user.parent.mkdir(parents=True)
     user.write_text('# my settings\nmodel = "claude-x"  # the one I like\n')
@@ -60,7 +61,11 @@ def test_add_local_keeps_comments_and_lists_connected_and_failed(project: Path, 
     assert text.startswith('# my settings\nmodel = "claude-x"  # the one I like\n')
     data = tomllib.loads(text)
     assert data["projects"][str(project)]["mcp_servers"]["tiny"] == {
-        "type": "stdio", "command": sys.executable, "args": [str(server_script)], "env": {"K": "v"}}
+        "type": "stdio",
+        "command": sys.executable,
+        "args": [str(server_script)],
+        "env": {"K": "v"},
+    }
 
     code, out, _ = run(project, capsys, "list")
     assert code == 0
@@ -82,7 +87,10 @@ def test_add_local_keeps_comments_and_lists_connected_and_failed(project: Path, 
 
 def test_no_servers_and_unknown_names(project: Path, capsys: pytest.CaptureFixture[str]) -> None:
     assert run(project, capsys, "list") == (
-        0, "No MCP servers configured. Use `agent-tui mcp add` to add a server.\n", "")
+        0,
+        "No MCP servers configured. Use `agent-tui mcp add` to add a server.\n",
+        "",
+    )
     assert run(project, capsys, "add", "a", "--", "echo")[0] == 0
     code, out, err = run(project, capsys, "get", "nope")
     assert (code, out, err) == (1, "", 'No MCP server named "nope". Configured servers: a\n')
@@ -90,26 +98,45 @@ def test_no_servers_and_unknown_names(project: Path, capsys: pytest.CaptureFixtu
     assert run(project, capsys, "remove", "a", "-s", "user") == (1, "", 'No MCP server named "a" in user scope\n')
 
 
-def test_project_scope_writes_mcp_json_keeping_other_keys(project: Path, capsys: pytest.CaptureFixture[str],
-                                                          monkeypatch: pytest.MonkeyPatch) -> None:
+def test_project_scope_writes_mcp_json_keeping_other_keys(
+    project: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
     mcp_json = project / ".mcp.json"
     mcp_json.write_text(json.dumps({"note": "team servers", "mcpServers": {"old": {"command": "x"}}}))
-    code, out, _ = run(project, capsys, "add", "-s", "project", "-t", "http", "web", "http://127.0.0.1:9/mcp",
-                       "--header", "Authorization: Bearer ${TOKEN}")
+    code, out, _ = run(
+        project,
+        capsys,
+        "add",
+        "-s",
+        "project",
+        "-t",
+        "http",
+        "web",
+        "http://127.0.0.1:9/mcp",
+        "--header",
+        "Authorization: Bearer ${TOKEN}",
+    )
     assert code == 0
-    assert out.splitlines()[:2] == ["Added HTTP MCP server web with URL: http://127.0.0.1:9/mcp to project config",
-                                    "Headers: {"]
+    assert out.splitlines()[:2] == [
+        "Added HTTP MCP server web with URL: http://127.0.0.1:9/mcp to project config",
+        "Headers: {",
+    ]
     assert '"Authorization": "[REDACTED]"' in out
     data = json.loads(mcp_json.read_text())
     assert data["note"] == "team servers" and data["mcpServers"]["old"] == {"command": "x"}
-    assert data["mcpServers"]["web"] == {"type": "http", "url": "http://127.0.0.1:9/mcp",
-                                         "headers": {"Authorization": "Bearer ${TOKEN}"}}  # kept unexpanded
+    assert data["mcpServers"]["web"] == {
+        "type": "http",
+        "url": "http://127.0.0.1:9/mcp",
+        "headers": {"Authorization": "Bearer ${TOKEN}"},
+    }  # kept unexpanded
     code, out, _ = run(project, capsys, "add-json", "-s", "project", "js", '{"command": "cat", "args": ["-u"]}')
     assert (code, out.splitlines()[0]) == (0, "Added stdio MCP server js to project config")
     code, _, err = run(project, capsys, "get", "web")
     assert code == 1
-    assert err == (f"agent-tui: {mcp_json}: mcpServers.web.headers.Authorization: the variable ${{TOKEN}} is not set and has "
-                   "no default (write ${TOKEN:-value} for one); the server was skipped.\n")
+    assert err == (
+        f"agent-tui: {mcp_json}: mcpServers.web.headers.Authorization: the variable ${{TOKEN}} is not set and has "
+        "no default (write ${TOKEN:-value} for one); the server was skipped.\n"
+    )
     monkeypatch.setenv("TOKEN", "t")
     code, out, _ = run(project, capsys, "get", "web")  # an untrusted folder: the server does not start
     assert "  Scope: Project config (shared via .mcp.json)\n  Status: ⏸ Folder not trusted" in out
@@ -130,25 +157,43 @@ def test_same_name_in_two_scopes_needs_a_scope_to_remove(project: Path, capsys: 
     assert "dup" not in tomllib.loads(user_settings_file().read_text()).get("mcp_servers", {})
 
 
-@pytest.mark.parametrize(("argv", "sentence"), [
-    (["add", "x", "-e", "NOEQ", "--", "echo"], "Invalid environment variable format: NOEQ, environment variables "
-                                                "should be added as: -e KEY1=value1 -e KEY2=value2"),
-    (["add", "-t", "http", "h", "http://x", "-H", "nocolon"],
-     'Invalid header format: "nocolon". Expected format: "Header-Name: value"'),
-    (["add", "-t", "ws", "w", "ws://x"], "Invalid transport type: ws. Must be one of: stdio, sse, http "
-                                         "(or streamable-http)"),
-    (["add", "-s", "team", "y", "--", "echo"], "Invalid scope: team. Must be one of: local, project, user"),
-    (["add", "x"], "error: missing required argument 'commandOrUrl'"),
-    (["add", "-t", "http", "h", "ftp://x"], "mcp_servers.h.url: 'ftp://x' is not an http(s) URL; nothing was written."),
-    (["add", "bad name", "--", "echo"], "the server name 'bad name' may use only letters, digits, '_' and '-' "
-                                        "(no spaces); nothing was written."),
-    (["add-json", "j", '{"type": "stdio"'], "Invalid configuration: the JSON for j does not parse"),
-    (["add-json", "j", '{"type": "stdio"}'], "mcp_servers.j: a stdio server needs a command; nothing was written."),
-    (["add-json", "j", '{"type": "carrier-pigeon", "url": "http://x"}'],
-     "mcp_servers.j.type: unknown transport 'carrier-pigeon' (expected stdio, http, sse or sdk)"),
-])
-def test_bad_input_is_one_sentence_and_writes_nothing(project: Path, capsys: pytest.CaptureFixture[str],
-                                                      argv: list[str], sentence: str) -> None:
+@pytest.mark.parametrize(
+    ("argv", "sentence"),
+    [
+        (
+            ["add", "x", "-e", "NOEQ", "--", "echo"],
+            "Invalid environment variable format: NOEQ, environment variables "
+            "should be added as: -e KEY1=value1 -e KEY2=value2",
+        ),
+        (
+            ["add", "-t", "http", "h", "http://x", "-H", "nocolon"],
+            'Invalid header format: "nocolon". Expected format: "Header-Name: value"',
+        ),
+        (
+            ["add", "-t", "ws", "w", "ws://x"],
+            "Invalid transport type: ws. Must be one of: stdio, sse, http (or streamable-http)",
+        ),
+        (["add", "-s", "team", "y", "--", "echo"], "Invalid scope: team. Must be one of: local, project, user"),
+        (["add", "x"], "error: missing required argument 'commandOrUrl'"),
+        (
+            ["add", "-t", "http", "h", "ftp://x"],
+            "mcp_servers.h.url: 'ftp://x' is not an http(s) URL; nothing was written.",
+        ),
+        (
+            ["add", "bad name", "--", "echo"],
+            "the server name 'bad name' may use only letters, digits, '_' and '-' (no spaces); nothing was written.",
+        ),
+        (["add-json", "j", '{"type": "stdio"'], "Invalid configuration: the JSON for j does not parse"),
+        (["add-json", "j", '{"type": "stdio"}'], "mcp_servers.j: a stdio server needs a command; nothing was written."),
+        (
+            ["add-json", "j", '{"type": "carrier-pigeon", "url": "http://x"}'],
+            "mcp_servers.j.type: unknown transport 'carrier-pigeon' (expected stdio, http, sse or sdk)",
+        ),
+    ],
+)
+def test_bad_input_is_one_sentence_and_writes_nothing(
+    project: Path, capsys: pytest.CaptureFixture[str], argv: list[str], sentence: str
+) -> None:
     code, out, err = run(project, capsys, *argv)
     assert (code, out) == (1, "")
     assert sentence in err and len(err.strip().splitlines()) == 1 and "Traceback" not in err
@@ -159,15 +204,19 @@ def test_broken_files_are_named_and_left_alone(project: Path, capsys: pytest.Cap
     (project / ".mcp.json").write_text('{"mcpServers": {"a": }')
     code, _, err = run(project, capsys, "add", "-s", "project", "b", "--", "echo")
     assert code == 1
-    assert err.startswith(f"agent-tui: {project / '.mcp.json'} cannot be updated because it does not parse "
-                          f"({project / '.mcp.json'}:1:22: ")
+    assert err.startswith(
+        f"agent-tui: {project / '.mcp.json'} cannot be updated because it does not parse "
+        f"({project / '.mcp.json'}:1:22: "
+    )
     assert (project / ".mcp.json").read_text() == '{"mcpServers": {"a": }'
     user = user_settings_file()
     user.parent.mkdir(parents=True)
     user.write_text("# mine\nmcp_servers = 3\n")
     code, _, err = run(project, capsys, "add", "-s", "user", "b", "--", "echo")
     assert code == 1
-    assert err == f"agent-tui: {user}: key `mcp_servers` is not a table of servers; fix it first; nothing was changed.\n"
+    assert (
+        err == f"agent-tui: {user}: key `mcp_servers` is not a table of servers; fix it first; nothing was changed.\n"
+    )
     assert user.read_text() == "# mine\nmcp_servers = 3\n"
 
 
@@ -188,13 +237,18 @@ def test_reset_project_choices_keeps_the_rest(project: Path, capsys: pytest.Capt
 
 
 def test_agent_tui_mcp_dispatches_from_the_main_cli(tmp_path: Path) -> None:
-    done = subprocess.run([sys.executable, "-m", "tui.cli", "mcp", "list"], cwd=tmp_path, capture_output=True,
-                          text=True, timeout=60)
-    assert (done.returncode, done.stdout) == (0, "No MCP servers configured. Use `agent-tui mcp add` to add a server.\n")
+    done = subprocess.run(
+        [sys.executable, "-m", "tui.cli", "mcp", "list"], cwd=tmp_path, capture_output=True, text=True, timeout=60
+    )
+    assert (done.returncode, done.stdout) == (
+        0,
+        "No MCP servers configured. Use `agent-tui mcp add` to add a server.\n",
+    )
 
 
-def test_choices_and_servers_tables_of_the_wrong_type_are_named(project: Path,
-                                                               capsys: pytest.CaptureFixture[str]) -> None:
+def test_choices_and_servers_tables_of_the_wrong_type_are_named(
+    project: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     from tui.config.rule_files import SettingsWriteError
     from tui.mcp.approval import record_choices
 
@@ -203,10 +257,13 @@ def test_choices_and_servers_tables_of_the_wrong_type_are_named(project: Path,
     local.write_text('enabledMcpjsonServers = "all"\n')
     with pytest.raises(SettingsWriteError) as caught:
         record_choices(project, ["a"], [])
-    assert str(caught.value) == (f"{local}: key `enabledMcpjsonServers` is not a list of server names; fix it first; "
-                                 "nothing was changed.")
+    assert str(caught.value) == (
+        f"{local}: key `enabledMcpjsonServers` is not a list of server names; fix it first; nothing was changed."
+    )
     assert local.read_text() == 'enabledMcpjsonServers = "all"\n'
     (project / ".mcp.json").write_text('{"mcpServers": []}')
     code, _, err = run(project, capsys, "add-json", "-s", "project", "a", '{"command": "x"}')
-    assert code == 1 and err == (f"agent-tui: {project / '.mcp.json'}: key `mcpServers` is not a table of servers; "
-                                 "fix it first; nothing was changed.\n")
+    assert code == 1 and err == (
+        f"agent-tui: {project / '.mcp.json'}: key `mcpServers` is not a table of servers; "
+        "fix it first; nothing was changed.\n"
+    )

@@ -23,15 +23,17 @@ def test_names_are_sanitised_capped_and_unique_in_a_stable_order() -> None:
 
 
 def test_every_content_kind_becomes_a_block_the_api_takes() -> None:
-    blocks = content_blocks([
-        {"type": "text", "text": "hi"},
-        {"type": "image", "data": "AAAA", "mimeType": "image/png"},
-        {"type": "image", "data": "AAAA", "mimeType": "image/bmp"},
-        {"type": "resource_link", "uri": "file:///a.txt", "name": "a.txt", "mimeType": "text/plain"},
-        {"type": "resource", "resource": {"uri": "notes://1", "text": "note one"}},
-        {"type": "resource", "resource": {"uri": "bin://1", "blob": "AAAA", "mimeType": "application/zip"}},
-        {"type": "audio", "data": "AAAA", "mimeType": "audio/wav"},
-    ])
+    blocks = content_blocks(
+        [
+            {"type": "text", "text": "hi"},
+            {"type": "image", "data": "AAAA", "mimeType": "image/png"},
+            {"type": "image", "data": "AAAA", "mimeType": "image/bmp"},
+            {"type": "resource_link", "uri": "file:///a.txt", "name": "a.txt", "mimeType": "text/plain"},
+            {"type": "resource", "resource": {"uri": "notes://1", "text": "note one"}},
+            {"type": "resource", "resource": {"uri": "bin://1", "blob": "AAAA", "mimeType": "application/zip"}},
+            {"type": "audio", "data": "AAAA", "mimeType": "audio/wav"},
+        ]
+    )
     assert blocks[0] == {"type": "text", "text": "hi"}
     assert blocks[1] == {"type": "image", "source": {"type": "base64", "media_type": "image/png", "data": "AAAA"}}
     texts = [b.get("text", "") for b in blocks[2:]]
@@ -41,7 +43,9 @@ def test_every_content_kind_becomes_a_block_the_api_takes() -> None:
 
 def test_structured_content_error_flag_and_the_cap() -> None:
     assert tool_result({"content": [{"type": "text", "text": "7"}], "structuredContent": {"result": 7}}, 100, "t") == (
-        "7", False)
+        "7",
+        False,
+    )
     content, is_error = tool_result({"content": [], "structuredContent": {"rows": [1, 2]}, "isError": True}, 100, "t")
     assert content == '{"rows": [1, 2]}' and is_error
     text, _ = tool_result({"content": [{"type": "text", "text": "z" * 10_000}]}, 1000, "mcp__s__big")

@@ -18,17 +18,20 @@ def _tool(server: str, name: str, read_only: bool = False) -> McpTool:
     return McpTool(manager, server, spec, f"mcp__{server}__{name}", 25_000)
 
 
-@pytest.mark.parametrize(("allow", "deny", "expected"), [
-    ([], [], "ask"),
-    (["mcp__git"], [], "allow"),
-    (["mcp__git__*"], [], "allow"),
-    (["mcp__git__status"], [], "allow"),
-    (["mcp__git__log"], [], "ask"),
-    (["mcp__gitx"], [], "ask"),
-    (["mcp__git"], ["mcp__git__status"], "deny"),
-    (["mcp__git__status"], ["mcp__git"], "deny"),
-    ([], ["mcp__*"], "deny"),
-])
+@pytest.mark.parametrize(
+    ("allow", "deny", "expected"),
+    [
+        ([], [], "ask"),
+        (["mcp__git"], [], "allow"),
+        (["mcp__git__*"], [], "allow"),
+        (["mcp__git__status"], [], "allow"),
+        (["mcp__git__log"], [], "ask"),
+        (["mcp__gitx"], [], "ask"),
+        (["mcp__git"], ["mcp__git__status"], "deny"),
+        (["mcp__git__status"], ["mcp__git"], "deny"),
+        ([], ["mcp__*"], "deny"),
+    ],
+)
 def test_server_and_tool_rules_deny_wins(tmp_path: Path, allow: list[str], deny: list[str], expected: str) -> None:
     policy = PermissionPolicy(mode="default", allow=allow, deny=deny, project_dir=tmp_path)
     ctx = ToolContext(project_dir=tmp_path, state=SessionState(project_dir=tmp_path))

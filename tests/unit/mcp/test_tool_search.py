@@ -20,8 +20,11 @@ from tui.tools.base import SessionState, ToolContext, ToolError
 
 
 def tool(name: str, description: str, *params: str) -> dict:
-    return {"name": name, "description": description,
-            "input_schema": {"type": "object", "properties": {p: {"type": "string"} for p in params}}}
+    return {
+        "name": name,
+        "description": description,
+        "input_schema": {"type": "object", "properties": {p: {"type": "string"} for p in params}},
+    }
 
 
 TOOLS = [

@@ -16,10 +16,7 @@ MAIN_PY = "import calc\n\n\ndef main():\n    print(calc.add(1, 2))  # FIXME remo
 
 def tool_defs(names: tuple[str, ...] = TOOL_NAMES) -> list[dict[str, Any]]:
     """Minimal tool definitions with the given names."""
-    return [
-        {"name": name, "description": f"{name} tool", "input_schema": {"type": "object"}}
-        for name in names
-    ]
+    return [{"name": name, "description": f"{name} tool", "input_schema": {"type": "object"}} for name in names]
 
 
 @pytest.fixture
@@ -87,14 +84,12 @@ def tools_runner(project: Path) -> StandInTools:
 def make_client(project_dir: Path, delay: float = 0.0) -> tuple[Any, Any]:
     """A real SDK client on the offline transport; returns (client, transport)."""
     import anthropic
-    from tui.agent.httplib import httpx
 
+    from tui.agent.httplib import httpx
     from tui.agent.offline import OfflineTransport
 
     transport = OfflineTransport(project_dir, delay=delay)
-    client = anthropic.Anthropic(
-        api_key="x", http_client=httpx.Client(transport=transport), max_retries=0
-    )
+    client = anthropic.Anthropic(api_key="x", http_client=httpx.Client(transport=transport), max_retries=0)
     return client, transport
 
 
@@ -113,14 +108,14 @@ def drive_turn(
     replies = []
     for _ in range(limit):
         with client.messages.stream(
-            model="offline-demo", max_tokens=4096, messages=messages,
+            model="offline-demo",
+            max_tokens=4096,
+            messages=messages,
             tools=tools if tools is not None else tool_defs(),
         ) as stream:
             final = stream.get_final_message()
         replies.append(final)
-        messages.append(
-            {"role": "assistant", "content": [b.model_dump(exclude_none=True) for b in final.content]}
-        )
+        messages.append({"role": "assistant", "content": [b.model_dump(exclude_none=True) for b in final.content]})
         if final.stop_reason != "tool_use":
             break
         results = []

@@ -11,8 +11,13 @@ from tui.agent.offline.facts import rewrite_todo_line
 
 
 def _body(messages, names=("Read", "Write", "Edit", "Bash", "Glob", "Grep", "TodoWrite"), **extra):
-    return {"model": "offline-demo", "max_tokens": 1000, "messages": messages,
-            "tools": tool_defs(tuple(names)), **extra}
+    return {
+        "model": "offline-demo",
+        "max_tokens": 1000,
+        "messages": messages,
+        "tools": tool_defs(tuple(names)),
+        **extra,
+    }
 
 
 def _uses(blocks):
@@ -53,8 +58,9 @@ def test_only_offered_tools_and_bash_search_fallback(project: Path) -> None:
 
 
 def test_thinking_block_comes_first_with_a_signature(project: Path) -> None:
-    body = _body([{"role": "user", "content": "find the TODOs"}],
-                 thinking={"type": "adaptive", "display": "summarized"})
+    body = _body(
+        [{"role": "user", "content": "find the TODOs"}], thinking={"type": "adaptive", "display": "summarized"}
+    )
     blocks, _ = plan_reply(body, project)
     assert blocks[0]["type"] == "thinking" and blocks[0]["thinking"]
     assert blocks[0]["signature"].startswith("offline-")
@@ -65,10 +71,15 @@ def test_thinking_block_comes_first_with_a_signature(project: Path) -> None:
 def test_a_long_turn_is_ended(project: Path) -> None:
     messages = [{"role": "user", "content": "fix the code"}]
     for n in range(6):
-        messages.append({"role": "assistant", "content": [
-            {"type": "tool_use", "id": f"t{n}", "name": "Glob", "input": {"pattern": f"{n}"}}]})
-        messages.append({"role": "user", "content": [
-            {"type": "tool_result", "tool_use_id": f"t{n}", "content": "a.py"}]})
+        messages.append(
+            {
+                "role": "assistant",
+                "content": [{"type": "tool_use", "id": f"t{n}", "name": "Glob", "input": {"pattern": f"{n}"}}],
+            }
+        )
+        messages.append(
+            {"role": "user", "content": [{"type": "tool_result", "tool_use_id": f"t{n}", "content": "a.py"}]}
+        )
     blocks, stop = plan_reply(_body(messages), project)
     assert stop == "end_turn" and not _uses(blocks)
 
@@ -79,12 +90,20 @@ def test_edit_of_a_repeated_line_adds_context_until_unique(tmp_path: Path) -> No
     read = "\n".join(f"{n}\t{line}" for n, line in enumerate(source.split("\n")[:-1], 1))
     messages = [
         {"role": "user", "content": "fix the TODO in m.py"},
-        {"role": "assistant", "content": [
-            {"type": "tool_use", "id": "r", "name": "Read", "input": {"file_path": str(tmp_path / "m.py")}},
-            {"type": "tool_use", "id": "g", "name": "Grep", "input": {"pattern": "TODO|FIXME"}}]},
-        {"role": "user", "content": [
-            {"type": "tool_result", "tool_use_id": "r", "content": read},
-            {"type": "tool_result", "tool_use_id": "g", "content": "m.py:6:    # TODO\nm.py:2:    # TODO"}]},
+        {
+            "role": "assistant",
+            "content": [
+                {"type": "tool_use", "id": "r", "name": "Read", "input": {"file_path": str(tmp_path / "m.py")}},
+                {"type": "tool_use", "id": "g", "name": "Grep", "input": {"pattern": "TODO|FIXME"}},
+            ],
+        },
+        {
+            "role": "user",
+            "content": [
+                {"type": "tool_result", "tool_use_id": "r", "content": read},
+                {"type": "tool_result", "tool_use_id": "g", "content": "m.py:6:    # TODO\nm.py:2:    # TODO"},
+            ],
+        },
     ]
     (edit,) = _uses(plan_reply(_body(messages), tmp_path)[0])
     old = edit["input"]["old_string"]
@@ -98,7 +117,8 @@ def test_result_parsers() -> None:
     assert [(h.path, h.line, h.text) for h in hits] == [("src/a.py", 12, "  // FIXME(me): y")]
     assert rewrite_todo_line("\t/* TODO */") == "\t/* NOTE: reviewed by agent-tui offline demo - */"
     assert rewrite_todo_line("  x = 1  # FIXME: later") == (
-        "  x = 1  # NOTE: reviewed by agent-tui offline demo - later")
+        "  x = 1  # NOTE: reviewed by agent-tui offline demo - later"
+    )
 
 
 def test_a_todo_in_a_comment_wins_over_one_in_a_string(tmp_path: Path) -> None:
@@ -107,13 +127,24 @@ def test_a_todo_in_a_comment_wins_over_one_in_a_string(tmp_path: Path) -> None:
     read = "1\tx = 1  # TODO: real"
     messages = [
         {"role": "user", "content": "fix a TODO"},
-        {"role": "assistant", "content": [
-            {"type": "tool_use", "id": "r", "name": "Read", "input": {"file_path": str(tmp_path / "t.py")}},
-            {"type": "tool_use", "id": "g", "name": "Grep", "input": {"pattern": "TODO|FIXME"}}]},
-        {"role": "user", "content": [
-            {"type": "tool_result", "tool_use_id": "r", "content": read},
-            {"type": "tool_result", "tool_use_id": "g",
-             "content": 's.py:1:PATTERN = "# TODO: not a comment"\nt.py:1:x = 1  # TODO: real'}]},
+        {
+            "role": "assistant",
+            "content": [
+                {"type": "tool_use", "id": "r", "name": "Read", "input": {"file_path": str(tmp_path / "t.py")}},
+                {"type": "tool_use", "id": "g", "name": "Grep", "input": {"pattern": "TODO|FIXME"}},
+            ],
+        },
+        {
+            "role": "user",
+            "content": [
+                {"type": "tool_result", "tool_use_id": "r", "content": read},
+                {
+                    "type": "tool_result",
+                    "tool_use_id": "g",
+                    "content": 's.py:1:PATTERN = "# TODO: not a comment"\nt.py:1:x = 1  # TODO: real',
+                },
+            ],
+        },
     ]
     (edit,) = _uses(plan_reply(_body(messages), tmp_path)[0])
     assert edit["input"]["old_string"] == "x = 1  # TODO: real"
@@ -126,10 +157,17 @@ def test_asked_for_subagents_it_delegates_to_parallel_explore_agents(project: Pa
     calls = _uses(blocks)
     assert stop == "tool_use" and [c["name"] for c in calls] == ["Agent", "Agent"]
     assert {c["input"]["subagent_type"] for c in calls} == {"Explore"}
-    results = {"role": "user", "content": [
-        {"type": "tool_result", "tool_use_id": calls[0]["id"], "content": [{"type": "text", "text": "## Found\n1 TODO"},
-                                                                           {"type": "text", "text": "agentId: x"}]},
-        {"type": "tool_result", "tool_use_id": calls[1]["id"], "content": "bad", "is_error": True}]}
+    results = {
+        "role": "user",
+        "content": [
+            {
+                "type": "tool_result",
+                "tool_use_id": calls[0]["id"],
+                "content": [{"type": "text", "text": "## Found\n1 TODO"}, {"type": "text", "text": "agentId: x"}],
+            },
+            {"type": "tool_result", "tool_use_id": calls[1]["id"], "content": "bad", "is_error": True},
+        ],
+    }
     blocks, stop = plan_reply(_body([prompt, {"role": "assistant", "content": blocks}, results], names), project)
     assert stop == "end_turn"
     assert "### Find TODO markers\n\n**Found**\n1 TODO" in blocks[-1]["text"] and "agentId" not in blocks[-1]["text"]

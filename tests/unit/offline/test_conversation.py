@@ -31,9 +31,7 @@ def test_four_step_turn_edits_the_named_todo_file(project: Path, tools_runner: S
     assert edit.input["old_string"] == "    # TODO: validate inputs"
     assert edit.input["old_string"] in CALC_PY.split("\n")
     assert edit.input["new_string"] == EDITED_LINE
-    assert (project / "src" / "calc.py").read_text() == CALC_PY.replace(
-        "    # TODO: validate inputs", EDITED_LINE
-    )
+    assert (project / "src" / "calc.py").read_text() == CALC_PY.replace("    # TODO: validate inputs", EDITED_LINE)
 
     (bash,) = _tool_uses(replies[2])
     assert bash.name == "Bash"
@@ -105,9 +103,7 @@ def test_second_turn_fixes_the_next_todo(project: Path, tools_runner: StandInToo
     replies, _ = drive_turn(client, "find the TODOs and fix one", tools_runner, messages=history)
 
     edits = [b for reply in replies for b in _tool_uses(reply) if b.name == "Edit"]
-    assert [edit.input["old_string"] for edit in edits] == [
-        "    print(calc.add(1, 2))  # FIXME remove debug print"
-    ]
+    assert [edit.input["old_string"] for edit in edits] == ["    print(calc.add(1, 2))  # FIXME remove debug print"]
     assert "FIXME" not in (project / "src" / "main.py").read_text()
 
 
@@ -121,7 +117,9 @@ def test_only_offered_tools_are_called(project: Path, tools_runner: StandInTools
     assert "Edit tool is not available" in replies[-1].content[-1].text
 
 
-def test_explaining_the_project_reads_the_longest_readme_not_a_pointer(project: Path, tools_runner: StandInTools) -> None:
+def test_explaining_the_project_reads_the_longest_readme_not_a_pointer(
+    project: Path, tools_runner: StandInTools
+) -> None:
     (project / "README").write_text("See README.rst.\n")
     (project / "README.rst").write_text("Calc\n====\n\n" + "Adds numbers, carefully, with tests.\n" * 30)
     client, _ = make_client(project)

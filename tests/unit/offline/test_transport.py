@@ -18,8 +18,7 @@ PROMPT = [{"role": "user", "content": "find the TODOs and fix one"}]
 
 def test_stream_parses_with_request_id_and_usage(project: Path) -> None:
     client, _ = make_client(project)
-    with client.messages.stream(model="claude-x", max_tokens=500, messages=PROMPT,
-                                tools=tool_defs()) as stream:
+    with client.messages.stream(model="claude-x", max_tokens=500, messages=PROMPT, tools=tool_defs()) as stream:
         events = [event.type for event in stream]
         final = stream.get_final_message()
         assert stream.request_id == "req_offline_1"
@@ -44,25 +43,30 @@ def test_unknown_route_is_404_and_bad_history_is_400(project: Path) -> None:
     client, _ = make_client(project)
     with pytest.raises(anthropic.NotFoundError):
         client.models.list()
-    dangling = PROMPT + [{"role": "assistant", "content": [
-        {"type": "tool_use", "id": "toolu_1", "name": "Glob", "input": {}}]},
-        {"role": "user", "content": "go on"}]
+    dangling = PROMPT + [
+        {"role": "assistant", "content": [{"type": "tool_use", "id": "toolu_1", "name": "Glob", "input": {}}]},
+        {"role": "user", "content": "go on"},
+    ]
     with pytest.raises(anthropic.BadRequestError, match="toolu_1"):
         client.messages.create(model="m", max_tokens=10, messages=dangling)
     with pytest.raises(anthropic.BadRequestError, match="prefill"):
-        client.messages.create(model="m", max_tokens=10, messages=PROMPT + [
-            {"role": "assistant", "content": "Sure"}])
+        client.messages.create(model="m", max_tokens=10, messages=PROMPT + [{"role": "assistant", "content": "Sure"}])
 
 
 def test_cache_breakpoints_write_then_read(project: Path) -> None:
     client, _ = make_client(project)
     system = [{"type": "text", "text": "You are a coding agent. " * 80, "cache_control": {"type": "ephemeral"}}]
-    first = client.messages.create(model="m", max_tokens=500, system=system, messages=PROMPT,
-                                   tools=tool_defs())
+    first = client.messages.create(model="m", max_tokens=500, system=system, messages=PROMPT, tools=tool_defs())
     assert first.usage.cache_creation_input_tokens > 400 and first.usage.cache_read_input_tokens == 0
-    second = client.messages.create(model="m", max_tokens=500, system=system, messages=[
-        {"role": "user", "content": [{"type": "text", "text": "hello",
-                                      "cache_control": {"type": "ephemeral"}}]}], tools=tool_defs())
+    second = client.messages.create(
+        model="m",
+        max_tokens=500,
+        system=system,
+        messages=[
+            {"role": "user", "content": [{"type": "text", "text": "hello", "cache_control": {"type": "ephemeral"}}]}
+        ],
+        tools=tool_defs(),
+    )
     assert second.usage.cache_read_input_tokens == first.usage.cache_creation_input_tokens
     assert second.usage.cache_creation_input_tokens > 0
     assert second.usage.cache_creation.ephemeral_5m_input_tokens == second.usage.cache_creation_input_tokens
@@ -115,15 +119,21 @@ def test_close_from_another_thread_interrupts_a_pause() -> None:
 
 def test_import_does_not_load_anthropic() -> None:
     code = "import tui.agent.offline, sys; assert 'anthropic' not in sys.modules, 'anthropic loaded'"
-    done = subprocess.run([sys.executable, "-c", code], cwd=Path(__file__).parents[3],
-                          capture_output=True, text=True, timeout=30)
+    done = subprocess.run(
+        [sys.executable, "-c", code], cwd=Path(__file__).parents[3], capture_output=True, text=True, timeout=30
+    )
     assert done.returncode == 0, done.stderr
 
 
 def test_thinking_streams_through_the_sdk(project: Path) -> None:
     client, _ = make_client(project)
-    with client.messages.stream(model="m", max_tokens=2000, messages=PROMPT, tools=tool_defs(),
-                                thinking={"type": "adaptive", "display": "summarized"}) as stream:
+    with client.messages.stream(
+        model="m",
+        max_tokens=2000,
+        messages=PROMPT,
+        tools=tool_defs(),
+        thinking={"type": "adaptive", "display": "summarized"},
+    ) as stream:
         kinds = {event.type for event in stream}
         final = stream.get_final_message()
     assert {"thinking", "signature"} <= kinds
@@ -136,11 +146,21 @@ def test_thinking_and_effort_the_sdk_types_allow_are_accepted(project: Path) -> 
     import anthropic
 
     client, _ = make_client(project)
-    with pytest.raises(anthropic.BadRequestError, match="output_config.effort"):
-        client.messages.create(model="m", max_tokens=10, messages=PROMPT, extra_body={"output_config": {"effort": "hi"}})
+    with pytest.raises(anthropic.BadRequestError, match=r"output_config.effort"):
+        client.messages.create(
+            model="m", max_tokens=10, messages=PROMPT, extra_body={"output_config": {"effort": "hi"}}
+        )
     with pytest.raises(anthropic.BadRequestError, match="budget_tokens"):
-        client.messages.create(model="m", max_tokens=2000, messages=PROMPT,
-                               extra_body={"thinking": {"type": "enabled", "budget_tokens": 4000}})
-    message = client.messages.create(model="m", max_tokens=100, messages=PROMPT, extra_body={
-        "thinking": {"type": "adaptive", "display": "summarized"}, "output_config": {"effort": "xhigh"}})
+        client.messages.create(
+            model="m",
+            max_tokens=2000,
+            messages=PROMPT,
+            extra_body={"thinking": {"type": "enabled", "budget_tokens": 4000}},
+        )
+    message = client.messages.create(
+        model="m",
+        max_tokens=100,
+        messages=PROMPT,
+        extra_body={"thinking": {"type": "adaptive", "display": "summarized"}, "output_config": {"effort": "xhigh"}},
+    )
     assert message.content[0].type == "thinking"

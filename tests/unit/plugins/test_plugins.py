@@ -63,8 +63,14 @@ def test_a_git_marketplace_is_cloned_from_a_local_bare_repository(tmp_path: Path
 def test_typed_sources_follow_claude_code(project: Path) -> None:
     assert parse_source("owner/repo", project) == {"source": "github", "repo": "owner/repo"}
     assert parse_source("https://github.com/owner/repo", project) == {
-        "source": "git", "url": "https://github.com/owner/repo.git"}
-    assert parse_source("git@host:team/x.git#v1", project) == {"source": "git", "url": "git@host:team/x.git", "ref": "v1"}
+        "source": "git",
+        "url": "https://github.com/owner/repo.git",
+    }
+    assert parse_source("git@host:team/x.git#v1", project) == {
+        "source": "git",
+        "url": "git@host:team/x.git",
+        "ref": "v1",
+    }
     with pytest.raises(PluginError, match="does not exist"):
         parse_source("./nowhere", project)
 
@@ -95,7 +101,9 @@ def test_hooks_get_the_plugin_root_and_mcp_servers_a_prefixed_name(market: Path,
     active = resolve(project, load_settings(project))
     root = str(plugin_cache_dir("guard@team-tools"))
     assert [(h.event, h.matcher, h.command) for h in active.hooks()] == [
-        ("UserPromptSubmit", None, f"{root}/hooks/mark.sh"), ("PreToolUse", "Bash", f"{root}/hooks/mark.sh")]
+        ("UserPromptSubmit", None, f"{root}/hooks/mark.sh"),
+        ("PreToolUse", "Bash", f"{root}/hooks/mark.sh"),
+    ]
     assert all(h.plugin == "guard@team-tools" and not h.project for h in active.hooks())
     servers, held = active.mcp_servers(trusted=False)
     assert [s.name for s in servers] == ["plugin_kitchen_kitchen"] and held == {}
@@ -115,16 +123,23 @@ def test_bad_plugins_are_one_sentence_each_and_the_others_load(market: Path, pro
     # broken after it was installed, and a plugin whose folder was deleted
     (plugin_cache_dir("guard@team-tools") / ".claude-plugin" / "plugin.json").write_text("{nope")
     active = resolve(project, load_settings(project))
-    assert sorted(p.plugin_id for p in active.plugins) == ["lazy-hook@team-tools", "toolkit@team-tools",
-                                                          "twin@team-tools"]
+    assert sorted(p.plugin_id for p in active.plugins) == [
+        "lazy-hook@team-tools",
+        "toolkit@team-tools",
+        "twin@team-tools",
+    ]
     problems = active.problems
     assert len(problems) == 3, problems
-    assert problems[0].startswith("Plugin lazy-hook@team-tools: its UserPromptSubmit hook "
-                                  "`${CLAUDE_PLUGIN_ROOT}/hooks/run.sh` was skipped: its script hooks/run.sh is not "
-                                  "executable")
+    assert problems[0].startswith(
+        "Plugin lazy-hook@team-tools: its UserPromptSubmit hook "
+        "`${CLAUDE_PLUGIN_ROOT}/hooks/run.sh` was skipped: its script hooks/run.sh is not "
+        "executable"
+    )
     assert problems[1].startswith("Plugin guard@team-tools was not loaded: plugin manifest: ")
-    assert problems[2] == "Plugins toolkit@team-tools and twin@team-tools both have a command /greet: type " \
-                          "/toolkit:greet or /twin:greet."
+    assert (
+        problems[2] == "Plugins toolkit@team-tools and twin@team-tools both have a command /greet: type "
+        "/toolkit:greet or /twin:greet."
+    )
     catalog = load_catalog(project, active)
     assert catalog.get("greet") is None and catalog.get("twin:greet") and catalog.get("toolkit:status")
 
@@ -146,17 +161,23 @@ def test_a_missing_plugin_folder_and_a_plugin_never_installed_are_named(market: 
 
 def test_the_settings_keys_are_read_and_checked(project: Path) -> None:
     (project / ".claude").mkdir()
-    (project / ".claude" / "settings.json").write_text(json.dumps({
-        "enabledPlugins": {"a@m": True, "bad id": True, "b@m": "yes"},
-        "extraKnownMarketplaces": {"m": {"source": {"source": "directory", "path": "./market"}}, "x": {}}}))
+    (project / ".claude" / "settings.json").write_text(
+        json.dumps(
+            {
+                "enabledPlugins": {"a@m": True, "bad id": True, "b@m": "yes"},
+                "extraKnownMarketplaces": {"m": {"source": {"source": "directory", "path": "./market"}}, "x": {}},
+            }
+        )
+    )
     loaded = load_settings(project)
     assert [(c.plugin_id, c.enabled, c.folder) for c in loaded.plugin_choices] == [("a@m", True, True)]
     assert [(m.name, m.source["path"]) for m in loaded.marketplaces] == [("m", "./market")]
     assert [p.split(": ", 1)[1] for p in loaded.problems] == [
-        "key `enabledPlugins`: `bad id` is not a plugin id (write \"plugin@marketplace\"); ignored.",
+        'key `enabledPlugins`: `bad id` is not a plugin id (write "plugin@marketplace"); ignored.',
         "key `enabledPlugins`: `b@m` must be true or false; ignored.",
-        "key `extraKnownMarketplaces`: `x` needs `source = {source = \"directory\", path = \"…\"}` (or git with url, "
-        "github with repo); ignored."]
+        'key `extraKnownMarketplaces`: `x` needs `source = {source = "directory", path = "…"}` (or git with url, '
+        "github with repo); ignored.",
+    ]
     assert not any("not used by agent-tui" in p for p in loaded.problems)
 
 
@@ -164,9 +185,14 @@ def test_a_trusted_folder_installs_the_plugins_its_settings_enable(market: Path,
     from tui.config.settings import trust_folder
 
     (project / ".claude").mkdir()
-    (project / ".claude" / "settings.json").write_text(json.dumps({
-        "enabledPlugins": {"guard@team-tools": True},
-        "extraKnownMarketplaces": {"team-tools": {"source": {"source": "directory", "path": str(market)}}}}))
+    (project / ".claude" / "settings.json").write_text(
+        json.dumps(
+            {
+                "enabledPlugins": {"guard@team-tools": True},
+                "extraKnownMarketplaces": {"team-tools": {"source": {"source": "directory", "path": str(market)}}},
+            }
+        )
+    )
     untrusted = resolve(project, load_settings(project))
     assert untrusted.plugins == [] and untrusted.problems == [] and read_installed() == {}
     trust_folder(project)
@@ -179,9 +205,16 @@ def test_a_trusted_folder_installs_the_plugins_its_settings_enable(market: Path,
 
 def _enable_in_folder(project: Path, market: Path, plugin_id: str, source: dict | None = None) -> None:
     (project / ".claude").mkdir(exist_ok=True)
-    (project / ".claude" / "settings.json").write_text(json.dumps({
-        "enabledPlugins": {plugin_id: True},
-        "extraKnownMarketplaces": {"team-tools": {"source": source or {"source": "directory", "path": str(market)}}}}))
+    (project / ".claude" / "settings.json").write_text(
+        json.dumps(
+            {
+                "enabledPlugins": {plugin_id: True},
+                "extraKnownMarketplaces": {
+                    "team-tools": {"source": source or {"source": "directory", "path": str(market)}}
+                },
+            }
+        )
+    )
 
 
 def test_a_gated_plugin_command_loads_but_its_shell_lines_wait_for_trust(market: Path, project: Path) -> None:
@@ -198,8 +231,9 @@ def test_a_gated_plugin_command_loads_but_its_shell_lines_wait_for_trust(market:
     with pytest.raises(ExpansionRefused) as refused:
         expand(status, "", project_dir=project, policy=PermissionPolicy(project_dir=project, trusted=False))
     assert "comes from the plugin toolkit@team-tools, which this folder's settings enable" in str(refused.value)
-    greet = expand(catalog.get("greet"), "Ada", project_dir=project, policy=PermissionPolicy(project_dir=project,
-                                                                                             trusted=False))
+    greet = expand(
+        catalog.get("greet"), "Ada", project_dir=project, policy=PermissionPolicy(project_dir=project, trusted=False)
+    )
     assert greet.startswith("Say hello to Ada. (This prompt came from the toolkit plugin in ")
 
 
@@ -207,20 +241,41 @@ def test_the_trust_items_name_each_hook_server_and_shell_line(tmp_path: Path, ma
     from tui.trust.inventory import folder_inventory
 
     (project / ".claude").mkdir()
-    (project / ".claude" / "settings.json").write_text(json.dumps({
-        "enabledPlugins": {"guard@team-tools": True, "kitchen@team-tools": True, "toolkit@team-tools": True,
-                           "later@git-tools": True, "formatter@nobody": True},
-        "extraKnownMarketplaces": {"team-tools": {"source": {"source": "directory", "path": str(market)}},
-                                   "git-tools": {"source": {"source": "git", "url": "https://example.invalid/t.git"}}}}))
+    (project / ".claude" / "settings.json").write_text(
+        json.dumps(
+            {
+                "enabledPlugins": {
+                    "guard@team-tools": True,
+                    "kitchen@team-tools": True,
+                    "toolkit@team-tools": True,
+                    "later@git-tools": True,
+                    "formatter@nobody": True,
+                },
+                "extraKnownMarketplaces": {
+                    "team-tools": {"source": {"source": "directory", "path": str(market)}},
+                    "git-tools": {"source": {"source": "git", "url": "https://example.invalid/t.git"}},
+                },
+            }
+        )
+    )
     inventory = folder_inventory(project)
     texts = [i.text for i in inventory.of("plugins")]
     assert "guard@team-tools hook PreToolUse Bash: ${CLAUDE_PLUGIN_ROOT}/hooks/mark.sh" in texts
-    assert "kitchen@team-tools MCP server plugin_kitchen_kitchen: python3 ${CLAUDE_PLUGIN_ROOT}/server.py" in texts \
-        or any(t.startswith("kitchen@team-tools MCP server plugin_kitchen_kitchen: ") and t.endswith(
-            "${CLAUDE_PLUGIN_ROOT}/server.py") for t in texts)
+    assert (
+        "kitchen@team-tools MCP server plugin_kitchen_kitchen: python3 ${CLAUDE_PLUGIN_ROOT}/server.py" in texts
+        or any(
+            t.startswith("kitchen@team-tools MCP server plugin_kitchen_kitchen: ")
+            and t.endswith("${CLAUDE_PLUGIN_ROOT}/server.py")
+            for t in texts
+        )
+    )
     assert "toolkit@team-tools /toolkit:status: !`echo plugin-shell-ran`" in texts
-    assert any(t.startswith("later@git-tools: from the marketplace git-tools (git https://example.invalid/t.git), "
-                            "not added yet") for t in texts)
+    assert any(
+        t.startswith(
+            "later@git-tools: from the marketplace git-tools (git https://example.invalid/t.git), not added yet"
+        )
+        for t in texts
+    )
     assert not any("formatter@nobody" in t for t in texts)  # trusting could not install it: not promised
     assert inventory.summary().startswith("4 plugins")
     assert read_installed() == {} and read_known() == {}  # the question reads, it installs nothing

@@ -20,8 +20,10 @@ def _repo(path: Path) -> Path:
 
 def test_config_parsing_finds_includes_and_hooks_path_however_they_are_written(tmp_path: Path) -> None:
     config = tmp_path / "config"
-    config.write_text('[core]\n\thooksPath = "my hooks" ; a comment\n[include]\n\tpath = a.cfg # more\n'
-                      '[includeIf "gitdir:~/w/"]\n\tpath = ~/b.cfg\n[INCLUDE]path=c\\\n.cfg\n[x "y\\"z"]\n\tk = v\n')
+    config.write_text(
+        '[core]\n\thooksPath = "my hooks" ; a comment\n[include]\n\tpath = a.cfg # more\n'
+        '[includeIf "gitdir:~/w/"]\n\tpath = ~/b.cfg\n[INCLUDE]path=c\\\n.cfg\n[x "y\\"z"]\n\tk = v\n'
+    )
     pairs = gitdirs.parse_config(str(config))
     assert ("core.hookspath", "my hooks") in pairs and ("include.path", "a.cfg") in pairs
     assert ("includeif.gitdir:~/w/.path", "~/b.cfg") in pairs and ("include.path", "c.cfg") in pairs
@@ -35,7 +37,9 @@ def test_discovery_follows_worktrees_submodules_and_gitlinks(tmp_path: Path, mon
     proj = _repo(tmp_path / "proj")
     _repo(tmp_path / "src")
     subprocess.run([*GIT, "-C", str(proj), "submodule", "add", "-q", "../src", "sub"], check=True, capture_output=True)
-    subprocess.run([*GIT, "-C", str(proj), "worktree", "add", "-q", str(tmp_path / "wt")], check=True, capture_output=True)
+    subprocess.run(
+        [*GIT, "-C", str(proj), "worktree", "add", "-q", str(tmp_path / "wt")], check=True, capture_output=True
+    )
     _repo(proj / "nested")
     subprocess.run(["git", "-C", str(proj), "add", "nested"], check=True, capture_output=True)
     subprocess.run(["git", "-C", str(proj), "config", "core.hooksPath", ".githooks"], check=True)
@@ -43,7 +47,9 @@ def test_discovery_follows_worktrees_submodules_and_gitlinks(tmp_path: Path, mon
     assert set(repos) == {str(proj), str(proj / "sub"), str(proj / "nested"), str(tmp_path / "wt")}
     assert repos[str(proj / "sub")].kind == "file" and repos[str(proj / "sub")].gitdir == str(proj / ".git/modules/sub")
     assert repos[str(tmp_path / "wt")].commondir == str(proj / ".git")
-    assert str(proj / ".githooks") in repos[str(proj)].hooks and str(proj / ".git/commondir") in repos[str(proj)].control
+    assert (
+        str(proj / ".githooks") in repos[str(proj)].hooks and str(proj / ".git/commondir") in repos[str(proj)].control
+    )
     assert str(proj / ".git/worktrees/wt/commondir") in repos[str(proj)].control
 
     the_plan = plan.build(str(proj), str(tmp_path / "run"), [], [], abi=7, empty_file="")
@@ -54,8 +60,9 @@ def test_discovery_follows_worktrees_submodules_and_gitlinks(tmp_path: Path, mon
     assert the_plan.pins.index(str(proj / ".git")) < the_plan.pins.index(str(proj / ".git/modules/sub"))  # outer first
 
 
-def test_a_folder_of_a_larger_repository_keeps_that_repositorys_chain(tmp_path: Path,
-                                                                      monkeypatch: pytest.MonkeyPatch) -> None:
+def test_a_folder_of_a_larger_repository_keeps_that_repositorys_chain(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     """The project is a folder inside a repository: an include or hooksPath pointing into the project is kept."""
     monkeypatch.setenv("HOME", str(tmp_path))
     top = _repo(tmp_path / "top")

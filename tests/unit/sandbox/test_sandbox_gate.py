@@ -14,7 +14,9 @@ from tui.tools.base import SessionState, ToolContext
 from tui.tools.bash import BashTool
 
 BASH = BashTool()
-needs_sandbox = pytest.mark.skipif(not runtime.SandboxRuntime().supported(), reason="no Landlock >= 4 / user namespaces here")
+needs_sandbox = pytest.mark.skipif(
+    not runtime.SandboxRuntime().supported(), reason="no Landlock >= 4 / user namespaces here"
+)
 
 
 @pytest.fixture
@@ -36,8 +38,15 @@ def _restore() -> Iterator[None]:
     runtime._current = previous
 
 
-def verdict(proj: Path, command: str, mode: str = "default", *, deny: list[str] = (), ask: list[str] = (),  # type: ignore[assignment]
-            **extra: object) -> tuple[str, str]:
+def verdict(
+    proj: Path,
+    command: str,
+    mode: str = "default",
+    *,
+    deny: list[str] = (),
+    ask: list[str] = (),  # type: ignore[assignment]
+    **extra: object,
+) -> tuple[str, str]:
     policy = PermissionPolicy(mode=mode, project_dir=proj, deny=list(deny), ask=list(ask))
     tool_input = {"command": command, **extra}
     ctx = ToolContext(project_dir=proj, state=SessionState(project_dir=proj))
@@ -121,9 +130,17 @@ def test_sandbox_allow_adds_a_path_or_a_host_to_the_user_settings(proj: Path) ->
     assert actions.allow_target("writing /etc/x (outside the writable folders)") == "/etc/x"
     assert actions.allow_target("connecting to pypi.org (not in sandbox.network.allowed_domains)") == "pypi.org"
     assert actions.allow_target("writing /p/.mcp.json (a protected path)") is None
-    assert actions.short_form("moving /p/.git (a protected path: git finds its config and hooks through it)") == "protected .git"
-    assert actions.short_form("adding submodule /p/nested (a protected path: in it core.fsmonitor is set in "
-                              ".git/config; taken out of the index, its files left)") == "protected nested"
+    assert (
+        actions.short_form("moving /p/.git (a protected path: git finds its config and hooks through it)")
+        == "protected .git"
+    )
+    assert (
+        actions.short_form(
+            "adding submodule /p/nested (a protected path: in it core.fsmonitor is set in "
+            ".git/config; taken out of the index, its files left)"
+        )
+        == "protected nested"
+    )
     assert "Added" in actions.allow(sandbox, str(proj / "cache"))
     assert "Added pypi.org" in actions.allow(sandbox, "pypi.org")
     assert "is not a host name" in actions.allow(sandbox, "http://x/y")

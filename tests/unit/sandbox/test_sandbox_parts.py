@@ -52,8 +52,9 @@ def test_seccomp_program_shape() -> None:
 
 
 def test_seatbelt_profile_text() -> None:
-    text = seatbelt.profile(["/Users/me/proj", "/tmp/run"], ["/Users/me/proj/.git/hooks", '/Users/me/odd "name"'],
-                            ["/Users/me/.ssh"], None)
+    text = seatbelt.profile(
+        ["/Users/me/proj", "/tmp/run"], ["/Users/me/proj/.git/hooks", '/Users/me/odd "name"'], ["/Users/me/.ssh"], None
+    )
     lines = text.splitlines()
     assert lines[:2] == ["(version 1)", "(deny default)"]
     assert '(deny file-read* (subpath "/Users/me/.ssh"))' in lines
@@ -63,13 +64,28 @@ def test_seatbelt_profile_text() -> None:
     assert deny > write and '(subpath "/Users/me/odd \\"name\\"")' in lines[deny]  # later rules win; quotes escaped
     assert "network-outbound" not in text
     assert '(allow network-outbound (remote ip "localhost:3128"))' in seatbelt.profile([], [], [], 3128)
-    assert seatbelt.command("P", ["/bin/bash", "-c", "x"]) == ["/usr/bin/sandbox-exec", "-p", "P", "/bin/bash", "-c", "x"]
+    assert seatbelt.command("P", ["/bin/bash", "-c", "x"]) == [
+        "/usr/bin/sandbox-exec",
+        "-p",
+        "P",
+        "/bin/bash",
+        "-c",
+        "x",
+    ]
 
 
-@pytest.mark.parametrize(("host", "port", "ok"), [
-    ("pypi.org", 443, True), ("PyPI.org.", 443, True), ("evil-pypi.org", 443, False), ("files.pythonhosted.org", 443, True),
-    ("pythonhosted.org", 443, False), ("api.github.com", 8443, True), ("api.github.com", 443, False),
-])
+@pytest.mark.parametrize(
+    ("host", "port", "ok"),
+    [
+        ("pypi.org", 443, True),
+        ("PyPI.org.", 443, True),
+        ("evil-pypi.org", 443, False),
+        ("files.pythonhosted.org", 443, True),
+        ("pythonhosted.org", 443, False),
+        ("api.github.com", 8443, True),
+        ("api.github.com", 443, False),
+    ],
+)
 def test_proxy_host_matching(host: str, port: int, ok: bool) -> None:
     assert host_allowed(host, port, ["pypi.org", "*.pythonhosted.org", "api.github.com:8443"]) is ok
 
@@ -80,18 +96,22 @@ def test_report_names_what_the_sandbox_refused(tmp_path: Path) -> None:
     ssh = tmp_path / "home" / ".ssh"
     ssh.mkdir(parents=True)
     the_plan = plan.build(str(proj), str(tmp_path / "run"), [], [str(ssh)], abi=7, empty_file="")
-    output = "\n".join([
-        "/bin/bash: line 1: /etc/motd: Permission denied",
-        "touch: cannot touch '.git/hooks/pre-commit': Read-only file system",
-        f"cat: {ssh}/id_rsa: Permission denied",
-        "PermissionError: [Errno 13] Permission denied: 'inside.txt'",  # inside the project: not the sandbox
-        "mkdir: cannot create directory ‘/opt/x’: Permission denied",
-    ])
+    output = "\n".join(
+        [
+            "/bin/bash: line 1: /etc/motd: Permission denied",
+            "touch: cannot touch '.git/hooks/pre-commit': Read-only file system",
+            f"cat: {ssh}/id_rsa: Permission denied",
+            "PermissionError: [Errno 13] Permission denied: 'inside.txt'",  # inside the project: not the sandbox
+            "mkdir: cannot create directory ‘/opt/x’: Permission denied",
+        ]
+    )
     found = report.denied_paths(output, str(proj), the_plan)
-    assert found == ["writing /etc/motd (outside the writable folders)",
-                     f"writing {proj}/.git/hooks/pre-commit (a protected path)",
-                     f"reading {ssh}/id_rsa (sandbox.deny_read)",
-                     "writing /opt/x (outside the writable folders)"]
+    assert found == [
+        "writing /etc/motd (outside the writable folders)",
+        f"writing {proj}/.git/hooks/pre-commit (a protected path)",
+        f"reading {ssh}/id_rsa (sandbox.deny_read)",
+        "writing /opt/x (outside the writable folders)",
+    ]
     assert "dangerouslyDisableSandbox: true" in report.result_note(found)
 
 
@@ -100,12 +120,14 @@ def test_report_keeps_going_past_paths_this_process_cannot_resolve(tmp_path: Pat
     proj = tmp_path / "proj"
     proj.mkdir()
     the_plan = plan.build(str(proj), str(tmp_path / "run"), [], [], abi=7, empty_file="")
-    output = "\n".join([
-        "ls: cannot access '/proc/1/root/etc/x': Permission denied",
-        "cat: '/proc/1/cwd/y': Permission denied",
-        "touch: cannot touch 'a\x00b': Permission denied",
-        "/bin/bash: line 1: /etc/motd: Permission denied",
-    ])
+    output = "\n".join(
+        [
+            "ls: cannot access '/proc/1/root/etc/x': Permission denied",
+            "cat: '/proc/1/cwd/y': Permission denied",
+            "touch: cannot touch 'a\x00b': Permission denied",
+            "/bin/bash: line 1: /etc/motd: Permission denied",
+        ]
+    )
     found = report.denied_paths(output, str(proj), the_plan)
     assert "writing /etc/motd (outside the writable folders)" in found
 

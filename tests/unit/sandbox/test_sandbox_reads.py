@@ -34,9 +34,17 @@ def home(tmp_path: Path) -> Iterator[Path]:
 def call(home: Path, name: str, tool_input: dict[str, object]) -> str:
     tools = {"Read": ReadTool(), "Grep": GrepTool(), "Glob": GlobTool()}
     ctx = lambda _id: ToolContext(project_dir=home, state=SessionState(project_dir=home))  # noqa: E731
-    dispatcher = Dispatcher(tools, PermissionPolicy(mode="bypassPermissions", project_dir=home), ctx, lambda e: None,
-                            interactive=False, parallel=False)
-    outcome = dispatcher.run([{"type": "tool_use", "id": "r1", "name": name, "input": tool_input}], threading.Event(), {})
+    dispatcher = Dispatcher(
+        tools,
+        PermissionPolicy(mode="bypassPermissions", project_dir=home),
+        ctx,
+        lambda e: None,
+        interactive=False,
+        parallel=False,
+    )
+    outcome = dispatcher.run(
+        [{"type": "tool_use", "id": "r1", "name": name, "input": tool_input}], threading.Event(), {}
+    )
     return str(outcome.results[0]["content"])
 
 

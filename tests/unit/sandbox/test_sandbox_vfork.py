@@ -26,8 +26,14 @@ def sandbox(tmp_path: Path) -> Iterator[runtime.SandboxRuntime]:
 
 
 def _run(prepared: runtime.Prepared, script: str, cwd: Path) -> tuple[int, str, int]:
-    proc = prepared.popen(["/bin/bash", "-c", script], stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
-                          stderr=subprocess.STDOUT, start_new_session=True, cwd=cwd)
+    proc = prepared.popen(
+        ["/bin/bash", "-c", script],
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        start_new_session=True,
+        cwd=cwd,
+    )
     out, _ = proc.communicate(timeout=30)
     return proc.pid, out.decode(), proc.returncode
 
@@ -36,9 +42,15 @@ def test_the_command_is_our_child_and_pid_1_without_a_keeper(sandbox: runtime.Sa
     """No forked copy of agent-tui in between: Popen's pid is bash itself, in its own session, PID 1 inside."""
     prepared = sandbox.prepare(str(tmp_path), [])
     assert prepared.preexec is None and prepared.popen is not None
-    proc = prepared.popen(["/bin/bash", "-c", "echo $$; touch inside; touch /etc/agent-tui-test 2>&1; read line"],
-                          stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, start_new_session=True,
-                          cwd=tmp_path, bufsize=0)
+    proc = prepared.popen(
+        ["/bin/bash", "-c", "echo $$; touch inside; touch /etc/agent-tui-test 2>&1; read line"],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        start_new_session=True,
+        cwd=tmp_path,
+        bufsize=0,
+    )
     assert proc.stdout is not None
     # unbuffered: a buffered readline may take the touch's line too, which communicate() (reading the raw
     # descriptor) then never sees; that was the "missing output" seen under load
@@ -56,8 +68,9 @@ def test_the_command_is_our_child_and_pid_1_without_a_keeper(sandbox: runtime.Sa
     assert proc.returncode == 0
     # a program that keeps what it was given (bash itself ignores SIGQUIT), read from outside while it waits:
     # no signal ignored or blocked (Python ignores SIGPIPE), no capability
-    cat = prepared.popen(["/bin/cat"], stdin=subprocess.PIPE, stdout=subprocess.PIPE, start_new_session=True,
-                         cwd=tmp_path)
+    cat = prepared.popen(
+        ["/bin/cat"], stdin=subprocess.PIPE, stdout=subprocess.PIPE, start_new_session=True, cwd=tmp_path
+    )
     try:
         with open(f"/proc/{cat.pid}/status") as f:
             status = dict(line.split(":\t", 1) for line in f.read().splitlines() if ":\t" in line)
@@ -70,14 +83,15 @@ def test_failures_come_back_as_exceptions(sandbox: runtime.SandboxRuntime, tmp_p
     """A setup step that fails in the child is raised in the parent; a missing program too."""
     prepared = sandbox.prepare(str(tmp_path), [])
     prepared.plan.read_only.append(str(tmp_path / "missing"))  # a bind of a path that does not exist
-    with pytest.raises(subprocess.SubprocessError, match="could not start the command: .*mount .*missing"):
+    with pytest.raises(subprocess.SubprocessError, match=r"could not start the command: .*mount .*missing"):
         prepared.popen(["/bin/true"], stdout=subprocess.PIPE, start_new_session=True)
     with pytest.raises(FileNotFoundError):
         sandbox.prepare(str(tmp_path), []).popen(["no-such-program-here"], start_new_session=True)
 
 
-def test_many_launches_from_a_thread_leave_the_interpreter_intact(sandbox: runtime.SandboxRuntime,
-                                                                  tmp_path: Path) -> None:
+def test_many_launches_from_a_thread_leave_the_interpreter_intact(
+    sandbox: runtime.SandboxRuntime, tmp_path: Path
+) -> None:
     """The child runs Python as the calling thread: its frames, recursion budget and the GIL must come back whole,
     while another thread keeps running Python."""
     prepared = sandbox.prepare(str(tmp_path), [])
@@ -96,7 +110,7 @@ def test_many_launches_from_a_thread_leave_the_interpreter_intact(sandbox: runti
     def launches() -> None:
         try:
             for i in range(60):
-                pid, out, code = _run(prepared, f"echo {i}", tmp_path)
+                _pid, out, code = _run(prepared, f"echo {i}", tmp_path)
                 assert (out, code) == (f"{i}\n", 0)
             results.append(deep(sys.getrecursionlimit() - 50))
         except BaseException as exc:  # noqa: BLE001 - reported below
@@ -112,15 +126,25 @@ def test_many_launches_from_a_thread_leave_the_interpreter_intact(sandbox: runti
     assert results == [sys.getrecursionlimit() - 50] and spins[0] > 0
 
 
-
-def test_the_forking_launch_can_be_chosen_and_still_contains(sandbox: runtime.SandboxRuntime, tmp_path: Path,
-                                                           monkeypatch: pytest.MonkeyPatch) -> None:
+def test_the_forking_launch_can_be_chosen_and_still_contains(
+    sandbox: runtime.SandboxRuntime, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     """AGENT_TUI_SANDBOX_LAUNCH=fork: the older launch (a forked child and a keeper) for every command."""
     monkeypatch.setenv("AGENT_TUI_SANDBOX_LAUNCH", "fork")
     prepared = sandbox.prepare(str(tmp_path), [])
     assert prepared.popen is None and prepared.preexec is not None
-    proc = subprocess.run(["/bin/bash", "-c", "cat /etc/hostname >/dev/null 2>&1 && echo read; touch inside; "
-                           "touch /etc/agent-tui-escape 2>/dev/null || echo denied"],
-                          preexec_fn=prepared.preexec, env=prepared.env, cwd=tmp_path, capture_output=True,
-                          text=True, timeout=30)
+    proc = subprocess.run(
+        [
+            "/bin/bash",
+            "-c",
+            "cat /etc/hostname >/dev/null 2>&1 && echo read; touch inside; "
+            "touch /etc/agent-tui-escape 2>/dev/null || echo denied",
+        ],
+        preexec_fn=prepared.preexec,
+        env=prepared.env,
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        timeout=30,
+    )
     assert "denied" in proc.stdout and (tmp_path / "inside").exists(), proc.stdout + proc.stderr

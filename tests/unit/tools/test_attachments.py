@@ -56,7 +56,9 @@ def test_a_secret_in_deny_read_is_never_attached_nor_a_link_to_it(home: Path, pr
         session = _session(project, permission_mode=mode)
         asked: list[Attachment] = []
         for mention in ("@~/.ssh/id_rsa", "@key-link"):
-            prepared = prepare_prompt(session, f"check {mention} and @app.py", ask=lambda a: asked.append(a) or True)
+            prepared = prepare_prompt(
+                session, f"check {mention} and @app.py", ask=lambda a, asked=asked: asked.append(a) or True
+            )
             assert SECRET not in prepared.prompt and "print('app')" in prepared.prompt
             assert len(prepared.notices) == 1
             assert prepared.notices[0].startswith(f"{mention} was not attached: ")
@@ -68,8 +70,9 @@ def test_a_deny_rule_refuses_the_attachment_as_it_refuses_read(home: Path, proje
     session = _session(project, disallowed_tools=["Read(./.env)"])
     prepared = prepare_prompt(session, "look at @.env")
     assert "TOKEN=abc" not in prepared.prompt
-    assert prepared.notices == ["@.env was not attached: Read on " f"{project / '.env'} is denied by the rule "
-                                "`Read(./.env)`."]
+    assert prepared.notices == [
+        f"@.env was not attached: Read on {project / '.env'} is denied by the rule `Read(./.env)`."
+    ]
 
 
 def test_an_outside_path_is_asked_in_the_app_and_refused_in_print_mode(home: Path, project: Path) -> None:
@@ -78,7 +81,8 @@ def test_an_outside_path_is_asked_in_the_app_and_refused_in_print_mode(home: Pat
     assert "just notes" not in refused.prompt
     assert refused.notices[0] == (
         f"@~/notes.txt was not attached: {home / 'notes.txt'} is outside the project, and -p cannot ask: allow "
-        f"reading it with the rule `Read(/{home / 'notes.txt'})` (--allowedTools or a settings file) to attach it.")
+        f"reading it with the rule `Read(/{home / 'notes.txt'})` (--allowedTools or a settings file) to attach it."
+    )
     assert f"(it links to {home / 'notes.txt'})" in refused.notices[1]
 
     asked: list[Attachment] = []

@@ -10,8 +10,9 @@ from tui.tools.base import ToolContext
 from tui.tools.bash import BashTool
 
 
-@pytest.mark.parametrize("command", ["diff a b", "cmp a b", "grep nothing a", "test -f nothing", "[ -f nothing ]",
-                                     "cat a | grep nothing"])
+@pytest.mark.parametrize(
+    "command", ["diff a b", "cmp a b", "grep nothing a", "test -f nothing", "[ -f nothing ]", "cat a | grep nothing"]
+)
 def test_exit_one_that_answers_is_not_an_error(project: Path, ctx: ToolContext, command: str) -> None:
     (project / "a").write_text("a\n")
     (project / "b").write_text("b\n")
@@ -19,7 +20,9 @@ def test_exit_one_that_answers_is_not_an_error(project: Path, ctx: ToolContext, 
     assert result.meta["exit_code"] == 1 and not result.is_error
 
 
-@pytest.mark.parametrize("command", ["false", "grep nothing a && true", "diff a", "grep -q x nothing-here", "ls nothing"])
+@pytest.mark.parametrize(
+    "command", ["false", "grep nothing a && true", "diff a", "grep -q x nothing-here", "ls nothing"]
+)
 def test_other_failures_stay_errors(project: Path, ctx: ToolContext, command: str) -> None:
     (project / "a").write_text("a\n")
     result = BashTool().run({"command": command}, ctx)

@@ -27,7 +27,9 @@ def make(project: Path, ctx: ToolContext, name: str, data: bytes) -> Path:
 
 def test_edit_replaces_unique_match_and_shows_numbered_snippet(project: Path, ctx: ToolContext) -> None:
     path = make(project, ctx, "a.py", b"def add(a, b):\n    # TODO: validate inputs\n    return a + b\n")
-    result = edit.run({"file_path": "a.py", "old_string": "# TODO: validate inputs", "new_string": "# checked by caller"}, ctx)
+    result = edit.run(
+        {"file_path": "a.py", "old_string": "# TODO: validate inputs", "new_string": "# checked by caller"}, ctx
+    )
     assert path.read_text() == "def add(a, b):\n    # checked by caller\n    return a + b\n"
     assert not result.is_error
     text = result.text()
@@ -38,7 +40,7 @@ def test_edit_replaces_unique_match_and_shows_numbered_snippet(project: Path, ct
 
 def test_edit_multiple_matches_needs_replace_all(project: Path, ctx: ToolContext) -> None:
     path = make(project, ctx, "m.py", b"x = 1\nx = 1\nx = 1\n")
-    with pytest.raises(ToolError, match="Found 3 matches.*replace_all"):
+    with pytest.raises(ToolError, match=r"Found 3 matches.*replace_all"):
         edit.run({"file_path": "m.py", "old_string": "x = 1", "new_string": "x = 2"}, ctx)
     result = edit.run({"file_path": "m.py", "old_string": "x = 1", "new_string": "x = 2", "replace_all": True}, ctx)
     assert path.read_text() == "x = 2\nx = 2\nx = 2\n"
@@ -47,7 +49,7 @@ def test_edit_multiple_matches_needs_replace_all(project: Path, ctx: ToolContext
 
 def test_edit_not_found_says_what_to_do(project: Path, ctx: ToolContext) -> None:
     make(project, ctx, "a.py", b"hello\n")
-    with pytest.raises(ToolError, match="not found.*Read the file again"):
+    with pytest.raises(ToolError, match=r"not found.*Read the file again"):
         edit.run({"file_path": "a.py", "old_string": "goodbye", "new_string": "x"}, ctx)
     with pytest.raises(ToolError, match="line-number prefixes"):
         edit.run({"file_path": "a.py", "old_string": "1\thello", "new_string": "x"}, ctx)
@@ -105,7 +107,7 @@ def test_edit_empty_old_string_on_non_empty_file_is_refused(project: Path, ctx: 
 
 def test_edit_missing_file_suggests_names(project: Path, ctx: ToolContext) -> None:
     (project / "main.py").write_text("x\n")
-    with pytest.raises(ToolError, match="main.py"):
+    with pytest.raises(ToolError, match=r"main.py"):
         edit.run({"file_path": "mian.py", "old_string": "x", "new_string": "y"}, ctx)
 
 

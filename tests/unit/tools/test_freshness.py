@@ -20,7 +20,7 @@ read, edit, write = ReadTool(), EditTool(), WriteTool()
 
 def test_edit_of_unread_file_is_refused(project: Path, ctx: ToolContext) -> None:
     (project / "a.py").write_text("x = 1\n")
-    with pytest.raises(ToolError, match="has not been read.*Read it first"):
+    with pytest.raises(ToolError, match=r"has not been read.*Read it first"):
         edit.run({"file_path": "a.py", "old_string": "x = 1", "new_string": "x = 2"}, ctx)
     assert (project / "a.py").read_text() == "x = 1\n"
 
@@ -37,7 +37,7 @@ def test_file_changed_outside_between_read_and_edit(project: Path, ctx: ToolCont
     path.write_text("a = 1\nb = 2\nb = 2\n")
     read.run({"file_path": "a.py"}, ctx)
     path.write_text("a = 1\nb = 2\nb = 2\nuser_line = 3\n")  # the user edits the file
-    with pytest.raises(ToolError, match="modified since you last read it.*Read it again"):
+    with pytest.raises(ToolError, match=r"modified since you last read it.*Read it again"):
         edit.run({"file_path": "a.py", "old_string": "b = 2", "new_string": "b = 5", "replace_all": True}, ctx)
     with pytest.raises(ToolError, match="modified since"):
         write.run({"file_path": "a.py", "content": "x"}, ctx)

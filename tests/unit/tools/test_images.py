@@ -32,12 +32,14 @@ def picture(path: Path, size: tuple[int, int], fmt: str = "PNG", mode: str = "RG
 
 def huge_png_header(path: Path, width: int, height: int) -> Path:
     """A PNG whose header claims `width` × `height` pixels (the decompression-bomb shape), with one tiny IDAT."""
+
     def chunk(kind: bytes, data: bytes) -> bytes:
         return struct.pack(">I", len(data)) + kind + data + struct.pack(">I", zlib.crc32(kind + data))
 
     ihdr = struct.pack(">IIBBBBB", width, height, 8, 2, 0, 0, 0)
-    path.write_bytes(b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", ihdr) + chunk(b"IDAT", zlib.compress(b"\0" * 64))
-                     + chunk(b"IEND", b""))
+    path.write_bytes(
+        b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", ihdr) + chunk(b"IDAT", zlib.compress(b"\0" * 64)) + chunk(b"IEND", b"")
+    )
     return path
 
 
@@ -64,8 +66,12 @@ def test_a_big_png_is_scaled_to_the_long_edge_as_jpeg_and_the_file_is_untouched(
 
 
 def test_small_images_go_as_they_are_in_their_own_format(tmp_path: Path) -> None:
-    for name, fmt, media_type in (("a.png", "PNG", "image/png"), ("b.jpeg", "JPEG", "image/jpeg"),
-                                  ("c.gif", "GIF", "image/gif"), ("d.webp", "WEBP", "image/webp")):
+    for name, fmt, media_type in (
+        ("a.png", "PNG", "image/png"),
+        ("b.jpeg", "JPEG", "image/jpeg"),
+        ("c.gif", "GIF", "image/gif"),
+        ("d.webp", "WEBP", "image/webp"),
+    ):
         path = picture(tmp_path / name, (320, 200), fmt)
         prepared = prepare_prompt(_session(tmp_path), f"look @{name}")
         source = prepared.images[0]["block"]["source"]
@@ -106,9 +112,16 @@ def test_an_image_under_a_deny_rule_is_refused_like_any_file(tmp_path: Path) -> 
     assert prepared.images == [] and "is denied by the rule `Read(./secret.png)`" in prepared.notices[0]
 
 
-@pytest.mark.parametrize("pasted", [
-    "'{d}/My Shot.png'", '"{d}/My Shot.png"', "{d}/My\\ Shot.png", "file://{d}/My%20Shot.png", "{d}/My Shot.png\n",
-])
+@pytest.mark.parametrize(
+    "pasted",
+    [
+        "'{d}/My Shot.png'",
+        '"{d}/My Shot.png"',
+        "{d}/My\\ Shot.png",
+        "file://{d}/My%20Shot.png",
+        "{d}/My Shot.png\n",
+    ],
+)
 def test_a_pasted_path_is_an_image_however_the_terminal_quotes_it(tmp_path: Path, pasted: str) -> None:
     picture(tmp_path / "My Shot.png", (10, 10))
     assert pasted_image_paths(pasted.format(d=tmp_path), tmp_path) == [str(tmp_path / "My Shot.png")]
@@ -135,8 +148,10 @@ def test_start_up_loads_neither_pillow_nor_textual_image() -> None:
     import subprocess
     import sys
 
-    code = ("import sys, tui.ui.app, tui.headless, tui.tools.attachments, tui.hooks.prompt_input\n"
-            "heavy = [m for m in sys.modules if m.split('.')[0] in ('PIL', 'textual_image')]\n"
-            "assert not heavy, heavy\n")
+    code = (
+        "import sys, tui.ui.app, tui.headless, tui.tools.attachments, tui.hooks.prompt_input\n"
+        "heavy = [m for m in sys.modules if m.split('.')[0] in ('PIL', 'textual_image')]\n"
+        "assert not heavy, heavy\n"
+    )
     proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
     assert proc.returncode == 0, proc.stderr

@@ -37,7 +37,9 @@ def test_the_sweep_removes_only_what_dead_owners_left(tmp_path: Path) -> None:
     (tmp_path / f"agent-tui-cwd-o{reused}-link").symlink_to(tmp_path / "agent-tui-paste-d4.txt")
     removed = clean_dead_owners(str(tmp_path))
     assert sorted(removed) == [f"agent-tui-cwd-o{reused}-a1", f"agent-tui-sandbox-o{reused}-b2"]
-    assert sorted(os.listdir(tmp_path)) == sorted([mine.name, "agent-tui-paste-d4.txt", f"agent-tui-cwd-o{reused}-link"])
+    assert sorted(os.listdir(tmp_path)) == sorted(
+        [mine.name, "agent-tui-paste-d4.txt", f"agent-tui-cwd-o{reused}-link"]
+    )
     assert owned_names(str(tmp_path)) == {owner_mark(): [mine.name], reused: [f"agent-tui-cwd-o{reused}-link"]}
 
 

@@ -57,18 +57,30 @@ def test_the_name_shown_opens_the_file_in_read_edit_and_write(odd: Path, ctx: To
     whole = show_name(os.fsdecode(real))  # the absolute path, quoted as a whole: $'/…/a\nb.txt'
     assert whole.startswith("$'/")
     edited = EditTool().run({"file_path": shown, "old_string": "one", "new_string": "two"}, ctx)
-    assert open(real, "rb").read() == b"two\nneedle here\n"
+    with open(real, "rb") as f:
+        assert f.read() == b"two\nneedle here\n"
     assert edited.text().startswith(f"The file {whole} has been updated")
     written = WriteTool().run({"file_path": whole, "content": "three\n"}, ctx)  # the absolute form opens it too
-    assert open(real, "rb").read() == b"three\n"
+    with open(real, "rb") as f:
+        assert f.read() == b"three\n"
     assert written.text() == f"The file {whole} has been updated successfully."
     assert sorted(os.listdir(os.fsencode(odd))) == sorted([b"a\nb.txt", b"\xff.txt", b"plain.txt"])
 
 
 @pytest.mark.parametrize(
     "name",
-    [b"a\nb.txt", b"\xff.txt", b"plain.txt", b"it's $'x'", b"back\\slash\tand\rcr", b"\xc3", "é\u202e".encode(),
-     b"\x7f\x01", "\u0085".encode(), b"a\\nb"],
+    [
+        b"a\nb.txt",
+        b"\xff.txt",
+        b"plain.txt",
+        b"it's $'x'",
+        b"back\\slash\tand\rcr",
+        b"\xc3",
+        "é\u202e".encode(),
+        b"\x7f\x01",
+        "\u0085".encode(),
+        b"a\\nb",
+    ],
 )
 def test_show_and_parse_are_exact_inverses(name: bytes) -> None:
     shown = show_name(name)
@@ -86,7 +98,9 @@ def test_plain_names_are_shown_as_they_are_and_quotes_follow_bash() -> None:
 
 @pytest.mark.parametrize("tool", [ReadTool(), EditTool(), WriteTool(), GlobTool(), GrepTool()])
 @pytest.mark.parametrize("given", [NEWLINE, "$'$\\'\\\\x2f..\\\\x2fproj\\'/f'", "plain.txt", "it's $'x'"])
-def test_the_gate_checks_the_very_path_the_tool_opens(project: Path, ctx: ToolContext, tool: object, given: str) -> None:
+def test_the_gate_checks_the_very_path_the_tool_opens(
+    project: Path, ctx: ToolContext, tool: object, given: str
+) -> None:
     """The gate resolves the permission target again: that must give the tool's path, not unquote a second time."""
     key = "path" if isinstance(tool, (GlobTool, GrepTool)) else "file_path"
     opened = ctx.resolve(given)

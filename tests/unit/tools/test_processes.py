@@ -41,8 +41,10 @@ def test_interrupt_kills_a_double_forked_daemon(tmp_path: Path, ctx: ToolContext
     pid_file = tmp_path / "daemon.pid"
     ready = threading.Event()
     ctx.emit_output = lambda chunk, stream="stdout": ready.set() if "ready" in chunk else None
-    command = (f"(setsid nohup sleep 300 > /dev/null 2>&1 & echo $! > {pid_file}) & disown; "
-               f"until [ -s {pid_file} ]; do sleep 0.01; done; echo ready; sleep 300")
+    command = (
+        f"(setsid nohup sleep 300 > /dev/null 2>&1 & echo $! > {pid_file}) & disown; "
+        f"until [ -s {pid_file} ]; do sleep 0.01; done; echo ready; sleep 300"
+    )
     canceller = threading.Thread(target=lambda: ready.wait(10) and ctx.cancel.set())
     canceller.start()
     with pytest.raises(ToolInterrupted):

@@ -86,7 +86,10 @@ def test_png_comes_back_as_image_block(project: Path, ctx: ToolContext) -> None:
     (project / "dot.png").write_bytes(PNG_1PX)
     result = read.run({"file_path": "dot.png"}, ctx)
     assert result.content == [
-        {"type": "image", "source": {"type": "base64", "media_type": "image/png", "data": base64.b64encode(PNG_1PX).decode()}}
+        {
+            "type": "image",
+            "source": {"type": "base64", "media_type": "image/png", "data": base64.b64encode(PNG_1PX).decode()},
+        }
     ]
 
 
@@ -132,7 +135,7 @@ def test_missing_file_suggests_close_matches(project: Path, ctx: ToolContext) ->
 
 def test_directory_points_to_glob(project: Path, ctx: ToolContext) -> None:
     (project / "src").mkdir()
-    with pytest.raises(ToolError, match="directory.*Glob"):
+    with pytest.raises(ToolError, match=r"directory.*Glob"):
         read.run({"file_path": "src"}, ctx)
 
 

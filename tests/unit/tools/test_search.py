@@ -54,7 +54,11 @@ def test_glob_name_pattern_matches_at_any_depth_and_hidden(tree: Path, ctx: Tool
 
 
 def test_glob_with_folder_pattern_and_braces(tree: Path, ctx: ToolContext) -> None:
-    assert lines(glob.run({"pattern": "src/**/*.{py,ts}"}, ctx).text()) == ["src/web/page.ts", "src/util.py", "src/app.py"]
+    assert lines(glob.run({"pattern": "src/**/*.{py,ts}"}, ctx).text()) == [
+        "src/web/page.ts",
+        "src/util.py",
+        "src/app.py",
+    ]
     assert lines(glob.run({"pattern": "src/*.py"}, ctx).text()) == ["src/util.py", "src/app.py"]
 
 
@@ -74,7 +78,7 @@ def test_glob_caps_at_100_with_note(project: Path, ctx: ToolContext) -> None:
 
 
 def test_glob_errors(tree: Path, ctx: ToolContext) -> None:
-    with pytest.raises(ToolError, match="does not exist.*src"):
+    with pytest.raises(ToolError, match=r"does not exist.*src"):
         glob.run({"pattern": "*.py", "path": "srcc"}, ctx)
     with pytest.raises(ToolError, match="directory"):
         glob.run({"pattern": "*.py", "path": "README.md"}, ctx)
@@ -133,7 +137,7 @@ def test_grep_pattern_starting_with_dash(project: Path, ctx: ToolContext) -> Non
 
 
 def test_grep_errors_are_one_sentence(tree: Path, ctx: ToolContext) -> None:
-    with pytest.raises(ToolError, match="Invalid regular expression.*escape"):
+    with pytest.raises(ToolError, match=r"Invalid regular expression.*escape"):
         grep.run({"pattern": "foo(("}, ctx)
     with pytest.raises(ToolError, match="unrecognized file type"):
         grep.run({"pattern": "x", "type": "nosuchtype"}, ctx)
@@ -214,7 +218,13 @@ def test_grep_files_sorted_newest_first_ties_by_name_and_undecodable_names(proje
     os.utime(odd, (1_000_100, 1_000_100))
     text = grep.run({"pattern": "needle"}, ctx).text()
     assert lines(text) == ["Found 5 files", "$'caf\\xe9.txt'", "c.txt", "a.txt", "b.txt", "old.txt"]
-    assert lines(glob.run({"pattern": "*.txt"}, ctx).text()) == ["$'caf\\xe9.txt'", "c.txt", "a.txt", "b.txt", "old.txt"]
+    assert lines(glob.run({"pattern": "*.txt"}, ctx).text()) == [
+        "$'caf\\xe9.txt'",
+        "c.txt",
+        "a.txt",
+        "b.txt",
+        "old.txt",
+    ]
 
 
 def test_git_info_exclude_with_patterns_is_still_honoured(project: Path, ctx: ToolContext) -> None:

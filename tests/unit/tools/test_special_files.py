@@ -32,9 +32,9 @@ def rg_pids(under: Path) -> list[int]:
         if not entry.isdigit():
             continue
         try:
-            argv0 = open(f"/proc/{entry}/cmdline", "rb").read().split(b"\0")[0]
+            argv0 = Path(f"/proc/{entry}/cmdline").read_bytes().split(b"\0")[0]
             cwd = os.readlink(f"/proc/{entry}/cwd")
-            state = open(f"/proc/{entry}/stat", "rb").read().rsplit(b")", 1)[1].split()[0]
+            state = Path(f"/proc/{entry}/stat").read_bytes().rsplit(b")", 1)[1].split()[0]
         except OSError:
             continue
         if os.path.basename(argv0) == b"rg" and cwd.startswith(str(under)) and state != b"Z":
@@ -72,7 +72,9 @@ def test_grep_of_a_fifo_or_dev_zero_by_name_is_refused(project: Path, ctx: ToolC
     if target == "fifo":
         os.mkfifo(project / "fifo")
     kind = "FIFO (named pipe)" if target == "fifo" else "character device"
-    with pytest.raises(ToolError, match=rf"{target} is a {kind.replace('(', '.').replace(')', '.')}, not a regular file"):
+    with pytest.raises(
+        ToolError, match=rf"{target} is a {kind.replace('(', '.').replace(')', '.')}, not a regular file"
+    ):
         grep.run({"pattern": "x", "path": target}, ctx)
     with pytest.raises(ToolError, match="not a regular file"):
         glob.run({"pattern": "*", "path": target}, ctx)
@@ -90,7 +92,7 @@ def test_read_of_a_fifo_or_dev_zero_is_refused(project: Path, ctx: ToolContext, 
 @pytest.mark.timeout(10)
 def test_edit_and_write_refuse_a_fifo(project: Path, ctx: ToolContext) -> None:
     os.mkfifo(project / "fifo")
-    with pytest.raises(ToolError, match="FIFO .named pipe., not a regular file; it cannot be edited"):
+    with pytest.raises(ToolError, match=r"FIFO .named pipe., not a regular file; it cannot be edited"):
         WriteTool().run({"file_path": "fifo", "content": "x"}, ctx)
     with pytest.raises(ToolError, match="cannot be edited"):
         EditTool().run({"file_path": "fifo", "old_string": "a", "new_string": "b"}, ctx)
@@ -101,7 +103,9 @@ def test_saving_onto_a_fifo_swapped_in_is_refused_not_blocked(project: Path, ctx
     """The file became a FIFO after it was read: the write neither blocks nor feeds the pipe."""
     fifo = project / "f.txt"
     os.mkfifo(fifo)
-    with pytest.raises(ToolError, match="f.txt is a FIFO .named pipe., not a regular file; agent-tui does not write to it"):
+    with pytest.raises(
+        ToolError, match=r"f.txt is a FIFO .named pipe., not a regular file; agent-tui does not write to it"
+    ):
         save_file(ctx, fifo, b"old", b"new")
     assert str(fifo) not in ctx.state.read_hashes
 
@@ -141,7 +145,9 @@ def test_an_interrupt_stops_a_hanging_search_and_kills_rg(project: Path, ctx: To
 
     def search() -> None:
         try:
-            outcome.append(grep.run({"pattern": "needle"}, ctx) if tool == "Grep" else glob.run({"pattern": "*.py"}, ctx))
+            outcome.append(
+                grep.run({"pattern": "needle"}, ctx) if tool == "Grep" else glob.run({"pattern": "*.py"}, ctx)
+            )
         except ToolInterrupted as exc:
             outcome.append(exc)
 
@@ -175,7 +181,7 @@ def test_glob_of_the_whole_file_system_is_cut_with_honest_counts(ctx: ToolContex
     ctx.walk_limit, ctx.time_limit = 2000, 10  # a FIFO .gitignore another test left in /tmp may stall rg
     result = glob.run({"pattern": pattern}, ctx)
     text = result.text()
-    assert "The search stopped after rg listed" in text or result.is_error and "stopped after 10 s" in text
+    assert "The search stopped after rg listed" in text or (result.is_error and "stopped after 10 s" in text)
     assert "at least" in text
     assert "/proc, /sys and /dev were left out" in text
     assert not any(line.startswith(("/proc/", "/sys/", "/dev/")) for line in text.splitlines())
@@ -187,7 +193,7 @@ def test_grep_of_the_root_folder_is_cut_with_honest_counts(ctx: ToolContext, mod
     ctx.walk_limit, ctx.time_limit = 50, 10
     result = grep.run({"pattern": "e", "path": "/", "output_mode": mode}, ctx)
     text = result.text()
-    assert "The search stopped after rg listed" in text or result.is_error and "stopped after 10 s" in text
+    assert "The search stopped after rg listed" in text or (result.is_error and "stopped after 10 s" in text)
     assert "/proc, /sys and /dev were left out" in text
     assert text.startswith("Found at least ") if mode == "files_with_matches" else "Found at least " in text
     assert not any(line.startswith(("/proc/", "/sys/", "/dev/")) for line in text.splitlines())

@@ -8,19 +8,20 @@ from pathlib import Path
 
 import pytest
 
-from tests.integration.test_exits import marker, none_left, marked
+from tests.integration.test_exits import marked, marker, none_left
+from tui.agent.tool_belt import notification_blocks
 from tui.tools.base import ToolContext, ToolError
 from tui.tools.bash import BashTool
 from tui.tools.task_tools import TaskOutputTool, TaskStopTool
-from tui.agent.tool_belt import notification_blocks
 from tui.tools.tasks import TaskHandle, TaskRegistry, _complete_utf8
 
 bash, output, stop = BashTool(), TaskOutputTool(), TaskStopTool()
 
 
 def test_background_bash_returns_at_once_and_taskoutput_reads_new_output(ctx: ToolContext) -> None:
-    started = bash.run({"command": "echo one; sleep 0.2; echo two", "run_in_background": True,
-                        "description": "two lines"}, ctx)
+    started = bash.run(
+        {"command": "echo one; sleep 0.2; echo two", "run_in_background": True, "description": "two lines"}, ctx
+    )
     task_id = started.meta["task_id"]
     assert f"Command running in background with ID: {task_id}" in started.text()
     assert started.meta["output_file"] in started.text() and Path(started.meta["output_file"]).is_file()
@@ -40,14 +41,15 @@ def test_a_failing_background_command_is_failed_and_announced_once(ctx: ToolCont
     assert task is not None and task.status == "failed" and task.exit_code == 3
     assert [t.id for t in ctx.state.tasks.take_finished()] == [task_id]
     assert ctx.state.tasks.take_finished() == []
-    assert 'Background command "echo oops >&2; exit 3" failed (exit code 3)' == task.summary()
+    assert task.summary() == 'Background command "echo oops >&2; exit 3" failed (exit code 3)'
     assert "oops" in ctx.state.tasks.tail(task_id)
 
 
 def test_taskstop_ends_the_whole_tree(ctx: ToolContext) -> None:
     mark = marker()
-    task_id = bash.run({"command": f"sleep {mark} & setsid sleep {mark} & echo up; sleep {mark}",
-                        "run_in_background": True}, ctx).meta["task_id"]
+    task_id = bash.run(
+        {"command": f"sleep {mark} & setsid sleep {mark} & echo up; sleep {mark}", "run_in_background": True}, ctx
+    ).meta["task_id"]
     not_yet = output.run({"task_id": task_id, "block": False}, ctx).text()
     assert "<status>running</status>" in not_yet and "not_ready" in not_yet
     registry = ctx.state.tasks

@@ -48,8 +48,21 @@ def test_todowrite_needs_no_permission_but_runs_alone() -> None:
 
 def test_registry_order_and_lookup() -> None:
     tools = default_tools()
-    assert [t.name for t in tools] == ["Read", "Write", "Edit", "Bash", "Glob", "Grep", "TodoWrite", "TaskOutput", "TaskStop", "WebFetch",
-                                       "WebSearch", "AskUserQuestion", "ExitPlanMode"]
+    assert [t.name for t in tools] == [
+        "Read",
+        "Write",
+        "Edit",
+        "Bash",
+        "Glob",
+        "Grep",
+        "TodoWrite",
+        "TaskOutput",
+        "TaskStop",
+        "WebFetch",
+        "WebSearch",
+        "AskUserQuestion",
+        "ExitPlanMode",
+    ]
     assert set(tools_by_name(tools)) == {t.name for t in tools}
 
 

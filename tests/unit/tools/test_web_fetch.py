@@ -13,9 +13,11 @@ from tui.tools import web_fetch
 from tui.tools.base import ToolContext, ToolError
 from tui.tools.web_fetch import MAX_BYTES, WebFetchTool, upgrade_url
 
-PAGE = (b"<!doctype html><html><head><title>Demo</title><style>p{color:red}</style>"
-        b"<script>var secret = 1;</script></head><body><h1>Release notes</h1>"
-        b"<p>Version <b>2.0</b> adds <a href='/docs'>the docs</a>.</p><ul><li>fast</li><li>small</li></ul></body></html>")
+PAGE = (
+    b"<!doctype html><html><head><title>Demo</title><style>p{color:red}</style>"
+    b"<script>var secret = 1;</script></head><body><h1>Release notes</h1>"
+    b"<p>Version <b>2.0</b> adds <a href='/docs'>the docs</a>.</p><ul><li>fast</li><li>small</li></ul></body></html>"
+)
 
 
 class Handler(BaseHTTPRequestHandler):
@@ -45,8 +47,11 @@ class Handler(BaseHTTPRequestHandler):
         elif self.path == "/latin1":
             self._send(200, "<p>Caf\u00e9 cr\u00e8me</p>".encode("iso-8859-1"), "text/html; charset=iso-8859-1")
         elif self.path == "/meta":
-            self._send(200, b"<html><head><meta charset='windows-1252'></head><body><p>\x93quoted\x94</p></body></html>",
-                       "text/html")
+            self._send(
+                200,
+                b"<html><head><meta charset='windows-1252'></head><body><p>\x93quoted\x94</p></body></html>",
+                "text/html",
+            )
         elif self.path == "/image.png":
             self._send(200, b"\x89PNG\r\n", "image/png")
         elif self.path == "/huge":
@@ -84,7 +89,10 @@ def test_html_becomes_markdown_and_the_offline_summary_is_deterministic(server: 
     assert "200 OK" in text and not result.is_error
     assert "Headings: Release notes" in text and "Version **2.0** adds [the docs](/docs)" in text
     assert "secret" not in text and "color:red" not in text  # scripts and styles are not content
-    assert text.split("\n", 1)[1] == fetch.run({"url": f"{server}/page.html", "prompt": "What is new?"}, ctx).text().split("\n", 1)[1]
+    assert (
+        text.split("\n", 1)[1]
+        == fetch.run({"url": f"{server}/page.html", "prompt": "What is new?"}, ctx).text().split("\n", 1)[1]
+    )
 
 
 def test_the_small_model_answers_the_prompt_over_the_page(server: str, ctx: ToolContext) -> None:

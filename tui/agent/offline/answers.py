@@ -73,9 +73,15 @@ def first_calls(intent: Intent, prompt: str, tools: set[str], project_dir: Path)
             return _no_tools("look at the project")
         return [text_block("I'll list the project's files and read its overview."), *calls], "tool_use"
     if intent.kind is Kind.TODOS and "Grep" in tools:
-        calls = [call for call in (tool_call("Glob", {"pattern": "**/*"}) if "Glob" in tools else None,
-                                   search_call(TODO_PATTERN, tools, "Search for TODO/FIXME"),
-                                   count_call(TODO_PATTERN)) if call is not None]
+        calls = [
+            call
+            for call in (
+                tool_call("Glob", {"pattern": "**/*"}) if "Glob" in tools else None,
+                search_call(TODO_PATTERN, tools, "Search for TODO/FIXME"),
+                count_call(TODO_PATTERN),
+            )
+            if call is not None
+        ]
         note = "I'll list the project's files, then search for TODO/FIXME markers and count them (generated files left out)."
         return [text_block(note), *calls], "tool_use"
     return None
@@ -117,16 +123,21 @@ def _findings(intent: Intent, facts: TurnFacts, project_dir: Path) -> list[str]:
         total, file_count, cut = len(hits), len(files), facts.search_cut
         if facts.counts is not None:  # the count-mode search is complete where the listing may be cut
             total, file_count, cut = sum(facts.counts.values()), len(facts.counts), facts.counts_cut
-        lines.append(f"- Found **{_count(total, 'TODO/FIXME line', cut)}** in {_count(file_count, 'file', cut)} "
-                     "(lock, minified, binary and generated files left out)")
+        lines.append(
+            f"- Found **{_count(total, 'TODO/FIXME line', cut)}** in {_count(file_count, 'file', cut)} "
+            "(lock, minified, binary and generated files left out)"
+        )
         shown = sorted(hits, key=lambda h: (display_path(h.path, project_dir), h.line))[:SHOWN_HITS]
         if shown:
             lines += ["", *_hit_lines(shown, project_dir)]
             if total > len(shown):
                 lines.append(f"- … and {at_least(cut)}{plural(total - len(shown), 'more line')}")
     ask = "find" if intent.kind is Kind.TODOS else "look"
-    lines += ["", f"Nothing was changed: you asked me to {ask}, not to change anything. "
-              "Ask `find the TODOs and fix one` to see an edit."]
+    lines += [
+        "",
+        f"Nothing was changed: you asked me to {ask}, not to change anything. "
+        "Ask `find the TODOs and fix one` to see an edit.",
+    ]
     return lines
 
 
@@ -135,10 +146,15 @@ def _listing(intent: Intent, facts: TurnFacts, project_dir: Path) -> list[str]:
     what = f"{', '.join(intent.suffixes)} files" if intent.suffixes else "Files"
     cut_note = "."
     if facts.glob_cut:
-        matched = f", of {plural(facts.glob_total, 'file')} Glob matched with generated ones" if facts.glob_total else ""
+        matched = (
+            f", of {plural(facts.glob_total, 'file')} Glob matched with generated ones" if facts.glob_total else ""
+        )
         cut_note = f" (the listing stops at the 100 newest{matched}; narrow the pattern for the rest)."
-    lines = [f"## {what[0].upper()}{what[1:]}", "",
-             f"The project has **{_count(len(files), 'matching file', facts.glob_cut)}**{cut_note}"]
+    lines = [
+        f"## {what[0].upper()}{what[1:]}",
+        "",
+        f"The project has **{_count(len(files), 'matching file', facts.glob_cut)}**{cut_note}",
+    ]
     if files:
         lines += ["", *(f"- `{display_path(path, project_dir)}`" for path in files[:SHOWN_FILES])]
         if len(files) > SHOWN_FILES:
@@ -184,14 +200,19 @@ def describe_file(lines: dict[int, str]) -> list[str]:
     if intro:
         out.append(f"- Title: _{shorten(intro, 160)}_" if headings else f"- It begins: _{shorten(intro, 160)}_")
     if names:
-        out.append(f"- Top-level names ({len(names)}): " + ", ".join(f"`{name}`" for name in names[:20])
-                   + (", …" if len(names) > 20 else ""))
+        out.append(
+            f"- Top-level names ({len(names)}): "
+            + ", ".join(f"`{name}`" for name in names[:20])
+            + (", …" if len(names) > 20 else "")
+        )
     else:
         paragraph = _first_paragraph(lines)
         if paragraph:
             out.append(f"- It says: {shorten(paragraph, 300)}")
         if len(headings) > 1:
-            out.append(f"- Sections ({len(headings)}): " + ", ".join(headings[:12]) + (", …" if len(headings) > 12 else ""))
+            out.append(
+                f"- Sections ({len(headings)}): " + ", ".join(headings[:12]) + (", …" if len(headings) > 12 else "")
+            )
     return out
 
 

@@ -41,6 +41,7 @@ _PROJECT_WORDS = frozenset(
 )
 _FILE_LIKE = re.compile(r"\w\.\w{1,8}\b|/")
 
+
 def offered_tools(body: dict[str, Any]) -> set[str]:
     """Names of the tools the request offers."""
     return {str(tool.get("name")) for tool in body.get("tools") or [] if isinstance(tool, dict)}
@@ -73,9 +74,7 @@ def _first_step(turn: TurnState, tools: set[str], project_dir: Path) -> tuple[Bl
     return [text_block(f"I'll look at the project: {plan}."), *calls], "tool_use"
 
 
-def _change_step(
-    facts: TurnFacts, tools: set[str], project_dir: Path
-) -> tuple[Blocks, str] | str:
+def _change_step(facts: TurnFacts, tools: set[str], project_dir: Path) -> tuple[Blocks, str] | str:
     """The one edit of the turn (after a Read of its file if needed), or why there is none."""
     found = findings_sentence(facts, project_dir)
     hits = editable_hits(facts, project_dir)
@@ -100,10 +99,14 @@ def _change_step(
         return "no TODO was found and the Write tool is not available"
     demo_path = str(project_dir.absolute() / DEMO_FILE_NAME)
     normalized = normalize(demo_path, project_dir)
-    if Path(demo_path).exists() and normalized not in facts.reads:
-        if "Read" in tools and normalized not in facts.attempted_reads:
-            note = f"{found} `{DEMO_FILE_NAME}` exists already; I'll read it before rewriting it."
-            return [text_block(note), tool_call("Read", {"file_path": demo_path})], "tool_use"
+    if (
+        Path(demo_path).exists()
+        and normalized not in facts.reads
+        and "Read" in tools
+        and normalized not in facts.attempted_reads
+    ):
+        note = f"{found} `{DEMO_FILE_NAME}` exists already; I'll read it before rewriting it."
+        return [text_block(note), tool_call("Read", {"file_path": demo_path})], "tool_use"
     note = f"{found} No TODO to fix, so I'll write a short summary to `{DEMO_FILE_NAME}`."
     write = {"file_path": demo_path, "content": demo_file_content(facts, project_dir)}
     return [text_block(note), tool_call("Write", write)], "tool_use"
@@ -161,8 +164,7 @@ def _thinking(body: dict[str, Any], blocks: Blocks, stop_reason: str) -> dict[st
     if (body.get("thinking") or {}).get("display") == "omitted":
         thought = ""
     digest = hashlib.sha256(json.dumps(blocks, sort_keys=True).encode()).digest()
-    return {"type": "thinking", "thinking": thought,
-            "signature": "offline-" + base64.b64encode(digest).decode()}
+    return {"type": "thinking", "thinking": thought, "signature": "offline-" + base64.b64encode(digest).decode()}
 
 
 def _assign_ids(body: dict[str, Any], blocks: Blocks) -> None:

@@ -92,9 +92,7 @@ def current_turn(messages: list[dict[str, Any]]) -> TurnState | None:
     if start is None:
         return None
     prompt = "\n".join(
-        block.get("text", "")
-        for block in _blocks(messages[start].get("content"))
-        if block.get("type") == "text"
+        block.get("text", "") for block in _blocks(messages[start].get("content")) if block.get("type") == "text"
     )
     turn = TurnState(prompt=prompt.strip())
     for block in _blocks(messages[start].get("content")):
@@ -152,11 +150,7 @@ def output_was_cut(text: str) -> bool:
 
 def parse_glob_paths(text: str) -> list[str]:
     """The file paths of a Glob result, one per line, without notes about truncation."""
-    return [
-        line.strip()
-        for line in text.split("\n")
-        if line.strip() and not _NOT_A_PATH.match(line.strip())
-    ]
+    return [line.strip() for line in text.split("\n") if line.strip() and not _NOT_A_PATH.match(line.strip())]
 
 
 def error_reason(text: str | None) -> str:

@@ -31,7 +31,10 @@ def delegate(turn: TurnState) -> tuple[Blocks, str]:
     agents = [call for call in turn.calls if call.name == "Agent"]
     if not agents:
         calls = [tool_call("Agent", {"description": d, "prompt": p, "subagent_type": "Explore"}) for d, p in TASKS]
-        return [text_block(f"I'll hand this to {len(calls)} Explore subagents working in parallel."), *calls], "tool_use"
+        return [
+            text_block(f"I'll hand this to {len(calls)} Explore subagents working in parallel."),
+            *calls,
+        ], "tool_use"
     parts = ["Here is what the subagents found."]
     for call in agents:
         title = call.input.get("description", "subagent")

@@ -74,8 +74,11 @@ def gather_facts(turn: TurnState, project_dir: Path) -> TurnFacts:
             facts.searched = facts.searched or call.result_text is not None
             if call.result_text is not None and (call.succeeded or call.name == "Bash"):
                 default = str(call.input.get("path", ""))
-                kept = [hit for hit in parse_grep_lines(text, default_path=default)
-                        if not is_generated(display_path(hit.path, project_dir))]
+                kept = [
+                    hit
+                    for hit in parse_grep_lines(text, default_path=default)
+                    if not is_generated(display_path(hit.path, project_dir))
+                ]
                 facts.lines.extend(kept)
                 facts.hits.extend(hit for hit in kept if TODO_MARKER.search(hit.text))
                 facts.search_cut = facts.search_cut or output_was_cut(text)
@@ -155,7 +158,6 @@ def edit_strings(hit: GrepHit, lines: dict[int, str]) -> tuple[str, str, int]:
             break
         old = "\n".join(lines.get(n, "") for n in range(first, last + 1))
     new = "\n".join(
-        rewrite_todo_line(lines.get(n, target)) if n == number else lines.get(n, "")
-        for n in range(first, last + 1)
+        rewrite_todo_line(lines.get(n, target)) if n == number else lines.get(n, "") for n in range(first, last + 1)
     )
     return old, new, number

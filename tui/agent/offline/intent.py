@@ -44,7 +44,9 @@ _CHANGE_REQUEST = re.compile(
 _CODE_OR_PATH = re.compile(r"`[^`]*`|[\w./-]*\w\.\w{1,8}\b|[\w.-]+/[\w./-]+")
 _NEGATED_CHANGE = re.compile(
     r"\b(?:don'?t|do not|without|never|no)\s+(?:\w+\s+){0,2}?"
-    r"(?:fix|chang|edit|modif|touch|writ|updat|alter)", re.IGNORECASE)
+    r"(?:fix|chang|edit|modif|touch|writ|updat|alter)",
+    re.IGNORECASE,
+)
 _LIST_WORDS = frozenset({"list", "ls", "enumerate"})
 _FIND_WORDS = frozenset({"find", "search", "grep", "show", "locate", "look", "where", "count", "which", "many"})
 _EXPLAIN_WORDS = frozenset(
@@ -59,13 +61,32 @@ _DEFINED = re.compile(
 )
 _WHERE_FILLER = frozenset({"the", "a", "an", "it", "this", "that", "my", "our", "all"})
 LANGUAGE_SUFFIXES: dict[str, tuple[str, ...]] = {
-    "python": (".py", ".pyi"), "py": (".py", ".pyi"), "javascript": (".js", ".mjs", ".cjs", ".jsx"),
-    "js": (".js", ".mjs", ".cjs", ".jsx"), "typescript": (".ts", ".tsx"), "ts": (".ts", ".tsx"),
-    "rust": (".rs",), "go": (".go",), "golang": (".go",), "java": (".java",), "kotlin": (".kt",),
-    "ruby": (".rb",), "php": (".php",), "c": (".c", ".h"), "cpp": (".cc", ".cpp", ".hpp", ".h"),
-    "shell": (".sh",), "bash": (".sh",), "markdown": (".md",), "md": (".md",), "json": (".json",),
-    "yaml": (".yml", ".yaml"), "toml": (".toml",), "html": (".html", ".htm"), "css": (".css",),
-    "test": (), "tests": (),
+    "python": (".py", ".pyi"),
+    "py": (".py", ".pyi"),
+    "javascript": (".js", ".mjs", ".cjs", ".jsx"),
+    "js": (".js", ".mjs", ".cjs", ".jsx"),
+    "typescript": (".ts", ".tsx"),
+    "ts": (".ts", ".tsx"),
+    "rust": (".rs",),
+    "go": (".go",),
+    "golang": (".go",),
+    "java": (".java",),
+    "kotlin": (".kt",),
+    "ruby": (".rb",),
+    "php": (".php",),
+    "c": (".c", ".h"),
+    "cpp": (".cc", ".cpp", ".hpp", ".h"),
+    "shell": (".sh",),
+    "bash": (".sh",),
+    "markdown": (".md",),
+    "md": (".md",),
+    "json": (".json",),
+    "yaml": (".yml", ".yaml"),
+    "toml": (".toml",),
+    "html": (".html", ".htm"),
+    "css": (".css",),
+    "test": (),
+    "tests": (),
 }
 _SUFFIX_IN_PROMPT = re.compile(r"(?:\*|\b)(\.[A-Za-z0-9]{1,8})\b")
 

@@ -9,26 +9,113 @@ from pathlib import Path
 
 WALK_LIMIT = 5000
 SOURCE_SUFFIXES = (
-    ".py", ".js", ".ts", ".tsx", ".jsx", ".go", ".rs", ".java", ".kt", ".c", ".h", ".cc",
-    ".cpp", ".hpp", ".cs", ".rb", ".php", ".swift", ".scala", ".sh", ".lua", ".ex", ".hs",
+    ".py",
+    ".js",
+    ".ts",
+    ".tsx",
+    ".jsx",
+    ".go",
+    ".rs",
+    ".java",
+    ".kt",
+    ".c",
+    ".h",
+    ".cc",
+    ".cpp",
+    ".hpp",
+    ".cs",
+    ".rb",
+    ".php",
+    ".swift",
+    ".scala",
+    ".sh",
+    ".lua",
+    ".ex",
+    ".hs",
 )
 _FILE_LIKE = re.compile(r"[\w./-]*\w\.\w{1,8}|[\w.-]+/[\w./-]+")
 # generated, vendored or binary files: never searched, counted or edited by the demo
-GENERATED_DIRS = frozenset({"node_modules", "screenshots", "__snapshots__", "__pycache__", "dist", "build", ".venv",
-                            "venv", "site-packages", "target", "vendor", ".git"})
-LOCK_FILES = frozenset({"package-lock.json", "npm-shrinkwrap.json", "yarn.lock", "pnpm-lock.yaml", "poetry.lock",
-                        "uv.lock", "Pipfile.lock", "Cargo.lock", "Gemfile.lock", "composer.lock", "go.sum",
-                        "bun.lockb"})
+GENERATED_DIRS = frozenset(
+    {
+        "node_modules",
+        "screenshots",
+        "__snapshots__",
+        "__pycache__",
+        "dist",
+        "build",
+        ".venv",
+        "venv",
+        "site-packages",
+        "target",
+        "vendor",
+        ".git",
+    }
+)
+LOCK_FILES = frozenset(
+    {
+        "package-lock.json",
+        "npm-shrinkwrap.json",
+        "yarn.lock",
+        "pnpm-lock.yaml",
+        "poetry.lock",
+        "uv.lock",
+        "Pipfile.lock",
+        "Cargo.lock",
+        "Gemfile.lock",
+        "composer.lock",
+        "go.sum",
+        "bun.lockb",
+    }
+)
 GENERATED_SUFFIXES = (
-    ".lock", ".svg", ".min.js", ".min.css", ".map", ".pyc", ".pyo", ".so", ".dll", ".dylib", ".exe", ".o", ".a",
-    ".class", ".jar", ".whl", ".zip", ".gz", ".tgz", ".bz2", ".xz", ".7z", ".tar", ".png", ".jpg", ".jpeg", ".gif",
-    ".ico", ".webp", ".bmp", ".pdf", ".woff", ".woff2", ".ttf", ".otf", ".eot", ".mp3", ".mp4", ".wav", ".sqlite",
-    ".db", ".bin",
+    ".lock",
+    ".svg",
+    ".min.js",
+    ".min.css",
+    ".map",
+    ".pyc",
+    ".pyo",
+    ".so",
+    ".dll",
+    ".dylib",
+    ".exe",
+    ".o",
+    ".a",
+    ".class",
+    ".jar",
+    ".whl",
+    ".zip",
+    ".gz",
+    ".tgz",
+    ".bz2",
+    ".xz",
+    ".7z",
+    ".tar",
+    ".png",
+    ".jpg",
+    ".jpeg",
+    ".gif",
+    ".ico",
+    ".webp",
+    ".bmp",
+    ".pdf",
+    ".woff",
+    ".woff2",
+    ".ttf",
+    ".otf",
+    ".eot",
+    ".mp3",
+    ".mp4",
+    ".wav",
+    ".sqlite",
+    ".db",
+    ".bin",
 )
 # the same as rg globs, for the Grep call (rg skips binary files by itself)
 SEARCH_EXCLUDES = " ".join(
-    [f"!{name}" for name in sorted(GENERATED_DIRS - {".git"})] + ["!*.lock", "!*.svg", "!*.min.js", "!*.min.css",
-     "!*.map"] + [f"!{name}" for name in sorted(LOCK_FILES) if not name.endswith(".lock")]
+    [f"!{name}" for name in sorted(GENERATED_DIRS - {".git"})]
+    + ["!*.lock", "!*.svg", "!*.min.js", "!*.min.css", "!*.map"]
+    + [f"!{name}" for name in sorted(LOCK_FILES) if not name.endswith(".lock")]
 )
 
 

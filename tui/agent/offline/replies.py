@@ -30,7 +30,7 @@ Set `ANTHROPIC_API_KEY` (and leave out `--offline`) to talk to Claude instead.""
 
 
 def at_least(cut: bool) -> str:
-    """"at least " before a count taken from a result that was cut short."""
+    """ "at least " before a count taken from a result that was cut short."""
     return "at least " if cut else ""
 
 
@@ -56,8 +56,9 @@ def findings_sentence(facts: TurnFacts, project_dir: Path) -> str:
         parts.append(f"I read {reads}")
     if facts.searched:
         cut = at_least(facts.search_cut)
-        parts.append(f"the search found **{cut}{plural(len(hits), 'TODO/FIXME line')}** in "
-                     f"{cut}{plural(len(hit_files), 'file')}")
+        parts.append(
+            f"the search found **{cut}{plural(len(hits), 'TODO/FIXME line')}** in {cut}{plural(len(hit_files), 'file')}"
+        )
     return "; ".join(parts) + "."
 
 
@@ -126,7 +127,9 @@ def summary(facts: TurnFacts, project_dir: Path, note: str = "") -> str:
         lines.append("- Read " + ", ".join(f"`{path}`" for path in reads))
     if facts.searched:
         cut = at_least(facts.search_cut)
-        lines.append(f"- Found **{cut}{plural(len(hits), 'TODO/FIXME line')}** in {cut}{plural(len(hit_files), 'file')}")
+        lines.append(
+            f"- Found **{cut}{plural(len(hits), 'TODO/FIXME line')}** in {cut}{plural(len(hit_files), 'file')}"
+        )
     command = facts.command_call
     if command is not None:
         shown = command.input.get("command", "")
@@ -146,6 +149,8 @@ def summary(facts: TurnFacts, project_dir: Path, note: str = "") -> str:
 def images_reply(images: list[tuple[str, int]]) -> str:
     """The answer to a prompt with pictures: what arrived, and that this model cannot look at them."""
     listed = ", ".join(f"{media_type}, {chars * 3 // 4 / 1000:,.0f} KB" for media_type, chars in images)
-    return (f"I received {plural(len(images), 'image')} ({listed}) as image blocks in your message. "
-            "The offline demo model cannot look at pictures; with `ANTHROPIC_API_KEY` set, Claude describes "
-            "them.\n\n_Answered by the offline demo model; set `ANTHROPIC_API_KEY` to talk to Claude._")
+    return (
+        f"I received {plural(len(images), 'image')} ({listed}) as image blocks in your message. "
+        "The offline demo model cannot look at pictures; with `ANTHROPIC_API_KEY` set, Claude describes "
+        "them.\n\n_Answered by the offline demo model; set `ANTHROPIC_API_KEY` to talk to Claude._"
+    )

@@ -82,18 +82,12 @@ def _block_events(index: int, block: dict[str, Any]) -> Iterator[bytes]:
         deltas = [{"type": "text_delta", "text": chunk} for chunk in split_text(block["text"])]
     elif kind == "thinking":
         start = {"type": "thinking", "thinking": "", "signature": ""}
-        deltas = [
-            {"type": "thinking_delta", "thinking": chunk}
-            for chunk in split_text(block["thinking"])
-        ]
+        deltas = [{"type": "thinking_delta", "thinking": chunk} for chunk in split_text(block["thinking"])]
         deltas.append({"type": "signature_delta", "signature": block["signature"]})
     elif kind == "tool_use":
         start = {"type": "tool_use", "id": block["id"], "name": block["name"], "input": {}}
         serialized = json.dumps(block["input"], ensure_ascii=False)
-        deltas = [
-            {"type": "input_json_delta", "partial_json": fragment}
-            for fragment in split_json(serialized)
-        ]
+        deltas = [{"type": "input_json_delta", "partial_json": fragment} for fragment in split_json(serialized)]
     else:
         raise ValueError(f"the offline model cannot stream a {kind!r} block")
     yield sse_event(
@@ -103,9 +97,7 @@ def _block_events(index: int, block: dict[str, Any]) -> Iterator[bytes]:
     if index == 0:
         yield sse_event("ping", {"type": "ping"})
     for delta in deltas:
-        yield sse_event(
-            "content_block_delta", {"type": "content_block_delta", "index": index, "delta": delta}
-        )
+        yield sse_event("content_block_delta", {"type": "content_block_delta", "index": index, "delta": delta})
     yield sse_event("content_block_stop", {"type": "content_block_stop", "index": index})
 
 
@@ -138,9 +130,7 @@ def encode_sse(
     for index, block in enumerate(message_blocks):
         yield from _block_events(index, block)
     # message_delta usage is cumulative and flat (protocol.md §3.2): no service_tier, no breakdown
-    final_usage = {
-        key: value for key, value in usage.items() if key not in ("service_tier", "cache_creation")
-    }
+    final_usage = {key: value for key, value in usage.items() if key not in ("service_tier", "cache_creation")}
     final_usage["output_tokens"] = output_usage(message_blocks)
     yield sse_event(
         "message_delta",

@@ -15,13 +15,13 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-from ..httplib import httpx
-
 from tui.agent.client import OFFLINE_MODEL_NAME
 from tui.agent.offline.brain import plan_reply
 from tui.agent.offline.sse import encode_sse, message_json
 from tui.agent.offline.usage import PromptCacheSimulator, count_input_tokens
 from tui.agent.offline.validate import request_error
+
+from ..httplib import httpx
 
 # the first event waits this many deltas' worth of delay, like a model's time to first token
 _FIRST_TOKEN_DELAYS = 10
@@ -92,8 +92,12 @@ class OfflineTransport(httpx.BaseTransport):
         request_id = self._next_request_id()
         path = request.url.path.rstrip("/")
         if request.method != "POST" or not path.endswith(("/v1/messages", "/v1/messages/count_tokens")):
-            return _error(404, "not_found_error", f"{request.method} {path} is not served by the "
-                          "offline model; it answers POST /v1/messages only.", request_id)
+            return _error(
+                404,
+                "not_found_error",
+                f"{request.method} {path} is not served by the offline model; it answers POST /v1/messages only.",
+                request_id,
+            )
         try:
             body = json.loads(request.read() or b"{}")
         except (json.JSONDecodeError, UnicodeDecodeError):

@@ -29,9 +29,7 @@ def prefix_blocks(body: dict[str, Any]) -> list[dict[str, Any]]:
         if isinstance(content, str):
             units.append({"role": message.get("role"), "type": "text", "text": content})
         else:
-            units.extend(
-                {"role": message.get("role"), **block} for block in content or [] if isinstance(block, dict)
-            )
+            units.extend({"role": message.get("role"), **block} for block in content or [] if isinstance(block, dict))
     return units
 
 

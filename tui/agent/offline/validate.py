@@ -20,8 +20,10 @@ def thinking_error(body: dict[str, Any]) -> str | None:
     if thinking is not None:
         kind = thinking.get("type") if isinstance(thinking, dict) else None
         if kind not in THINKING_TYPES:
-            return (f"thinking: Input tag {kind!r} found using 'type' does not match any of the expected tags: "
-                    + ", ".join(repr(t) for t in THINKING_TYPES))
+            return (
+                f"thinking: Input tag {kind!r} found using 'type' does not match any of the expected tags: "
+                + ", ".join(repr(t) for t in THINKING_TYPES)
+            )
         budget = thinking.get("budget_tokens")
         if kind == "enabled" and (not isinstance(budget, int) or budget < 1024):
             return "thinking.enabled.budget_tokens: Input should be greater than or equal to 1024"
@@ -29,7 +31,7 @@ def thinking_error(body: dict[str, Any]) -> str | None:
             return "`max_tokens` must be greater than `thinking.budget_tokens`."
     config = body.get("output_config")
     effort = config.get("effort") if isinstance(config, dict) else None
-    if config is not None and (not isinstance(config, dict) or effort is not None and effort not in EFFORTS):
+    if config is not None and (not isinstance(config, dict) or (effort is not None and effort not in EFFORTS)):
         return "output_config.effort: Input should be " + ", ".join(repr(e) for e in EFFORTS[:-1]) + " or 'max'"
     return None
 
@@ -53,10 +55,7 @@ def request_error(body: dict[str, Any]) -> str | None:
     if not isinstance(messages, list) or not messages:
         return "messages: at least one message is required"
     if messages[-1].get("role") != "user":
-        return (
-            "This model does not support assistant message prefill. "
-            "The conversation must end with a user message."
-        )
+        return "This model does not support assistant message prefill. The conversation must end with a user message."
     for position, message in enumerate(messages):
         if message.get("role") != "assistant":
             continue
@@ -64,11 +63,7 @@ def request_error(body: dict[str, Any]) -> str | None:
         if not wanted:
             continue
         following = messages[position + 1] if position + 1 < len(messages) else {}
-        answered = {
-            b.get("tool_use_id")
-            for b in _blocks(following.get("content"))
-            if b.get("type") == "tool_result"
-        }
+        answered = {b.get("tool_use_id") for b in _blocks(following.get("content")) if b.get("type") == "tool_result"}
         missing = [str(tool_id) for tool_id in wanted if tool_id not in answered]
         if missing or following.get("role") != "user":
             return (

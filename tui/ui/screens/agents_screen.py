@@ -40,8 +40,10 @@ class AgentsScreen(ModalScreen[None]):
     #agents-problems { height: auto; max-height: 6; color: $warning; }
     """
 
-    BINDINGS = [Binding("escape", "close", "Close", id="close_agents"),
-                Binding("ctrl+s", "create", "Create agent", id="create_agent")]
+    BINDINGS = [
+        Binding("escape", "close", "Close", id="close_agents"),
+        Binding("ctrl+s", "create", "Create agent", id="create_agent"),
+    ]
 
     def __init__(self, session: Any = None, project_dir: Path | None = None) -> None:
         super().__init__()
@@ -72,9 +74,15 @@ class AgentsScreen(ModalScreen[None]):
                 yield Static(Text(f"New agent, saved to {one_line(str(self.folder))}/<name>.md", style="bold"))
                 yield OrderedInput(placeholder="name, e.g. reviewer", id="agent-name", compact=True)
                 yield OrderedInput(placeholder="description: when to use it", id="agent-description", compact=True)
-                yield OrderedInput(placeholder="tools, e.g. Read, Grep, Glob (empty: all but Agent)", id="agent-tools", compact=True)
-                yield OrderedInput(placeholder="model: sonnet, opus, haiku or inherit (empty: inherit)", id="agent-model", compact=True)
-                yield OrderedInput(placeholder="system prompt: what the agent is and how it works", id="agent-prompt", compact=True)
+                yield OrderedInput(
+                    placeholder="tools, e.g. Read, Grep, Glob (empty: all but Agent)", id="agent-tools", compact=True
+                )
+                yield OrderedInput(
+                    placeholder="model: sonnet, opus, haiku or inherit (empty: inherit)", id="agent-model", compact=True
+                )
+                yield OrderedInput(
+                    placeholder="system prompt: what the agent is and how it works", id="agent-prompt", compact=True
+                )
                 with Horizontal(id="agents-buttons"):
                     yield Button("Create (Ctrl+S)", id="agent-create", compact=True)
                     yield Button("Close (Esc)", id="agent-close", compact=True)
@@ -90,8 +98,14 @@ class AgentsScreen(ModalScreen[None]):
         table.add_columns("Name", "Source", "Model", "Tools", "Description")
         for d in self.definitions:
             tools = ", ".join(d.tools) if d.tools is not None else "all but Agent"
-            table.add_row(Text(one_line(d.name)), d.source, one_line(d.model), Text(one_line(tools)),
-                          Text(one_line(d.description)), key=d.name)
+            table.add_row(
+                Text(one_line(d.name)),
+                d.source,
+                one_line(d.model),
+                Text(one_line(tools)),
+                Text(one_line(d.description)),
+                key=d.name,
+            )
 
     def _value(self, widget_id: str) -> str:
         return self.query_one(f"#{widget_id}", Input).value
@@ -100,8 +114,14 @@ class AgentsScreen(ModalScreen[None]):
         """Write the new agent file and make the Agent tool offer it from the next request."""
         status = self.query_one("#agents-status", Static)
         try:
-            path = create_agent_file(self.folder, self._value("agent-name"), self._value("agent-description"),
-                                     self._value("agent-tools"), self._value("agent-model"), self._value("agent-prompt"))
+            path = create_agent_file(
+                self.folder,
+                self._value("agent-name"),
+                self._value("agent-description"),
+                self._value("agent-tools"),
+                self._value("agent-model"),
+                self._value("agent-prompt"),
+            )
         except AgentFileError as exc:
             status.update(Text(f"Not created: {exc}.", style="bold red"))
             return None

@@ -39,8 +39,9 @@ def plan_table(plan: dict[str, Any]) -> Table:
     for key, label in (("summarised", "summarised"), ("kept", "kept verbatim")):
         part = plan.get(key) or {}
         turns = str(part.get("turns", "?"))
-        table.add_row(Text(label, style="bold"), turns, f"{part.get('messages', 0):,}",
-                      f"~{short_tokens(part.get('tokens', 0))}")
+        table.add_row(
+            Text(label, style="bold"), turns, f"{part.get('messages', 0):,}", f"~{short_tokens(part.get('tokens', 0))}"
+        )
     return table
 
 

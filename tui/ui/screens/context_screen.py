@@ -68,8 +68,10 @@ def table(figures: dict[str, Any]) -> Group:
     summary.add_column(justify="right")
     window = figures["window"]
     used = figures["used"]
-    summary.add_row(Text("Used" + (" (estimated)" if figures["estimated"] else ""), style="bold"),
-                    f"{k(used)} of {k(window)} ({used / window:.0%})")
+    summary.add_row(
+        Text("Used" + (" (estimated)" if figures["estimated"] else ""), style="bold"),
+        f"{k(used)} of {k(window)} ({used / window:.0%})",
+    )
     for kind, tokens in figures["categories"].items():
         summary.add_row(Text(f"■ {NAMES.get(kind, kind)}", style=COLOURS.get(kind, "")), k(tokens))
     summary.add_row(Text("□ Free", style="dim"), k(figures["free"]))
@@ -89,9 +91,11 @@ def table(figures: dict[str, Any]) -> Group:
     plan = figures.get("compaction_plan") or {}
     if plan.get("possible"):
         gone, kept = plan["summarised"], plan["kept"]
-        notes.append(f"would summarise {gone['turns']} ({plural(gone['messages'], 'message')}, ~{k(gone['tokens'])} "
-                     f"tokens) and keep {kept['turns']} ({plural(kept['messages'], 'message')}, ~{k(kept['tokens'])}) "
-                     "verbatim")
+        notes.append(
+            f"would summarise {gone['turns']} ({plural(gone['messages'], 'message')}, ~{k(gone['tokens'])} "
+            f"tokens) and keep {kept['turns']} ({plural(kept['messages'], 'message')}, ~{k(kept['tokens'])}) "
+            "verbatim"
+        )
     else:
         notes.append("nothing to summarise yet (too few messages)")
     for pin in figures.get("pinned") or ():
@@ -107,12 +111,15 @@ def last_compaction(figures: dict[str, Any]) -> Group | Text:
         return Text("No compaction yet in this conversation.", style="dim")
     plan = last.get("plan") or {}
     gone = plan.get("summarised") or {}
-    heading = Text("Last compaction" + (f" (of {last['compactions']})" if last["compactions"] > 1 else "") + ": ",
-                   style="bold")
-    heading.append(f"{gone.get('turns', '?')} ({len(last['dropped'])} messages, ~{k(gone.get('tokens', 0))} tokens) "
-                   f"became a ~{k(last['summary_tokens'])}-token summary"
-                   + (f", focused on {one_line(last['focus'])}" if last.get("focus") else "")
-                   + ". /rewind returns to a prompt before it.")
+    heading = Text(
+        "Last compaction" + (f" (of {last['compactions']})" if last["compactions"] > 1 else "") + ": ", style="bold"
+    )
+    heading.append(
+        f"{gone.get('turns', '?')} ({len(last['dropped'])} messages, ~{k(gone.get('tokens', 0))} tokens) "
+        f"became a ~{k(last['summary_tokens'])}-token summary"
+        + (f", focused on {one_line(last['focus'])}" if last.get("focus") else "")
+        + ". /rewind returns to a prompt before it."
+    )
     dropped = Text()
     for entry in last["dropped"][:DROPPED_SHOWN]:
         dropped.append(f"#{entry['index'] + 1} {entry['role']:<9} ", style="dim")

@@ -12,14 +12,24 @@ from textual.widgets import Static
 
 from ..bindings import grouped
 
-
-_KEY_NAMES = {"ctrl": "Ctrl", "shift": "Shift", "escape": "Esc", "enter": "Enter", "up": "Up",
-              "down": "Down", "end": "End", "home": "Home", "tab": "Tab", "pageup": "PgUp",
-              "pagedown": "PgDn"}
+_KEY_NAMES = {
+    "ctrl": "Ctrl",
+    "shift": "Shift",
+    "escape": "Esc",
+    "enter": "Enter",
+    "up": "Up",
+    "down": "Down",
+    "end": "End",
+    "home": "Home",
+    "tab": "Tab",
+    "pageup": "PgUp",
+    "pagedown": "PgDn",
+}
 
 
 def keys_text(keys: str) -> str:
     """'ctrl+j,shift+enter' -> 'Ctrl+J / Shift+Enter'."""
+
     def one(key: str) -> str:
         return "+".join(_KEY_NAMES.get(part, part.upper()) for part in key.split("+"))
 
@@ -51,8 +61,11 @@ def help_table() -> Table:
 
 #: what the key registry cannot say: keys that act in context
 TIPS = (
-    ("Open a tool block", "Tab until its title is highlighted (the prompt, the tool panel, then the conversation's "
-                          "blocks), then Enter; Enter again folds it"),
+    (
+        "Open a tool block",
+        "Tab until its title is highlighted (the prompt, the tool panel, then the conversation's "
+        "blocks), then Enter; Enter again folds it",
+    ),
     ("Esc Esc", "on an empty prompt, while no turn runs: the rewind list (also /rewind)"),
     ("Esc", "while a turn runs: interrupt it; in a dialog: deny or close"),
     ("@path, !cmd, #note", "attach a file, run a shell command, add a line to a memory file"),
@@ -71,8 +84,9 @@ class HelpScreen(ModalScreen[None]):
 
     def compose(self) -> ComposeResult:
         with VerticalScroll(id="help-box"):
-            yield Static(Text("agent-tui help · ↑↓ PgUp PgDn scroll · Esc / F1 closes", style="bold"),
-                         classes="panel-title")
+            yield Static(
+                Text("agent-tui help · ↑↓ PgUp PgDn scroll · Esc / F1 closes", style="bold"), classes="panel-title"
+            )
             yield Static(help_table())
             yield Static(Text("Esc / F1 closes this help", style="dim"))
 

@@ -23,8 +23,13 @@ from tui.sanitize import one_line, visible
 from ..trust import skipped_note
 
 COMMAND_WIDTH = 40
-STATE_STYLES = {"on": "green", "off for this run": "yellow", "folder not trusted": "dim", "new: press a": "cyan",
-                "removed: press a": "red"}
+STATE_STYLES = {
+    "on": "green",
+    "off for this run": "yellow",
+    "folder not trusted": "dim",
+    "new: press a": "cyan",
+    "removed: press a": "red",
+}
 
 
 def _short(text: str, limit: int = COMMAND_WIDTH) -> str:
@@ -82,8 +87,13 @@ class HooksScreen(ModalScreen[None]):
             yield DataTable(id="hooks-table", cursor_type="row", zebra_stripes=True)
             yield Static("", id="hooks-message")
             yield Static(self._problems_text(), id="hooks-problems")
-            yield Static(Text("Space/Enter turns the selected hook off or on for this run · a applies changed "
-                              "settings files · Esc closes", style="dim"))
+            yield Static(
+                Text(
+                    "Space/Enter turns the selected hook off or on for this run · a applies changed "
+                    "settings files · Esc closes",
+                    style="dim",
+                )
+            )
 
     def on_mount(self) -> None:
         self.query_one("#hooks-table", DataTable).add_columns("Event", "Matcher", "Command", "Source", "State")
@@ -114,20 +124,30 @@ class HooksScreen(ModalScreen[None]):
         table = self.query_one("#hooks-table", DataTable)
         table.clear()
         for index, (spec, state) in enumerate(self._rows):
-            table.add_row(spec.event, Text(one_line(spec.matcher or "*")), Text(_short(one_line(spec.command))),
-                          Text(one_line(f"plugin {spec.plugin}" if spec.plugin else self._source_label(spec.source))),
-                          Text(state, style=STATE_STYLES[state]),
-                          key=str(index))
+            table.add_row(
+                spec.event,
+                Text(one_line(spec.matcher or "*")),
+                Text(_short(one_line(spec.command))),
+                Text(one_line(f"plugin {spec.plugin}" if spec.plugin else self._source_label(spec.source))),
+                Text(state, style=STATE_STYLES[state]),
+                key=str(index),
+            )
         running = sum(state == "on" for _, state in self._rows)
         status = Text(f"{running} of {len(active)} hook{'s' if len(active) != 1 else ''} on")
-        status.append(f" · folder trusted: {'yes' if trusted else 'no (its own hooks do not run; /trust loads them)'}",
-                      style="dim")
+        status.append(
+            f" · folder trusted: {'yes' if trusted else 'no (its own hooks do not run; /trust loads them)'}",
+            style="dim",
+        )
         if self.loaded.hooks_disabled_by:
-            status.append(f" · disableAllHooks is set in {self._source_label(self.loaded.hooks_disabled_by)}",
-                          style="bold yellow")
+            status.append(
+                f" · disableAllHooks is set in {self._source_label(self.loaded.hooks_disabled_by)}", style="bold yellow"
+            )
         if added or removed:
-            status.append(f" · the settings files changed since the start: {len(added)} new, {len(removed)} removed; "
-                          "press a to apply", style="bold cyan")
+            status.append(
+                f" · the settings files changed since the start: {len(added)} new, {len(removed)} removed; "
+                "press a to apply",
+                style="bold cyan",
+            )
         self.query_one("#hooks-status", Static).update(status)
 
     def _source_label(self, source: Path) -> str:

@@ -36,8 +36,10 @@ class LoginScreen(ModalScreen[str | None]):
 
     def compose(self) -> ComposeResult:
         with Vertical(id="login-box"):
-            yield Static("Paste your Anthropic API key. It goes to the system keyring (or a private file), "
-                         "never shown or logged.")
+            yield Static(
+                "Paste your Anthropic API key. It goes to the system keyring (or a private file), "
+                "never shown or logged."
+            )
             yield OrderedInput(password=True, placeholder="sk-ant-…", id="login-key")
 
     def on_mount(self) -> None:

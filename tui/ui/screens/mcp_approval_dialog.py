@@ -59,14 +59,20 @@ class McpApprovalDialog(VettedScreen):
         listed = "\n".join(f"  {one_line(name)}: {one_line(what)}" for name, what in self.servers)
         with Vertical(id="mcp-box"):
             yield Static(f"[b]{plural(count, 'new MCP server')} in this folder's .mcp.json[/b]")
-            yield Static("MCP servers run commands or reach services on your behalf. Someone else may have written "
-                         "this file, so its servers start only once you say so. Their tool calls still ask first.",
-                         markup=False)
+            yield Static(
+                "MCP servers run commands or reach services on your behalf. Someone else may have written "
+                "this file, so its servers start only once you say so. Their tool calls still ask first.",
+                markup=False,
+            )
             yield Static(listed, id="mcp-servers", markup=False)
-            yield SelectionList[str](*[(one_line(f"{name}: {what}"), name, True) for name, what in self.servers],
-                                     id="mcp-choose")
-            yield Static("Space ticks or unticks a server, Enter enables the ticked ones, Esc asks again next time.",
-                         id="mcp-confirm", markup=False)
+            yield SelectionList[str](
+                *[(one_line(f"{name}: {what}"), name, True) for name, what in self.servers], id="mcp-choose"
+            )
+            yield Static(
+                "Space ticks or unticks a server, Enter enables the ticked ones, Esc asks again next time.",
+                id="mcp-confirm",
+                markup=False,
+            )
             with Horizontal(id="mcp-buttons"):
                 yield Button("1 Enable all", id="mcp-all", variant="warning")
                 yield Button("2 Choose…", id="mcp-choose-button")

@@ -63,7 +63,7 @@ class McpScreen(ModalScreen[None]):
 
     def __init__(self, session: Any, tab: str = "mcp-servers-tab") -> None:
         super().__init__()
-        self.runtime = getattr(session, "mcp", None)
+        self.runtime: Any = getattr(session, "mcp", None)  # McpRuntime, or None without MCP
         self.initial_tab = tab
         self.selected: str | None = None
         self.filter: str | None = None
@@ -81,9 +81,11 @@ class McpScreen(ModalScreen[None]):
             if note:
                 yield Static(note, id="mcp-untrusted", classes="untrusted-note", markup=False)
             if self.runtime is None and not note:
-                yield Static("No MCP server is configured. Add one with `agent-tui mcp add NAME -- COMMAND`, "
-                             "a project .mcp.json, [mcp_servers.NAME] in the settings, or --mcp-config.",
-                             id="mcp-empty")
+                yield Static(
+                    "No MCP server is configured. Add one with `agent-tui mcp add NAME -- COMMAND`, "
+                    "a project .mcp.json, [mcp_servers.NAME] in the settings, or --mcp-config.",
+                    id="mcp-empty",
+                )
             with TabbedContent(id="mcp-tabs"):
                 with TabPane("Servers", id="mcp-servers-tab"):
                     yield DataTable(id="mcp-servers", cursor_type="row")
@@ -98,8 +100,12 @@ class McpScreen(ModalScreen[None]):
                     yield DataTable(id="mcp-messages", cursor_type="row")
                     with VerticalScroll(id="mcp-message"):
                         yield Static("", id="mcp-message-text")
-            yield Static(Text("s servers · t tools · m messages · r reconnect · e enable/disable · Up/Down choose · "
-                              "Esc closes", style="dim"))
+            yield Static(
+                Text(
+                    "s servers · t tools · m messages · r reconnect · e enable/disable · Up/Down choose · Esc closes",
+                    style="dim",
+                )
+            )
 
     def on_mount(self) -> None:
         self.call_after_refresh(self._fill)  # the tab panes' children mount after the screen
@@ -107,7 +113,8 @@ class McpScreen(ModalScreen[None]):
     def _fill(self) -> None:
         self._ready = True
         self.query_one("#mcp-servers", DataTable).add_columns(
-            "Server", "Source", "Transport", "Status", "Tools", "Resources", "Prompts", "Error")
+            "Server", "Source", "Transport", "Status", "Tools", "Resources", "Prompts", "Error"
+        )
         self.query_one("#mcp-tools", DataTable).add_columns("Tool", "Server", "Description")
         self.query_one("#mcp-messages", DataTable).add_columns("Time", "Server", "", "Message")
         self.query_one("#mcp-filter", Select).set_options([(one_line(name), name) for name in self.states])
@@ -126,10 +133,16 @@ class McpScreen(ModalScreen[None]):
         for name, state in self.states.items():
             config = state.config
             table.add_row(
-                Text(one_line(name), style="bold"), config.source, config.transport,
+                Text(one_line(name), style="bold"),
+                config.source,
+                config.transport,
                 Text(state.status, style=STATUS_STYLE.get(state.status, "")),
-                str(len(state.tools)), str(len(state.resources)), str(len(state.prompts)),
-                Text(one_line(state.error)[:60], style="red"), key=name)
+                str(len(state.tools)),
+                str(len(state.resources)),
+                str(len(state.prompts)),
+                Text(one_line(state.error)[:60], style="red"),
+                key=name,
+            )
         if self.states:
             table.move_cursor(row=min(row, len(self.states) - 1))
             self.selected = self.selected if self.selected in self.states else next(iter(self.states))
@@ -141,8 +154,10 @@ class McpScreen(ModalScreen[None]):
         state = self.states[name]
         config = state.config
         where = f"{config.command} {' '.join(config.args)}" if config.transport == "stdio" else config.url
-        lines = [f"{name}: {state.status} · {config.transport} · {where}",
-                 f"configured in {config.source_path or config.source} ({config.source})"]
+        lines = [
+            f"{name}: {state.status} · {config.transport} · {where}",
+            f"configured in {config.source_path or config.source} ({config.source})",
+        ]
         if state.server_info:
             lines.append(f"server: {state.server_info}")
         if state.error:
@@ -204,8 +219,12 @@ class McpScreen(ModalScreen[None]):
         table = self.query_one("#mcp-tools", DataTable)
         table.clear()
         for index, (name, server, spec) in enumerate(self._tool_specs()):
-            table.add_row(Text(one_line(name)), one_line(server),
-                          Text(one_line(str(spec.get("description") or ""))[:80]), key=str(index))
+            table.add_row(
+                Text(one_line(name)),
+                one_line(server),
+                Text(one_line(str(spec.get("description") or ""))[:80]),
+                key=str(index),
+            )
 
     @on(DataTable.RowHighlighted, "#mcp-tools")
     def _tool_highlighted(self, event: DataTable.RowHighlighted) -> None:
@@ -233,8 +252,13 @@ class McpScreen(ModalScreen[None]):
         table.clear()
         for index, (ts, server, direction, message) in enumerate(messages):
             arrow = "→" if direction == "send" else "←"
-            table.add_row(time.strftime("%H:%M:%S", time.localtime(ts)), one_line(server), arrow,
-                          Text(one_line(_summary(message))), key=str(index))
+            table.add_row(
+                time.strftime("%H:%M:%S", time.localtime(ts)),
+                one_line(server),
+                arrow,
+                Text(one_line(_summary(message))),
+                key=str(index),
+            )
         self._shown_messages = len(messages)
 
     @on(Select.Changed, "#mcp-filter")

@@ -7,6 +7,7 @@ each framed as sent, with its place in system[] and a note when the file changed
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 from rich.text import Text
 from textual import on
@@ -15,8 +16,6 @@ from textual.binding import Binding
 from textual.containers import Vertical, VerticalScroll
 from textual.screen import ModalScreen
 from textual.widgets import DataTable, Static
-
-from typing import Any
 
 from tui.config.memory import MemoryFile, load_memory, memory_layout
 from tui.sanitize import one_line, visible
@@ -27,18 +26,24 @@ def sent_layout(session: Any, files: list[MemoryFile]) -> tuple[list[tuple[Memor
     index = None
     if session is not None:
         blocks = session.system_blocks()  # builds the system prompt (and reads the files) if no request did yet
-        index = next((i for i, b in enumerate(blocks) if session.memory_text and b.get("text") == session.memory_text),
-                     None)
+        index = next(
+            (i for i, b in enumerate(blocks) if session.memory_text and b.get("text") == session.memory_text), None
+        )
     rows = []
     for n, (memory, text, start) in enumerate(memory_layout(files), start=1):
-        place = f"system[{index}] · {n} of {len(files)} · chars {start:,}–{start + len(text):,}" if index is not None \
+        place = (
+            f"system[{index}] · {n} of {len(files)} · chars {start:,}–{start + len(text):,}"
+            if index is not None
             else f"{n} of {len(files)}"
+        )
         rows.append((memory, text, place, (len(text) + 3) // 4))
     if index is None:
         return rows, "Not sent yet: the memory block is built with the next request."
     tokens = (len(session.memory_text) + 3) // 4
-    return rows, (f"Sent as system[{index}] of the system prompt (~{tokens:,} tokens), after the rules and before "
-                  "the environment; read again after `#` lines, /init and every compaction.")
+    return rows, (
+        f"Sent as system[{index}] of the system prompt (~{tokens:,} tokens), after the rules and before "
+        "the environment; read again after `#` lines, /init and every compaction."
+    )
 
 
 class MemoryScreen(ModalScreen[None]):
@@ -54,8 +59,9 @@ class MemoryScreen(ModalScreen[None]):
 
     BINDINGS = [Binding("escape,q", "close", "Close", id="close_memory")]
 
-    def __init__(self, files: list[MemoryFile] | None = None, project_dir: Path | None = None,
-                 session: Any = None) -> None:
+    def __init__(
+        self, files: list[MemoryFile] | None = None, project_dir: Path | None = None, session: Any = None
+    ) -> None:
         super().__init__()
         self.session = session if hasattr(session, "memory_files") else None
         if files is None and self.session is not None:
@@ -103,8 +109,13 @@ class MemoryScreen(ModalScreen[None]):
         memory, text, _, _ = self.rows[index]
         shown = Text(visible(text))
         if str(memory.path) in self.stale:
-            shown = Text(f"{memory.path} changed on disk since it was sent; this is the text the model has:\n\n",
-                         style="yellow") + shown
+            shown = (
+                Text(
+                    f"{memory.path} changed on disk since it was sent; this is the text the model has:\n\n",
+                    style="yellow",
+                )
+                + shown
+            )
         self.query_one("#memory-text", Static).update(shown)
 
     @on(DataTable.RowHighlighted, "#memory-files")

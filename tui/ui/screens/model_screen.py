@@ -46,8 +46,13 @@ class ModelPicker(ModalScreen[str | None]):
     def compose(self) -> ComposeResult:
         with Vertical(id="model-box"):
             yield Static("Model · Enter picks · Esc closes", classes="panel-title")
-            yield OptionList(*[Option(f"{'▸' if i == self.current_index else ' '} {one_line(shown)}", id=model)
-                               for i, (model, shown) in enumerate(self.models)], id="model-list")
+            yield OptionList(
+                *[
+                    Option(f"{'▸' if i == self.current_index else ' '} {one_line(shown)}", id=model)
+                    for i, (model, shown) in enumerate(self.models)
+                ],
+                id="model-list",
+            )
             yield Static(self.note, id="model-note", markup=False)
 
     def on_mount(self) -> None:
@@ -68,7 +73,9 @@ async def open_model_picker(app: AgentApp) -> None:
     session = app.session
     offline = bool(getattr(session, "offline", False))
     client = None if offline else session.client
-    models, note = await asyncio.to_thread(lambda: model_choices(client() if client else None, session.options, offline))
+    models, note = await asyncio.to_thread(
+        lambda: model_choices(client() if client else None, session.options, offline)
+    )
 
     def picked(model: str | None) -> None:
         if model:
@@ -86,7 +93,10 @@ def switch_model(app: AgentApp, model: str) -> None:
         return
     app.set_model(canonical_model(model))
     if getattr(app.session, "offline", False):
-        app.notify(f"Model set to {app.session.options.model}. The offline demo answers until an API key is set "
-                   "(/login or ANTHROPIC_API_KEY).", title="Model")
+        app.notify(
+            f"Model set to {app.session.options.model}. The offline demo answers until an API key is set "
+            "(/login or ANTHROPIC_API_KEY).",
+            title="Model",
+        )
     else:
         app.notify(f"Model switched to {app.session.options.model}.", title="Model")

@@ -15,7 +15,6 @@ from rich.syntax import Syntax
 from rich.text import Text
 from textual import events, on
 from textual.app import ComposeResult
-from textual.binding import Binding
 from textual.containers import Vertical, VerticalScroll
 from textual.widgets import Input, OptionList, Static
 from textual.widgets.option_list import Option
@@ -65,7 +64,7 @@ def preview_renderable(event: PermissionRequested) -> Any:
 class PermissionDialog(VettedScreen):
     """Modal approval for one tool call; dismissed with a PermissionReply (or None when withdrawn)."""
 
-    BINDINGS: list[Binding] = bindings_for("dialog")  # type: ignore[assignment]
+    BINDINGS = bindings_for("dialog")
     AUTO_FOCUS = "#choices"
     paste_notice = PASTE_NOTICE
 
@@ -81,8 +80,11 @@ class PermissionDialog(VettedScreen):
         server = (event.preview or {}).get("mcp_server")
         #: an MCP tool also offers "every tool of this server" (Claude Code's second MCP answer)
         self.server_rule = f"mcp__{sanitise(str(server))}" if server else None
-        self.choices = [*CHOICES, (SERVER_CHOICE[0], SERVER_CHOICE[1].format(server=one_line(str(server))))] \
-            if self.server_rule else list(CHOICES)
+        self.choices = (
+            [*CHOICES, (SERVER_CHOICE[0], SERVER_CHOICE[1].format(server=one_line(str(server))))]
+            if self.server_rule
+            else list(CHOICES)
+        )
 
     def compose(self) -> ComposeResult:
         ev = self.event

@@ -69,7 +69,9 @@ class PermissionsScreen(ModalScreen[None]):
                 yield Static(note, id="permissions-untrusted", classes="untrusted-note", markup=False)
             yield DataTable(id="permissions-rules", cursor_type="row", zebra_stripes=True)
             with Horizontal(id="permissions-form"):
-                yield OrderedInput(placeholder="New rule, e.g. Bash(npm run test *) or Edit(/src/**)", id="permissions-new-rule")
+                yield OrderedInput(
+                    placeholder="New rule, e.g. Bash(npm run test *) or Edit(/src/**)", id="permissions-new-rule"
+                )
                 yield Select([(k, k) for k in RULE_KINDS], value="allow", allow_blank=False, id="permissions-kind")
                 yield Button("Add", id="permissions-add", variant="primary")
             yield Static("", id="permissions-message")
@@ -90,8 +92,10 @@ class PermissionsScreen(ModalScreen[None]):
         text.append("  ·  folder ", style="dim")
         text.append(one_line(str(self.project_dir)))
         text.append("  ·  trusted: ", style="dim")
-        text.append("yes" if trusted else "no (its own allow rules do not count; /trust makes them count)",
-                    style="bold" if trusted else "yellow")
+        text.append(
+            "yes" if trusted else "no (its own allow rules do not count; /trust makes them count)",
+            style="bold" if trusted else "yellow",
+        )
         return text
 
     def _problems_text(self) -> Text:

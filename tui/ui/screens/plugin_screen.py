@@ -28,8 +28,14 @@ from ..commands import slash_command
 from ..trust import skipped_note
 from ..widgets.ordered_keys import OrderedInput
 
-STATE_STYLES = {"enabled": "green", "disabled": "yellow", "not installed": "dim", "error": "red",
-                "waits for trust": "cyan", "enabled, not installed": "cyan"}
+STATE_STYLES = {
+    "enabled": "green",
+    "disabled": "yellow",
+    "not installed": "dim",
+    "error": "red",
+    "waits for trust": "cyan",
+    "enabled, not installed": "cyan",
+}
 
 
 @dataclass
@@ -67,31 +73,45 @@ def plugin_rows(project_dir: Path, session: Any) -> tuple[list[Row], list[str]]:
     rows: list[Row] = []
     for view in views(loaded.marketplaces):
         added = "" if view.added else f"named in {one_line(str(view.named_in))}, added on first install"
-        rows.append(Row(view.name, state="marketplace", detail=view.problem or added,
-                        description=sources.describe(view.source)))
+        rows.append(
+            Row(view.name, state="marketplace", detail=view.problem or added, description=sources.describe(view.source))
+        )
         for entry in view.market.plugins if view.market else []:
             plugin_id = f"{entry.name}@{view.name}"
             record, choice = installed.get(plugin_id), choices.get(plugin_id)
             loaded_plugin = active.get(plugin_id) if active is not None else None
             state, detail = _state(plugin_id, record, choice, loaded_plugin, problems, loaded.trusted)
-            rows.append(Row(view.name, entry.name, state, detail, entry.description,
-                            record.version if record else entry.version))
+            rows.append(
+                Row(
+                    view.name, entry.name, state, detail, entry.description, record.version if record else entry.version
+                )
+            )
     return rows, problems
 
 
-def _state(plugin_id: str, record: Any, choice: Any, plugin: Any, problems: list[str], trusted: bool) -> tuple[str, str]:
+def _state(
+    plugin_id: str, record: Any, choice: Any, plugin: Any, problems: list[str], trusted: bool
+) -> tuple[str, str]:
     """(state, detail) of one plugin for the table."""
-    mine = [p for p in problems if p.startswith((f"Plugin {plugin_id} ", f"Plugin {plugin_id}:", f"Plugin {plugin_id},"))]
+    mine = [
+        p for p in problems if p.startswith((f"Plugin {plugin_id} ", f"Plugin {plugin_id}:", f"Plugin {plugin_id},"))
+    ]
     enabled = choice is not None and choice.enabled
     if record is None:
-        return ("enabled, not installed", "the folder's settings enable it; /trust installs it") if enabled and \
-            choice.folder and not trusted else ("not installed", mine[0] if mine else "")
+        return (
+            ("enabled, not installed", "the folder's settings enable it; /trust installs it")
+            if enabled and choice.folder and not trusted
+            else ("not installed", mine[0] if mine else "")
+        )
     if not enabled:
         return "disabled", ""
     if plugin is None:
         return "error", mine[0] if mine else "not loaded: restart agent-tui"
     if plugin.gated and not trusted:
-        return "waits for trust", f"{plugin.parts.counts()}; its hooks, agents and servers run once you /trust the folder"
+        return (
+            "waits for trust",
+            f"{plugin.parts.counts()}; its hooks, agents and servers run once you /trust the folder",
+        )
     return "enabled", plugin.parts.counts() + (f" · {mine[0]}" if mine else "")
 
 
@@ -138,10 +158,19 @@ class PluginScreen(ModalScreen[None]):
             with VerticalScroll(id="plugin-detail"):
                 yield Static("", id="plugin-detail-text", markup=False)
             yield Static("Reading the marketplaces…", id="plugin-status", markup=False)
-            yield OrderedInput(placeholder="add a marketplace: ./folder, https://…/repo.git, file:///…/x.git or "
-                               "owner/repo, then Enter", id="plugin-add", compact=True)
-            yield Static(Text("i install · e enable · d disable · r remove · u update · a add marketplace · "
-                              "Up/Down choose · Esc closes", style="dim"))
+            yield OrderedInput(
+                placeholder="add a marketplace: ./folder, https://…/repo.git, file:///…/x.git or "
+                "owner/repo, then Enter",
+                id="plugin-add",
+                compact=True,
+            )
+            yield Static(
+                Text(
+                    "i install · e enable · d disable · r remove · u update · a add marketplace · "
+                    "Up/Down choose · Esc closes",
+                    style="dim",
+                )
+            )
 
     def on_mount(self) -> None:
         self.query_one("#plugin-table", DataTable).add_columns("Plugin", "Version", "State", "Details")
@@ -163,19 +192,31 @@ class PluginScreen(ModalScreen[None]):
         for index, row in enumerate(rows):
             if not row.plugin:
                 label = Text("▾ " + one_line(row.market), style="bold")
-                table.add_row(label, "", Text("marketplace", style="bold"),
-                              Text(one_line(row.detail or row.description)[:100]), key=str(index))
+                table.add_row(
+                    label,
+                    "",
+                    Text("marketplace", style="bold"),
+                    Text(one_line(row.detail or row.description)[:100]),
+                    key=str(index),
+                )
             else:
-                table.add_row(Text("  " + one_line(row.plugin)), one_line(row.version),
-                              Text(row.state, style=STATE_STYLES.get(row.state, "")),
-                              Text(one_line(row.detail)[:100]), key=str(index))
+                table.add_row(
+                    Text("  " + one_line(row.plugin)),
+                    one_line(row.version),
+                    Text(row.state, style=STATE_STYLES.get(row.state, "")),
+                    Text(one_line(row.detail)[:100]),
+                    key=str(index),
+                )
         if rows:
             table.move_cursor(row=min(cursor, len(rows) - 1))
         text = "\n".join(f"⚠ {one_line(p)}" for p in problems)
         self.query_one("#plugin-problems", Static).update(Text(visible(text)))
         markets, on = sum(1 for r in rows if not r.plugin), sum(1 for r in rows if r.state == "enabled")
-        status = message or (f"{plural(markets, 'marketplace')}, {plural(on, 'plugin')} on" if rows else
-                             "No marketplace yet: type a folder or a git URL below and press Enter (or press a).")
+        status = message or (
+            f"{plural(markets, 'marketplace')}, {plural(on, 'plugin')} on"
+            if rows
+            else "No marketplace yet: type a folder or a git URL below and press Enter (or press a)."
+        )
         self.query_one("#plugin-status", Static).update(visible(status))
         self._describe()
 
@@ -196,7 +237,8 @@ class PluginScreen(ModalScreen[None]):
             text = f"{row.market}: {row.description}" + (f"\n{row.detail}" if row.detail else "")
         else:
             text = f"{row.plugin_id} {row.version}: {row.description}\n{row.state}" + (
-                f": {row.detail}" if row.detail else "")
+                f": {row.detail}" if row.detail else ""
+            )
         self.query_one("#plugin-detail-text", Static).update(visible(text))
 
     # --- changing --------------------------------------------------------------------------

@@ -84,8 +84,11 @@ class AskDialog(VettedScreen):
 class QuestionDialog(AskDialog):
     """AskUserQuestion: one question at a time; dismissed with {"answers": {question: answer}} or None (Esc)."""
 
-    BINDINGS = [*DIGITS, Binding("space", "toggle_option", "Toggle", show=False, id="question_toggle"),
-                Binding("escape", "dismiss_all", "Skip the questions", id="question_escape")]
+    BINDINGS = [
+        *DIGITS,
+        Binding("space", "toggle_option", "Toggle", show=False, id="question_toggle"),
+        Binding("escape", "dismiss_all", "Skip the questions", id="question_escape"),
+    ]
     AUTO_FOCUS = "#question-options"
 
     def __init__(self, questions: list[dict[str, Any]], reply: Future[Any], *, grace_s: float = 0.0) -> None:
@@ -120,8 +123,11 @@ class QuestionDialog(AskDialog):
         self.query_one("#question-other", Input).display = False
         self.query_one("#question-other", Input).value = ""
         last = len(q["options"]) + 1
-        help_text = (f"Space or 1-{last} toggle · Enter confirms · Esc skips" if q.get("multiSelect")
-                     else f"Enter or 1-{last} choose · Esc skips")
+        help_text = (
+            f"Space or 1-{last} toggle · Enter confirms · Esc skips"
+            if q.get("multiSelect")
+            else f"Enter or 1-{last} choose · Esc skips"
+        )
         self.query_one(".ask-help", Static).update(Text(help_text, style="dim"))
         self.query_one("#question-options", OptionList).focus()
 

@@ -53,7 +53,7 @@ def check_request(text: str) -> tuple[dict[str, Any] | None, str]:
         return None, "The request must be a JSON object."
     for key, kind in (("model", str), ("max_tokens", int), ("messages", list)):
         if not isinstance(body.get(key), kind):
-            return None, f"The request needs \"{key}\" ({kind.__name__})."
+            return None, f'The request needs "{key}" ({kind.__name__}).'
     return body, ""
 
 
@@ -85,12 +85,19 @@ class ResendScreen(ModalScreen[None]):
 
     def compose(self) -> ComposeResult:
         with Vertical(id="resend-box"):
-            yield Static(Text(f"Edit request #{self.call.number} · Ctrl+S sends · Ctrl+F continues from here in a fork"
-                              " · Esc closes", style="bold"), classes="panel-title")
+            yield Static(
+                Text(
+                    f"Edit request #{self.call.number} · Ctrl+S sends · Ctrl+F continues from here in a fork"
+                    " · Esc closes",
+                    style="bold",
+                ),
+                classes="panel-title",
+            )
             with Horizontal():
                 with Vertical(id="resend-editor"):
-                    yield TextArea.code_editor(json.dumps(self.call.body, indent=2, ensure_ascii=False),
-                                               language="json", id="resend-json")
+                    yield TextArea.code_editor(
+                        json.dumps(self.call.body, indent=2, ensure_ascii=False), language="json", id="resend-json"
+                    )
                     yield Static("", id="resend-status")
                 with VerticalScroll(id="resend-right"):
                     yield Static(Text("Original response", style="bold"))
@@ -151,22 +158,28 @@ class ResendScreen(ModalScreen[None]):
         new = message_text(self.new_message)
         self.query_one("#resend-new", Static).update(Text(visible(new)))
         old = message_text(self.call.message)
-        diff = "".join(difflib.unified_diff(old.splitlines(keepends=True), new.splitlines(keepends=True),
-                                            "original", "new"))
+        diff = "".join(
+            difflib.unified_diff(old.splitlines(keepends=True), new.splitlines(keepends=True), "original", "new")
+        )
         self.query_one("#resend-diff", Static).update(
-            Syntax(visible(diff), "diff", theme="ansi_dark", word_wrap=True) if diff else Text("The same answer."))
+            Syntax(visible(diff), "diff", theme="ansi_dark", word_wrap=True) if diff else Text("The same answer.")
+        )
 
     def action_continue_here(self) -> None:
         """Fork the session: its history becomes the edited request's messages plus the new answer."""
         if self.new_message is None or self.sent_body is None:
-            self.agent_app.notify("Send the request first (Ctrl+S); then Ctrl+F continues from its answer.",
-                                  severity="warning")
+            self.agent_app.notify(
+                "Send the request first (Ctrl+S); then Ctrl+F continues from its answer.", severity="warning"
+            )
             return
         if self.agent_app.controller.busy:
             self.agent_app.notify("A turn is running: interrupt it before forking.", severity="warning")
             return
-        self.agent_app.run_worker(continue_from(self.agent_app, self.sent_body["messages"], self.new_message),
-                                  group="resend-fork", exclusive=True)
+        self.agent_app.run_worker(
+            continue_from(self.agent_app, self.sent_body["messages"], self.new_message),
+            group="resend-fork",
+            exclusive=True,
+        )
         self.dismiss(None)
 
     def action_close(self) -> None:
@@ -192,8 +205,9 @@ async def continue_from(app: AgentApp, messages: list[dict[str, Any]], answer: d
         session._before_prompt = (len(history), history[-1] if history else None)
         session.context.reset()
         if session.transcript:
-            session.transcript.write({"type": "history", "reason": f"continued from an edited request of {old}",
-                                      "messages": history})
+            session.transcript.write(
+                {"type": "history", "reason": f"continued from an edited request of {old}", "messages": history}
+            )
 
     await asyncio.to_thread(fork)
     await show_history(app, session.messages)

@@ -36,7 +36,6 @@ if TYPE_CHECKING:
     from ..app import AgentApp
 
 
-
 def session_row(info: SessionInfo) -> str:
     """One picker line: date, turns, tokens, cost, first prompt."""
     when = info.started.replace("T", " ")[:16]
@@ -113,20 +112,34 @@ class ResumeScreen(ModalScreen[str | None]):
 
     def _filter(self, text: str) -> None:
         words = text.lower().split()
-        rows = [r for r in self.rows
-                if all(w in f"{r.info.first_prompt} {r.info.started} {r.info.id} {r.branch.first if r.branch else ''}"
-                       .lower() for w in words)]
+        rows = [
+            r
+            for r in self.rows
+            if all(
+                w in f"{r.info.first_prompt} {r.info.started} {r.info.id} {r.branch.first if r.branch else ''}".lower()
+                for w in words
+            )
+        ]
         shown = [r.info for r in rows if r.branch is None]
         listing = self.query_one("#resume-list", OptionList)
         listing.clear_options()
         current = getattr(self.session, "session_id", None)
-        listing.add_options([Option(Text(tree_row(r) + (CURRENT_MARK if r.branch is None and r.info.id == current
-                                                         else "")),
-                                    id=f"{r.info.path}{BRANCH_MARK}{r.branch.id}" if r.branch else str(r.info.path))
-                             for r in rows])
+        listing.add_options(
+            [
+                Option(
+                    Text(tree_row(r) + (CURRENT_MARK if r.branch is None and r.info.id == current else "")),
+                    id=f"{r.info.path}{BRANCH_MARK}{r.branch.id}" if r.branch else str(r.info.path),
+                )
+                for r in rows
+            ]
+        )
         if shown:
             listing.highlighted = 0
-        status = f"{len(shown)} of {plural(len(self.sessions), 'session')}" if self.sessions else "No saved sessions in this project yet."
+        status = (
+            f"{len(shown)} of {plural(len(self.sessions), 'session')}"
+            if self.sessions
+            else "No saved sessions in this project yet."
+        )
         self.query_one("#resume-status", Static).update(status)
 
     @on(Input.Submitted, "#resume-filter")
@@ -179,10 +192,14 @@ def history_records(messages: list[dict[str, Any]]) -> list[TurnRecord]:
                     tool = tools[block["tool_use_id"]]
                     tool.is_error = bool(block.get("is_error"))
                     tool.state = "error" if tool.is_error else "done"
-                    tool.result_text = _text_of(block.get("content")) if not isinstance(block.get("content"), str) \
+                    tool.result_text = (
+                        _text_of(block.get("content"))
+                        if not isinstance(block.get("content"), str)
                         else block["content"]
-            prompt = "\n".join(b.get("text", "") for b in blocks
-                               if b.get("type") == "text" and not injected(b.get("text", ""))).strip()
+                    )
+            prompt = "\n".join(
+                b.get("text", "") for b in blocks if b.get("type") == "text" and not injected(b.get("text", ""))
+            ).strip()
             images = [{"block": b} for b in blocks if b.get("type") == "image"]
             if prompt and turns and any(b.get("type") == "tool_result" for b in blocks):  # steered into the turn
                 turns[-1].add(BlockRecord("marker", "steer: sent with the tool results", tone="info", done=True))
@@ -190,8 +207,14 @@ def history_records(messages: list[dict[str, Any]]) -> list[TurnRecord]:
             elif prompt or images:
                 turns.append(TurnRecord(len(turns) + 1))
                 if prompt.startswith("[Summary of the earlier conversation"):
-                    turns[-1].add(BlockRecord("marker", "context compacted: the summary below replaces older turns",
-                                              tone="info", done=True))
+                    turns[-1].add(
+                        BlockRecord(
+                            "marker",
+                            "context compacted: the summary below replaces older turns",
+                            tone="info",
+                            done=True,
+                        )
+                    )
                 turns[-1].add(BlockRecord("user", prompt, done=True))
                 for record in image_records(images):
                     turns[-1].add(record)
@@ -205,7 +228,9 @@ def history_records(messages: list[dict[str, Any]]) -> list[TurnRecord]:
             elif kind == "thinking" and block.get("thinking"):
                 turns[-1].add(BlockRecord("thinking", block["thinking"], done=True))
             elif kind == "tool_use":
-                tool = ToolRecord(block.get("id", ""), block.get("name", ""), label=_tool_label(block), state="interrupted")
+                tool = ToolRecord(
+                    block.get("id", ""), block.get("name", ""), label=_tool_label(block), state="interrupted"
+                )
                 tools[tool.tool_use_id] = tool
                 turns[-1].add(BlockRecord("tool", tool=tool, done=True))
     return turns
@@ -250,7 +275,9 @@ async def _resume(app: AgentApp, target: str) -> None:
         app.notify(f"Could not resume: {exc}", severity="error")
         return
     await show_history(app, app.session.messages)
-    app.notify(f"Resumed session {loaded.session_id}: {plural(len(app.session.messages), 'message')}, {plural(loaded.turns, 'turn')}.")
+    app.notify(
+        f"Resumed session {loaded.session_id}: {plural(len(app.session.messages), 'message')}, {plural(loaded.turns, 'turn')}."
+    )
 
 
 @slash_command("resume", "Resume a saved session of this project", usage="[id]")
@@ -297,8 +324,9 @@ async def _compact_command(app: AgentApp, args: str) -> None:
 
         await show_history(app, app.session.messages)  # the summary's marker went with the old view: say it again
         done = getattr(app.session, "compactions", None)
-        await app.controller.add_marker(compaction_done(result.messages_before, result.messages_after,
-                                                        done[-1]["plan"] if done else {}), "stop")
+        await app.controller.add_marker(
+            compaction_done(result.messages_before, result.messages_after, done[-1]["plan"] if done else {}), "stop"
+        )
     app.notify(result.detail, severity="information" if result.ok else "warning")
 
 

@@ -86,8 +86,11 @@ class RewindScreen(ModalScreen[RewindChoice | None]):
 
     def compose(self) -> ComposeResult:
         with Vertical(id="rewind-box"):
-            yield Static(Text("Rewind · ↑↓ choose a point · Enter · Esc never mind", style="bold"),
-                         classes="panel-title", id="rewind-title")
+            yield Static(
+                Text("Rewind · ↑↓ choose a point · Enter · Esc never mind", style="bold"),
+                classes="panel-title",
+                id="rewind-title",
+            )
             yield OptionList(*[Option(entry_text(e), id=str(n)) for n, e in enumerate(self.entries)], id="rewind-list")
             yield Static("", id="rewind-question")
 
@@ -173,15 +176,16 @@ async def apply_choice(app: AgentApp, choice: RewindChoice) -> None:
     from .resume_screen import show_history
 
     try:
-        result = await asyncio.to_thread(rewind, app.session, choice.entry, choice.mode, choice.steps,
-                                         choice.overwrite)
+        result = await asyncio.to_thread(rewind, app.session, choice.entry, choice.mode, choice.steps, choice.overwrite)
     except (OSError, RuntimeError, ValueError) as exc:
         app.notify(f"Could not rewind: {exc}", severity="error")
         return
     if choice.mode != "code":
         await show_history(app, app.session.messages)
     if result.lines:
-        await app.controller.add_marker("rewind: " + "; ".join(result.lines), "warning" if result.unrestored else "info")
+        await app.controller.add_marker(
+            "rewind: " + "; ".join(result.lines), "warning" if result.unrestored else "info"
+        )
     if result.prompt:
         app.prompt_area.load_text(result.prompt)
     app.prompt_area.focus()

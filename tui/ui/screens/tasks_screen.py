@@ -74,7 +74,13 @@ class TasksScreen(ModalScreen[None]):
         table.clear()
         for task in tasks:
             status = task.status + (f" ({task.exit_code})" if task.exit_code is not None else "")
-            table.add_row(task.id, Text(status, style=STATUS_STYLES[task.status]), _age(task), Text(one_line(task.description)[:100]), key=task.id)
+            table.add_row(
+                task.id,
+                Text(status, style=STATUS_STYLES[task.status]),
+                _age(task),
+                Text(one_line(task.description)[:100]),
+                key=task.id,
+            )
         if tasks:
             table.move_cursor(row=min(row, len(tasks) - 1))
             self._show(tasks[min(row, len(tasks) - 1)].id)
@@ -107,5 +113,5 @@ class TasksScreen(ModalScreen[None]):
 
 
 @slash_command("tasks", "List background tasks, show their output, stop one")
-def _tasks(app, args: str) -> None:  # type: ignore[no-untyped-def]
+def _tasks(app, args: str) -> None:
     app.push_screen(TasksScreen(app.session.state.tasks))

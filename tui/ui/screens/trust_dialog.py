@@ -45,8 +45,7 @@ def inventory_lines(inventory: FolderInventory) -> list[tuple[int, str, str]]:
                 lines.append((2, "dim", one_line(inventory.shown(path))))
                 lines += [(4, "", visible(item.text)) for item in group]
         else:
-            lines.append((2, "", ", ".join(f"{one_line(i.text)} ({one_line(inventory.shown(i.path))})"
-                                           for i in items)))
+            lines.append((2, "", ", ".join(f"{one_line(i.text)} ({one_line(inventory.shown(i.path))})" for i in items)))
     if inventory.problems:
         lines += [(0, "", ""), (0, "bold", "Skipped even when trusted")]
         lines += [(2, "yellow", visible(p.replace(str(inventory.project_dir) + "/", ""))) for p in inventory.problems]
@@ -55,14 +54,17 @@ def inventory_lines(inventory: FolderInventory) -> list[tuple[int, str, str]]:
 
 def inventory_renderable(inventory: FolderInventory) -> Group:
     """The lines with hanging indents (a long command wraps under itself, not under the heading)."""
-    return Group(*(Padding(Text(text, style=style), (0, 0, 0, indent)) for indent, style, text in
-                   inventory_lines(inventory)))
+    return Group(
+        *(Padding(Text(text, style=style), (0, 0, 0, indent)) for indent, style, text in inventory_lines(inventory))
+    )
 
 
 def either_way_text(inventory: FolderInventory) -> str:
     """What counts whether or not the folder is trusted."""
     commands, skills = inventory.catalog_counts
-    parts = [p for p in (plural(commands, "command") if commands else "", plural(skills, "skill") if skills else "") if p]
+    parts = [
+        p for p in (plural(commands, "command") if commands else "", plural(skills, "skill") if skills else "") if p
+    ]
     typed = f"its {' and '.join(parts)} work as prompts you type, " if parts else ""
     return f"Either way {typed}its deny and ask rules count, and every tool call that needs it still asks."
 
@@ -113,12 +115,19 @@ class TrustDialog(VettedScreen):
         with Vertical(id="trust-box"):
             if self.untrust:
                 yield Static(Content.from_markup("[b]Stop trusting $dir?[/b]", dir=folder), id="trust-title")
-                why = ("Trusting it switched these on; they stop at once if you stop trusting it."
-                       if self.inventory else "It brings nothing that trust switches on.")
+                why = (
+                    "Trusting it switched these on; they stop at once if you stop trusting it."
+                    if self.inventory
+                    else "It brings nothing that trust switches on."
+                )
             else:
-                yield Static(Content.from_markup("[b]Do you trust the files in $dir?[/b]", dir=folder), id="trust-title")
-                why = ("Its own files would run commands and widen permissions. Someone else may have written them, "
-                       "so none of this is used until you trust the folder.")
+                yield Static(
+                    Content.from_markup("[b]Do you trust the files in $dir?[/b]", dir=folder), id="trust-title"
+                )
+                why = (
+                    "Its own files would run commands and widen permissions. Someone else may have written them, "
+                    "so none of this is used until you trust the folder."
+                )
             yield Static(why, id="trust-why", markup=False)
             with VerticalScroll(id="trust-items"):
                 yield Static(inventory_renderable(self.inventory), id="trust-list")
@@ -163,4 +172,3 @@ class TrustDialog(VettedScreen):
 
     def action_scroll_items(self, how: str) -> None:
         getattr(self.query_one("#trust-items", VerticalScroll), f"scroll_{how}")()
-

@@ -20,9 +20,15 @@ from ..commands import slash_command
 if TYPE_CHECKING:
     from ..app import AgentApp
 
-_ACTION_WORDS = {"restore": "restore", "delete": "delete (the turn created it)", "unchanged": "already as before",
-                 "nothing": "already gone", "replace link": "replace the link that is there now (its target is not touched)",
-                 "unlink": "remove the link that is there now (its target is not touched)", "refuse": "not restored"}
+_ACTION_WORDS = {
+    "restore": "restore",
+    "delete": "delete (the turn created it)",
+    "unchanged": "already as before",
+    "nothing": "already gone",
+    "replace link": "replace the link that is there now (its target is not touched)",
+    "unlink": "remove the link that is there now (its target is not touched)",
+    "refuse": "not restored",
+}
 
 
 class UndoScreen(ModalScreen[bool]):
@@ -42,8 +48,10 @@ class UndoScreen(ModalScreen[bool]):
     def compose(self) -> ComposeResult:
         plan = self.plan
         with Vertical(id="undo-box"):
-            yield Static(Text(f"Undo the file changes of turn {plan.turn_id} · Enter undoes · Esc cancels",
-                              style="bold"), classes="panel-title")
+            yield Static(
+                Text(f"Undo the file changes of turn {plan.turn_id} · Enter undoes · Esc cancels", style="bold"),
+                classes="panel-title",
+            )
             with VerticalScroll(id="undo-body"):
                 for item in plan.files:
                     words = _ACTION_WORDS.get(item.action, item.action)
@@ -56,8 +64,9 @@ class UndoScreen(ModalScreen[bool]):
                     if diff:
                         yield Static(Syntax(visible(diff), "diff", theme="ansi_dark", word_wrap=True))
                 if plan.bash_commands:
-                    yield Static(Text("Not tracked: changes made by these Bash commands stay as they are:",
-                                      style="bold"))
+                    yield Static(
+                        Text("Not tracked: changes made by these Bash commands stay as they are:", style="bold")
+                    )
                     for command in plan.bash_commands:
                         yield Static(Text(f"  $ {one_line(command)}"))
 
@@ -77,7 +86,11 @@ async def _undo_command(app: AgentApp, args: str) -> None:
         return
     plan = await asyncio.to_thread(plan_undo, app.session)
     if plan.empty:
-        extra = f" Bash commands of the last turn are not tracked: {'; '.join(plan.bash_commands)}" if plan.bash_commands else ""
+        extra = (
+            f" Bash commands of the last turn are not tracked: {'; '.join(plan.bash_commands)}"
+            if plan.bash_commands
+            else ""
+        )
         app.notify("There are no file changes to undo." + extra, severity="warning")
         return
 

@@ -63,7 +63,7 @@ class VettedScreen(ModalScreen[Any]):
     def on_mouse_down(self) -> None:
         self._key_time = None
 
-    def answer_when_sure(self, answer: Callable[[], None]) -> None:
+    def answer_when_sure(self, answer: Callable[[], object]) -> None:
         """Run `answer` unless the key that asked for it came in a burst (looked at again once the rest would be in)."""
         key_time = self._key_time
         if key_time is None or self.guard.burst_gap_s <= 0:
@@ -73,7 +73,7 @@ class VettedScreen(ModalScreen[Any]):
         else:
             self.set_timer(self.guard.burst_gap_s, lambda: self.app.call_later(self._confirm, answer, key_time))
 
-    def _confirm(self, answer: Callable[[], None], key_time: float) -> None:
+    def _confirm(self, answer: Callable[[], object], key_time: float) -> None:
         if self.guard.in_burst(key_time):
             self.show_notice(BURST_NOTICE)
         else:

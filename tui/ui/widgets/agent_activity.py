@@ -11,10 +11,26 @@ from tui.sanitize import one_line, visible
 from .conversation_model import ToolRecord
 
 #: Rich colour per tool state (the same meaning as the glyphs of blocks.TOOL_STATE_STYLE)
-COLOURS = {"preparing": "grey50", "queued": "grey50", "waiting": "yellow", "running": "cyan", "done": "green",
-           "error": "red", "denied": "yellow", "interrupted": "yellow"}
-GLYPHS = {"preparing": "◌", "queued": "○", "waiting": "◐", "running": "●", "done": "✔", "error": "✘",
-          "denied": "⊘", "interrupted": "■"}
+COLOURS = {
+    "preparing": "grey50",
+    "queued": "grey50",
+    "waiting": "yellow",
+    "running": "cyan",
+    "done": "green",
+    "error": "red",
+    "denied": "yellow",
+    "interrupted": "yellow",
+}
+GLYPHS = {
+    "preparing": "◌",
+    "queued": "○",
+    "waiting": "◐",
+    "running": "●",
+    "done": "✔",
+    "error": "✘",
+    "denied": "⊘",
+    "interrupted": "■",
+}
 #: the longest label of the latest call shown on a folded Agent block's title
 LABEL_CHARS = 40
 #: the most nested calls listed per subagent (the earliest are folded into a count)

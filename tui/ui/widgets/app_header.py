@@ -30,7 +30,9 @@ class AppHeader(Static):
         except ValueError:
             where = str(self.project_dir)
         if self.offline:  # the demo answers whatever model is chosen: no model name that is not called
-            markup = "[b $accent]agent-tui[/] [dim]· $where[/dim]   [b $warning]offline demo model[/] [dim]· $hint[/dim]"
+            markup = (
+                "[b $accent]agent-tui[/] [dim]· $where[/dim]   [b $warning]offline demo model[/] [dim]· $hint[/dim]"
+            )
         else:
             markup = "[b $accent]agent-tui[/] [dim]·[/dim] $model [dim]· $where[/dim]"
         return Content.from_markup(markup, model=one_line(self.model), where=one_line(where), hint=OFFLINE_HINT)

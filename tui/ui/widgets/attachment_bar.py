@@ -56,7 +56,7 @@ class AttachmentBar(Horizontal):
         self.attachments.append(attachment)
         self._redraw()
 
-    def remove(self, number: int) -> Any | None:
+    def discard(self, number: int) -> Any | None:
         """Take image `number` (1-based; 0 or less: the last) off the prompt; the attachment, or None."""
         if not self.attachments:
             return None
@@ -85,7 +85,7 @@ class AttachmentBar(Horizontal):
         for number, (chip, label) in enumerate(zip(chips, labels), 1):
             chip.number = number
             chip.update(Text(f"[{label} ✕]"))
-        for chip in chips[len(labels):]:
+        for chip in chips[len(labels) :]:
             chip.remove()
         if len(labels) > len(chips):
             self.mount_all(AttachmentChip(i, label) for i, label in enumerate(labels, 1) if i > len(chips))
@@ -93,4 +93,4 @@ class AttachmentBar(Horizontal):
 
     def on_attachment_bar_remove_requested(self, message: RemoveRequested) -> None:
         message.stop()
-        self.remove(message.number)
+        self.discard(message.number)

@@ -101,8 +101,9 @@ class FrozenMarkdown(LinesWidget):
 
                 console = self.app.console
                 options = console.options.update(width=max(1, width), height=None, highlight=False)
-                lines = console.render_lines(RichMarkdown(self.source, code_theme=CODE_THEME), options,
-                                             style=style, pad=True)
+                lines = console.render_lines(
+                    RichMarkdown(self.source, code_theme=CODE_THEME), options, style=style, pad=True
+                )
                 _store_render(shared, lines)
             self._lines = lines
             self._strips.clear()
@@ -139,7 +140,9 @@ class ThinkingBlock(Collapsible):
         self._body = Static(Text(visible(record.text)), classes="thinking-text")
         # "-collapsed" up front: Collapsible adds it on mount, which would restyle the whole block again
         super().__init__(
-            self._body, title=self._heading(), collapsed=record.done,
+            self._body,
+            title=self._heading(),
+            collapsed=record.done,
             classes="thinking -collapsed" if record.done else "thinking",
         )
 
@@ -188,12 +191,22 @@ class ToolCallBlock(Collapsible):
         self.tool = tool
         self._result: Static | None = None
         collapsed = not tool.unfolded
-        classes = " ".join(["tool-call", *(["-collapsed"] if collapsed else []), *(["-error"] if self._is_error() else []),
-                            *(["-agent"] if tool.name == "Agent" or tool.agent_path is not None else [])])
+        classes = " ".join(
+            [
+                "tool-call",
+                *(["-collapsed"] if collapsed else []),
+                *(["-error"] if self._is_error() else []),
+                *(["-agent"] if tool.name == "Agent" or tool.agent_path is not None else []),
+            ]
+        )
         super().__init__(title=tool_title(tool), collapsed=collapsed, classes=classes)  # type: ignore[arg-type]
         title = self._title
-        self._title = SteadyTitle(label=title.label, collapsed_symbol=title.collapsed_symbol,
-                                  expanded_symbol=title.expanded_symbol, collapsed=collapsed)
+        self._title = SteadyTitle(
+            label=title.label,
+            collapsed_symbol=title.collapsed_symbol,
+            expanded_symbol=title.expanded_symbol,
+            collapsed=collapsed,
+        )
         self._contents_mounted = False
         self._result_stale = False
 

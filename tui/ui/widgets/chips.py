@@ -48,4 +48,4 @@ def _size(path: Path) -> str:
         size = path.stat().st_size
     except OSError:
         return "?"
-    return f"{size} B" if size < 1024 else f"{size / 1024:.1f} KB" if size < 1024 ** 2 else f"{size / 1024 ** 2:.1f} MB"
+    return f"{size} B" if size < 1024 else f"{size / 1024:.1f} KB" if size < 1024**2 else f"{size / 1024**2:.1f} MB"

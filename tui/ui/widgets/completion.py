@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
+from textual.widget import Widget
 from textual.widgets import OptionList
 from textual.widgets.option_list import Option
 
@@ -100,15 +101,17 @@ class PromptCompleter:
         runtime = getattr(getattr(self.app, "_session", None), "mcp", None)
         if runtime is None:
             return {}
-        return {name: list(state.resources) for name, state in runtime.manager.states.items()
-                if state.status == "connected" and state.resources}
+        return {
+            name: list(state.resources)
+            for name, state in runtime.manager.states.items()
+            if state.status == "connected" and state.resources
+        }
 
     def _slash_matches(self, typed: str) -> list[tuple[str, str, str]]:
         from tui.hooks.mentions import fuzzy_matches
         from tui.hooks.prompt_input import session_catalog
 
         from ..commands import SLASH_COMMANDS
-
         from ..prompt_shortcuts import describe
 
         described = {name: c.description for name, c in SLASH_COMMANDS.items()}
@@ -143,9 +146,10 @@ class PromptCompleter:
         self.kind, self.span = kind, span
         self.values = [value for _, value, _ in items]
         self.menu.clear_options()
-        width = max(20, self.menu.parent.size.width - 6) if self.menu.parent is not None else 80
-        self.menu.add_options([Option(shorten(one_line(f"{label}  {note}" if note else label), width))
-                               for label, _, note in items])  # one line each, even on a narrow terminal
+        width = max(20, self.menu.parent.size.width - 6) if isinstance(self.menu.parent, Widget) else 80
+        self.menu.add_options(
+            [Option(shorten(one_line(f"{label}  {note}" if note else label), width)) for label, _, note in items]
+        )  # one line each, even on a narrow terminal
         self.menu.highlighted = 0
         self.menu.add_class("-open")
 

@@ -20,6 +20,7 @@ import math
 from textual.containers import Vertical, VerticalScroll
 from textual.geometry import Size
 from textual.message import Message
+from textual.scrollbar import ScrollBar
 from textual.widget import Widget
 from textual.widgets import Static
 
@@ -105,7 +106,7 @@ class Conversation(VerticalScroll, can_focus=True):
         await self.clear_turns()
         if not records:
             return
-        shown = records[-max(1, min(tail, self.max_mounted)):]
+        shown = records[-max(1, min(tail, self.max_mounted)) :]
         self.turns.extend(records)
         self._first_mounted = len(records) - len(shown)
         self._hidden_below = 0
@@ -169,7 +170,7 @@ class Conversation(VerticalScroll, can_focus=True):
     def _release_hold(self) -> None:
         self._keep = None
 
-    def arrange(self, size: Size, optimal: bool = False):  # type: ignore[override]
+    def arrange(self, size: Size, optimal: bool = False):
         """Textual's arrangement; then move the scroll offset so a held turn stays put (before paint)."""
         arrangement = super().arrange(size, optimal)
         if self._keep is not None:
@@ -182,7 +183,7 @@ class Conversation(VerticalScroll, can_focus=True):
                     self.set_reactive(Widget.scroll_y, y)
                     self.set_reactive(Widget.scroll_target_y, y)
                     if self._vertical_scrollbar is not None:
-                        self._vertical_scrollbar._reactive_position = y
+                        self._vertical_scrollbar.set_reactive(ScrollBar.position, y)
                     break
         return arrangement
 
@@ -247,7 +248,7 @@ class Conversation(VerticalScroll, can_focus=True):
                 mounted = self.mounted_views
                 excess = len(mounted) - self.browse_cap
                 top = self.scroll_y - PREFETCH_PAGES * max(1, self.scrollable_content_region.height)
-                drop = [v for v in mounted[:max(0, excess)] if v.virtual_region.bottom < top]
+                drop = [v for v in mounted[: max(0, excess)] if v.virtual_region.bottom < top]
                 if len(mounted) - len(drop) > self.max_mounted:
                     drop = mounted[:excess]
                 if drop:  # drop as many far above, keeping what the user reads in place
@@ -280,7 +281,12 @@ class Conversation(VerticalScroll, can_focus=True):
         import asyncio
 
         done = asyncio.get_running_loop().create_future()
-        self.call_after_refresh(lambda: done.done() or done.set_result(None))
+
+        def finish() -> None:
+            if not done.done():
+                done.set_result(None)
+
+        self.call_after_refresh(finish)
         await done
 
     async def _remount_tail(self) -> None:
@@ -351,7 +357,8 @@ class Conversation(VerticalScroll, can_focus=True):
             return
         page = PREFETCH_PAGES * max(1, self.scrollable_content_region.height)
         if (self._first_mounted and new_value < old_value and new_value < page) or (
-                self._hidden_below and new_value > old_value and self.max_scroll_y - new_value < page):
+            self._hidden_below and new_value > old_value and self.max_scroll_y - new_value < page
+        ):
             # after the frame that shows this scroll: re-creating turns must not delay it
             self._prefetching = True
             self.call_after_refresh(self._start_prefetch)

@@ -11,9 +11,7 @@ from collections import deque
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
-ToolState = Literal[
-    "preparing", "queued", "waiting", "running", "done", "error", "denied", "interrupted"
-]
+ToolState = Literal["preparing", "queued", "waiting", "running", "done", "error", "denied", "interrupted"]
 BlockKind = Literal["user", "text", "thinking", "tool", "marker", "image"]
 
 #: states after which a tool row no longer changes
@@ -79,7 +77,7 @@ class ToolRecord:
         lines = list(self.output_tail)
         if self._partial_line:
             lines.append(self._partial_line)
-        return lines[-1 if self.name.startswith("mcp__") else -OUTPUT_TAIL_LINES:]  # MCP: progress, the latest only
+        return lines[-1 if self.name.startswith("mcp__") else -OUTPUT_TAIL_LINES :]  # MCP: progress, the latest only
 
 
 @dataclass
@@ -110,5 +108,7 @@ class TurnRecord:
 
 def image_records(images: Any) -> list[BlockRecord]:
     """One finished `image` block per picture of a prompt (TurnStarted.images entries), numbered from 1."""
-    return [BlockRecord("image", done=True, image={**entry, "number": number})
-            for number, entry in enumerate(images or (), 1)]
+    return [
+        BlockRecord("image", done=True, image={**entry, "number": number})
+        for number, entry in enumerate(images or (), 1)
+    ]

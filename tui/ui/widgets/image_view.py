@@ -52,8 +52,12 @@ def image_protocol(env: Mapping[str, str], colour: bool = True, headless: bool =
     term, program = env.get("TERM", ""), env.get("TERM_PROGRAM", "")
     if env.get("KITTY_WINDOW_ID") or term == "xterm-kitty" or program.lower() == "ghostty":
         return "tgp"
-    if program in ("WezTerm", "iTerm.app") or term.startswith(("foot", "mlterm")) or env.get("WT_SESSION") \
-            or env.get("KONSOLE_VERSION"):
+    if (
+        program in ("WezTerm", "iTerm.app")
+        or term.startswith(("foot", "mlterm"))
+        or env.get("WT_SESSION")
+        or env.get("KONSOLE_VERSION")
+    ):
         return "sixel"
     return "halfcell"
 
@@ -84,11 +88,12 @@ def _widget_classes() -> dict[str, type[Widget]]:
                 cell = None
             _terminal.get_cell_size._result = cell or _terminal.CellSize(10, 20)  # type: ignore[attr-defined]
         real = sys.__stdout__
-        sys.__stdout__ = _NotATerminal(real)  # type: ignore[assignment]
+        # typeshed declares sys.__stdout__ Final; textual-image probes the terminal through it on import
+        sys.__stdout__ = _NotATerminal(real)  # type: ignore[assignment,misc]
         try:
             from textual_image.widget import HalfcellImage, SixelImage, TGPImage
         finally:
-            sys.__stdout__ = real  # type: ignore[assignment]
+            sys.__stdout__ = real  # type: ignore[misc]
     return {"tgp": TGPImage, "sixel": SixelImage, "halfcell": HalfcellImage}
 
 
@@ -133,8 +138,11 @@ class PromptImage(Vertical):
         number = int(self.entry.get("number") or 1)
         protocol = image_protocol(os.environ, colour=_colour(self.app), headless=self.app.is_headless)
         picture = decoded(self.entry.get("block") or {}) if protocol else None
-        size = None if picture is None else (self.entry.get("width") or picture.width,
-                                             self.entry.get("height") or picture.height)
+        size = (
+            None
+            if picture is None
+            else (self.entry.get("width") or picture.width, self.entry.get("height") or picture.height)
+        )
         yield Static(Text(f"[{caption(number, self.entry, size)}]"), classes="image-caption")
         if picture is not None and protocol is not None:
             self.drawn = _widget_classes()[protocol](picture, classes="image-picture")

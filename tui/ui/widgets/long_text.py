@@ -68,7 +68,7 @@ class LongText(Widget):
         """Rebuild `_starts` from line `first` on, at `_width` (one comprehension: ~10 ms for 5 MB)."""
         width = self._width
         rows = [-(-len(line) // width) or 1 if line.isascii() else _rows(line, width) for line in self._lines[first:]]
-        del self._starts[first + 1:]
+        del self._starts[first + 1 :]
         self._starts.extend(accumulate(rows, initial=self._starts[first]))
         del self._starts[first + 1]  # accumulate repeats its initial value
 
@@ -91,7 +91,7 @@ class LongText(Widget):
         index = bisect_right(self._starts, y) - 1
         line, row = self._lines[index], y - self._starts[index]
         if line.isascii():
-            piece = line[row * width:(row + 1) * width]
+            piece = line[row * width : (row + 1) * width]
         else:
             if self._chopped[:2] != (index, width):
                 self._chopped = (index, width, chop_cells(line, width))

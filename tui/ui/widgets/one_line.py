@@ -17,12 +17,20 @@ from textual.widgets import Static
 
 def one_line_strip(widget: Static, content: Content, width: int) -> Strip | None:
     """`content` as one padded strip of `width` cells, or None when only Textual's pipeline draws it right."""
-    if (not width or content.cell_length > width or "\n" in content.plain or widget.text_selection is not None
-            or widget.styles.text_align not in ("left", "start") or _has_links(content)):
+    if (
+        not width
+        or content.cell_length > width
+        or "\n" in content.plain
+        or widget.text_selection is not None
+        or widget.styles.text_align not in ("left", "start")
+        or _has_links(content)
+    ):
         return None
     style = widget.visual_style
-    segments = [Segment(text, span_style.rich_style if span_style else None)
-                for text, span_style in content.render(style, end="", parse_style=widget._get_style)]
+    segments = [
+        Segment(text, span_style.rich_style if span_style else None)
+        for text, span_style in content.render(style, end="", parse_style=widget._get_style)
+    ]
     if content.cell_length < width:
         segments.append(Segment(" " * (width - content.cell_length), style.rich_style))
     return Strip(segments, width)

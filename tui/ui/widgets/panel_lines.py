@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from collections import OrderedDict
 from collections.abc import Hashable, Iterator
+
 from rich.console import Console, ConsoleOptions, RenderableType
 from rich.segment import Segment
 from rich.text import Text
@@ -80,7 +81,7 @@ class Heading:
         room = options.max_width - lead.cell_len - tail.cell_len
         if len(name) > room:
             keep = max(0, room - 1)
-            name = Text.assemble(name[: keep - keep // 2], "…", name[len(name) - keep // 2:] if keep // 2 else "")
+            name = Text.assemble(name[: keep - keep // 2], "…", name[len(name) - keep // 2 :] if keep // 2 else "")
         # the lead's style (bold) is the whole line's base style, as when the parts were appended to it
         yield Text.assemble(lead, name, tail, style=lead.style, no_wrap=True, overflow="ellipsis")
 

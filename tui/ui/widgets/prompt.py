@@ -10,7 +10,6 @@ from typing import Any
 
 from textual import events
 from textual.actions import SkipAction
-from textual.binding import Binding
 from textual.containers import Horizontal
 from textual.message import Message
 from textual.widgets import Button, TextArea
@@ -28,7 +27,7 @@ PASTE_PART_CHARS = 16 * 1024
 class PromptArea(TextArea):
     """TextArea with submit, newline and history bindings from the registry."""
 
-    BINDINGS: list[Binding] = bindings_for("prompt")  # type: ignore[assignment]
+    BINDINGS = bindings_for("prompt")
 
     class Submitted(Message):
         """The user pressed Enter on a non-empty prompt."""
@@ -39,8 +38,13 @@ class PromptArea(TextArea):
 
     def __init__(self, *, id: str | None = None) -> None:
         super().__init__(
-            "", id=id, soft_wrap=True, tab_behavior="focus", show_line_numbers=False,
-            compact=True, placeholder="Ask the agent…  Enter sends · Ctrl+J newline · /help",
+            "",
+            id=id,
+            soft_wrap=True,
+            tab_behavior="focus",
+            show_line_numbers=False,
+            compact=True,
+            placeholder="Ask the agent…  Enter sends · Ctrl+J newline · /help",
         )
         self.prompt_history: list[str] = []
         self._history_index: int | None = None  # None = editing a new prompt
@@ -82,7 +86,7 @@ class PromptArea(TextArea):
         text, notice = cut_paste(event.text, room)
         if notice:
             self.notify(notice, severity="warning", timeout=20)
-        parts = [text[i:i + PASTE_PART_CHARS] for i in range(0, len(text), PASTE_PART_CHARS)]
+        parts = [text[i : i + PASTE_PART_CHARS] for i in range(0, len(text), PASTE_PART_CHARS)]
         if parts and not self._paste_rest:
             self._insert_part(parts.pop(0))
             if parts:
@@ -188,6 +192,7 @@ class PromptArea(TextArea):
         if self.keys is None or self.text:
             raise SkipAction()
         self.keys.toggle_thinking()
+
     def action_paste_image(self) -> None:
         """Ctrl+V: an image from the system clipboard becomes a chip."""
         if self.images is None:

@@ -8,7 +8,7 @@ setting are read on a thread, so the first frame waits for neither.
 from __future__ import annotations
 
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from textual import events
 from textual.widgets import Static
@@ -176,7 +176,7 @@ class PromptKeys:
         if editor_mode == "vim":
             self.set_vi(True)
         typed = self.prompt.prompt_history  # prompts sent before the file was read come after it
-        merged = saved + [p for p in typed if p not in saved[-len(typed):]]
+        merged = saved + [p for p in typed if p not in saved[-len(typed) :]]
         self.prompt.prompt_history[:] = merged[-HISTORY_LIMIT:]
         self.ready = True
 

@@ -21,7 +21,6 @@ from collections.abc import Callable
 from typing import Any
 
 from textual.widget import Widget
-
 from textual.widgets import Markdown
 
 from tui.sanitize import visible
@@ -80,8 +79,12 @@ def split_point(text: str, fence: str | None = None) -> int:
                 fence = match.group(1)
             after_blank = not line.strip()
         else:
-            if match and match.group(1)[0] == fence[0] and len(match.group(1)) >= len(fence) \
-                    and not line.strip()[len(match.group(1)):].strip():
+            if (
+                match
+                and match.group(1)[0] == fence[0]
+                and len(match.group(1)) >= len(fence)
+                and not line.strip()[len(match.group(1)) :].strip()
+            ):
                 fence = None
             after_blank = False
         pos += len(line)
@@ -94,11 +97,11 @@ def open_fence(text: str, end: int) -> str | None:
     starts = [m.start() + 1 for m in _FENCE_AFTER_NEWLINE.finditer(text, 0, end)]
     for start in ([0] if _FENCE.match(text) else []) + starts:
         stop = text.find("\n", start, end)
-        line = text[start:stop if stop >= 0 else end]
+        line = text[start : stop if stop >= 0 else end]
         marker = _FENCE.match(line).group(1)  # type: ignore[union-attr]
         if fence is None:
             fence = marker
-        elif marker[0] == fence[0] and len(marker) >= len(fence) and not line.strip()[len(marker):].strip():
+        elif marker[0] == fence[0] and len(marker) >= len(fence) and not line.strip()[len(marker) :].strip():
             fence = None
     return fence
 
@@ -155,8 +158,15 @@ class LiveReply(Markdown):
 class ReplyStream:
     """Feeds one streaming text block into a turn: frozen head chunks plus a small live tail."""
 
-    def __init__(self, record: BlockRecord, live: LiveReply, *, on_flush: Callable[[], None] | None = None,
-                 tail_chars: int = TAIL_CHARS, flush_s: float = FLUSH_S) -> None:
+    def __init__(
+        self,
+        record: BlockRecord,
+        live: LiveReply,
+        *,
+        on_flush: Callable[[], None] | None = None,
+        tail_chars: int = TAIL_CHARS,
+        flush_s: float = FLUSH_S,
+    ) -> None:
         self.record = record
         self.live = live
         self.on_flush = on_flush
@@ -219,8 +229,11 @@ class ReplyStream:
 
     def _plain_for(self, head_chars: int) -> bool:
         """Whether a head of this size, frozen next, is shown plain rather than as Markdown."""
-        return (self.plain is not None or head_chars > MARKDOWN_HEAD_CHARS
-                or self._frozen_len + head_chars > MARKDOWN_REPLY_CHARS)
+        return (
+            self.plain is not None
+            or head_chars > MARKDOWN_HEAD_CHARS
+            or self._frozen_len + head_chars > MARKDOWN_REPLY_CHARS
+        )
 
     async def _freeze(self, head: str) -> None:
         """Show `head` (the text just above the live tail) frozen: as Markdown, or plain when huge."""
@@ -263,7 +276,7 @@ class ReplyStream:
                     await live.parent.remove_children(self.chunks)  # type: ignore[union-attr]
                     self.chunks.clear()
                     self.plain = None
-                tail = text[self._frozen_len:]
+                tail = text[self._frozen_len :]
                 # e.g. one huge delta that never reached a flush
                 if len(tail) > HUGE_TAIL_CHARS and self._plain_for(cut := cut_point(tail, self.tail_chars)):
                     await self._freeze(tail[:cut])

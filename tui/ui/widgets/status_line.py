@@ -13,15 +13,22 @@ from textual.timer import Timer
 from textual.widgets import Static
 
 from tui.sanitize import one_line
+from tui.wording import plural
 
 from .one_line import OneLineRender
-from tui.wording import plural
 
 #: states that tick a live elapsed time
 #: where the state's piece goes among the cached parts (swapped on every tick of the clock)
 STATE_SLOT: tuple[int, Content] = (0, Content("\x00state"))
-BUSY_STATES = ("starting", "waiting for model", "streaming", "thinking", "running", "waiting for approval",
-               "compacting")
+BUSY_STATES = (
+    "starting",
+    "waiting for model",
+    "streaming",
+    "thinking",
+    "running",
+    "waiting for approval",
+    "compacting",
+)
 
 
 def human_tokens(n: int) -> str:
@@ -117,9 +124,21 @@ class StatusLine(OneLineRender, Static):
             state += f" · {self.clock() - self.state_since:.1f} s"
         state_part = Content.assemble("  ", (state, "$accent" if self.state != "idle" else "dim"))
         u = self.usage or {}
-        key = (self.model, self.model_id, self.mode, self.vi_mode, self.thinking_choice, self.effort, self.background,
-               self.custom, self.context_used, self.context_window, self.context_estimated,
-               tuple(sorted(u.items())), self.cost_usd)
+        key = (
+            self.model,
+            self.model_id,
+            self.mode,
+            self.vi_mode,
+            self.thinking_choice,
+            self.effort,
+            self.background,
+            self.custom,
+            self.context_used,
+            self.context_window,
+            self.context_estimated,
+            tuple(sorted(u.items())),
+            self.cost_usd,
+        )
         if self._parts_cache is None or self._parts_cache[0] != key:
             self._parts_cache = (key, self._other_parts(u))
         parts = list(self._parts_cache[1])
@@ -133,31 +152,64 @@ class StatusLine(OneLineRender, Static):
         cache_write = u.get("cache_creation_input_tokens", 0)
         total_in = fresh_in + cache_read + cache_write
         share = f"{cache_read / total_in:.0%}" if total_in else "–"
-        mode_colour = {"default": "$text-muted", "acceptEdits": "$success", "plan": "$accent",
-                       "bypassPermissions": "$error"}.get(self.mode, "$text-muted")
+        mode_colour = {
+            "default": "$text-muted",
+            "acceptEdits": "$success",
+            "plan": "$accent",
+            "bypassPermissions": "$error",
+        }.get(self.mode, "$text-muted")
         parts = [
             (0, Content.from_markup("[b]$m[/b]", m=one_line(self.model))),
             (1, Content.from_markup(f"  [dim]mode[/dim] [{mode_colour}]$mode[/]", mode=self.mode)),
             STATE_SLOT,
         ]
         if self.vi_mode:
-            parts.insert(0, (1, Content.from_markup("[reverse] $m [/reverse] " if self.vi_mode == "normal"
-                                                    else "[dim]$m[/dim] ", m=self.vi_mode.upper())))
+            parts.insert(
+                0,
+                (
+                    1,
+                    Content.from_markup(
+                        "[reverse] $m [/reverse] " if self.vi_mode == "normal" else "[dim]$m[/dim] ",
+                        m=self.vi_mode.upper(),
+                    ),
+                ),
+            )
         if choices := self._thinking_part():
             parts.insert(-1, (2, choices))
         if self.background:
-            parts.append((1, Content.from_markup("  [dim]│[/dim] [$warning]$n[/] [dim]· /tasks[/dim]",
-                                                 n=plural(self.background, "background task"))))
+            parts.append(
+                (
+                    1,
+                    Content.from_markup(
+                        "  [dim]│[/dim] [$warning]$n[/] [dim]· /tasks[/dim]",
+                        n=plural(self.background, "background task"),
+                    ),
+                )
+            )
         if self.custom:
             parts.append((2, Content("  │ ") + Content(self.custom)))
         if self.context_window:
             parts.append((2, self._context_part()))
         parts += [
-            (3, Content.from_markup("  [dim]│[/dim] $i in / $o out", i=human_tokens(total_in),
-                                    o=human_tokens(u.get("output_tokens", 0)))),
+            (
+                3,
+                Content.from_markup(
+                    "  [dim]│[/dim] $i in / $o out", i=human_tokens(total_in), o=human_tokens(u.get("output_tokens", 0))
+                ),
+            ),
             (4, Content.from_markup("  [dim]cache[/dim] $c", c=share)),
-            *([(4, Content.from_markup("  [dim]·[/dim] $n", n=plural(u["web_search_requests"], "search", "searches")))]
-              if u.get("web_search_requests") else []),
+            *(
+                [
+                    (
+                        4,
+                        Content.from_markup(
+                            "  [dim]·[/dim] $n", n=plural(u["web_search_requests"], "search", "searches")
+                        ),
+                    )
+                ]
+                if u.get("web_search_requests")
+                else []
+            ),
             (1, Content.from_markup("  [dim]│[/dim] $$$cost", cost=f"{self.cost_usd:.4f}")),
         ]
         return parts
@@ -170,7 +222,9 @@ class StatusLine(OneLineRender, Static):
         support = model_thinking(model)
         words = []
         if self.thinking_choice is not None and support.has_thinking:
-            words.append("[$accent]thinking on[/]" if thinking_on(model, self.thinking_choice) else "[dim]thinking off[/dim]")
+            words.append(
+                "[$accent]thinking on[/]" if thinking_on(model, self.thinking_choice) else "[dim]thinking off[/dim]"
+            )
         if self.effort and self.effort in support.efforts:
             words.append(f"[dim]effort[/dim] {self.effort}")
         return Content.from_markup("  " + " · ".join(words)) if words else None
@@ -179,9 +233,11 @@ class StatusLine(OneLineRender, Static):
         share = self.context_used / self.context_window if self.context_window else 0.0
         colour = "$error" if share >= 0.9 else "$warning" if share >= 0.7 else "$text"
         approx = "~" if self.context_estimated else ""
-        return Content.from_markup(f"  [dim]│ ctx[/dim] [{colour}]$p[/] [dim]of $w[/dim]",
-                                   p="<1%" if 0 < share < 0.005 else f"{approx}{share:.0%}",
-                                   w=human_window(self.context_window))
+        return Content.from_markup(
+            f"  [dim]│ ctx[/dim] [{colour}]$p[/] [dim]of $w[/dim]",
+            p="<1%" if 0 < share < 0.005 else f"{approx}{share:.0%}",
+            w=human_window(self.context_window),
+        )
 
 
 def human_window(tokens: int) -> str:

@@ -22,7 +22,9 @@ def steady_update(widget: Static, content: Any) -> None:
     rule = widget.styles.width  # None: the container's width, as 1fr
     if width is None or not widget.is_mounted or (rule is not None and rule.is_auto):
         widget.refresh(layout=True)  # never measured, or its width follows its content
-    elif widget.visual.get_height(widget.styles, width) != height:
+    # Textual's own measure passes its styles as the RulesMap too (Widget._get_content_height); the cached
+    # width is an int once measured
+    elif widget.visual.get_height(widget.styles, width) != height:  # type: ignore[arg-type]
         widget.refresh(layout=True)
 
 

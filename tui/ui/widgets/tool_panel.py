@@ -85,7 +85,7 @@ def render_batch(batch: Batch, now: float, timeline_width: int = TIMELINE_WIDTH)
     n = len(batch.tools)
     how = "parallel" if batch.parallel and n > 1 else "serial" if n > 1 else ""
     head = Text(f"batch {batch.key[1]}", style="bold")
-    name = Text(one_line(batch.key[2].partition('/')[2]), style="bold magenta")
+    name = Text(one_line(batch.key[2].partition("/")[2]), style="bold magenta")
     if batch.key[2] != "main":
         head.append(" · ", style="bold magenta")
     tail = Text(f" · {n} {how or 'tool'}" + ("s" if n != 1 and not how else ""), style="#9e9e9e")
@@ -125,8 +125,18 @@ def batch_signature(batch: Batch, now: float) -> Hashable:
         timed = timed or running
         tail = tuple(tool.tail_lines()) if tool.state == "running" else ()
         hooks = tuple((h.hook_event, h.state, h.decision, h.duration_ms) for h in tool.hooks)
-        tools.append((tool.state, tool.display_label, tool.started_at, tool.finished_at, tool.duration_ms, tail,
-                      hooks, tool.sandbox_blocked))
+        tools.append(
+            (
+                tool.state,
+                tool.display_label,
+                tool.started_at,
+                tool.finished_at,
+                tool.duration_ms,
+                tail,
+                hooks,
+                tool.sandbox_blocked,
+            )
+        )
     return (batch.parallel, tuple(tools), now if timed else None)
 
 

@@ -3,4 +3,4 @@
 from .model import VIEWS, ApiCall, InspectorModel
 from .panel import Inspector
 
-__all__ = ["ApiCall", "Inspector", "InspectorModel", "VIEWS"]
+__all__ = ["VIEWS", "ApiCall", "Inspector", "InspectorModel"]

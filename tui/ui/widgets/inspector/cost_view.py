@@ -16,8 +16,14 @@ from tui.sanitize import one_line, visible
 from .model import ApiCall
 
 #: short enough for the inspector's narrow table; "tool results" are this turn's (earlier ones are history)
-PART_NAMES = {"system": "system prompt", "tools": "tools", "memory": "memory files", "history": "history",
-              "tool_results": "tool results", "output": "output"}
+PART_NAMES = {
+    "system": "system prompt",
+    "tools": "tools",
+    "memory": "memory files",
+    "history": "history",
+    "tool_results": "tool results",
+    "output": "output",
+}
 KINDS = (("input", "input"), ("cache_write", "cache write"), ("cache_read", "cache read"), ("output", "output"))
 #: dropped messages listed beside a summary
 DROPPED_SHOWN = 40
@@ -42,13 +48,19 @@ def cost_table(cost: dict[str, Any]) -> Table:
     parts = cost.get("parts", {})
     for part in PARTS:
         zones = parts.get(part, {})
-        table.add_row(PART_NAMES[part], *(cell(zones.get(kind, 0.0)) for kind, _ in KINDS),
-                      usd(cost.get("part_usd", {}).get(part, 0.0)))
+        table.add_row(
+            PART_NAMES[part],
+            *(cell(zones.get(kind, 0.0)) for kind, _ in KINDS),
+            usd(cost.get("part_usd", {}).get(part, 0.0)),
+        )
     if cost.get("web_search_usd"):
         table.add_row("web searches", "", "", "", "", usd(cost["web_search_usd"]))
     tokens = cost.get("tokens", {})
-    table.add_row(Text("total", style="bold"), *(Text(cell(tokens.get(kind, 0)), style="bold") for kind, _ in KINDS),
-                  Text(usd(cost.get("total_usd", 0.0)), style="bold"))
+    table.add_row(
+        Text("total", style="bold"),
+        *(Text(cell(tokens.get(kind, 0)), style="bold") for kind, _ in KINDS),
+        Text(usd(cost.get("total_usd", 0.0)), style="bold"),
+    )
     return table
 
 
@@ -80,9 +92,11 @@ def compaction_view(compaction: dict[str, Any]) -> RenderableType:
     plan = compaction.get("plan") or {}
     summarised, kept = plan.get("summarised") or {}, plan.get("kept") or {}
     heading = Text("Compaction: ", style="bold")
-    heading.append(f"{summarised.get('turns', '?')} ({summarised.get('messages', '?')} messages, "
-                   f"~{short_tokens(summarised.get('tokens', 0))} tokens) summarised; kept {kept.get('turns', '?')} "
-                   f"({kept.get('messages', '?')} messages) verbatim")
+    heading.append(
+        f"{summarised.get('turns', '?')} ({summarised.get('messages', '?')} messages, "
+        f"~{short_tokens(summarised.get('tokens', 0))} tokens) summarised; kept {kept.get('turns', '?')} "
+        f"({kept.get('messages', '?')} messages) verbatim"
+    )
     dropped = Text()
     for entry in compaction.get("dropped", [])[:DROPPED_SHOWN]:
         dropped.append(f"#{entry['index'] + 1} {entry['role']:<9} ", style="dim")
@@ -99,11 +113,17 @@ def compaction_view(compaction: dict[str, Any]) -> RenderableType:
 def cost_view(call: ApiCall) -> RenderableType:
     """The whole Cost tab for `call`."""
     if call.cost is None:
-        return Text(f"call #{call.number}: {call.status}… (its cost is known once the response has arrived)",
-                    style="italic")
-    parts: list[RenderableType] = [_heading(call, call.cost), Text(""), _miss(call.cost), Text(""),
-                                   cost_table(call.cost),
-                                   Text("history: every earlier message; tool results: this turn's", style="dim")]
+        return Text(
+            f"call #{call.number}: {call.status}… (its cost is known once the response has arrived)", style="italic"
+        )
+    parts: list[RenderableType] = [
+        _heading(call, call.cost),
+        Text(""),
+        _miss(call.cost),
+        Text(""),
+        cost_table(call.cost),
+        Text("history: every earlier message; tool results: this turn's", style="dim"),
+    ]
     if call.compaction:
         parts += [Text(""), compaction_view(call.compaction)]
     return Group(*parts)

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import base64
 import binascii
-from typing import Any
+from typing import Any, TypeGuard
 
 #: base64 characters decoded to find a picture's size (a JPEG's EXIF may come first)
 HEAD_CHARS = 96_000
@@ -16,10 +16,14 @@ HEAD_CHARS = 96_000
 SHOWN_CHARS = 24
 
 
-def is_image_source(value: Any) -> bool:
+def is_image_source(value: Any) -> TypeGuard[dict[str, Any]]:
     """True for an image block's `source` that carries base64 data."""
-    return isinstance(value, dict) and value.get("type") == "base64" and isinstance(value.get("data"), str) \
+    return (
+        isinstance(value, dict)
+        and value.get("type") == "base64"
+        and isinstance(value.get("data"), str)
         and str(value.get("media_type", "")).startswith("image/")
+    )
 
 
 def sent_bytes(data: str) -> int:
@@ -30,7 +34,7 @@ def sent_bytes(data: str) -> int:
 def _size(data: str) -> tuple[int, int] | None:
     from tui.tools.image_scale import header_size
 
-    head = data[:HEAD_CHARS - HEAD_CHARS % 4]
+    head = data[: HEAD_CHARS - HEAD_CHARS % 4]
     try:
         return header_size(base64.b64decode(head))
     except (binascii.Error, ValueError):

@@ -65,7 +65,10 @@ def _summary(value: Any) -> Text:
         content = value.get("content")
         hints.append(shorten(str(value["role"]), 60))
         if isinstance(content, list):
-            hints.append(f"{plural(len(content), 'block')}: " + ", ".join(shorten(str(b.get("type", "?")), 40) for b in content[:4] if isinstance(b, dict)))
+            hints.append(
+                f"{plural(len(content), 'block')}: "
+                + ", ".join(shorten(str(b.get("type", "?")), 40) for b in content[:4] if isinstance(b, dict))
+            )
         elif isinstance(content, str):
             hints.append(shorten(content, 60))
     elif "type" in value:
@@ -110,7 +113,7 @@ class JsonTree(Tree[JsonNode]):
         """Nodes created so far (tests check that big bodies stay lazy)."""
         return len(self._tree_nodes)
 
-    def _add_child(self, parent: TreeNode[JsonNode], key: str, value: Any, path: str) -> None:
+    def _add_json_child(self, parent: TreeNode[JsonNode], key: str, value: Any, path: str) -> None:
         container = isinstance(value, (dict, list)) and len(value) > 0
         label = node_label(key, value)
         if key == "data" and parent.data is not None and is_image_source(parent.data.value):
@@ -119,14 +122,20 @@ class JsonTree(Tree[JsonNode]):
 
     def _load_children(self, node: TreeNode[JsonNode], start: int = 0) -> None:
         data = node.data
-        if data is None or data.loaded and start == 0:
+        if data is None or (data.loaded and start == 0):
             return
         data.loaded = True
         value = data.value
-        items = list(value.items()) if isinstance(value, dict) else list(enumerate(value)) if isinstance(value, list) else []
+        items = (
+            list(value.items())
+            if isinstance(value, dict)
+            else list(enumerate(value))
+            if isinstance(value, list)
+            else []
+        )
         for key, child in items[start : start + PAGE]:
             child_path = f"{data.path}.{key}" if isinstance(value, dict) else f"{data.path}[{key}]"
-            self._add_child(node, str(key) if isinstance(value, dict) else f"[{key}]", child, child_path)
+            self._add_json_child(node, str(key) if isinstance(value, dict) else f"[{key}]", child, child_path)
         rest = len(items) - (start + PAGE)
         if rest > 0:
             marker = JsonNode(value, data.path, loaded=True, more_from=start + PAGE)
@@ -165,13 +174,13 @@ class JsonView(Vertical):
         yield TextArea("", read_only=True, soft_wrap=True, show_line_numbers=False)
 
     @property
-    def tree(self) -> JsonTree:
+    def json_tree(self) -> JsonTree:
         return self.query_one(JsonTree)
 
     def show(self, value: Any, label: str) -> None:
         self.value = value
         self.remove_class("-detail")
-        self.tree.show(value, label)
+        self.json_tree.show(value, label)
 
     def on_tree_node_selected(self, event: Tree.NodeSelected[JsonNode]) -> None:
         data = event.node.data

@@ -16,10 +16,10 @@ from tui.agent.events import (
     HookFinished,
     HookStarted,
     MessagesSteered,
+    RequestCosted,
     RequestSent,
     ResponseFinished,
     ResponseStarted,
-    RequestCosted,
     RetryScheduled,
     StopReasonHandled,
 )
@@ -64,6 +64,7 @@ class ApiCall:
     @property
     def cache_miss(self) -> dict[str, Any] | None:
         return (self.cost or {}).get("cache_miss")
+
     steered: tuple[str, ...] = ()  # messages the user queued that joined this request (tui/agent/steer.py)
 
     @property
@@ -85,8 +86,10 @@ class ApiCall:
     def input_tokens(self) -> int:
         """All prompt tokens: uncached + cache reads + cache writes."""
         u = self.usage
-        return int(u.get("input_tokens") or 0) + int(u.get("cache_read_input_tokens") or 0) + int(
-            u.get("cache_creation_input_tokens") or 0
+        return (
+            int(u.get("input_tokens") or 0)
+            + int(u.get("cache_read_input_tokens") or 0)
+            + int(u.get("cache_creation_input_tokens") or 0)
         )
 
     @property
@@ -128,8 +131,10 @@ KEEP_FULL_CALLS = 100
 
 def retired_body(number: int) -> dict[str, Any]:
     """What the Request view shows for a call whose body is no longer held."""
-    return {"note": f"Request #{number} is no longer held in memory (the inspector keeps the last "
-                    f"{KEEP_FULL_CALLS} in full); the session's transcript has it."}
+    return {
+        "note": f"Request #{number} is no longer held in memory (the inspector keeps the last "
+        f"{KEEP_FULL_CALLS} in full); the session's transcript has it."
+    }
 
 
 class InspectorModel:
@@ -159,7 +164,7 @@ class InspectorModel:
     def record(self, event: Event) -> ApiCall | None:
         """Apply one event; return the call it changed (None for unrelated events)."""
         if isinstance(event, RequestSent):
-            call = ApiCall(
+            sent = ApiCall(
                 number=len(self.calls) + 1,
                 iteration=event.iteration,
                 attempt=event.attempt,
@@ -168,15 +173,15 @@ class InspectorModel:
                 sent_at=event.ts or time.time(),
                 loop_path=event.loop_path,
             )
-            call.hooks, self._early_hooks = self._early_hooks, []
+            sent.hooks, self._early_hooks = self._early_hooks, []
             if event.loop_path == "main":
-                call.steered, self._steered = self._steered, ()
-            self.calls.append(call)
+                sent.steered, self._steered = self._steered, ()
+            self.calls.append(sent)
             if len(self.calls) > KEEP_FULL_CALLS:
                 old = self.calls[-KEEP_FULL_CALLS - 1]
                 old.body, old.raw_events = retired_body(old.number), ()
                 old.version += 1
-            return call
+            return sent
         if isinstance(event, MessagesSteered):
             self._steered = event.texts
             return None
@@ -206,13 +211,20 @@ class InspectorModel:
             call.cost = event.cost
         elif isinstance(event, CacheMissed):
             if call.cost is not None and call.cost.get("cache_miss") is None:  # normally within `cost` already
-                call.cost = {**call.cost, "cache_miss": {"cause": event.cause, "text": event.text,
-                                                         "lost_tokens": event.lost_tokens}}
+                call.cost = {
+                    **call.cost,
+                    "cache_miss": {"cause": event.cause, "text": event.text, "lost_tokens": event.lost_tokens},
+                }
         elif isinstance(event, CompactionFinished):
             if not call.is_compaction or not event.ok:
                 return None
-            call.compaction = {"summary": event.summary, "plan": event.plan, "dropped": list(event.dropped),
-                               "messages_before": event.messages_before, "messages_after": event.messages_after}
+            call.compaction = {
+                "summary": event.summary,
+                "plan": event.plan,
+                "dropped": list(event.dropped),
+                "messages_before": event.messages_before,
+                "messages_after": event.messages_after,
+            }
         else:
             return None
         call.version += 1
@@ -223,13 +235,27 @@ class InspectorModel:
         call = self.calls[-1] if self.calls else None
         hooks = call.hooks if call is not None else self._early_hooks
         if isinstance(event, HookStarted):
-            hooks.append({"hook": event.hook_name, "command": event.command, "source": event.source,
-                          "tool_use_id": event.tool_use_id, "stdin": event.stdin, "hook_id": event.hook_id})
+            hooks.append(
+                {
+                    "hook": event.hook_name,
+                    "command": event.command,
+                    "source": event.source,
+                    "tool_use_id": event.tool_use_id,
+                    "stdin": event.stdin,
+                    "hook_id": event.hook_id,
+                }
+            )
         else:
             for entry in [*hooks, *self._early_hooks]:
                 if entry.get("hook_id") == event.hook_id:
-                    entry.update(exit_code=event.exit_code, outcome=event.outcome, decision=event.decision,
-                                 duration_ms=event.duration_ms, stdout=event.stdout, stderr=event.stderr)
+                    entry.update(
+                        exit_code=event.exit_code,
+                        outcome=event.outcome,
+                        decision=event.decision,
+                        duration_ms=event.duration_ms,
+                        stdout=event.stdout,
+                        stderr=event.stderr,
+                    )
         if call is not None:
             call.version += 1
         return call

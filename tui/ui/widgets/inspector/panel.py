@@ -25,19 +25,29 @@ from textual.widgets import Button, DataTable, Static, TabbedContent, TabPane
 
 from tui.agent.events import Event
 from tui.sanitize import one_line
+from tui.wording import plural
 
+from . import timeline_view
 from .cost_view import cost_view
 from .diff import diff_requests
 from .json_tree import JsonView
 from .model import VIEWS, ApiCall, InspectorModel
-from . import timeline_view
 from .timeline import TimelineModel
 from .views import diff_text, fill_sse_table, response_summary
-from tui.wording import plural
 
 # narrow headers: with the cost column the list still fits half of a 140-column screen
-_COLUMNS = (("#", "num"), ("it", "iter"), ("time", "time"), ("stop", "stop"),
-            ("in", "in"), ("out", "out"), ("cache", "cache"), ("USD", "cost"), ("dur", "dur"), ("loop", "loop"))
+_COLUMNS = (
+    ("#", "num"),
+    ("it", "iter"),
+    ("time", "time"),
+    ("stop", "stop"),
+    ("in", "in"),
+    ("out", "out"),
+    ("cache", "cache"),
+    ("USD", "cost"),
+    ("dur", "dur"),
+    ("loop", "loop"),
+)
 TITLE = "Inspector · API calls"
 
 
@@ -85,27 +95,44 @@ class Inspector(Widget):
     """
 
     BINDINGS = [
-        Binding("m", "mcp_messages", "MCP messages", id="inspector.mcp",
-                tooltip="Every JSON-RPC message to and from the MCP servers, filterable by server"),
+        Binding(
+            "m",
+            "mcp_messages",
+            "MCP messages",
+            id="inspector.mcp",
+            tooltip="Every JSON-RPC message to and from the MCP servers, filterable by server",
+        ),
         Binding("c", "copy_view", "Copy JSON", id="inspector.copy", tooltip="Copy the current view as JSON"),
         Binding("s", "save_view", "Save JSON", id="inspector.save", tooltip="Save the current view to a JSON file"),
         Binding("left_square_bracket", "step_call(-1)", "Prev call", id="inspector.previous_call", key_display="["),
         Binding("right_square_bracket", "step_call(1)", "Next call", id="inspector.next_call", key_display="]"),
-        Binding("l", "cycle_loop", "Loop filter", id="inspector.loop_filter",
-                tooltip="Show the calls of one loop (main, then each subagent), then all again"),
-        Binding("g", "export_timeline", "Timeline SVG", id="inspector.timeline_svg",
-                tooltip="Export the timeline as an SVG file"),
+        Binding(
+            "l",
+            "cycle_loop",
+            "Loop filter",
+            id="inspector.loop_filter",
+            tooltip="Show the calls of one loop (main, then each subagent), then all again",
+        ),
+        Binding(
+            "g",
+            "export_timeline",
+            "Timeline SVG",
+            id="inspector.timeline_svg",
+            tooltip="Export the timeline as an SVG file",
+        ),
         Binding("u", "copy_code('curl')", "Copy as curl", id="inspector.copy_curl"),
         Binding("y", "copy_code('python')", "Copy as Python", id="inspector.copy_python"),
         Binding("e", "edit_resend", "Edit and resend", id="inspector.edit_resend"),
     ]
 
-    def __init__(self, *, project_dir: Path | None = None, id: str | None = "inspector",
-                 classes: str | None = None) -> None:
+    def __init__(
+        self, *, project_dir: Path | None = None, id: str | None = "inspector", classes: str | None = None
+    ) -> None:
         super().__init__(id=id, classes=classes)
         self.model = InspectorModel()
         self.export_dir = (
-            project_dir / ".agent-tui" / "inspector" if project_dir is not None
+            project_dir / ".agent-tui" / "inspector"
+            if project_dir is not None
             else Path(tempfile.gettempdir()) / "agent-tui-inspector"
         )
         self.selected: ApiCall | None = None
@@ -138,9 +165,8 @@ class Inspector(Widget):
                 yield DataTable(id="inspector-sse", cursor_type="row")
             with TabPane("Diff", id="diff"):
                 yield Static("", id="inspector-diff")
-            with TabPane("Cost", id="cost"):
-                with VerticalScroll():
-                    yield Static("", id="inspector-cost")
+            with TabPane("Cost", id="cost"), VerticalScroll():
+                yield Static("", id="inspector-cost")
             with TabPane("Timeline", id="timeline"):
                 yield Static("", id="inspector-timeline")
                 yield DataTable(id="inspector-bars", cursor_type="row", zebra_stripes=True)
@@ -282,9 +308,16 @@ class Inspector(Widget):
             return
         self._rendered[view] = key
         self.query_one("#inspector-selected", Static).update(
-            Text(one_line(f"#{call.number} · {call.loop_path} · iteration {call.iteration} · {call.model}"
-                          + (f" · steer: {plural(len(call.steered), 'message')} after the tool results"
-                             if call.steered else "")))
+            Text(
+                one_line(
+                    f"#{call.number} · {call.loop_path} · iteration {call.iteration} · {call.model}"
+                    + (
+                        f" · steer: {plural(len(call.steered), 'message')} after the tool results"
+                        if call.steered
+                        else ""
+                    )
+                )
+            )
         )
         if view == "request":
             self.query_one("#inspector-request", JsonView).show(call.body, f"request #{call.number}")
@@ -404,7 +437,7 @@ class Inspector(Widget):
         self.action_save_view()
 
 
-__all__ = ["Inspector", "VIEWS"]
+__all__ = ["VIEWS", "Inspector"]
 
 
 if __name__ == "__main__":  # python -m tui.ui.widgets.inspector.panel: the panel with two synthetic calls

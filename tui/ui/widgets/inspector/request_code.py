@@ -24,11 +24,13 @@ def as_curl(body: dict[str, Any]) -> str:
     marker = "JSON"
     while marker in data:
         marker += "_END"
-    return (f"curl {base_url()}/v1/messages \\\n"
-            '  -H "x-api-key: $ANTHROPIC_API_KEY" \\\n'
-            f'  -H "anthropic-version: {API_VERSION}" \\\n'
-            '  -H "content-type: application/json" \\\n'
-            f"  --data-binary @- <<'{marker}'\n{data}\n{marker}\n")
+    return (
+        f"curl {base_url()}/v1/messages \\\n"
+        '  -H "x-api-key: $ANTHROPIC_API_KEY" \\\n'
+        f'  -H "anthropic-version: {API_VERSION}" \\\n'
+        '  -H "content-type: application/json" \\\n'
+        f"  --data-binary @- <<'{marker}'\n{data}\n{marker}\n"
+    )
 
 
 def as_python(body: dict[str, Any]) -> str:

@@ -18,10 +18,25 @@ from tui.agent import events as ev
 from tui.sanitize import one_line
 
 #: tool outcome -> colour (terminal style name and SVG fill)
-OUTCOME_COLOURS = {"done": "green", "allowed": "green", "denied": "yellow", "error": "red",
-                   "hook-blocked": "magenta", "interrupted": "grey50", "running": "cyan"}
-_SVG_FILL = {"green": "#3fb950", "yellow": "#d29922", "red": "#f85149", "magenta": "#bc4cc4", "grey50": "#8b949e",
-             "cyan": "#39c5cf", "blue": "#388bfd", "dim": "#30363d"}
+OUTCOME_COLOURS = {
+    "done": "green",
+    "allowed": "green",
+    "denied": "yellow",
+    "error": "red",
+    "hook-blocked": "magenta",
+    "interrupted": "grey50",
+    "running": "cyan",
+}
+_SVG_FILL = {
+    "green": "#3fb950",
+    "yellow": "#d29922",
+    "red": "#f85149",
+    "magenta": "#bc4cc4",
+    "grey50": "#8b949e",
+    "cyan": "#39c5cf",
+    "blue": "#388bfd",
+    "dim": "#30363d",
+}
 
 
 @dataclass
@@ -60,8 +75,13 @@ class TimelineModel:
         """Apply one event; True when the timeline changed."""
         loop = self._loop(event)
         if isinstance(event, ev.RequestSent):
-            bar = Bar(loop, f"request {len([b for b in self.bars if b.call]) + 1}", event.ts,
-                      call=len([b for b in self.bars if b.call]) + 1, detail={"model": event.model})
+            bar = Bar(
+                loop,
+                f"request {len([b for b in self.bars if b.call]) + 1}",
+                event.ts,
+                call=len([b for b in self.bars if b.call]) + 1,
+                detail={"model": event.model},
+            )
             self.bars.append(bar)
             self._requests[loop] = bar
         elif isinstance(event, ev.ResponseStarted) and loop in self._requests:
@@ -69,14 +89,19 @@ class TimelineModel:
         elif isinstance(event, ev.ResponseFinished) and loop in self._requests:
             bar = self._requests[loop]
             usage = event.usage or {}
-            prompt = sum(int(usage.get(k) or 0) for k in ("input_tokens", "cache_read_input_tokens",
-                                                           "cache_creation_input_tokens"))
+            prompt = sum(
+                int(usage.get(k) or 0)
+                for k in ("input_tokens", "cache_read_input_tokens", "cache_creation_input_tokens")
+            )
             share = int(usage.get("cache_read_input_tokens") or 0) / prompt if prompt else 0.0
             bar.end, bar.outcome = event.ts, str(event.stop_reason)
-            bar.label = (f"{event.stop_reason} · {prompt:,} in / {int(usage.get('output_tokens') or 0):,} out · "
-                         f"cache {share:.0%}")
-            bar.detail.update(stop_reason=event.stop_reason, usage=dict(usage), ttfb_ms=event.ttfb_ms,
-                              duration_ms=event.duration_ms)
+            bar.label = (
+                f"{event.stop_reason} · {prompt:,} in / {int(usage.get('output_tokens') or 0):,} out · "
+                f"cache {share:.0%}"
+            )
+            bar.detail.update(
+                stop_reason=event.stop_reason, usage=dict(usage), ttfb_ms=event.ttfb_ms, duration_ms=event.duration_ms
+            )
         elif isinstance(event, ev.PermissionRequested):
             self._tool(loop, event.tool_use_id, event.tool_name, event.ts).asked = event.ts
         elif isinstance(event, ev.ToolStarted):
@@ -84,10 +109,17 @@ class TimelineModel:
         elif isinstance(event, ev.ToolFinished):
             bar = self._tool(loop, event.tool_use_id, event.name, event.ts)
             bar.end = event.ts
-            bar.outcome = "hook-blocked" if "hook" in event.result_text[:200].lower() and event.status == "denied" \
+            bar.outcome = (
+                "hook-blocked"
+                if "hook" in event.result_text[:200].lower() and event.status == "denied"
                 else event.status
-            bar.detail.update(status=event.status, is_error=event.is_error, result=event.result_text[:2000],
-                              duration_ms=event.duration_ms)
+            )
+            bar.detail.update(
+                status=event.status,
+                is_error=event.is_error,
+                result=event.result_text[:2000],
+                duration_ms=event.duration_ms,
+            )
         else:
             return False
         self.version += 1
@@ -106,9 +138,18 @@ class TimelineModel:
         return bar
 
     def bar_json(self, bar: Bar) -> dict[str, Any]:
-        return {"lane": bar.lane, "label": bar.label, "start": bar.start, "end": bar.end, "first_byte": bar.first_byte,
-                "permission_asked": bar.asked, "outcome": bar.outcome, "call": bar.call,
-                "tool_use_id": bar.tool_use_id, **bar.detail}
+        return {
+            "lane": bar.lane,
+            "label": bar.label,
+            "start": bar.start,
+            "end": bar.end,
+            "first_byte": bar.first_byte,
+            "permission_asked": bar.asked,
+            "outcome": bar.outcome,
+            "call": bar.call,
+            "tool_use_id": bar.tool_use_id,
+            **bar.detail,
+        }
 
     def lanes(self) -> list[str]:
         out: list[str] = []
@@ -135,6 +176,7 @@ def render(model: TimelineModel, width: int, now: float) -> Text:
     for lane in lanes:
         row = [(" ", "")] * width
         for bar in (b for b in model.bars if b.lane == lane):
+
             def col(t: float) -> int:
                 return min(int((t - start) * scale), width - 1)
 
@@ -162,8 +204,11 @@ def to_svg(model: TimelineModel, now: float, width: int = 960) -> str:
     left, row_h = 160, 26
     scale = (width - left - 20) / (end - start)
     height = row_h * len(lanes) + 40
-    out = [f'<svg xmlns="http://www.w3.org/2000/svg" width="{width}" height="{height}" '
-           'font-family="monospace" font-size="11">', f'<rect width="{width}" height="{height}" fill="#0d1117"/>']
+    out = [
+        f'<svg xmlns="http://www.w3.org/2000/svg" width="{width}" height="{height}" '
+        'font-family="monospace" font-size="11">',
+        f'<rect width="{width}" height="{height}" fill="#0d1117"/>',
+    ]
     for index, lane in enumerate(lanes):
         y = 10 + index * row_h
         out.append(f'<text x="6" y="{y + 15}" fill="#c9d1d9">{escape(lane)}</text>')
@@ -173,15 +218,21 @@ def to_svg(model: TimelineModel, now: float, width: int = 960) -> str:
             fill = _SVG_FILL.get(bar.colour, "#c9d1d9")
             if bar.asked is not None:
                 xa = left + (bar.asked - start) * scale
-                out.append(f'<line x1="{xa:.1f}" y1="{y + 11}" x2="{x0:.1f}" y2="{y + 11}" stroke="#8b949e" '
-                           'stroke-dasharray="2,3"/>')
+                out.append(
+                    f'<line x1="{xa:.1f}" y1="{y + 11}" x2="{x0:.1f}" y2="{y + 11}" stroke="#8b949e" '
+                    'stroke-dasharray="2,3"/>'
+                )
             if bar.first_byte is not None:
                 xf = left + (bar.first_byte - start) * scale
-                out.append(f'<rect x="{x0:.1f}" y="{y + 4}" width="{max(xf - x0, 1):.1f}" height="14" fill="{fill}" '
-                           'opacity="0.4"><title>waiting</title></rect>')
+                out.append(
+                    f'<rect x="{x0:.1f}" y="{y + 4}" width="{max(xf - x0, 1):.1f}" height="14" fill="{fill}" '
+                    'opacity="0.4"><title>waiting</title></rect>'
+                )
                 x0 = xf
-            out.append(f'<rect x="{x0:.1f}" y="{y + 4}" width="{max(x1 - x0, 1):.1f}" height="14" fill="{fill}">'
-                       f'<title>{escape(bar.label)} ({escape(bar.outcome)})</title></rect>')
+            out.append(
+                f'<rect x="{x0:.1f}" y="{y + 4}" width="{max(x1 - x0, 1):.1f}" height="14" fill="{fill}">'
+                f"<title>{escape(bar.label)} ({escape(bar.outcome)})</title></rect>"
+            )
             out.append(f'<text x="{x1 + 4:.1f}" y="{y + 15}" fill="#8b949e">{escape(bar.label[:60])}</text>')
     out.append(f'<text x="{left}" y="{height - 8}" fill="#8b949e">0 s</text>')
     out.append(f'<text x="{width - 80}" y="{height - 8}" fill="#8b949e">{end - start:.2f} s</text>')

@@ -43,8 +43,14 @@ def refresh_tab(panel: Inspector) -> None:
     for index in range(final, len(bars)):
         bar = bars[index]
         duration = f"{(bar.end - bar.start):.2f}s" if bar.end is not None else "…"
-        table.add_row(Text(one_line(bar.lane)), Text(one_line(bar.label)[:60]),
-                      f"+{(bar.asked or bar.start) - start:.2f}s", duration, Text(one_line(bar.outcome)), key=str(index))
+        table.add_row(
+            Text(one_line(bar.lane)),
+            Text(one_line(bar.label)[:60]),
+            f"+{(bar.asked or bar.start) - start:.2f}s",
+            duration,
+            Text(one_line(bar.outcome)),
+            key=str(index),
+        )
     while final < len(bars) and bars[final].end is not None:
         final += 1
     table._timeline_final = final  # type: ignore[attr-defined]
@@ -100,6 +106,9 @@ def copy_code(panel: Inspector, kind: str) -> Path | None:
     panel.app.copy_to_clipboard(text)
     path = _write(panel, f"call-{call.number}.{'sh' if kind == 'curl' else 'py'}", text)
     where = f" and saved {path}" if path else ""
-    panel.notify(f"Copied call #{call.number} as {'curl' if kind == 'curl' else 'Python'}{where}; "
-                 "the key is read from $ANTHROPIC_API_KEY.", title="Inspector")
+    panel.notify(
+        f"Copied call #{call.number} as {'curl' if kind == 'curl' else 'Python'}{where}; "
+        "the key is read from $ANTHROPIC_API_KEY.",
+        title="Inspector",
+    )
     return path

@@ -61,9 +61,7 @@ def fill_sse_table(table: DataTable[Any], call: ApiCall) -> None:
 
 def diff_text(call: ApiCall, changes: list[Change], previous: ApiCall | None) -> Text:
     """The Diff view: a heading naming both calls, then one styled line per change."""
-    heading = (
-        f"call #{call.number} vs call #{previous.number}\n" if previous else f"call #{call.number}\n"
-    )
+    heading = f"call #{call.number} vs call #{previous.number}\n" if previous else f"call #{call.number}\n"
     text = Text(heading, style="bold")
     for change in changes:
         text.append("  " + one_line(change.text) + "\n", style=_CHANGE_STYLES.get(change.kind, ""))

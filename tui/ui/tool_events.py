@@ -1,0 +1,74 @@
+"""The tools' events in the app: a call queued, started, streaming output, finished, or blocked by the sandbox.
+
+A mixin of `EventController` (tui/ui/events.py), kept apart so that file stays about the loop.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from tui.agent import events as ev
+
+from .widgets.blocks import ToolCallBlock
+from .widgets.conversation_model import BlockRecord, ToolRecord
+
+if TYPE_CHECKING:
+    from .app import AgentApp
+    from .widgets.conversation_model import TurnRecord
+
+
+class ToolHandlers:
+    """Handlers the controller maps ToolQueued, ToolStarted, ToolOutput, ToolFinished and SandboxBlocked to."""
+
+    app: AgentApp
+    turn: TurnRecord | None
+    turn_number: int
+    _tools: dict[str, tuple[ToolRecord, ToolCallBlock | None]]
+
+    async def _mount(self, widget: Any) -> None:
+        raise NotImplementedError
+
+    def _sync_tool(self, tool: ToolRecord) -> None:
+        raise NotImplementedError
+
+    async def _tool(self, tool_use_id: str, name: str) -> ToolRecord:
+        if tool_use_id not in self._tools:  # no BlockStarted seen (e.g. a resumed turn)
+            tool = ToolRecord(tool_use_id, name)
+            if self.turn:
+                self.turn.add(BlockRecord("tool", tool=tool))
+            block = ToolCallBlock(tool)
+            self._tools[tool_use_id] = (tool, block)
+            await self._mount(block)
+        return self._tools[tool_use_id][0]
+
+    async def on_tool_queued(self, e: ev.ToolQueued) -> None:
+        tool = await self._tool(e.tool_use_id, e.name)
+        tool.label, tool.batch, tool.parallel = e.label, e.batch, e.parallel
+        tool.state, tool.queued_at = "queued", e.ts
+        self.app.tool_panel.add_tool(tool, self.turn_number)
+        self._sync_tool(tool)
+
+    async def on_tool_started(self, e: ev.ToolStarted) -> None:
+        tool = await self._tool(e.tool_use_id, e.name)
+        tool.state, tool.started_at = "running", e.ts
+        self._sync_tool(tool)
+
+    async def on_tool_output(self, e: ev.ToolOutput) -> None:
+        entry = self._tools.get(e.tool_use_id)
+        if entry is not None:
+            entry[0].add_output(e.chunk)  # the panel's 0.1 s clock redraws it
+
+    async def on_tool_finished(self, e: ev.ToolFinished) -> None:
+        tool = await self._tool(e.tool_use_id, e.name)
+        tool.state = e.status
+        tool.is_error, tool.result_text = e.is_error, e.result_text
+        tool.duration_ms, tool.finished_at = e.duration_ms, e.ts
+        if tool.started_at is None:
+            tool.started_at = e.ts - e.duration_ms / 1000
+        self._sync_tool(tool)
+
+    async def on_sandbox_blocked(self, e: ev.SandboxBlocked) -> None:
+        entry = self._tools.get(e.tool_use_id)
+        if entry is not None:
+            entry[0].sandbox_blocked = e.blocked
+            self.app.tool_panel.redraw()
