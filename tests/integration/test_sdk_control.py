@@ -282,13 +282,13 @@ def test_set_permission_mode_and_set_model_apply_from_the_next_request(monkeypat
         sdk = Sdk(session)
         sdk.send(control("m1", "set_permission_mode", mode="acceptEdits"))
         sdk.send(control("m2", "set_permission_mode", mode="bypassPermissions"))
-        sdk.send(control("m3", "set_model", model="claude-opus-4-5"))
+        sdk.send(control("m3", "set_model", model="claude-opus-5"))
         sdk.send(control("m4", "interrupt"))  # idle: nothing to stop
         answers = [sdk.response(r) for r in ("m1", "m2", "m3", "m4")]
         sdk.send(user("hi"))
         assert sdk.result()["result"] == "ok"
         assert sdk.end() == 0
-        assert api.message_requests[0].body["model"] == "claude-opus-4-5"
+        assert api.message_requests[0].body["model"] == "claude-opus-5"
     assert [a["subtype"] for a in answers] == ["success", "error", "success", "success"]
     assert "only in a session started in it" in answers[1]["error"]
     assert session.policy.mode == "acceptEdits"
@@ -504,7 +504,9 @@ def test_a_program_that_goes_away_mid_turn_stops_the_turn_and_leaves_no_process(
             stderr=errors,
         )
         assert proc.stdin is not None and proc.stdout is not None
-        threading.Timer(60, proc.kill).start()  # never a hang, whatever goes wrong
+        watchdog = threading.Timer(60, proc.kill)  # never a hang, whatever goes wrong
+        watchdog.daemon = True
+        watchdog.start()
         proc.stdin.write(json.dumps(user("sleep")) + "\n")
         proc.stdin.flush()
         for line in proc.stdout:
@@ -518,6 +520,7 @@ def test_a_program_that_goes_away_mid_turn_stops_the_turn_and_leaves_no_process(
         proc.stdin.close()
         proc.stdout.close()  # both pipes gone, as when the program dies
         code = proc.wait(20)
+        watchdog.cancel()
         errors.close()
     said = (tmp_path / "stderr.txt").read_text()
     assert code == 141, said

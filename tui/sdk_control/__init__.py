@@ -50,6 +50,7 @@ def attach(session: Any, reader: StreamJsonInput, out: TextIO, err: TextIO, *, p
         """A prompt that cannot be sent while no turn runs: its own error result, so no client waits for one."""
         requests.refused_prompts += 1
         if not requests.turn_running():
+            said = f"The message was not sent: {sentence}."
             reader.report(
                 {
                     "type": "result",
@@ -60,8 +61,8 @@ def attach(session: Any, reader: StreamJsonInput, out: TextIO, err: TextIO, *, p
                     "num_turns": 0,
                     "session_id": session.session_id,
                     "stop_reason": "input_error",
-                    "result": f"The message was not sent: {sentence}.",
-                    "errors": [f"The message was not sent: {sentence}."],
+                    "result": said,
+                    "errors": [said],
                 }
             )
 
