@@ -323,7 +323,19 @@ def _try_user_namespace() -> str:
     if pid == 0:
         os._exit(0 if c.unshare(CLONE_NEWUSER) == 0 else 1)
     _, status = os.waitpid(pid, 0)
-    return "" if os.waitstatus_to_exitcode(status) == 0 else "user namespaces are not allowed here"
+    if os.waitstatus_to_exitcode(status) == 0:
+        return ""
+    # a forked child of this process can be refused where a fresh one is not: a library's fork handler (gRPC's,
+    # with OTLP over gRPC loaded) may start a thread in the child, and unshare(CLONE_NEWUSER) refuses a threaded
+    # caller. The sandbox itself starts commands with clone(), which has no such limit; ask a fresh process.
+    import subprocess
+
+    fresh = f"import ctypes, os; os._exit(0 if ctypes.CDLL(None).unshare({CLONE_NEWUSER}) == 0 else 1)"
+    try:
+        done = subprocess.run([sys.executable, "-S", "-c", fresh], timeout=10, check=False)
+    except (OSError, subprocess.SubprocessError):
+        return "user namespaces are not allowed here"
+    return "" if done.returncode == 0 else "user namespaces are not allowed here"
 
 
 _current = SandboxRuntime()
