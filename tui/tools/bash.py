@@ -142,10 +142,14 @@ class BashTool(Tool):
             "cwd": str(self.working_dir(ctx)),
         }
 
-    def run(self, tool_input: dict[str, Any], ctx: ToolContext) -> ToolResult:
+    def check_input(self, tool_input: dict[str, Any], ctx: ToolContext) -> None:
         command = get_str(tool_input, "command", allow_empty=False) or ""
         if "\x00" in command:
             raise ToolError("The command contains a NUL byte, which bash cannot run; remove it.")
+
+    def run(self, tool_input: dict[str, Any], ctx: ToolContext) -> ToolResult:
+        self.check_input(tool_input, ctx)
+        command = get_str(tool_input, "command", allow_empty=False) or ""
         timeout_ms = get_int(tool_input, "timeout", minimum=1) or DEFAULT_TIMEOUT_MS
         timeout_ms = min(timeout_ms, MAX_TIMEOUT_MS)
         if not ctx.project_dir.is_dir():

@@ -152,6 +152,9 @@ class EditTool(FileChangeTool):
         new_text, ranges = replace_counted(text, chosen[0], chosen[1], None if replace_all else 1)
         return PlannedEdit(path, display, before, text, new_text, fmt, len(ranges), ranges)
 
+    def check_input(self, tool_input: dict[str, Any], ctx: ToolContext) -> None:
+        self.plan(tool_input, ctx, check_freshness=True)
+
     def run(self, tool_input: dict[str, Any], ctx: ToolContext) -> ToolResult:
         plan = self.plan(tool_input, ctx, check_freshness=True)
         data = plan.fmt.encode(plan.new_text, plan.display)

@@ -202,6 +202,9 @@ class WebFetchTool(Tool):
     def preview(self, tool_input: dict[str, Any], ctx: ToolContext) -> dict[str, Any]:
         return {"kind": "text", "text": f"Fetch {tool_input.get('url')}\nand ask: {tool_input.get('prompt')}"}
 
+    def check_input(self, tool_input: dict[str, Any], ctx: ToolContext) -> None:
+        upgrade_url(get_str(tool_input, "url", allow_empty=False) or "")
+
     def run(self, tool_input: dict[str, Any], ctx: ToolContext) -> ToolResult:
         url = upgrade_url(get_str(tool_input, "url", allow_empty=False) or "")
         prompt = get_str(tool_input, "prompt", allow_empty=False) or ""
