@@ -423,7 +423,7 @@ class Dispatcher:
         if reply.allowed and reply.scope == "session":
             self.policy.add_session_rule(rule)
         elif reply.allowed and reply.scope == "always":
-            self.policy.save_rule(rule)
+            self.policy.save_rule(rule, reply.destination)
         if reply.allowed and reply.scope in ("session", "always"):
             self.pending.settle(exclude=call.id)  # the questions queued behind this one that the rule allows
         self.publish(
