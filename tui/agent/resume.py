@@ -22,6 +22,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from tui.config.special_files import check_regular, open_regular, read_regular_bytes, special_kind
+from tui.wording import plural
 
 from .cost import CostLedger
 from .events import Notice
@@ -238,7 +239,7 @@ def find_session(project_dir: Path, target: str | Path, base: Path | None = None
     if len(prefixed) == 1:
         return prefixed[0].path
     if len(prefixed) > 1:
-        raise SessionNotFound(f"{target!r} matches {len(prefixed)} sessions; give more of the id.")
+        raise SessionNotFound(f"{target!r} matches {plural(len(prefixed), 'session')}; give more of the id.")
     raise SessionNotFound(f"No saved session {target!r} in this project; `agent-tui -r` lists them.")
 
 

@@ -16,7 +16,7 @@ from tui.tools.base import FatalToolError, Tool, ToolContext, ToolError, ToolInt
 from tui.tools.exit_meaning import exit_is_error
 from tui.tools.inputs import get_bool, get_int, get_str
 from tui.tools.processes import TrackedProcess, tracker
-from tui.wording import shorten
+from tui.wording import plural, shorten
 
 DEFAULT_TIMEOUT_MS = 120_000
 MAX_TIMEOUT_MS = 600_000
@@ -64,7 +64,7 @@ class OutputCapture:
             return head + tail
         tail = tail[-self.tail_limit :]
         cut = self.total - len(head) - len(tail)
-        return f"{head}\n\n... [{cut:,} characters cut from the middle of the output] ...\n\n{tail}"
+        return f"{head}\n\n... [{plural(cut, 'character')} cut from the middle of the output] ...\n\n{tail}"
 
 
 class BashTool(Tool):

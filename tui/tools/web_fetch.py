@@ -18,6 +18,7 @@ from urllib.parse import urljoin, urlparse, urlunparse
 
 from tui.tools.base import Tool, ToolContext, ToolError, ToolResult
 from tui.tools.inputs import get_str
+from tui.wording import plural
 
 MAX_BYTES = 10 * 1024 * 1024
 #: most Markdown characters handed to the small model
@@ -238,7 +239,7 @@ class WebFetchTool(Tool):
             except Exception as exc:
                 raise ToolError(f"Fetched {page.url}, but the model could not answer over it: {exc}") from None
         status = f"{page.status} {page.reason}".strip()
-        head = f"{page.url} · {status} · {page.size:,} bytes" + (" · cached" if from_cache else "")
+        head = f"{page.url} · {status} · {plural(page.size, 'byte')}" + (" · cached" if from_cache else "")
         return ToolResult(
             "\n".join([head, *notes, "", answer]),
             is_error=page.status >= 400,

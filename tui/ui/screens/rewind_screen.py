@@ -118,7 +118,7 @@ class RewindScreen(ModalScreen[RewindChoice | None]):
             lines.append("2  Restore conversation (the code stays as it is)\n")
             lines.append("3  Restore code (the conversation stays as it is)\n")
         else:
-            lines.append("2  Restore conversation (no file changed since this point)\n")
+            lines.append("1  Restore conversation (no file changed since this point)\n")
         lines.append("Esc  Never mind", style="dim")
         self.question.update(lines)
         self.query_one("#rewind-list", OptionList).disabled = True
@@ -126,8 +126,8 @@ class RewindScreen(ModalScreen[RewindChoice | None]):
     def action_choose(self, key: str) -> None:
         if self.stage != "choose" or self.chosen is None:
             return
-        mode = _MODES[key]
-        if mode != "conversation" and not self.steps:
+        mode = _MODES[key] if self.steps else {"1": "conversation"}.get(key)  # numbered as listed
+        if mode is None:
             return
         self.mode = mode
         conflicts = [s for s in self.steps if s.conflict] if mode != "conversation" else []
@@ -187,7 +187,7 @@ async def apply_choice(app: AgentApp, choice: RewindChoice) -> None:
             "rewind: " + "; ".join(result.lines), "warning" if result.unrestored else "info"
         )
     if result.prompt:
-        app.prompt_area.load_text(result.prompt)
+        app.prompt_area.restore(result.prompt)
     app.prompt_area.focus()
     if result.unrestored:
         app.notify(result.lines[0], severity="warning")
