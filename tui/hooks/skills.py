@@ -61,7 +61,7 @@ def load_skills(project_dir: Path, catalog: Catalog) -> None:
                 catalog.problems.append(f"{skill_dir} has no {SKILL_FILE}; the skill /{name} was skipped.")
                 continue
             try:
-                fields, body = read_markdown(path)
+                fields, body = read_markdown(path, catalog.problems)
                 catalog.commands[name] = build_command(name, path, source, fields, body, kind="skill")
             except ValueError as exc:
                 catalog.problems.append(f"{path} {exc}; the skill /{name} was skipped.")

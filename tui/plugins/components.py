@@ -92,12 +92,15 @@ class _Reader:
         from tui.hooks.commands import build_command, read_markdown
 
         full = f"{self.name}:{name}"
+        problems: list[str] = []
         try:
-            fields, body = read_markdown(path)
+            fields, body = read_markdown(path, problems)
             command = build_command(full, path, "project" if self.gated else "plugin", fields, body, kind)
         except ValueError as exc:
             self.say(f"{path} {exc}; the {kind} /{full} was skipped.")
             return
+        for problem in problems:
+            self.say(problem)
         self.parts.commands.append(dataclasses.replace(command, plugin=self.plugin_id, plugin_root=str(self.root)))
 
     def commands(self) -> None:
