@@ -15,10 +15,16 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from tui.config.frontmatter import (
+    FrontmatterError,
+    as_bool,
+    as_list,
+    as_text,
+    body_after_frontmatter,
+    split_frontmatter,
+)
 from tui.config.paths import PROJECT_DIR_NAME, user_config_dir
 from tui.config.special_files import read_regular_bytes
-
-from tui.config.frontmatter import FrontmatterError, as_bool, as_list, as_text, body_after_frontmatter, split_frontmatter
 
 #: a command or skill file larger than this is refused (a prompt template is never this big)
 MAX_FILE_BYTES = 256 * 1024
@@ -122,7 +128,9 @@ def read_markdown(path: Path, problems: list[str] | None = None) -> tuple[dict[s
     except (FrontmatterError, RecursionError) as exc:
         why = str(exc) if isinstance(exc, FrontmatterError) else "nested too deeply"
         if problems is not None:
-            problems.append(f"{path} has frontmatter that is not YAML ({why}); it was loaded without it, as Claude Code does.")
+            problems.append(
+                f"{path} has frontmatter that is not YAML ({why}); it was loaded without it, as Claude Code does."
+            )
         return {}, body_after_frontmatter(text)
 
 

@@ -117,7 +117,9 @@ def test_files_claude_code_loads_all_load_and_unreadable_frontmatter_is_one_sent
 
 
 @pytest.mark.parametrize("depth", [17, 1000])
-@pytest.mark.parametrize("where, name", [(".claude/commands/deep.md", "deep"), (".claude/skills/deep/SKILL.md", "deep")])
+@pytest.mark.parametrize(
+    "where, name", [(".claude/commands/deep.md", "deep"), (".claude/skills/deep/SKILL.md", "deep")]
+)
 def test_deeply_nested_frontmatter_is_one_sentence_and_the_file_loads_without_it(
     tmp_path, user_claude, where, name, depth
 ):
@@ -127,5 +129,7 @@ def test_deeply_nested_frontmatter_is_one_sentence_and_the_file_loads_without_it
     catalog = load_catalog(project)
     assert set(catalog.commands) == {"good", name} and catalog.get(name).allowed_tools == ()
     [problem] = catalog.problems
-    assert problem.startswith(f"{project / where} has frontmatter that is not YAML (line 2: lists are nested more than 16 deep)")
+    assert problem.startswith(
+        f"{project / where} has frontmatter that is not YAML (line 2: lists are nested more than 16 deep)"
+    )
     assert problem.endswith("it was loaded without it, as Claude Code does.") and len(problem) < 300
