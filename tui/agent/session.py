@@ -23,6 +23,7 @@ from .dispatch import Dispatcher
 from .events import Event, FileChangedOutside, Notice
 from .inbox import Inbox, joined
 from .options import AgentOptions
+from .path_rules import PathRules, rule_blocks
 from .pins import PinMixin
 from .pricing import add_usage, usage_cost
 from .request import build_system, build_tools
@@ -117,6 +118,8 @@ class AgentSession(HistoryMixin, TranscriptMixin, PinMixin):
         self.memory_text = ""
         #: the memory files memory_text was built from (tui.config.memory.MemoryFile), for /memory
         self.memory_files: list[Any] = []
+        #: `.claude/rules` files with `paths:`: waiting for a matching file, or sent after a tool result
+        self.path_rules = PathRules()
         #: prompts kept verbatim through every compaction (/pin, `#pin`)
         self.pins: list[str] = []
         #: each compaction: its summary, plan and what it dropped (compaction.py), for /context
@@ -165,6 +168,7 @@ class AgentSession(HistoryMixin, TranscriptMixin, PinMixin):
         self._checkpoints: Any = None
         self.state.checkpoint = _CheckpointHook(self)
         self.dispatcher.watch_tool = self._watch_tool
+        self.dispatcher.file_rules = partial(rule_blocks, self)
         self.session_id = options.session_id or new_session_id()
         self.transcript: Transcript | None = None
         self._transcript_sub: Any = None
@@ -283,11 +287,12 @@ class AgentSession(HistoryMixin, TranscriptMixin, PinMixin):
 
     def _load_memory(self) -> str:
         try:
-            from tui.config.memory import load_memory, memory_system_text
+            from tui.config.memory import load_all_memory, memory_system_text
         except ImportError:
             return ""
         try:
-            self.memory_files = load_memory(self.options.project_dir)
+            self.memory_files, waiting = load_all_memory(self.options.project_dir)
+            self.path_rules.arm(waiting)
             return memory_system_text(self.memory_files)
         except Exception as exc:
             self.publish(Notice(level="warning", text=f"Memory files were not loaded: {exc}"))

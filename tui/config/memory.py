@@ -1,7 +1,10 @@
-"""Memory files: AGENTS.md and CLAUDE.md that go into the system prompt.
+"""Memory files: AGENTS.md, CLAUDE.md and `.claude/rules/*.md` that go into the system prompt.
 
-Read from the user's config folder, then from the repository root down to the project
-folder (more specific files come later, so they read as overriding). `@path` lines
+Read from the user's config folder (and Claude Code's `~/.claude/rules/`), then from the
+repository root down to the project folder (more specific files come later, so they read as
+overriding); in each folder its `.claude/rules/` come after its CLAUDE.md, before the
+`*.local.md` files, as Claude Code orders them. Rules with `paths:` wait for a matching file
+(tui/config/memory_rules.py). `@path` lines
 outside code fences import other files (relative to the importing file, `~/` allowed),
 at most five levels deep; a file already loaded is never loaded twice.
 """
@@ -13,10 +16,12 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
+from tui.config.memory_rules import PathRule, read_rule, rule_files, rules_folders
 from tui.config.paths import user_config_dir
 from tui.config.special_files import is_regular_file, read_regular_bytes
 
 MEMORY_NAMES = ("AGENTS.md", "CLAUDE.md", "AGENTS.local.md", "CLAUDE.local.md")  # *.local.md: `#` lines kept out of git
+SHARED_NAMES = MEMORY_NAMES[:2]  # read before the folder's rules; the *.local.md files after them
 MAX_IMPORT_DEPTH = 5
 MAX_FILE_CHARS = 40_000
 #: the first line of the memory block in the system prompt (the cost ledger recognises the block by it)
@@ -95,13 +100,45 @@ def _load(path: Path, imported_from: Path | None, depth: int, seen: set[Path], o
 
 def load_memory(project_dir: Path) -> list[MemoryFile]:
     """Every memory file for `project_dir`, general first: user config folder, repo root … project."""
+    return load_all_memory(project_dir)[0]
+
+
+def load_all_memory(project_dir: Path) -> tuple[list[MemoryFile], list[PathRule]]:
+    """The memory files, and the rules whose `paths:` wait for a matching file."""
     project_dir = Path(os.path.abspath(project_dir))
     seen: set[Path] = set()
     out: list[MemoryFile] = []
-    for folder in [user_config_dir(), *_folders(project_dir)]:
-        for name in MEMORY_NAMES:
+    waiting: list[PathRule] = []
+    folders = _folders(project_dir)
+    (user_rules, user_base), *project_rules = rules_folders(folders)
+    for name in MEMORY_NAMES:
+        _load(user_config_dir() / name, None, 0, seen, out)
+    _load_rules(user_rules, user_base, seen, out, waiting)
+    for folder, (rules, base) in zip(folders, project_rules):
+        for name in SHARED_NAMES:
             _load(folder / name, None, 0, seen, out)
-    return out
+        _load_rules(rules, base, seen, out, waiting)
+        for name in MEMORY_NAMES[2:]:
+            _load(folder / name, None, 0, seen, out)
+    return out, waiting
+
+
+def _load_rules(folder: Path, base: Path, seen: set[Path], out: list[MemoryFile], waiting: list[PathRule]) -> None:
+    """A rules folder: rules without `paths:` through the memory reader (imports too), the others into `waiting`."""
+    if not folder.is_dir():
+        return
+    for path in rule_files(folder):
+        rule = read_rule(path)
+        if rule is None:
+            continue
+        globs, body = rule
+        if globs:
+            waiting.append(PathRule(path, body, globs, base))
+            continue
+        at = len(out)
+        _load(path, None, 0, seen, out)
+        if len(out) > at and out[at].path == path:
+            out[at] = MemoryFile(path, body, None)  # the rule's text as sent: its frontmatter left out
 
 
 def framed(memory: MemoryFile) -> str:
