@@ -39,6 +39,7 @@ from tui.agent.events import (
 )
 from tui.agent.options import AgentOptions
 from tui.agent.session import AgentSession
+from tui.headless_init import loaded_fields
 from tui.headless_verbose import VerboseLines
 from tui.redact import redact
 from tui.sanitize import visible
@@ -150,6 +151,7 @@ class HeadlessRenderer:
                 "permissionMode": getattr(s.policy, "mode", s.options.permission_mode),
                 "slash_commands": sorted(s.catalog.commands) if getattr(s, "catalog", None) is not None else [],
                 "output_style": "default",
+                **loaded_fields(s),
                 "agent_tui_version": __version__,
             }
         )

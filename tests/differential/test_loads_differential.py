@@ -1,0 +1,107 @@
+"""Differential: agent-tui loads the commands, agents, skills, memory files and `.claude/rules` Claude Code loads.
+
+Both CLIs run `-p --output-format stream-json --verbose` on the same folders, against the same fake API
+answer (Read each of a few files, then stop); compared: the project's commands, agents and skills in the
+`system`/`init` line, the memory files in the first request, and the rules sent after each Read. The
+folders are built in the shape of public `.claude/` folders (a templates repository's commands in
+subfolders, agents with extra keys, skills with metadata; Anthropic's plugins' list-valued `argument-hint`)
+and of files YAML reads only leniently. Out of the default run (marker `differential`):
+`.venv/bin/python -m pytest -m differential tests/differential/test_loads_differential.py`
+(set `AGENT_TUI_CLAUDE` to reuse an install; otherwise the newest `@anthropic-ai/claude-code` is installed).
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import tempfile
+from pathlib import Path
+
+import pytest
+
+from tests.fixtures import CLAUDE_LOADS
+
+from .harness import agent_python
+from .loads_harness import differences, install_newest_claude, run_folder
+
+pytestmark = [pytest.mark.differential, pytest.mark.timeout(1800)]
+RESULTS = Path(__file__).parent / "results"
+
+USER_FILES = {
+    "rules/mine.md": "Mine: answer briefly.\n",
+    "rules/typescript.md": '---\npaths: ["**/*.ts"]\n---\nTypeScript rule.\n',
+}
+
+#: a templates-repository shape: commands in subfolders, agents with extra keys, frontmatter YAML reads leniently
+TEMPLATES = {
+    "CLAUDE.md": "# Project\n\nUse the commands below.\n",
+    "src/index.ts": "export {}\n",
+    "src/util.py": "x = 1\n",
+    "docs/guide.md": "guide\n",
+    ".claude/rules/frontend/react.md": "---\npaths: src/**/*.{ts,tsx}\n---\nReact rule.\n",
+    ".claude/rules/python.md": "---\npaths:\n  - '**/*.py'\n---\nPython rule.\n",
+    ".claude/rules/docs.md": "---\npaths: docs/*.md\n---\nDocs rule.\n",
+    ".claude/rules/general.md": "---\ndescription: no paths here\n---\nGeneral rule.\n",
+    ".claude/commands/dev/code-review.md": "---\nallowed-tools: Read, Grep, Glob, Bash(git diff:*)\n"
+    "description: Review the code\n---\nReview.\n",
+    ".claude/commands/dev/new-feature.md": "---\nargument-hint: [feature-name] [--with-tests]\n---\nBuild $1.\n",
+    ".claude/commands/deploy/ship.md": "---\nargument-hint: [--dry-run] | [--force]\nmodel: 4\n---\nShip.\n",
+    ".claude/commands/setup/init.md": "---\ndescription: 'an unclosed quote\n---\nInit.\n",
+    ".claude/commands/setup/odd.md": "---\n  stray: indented\ndescription: d\n---\nOdd.\n",
+    ".claude/commands/plain.md": "No frontmatter at all.\n",
+    ".claude/commands/flags.md": "---\ndisable-model-invocation: maybe\ndescription: [a, b]\n---\nFlags.\n",
+    ".claude/agents/frontend-developer.md": "---\nname: frontend-developer\ndescription: Builds UI\n"
+    "tools: Read, Write, Edit\ncolor: blue\nemoji: 🎨\n---\nYou build UI.\n",
+    ".claude/agents/backend/api-designer.md": "---\nname: api-designer\ndescription: >\n  Designs APIs\n"
+    "  carefully\ntools: [Read, Grep]\nmodel: sonnet\n---\nYou design APIs.\n",
+    ".claude/agents/no-description.md": "---\nname: no-description\n---\nRefused by both.\n",
+    ".claude/agents/number-name.md": "---\nname: 42\ndescription: d\n---\nRefused by both.\n",
+    ".claude/agents/list-description.md": "---\nname: list-description\ndescription: [a, b]\n---\nRefused.\n",
+    ".claude/agents/pipe.md": "---\nname: pipe\ndescription: [a] | [b]\n---\nLoaded by both.\n",
+    ".claude/skills/pdf-tools/SKILL.md": "---\nname: pdf-tools\ndescription: Work with PDFs\nlicense: MIT\n"
+    "metadata:\n  version: 1.0\n---\nPDF.\n",
+    ".claude/skills/other-name/SKILL.md": "---\nname: shown-name\ndescription: named otherwise\n---\nx\n",
+    ".claude/skills/quiet/SKILL.md": "---\nname: quiet\ndescription: d\ndisable-model-invocation: true\n---\nx\n",
+    ".claude/skills/bare/SKILL.md": "A skill with no frontmatter.\n",
+}
+
+
+def _build(root: Path, files: dict[str, str]) -> Path:
+    for rel, text in files.items():
+        path = root / rel
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(text)
+    return root
+
+
+@pytest.mark.parametrize(
+    "setup, reads",
+    [
+        ("claude_loads", ["app.py", "tests/app_check.py", "app.py"]),
+        ("templates", ["src/util.py", "src/index.ts", "docs/guide.md", "src/util.py"]),
+    ],
+)
+def test_what_loads_matches_claude_code(setup: str, reads: list[str]) -> None:
+    if not shutil.which("npm") and not os.environ.get("AGENT_TUI_CLAUDE"):
+        pytest.skip("needs npm (or AGENT_TUI_CLAUDE) to get Claude Code")
+    root = Path(tempfile.mkdtemp(prefix="differential-loads-"))
+    try:
+        claude = os.environ.get("AGENT_TUI_CLAUDE") or install_newest_claude(root)
+        source = CLAUDE_LOADS if setup == "claude_loads" else _build(root / "source", TEMPLATES)
+        cc = run_folder("claude", claude, source, root, reads, USER_FILES)
+        ours = run_folder("agent-tui", agent_python(), source, root, reads, USER_FILES)
+        assert cc.commands, f"Claude Code listed no command: {cc.stderr[-500:]}"
+        assert ours.commands, f"agent-tui listed no command: {ours.stderr[-500:]}"
+        report = "\n".join(
+            f"- {what}: Claude Code {sorted(getattr(cc, what))}; agent-tui {sorted(getattr(ours, what))}"
+            for what in ("commands", "agents", "skills")
+        )
+        report += (
+            f"\n- memory: {cc.memory} / {ours.memory}\n- rules after each read: {cc.rules_after} / {ours.rules_after}\n"
+        )
+        RESULTS.mkdir(exist_ok=True)
+        (RESULTS / f"loads-{setup}.md").write_text(f"# Differential run: what loads ({setup})\n\n{report}")
+        problems = differences(cc, ours)
+        assert not problems, "\n".join(problems)
+    finally:
+        shutil.rmtree(root, ignore_errors=True)
