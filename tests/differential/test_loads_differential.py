@@ -2,7 +2,8 @@
 
 Both CLIs run `-p --output-format stream-json --verbose` on the same folders, against the same fake API
 answer (Read each of a few files, then stop); compared: the project's commands, agents and skills in the
-`system`/`init` line, the memory files in the first request, and the rules sent after each Read. The
+`system`/`init` line, the memory files in the first request, and the rules and subfolder memory files
+sent after each Read. The
 folders are built in the shape of public `.claude/` folders (a templates repository's commands in
 subfolders, agents with extra keys, skills with metadata; Anthropic's plugins' list-valued `argument-hint`)
 and of files YAML reads only leniently. Out of the default run (marker `differential`):
@@ -28,6 +29,7 @@ pytestmark = [pytest.mark.differential, pytest.mark.timeout(1800)]
 RESULTS = Path(__file__).parent / "results"
 
 USER_FILES = {
+    "CLAUDE.md": "User memory.\n",
     "rules/mine.md": "Mine: answer briefly.\n",
     "rules/typescript.md": '---\npaths: ["**/*.ts"]\n---\nTypeScript rule.\n',
 }
@@ -35,6 +37,11 @@ USER_FILES = {
 #: a templates-repository shape: commands in subfolders, agents with extra keys, frontmatter YAML reads leniently
 TEMPLATES = {
     "CLAUDE.md": "# Project\n\nUse the commands below.\n",
+    ".claude/CLAUDE.md": "More project memory.\n",
+    "CLAUDE.local.md": "Local memory.\n",
+    "packages/web/CLAUDE.md": "Web package memory.\n",
+    "packages/web/.claude/rules/web.md": "---\npaths: '*.ts'\n---\nWeb TypeScript rule.\n",
+    "packages/web/app.ts": "export {}\n",
     "src/index.ts": "export {}\n",
     "src/util.py": "x = 1\n",
     "docs/guide.md": "guide\n",
@@ -78,7 +85,7 @@ def _build(root: Path, files: dict[str, str]) -> Path:
     "setup, reads",
     [
         ("claude_loads", ["app.py", "tests/app_check.py", "app.py"]),
-        ("templates", ["src/util.py", "src/index.ts", "docs/guide.md", "src/util.py"]),
+        ("templates", ["src/util.py", "src/index.ts", "docs/guide.md", "packages/web/app.ts", "src/util.py"]),
     ],
 )
 def test_what_loads_matches_claude_code(setup: str, reads: list[str]) -> None:

@@ -74,3 +74,32 @@ def test_a_link_to_a_matching_file_and_a_failed_read(monkeypatch: pytest.MonkeyP
         bodies = [r.body for r in api.message_requests]
     assert _texts(bodies[1]) == []  # the read failed: nothing was read, nothing comes
     assert [t.split("\n")[1] for t in _texts(bodies[2])] == [f"Contents of {project}/.claude/rules/py.md:"]
+
+
+def test_a_subfolders_memory_comes_once_a_file_below_it_is_read(monkeypatch: pytest.MonkeyPatch, project: Path) -> None:
+    sub = project / "pkg"
+    (sub / "deep" / ".claude" / "rules").mkdir(parents=True)
+    (sub / "CLAUDE.md").write_text("pkg memory\n")
+    (sub / "CLAUDE.local.md").write_text("pkg local\n")
+    (sub / "deep" / "CLAUDE.md").write_text("deep memory\n")
+    (sub / "deep" / ".claude/rules/d.md").write_text("---\npaths: '*.py'\n---\ndeep py rule\n")
+    (sub / "deep" / "m.py").write_text("m = 1\n")
+    (sub / "n.py").write_text("n = 1\n")
+    script = [
+        reply(tool_use("Read", {"file_path": "pkg/deep/m.py"}), stop_reason="tool_use"),
+        reply(tool_use("Read", {"file_path": "pkg/n.py"}), stop_reason="tool_use"),
+        reply("done"),
+    ]
+    with FakeAPI(script) as api:
+        session, _ = make_session(monkeypatch, api.base_url, project, transcript=False)
+        session.run_turn("look")
+        bodies = [r.body for r in api.message_requests]
+    assert "pkg memory" not in str(bodies[0]["system"])
+    sent = [t.split("\n")[1] for t in _texts(bodies[1])]
+    assert sent == [
+        f"Contents of {sub}/CLAUDE.md:",
+        f"Contents of {sub}/CLAUDE.local.md:",
+        f"Contents of {sub}/deep/CLAUDE.md:",
+        f"Contents of {sub}/deep/.claude/rules/d.md:",  # `*.py` relative to the folder holding `.claude/`
+    ]
+    assert _texts(bodies[2]) == []  # pkg/ was sent already

@@ -1,18 +1,23 @@
-"""Rules with `paths:` (`.claude/rules/*.md`): sent once, after the result of the first tool that reads or edits
-a matching file, as Claude Code 2.1.332 sends them (a `<system-reminder>` text block after the tool results).
+"""Instructions that join when a file is read or edited, as Claude Code 2.1.332 sends them: once each, as a
+`<system-reminder>Contents of PATH:` text block after the tool results.
 
-The rules waiting are read with the memory files (tui/config/memory.py); the ones sent show in /memory
-and the context map beside them. Each one sent fires the `InstructionsLoaded` hook (load_reason
-`path_glob_match`), as in Claude Code.
+- `.claude/rules/*.md` with `paths:` globs, once a matching file is read or edited;
+- the memory of a subfolder of the project (its CLAUDE.md, `.claude/CLAUDE.md`, CLAUDE.local.md, then its
+  `.claude/rules`), once a file below it is, folder by folder from the top.
+
+The rules waiting are read with the memory files (tui/config/memory.py); what was sent shows in /memory
+and the context map. Each file sent fires the `InstructionsLoaded` hook (load_reason `path_glob_match` or
+`nested_traversal`), as in Claude Code.
 """
 
 from __future__ import annotations
 
+import os
 import threading
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from tui.config.memory import MemoryFile
+from tui.config.memory import MemoryFile, load_nested_memory
 from tui.config.memory_rules import PATH_TOOLS, PathRule, claude_user_dir, matches, reminder_text
 
 if TYPE_CHECKING:
@@ -20,41 +25,74 @@ if TYPE_CHECKING:
 
 
 class PathRules:
-    """The rules of one session that wait for a file, and those already sent."""
+    """The instructions of one session that wait for a file, and those already sent."""
 
     def __init__(self) -> None:
         self.waiting: list[PathRule] = []
-        #: the rules sent so far, in order, as memory files (for /memory and the context map)
+        #: what was sent so far, in order, as memory files (for /memory and the context map)
         self.sent: list[MemoryFile] = []
+        #: how each sent file came: (load_reason, its globs)
+        self.reasons: dict[Path, tuple[str, tuple[str, ...]]] = {}
+        self.project_dir: Path | None = None
+        self._seen: set[Path] = set()
+        self._visited: set[Path] = set()
         self._lock = threading.Lock()
 
-    def arm(self, waiting: list[PathRule]) -> None:
-        """The rules read with the memory files; a rule sent already stays sent (once per session)."""
+    def arm(self, waiting: list[PathRule], project_dir: Path, loaded: list[MemoryFile]) -> None:
+        """The rules read with the memory files `loaded`; whatever was sent already stays sent (once per session)."""
         done = {m.path for m in self.sent}
         with self._lock:
+            self.project_dir = Path(os.path.abspath(project_dir))
             self.waiting = [rule for rule in waiting if rule.path not in done]
+            self._seen |= {Path(os.path.realpath(m.path)) for m in [*loaded, *self.sent]}
 
-    def take(self, tool_name: str, file_path: Path) -> list[PathRule]:
-        """The waiting rules `file_path` matches when `tool_name` reads or edits files; they leave the queue."""
-        if tool_name not in PATH_TOOLS or not self.waiting:
+    def take(self, tool_name: str, file_path: Path) -> list[MemoryFile]:
+        """What reading or editing `file_path` with `tool_name` brings in, in the order Claude Code sends it."""
+        if tool_name not in PATH_TOOLS or self.project_dir is None:
             return []
         with self._lock:
-            hit = [rule for rule in self.waiting if matches(rule, file_path)]
-            if hit:
-                self.waiting = [rule for rule in self.waiting if rule not in hit]
-                self.sent += [MemoryFile(rule.path, rule.text) for rule in hit]
-        return hit
+            out = self._matching(self.waiting, file_path)
+            for folder in self._new_folders(file_path):
+                files, waiting = load_nested_memory(folder, self._seen)
+                out += [self._sent(m, "nested_traversal", ()) for m in files]
+                out += self._matching(waiting, file_path)
+                self.waiting += [rule for rule in waiting if rule.path not in self.reasons]
+            return out
 
-    @property
-    def sent_text(self) -> str:
-        """Everything sent so far, for the context map's count."""
-        return "".join(m.text for m in self.sent)
+    def _matching(self, rules: list[PathRule], file_path: Path) -> list[MemoryFile]:
+        hit = [rule for rule in rules if rule.path not in self.reasons and matches(rule, file_path)]
+        self.waiting = [rule for rule in self.waiting if rule not in hit]
+        self._seen |= {Path(os.path.realpath(rule.path)) for rule in hit}
+        return [self._sent(MemoryFile(rule.path, rule.text), "path_glob_match", rule.globs) for rule in hit]
+
+    def _sent(self, memory: MemoryFile, reason: str, globs: tuple[str, ...]) -> MemoryFile:
+        self.sent.append(memory)
+        self.reasons[memory.path] = (reason, globs)
+        return memory
+
+    def _new_folders(self, file_path: Path) -> list[Path]:
+        """The project's subfolders from the top down to `file_path`'s folder not visited yet (none outside it)."""
+        assert self.project_dir is not None
+        lexical = Path(os.path.normpath(file_path))
+        for path, base in (
+            (lexical, self.project_dir),
+            (Path(os.path.realpath(lexical)), Path(os.path.realpath(self.project_dir))),
+        ):
+            try:
+                parts = path.parent.relative_to(base).parts
+            except ValueError:
+                continue
+            folders = [base.joinpath(*parts[: i + 1]) for i in range(len(parts))]
+            fresh = [f for f in folders if f not in self._visited and f.is_dir()]
+            self._visited.update(fresh)
+            return fresh
+        return []
 
 
 def rule_blocks(session: AgentSession, tool_name: str, tool_input: Any, resolve: Any) -> list[dict[str, Any]]:
-    """The reminder blocks of the rules a successful call of `tool_name` brings in (fires InstructionsLoaded)."""
+    """The reminder blocks a successful call of `tool_name` brings in (each fires InstructionsLoaded)."""
     rules: PathRules | None = getattr(session, "path_rules", None)
-    if rules is None or not rules.waiting or not isinstance(tool_input, dict):
+    if rules is None or tool_name not in PATH_TOOLS or not isinstance(tool_input, dict):
         return []
     raw = tool_input.get("file_path") or tool_input.get("notebook_path")
     if not isinstance(raw, str) or not raw:
@@ -63,16 +101,21 @@ def rule_blocks(session: AgentSession, tool_name: str, tool_input: Any, resolve:
         target = Path(resolve(raw))
     except Exception:  # a path the tool refused: nothing was read
         return []
-    hit = rules.take(tool_name, target)
+    sent = rules.take(tool_name, target)
     hooks = getattr(session, "hooks", None)
-    for rule in hit:
-        if hooks is not None:
-            fields = {
-                "file_path": str(rule.path),
-                "memory_type": "User" if rule.path.is_relative_to(claude_user_dir()) else "Project",
-                "load_reason": "path_glob_match",
-                "globs": list(rule.globs),
-                "trigger_file_path": str(target),
-            }
-            hooks.fire("InstructionsLoaded", "path_glob_match", fields)
-    return [{"type": "text", "text": reminder_text(rule)} for rule in hit]
+    for memory in sent:
+        if hooks is None:
+            break
+        reason, globs = rules.reasons[memory.path]
+        fields: dict[str, Any] = {
+            "file_path": str(memory.path),
+            "memory_type": "User" if memory.path.is_relative_to(claude_user_dir()) else "Project",
+            "load_reason": reason,
+            "trigger_file_path": str(target),
+        }
+        if globs:
+            fields["globs"] = list(globs)
+        if memory.imported_from is not None:
+            fields["parent_file_path"] = str(memory.imported_from)
+        hooks.fire("InstructionsLoaded", reason, fields)
+    return [{"type": "text", "text": reminder_text(m.path, m.text)} for m in sent]

@@ -292,7 +292,7 @@ class AgentSession(HistoryMixin, TranscriptMixin, PinMixin):
             return ""
         try:
             self.memory_files, waiting = load_all_memory(self.options.project_dir)
-            self.path_rules.arm(waiting)
+            self.path_rules.arm(waiting, self.options.project_dir, self.memory_files)
             return memory_system_text(self.memory_files)
         except Exception as exc:
             self.publish(Notice(level="warning", text=f"Memory files were not loaded: {exc}"))

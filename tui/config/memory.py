@@ -16,12 +16,14 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
-from tui.config.memory_rules import PathRule, read_rule, rule_files, rules_folders
+from tui.config.memory_rules import RULES_DIR, PathRule, claude_user_dir, read_rule, rule_files, rules_folders
 from tui.config.paths import user_config_dir
 from tui.config.special_files import is_regular_file, read_regular_bytes
 
 MEMORY_NAMES = ("AGENTS.md", "CLAUDE.md", "AGENTS.local.md", "CLAUDE.local.md")  # *.local.md: `#` lines kept out of git
-SHARED_NAMES = MEMORY_NAMES[:2]  # read before the folder's rules; the *.local.md files after them
+#: a folder's files read before its `.claude/rules` (Claude Code reads `.claude/CLAUDE.md` too)
+SHARED_NAMES = ("AGENTS.md", "CLAUDE.md", ".claude/CLAUDE.md")
+LOCAL_NAMES = MEMORY_NAMES[2:]
 MAX_IMPORT_DEPTH = 5
 MAX_FILE_CHARS = 40_000
 #: the first line of the memory block in the system prompt (the cost ledger recognises the block by it)
@@ -113,13 +115,25 @@ def load_all_memory(project_dir: Path) -> tuple[list[MemoryFile], list[PathRule]
     (user_rules, user_base), *project_rules = rules_folders(folders)
     for name in MEMORY_NAMES:
         _load(user_config_dir() / name, None, 0, seen, out)
+    _load(claude_user_dir() / "CLAUDE.md", None, 0, seen, out)  # Claude Code's user memory
     _load_rules(user_rules, user_base, seen, out, waiting)
     for folder, (rules, base) in zip(folders, project_rules):
         for name in SHARED_NAMES:
             _load(folder / name, None, 0, seen, out)
         _load_rules(rules, base, seen, out, waiting)
-        for name in MEMORY_NAMES[2:]:
+        for name in LOCAL_NAMES:
             _load(folder / name, None, 0, seen, out)
+    return out, waiting
+
+
+def load_nested_memory(folder: Path, seen: set[Path]) -> tuple[list[MemoryFile], list[PathRule]]:
+    """A subfolder's memory, as Claude Code sends it once a file below it is read: its CLAUDE.md files and
+    local ones, then its rules without `paths:`; its rules with `paths:` are returned to wait."""
+    out: list[MemoryFile] = []
+    waiting: list[PathRule] = []
+    for name in (*SHARED_NAMES, *LOCAL_NAMES):
+        _load(folder / name, None, 0, seen, out)
+    _load_rules(folder.joinpath(*RULES_DIR), folder, seen, out, waiting)
     return out, waiting
 
 

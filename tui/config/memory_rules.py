@@ -130,6 +130,6 @@ def matches(rule: PathRule, file_path: Path) -> bool:
     return False
 
 
-def reminder_text(rule: PathRule) -> str:
-    """The rule as Claude Code attaches it after a tool result."""
-    return f"<system-reminder>\nContents of {rule.path}:\n\n{rule.text.rstrip()}\n\n</system-reminder>\n"
+def reminder_text(path: Path, text: str) -> str:
+    """A rule or a subfolder's memory file as Claude Code attaches it after a tool result."""
+    return f"<system-reminder>\nContents of {path}:\n\n{text.rstrip()}\n\n</system-reminder>\n"

@@ -97,6 +97,23 @@ def test_paths_forms_and_the_reminder_as_claude_code_sends_it(tmp_path: Path) ->
     assert expand_braces("x/{a,b}/*.{c,d}") == ["x/a/*.c", "x/a/*.d", "x/b/*.c", "x/b/*.d"]
     rule = PathRule(Path("/p/.claude/rules/r.md"), "Use tabs.\n", ("*",), Path("/p"))
     assert (
-        reminder_text(rule)
+        reminder_text(rule.path, rule.text)
         == "<system-reminder>\nContents of /p/.claude/rules/r.md:\n\nUse tabs.\n\n</system-reminder>\n"
     )
+
+
+def test_claude_codes_user_memory_and_dot_claude_claude_md_load_in_its_order(repo: Path, tmp_path: Path) -> None:
+    write(tmp_path / "home/.claude/CLAUDE.md", "user claude memory")
+    write(tmp_path / "home/.claude/rules/u.md", "user rule")
+    write(repo / "CLAUDE.md", "root")
+    write(repo / ".claude/CLAUDE.md", "root dot-claude")
+    write(repo / ".claude/rules/r.md", "root rule")
+    write(repo / "CLAUDE.local.md", "root local")
+    assert [f.text for f in load_memory(repo)] == [
+        "user claude memory",
+        "user rule",
+        "root",
+        "root dot-claude",
+        "root rule",
+        "root local",
+    ]
