@@ -3,7 +3,7 @@
 Every successful response is recorded with the exact body that was sent and the usage the API
 reported. The prompt is laid out in the API's prefix order (tools → system → messages): the
 cache read covers its start, the cache write what follows up to the last breakpoint, plain
-input the rest (protocol.md §5). Block sizes are estimated (characters / 4) and scaled to the
+input the rest (the API's cache prefix order). Block sizes are estimated (characters / 4) and scaled to the
 reported total, so the parts add up to the usage exactly. Sizes are kept per loop between
 requests: the history only grows, so a request measures just its new messages.
 
