@@ -120,3 +120,21 @@ def test_what_an_endpoint_lacks_is_taken_out_of_the_request() -> None:
     assert body["system"][0]["cache_control"]  # the session's own request is untouched
     assert lacking("tools: tool use is not supported", set()) == "tools"
     assert lacking("tools: tool use is not supported", {"tools"}) is None
+
+
+def test_the_model_picker_lists_each_profiles_models() -> None:
+    from tui.agent.options import AgentOptions
+    from tui.providers.models import model_choices
+
+    options = AgentOptions(profiles=profiles_from({"local": {"base_url": "http://127.0.0.1:8080", "models": ["q"]}}))
+    models, _ = model_choices(None, options, offline=True)
+    assert ("local:q", "local:q  (http://127.0.0.1:8080)") in models and models[0][0].startswith("claude-")
+
+
+def test_the_agent_tool_offers_profile_models() -> None:
+    from tui.agent.subagents import agent_schema
+
+    listed = agent_schema(profiles_from({"local": {"models": ["q"]}}))["properties"]["model"]
+    assert listed["enum"][-1] == "local:q" and "inherit" in listed["enum"]
+    free = agent_schema(profiles_from({"gw": {}}))["properties"]["model"]
+    assert "enum" not in free and "NAME:MODEL" in free["description"]
