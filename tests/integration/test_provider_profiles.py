@@ -151,3 +151,18 @@ def test_a_profile_without_a_price_says_so(project: Path, tmp_path: Path) -> Non
     breakdown = json.loads(proc.stdout)["cost_breakdown"]
     assert breakdown["unpriced_models"] == ["gw:some-model"]
     assert breakdown["by_model"]["gw:some-model"]["priced"] is False
+
+
+def test_the_fallback_model_may_be_another_profiles(project: Path, tmp_path: Path) -> None:
+    env = _home(tmp_path)
+    with (
+        FakeAPI(lambda body: http_error(529)) as first,
+        FakeAPI([reply(text("the local model took over"))]) as second,
+    ):
+        write_user_settings("max_retries = 1\n" + LOCAL.format(url=second.base_url))
+        env.update(ANTHROPIC_BASE_URL=first.base_url, ANTHROPIC_API_KEY="main-key")
+        proc = run_p(["--fallback-model", "local:qwen3-coder", "hi"], project, env)
+        local = [r.body["model"] for r in second.message_requests]
+    assert proc.returncode == 0, proc.stderr
+    assert local == ["qwen3-coder"] and "the local model took over" in proc.stdout
+    assert "switched to the fallback model local:qwen3-coder" in proc.stderr
