@@ -73,6 +73,14 @@ def test_an_agent_file_model_goes_to_its_profile_and_the_main_loop_stays(project
     by_model = result["cost_breakdown"]["by_model"]
     assert set(by_model) == {"claude-sonnet-5-5", "local:qwen3-coder"}
     assert by_model["local:qwen3-coder"]["cost_usd"] == 0 and by_model["local:qwen3-coder"]["priced"] is True
+    assert by_model["local:qwen3-coder"]["provider"] == "local"
+    assert by_model["local:qwen3-coder"]["price_per_mtok"] == {
+        "input": 0,
+        "output": 0,
+        "cache_write": 0,
+        "cache_read": 0,
+    }
+    assert by_model["claude-sonnet-5-5"]["provider"] is None
     assert sum(m["cost_usd"] for m in by_model.values()) == pytest.approx(result["total_cost_usd"], abs=1e-6)
 
 
@@ -151,6 +159,7 @@ def test_a_profile_without_a_price_says_so(project: Path, tmp_path: Path) -> Non
     breakdown = json.loads(proc.stdout)["cost_breakdown"]
     assert breakdown["unpriced_models"] == ["gw:some-model"]
     assert breakdown["by_model"]["gw:some-model"]["priced"] is False
+    assert breakdown["by_model"]["gw:some-model"]["price_per_mtok"] is None
 
 
 def test_the_fallback_model_may_be_another_profiles(project: Path, tmp_path: Path) -> None:
