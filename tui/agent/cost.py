@@ -502,7 +502,9 @@ def record_response(
     kind: str = "turn",
 ) -> RequestCost:
     """Record one response in the session's ledger and publish what it cost (and a cache break)."""
-    price_model = "offline-demo" if session.offline else str(body.get("model") or session.pricing_model)
+    model = str(body.get("model") or session.pricing_model)
+    offline = session.offline and not (":" in model and _profile_named(model))
+    price_model = "offline-demo" if offline else model
     entry: RequestCost = session.costs.record(
         body,
         usage,
@@ -529,3 +531,10 @@ def record_response(
             )
         )
     return entry
+
+
+def _profile_named(model: str) -> bool:
+    """Whether `model` is a provider profile's `NAME:MODEL` (answered by its endpoint, not the offline model)."""
+    from tui.providers.profiles import lookup
+
+    return lookup(model)[0] is not None
