@@ -103,3 +103,22 @@ def test_a_subfolders_memory_comes_once_a_file_below_it_is_read(monkeypatch: pyt
         f"Contents of {sub}/deep/.claude/rules/d.md:",  # `*.py` relative to the folder holding `.claude/`
     ]
     assert _texts(bodies[2]) == []  # pkg/ was sent already
+
+
+def test_each_file_sent_fires_instructions_loaded(monkeypatch: pytest.MonkeyPatch, project: Path) -> None:
+    from tui.hooks.config import HookConfig, HookSpec
+
+    seen = project.parent / "seen.jsonl"
+    spec = HookSpec("InstructionsLoaded", None, f"cat >> {seen}; echo >> {seen}", 10, project / "s.json", True)
+    script = [reply(tool_use("Read", {"file_path": "src/a.py"}), stop_reason="tool_use"), reply("done")]
+    with FakeAPI(script) as api:
+        session, _ = make_session(
+            monkeypatch, api.base_url, project, transcript=False, hooks=HookConfig([spec], trusted=True)
+        )
+        session.run_turn("look")
+    import json
+
+    [fired] = [json.loads(line) for line in seen.read_text().splitlines() if line.strip()]
+    assert fired["hook_event_name"] == "InstructionsLoaded" and fired["load_reason"] == "path_glob_match"
+    assert fired["file_path"] == f"{project}/.claude/rules/py.md" and fired["globs"] == ["src/**/*.py"]
+    assert fired["memory_type"] == "Project" and fired["trigger_file_path"] == f"{project}/src/a.py"
