@@ -2,7 +2,7 @@
 
 `agents` (every agent type by name, built-ins first), `skills` (the skills of a skills folder or a plugin
 whose frontmatter gives a description, `disable-model-invocation` or not, as Claude Code lists them), `plugins`
-(`{name, path, source}` each) and `memory_paths` (Claude Code names its auto-memory folder there; agent-tui
+(`{name, path, source, version}` each) and `memory_paths` (Claude Code names its auto-memory folder there; agent-tui
 has none, so the object is empty) — plus `memory_files`, agent-tui's own: every memory file and
 `.claude/rules` rule in the system prompt, so a program sees which instructions loaded.
 """
@@ -32,10 +32,15 @@ def skill_names(session: Any) -> list[str]:
 
 
 def plugin_entries(session: Any) -> list[dict[str, str]]:
-    """`{name, path, source}` per enabled plugin (source is `name@marketplace`)."""
+    """`{name, path, source, version}` per enabled plugin (source is `name@marketplace`; version when it has one)."""
     active = getattr(session.options, "plugins", None)
-    plugins = getattr(active, "plugins", None) or []
-    return [{"name": p.manifest.name, "path": str(p.root), "source": p.plugin_id} for p in plugins]
+    out = []
+    for plugin in getattr(active, "plugins", None) or []:
+        entry = {"name": plugin.manifest.name, "path": str(plugin.root), "source": plugin.plugin_id}
+        if plugin.manifest.version:
+            entry["version"] = plugin.manifest.version
+        out.append(entry)
+    return out
 
 
 def loaded_fields(session: Any) -> dict[str, Any]:

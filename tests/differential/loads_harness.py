@@ -33,6 +33,8 @@ class Loaded:
     """What one CLI loaded in one folder (paths relative to the folder)."""
 
     commands: set[str] = field(default_factory=set)
+    #: (name, source, version) per plugin the folder's settings enable (Claude Code's built-in ones left out)
+    plugins: set[tuple[str, str, str]] = field(default_factory=set)
     agents: set[str] = field(default_factory=set)
     skills: set[str] = field(default_factory=set)
     memory: list[str] = field(default_factory=list)
@@ -62,8 +64,14 @@ def install_newest_claude(where: Path) -> str:
     return str(prefix / "node_modules" / ".bin" / "claude")
 
 
+def _ours(name: str, names: set[str]) -> bool:
+    """Whether a command or skill name is the folder's own, or an enabled plugin's (`plugin:name`)."""
+    return name in names or f"plugin={name.split(':')[0]}" in names
+
+
 def project_names(project: Path) -> set[str]:
-    """The command and skill names the folder's own files define (`a/b.md` is `a:b`)."""
+    """The command and skill names the folder's own files define (`a/b.md` is `a:b`), and `plugin=NAME` per plugin
+    its settings enable."""
     names: set[str] = set()
     commands = project / ".claude" / "commands"
     if commands.is_dir():
@@ -71,6 +79,10 @@ def project_names(project: Path) -> set[str]:
     skills = project / ".claude" / "skills"
     if skills.is_dir():
         names |= {p.name for p in skills.iterdir() if (p / "SKILL.md").is_file()}
+    settings = project / ".claude" / "settings.json"
+    if settings.is_file():
+        enabled = json.loads(settings.read_text()).get("enabledPlugins", {})
+        names |= {f"plugin={plugin_id.split('@')[0]}" for plugin_id, on in enabled.items() if on}
     return names
 
 
@@ -140,9 +152,14 @@ def _loaded(
             continue
         if obj.get("type") == "system" and obj.get("subtype") == "init":
             built_in = CLAUDE_AGENTS if who == "claude" else AGENT_TUI_AGENTS
-            out.commands = set(obj.get("slash_commands", [])) & names
+            out.commands = {c for c in obj.get("slash_commands", []) if _ours(c, names)}
             out.agents = set(obj.get("agents", [])) - built_in
-            out.skills = set(obj.get("skills", [])) & names
+            out.skills = {c for c in obj.get("skills", []) if _ours(c, names)}
+            out.plugins = {
+                (p.get("name", ""), p.get("source", ""), p.get("version", ""))
+                for p in obj.get("plugins", [])
+                if p.get("path") != "builtin"
+            }
             break
     if not bodies:
         return out
@@ -169,7 +186,7 @@ def _texts(content: Any) -> list[str]:
 def differences(cc: Loaded, ours: Loaded) -> list[str]:
     """One line per way agent-tui loaded something other than Claude Code did."""
     lines = []
-    for what in ("commands", "agents", "skills"):
+    for what in ("commands", "agents", "skills", "plugins"):
         a, b = getattr(cc, what), getattr(ours, what)
         if a != b:
             lines.append(f"{what}: only Claude Code {sorted(a - b)}, only agent-tui {sorted(b - a)}")

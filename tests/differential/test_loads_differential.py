@@ -13,6 +13,7 @@ and of files YAML reads only leniently. Out of the default run (marker `differen
 
 from __future__ import annotations
 
+import json
 import os
 import shutil
 import tempfile
@@ -65,12 +66,50 @@ TEMPLATES = {
     ".claude/agents/number-name.md": "---\nname: 42\ndescription: d\n---\nRefused by both.\n",
     ".claude/agents/list-description.md": "---\nname: list-description\ndescription: [a, b]\n---\nRefused.\n",
     ".claude/agents/pipe.md": "---\nname: pipe\ndescription: [a] | [b]\n---\nLoaded by both.\n",
+    ".claude/agents/empty-body.md": "---\nname: empty-body\ndescription: no prompt\n---\n",
     ".claude/skills/pdf-tools/SKILL.md": "---\nname: pdf-tools\ndescription: Work with PDFs\nlicense: MIT\n"
     "metadata:\n  version: 1.0\n---\nPDF.\n",
     ".claude/skills/other-name/SKILL.md": "---\nname: shown-name\ndescription: named otherwise\n---\nx\n",
     ".claude/skills/quiet/SKILL.md": "---\nname: quiet\ndescription: d\ndisable-model-invocation: true\n---\nx\n",
     ".claude/skills/bare/SKILL.md": "A skill with no frontmatter.\n",
 }
+
+
+#: a plugin marketplace in the shape of Anthropic's plugin repositories and of a community plugin collection
+MARKET = {
+    ".claude-plugin/marketplace.json": json.dumps(
+        {
+            "name": "shape-market",
+            "owner": {"name": "fixture"},
+            "plugins": [
+                {"name": "sdk-dev", "source": "./plugins/sdk-dev", "description": "SDK app helpers"},
+                {"name": "review-kit", "source": "./plugins/review-kit", "description": "Reviews"},
+            ],
+        }
+    ),
+    "plugins/sdk-dev/.claude-plugin/plugin.json": json.dumps({"name": "sdk-dev", "version": "1.0.0"}),
+    "plugins/sdk-dev/commands/new-sdk-app.md": "---\ndescription: Create an SDK app\n"
+    "argument-hint: [project-name]\n---\nCreate $1.\n",
+    "plugins/sdk-dev/agents/sdk-verifier-py.md": "---\nname: sdk-verifier-py\ndescription: Checks a Python app\n"
+    "tools: [Read, Grep, Bash]\nmodel: sonnet\n---\nCheck it.\n",
+    "plugins/review-kit/.claude-plugin/plugin.json": json.dumps({"name": "review-kit", "description": "no version"}),
+    "plugins/review-kit/commands/review/deep.md": "---\nargument-hint: [--aggressive] | [--maximum]\n---\nDeep.\n",
+    "plugins/review-kit/commands/quick.md": "---\nallowed-tools: Read, Grep\n---\nQuick.\n",
+    "plugins/review-kit/agents/reviewer.md": "---\nname: reviewer\ndescription: Reviews\ncolor: red\n---\nR.\n",
+    "plugins/review-kit/agents/bad.md": "---\nname: bad\n---\nNo description: refused by both.\n",
+    "plugins/review-kit/skills/style-guide/SKILL.md": "---\nname: style-guide\ndescription: The style\n"
+    "metadata:\n  owner: x\n---\nStyle.\n",
+    "plugins/review-kit/skills/notes/SKILL.md": "Notes without frontmatter.\n",
+}
+
+
+def _with_plugins(root: Path) -> Path:
+    market = _build(root / "market", MARKET)
+    settings = {
+        "extraKnownMarketplaces": {"shape-market": {"source": {"source": "directory", "path": str(market)}}},
+        "enabledPlugins": {"sdk-dev@shape-market": True, "review-kit@shape-market": True},
+    }
+    return _build(root / "plugin-source", {".claude/settings.json": json.dumps(settings), "CLAUDE.md": "x\n"})
 
 
 def _build(root: Path, files: dict[str, str]) -> Path:
@@ -86,6 +125,7 @@ def _build(root: Path, files: dict[str, str]) -> Path:
     [
         ("claude_loads", ["app.py", "tests/app_check.py", "app.py"]),
         ("templates", ["src/util.py", "src/index.ts", "docs/guide.md", "packages/web/app.ts", "src/util.py"]),
+        ("plugins", []),
     ],
 )
 def test_what_loads_matches_claude_code(setup: str, reads: list[str]) -> None:
@@ -94,14 +134,17 @@ def test_what_loads_matches_claude_code(setup: str, reads: list[str]) -> None:
     root = Path(tempfile.mkdtemp(prefix="differential-loads-"))
     try:
         claude = os.environ.get("AGENT_TUI_CLAUDE") or install_newest_claude(root)
-        source = CLAUDE_LOADS if setup == "claude_loads" else _build(root / "source", TEMPLATES)
+        if setup == "plugins":
+            source = _with_plugins(root)
+        else:
+            source = CLAUDE_LOADS if setup == "claude_loads" else _build(root / "source", TEMPLATES)
         cc = run_folder("claude", claude, source, root, reads, USER_FILES)
         ours = run_folder("agent-tui", agent_python(), source, root, reads, USER_FILES)
         assert cc.commands, f"Claude Code listed no command: {cc.stderr[-500:]}"
         assert ours.commands, f"agent-tui listed no command: {ours.stderr[-500:]}"
         report = "\n".join(
             f"- {what}: Claude Code {sorted(getattr(cc, what))}; agent-tui {sorted(getattr(ours, what))}"
-            for what in ("commands", "agents", "skills")
+            for what in ("commands", "agents", "skills", "plugins")
         )
         report += (
             f"\n- memory: {cc.memory} / {ours.memory}\n- rules after each read: {cc.rules_after} / {ours.rules_after}\n"

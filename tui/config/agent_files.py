@@ -15,7 +15,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from tui.config.frontmatter import FrontmatterError, as_list, as_text, split_frontmatter
+from tui.config.frontmatter import FrontmatterError, as_list, as_text, body_after_frontmatter, split_frontmatter
 from tui.config.special_files import read_regular_bytes
 
 #: the read-only tools Explore and Plan get
@@ -88,14 +88,22 @@ def split_list(value: str) -> tuple[str, ...]:
 def parse_agent_file(text: str, path: Path, source: str) -> AgentDefinition:
     """The definition in one agent file, or AgentFileError naming what is wrong.
 
-    Read as Claude Code 2.1.332 reads it: `name` and `description` must be strings (a number, a boolean or a
-    list is refused); `tools` may be a list or one string; other keys are ignored.
+    Read as Claude Code 2.1.332 reads it: a project's or the user's file needs `name` and `description` as text
+    (a number, a boolean or a list is refused); a plugin's file never is refused for them: its name is then the
+    file's, its description a stand-in. `tools` may be a list or one string; other keys are ignored; the body
+    may be empty (the general subagent's prompt stands in).
     """
+    lenient = source == "plugin"
     try:
         meta, body = split_frontmatter(text)
     except FrontmatterError as exc:
-        raise AgentFileError(f"the frontmatter is not YAML ({exc}), so it has no `name`") from None
+        if not lenient:
+            raise AgentFileError(f"the frontmatter is not YAML ({exc}), so it has no `name`") from None
+        meta, body = {}, body_after_frontmatter(text)
     name, description = meta.get("name"), meta.get("description")
+    if lenient:
+        name = as_text(name).strip() or path.stem
+        description = as_text(description).strip() or f"the {path.stem} agent"
     if name is None or name == "":
         raise AgentFileError("the frontmatter has no `name`")
     if not isinstance(name, str):
@@ -112,9 +120,8 @@ def parse_agent_file(text: str, path: Path, source: str) -> AgentDefinition:
     model = as_text(meta.get("model")).strip() or "inherit"
     if not re.fullmatch(r"[\w.@:-]+", model):
         raise AgentFileError(f"`model` {model!r} is not a model name")
-    if not body.strip():
-        raise AgentFileError("the body (the agent's system prompt) is empty")
-    return AgentDefinition(name, " ".join(description.split()), body.strip(), tools, model, source, str(path))
+    prompt = body.strip() or GENERAL_PROMPT  # an empty body loads in Claude Code; the API wants a non-empty text
+    return AgentDefinition(name, " ".join(description.split()), prompt, tools, model, source, str(path))
 
 
 def agent_folders(project_dir: Path, trusted: bool, home: Path | None = None) -> list[tuple[Path, str]]:

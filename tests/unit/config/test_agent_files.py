@@ -8,6 +8,7 @@ from pathlib import Path
 import pytest
 
 from tui.config.agent_files import (
+    GENERAL_PROMPT,
     AgentFileError,
     agent_file_text,
     load_definitions,
@@ -35,6 +36,20 @@ def test_frontmatter_with_lists_in_every_form() -> None:
     assert parse_agent_file(agent_file_text("n", "d", ("Read", "Agent"), "opus", "P"), Path("n.md"), "user").may_nest
 
 
+def test_a_plugins_agent_is_never_refused_for_its_name_or_description_as_in_claude_code() -> None:
+    for text, name in (
+        ("---\nname: 42\n---\nP\n", "42"),
+        ("---\ndescription: d\n---\nP\n", "checker"),
+        ("body only\n", "checker"),
+        ("---\n  stray\nname: x\n---\nP\n", "checker"),
+    ):
+        d = parse_agent_file(text, Path("checker.md"), "plugin")
+        assert d.name == name and d.description
+    with pytest.raises(AgentFileError, match="no `description`"):
+        parse_agent_file("---\nname: x\n---\nP\n", Path("x.md"), "project")
+    assert parse_agent_file("---\nname: e\ndescription: d\n---\n", Path("e.md"), "user").prompt == GENERAL_PROMPT
+
+
 def test_agents_read_with_claude_codes_leniency() -> None:
     for text in (
         "---\nname: a\ndescription: [x] | [y]\ntools: [Read, Grep]\nmodel: 4\ncolor: 7\n---\nP\n",
@@ -54,7 +69,6 @@ def test_agents_read_with_claude_codes_leniency() -> None:
         ("---\nname: a\ndescription: [x, y]\n---\nbody", "`description` must be text"),
         ("---\nname: a\n---\nbody", "no `description`"),
         ("---\nname: a b\ndescription: d\n---\nbody", "may hold only"),
-        ("---\nname: a\ndescription: d\n---\n", "body"),
         ("---\nname: a\nnot a pair\n---\n", "line 3"),
         ("---\nname: a\ndescription: d\n  stray: x\n---\nbody", "not YAML"),
     ],
