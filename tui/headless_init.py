@@ -37,8 +37,9 @@ def plugin_entries(session: Any) -> list[dict[str, str]]:
     out = []
     for plugin in getattr(active, "plugins", None) or []:
         entry = {"name": plugin.manifest.name, "path": str(plugin.root), "source": plugin.plugin_id}
-        if plugin.manifest.version:
-            entry["version"] = plugin.manifest.version
+        version = plugin.manifest.version or getattr(plugin.record, "version", "")
+        if version and version != "unknown":
+            entry["version"] = version  # plugin.json's, else the marketplace entry's (recorded at install)
         out.append(entry)
     return out
 

@@ -66,7 +66,7 @@ def install_newest_claude(where: Path) -> str:
 
 def _ours(name: str, names: set[str]) -> bool:
     """Whether a command or skill name is the folder's own, or an enabled plugin's (`plugin:name`)."""
-    return name in names or f"plugin={name.split(':')[0]}" in names
+    return name in names or (":" in name and f"plugin={name.split(':')[0]}" in names)
 
 
 def project_names(project: Path) -> set[str]:

@@ -84,6 +84,7 @@ MARKET = {
             "plugins": [
                 {"name": "sdk-dev", "source": "./plugins/sdk-dev", "description": "SDK app helpers"},
                 {"name": "review-kit", "source": "./plugins/review-kit", "description": "Reviews"},
+                {"name": "deck-kit", "source": "./plugins/deck-kit", "description": "agents: a folder"},
             ],
         }
     ),
@@ -92,7 +93,6 @@ MARKET = {
     "argument-hint: [project-name]\n---\nCreate $1.\n",
     "plugins/sdk-dev/agents/sdk-verifier-py.md": "---\nname: sdk-verifier-py\ndescription: Checks a Python app\n"
     "tools: [Read, Grep, Bash]\nmodel: sonnet\n---\nCheck it.\n",
-    "plugins/review-kit/.claude-plugin/plugin.json": json.dumps({"name": "review-kit", "description": "no version"}),
     "plugins/review-kit/commands/review/deep.md": "---\nargument-hint: [--aggressive] | [--maximum]\n---\nDeep.\n",
     "plugins/review-kit/commands/quick.md": "---\nallowed-tools: Read, Grep\n---\nQuick.\n",
     "plugins/review-kit/agents/reviewer.md": "---\nname: reviewer\ndescription: Reviews\ncolor: red\n---\nR.\n",
@@ -100,6 +100,12 @@ MARKET = {
     "plugins/review-kit/skills/style-guide/SKILL.md": "---\nname: style-guide\ndescription: The style\n"
     "metadata:\n  owner: x\n---\nStyle.\n",
     "plugins/review-kit/skills/notes/SKILL.md": "Notes without frontmatter.\n",
+    "plugins/review-kit/.claude-plugin/plugin.json": json.dumps(
+        {"name": "review-kit", "description": "no version", "skills": ["./skills/style-guide"]}
+    ),
+    "plugins/deck-kit/.claude-plugin/plugin.json": json.dumps({"name": "deck-kit", "agents": ["./agents"]}),
+    "plugins/deck-kit/agents/builder.md": "---\nname: builder\ndescription: d\n---\nB.\n",
+    "plugins/deck-kit/commands/deck.md": "---\ndescription: d\n---\nD.\n",
 }
 
 
@@ -107,7 +113,11 @@ def _with_plugins(root: Path) -> Path:
     market = _build(root / "market", MARKET)
     settings = {
         "extraKnownMarketplaces": {"shape-market": {"source": {"source": "directory", "path": str(market)}}},
-        "enabledPlugins": {"sdk-dev@shape-market": True, "review-kit@shape-market": True},
+        "enabledPlugins": {
+            "sdk-dev@shape-market": True,
+            "review-kit@shape-market": True,
+            "deck-kit@shape-market": True,
+        },
     }
     return _build(root / "plugin-source", {".claude/settings.json": json.dumps(settings), "CLAUDE.md": "x\n"})
 

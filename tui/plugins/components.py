@@ -125,11 +125,15 @@ class _Reader:
         from tui.hooks.commands import command_name
         from tui.hooks.skills import SKILL_FILE
 
+        done: set[Path] = set()  # `skills: ["./skills/x"]` names a skill the default folder holds too
         for folder in self.folders("skills"):
             skill_dirs = (
                 [folder] if (folder / SKILL_FILE).is_file() else sorted(p for p in folder.iterdir() if p.is_dir())
             )
             for skill_dir in skill_dirs:
+                if skill_dir.resolve() in done:
+                    continue
+                done.add(skill_dir.resolve())
                 if (skill_dir / SKILL_FILE).is_file():
                     self.command(command_name(skill_dir.name), skill_dir / SKILL_FILE, "skill")
                 else:
