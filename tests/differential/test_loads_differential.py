@@ -18,6 +18,7 @@ import os
 import shutil
 import tempfile
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -163,5 +164,57 @@ def test_what_loads_matches_claude_code(setup: str, reads: list[str]) -> None:
         (RESULTS / f"loads-{setup}.md").write_text(f"# Differential run: what loads ({setup})\n\n{report}")
         problems = differences(cc, ours)
         assert not problems, "\n".join(problems)
+    finally:
+        shutil.rmtree(root, ignore_errors=True)
+
+
+def _numbered_answers() -> Any:
+    """A fake API step answering `answer 1`, `answer 2` … to the loop's requests (side requests get `none`)."""
+    from tests.fakeapi import reply
+
+    answers = iter(f"answer {n}" for n in range(1, 100))
+    return lambda body: reply(next(answers)) if body.get("tools") else reply("none")
+
+
+def test_lines_written_at_once_are_turns_of_their_own_in_both() -> None:
+    """Two `user` lines on stdin at once: Claude Code answers each in its own turn; so must agent-tui."""
+    import subprocess
+
+    from tests.fakeapi import FakeAPI
+
+    from .harness import REPO, cli_env
+
+    if not shutil.which("npm") and not os.environ.get("AGENT_TUI_CLAUDE"):
+        pytest.skip("needs npm (or AGENT_TUI_CLAUDE) to get Claude Code")
+    root = Path(tempfile.mkdtemp(prefix="differential-turns-"))
+    lines = "".join(
+        json.dumps({"type": "user", "message": {"role": "user", "content": text}}) + "\n" for text in ("one", "two")
+    )
+    try:
+        claude = os.environ.get("AGENT_TUI_CLAUDE") or install_newest_claude(root)
+        seen: dict[str, list[str]] = {}
+        for who, exe in (("claude", claude), ("agent-tui", agent_python())):
+            project, home = root / f"{who}-p", root / f"{who}-h"
+            project.mkdir()
+            home.mkdir()
+            api = FakeAPI(_numbered_answers())
+            env = cli_env(who, project, home, api.base_url, trusted=True)
+            argv = ["-p", "--input-format", "stream-json", "--output-format", "stream-json", "--verbose"]
+            if who == "claude":
+                argv = [exe, *argv]
+            else:
+                env["PYTHONPATH"] = str(REPO)
+                argv = [exe, "-m", "tui.cli", *argv, "--cwd", str(project)]
+            try:
+                proc = subprocess.run(
+                    argv, env=env, cwd=project, input=lines, capture_output=True, text=True, timeout=300
+                )
+            finally:
+                api.stop()
+            out = [json.loads(line) for line in proc.stdout.splitlines() if line.startswith("{")]
+            seen[who] = [str(o.get("result")) for o in out if o.get("type") == "result"]
+            seen[who + " inits"] = [str(sum(o.get("subtype") == "init" for o in out if o.get("type") == "system"))]
+        assert seen["claude"] == seen["agent-tui"] == ["answer 1", "answer 2"], seen
+        assert seen["claude inits"] == seen["agent-tui inits"], seen
     finally:
         shutil.rmtree(root, ignore_errors=True)
