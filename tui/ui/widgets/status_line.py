@@ -63,6 +63,8 @@ class StatusLine(OneLineRender, Static):
     model_id: reactive[str] = reactive("")
     #: the prompt's vi mode ("insert", "normal"; "" without /vim)
     vi_mode: reactive[str] = reactive("")
+    #: errors the language servers last reported in the files edited this session (DiagnosticsReported)
+    lsp_errors: reactive[int] = reactive(0)
 
     def set_context(self, used: int, window: int, estimated: bool) -> None:
         self.context_used, self.context_window, self.context_estimated = used, window, estimated
@@ -132,6 +134,7 @@ class StatusLine(OneLineRender, Static):
             self.thinking_choice,
             self.effort,
             self.background,
+            self.lsp_errors,
             self.custom,
             self.context_used,
             self.context_window,
@@ -183,6 +186,15 @@ class StatusLine(OneLineRender, Static):
                     Content.from_markup(
                         "  [dim]│[/dim] [$warning]$n[/] [dim]· /tasks[/dim]",
                         n=plural(self.background, "background task"),
+                    ),
+                )
+            )
+        if self.lsp_errors:
+            parts.append(
+                (
+                    1,
+                    Content.from_markup(
+                        "  [dim]│[/dim] [$error]$n[/] [dim]· /lsp[/dim]", n=plural(self.lsp_errors, "error")
                     ),
                 )
             )
