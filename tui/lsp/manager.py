@@ -13,6 +13,8 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from tui.wording import plural
+
 from .diagnostics import Diagnostic, report
 from .servers import ServerSpec, project_root
 
@@ -235,7 +237,8 @@ class LspManager:
         for path, (name, diags) in self.last.items():
             errors = sum(1 for d in diags if d.severity == "error")
             warnings = sum(1 for d in diags if d.severity == "warning")
-            lines.append(f"  {os.path.relpath(path, self.project_dir)} ({name}): {errors} errors, {warnings} warnings")
+            counts = f"{plural(errors, 'error')}, {plural(warnings, 'warning')}"
+            lines.append(f"  {os.path.relpath(path, self.project_dir)} ({name}): {counts}")
             lines += [f"    {d.line_text(os.path.relpath(path, self.project_dir))}" for d in diags[:5]]
         return lines
 
