@@ -210,3 +210,51 @@ def test_print_mode_write_gets_the_diagnostic_when_a_server_is_on_path(tmp_path:
         written = _results(api.message_requests[1].body)[0]
     assert proc.returncode == 0, proc.stderr
     assert "undefined name 'undefined_name'" in written, written
+
+
+def test_a_server_killed_mid_session_is_one_sentence_and_edits_go_on(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    from tui.lsp.manager import LspManager
+
+    project = tmp_path / "proj"
+    project.mkdir()
+    monkeypatch.setenv("PATH", _path_with(tmp_path, "pylsp"))
+    told: list[str] = []
+    manager = LspManager([SERVERS["pylsp"]], str(project), notify=told.append)
+    path = project / "calc.py"
+    try:
+        path.write_text(BROKEN)
+        assert manager.after_edit(str(path), "", "calc.py").errors == 1
+        server = next(iter(manager.servers.values()))
+        server.kill()  # the server dies between two edits
+        deadline = time.monotonic() + 10
+        while server.state != "exited" and time.monotonic() < deadline:
+            time.sleep(0.05)
+        path.write_text(FIXED)
+        assert manager.after_edit(str(path), BROKEN, "calc.py") is None  # no diagnostics, no error
+    finally:
+        manager.close()
+    assert server.problem is not None and server.problem.startswith("pylsp exited")
+    assert any("edits go on without its diagnostics" in t for t in told)
+    assert any(line.startswith("pylsp: pylsp exited") for line in manager.status_lines())
+
+
+def test_a_file_no_server_serves_starts_nothing(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    project = tmp_path / "proj"
+    project.mkdir()
+    monkeypatch.setenv("PATH", _path_with(tmp_path, "pylsp"))
+    notes = str(project / "notes.txt")
+    steps = [
+        reply(tool_use("Write", {"file_path": notes, "content": "undefined_name\n"}), stop_reason="tool_use"),
+        reply(text("ok")),
+    ]
+    with FakeAPI(steps) as api:
+        session, _ = _session(monkeypatch, api, project)
+        try:
+            session.run_turn("write notes")
+            written = _results(api.message_requests[1].body)[0]
+            assert session.lsp is not None and session.lsp.servers == {}
+        finally:
+            session.close()
+    assert "<diagnostics" not in written

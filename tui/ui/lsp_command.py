@@ -21,4 +21,5 @@ async def _lsp(app: AgentApp, args: str) -> None:
         ]
     else:
         lines = lsp.status_lines()
+    app.status.lsp_problem = ""  # seen
     await app.controller.add_marker("\n".join(lines), "info")

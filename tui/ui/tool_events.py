@@ -80,6 +80,10 @@ class ToolHandlers:
         lsp = getattr(self.app.session, "lsp", None)
         self.app.status.lsp_errors = lsp.error_count() if lsp is not None else 0
 
+    async def on_lsp_problem(self, e: ev.LspProblem) -> None:
+        """A language server failed or exited: named on the status line until /lsp is opened."""
+        self.app.status.lsp_problem = e.server
+
     async def on_sandbox_blocked(self, e: ev.SandboxBlocked) -> None:
         entry = self._tools.get(e.tool_use_id)
         if entry is not None:
