@@ -8,7 +8,7 @@ those wait in `pending_external` until the user answers.
 from __future__ import annotations
 
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from tui.config.memory import (
     ImportCheck,
@@ -52,8 +52,12 @@ def load_session_memory(session: AgentSession) -> str:
     return memory_system_text(load.files)
 
 
-def pending_external(session: Any) -> list[SkippedImport]:
-    """The outside imports that wait for the project's answer (asked in the app; [] once answered)."""
-    if external_imports_answer(Path(session.options.project_dir)) is not None:
+def pending_external(session: AgentSession) -> list[SkippedImport]:
+    """The outside imports that wait for the project's answer (asked in the app; [] once answered).
+
+    Reads the memory files through the session's check without touching what the session sends.
+    """
+    project_dir = Path(session.options.project_dir)
+    if external_imports_answer(project_dir) is not None:
         return []
-    return [s for s in getattr(session, "memory_skipped", []) if s.external]
+    return [s for s in load_memory_checked(project_dir, session_memory_check(session)).skipped if s.external]
