@@ -15,8 +15,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from tui.config.declared_files import LinkedOutside, Roots, declaring_root, read_declared
 from tui.config.paths import PROJECT_DIR_NAME, user_config_dir
-from tui.config.special_files import read_regular_bytes
 
 from .frontmatter import FrontmatterError, as_bool, as_list, split_frontmatter
 
@@ -102,10 +102,13 @@ def command_folders(project_dir: Path) -> list[tuple[Path, str]]:
     ]
 
 
-def read_markdown(path: Path) -> tuple[dict[str, Any], str]:
-    """(frontmatter, body) of a command or skill file; ValueError with the reason when unreadable."""
+def read_markdown(path: Path, root: Roots) -> tuple[dict[str, Any], str]:
+    """(frontmatter, body) of a command or skill file that `root` declares; ValueError with the reason when
+    unreadable or when its links lead out of `root` (tui/config/declared_files.py)."""
     try:
-        data = read_regular_bytes(path, MAX_FILE_BYTES + 1)
+        data = read_declared(path, root, MAX_FILE_BYTES + 1)
+    except LinkedOutside as exc:
+        raise ValueError(str(exc)) from None
     except OSError as exc:
         raise ValueError(f"cannot be read ({exc.strerror or exc})") from None
     if len(data) > MAX_FILE_BYTES:
@@ -181,7 +184,7 @@ def load_commands(project_dir: Path, catalog: Catalog) -> None:
             relative = path.relative_to(folder).with_suffix("")
             name = ":".join(command_name(part) for part in relative.parts)
             try:
-                fields, body = read_markdown(path)
+                fields, body = read_markdown(path, declaring_root(source, project_dir, folder))
                 catalog.commands[name] = build_command(name, path, source, fields, body)
             except ValueError as exc:
                 catalog.problems.append(f"{path} {exc}; the command /{name} was skipped.")

@@ -93,7 +93,7 @@ class _Reader:
 
         full = f"{self.name}:{name}"
         try:
-            fields, body = read_markdown(path)
+            fields, body = read_markdown(path, self.root)
             command = build_command(full, path, "project" if self.gated else "plugin", fields, body, kind)
         except ValueError as exc:
             self.say(f"{path} {exc}; the {kind} /{full} was skipped.")
@@ -135,14 +135,12 @@ class _Reader:
     # --- agents --------------------------------------------------------------------------------
 
     def agents(self) -> None:
-        from tui.config.agent_files import MAX_FILE_BYTES, AgentFileError, agent_files, parse_agent_file
-        from tui.config.special_files import read_regular_bytes
+        from tui.config.agent_files import AgentFileError, agent_files, read_agent_file
 
         for folder in self.folders("agents"):
             for path in [folder] if folder.is_file() else agent_files(folder):
                 try:
-                    text = read_regular_bytes(path, MAX_FILE_BYTES).decode("utf-8", errors="replace")
-                    definition = parse_agent_file(text, path, "plugin")
+                    definition = read_agent_file(path, "plugin", self.root)
                 except (OSError, AgentFileError) as exc:
                     self.say(f"the agent file {path} was not loaded: {str(exc).rstrip('.')}.")
                     continue
