@@ -184,9 +184,11 @@ class _Reader:
 
         specs, problems = parse_hooks_block(path, text, block, project=self.gated)
         self.parts.problems += [f"Plugin {self.plugin_id}: {p}" for p in problems]
+        from tui.hooks.shell_quote import substitute_quoted
+
         root = str(self.root)
         for spec in specs:
-            command = spec.command.replace(ROOT_VARIABLE, root)
+            command = substitute_quoted(spec.command, {"CLAUDE_PLUGIN_ROOT": root})  # a path is data, not code
             if (why := self.script_problem(command)) is not None:
                 self.say(f"its {spec.event} hook `{spec.command}` was skipped: {why}.")
                 continue
