@@ -75,11 +75,12 @@ class MemoryScreen(ModalScreen[None]):
 
     def _on_disk(self, project_dir: Path) -> list[MemoryFile]:
         """The memory files as the session would load them now (through its import rules)."""
-        if not hasattr(self.session, "policy"):
+        session = self.session
+        if session is None or not hasattr(session, "policy"):
             return load_memory(project_dir)
         from tui.agent.memory_imports import session_memory_check
 
-        return load_memory(project_dir, session_memory_check(self.session))
+        return load_memory(project_dir, session_memory_check(session))
 
     def compose(self) -> ComposeResult:
         with Vertical(id="memory-box"):
