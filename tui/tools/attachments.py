@@ -362,12 +362,20 @@ def memory_import_check(rules: AttachmentRules, external_allowed: bool) -> Impor
         decided = vet(path, mine)
         if decided is None:
             return None  # nothing there: the loader skips it
-        if decided.kind == "refused":
+        real = decided.real
+        where = f"{path} is outside the project" + (f" (it links to {real})" if real != path else "")
+        if decided.kind == "refused" and not (decided.outside and mine.confined):
             return SkippedImport(path, imported_from, decided.reason)
+        if decided.outside and mine.confined:
+            return SkippedImport(
+                path,
+                imported_from,
+                f"{where}, and {imported_from or path} comes from a folder you have not trusted, so it imports "
+                "nothing from outside the project.",
+            )
         if decided.outside:
-            where = decided.reason.rstrip(".") if decided.kind == "ask" else f"{path} is outside the project"
             if not rules.interactive:
-                return SkippedImport(path, imported_from, f"{where}, and {rules.no_question} about it.")
+                return SkippedImport(path, imported_from, f"{where}, and {rules.no_question}.")
             if not external_allowed:
                 return SkippedImport(
                     path, imported_from, f"{where}, and imports from outside the project are not allowed.", True
