@@ -34,6 +34,7 @@ class ExternalImportsDialog(VettedScreen):
     ExternalImportsDialog #imports-files { color: $text-muted; margin: 1 0; max-height: 12; overflow-y: auto; }
     ExternalImportsDialog #imports-buttons { height: auto; margin-top: 1; }
     ExternalImportsDialog Button { margin-right: 2; }
+    ExternalImportsDialog #imports-help { color: $text-muted; margin-top: 1; }
     """
     BINDINGS = [
         Binding("1,y", "answer(True)", "Allow", id="external_imports.allow"),
@@ -60,6 +61,7 @@ class ExternalImportsDialog(VettedScreen):
             with Horizontal(id="imports-buttons"):
                 yield Button("1 Yes, allow external imports", id="imports-allow", variant="warning")
                 yield Button("2 No, keep them out", id="imports-deny", variant="primary")
+            yield Static("1 or y allows, 2 or n keeps them out, Esc asks again next start.", id="imports-help")
 
     def on_mount(self) -> None:  # VettedScreen's on_mount runs too
         self.query_one("#imports-deny", Button).focus()
