@@ -20,27 +20,45 @@ def _quoted(value: str, state: str) -> str:
         return value.replace("'", "'\\''")
     if state == '"':
         return re.sub(r'([\\"$`])', r"\\\1", value)
+    if state == "`":  # the shell takes one backslash off before \\, ` and $ when it reads a `…`
+        return re.sub(r"([\\$`])", r"\\\1", shlex.quote(value))
     return shlex.quote(value)
 
 
 def substitute_quoted(command: str, values: dict[str, str]) -> str:
-    """`command` with each `${NAME}` of `values` replaced by its value, quoted for the shell where it stands."""
+    """`command` with each `${NAME}` of `values` replaced by its value, quoted for the shell where it stands.
+
+    Where it stands is read as the shell reads it: outside quotes, in `'…'`, in `"…"`, and in a `$(…)` or a
+    `` `…` `` (each starts unquoted again, also inside double quotes).
+    """
     out: list[str] = []
-    state = ""  # "", "'" or '"'
+    #: the contexts open here: "" (top level), "'", '"', "$(" or "`"; and each `$(`'s open parentheses
+    kinds, depths = [""], [0]
     i = 0
     while i < len(command):
-        char = command[i]
+        state, char = kinds[-1], command[i]
         match = _NAME.match(command, i) if char == "$" else None
         if match and match.group(1) in values:
             out.append(_quoted(values[match.group(1)], state))
             i = match.end()
             continue
-        if char == "\\" and state != "'" and i + 1 < len(command):
-            out.append(command[i : i + 2])
-            i += 2
-            continue
-        if char in "'\"" and state in ("", char):
-            state = "" if state == char else char
-        out.append(char)
-        i += 1
+        step = 1
+        if state == "'":
+            if char == "'":
+                kinds.pop(), depths.pop()
+        elif char == "\\" and i + 1 < len(command):
+            step = 2
+        elif command.startswith("$(", i):
+            kinds.append("$("), depths.append(0)
+            step = 2
+        elif (char == "`" and state == "`") or (char == '"' and state == '"'):
+            kinds.pop(), depths.pop()
+        elif char == "`" or (char in "'\"" and state != '"'):
+            kinds.append(char), depths.append(0)
+        elif state == "$(" and char in "()":
+            depths[-1] += 1 if char == "(" else -1
+            if depths[-1] < 0:
+                kinds.pop(), depths.pop()
+        out.append(command[i : i + step])
+        i += step
     return "".join(out)

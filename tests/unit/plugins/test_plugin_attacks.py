@@ -101,6 +101,10 @@ EVIL = '/tmp/it\'s a "dir" $(touch PWNED) `touch PWNED` ; touch PWNED \\'
         "printf %s ${CLAUDE_PLUGIN_ROOT}",
         'printf %s "${CLAUDE_PLUGIN_ROOT}"',
         "printf %s '${CLAUDE_PLUGIN_ROOT}'",
+        'printf %s "$(printf %s ${CLAUDE_PLUGIN_ROOT})"',
+        'printf %s "$(printf %s "${CLAUDE_PLUGIN_ROOT}")"',
+        'printf %s "`printf %s ${CLAUDE_PLUGIN_ROOT}`"',
+        'printf %s "$( (printf %s ${CLAUDE_PLUGIN_ROOT}) )"',
     ],
 )
 def test_a_path_put_into_a_shell_command_is_one_word_that_never_runs(tmp_path: Path, command: str) -> None:
