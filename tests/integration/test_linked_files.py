@@ -101,3 +101,23 @@ def test_a_plugins_linked_command_skill_and_agent_are_refused_by_name(
     root = plugin_cache_dir("toolkit@team-tools")
     for rel in ("commands/leak.md", "skills/leak/SKILL.md", "agents/leak.md"):
         assert any(str(root / rel) in p and "links to" in p for p in active.problems), (rel, active.problems)
+
+
+def test_a_session_reads_no_command_or_skill_its_deny_rules_refuse(home: Path, project: Path) -> None:
+    """Inside the project but denied (`Read(secrets/**)`): a command linked to it is refused, naming the rule."""
+    import json
+
+    from tui.agent.options import AgentOptions
+    from tui.agent.session import AgentSession
+
+    (project / "secrets").mkdir()
+    (project / "secrets" / "api.key").write_text("---\ndescription: SECRET-KEY\n---\nSECRET-KEY\n")
+    link = _link(project / ".claude" / "commands" / "key.md", project / "secrets" / "api.key")
+    skill = _link(project / ".claude" / "skills" / "key" / "SKILL.md", project / "secrets" / "api.key")
+    (project / ".claude" / "settings.json").write_text(json.dumps({"permissions": {"deny": ["Read(secrets/**)"]}}))
+    session = AgentSession(AgentOptions(project_dir=project, transcript=False, offline=True))
+    catalog = session.catalog
+    assert catalog.get("key") is None
+    for path in (link, skill):
+        assert any(str(path) in p and "Read(secrets/**)" in p for p in catalog.problems), catalog.problems
+    assert "SECRET-KEY" not in json.dumps([t.description for t in session.tools])

@@ -6,12 +6,14 @@ files (the user's, the project's, a plugin's) reads them through `read_declared`
 links lead (every link on the way followed) must be inside where the declaring folder's links lead —
 the project for a project's files, the plugin's folder for a plugin's, the home folder for the user's
 own — and never in a secrets folder (`sandbox.deny_read`'s defaults: `~/.ssh`, `~/.netrc` …). A file
-that is not is refused with one sentence naming it and where it leads; it is never read.
+that is not is refused with one sentence naming it and where it leads; it is never read. A session's
+commands and skills also meet its deny rules and `sandbox.deny_read` (links followed) before they are read.
 """
 
 from __future__ import annotations
 
 import os
+from collections.abc import Callable
 from pathlib import Path
 
 from tui.config.special_files import read_regular_bytes
@@ -23,6 +25,8 @@ class LinkedOutside(OSError):
 
 #: the folder (or folders) a declared file must stay in
 Roots = Path | tuple[Path, ...]
+#: the session's read rules for a declared file: why a deny rule or `sandbox.deny_read` refuses it, else None
+DeniedCheck = Callable[[Path], str | None]
 
 
 def declaring_root(source: str, project_dir: Path, folder: Path) -> Roots:
@@ -49,9 +53,12 @@ def link_problem(path: Path, roots: Roots) -> str | None:
     return None
 
 
-def read_declared(path: Path, roots: Roots, limit: int | None = None) -> bytes:
-    """The bytes of `path` (at most `limit`), a file `roots` declare; LinkedOutside when link_problem says no."""
+def read_declared(path: Path, roots: Roots, limit: int | None = None, denied: DeniedCheck | None = None) -> bytes:
+    """The bytes of `path` (at most `limit`), a file `roots` declare; LinkedOutside when link_problem says no,
+    or when `denied` (the session's deny rules, links followed) refuses it."""
     problem = link_problem(path, roots)
+    if problem is None and denied is not None and (why := denied(path)):
+        problem = f"is not read: {why.rstrip('.')}"
     if problem is not None:
         raise LinkedOutside(problem)
     return read_regular_bytes(path, limit)
