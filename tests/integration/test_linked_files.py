@@ -121,3 +121,21 @@ def test_a_session_reads_no_command_or_skill_its_deny_rules_refuse(home: Path, p
     for path in (link, skill):
         assert any(str(path) in p and "Read(secrets/**)" in p for p in catalog.problems), catalog.problems
     assert "SECRET-KEY" not in json.dumps([t.description for t in session.tools])
+
+
+def test_a_session_reads_no_agent_file_its_deny_rules_refuse(home: Path, project: Path) -> None:
+    import json
+
+    from tui.agent.options import AgentOptions
+    from tui.agent.session import AgentSession
+    from tui.config.settings import trust_folder
+
+    (project / "secrets").mkdir()
+    (project / "secrets" / "agent.md").write_text("---\nname: leak\ndescription: SECRET-AGENT\n---\nSECRET\n")
+    link = _link(project / ".claude" / "agents" / "leak.md", project / "secrets" / "agent.md")
+    (project / ".claude" / "settings.json").write_text(json.dumps({"permissions": {"deny": ["Read(secrets/**)"]}}))
+    trust_folder(project)
+    session = AgentSession(AgentOptions(project_dir=project, transcript=False, offline=True))
+    agent_tool = next(t for t in session.tools if t.name == "Agent")
+    assert "SECRET-AGENT" not in json.dumps(agent_tool.definition())
+    assert any(str(link) in p and "Read(secrets/**)" in p for p in agent_tool.problems), agent_tool.problems

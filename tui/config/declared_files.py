@@ -7,7 +7,7 @@ links lead (every link on the way followed) must be inside where the declaring f
 the project for a project's files, the plugin's folder for a plugin's, the home folder for the user's
 own — and never in a secrets folder (`sandbox.deny_read`'s defaults: `~/.ssh`, `~/.netrc` …). A file
 that is not is refused with one sentence naming it and where it leads; it is never read. A session's
-commands and skills also meet its deny rules and `sandbox.deny_read` (links followed) before they are read.
+commands, skills and agents also meet its deny rules and `sandbox.deny_read` (links followed) before they are read.
 """
 
 from __future__ import annotations

@@ -10,7 +10,6 @@ and its output joins the next request as context).
 from __future__ import annotations
 
 import itertools
-import os
 import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -95,15 +94,9 @@ def _denied(session: Any, project_dir: Path) -> Any:
     policy = getattr(session, "policy", None)
     if policy is None:
         return None
-    from tui.tools.attachments import vet
+    from tui.tools.attachments import denied_reads
 
-    rules = AttachmentRules(project_dir=project_dir, policy=policy, interactive=True)
-
-    def denied(path: Path) -> str | None:
-        decided = vet(Path(os.path.abspath(path)), rules)
-        return decided.reason if decided is not None and decided.kind == "refused" else None
-
-    return denied
+    return denied_reads(project_dir, policy)
 
 
 def session_catalog(session: Any) -> Catalog:

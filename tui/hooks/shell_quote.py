@@ -34,6 +34,15 @@ def substitute_quoted(command: str, values: dict[str, str]) -> str:
     out: list[str] = []
     #: the contexts open here: "" (top level), "'", '"', "$(" or "`"; and each `$(`'s open parentheses
     kinds, depths = [""], [0]
+
+    def enter(kind: str) -> None:
+        kinds.append(kind)
+        depths.append(0)
+
+    def leave() -> None:
+        kinds.pop()
+        depths.pop()
+
     i = 0
     while i < len(command):
         state, char = kinds[-1], command[i]
@@ -45,20 +54,20 @@ def substitute_quoted(command: str, values: dict[str, str]) -> str:
         step = 1
         if state == "'":
             if char == "'":
-                kinds.pop(), depths.pop()
+                leave()
         elif char == "\\" and i + 1 < len(command):
             step = 2
         elif command.startswith("$(", i):
-            kinds.append("$("), depths.append(0)
+            enter("$(")
             step = 2
         elif (char == "`" and state == "`") or (char == '"' and state == '"'):
-            kinds.pop(), depths.pop()
+            leave()
         elif char == "`" or (char in "'\"" and state != '"'):
-            kinds.append(char), depths.append(0)
+            enter(char)
         elif state == "$(" and char in "()":
             depths[-1] += 1 if char == "(" else -1
             if depths[-1] < 0:
-                kinds.pop(), depths.pop()
+                leave()
         out.append(command[i : i + step])
         i += step
     return "".join(out)

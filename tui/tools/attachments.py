@@ -336,6 +336,18 @@ def attach_mentions(text: str, rules: AttachmentRules, ask: AskAttachment | None
     return out
 
 
+def denied_reads(project_dir: Path, policy: Any) -> Callable[[Path], str | None]:
+    """Why `policy`'s deny rules or `sandbox.deny_read` refuse reading a file (links followed), else None: for the
+    files a session loads on its own (commands, skills, agents; tui/config/declared_files.py)."""
+    rules = AttachmentRules(project_dir=project_dir, policy=policy, interactive=True)
+
+    def denied(path: Path) -> str | None:
+        decided = vet(Path(os.path.abspath(path)), rules)
+        return decided.reason if decided is not None and decided.kind == "refused" else None
+
+    return denied
+
+
 def memory_import_check(rules: AttachmentRules, external_allowed: bool) -> ImportCheck:
     """The check every memory file and `@path` import passes (tui/config/memory.py), by the rules above.
 
