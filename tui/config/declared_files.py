@@ -1,4 +1,5 @@
-"""Command, skill, agent, rule and output-style files stay inside the folder that declares them.
+"""Command, skill and agent files stay inside the folder that declares them (memory and rules files meet the
+Read rules through tui/config/memory.py's import check; agent-tui has no output styles).
 
 A `.claude/commands/x.md` or a `SKILL.md` that is a link to `~/.netrc` (or sits in a linked folder)
 would put that file into every request's skill listing or into a Skill call. Every loader of such
@@ -7,7 +8,8 @@ links lead (every link on the way followed) must be inside where the declaring f
 the project for a project's files, the plugin's folder for a plugin's, the home folder for the user's
 own — and never in a secrets folder (`sandbox.deny_read`'s defaults: `~/.ssh`, `~/.netrc` …). A file
 that is not is refused with one sentence naming it and where it leads; it is never read. A session's
-commands, skills and agents also meet its deny rules and `sandbox.deny_read` (links followed) before they are read.
+commands, skills and agents also meet its deny rules and `sandbox.deny_read` (links followed) before they
+are read.
 """
 
 from __future__ import annotations
