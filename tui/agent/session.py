@@ -182,6 +182,12 @@ class AgentSession(HistoryMixin, TranscriptMixin, PinMixin):
         #: the history's length and last message before the current turn's prompt
         self._before_prompt: tuple[int, dict[str, Any] | None] = (0, None)
         self._open_transcript()
+        #: the language servers (tui.lsp.manager.LspManager) when any is configured or on PATH
+        self.lsp: Any = None
+        if tools is None and options.lsp is not None:
+            from .lsp_link import attach_lsp
+
+            attach_lsp(self)
         if tools is None and options.max_subagent_depth > 0:
             from .subagents import attach_agent_tool
 
@@ -436,6 +442,8 @@ class AgentSession(HistoryMixin, TranscriptMixin, PinMixin):
             except Exception:
                 pass
         self.dispatcher.close()
+        if self.lsp is not None and self.loop_path == "main":  # a subagent's servers are its parent's
+            self.lsp.close()
         if self.mcp is not None:
             self.mcp.close()
         if self._checkpoints is not None:  # the manifest's descriptor and the inotify watch
