@@ -121,6 +121,9 @@ class AgentSession(HistoryMixin, TranscriptMixin, PinMixin):
         self.memory_text = ""
         #: the memory files memory_text was built from (tui.config.memory.MemoryFile), for /memory
         self.memory_files: list[Any] = []
+        #: the memory files and imports kept out (tui.config.memory.SkippedImport), and those already named
+        self.memory_skipped: list[Any] = []
+        self.memory_told: set[str] = set()
         #: prompts kept verbatim through every compaction (/pin, `#pin`)
         self.pins: list[str] = []
         #: each compaction: its summary, plan and what it dropped (compaction.py), for /context
@@ -293,12 +296,11 @@ class AgentSession(HistoryMixin, TranscriptMixin, PinMixin):
 
     def _load_memory(self) -> str:
         try:
-            from tui.config.memory import load_memory, memory_system_text
+            from .memory_imports import load_session_memory
         except ImportError:
             return ""
         try:
-            self.memory_files = load_memory(self.options.project_dir)
-            return memory_system_text(self.memory_files)
+            return load_session_memory(self)
         except Exception as exc:
             self.publish(Notice(level="warning", text=f"Memory files were not loaded: {exc}"))
             return ""

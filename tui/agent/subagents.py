@@ -208,8 +208,12 @@ class AgentTool(Tool):
                     trusted = bool(getattr(self.owner.policy, "trusted", False))
                     plugins = getattr(self.owner.options, "plugins", None)  # tui.plugins.active.ActivePlugins
                     extra = plugins.agents(trusted) if plugins is not None else []
+                    from tui.tools.attachments import denied_reads
+
+                    project_dir = self.owner.options.project_dir
+                    denied = denied_reads(Path(project_dir), self.owner.policy)
                     self._definitions, self.problems = load_definitions(
-                        self.owner.options.project_dir, trusted, extra=extra
+                        project_dir, trusted, extra=extra, denied=denied
                     )
                     for problem in self.problems:
                         self.owner.publish(Notice(level="warning", text=problem))
