@@ -22,11 +22,8 @@ from tui.tools.base import FatalToolError, Tool, ToolContext, ToolError, ToolInt
 
 from .events import (
     Event,
-    LinesChanged,
     PermissionRequested,
     PermissionResolved,
-    SandboxBlocked,
-    TodosUpdated,
     ToolFinished,
     ToolOutput,
     ToolQueued,
@@ -34,6 +31,7 @@ from .events import (
     ToolStatus,
 )
 from .permission_gate import PendingAsks, PermissionReply
+from .result_meta import publish_result_meta
 from .schema import validate
 from .tool_belt import append_text, rules_key
 
@@ -105,6 +103,8 @@ class Dispatcher:
         self.pending = PendingAsks()
         #: called before a tool runs; what it returns is called after (checkpoints scan around Bash)
         self.watch_tool: Callable[[Tool], Callable[[], None] | None] | None = None
+        #: sees each edit tool's call before and after it runs (language servers' diagnostics: lsp_link.py)
+        self.edit_observer: Any = None
         #: (tool name, input, resolve) -> the `.claude/rules` reminders a file it read or edited brings in
         self.file_rules: Callable[[str, Any, Callable[[str], Any]], list[dict[str, Any]]] | None = None
 
@@ -262,6 +262,8 @@ class Dispatcher:
         self.publish(ToolStarted(tool_use_id=call.id, name=call.name, batch=call.batch, parallel=call.parallel))
         call.ran = True
         finished = self.watch_tool(tool) if self.watch_tool is not None else None
+        observer = self.edit_observer if tool.kind == "edit" else None
+        seen = observer.before(tool, call.input, ctx) if observer is not None else None
         try:
             result = tool.run(call.input, ctx)
         except ToolInterrupted:
@@ -273,25 +275,9 @@ class Dispatcher:
         finally:
             if finished is not None:
                 finished()
-        if isinstance(result.meta.get("todos"), list):  # tools report through their result, never the bus
-            self.publish(TodosUpdated(todos=tuple(dict(t) for t in result.meta["todos"])))
-        if isinstance(result.meta.get("added"), int):  # Edit and Write count the lines they changed
-            self.publish(
-                LinesChanged(
-                    tool_use_id=call.id,
-                    path=str(result.meta.get("abs_path", "")),
-                    added=result.meta["added"],
-                    removed=int(result.meta.get("removed", 0)),
-                )
-            )
-        if result.meta.get("sandbox_blocked"):
-            self.publish(
-                SandboxBlocked(
-                    tool_use_id=call.id,
-                    command=str(call.input.get("command", "")),
-                    blocked=tuple(result.meta["sandbox_blocked"]),
-                )
-            )
+        if observer is not None:
+            result = observer.after(seen, result, call.id, ctx)
+        publish_result_meta(self.publish, call.id, call.input, result)  # tools report through their result
         if call.warning:
             result = ToolResult(append_text(result.content, call.warning), result.is_error, result.fatal, result.meta)
         if self.file_rules is not None and not result.is_error:

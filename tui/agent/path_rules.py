@@ -17,7 +17,7 @@ import threading
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from tui.config.memory import MemoryFile, load_nested_memory
+from tui.config.memory import MemoryFile, MemoryLoad, load_nested_memory
 from tui.config.memory_rules import PATH_TOOLS, PathRule, claude_user_dir, matches, reminder_text
 
 if TYPE_CHECKING:
@@ -34,26 +34,28 @@ class PathRules:
         #: how each sent file came: (load_reason, its globs)
         self.reasons: dict[Path, tuple[str, tuple[str, ...]]] = {}
         self.project_dir: Path | None = None
-        self._seen: set[Path] = set()
+        #: the session's memory load: its check (the Read tool's rules) and what it loaded, for subfolders' files
+        self._load: MemoryLoad | None = None
         self._visited: set[Path] = set()
         self._lock = threading.Lock()
 
-    def arm(self, waiting: list[PathRule], project_dir: Path, loaded: list[MemoryFile]) -> None:
-        """The rules read with the memory files `loaded`; whatever was sent already stays sent (once per session)."""
+    def arm(self, load: MemoryLoad, project_dir: Path) -> None:
+        """The rules `load` found waiting; whatever was sent already stays sent (once per session)."""
         done = {m.path for m in self.sent}
         with self._lock:
             self.project_dir = Path(os.path.abspath(project_dir))
-            self.waiting = [rule for rule in waiting if rule.path not in done]
-            self._seen |= {Path(os.path.realpath(m.path)) for m in [*loaded, *self.sent]}
+            self.waiting = [rule for rule in load.waiting if rule.path not in done]
+            load.seen |= {Path(os.path.realpath(m.path)) for m in self.sent}
+            self._load = load
 
     def take(self, tool_name: str, file_path: Path) -> list[MemoryFile]:
         """What reading or editing `file_path` with `tool_name` brings in, in the order Claude Code sends it."""
-        if tool_name not in PATH_TOOLS or self.project_dir is None:
+        if tool_name not in PATH_TOOLS or self.project_dir is None or self._load is None:
             return []
         with self._lock:
             out = self._matching(self.waiting, file_path)
             for folder in self._new_folders(file_path):
-                files, waiting = load_nested_memory(folder, self._seen)
+                files, waiting = load_nested_memory(folder, self._load)
                 out += [self._sent(m, "nested_traversal", ()) for m in files]
                 out += self._matching(waiting, file_path)
                 self.waiting += [rule for rule in waiting if rule.path not in self.reasons]
@@ -62,7 +64,8 @@ class PathRules:
     def _matching(self, rules: list[PathRule], file_path: Path) -> list[MemoryFile]:
         hit = [rule for rule in rules if rule.path not in self.reasons and matches(rule, file_path)]
         self.waiting = [rule for rule in self.waiting if rule not in hit]
-        self._seen |= {Path(os.path.realpath(rule.path)) for rule in hit}
+        if self._load is not None:
+            self._load.seen |= {Path(os.path.realpath(rule.path)) for rule in hit}
         return [self._sent(MemoryFile(rule.path, rule.text), "path_glob_match", rule.globs) for rule in hit]
 
     def _sent(self, memory: MemoryFile, reason: str, globs: tuple[str, ...]) -> MemoryFile:

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from tui.config.memory import load_all_memory, load_memory
+from tui.config.memory import load_memory, load_memory_checked
 from tui.config.memory_rules import PathRule, expand_braces, matches, reminder_text, rule_globs
 
 
@@ -68,7 +68,8 @@ def test_rules_with_paths_wait_and_the_user_folder_honours_claude_config_dir(
     write(tmp_path / "cc/rules/ts.md", '---\npaths: ["**/*.ts"]\n---\nuser ts rule\n')
     write(repo / ".claude/rules/py.md", "---\npaths:\n  - src/**/*.py\n---\npy rule\n")
     write(repo / ".claude/rules/one.md", "---\npaths: src/*.{py,pyi}, docs/*.md\n---\none\n")
-    files, waiting = load_all_memory(repo)
+    load = load_memory_checked(repo)
+    files, waiting = load.files, load.waiting
     assert files == []
     assert [(r.path.name, r.globs, r.base, r.text) for r in waiting] == [
         ("ts.md", ("**/*.ts",), repo, "user ts rule\n"),
