@@ -364,6 +364,8 @@ def run_headless(
     try:
         with command_turn(session, prepared.command):
             session.run_turn(prepared.prompt, tuple(prepared.images))
+        while session.hooks is not None and (woken := session.hooks.next_rewake()) is not None:
+            session.run_turn(woken)  # an asyncRewake hook exited 2: the model goes on with its message
     except KeyboardInterrupt:
         err.write("agent-tui: quit\n")
         return 130
