@@ -160,3 +160,16 @@ def summary(run: dict[str, Any]) -> dict[str, Any]:
     second = run["asked_at"][1] if len(run["asked_at"]) > 1 else run["ended"]
     waited = any(r["t"] <= second for r in records if r["tag"] in ("async-post", "async-line"))
     return {"hooks": synchronous, "background": background, "blocked": blocked, "waited for async hooks": waited}
+
+
+def rewake_messages(run: dict[str, Any]) -> list[str]:
+    """The asyncRewake messages the model got, with the run's own paths taken out."""
+    found = []
+    for body in run["bodies"]:
+        last = body.get("messages", [{}])[-1]
+        content = last.get("content")
+        if last.get("role") == "user" and isinstance(content, list) and content and content[0].get("type") == "text":
+            text = str(content[0].get("text", ""))
+            if "Stop hook feedback" in text:
+                found.append(text.split("[", 1)[0] + text.rsplit("]", 1)[-1])
+    return found
