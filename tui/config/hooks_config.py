@@ -93,6 +93,18 @@ class HookSpec:
         return f"plugin {self.plugin}, {self.source}" if self.plugin else str(self.source)
 
     @property
+    def when(self) -> str:
+        """The matcher, its `if` and how it runs, as /hooks, the trust question and /plugin show it.
+
+        E.g. `Bash if Bash(git push *)`, `* · async`, `Write|Edit · asyncRewake · once`.
+        """
+        text = self.matcher or "*"
+        if self.condition:
+            text += f" if {self.condition}"
+        flags = ["asyncRewake" if self.rewake else "async" if self.background else "", "once" if self.once else ""]
+        return " · ".join([text, *(f for f in flags if f)])
+
+    @property
     def key(self) -> str:
         """Identity for dedup across files and for disabling it in /hooks."""
         return f"{self.event}\0{self.matcher or ''}\0{self.command}"

@@ -101,3 +101,21 @@ def test_a_condition_on_a_non_tool_event_or_not_a_rule_is_one_sentence_and_never
 def test_newer_claude_code_events_are_named_as_not_fired_not_as_typos(tmp_path: Path) -> None:
     _, problems = _config(tmp_path, {e: [] for e in ("PreModelSwitch", "PostModelSwitch", "PreSkillShellCommand")})
     assert all("does not fire" in p for p in problems) and len(problems) == 3
+
+
+def test_the_condition_and_how_it_runs_show_where_hooks_are_listed(tmp_path: Path) -> None:
+    from tui.trust.inventory import folder_inventory
+
+    handlers = [
+        {"type": "command", "command": "./no-push.sh", "if": "Bash(git push *)"},
+        {"type": "command", "command": "./lint.sh", "asyncRewake": True, "once": True},
+    ]
+    (tmp_path / ".claude").mkdir()
+    (tmp_path / ".claude" / "settings.json").write_text(
+        json.dumps({"hooks": {"PreToolUse": [{"matcher": "Bash", "hooks": handlers}]}})
+    )
+    texts = [item.text for item in folder_inventory(tmp_path).of("hooks")]
+    assert texts == [
+        "PreToolUse Bash if Bash(git push *): ./no-push.sh",
+        "PreToolUse Bash · asyncRewake · once: ./lint.sh",
+    ]
