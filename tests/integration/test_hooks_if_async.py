@@ -81,3 +81,47 @@ def test_an_async_rewake_hook_exiting_2_wakes_the_model_with_its_stderr(monkeypa
     assert woken["role"] == "user" and text.startswith("<system-reminder>\n")
     assert f"Stop hook feedback:\n[{command}]: tests are failing\n" in text
     assert capsys.readouterr().out.strip() == "Fixed."
+
+
+def _recorder(log: Path) -> str:
+    return f"cat >> {log}; echo >> {log}"
+
+
+def test_instructions_loaded_fires_for_each_memory_file_with_claude_codes_fields(monkeypatch, tmp_path):
+    log = tmp_path.parent / f"{tmp_path.name}-loaded.jsonl"
+    (tmp_path / "CLAUDE.md").write_text("Use tabs.\n@docs/style.md\n")
+    (tmp_path / "docs").mkdir()
+    (tmp_path / "docs" / "style.md").write_text("Short lines.\n")
+    (tmp_path / "CLAUDE.local.md").write_text("Mine.\n")
+    write_project(tmp_path, _group("InstructionsLoaded", _recorder(log), "session_start|include"))
+    code, _ = _run(monkeypatch, tmp_path, [reply("Done.")])
+    assert code == 0
+    seen = [json.loads(line) for line in log.read_text().splitlines() if line.strip()]
+    assert [(Path(s["file_path"]).name, s["memory_type"], s["load_reason"]) for s in seen] == [
+        ("CLAUDE.md", "Project", "session_start"),
+        ("style.md", "Project", "include"),
+        ("CLAUDE.local.md", "Local", "session_start"),
+    ]
+    assert seen[1]["parent_file_path"] == str(tmp_path / "CLAUDE.md")
+    assert all(s["hook_event_name"] == "InstructionsLoaded" for s in seen)
+
+
+def test_directory_added_fires_when_a_directory_is_added(monkeypatch, tmp_path):
+    from tests.integration.helpers import make_session
+
+    log = tmp_path.parent / f"{tmp_path.name}-added.jsonl"
+    shared = tmp_path.parent / f"{tmp_path.name}-shared"
+    shared.mkdir()
+    write_project(tmp_path, _group("DirectoryAdded", _recorder(log), "slash_command"))
+    session, _ = make_session(monkeypatch, "http://127.0.0.1:9", tmp_path)
+    try:
+        session.add_directory(shared)
+    finally:
+        session.close()
+    seen = json.loads(log.read_text().splitlines()[0])
+    assert (seen["hook_event_name"], seen["directory"], seen["source"]) == (
+        "DirectoryAdded",
+        str(shared),
+        "slash_command",
+    )
+    assert session.options.add_dirs == [shared]

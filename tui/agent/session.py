@@ -117,6 +117,7 @@ class AgentSession(HistoryMixin, TranscriptMixin, PinMixin):
         self.memory_text = ""
         #: the memory files memory_text was built from (tui.config.memory.MemoryFile), for /memory
         self.memory_files: list[Any] = []
+        self._memory_compacted = False  # the next memory load follows a compaction (InstructionsLoaded's reason)
         #: prompts kept verbatim through every compaction (/pin, `#pin`)
         self.pins: list[str] = []
         #: each compaction: its summary, plan and what it dropped (compaction.py), for /context
@@ -276,10 +277,18 @@ class AgentSession(HistoryMixin, TranscriptMixin, PinMixin):
             )
         return self._system_cache[1]
 
-    def reload_memory(self) -> None:
+    def reload_memory(self, compacted: bool = False) -> None:
         """Read the memory files again for the next request (after `#text`, /init or a compaction)."""
         self.memory_text = ""
         self._system_cache = None
+        self._memory_compacted = compacted
+
+    def add_directory(self, path: Path) -> None:
+        """/add-dir: `path` is part of the project for the tools and the system prompt from the next request."""
+        self.options.add_dirs.append(path)  # the session's state and permission policy share this list
+        self._system_cache = None
+        if self.hooks is not None:
+            self.hooks.directory_added(str(path))
 
     def _load_memory(self) -> str:
         try:
@@ -288,6 +297,9 @@ class AgentSession(HistoryMixin, TranscriptMixin, PinMixin):
             return ""
         try:
             self.memory_files = load_memory(self.options.project_dir)
+            if self.hooks is not None:
+                self.hooks.instructions_loaded(self.memory_files, self._memory_compacted)
+            self._memory_compacted = False
             return memory_system_text(self.memory_files)
         except Exception as exc:
             self.publish(Notice(level="warning", text=f"Memory files were not loaded: {exc}"))

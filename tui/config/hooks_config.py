@@ -31,6 +31,8 @@ EVENTS: dict[str, str | None] = {
     "PreCompact": "trigger",
     "SessionStart": "source",
     "SessionEnd": "reason",
+    "InstructionsLoaded": "load_reason",
+    "DirectoryAdded": "source",
 }
 
 DEFAULT_TIMEOUT_S = 60.0
@@ -48,12 +50,10 @@ OTHER_CC_EVENTS = (
     "TaskCompleted",
     "TeammateIdle",
     "ConfigChange",
-    "InstructionsLoaded",
     "PreModelSwitch",
     "PostModelSwitch",
     "PreSkillShellCommand",
     "CwdChanged",
-    "DirectoryAdded",
     "FileChanged",
     "WorktreeCreate",
     "WorktreeRemove",
