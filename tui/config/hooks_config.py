@@ -36,6 +36,13 @@ EVENTS: dict[str, str | None] = {
 }
 
 DEFAULT_TIMEOUT_S = 60.0
+#: Claude Code's other handler types, named in the sentence that says they are skipped
+UNSUPPORTED_TYPES = {
+    "prompt": " (a model judges the event)",
+    "agent": " (an agent verifies the event)",
+    "http": " (the event is POSTed to a URL)",
+    "mcp_tool": " (an MCP tool is called)",
+}
 #: Claude Code events agent-tui does not fire: their hooks are named as ignored, not as typos
 OTHER_CC_EVENTS = (
     "Setup",
@@ -86,6 +93,10 @@ class HookSpec:
     rewake: bool = False
     #: `once`: runs once per session, then is removed
     once: bool = False
+    #: `args` (exec form): `command` is spawned directly with these arguments, no shell
+    args: tuple[str, ...] | None = None
+    #: `onFailure: "block"`: a hook that fails (cannot start, times out, exits neither 0 nor 2, bad JSON) blocks
+    block_on_failure: bool = False
 
     @property
     def origin(self) -> str:
@@ -214,7 +225,10 @@ def _handler(handler: Any, event: str, matcher: str | None, path: Path, project:
         return None
     kind = handler.get("type", "command")
     if kind != "command":
-        problem(f"hook type `{kind}` is not supported by agent-tui (only `command`); that handler is ignored.")
+        what = UNSUPPORTED_TYPES.get(str(kind), "")
+        problem(
+            f"hook type `{kind}` is not supported by agent-tui{what}; only `command` runs, that handler is ignored."
+        )
         return None
     command = handler.get("command")
     if not isinstance(command, str) or not command.strip():
@@ -230,6 +244,13 @@ def _handler(handler: Any, event: str, matcher: str | None, path: Path, project:
         problem("`if` must be a permission rule in a string, e.g. `Bash(git push *)`; that handler never runs.")
         return None
     rewake = handler.get("asyncRewake") is True
+    args = handler.get("args")
+    if args is not None and (not isinstance(args, list) or not all(isinstance(a, str) for a in args)):
+        problem("`args` must be a list of strings; that handler is ignored.")
+        return None
+    if handler.get("shell", "bash") != "bash":
+        problem(f"`shell: {handler.get('shell')}` is not supported by agent-tui (hooks run under sh); ignored.")
+        return None
     return HookSpec(
         event,
         matcher or None,
@@ -242,6 +263,8 @@ def _handler(handler: Any, event: str, matcher: str | None, path: Path, project:
         condition=condition.strip() if condition and condition.strip() else None,
         rewake=rewake,
         once=handler.get("once") is True,
+        args=tuple(args) if args is not None else None,
+        block_on_failure=handler.get("onFailure", "continue") != "continue",
     )
 
 

@@ -255,6 +255,13 @@ class HookRunner:
             self.on_finish(run)
 
 
+def _placed(text: str, places: dict[str, str]) -> str:
+    for name, value in places.items():
+        if value:
+            text = text.replace(name, value)
+    return text
+
+
 def without_async_line(stdout: str) -> str:
     """A background hook's output without its first line when that line was `{"async": true}`."""
     first, _, rest = stdout.partition("\n")
@@ -275,9 +282,13 @@ def execute(
     """Start the hook, feed it stdin, read its output until it exits or its timeout passes; end its whole tree."""
     if run.spec.plugin_root:  # a plugin's hook finds its own files through it (as Claude Code)
         env = {**env, "CLAUDE_PLUGIN_ROOT": run.spec.plugin_root}
+    argv = ["/bin/sh", "-c", run.spec.command]
+    if run.spec.args is not None:  # exec form: no shell; the placeholders are replaced in each argument
+        places = {"${CLAUDE_PLUGIN_ROOT}": run.spec.plugin_root, "${CLAUDE_PROJECT_DIR}": str(cwd)}
+        argv = [_placed(a, places) for a in (run.spec.command, *run.spec.args)]
     try:
         done = run_captured(
-            ["/bin/sh", "-c", run.spec.command],
+            argv,
             cwd=cwd,
             env=env,
             stdin=run.stdin.encode(),

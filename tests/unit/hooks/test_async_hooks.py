@@ -67,3 +67,24 @@ def test_a_once_hook_runs_once_per_session(tmp_path: Path) -> None:
     runner = _runner(tmp_path, _spec(tmp_path, "true", "Stop", once=True))
     assert len(runner.run("Stop", None, {})) == 1
     assert runner.run("Stop", None, {}) == []
+
+
+def test_exec_form_args_run_without_a_shell_with_placeholders_per_argument(tmp_path: Path) -> None:
+    spec = _spec(tmp_path, "/bin/echo", "Stop", args=("${CLAUDE_PROJECT_DIR}/x", "$HOME `id`", "a b"))
+    runs = _runner(tmp_path, spec).run("Stop", None, {})
+    assert runs[0].stdout == f"{tmp_path}/x $HOME `id` a b\n"
+
+
+def test_on_failure_block_turns_a_failed_hook_into_a_block() -> None:
+    from tui.hooks.outcome import read_outcome
+
+    def run(event: str, code: int, stdout: str = "", block: bool = True) -> HookRun:
+        spec = HookSpec(event, None, "check", 10, Path("s.json"), False, block_on_failure=block)
+        return HookRun("h", spec, event, "{}", stdout=stdout, stderr="boom", exit_code=code)
+
+    blocked = read_outcome("PreToolUse", [run("PreToolUse", 1)])
+    assert blocked.permission == "deny" and "failed with exit code 1: boom (onFailure: block)" in blocked.reason
+    assert read_outcome("PreToolUse", [run("PreToolUse", 0, "{bad")]).blocked
+    assert not read_outcome("PreToolUse", [run("PreToolUse", 1, block=False)]).blocked
+    assert not read_outcome("Stop", [run("Stop", 1)]).blocked  # ignored on Stop, as in Claude Code
+    assert not read_outcome("PreToolUse", [run("PreToolUse", 0, '{"continue": true}')]).blocked

@@ -119,3 +119,19 @@ def test_the_condition_and_how_it_runs_show_where_hooks_are_listed(tmp_path: Pat
         "PreToolUse Bash if Bash(git push *): ./no-push.sh",
         "PreToolUse Bash · asyncRewake · once: ./lint.sh",
     ]
+
+
+def test_handler_fields_since_claude_code_2_1_197_are_read_or_named(tmp_path: Path) -> None:
+    handlers = [
+        {"type": "command", "command": "/bin/echo", "args": ["a"], "onFailure": "block", "once": True},
+        {"type": "command", "command": "x", "shell": "powershell"},
+        {"type": "command", "command": "x", "args": "a b"},
+        {"type": "prompt", "prompt": "Is it safe? $ARGUMENTS"},
+    ]
+    config, problems = _config(tmp_path, {"PreToolUse": [{"hooks": handlers}]})
+    [spec] = config.hooks
+    assert (spec.args, spec.block_on_failure, spec.once) == (("a",), True, True)
+    assert len(problems) == 3
+    assert "`shell: powershell` is not supported" in problems[0]
+    assert "`args` must be a list of strings" in problems[1]
+    assert "hook type `prompt` is not supported by agent-tui (a model judges the event)" in problems[2]
