@@ -112,7 +112,7 @@ def test_directory_added_fires_when_a_directory_is_added(monkeypatch, tmp_path):
     log = tmp_path.parent / f"{tmp_path.name}-added.jsonl"
     shared = tmp_path.parent / f"{tmp_path.name}-shared"
     shared.mkdir()
-    write_project(tmp_path, _group("DirectoryAdded", _recorder(log), "slash_command"))
+    write_project(tmp_path, _group("DirectoryAdded", _recorder(log)))
     session, _ = make_session(monkeypatch, "http://127.0.0.1:9", tmp_path)
     try:
         session.add_directory(shared)

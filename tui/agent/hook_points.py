@@ -135,7 +135,9 @@ class SessionHooks:
             )
             return
         self.rewake_count += 1
-        stderr = run.stderr.strip() or f"{run.event} hook `{run.spec.command}` exited with code 2."
+        stderr = (
+            run.stderr.strip() or run.stdout.strip() or f"{run.event} hook `{run.spec.command}` exited with code 2."
+        )
         text = f"<system-reminder>\n{REWAKE_PREAMBLE}\nStop hook feedback:\n[{run.spec.command}]: {stderr}\n\n</system-reminder>"
         if self.session.inbox.put_if_active(text, source="hook"):
             return  # a turn runs: the message joins its next request
@@ -325,7 +327,7 @@ class SessionHooks:
 
     def directory_added(self, directory: str, source: str = "slash_command") -> None:
         """DirectoryAdded (/add-dir): observe only."""
-        self.fire("DirectoryAdded", source, {"directory": directory, "source": source})
+        self.fire("DirectoryAdded", None, {"directory": directory, "source": source})
 
     def session_end(self, reason: str) -> None:
         """SessionEnd; then the hooks still running in the background are stopped, with their process trees."""

@@ -297,7 +297,7 @@ class AgentSession(HistoryMixin, TranscriptMixin, PinMixin):
             return ""
         try:
             self.memory_files = load_memory(self.options.project_dir)
-            if self.hooks is not None:
+            if self.hooks is not None and self.loop_path == "main":  # a subagent's copy is not a new load
                 self.hooks.instructions_loaded(self.memory_files, self._memory_compacted)
             self._memory_compacted = False
             return memory_system_text(self.memory_files)

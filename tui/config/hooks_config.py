@@ -32,7 +32,7 @@ EVENTS: dict[str, str | None] = {
     "SessionStart": "source",
     "SessionEnd": "reason",
     "InstructionsLoaded": "load_reason",
-    "DirectoryAdded": "source",
+    "DirectoryAdded": None,
 }
 
 DEFAULT_TIMEOUT_S = 60.0
