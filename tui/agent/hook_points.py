@@ -308,22 +308,12 @@ class SessionHooks:
         """InstructionsLoaded once per memory file read (observe only), with Claude Code's fields."""
         if not self.config.has("InstructionsLoaded"):
             return
-        from tui.config.paths import user_config_dir
+        from tui.hooks.instructions import instructions_fields, user_memory_dirs
 
-        user = user_config_dir()
+        user_dirs = user_memory_dirs()
         for memory in files:
-            path = memory.path
-            reason = "include" if memory.imported_from else "compact" if compacted else "session_start"
-            kind = "User" if user in path.parents else "Local" if path.name.endswith(".local.md") else "Project"
-            fields: dict[str, Any] = {"file_path": str(path), "memory_type": kind, "load_reason": reason}
-            for key, value in (
-                ("globs", getattr(memory, "globs", None)),
-                ("trigger_file_path", getattr(memory, "trigger_file_path", None)),
-                ("parent_file_path", str(memory.imported_from) if memory.imported_from else None),
-            ):
-                if value:
-                    fields[key] = [str(v) for v in value] if key == "globs" else str(value)
-            self.fire("InstructionsLoaded", reason, fields)
+            fields = instructions_fields(memory, compacted, user_dirs)
+            self.fire("InstructionsLoaded", fields["load_reason"], fields)
 
     def directory_added(self, directory: str, source: str = "slash_command") -> None:
         """DirectoryAdded (/add-dir): observe only."""

@@ -88,3 +88,21 @@ def test_on_failure_block_turns_a_failed_hook_into_a_block() -> None:
     assert not read_outcome("PreToolUse", [run("PreToolUse", 1, block=False)]).blocked
     assert not read_outcome("Stop", [run("Stop", 1)]).blocked  # ignored on Stop, as in Claude Code
     assert not read_outcome("PreToolUse", [run("PreToolUse", 0, '{"continue": true}')]).blocked
+
+
+def test_instructions_loaded_fields_name_the_kind_and_reason_of_each_file(tmp_path: Path) -> None:
+    from tui.config.memory import MemoryFile
+    from tui.hooks.instructions import instructions_fields
+
+    home, project = tmp_path / "home" / ".claude", tmp_path / "p"
+    user = instructions_fields(MemoryFile(home / "CLAUDE.md", ""), False, [home])
+    assert (user["memory_type"], user["load_reason"]) == ("User", "session_start")
+    local = instructions_fields(MemoryFile(project / "CLAUDE.local.md", ""), True, [home])
+    assert (local["memory_type"], local["load_reason"]) == ("Local", "compact")
+    imported = instructions_fields(MemoryFile(project / "a.md", "", project / "CLAUDE.md"), False, [home])
+    assert imported == {
+        "file_path": str(project / "a.md"),
+        "memory_type": "Project",
+        "load_reason": "include",
+        "parent_file_path": str(project / "CLAUDE.md"),
+    }
