@@ -428,6 +428,7 @@ def run_input_turns(session: AgentSession, renderer: HeadlessRenderer, control: 
     code: int | None = None
     in_turn = False
     control.turn_running = lambda: in_turn
+    session.wake_with(lambda text: session.inbox.put(text, source="hook"))  # an asyncRewake message: the next turn
 
     def on_sigint(signum: int, frame: Any) -> None:
         if not in_turn:

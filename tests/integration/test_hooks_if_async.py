@@ -125,3 +125,43 @@ def test_directory_added_fires_when_a_directory_is_added(monkeypatch, tmp_path):
         "slash_command",
     )
     assert session.options.add_dirs == [shared]
+
+
+def test_with_stream_json_input_an_async_rewake_message_is_a_turn_of_its_own(tmp_path):
+    import subprocess
+    import sys
+
+    flag = tmp_path / "woke"
+    command = f"[ -e {flag} ] && exit 0; touch {flag}; echo tests are failing >&2; exit 2"
+    write_project(tmp_path, _group("Stop", command, asyncRewake=True))
+    line = json.dumps({"type": "user", "message": {"role": "user", "content": "go"}}) + "\n"
+    with FakeAPI([reply("Done."), reply("Fixed.")]) as api:
+        env = {k: v for k, v in os.environ.items() if not k.startswith("ANTHROPIC_")}
+        env.update(ANTHROPIC_BASE_URL=api.base_url, ANTHROPIC_API_KEY="sk-test")
+        argv = [
+            sys.executable,
+            "-m",
+            "tui.cli",
+            "-p",
+            "--input-format",
+            "stream-json",
+            "--output-format",
+            "stream-json",
+        ]
+        proc = subprocess.Popen(
+            [*argv, "--verbose"], cwd=tmp_path, env=env, text=True, stdin=subprocess.PIPE, stdout=subprocess.PIPE
+        )
+        assert proc.stdin is not None and proc.stdout is not None
+        proc.stdin.write(line)
+        proc.stdin.flush()
+        results = []
+        for out in proc.stdout:  # the first turn's result, then the woken turn's
+            if json.loads(out)["type"] == "result":
+                results.append(json.loads(out)["result"])
+                if len(results) == 2:
+                    break
+        proc.stdin.close()
+        assert proc.wait(60) == 0
+        bodies = [r.body for r in api.message_requests]
+    assert results == ["Done.", "Fixed."]
+    assert "Stop hook feedback:" in bodies[1]["messages"][-1]["content"][0]["text"]

@@ -61,8 +61,6 @@ class SessionHooks:
         self.rewake_count = 0
         #: a turn started by a rewake runs: no UserPromptSubmit, and the count goes on
         self.waking = False
-        #: set by a front end: start a turn with this text now (the app); None: `rewakes` waits for -p
-        self.wake: Callable[[str], None] | None = None
 
     # --- plumbing ----------------------------------------------------------------------
 
@@ -141,11 +139,15 @@ class SessionHooks:
         text = f"<system-reminder>\n{REWAKE_PREAMBLE}\nStop hook feedback:\n[{run.spec.command}]: {stderr}\n\n</system-reminder>"
         if self.session.inbox.put_if_active(text, source="hook"):
             return  # a turn runs: the message joins its next request
-        if self.wake is not None:
+        wake: Callable[[str], object] | None = getattr(self.session, "waker", None)
+        if wake is not None:  # the app, stream-json input: a turn starts with it
             self.waking = True
-            self.wake(text)
-        else:
-            self.rewakes.append(text)
+            try:
+                wake(text)
+                return
+            except RuntimeError:  # the app has just quit
+                self.waking = False
+        self.rewakes.append(text)
 
     def next_rewake(self) -> str | None:
         """-p: wait for the asyncRewake hooks still running; the message the next turn starts with, or None."""

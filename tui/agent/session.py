@@ -8,6 +8,7 @@ what happens from `bus`. Constructing a session is cheap: the SDK is imported in
 from __future__ import annotations
 
 import threading
+from collections.abc import Callable
 from functools import partial
 from importlib import import_module
 from pathlib import Path
@@ -122,6 +123,8 @@ class AgentSession(HistoryMixin, TranscriptMixin, PinMixin):
         #: the memory files memory_text was built from (tui.config.memory.MemoryFile), for /memory
         self.memory_files: list[Any] = []
         self._memory_compacted = False  # the next memory load follows a compaction (InstructionsLoaded's reason)
+        #: starts a turn with a text the engine brings (wake_with); None: -p runs such turns itself
+        self.waker: Callable[[str], object] | None = None
         #: prompts kept verbatim through every compaction (/pin, `#pin`)
         self.pins: list[str] = []
         #: each compaction: its summary, plan and what it dropped (compaction.py), for /context
@@ -286,6 +289,10 @@ class AgentSession(HistoryMixin, TranscriptMixin, PinMixin):
         self.memory_text = ""
         self._system_cache = None
         self._memory_compacted = compacted
+
+    def wake_with(self, waker: Callable[[str], object] | None) -> None:
+        """How a front end starts a turn the session itself asks for (an asyncRewake hook's message)."""
+        self.waker = waker
 
     def add_directory(self, path: Path) -> None:
         """/add-dir: `path` is part of the project for the tools and the system prompt from the next request."""
