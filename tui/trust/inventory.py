@@ -207,7 +207,7 @@ def _agents(scan: FolderScan) -> list[TrustItem]:
 
     items: list[TrustItem] = []
     for folder, source in project_agent_folders(scan.project_dir):
-        definitions, problems = read_folder(folder, source)
+        definitions, problems = read_folder(folder, source, scan.project_dir)
         scan.problems += problems
         items += [TrustItem("agents", d.name, Path(d.path or folder)) for d in definitions]
     return items
