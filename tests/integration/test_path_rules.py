@@ -118,7 +118,9 @@ def test_each_file_sent_fires_instructions_loaded(monkeypatch: pytest.MonkeyPatc
         session.run_turn("look")
     import json
 
-    [fired] = [json.loads(line) for line in seen.read_text().splitlines() if line.strip()]
+    fired_all = [json.loads(line) for line in seen.read_text().splitlines() if line.strip()]
+    assert [f["load_reason"] for f in fired_all] == ["session_start", "path_glob_match"]  # always.md, then py.md
+    fired = fired_all[1]
     assert fired["hook_event_name"] == "InstructionsLoaded" and fired["load_reason"] == "path_glob_match"
     assert fired["file_path"] == f"{project}/.claude/rules/py.md" and fired["globs"] == ["src/**/*.py"]
     assert fired["memory_type"] == "Project" and fired["trigger_file_path"] == f"{project}/src/a.py"

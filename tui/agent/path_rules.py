@@ -14,11 +14,12 @@ from __future__ import annotations
 
 import os
 import threading
+from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from tui.config.memory import MemoryFile, MemoryLoad, load_nested_memory
-from tui.config.memory_rules import PATH_TOOLS, PathRule, claude_user_dir, matches, reminder_text
+from tui.config.memory_rules import PATH_TOOLS, PathRule, matches, reminder_text
 
 if TYPE_CHECKING:
     from .session import AgentSession
@@ -92,6 +93,21 @@ class PathRules:
         return []
 
 
+@dataclass(frozen=True)
+class LoadedAfterTool:
+    """A file sent after a tool result, as the InstructionsLoaded hook describes it (tui/hooks/instructions.py)."""
+
+    path: Path
+    imported_from: Path | None
+    load_reason: str
+    globs: tuple[str, ...]
+    trigger_file_path: str
+
+
+def _loaded(memory: MemoryFile, reason: tuple[str, tuple[str, ...]], target: Path) -> LoadedAfterTool:
+    return LoadedAfterTool(memory.path, memory.imported_from, reason[0], reason[1], str(target))
+
+
 def rule_blocks(session: AgentSession, tool_name: str, tool_input: Any, resolve: Any) -> list[dict[str, Any]]:
     """The reminder blocks a successful call of `tool_name` brings in (each fires InstructionsLoaded)."""
     rules: PathRules | None = getattr(session, "path_rules", None)
@@ -106,19 +122,6 @@ def rule_blocks(session: AgentSession, tool_name: str, tool_input: Any, resolve:
         return []
     sent = rules.take(tool_name, target)
     hooks = getattr(session, "hooks", None)
-    for memory in sent:
-        if hooks is None:
-            break
-        reason, globs = rules.reasons[memory.path]
-        fields: dict[str, Any] = {
-            "file_path": str(memory.path),
-            "memory_type": "User" if memory.path.is_relative_to(claude_user_dir()) else "Project",
-            "load_reason": reason,
-            "trigger_file_path": str(target),
-        }
-        if globs:
-            fields["globs"] = list(globs)
-        if memory.imported_from is not None:
-            fields["parent_file_path"] = str(memory.imported_from)
-        hooks.fire("InstructionsLoaded", reason, fields)
+    if sent and hooks is not None and hasattr(hooks, "instructions_loaded"):
+        hooks.instructions_loaded([_loaded(m, rules.reasons[m.path], target) for m in sent])
     return [{"type": "text", "text": reminder_text(m.path, m.text)} for m in sent]

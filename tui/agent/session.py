@@ -8,6 +8,7 @@ what happens from `bus`. Constructing a session is cheap: the SDK is imported in
 from __future__ import annotations
 
 import threading
+from collections.abc import Callable
 from functools import partial
 from importlib import import_module
 from pathlib import Path
@@ -124,6 +125,9 @@ class AgentSession(HistoryMixin, TranscriptMixin, PinMixin):
         self.memory_files: list[Any] = []
         #: `.claude/rules` files with `paths:` and subfolders' memory: waiting for a file, or sent after a tool result
         self.path_rules = PathRules()
+        self._memory_compacted = False  # the next memory load follows a compaction (InstructionsLoaded's reason)
+        #: starts a turn with a text the engine brings (wake_with); None: -p runs such turns itself
+        self.waker: Callable[[str], object] | None = None
         #: the memory files and imports kept out (tui.config.memory.SkippedImport), and those already named
         self.memory_skipped: list[Any] = []
         self.memory_told: set[str] = set()
@@ -293,10 +297,22 @@ class AgentSession(HistoryMixin, TranscriptMixin, PinMixin):
             )
         return self._system_cache[1]
 
-    def reload_memory(self) -> None:
+    def reload_memory(self, compacted: bool = False) -> None:
         """Read the memory files again for the next request (after `#text`, /init or a compaction)."""
         self.memory_text = ""
         self._system_cache = None
+        self._memory_compacted = compacted
+
+    def wake_with(self, waker: Callable[[str], object] | None) -> None:
+        """How a front end starts a turn the session itself asks for (an asyncRewake hook's message)."""
+        self.waker = waker
+
+    def add_directory(self, path: Path) -> None:
+        """/add-dir: `path` is part of the project for the tools and the system prompt from the next request."""
+        self.options.add_dirs.append(path)  # the session's state and permission policy share this list
+        self._system_cache = None
+        if self.hooks is not None:
+            self.hooks.directory_added(str(path))
 
     def _load_memory(self) -> str:
         try:
@@ -304,7 +320,11 @@ class AgentSession(HistoryMixin, TranscriptMixin, PinMixin):
         except ImportError:
             return ""
         try:
-            return load_session_memory(self)
+            text = load_session_memory(self)
+            if self.hooks is not None and self.loop_path == "main":  # a subagent's copy is not a new load
+                self.hooks.instructions_loaded(self.memory_files, self._memory_compacted)
+            self._memory_compacted = False
+            return text
         except Exception as exc:
             self.publish(Notice(level="warning", text=f"Memory files were not loaded: {exc}"))
             return ""

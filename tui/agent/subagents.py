@@ -158,7 +158,7 @@ class SubagentSession(AgentSession):
             self._system_cache = (self.options.model, blocks)
         return self._system_cache[1]
 
-    def reload_memory(self) -> None:
+    def reload_memory(self, compacted: bool = False) -> None:
         """Read the parent's memory files again (a full agent carries them; a restricted one never does)."""
         if self.definition.tools is None:
             self.memory_text = self._load_memory()

@@ -99,7 +99,7 @@ def _lines(plugin_id: str, root: Path, parts: Any) -> list[str]:
     lines = [f"{plugin_id}: {parts.counts()}"]
     for hook in parts.hooks:
         command = hook.command.replace(str(root), ROOT_VARIABLE)
-        lines.append(f"{plugin_id} hook {hook.event} {hook.matcher or '*'}: {command}")
+        lines.append(f"{plugin_id} hook {hook.event} {hook.when}: {command}")
     if parts.mcp_servers:
         from tui.mcp.status import describe
 
