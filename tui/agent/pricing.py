@@ -1,4 +1,7 @@
-"""Model prices and context windows, dated (prices change; keep this table current).
+"""Model prices, context windows and output limits, dated (prices change; keep this table current).
+
+`max_output` is the largest `max_tokens` a model takes (the anthropic SDK lists no limits, only
+which models it refuses a non-streaming call for); every reply is streamed, so it is safe to ask for.
 
 USD per million tokens: input, 5-minute cache write, 1-hour cache write, cache read, output.
 """
@@ -68,6 +71,25 @@ def model_info(model: str) -> ModelInfo:
     """Prices for `model`; dated suffixes (claude-haiku-4-5-20251001) map to their base id."""
     name = priced_name(model)
     return MODELS[name] if name is not None else _DEFAULT
+
+
+#: the reply limit of a model the table does not list (a proxy's or a newer model's; the setting can raise it)
+UNKNOWN_MAX_OUTPUT = 32_000
+
+
+def table_name(model: str) -> str | None:
+    """The table's id within `model`: a dated id, or a provider's (us.anthropic.claude-…-v1:0); None if unlisted."""
+    return priced_name(model) or next((n for n in sorted(MODELS, key=len, reverse=True) if n in model), None)
+
+
+def max_output_tokens(model: str, setting: int | None = None) -> int:
+    """max_tokens for a reply of `model`: its output limit, or the `max_tokens` setting when set (kept within the
+    limit of a model the table lists)."""
+    name = table_name(model)
+    limit = MODELS[name].max_output if name is not None else UNKNOWN_MAX_OUTPUT
+    if not setting:
+        return limit
+    return min(setting, limit) if name is not None else setting
 
 
 def usage_cost(usage: dict[str, Any], model: str) -> float:

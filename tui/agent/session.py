@@ -15,6 +15,7 @@ from typing import Any
 
 from tui.tools.base import SessionState, Tool, ToolContext
 
+from .approvals import approval_text, front_end_of
 from .bus import EventBus
 from .client import make_client, use_offline
 from .context import ContextTracker
@@ -28,7 +29,7 @@ from .pricing import add_usage, usage_cost
 from .request import build_system, build_tools
 from .session_history import NOT_EXECUTED_TEXT, HistoryMixin, Turn, last_text  # noqa: F401  (named here too)
 from .session_transcript import TranscriptMixin
-from .tool_belt import ask_user, configure_tools, publish_changes
+from .tool_belt import ask_user, configure_tools, offered_here, publish_changes
 from .transcript import Transcript, new_session_id
 
 
@@ -127,6 +128,8 @@ class AgentSession(HistoryMixin, TranscriptMixin, PinMixin):
         self._thread: threading.Thread | None = None
         self._system_cache: tuple[str, list[dict[str, Any]]] | None = None
         self._tool_defs: list[dict[str, Any]] | None = None
+        #: the permission mode the system prompt names (a change later is told in a reminder, tool_belt.py)
+        self.told_mode = ""
         self._watcher: Any = None
         self.dispatcher = Dispatcher(
             {t.name: t for t in self.tools},
@@ -272,6 +275,7 @@ class AgentSession(HistoryMixin, TranscriptMixin, PinMixin):
                     self.options.add_dirs,
                     instructions=self.options.system_prompt,
                     append=self.options.append_system_prompt,
+                    approvals=self.approvals(),
                 ),
             )
         return self._system_cache[1]
@@ -320,8 +324,23 @@ class AgentSession(HistoryMixin, TranscriptMixin, PinMixin):
             self._tool_defs = build_tools(definitions)
         return self._tool_defs
 
+    @property
+    def front_end(self) -> str:
+        """ "app", "print" (-p), "acp" or "sdk" (approvals.py)."""
+        return front_end_of(self.options.front_end, self.options.interactive)
+
+    def approvals(self) -> str:
+        """The environment's sentence on who approves calls; the mode it names is the one later reminders compare to."""
+        mode = str(getattr(self.policy, "mode", "default"))
+        self.told_mode = mode
+        fe = self.front_end
+        return approval_text(fe, mode, can_ask=self.dispatcher.interactive, allowed=self.options.allowed_tools)
+
     def _offered(self, tool: Tool) -> bool:
-        """Server tools (WebSearch) are left out of tools[] when a rule or the mode denies them."""
+        """Tools that cannot work here are left out of tools[] (offered_here); so are server tools (WebSearch)
+        that a rule or the mode denies."""
+        if not offered_here(tool.name, self.front_end, can_answer=self.state.ask_user is not None):
+            return False
         if not getattr(tool, "server_tool", False):
             return True
         return bool(self.policy.check(tool, {}, self._tool_context("")).decision != "deny")
