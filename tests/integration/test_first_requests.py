@@ -79,7 +79,7 @@ def app_request(monkeypatch: pytest.MonkeyPatch, project: Path, **opts: Any) -> 
 
 
 def print_request(
-    monkeypatch: pytest.MonkeyPatch, project: Path, *, sdk: bool = False, **opts: Any
+    monkeypatch: pytest.MonkeyPatch, project: Path, *, sdk: bool = False, callback: bool = False, **opts: Any
 ) -> tuple[dict[str, Any], str]:
     """The first request of `-p` (or, with `sdk`, of an Agent SDK program's stream-json input) and stderr."""
     monkeypatch.setenv("ANTHROPIC_API_KEY", "sk-test")
@@ -90,7 +90,8 @@ def print_request(
         options = AgentOptions(project_dir=project, transcript=False, retry_base_delay=0.01, **opts)
         stream = io.StringIO(json.dumps(line) + "\n") if sdk else None
         fmt = "stream-json" if sdk else "text"
-        run_headless(options, "" if sdk else "hello", fmt, out=out, err=err, input_stream=stream)
+        prompt = "" if sdk else "hello"
+        run_headless(options, prompt, fmt, out=out, err=err, input_stream=stream, permission_prompt=callback)
         assert api.errors == []
     return first_body(api), err.getvalue()
 
@@ -143,6 +144,19 @@ def test_an_agent_sdk_program_gets_the_todo_list_but_no_questions(monkeypatch, p
     tools = set(tools_of(body))
     assert "TodoWrite" in tools and not tools & set(ASKING), err
     assert approval_text("sdk", "acceptEdits", can_ask=False) in system_text(body)
+
+
+def test_an_agent_sdk_program_with_can_use_tool_is_said_to_decide(monkeypatch, project) -> None:
+    body, _ = print_request(monkeypatch, project, sdk=True, callback=True)
+    approvals = approval_text("sdk", "default", can_ask=True)
+    assert "the program's permission callback" in approvals and approvals in system_text(body)
+
+
+def test_the_sdks_empty_system_prompt_keeps_the_tool_rules_and_the_approvals(monkeypatch, project) -> None:
+    body, _ = print_request(monkeypatch, project, sdk=True, system_prompt="")  # the SDK's default system_prompt
+    check_rules(body, system_keys=())
+    assert SYSTEM_RULES["report-faithfully"].text not in system_text(body)
+    assert approval_text("sdk", "default", can_ask=False) in system_text(body)
 
 
 async def test_an_acp_editor_asks_the_user_and_offers_every_tool(project: Path, tmp_path: Path) -> None:
