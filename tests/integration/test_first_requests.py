@@ -18,6 +18,7 @@ from tests.fakeapi.demo_project import make_demo_project
 from tests.integration.acp_helpers import Client, agent
 from tests.integration.helpers import make_session
 from tui.agent.approvals import approval_text, mode_reminder
+from tui.agent.context import reply_reserve, summary_budget
 from tui.agent.options import AgentOptions
 from tui.agent.prompt_rules import TOOL_RULES
 from tui.agent.prompts import SUBAGENT_RULE_KEYS, SYSTEM_RULES
@@ -220,3 +221,12 @@ def test_max_tokens_is_the_models_output_limit_unless_set(monkeypatch, project, 
         session.run_turn("hello")
         session.close()
     assert api.message_requests[0].body["max_tokens"] == sent
+
+
+def test_compaction_keeps_room_for_a_reply_not_the_whole_output_limit(monkeypatch, project) -> None:
+    with FakeAPI([reply("Hi.")]) as api:
+        session, _ = make_session(monkeypatch, api.base_url, project, model="claude-opus-4-5", transcript=False)
+        assert (reply_reserve(session), summary_budget(session)) == (16_000, 8_192)  # not 64,000 of a 200,000 window
+        session.options.max_tokens = 2_000
+        assert (reply_reserve(session), summary_budget(session)) == (2_000, 2_000)
+        session.close()
