@@ -115,6 +115,11 @@ def test_print_mode_offers_no_tool_that_needs_someone_and_says_calls_are_refused
     assert approvals in system_text(body) and "is refused, not asked" in approvals and "Bash(git *)" in approvals
 
 
+def test_print_mode_offers_todowrite_when_tools_names_it(monkeypatch, project) -> None:
+    body, _ = print_request(monkeypatch, project, tool_names=["Read", "TodoWrite", "AskUserQuestion"])
+    assert set(tools_of(body)) == {"Read", "TodoWrite"}  # nobody could answer AskUserQuestion
+
+
 def test_print_mode_in_plan_mode_asks_for_the_plan_in_the_reply(monkeypatch, project) -> None:
     body, _ = print_request(monkeypatch, project, permission_mode="plan")
     check_rules(body)

@@ -336,20 +336,21 @@ class AgentSession(HistoryMixin, TranscriptMixin, PinMixin):
 
     @property
     def front_end(self) -> str:
-        """ "app", "print" (-p), "acp" or "sdk" (approvals.py)."""
+        """The front end: "app", "print" (-p), "acp" or "sdk" (approvals.py)."""
         return front_end_of(self.options.front_end, self.options.interactive)
 
     def approvals(self) -> str:
         """The environment's sentence on who approves calls; the mode it names is the one later reminders compare to."""
         mode = str(getattr(self.policy, "mode", "default"))
         self.told_mode = mode
-        fe = self.front_end
-        return approval_text(fe, mode, can_ask=self.dispatcher.interactive, allowed=self.options.allowed_tools)
+        allowed = self.options.allowed_tools
+        return approval_text(self.front_end, mode, can_ask=self.dispatcher.interactive, allowed=allowed)
 
     def _offered(self, tool: Tool) -> bool:
         """Tools that cannot work here are left out of tools[] (offered_here); so are server tools (WebSearch)
         that a rule or the mode denies."""
-        if not offered_here(tool.name, self.front_end, can_answer=self.state.ask_user is not None):
+        named = self.options.tool_names is not None and tool.name in self.options.tool_names  # --tools
+        if not offered_here(tool.name, self.front_end, can_answer=self.state.ask_user is not None, named=named):
             return False
         if not getattr(tool, "server_tool", False):
             return True

@@ -83,13 +83,13 @@ NEEDS_AN_ANSWER = frozenset({"AskUserQuestion", "ExitPlanMode"})
 TODO_SHOWN_IN = frozenset({"app", "acp", "sdk"})
 
 
-def offered_here(name: str, front_end: str, *, can_answer: bool) -> bool:
+def offered_here(name: str, front_end: str, *, can_answer: bool, named: bool = False) -> bool:
     """Whether a built-in tool can work in this front end: AskUserQuestion and ExitPlanMode only where someone
-    answers them, TodoWrite only where its list is shown (not plain -p, as Claude Code)."""
+    answers them, TodoWrite only where its list is shown (not plain -p, as Claude Code) or `--tools` names it."""
     if name in NEEDS_AN_ANSWER:
         return can_answer
     if name == "TodoWrite":
-        return front_end in TODO_SHOWN_IN
+        return named or front_end in TODO_SHOWN_IN
     return True
 
 
