@@ -196,7 +196,7 @@ class SubagentSession(AgentSession):
             self._system_cache = (self.options.model, blocks)
         return self._system_cache[1]
 
-    def reload_memory(self) -> None:
+    def reload_memory(self, compacted: bool = False) -> None:
         """Read the parent's memory files again (a full agent carries them; a restricted one never does)."""
         if self.definition.tools is None:
             self.memory_text = self._load_memory()
@@ -246,8 +246,12 @@ class AgentTool(Tool):
                     trusted = bool(getattr(self.owner.policy, "trusted", False))
                     plugins = getattr(self.owner.options, "plugins", None)  # tui.plugins.active.ActivePlugins
                     extra = plugins.agents(trusted) if plugins is not None else []
+                    from tui.tools.attachments import denied_reads
+
+                    project_dir = self.owner.options.project_dir
+                    denied = denied_reads(Path(project_dir), self.owner.policy)
                     self._definitions, self.problems = load_definitions(
-                        self.owner.options.project_dir, trusted, extra=extra
+                        project_dir, trusted, extra=extra, denied=denied
                     )
                     for problem in self.problems:
                         self.owner.publish(Notice(level="warning", text=problem))

@@ -95,7 +95,7 @@ class _Reader:
 
         full = f"{self.name}:{name}"
         try:
-            fields, body = read_markdown(path)
+            fields, body = read_markdown(path, self.root)
             command = build_command(full, path, "project" if self.gated else "plugin", fields, body, kind)
         except ValueError as exc:
             self.say(f"{path} {exc}; the {kind} /{full} was skipped.")
@@ -137,14 +137,12 @@ class _Reader:
     # --- agents --------------------------------------------------------------------------------
 
     def agents(self) -> None:
-        from tui.config.agent_files import MAX_FILE_BYTES, AgentFileError, agent_files, parse_agent_file
-        from tui.config.special_files import read_regular_bytes
+        from tui.config.agent_files import AgentFileError, agent_files, read_agent_file
 
         for folder in self.folders("agents"):
             for path in [folder] if folder.is_file() else agent_files(folder):
                 try:
-                    text = read_regular_bytes(path, MAX_FILE_BYTES).decode("utf-8", errors="replace")
-                    definition = parse_agent_file(text, path, "plugin")
+                    definition = read_agent_file(path, "plugin", self.root)
                 except (OSError, AgentFileError) as exc:
                     self.say(f"the agent file {path} was not loaded: {str(exc).rstrip('.')}.")
                     continue
@@ -188,9 +186,11 @@ class _Reader:
 
         specs, problems = parse_hooks_block(path, text, block, project=self.gated)
         self.parts.problems += [f"Plugin {self.plugin_id}: {p}" for p in problems]
+        from tui.hooks.shell_quote import substitute_quoted
+
         root = str(self.root)
         for spec in specs:
-            command = spec.command.replace(ROOT_VARIABLE, root)
+            command = substitute_quoted(spec.command, {"CLAUDE_PLUGIN_ROOT": root})  # a path is data, not code
             if (why := self.script_problem(command)) is not None:
                 self.say(f"its {spec.event} hook `{spec.command}` was skipped: {why}.")
                 continue
