@@ -122,7 +122,22 @@ def context_map(session: AgentSession) -> dict[str, Any]:
         "compaction_plan": compaction_plan(session, messages),
         "pinned": list(getattr(session, "pins", ())),
         "last_compaction": _last_compaction(session),
+        "memory_files": memory_files(session),
     }
+
+
+def memory_files(session: AgentSession) -> list[dict[str, Any]]:
+    """Each memory file and `.claude/rules` rule loaded: its path, tokens, and where it went (JSON-able)."""
+    files = [
+        {"path": str(m.path), "tokens": estimate_tokens(m.text), "sent": "system prompt"}
+        for m in getattr(session, "memory_files", ())
+    ]
+    rules = getattr(session, "path_rules", None)
+    sent = rules.sent if rules is not None else []
+    return files + [
+        {"path": str(m.path), "tokens": estimate_tokens(m.text), "sent": "after a tool result (paths: matched)"}
+        for m in sent
+    ]
 
 
 def _last_compaction(session: AgentSession) -> dict[str, Any] | None:

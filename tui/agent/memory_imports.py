@@ -42,7 +42,8 @@ def session_memory_check(session: AgentSession) -> ImportCheck:
 def load_session_memory(session: AgentSession) -> str:
     """The memory block of the system prompt; sets `memory_files` and `memory_skipped`, names new refusals."""
     load = load_memory_checked(Path(session.options.project_dir), session_memory_check(session))
-    session.memory_files = load.files
+    session.path_rules.arm(load, Path(session.options.project_dir))  # `.claude/rules` with `paths:`, subfolders
+    session.memory_files = list(load.files)
     session.memory_skipped = load.skipped
     told: set[str] = session.memory_told
     for skipped in load.skipped:

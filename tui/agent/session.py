@@ -25,6 +25,7 @@ from .dispatch import Dispatcher
 from .events import Event, FileChangedOutside, Notice
 from .inbox import Inbox, joined
 from .options import AgentOptions
+from .path_rules import PathRules, rule_blocks
 from .pins import PinMixin
 from .pricing import add_usage, usage_cost
 from .request import build_system, build_tools
@@ -123,6 +124,8 @@ class AgentSession(HistoryMixin, TranscriptMixin, PinMixin):
         self.memory_text = ""
         #: the memory files memory_text was built from (tui.config.memory.MemoryFile), for /memory
         self.memory_files: list[Any] = []
+        #: `.claude/rules` files with `paths:` and subfolders' memory: waiting for a file, or sent after a tool result
+        self.path_rules = PathRules()
         self._memory_compacted = False  # the next memory load follows a compaction (InstructionsLoaded's reason)
         #: starts a turn with a text the engine brings (wake_with); None: -p runs such turns itself
         self.waker: Callable[[str], object] | None = None
@@ -179,6 +182,7 @@ class AgentSession(HistoryMixin, TranscriptMixin, PinMixin):
         self._checkpoints: Any = None
         self.state.checkpoint = _CheckpointHook(self)
         self.dispatcher.watch_tool = self._watch_tool
+        self.dispatcher.file_rules = partial(rule_blocks, self)
         self.session_id = options.session_id or new_session_id()
         self.transcript: Transcript | None = None
         self._transcript_sub: Any = None

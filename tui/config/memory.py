@@ -1,7 +1,10 @@
-"""Memory files: AGENTS.md and CLAUDE.md that go into the system prompt.
+"""Memory files: AGENTS.md, CLAUDE.md and `.claude/rules/*.md` that go into the system prompt.
 
-Read from the user's config folder, then from the repository root down to the project
-folder (more specific files come later, so they read as overriding). `@path` lines
+Read from the user's config folder (then Claude Code's `~/.claude/CLAUDE.md` and `~/.claude/rules/`),
+then from the repository root down to the project folder (more specific files come later, so they
+read as overriding); in each folder its `.claude/CLAUDE.md` and `.claude/rules/` come after its
+CLAUDE.md, before the `*.local.md` files, as Claude Code 2.1.332 orders them. Rules with `paths:`
+and a subfolder's memory wait for a matching file (tui/config/memory_rules.py). `@path` lines
 outside code fences import other files (relative to the importing file, `~/` allowed),
 at most five levels deep; a file already loaded is never loaded twice.
 
@@ -21,10 +24,14 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from tui.config.memory_rules import RULES_DIR, PathRule, claude_user_dir, read_rule, rule_files, rules_folders
 from tui.config.paths import user_config_dir, user_settings_file
 from tui.config.special_files import is_regular_file, read_regular_bytes
 
 MEMORY_NAMES = ("AGENTS.md", "CLAUDE.md", "AGENTS.local.md", "CLAUDE.local.md")  # *.local.md: `#` lines kept out of git
+#: a folder's files read before its `.claude/rules` (Claude Code reads `.claude/CLAUDE.md` too)
+SHARED_NAMES = ("AGENTS.md", "CLAUDE.md", ".claude/CLAUDE.md")
+LOCAL_NAMES = MEMORY_NAMES[2:]
 MAX_IMPORT_DEPTH = 5
 MAX_FILE_CHARS = 40_000
 #: the first line of the memory block in the system prompt (the cost ledger recognises the block by it)
@@ -170,6 +177,8 @@ class MemoryLoad:
     #: where the loaded files' links lead, and the paths (as written) kept out
     seen: set[Path] = field(default_factory=set)
     refused: set[Path] = field(default_factory=set)
+    #: `.claude/rules` files with `paths:`, waiting for a matching file
+    waiting: list[PathRule] = field(default_factory=list)
 
 
 def load_file(path: Path, imported_from: Path | None, depth: int, load: MemoryLoad, origin: Path) -> None:
@@ -199,12 +208,23 @@ def load_file(path: Path, imported_from: Path | None, depth: int, load: MemoryLo
 
 
 def load_memory_checked(project_dir: Path, check: ImportCheck | None = None) -> MemoryLoad:
-    """Every memory file for `project_dir`, general first (user config folder, repo root … project), each
-    passing `check` (inside_only when None), with the ones it kept out."""
+    """Every memory file for `project_dir`, general first (user config folder, Claude Code's user folder, repo
+    root … project), each passing `check` (inside_only when None), with the ones it kept out and the rules
+    with `paths:` that wait."""
     project_dir = Path(os.path.abspath(project_dir))
     load = MemoryLoad(check or inside_only(project_dir), [], [])
-    for folder in [user_config_dir(), *_folders(project_dir)]:
-        for name in MEMORY_NAMES:
+    folders = _folders(project_dir)
+    (user_rules, user_base), *project_rules = rules_folders(folders)
+    for name in MEMORY_NAMES:
+        load_file(user_config_dir() / name, None, 0, load, user_config_dir())
+    claude_dir = claude_user_dir()
+    load_file(claude_dir / "CLAUDE.md", None, 0, load, claude_dir)  # Claude Code's user memory
+    _load_rules(user_rules, user_base, load, claude_dir)
+    for folder, (rules, base) in zip(folders, project_rules):
+        for name in SHARED_NAMES:
+            load_file(folder / name, None, 0, load, folder)
+        _load_rules(rules, base, load, folder)
+        for name in LOCAL_NAMES:
             load_file(folder / name, None, 0, load, folder)
     return load
 
@@ -212,6 +232,43 @@ def load_memory_checked(project_dir: Path, check: ImportCheck | None = None) -> 
 def load_memory(project_dir: Path, check: ImportCheck | None = None) -> list[MemoryFile]:
     """The memory files load_memory_checked loads."""
     return load_memory_checked(project_dir, check).files
+
+
+def load_nested_memory(folder: Path, load: MemoryLoad) -> tuple[list[MemoryFile], list[PathRule]]:
+    """A subfolder's memory, as Claude Code sends it once a file below it is read: its CLAUDE.md files and
+    local ones, then its rules without `paths:`; its rules with `paths:` are returned to wait. Each file
+    passes `load`'s check; what `load` loaded already is never loaded again."""
+    at, waiting_at = len(load.files), len(load.waiting)
+    for name in (*SHARED_NAMES, *LOCAL_NAMES):
+        load_file(folder / name, None, 0, load, folder)
+    _load_rules(folder.joinpath(*RULES_DIR), folder, load, folder)
+    return load.files[at:], load.waiting[waiting_at:]
+
+
+def _load_rules(folder: Path, base: Path, load: MemoryLoad, origin: Path) -> None:
+    """A rules folder: each rule passes the check first; those without `paths:` load through load_file (imports
+    too, frontmatter left out of the text sent), the others wait in `load.waiting`."""
+    if not folder.is_dir():
+        return
+    for path in rule_files(folder):
+        if Path(os.path.realpath(path)) in load.seen or path in load.refused:
+            continue
+        skipped = load.check(path, None, origin)
+        if skipped is not None:
+            load.refused.add(path)
+            load.skipped.append(skipped)
+            continue
+        rule = read_rule(path)
+        if rule is None:
+            continue
+        globs, body = rule
+        if globs:
+            load.waiting.append(PathRule(path, body, globs, base))
+            continue
+        at = len(load.files)
+        load_file(path, None, 0, load, origin)
+        if len(load.files) > at and load.files[at].path == path:
+            load.files[at] = MemoryFile(path, body, None)  # the rule's text as sent: its frontmatter left out
 
 
 def framed(memory: MemoryFile) -> str:

@@ -63,7 +63,8 @@ def load_skills(project_dir: Path, catalog: Catalog, denied: DeniedCheck | None 
                 catalog.problems.append(f"{skill_dir} has no {SKILL_FILE}; the skill /{name} was skipped.")
                 continue
             try:
-                fields, body = read_markdown(path, declaring_root(source, project_dir, folder), denied)
+                root = declaring_root(source, project_dir, folder)
+                fields, body = read_markdown(path, root, denied, catalog.problems)
                 catalog.commands[name] = build_command(name, path, source, fields, body, kind="skill")
             except ValueError as exc:
                 catalog.problems.append(f"{path} {exc}; the skill /{name} was skipped.")

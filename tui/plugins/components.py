@@ -94,12 +94,15 @@ class _Reader:
         from tui.hooks.commands import build_command, read_markdown
 
         full = f"{self.name}:{name}"
+        problems: list[str] = []
         try:
-            fields, body = read_markdown(path, self.root)
+            fields, body = read_markdown(path, self.root, problems=problems)
             command = build_command(full, path, "project" if self.gated else "plugin", fields, body, kind)
         except ValueError as exc:
             self.say(f"{path} {exc}; the {kind} /{full} was skipped.")
             return
+        for problem in problems:
+            self.say(problem)
         self.parts.commands.append(dataclasses.replace(command, plugin=self.plugin_id, plugin_root=str(self.root)))
 
     def commands(self) -> None:
@@ -124,11 +127,15 @@ class _Reader:
         from tui.hooks.commands import command_name
         from tui.hooks.skills import SKILL_FILE
 
+        done: set[Path] = set()  # `skills: ["./skills/x"]` names a skill the default folder holds too
         for folder in self.folders("skills"):
             skill_dirs = (
                 [folder] if (folder / SKILL_FILE).is_file() else sorted(p for p in folder.iterdir() if p.is_dir())
             )
             for skill_dir in skill_dirs:
+                if skill_dir.resolve() in done:
+                    continue
+                done.add(skill_dir.resolve())
                 if (skill_dir / SKILL_FILE).is_file():
                     self.command(command_name(skill_dir.name), skill_dir / SKILL_FILE, "skill")
                 else:

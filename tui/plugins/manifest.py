@@ -110,15 +110,29 @@ def parse_manifest(data: Any, where: str, fallback_name: str = "") -> PluginMani
             value = data[key]
             if not isinstance(value, (str, list, dict)):
                 raise PluginError(f"{where}: `{key}` must be a path, a list of paths or an object.")
+            if key == "agents" and (bad := _not_agent_files(value)):
+                raise PluginError(
+                    f'{where}: `agents` must list agent files such as "./agents/reviewer.md", not {bad!r} '
+                    "(Claude Code 2.1.332 does not load such a plugin either)."
+                )
             manifest.components[key] = value
     return manifest
+
+
+def _not_agent_files(value: Any) -> str | None:
+    """The first `agents` entry that is not a `.md` file path (a folder, say), or None."""
+    for item in value if isinstance(value, list) else [value]:
+        if not isinstance(item, str) or not item.endswith(".md"):
+            return str(item)
+    return None
 
 
 def read_manifest(root: Path, entry: MarketplaceEntry | None = None) -> PluginManifest:
     """The manifest of the plugin in `root`: its plugin.json, or (non-strict, or no file) the marketplace entry."""
     path = root / MANIFEST
+    folder_name = root.name.split("@", 1)[0]  # an installed copy's folder is `name@marketplace`
     if path.is_file():
-        manifest = parse_manifest(load_json(path, "plugin manifest"), str(path), root.name)
+        manifest = parse_manifest(load_json(path, "plugin manifest"), str(path), folder_name)
         if entry is not None and not entry.strict:  # the entry adds its parts to the file's
             for key in COMPONENT_KEYS:
                 if key in entry.raw and key not in manifest.components:
@@ -126,7 +140,7 @@ def read_manifest(root: Path, entry: MarketplaceEntry | None = None) -> PluginMa
         return manifest
     if entry is not None:
         return parse_manifest({**entry.raw, "name": entry.name}, f"the marketplace entry of {entry.name}")
-    return parse_manifest({}, str(path), root.name)
+    return parse_manifest({}, str(path), folder_name)
 
 
 def parse_marketplace(data: Any, path: Path, root: Path) -> Marketplace:

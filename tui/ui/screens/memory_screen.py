@@ -72,6 +72,11 @@ class MemoryScreen(ModalScreen[None]):
         on_disk = {str(f.path): f.text for f in self._on_disk(project_dir or Path.cwd())} if self.session else {}
         #: files whose text on disk is no longer what was sent
         self.stale = {str(f.path) for f in self.files if self.session and on_disk.get(str(f.path)) != f.text}
+        rules = getattr(self.session, "path_rules", None)
+        for rule in rules.sent if rules is not None else ():  # `.claude/rules` with `paths:`, sent once matched
+            text = f"Contents of {rule.path}:\n\n{rule.text.rstrip()}"
+            self.rows.append((rule, text, "after a tool result (paths: matched)", (len(text) + 3) // 4))
+            self.files = [*self.files, rule]
 
     def _on_disk(self, project_dir: Path) -> list[MemoryFile]:
         """The memory files as the session would load them now (through its import rules)."""
