@@ -23,6 +23,7 @@ from .dispatch import Dispatcher
 from .events import Event, FileChangedOutside, Notice
 from .inbox import Inbox, joined
 from .options import AgentOptions
+from .permission_mode import ModeMixin
 from .pins import PinMixin
 from .pricing import add_usage, usage_cost
 from .request import build_system, build_tools
@@ -79,7 +80,7 @@ def _default_policy(options: AgentOptions) -> Any:
     return policy
 
 
-class AgentSession(HistoryMixin, TranscriptMixin, PinMixin):
+class AgentSession(HistoryMixin, TranscriptMixin, PinMixin, ModeMixin):
     """A conversation with the model, run one turn at a time on a worker thread."""
 
     #: the loop path its events carry (a subagent's is `main/<alias>`; see subagents.py)
