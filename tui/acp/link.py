@@ -243,11 +243,11 @@ class SessionLink:
             self._dirty.discard(item.tool_use_id)
             self.outputs.pop(item.tool_use_id, None)
             await self._send(updates.tool_finished(item.tool_use_id, item.status != "done", self._result(item)))
+        elif isinstance(item, PermissionModeChanged):  # a subagent's loop shares the mode: any loop's change counts
+            if item.by != CLIENT:  # a plan approved, a hook's change: the client's mode picker follows
+                await self._send(update_current_mode(item.mode))
         elif item.loop_path != "main":
             return
-        elif isinstance(item, PermissionModeChanged):
-            if item.by != CLIENT:  # a plan approved, a hook's or the model's change: the client's mode picker follows
-                await self._send(update_current_mode(item.mode))
         elif isinstance(item, TodosUpdated):
             await self._send(updates.plan(item.todos))
         elif isinstance(item, Notice):
