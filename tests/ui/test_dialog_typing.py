@@ -48,6 +48,8 @@ def test_the_guard_takes_a_key_only_after_a_pause_in_typing_or_a_deliberate_choi
     assert guard.admit(11.5, "y")  # after a pause: an answer
     assert guard.admit(11.6, "down") and guard.admit(11.7, "enter")  # arrow + Enter: a deliberate choice
     assert not guard.admit(11.8, "enter")  # an Enter after an Enter is typing again
+    assert guard.admit(12.5, "down") and guard.admit(12.6, "space") and guard.admit(12.7, "space")  # ticking boxes
+    assert guard.admit(12.8, "down") and guard.admit(12.9, "enter")
     assert guard.admit(11.9, "x", typing_text=True)  # the dialog's own text box takes typing
 
 

@@ -8,7 +8,7 @@ construction had run out. A burst (keys closer together than a person types: a p
 came without bracketed-paste markers, or keys queued while the app was busy) never answers.
 Nor does typing that was going to the prompt: a key that follows the previous keystroke (wherever
 that one went) by less than the grace time is typed ahead, unless it is a deliberate choice, an
-arrow key or the Enter right after one. Typed-ahead keys go back to the prompt (vetted_screen.py).
+arrow key or the Enter (or Space, ticking a box) right after one. Typed-ahead keys go back to the prompt (vetted_screen.py).
 """
 
 from __future__ import annotations
@@ -68,8 +68,9 @@ class AnswerGuard:
             self._navigated = False
             return False
         navigation = key in NAVIGATION
-        deliberate = typing_text or navigation or (key == "enter" and self._navigated)
-        self._navigated = navigation
+        choice = key in ("enter", "space") and self._navigated  # Enter or a tick right after an arrow key
+        deliberate = typing_text or navigation or choice
+        self._navigated = navigation or (choice and key == "space")
         gap = arrived - previous if previous is not None else None
         # keys closer than a burst gap are a paste or a queue: in_burst keeps them from answering
         if gap is not None and self.burst_gap_s <= gap < self.grace_s and not deliberate:
