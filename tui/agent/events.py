@@ -385,6 +385,8 @@ _PART_EVENTS = frozenset(
         "HookStarted",
         "HookFinished",
         "SandboxBlocked",
+        "DiagnosticsReported",
+        "LspProblem",
         "CheckpointSaved",
     }
 )
