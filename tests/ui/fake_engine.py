@@ -73,6 +73,10 @@ class FakeSession(ModeMixin):
     def publish(self, event: ev.Event) -> None:
         self.bus.publish(event)
 
+    def wake_with(self, waker: Any) -> None:
+        """As AgentSession.wake_with: how the app starts a turn the session asks for."""
+        self.waker = waker
+
     @property
     def running(self) -> bool:
         return self._thread is not None and self._thread.is_alive()
