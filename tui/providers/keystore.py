@@ -14,6 +14,7 @@ from typing import Any
 
 from tui.config.paths import user_config_dir
 from tui.config.special_files import SpecialFileError, read_regular_text
+from tui.private_files import open_private
 
 SERVICE = "agent-tui"
 ACCOUNT = "anthropic-api-key"
@@ -57,11 +58,8 @@ def _keyring() -> Any:
 
 
 def _write_private(path: Path, data: dict[str, Any]) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
     tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
-    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_NOFOLLOW, 0o600)
-    with os.fdopen(fd, "w", encoding="utf-8") as handle:
-        os.fchmod(handle.fileno(), 0o600)
+    with open_private(tmp, "w", encoding="utf-8") as handle:  # 0600 in a 0700 folder
         json.dump(data, handle)
     os.replace(tmp, path)
 
