@@ -17,6 +17,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from tui.config.bounded_read import BoundedReadError, load_json_file, parse_json_text, read_bounded_text
+
 from .manifest import PluginManifest
 
 DEFAULT_FOLDERS = {"commands": "commands", "agents": "agents", "skills": "skills"}
@@ -153,7 +155,7 @@ class _Reader:
     def hooks(self) -> None:
         blocks: list[tuple[Path, str, Any]] = []
         default = self.root / DEFAULT_HOOKS
-        if default.is_file():
+        if default.exists():  # a FIFO or device is one sentence, not passed over
             blocks.append(self.hooks_file(default))
         value = self.manifest.components.get("hooks")
         for item in value if isinstance(value, list) else [] if value is None else [value]:
@@ -168,10 +170,13 @@ class _Reader:
     def hooks_file(self, path: Path) -> tuple[Path, str, Any]:
         """(path, text, the `hooks` object) of a hooks.json; None as the object when it cannot be read."""
         try:
-            text = path.read_text(encoding="utf-8")
-            data = json.loads(text)
-        except (OSError, UnicodeDecodeError) as exc:
-            self.say(f"{path} cannot be read ({exc}); its hooks were skipped.")
+            text = read_bounded_text(path)
+            data = parse_json_text(path, text)
+        except OSError as exc:
+            self.say(f"{path} cannot be read ({exc.strerror or exc}); its hooks were skipped.")
+            return path, "", None
+        except BoundedReadError as exc:
+            self.say(f"{str(exc).rstrip('.')}; its hooks were skipped.")
             return path, "", None
         except json.JSONDecodeError as exc:
             self.say(f"{path}:{exc.lineno}:{exc.colno} is not valid JSON ({exc.msg}); its hooks were skipped.")
@@ -216,7 +221,7 @@ class _Reader:
     def mcp(self) -> None:
         tables: list[tuple[str, Any]] = []
         default = self.root / DEFAULT_MCP
-        if default.is_file():
+        if default.exists():
             tables.append(self.mcp_file(default))
         value = self.manifest.components.get("mcpServers")
         for item in value if isinstance(value, list) else [] if value is None else [value]:
@@ -230,9 +235,12 @@ class _Reader:
 
     def mcp_file(self, path: Path) -> tuple[str, Any]:
         try:
-            data = json.loads(path.read_text(encoding="utf-8"))
-        except (OSError, UnicodeDecodeError) as exc:
-            self.say(f"{path} cannot be read ({exc}); its MCP servers were skipped.")
+            data = load_json_file(path)
+        except OSError as exc:
+            self.say(f"{path} cannot be read ({exc.strerror or exc}); its MCP servers were skipped.")
+            return str(path), None
+        except BoundedReadError as exc:
+            self.say(f"{str(exc).rstrip('.')}; its MCP servers were skipped.")
             return str(path), None
         except json.JSONDecodeError as exc:
             self.say(f"{path}:{exc.lineno}:{exc.colno} is not valid JSON ({exc.msg}); its MCP servers were skipped.")

@@ -1,0 +1,147 @@
+"""The one reader for user-controlled JSON and TOML files: regular files only, a size cap, a depth cap.
+
+Settings files, `.mcp.json`, `marketplace.json`, `plugin.json`, `hooks.json`, themes and the
+plugin records can come from a folder nobody has vetted. A FIFO there would block `open()`,
+`/dev/zero` would never end, a 50 MB file would fill memory and `[[[[…` 200,000 deep makes
+both parsers raise RecursionError. Here the file is opened without blocking and checked to be
+a regular file (`special_files`), at most `MAX_FILE_BYTES` are read, and the nesting is
+counted on the text before parsing (and on the result after it, for TOML dotted keys), so
+each of those is one `BoundedReadError` sentence naming the file. Standard library only.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import tomllib
+from typing import Any
+
+from tui.config.special_files import SpecialFileError, read_regular_bytes
+
+#: the largest settings/plugin/marketplace file read (Claude Code's own files are a few KiB)
+MAX_FILE_BYTES = 8 * 1024 * 1024
+#: the deepest nesting of objects and arrays accepted (real files nest fewer than ten levels)
+MAX_DEPTH = 100
+
+_JSON_TOKENS = re.compile(r'"(?:[^"\\]|\\.)*"|[\[\]{}]', re.S)
+_TOML_TOKENS = re.compile(
+    r"'''.*?'''|\"\"\"(?:[^\\]|\\.)*?\"\"\"|\"(?:[^\"\\\n]|\\.)*\"|'[^'\n]*'|#[^\n]*|[\[\]{}]",
+    re.S,
+)
+
+
+class BoundedReadError(ValueError):
+    """The file cannot be read or parsed safely; `str()` is one sentence naming it."""
+
+
+def read_bounded_text(path: str | os.PathLike[str], limit: int = MAX_FILE_BYTES) -> str:
+    """The UTF-8 text of the regular file `path`, at most `limit` bytes; never blocks on a FIFO.
+
+    FileNotFoundError and NotADirectoryError pass up (callers treat a missing file as empty);
+    every other problem is a BoundedReadError naming the file.
+    """
+    shown = os.fspath(path)
+    try:
+        data = read_regular_bytes(path, limit + 1)
+    except (FileNotFoundError, NotADirectoryError):
+        raise
+    except SpecialFileError as exc:
+        raise BoundedReadError(str(exc)) from None
+    except OSError as exc:
+        raise BoundedReadError(f"{shown} cannot be read ({exc.strerror or exc}).") from None
+    if len(data) > limit:
+        raise BoundedReadError(f"{shown} is larger than {_size(limit)}; agent-tui does not read it.")
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise BoundedReadError(f"{shown} is not UTF-8 text (byte {exc.start}).") from None
+
+
+def nesting_depth(text: str, toml: bool = False) -> int:
+    """The deepest `[`/`{` nesting of a JSON (or TOML) text, brackets inside strings and comments not counted."""
+    depth = deepest = 0
+    for match in (_TOML_TOKENS if toml else _JSON_TOKENS).finditer(text):
+        token = match.group()
+        if token in "[{":
+            depth += 1
+            deepest = max(deepest, depth)
+        elif token in "]}":
+            depth = max(depth - 1, 0)
+    return deepest
+
+
+def value_depth(value: Any) -> int:
+    """The nesting depth of parsed data (0 for a scalar), walked without recursion."""
+    deepest = 0
+    stack: list[tuple[Any, int]] = [(value, 0)]
+    while stack:
+        item, depth = stack.pop()
+        children = item.values() if isinstance(item, dict) else item if isinstance(item, list) else None
+        if children is None:
+            continue
+        deepest = max(deepest, depth + 1)
+        if deepest > MAX_DEPTH:
+            return deepest
+        stack.extend((child, depth + 1) for child in children)
+    return deepest
+
+
+def too_deep(path: str | os.PathLike[str]) -> str:
+    """The sentence for a file nested deeper than MAX_DEPTH."""
+    return f"{os.fspath(path)} is nested too deeply to read (more than {MAX_DEPTH} levels)."
+
+
+def parse_json_text(path: str | os.PathLike[str], text: str, **kwargs: Any) -> Any:
+    """`json.loads(text)` with the depth checked first; BoundedReadError (never RecursionError) when too deep.
+
+    json.JSONDecodeError passes up so callers can name the line and column.
+    """
+    if nesting_depth(text) > MAX_DEPTH:
+        raise BoundedReadError(too_deep(path))
+    try:
+        return json.loads(text, **kwargs)
+    except RecursionError:  # a backstop: the scan above counts every bracket outside strings
+        raise BoundedReadError(too_deep(path)) from None
+
+
+def parse_toml_text(path: str | os.PathLike[str], text: str) -> dict[str, Any]:
+    """`tomllib.loads(text)` with the depth checked before and after; TOMLDecodeError passes up."""
+    if nesting_depth(text, toml=True) > MAX_DEPTH:
+        raise BoundedReadError(too_deep(path))
+    try:
+        data = tomllib.loads(text)
+    except RecursionError:
+        raise BoundedReadError(too_deep(path)) from None
+    if value_depth(data) > MAX_DEPTH:  # `a.a.a.a… = 1` nests without a bracket
+        raise BoundedReadError(too_deep(path))
+    return data
+
+
+def load_json_file(path: str | os.PathLike[str]) -> Any:
+    """The parsed JSON file: `read_bounded_text`, then `parse_json_text`."""
+    return parse_json_text(path, read_bounded_text(path))
+
+
+def load_toml_file(path: str | os.PathLike[str]) -> dict[str, Any]:
+    """The parsed TOML file: `read_bounded_text`, then `parse_toml_text`."""
+    return parse_toml_text(path, read_bounded_text(path))
+
+
+def _size(limit: int) -> str:
+    return f"{limit // (1024 * 1024)} MiB" if limit >= 1024 * 1024 else f"{limit // 1024} KiB"
+
+
+__all__ = [
+    "MAX_DEPTH",
+    "MAX_FILE_BYTES",
+    "BoundedReadError",
+    "load_json_file",
+    "load_toml_file",
+    "nesting_depth",
+    "parse_json_text",
+    "parse_toml_text",
+    "read_bounded_text",
+    "too_deep",
+    "value_depth",
+]
