@@ -15,7 +15,8 @@ import json
 import os
 import re
 import tomllib
-from typing import Any
+from collections.abc import Iterator
+from typing import IO, Any, AnyStr
 
 from tui.config.special_files import SpecialFileError, read_regular_bytes
 
@@ -23,6 +24,8 @@ from tui.config.special_files import SpecialFileError, read_regular_bytes
 MAX_FILE_BYTES = 8 * 1024 * 1024
 #: the deepest nesting of objects and arrays accepted (real files nest fewer than ten levels)
 MAX_DEPTH = 100
+#: the longest input line read (ACP, `--input-format stream-json`): pictures travel as base64
+MAX_LINE_BYTES = 50 * 1024 * 1024
 
 _JSON_TOKENS = re.compile(r'"(?:[^"\\]|\\.)*"|[\[\]{}]', re.S)
 _TOML_TOKENS = re.compile(
@@ -51,7 +54,7 @@ def read_bounded_text(path: str | os.PathLike[str], limit: int = MAX_FILE_BYTES)
     except OSError as exc:
         raise BoundedReadError(f"{shown} cannot be read ({exc.strerror or exc}).") from None
     if len(data) > limit:
-        raise BoundedReadError(f"{shown} is larger than {_size(limit)}; agent-tui does not read it.")
+        raise BoundedReadError(f"{shown} is larger than {describe_size(limit)}; agent-tui does not read it.")
     try:
         return data.decode("utf-8")
     except UnicodeDecodeError as exc:
@@ -128,14 +131,39 @@ def load_toml_file(path: str | os.PathLike[str]) -> dict[str, Any]:
     return parse_toml_text(path, read_bounded_text(path))
 
 
-def _size(limit: int) -> str:
-    return f"{limit // (1024 * 1024)} MiB" if limit >= 1024 * 1024 else f"{limit // 1024} KiB"
+def bounded_lines(stream: IO[AnyStr], limit: int = MAX_LINE_BYTES) -> Iterator[AnyStr | None]:
+    """Each line of `stream` with its newline, or None for a line longer than `limit`.
+
+    A line over the limit is dropped whole: the rest of it, up to its newline, is read and thrown
+    away, so its tail is never taken for a line of its own. Memory stays within `limit`.
+    """
+    while line := stream.readline(limit + 1):
+        if len(line) <= limit or (len(line) == limit + 1 and _ends_line(line)):
+            yield line
+            continue
+        while (rest := stream.readline(limit + 1)) and not _ends_line(rest):
+            pass
+        yield None
+
+
+def _ends_line(line: str | bytes) -> bool:
+    return line[-1:] in ("\n", b"\n")
+
+
+def describe_size(limit: int) -> str:
+    """`limit` bytes as people say it: "8 MiB", "64 KiB"."""
+    if limit >= 1024 * 1024:
+        return f"{limit // (1024 * 1024)} MiB"
+    return f"{limit // 1024} KiB" if limit >= 1024 else f"{limit} bytes"
 
 
 __all__ = [
     "MAX_DEPTH",
     "MAX_FILE_BYTES",
+    "MAX_LINE_BYTES",
     "BoundedReadError",
+    "bounded_lines",
+    "describe_size",
     "load_json_file",
     "load_toml_file",
     "nesting_depth",
