@@ -238,7 +238,7 @@ class Dispatcher:
                 f"Invalid input for {call.name}: the input was not valid JSON ({raw!r}). Send the call again with valid JSON.",
                 is_error=True,
             ), "error"
-        problem = validate(call.input, tool.input_schema)
+        problem = validate(call.input, tool.call_schema())
         if problem:
             return ToolResult(f"Invalid input for {call.name}: {problem}", is_error=True), "error"
         ctx = self.make_context(call.id)
@@ -248,7 +248,7 @@ class Dispatcher:
             self.publish(ToolOutput(tool_use_id=call.id, chunk=chunk, stream=stream))
 
         ctx.emit_output = emit_output
-        if self.hooks is not None and (refusal := self.hooks.before_tool(call, tool.input_schema)) is not None:
+        if self.hooks is not None and (refusal := self.hooks.before_tool(call, tool.call_schema())) is not None:
             return ToolResult(refusal, is_error=True), "denied"  # PreToolUse denied it (exit 2 or JSON)
         allowed, message = self._permit(tool, call, ctx, cancel, outcome)
         if not allowed:
@@ -465,7 +465,7 @@ class Dispatcher:
         not one the rules refuse.
         """
         assert reply.updated_input is not None
-        if problem := validate(reply.updated_input, tool.input_schema):
+        if problem := validate(reply.updated_input, tool.call_schema()):
             refusal = f"Invalid input for {call.name} after {reply.answered_by or 'the answer'} rewrote it: {problem}"
         else:
             call.block = {**call.block, "input": reply.updated_input}

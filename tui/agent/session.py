@@ -16,7 +16,7 @@ from typing import Any
 from tui.tools.base import SessionState, Tool, ToolContext
 
 from .bus import EventBus
-from .client import make_client, use_offline
+from .client import make_client, profile_model, use_offline
 from .context import ContextTracker
 from .cost import CostLedger
 from .dispatch import Dispatcher
@@ -114,6 +114,10 @@ class AgentSession(HistoryMixin, TranscriptMixin, PinMixin):
         self.inbox = Inbox(self.publish)
         self.turn_count = 0
         self.offline = use_offline(options)
+        if options.profiles:
+            from tui.providers.profiles import use_profiles
+
+            use_profiles(options.profiles)  # prices, windows and messages look `NAME:MODEL` up there
         self.memory_text = ""
         #: the memory files memory_text was built from (tui.config.memory.MemoryFile), for /memory
         self.memory_files: list[Any] = []
@@ -197,7 +201,7 @@ class AgentSession(HistoryMixin, TranscriptMixin, PinMixin):
     @property
     def pricing_model(self) -> str:
         """The model whose prices apply: the offline demo model costs nothing, whatever it is called."""
-        return "offline-demo" if self.offline else self.options.model
+        return "offline-demo" if self.offline and not profile_model(self.options) else self.options.model
 
     def publish(self, event: Event) -> None:
         self.bus.publish(event)

@@ -134,6 +134,9 @@ class Settings:
     declined_folders: list[str] = field(default_factory=list)
     #: the Bash sandbox (`[sandbox]`, Claude Code's `sandbox` block)
     sandbox: SandboxSettings = field(default_factory=SandboxSettings)
+    #: `[providers.NAME]` profiles as checked (config/provider_settings.py), and the file that set each last
+    providers: dict[str, dict[str, Any]] = field(default_factory=dict)
+    provider_sources: dict[str, str] = field(default_factory=dict)
     #: a notification when a dialog opens or a long turn ends while the terminal is not focused:
     #: auto (the terminal's own kind, else the bell) | osc | bell | off
     notifications: str = "auto"
@@ -313,6 +316,10 @@ class _Loader:
                 merge_sandbox(self, path, text, value, folder=folder, base_dir=base_dir)
             elif key == "permissions":
                 self.permissions(path, text, value, folder, base_dir)
+            elif key == "providers":
+                from tui.config.provider_settings import merge as merge_providers
+
+                merge_providers(self, path, text, value, folder=folder)
             elif key == "hooks":
                 self.hooks(path, text, value, folder)
             elif key in ("statusLine", "status_line"):
@@ -336,6 +343,7 @@ class _Loader:
                     "hooks",
                     "statusLine",
                     "sandbox",
+                    "providers",
                     "trusted_folders",
                     "declined_folders",
                     "projects",

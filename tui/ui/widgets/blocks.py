@@ -2,7 +2,7 @@
 
 Only the tail of the reply that is streaming is a live Textual `Markdown` (`reply_stream.py`). Everything finished
 is a cheap `Static` holding a Rich renderable, because each live `Markdown` makes every
-later mount slower (feasibility §3).
+later mount slower (measured: docs/benchmarks.md).
 """
 
 from __future__ import annotations
