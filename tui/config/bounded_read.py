@@ -16,6 +16,7 @@ import os
 import re
 import tomllib
 from collections.abc import Iterator
+from itertools import accumulate
 from typing import IO, Any, AnyStr
 
 from tui.config.special_files import SpecialFileError, read_regular_bytes
@@ -27,11 +28,14 @@ MAX_DEPTH = 100
 #: the longest input line read (ACP, `--input-format stream-json`): pictures travel as base64
 MAX_LINE_BYTES = 50 * 1024 * 1024
 
-_JSON_TOKENS = re.compile(r'"(?:[^"\\]|\\.)*"|[\[\]{}]', re.S)
-_TOML_TOKENS = re.compile(
-    r"'''.*?'''|\"\"\"(?:[^\\]|\\.)*?\"\"\"|\"(?:[^\"\\\n]|\\.)*\"|'[^'\n]*'|#[^\n]*|[\[\]{}]",
+#: what is not structure: strings (and, in TOML, comments), whose brackets do not nest anything
+_JSON_SKIPPED = re.compile(r'"[^"\\]*(?:\\.[^"\\]*)*"', re.S)
+_TOML_SKIPPED = re.compile(
+    r"'''.*?'''|\"\"\"(?:[^\\]|\\.)*?\"\"\"|\"[^\"\\\n]*(?:\\.[^\"\\\n]*)*\"|'[^'\n]*'|#[^\n]*",
     re.S,
 )
+_NOT_BRACKETS = re.compile(r"[^\[\]{}]+")
+_STEP = {"[": 1, "{": 1, "]": -1, "}": -1}
 
 
 class BoundedReadError(ValueError):
@@ -62,16 +66,17 @@ def read_bounded_text(path: str | os.PathLike[str], limit: int = MAX_FILE_BYTES)
 
 
 def nesting_depth(text: str, toml: bool = False) -> int:
-    """The deepest `[`/`{` nesting of a JSON (or TOML) text, brackets inside strings and comments not counted."""
-    depth = deepest = 0
-    for match in (_TOML_TOKENS if toml else _JSON_TOKENS).finditer(text):
-        token = match.group()
-        if token in "[{":
-            depth += 1
-            deepest = max(deepest, depth)
-        elif token in "]}":
-            depth = max(depth - 1, 0)
-    return deepest
+    """The deepest `[`/`{` nesting of a JSON (or TOML) text, brackets inside strings and comments not counted.
+
+    Quick on big texts: a text that opens at most MAX_DEPTH brackets cannot nest deeper, so the
+    scan (regular expressions, then one pass over the brackets alone) runs only when it could.
+    """
+    opened = text.count("[") + text.count("{")
+    if opened <= MAX_DEPTH:
+        return opened  # an upper bound, and all a caller comparing with MAX_DEPTH needs
+    brackets = _NOT_BRACKETS.sub("", (_TOML_SKIPPED if toml else _JSON_SKIPPED).sub("", text))
+    # not clamped at 0: a stray closing bracket is a parse error at that very place, before anything deeper
+    return max(accumulate(map(_STEP.__getitem__, brackets)), default=0)
 
 
 def value_depth(value: Any) -> int:
