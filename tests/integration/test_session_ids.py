@@ -14,6 +14,7 @@ from tests.fakeapi.demo_project import make_demo_project
 from tests.integration.acp_helpers import Client, agent
 from tests.integration.test_resume_bad_input import REPLY, USER, header, session_file, write_lines
 from tui.agent.resume import SessionNotFound, find_session
+from tui.agent.session_ids import outside_store
 from tui.cli import main
 
 
@@ -51,7 +52,14 @@ def test_a_link_in_the_session_store_is_not_followed(
     link.symlink_to(outside)
     assert main(["-r", "20250101-000000-1111aa", "-p", "go on", "--cwd", str(project)]) == 2
     err = capfd.readouterr().err
-    assert f"The session file {link} is a link; agent-tui does not follow links in the session store." in err
+    assert f"Skipped {link.name} in the sessions folder: it is a link, which agent-tui does not follow" in err
+    assert "No saved session '20250101-000000-1111aa'" in err
+    assert main(["-c", "-p", "go on", "--offline", "--cwd", str(project)]) == 0  # -c passes it over: a new one
+    assert outside.read_bytes() == kept
+    # and were it listed (a link made between the listing and the lookup), it is still refused
+    assert outside_store(link, link.parent) == (
+        f"The session file {link} is a link; agent-tui does not follow links in the session store."
+    )
     assert outside.read_bytes() == kept and link.is_symlink()
 
 

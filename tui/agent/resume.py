@@ -210,7 +210,9 @@ def list_sessions(project_dir: Path, base: Path | None = None, skipped: list[str
     regular = []
     for path in paths:
         try:
-            kind = special_kind(os.stat(path).st_mode)
+            kind = (
+                "a link, which agent-tui does not follow" if path.is_symlink() else special_kind(os.stat(path).st_mode)
+            )
         except OSError:
             continue
         if kind is None:
