@@ -93,3 +93,14 @@ async def test_acp_session_load_refuses_a_path(project: Path, tmp_path: Path) ->
     assert [e.code for e in refused] == [-32602] * 4
     assert all("is not a session id" in str(e) for e in refused), refused
     assert outside.read_bytes() == kept
+
+
+def test_a_session_file_with_a_line_nested_200000_deep_is_listed_and_read(project: Path) -> None:
+    from tui.agent.resume import list_sessions, load_session
+
+    path = session_file(project)
+    transcript(path, "20250101-000000-abcdef")
+    with path.open("a") as out:
+        out.write('{"type": "note", "x": ' + "[" * 200_000 + "]" * 200_000 + "}\n")
+    assert [s.id for s in list_sessions(project)] == ["20250101-000000-abcdef"]
+    assert len(load_session(path).messages) == 2

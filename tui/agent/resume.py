@@ -119,7 +119,7 @@ def records_in(data: bytes, *, skip_first: bool = False) -> list[dict[str, Any]]
             continue
         try:
             record = images.fill(line, json.loads(line))
-        except ValueError:
+        except (ValueError, RecursionError):  # RecursionError: a line nested thousands deep
             continue
         if isinstance(record, dict):
             out.append(record)
