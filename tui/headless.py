@@ -364,6 +364,8 @@ def run_headless(
     try:
         with command_turn(session, prepared.command):
             session.run_turn(prepared.prompt, tuple(prepared.images))
+        while session.hooks is not None and (woken := session.hooks.next_rewake()) is not None:
+            session.run_turn(woken)  # an asyncRewake hook exited 2: the model goes on with its message
     except KeyboardInterrupt:
         err.write("agent-tui: quit\n")
         return 130
@@ -426,6 +428,7 @@ def run_input_turns(session: AgentSession, renderer: HeadlessRenderer, control: 
     code: int | None = None
     in_turn = False
     control.turn_running = lambda: in_turn
+    session.wake_with(lambda text: session.inbox.put(text, source="hook"))  # an asyncRewake message: the next turn
 
     def on_sigint(signum: int, frame: Any) -> None:
         if not in_turn:

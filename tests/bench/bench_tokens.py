@@ -57,7 +57,7 @@ def measure(settings: Settings) -> list[dict[str, Any]]:
             PYTHONPATH=str(REPO),
         )
         ours = first_request([sys.executable, "-m", "tui.cli", "-p", PROMPT], env, project)
-        claude = find_claude()
+        claude = find_claude(root)[0]
         theirs = None
         if claude:
             cc_env = {

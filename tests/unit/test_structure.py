@@ -140,6 +140,10 @@ def test_the_shared_leaves_import_no_room() -> None:
     assert _module_violations(leaves, tuple(others)) == []
 
 
+def test_lsp_never_imports_the_engine_or_the_ui() -> None:
+    assert _violations(["lsp"], ("tui.agent", "tui.ui", "tui.headless", "tui.cli", "tui.hooks", "textual")) == []
+
+
 def test_plugins_never_import_the_engine_or_the_ui() -> None:
     assert _violations(["plugins"], ("tui.agent", "tui.ui", "tui.headless", "tui.cli", "textual")) == []
 

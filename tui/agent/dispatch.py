@@ -22,11 +22,8 @@ from tui.tools.base import FatalToolError, Tool, ToolContext, ToolError, ToolInt
 
 from .events import (
     Event,
-    LinesChanged,
     PermissionRequested,
     PermissionResolved,
-    SandboxBlocked,
-    TodosUpdated,
     ToolFinished,
     ToolOutput,
     ToolQueued,
@@ -34,6 +31,7 @@ from .events import (
     ToolStatus,
 )
 from .permission_gate import PendingAsks, PermissionReply
+from .result_meta import publish_result_meta
 from .schema import validate
 
 INTERRUPTED_TEXT = "Interrupted by the user: this tool call did not run to completion."
@@ -104,6 +102,8 @@ class Dispatcher:
         self.pending = PendingAsks()
         #: called before a tool runs; what it returns is called after (checkpoints scan around Bash)
         self.watch_tool: Callable[[Tool], Callable[[], None] | None] | None = None
+        #: sees each edit tool's call before and after it runs (language servers' diagnostics: lsp_link.py)
+        self.edit_observer: Any = None
 
     # --- batching --------------------------------------------------------------------
 
@@ -259,6 +259,8 @@ class Dispatcher:
         self.publish(ToolStarted(tool_use_id=call.id, name=call.name, batch=call.batch, parallel=call.parallel))
         call.ran = True
         finished = self.watch_tool(tool) if self.watch_tool is not None else None
+        observer = self.edit_observer if tool.kind == "edit" else None
+        seen = observer.before(tool, call.input, ctx) if observer is not None else None
         try:
             result = tool.run(call.input, ctx)
         except ToolInterrupted:
@@ -270,25 +272,9 @@ class Dispatcher:
         finally:
             if finished is not None:
                 finished()
-        if isinstance(result.meta.get("todos"), list):  # tools report through their result, never the bus
-            self.publish(TodosUpdated(todos=tuple(dict(t) for t in result.meta["todos"])))
-        if isinstance(result.meta.get("added"), int):  # Edit and Write count the lines they changed
-            self.publish(
-                LinesChanged(
-                    tool_use_id=call.id,
-                    path=str(result.meta.get("abs_path", "")),
-                    added=result.meta["added"],
-                    removed=int(result.meta.get("removed", 0)),
-                )
-            )
-        if result.meta.get("sandbox_blocked"):
-            self.publish(
-                SandboxBlocked(
-                    tool_use_id=call.id,
-                    command=str(call.input.get("command", "")),
-                    blocked=tuple(result.meta["sandbox_blocked"]),
-                )
-            )
+        if observer is not None:
+            result = observer.after(seen, result, call.id, ctx)
+        publish_result_meta(self.publish, call.id, call.input, result)  # tools report through their result
         if call.warning:
             result = ToolResult(_append_text(result.content, call.warning), result.is_error, result.fatal, result.meta)
         return result, ("error" if result.is_error else "done")

@@ -376,6 +376,8 @@ _PART_EVENTS = frozenset(
         "HookStarted",
         "HookFinished",
         "SandboxBlocked",
+        "DiagnosticsReported",
+        "LspProblem",
         "CheckpointSaved",
     }
 )

@@ -8,6 +8,7 @@ what happens from `bus`. Constructing a session is cheap: the SDK is imported in
 from __future__ import annotations
 
 import threading
+from collections.abc import Callable
 from functools import partial
 from importlib import import_module
 from pathlib import Path
@@ -121,6 +122,12 @@ class AgentSession(HistoryMixin, TranscriptMixin, PinMixin):
         self.memory_text = ""
         #: the memory files memory_text was built from (tui.config.memory.MemoryFile), for /memory
         self.memory_files: list[Any] = []
+        self._memory_compacted = False  # the next memory load follows a compaction (InstructionsLoaded's reason)
+        #: starts a turn with a text the engine brings (wake_with); None: -p runs such turns itself
+        self.waker: Callable[[str], object] | None = None
+        #: the memory files and imports kept out (tui.config.memory.SkippedImport), and those already named
+        self.memory_skipped: list[Any] = []
+        self.memory_told: set[str] = set()
         #: prompts kept verbatim through every compaction (/pin, `#pin`)
         self.pins: list[str] = []
         #: each compaction: its summary, plan and what it dropped (compaction.py), for /context
@@ -179,6 +186,12 @@ class AgentSession(HistoryMixin, TranscriptMixin, PinMixin):
         #: the history's length and last message before the current turn's prompt
         self._before_prompt: tuple[int, dict[str, Any] | None] = (0, None)
         self._open_transcript()
+        #: the language servers (tui.lsp.manager.LspManager) when any is configured or on PATH
+        self.lsp: Any = None
+        if tools is None and options.lsp is not None:
+            from .lsp_link import attach_lsp
+
+            attach_lsp(self)
         if tools is None and options.max_subagent_depth > 0:
             from .subagents import attach_agent_tool
 
@@ -280,19 +293,34 @@ class AgentSession(HistoryMixin, TranscriptMixin, PinMixin):
             )
         return self._system_cache[1]
 
-    def reload_memory(self) -> None:
+    def reload_memory(self, compacted: bool = False) -> None:
         """Read the memory files again for the next request (after `#text`, /init or a compaction)."""
         self.memory_text = ""
         self._system_cache = None
+        self._memory_compacted = compacted
+
+    def wake_with(self, waker: Callable[[str], object] | None) -> None:
+        """How a front end starts a turn the session itself asks for (an asyncRewake hook's message)."""
+        self.waker = waker
+
+    def add_directory(self, path: Path) -> None:
+        """/add-dir: `path` is part of the project for the tools and the system prompt from the next request."""
+        self.options.add_dirs.append(path)  # the session's state and permission policy share this list
+        self._system_cache = None
+        if self.hooks is not None:
+            self.hooks.directory_added(str(path))
 
     def _load_memory(self) -> str:
         try:
-            from tui.config.memory import load_memory, memory_system_text
+            from .memory_imports import load_session_memory
         except ImportError:
             return ""
         try:
-            self.memory_files = load_memory(self.options.project_dir)
-            return memory_system_text(self.memory_files)
+            text = load_session_memory(self)
+            if self.hooks is not None and self.loop_path == "main":  # a subagent's copy is not a new load
+                self.hooks.instructions_loaded(self.memory_files, self._memory_compacted)
+            self._memory_compacted = False
+            return text
         except Exception as exc:
             self.publish(Notice(level="warning", text=f"Memory files were not loaded: {exc}"))
             return ""
@@ -434,6 +462,8 @@ class AgentSession(HistoryMixin, TranscriptMixin, PinMixin):
             except Exception:
                 pass
         self.dispatcher.close()
+        if self.lsp is not None and self.loop_path == "main":  # a subagent's servers are its parent's
+            self.lsp.close()
         if self.mcp is not None:
             self.mcp.close()
         if self._checkpoints is not None:  # the manifest's descriptor and the inotify watch

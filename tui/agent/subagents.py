@@ -120,6 +120,8 @@ class SubagentSession(AgentSession):
         self.cancel_event = cancel if cancel is not None else parent.cancel_event
         self.state.tasks = parent.state.tasks  # its background commands are the session's: announced and stopped there
         self._client = parent.client()
+        self.lsp = parent.lsp  # its edits get the parent's servers' diagnostics too
+        self.dispatcher.edit_observer = parent.dispatcher.edit_observer
         self.offline = parent.offline and not profile_model(options)  # a profile's model answers for real
         self.costs = parent.costs  # one ledger: /cost and -p JSON show each subagent's share
         self.memory_text = "" if definition.tools is not None else parent.memory_text
@@ -156,7 +158,7 @@ class SubagentSession(AgentSession):
             self._system_cache = (self.options.model, blocks)
         return self._system_cache[1]
 
-    def reload_memory(self) -> None:
+    def reload_memory(self, compacted: bool = False) -> None:
         """Read the parent's memory files again (a full agent carries them; a restricted one never does)."""
         if self.definition.tools is None:
             self.memory_text = self._load_memory()
@@ -206,8 +208,12 @@ class AgentTool(Tool):
                     trusted = bool(getattr(self.owner.policy, "trusted", False))
                     plugins = getattr(self.owner.options, "plugins", None)  # tui.plugins.active.ActivePlugins
                     extra = plugins.agents(trusted) if plugins is not None else []
+                    from tui.tools.attachments import denied_reads
+
+                    project_dir = self.owner.options.project_dir
+                    denied = denied_reads(Path(project_dir), self.owner.policy)
                     self._definitions, self.problems = load_definitions(
-                        self.owner.options.project_dir, trusted, extra=extra
+                        project_dir, trusted, extra=extra, denied=denied
                     )
                     for problem in self.problems:
                         self.owner.publish(Notice(level="warning", text=problem))

@@ -15,7 +15,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from tui.config.special_files import read_regular_bytes
+from tui.config.declared_files import DeniedCheck, LinkedOutside, Roots, declaring_root, read_declared
 
 #: the read-only tools Explore and Plan get
 READ_ONLY_TOOLS = ("Read", "Glob", "Grep")
@@ -153,15 +153,28 @@ def agent_files(folder: Path) -> list[Path]:
     return sorted(found, key=lambda p: (len(p.relative_to(folder).parts), str(p)))
 
 
-def read_folder(folder: Path, source: str) -> tuple[list[AgentDefinition], list[str]]:
-    """The definitions under one folder, and one sentence per file skipped (unreadable, broken, duplicate name)."""
+def read_agent_file(path: Path, source: str, root: Roots, denied: DeniedCheck | None = None) -> AgentDefinition:
+    """The definition in `path`, a file `root` declares; OSError (LinkedOutside when its links lead out of
+    `root`, tui/config/declared_files.py) or AgentFileError, each with the reason."""
+    try:
+        text = read_declared(path, root, MAX_FILE_BYTES, denied).decode("utf-8", errors="replace")
+    except LinkedOutside as exc:
+        raise AgentFileError(f"it {exc}") from None
+    return parse_agent_file(text, path, source)
+
+
+def read_folder(
+    folder: Path, source: str, root: Roots | None = None, denied: DeniedCheck | None = None
+) -> tuple[list[AgentDefinition], list[str]]:
+    """The definitions under one folder, and one sentence per file skipped (unreadable, broken, duplicate name,
+    linked out of `root`: the project for a project's folder, else the home folder)."""
+    root = root if root is not None else declaring_root(source, folder.parent.parent, folder)
     taken: dict[str, Path] = {}
     definitions: list[AgentDefinition] = []
     problems: list[str] = []
     for path in agent_files(folder):
         try:
-            text = read_regular_bytes(path, MAX_FILE_BYTES).decode("utf-8", errors="replace")
-            definition = parse_agent_file(text, path, source)
+            definition = read_agent_file(path, source, root, denied)
         except (OSError, AgentFileError) as exc:
             problems.append(f"The agent file {path} was not loaded: {str(exc).rstrip('.')}.")
             continue
@@ -177,7 +190,11 @@ def read_folder(folder: Path, source: str) -> tuple[list[AgentDefinition], list[
 
 
 def load_definitions(
-    project_dir: Path, trusted: bool, home: Path | None = None, extra: Sequence[AgentDefinition] = ()
+    project_dir: Path,
+    trusted: bool,
+    home: Path | None = None,
+    extra: Sequence[AgentDefinition] = (),
+    denied: DeniedCheck | None = None,
 ) -> tuple[list[AgentDefinition], list[str]]:
     """Every agent type by name (later sources win) and one sentence per file that could not be used.
 
@@ -187,7 +204,8 @@ def load_definitions(
     by_name.update((d.name, d) for d in extra)
     problems: list[str] = []
     for folder, source in agent_folders(project_dir, trusted, home):
-        definitions, skipped = read_folder(folder, source)
+        root = project_dir if source == "project" else (home if home is not None else Path.home(), folder)
+        definitions, skipped = read_folder(folder, source, root, denied)
         problems += skipped
         by_name.update((d.name, d) for d in definitions)
     return list(by_name.values()), problems

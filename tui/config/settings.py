@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from tui.config import rule_files
+from tui.config.lsp_settings import LspConfig
 from tui.config.paths import (
     claude_settings_files,
     local_settings_file,
@@ -134,6 +135,8 @@ class Settings:
     declined_folders: list[str] = field(default_factory=list)
     #: the Bash sandbox (`[sandbox]`, Claude Code's `sandbox` block)
     sandbox: SandboxSettings = field(default_factory=SandboxSettings)
+    #: `[lsp]`: language servers and their switches (config/lsp_settings.py)
+    lsp: LspConfig = field(default_factory=LspConfig)
     #: `[providers.NAME]` profiles as checked (config/provider_settings.py), and the file that set each last
     providers: dict[str, dict[str, Any]] = field(default_factory=dict)
     provider_sources: dict[str, str] = field(default_factory=dict)
@@ -316,6 +319,10 @@ class _Loader:
                 merge_sandbox(self, path, text, value, folder=folder, base_dir=base_dir)
             elif key == "permissions":
                 self.permissions(path, text, value, folder, base_dir)
+            elif key == "lsp":
+                from tui.config.lsp_settings import merge as merge_lsp
+
+                merge_lsp(self, path, text, value, folder=folder)
             elif key == "providers":
                 from tui.config.provider_settings import merge as merge_providers
 
@@ -344,6 +351,7 @@ class _Loader:
                     "statusLine",
                     "sandbox",
                     "providers",
+                    "lsp",
                     "trusted_folders",
                     "declined_folders",
                     "projects",

@@ -15,8 +15,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from tui.config.declared_files import DeniedCheck, LinkedOutside, Roots, declaring_root, read_declared
 from tui.config.paths import PROJECT_DIR_NAME, user_config_dir
-from tui.config.special_files import read_regular_bytes
 
 from .frontmatter import FrontmatterError, as_bool, as_list, split_frontmatter
 
@@ -102,10 +102,13 @@ def command_folders(project_dir: Path) -> list[tuple[Path, str]]:
     ]
 
 
-def read_markdown(path: Path) -> tuple[dict[str, Any], str]:
-    """(frontmatter, body) of a command or skill file; ValueError with the reason when unreadable."""
+def read_markdown(path: Path, root: Roots, denied: DeniedCheck | None = None) -> tuple[dict[str, Any], str]:
+    """(frontmatter, body) of a command or skill file that `root` declares; ValueError with the reason when
+    unreadable, when its links lead out of `root` or `denied` refuses it (tui/config/declared_files.py)."""
     try:
-        data = read_regular_bytes(path, MAX_FILE_BYTES + 1)
+        data = read_declared(path, root, MAX_FILE_BYTES + 1, denied)
+    except LinkedOutside as exc:
+        raise ValueError(str(exc)) from None
     except OSError as exc:
         raise ValueError(f"cannot be read ({exc.strerror or exc})") from None
     if len(data) > MAX_FILE_BYTES:
@@ -170,8 +173,9 @@ def command_name(file_name: str) -> str:
     return re.sub(r"[^\w.-]+", "-", file_name).strip("-") or "-"
 
 
-def load_commands(project_dir: Path, catalog: Catalog) -> None:
-    """Add every command file under the command folders to `catalog` (later folders win)."""
+def load_commands(project_dir: Path, catalog: Catalog, denied: DeniedCheck | None = None) -> None:
+    """Add every command file under the command folders to `catalog` (later folders win); `denied`: the
+    session's read rules."""
     for folder, source in command_folders(project_dir):
         if not folder.is_dir():
             continue
@@ -181,13 +185,13 @@ def load_commands(project_dir: Path, catalog: Catalog) -> None:
             relative = path.relative_to(folder).with_suffix("")
             name = ":".join(command_name(part) for part in relative.parts)
             try:
-                fields, body = read_markdown(path)
+                fields, body = read_markdown(path, declaring_root(source, project_dir, folder), denied)
                 catalog.commands[name] = build_command(name, path, source, fields, body)
             except ValueError as exc:
                 catalog.problems.append(f"{path} {exc}; the command /{name} was skipped.")
 
 
-def load_catalog(project_dir: Path, plugins: Any = None) -> Catalog:
+def load_catalog(project_dir: Path, plugins: Any = None, denied: DeniedCheck | None = None) -> Catalog:
     """Commands, then skills (a skill beats a command of the same name), then those of the enabled plugins.
 
     `plugins` (tui.plugins.active.ActivePlugins) gives each plugin command as `/plugin:name`, and its short
@@ -196,8 +200,8 @@ def load_catalog(project_dir: Path, plugins: Any = None) -> Catalog:
     from .skills import load_skills
 
     catalog = Catalog()
-    load_commands(project_dir, catalog)
-    load_skills(project_dir, catalog)
+    load_commands(project_dir, catalog, denied)
+    load_skills(project_dir, catalog, denied)
     if plugins is not None:
         for command in plugins.commands():
             catalog.commands.setdefault(command.name, command)

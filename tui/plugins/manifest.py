@@ -21,7 +21,7 @@ MARKETPLACE = Path(".claude-plugin") / "marketplace.json"
 #: a plugin or marketplace name: no spaces (it becomes `/name:command` and part of MCP tool names)
 NAME = re.compile(r"^[A-Za-z0-9][-A-Za-z0-9._]*$")
 #: the component keys a manifest (or a non-strict marketplace entry) may give
-COMPONENT_KEYS = ("commands", "agents", "skills", "hooks", "mcpServers")
+COMPONENT_KEYS = ("commands", "agents", "skills", "hooks", "mcpServers", "lspServers")
 
 
 @dataclass
@@ -171,6 +171,8 @@ def _entry(raw: Any, where: str) -> MarketplaceEntry:
             f'{where} ({name}): `source` must be "./folder" or an object such as '
             '{"source": "github", "repo": "owner/repo"}.'
         )
+    if isinstance(source, str) and (problem := source_problem(source)):
+        raise PluginError(f"{where} ({name}): `source` {source} {problem}.")
     strict = raw.get("strict", True)
     return MarketplaceEntry(
         name,
@@ -181,6 +183,28 @@ def _entry(raw: Any, where: str) -> MarketplaceEntry:
         strict is not False,
         raw,
     )
+
+
+def source_problem(source: str) -> str | None:
+    """Why a folder `source` of a marketplace entry may not be used (it must stay in the marketplace), else None."""
+    if source.startswith(("/", "~")) or re.match(r"^[A-Za-z]:[\\/]", source):
+        return "is an absolute path; a plugin folder must be inside the marketplace (./plugins/name)"
+    if ".." in re.split(r"[\\/]", source):
+        return "leaves the marketplace folder (..); a plugin folder must be inside it (./plugins/name)"
+    return None
+
+
+def source_folder(root: Path, source: str) -> Path:
+    """The plugin folder `source` names in the marketplace `root`, links resolved; PluginError when it is not
+    inside the marketplace (an absolute path, `..`, or a link that leads out)."""
+    problem = source_problem(source)
+    folder = (root / source).resolve()
+    real_root = root.resolve()
+    if problem is None and folder != real_root and real_root not in folder.parents:
+        problem = f"leads to {folder}, outside the marketplace folder {real_root} (through a link)"
+    if problem is not None:
+        raise PluginError(f"its source {source} {problem}")
+    return folder
 
 
 def read_marketplace(root: Path, manifest_path: Path | None = None) -> Marketplace:
