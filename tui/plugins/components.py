@@ -273,7 +273,7 @@ class _Reader:
         """`.lsp.json` at the plugin's root and `lspServers` in its manifest (a table, or a path to one)."""
         tables: list[tuple[str, Any]] = []
         default = self.root / ".lsp.json"
-        if default.is_file():
+        if default.exists():  # a FIFO or device is one sentence, not passed over
             tables.append(self.lsp_file(default))
         value = self.manifest.components.get("lspServers")
         if isinstance(value, dict):
@@ -298,8 +298,11 @@ class _Reader:
 
     def lsp_file(self, path: Path) -> tuple[str, Any]:
         try:
-            data = json.loads(path.read_text(encoding="utf-8"))
-        except (OSError, UnicodeDecodeError, ValueError, RecursionError) as exc:
+            data = load_json_file(path)
+        except BoundedReadError as exc:
+            self.say(f"{str(exc).rstrip('.')}; its language servers were skipped.")
+            return str(path), None
+        except (OSError, ValueError) as exc:
             self.say(f"{path} cannot be read as JSON ({exc}); its language servers were skipped.")
             return str(path), None
         return str(path), data.get("lspServers", data) if isinstance(data, dict) else data

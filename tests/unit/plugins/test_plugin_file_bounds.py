@@ -1,6 +1,6 @@
 """A marketplace or plugin file that is a FIFO, /dev/zero, huge or nested 200,000 deep is one sentence.
 
-Each kind of bad file in each plugin file, read as start reads it: in an untrusted folder the trust
+Each kind of bad file in each plugin file (`.lsp.json` too), read as start reads it: in an untrusted folder the trust
 question's inventory (which reads the marketplace and the plugin's parts), in a trusted folder the
 install and load of the plugins the folder enables. Nothing blocks, nothing raises, the file is named.
 """
@@ -24,6 +24,7 @@ FILES = {
     "plugin.json": ("guard", "plugins/guard/.claude-plugin/plugin.json"),
     "hooks.json": ("guard", "plugins/guard/hooks/hooks.json"),
     ".mcp.json": ("kitchen", "plugins/kitchen/.mcp.json"),
+    ".lsp.json": ("kitchen", "plugins/kitchen/.lsp.json"),
 }
 #: what the sentence says about each kind of bad file
 KINDS = {
@@ -71,12 +72,13 @@ def test_a_bad_plugin_file_is_one_sentence_naming_it(tmp_path: Path, name: str, 
     plugin, relative = FILES[name]
     _enable(project, market, plugin or "guard")
     bad = market / relative
+    bad.touch()  # .lsp.json is the one file the fixture lacks; spoil() replaces it as it replaces the others
     spoil(bad, kind)
     if trusted:
         trust_folder(project)
         active = resolve(project, load_settings(project))
         problems = active.problems
-        assert active.get(f"{plugin or 'guard'}@team-tools") is None or name in ("hooks.json", ".mcp.json")
+        assert active.get(f"{plugin or 'guard'}@team-tools") is None or name in ("hooks.json", ".mcp.json", ".lsp.json")
     else:
         _, problems = folder_plugin_items(load_settings(project))
     naming = [p for p in problems if bad.name in p]
