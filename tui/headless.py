@@ -325,6 +325,7 @@ def run_headless(
     out = out or sys.stdout  # resolved per call: sys.stdout may have been replaced since import
     err = err or sys.stderr
     options.interactive = False
+    options.front_end = "sdk" if input_stream is not None else "print"  # what the model is told and offered
     session = session or AgentSession(options)
     if session.offline and not options.offline:
         err.write("agent-tui: no ANTHROPIC_API_KEY set; using the offline demo model (--offline to silence).\n")

@@ -16,6 +16,7 @@ from typing import Any
 
 from tui.tools.base import SessionState, Tool, ToolContext
 
+from .approvals import approval_text, front_end_of
 from .bus import EventBus
 from .client import make_client, profile_model, use_offline
 from .context import ContextTracker
@@ -29,7 +30,7 @@ from .pricing import add_usage, usage_cost
 from .request import build_system, build_tools
 from .session_history import NOT_EXECUTED_TEXT, HistoryMixin, Turn, last_text  # noqa: F401  (named here too)
 from .session_transcript import TranscriptMixin
-from .tool_belt import ask_user, configure_tools, publish_changes
+from .tool_belt import ask_user, configure_tools, offered_here, publish_changes
 from .transcript import Transcript, new_session_id
 
 
@@ -138,6 +139,8 @@ class AgentSession(HistoryMixin, TranscriptMixin, PinMixin):
         self._thread: threading.Thread | None = None
         self._system_cache: tuple[str, list[dict[str, Any]]] | None = None
         self._tool_defs: list[dict[str, Any]] | None = None
+        #: the permission mode the system prompt names (a change later is told in a reminder, tool_belt.py)
+        self.told_mode = ""
         self._watcher: Any = None
         self.dispatcher = Dispatcher(
             {t.name: t for t in self.tools},
@@ -289,6 +292,7 @@ class AgentSession(HistoryMixin, TranscriptMixin, PinMixin):
                     self.options.add_dirs,
                     instructions=self.options.system_prompt,
                     append=self.options.append_system_prompt,
+                    approvals=self.approvals(),
                 ),
             )
         return self._system_cache[1]
@@ -352,8 +356,24 @@ class AgentSession(HistoryMixin, TranscriptMixin, PinMixin):
             self._tool_defs = build_tools(definitions)
         return self._tool_defs
 
+    @property
+    def front_end(self) -> str:
+        """The front end: "app", "print" (-p), "acp" or "sdk" (approvals.py)."""
+        return front_end_of(self.options.front_end, self.options.interactive)
+
+    def approvals(self) -> str:
+        """The environment's sentence on who approves calls; the mode it names is the one later reminders compare to."""
+        mode = str(getattr(self.policy, "mode", "default"))
+        self.told_mode = mode
+        allowed = self.options.allowed_tools
+        return approval_text(self.front_end, mode, can_ask=self.dispatcher.interactive, allowed=allowed)
+
     def _offered(self, tool: Tool) -> bool:
-        """Server tools (WebSearch) are left out of tools[] when a rule or the mode denies them."""
+        """Tools that cannot work here are left out of tools[] (offered_here); so are server tools (WebSearch)
+        that a rule or the mode denies."""
+        named = self.options.tool_names is not None and tool.name in self.options.tool_names  # --tools
+        if not offered_here(tool.name, self.front_end, can_answer=self.state.ask_user is not None, named=named):
+            return False
         if not getattr(tool, "server_tool", False):
             return True
         return bool(self.policy.check(tool, {}, self._tool_context("")).decision != "deny")
