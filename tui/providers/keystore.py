@@ -12,8 +12,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from tui.config.bounded_read import load_json_file
 from tui.config.paths import user_config_dir
-from tui.config.special_files import SpecialFileError, read_regular_text
 from tui.private_files import open_private
 
 SERVICE = "agent-tui"
@@ -91,8 +91,8 @@ def load_key() -> tuple[str, str] | None:
     if not path.is_file():
         return None
     try:
-        data = json.loads(read_regular_text(path))
-    except (OSError, SpecialFileError, ValueError) as exc:
+        data = load_json_file(path)
+    except (OSError, ValueError) as exc:
         raise KeyStoreError(f"{path} cannot be read ({exc}): run /logout and /login again.") from None
     if not isinstance(data, dict):
         return None

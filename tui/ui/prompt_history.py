@@ -46,7 +46,7 @@ class PromptHistory:
         for line in lines:
             try:
                 value = json.loads(line)
-            except ValueError:
+            except (ValueError, RecursionError):
                 continue
             if isinstance(value, str) and value and (not prompts or prompts[-1] != value):
                 prompts.append(value)
