@@ -123,7 +123,9 @@ def build_parser() -> argparse.ArgumentParser:
         metavar="USD",
         help="stop when the session has cost this many US dollars",
     )
-    p.add_argument("--max-tokens", type=positive_count, help="max_tokens per response")
+    p.add_argument(
+        "--max-tokens", type=positive_count, help="max_tokens per response (default: the model's output limit)"
+    )
     p.add_argument("--effort", choices=EFFORT_LEVELS, help="output_config.effort, for models that take it")
     p.add_argument(
         "--add-dir",
@@ -272,6 +274,7 @@ def options_from_args(args: argparse.Namespace, *, sandbox: bool = True) -> tupl
         from tui.plugins.wiring import add_plugin_servers
 
         add_plugin_servers(opts, trusted)
+    opts.lsp = lsp_options(settings, opts.plugins, trusted)
     from tui.providers.setup import configure
 
     configure(opts, settings, model_flag=args.model, fallback_model=args.fallback_model)
@@ -282,6 +285,17 @@ def options_from_args(args: argparse.Namespace, *, sandbox: bool = True) -> tupl
     if use_offline(opts) and not args.model:
         opts.model = OFFLINE_MODEL_NAME
     return opts, problems
+
+
+def lsp_options(settings: Any, plugins: Any, trusted: bool) -> Any:
+    """The language servers the settings and plugins configure, and the `[lsp]` switches (servers start later)."""
+    from tui.lsp.servers import LspOptions, spec_from_table
+
+    config = getattr(settings, "lsp", None)
+    specs = [spec_from_table(n, t, config.sources.get(n, "")) for n, t in config.servers.items()] if config else []
+    if plugins is not None:
+        specs += [spec_from_table(name, table, where) for name, table, where in plugins.lsp_servers(trusted)]
+    return LspOptions(tuple(specs), dict(config.switches) if config else {})
 
 
 def main(argv: list[str] | None = None, *, own_process: bool = False) -> int:
@@ -484,7 +498,7 @@ def open_session(opts: AgentOptions, args: argparse.Namespace, *, print_mode: bo
     sessions = list_sessions(opts.project_dir, sessions_base(opts), skipped)
     for sentence in skipped:
         print(f"agent-tui: {sentence}", file=sys.stderr)
-    target: str | None = args.resume or None
+    target: str | Path | None = args.resume or None  # a str is only ever a session id (session_ids.py)
     if target is None and args.resume == "":  # -r without an id: the app shows a picker
         if print_mode:
             lines = [f"  {s.id}  {s.started}  {plural(s.turns, 'turn')}  {s.first_prompt[:60]}" for s in sessions[:20]]
@@ -497,7 +511,7 @@ def open_session(opts: AgentOptions, args: argparse.Namespace, *, print_mode: bo
         if not sessions:
             print("agent-tui: no saved session in this project to continue; starting a new one.", file=sys.stderr)
             return None
-        target = str(sessions[0].path)
+        target = sessions[0].path
     opts.interactive = not print_mode  # the dispatcher reads it at construction
     session = AgentSession(opts)
     loaded = session.resume(target, fork=bool(getattr(args, "fork_session", False)))

@@ -180,7 +180,7 @@ class AcpAgent:
         )
 
     async def set_session_mode(self, mode_id: str, session_id: str, **kwargs: Any) -> SetSessionModeResponse:
-        await self._link(session_id).set_mode(mode_id)
+        self._link(session_id).set_mode(mode_id)
         return SetSessionModeResponse()
 
     async def prompt(self, prompt: list[Any], session_id: str, **kwargs: Any) -> PromptResponse:
@@ -257,6 +257,7 @@ class AcpAgent:
         for problem in [*problems, *left_out]:
             self.say(problem)
         options.interactive = True  # gated calls ask the client
+        options.front_end = "acp"
         session = AgentSession(options)
         if session.offline and not options.offline:
             self.say("no ANTHROPIC_API_KEY set; using the offline demo model (--offline to silence).")

@@ -22,11 +22,8 @@ from tui.tools.base import FatalToolError, Tool, ToolContext, ToolError, ToolInt
 
 from .events import (
     Event,
-    LinesChanged,
     PermissionRequested,
     PermissionResolved,
-    SandboxBlocked,
-    TodosUpdated,
     ToolFinished,
     ToolOutput,
     ToolQueued,
@@ -34,7 +31,9 @@ from .events import (
     ToolStatus,
 )
 from .permission_gate import PendingAsks, PermissionReply
+from .result_meta import publish_result_meta
 from .schema import input_problem, validate
+from .tool_belt import append_text, rules_key
 
 INTERRUPTED_TEXT = "Interrupted by the user: this tool call did not run to completion."
 MAX_WORKERS = 8
@@ -104,6 +103,10 @@ class Dispatcher:
         self.pending = PendingAsks()
         #: called before a tool runs; what it returns is called after (checkpoints scan around Bash)
         self.watch_tool: Callable[[Tool], Callable[[], None] | None] | None = None
+        #: sees each edit tool's call before and after it runs (language servers' diagnostics: lsp_link.py)
+        self.edit_observer: Any = None
+        #: (tool name, input, resolve) -> the `.claude/rules` reminders a file it read or edited brings in
+        self.file_rules: Callable[[str, Any, Callable[[str], Any]], list[dict[str, Any]]] | None = None
 
     # --- batching --------------------------------------------------------------------
 
@@ -228,7 +231,7 @@ class Dispatcher:
             return ToolResult(
                 f"Error: No such tool available: {call.name}. Available tools: {names}.", is_error=True
             ), "error"
-        problem = input_problem(call.name, call.input, tool.input_schema)
+        problem = input_problem(call.name, call.input, tool.call_schema())
         if problem:
             return ToolResult(problem, is_error=True), "error"
         ctx = self.make_context(call.id)
@@ -242,7 +245,7 @@ class Dispatcher:
             tool.check_input(call.input, ctx)
         except ToolError as exc:
             return ToolResult(str(exc), is_error=True), "error"
-        if self.hooks is not None and (refusal := self.hooks.before_tool(call, tool.input_schema)) is not None:
+        if self.hooks is not None and (refusal := self.hooks.before_tool(call, tool.call_schema())) is not None:
             return ToolResult(refusal, is_error=True), "denied"  # PreToolUse denied it (exit 2 or JSON)
         allowed, message = self._permit(tool, call, ctx, cancel, outcome)
         if not allowed:
@@ -253,6 +256,8 @@ class Dispatcher:
         self.publish(ToolStarted(tool_use_id=call.id, name=call.name, batch=call.batch, parallel=call.parallel))
         call.ran = True
         finished = self.watch_tool(tool) if self.watch_tool is not None else None
+        observer = self.edit_observer if tool.kind == "edit" else None
+        seen = observer.before(tool, call.input, ctx) if observer is not None else None
         try:
             result = tool.run(call.input, ctx)
         except ToolInterrupted:
@@ -264,27 +269,13 @@ class Dispatcher:
         finally:
             if finished is not None:
                 finished()
-        if isinstance(result.meta.get("todos"), list):  # tools report through their result, never the bus
-            self.publish(TodosUpdated(todos=tuple(dict(t) for t in result.meta["todos"])))
-        if isinstance(result.meta.get("added"), int):  # Edit and Write count the lines they changed
-            self.publish(
-                LinesChanged(
-                    tool_use_id=call.id,
-                    path=str(result.meta.get("abs_path", "")),
-                    added=result.meta["added"],
-                    removed=int(result.meta.get("removed", 0)),
-                )
-            )
-        if result.meta.get("sandbox_blocked"):
-            self.publish(
-                SandboxBlocked(
-                    tool_use_id=call.id,
-                    command=str(call.input.get("command", "")),
-                    blocked=tuple(result.meta["sandbox_blocked"]),
-                )
-            )
+        if observer is not None:
+            result = observer.after(seen, result, call.id, ctx)
+        publish_result_meta(self.publish, call.id, call.input, result)  # tools report through their result
         if call.warning:
-            result = ToolResult(_append_text(result.content, call.warning), result.is_error, result.fatal, result.meta)
+            result = ToolResult(append_text(result.content, call.warning), result.is_error, result.fatal, result.meta)
+        if self.file_rules is not None and not result.is_error:
+            call.hook_blocks[:0] = self.file_rules(call.name, call.input, ctx.resolve)  # before its hooks' context
         return result, ("error" if result.is_error else "done")
 
     def _permit(
@@ -459,7 +450,7 @@ class Dispatcher:
         not one the rules refuse.
         """
         assert reply.updated_input is not None
-        if problem := validate(reply.updated_input, tool.input_schema):
+        if problem := validate(reply.updated_input, tool.call_schema()):
             refusal = f"Invalid input for {call.name} after {reply.answered_by or 'the answer'} rewrote it: {problem}"
         else:
             call.block = {**call.block, "input": reply.updated_input}
@@ -482,7 +473,7 @@ class Dispatcher:
         self, reply_future: Future[PermissionReply], call: Call, cancel: threading.Event
     ) -> PermissionReply | None:
         """The user's reply; None when interrupted or when a rule settled the question (PendingAsks)."""
-        rules_seen = _rules_key(self.policy)
+        rules_seen = rules_key(self.policy)
         while True:
             if cancel.is_set():
                 if not reply_future.done():
@@ -492,9 +483,9 @@ class Dispatcher:
                 return reply_future.result(timeout=0.05)
             except TimeoutError:
                 if (
-                    _rules_key(self.policy) != rules_seen
+                    rules_key(self.policy) != rules_seen
                 ):  # a rule from elsewhere (an @ attachment's answer), or the mode
-                    rules_seen = _rules_key(self.policy)
+                    rules_seen = rules_key(self.policy)
                     self.pending.settle()
             except Exception:  # cancelled: by a rule (settled), else taken as a denial
                 return None if call.id in self.pending.settled else PermissionReply(False, reason="")
@@ -533,14 +524,3 @@ class Dispatcher:
         if call.result.is_error:
             block["is_error"] = True
         return block
-
-
-def _rules_key(policy: Any) -> tuple[Any, ...]:
-    """What changes when an answer adds a rule ("allow for this session", "always allow") or the mode changes."""
-    return (len(getattr(policy, "session_allow", ())), len(getattr(policy, "rules", ())), getattr(policy, "mode", None))
-
-
-def _append_text(content: str | list[dict[str, Any]], note: str) -> str | list[dict[str, Any]]:
-    if isinstance(content, str):
-        return f"{content}\n\n{note}" if content else note
-    return [*content, {"type": "text", "text": note}]

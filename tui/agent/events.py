@@ -1,4 +1,4 @@
-"""The event vocabulary of the agent loop (DESIGN §4).
+"""The event vocabulary of the agent loop (docs/architecture.md).
 
 Every moment of the loop is one frozen dataclass published on the bus. The app, the
 headless renderer, the transcript writer and the tests all read the same events.
@@ -323,6 +323,15 @@ class Notice(Event):
 
 
 @_event
+class PermissionModeChanged(Event):
+    """The permission mode changed; `by` names who changed it (Shift+Tab, ACP, the Agent SDK, a hook...)."""
+
+    mode: str
+    previous: str
+    by: str
+
+
+@_event
 class TodosUpdated(Event):
     todos: tuple[dict[str, Any], ...]
 
@@ -376,6 +385,8 @@ _PART_EVENTS = frozenset(
         "HookStarted",
         "HookFinished",
         "SandboxBlocked",
+        "DiagnosticsReported",
+        "LspProblem",
         "CheckpointSaved",
     }
 )

@@ -1,4 +1,4 @@
-"""The seed's agent loop (reference/seed-agent-loop.zh.md), run on a worker thread.
+"""The seed's agent loop (docs/architecture.md#the-loop), run on a worker thread.
 
     user prompt -> request(system[], messages[], tools[]) -> stream the response
       -> stop_reason == tool_use ? run the tools, send every result in one user message, repeat
@@ -12,6 +12,7 @@ carrying its reason.
 
 from __future__ import annotations
 
+import re
 import time
 from typing import TYPE_CHECKING, Any
 
@@ -31,17 +32,19 @@ from .events import (
 )
 from .fallback import switch_to_fallback
 from .guards import LoopStop, ProgressGuard
-from .pricing import add_usage, total_tokens, usage_cost
+from .pricing import add_usage, max_output_tokens, total_tokens, usage_cost
 from .request import build_request, sdk_params
 from .retry import CREDENTIALS, backoff_delay, classify
 from .steer import steer
 from .stream import StreamError, StreamInterrupted, StreamResult, run_stream
 from .thinking import ThinkingChoice
-from .tool_belt import MAX_PAUSE_TURNS, notification_blocks, pause_streak, remind_plan_mode
+from .tool_belt import MAX_PAUSE_TURNS, notification_blocks, pause_streak, remind_mode
 
 if TYPE_CHECKING:
     from .session import AgentSession
 
+#: an API 400 message about a picture ("messages.0.content.1.image.source…", "Could not process image")
+IMAGE_REFUSAL = re.compile(r"\bimage", re.IGNORECASE)
 NOT_RUN_CUT = "Not executed: the response was cut by max_tokens, so this tool input may be incomplete. Ask again with a shorter step."
 
 
@@ -51,7 +54,7 @@ def run_turn(session: AgentSession, prompt: str, images: tuple[dict[str, Any], .
     turn = session.begin_turn(prompt, images)
     # thinking and effort stay as they were when the turn began (the API ignores thinking toggled in a tool loop)
     choice = ThinkingChoice.for_turn(session.options, prompt, words=session.loop_path == "main")
-    remind_plan_mode(session)
+    remind_mode(session)
     session.publish(TurnStarted(turn_id=turn.turn_id, prompt=prompt, images=images))
     guard = ProgressGuard(session.options.no_progress_warn, session.options.no_progress_stop)
     stop = LoopStop("error", "the loop ended without a reason", is_error=True)
@@ -97,6 +100,16 @@ def run_turn(session: AgentSession, prompt: str, images: tuple[dict[str, Any], .
                 session_cost_usd=session.cost_usd,
             )
         )
+
+
+def refused_images(session: AgentSession, failure: Any) -> str:
+    """When a 400 is about an image: the newest pictures replaced by a note (never resent), and a sentence saying so."""
+    if failure.status != 400 or not IMAGE_REFUSAL.search(failure.message):
+        return ""
+    count = session.drop_refused_images(failure.message.rpartition("): ")[2][:300])
+    if not count:
+        return ""
+    return f" The {plural(count, 'image')} of the last message {'was' if count == 1 else 'were'} replaced by a note, so resuming never sends {'it' if count == 1 else 'them'} again."
 
 
 def check_limits(session: AgentSession, turn: Any) -> None:
@@ -165,7 +178,7 @@ def call_model(session: AgentSession, iteration: int, choice: ThinkingChoice | N
     client = session.client()
     body = build_request(
         model=opts.model,
-        max_tokens=opts.max_tokens,
+        max_tokens=max_output_tokens(opts.model, opts.max_tokens),
         system=session.system_blocks(),
         tools=session.tool_definitions(),
         messages=session.messages,
@@ -190,7 +203,7 @@ def call_model(session: AgentSession, iteration: int, choice: ThinkingChoice | N
                 reason = {"malformed stream": "stream_failed", CREDENTIALS: CREDENTIALS}.get(
                     failure.reason, "api_error"
                 )
-                raise LoopStop(reason, failure.message, is_error=True) from None
+                raise LoopStop(reason, failure.message + refused_images(session, failure), is_error=True) from None
             if attempt == max_attempts:
                 if switch_to_fallback(session, failure):  # --fallback-model, once
                     return call_model(session, iteration, choice)

@@ -1,4 +1,7 @@
-"""Model prices and context windows, dated (prices change; keep this table current).
+"""Model prices, context windows and output limits, dated (prices change; keep this table current).
+
+`max_output` is the largest `max_tokens` a model takes (the anthropic SDK lists no limits, only
+which models it refuses a non-streaming call for); every reply is streamed, so it is safe to ask for.
 
 USD per million tokens: input, 5-minute cache write, 1-hour cache write, cache read, output.
 """
@@ -49,8 +52,38 @@ DEFAULT_PRICE_MODEL = "claude-sonnet-5-5"
 _DEFAULT = MODELS[DEFAULT_PRICE_MODEL]
 
 
+#: a profile model the table does not know and its profile does not size: a window and an output limit that
+#: most servers take
+UNKNOWN_WINDOW, UNKNOWN_OUTPUT = 200_000, 32_000
+
+
+def _profile_info(model: str) -> tuple[bool, ModelInfo] | None:
+    """(whether priced, the info) for a provider profile's `NAME:MODEL`; None for a plain model name."""
+    from tui.providers.profiles import lookup
+
+    profile, name = lookup(model)
+    if profile is None:
+        return None
+    table = MODELS.get(priced_name(name) or "")
+    window = profile.context_window or (table.context_window if table else UNKNOWN_WINDOW)
+    output = profile.max_output or (table.max_output if table else UNKNOWN_OUTPUT)
+    if profile.price is None:
+        base = _DEFAULT  # estimated (and reported as unpriced), never counted as free
+        return False, ModelInfo(
+            base.input, base.cache_write_5m, base.cache_write_1h, base.cache_read, base.output, window, output
+        )
+    price = profile.price
+    info = ModelInfo(price.input, price.cache_write, price.cache_write, price.cache_read, price.output, window, output)
+    return True, info
+
+
 def priced_name(model: str) -> str | None:
-    """The table's id for `model` (dated suffixes map to their base id), or None when it has no price."""
+    """The table's id for `model` (dated suffixes map to their base id), or None when it has no price.
+
+    A provider profile's `NAME:MODEL` is its own name when the profile gives a price.
+    """
+    if ":" in model and (found := _profile_info(model)) is not None:
+        return model if found[0] else None
     if model in MODELS:
         return model
     for name in sorted(MODELS, key=len, reverse=True):
@@ -66,8 +99,32 @@ def has_price(model: str) -> bool:
 
 def model_info(model: str) -> ModelInfo:
     """Prices for `model`; dated suffixes (claude-haiku-4-5-20251001) map to their base id."""
+    if ":" in model and (found := _profile_info(model)) is not None:
+        return found[1]
     name = priced_name(model)
     return MODELS[name] if name is not None else _DEFAULT
+
+
+def table_name(model: str) -> str | None:
+    """The table's id within `model`: a dated id, or a provider's (us.anthropic.claude-…-v1:0); None if unlisted."""
+    return priced_name(model) or next((n for n in sorted(MODELS, key=len, reverse=True) if n in model), None)
+
+
+def max_output_tokens(model: str, setting: int | None = None) -> int:
+    """max_tokens for a reply of `model`: its output limit, or the `max_tokens` setting when set.
+
+    A profile's `NAME:MODEL` takes the profile's `max_output` (else the table's, else UNKNOWN_OUTPUT); a plain
+    name the table does not list gets UNKNOWN_OUTPUT, which the setting may exceed. A setting is kept within
+    any other limit.
+    """
+    if ":" in model and (found := _profile_info(model)) is not None:
+        limit, known = found[1].max_output, True
+    else:
+        name = table_name(model)
+        limit, known = (MODELS[name].max_output, True) if name is not None else (UNKNOWN_OUTPUT, False)
+    if not setting:
+        return limit
+    return min(setting, limit) if known else setting
 
 
 def usage_cost(usage: dict[str, Any], model: str) -> float:

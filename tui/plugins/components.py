@@ -17,6 +17,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from tui.config.bounded_read import BoundedReadError, load_json_file, parse_json_text, read_bounded_text
+
 from .manifest import PluginManifest
 
 DEFAULT_FOLDERS = {"commands": "commands", "agents": "agents", "skills": "skills"}
@@ -33,6 +35,8 @@ class PluginParts:
     agents: list[Any] = field(default_factory=list)  # tui.config.agent_files.AgentDefinition
     hooks: list[Any] = field(default_factory=list)  # tui.hooks.config.HookSpec
     mcp_servers: list[Any] = field(default_factory=list)  # tui.mcp.config.McpServerConfig
+    #: language servers (`.lsp.json`, `lspServers`): (name, Claude Code's table with paths filled in, file)
+    lsp_servers: list[tuple[str, dict[str, Any], str]] = field(default_factory=list)
     problems: list[str] = field(default_factory=list)
 
     def counts(self) -> str:
@@ -92,12 +96,15 @@ class _Reader:
         from tui.hooks.commands import build_command, read_markdown
 
         full = f"{self.name}:{name}"
+        problems: list[str] = []
         try:
-            fields, body = read_markdown(path)
+            fields, body = read_markdown(path, self.root, problems=problems)
             command = build_command(full, path, "project" if self.gated else "plugin", fields, body, kind)
         except ValueError as exc:
             self.say(f"{path} {exc}; the {kind} /{full} was skipped.")
             return
+        for problem in problems:
+            self.say(problem)
         self.parts.commands.append(dataclasses.replace(command, plugin=self.plugin_id, plugin_root=str(self.root)))
 
     def commands(self) -> None:
@@ -122,11 +129,15 @@ class _Reader:
         from tui.hooks.commands import command_name
         from tui.hooks.skills import SKILL_FILE
 
+        done: set[Path] = set()  # `skills: ["./skills/x"]` names a skill the default folder holds too
         for folder in self.folders("skills"):
             skill_dirs = (
                 [folder] if (folder / SKILL_FILE).is_file() else sorted(p for p in folder.iterdir() if p.is_dir())
             )
             for skill_dir in skill_dirs:
+                if skill_dir.resolve() in done:
+                    continue
+                done.add(skill_dir.resolve())
                 if (skill_dir / SKILL_FILE).is_file():
                     self.command(command_name(skill_dir.name), skill_dir / SKILL_FILE, "skill")
                 else:
@@ -135,14 +146,12 @@ class _Reader:
     # --- agents --------------------------------------------------------------------------------
 
     def agents(self) -> None:
-        from tui.config.agent_files import MAX_FILE_BYTES, AgentFileError, agent_files, parse_agent_file
-        from tui.config.special_files import read_regular_bytes
+        from tui.config.agent_files import AgentFileError, agent_files, read_agent_file
 
         for folder in self.folders("agents"):
             for path in [folder] if folder.is_file() else agent_files(folder):
                 try:
-                    text = read_regular_bytes(path, MAX_FILE_BYTES).decode("utf-8", errors="replace")
-                    definition = parse_agent_file(text, path, "plugin")
+                    definition = read_agent_file(path, "plugin", self.root)
                 except (OSError, AgentFileError) as exc:
                     self.say(f"the agent file {path} was not loaded: {str(exc).rstrip('.')}.")
                     continue
@@ -153,7 +162,7 @@ class _Reader:
     def hooks(self) -> None:
         blocks: list[tuple[Path, str, Any]] = []
         default = self.root / DEFAULT_HOOKS
-        if default.is_file():
+        if default.exists():  # a FIFO or device is one sentence, not passed over
             blocks.append(self.hooks_file(default))
         value = self.manifest.components.get("hooks")
         for item in value if isinstance(value, list) else [] if value is None else [value]:
@@ -168,10 +177,13 @@ class _Reader:
     def hooks_file(self, path: Path) -> tuple[Path, str, Any]:
         """(path, text, the `hooks` object) of a hooks.json; None as the object when it cannot be read."""
         try:
-            text = path.read_text(encoding="utf-8")
-            data = json.loads(text)
-        except (OSError, UnicodeDecodeError) as exc:
-            self.say(f"{path} cannot be read ({exc}); its hooks were skipped.")
+            text = read_bounded_text(path)
+            data = parse_json_text(path, text)
+        except OSError as exc:
+            self.say(f"{path} cannot be read ({exc.strerror or exc}); its hooks were skipped.")
+            return path, "", None
+        except BoundedReadError as exc:
+            self.say(f"{str(exc).rstrip('.')}; its hooks were skipped.")
             return path, "", None
         except json.JSONDecodeError as exc:
             self.say(f"{path}:{exc.lineno}:{exc.colno} is not valid JSON ({exc.msg}); its hooks were skipped.")
@@ -186,9 +198,11 @@ class _Reader:
 
         specs, problems = parse_hooks_block(path, text, block, project=self.gated)
         self.parts.problems += [f"Plugin {self.plugin_id}: {p}" for p in problems]
+        from tui.hooks.shell_quote import substitute_quoted
+
         root = str(self.root)
         for spec in specs:
-            command = spec.command.replace(ROOT_VARIABLE, root)
+            command = substitute_quoted(spec.command, {"CLAUDE_PLUGIN_ROOT": root})  # a path is data, not code
             if (why := self.script_problem(command)) is not None:
                 self.say(f"its {spec.event} hook `{spec.command}` was skipped: {why}.")
                 continue
@@ -216,7 +230,7 @@ class _Reader:
     def mcp(self) -> None:
         tables: list[tuple[str, Any]] = []
         default = self.root / DEFAULT_MCP
-        if default.is_file():
+        if default.exists():
             tables.append(self.mcp_file(default))
         value = self.manifest.components.get("mcpServers")
         for item in value if isinstance(value, list) else [] if value is None else [value]:
@@ -230,9 +244,12 @@ class _Reader:
 
     def mcp_file(self, path: Path) -> tuple[str, Any]:
         try:
-            data = json.loads(path.read_text(encoding="utf-8"))
-        except (OSError, UnicodeDecodeError) as exc:
-            self.say(f"{path} cannot be read ({exc}); its MCP servers were skipped.")
+            data = load_json_file(path)
+        except OSError as exc:
+            self.say(f"{path} cannot be read ({exc.strerror or exc}); its MCP servers were skipped.")
+            return str(path), None
+        except BoundedReadError as exc:
+            self.say(f"{str(exc).rstrip('.')}; its MCP servers were skipped.")
             return str(path), None
         except json.JSONDecodeError as exc:
             self.say(f"{path}:{exc.lineno}:{exc.colno} is not valid JSON ({exc.msg}); its MCP servers were skipped.")
@@ -257,6 +274,46 @@ class _Reader:
             extra = {"CLAUDE_PLUGIN_ROOT": str(self.root), **config.env} if config.transport == "stdio" else config.env
             self.parts.mcp_servers.append(dataclasses.replace(config, name=name, env=extra))
 
+    # --- language servers -------------------------------------------------------------------------
+
+    def lsp(self) -> None:
+        """`.lsp.json` at the plugin's root and `lspServers` in its manifest (a table, or a path to one)."""
+        tables: list[tuple[str, Any]] = []
+        default = self.root / ".lsp.json"
+        if default.exists():  # a FIFO or device is one sentence, not passed over
+            tables.append(self.lsp_file(default))
+        value = self.manifest.components.get("lspServers")
+        if isinstance(value, dict):
+            tables.append((str(self.root / ".claude-plugin" / "plugin.json"), value))
+        elif value is not None and (path := self.inside(value, "lspServers")) is not None and path != default:
+            tables.append(self.lsp_file(path))
+        root = str(self.root)
+        for where, table in tables:
+            if not isinstance(table, dict):
+                if table is not None:
+                    self.say(f"{where}: lspServers must be an object of servers by name; none was loaded from it.")
+                continue
+            for name, entry in table.items():
+                if not isinstance(entry, dict) or not isinstance(entry.get("command"), str):
+                    self.say(f"{where}: language server `{name}` needs a `command`; it was skipped.")
+                    continue
+                if not isinstance(entry.get("extensionToLanguage"), dict):
+                    self.say(f"{where}: language server `{name}` needs `extensionToLanguage`; it was skipped.")
+                    continue
+                filled = json.loads(json.dumps(entry).replace("${CLAUDE_PLUGIN_ROOT}", json.dumps(root)[1:-1]))
+                self.parts.lsp_servers.append((f"{self.name}:{name}", filled, where))
+
+    def lsp_file(self, path: Path) -> tuple[str, Any]:
+        try:
+            data = load_json_file(path)
+        except BoundedReadError as exc:
+            self.say(f"{str(exc).rstrip('.')}; its language servers were skipped.")
+            return str(path), None
+        except (OSError, ValueError) as exc:
+            self.say(f"{path} cannot be read as JSON ({exc}); its language servers were skipped.")
+            return str(path), None
+        return str(path), data.get("lspServers", data) if isinstance(data, dict) else data
+
 
 def server_name(plugin: str, server: str) -> str:
     """`plugin_<plugin>_<server>` (Claude Code's tools: `mcp__plugin_<plugin>_<server>__<tool>`)."""
@@ -271,4 +328,5 @@ def read_parts(plugin_id: str, root: Path, manifest: PluginManifest, *, gated: b
     reader.agents()
     reader.hooks()
     reader.mcp()
+    reader.lsp()
     return reader.parts

@@ -157,12 +157,10 @@ class FolderScan:
 def _hooks(scan: FolderScan) -> list[TrustItem]:
     if scan.loaded.hooks_disabled_by is not None:
         return []  # disableAllHooks: none would run trusted either
-    found = dict.fromkeys((h.event, h.matcher or "*", h.command, h.source) for h in scan.loaded.hooks if h.project)
+    found = dict.fromkeys((h.event, h.when, h.command, h.source) for h in scan.loaded.hooks if h.project)
     return [
-        TrustItem(
-            "hooks", f"{event} {matcher}: {command}", Path(source), event if matcher == "*" else f"{event} {matcher}"
-        )
-        for event, matcher, command, source in found
+        TrustItem("hooks", f"{event} {when}: {command}", Path(source), event if when == "*" else f"{event} {when}")
+        for event, when, command, source in found
     ]
 
 
@@ -191,7 +189,16 @@ def _settings_commands(scan: FolderScan) -> list[TrustItem]:
     return [
         TrustItem("settings_commands", f"{key}: {value}", path)
         for key, value, path in scan.loaded.withheld
-        if key not in MODE_KEYS
+        if key not in MODE_KEYS and not key.startswith("providers.")
+    ]
+
+
+def _providers(scan: FolderScan) -> list[TrustItem]:
+    """The folder's own provider profiles: their endpoint would receive your prompts and code."""
+    return [
+        TrustItem("providers", f"{key}: {value}", path)
+        for key, value, path in scan.loaded.withheld
+        if key.startswith("providers.")
     ]
 
 
@@ -200,7 +207,7 @@ def _agents(scan: FolderScan) -> list[TrustItem]:
 
     items: list[TrustItem] = []
     for folder, source in project_agent_folders(scan.project_dir):
-        definitions, problems = read_folder(folder, source)
+        definitions, problems = read_folder(folder, source, scan.project_dir)
         scan.problems += problems
         items += [TrustItem("agents", d.name, Path(d.path or folder)) for d in definitions]
     return items
@@ -255,6 +262,13 @@ KINDS: list[TrustKind] = [
     TrustKind("mcp", "MCP server", "may start (you choose which next)", "may start (you say yes next)", _mcp_servers),
     TrustKind("allow", "allow rule", "allow calls without asking", "allows calls without asking", _allow_rules),
     TrustKind("settings_commands", "settings command", "run", "runs", _settings_commands),
+    TrustKind(
+        "providers",
+        "provider profile",
+        "receive your prompts and code at their base_url",
+        "receives your prompts and code at its base_url",
+        _providers,
+    ),
     TrustKind(
         "agents",
         "agent",

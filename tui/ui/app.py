@@ -48,9 +48,9 @@ if TYPE_CHECKING:
 
     from .events import EngineEvents, EventController
 
-#: keys typed this soon after a permission dialog is drawn are ignored (answer_guard.GRACE_S;
-#: repeated here so starting the app does not import the dialog)
-DEFAULT_GRACE_S = 0.3
+#: keys typed this soon after a permission dialog is drawn, or after another key, do not answer it
+#: (answer_guard.GRACE_S; repeated here so starting the app does not import the dialog)
+DEFAULT_GRACE_S = 0.5
 #: what the status line names while the offline demo model answers (whatever model is chosen)
 OFFLINE_LABEL = "offline demo"
 #: a second Ctrl+C within this many seconds quits
@@ -91,6 +91,8 @@ class AgentApp(ConversationKeys, FocusReports, EngineInbox, App[int]):
         self.options = options
         self.initial_prompt = prompt
         self.permission_grace_s = permission_grace_s
+        #: arrival time of the last key from the terminal (a dialog opening mid-typing sees it)
+        self.last_key_time: float | None = None
         self.max_mounted_turns = max_mounted_turns
         self._controller: EventController | None = None
         #: the inspector is built on first F2; until then its events wait here
@@ -204,8 +206,13 @@ class AgentApp(ConversationKeys, FocusReports, EngineInbox, App[int]):
         self._delta_type, self._wake_message = BlockDelta, EngineEvents
         session = self.session
         self._subscription = session.bus.subscribe(self._forward, inline=True, name="app")
+        session.wake_with(lambda text: self.call_from_thread(self._woken, text))  # an asyncRewake message
         self.show_model(session.options.model, bool(getattr(session, "offline", False)))
         self.status.mode = getattr(session.policy, "mode", "default")
+
+    def _woken(self, text: str) -> None:
+        """An asyncRewake hook's message: it starts a turn, or joins the running one, as a typed prompt would."""
+        self.run_worker(self.submit_prompt(text), exit_on_error=False)
 
     def on_resize(self, event: events.Resize) -> None:
         """Below the smallest size the layout serves, say so instead of drawing it half (TooSmallScreen)."""
@@ -264,6 +271,8 @@ class AgentApp(ConversationKeys, FocusReports, EngineInbox, App[int]):
     async def on_event(self, event: events.Event) -> None:
         """Keys and pastes from the terminal go to a screen that vets them (a dialog) only if it admits them."""
         if isinstance(event, (events.Key, events.Paste)) and not event.is_forwarded:
+            if isinstance(event, events.Key):
+                self.last_key_time = event.time
             admit = getattr(self.screen, "admit_input", None)
             if admit is not None and not admit(event):
                 return
