@@ -27,6 +27,8 @@ if TYPE_CHECKING:
 #: two Esc presses closer than this on an empty, idle prompt open the rewind list
 DOUBLE_ESC_S = 0.8
 _MODES: dict[str, Mode] = {"1": "both", "2": "conversation", "3": "code"}
+#: when no file changed since the point, the one choice is numbered 1
+_CONVERSATION_ONLY: dict[str, Mode] = {"1": "conversation"}
 
 
 @dataclass
@@ -126,7 +128,7 @@ class RewindScreen(ModalScreen[RewindChoice | None]):
     def action_choose(self, key: str) -> None:
         if self.stage != "choose" or self.chosen is None:
             return
-        mode = _MODES[key] if self.steps else {"1": "conversation"}.get(key)  # numbered as listed
+        mode = (_MODES if self.steps else _CONVERSATION_ONLY).get(key)  # numbered as listed
         if mode is None:
             return
         self.mode = mode
