@@ -72,8 +72,10 @@ class AgentApp(ConversationKeys, FocusReports, EngineInbox, App[int]):
     TITLE = "agent-tui"
     AUTO_FOCUS = "#prompt"
     BINDINGS = bindings_for("app")
-    #: below 80 columns the tool panel steps aside (F3 brings it back); below 40 TooSmallScreen covers all
-    HORIZONTAL_BREAKPOINTS = [(0, "-cramped"), (80, "-narrow"), (120, "-wide")]
+    #: below 100 columns the tool panel steps aside (F3 brings it back); below 40 TooSmallScreen covers all
+    HORIZONTAL_BREAKPOINTS = [(0, "-cramped"), (100, "-narrow"), (120, "-wide")]
+    #: below 20 rows every dialog fills the screen (widgets/dialog_box.py)
+    VERTICAL_BREAKPOINTS = [(0, "-short"), (20, "-tall")]
     PAUSE_GC_ON_SCROLL = True
 
     def __init__(

@@ -18,6 +18,7 @@ from tui.sanitize import one_line
 
 from ..commands import slash_command
 from ..trust import skipped_note
+from ..widgets.dialog_box import DialogBox
 from ..widgets.ordered_keys import OrderedInput
 
 
@@ -37,7 +38,7 @@ class AgentsScreen(ModalScreen[None]):
     #agents-form Input { margin: 0 0 1 0; }
     #agents-buttons { height: auto; }
     #agents-status { height: auto; color: $text-muted; }
-    #agents-problems { height: auto; max-height: 6; color: $warning; }
+    #agents-problems { height: auto; max-height: 6; overflow-y: auto; color: $warning; }
     """
 
     BINDINGS = [
@@ -63,14 +64,15 @@ class AgentsScreen(ModalScreen[None]):
         return Path.home() / USER_FOLDER
 
     def compose(self) -> ComposeResult:
-        with Vertical(id="agents-box"):
-            yield Static("Agent types (the Agent tool's subagent_type)", classes="title")
-            if note := skipped_note(self.app, "agents"):
-                yield Static(note, id="agents-untrusted", classes="untrusted-note", markup=False)
-            if self.problems:
-                yield Static(Text("\n".join(f"⚠ {one_line(p)}" for p in self.problems)), id="agents-problems")
-            yield DataTable(id="agents-table", cursor_type="row")
-            with Vertical(id="agents-form"):
+        with DialogBox(id="agents-box"):
+            with Vertical(classes="dialog-head"):
+                yield Static("Agent types (the Agent tool's subagent_type)", classes="title")
+                if note := skipped_note(self.app, "agents"):
+                    yield Static(note, id="agents-untrusted", classes="untrusted-note", markup=False)
+                if self.problems:
+                    yield Static(Text("\n".join(f"⚠ {one_line(p)}" for p in self.problems)), id="agents-problems")
+            yield DataTable(id="agents-table", cursor_type="row", classes="dialog-body -fill")
+            with Vertical(id="agents-form", classes="dialog-answers"):
                 yield Static(Text(f"New agent, saved to {one_line(str(self.folder))}/<name>.md", style="bold"))
                 yield OrderedInput(placeholder="name, e.g. reviewer", id="agent-name", compact=True)
                 yield OrderedInput(placeholder="description: when to use it", id="agent-description", compact=True)

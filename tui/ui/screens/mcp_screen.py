@@ -24,6 +24,7 @@ from tui.sanitize import one_line, visible
 from tui.wording import plural
 
 from ..trust import skipped_note
+from ..widgets.dialog_box import DialogBox
 
 STATUS_STYLE = {"connected": "green", "pending": "yellow", "failed": "red", "disabled": "#808080"}
 #: messages drawn at most in the Messages tab (the newest)
@@ -75,18 +76,19 @@ class McpScreen(ModalScreen[None]):
         return self.runtime.manager.states if self.runtime is not None else {}
 
     def compose(self) -> ComposeResult:
-        with Vertical(id="mcp-box"):
-            yield Static("MCP servers", classes="title")
-            note = skipped_note(self.app, "mcp")
-            if note:
-                yield Static(note, id="mcp-untrusted", classes="untrusted-note", markup=False)
-            if self.runtime is None and not note:
-                yield Static(
-                    "No MCP server is configured. Add one with `agent-tui mcp add NAME -- COMMAND`, "
-                    "a project .mcp.json, [mcp_servers.NAME] in the settings, or --mcp-config.",
-                    id="mcp-empty",
-                )
-            with TabbedContent(id="mcp-tabs"):
+        with DialogBox(id="mcp-box"):
+            with Vertical(classes="dialog-head"):
+                yield Static("MCP servers", classes="title")
+                note = skipped_note(self.app, "mcp")
+                if note:
+                    yield Static(note, id="mcp-untrusted", classes="untrusted-note", markup=False)
+                if self.runtime is None and not note:
+                    yield Static(
+                        "No MCP server is configured. Add one with `agent-tui mcp add NAME -- COMMAND`, "
+                        "a project .mcp.json, [mcp_servers.NAME] in the settings, or --mcp-config.",
+                        id="mcp-empty",
+                    )
+            with TabbedContent(id="mcp-tabs", classes="dialog-body -fill"):
                 with TabPane("Servers", id="mcp-servers-tab"):
                     yield DataTable(id="mcp-servers", cursor_type="row")
                     with VerticalScroll(id="mcp-detail"):
@@ -104,7 +106,8 @@ class McpScreen(ModalScreen[None]):
                 Text(
                     "s servers · t tools · m messages · r reconnect · e enable/disable · Up/Down choose · Esc closes",
                     style="dim",
-                )
+                ),
+                classes="dialog-answers",
             )
 
     def on_mount(self) -> None:

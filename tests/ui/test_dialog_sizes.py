@@ -1,0 +1,35 @@
+"""Every modal keeps its answers and key hints on screen at 40×12, 80×24, 120×40 and 200×60 (issue 35).
+
+The content scrolls; the answer row is pinned (widgets/dialog_box.py). Checked on the widgets' regions,
+and by snapshot at 80×24 and 120×40 (test_dialog_snapshots.py).
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from tests.fixtures import copy_claude_setup, grow_claude_setup
+from tui.ui.app import AgentApp
+
+from .conftest import wait_until
+from .dialog_sizes import answers_problems, dialog_factories, fixed_inventory
+
+SIZES = [(40, 12), (80, 24), (120, 40), (200, 60)]
+NAMES = sorted([*dialog_factories(), "trust"])
+
+
+@pytest.mark.parametrize("name", NAMES)
+async def test_the_answers_stay_on_screen_at_every_size(name, offline_options, tmp_path, monkeypatch) -> None:
+    monkeypatch.setenv("HOME", str(tmp_path / "home"))
+    inventory = fixed_inventory(grow_claude_setup(copy_claude_setup(tmp_path)))
+    screen = dialog_factories(inventory)[name]()
+    app = AgentApp(offline_options(), permission_grace_s=0)
+    async with app.run_test(size=SIZES[0]) as pilot:
+        await pilot.pause()
+        app.push_screen(screen)
+        await wait_until(pilot, lambda: app.screen is screen)
+        for size in SIZES:
+            await pilot.resize_terminal(*size)
+            await wait_until(pilot, lambda size=size: app.screen.size == size)
+            await pilot.pause()
+            assert answers_problems(screen, size) == [], size
