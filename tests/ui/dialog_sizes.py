@@ -7,10 +7,13 @@ from concurrent.futures import Future
 from pathlib import Path
 from typing import Any
 
+from textual.containers import ScrollableContainer
 from textual.geometry import Region
 from textual.screen import Screen
+from textual.widget import Widget
 
 from tui.agent import events as ev
+from tui.agent.rewind import RewindEntry
 from tui.ui.widgets.dialog_box import DialogBox
 
 LONG_DIFF = "\n".join(
@@ -71,17 +74,24 @@ COMPACTION_PLAN = {
     "pinned": ["keep the API shape", "the tests in tests/api must pass", "no new dependencies"],
 }
 MCP_SERVERS = [(f"server-{n:02}", f"npx -y @acme/mcp-server-{n} --root /demo/project") for n in range(15)]
+REWIND_ENTRIES = [
+    RewindEntry(f"prompt {n}: change part {n} of the code and add a test", f"2026-12-04 10:{n:02}", None, n, None)
+    for n in range(40)
+]
 MODELS = [(f"claude-model-{n}", f"Claude model {n} · a long description of what it is good at") for n in range(25)]
 
 
 def dialog_factories(inventory: Any = None) -> dict[str, Callable[[], Screen[Any]]]:
     """Name → a function making the dialog, all with content longer than a 40×40 screen holds."""
+    from tui.agent.undo import UndoPlan
     from tui.ui.screens.compaction_dialog import CompactionDialog
     from tui.ui.screens.login_screen import LoginScreen
     from tui.ui.screens.mcp_approval_dialog import McpApprovalDialog
     from tui.ui.screens.model_screen import ModelPicker
     from tui.ui.screens.permission_dialog import PermissionDialog
     from tui.ui.screens.question_dialog import PlanDialog, QuestionDialog
+    from tui.ui.screens.rewind_screen import RewindScreen
+    from tui.ui.screens.undo_screen import UndoScreen
 
     made: dict[str, Callable[[], Screen[Any]]] = {
         f"permission-{tool}": (lambda tool=tool: PermissionDialog(permission_event(tool), grace_s=0))  # type: ignore[misc]
@@ -93,6 +103,8 @@ def dialog_factories(inventory: Any = None) -> dict[str, Callable[[], Screen[Any
     made["mcp-approval"] = lambda: McpApprovalDialog(MCP_SERVERS, grace_s=0)
     made["model"] = lambda: ModelPicker(MODELS, "claude-model-3", "The model applies from the next request. " * 3)
     made["login"] = lambda: LoginScreen()
+    made["rewind"] = lambda: RewindScreen(None, REWIND_ENTRIES)  # type: ignore[arg-type]
+    made["undo"] = lambda: UndoScreen(UndoPlan(7, bash_commands=[LONG_COMMAND[:70] + f" #{n}" for n in range(40)]))
     if inventory is not None:
         from tui.ui.screens.trust_dialog import TrustDialog
 
@@ -105,19 +117,32 @@ def answers_problems(screen: Screen[Any], size: tuple[int, int]) -> list[str]:
     whole = Region(0, 0, *size)
     box = screen.query_one(DialogBox)
     problems = [] if whole.contains_region(box.region) else [f"the box {box.region} is off the screen {size}"]
-    rows = [w for w in screen.query(".dialog-answers") if w.display]
-    if not rows:
-        return [*problems, "no answer row"]
+    answers = [w for w in screen.query(".dialog-answers") if w.display]
+    heads = [w for w in screen.query(".dialog-head") if w.display]
+    if not answers and not heads:
+        return [*problems, "no answer row and no head with the key hints"]
     bodies = [w for w in screen.query(".dialog-body") if w.display and w.region.area]
-    for row in rows:
-        shown = [row, *(w for w in row.query("*") if w.display and w.styles.display != "none" and w.region.area)]
+    for row in [*answers, *heads]:
+        shown = [row, *(w for w in row.query("*") if w.display and w.region.area and not _scrolled(w, row))]
         for widget in shown:
             if not widget.region.area or not box.region.contains_region(widget.region):
                 problems.append(f"{widget!r} at {widget.region} is not inside the box {box.region}")
         for body in bodies:
-            if body.region.bottom > row.region.y:
+            if row in answers and body.region.bottom > row.region.y:
                 problems.append(f"the body {body!r} ({body.region}) runs under the answers ({row.region})")
+            if row in heads and body.region.y < row.region.bottom:
+                problems.append(f"the body {body!r} ({body.region}) runs under the head ({row.region})")
     return problems
+
+
+def _scrolled(widget: Widget, row: Widget) -> bool:
+    """`widget` sits in a scrolling part of the answer row (that part is checked, its content may scroll)."""
+    parent = widget.parent
+    while parent is not None and parent is not row:
+        if isinstance(parent, ScrollableContainer):
+            return True
+        parent = parent.parent
+    return False
 
 
 def fixed_inventory(project: Path) -> Any:

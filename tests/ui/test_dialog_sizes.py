@@ -10,6 +10,7 @@ import pytest
 
 from tests.fixtures import copy_claude_setup, grow_claude_setup
 from tui.ui.app import AgentApp
+from tui.ui.widgets.dialog_box import DialogBox
 
 from .conftest import wait_until
 from .dialog_sizes import answers_problems, dialog_factories, fixed_inventory
@@ -31,5 +32,40 @@ async def test_the_answers_stay_on_screen_at_every_size(name, offline_options, t
         for size in SIZES:
             await pilot.resize_terminal(*size)
             await wait_until(pilot, lambda size=size: app.screen.size == size)
+            await pilot.pause()
+            assert answers_problems(screen, size) == [], size
+
+
+SCREENS = ["/agents", "/hooks", "/plugin", "/mcp", "/permissions", "/context", "/memory", "/tasks", "/resume", "/help"]
+
+
+async def _open(pilot, command: str) -> None:
+    app = pilot.app
+    main = app.screen_stack[0]
+    await app.submit_prompt(command)
+    await wait_until(pilot, lambda: app.screen is not main and app.screen.query(DialogBox))
+
+
+@pytest.mark.parametrize("command", SCREENS)
+async def test_every_screen_keeps_its_key_hints_on_screen_with_a_large_setup(
+    command, offline_options, tmp_path
+) -> None:
+    """A templates repository's `.claude/` (14 allow rules, 15 agents, hooks, MCP servers), trusted."""
+    from tui.ui.screens.trust_dialog import TrustDialog
+
+    project = grow_claude_setup(copy_claude_setup(tmp_path))
+    app = AgentApp(offline_options(project_dir=project), permission_grace_s=0)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await wait_until(pilot, lambda: isinstance(app.screen, TrustDialog) and app.screen.armed)
+        assert answers_problems(app.screen, (120, 40)) == []
+        await pilot.press("1")
+        await wait_until(pilot, lambda: type(app.screen).__name__ == "McpApprovalDialog" and app.screen.armed)
+        await pilot.press("3")
+        await wait_until(pilot, lambda: len(app.screen_stack) == 1)
+        await _open(pilot, command)
+        screen = app.screen
+        for size in SIZES:
+            await pilot.resize_terminal(*size)
+            await wait_until(pilot, lambda size=size: screen.size == size)
             await pilot.pause()
             assert answers_problems(screen, size) == [], size

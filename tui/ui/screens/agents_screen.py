@@ -9,7 +9,7 @@ from rich.text import Text
 from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding
-from textual.containers import Horizontal, Vertical
+from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.screen import ModalScreen
 from textual.widgets import Button, DataTable, Input, Static
 
@@ -35,7 +35,9 @@ class AgentsScreen(ModalScreen[None]):
     #agents-box > .title { text-style: bold; }
     #agents-table { height: 1fr; }
     #agents-form { height: auto; border-top: solid $primary-darken-2; }
-    #agents-form Input { margin: 0 0 1 0; }
+    #agents-fields { height: auto; max-height: 6; }
+    AgentsScreen.-short #agents-fields { max-height: 2; }
+    AgentsScreen.-short #agents-problems { max-height: 2; }
     #agents-buttons { height: auto; }
     #agents-status { height: auto; color: $text-muted; }
     #agents-problems { height: auto; max-height: 6; overflow-y: auto; color: $warning; }
@@ -73,18 +75,23 @@ class AgentsScreen(ModalScreen[None]):
                     yield Static(Text("\n".join(f"⚠ {one_line(p)}" for p in self.problems)), id="agents-problems")
             yield DataTable(id="agents-table", cursor_type="row", classes="dialog-body -fill")
             with Vertical(id="agents-form", classes="dialog-answers"):
-                yield Static(Text(f"New agent, saved to {one_line(str(self.folder))}/<name>.md", style="bold"))
-                yield OrderedInput(placeholder="name, e.g. reviewer", id="agent-name", compact=True)
-                yield OrderedInput(placeholder="description: when to use it", id="agent-description", compact=True)
-                yield OrderedInput(
-                    placeholder="tools, e.g. Read, Grep, Glob (empty: all but Agent)", id="agent-tools", compact=True
-                )
-                yield OrderedInput(
-                    placeholder="model: sonnet, opus, haiku or inherit (empty: inherit)", id="agent-model", compact=True
-                )
-                yield OrderedInput(
-                    placeholder="system prompt: what the agent is and how it works", id="agent-prompt", compact=True
-                )
+                with VerticalScroll(id="agents-fields"):
+                    yield Static(Text(f"New agent, saved to {one_line(str(self.folder))}/<name>.md", style="bold"))
+                    yield OrderedInput(placeholder="name, e.g. reviewer", id="agent-name", compact=True)
+                    yield OrderedInput(placeholder="description: when to use it", id="agent-description", compact=True)
+                    yield OrderedInput(
+                        placeholder="tools, e.g. Read, Grep, Glob (empty: all but Agent)",
+                        id="agent-tools",
+                        compact=True,
+                    )
+                    yield OrderedInput(
+                        placeholder="model: sonnet, opus, haiku or inherit (empty: inherit)",
+                        id="agent-model",
+                        compact=True,
+                    )
+                    yield OrderedInput(
+                        placeholder="system prompt: what the agent is and how it works", id="agent-prompt", compact=True
+                    )
                 with Horizontal(id="agents-buttons"):
                     yield Button("Create (Ctrl+S)", id="agent-create", compact=True)
                     yield Button("Close (Esc)", id="agent-close", compact=True)

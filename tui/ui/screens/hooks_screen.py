@@ -54,6 +54,7 @@ class HooksScreen(ModalScreen[None]):
     #hooks-table { height: 1fr; }
     #hooks-status, #hooks-message { height: auto; }
     #hooks-problems { height: auto; max-height: 6; overflow-y: auto; color: $warning; }
+    HooksScreen.-short #hooks-problems { max-height: 2; }
     """
 
     BINDINGS = [

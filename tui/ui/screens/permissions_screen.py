@@ -45,6 +45,9 @@ class PermissionsScreen(ModalScreen[None]):
     #permissions-form Select { width: 14; }
     #permissions-message { height: auto; color: $text-muted; }
     #permissions-problems { height: auto; max-height: 6; overflow-y: auto; color: $warning; }
+    PermissionsScreen.-short #permissions-form { margin-top: 0; }
+    PermissionsScreen.-short #permissions-problems { max-height: 2; }
+    PermissionsScreen.-cramped #permissions-form Button { min-width: 0; }
     """
 
     BINDINGS = [

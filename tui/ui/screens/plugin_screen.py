@@ -128,6 +128,7 @@ class PluginScreen(ModalScreen[None]):
     #plugin-problems { height: auto; max-height: 6; overflow-y: auto; color: $warning; }
     #plugin-status { height: auto; color: $text-muted; }
     #plugin-add { margin: 0; }
+    PluginScreen.-short #plugin-problems { max-height: 2; }
     """
 
     BINDINGS = [
