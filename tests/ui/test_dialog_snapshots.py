@@ -1,0 +1,38 @@
+"""Every dialog with long content at 80×24 and 120×40: a snapshot, and its answers and key hints on screen (issue 35).
+
+The screens that show a project's own files (/agents, /hooks, /plugin, /mcp, /permissions, /context …) are
+checked on their regions in test_dialog_sizes.py: their paths change with each test's temp folder.
+"""
+
+from __future__ import annotations
+
+import pytest
+from textual.pilot import Pilot
+
+from tests.fixtures import copy_claude_setup, grow_claude_setup
+
+from .conftest import wait_until
+from .dialog_sizes import answers_problems, dialog_factories, fixed_inventory
+from .test_app_snapshots import _freeze, snapshot_app
+
+SIZES = [(80, 24), (120, 40)]
+NAMES = sorted([*dialog_factories(), "trust"])
+
+
+@pytest.mark.parametrize("size", SIZES, ids=lambda s: f"{s[0]}x{s[1]}")
+@pytest.mark.parametrize("name", NAMES)
+def test_dialog_snapshot(name, size, snap_compare, tmp_path, monkeypatch) -> None:
+    monkeypatch.setenv("HOME", str(tmp_path / "home"))
+    monkeypatch.setenv("CLAUDE_CONFIG_DIR", str(tmp_path / "home" / ".claude"))
+    inventory = fixed_inventory(grow_claude_setup(copy_claude_setup(tmp_path)))
+    screen = dialog_factories(inventory)[name]()
+
+    async def run_before(pilot: Pilot) -> None:
+        await _freeze(pilot)
+        pilot.app.push_screen(screen)
+        await wait_until(pilot, lambda: pilot.app.screen is screen and not screen.has_class("-arming"))
+        await pilot.pause(0.1)
+        await pilot.wait_for_scheduled_animations()
+        assert answers_problems(screen, size) == []
+
+    assert snap_compare(snapshot_app(), terminal_size=size, run_before=run_before)
