@@ -22,7 +22,7 @@ from textual.app import App, ComposeResult, SystemCommand
 from textual.containers import Horizontal, Vertical
 from textual.screen import Screen
 from textual.widget import Widget
-from textual.widgets import Button, Footer, Static
+from textual.widgets import Button, Static
 
 from tui.agent.options import AgentOptions
 from tui.sanitize import one_line, visible
@@ -42,6 +42,7 @@ from .widgets.prompt import PromptArea, PromptRow
 from .widgets.queued_messages import QueuedMessages
 from .widgets.status_line import StatusLine
 from .widgets.tool_panel import ToolPanel
+from .widgets.whole_footer import WholeFooter
 
 if TYPE_CHECKING:
     from tui.agent.events import Event
@@ -144,7 +145,7 @@ class AgentApp(ConversationKeys, FocusReports, EngineInbox, App[int]):
                 yield QueuedMessages(id="queued")
             yield ToolPanel(id="tool-panel")
         yield StatusLine(id="status")
-        yield Footer()
+        yield WholeFooter()
 
     @property
     def session(self) -> Any:
@@ -420,7 +421,7 @@ class AgentApp(ConversationKeys, FocusReports, EngineInbox, App[int]):
         self.toggle_class("-show-inspector")
 
     def action_toggle_tools(self) -> None:
-        """F3: hide or show the tool panel (next to the inspector, and below 80 columns, it is hidden by default)."""
+        """F3: hide or show the tool panel (next to the inspector, and below 100 columns, it is hidden by default)."""
         if self.has_class("-show-inspector") or self.screen_stack[0].has_class("-cramped"):
             self.toggle_class("-show-tools")
         else:
