@@ -13,7 +13,7 @@ import threading
 import time
 from collections import deque
 from collections.abc import Iterable
-from functools import partial
+from functools import cached_property, partial
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -32,6 +32,7 @@ from .bindings import bindings_for
 from .conversation_keys import ConversationKeys
 from .engine_inbox import DELTA_BATCH_S, EngineInbox
 from .inspector_backlog import InspectorBacklog
+from .notice_hold import NoticeHold
 from .notifier import FocusReports
 from .terminal_model import TerminalModel
 from .threads import call_soon_from_thread
@@ -114,6 +115,8 @@ class AgentApp(ConversationKeys, FocusReports, EngineInbox, App[int]):
         self._last_ctrl_c = 0.0
         #: what the folder brings that trust gates (tui.trust.inventory.FolderInventory), read after the first frame
         self.trust_inventory: Any = None
+        #: (where, sentence) of every problem found at start, toasted or not (/doctor lists them)
+        self.start_problems: list[tuple[str, str]] = []
         themes = _optional("tui.ui.themes")
         if themes is not None and hasattr(themes, "install"):
             themes.install(self)
@@ -346,7 +349,15 @@ class AgentApp(ConversationKeys, FocusReports, EngineInbox, App[int]):
     def notify(self, message: str, *, title: str = "", markup: bool = False, **kwargs: Any) -> None:
         """A toast; its text may quote the model, a file or an error, so it is shown visibly and not as markup."""
         del markup  # never markup (Widget.notify passes markup=True): the text is not ours
-        super().notify(visible(message), title=one_line(title), markup=False, **kwargs)
+        kwargs["title"] = one_line(title)
+        if self.notices.offer(visible(message), kwargs):  # a modal is up: shown when it closes (notice_hold.py)
+            return
+        super().notify(visible(message), markup=False, **kwargs)
+
+    @cached_property
+    def notices(self) -> NoticeHold:
+        """The toasts held while a dialog is up."""
+        return NoticeHold(self)
 
     def set_busy(self, busy: bool) -> None:
         """Show the cancel button and the busy styling while a turn runs.

@@ -72,6 +72,7 @@ class McpApprovalDialog(VettedScreen):
                     *[(one_line(f"{name}: {what}"), name, True) for name, what in self.servers], id="mcp-choose"
                 )
             with Vertical(classes="dialog-answers"):
+                yield Static("", id="mcp-notice", classes="dialog-notice")
                 yield Static(
                     "Space ticks or unticks a server, Enter enables the ticked ones, Esc asks again next time.",
                     id="mcp-confirm",

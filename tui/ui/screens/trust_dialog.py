@@ -135,6 +135,7 @@ class TrustDialog(VettedScreen):
                 yield Static(inventory_renderable(self.inventory), id="trust-list")
             with Vertical(id="trust-answers", classes="dialog-answers"):
                 yield Static(either_way_text(self.inventory), id="trust-either", markup=False)
+                yield Static("", id="trust-notice", classes="dialog-notice")
                 with Horizontal(id="trust-buttons"):
                     yes, no = self.labels(small=False)
                     yield Button(yes, id="trust-yes", variant="warning")

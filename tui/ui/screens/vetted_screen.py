@@ -6,9 +6,10 @@ import time
 from collections.abc import Callable
 from typing import Any
 
+from rich.text import Text
 from textual import events
 from textual.screen import ModalScreen
-from textual.widgets import Input
+from textual.widgets import Input, Static
 
 from ..answer_guard import AnswerGuard
 
@@ -80,5 +81,10 @@ class VettedScreen(ModalScreen[Any]):
             answer()
 
     def show_notice(self, notice: str) -> None:
-        """Tell the user why a key did nothing (a toast unless the subclass has a better place)."""
-        self.notify(notice, severity="warning")
+        """Tell the user why a key did nothing, on the dialog's `.dialog-notice` line (a toast would wait)."""
+        if not self.is_mounted:
+            return
+        for line in self.query(".dialog-notice").results(Static):
+            line.update(Text(notice, style="bold"))
+            line.display = True
+            return

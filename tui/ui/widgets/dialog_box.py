@@ -21,6 +21,7 @@ class DialogBox(Vertical):
     DialogBox > .dialog-body.-fill { height: 1fr; }
     DialogBox > .dialog-answers { dock: bottom; height: auto; }
     DialogBox .dialog-hint { height: auto; color: $text-muted; }
+    DialogBox .dialog-notice { display: none; height: auto; color: $warning; }
     .-cramped DialogBox { width: 100% !important; max-width: 100% !important; }
     .-short DialogBox {
         height: 100% !important; max-height: 100% !important; padding: 0 1 !important; margin: 0 !important;
