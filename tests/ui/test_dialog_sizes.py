@@ -36,7 +36,19 @@ async def test_the_answers_stay_on_screen_at_every_size(name, offline_options, t
             assert answers_problems(screen, size) == [], size
 
 
-SCREENS = ["/agents", "/hooks", "/plugin", "/mcp", "/permissions", "/context", "/memory", "/tasks", "/resume", "/help"]
+SCREENS = [
+    "/agents",
+    "/hooks",
+    "/plugin",
+    "/mcp",
+    "/permissions",
+    "/context",
+    "/memory",
+    "/tasks",
+    "/resume",
+    "/help",
+    "/doctor",
+]
 
 
 async def _open(pilot, command: str) -> None:
@@ -69,3 +81,24 @@ async def test_every_screen_keeps_its_key_hints_on_screen_with_a_large_setup(
             await wait_until(pilot, lambda size=size: screen.size == size)
             await pilot.pause()
             assert answers_problems(screen, size) == [], size
+
+
+async def test_tables_give_the_description_the_room_that_is_left(offline_options, tmp_path) -> None:
+    """/agents at 120 columns: long Tools and Source cells are capped, the Description shows, nothing scrolls off."""
+    from tui.config.settings import trust_folder
+
+    project = grow_claude_setup(copy_claude_setup(tmp_path))
+    trust_folder(project)
+    app = AgentApp(offline_options(project_dir=project), permission_grace_s=0)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await wait_until(pilot, lambda: type(app.screen).__name__ == "McpApprovalDialog" and app.screen.armed)
+        await pilot.press("3")  # the fixture's .mcp.json servers: none
+        await wait_until(pilot, lambda: len(app.screen_stack) == 1)
+        await _open(pilot, "/agents")
+        table = app.screen.query_one("#agents-table")
+        description = table.ordered_columns[-1]
+        await wait_until(pilot, lambda: table.row_count >= 15 and description.width >= 30)
+        await pilot.pause()
+        assert table.virtual_size.width <= table.scrollable_content_region.width
+        shown = "\n".join(table.render_line(y).text for y in range(1, 8))
+        assert "Reviews the part" in shown

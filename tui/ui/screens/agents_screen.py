@@ -19,6 +19,7 @@ from tui.sanitize import one_line
 from ..commands import slash_command
 from ..trust import skipped_note
 from ..widgets.dialog_box import DialogBox
+from ..widgets.fitted_table import FittedTable
 from ..widgets.ordered_keys import OrderedInput
 
 
@@ -73,7 +74,7 @@ class AgentsScreen(ModalScreen[None]):
                     yield Static(note, id="agents-untrusted", classes="untrusted-note", markup=False)
                 if self.problems:
                     yield Static(Text("\n".join(f"⚠ {one_line(p)}" for p in self.problems)), id="agents-problems")
-            yield DataTable(id="agents-table", cursor_type="row", classes="dialog-body -fill")
+            yield FittedTable(id="agents-table", cursor_type="row", classes="dialog-body -fill")
             with Vertical(id="agents-form", classes="dialog-answers"):
                 with VerticalScroll(id="agents-fields"):
                     yield Static(Text(f"New agent, saved to {one_line(str(self.folder))}/<name>.md", style="bold"))

@@ -22,6 +22,7 @@ from tui.sanitize import one_line, visible
 
 from ..trust import skipped_note
 from ..widgets.dialog_box import DialogBox
+from ..widgets.fitted_table import FittedTable
 
 COMMAND_WIDTH = 40
 STATE_STYLES = {
@@ -87,7 +88,9 @@ class HooksScreen(ModalScreen[None]):
                 yield Static("", id="hooks-status")
                 if note := skipped_note(self.app, "hooks"):
                     yield Static(note, id="hooks-untrusted", classes="untrusted-note", markup=False)
-            yield DataTable(id="hooks-table", cursor_type="row", zebra_stripes=True, classes="dialog-body -fill")
+            yield FittedTable(
+                id="hooks-table", fill=2, cursor_type="row", zebra_stripes=True, classes="dialog-body -fill"
+            )
             with Vertical(classes="dialog-answers"):
                 yield Static("", id="hooks-message")
                 yield Static(self._problems_text(), id="hooks-problems")

@@ -25,6 +25,7 @@ from tui.wording import plural
 
 from ..trust import skipped_note
 from ..widgets.dialog_box import DialogBox
+from ..widgets.fitted_table import FittedTable
 
 STATUS_STYLE = {"connected": "green", "pending": "yellow", "failed": "red", "disabled": "#808080"}
 #: messages drawn at most in the Messages tab (the newest)
@@ -94,12 +95,12 @@ class McpScreen(ModalScreen[None]):
                     with VerticalScroll(id="mcp-detail"):
                         yield Static("", id="mcp-detail-text", markup=False)
                 with TabPane("Tools", id="mcp-tools-tab"):
-                    yield DataTable(id="mcp-tools", cursor_type="row")
+                    yield FittedTable(id="mcp-tools", cursor_type="row")
                     with VerticalScroll(id="mcp-schema"):
                         yield Static("", id="mcp-schema-text")
                 with TabPane("Messages", id="mcp-messages-tab"):
                     yield Select([], prompt="every server", id="mcp-filter", allow_blank=True)
-                    yield DataTable(id="mcp-messages", cursor_type="row")
+                    yield FittedTable(id="mcp-messages", cursor_type="row")
                     with VerticalScroll(id="mcp-message"):
                         yield Static("", id="mcp-message-text")
             yield Static(

@@ -25,6 +25,7 @@ from tui.sanitize import one_line, visible
 
 from ..trust import skipped_note
 from ..widgets.dialog_box import DialogBox
+from ..widgets.fitted_table import FittedTable
 from ..widgets.ordered_keys import OrderedInput
 
 KIND_STYLES = {"deny": "bold red", "ask": "bold yellow", "allow": "bold green"}
@@ -72,7 +73,9 @@ class PermissionsScreen(ModalScreen[None]):
                 yield Static(self._status_text(), id="permissions-status")
                 if note := skipped_note(self.app, "allow"):
                     yield Static(note, id="permissions-untrusted", classes="untrusted-note", markup=False)
-            yield DataTable(id="permissions-rules", cursor_type="row", zebra_stripes=True, classes="dialog-body -fill")
+            yield FittedTable(
+                id="permissions-rules", fill=0, cursor_type="row", zebra_stripes=True, classes="dialog-body -fill"
+            )
             with Vertical(classes="dialog-answers"):
                 with Horizontal(id="permissions-form"):
                     yield OrderedInput(

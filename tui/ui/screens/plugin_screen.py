@@ -27,6 +27,7 @@ from tui.wording import plural
 from ..commands import slash_command
 from ..trust import skipped_note
 from ..widgets.dialog_box import DialogBox
+from ..widgets.fitted_table import FittedTable
 from ..widgets.ordered_keys import OrderedInput
 
 STATE_STYLES = {
@@ -157,7 +158,7 @@ class PluginScreen(ModalScreen[None]):
                 if note := skipped_note(self.app, "plugins"):
                     yield Static(note, id="plugin-untrusted", classes="untrusted-note", markup=False)
                 yield Static("", id="plugin-problems")
-            yield DataTable(id="plugin-table", cursor_type="row", classes="dialog-body -fill")
+            yield FittedTable(id="plugin-table", cursor_type="row", classes="dialog-body -fill")
             with Vertical(classes="dialog-answers"):
                 with VerticalScroll(id="plugin-detail"):
                     yield Static("", id="plugin-detail-text", markup=False)

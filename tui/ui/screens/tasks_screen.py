@@ -18,6 +18,7 @@ from tui.tools.tasks import BackgroundTask, TaskRegistry
 
 from ..commands import slash_command
 from ..widgets.dialog_box import DialogBox
+from ..widgets.fitted_table import FittedTable
 
 STATUS_STYLES = {"running": "bold cyan", "completed": "green", "failed": "red", "killed": "yellow"}
 
@@ -53,7 +54,7 @@ class TasksScreen(ModalScreen[None]):
             with Vertical(classes="dialog-head"):
                 yield Static("Background tasks", classes="title")
                 yield Static("", id="tasks-empty")
-            yield DataTable(id="tasks-table", cursor_type="row")
+            yield FittedTable(id="tasks-table", cursor_type="row")
             with VerticalScroll(id="tasks-tail"):
                 yield Static("", id="tasks-output", markup=False)
             yield Static(Text("Up/Down choose a task · k stops it · Esc closes", style="dim"), classes="dialog-answers")
