@@ -26,8 +26,10 @@ def found_problems(app: Any) -> list[tuple[str, str]]:
     found = list(getattr(app, "start_problems", []))
     tool = next((t for t in getattr(app.session, "tools", []) if getattr(t, "name", "") == "Agent"), None)
     found += [("Agents", str(p)) for p in getattr(tool, "problems", [])]
-    seen: set[str] = set()
-    return [(where, text) for where, text in found if not (text in seen or seen.add(text))]
+    unique: dict[str, str] = {}
+    for where, text in found:
+        unique.setdefault(text, where)
+    return [(where, text) for text, where in unique.items()]
 
 
 def problems_text(found: list[tuple[str, str]]) -> Text:
