@@ -272,6 +272,7 @@ def options_from_args(args: argparse.Namespace, *, sandbox: bool = True) -> tupl
         from tui.plugins.wiring import add_plugin_servers
 
         add_plugin_servers(opts, trusted)
+    opts.lsp = lsp_options(settings, opts.plugins, trusted)
     from tui.providers.setup import configure
 
     configure(opts, settings, model_flag=args.model, fallback_model=args.fallback_model)
@@ -282,6 +283,17 @@ def options_from_args(args: argparse.Namespace, *, sandbox: bool = True) -> tupl
     if use_offline(opts) and not args.model:
         opts.model = OFFLINE_MODEL_NAME
     return opts, problems
+
+
+def lsp_options(settings: Any, plugins: Any, trusted: bool) -> Any:
+    """The language servers the settings and plugins configure, and the `[lsp]` switches (servers start later)."""
+    from tui.lsp.servers import LspOptions, spec_from_table
+
+    config = getattr(settings, "lsp", None)
+    specs = [spec_from_table(n, t, config.sources.get(n, "")) for n, t in config.servers.items()] if config else []
+    if plugins is not None:
+        specs += [spec_from_table(name, table, where) for name, table, where in plugins.lsp_servers(trusted)]
+    return LspOptions(tuple(specs), dict(config.switches) if config else {})
 
 
 def main(argv: list[str] | None = None, *, own_process: bool = False) -> int:

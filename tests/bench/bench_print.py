@@ -30,7 +30,7 @@ from .common import (
 
 SCENARIO = REPO / "tests/fakeapi/scenarios/three_step.json"
 PROMPT = "Look at a.py and b.py, find the TODOs and resolve the one in a.py."
-#: claude-code-observed.md §8: 1.84–2.40 s wall, 295–310 MiB peak RSS (6 runs)
+#: recorded in an earlier session against Claude Code 2.1.197: 1.84–2.40 s wall, 295–310 MiB peak RSS (6 runs)
 RECORDED_CC_WALL = (1.84, 2.40)
 RECORDED_CC_RSS = (295.0, 310.0)
 
@@ -145,7 +145,7 @@ def measure(settings: Settings) -> list[dict[str, Any]]:
     else:
         cc_wall = sum(RECORDED_CC_WALL) / 2
         cc_rss = sum(RECORDED_CC_RSS) / 2
-        label = "Claude Code 2.1.197, RECORDED (claude-code-observed.md §8), not measured in this run"
+        label = "Claude Code 2.1.197, RECORDED in an earlier session, not measured in this run"
     rows = [
         row(
             "-p 3-request session: wall",

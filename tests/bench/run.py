@@ -46,6 +46,7 @@ SUITES = [
     ("subagents", "tests.bench.bench_subagents", "subagent start, 8 in parallel, memory per subagent"),
     ("tokens", "tests.bench.bench_tokens", "first request's token footprint vs Claude Code"),
     ("sandbox", "tests.bench.bench_sandbox", "Bash sandbox overhead and a 5 000-file rg inside vs outside"),
+    ("lsp", "tests.bench.bench_lsp", "diagnostics after an edit vs the server's own time, memory with a server"),
     ("timetravel", "tests.bench.bench_timetravel", "checkpoints, rewind, replay"),
     ("cost", "tests.bench.bench_cost", "cost attribution per request at 500 turns vs the request build"),
     ("images", "tests.bench.bench_images", "attaching a 12-megapixel PNG vs Pillow's decode+resize"),

@@ -1,4 +1,4 @@
-"""The small demo project of the Claude Code comparison (claude-code-observed.md §1)."""
+"""The small demo project of the Claude Code comparison (docs/benchmarks.md)."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""The API's checks of image blocks (protocol.md §1.3): a media type it takes, valid base64 of at most 5 MB,
+"""The API's checks of image blocks (as the real API checks them): a media type it takes, valid base64 of at most 5 MB,
 no empty text block beside them."""
 
 from __future__ import annotations

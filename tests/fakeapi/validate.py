@@ -1,4 +1,4 @@
-"""Request checks the real API enforces, with its exact 400 message texts (protocol.md §1.5, §4, §5)."""
+"""Request checks the real API enforces, with its exact 400 message texts (the real API's rules)."""
 
 from __future__ import annotations
 
@@ -29,7 +29,7 @@ BUDGET_ABOVE_MAX = (
     "`max_tokens` must be greater than `thinking.budget_tokens`. Please consult our documentation at "
     "https://docs.claude.com/en/docs/build-with-claude/extended-thinking#max-tokens-and-context-window-size"
 )
-#: models of protocol.md §1.5/§7.2: manual thinking only up to 4.6, adaptive from 4.6, no effort on Sonnet/Haiku 4.5
+#: per model, as the API has them: manual thinking only up to 4.6, adaptive from 4.6, no effort on Sonnet/Haiku 4.5
 _MANUAL_ONLY = ("opus-4-5", "sonnet-4-5", "haiku-4-5")
 _ADAPTIVE_ONLY = re.compile(r"opus-4-[78]|(?:opus|sonnet|haiku|fable|mythos)-5")
 _NO_EFFORT = ("sonnet-4-5", "haiku-4-5")
@@ -156,7 +156,7 @@ def check_thinking_echo(
 
 
 def check_thinking_config(body: dict[str, Any]) -> str | None:
-    """`thinking` and `output_config.effort` as the API checks them, per model where protocol.md says."""
+    """`thinking` and `output_config.effort` as the API checks them, per model as the API does."""
     model = str(body.get("model", ""))
     thinking = body.get("thinking")
     if thinking is not None:

@@ -5,6 +5,7 @@ docs/architecture.md states each rule with the test that checks it."""
 from __future__ import annotations
 
 import ast
+import re
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2] / "tui"
@@ -139,6 +140,10 @@ def test_the_shared_leaves_import_no_room() -> None:
     assert _module_violations(leaves, tuple(others)) == []
 
 
+def test_lsp_never_imports_the_engine_or_the_ui() -> None:
+    assert _violations(["lsp"], ("tui.agent", "tui.ui", "tui.headless", "tui.cli", "tui.hooks", "textual")) == []
+
+
 def test_plugins_never_import_the_engine_or_the_ui() -> None:
     assert _violations(["plugins"], ("tui.agent", "tui.ui", "tui.headless", "tui.cli", "textual")) == []
 
@@ -162,7 +167,7 @@ def test_config_imports_no_room_above_it() -> None:
     assert _violations(["config"], above) == []
 
 
-#: a module past this many lines is asking to be split by job (STYLE.md; split as events.py and session.py were).
+#: a module past this many lines is asking to be split by job (docs/development.md#house-style; split as events.py and session.py were).
 #: Lines of code and docstrings are counted; blank lines and comment lines are not (ruff format adds blank lines
 #: and wraps calls, which says nothing about how many jobs a module does).
 MAX_MODULE_LINES = 500
@@ -209,3 +214,25 @@ def test_the_runtime_check_skips_type_hints() -> None:
 
 def test_the_agent_sdk_control_never_imports_the_ui() -> None:
     assert _violations(["sdk_control"], ("tui.ui", "tui.cli", "textual")) == []
+
+
+#: names of the maintainers' read-only notes, which live outside the repository: a clone cannot follow them
+OUTSIDE_NOTES = re.compile(
+    r"\b(STYLE|DESIGN)\.md\b|\bDESIGN §|\b(protocol|feasibility|claude-code-observed|claude-code-extensions"
+    r"|agent-cli-anchors|textual-anchors|seed-agent-loop(\.zh)?)\.md\b|\.\./shared/"
+)
+
+
+def test_nothing_names_a_file_outside_the_repository() -> None:
+    """Code, tests and the build name only what a clone has: the notes behind them are in docs/."""
+    repo = ROOT.parent
+    files = [*repo.joinpath("tui").rglob("*.py"), *repo.joinpath("tests").rglob("*.py"), repo / "pyproject.toml"]
+    files += [*repo.joinpath("docs").rglob("*.md"), repo / "README.md", *repo.joinpath("scripts").rglob("*.py")]
+    bad = [
+        f"{path.relative_to(repo)}:{number}"
+        for path in files
+        if "fixtures" not in path.parts
+        for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1)
+        if OUTSIDE_NOTES.search(line) and path != Path(__file__).resolve()
+    ]
+    assert bad == []

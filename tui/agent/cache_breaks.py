@@ -1,7 +1,7 @@
 """Why a request missed the prompt cache: the first part of its prefix that differs from the previous one.
 
 The cache key covers the prefix in the API's order, model then tools → system → messages
-(protocol.md §5), so the first difference in that order is the cause: a model switch, a tool
+(the API's cache prefix order), so the first difference in that order is the cause: a model switch, a tool
 list that changed (an MCP server connected), a system prompt that changed (a memory file
 edited), an earlier message that changed (a rewind, a compaction). With the prefix intact,
 the entry outlived its lifetime, or the request added more blocks than the API looks back.

@@ -49,11 +49,27 @@ def credentials_present() -> bool:
 
 
 def use_offline(options: AgentOptions) -> bool:
-    """The offline model runs with --offline or when nothing points at an API."""
+    """The offline model runs with --offline or when nothing points at an API (a profile's model does)."""
+    if options.offline:
+        return True
+    return not profile_model(options) and default_offline(options)
+
+
+def default_offline(options: AgentOptions) -> bool:
+    """Whether plain model names go to the offline model: --offline, or nothing points at an API."""
     from tui.providers.keystore import stored_key_present
 
     chosen = options.provider not in (None, "", "anthropic") or bool(options.api_key_helper) or stored_key_present()
     return options.offline or not (credentials_present() or chosen)
+
+
+def profile_model(options: AgentOptions) -> bool:
+    """Whether the main model is a provider profile's (`NAME:MODEL`)."""
+    if not options.profiles:
+        return False
+    from tui.providers.profiles import split_model
+
+    return split_model(options.model, options.profiles)[0] is not None
 
 
 def prewarm_tls() -> None:
@@ -89,18 +105,29 @@ def make_client(options: AgentOptions) -> Any:
     from .httplib import httpx
 
     timeout = httpx.Timeout(600.0, connect=5.0, read=options.stream_idle_timeout)
-    if use_offline(options):
+    kwargs: dict[str, Any] = {"max_retries": 0, "timeout": timeout}
+    default: Any
+    if default_offline(options):
         from .offline import OfflineTransport
 
         delay = 0.004 if options.offline_delay is None else options.offline_delay
         http_client: Any = httpx.Client(transport=OfflineTransport(options.project_dir, delay=delay), timeout=timeout)
-        return anthropic.Anthropic(
+        default = anthropic.Anthropic(
             api_key="offline", base_url="http://offline.invalid", http_client=http_client, max_retries=0
         )
+        if not options.profiles or options.offline:
+            return default
     from tui.providers.clients import build_client
 
-    kwargs: dict[str, Any] = {"max_retries": 0, "timeout": timeout}
-    if not (os.environ.get("ANTHROPIC_API_KEY") or os.environ.get("ANTHROPIC_AUTH_TOKEN")):
-        # a base URL without a key: a local or proxy server; send a placeholder key
-        kwargs["api_key"] = "no-key-set"
-    return build_client(options, kwargs, _prewarmed_tls())  # the provider, key and TLS/proxy settings
+    if not default_offline(options):
+        default_kwargs = dict(kwargs)
+        if not (os.environ.get("ANTHROPIC_API_KEY") or os.environ.get("ANTHROPIC_AUTH_TOKEN")):
+            # a base URL without a key: a local or proxy server; send a placeholder key
+            default_kwargs["api_key"] = "no-key-set"
+        default = build_client(options, default_kwargs, _prewarmed_tls())  # the provider, key and TLS/proxy
+        if not options.profiles:
+            return default
+    from tui.providers.router import RoutingClient
+
+    tls = _prewarmed_tls()
+    return RoutingClient(default, dict(options.profiles), lambda p: build_client(options, kwargs, tls, profile=p))

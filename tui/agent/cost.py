@@ -3,7 +3,7 @@
 Every successful response is recorded with the exact body that was sent and the usage the API
 reported. The prompt is laid out in the API's prefix order (tools → system → messages): the
 cache read covers its start, the cache write what follows up to the last breakpoint, plain
-input the rest (protocol.md §5). Block sizes are estimated (characters / 4) and scaled to the
+input the rest (the API's cache prefix order). Block sizes are estimated (characters / 4) and scaled to the
 reported total, so the parts add up to the usage exactly. Sizes are kept per loop between
 requests: the history only grows, so a request measures just its new messages.
 
@@ -502,7 +502,9 @@ def record_response(
     kind: str = "turn",
 ) -> RequestCost:
     """Record one response in the session's ledger and publish what it cost (and a cache break)."""
-    price_model = "offline-demo" if session.offline else str(body.get("model") or session.pricing_model)
+    model = str(body.get("model") or session.pricing_model)
+    offline = session.offline and not (":" in model and _profile_named(model))
+    price_model = "offline-demo" if offline else model
     entry: RequestCost = session.costs.record(
         body,
         usage,
@@ -529,3 +531,10 @@ def record_response(
             )
         )
     return entry
+
+
+def _profile_named(model: str) -> bool:
+    """Whether `model` is a provider profile's `NAME:MODEL` (answered by its endpoint, not the offline model)."""
+    from tui.providers.profiles import lookup
+
+    return lookup(model)[0] is not None

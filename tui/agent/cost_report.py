@@ -11,7 +11,7 @@ from typing import Any
 
 from .cost import PARTS, ZONES, RequestCost
 from .cost_events import CacheMissed
-from .pricing import DEFAULT_PRICE_MODEL
+from .pricing import DEFAULT_PRICE_MODEL, model_info
 
 #: decimals kept in USD figures of the JSON
 USD_DIGITS = 6
@@ -97,7 +97,10 @@ def cost_breakdown(entries: list[RequestCost]) -> dict[str, Any]:
         "by_part": parts,
         "by_part_tokens": {p: round(v) for p, v in part_tokens.items()},
         "by_turn": [{"turn": turn, **total.to_dict()} for turn, total in sorted(turns.items())],
-        "by_model": {model: {**total.to_dict(), "priced": model not in unpriced} for model, total in models.items()},
+        "by_model": {
+            model: {**total.to_dict(), "priced": model not in unpriced, **_price_of(model, model not in unpriced)}
+            for model, total in models.items()
+        },
         "by_agent": {agent: total.to_dict() for agent, total in agents.items()},
         "cache_misses": misses,
         "unpriced_models": unpriced,
@@ -120,3 +123,18 @@ def cache_miss_line(event: CacheMissed) -> str:
     """ "cache miss: tools changed (+3 mcp__git tools), 14.2k tokens written again (+$0.0431)"."""
     extra = f" (+${event.extra_cost_usd:.4f})" if event.extra_cost_usd >= 0.00005 else ""
     return f"cache miss: {event.text}, {short_tokens(event.lost_tokens)} tokens written again{extra}"
+
+
+def _price_of(model: str, priced: bool) -> dict[str, Any]:
+    """`provider` (a profile's name, for `NAME:MODEL`) and `price_per_mtok` (None when no price is listed)."""
+    from tui.providers.profiles import lookup
+
+    profile, _ = lookup(model) if ":" in model else (None, model)
+    info = model_info(model)
+    price = {
+        "input": info.input,
+        "output": info.output,
+        "cache_write": info.cache_write_5m,
+        "cache_read": info.cache_read,
+    }
+    return {"provider": profile.name if profile else None, "price_per_mtok": price if priced else None}

@@ -22,11 +22,8 @@ from tui.tools.base import FatalToolError, Tool, ToolContext, ToolError, ToolInt
 
 from .events import (
     Event,
-    LinesChanged,
     PermissionRequested,
     PermissionResolved,
-    SandboxBlocked,
-    TodosUpdated,
     ToolFinished,
     ToolOutput,
     ToolQueued,
@@ -34,6 +31,7 @@ from .events import (
     ToolStatus,
 )
 from .permission_gate import PendingAsks, PermissionReply
+from .result_meta import publish_result_meta
 from .schema import validate
 
 INTERRUPTED_TEXT = "Interrupted by the user: this tool call did not run to completion."
@@ -104,6 +102,8 @@ class Dispatcher:
         self.pending = PendingAsks()
         #: called before a tool runs; what it returns is called after (checkpoints scan around Bash)
         self.watch_tool: Callable[[Tool], Callable[[], None] | None] | None = None
+        #: sees each edit tool's call before and after it runs (language servers' diagnostics: lsp_link.py)
+        self.edit_observer: Any = None
 
     # --- batching --------------------------------------------------------------------
 
@@ -238,7 +238,7 @@ class Dispatcher:
                 f"Invalid input for {call.name}: the input was not valid JSON ({raw!r}). Send the call again with valid JSON.",
                 is_error=True,
             ), "error"
-        problem = validate(call.input, tool.input_schema)
+        problem = validate(call.input, tool.call_schema())
         if problem:
             return ToolResult(f"Invalid input for {call.name}: {problem}", is_error=True), "error"
         ctx = self.make_context(call.id)
@@ -248,7 +248,7 @@ class Dispatcher:
             self.publish(ToolOutput(tool_use_id=call.id, chunk=chunk, stream=stream))
 
         ctx.emit_output = emit_output
-        if self.hooks is not None and (refusal := self.hooks.before_tool(call, tool.input_schema)) is not None:
+        if self.hooks is not None and (refusal := self.hooks.before_tool(call, tool.call_schema())) is not None:
             return ToolResult(refusal, is_error=True), "denied"  # PreToolUse denied it (exit 2 or JSON)
         allowed, message = self._permit(tool, call, ctx, cancel, outcome)
         if not allowed:
@@ -259,6 +259,8 @@ class Dispatcher:
         self.publish(ToolStarted(tool_use_id=call.id, name=call.name, batch=call.batch, parallel=call.parallel))
         call.ran = True
         finished = self.watch_tool(tool) if self.watch_tool is not None else None
+        observer = self.edit_observer if tool.kind == "edit" else None
+        seen = observer.before(tool, call.input, ctx) if observer is not None else None
         try:
             result = tool.run(call.input, ctx)
         except ToolInterrupted:
@@ -270,25 +272,9 @@ class Dispatcher:
         finally:
             if finished is not None:
                 finished()
-        if isinstance(result.meta.get("todos"), list):  # tools report through their result, never the bus
-            self.publish(TodosUpdated(todos=tuple(dict(t) for t in result.meta["todos"])))
-        if isinstance(result.meta.get("added"), int):  # Edit and Write count the lines they changed
-            self.publish(
-                LinesChanged(
-                    tool_use_id=call.id,
-                    path=str(result.meta.get("abs_path", "")),
-                    added=result.meta["added"],
-                    removed=int(result.meta.get("removed", 0)),
-                )
-            )
-        if result.meta.get("sandbox_blocked"):
-            self.publish(
-                SandboxBlocked(
-                    tool_use_id=call.id,
-                    command=str(call.input.get("command", "")),
-                    blocked=tuple(result.meta["sandbox_blocked"]),
-                )
-            )
+        if observer is not None:
+            result = observer.after(seen, result, call.id, ctx)
+        publish_result_meta(self.publish, call.id, call.input, result)  # tools report through their result
         if call.warning:
             result = ToolResult(_append_text(result.content, call.warning), result.is_error, result.fatal, result.meta)
         return result, ("error" if result.is_error else "done")
@@ -465,7 +451,7 @@ class Dispatcher:
         not one the rules refuse.
         """
         assert reply.updated_input is not None
-        if problem := validate(reply.updated_input, tool.input_schema):
+        if problem := validate(reply.updated_input, tool.call_schema()):
             refusal = f"Invalid input for {call.name} after {reply.answered_by or 'the answer'} rewrote it: {problem}"
         else:
             call.block = {**call.block, "input": reply.updated_input}

@@ -1,4 +1,4 @@
-"""The event vocabulary of the agent loop (DESIGN §4).
+"""The event vocabulary of the agent loop (docs/architecture.md).
 
 Every moment of the loop is one frozen dataclass published on the bus. The app, the
 headless renderer, the transcript writer and the tests all read the same events.
@@ -376,6 +376,8 @@ _PART_EVENTS = frozenset(
         "HookStarted",
         "HookFinished",
         "SandboxBlocked",
+        "DiagnosticsReported",
+        "LspProblem",
         "CheckpointSaved",
     }
 )

@@ -1,4 +1,4 @@
-"""The seed's agent loop (reference/seed-agent-loop.zh.md), run on a worker thread.
+"""The seed's agent loop (docs/architecture.md#the-loop), run on a worker thread.
 
     user prompt -> request(system[], messages[], tools[]) -> stream the response
       -> stop_reason == tool_use ? run the tools, send every result in one user message, repeat

@@ -59,6 +59,10 @@ class AgentOptions:
     #: the `provider` setting (anthropic | bedrock | vertex; CLAUDE_CODE_USE_* win) and model id overrides
     provider: str | None = None
     model_ids: dict[str, str] = field(default_factory=dict)
+    #: language servers: tui.lsp.servers.LspOptions (switches and the configured servers); None turns them off
+    lsp: Any = None
+    #: `[providers.NAME]` profiles (tui.providers.profiles.Profile by name): `NAME:MODEL` goes to NAME's endpoint
+    profiles: dict[str, Any] = field(default_factory=dict)
     #: a shell command whose stdout is the API key (user settings or a trusted folder only)
     api_key_helper: str | None = None
     #: the model for compaction summaries (ANTHROPIC_SMALL_FAST_MODEL); None = the session's model

@@ -155,6 +155,27 @@ class SandboxBlocked(Event):
     blocked: tuple[str, ...]
 
 
+@_event
+class DiagnosticsReported(Event):
+    """A language server's diagnostics for a file an edit just changed (appended to the edit's tool result)."""
+
+    tool_use_id: str
+    path: str
+    server: str
+    errors: int
+    warnings: int
+    #: `file:line:col severity [source/code] message`, as the model read them
+    lines: tuple[str, ...]
+
+
+@_event
+class LspProblem(Event):
+    """A language server could not start, or exited: one sentence (editing goes on without it)."""
+
+    server: str
+    text: str
+
+
 # --- time travel (checkpoints, rewind) -----------------------------------------------
 
 

@@ -49,8 +49,38 @@ DEFAULT_PRICE_MODEL = "claude-sonnet-5-5"
 _DEFAULT = MODELS[DEFAULT_PRICE_MODEL]
 
 
+#: a profile model the table does not know and its profile does not size: a window and an output limit that
+#: most servers take
+UNKNOWN_WINDOW, UNKNOWN_OUTPUT = 200_000, 32_000
+
+
+def _profile_info(model: str) -> tuple[bool, ModelInfo] | None:
+    """(whether priced, the info) for a provider profile's `NAME:MODEL`; None for a plain model name."""
+    from tui.providers.profiles import lookup
+
+    profile, name = lookup(model)
+    if profile is None:
+        return None
+    table = MODELS.get(priced_name(name) or "")
+    window = profile.context_window or (table.context_window if table else UNKNOWN_WINDOW)
+    output = profile.max_output or (table.max_output if table else UNKNOWN_OUTPUT)
+    if profile.price is None:
+        base = _DEFAULT  # estimated (and reported as unpriced), never counted as free
+        return False, ModelInfo(
+            base.input, base.cache_write_5m, base.cache_write_1h, base.cache_read, base.output, window, output
+        )
+    price = profile.price
+    info = ModelInfo(price.input, price.cache_write, price.cache_write, price.cache_read, price.output, window, output)
+    return True, info
+
+
 def priced_name(model: str) -> str | None:
-    """The table's id for `model` (dated suffixes map to their base id), or None when it has no price."""
+    """The table's id for `model` (dated suffixes map to their base id), or None when it has no price.
+
+    A provider profile's `NAME:MODEL` is its own name when the profile gives a price.
+    """
+    if ":" in model and (found := _profile_info(model)) is not None:
+        return model if found[0] else None
     if model in MODELS:
         return model
     for name in sorted(MODELS, key=len, reverse=True):
@@ -66,6 +96,8 @@ def has_price(model: str) -> bool:
 
 def model_info(model: str) -> ModelInfo:
     """Prices for `model`; dated suffixes (claude-haiku-4-5-20251001) map to their base id."""
+    if ":" in model and (found := _profile_info(model)) is not None:
+        return found[1]
     name = priced_name(model)
     return MODELS[name] if name is not None else _DEFAULT
 

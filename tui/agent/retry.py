@@ -9,7 +9,7 @@ connection, a stalled stream, a stream that ends without `message_stop`.
 from __future__ import annotations
 
 import random
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 RETRYABLE_STATUS = {408, 409, 429, 500, 502, 503, 504, 529}
@@ -88,6 +88,19 @@ def _fatal_message(status: int, error_type: str | None, api_message: str, model:
 
 
 def classify(exc: BaseException, model: str) -> Failure:
+    """Map an exception from the SDK or its HTTP layer to a Failure; a provider profile's names it."""
+    failure = _classify(exc, model)
+    if ":" not in model:
+        return failure
+    from tui.providers.profiles import lookup
+
+    profile, name = lookup(model)
+    if profile is None:
+        return failure
+    return replace(failure, message=f"{profile.where()}, model {name}: {failure.message}")
+
+
+def _classify(exc: BaseException, model: str) -> Failure:
     """Map an exception from the SDK or its HTTP layer to a Failure."""
     import anthropic
 

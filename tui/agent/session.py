@@ -16,7 +16,7 @@ from typing import Any
 from tui.tools.base import SessionState, Tool, ToolContext
 
 from .bus import EventBus
-from .client import make_client, use_offline
+from .client import make_client, profile_model, use_offline
 from .context import ContextTracker
 from .cost import CostLedger
 from .dispatch import Dispatcher
@@ -114,6 +114,10 @@ class AgentSession(HistoryMixin, TranscriptMixin, PinMixin):
         self.inbox = Inbox(self.publish)
         self.turn_count = 0
         self.offline = use_offline(options)
+        if options.profiles:
+            from tui.providers.profiles import use_profiles
+
+            use_profiles(options.profiles)  # prices, windows and messages look `NAME:MODEL` up there
         self.memory_text = ""
         #: the memory files memory_text was built from (tui.config.memory.MemoryFile), for /memory
         self.memory_files: list[Any] = []
@@ -175,6 +179,12 @@ class AgentSession(HistoryMixin, TranscriptMixin, PinMixin):
         #: the history's length and last message before the current turn's prompt
         self._before_prompt: tuple[int, dict[str, Any] | None] = (0, None)
         self._open_transcript()
+        #: the language servers (tui.lsp.manager.LspManager) when any is configured or on PATH
+        self.lsp: Any = None
+        if tools is None and options.lsp is not None:
+            from .lsp_link import attach_lsp
+
+            attach_lsp(self)
         if tools is None and options.max_subagent_depth > 0:
             from .subagents import attach_agent_tool
 
@@ -197,7 +207,7 @@ class AgentSession(HistoryMixin, TranscriptMixin, PinMixin):
     @property
     def pricing_model(self) -> str:
         """The model whose prices apply: the offline demo model costs nothing, whatever it is called."""
-        return "offline-demo" if self.offline else self.options.model
+        return "offline-demo" if self.offline and not profile_model(self.options) else self.options.model
 
     def publish(self, event: Event) -> None:
         self.bus.publish(event)
@@ -430,6 +440,8 @@ class AgentSession(HistoryMixin, TranscriptMixin, PinMixin):
             except Exception:
                 pass
         self.dispatcher.close()
+        if self.lsp is not None and self.loop_path == "main":  # a subagent's servers are its parent's
+            self.lsp.close()
         if self.mcp is not None:
             self.mcp.close()
         if self._checkpoints is not None:  # the manifest's descriptor and the inotify watch

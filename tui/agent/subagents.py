@@ -9,6 +9,7 @@ Its final text comes back as the Agent call's tool_result, with its token use an
 
 from __future__ import annotations
 
+import copy
 import dataclasses
 import os
 import re
@@ -21,6 +22,7 @@ from tui.config.agent_files import MODELS, AgentDefinition, load_definitions
 from tui.tools.base import Tool, ToolContext, ToolError, ToolInterrupted, ToolResult
 
 from .bus import EventBus
+from .client import profile_model
 from .events import Event, LoopStopped, Notice, SubagentFinished, SubagentStarted, ToolFinished
 from .pricing import add_usage
 from .session import AgentSession
@@ -51,6 +53,18 @@ INPUT_SCHEMA: dict[str, Any] = {
     "required": ["description", "prompt"],
     "additionalProperties": False,
 }
+
+
+def agent_schema(profiles: dict[str, Any]) -> dict[str, Any]:
+    """INPUT_SCHEMA whose `model` also takes each provider profile's models as `NAME:MODEL`."""
+    schema = copy.deepcopy(INPUT_SCHEMA)
+    field = schema["properties"]["model"]
+    if all(profile.models for profile in profiles.values()):
+        field["enum"] = [*MODELS, *(f"{name}:{m}" for name, profile in profiles.items() for m in profile.models)]
+    else:  # a profile that lists no models: any of its names goes
+        del field["enum"]
+        field["description"] = f"{', '.join(MODELS)}, or NAME:MODEL for provider {', '.join(profiles)}"
+    return schema
 
 
 def resolve_model(wanted: str, parent_model: str, small_fast_model: str | None = None) -> str:
@@ -106,7 +120,9 @@ class SubagentSession(AgentSession):
         self.cancel_event = cancel if cancel is not None else parent.cancel_event
         self.state.tasks = parent.state.tasks  # its background commands are the session's: announced and stopped there
         self._client = parent.client()
-        self.offline = parent.offline
+        self.lsp = parent.lsp  # its edits get the parent's servers' diagnostics too
+        self.dispatcher.edit_observer = parent.dispatcher.edit_observer
+        self.offline = parent.offline and not profile_model(options)  # a profile's model answers for real
         self.costs = parent.costs  # one ledger: /cost and -p JSON show each subagent's share
         self.memory_text = "" if definition.tools is not None else parent.memory_text
         self._forward = self.bus.subscribe(parent.bus.publish, inline=True)
@@ -173,6 +189,8 @@ class AgentTool(Tool):
         self._lock = threading.Lock()
         self._numbers: dict[str, int] = {}
         self._aliases: set[str] = set()
+        #: `model` may name a provider profile's model too
+        self.schema = agent_schema(owner.options.profiles) if owner.options.profiles else INPUT_SCHEMA
         cap = max(1, owner.options.max_parallel_subagents)
         self._slots = threading.Semaphore(cap)
         owner.dispatcher.max_workers = max(owner.dispatcher.max_workers, cap)
@@ -205,7 +223,10 @@ class AgentTool(Tool):
 
     def definition(self) -> dict[str, Any]:
         kinds = "\n".join(f"- {d.name}: {d.description}" for d in self.definitions())
-        return {"name": self.name, "description": f"{DESCRIPTION}\n{kinds}", "input_schema": self.input_schema}
+        return {"name": self.name, "description": f"{DESCRIPTION}\n{kinds}", "input_schema": self.schema}
+
+    def call_schema(self) -> dict[str, Any]:
+        return self.schema
 
     def find(self, wanted: str | None) -> AgentDefinition:
         kinds = self.definitions()

@@ -3,7 +3,7 @@
 The request fields follow the SDK's types (anthropic 2.x `ThinkingConfigParam`, `OutputConfigParam`):
 `thinking` is `enabled` (a `budget_tokens` of at least 1,024, below `max_tokens`), `adaptive`,
 `disabled` or `between_tools`; `output_config.effort` is one of EFFORT_LEVELS. Which of them a model
-takes is protocol.md §1.5 and §7.2. A choice made in the middle of a turn waits for the next turn:
+takes is the API's, per model (tests/fakeapi/validate.py checks the same rules). A choice made in the middle of a turn waits for the next turn:
 the API ignores thinking toggled inside a tool loop.
 """
 

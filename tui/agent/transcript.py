@@ -1,4 +1,4 @@
-"""One append-only JSONL file per session, flushed per record (DESIGN §7).
+"""One append-only JSONL file per session, flushed per record (docs/time-travel-and-replay.md).
 
 Line kinds: `session` (header), `message` (each API message as appended to the
 history, in order: resuming replays exactly these), `event` (loop events without

@@ -1,4 +1,4 @@
-"""Where settings files live (DESIGN.md §7)."""
+"""Where settings files live (docs/settings.md)."""
 
 from __future__ import annotations
 

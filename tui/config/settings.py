@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from tui.config import rule_files
+from tui.config.lsp_settings import LspConfig
 from tui.config.paths import (
     claude_settings_files,
     local_settings_file,
@@ -134,6 +135,11 @@ class Settings:
     declined_folders: list[str] = field(default_factory=list)
     #: the Bash sandbox (`[sandbox]`, Claude Code's `sandbox` block)
     sandbox: SandboxSettings = field(default_factory=SandboxSettings)
+    #: `[lsp]`: language servers and their switches (config/lsp_settings.py)
+    lsp: LspConfig = field(default_factory=LspConfig)
+    #: `[providers.NAME]` profiles as checked (config/provider_settings.py), and the file that set each last
+    providers: dict[str, dict[str, Any]] = field(default_factory=dict)
+    provider_sources: dict[str, str] = field(default_factory=dict)
     #: a notification when a dialog opens or a long turn ends while the terminal is not focused:
     #: auto (the terminal's own kind, else the bell) | osc | bell | off
     notifications: str = "auto"
@@ -313,6 +319,14 @@ class _Loader:
                 merge_sandbox(self, path, text, value, folder=folder, base_dir=base_dir)
             elif key == "permissions":
                 self.permissions(path, text, value, folder, base_dir)
+            elif key == "lsp":
+                from tui.config.lsp_settings import merge as merge_lsp
+
+                merge_lsp(self, path, text, value, folder=folder)
+            elif key == "providers":
+                from tui.config.provider_settings import merge as merge_providers
+
+                merge_providers(self, path, text, value, folder=folder)
             elif key == "hooks":
                 self.hooks(path, text, value, folder)
             elif key in ("statusLine", "status_line"):
@@ -336,6 +350,8 @@ class _Loader:
                     "hooks",
                     "statusLine",
                     "sandbox",
+                    "providers",
+                    "lsp",
                     "trusted_folders",
                     "declined_folders",
                     "projects",

@@ -68,6 +68,10 @@ class ActivePlugins:
         """Every plugin hook (a gated plugin's marked `project`, so HookConfig runs it only when trusted)."""
         return [h for p in self.plugins for h in p.parts.hooks]
 
+    def lsp_servers(self, trusted: bool) -> list[tuple[str, dict[str, Any], str]]:
+        """The plugins' language servers that may start (a gated plugin's only in a trusted folder)."""
+        return [s for p in self.plugins if trusted or not p.gated for s in p.parts.lsp_servers]
+
     def mcp_servers(self, trusted: bool) -> tuple[list[Any], dict[str, str]]:
         """(servers that may start, {name: why held back}) of every plugin."""
         servers, held = [], {}

@@ -33,6 +33,8 @@ class PluginParts:
     agents: list[Any] = field(default_factory=list)  # tui.config.agent_files.AgentDefinition
     hooks: list[Any] = field(default_factory=list)  # tui.hooks.config.HookSpec
     mcp_servers: list[Any] = field(default_factory=list)  # tui.mcp.config.McpServerConfig
+    #: language servers (`.lsp.json`, `lspServers`): (name, Claude Code's table with paths filled in, file)
+    lsp_servers: list[tuple[str, dict[str, Any], str]] = field(default_factory=list)
     problems: list[str] = field(default_factory=list)
 
     def counts(self) -> str:
@@ -257,6 +259,43 @@ class _Reader:
             extra = {"CLAUDE_PLUGIN_ROOT": str(self.root), **config.env} if config.transport == "stdio" else config.env
             self.parts.mcp_servers.append(dataclasses.replace(config, name=name, env=extra))
 
+    # --- language servers -------------------------------------------------------------------------
+
+    def lsp(self) -> None:
+        """`.lsp.json` at the plugin's root and `lspServers` in its manifest (a table, or a path to one)."""
+        tables: list[tuple[str, Any]] = []
+        default = self.root / ".lsp.json"
+        if default.is_file():
+            tables.append(self.lsp_file(default))
+        value = self.manifest.components.get("lspServers")
+        if isinstance(value, dict):
+            tables.append((str(self.root / ".claude-plugin" / "plugin.json"), value))
+        elif value is not None and (path := self.inside(value, "lspServers")) is not None and path != default:
+            tables.append(self.lsp_file(path))
+        root = str(self.root)
+        for where, table in tables:
+            if not isinstance(table, dict):
+                if table is not None:
+                    self.say(f"{where}: lspServers must be an object of servers by name; none was loaded from it.")
+                continue
+            for name, entry in table.items():
+                if not isinstance(entry, dict) or not isinstance(entry.get("command"), str):
+                    self.say(f"{where}: language server `{name}` needs a `command`; it was skipped.")
+                    continue
+                if not isinstance(entry.get("extensionToLanguage"), dict):
+                    self.say(f"{where}: language server `{name}` needs `extensionToLanguage`; it was skipped.")
+                    continue
+                filled = json.loads(json.dumps(entry).replace("${CLAUDE_PLUGIN_ROOT}", json.dumps(root)[1:-1]))
+                self.parts.lsp_servers.append((f"{self.name}:{name}", filled, where))
+
+    def lsp_file(self, path: Path) -> tuple[str, Any]:
+        try:
+            data = json.loads(path.read_text(encoding="utf-8"))
+        except (OSError, UnicodeDecodeError, ValueError, RecursionError) as exc:
+            self.say(f"{path} cannot be read as JSON ({exc}); its language servers were skipped.")
+            return str(path), None
+        return str(path), data.get("lspServers", data) if isinstance(data, dict) else data
+
 
 def server_name(plugin: str, server: str) -> str:
     """`plugin_<plugin>_<server>` (Claude Code's tools: `mcp__plugin_<plugin>_<server>__<tool>`)."""
@@ -271,4 +310,5 @@ def read_parts(plugin_id: str, root: Path, manifest: PluginManifest, *, gated: b
     reader.agents()
     reader.hooks()
     reader.mcp()
+    reader.lsp()
     return reader.parts

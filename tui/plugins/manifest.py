@@ -19,7 +19,7 @@ MARKETPLACE = Path(".claude-plugin") / "marketplace.json"
 #: a plugin or marketplace name: no spaces (it becomes `/name:command` and part of MCP tool names)
 NAME = re.compile(r"^[A-Za-z0-9][-A-Za-z0-9._]*$")
 #: the component keys a manifest (or a non-strict marketplace entry) may give
-COMPONENT_KEYS = ("commands", "agents", "skills", "hooks", "mcpServers")
+COMPONENT_KEYS = ("commands", "agents", "skills", "hooks", "mcpServers", "lspServers")
 
 
 @dataclass

@@ -5,12 +5,15 @@ The cloud libraries (botocore, google-auth) load only when their provider is cho
 
 from __future__ import annotations
 
+import dataclasses
 import importlib.util
+import os
 from typing import Any
 
 from .config import ProviderConfig, ProviderError, resolve_provider
 from .credentials import custom_headers, env_key_present, key_helper
 from .network import tls_verify
+from .profiles import Profile
 from .transport import http_client
 
 #: the extra to install and the modules it brings, per provider
@@ -141,20 +144,52 @@ def vertex_client(config: ProviderConfig, kwargs: dict[str, Any]) -> Any:
     )
 
 
-def build_client(options: Any, kwargs: dict[str, Any], tls_context: Any = None) -> Any:
-    """The SDK client for AgentOptions `options` (`anthropic.Anthropic` for the plain API).
+def default_profile(options: Any) -> Profile:
+    """The provider the environment and the `provider` setting choose, as a profile like the others."""
+    config = resolve_provider(options.provider, options.model_ids)
+    return Profile(name=config.name, kind=config.name, base_url=config.base_url, api_key_helper=options.api_key_helper)
+
+
+def _profile_key(profile: Profile, options: Any, kwargs: dict[str, Any]) -> Any:
+    """Put `profile`'s key into `kwargs`; the key helper (if any) whose fresh key each request sends."""
+    if profile.api_key_env:
+        key = os.environ.get(profile.api_key_env)
+        if not key:
+            raise ProviderError(
+                f"Provider `{profile.name}` takes its key from {profile.api_key_env}, which is not set: export it."
+            )
+        kwargs["api_key"] = key
+        return None
+    if profile.api_key_helper:
+        helper = key_helper(profile.api_key_helper, options.project_dir)
+        kwargs["api_key"] = helper.last_key()
+        return helper
+    kwargs["api_key"] = "no-key-set"  # a local server that takes none
+    return None
+
+
+def build_client(options: Any, kwargs: dict[str, Any], tls_context: Any = None, profile: Profile | None = None) -> Any:
+    """The SDK client for `profile` (the default provider's when None): every client is built here.
 
     `kwargs` are the SDK client's (retries, timeout, placeholder key); `tls_context` a prewarmed one.
     """
-    config = resolve_provider(options.provider, options.model_ids)
-    headers = custom_headers()
+    kwargs = dict(kwargs)
+    named = profile is not None
+    profile = profile or default_profile(options)
+    config = resolve_provider(profile.kind, options.model_ids) if profile.kind != "anthropic" else None
+    if config is not None and profile.base_url:
+        config = dataclasses.replace(config, base_url=profile.base_url)
+    headers = {**custom_headers(), **dict(profile.headers)}
     if headers:
         kwargs["default_headers"] = headers
     helper = None
-    if config.name == "anthropic" and options.api_key_helper and not env_key_present():
+    if named and profile.kind == "anthropic":
+        kwargs["base_url"] = profile.base_url
+        helper = _profile_key(profile, options, kwargs)
+    elif profile.kind == "anthropic" and options.api_key_helper and not env_key_present():
         helper = key_helper(options.api_key_helper, options.project_dir)
         kwargs["api_key"] = helper.last_key()  # each request sends the fresh one (transport.py)
-    elif config.name == "anthropic" and not env_key_present():
+    elif profile.kind == "anthropic" and not env_key_present():
         from .keystore import load_key
 
         stored = load_key()  # the key /login stored, if any
@@ -163,10 +198,13 @@ def build_client(options: Any, kwargs: dict[str, Any], tls_context: Any = None) 
     client = http_client(tls_verify(tls_context), kwargs["timeout"], helper)
     if client is not None:
         kwargs["http_client"] = client
-    if config.name == "bedrock":
+    if config is not None and config.name == "bedrock":
         return bedrock_client(config, kwargs)
-    if config.name == "vertex":
+    if config is not None and config.name == "vertex":
         return vertex_client(config, kwargs)
     import anthropic
 
-    return anthropic.Anthropic(**kwargs)
+    built = anthropic.Anthropic(**kwargs)
+    if named:
+        built.auth_token = None  # the main provider's ANTHROPIC_AUTH_TOKEN is not this endpoint's to see
+    return built

@@ -20,9 +20,25 @@ def known_models() -> list[str]:
     return [name for name in MODELS if name != "offline-demo"]
 
 
+def profile_choices(options: Any) -> list[tuple[str, str]]:
+    """Each provider profile's models as `NAME:MODEL`, shown with where they are served."""
+    profiles = getattr(options, "profiles", None) or {}
+    return [
+        (f"{name}:{model}", f"{name}:{model}  ({profile.base_url or profile.kind})")
+        for name, profile in profiles.items()
+        for model in profile.models
+    ]
+
+
 def model_choices(client: Any, options: Any, offline: bool) -> tuple[list[tuple[str, str]], str]:
     """((model, how it is shown) to pick from, a sentence about where they come from): the API's list when it
-    gives one, else the names agent-tui knows."""
+    gives one, else the names agent-tui knows; each provider profile's models after them."""
+    models, note = _default_choices(client, options, offline)
+    return models + profile_choices(options), note
+
+
+def _default_choices(client: Any, options: Any, offline: bool) -> tuple[list[tuple[str, str]], str]:
+    """The default provider's models and where they come from."""
     known = [(m, m) for m in known_models()]
     if offline:
         return known, OFFLINE_NOTE
@@ -37,7 +53,8 @@ def model_choices(client: Any, options: Any, offline: bool) -> tuple[list[tuple[
             "(change them with [model_ids] in the settings).",
         )
     try:
-        ids = [m.id for m in client.models.list(limit=100)]
+        lister = getattr(client, "default", client)  # the routing client lists the default provider's
+        ids = [m.id for m in lister.models.list(limit=100)]
     except Exception as exc:  # a gateway without /v1/models: the known names still work
         return known, f"The API did not list its models ({type(exc).__name__}); these are the ones agent-tui knows."
     return ([(i, i) for i in ids], "The models the API lists.") if ids else (known, "The API listed no models.")

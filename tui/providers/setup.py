@@ -8,6 +8,19 @@ from typing import Any
 from .config import ProviderError, canonical_model, resolve_provider
 from .credentials import check_env_keys, custom_headers, env_key_present, key_helper
 from .network import check_ca_bundle, check_proxies
+from .profiles import Profile, profile_prefix, profiles_from, use_profiles
+
+
+def check_profile_model(where: str, model: str | None, profiles: dict[str, Profile]) -> None:
+    """ProviderError when `model` is written `NAME:MODEL` and no profile is called NAME."""
+    name = profile_prefix(model or "")
+    if name is None or name in profiles or "." in name:
+        return  # a plain name, a known profile, or a provider's own id with a colon (Bedrock's `…-v1:0`)
+    known = f" (profiles: {', '.join(profiles)})" if profiles else ""
+    raise ProviderError(
+        f"{where} `{model}` names provider `{name}`, but no `[providers.{name}]` table defines it{known}: "
+        "add one to settings.toml (see docs/providers.md)."
+    )
 
 
 def configure(opts: Any, settings: Any, *, model_flag: str | None = None, fallback_model: str | None = None) -> None:
@@ -18,6 +31,9 @@ def configure(opts: Any, settings: Any, *, model_flag: str | None = None, fallba
     opts.provider = getattr(settings, "provider", None) or None
     opts.model_ids = dict(getattr(settings, "model_ids", None) or {})
     opts.api_key_helper = getattr(settings, "api_key_helper", None) or None
+    opts.profiles = profiles_from(
+        getattr(settings, "providers", None) or {}, getattr(settings, "provider_sources", None)
+    )
     if not model_flag and os.environ.get("ANTHROPIC_MODEL"):
         opts.model = os.environ["ANTHROPIC_MODEL"]
     opts.model = canonical_model(opts.model)
@@ -27,6 +43,13 @@ def configure(opts: Any, settings: Any, *, model_flag: str | None = None, fallba
         opts.fallback_model = canonical_model(fallback_model)
         if opts.fallback_model == opts.model:
             raise ProviderError(f"--fallback-model {fallback_model} is the main model too: pick a different one.")
+    for where, model in (
+        ("--model" if model_flag else "the model", opts.model),
+        ("the small fast model", opts.small_fast_model),
+        ("--fallback-model", opts.fallback_model),
+    ):
+        check_profile_model(where, model, opts.profiles)
+    use_profiles(opts.profiles)
     if opts.offline:  # --offline talks to no provider
         return
     config = resolve_provider(opts.provider, opts.model_ids)

@@ -151,6 +151,10 @@ class Tool:
         """The `tools[]` entry sent to the API."""
         return {"name": self.name, "description": self.description, "input_schema": self.input_schema}
 
+    def call_schema(self) -> dict[str, Any]:
+        """The schema a call's input is checked against: the one `definition()` sends."""
+        return self.input_schema
+
     def is_concurrency_safe(self, tool_input: dict[str, Any]) -> bool:
         """Whether this call may run in parallel with other concurrency-safe calls."""
         return self.read_only

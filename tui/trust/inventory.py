@@ -191,7 +191,16 @@ def _settings_commands(scan: FolderScan) -> list[TrustItem]:
     return [
         TrustItem("settings_commands", f"{key}: {value}", path)
         for key, value, path in scan.loaded.withheld
-        if key not in MODE_KEYS
+        if key not in MODE_KEYS and not key.startswith("providers.")
+    ]
+
+
+def _providers(scan: FolderScan) -> list[TrustItem]:
+    """The folder's own provider profiles: their endpoint would receive your prompts and code."""
+    return [
+        TrustItem("providers", f"{key}: {value}", path)
+        for key, value, path in scan.loaded.withheld
+        if key.startswith("providers.")
     ]
 
 
@@ -255,6 +264,13 @@ KINDS: list[TrustKind] = [
     TrustKind("mcp", "MCP server", "may start (you choose which next)", "may start (you say yes next)", _mcp_servers),
     TrustKind("allow", "allow rule", "allow calls without asking", "allows calls without asking", _allow_rules),
     TrustKind("settings_commands", "settings command", "run", "runs", _settings_commands),
+    TrustKind(
+        "providers",
+        "provider profile",
+        "receive your prompts and code at their base_url",
+        "receives your prompts and code at its base_url",
+        _providers,
+    ),
     TrustKind(
         "agents",
         "agent",

@@ -254,6 +254,7 @@ SESSION_COMMAND_MODULES = (
     "tui.ui.screens.doctor_screen",
     "tui.ui.screens.plugin_screen",
     "tui.ui.sandbox_command",
+    "tui.ui.lsp_command",
     "tui.ui.screens.rewind_screen",
     "tui.ui.screens.context_screen",
     "tui.ui.cost_command",

@@ -78,9 +78,7 @@ def cost_report(breakdown: dict[str, Any], *, offline: bool = False) -> str:
     lines += _rows("by turn", shown)
     models = breakdown["by_model"]
     width = max(len(m) for m in models)
-    lines += _rows(
-        "by model", [_group(m, t, width) + ("" if t["priced"] else "  no price listed") for m, t in models.items()]
-    )
+    lines += _rows("by model", [_group(m, t, width) + _price_note(t) for m, t in models.items()])
     agents = breakdown["by_agent"]
     width = max(len(a) for a in agents)
     lines += _rows("by agent", [_group(a, t, width) for a, t in agents.items()])
@@ -143,3 +141,13 @@ async def _unpin(app: AgentApp, args: str) -> None:
         app.notify("This session cannot pin prompts.", severity="warning")
         return
     app.notify(unpin(), title="Pin")
+
+
+def _price_note(total: dict[str, Any]) -> str:
+    """ "  no price listed", or a provider profile's prices ("  local: in $0 · out $0 per Mtok")."""
+    price = total.get("price_per_mtok")
+    if price is None:
+        return "  no price listed"
+    if not total.get("provider"):
+        return ""
+    return f"  {total['provider']}: in ${price['input']:g} · out ${price['output']:g} per Mtok"

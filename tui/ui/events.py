@@ -145,6 +145,8 @@ class EventController(PermissionHandlers, ToolBeltHandlers, CostHandlers, ToolHa
             ev.HookStarted: self.on_hook_event,
             ev.HookFinished: self.on_hook_event,
             ev.SandboxBlocked: self.on_sandbox_blocked,
+            ev.DiagnosticsReported: self.on_diagnostics,
+            ev.LspProblem: self.on_lsp_problem,
             ev.CacheMissed: self.on_cache_missed,
             ev.CompactionProposed: self.on_compaction_proposed,
             ev.MessagePinned: self.on_message_pinned,

@@ -67,6 +67,23 @@ class ToolHandlers:
             tool.started_at = e.ts - e.duration_ms / 1000
         self._sync_tool(tool)
 
+    async def on_diagnostics(self, e: ev.DiagnosticsReported) -> None:
+        """An edit's diagnostics: their count on its block's title, the errors of edited files on the status line."""
+        from tui.wording import plural
+
+        entry = self._tools.get(e.tool_use_id)
+        if entry is not None:
+            counts = [plural(e.errors, "error")] if e.errors else []
+            counts += [plural(e.warnings, "warning")] if e.warnings else []
+            entry[0].diagnostics = f"{', '.join(counts) or 'no errors'} ({e.server})"
+            self._sync_tool(entry[0])
+        lsp = getattr(self.app.session, "lsp", None)
+        self.app.status.lsp_errors = lsp.error_count() if lsp is not None else 0
+
+    async def on_lsp_problem(self, e: ev.LspProblem) -> None:
+        """A language server failed or exited: named on the status line until /lsp is opened."""
+        self.app.status.lsp_problem = e.server
+
     async def on_sandbox_blocked(self, e: ev.SandboxBlocked) -> None:
         entry = self._tools.get(e.tool_use_id)
         if entry is not None:

@@ -1,4 +1,4 @@
-"""Faults surface in the SDK exactly as protocol.md §6.4 says the real API's do."""
+"""Faults surface in the SDK exactly as the real API's do."""
 
 from __future__ import annotations
 

@@ -1,6 +1,6 @@
 """Encodes planned content blocks as Messages API server-sent events, in the real order.
 
-Order (protocol.md §3.1): message_start, then per block content_block_start → deltas →
+Order (the API's SSE sequence): message_start, then per block content_block_start → deltas →
 content_block_stop (a ping after the first block start), message_delta with the stop
 reason and cumulative usage, message_stop.
 """
@@ -129,7 +129,7 @@ def encode_sse(
     )
     for index, block in enumerate(message_blocks):
         yield from _block_events(index, block)
-    # message_delta usage is cumulative and flat (protocol.md §3.2): no service_tier, no breakdown
+    # message_delta usage is cumulative and flat, as the API sends it: no service_tier, no breakdown
     final_usage = {key: value for key, value in usage.items() if key not in ("service_tier", "cache_creation")}
     final_usage["output_tokens"] = output_usage(message_blocks)
     yield sse_event(

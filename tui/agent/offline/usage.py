@@ -1,6 +1,6 @@
 """Input-side usage of a request, with a prompt cache simulated from its breakpoints.
 
-The prefix is tools → system → messages (protocol.md §5). Each request writes the prefix
+The prefix is tools → system → messages (the API's cache prefix order). Each request writes the prefix
 up to each `cache_control` breakpoint; a later request reads the longest prefix that an
 earlier one wrote. Tokens are chars/4 of each block's JSON. No minimum cacheable length
 and no TTL: the offline model wants the numbers to show up in a short demo.

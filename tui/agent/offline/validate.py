@@ -1,6 +1,6 @@
 """The request checks the real API makes that an agent loop most often trips over.
 
-The offline model answers these with the API's own 400 messages (protocol.md §1, §4), so
+The offline model answers these with the API's own 400 messages (as the real API words them), so
 a loop bug shows up offline exactly as it would against the real service.
 """
 

@@ -94,7 +94,12 @@ def switch_model(app: AgentApp, model: str) -> None:
         app.notify(f"The model stays {model}.", title="Model")
         return
     app.set_model(canonical_model(model))
-    if getattr(app.session, "offline", False):
+    from tui.providers.profiles import lookup
+
+    profile, _ = lookup(app.session.options.model)
+    if profile is not None:
+        app.notify(f"Model switched to {app.session.options.model} ({profile.where()}).", title="Model")
+    elif getattr(app.session, "offline", False):
         app.notify(
             f"Model set to {app.session.options.model}. The offline demo answers until an API key is set "
             "(/login or ANTHROPIC_API_KEY).",

@@ -2,7 +2,7 @@
 
 Only the tail of the reply that is streaming is a live Textual `Markdown` (`reply_stream.py`). Everything finished
 is a cheap `Static` holding a Rich renderable, because each live `Markdown` makes every
-later mount slower (feasibility §3).
+later mount slower (measured: docs/benchmarks.md).
 """
 
 from __future__ import annotations
@@ -168,6 +168,9 @@ def tool_title(tool: ToolRecord) -> Content:
     ]
     if duration:
         parts.append(Content.from_markup("[dim] · $d[/dim]", d=duration))
+    if tool.diagnostics:
+        tone = "$error" if "error" in tool.diagnostics else "$warning" if "warning" in tool.diagnostics else "dim"
+        parts.append(Content.from_markup(f"[dim] · [/dim][{tone}]$d[/]", d=one_line(tool.diagnostics)))
     if tool.agent_summary:
         parts.append(Content.from_markup("[dim] · $s[/dim]", s=one_line(tool.agent_summary)))
     elif tool.agent_path is not None and not tool.is_final:  # a running subagent: how far it got, on this line

@@ -3,7 +3,7 @@
 Every turn's data lives in `turns` (a list of TurnRecord). At most `max_mounted` turns are
 widgets at any time; older ones are removed from the DOM and re-created from their
 records when the user scrolls to the top. That keeps each new mount and each restyle
-cheap however long the session gets (feasibility §3: cost grows with live widgets).
+cheap however long the session gets (Textual's cost grows with live widgets).
 
 Reading old turns: while fewer than PREFETCH_PAGES screens of turns are left above (or below)
 the viewport, the next few turns are re-created ahead of it and as many far-off ones removed, so

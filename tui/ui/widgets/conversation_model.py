@@ -47,6 +47,8 @@ class ToolRecord:
     agent_summary: str = ""
     #: what the Bash sandbox refused during this call (SandboxBlocked)
     sandbox_blocked: tuple[str, ...] = ()
+    #: a language server's verdict on the file this edit changed: "2 errors (pylsp)" (DiagnosticsReported)
+    diagnostics: str = ""
     #: the block is unfolded (the user opened it, or the app did for a tool whose result is the point)
     unfolded: bool = False
 

@@ -63,6 +63,10 @@ class StatusLine(OneLineRender, Static):
     model_id: reactive[str] = reactive("")
     #: the prompt's vi mode ("insert", "normal"; "" without /vim)
     vi_mode: reactive[str] = reactive("")
+    #: errors the language servers last reported in the files edited this session (DiagnosticsReported)
+    lsp_errors: reactive[int] = reactive(0)
+    #: a language server that failed or exited (LspProblem): its name, shown until /lsp is opened
+    lsp_problem: reactive[str] = reactive("")
 
     def set_context(self, used: int, window: int, estimated: bool) -> None:
         self.context_used, self.context_window, self.context_estimated = used, window, estimated
@@ -132,6 +136,8 @@ class StatusLine(OneLineRender, Static):
             self.thinking_choice,
             self.effort,
             self.background,
+            self.lsp_errors,
+            self.lsp_problem,
             self.custom,
             self.context_used,
             self.context_window,
@@ -185,6 +191,19 @@ class StatusLine(OneLineRender, Static):
                         n=plural(self.background, "background task"),
                     ),
                 )
+            )
+        if self.lsp_errors:
+            parts.append(
+                (
+                    1,
+                    Content.from_markup(
+                        "  [dim]│[/dim] [$error]$n[/] [dim]· /lsp[/dim]", n=plural(self.lsp_errors, "error")
+                    ),
+                )
+            )
+        if self.lsp_problem:
+            parts.append(
+                (2, Content.from_markup("  [dim]│[/dim] [$warning]$p stopped[/] [dim]· /lsp[/dim]", p=self.lsp_problem))
             )
         if self.custom:
             parts.append((2, Content("  │ ") + Content(self.custom)))

@@ -1,0 +1,260 @@
+"""Diagnostics after every edit, against real language servers from PyPI (and misbehaving fakes)."""
+
+from __future__ import annotations
+
+import os
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tests.fakeapi import FakeAPI
+from tests.fakeapi.script import reply, text, tool_use
+from tests.integration.helpers import make_session
+from tui.lsp.servers import KNOWN, LspOptions, ServerSpec
+
+BIN = Path(sys.executable).parent
+SERVERS = {spec.name: spec for spec in KNOWN}
+#: the real servers the test extra installs, by the command each is found by
+REAL = {"pylsp": "pylsp", "ty": "ty", "basedpyright": "basedpyright-langserver"}
+BROKEN = "def total(values):\n    return sum(values) + undefined_name\n"
+FIXED = "def total(values):\n    return sum(values)\n"
+
+
+def _path_with(tmp_path: Path, command: str | None) -> str:
+    """A PATH holding only `command` (of this venv) and the system's basics: the server found is that one."""
+    folder = tmp_path / "bin"
+    folder.mkdir(exist_ok=True)
+    if command is not None:
+        if not (BIN / command).exists():
+            pytest.skip(f"{command} is not installed (pip install -e '.[test]')")
+        (folder / command).symlink_to(BIN / command)
+    return f"{folder}{os.pathsep}/usr/bin{os.pathsep}/bin"
+
+
+def _results(body: dict[str, Any]) -> list[str]:
+    last = body["messages"][-1]["content"]
+    out = []
+    for block in last:
+        if isinstance(block, dict) and block.get("type") == "tool_result":
+            content = block["content"]
+            out.append(content if isinstance(content, str) else "\n".join(b.get("text", "") for b in content))
+    return out
+
+
+def _write_then_fix(project: Path) -> list[Any]:
+    path = str(project / "calc.py")
+    return [
+        reply(tool_use("Write", {"file_path": path, "content": BROKEN}), stop_reason="tool_use"),
+        reply(tool_use("Read", {"file_path": path}), stop_reason="tool_use"),
+        reply(
+            tool_use("Edit", {"file_path": path, "old_string": " + undefined_name", "new_string": ""}),
+            stop_reason="tool_use",
+        ),
+        reply(text("done")),
+    ]
+
+
+def _session(monkeypatch: pytest.MonkeyPatch, api: FakeAPI, project: Path, **switches: Any) -> Any:
+    session, recorder = make_session(
+        monkeypatch,
+        api.base_url,
+        project,
+        transcript=False,
+        permission_mode="bypassPermissions",
+        lsp=LspOptions((), {"diagnostics_timeout": 8.0, **switches}),
+    )
+    return session, recorder
+
+
+@pytest.mark.parametrize("server", list(REAL))
+def test_an_edit_that_breaks_the_file_gets_the_servers_diagnostic_and_the_fix_clears_it(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path, server: str
+) -> None:
+    project = tmp_path / "proj"
+    project.mkdir()
+    (project / "pyproject.toml").write_text("[project]\nname = 'calc'\nversion = '0'\n")
+    monkeypatch.setenv("PATH", _path_with(tmp_path, REAL[server]))
+    with FakeAPI(_write_then_fix(project)) as api:
+        session, _ = _session(monkeypatch, api, project)
+        try:
+            assert [s.name for s in session.lsp.specs] == [server]
+            session.run_turn("write calc.py")
+            bodies = [r.body for r in api.message_requests]
+        finally:
+            session.close()
+    written = _results(bodies[1])[0]
+    assert "<diagnostics" in written and "calc.py:2:" in written and "undefined_name" in written
+    assert " error " in written
+    fixed = _results(bodies[3])[0]
+    assert "<diagnostics" not in fixed  # a clean file adds nothing
+    assert session.lsp.closed and all(s.state == "stopped" for s in session.lsp.servers.values())
+
+
+def test_a_write_without_any_server_changes_nothing(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    project = tmp_path / "proj"
+    project.mkdir()
+    monkeypatch.setenv("PATH", _path_with(tmp_path, None))
+    with FakeAPI(_write_then_fix(project)) as api:
+        session, _ = _session(monkeypatch, api, project)
+        try:
+            assert session.lsp is None and "LSP" not in [t.name for t in session.tools]
+            session.run_turn("write calc.py")
+            written = _results(api.message_requests[1].body)[0]
+        finally:
+            session.close()
+    assert written.startswith("File created successfully") and "<diagnostics" not in written
+
+
+def _fake(tmp_path: Path, mode: str) -> ServerSpec:
+    script = Path(__file__).resolve().parents[1] / "lsp_servers" / "misbehaving.py"
+    return ServerSpec(f"fake-{mode}", sys.executable, (str(script), mode), {".py": "python"}, source="test")
+
+
+@pytest.mark.parametrize(
+    ("mode", "says"), [("silent", None), ("mute", "did not answer `initialize`"), ("crash", "exited (code 3): fatal")]
+)
+def test_a_server_that_misbehaves_costs_the_edit_only_its_diagnostics(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path, mode: str, says: str | None
+) -> None:
+    project = tmp_path / "proj"
+    project.mkdir()
+    monkeypatch.setenv("PATH", _path_with(tmp_path, None))
+    with FakeAPI(_write_then_fix(project)) as api:
+        session, recorder = make_session(
+            monkeypatch,
+            api.base_url,
+            project,
+            transcript=False,
+            permission_mode="bypassPermissions",
+            lsp=LspOptions(
+                (_fake(tmp_path, mode),), {"diagnostics_timeout": 0.5, "start_timeout": 1.5}, use_path=False
+            ),
+        )
+        try:
+            started = time.monotonic()
+            session.run_turn("write calc.py")
+            took = time.monotonic() - started
+            written = _results(api.message_requests[1].body)[0]
+            lines = session.lsp.status_lines()
+        finally:
+            session.close()
+    assert written.startswith("File created successfully") and "<diagnostics" not in written
+    assert took < 15  # three edits' worth of budgets, never the server's silence
+    if says:
+        assert any(says in line for line in lines), lines
+        from tui.agent.events import Notice
+
+        assert any(says in e.text for e in recorder.of(Notice))
+
+
+def test_documents_are_closed_past_the_open_limit(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    from tui.lsp import manager as lsp_manager
+
+    project = tmp_path / "proj"
+    project.mkdir()
+    monkeypatch.setattr(lsp_manager, "MAX_OPEN", 2)
+    monkeypatch.setenv("PATH", _path_with(tmp_path, "pylsp"))
+    specs = [s for s in KNOWN if s.name == "pylsp"]
+    manager = lsp_manager.LspManager(specs, str(project))
+    try:
+        for n in range(4):
+            path = project / f"m{n}.py"
+            path.write_text(f"x{n} = {n}\n")
+            manager.after_edit(str(path), "", path.name)
+        server = next(iter(manager.servers.values()))
+        assert len(manager.open) == 2 and len(server.versions) == 2
+    finally:
+        manager.close()
+    assert server.state == "stopped"
+
+
+def test_the_lsp_tool_finds_a_definition(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    project = tmp_path / "proj"
+    project.mkdir()
+    (project / "lib.py").write_text("def helper():\n    return 1\n")
+    (project / "main.py").write_text("from lib import helper\n\nprint(helper())\n")
+    monkeypatch.setenv("PATH", _path_with(tmp_path, "pylsp"))
+    steps = [
+        reply(
+            tool_use(
+                "LSP", {"operation": "goToDefinition", "filePath": str(project / "main.py"), "line": 3, "character": 7}
+            ),
+            tool_use("LSP", {"operation": "documentSymbol", "filePath": str(project / "lib.py")}),
+            stop_reason="tool_use",
+        ),
+        reply(text("found")),
+    ]
+    with FakeAPI(steps) as api:
+        session, _ = _session(monkeypatch, api, project)
+        try:
+            session.run_turn("where is helper")
+            results = _results(api.message_requests[1].body)
+        finally:
+            session.close()
+    assert results[0] == "lib.py:1:5", results
+    assert "function helper" in results[1]
+
+
+def test_print_mode_write_gets_the_diagnostic_when_a_server_is_on_path(tmp_path: Path) -> None:
+    from tests.integration.test_providers import run_p
+
+    project = tmp_path / "proj"
+    project.mkdir()
+    env = {"PATH": _path_with(tmp_path, "pylsp"), "ANTHROPIC_API_KEY": "k"}
+    with FakeAPI(_write_then_fix(project)[:1] + [reply(text("ok"))]) as api:
+        env["ANTHROPIC_BASE_URL"] = api.base_url
+        proc = run_p(["--permission-mode", "acceptEdits", "write calc.py"], project, env)
+        written = _results(api.message_requests[1].body)[0]
+    assert proc.returncode == 0, proc.stderr
+    assert "undefined name 'undefined_name'" in written, written
+
+
+def test_a_server_killed_mid_session_is_one_sentence_and_edits_go_on(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    from tui.lsp.manager import LspManager
+
+    project = tmp_path / "proj"
+    project.mkdir()
+    monkeypatch.setenv("PATH", _path_with(tmp_path, "pylsp"))
+    told: list[str] = []
+    manager = LspManager([SERVERS["pylsp"]], str(project), notify=told.append)
+    path = project / "calc.py"
+    try:
+        path.write_text(BROKEN)
+        assert manager.after_edit(str(path), "", "calc.py").errors == 1
+        server = next(iter(manager.servers.values()))
+        server.kill()  # the server dies between two edits
+        deadline = time.monotonic() + 10
+        while server.state != "exited" and time.monotonic() < deadline:
+            time.sleep(0.05)
+        path.write_text(FIXED)
+        assert manager.after_edit(str(path), BROKEN, "calc.py") is None  # no diagnostics, no error
+    finally:
+        manager.close()
+    assert server.problem is not None and server.problem.startswith("pylsp exited")
+    assert any("edits go on without its diagnostics" in t for t in told)
+    assert any(line.startswith("pylsp: pylsp exited") for line in manager.status_lines())
+
+
+def test_a_file_no_server_serves_starts_nothing(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    project = tmp_path / "proj"
+    project.mkdir()
+    monkeypatch.setenv("PATH", _path_with(tmp_path, "pylsp"))
+    notes = str(project / "notes.txt")
+    steps = [
+        reply(tool_use("Write", {"file_path": notes, "content": "undefined_name\n"}), stop_reason="tool_use"),
+        reply(text("ok")),
+    ]
+    with FakeAPI(steps) as api:
+        session, _ = _session(monkeypatch, api, project)
+        try:
+            session.run_turn("write notes")
+            written = _results(api.message_requests[1].body)[0]
+            assert session.lsp is not None and session.lsp.servers == {}
+        finally:
+            session.close()
+    assert "<diagnostics" not in written
