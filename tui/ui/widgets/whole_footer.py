@@ -18,10 +18,15 @@ class WholeFooter(Footer):
             child.display = True
         self.call_after_refresh(self._fit)
 
-    def _fit(self) -> None:
-        """Hide each key that runs past the room the command palette's key leaves."""
-        palette = [c for c in self.children if c.has_class("-command-palette") and c.display]
+    def _fit(self, tries: int = 10) -> None:
+        """Hide each key that runs past the room the command palette's key leaves (once the keys are placed)."""
+        shown = [c for c in self.children if c.display]
+        if not self.region.width or any(not c.region.area for c in shown):
+            if tries:
+                self.call_after_refresh(self._fit, tries - 1)  # not laid out yet
+            return
+        palette = [c for c in shown if c.has_class("-command-palette")]
         limit = palette[0].region.x if palette else self.region.right
-        for child in self.children:
-            if child not in palette and child.display and child.region.area:
+        for child in shown:
+            if child not in palette:
                 child.display = child.region.right <= limit
