@@ -48,15 +48,22 @@ class NoticeHold:
         self._shown.append((time.monotonic(), message, dict(kwargs)))
         return False
 
+    def _take_down(self) -> None:
+        """Hold the toasts shown lately that are still up, and clear them from the screen."""
+        if not self.covered():
+            return
+        now = time.monotonic()
+        live = [(m, k) for shown, m, k in self._shown if now - shown < (k.get("timeout") or DEFAULT_TIMEOUT_S)]
+        self._shown.clear()
+        if live:
+            self.app.clear_notifications()
+            self.held[:0] = [notice for notice in live if notice not in self.held]
+
     def screen_changed(self, screen: Screen[Any]) -> None:
         """A dialog that asks opened: take the toasts down and hold them; none is left: show what waits."""
         if self.covered():
-            now = time.monotonic()
-            live = [(m, k) for shown, m, k in self._shown if now - shown < (k.get("timeout") or DEFAULT_TIMEOUT_S)]
-            self._shown.clear()
-            if live:
-                self.app.clear_notifications()
-                self.held[:0] = [notice for notice in live if notice not in self.held]
+            # Textual's notify posts a message: take the toasts down after those already on their way
+            self.app.call_later(self._take_down)
             return
         held, self.held = self.held, []
         for message, kwargs in held:
