@@ -41,7 +41,7 @@ class AgentsScreen(ModalScreen[None]):
     AgentsScreen.-short #agents-problems { max-height: 2; }
     #agents-buttons { height: auto; }
     #agents-status { height: auto; color: $text-muted; }
-    #agents-problems { height: auto; max-height: 6; overflow-y: auto; color: $warning; }
+    #agents-problems { height: auto; max-height: 3; overflow-y: auto; color: $warning; }
     """
 
     BINDINGS = [

@@ -2,7 +2,7 @@
 
 Textual sizes every column to its widest cell and scrolls the rest off to the right, so one long
 Tools or Source cell pushed the description out of sight. Here the other columns are capped at
-`cap` cells (longer cells end in "…"), and the `fill` column takes what is left of the width.
+`cap` cells (longer cells are cut there), and the `fill` column takes what is left of the width.
 """
 
 from __future__ import annotations
