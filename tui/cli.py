@@ -123,7 +123,9 @@ def build_parser() -> argparse.ArgumentParser:
         metavar="USD",
         help="stop when the session has cost this many US dollars",
     )
-    p.add_argument("--max-tokens", type=positive_count, help="max_tokens per response")
+    p.add_argument(
+        "--max-tokens", type=positive_count, help="max_tokens per response (default: the model's output limit)"
+    )
     p.add_argument("--effort", choices=EFFORT_LEVELS, help="output_config.effort, for models that take it")
     p.add_argument(
         "--add-dir",

@@ -39,6 +39,7 @@ from tui.agent.events import (
 )
 from tui.agent.options import AgentOptions
 from tui.agent.session import AgentSession
+from tui.headless_init import loaded_fields
 from tui.headless_verbose import VerboseLines
 from tui.redact import redact
 from tui.sanitize import visible
@@ -124,6 +125,10 @@ class HeadlessRenderer:
             for later in held:
                 later()
 
+    def init_again(self) -> None:
+        """The `system`/`init` line again, before a later turn of a stream-json input run."""
+        self._init_line()
+
     def after_init(self, obj: dict[str, Any]) -> None:
         """Emit `obj` now, or right after the `system/init` line when that is still to come."""
         with self._hold_lock:
@@ -150,6 +155,7 @@ class HeadlessRenderer:
                 "permissionMode": getattr(s.policy, "mode", s.options.permission_mode),
                 "slash_commands": sorted(s.catalog.commands) if getattr(s, "catalog", None) is not None else [],
                 "output_style": "default",
+                **loaded_fields(s),
                 "agent_tui_version": __version__,
             }
         )
@@ -325,6 +331,7 @@ def run_headless(
     out = out or sys.stdout  # resolved per call: sys.stdout may have been replaced since import
     err = err or sys.stderr
     options.interactive = False
+    options.front_end = "sdk" if input_stream is not None else "print"  # what the model is told and offered
     session = session or AgentSession(options)
     if session.offline and not options.offline:
         err.write("agent-tui: no ANTHROPIC_API_KEY set; using the offline demo model (--offline to silence).\n")
@@ -364,6 +371,8 @@ def run_headless(
     try:
         with command_turn(session, prepared.command):
             session.run_turn(prepared.prompt, tuple(prepared.images))
+        while session.hooks is not None and (woken := session.hooks.next_rewake()) is not None:
+            session.run_turn(woken)  # an asyncRewake hook exited 2: the model goes on with its message
     except KeyboardInterrupt:
         err.write("agent-tui: quit\n")
         return 130
@@ -415,10 +424,11 @@ def start_input(
 
 
 def run_input_turns(session: AgentSession, renderer: HeadlessRenderer, control: Any, err: TextIO) -> int:
-    """stream-json input: one turn per batch of user lines, each ending with its result line, until stdin ends.
+    """stream-json input: one turn per user line, each ending with its result line, until stdin ends.
 
-    A line that arrives while a turn runs is steered into its next request (tui/agent/steer.py); the ones
-    still waiting when it ends are the next turn's prompt. The exit code is the last turn's.
+    As Claude Code 2.1.332: lines written at once are turns of their own, each after a `system`/`init` line;
+    a line that arrives while a turn runs is steered into its next request (tui/agent/steer.py). The
+    exit code is the last turn's.
     """
     from tui.agent.inbox import joined
     from tui.hooks.prompt_input import command_turn, prepare_prompt
@@ -426,6 +436,7 @@ def run_input_turns(session: AgentSession, renderer: HeadlessRenderer, control: 
     code: int | None = None
     in_turn = False
     control.turn_running = lambda: in_turn
+    session.wake_with(lambda text: session.inbox.put(text, source="hook"))  # an asyncRewake message: the next turn
 
     def on_sigint(signum: int, frame: Any) -> None:
         if not in_turn:
@@ -434,7 +445,8 @@ def run_input_turns(session: AgentSession, renderer: HeadlessRenderer, control: 
 
     previous = signal.signal(signal.SIGINT, on_sigint) if _main_thread() else None
     try:
-        while (batch := session.inbox.wait_batch(timeout=0.5)) is not None:
+        turns = 0
+        while (batch := session.inbox.wait_prompt(timeout=0.5)) is not None:
             if not batch:
                 continue
             prepared = prepare_prompt(session, joined(batch), session.cancel_event)
@@ -444,6 +456,9 @@ def run_input_turns(session: AgentSession, renderer: HeadlessRenderer, control: 
                 err.write(visible(f"agent-tui: {prepared.refusal}\n"))
                 code = 1
                 continue
+            if turns:
+                renderer.init_again()  # Claude Code starts each turn of a stream-json run with one
+            turns += 1
             renderer.new_turn()
             in_turn = True
             with command_turn(session, prepared.command):

@@ -5,7 +5,7 @@ Each CLI runs in tmux at 120×40 (a private tmux server) under `pty_record.py`, 
 the pane and records every byte with its time. The prompt is typed, Enter is sent, and the turn lasts
 until the reply's last word is on the pane (plus `SETTLE_S` for the turn's closing lines); the bytes,
 frames, `ESC[2J` clears and every-row repaints of that span are counted (`term_stats.py`). Claude Code
-is found as `bench_print.find_claude` does, or installed from npm into a cache folder once.
+is found as `bench_print.find_claude` does: AGENT_TUI_BENCH_CLAUDE, else the newest from npm, installed for the run.
 """
 
 from __future__ import annotations
@@ -81,31 +81,11 @@ def script_for(files: list[Path]) -> Any:
     return script
 
 
-def find_or_install_claude() -> str | None:
+def find_or_install_claude(root: Path) -> str | None:
+    """The newest Claude Code from npm (installed under `root`), or AGENT_TUI_BENCH_CLAUDE; None when neither works."""
     from .bench_print import find_claude
 
-    found = find_claude()
-    if found:
-        return found
-    binary = NPM_PREFIX / "node_modules" / ".bin" / "claude"
-    if not binary.exists() and shutil.which("npm"):
-        subprocess.run(
-            [
-                "npm",
-                "install",
-                "--silent",
-                "--prefer-offline",
-                "--no-audit",
-                "--no-fund",
-                "--prefix",
-                str(NPM_PREFIX),
-                CLAUDE_PACKAGE,
-            ],
-            stdout=subprocess.DEVNULL,
-            stderr=subprocess.DEVNULL,
-            timeout=600,
-        )
-    return str(binary) if binary.exists() else None
+    return find_claude(root)[0]
 
 
 class Pane:
@@ -155,16 +135,37 @@ class Pane:
             time.sleep(0.02)
         raise RuntimeError(f"{text!r} never appeared; the pane:\n{self.screen()}")
 
+    def wait_settled(self, timeout: float, quiet: float = 1.0) -> float:
+        """Until the pane shows something and has not changed for `quiet` seconds: ready, whatever its words.
+
+        Claude Code's start screen changes its text from version to version ("? for shortcuts" is gone in
+        2.1.332); waiting for the screen to settle keeps the baseline working on the newest one."""
+        deadline = time.time() + timeout
+        last, since = "", time.time()
+        while time.time() < deadline:
+            screen = self.screen()
+            if screen != last:
+                last, since = screen, time.time()
+            elif screen.strip() and time.time() - since >= quiet:
+                return time.time()
+            time.sleep(0.05)
+        raise RuntimeError(f"the pane never settled; it shows:\n{self.screen()}")
+
     def kill(self) -> None:
         subprocess.run(["tmux", "-L", self.socket, "kill-server"], capture_output=True, timeout=30)
 
 
-def one_turn(command: list[str], env: dict[str, str], ready: str, project: Path, root: Path) -> dict[str, Any]:
-    """Start the CLI, type the prompt, count what it writes from Enter until the reply is on screen."""
+def one_turn(command: list[str], env: dict[str, str], ready: str | None, project: Path, root: Path) -> dict[str, Any]:
+    """Start the CLI, type the prompt, count what it writes from Enter until the reply is on screen.
+
+    `ready`: a text the start screen shows, or None to wait for the screen to settle."""
     record = root / f"record-{uuid.uuid4().hex[:6]}.jsonl"
     pane = Pane(project, env, command, record)
     try:
-        pane.wait_for(ready, 60)
+        if ready is None:
+            pane.wait_settled(60)
+        else:
+            pane.wait_for(ready, 60)
         time.sleep(0.5)  # start-up writes done
         pane.tmux("send-keys", "-t", "t", "-l", PROMPT)
         time.sleep(0.5)
@@ -194,9 +195,9 @@ def measure(settings: Settings) -> list[dict[str, Any]]:
         return [row("bytes to the terminal during a turn", None, None, "≤ 0.5× Claude Code", note="tmux not installed")]
     disable_nagle_in_fake_api()
     precompile_sources()
-    claude = find_or_install_claude()
     reps = settings.reps(3, 1)
     root = Path(tempfile.mkdtemp(prefix="bench-terminal-"))
+    claude = find_or_install_claude(root)
     ours: list[dict[str, Any]] = []
     theirs: list[dict[str, Any]] = []
     try:
@@ -245,7 +246,7 @@ def measure(settings: Settings) -> list[dict[str, Any]]:
                         DISABLE_AUTOUPDATER="1",
                         DISABLE_ERROR_REPORTING="1",
                     )
-                    theirs.append(one_turn([claude], cc_env, "for shortcuts", project, root))
+                    theirs.append(one_turn([claude], cc_env, None, project, root))
     finally:
         shutil.rmtree(root, ignore_errors=True)
     value = median([r["bytes"] for r in ours])

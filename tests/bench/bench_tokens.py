@@ -20,6 +20,8 @@ from tests.fakeapi import FakeAPI, reply
 from tests.fakeapi.caching import count_tokens
 
 PROMPT = "hello"
+#: issue 33: Claude Code's working rules without its weight, at most this share of its first request
+GOAL = 0.4
 #: the tools agent-tui had before issue 16 (the row's second figure)
 FIRST_SEVEN = ("Read", "Write", "Edit", "Bash", "Glob", "Grep", "TodoWrite")
 
@@ -57,7 +59,7 @@ def measure(settings: Settings) -> list[dict[str, Any]]:
             PYTHONPATH=str(REPO),
         )
         ours = first_request([sys.executable, "-m", "tui.cli", "-p", PROMPT], env, project)
-        claude = find_claude()
+        claude = find_claude(root)[0]
         theirs = None
         if claude:
             cc_env = {
@@ -79,7 +81,7 @@ def measure(settings: Settings) -> list[dict[str, Any]]:
             )
             theirs = first_request([claude, "-p", PROMPT], cc_env, project)
     if ours is None:
-        return [row("first request of a plain prompt: tokens", None, None, "≤ 0.2× Claude Code", note="no request")]
+        return [row("first request of a plain prompt: tokens", None, None, f"≤ {GOAL}× Claude Code", note="no request")]
     before = {**ours, "tools": [t for t in ours["tools"] if t.get("name") in FIRST_SEVEN]}
     label = f"Claude Code ({_claude_version(claude)}), measured in this run" if theirs else "Claude Code not installed"
     cc_tokens = count_tokens(theirs) if theirs else None
@@ -88,10 +90,10 @@ def measure(settings: Settings) -> list[dict[str, Any]]:
             f"first request of a plain prompt: tokens — {len(ours['tools'])} tools",
             count_tokens(ours),
             cc_tokens,
-            "≤ 0.2× Claude Code",
+            f"≤ {GOAL}× Claude Code",
             unit="tok",
             baseline_label=label,
-            met=None if cc_tokens is None else count_tokens(ours) <= 0.2 * cc_tokens,
+            met=None if cc_tokens is None else count_tokens(ours) <= GOAL * cc_tokens,
         ),
         row(
             "first request with only the 7 tools before issue 16: tokens",

@@ -36,7 +36,7 @@ def project(tmp_path: Path) -> Path:
         "---\ndescription: Summarise the changes\nargument-hint: <audience>\n---\n"
         "Summarise for $ARGUMENTS. Shell says: !`echo from-shell`\n@CHANGES.md\n",
     )
-    _write(project / ".claude/commands/broken.md", "---\ndescription: [oops\n---\nx\n")
+    _write(project / ".claude/commands/broken.md", "---\n  stray\ndescription: [oops\n---\nx\n")
     _write(project / ".claude/skills/release/SKILL.md", "---\ndescription: Cut a release\n---\nRelease $0 now.\n")
     (project / ".claude/skills/halfdone").mkdir(parents=True)
     return project
@@ -62,7 +62,7 @@ def test_print_mode_expands_a_command_in_a_trusted_folder_and_the_skill_tool_loa
     result = bodies[1]["messages"][-1]["content"][0]
     assert result["type"] == "tool_result" and "Release v2 now." in str(result["content"])
     # bad files: one sentence each on stderr, named by file; the run went on
-    assert f"{project}/.claude/commands/broken.md has broken frontmatter" in proc.stderr
+    assert f"{project}/.claude/commands/broken.md has frontmatter that is not YAML" in proc.stderr
     assert f"{project}/.claude/skills/halfdone has no SKILL.md" in proc.stderr
     assert "Traceback" not in proc.stderr
     assert json.loads(proc.stdout.splitlines()[-1])["is_error"] is False

@@ -142,6 +142,23 @@ def test_later_priority_waits_for_its_own_turn(monkeypatch, project):
     assert code == 0 and [r["result"] for r in results] == ["One.", "Two."]
 
 
+def test_lines_written_at_once_are_turns_of_their_own_as_in_claude_code(monkeypatch, project):
+    script = [reply(text("One."), stop_reason="end_turn"), reply(text("Two."), stop_reason="end_turn")]
+    with FakeAPI(script) as api:
+        session, _ = make_session(monkeypatch, api.base_url, project)
+        out, err = io.StringIO(), io.StringIO()
+        stdin = io.StringIO(user("first question") + user("second question"))
+        code = run_headless(session.options, "", "stream-json", out=out, err=err, session=session, input_stream=stdin)
+        assert api.errors == []
+        bodies = [r.body for r in api.message_requests]
+    lines = [json.loads(line) for line in out.getvalue().splitlines()]
+    assert code == 0 and [r["result"] for r in lines if r["type"] == "result"] == ["One.", "Two."]
+    assert [e["prompt"] for e in lines if e["type"] == "turn_started"] == ["first question", "second question"]
+    assert [m["content"][0]["text"] for m in bodies[0]["messages"]] == ["first question"]
+    assert [m["role"] for m in bodies[1]["messages"]] == ["user", "assistant", "user"]
+    assert [line.get("subtype") for line in lines if line["type"] == "system"].count("init") == 2  # one per turn
+
+
 def test_bad_lines_get_one_error_line_each_and_never_a_hang(monkeypatch, project):
     with FakeAPI([reply(text("Fine."), stop_reason="end_turn")]) as api:
         session, _ = make_session(monkeypatch, api.base_url, project)

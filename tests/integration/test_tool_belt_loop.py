@@ -211,7 +211,9 @@ def test_print_mode_reports_searches_as_claude_code_does(tmp_path: Path, env: di
 
 def test_a_prompt_in_plan_mode_carries_the_reminder(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
     with FakeAPI([reply(text("a")), reply(text("b"))]) as api:
-        session, _ = make_session(monkeypatch, api.base_url, tmp_path, transcript=False, permission_mode="plan")
+        session, _ = make_session(
+            monkeypatch, api.base_url, tmp_path, transcript=False, permission_mode="plan", interactive=True
+        )  # the app: someone answers ExitPlanMode
         session.run_turn("plan it")
         session.policy.mode = "default"
         session.run_turn("do it")

@@ -130,3 +130,30 @@ def test_the_app_runs_project_hooks_only_in_a_trusted_folder(tmp_path: Path, dem
             assert not log.exists()
     finally:
         term.kill()
+
+
+async def test_an_async_rewake_hook_exiting_2_starts_a_turn_in_the_app(offline_options, demo_project, tmp_path) -> None:
+    flag = tmp_path / "woke"
+    command = f"[ -e {flag} ] && exit 0; touch {flag}; echo lint failed >&2; exit 2"
+    (demo_project / ".claude").mkdir()
+    (demo_project / ".claude" / "settings.json").write_text(
+        json.dumps({"hooks": {"Stop": [{"hooks": [{"type": "command", "command": command, "asyncRewake": True}]}]}})
+    )
+    user = Path(os.environ["XDG_CONFIG_HOME"]) / "agent-tui" / "settings.toml"
+    user.parent.mkdir(parents=True, exist_ok=True)
+    user.write_text(f"trusted_folders = [{json.dumps(str(demo_project))}]\n")
+    app = AgentApp(offline_options(), permission_grace_s=0)
+
+    def woken() -> bool:
+        texts = [
+            block.get("text", "")
+            for m in app.session.messages
+            if m["role"] == "user" and isinstance(m["content"], list)
+            for block in m["content"]
+        ]
+        return any("Stop hook feedback:" in t and "lint failed" in t for t in texts)
+
+    async with app.run_test(size=SIZE) as pilot:
+        await type_prompt(pilot, "hello")
+        await wait_until(pilot, lambda: woken() and not app.controller.busy, timeout=30)
+    assert app.session.turn_count >= 2

@@ -67,6 +67,18 @@ async def test_two_calls_listed_selected_and_diffed(tmp_path: Path) -> None:
         assert "first request" in text_of(app.query_one("#inspector-diff", Static))
 
 
+async def test_the_selected_call_names_its_max_tokens(tmp_path: Path) -> None:
+    app = Host(tmp_path)
+    async with app.run_test(size=(100, 40)) as pilot:
+        inspector = app.query_one(Inspector)
+        for event in two_call_session():
+            inspector.record(event)
+        inspector.show_view("request")
+        await pilot.pause()
+        line = text_of(app.query_one("#inspector-selected", Static))
+        assert "claude-sonnet-5-5 · max_tokens 128,000" in line  # the model's output limit
+
+
 async def test_copy_and_save_write_valid_json(tmp_path: Path) -> None:
     app = Host(tmp_path)
     async with app.run_test(size=(100, 40)) as pilot:
@@ -171,7 +183,7 @@ def test_diff_lists_everything_that_is_not_an_append() -> None:
     texts = [c.text for c in diff_requests(old, new)]
     assert "system[0]: changed" in texts
     assert "tools: +Bash" in texts and "tools: -Grep" in texts
-    assert "max_tokens: 16000 → 8000" in texts
+    assert "max_tokens: 128000 → 8000" in texts
     assert "messages[0] (user): cache_control moved (content unchanged)" in texts
     assert "messages: +1 appended (assistant)" in texts
     assert "nothing else changed" not in texts

@@ -28,7 +28,7 @@ def project(demo_project: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch)
         "---\ndescription: Say hello\nargument-hint: <name>\n---\nSay hello to $0.\n",
     )
     _write(demo_project / ".claude/commands/gitstate.md", "---\ndescription: git state\n---\nState: !`echo clean`\n")
-    _write(demo_project / ".claude/commands/broken.md", "---\ndescription: [x\n---\n")
+    _write(demo_project / ".claude/commands/broken.md", "---\n  stray\ndescription: [x\n---\n")
     _write(demo_project / "docs/guide.md", "the guide\n")
     from tui.config.settings import decline_folder
 
@@ -55,7 +55,7 @@ async def test_commands_completion_bash_mode_and_memory_in_one_session(offline_o
     original_notify = app.notify
     app.notify = lambda message, **kw: (notes.append(message), original_notify(message, **kw))  # type: ignore[method-assign]
     async with app.run_test(size=SIZE) as pilot:
-        await wait_until(pilot, lambda: any("broken.md has broken frontmatter" in n for n in notes))
+        await wait_until(pilot, lambda: any("broken.md has frontmatter that is not YAML" in n for n in notes))
         menu = app.query_one(CompletionMenu)
         # `/` completes custom commands with their description and hint
         await _type(pilot, "/gre")

@@ -257,6 +257,7 @@ class AcpAgent:
         for problem in [*problems, *left_out]:
             self.say(problem)
         options.interactive = True  # gated calls ask the client
+        options.front_end = "acp"
         session = AgentSession(options)
         if session.offline and not options.offline:
             self.say("no ANTHROPIC_API_KEY set; using the offline demo model (--offline to silence).")

@@ -248,7 +248,7 @@ def _remember_compaction(
             "summary_tokens": estimate_tokens(summary),
         }
     )
-    session.reload_memory()  # AGENTS.md / CLAUDE.md as they are now go with the next request
+    session.reload_memory(compacted=True)  # AGENTS.md / CLAUDE.md as they are now go with the next request
 
 
 def _finish(

@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Any
 
 from .events import ContextUsage
 from .image_tokens import IMAGE_TOKENS, image_chars
-from .pricing import model_info
+from .pricing import max_output_tokens, model_info
 
 if TYPE_CHECKING:
     from .session import AgentSession
@@ -21,6 +21,9 @@ if TYPE_CHECKING:
 CHARS_PER_TOKEN = 4
 #: most tokens the summary request may produce
 SUMMARY_MAX_TOKENS = 8192
+#: the most of the window kept free for a reply when deciding to compact (a reply asks for up to the model's
+#: output limit, but rarely needs it; one that does not fit ends with `model_context_window_exceeded`)
+REPLY_RESERVE = 16_000
 
 
 def estimate_tokens(value: Any) -> int:
@@ -38,8 +41,15 @@ def usage_tokens(usage: dict[str, Any]) -> int:
     return sum(int(usage.get(k) or 0) for k in keys)
 
 
+def reply_reserve(session: AgentSession) -> int:
+    """The part of the window kept free for a reply: its max_tokens, at most REPLY_RESERVE."""
+    opts = session.options
+    return min(REPLY_RESERVE, max_output_tokens(opts.model, opts.max_tokens))
+
+
 def summary_budget(session: AgentSession) -> int:
-    return min(SUMMARY_MAX_TOKENS, session.options.max_tokens)
+    opts = session.options
+    return min(SUMMARY_MAX_TOKENS, max_output_tokens(opts.model, opts.max_tokens))
 
 
 class ContextTracker:
@@ -99,5 +109,5 @@ class ContextTracker:
         if self.stuck_at is not None and len(self.session.messages) <= self.stuck_at:
             return False
         used, _ = self.current()
-        headroom = opts.max_tokens + summary_budget(self.session)
+        headroom = reply_reserve(self.session) + summary_budget(self.session)
         return used + headroom > threshold * self.window()

@@ -13,7 +13,7 @@ from tui.wording import middle_cut
 
 from .compaction import choose_cut
 from .compaction_plan import compaction_plan
-from .context import estimate_tokens, summary_budget
+from .context import estimate_tokens, reply_reserve, summary_budget
 
 if TYPE_CHECKING:
     from .session import AgentSession
@@ -96,7 +96,7 @@ def context_map(session: AgentSession) -> dict[str, Any]:
         categories[part["kind"]] = categories.get(part["kind"], 0) + part["tokens"]
     opts = session.options
     threshold = float(getattr(opts, "auto_compact_threshold", 0.8) or 0)
-    headroom = opts.max_tokens + summary_budget(session)
+    headroom = reply_reserve(session) + summary_budget(session)
     cut = choose_cut(messages)
     dropped = int(estimate_tokens(messages[:cut]) * scale) if cut else 0
     usage = getattr(tracker, "last_usage", None) or {}
@@ -122,7 +122,22 @@ def context_map(session: AgentSession) -> dict[str, Any]:
         "compaction_plan": compaction_plan(session, messages),
         "pinned": list(getattr(session, "pins", ())),
         "last_compaction": _last_compaction(session),
+        "memory_files": memory_files(session),
     }
+
+
+def memory_files(session: AgentSession) -> list[dict[str, Any]]:
+    """Each memory file and `.claude/rules` rule loaded: its path, tokens, and where it went (JSON-able)."""
+    files = [
+        {"path": str(m.path), "tokens": estimate_tokens(m.text), "sent": "system prompt"}
+        for m in getattr(session, "memory_files", ())
+    ]
+    rules = getattr(session, "path_rules", None)
+    sent = rules.sent if rules is not None else []
+    return files + [
+        {"path": str(m.path), "tokens": estimate_tokens(m.text), "sent": "after a tool result (paths: matched)"}
+        for m in sent
+    ]
 
 
 def _last_compaction(session: AgentSession) -> dict[str, Any] | None:

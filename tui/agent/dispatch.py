@@ -33,6 +33,7 @@ from .events import (
 from .permission_gate import PendingAsks, PermissionReply
 from .result_meta import publish_result_meta
 from .schema import validate
+from .tool_belt import append_text, rules_key
 
 INTERRUPTED_TEXT = "Interrupted by the user: this tool call did not run to completion."
 MAX_WORKERS = 8
@@ -104,6 +105,8 @@ class Dispatcher:
         self.watch_tool: Callable[[Tool], Callable[[], None] | None] | None = None
         #: sees each edit tool's call before and after it runs (language servers' diagnostics: lsp_link.py)
         self.edit_observer: Any = None
+        #: (tool name, input, resolve) -> the `.claude/rules` reminders a file it read or edited brings in
+        self.file_rules: Callable[[str, Any, Callable[[str], Any]], list[dict[str, Any]]] | None = None
 
     # --- batching --------------------------------------------------------------------
 
@@ -276,7 +279,9 @@ class Dispatcher:
             result = observer.after(seen, result, call.id, ctx)
         publish_result_meta(self.publish, call.id, call.input, result)  # tools report through their result
         if call.warning:
-            result = ToolResult(_append_text(result.content, call.warning), result.is_error, result.fatal, result.meta)
+            result = ToolResult(append_text(result.content, call.warning), result.is_error, result.fatal, result.meta)
+        if self.file_rules is not None and not result.is_error:
+            call.hook_blocks[:0] = self.file_rules(call.name, call.input, ctx.resolve)  # before its hooks' context
         return result, ("error" if result.is_error else "done")
 
     def _permit(
@@ -474,7 +479,7 @@ class Dispatcher:
         self, reply_future: Future[PermissionReply], call: Call, cancel: threading.Event
     ) -> PermissionReply | None:
         """The user's reply; None when interrupted or when a rule settled the question (PendingAsks)."""
-        rules_seen = _rules_key(self.policy)
+        rules_seen = rules_key(self.policy)
         while True:
             if cancel.is_set():
                 if not reply_future.done():
@@ -484,9 +489,9 @@ class Dispatcher:
                 return reply_future.result(timeout=0.05)
             except TimeoutError:
                 if (
-                    _rules_key(self.policy) != rules_seen
+                    rules_key(self.policy) != rules_seen
                 ):  # a rule from elsewhere (an @ attachment's answer), or the mode
-                    rules_seen = _rules_key(self.policy)
+                    rules_seen = rules_key(self.policy)
                     self.pending.settle()
             except Exception:  # cancelled: by a rule (settled), else taken as a denial
                 return None if call.id in self.pending.settled else PermissionReply(False, reason="")
@@ -525,14 +530,3 @@ class Dispatcher:
         if call.result.is_error:
             block["is_error"] = True
         return block
-
-
-def _rules_key(policy: Any) -> tuple[Any, ...]:
-    """What changes when an answer adds a rule ("allow for this session", "always allow") or the mode changes."""
-    return (len(getattr(policy, "session_allow", ())), len(getattr(policy, "rules", ())), getattr(policy, "mode", None))
-
-
-def _append_text(content: str | list[dict[str, Any]], note: str) -> str | list[dict[str, Any]]:
-    if isinstance(content, str):
-        return f"{content}\n\n{note}" if content else note
-    return [*content, {"type": "text", "text": note}]

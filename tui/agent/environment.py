@@ -34,9 +34,15 @@ def git_branch(root: Path) -> str | None:
 
 
 def environment_text(
-    project_dir: Path, model: str, today: _dt.date | None = None, *, extra_dirs: Sequence[Path] = ()
+    project_dir: Path,
+    model: str,
+    today: _dt.date | None = None,
+    *,
+    extra_dirs: Sequence[Path] = (),
+    approvals: str = "",
 ) -> str:
-    """The environment block: working directory (and added ones, as Claude Code lists them), platform, date, git state."""
+    """The environment block: working directory (and added ones, as Claude Code lists them), platform, date, git
+    state, and who approves the model's calls (approvals.py)."""
     root = find_git_root(project_dir)
     if root is None:
         git_line = "Is a git repository: no"
@@ -53,5 +59,5 @@ def environment_text(
         f"Platform: {os.uname().sysname.lower()} ({os.uname().release})\n"
         f"Shell: /bin/bash\n"
         f"Today's date: {day}\n"
-        f"Model: {model}"
+        f"Model: {model}" + (f"\n{approvals}" if approvals else "")
     )

@@ -8,6 +8,7 @@ Every method is safe to call from any thread.
 
 from __future__ import annotations
 
+import dataclasses
 import itertools
 import threading
 from collections.abc import Callable
@@ -140,6 +141,20 @@ class Inbox:
             if not self._messages:
                 return None if self._closed else []
             return self._take_batch()
+
+    def wait_prompt(self, timeout: float | None = None) -> list[QueuedMessage] | None:
+        """Like `wait_batch`, one message at a time: those already waiting behind it get turns of their own.
+
+        Claude Code answers each stream-json line written at once in its own turn, with its own result;
+        only a line that arrives while a turn runs is steered into it.
+        """
+        with self._lock:
+            self._lock.wait_for(lambda: self._messages or self._closed, timeout)
+            if not self._messages:
+                return None if self._closed else []
+            first, *rest = self._messages
+            self._messages = [dataclasses.replace(m, steer=False) for m in rest]
+            return [first]
 
 
 def joined(messages: list[QueuedMessage]) -> str:

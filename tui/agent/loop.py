@@ -31,13 +31,13 @@ from .events import (
 )
 from .fallback import switch_to_fallback
 from .guards import LoopStop, ProgressGuard
-from .pricing import add_usage, total_tokens, usage_cost
+from .pricing import add_usage, max_output_tokens, total_tokens, usage_cost
 from .request import build_request, sdk_params
 from .retry import CREDENTIALS, backoff_delay, classify
 from .steer import steer
 from .stream import StreamError, StreamInterrupted, StreamResult, run_stream
 from .thinking import ThinkingChoice
-from .tool_belt import MAX_PAUSE_TURNS, notification_blocks, pause_streak, remind_plan_mode
+from .tool_belt import MAX_PAUSE_TURNS, notification_blocks, pause_streak, remind_mode
 
 if TYPE_CHECKING:
     from .session import AgentSession
@@ -51,7 +51,7 @@ def run_turn(session: AgentSession, prompt: str, images: tuple[dict[str, Any], .
     turn = session.begin_turn(prompt, images)
     # thinking and effort stay as they were when the turn began (the API ignores thinking toggled in a tool loop)
     choice = ThinkingChoice.for_turn(session.options, prompt, words=session.loop_path == "main")
-    remind_plan_mode(session)
+    remind_mode(session)
     session.publish(TurnStarted(turn_id=turn.turn_id, prompt=prompt, images=images))
     guard = ProgressGuard(session.options.no_progress_warn, session.options.no_progress_stop)
     stop = LoopStop("error", "the loop ended without a reason", is_error=True)
@@ -165,7 +165,7 @@ def call_model(session: AgentSession, iteration: int, choice: ThinkingChoice | N
     client = session.client()
     body = build_request(
         model=opts.model,
-        max_tokens=opts.max_tokens,
+        max_tokens=max_output_tokens(opts.model, opts.max_tokens),
         system=session.system_blocks(),
         tools=session.tool_definitions(),
         messages=session.messages,

@@ -12,7 +12,8 @@ from typing import Any
 class AgentOptions:
     project_dir: Path = field(default_factory=Path.cwd)
     model: str = "claude-sonnet-5-5"
-    max_tokens: int = 16000
+    #: max_tokens of each reply (None: the model's output limit, pricing.max_output_tokens)
+    max_tokens: int | None = None
     permission_mode: str = "default"
     allowed_tools: list[str] = field(default_factory=list)
     disallowed_tools: list[str] = field(default_factory=list)
@@ -31,6 +32,9 @@ class AgentOptions:
     offline: bool = False
     #: True in the app: gated calls ask through PermissionRequested. False in -p: they are denied.
     interactive: bool = False
+    #: the front end, for what the model is told and offered: "app", "print" (-p), "acp" or "sdk"
+    #: ("": the app when interactive, else -p)
+    front_end: str = ""
     max_retries: int = 4
     #: seconds without a byte before a stream counts as stalled
     stream_idle_timeout: float = 90.0

@@ -1,4 +1,7 @@
-"""Model prices and context windows, dated (prices change; keep this table current).
+"""Model prices, context windows and output limits, dated (prices change; keep this table current).
+
+`max_output` is the largest `max_tokens` a model takes (the anthropic SDK lists no limits, only
+which models it refuses a non-streaming call for); every reply is streamed, so it is safe to ask for.
 
 USD per million tokens: input, 5-minute cache write, 1-hour cache write, cache read, output.
 """
@@ -100,6 +103,28 @@ def model_info(model: str) -> ModelInfo:
         return found[1]
     name = priced_name(model)
     return MODELS[name] if name is not None else _DEFAULT
+
+
+def table_name(model: str) -> str | None:
+    """The table's id within `model`: a dated id, or a provider's (us.anthropic.claude-…-v1:0); None if unlisted."""
+    return priced_name(model) or next((n for n in sorted(MODELS, key=len, reverse=True) if n in model), None)
+
+
+def max_output_tokens(model: str, setting: int | None = None) -> int:
+    """max_tokens for a reply of `model`: its output limit, or the `max_tokens` setting when set.
+
+    A profile's `NAME:MODEL` takes the profile's `max_output` (else the table's, else UNKNOWN_OUTPUT); a plain
+    name the table does not list gets UNKNOWN_OUTPUT, which the setting may exceed. A setting is kept within
+    any other limit.
+    """
+    if ":" in model and (found := _profile_info(model)) is not None:
+        limit, known = found[1].max_output, True
+    else:
+        name = table_name(model)
+        limit, known = (MODELS[name].max_output, True) if name is not None else (UNKNOWN_OUTPUT, False)
+    if not setting:
+        return limit
+    return min(setting, limit) if known else setting
 
 
 def usage_cost(usage: dict[str, Any], model: str) -> float:

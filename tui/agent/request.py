@@ -31,11 +31,13 @@ def build_system(
     *,
     instructions: str | None = None,
     append: str | None = None,
+    approvals: str = "",
 ) -> list[dict[str, Any]]:
     """system[]: the stable rules (cache-marked), memory files, then the environment.
 
     `instructions` replaces the rules (--system-prompt; empty leaves them out), `append` follows them
-    (--append-system-prompt); the last of these two carries the cache mark.
+    (--append-system-prompt); the last of these two carries the cache mark. `approvals` is the environment's
+    sentence on who approves the model's calls (approvals.py).
     """
     rules = IDENTITY_AND_RULES if instructions is None else instructions
     blocks: list[dict[str, Any]] = [{"type": "text", "text": t} for t in (rules, append) if t]
@@ -43,7 +45,9 @@ def build_system(
         blocks[-1]["cache_control"] = dict(EPHEMERAL)
     if memory_text:
         blocks.append({"type": "text", "text": memory_text})
-    blocks.append({"type": "text", "text": environment_text(project_dir, model, extra_dirs=extra_dirs)})
+    blocks.append(
+        {"type": "text", "text": environment_text(project_dir, model, extra_dirs=extra_dirs, approvals=approvals)}
+    )
     return blocks
 
 

@@ -21,7 +21,7 @@ from tui.wording import plural
 
 from .blobstore import BlobError, blob_hash
 from .checkpoints import UNKNOWN, Branch, Change, Checkpoints, PromptPoint, file_mode
-from .restore_paths import did, locate, remove, write_back
+from .restore_paths import did, locate, protected_places, remove, write_back
 
 if TYPE_CHECKING:
     from .session import AgentSession
@@ -118,9 +118,10 @@ def code_steps(cps: Checkpoints, pos: int) -> list[FileStep]:
         first.setdefault(change.path, change)
         last[change.path] = change
     steps = []
+    protected = protected_places(cps.project_dir)
     for path, change in first.items():
         end = last[path]
-        where = locate(path, change.real, cps.project_dir)
+        where = locate(path, change.real, cps.project_dir, protected)
         current = None if where.link or where.problem else _read(where.dest)
         step = FileStep(
             path,
@@ -265,10 +266,11 @@ def apply_code(cps: Checkpoints, steps: list[FileStep], overwrite: bool = True, 
     """Write each step's bytes and mode (or delete the file); conflicts are skipped unless `overwrite`.
 
     Where each file goes is checked again now (restore_paths.py): a link in its place is replaced, never
-    followed, and a folder that leads outside the project through a new link is refused.
+    followed; a path through a folder link made since the checkpoint, or into a protected place, is refused.
     """
     result = RewindResult([])
-    places = {id(s): locate(s.path, s.real, cps.project_dir) for s in steps if not s.problem}
+    protected = protected_places(cps.project_dir)
+    places = {id(s): locate(s.path, s.real, cps.project_dir, protected) for s in steps if not s.problem}
     todo = [
         s
         for s in steps

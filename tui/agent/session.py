@@ -8,6 +8,7 @@ what happens from `bus`. Constructing a session is cheap: the SDK is imported in
 from __future__ import annotations
 
 import threading
+from collections.abc import Callable
 from functools import partial
 from importlib import import_module
 from pathlib import Path
@@ -15,6 +16,7 @@ from typing import Any
 
 from tui.tools.base import SessionState, Tool, ToolContext
 
+from .approvals import approval_text, front_end_of
 from .bus import EventBus
 from .client import make_client, profile_model, use_offline
 from .context import ContextTracker
@@ -23,12 +25,13 @@ from .dispatch import Dispatcher
 from .events import Event, FileChangedOutside, Notice
 from .inbox import Inbox, joined
 from .options import AgentOptions
+from .path_rules import PathRules, rule_blocks
 from .pins import PinMixin
 from .pricing import add_usage, usage_cost
 from .request import build_system, build_tools
 from .session_history import NOT_EXECUTED_TEXT, HistoryMixin, Turn, last_text  # noqa: F401  (named here too)
 from .session_transcript import TranscriptMixin
-from .tool_belt import ask_user, configure_tools, publish_changes
+from .tool_belt import ask_user, configure_tools, offered_here, publish_changes
 from .transcript import Transcript, new_session_id
 
 
@@ -121,6 +124,14 @@ class AgentSession(HistoryMixin, TranscriptMixin, PinMixin):
         self.memory_text = ""
         #: the memory files memory_text was built from (tui.config.memory.MemoryFile), for /memory
         self.memory_files: list[Any] = []
+        #: `.claude/rules` files with `paths:` and subfolders' memory: waiting for a file, or sent after a tool result
+        self.path_rules = PathRules()
+        self._memory_compacted = False  # the next memory load follows a compaction (InstructionsLoaded's reason)
+        #: starts a turn with a text the engine brings (wake_with); None: -p runs such turns itself
+        self.waker: Callable[[str], object] | None = None
+        #: the memory files and imports kept out (tui.config.memory.SkippedImport), and those already named
+        self.memory_skipped: list[Any] = []
+        self.memory_told: set[str] = set()
         #: prompts kept verbatim through every compaction (/pin, `#pin`)
         self.pins: list[str] = []
         #: each compaction: its summary, plan and what it dropped (compaction.py), for /context
@@ -131,6 +142,8 @@ class AgentSession(HistoryMixin, TranscriptMixin, PinMixin):
         self._thread: threading.Thread | None = None
         self._system_cache: tuple[str, list[dict[str, Any]]] | None = None
         self._tool_defs: list[dict[str, Any]] | None = None
+        #: the permission mode the system prompt names (a change later is told in a reminder, tool_belt.py)
+        self.told_mode = ""
         self._watcher: Any = None
         self.dispatcher = Dispatcher(
             {t.name: t for t in self.tools},
@@ -169,6 +182,7 @@ class AgentSession(HistoryMixin, TranscriptMixin, PinMixin):
         self._checkpoints: Any = None
         self.state.checkpoint = _CheckpointHook(self)
         self.dispatcher.watch_tool = self._watch_tool
+        self.dispatcher.file_rules = partial(rule_blocks, self)
         self.session_id = options.session_id or new_session_id()
         self.transcript: Transcript | None = None
         self._transcript_sub: Any = None
@@ -282,23 +296,39 @@ class AgentSession(HistoryMixin, TranscriptMixin, PinMixin):
                     self.options.add_dirs,
                     instructions=self.options.system_prompt,
                     append=self.options.append_system_prompt,
+                    approvals=self.approvals(),
                 ),
             )
         return self._system_cache[1]
 
-    def reload_memory(self) -> None:
+    def reload_memory(self, compacted: bool = False) -> None:
         """Read the memory files again for the next request (after `#text`, /init or a compaction)."""
         self.memory_text = ""
         self._system_cache = None
+        self._memory_compacted = compacted
+
+    def wake_with(self, waker: Callable[[str], object] | None) -> None:
+        """How a front end starts a turn the session itself asks for (an asyncRewake hook's message)."""
+        self.waker = waker
+
+    def add_directory(self, path: Path) -> None:
+        """/add-dir: `path` is part of the project for the tools and the system prompt from the next request."""
+        self.options.add_dirs.append(path)  # the session's state and permission policy share this list
+        self._system_cache = None
+        if self.hooks is not None:
+            self.hooks.directory_added(str(path))
 
     def _load_memory(self) -> str:
         try:
-            from tui.config.memory import load_memory, memory_system_text
+            from .memory_imports import load_session_memory
         except ImportError:
             return ""
         try:
-            self.memory_files = load_memory(self.options.project_dir)
-            return memory_system_text(self.memory_files)
+            text = load_session_memory(self)
+            if self.hooks is not None and self.loop_path == "main":  # a subagent's copy is not a new load
+                self.hooks.instructions_loaded(self.memory_files, self._memory_compacted)
+            self._memory_compacted = False
+            return text
         except Exception as exc:
             self.publish(Notice(level="warning", text=f"Memory files were not loaded: {exc}"))
             return ""
@@ -330,8 +360,24 @@ class AgentSession(HistoryMixin, TranscriptMixin, PinMixin):
             self._tool_defs = build_tools(definitions)
         return self._tool_defs
 
+    @property
+    def front_end(self) -> str:
+        """The front end: "app", "print" (-p), "acp" or "sdk" (approvals.py)."""
+        return front_end_of(self.options.front_end, self.options.interactive)
+
+    def approvals(self) -> str:
+        """The environment's sentence on who approves calls; the mode it names is the one later reminders compare to."""
+        mode = str(getattr(self.policy, "mode", "default"))
+        self.told_mode = mode
+        allowed = self.options.allowed_tools
+        return approval_text(self.front_end, mode, can_ask=self.dispatcher.interactive, allowed=allowed)
+
     def _offered(self, tool: Tool) -> bool:
-        """Server tools (WebSearch) are left out of tools[] when a rule or the mode denies them."""
+        """Tools that cannot work here are left out of tools[] (offered_here); so are server tools (WebSearch)
+        that a rule or the mode denies."""
+        named = self.options.tool_names is not None and tool.name in self.options.tool_names  # --tools
+        if not offered_here(tool.name, self.front_end, can_answer=self.state.ask_user is not None, named=named):
+            return False
         if not getattr(tool, "server_tool", False):
             return True
         return bool(self.policy.check(tool, {}, self._tool_context("")).decision != "deny")

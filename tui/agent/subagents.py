@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING, Any
 
 from tui.config.agent_files import MODELS, AgentDefinition, load_definitions
 from tui.tools.base import Tool, ToolContext, ToolError, ToolInterrupted, ToolResult
+from tui.tools.rules import Rule, bullets
 
 from .bus import EventBus
 from .client import profile_model
@@ -35,9 +36,29 @@ NEVER_IN_SUBAGENTS = frozenset({"AskUserQuestion", "EnterPlanMode", "ExitPlanMod
 SHORT_MODELS = {"sonnet": "claude-sonnet-5-5", "opus": "claude-opus-5-5", "haiku": "claude-haiku-5-5"}
 USAGE_KEYS = ("input_tokens", "output_tokens", "cache_read_input_tokens", "cache_creation_input_tokens")
 
+AGENT_RULES = (
+    Rule(
+        "when-to-delegate",
+        "Delegate broad reading (across many files) or independent work that can run in parallel; a handful of "
+        "calls you make yourself. Once you delegate something, do not also do it yourself.",
+        "A subagent costs a fresh context and a lossy handoff; duplicated work costs twice.",
+    ),
+    Rule(
+        "relay-the-report",
+        "The agent's final message comes back to you, not to the user: relay what matters.",
+        "The user never sees a subagent's report unless the main agent passes it on.",
+    ),
+    Rule(
+        "no-invented-results",
+        "You are told when a background agent ends; until then its result is unknown: never guess it, say it is "
+        "still running.",
+        "A predicted result reads like a real one; the user would act on it.",
+    ),
+)
 DESCRIPTION = (
     "Run a subagent on a self-contained task in its own context. It sees only `prompt`: say all it needs; "
-    "its final message is the result. Agent calls in one response run in parallel. Types:"
+    "its final message is the result. Agent calls in one response run in parallel.\n"
+    f"{bullets(AGENT_RULES)}\nTypes:"
 )
 INPUT_SCHEMA: dict[str, Any] = {
     "type": "object",
@@ -45,10 +66,21 @@ INPUT_SCHEMA: dict[str, Any] = {
         "description": {"type": "string", "description": "3-5 words"},
         "prompt": {"type": "string"},
         "subagent_type": {"type": "string"},
-        "model": {"type": "string", "enum": list(MODELS)},
-        "run_in_background": {"type": "boolean"},
-        "name": {"type": "string"},
-        "isolation": {"type": "string", "enum": ["worktree"]},
+        "model": {
+            "type": "string",
+            "enum": list(MODELS),
+            "description": "The agent's model; default: its type's model, else yours",
+        },
+        "run_in_background": {
+            "type": "boolean",
+            "description": "Return a task id at once and go on; you are told when it ends",
+        },
+        "name": {"type": "string", "description": "A short name for the agent in the task list and its path"},
+        "isolation": {
+            "type": "string",
+            "enum": ["worktree"],
+            "description": "Work in its own git worktree (removed when it changed nothing)",
+        },
     },
     "required": ["description", "prompt"],
     "additionalProperties": False,
@@ -63,7 +95,9 @@ def agent_schema(profiles: dict[str, Any]) -> dict[str, Any]:
         field["enum"] = [*MODELS, *(f"{name}:{m}" for name, profile in profiles.items() for m in profile.models)]
     else:  # a profile that lists no models: any of its names goes
         del field["enum"]
-        field["description"] = f"{', '.join(MODELS)}, or NAME:MODEL for provider {', '.join(profiles)}"
+        field["description"] = (
+            f"{field['description']} ({', '.join(MODELS)}, or NAME:MODEL for provider {', '.join(profiles)})"
+        )
     return schema
 
 
@@ -137,28 +171,32 @@ class SubagentSession(AgentSession):
         self.bus.publish(event)
 
     def system_blocks(self) -> list[dict[str, Any]]:
-        """The definition's prompt (cache-marked), the parent's memory for full agents, the environment."""
+        """The definition's prompt and the rules every subagent keeps (cache-marked), the parent's memory for full
+        agents, the environment."""
         if self._system_cache is None:
             from .environment import environment_text
+            from .prompts import SUBAGENT_RULES
             from .request import EPHEMERAL
 
-            blocks: list[dict[str, Any]] = [
-                {"type": "text", "text": self.definition.prompt, "cache_control": dict(EPHEMERAL)}
-            ]
+            prompt = f"{self.definition.prompt}\n\n{SUBAGENT_RULES}"
+            blocks: list[dict[str, Any]] = [{"type": "text", "text": prompt, "cache_control": dict(EPHEMERAL)}]
             if self.memory_text:
                 blocks.append({"type": "text", "text": self.memory_text})
             blocks.append(
                 {
                     "type": "text",
                     "text": environment_text(
-                        self.options.project_dir, self.options.model, extra_dirs=self.options.add_dirs
+                        self.options.project_dir,
+                        self.options.model,
+                        extra_dirs=self.options.add_dirs,
+                        approvals=self.approvals(),
                     ),
                 }
             )
             self._system_cache = (self.options.model, blocks)
         return self._system_cache[1]
 
-    def reload_memory(self) -> None:
+    def reload_memory(self, compacted: bool = False) -> None:
         """Read the parent's memory files again (a full agent carries them; a restricted one never does)."""
         if self.definition.tools is None:
             self.memory_text = self._load_memory()
@@ -208,8 +246,12 @@ class AgentTool(Tool):
                     trusted = bool(getattr(self.owner.policy, "trusted", False))
                     plugins = getattr(self.owner.options, "plugins", None)  # tui.plugins.active.ActivePlugins
                     extra = plugins.agents(trusted) if plugins is not None else []
+                    from tui.tools.attachments import denied_reads
+
+                    project_dir = self.owner.options.project_dir
+                    denied = denied_reads(Path(project_dir), self.owner.policy)
                     self._definitions, self.problems = load_definitions(
-                        self.owner.options.project_dir, trusted, extra=extra
+                        project_dir, trusted, extra=extra, denied=denied
                     )
                     for problem in self.problems:
                         self.owner.publish(Notice(level="warning", text=problem))

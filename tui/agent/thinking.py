@@ -191,9 +191,9 @@ class ThinkingChoice:
 
 
 def _max_output(model: str) -> int:
-    from .pricing import model_info
+    from .pricing import max_output_tokens
 
-    return model_info(model).max_output
+    return max_output_tokens(model)
 
 
 def thinking_on(model: str, choice: bool | None) -> bool:

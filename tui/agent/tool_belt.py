@@ -73,6 +73,24 @@ PLAN_MODE_REMINDER = (
     "state). Explore with read-only tools, ask with AskUserQuestion if something is unclear, then call "
     "ExitPlanMode with your plan for the user to approve.\n</system-reminder>"
 )
+#: the same where nobody can answer (-p, an Agent SDK program without a permission callback)
+PLAN_MODE_REMINDER_UNATTENDED = (
+    "<system-reminder>\nPlan mode is on: do not change anything (no edits, no commands that change state). "
+    "Explore with read-only tools, then end your reply with your plan.\n</system-reminder>"
+)
+#: tools that need someone to answer them, and the front ends where TodoWrite's list is shown to anyone
+NEEDS_AN_ANSWER = frozenset({"AskUserQuestion", "ExitPlanMode"})
+TODO_SHOWN_IN = frozenset({"app", "acp", "sdk"})
+
+
+def offered_here(name: str, front_end: str, *, can_answer: bool, named: bool = False) -> bool:
+    """Whether a built-in tool can work in this front end: AskUserQuestion and ExitPlanMode only where someone
+    answers them, TodoWrite only where its list is shown (not plain -p, as Claude Code) or `--tools` names it."""
+    if name in NEEDS_AN_ANSWER:
+        return can_answer
+    if name == "TodoWrite":
+        return named or front_end in TODO_SHOWN_IN
+    return True
 
 
 def injected(text: str) -> bool:
@@ -80,12 +98,24 @@ def injected(text: str) -> bool:
     return text.startswith(("<task-notification>", "<system-reminder>"))
 
 
-def remind_plan_mode(session: AgentSession) -> None:
-    """In plan mode, add Claude Code's plan-mode reminder to the prompt just appended."""
-    if getattr(session.policy, "mode", "") != "plan" or not session.messages:
+def remind_mode(session: AgentSession) -> None:
+    """Add a reminder to the prompt just appended: plan mode's (Claude Code's) on every prompt while it is on,
+    and a changed mode's meaning once, when it differs from the one the system prompt named."""
+    mode = str(getattr(session.policy, "mode", ""))
+    if not session.messages or not mode:
         return
+    if mode == "plan":
+        answered = session.state.ask_user is not None
+        text = PLAN_MODE_REMINDER if answered else PLAN_MODE_REMINDER_UNATTENDED
+    elif session.told_mode and mode != session.told_mode:
+        from .approvals import mode_reminder
+
+        text = mode_reminder(mode, session.front_end, session.dispatcher.interactive)
+    else:
+        return
+    session.told_mode = mode if session.told_mode else ""
     last = session.messages[-1]
-    session.messages[-1] = {"role": "user", "content": [*last["content"], {"type": "text", "text": PLAN_MODE_REMINDER}]}
+    session.messages[-1] = {"role": "user", "content": [*last["content"], {"type": "text", "text": text}]}
     if session.transcript:
         session.transcript.write({"type": "merge_user", "message": session.messages[-1]})
 
@@ -125,3 +155,14 @@ def ask_user(
             continue
         except CancelledError:  # the app closed the dialog without an answer
             return {"dismissed": True}
+
+
+def rules_key(policy: Any) -> tuple[Any, ...]:
+    """What changes when an answer adds a rule ("allow for this session", "always allow") or the mode changes."""
+    return (len(getattr(policy, "session_allow", ())), len(getattr(policy, "rules", ())), getattr(policy, "mode", None))
+
+
+def append_text(content: str | list[dict[str, Any]], note: str) -> str | list[dict[str, Any]]:
+    if isinstance(content, str):
+        return f"{content}\n\n{note}" if content else note
+    return [*content, {"type": "text", "text": note}]

@@ -15,7 +15,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from tui.config.special_files import read_regular_bytes
+from tui.config.declared_files import DeniedCheck, LinkedOutside, Roots, declaring_root, read_declared
+from tui.config.frontmatter import FrontmatterError, as_list, as_text, body_after_frontmatter, split_frontmatter
 
 #: the read-only tools Explore and Plan get
 READ_ONLY_TOOLS = ("Read", "Glob", "Grep")
@@ -71,33 +72,6 @@ class AgentFileError(ValueError):
     """An agent file that cannot be used; `str()` is the sentence to show."""
 
 
-def split_frontmatter(text: str) -> tuple[dict[str, str], str]:
-    """(`key: value` pairs of a leading `---` block, the rest); no block gives ({}, text).
-
-    Values stay strings; a list may be written `a, b`, `[a, b]` or as `- item` lines below the key.
-    """
-    lines = text.lstrip("\ufeff").splitlines()
-    if not lines or lines[0].strip() != "---":
-        return {}, text
-    meta: dict[str, str] = {}
-    key = ""
-    for number, line in enumerate(lines[1:], start=2):
-        if line.strip() == "---":
-            return meta, "\n".join(lines[number:]).strip("\n")
-        if not line.strip() or line.lstrip().startswith("#"):
-            continue
-        item = re.match(r"^\s+-\s*(.*)$", line)
-        if item and key:
-            meta[key] = f"{meta[key]}, {item.group(1)}" if meta[key] else item.group(1)
-            continue
-        pair = re.match(r"^([A-Za-z_][\w-]*)\s*:\s*(.*)$", line)
-        if pair is None:
-            raise AgentFileError(f"line {number} of the frontmatter is not `key: value`")
-        key = pair.group(1)
-        meta[key] = _unquote(pair.group(2).strip())
-    raise AgentFileError("the frontmatter has no closing `---` line")
-
-
 def _unquote(value: str) -> str:
     if len(value) >= 2 and value[0] == value[-1] and value[0] in "'\"":
         return value[1:-1]
@@ -112,23 +86,42 @@ def split_list(value: str) -> tuple[str, ...]:
 
 
 def parse_agent_file(text: str, path: Path, source: str) -> AgentDefinition:
-    """The definition in one agent file, or AgentFileError naming what is wrong."""
-    meta, body = split_frontmatter(text)
-    name = meta.get("name", "").strip()
-    description = meta.get("description", "").strip()
-    if not name:
+    """The definition in one agent file, or AgentFileError naming what is wrong.
+
+    Read as Claude Code 2.1.332 reads it: a project's or the user's file needs `name` and `description` as text
+    (a number, a boolean or a list is refused); a plugin's file never is refused for them: its name is then the
+    file's, its description a stand-in. `tools` may be a list or one string; other keys are ignored; the body
+    may be empty (the general subagent's prompt stands in).
+    """
+    lenient = source == "plugin"
+    try:
+        meta, body = split_frontmatter(text)
+    except FrontmatterError as exc:
+        if not lenient:
+            raise AgentFileError(f"the frontmatter is not YAML ({exc}), so it has no `name`") from None
+        meta, body = {}, body_after_frontmatter(text)
+    name, description = meta.get("name"), meta.get("description")
+    if lenient:
+        name = as_text(name).strip() or path.stem
+        description = as_text(description).strip() or f"the {path.stem} agent"
+    if name is None or name == "":
         raise AgentFileError("the frontmatter has no `name`")
+    if not isinstance(name, str):
+        raise AgentFileError(f"`name` must be text, not {type(name).__name__} {name!r} (Claude Code refuses it too)")
+    name = name.strip()
     if not re.fullmatch(r"[A-Za-z0-9][\w.-]{0,63}", name):
         raise AgentFileError(f"`name` {name!r} may hold only letters, digits, `-`, `_` and `.`")
-    if not description:
+    if description is None or description == "":
         raise AgentFileError("the frontmatter has no `description`")
-    tools = split_list(meta["tools"]) if meta.get("tools", "").strip() else None
-    model = meta.get("model", "inherit").strip() or "inherit"
+    if not isinstance(description, str):
+        raise AgentFileError("`description` must be text, not a list or a number (Claude Code refuses it too)")
+    tools_value = meta.get("tools")
+    tools = tuple(as_list(tools_value)) if tools_value not in (None, "", []) else None
+    model = as_text(meta.get("model")).strip() or "inherit"
     if not re.fullmatch(r"[\w.@:-]+", model):
         raise AgentFileError(f"`model` {model!r} is not a model name")
-    if not body.strip():
-        raise AgentFileError("the body (the agent's system prompt) is empty")
-    return AgentDefinition(name, " ".join(description.split()), body.strip(), tools, model, source, str(path))
+    prompt = body.strip() or GENERAL_PROMPT  # an empty body loads in Claude Code; the API wants a non-empty text
+    return AgentDefinition(name, " ".join(description.split()), prompt, tools, model, source, str(path))
 
 
 def agent_folders(project_dir: Path, trusted: bool, home: Path | None = None) -> list[tuple[Path, str]]:
@@ -153,15 +146,28 @@ def agent_files(folder: Path) -> list[Path]:
     return sorted(found, key=lambda p: (len(p.relative_to(folder).parts), str(p)))
 
 
-def read_folder(folder: Path, source: str) -> tuple[list[AgentDefinition], list[str]]:
-    """The definitions under one folder, and one sentence per file skipped (unreadable, broken, duplicate name)."""
+def read_agent_file(path: Path, source: str, root: Roots, denied: DeniedCheck | None = None) -> AgentDefinition:
+    """The definition in `path`, a file `root` declares; OSError (LinkedOutside when its links lead out of
+    `root`, tui/config/declared_files.py) or AgentFileError, each with the reason."""
+    try:
+        text = read_declared(path, root, MAX_FILE_BYTES, denied).decode("utf-8", errors="replace")
+    except LinkedOutside as exc:
+        raise AgentFileError(f"it {exc}") from None
+    return parse_agent_file(text, path, source)
+
+
+def read_folder(
+    folder: Path, source: str, root: Roots | None = None, denied: DeniedCheck | None = None
+) -> tuple[list[AgentDefinition], list[str]]:
+    """The definitions under one folder, and one sentence per file skipped (unreadable, broken, duplicate name,
+    linked out of `root`: the project for a project's folder, else the home folder)."""
+    root = root if root is not None else declaring_root(source, folder.parent.parent, folder)
     taken: dict[str, Path] = {}
     definitions: list[AgentDefinition] = []
     problems: list[str] = []
     for path in agent_files(folder):
         try:
-            text = read_regular_bytes(path, MAX_FILE_BYTES).decode("utf-8", errors="replace")
-            definition = parse_agent_file(text, path, source)
+            definition = read_agent_file(path, source, root, denied)
         except (OSError, AgentFileError) as exc:
             problems.append(f"The agent file {path} was not loaded: {str(exc).rstrip('.')}.")
             continue
@@ -177,7 +183,11 @@ def read_folder(folder: Path, source: str) -> tuple[list[AgentDefinition], list[
 
 
 def load_definitions(
-    project_dir: Path, trusted: bool, home: Path | None = None, extra: Sequence[AgentDefinition] = ()
+    project_dir: Path,
+    trusted: bool,
+    home: Path | None = None,
+    extra: Sequence[AgentDefinition] = (),
+    denied: DeniedCheck | None = None,
 ) -> tuple[list[AgentDefinition], list[str]]:
     """Every agent type by name (later sources win) and one sentence per file that could not be used.
 
@@ -187,7 +197,8 @@ def load_definitions(
     by_name.update((d.name, d) for d in extra)
     problems: list[str] = []
     for folder, source in agent_folders(project_dir, trusted, home):
-        definitions, skipped = read_folder(folder, source)
+        root = project_dir if source == "project" else (home if home is not None else Path.home(), folder)
+        definitions, skipped = read_folder(folder, source, root, denied)
         problems += skipped
         by_name.update((d.name, d) for d in definitions)
     return list(by_name.values()), problems

@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from tui.config.hook_if import TOOL_EVENTS, condition_matches, parse_condition
 from tui.config.hook_matcher import compile_matcher, matches
 from tui.config.settings_schema import find_line
 
@@ -30,9 +31,18 @@ EVENTS: dict[str, str | None] = {
     "PreCompact": "trigger",
     "SessionStart": "source",
     "SessionEnd": "reason",
+    "InstructionsLoaded": "load_reason",
+    "DirectoryAdded": None,
 }
 
 DEFAULT_TIMEOUT_S = 60.0
+#: Claude Code's other handler types, named in the sentence that says they are skipped
+UNSUPPORTED_TYPES = {
+    "prompt": " (a model judges the event)",
+    "agent": " (an agent verifies the event)",
+    "http": " (the event is POSTed to a URL)",
+    "mcp_tool": " (an MCP tool is called)",
+}
 #: Claude Code events agent-tui does not fire: their hooks are named as ignored, not as typos
 OTHER_CC_EVENTS = (
     "Setup",
@@ -47,9 +57,10 @@ OTHER_CC_EVENTS = (
     "TaskCompleted",
     "TeammateIdle",
     "ConfigChange",
-    "InstructionsLoaded",
+    "PreModelSwitch",
+    "PostModelSwitch",
+    "PreSkillShellCommand",
     "CwdChanged",
-    "DirectoryAdded",
     "FileChanged",
     "WorktreeCreate",
     "WorktreeRemove",
@@ -76,11 +87,33 @@ class HookSpec:
     #: the plugin it comes from (`name@marketplace`) and that plugin's folder (`CLAUDE_PLUGIN_ROOT` in its env)
     plugin: str = ""
     plugin_root: str = ""
+    #: `if`: a permission rule the tool call must match for it to run (Claude Code 2.1.85)
+    condition: str | None = None
+    #: `asyncRewake`: in the background, and its exit code 2 wakes the model with its stderr
+    rewake: bool = False
+    #: `once`: runs once per session, then is removed
+    once: bool = False
+    #: `args` (exec form): `command` is spawned directly with these arguments, no shell
+    args: tuple[str, ...] | None = None
+    #: `onFailure: "block"`: a hook that fails (cannot start, times out, exits neither 0 nor 2, bad JSON) blocks
+    block_on_failure: bool = False
 
     @property
     def origin(self) -> str:
         """Where it comes from, for sentences and the inspector: the file, or the plugin and its file."""
         return f"plugin {self.plugin}, {self.source}" if self.plugin else str(self.source)
+
+    @property
+    def when(self) -> str:
+        """The matcher, its `if` and how it runs, as /hooks, the trust question and /plugin show it.
+
+        E.g. `Bash if Bash(git push *)`, `* · async`, `Write|Edit · asyncRewake · once`.
+        """
+        text = self.matcher or "*"
+        if self.condition:
+            text += f" if {self.condition}"
+        flags = ["asyncRewake" if self.rewake else "async" if self.background else "", "once" if self.once else ""]
+        return " · ".join([text, *(f for f in flags if f)])
 
     @property
     def key(self) -> str:
@@ -98,8 +131,10 @@ class HookConfig:
     #: runs a callback hook (HookSpec.callback) and fills in its run as a command's would be (tui/sdk_control)
     invoke: Callable[[Any, Any], None] | None = None
 
-    def for_event(self, event: str, value: str | None) -> list[HookSpec]:
-        """The handlers that run for `event` (matched on `value`): trusted, enabled, each command once."""
+    def for_event(
+        self, event: str, value: str | None, tool_input: Any = None, project_dir: Path | None = None
+    ) -> list[HookSpec]:
+        """The handlers that run for `event` (matched on `value`, their `if` on the call): trusted, enabled, once each."""
         chosen: dict[str, HookSpec] = {}
         for spec in self.hooks:
             if spec.event != event or spec.command in chosen or spec.key in self.disabled:
@@ -108,14 +143,32 @@ class HookConfig:
                 continue
             if EVENTS.get(event) is not None and not matches(spec.matcher, value):
                 continue
+            if spec.condition is not None and not _condition_holds(
+                spec.condition, event, value, tool_input, project_dir
+            ):
+                continue
             chosen[spec.command] = spec
         return list(chosen.values())
+
+    def ran_once(self, spec: HookSpec) -> None:
+        """A `once` hook ran: it does not run again this session."""
+        self.disabled.add(spec.key)
 
     def has(self, event: str) -> bool:
         """Whether any hook could run for `event` (cheap check before building its input)."""
         return any(
             s.event == event and (self.trusted or not s.project) and s.key not in self.disabled for s in self.hooks
         )
+
+
+def _condition_holds(condition: str, event: str, tool: str | None, tool_input: Any, project_dir: Path | None) -> bool:
+    if event not in TOOL_EVENTS or tool is None:
+        return False
+    try:
+        rule = parse_condition(condition)
+    except ValueError:
+        return False
+    return condition_matches(rule, tool, tool_input, project_dir or Path.cwd())
 
 
 def parse_hooks_block(path: Path, text: str, block: Any, *, project: bool) -> tuple[list[HookSpec], list[str]]:
@@ -159,6 +212,8 @@ def parse_hooks_block(path: Path, text: str, block: Any, *, project: bool) -> tu
                 continue
             for handler in group["hooks"]:
                 spec = _handler(handler, event, matcher, path, project, lambda m, name=name: problem(name, m))
+                if spec is not None and spec.condition is not None and not _condition_ok(spec, problem, name):
+                    continue
                 if spec is not None:
                     specs.append(spec)
     return specs, problems
@@ -170,7 +225,10 @@ def _handler(handler: Any, event: str, matcher: str | None, path: Path, project:
         return None
     kind = handler.get("type", "command")
     if kind != "command":
-        problem(f"hook type `{kind}` is not supported by agent-tui (only `command`); that handler is ignored.")
+        what = UNSUPPORTED_TYPES.get(str(kind), "")
+        problem(
+            f"hook type `{kind}` is not supported by agent-tui{what}; only `command` runs, that handler is ignored."
+        )
         return None
     command = handler.get("command")
     if not isinstance(command, str) or not command.strip():
@@ -181,6 +239,18 @@ def _handler(handler: Any, event: str, matcher: str | None, path: Path, project:
         problem(f"`timeout` must be a positive number of seconds; {DEFAULT_TIMEOUT_S:g} s is used.")
         timeout = DEFAULT_TIMEOUT_S
     message = handler.get("statusMessage")
+    condition = handler.get("if")
+    if condition is not None and not isinstance(condition, str):
+        problem("`if` must be a permission rule in a string, e.g. `Bash(git push *)`; that handler never runs.")
+        return None
+    rewake = handler.get("asyncRewake") is True
+    args = handler.get("args")
+    if args is not None and (not isinstance(args, list) or not all(isinstance(a, str) for a in args)):
+        problem("`args` must be a list of strings; that handler is ignored.")
+        return None
+    if handler.get("shell", "bash") != "bash":
+        problem(f"`shell: {handler.get('shell')}` is not supported by agent-tui (hooks run under sh); ignored.")
+        return None
     return HookSpec(
         event,
         matcher or None,
@@ -189,5 +259,23 @@ def _handler(handler: Any, event: str, matcher: str | None, path: Path, project:
         path,
         project,
         message if isinstance(message, str) else None,
-        handler.get("async") is True,
+        handler.get("async") is True or rewake,
+        condition=condition.strip() if condition and condition.strip() else None,
+        rewake=rewake,
+        once=handler.get("once") is True,
+        args=tuple(args) if args is not None else None,
+        block_on_failure=handler.get("onFailure", "continue") != "continue",
     )
+
+
+def _condition_ok(spec: HookSpec, problem: Any, name: str) -> bool:
+    """Whether a handler's `if` can ever hold; one sentence when it cannot (Claude Code never runs it either)."""
+    if spec.event not in TOOL_EVENTS:
+        problem(name, f"`if` only applies to tool events; this {spec.event} hook never runs (as in Claude Code).")
+        return False
+    try:
+        parse_condition(spec.condition or "")
+    except ValueError as exc:
+        problem(name, f"`if`: {exc} This hook never runs (as in Claude Code).")
+        return False
+    return True

@@ -142,6 +142,14 @@ def _project_table(data: dict[str, Any], project_dir: Path) -> dict[str, Any]:
     return table
 
 
+def set_project_value(user_file: Path, project_dir: Path, key: str, value: Any) -> Path:
+    """Set `[projects."<dir>"] key = value` in the user settings (an answer remembered for one project)."""
+    data = read_settings_file(user_file)
+    _project_table(data, project_dir)[key] = value
+    write_settings_file(user_file, data)
+    return user_file
+
+
 def add_project_rule(user_file: Path, project_dir: Path, kind: RuleKind, rule: str) -> bool:
     """Record a rule for `project_dir` in the user settings (`[projects."<dir>"] allow = […]`)."""
     data = read_settings_file(user_file)

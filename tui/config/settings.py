@@ -84,8 +84,8 @@ class Settings:
     """Every setting agent-tui reads, with its default."""
 
     model: str = DEFAULT_MODEL
-    #: max_tokens sent with each request
-    max_tokens: int = 16000
+    #: max_tokens sent with each request (None: the model's output limit)
+    max_tokens: int | None = None
     #: run consecutive read-only tool calls in parallel
     parallel_tools: bool = True
     #: subagents (the Agent tool) running at once, and how deep they may nest (0: no Agent tool)

@@ -15,10 +15,16 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from tui.config.declared_files import DeniedCheck, LinkedOutside, Roots, declaring_root, read_declared
+from tui.config.frontmatter import (
+    FrontmatterError,
+    as_bool,
+    as_list,
+    as_text,
+    body_after_frontmatter,
+    split_frontmatter,
+)
 from tui.config.paths import PROJECT_DIR_NAME, user_config_dir
-from tui.config.special_files import read_regular_bytes
-
-from .frontmatter import FrontmatterError, as_bool, as_list, split_frontmatter
 
 #: a command or skill file larger than this is refused (a prompt template is never this big)
 MAX_FILE_BYTES = 256 * 1024
@@ -46,6 +52,8 @@ class CustomCommand:
     #: the plugin it comes from (`name@marketplace`) and that plugin's folder (`${CLAUDE_PLUGIN_ROOT}`)
     plugin: str = ""
     plugin_root: str = ""
+    #: whether the frontmatter gave a description (Claude Code lists only such skills as `skills` in its init line)
+    described: bool = True
 
     @property
     def from_project(self) -> bool:
@@ -102,24 +110,33 @@ def command_folders(project_dir: Path) -> list[tuple[Path, str]]:
     ]
 
 
-def read_markdown(path: Path) -> tuple[dict[str, Any], str]:
-    """(frontmatter, body) of a command or skill file; ValueError with the reason when unreadable."""
+def read_markdown(
+    path: Path, root: Roots, denied: DeniedCheck | None = None, problems: list[str] | None = None
+) -> tuple[dict[str, Any], str]:
+    """(frontmatter, body) of a command or skill file that `root` declares; ValueError with the reason when
+    unreadable, when its links lead out of `root` or `denied` refuses it (tui/config/declared_files.py).
+
+    As Claude Code: bytes that are not UTF-8 are replaced, and frontmatter that is not YAML is left out
+    (the file loads without it; one sentence goes to `problems`).
+    """
     try:
-        data = read_regular_bytes(path, MAX_FILE_BYTES + 1)
+        data = read_declared(path, root, MAX_FILE_BYTES + 1, denied)
+    except LinkedOutside as exc:
+        raise ValueError(str(exc)) from None
     except OSError as exc:
         raise ValueError(f"cannot be read ({exc.strerror or exc})") from None
     if len(data) > MAX_FILE_BYTES:
         raise ValueError(f"is larger than {MAX_FILE_BYTES // 1024} KiB")
-    try:
-        text = data.decode("utf-8")
-    except UnicodeDecodeError:
-        raise ValueError("is not UTF-8 text") from None
+    text = data.decode("utf-8", errors="replace")
     try:
         return split_frontmatter(text)
-    except FrontmatterError as exc:
-        raise ValueError(f"has broken frontmatter ({exc})") from None
-    except RecursionError:  # a backstop: the parser itself bounds nesting
-        raise ValueError("has frontmatter nested too deeply to read") from None
+    except (FrontmatterError, RecursionError) as exc:
+        why = str(exc) if isinstance(exc, FrontmatterError) else "nested too deeply"
+        if problems is not None:
+            problems.append(
+                f"{path} has frontmatter that is not YAML ({why}); it was loaded without it, as Claude Code does."
+            )
+        return {}, body_after_frontmatter(text)
 
 
 def first_line(body: str) -> str:
@@ -133,31 +150,24 @@ def first_line(body: str) -> str:
 def build_command(
     name: str, path: Path, source: str, fields: dict[str, Any], body: str, kind: str = "command"
 ) -> CustomCommand:
-    """A CustomCommand from parsed fields; ValueError naming the key when a value has the wrong type."""
-    for key in ("description", "argument-hint", "model", "name"):
-        value = fields.get(key)
-        if value is not None and not isinstance(value, str):
-            raise ValueError(f"has a bad frontmatter key `{key}` (expected a string, not a list)")
-    disable = fields.get("disable-model-invocation", False)
-    flag = as_bool(disable)
-    if flag is None:
-        raise ValueError(
-            f"has a bad frontmatter key `disable-model-invocation` (expected true or false, not {disable!r})"
-        )
-    description = str(fields.get("description") or first_line(body))[:MAX_DESCRIPTION_CHARS]
+    """A CustomCommand from parsed fields, read as Claude Code reads them (a list or number is its text)."""
+    described = as_text(fields.get("description")).strip()
+    description = described or first_line(body)
     arguments = fields.get("arguments")
+    model = fields.get("model")
     return CustomCommand(
         name=name,
-        description=description,
+        description=description[:MAX_DESCRIPTION_CHARS],
         body=body,
         path=path,
         source=source,
         kind=kind,
-        argument_hint=str(fields.get("argument-hint") or ""),
+        argument_hint=as_text(fields.get("argument-hint")),
         allowed_tools=tuple(as_list(fields.get("allowed-tools"))),
-        model=str(fields["model"]) if fields.get("model") else None,
-        disable_model_invocation=flag,
+        model=as_text(model) if model is not None and model != "" else None,
+        disable_model_invocation=as_bool(fields.get("disable-model-invocation", False)) is True,
         arguments=tuple(as_list(arguments)) if arguments else (),
+        described=bool(described),
     )
 
 
@@ -170,8 +180,9 @@ def command_name(file_name: str) -> str:
     return re.sub(r"[^\w.-]+", "-", file_name).strip("-") or "-"
 
 
-def load_commands(project_dir: Path, catalog: Catalog) -> None:
-    """Add every command file under the command folders to `catalog` (later folders win)."""
+def load_commands(project_dir: Path, catalog: Catalog, denied: DeniedCheck | None = None) -> None:
+    """Add every command file under the command folders to `catalog` (later folders win); `denied`: the
+    session's read rules."""
     for folder, source in command_folders(project_dir):
         if not folder.is_dir():
             continue
@@ -181,13 +192,15 @@ def load_commands(project_dir: Path, catalog: Catalog) -> None:
             relative = path.relative_to(folder).with_suffix("")
             name = ":".join(command_name(part) for part in relative.parts)
             try:
-                fields, body = read_markdown(path)
+                fields, body = read_markdown(
+                    path, declaring_root(source, project_dir, folder), denied, catalog.problems
+                )
                 catalog.commands[name] = build_command(name, path, source, fields, body)
             except ValueError as exc:
                 catalog.problems.append(f"{path} {exc}; the command /{name} was skipped.")
 
 
-def load_catalog(project_dir: Path, plugins: Any = None) -> Catalog:
+def load_catalog(project_dir: Path, plugins: Any = None, denied: DeniedCheck | None = None) -> Catalog:
     """Commands, then skills (a skill beats a command of the same name), then those of the enabled plugins.
 
     `plugins` (tui.plugins.active.ActivePlugins) gives each plugin command as `/plugin:name`, and its short
@@ -196,8 +209,8 @@ def load_catalog(project_dir: Path, plugins: Any = None) -> Catalog:
     from .skills import load_skills
 
     catalog = Catalog()
-    load_commands(project_dir, catalog)
-    load_skills(project_dir, catalog)
+    load_commands(project_dir, catalog, denied)
+    load_skills(project_dir, catalog, denied)
     if plugins is not None:
         for command in plugins.commands():
             catalog.commands.setdefault(command.name, command)

@@ -79,7 +79,15 @@ def substitute_arguments(body: str, args: str, names: tuple[str, ...] = (), appe
 
 def substitute_variables(text: str, command: CustomCommand, project_dir: Path, session_id: str) -> str:
     """`${CLAUDE_SKILL_DIR}`, `${CLAUDE_PROJECT_DIR}`, `${CLAUDE_SESSION_ID}` (and agent-tui's own spelling),
-    `${CLAUDE_PLUGIN_ROOT}` in a plugin's."""
+    `${CLAUDE_PLUGIN_ROOT}` in a plugin's; inside `!` lines each value is quoted for the shell (shell_quote.py)."""
+    from .shell_quote import substitute_quoted
+
+    values = _variables(command, project_dir, session_id)
+    text = _EITHER.sub(lambda m: substitute_quoted(m.group(0), values), text)
+    return re.sub(r"\$\{(\w+)\}", lambda m: values.get(m.group(1), m.group(0)), text)
+
+
+def _variables(command: CustomCommand, project_dir: Path, session_id: str) -> dict[str, str]:
     values = {
         "CLAUDE_SKILL_DIR": str(command.folder),
         "CLAUDE_PROJECT_DIR": str(project_dir),
@@ -88,7 +96,7 @@ def substitute_variables(text: str, command: CustomCommand, project_dir: Path, s
     }
     if command.plugin_root:  # a plugin's command names its own files through it (as Claude Code)
         values["CLAUDE_PLUGIN_ROOT"] = command.plugin_root
-    return re.sub(r"\$\{(\w+)\}", lambda m: values.get(m.group(1), m.group(0)), text)
+    return values
 
 
 def shell_commands(text: str) -> list[str]:

@@ -83,26 +83,54 @@ def read_outcome(event: str, runs: list[HookRun]) -> HookOutcome:
     return outcome
 
 
+#: events where `onFailure: "block"` is ignored (as in Claude Code)
+NO_FAILURE_BLOCK = {"Stop", "SubagentStop", "TaskCompleted", "TeammateIdle"}
+
+
+def _failed(run: HookRun) -> str | None:
+    """Why the hook failed as `onFailure` counts it: no start, a timeout, an exit neither 0 nor 2, bad JSON."""
+    if failure := run.failure():
+        return failure
+    if run.exit_code not in (0, 2):
+        first = (run.stderr.strip().splitlines() or [""])[0][:300]
+        return f"{run.event} hook `{run.spec.command}` failed with exit code {run.exit_code}" + (
+            f": {first}" if first else "."
+        )
+    if run.exit_code == 0 and run.stdout.strip().startswith("{") and parse_json(run.stdout) is None:
+        return f"{run.event} hook `{run.spec.command}` printed invalid JSON."
+    return None
+
+
 def _read_run(event: str, run: HookRun, outcome: HookOutcome) -> str | None:
     failure = run.failure()
+    blocking = run.spec.block_on_failure and event in EXIT2 and event not in NO_FAILURE_BLOCK and not run.detached
+    if blocking and (why := _failed(run)):  # `onFailure: "block"`: the failure counts as exit code 2
+        return _exit2(event, run, outcome, f"{why} (onFailure: block)")
     if failure:
         outcome.user_messages.append(failure)
         return None
     stderr = run.stderr.strip()
     if run.exit_code == 2:
-        who = EXIT2.get(event)
-        message = stderr or f"{event} hook `{run.spec.command}` exited with code 2."
-        if who is None:
-            if stderr:
-                outcome.user_messages.append(f"{event} hook: {stderr}")
-            return None
-        outcome.feedback.append((run.spec.command, message))
-        if event in ("PostToolUse", "PostToolUseFailure"):
-            return "feedback"
-        outcome.blocked = True
-        if event == "PreToolUse":
-            _permission(outcome, "deny", message)
-        return "block"
+        return _exit2(event, run, outcome, stderr or f"{event} hook `{run.spec.command}` exited with code 2.")
+    return _read_output(event, run, outcome, stderr)
+
+
+def _exit2(event: str, run: HookRun, outcome: HookOutcome, message: str) -> str | None:
+    """Exit code 2: a block where the event can block (stderr to the model or the user), else a notice."""
+    if EXIT2.get(event) is None:
+        if stderr := run.stderr.strip():
+            outcome.user_messages.append(f"{event} hook: {stderr}")
+        return None
+    outcome.feedback.append((run.spec.command, message))
+    if event in ("PostToolUse", "PostToolUseFailure"):
+        return "feedback"
+    outcome.blocked = True
+    if event == "PreToolUse":
+        _permission(outcome, "deny", message)
+    return "block"
+
+
+def _read_output(event: str, run: HookRun, outcome: HookOutcome, stderr: str) -> str | None:
     data = parse_json(run.stdout)
     if data is None and run.stdout.strip().startswith("{") and run.exit_code == 0:
         cut = f" (its output was cut at {KEEP_BYTES // 1024} KB)" if run.stdout_cut else ""

@@ -84,8 +84,19 @@ def _granted_rules(session: Any, command: CustomCommand) -> list[str]:
 
 
 def _load(session: Any) -> Catalog:
-    """The project's, the user's and the enabled plugins' commands and skills."""
-    return load_catalog(Path(session.options.project_dir), getattr(session.options, "plugins", None))
+    """The project's, the user's and the enabled plugins' commands and skills (the session's deny rules apply)."""
+    project_dir = Path(session.options.project_dir)
+    return load_catalog(project_dir, getattr(session.options, "plugins", None), _denied(session, project_dir))
+
+
+def _denied(session: Any, project_dir: Path) -> Any:
+    """Why the session's deny rules or `sandbox.deny_read` refuse reading a command or skill file, else None."""
+    policy = getattr(session, "policy", None)
+    if policy is None:
+        return None
+    from tui.tools.attachments import denied_reads
+
+    return denied_reads(project_dir, policy)
 
 
 def session_catalog(session: Any) -> Catalog:

@@ -11,6 +11,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from tui.config.declared_files import DeniedCheck, declaring_root
 from tui.config.paths import PROJECT_DIR_NAME, user_config_dir
 from tui.tools.base import Tool, ToolContext, ToolError, ToolResult
 
@@ -49,8 +50,9 @@ def skill_folders(project_dir: Path) -> list[tuple[Path, str]]:
     ]
 
 
-def load_skills(project_dir: Path, catalog: Catalog) -> None:
-    """Add every skill folder's SKILL.md to `catalog`; a folder without one is one sentence."""
+def load_skills(project_dir: Path, catalog: Catalog, denied: DeniedCheck | None = None) -> None:
+    """Add every skill folder's SKILL.md to `catalog`; a folder without one is one sentence; `denied`: the
+    session's read rules."""
     for folder, source in skill_folders(project_dir):
         if not folder.is_dir():
             continue
@@ -61,7 +63,8 @@ def load_skills(project_dir: Path, catalog: Catalog) -> None:
                 catalog.problems.append(f"{skill_dir} has no {SKILL_FILE}; the skill /{name} was skipped.")
                 continue
             try:
-                fields, body = read_markdown(path)
+                root = declaring_root(source, project_dir, folder)
+                fields, body = read_markdown(path, root, denied, catalog.problems)
                 catalog.commands[name] = build_command(name, path, source, fields, body, kind="skill")
             except ValueError as exc:
                 catalog.problems.append(f"{path} {exc}; the skill /{name} was skipped.")

@@ -85,11 +85,36 @@ class ActivePlugins:
 
 
 def effective_choices(loaded: Any) -> dict[str, Any]:
-    """`plugin_id` -> the PluginChoice that decides it (the last file that names it)."""
+    """`plugin_id` -> the PluginChoice that decides it: the last file that names it, except that a folder's
+    `true` never turns back on a plugin the user turned off (user settings, --settings): that `false` stands."""
     choices: dict[str, Any] = {}
     for choice in loaded.plugin_choices:
+        old = choices.get(choice.plugin_id)
+        if choice.folder and choice.enabled and old is not None and not old.folder and not old.enabled:
+            continue  # a folder may only ask (held_by_user names it); the user's choice stands
         choices[choice.plugin_id] = choice
     return choices
+
+
+def held_by_user(loaded: Any) -> list[tuple[Any, Any]]:
+    """(the folder's choice, the user's) for each plugin a folder enables that the user turned off: it stays off."""
+    held: list[tuple[Any, Any]] = []
+    deciding = effective_choices(loaded)
+    for choice in loaded.plugin_choices:
+        user = deciding.get(choice.plugin_id)
+        if choice.folder and choice.enabled and user is not None and not user.folder and not user.enabled:
+            held.append((choice, user))
+    return held
+
+
+def held_sentence(folder_choice: Any, user_choice: Any, project_dir: Path) -> str:
+    """One sentence: the folder asks for a plugin the user turned off, which stays off."""
+    plugin_id = folder_choice.plugin_id
+    return (
+        f"Plugin {plugin_id} stays off: you turned it off in {_shown(user_choice.path, project_dir)}, and "
+        f"{_shown(folder_choice.path, project_dir)} ({_key(folder_choice.path)}) asking for it does not turn it "
+        f"back on; agent-tui plugin enable {plugin_id} does."
+    )
 
 
 def resolve(project_dir: Path, loaded: Any, *, install_missing: bool = True) -> ActivePlugins:
@@ -101,6 +126,7 @@ def resolve(project_dir: Path, loaded: Any, *, install_missing: bool = True) -> 
         active.problems.append(f"No plugin was loaded: {exc}")
         return active
     names: dict[str, str] = {}
+    active.problems += [held_sentence(f, u, active.project_dir) for f, u in held_by_user(loaded)]
     for plugin_id, choice in effective_choices(loaded).items():
         if not choice.enabled:
             continue

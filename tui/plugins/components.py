@@ -94,12 +94,15 @@ class _Reader:
         from tui.hooks.commands import build_command, read_markdown
 
         full = f"{self.name}:{name}"
+        problems: list[str] = []
         try:
-            fields, body = read_markdown(path)
+            fields, body = read_markdown(path, self.root, problems=problems)
             command = build_command(full, path, "project" if self.gated else "plugin", fields, body, kind)
         except ValueError as exc:
             self.say(f"{path} {exc}; the {kind} /{full} was skipped.")
             return
+        for problem in problems:
+            self.say(problem)
         self.parts.commands.append(dataclasses.replace(command, plugin=self.plugin_id, plugin_root=str(self.root)))
 
     def commands(self) -> None:
@@ -124,11 +127,15 @@ class _Reader:
         from tui.hooks.commands import command_name
         from tui.hooks.skills import SKILL_FILE
 
+        done: set[Path] = set()  # `skills: ["./skills/x"]` names a skill the default folder holds too
         for folder in self.folders("skills"):
             skill_dirs = (
                 [folder] if (folder / SKILL_FILE).is_file() else sorted(p for p in folder.iterdir() if p.is_dir())
             )
             for skill_dir in skill_dirs:
+                if skill_dir.resolve() in done:
+                    continue
+                done.add(skill_dir.resolve())
                 if (skill_dir / SKILL_FILE).is_file():
                     self.command(command_name(skill_dir.name), skill_dir / SKILL_FILE, "skill")
                 else:
@@ -137,14 +144,12 @@ class _Reader:
     # --- agents --------------------------------------------------------------------------------
 
     def agents(self) -> None:
-        from tui.config.agent_files import MAX_FILE_BYTES, AgentFileError, agent_files, parse_agent_file
-        from tui.config.special_files import read_regular_bytes
+        from tui.config.agent_files import AgentFileError, agent_files, read_agent_file
 
         for folder in self.folders("agents"):
             for path in [folder] if folder.is_file() else agent_files(folder):
                 try:
-                    text = read_regular_bytes(path, MAX_FILE_BYTES).decode("utf-8", errors="replace")
-                    definition = parse_agent_file(text, path, "plugin")
+                    definition = read_agent_file(path, "plugin", self.root)
                 except (OSError, AgentFileError) as exc:
                     self.say(f"the agent file {path} was not loaded: {str(exc).rstrip('.')}.")
                     continue
@@ -188,9 +193,11 @@ class _Reader:
 
         specs, problems = parse_hooks_block(path, text, block, project=self.gated)
         self.parts.problems += [f"Plugin {self.plugin_id}: {p}" for p in problems]
+        from tui.hooks.shell_quote import substitute_quoted
+
         root = str(self.root)
         for spec in specs:
-            command = spec.command.replace(ROOT_VARIABLE, root)
+            command = substitute_quoted(spec.command, {"CLAUDE_PLUGIN_ROOT": root})  # a path is data, not code
             if (why := self.script_problem(command)) is not None:
                 self.say(f"its {spec.event} hook `{spec.command}` was skipped: {why}.")
                 continue

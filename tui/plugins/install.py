@@ -18,7 +18,7 @@ from tui.config.paths import local_settings_file, project_settings_file, user_se
 from tui.config.rule_files import SettingsWriteError, read_settings_file, write_settings_file
 
 from . import sources
-from .manifest import COMPONENT_KEYS, MANIFEST, Marketplace, MarketplaceEntry, load_json, read_manifest
+from .manifest import COMPONENT_KEYS, MANIFEST, Marketplace, MarketplaceEntry, load_json, read_manifest, source_folder
 from .marketplaces import add_marketplace, load_marketplace, settings_source
 from .store import (
     InstalledPlugin,
@@ -71,7 +71,10 @@ def install(plugin_id: str, *, named: Iterable[Any] = (), by_user: bool = True) 
     dest = plugin_cache_dir(plugin_id)
     sha = None
     if isinstance(entry.source, str):
-        folder = (market.root / entry.source).resolve()
+        try:
+            folder = source_folder(market.root, entry.source)  # never outside the marketplace, links included
+        except PluginError as exc:
+            raise PluginError(f"The plugin {plugin_id} cannot be installed: {exc}.") from None
         if not folder.is_dir():
             raise PluginError(
                 f"The plugin {plugin_id} cannot be installed: its folder {entry.source} does not exist "
@@ -166,6 +169,9 @@ def set_enabled(plugin_id: str, enabled: bool, project_dir: Path, loaded: Any, s
         raise PluginError(f"The plugin {plugin_id} is not installed: agent-tui plugin install {plugin_id}.")
     if scope is None:
         deciding = [c for c in loaded.plugin_choices if c.plugin_id == plugin_id]
+        turned_off = [c for c in deciding if not c.folder and not c.enabled]
+        if enabled and turned_off:  # the user's own "off" is what keeps it off: change it where it was said
+            _write_choice(user_settings_file(), plugin_id, True)
         scope = "local" if deciding and deciding[-1].folder else "user"
     path = scope_file(scope, project_dir)
     _write_choice(path, plugin_id, enabled)

@@ -110,15 +110,29 @@ def parse_manifest(data: Any, where: str, fallback_name: str = "") -> PluginMani
             value = data[key]
             if not isinstance(value, (str, list, dict)):
                 raise PluginError(f"{where}: `{key}` must be a path, a list of paths or an object.")
+            if key == "agents" and (bad := _not_agent_files(value)):
+                raise PluginError(
+                    f'{where}: `agents` must list agent files such as "./agents/reviewer.md", not {bad!r} '
+                    "(Claude Code 2.1.332 does not load such a plugin either)."
+                )
             manifest.components[key] = value
     return manifest
+
+
+def _not_agent_files(value: Any) -> str | None:
+    """The first `agents` entry that is not a `.md` file path (a folder, say), or None."""
+    for item in value if isinstance(value, list) else [value]:
+        if not isinstance(item, str) or not item.endswith(".md"):
+            return str(item)
+    return None
 
 
 def read_manifest(root: Path, entry: MarketplaceEntry | None = None) -> PluginManifest:
     """The manifest of the plugin in `root`: its plugin.json, or (non-strict, or no file) the marketplace entry."""
     path = root / MANIFEST
+    folder_name = root.name.split("@", 1)[0]  # an installed copy's folder is `name@marketplace`
     if path.is_file():
-        manifest = parse_manifest(load_json(path, "plugin manifest"), str(path), root.name)
+        manifest = parse_manifest(load_json(path, "plugin manifest"), str(path), folder_name)
         if entry is not None and not entry.strict:  # the entry adds its parts to the file's
             for key in COMPONENT_KEYS:
                 if key in entry.raw and key not in manifest.components:
@@ -126,7 +140,7 @@ def read_manifest(root: Path, entry: MarketplaceEntry | None = None) -> PluginMa
         return manifest
     if entry is not None:
         return parse_manifest({**entry.raw, "name": entry.name}, f"the marketplace entry of {entry.name}")
-    return parse_manifest({}, str(path), root.name)
+    return parse_manifest({}, str(path), folder_name)
 
 
 def parse_marketplace(data: Any, path: Path, root: Path) -> Marketplace:
@@ -171,6 +185,8 @@ def _entry(raw: Any, where: str) -> MarketplaceEntry:
             f'{where} ({name}): `source` must be "./folder" or an object such as '
             '{"source": "github", "repo": "owner/repo"}.'
         )
+    if isinstance(source, str) and (problem := source_problem(source)):
+        raise PluginError(f"{where} ({name}): `source` {source} {problem}.")
     strict = raw.get("strict", True)
     return MarketplaceEntry(
         name,
@@ -181,6 +197,28 @@ def _entry(raw: Any, where: str) -> MarketplaceEntry:
         strict is not False,
         raw,
     )
+
+
+def source_problem(source: str) -> str | None:
+    """Why a folder `source` of a marketplace entry may not be used (it must stay in the marketplace), else None."""
+    if source.startswith(("/", "~")) or re.match(r"^[A-Za-z]:[\\/]", source):
+        return "is an absolute path; a plugin folder must be inside the marketplace (./plugins/name)"
+    if ".." in re.split(r"[\\/]", source):
+        return "leaves the marketplace folder (..); a plugin folder must be inside it (./plugins/name)"
+    return None
+
+
+def source_folder(root: Path, source: str) -> Path:
+    """The plugin folder `source` names in the marketplace `root`, links resolved; PluginError when it is not
+    inside the marketplace (an absolute path, `..`, or a link that leads out)."""
+    problem = source_problem(source)
+    folder = (root / source).resolve()
+    real_root = root.resolve()
+    if problem is None and folder != real_root and real_root not in folder.parents:
+        problem = f"leads to {folder}, outside the marketplace folder {real_root} (through a link)"
+    if problem is not None:
+        raise PluginError(f"its source {source} {problem}")
+    return folder
 
 
 def read_marketplace(root: Path, manifest_path: Path | None = None) -> Marketplace:

@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from . import sources
-from .active import effective_choices
+from .active import effective_choices, held_by_user
 from .components import ROOT_VARIABLE, read_parts
 from .manifest import read_manifest
 from .marketplaces import fetch, load_marketplace, settings_source
@@ -31,6 +31,10 @@ def folder_plugin_items(loaded: Any) -> tuple[list[Item], list[str]]:
         return [], [str(exc)]
     items: list[Item] = []
     problems: list[str] = []
+    for folder_choice, _ in held_by_user(loaded):  # asked for, but the user's "off" stands, trusted or not
+        plugin_id = folder_choice.plugin_id
+        note = f"{plugin_id}: asked for, but you turned it off, so it stays off (agent-tui plugin enable turns it on)"
+        items.append((note, folder_choice.path, plugin_id))
     for plugin_id, choice in effective_choices(loaded).items():
         if not choice.enabled or not choice.folder:
             continue
@@ -79,7 +83,9 @@ def _preview(plugin_id: str, loaded: Any) -> tuple[Path | None, str]:
     if entry is None:
         raise PluginError(f"the marketplace {market_name} lists no plugin called {name}.")
     if isinstance(entry.source, str):
-        return (market.root / entry.source).resolve(), ""
+        from .manifest import source_folder
+
+        return source_folder(market.root, entry.source), ""
     return None, (
         f"from {sources.describe(entry.source)}, not installed yet: trusting installs it, "
         "then its hooks and servers run"
@@ -93,7 +99,7 @@ def _lines(plugin_id: str, root: Path, parts: Any) -> list[str]:
     lines = [f"{plugin_id}: {parts.counts()}"]
     for hook in parts.hooks:
         command = hook.command.replace(str(root), ROOT_VARIABLE)
-        lines.append(f"{plugin_id} hook {hook.event} {hook.matcher or '*'}: {command}")
+        lines.append(f"{plugin_id} hook {hook.event} {hook.when}: {command}")
     if parts.mcp_servers:
         from tui.mcp.status import describe
 

@@ -15,13 +15,16 @@ import base64
 import os
 import re
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 from tui.config.special_files import read_regular_bytes
 from tui.tools.base import SessionState, ToolContext
 from tui.tools.image_scale import MAX_EDGE, MAX_FILE_BYTES, ImageRefused, too_big
+
+if TYPE_CHECKING:
+    from tui.config.memory import ImportCheck
 
 MENTION = re.compile(r'(?:^|(?<=\s))@(?:"([^"\n]+)"|([^\s"]+))')
 #: `@server:uri`: an MCP resource, not a file
@@ -54,6 +57,8 @@ class Attachment:
     width: int = 0
     height: int = 0
     original: tuple[int, int, int] = (0, 0, 0)
+    #: the path (or where its links lead) is outside the project and the rules' own folders
+    outside: bool = False
 
     @property
     def notice(self) -> str:
@@ -156,20 +161,34 @@ def _roots(rules: AttachmentRules) -> list[Path]:
 
 def decide(raw: str, rules: AttachmentRules) -> Attachment | None:
     """What the mention `raw` comes to under `rules`; None when it names nothing on disk (left as typed)."""
+    project = Path(os.path.abspath(rules.project_dir))
+    try:
+        path = Path(os.path.normpath(project / os.path.expanduser(raw)))
+    except ValueError:
+        return None
+    decided = vet(path, rules, raw)
+    if decided is None or decided.kind != "text":
+        return decided
+    return load(decided, rules.max_edge)
+
+
+def vet(path: Path, rules: AttachmentRules, shown: str = "") -> Attachment | None:
+    """The verdict on reading the absolute `path` under `rules`, nothing read yet: `text` lets it in,
+    `refused` and `ask` say why not; None when it names nothing on disk."""
     from tui.sandbox import gate
     from tui.tools.read import ReadTool
 
     project = Path(os.path.abspath(rules.project_dir))
     try:
-        path = Path(os.path.normpath(project / os.path.expanduser(raw)))
         real = Path(os.path.realpath(path))
         if not real.exists():
             return None
     except (OSError, ValueError):  # a NUL byte, a name too long
         return None
+    outside = not (_inside(path, _roots(rules)) and _inside(real, _roots(rules)))
 
     def result(kind: AttachmentKind, reason: str = "", rule: str = "") -> Attachment:
-        return Attachment(kind, raw, path, real, reason, suggested_rule=rule)
+        return Attachment(kind, shown or str(path), path, real, reason, suggested_rule=rule, outside=outside)
 
     tool, tool_input = ReadTool(), {"file_path": str(path)}
     ctx = ToolContext(project_dir=project, state=rules.state or SessionState(project_dir=project))
@@ -184,7 +203,6 @@ def decide(raw: str, rules: AttachmentRules) -> Attachment | None:
     )
     if verdict.decision == "deny":
         return result("refused", verdict.reason)
-    outside = not (_inside(path, _roots(rules)) and _inside(real, _roots(rules)))
     where = f"{path} is outside the project" + (f" (it links to {real})" if real != path else "")
     if outside and rules.confined:
         return result(
@@ -203,7 +221,7 @@ def decide(raw: str, rules: AttachmentRules) -> Attachment | None:
     ):
         advice = f"allow reading it with the rule `{rule}` (--allowedTools or a settings file) to attach it"
         return _ask_or_refuse(result, rules, f"{where}.", rule, advice)
-    return load(result("text"), rules.max_edge)
+    return result("text")
 
 
 def _ask_or_refuse(
@@ -316,3 +334,69 @@ def attach_mentions(text: str, rules: AttachmentRules, ask: AskAttachment | None
     if blocks:
         out.text = text + "\n\nFiles the user attached with @:\n\n" + "\n\n".join(blocks)
     return out
+
+
+def denied_reads(project_dir: Path, policy: Any) -> Callable[[Path], str | None]:
+    """Why `policy`'s deny rules or `sandbox.deny_read` refuse reading a file (links followed), else None: for the
+    files a session loads on its own (commands, skills, agents; tui/config/declared_files.py)."""
+    rules = AttachmentRules(project_dir=project_dir, policy=policy, interactive=True)
+
+    def denied(path: Path) -> str | None:
+        decided = vet(Path(os.path.abspath(path)), rules)
+        return decided.reason if decided is not None and decided.kind == "refused" else None
+
+    return denied
+
+
+def memory_import_check(rules: AttachmentRules, external_allowed: bool) -> ImportCheck:
+    """The check every memory file and `@path` import passes (tui/config/memory.py), by the rules above.
+
+    Deny rules and `sandbox.deny_read` refuse it (links resolved); an ask rule keeps it out (a system
+    prompt cannot wait for a yes). A file outside the project and outside the folder whose memory file
+    started the chain needs the project's yes to outside imports (`external_allowed`), asked once in the app
+    and never given in `-p` (`rules.interactive` False); from an untrusted folder (`rules.confined`) it stays
+    out whatever the answer. The user's own memory files (the user config folder) import from anywhere.
+    """
+    from tui.config.memory import SkippedImport
+    from tui.config.paths import user_config_dir
+
+    user = Path(os.path.abspath(user_config_dir()))
+
+    def check(path: Path, imported_from: Path | None, origin: Path) -> SkippedImport | None:
+        user_level = Path(os.path.abspath(origin)) == user
+        mine = replace(
+            rules,
+            interactive=True,
+            confined=rules.confined and not user_level,
+            source=str(imported_from or path),
+            own_folders=(*rules.own_folders, Path(os.sep) if user_level else origin),
+        )
+        decided = vet(path, mine)
+        if decided is None:
+            return None  # nothing there: the loader skips it
+        real = decided.real
+        where = f"{path} is outside the project" + (f" (it links to {real})" if real != path else "")
+        if decided.kind == "refused" and not (decided.outside and mine.confined):
+            return SkippedImport(path, imported_from, decided.reason)
+        if decided.outside and mine.confined:
+            return SkippedImport(
+                path,
+                imported_from,
+                f"{where}, and {imported_from or path} comes from a folder you have not trusted, so it imports "
+                "nothing from outside the project.",
+            )
+        if decided.outside:
+            if not rules.interactive:
+                return SkippedImport(path, imported_from, f"{where}, and {rules.no_question}.")
+            if not external_allowed:
+                return SkippedImport(
+                    path, imported_from, f"{where}, and imports from outside the project are not allowed.", True
+                )
+            return None
+        if decided.kind == "ask":
+            return SkippedImport(
+                path, imported_from, f"{decided.reason.rstrip('.')}, and a memory file cannot wait for a yes."
+            )
+        return None
+
+    return check

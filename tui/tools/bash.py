@@ -16,11 +16,43 @@ from tui.tools.base import FatalToolError, Tool, ToolContext, ToolError, ToolInt
 from tui.tools.exit_meaning import exit_is_error
 from tui.tools.inputs import get_bool, get_int, get_str
 from tui.tools.processes import TrackedProcess, tracker
+from tui.tools.rules import Rule, bullets
 from tui.wording import shorten
 
 DEFAULT_TIMEOUT_MS = 120_000
 MAX_TIMEOUT_MS = 600_000
 MAX_OUTPUT_CHARS = 30_000
+
+BASH_RULES = (
+    Rule(
+        "run-in-background",
+        "For servers and long jobs set `run_in_background` (no `&` needed): it returns a task id at once and you "
+        "are told when the command ends; see TaskOutput, TaskStop.",
+        "A `cmd &` outlives the call unseen; a background task is tracked, reported and stopped with the session.",
+    ),
+    Rule(
+        "no-stdin",
+        "stdin is closed, so interactive programs (editors, pagers, prompts) cannot work. When a command asks for "
+        "confirmation, find out why rather than forcing it past.",
+        "A confirmation prompt is often a safety check; a `--yes` added to get past it skips that check.",
+    ),
+    Rule(
+        "output-to-you",
+        "Output is shown to you, not reliably to the user. Prefer Read, Grep and Glob for reading and searching "
+        "files; a pipe through grep to filter a command's output is fine.",
+        "The user may never see the output; the dedicated tools need no approval and return bounded output.",
+    ),
+    Rule(
+        "commit-when-asked",
+        "Commit or push only when the user asks; on the default branch, create a branch first.",
+        "Commits and pushes are the user's record and reach others; a branch keeps the default branch clean.",
+    ),
+    Rule(
+        "no-secret-commits",
+        "Never commit files likely to hold secrets (`.env`, credentials files); warn the user if they ask to.",
+        "A secret in git history is effectively published.",
+    ),
+)
 # stop live streaming after this much output; the result still keeps head and tail
 MAX_STREAMED_CHARS = 1_000_000
 POLL_SECONDS = 0.05
@@ -73,19 +105,14 @@ class BashTool(Tool):
         "Executes a bash command (`/bin/bash -c`) and returns its output and exit code.\n\n"
         "- The working directory persists between calls: a `cd` carries over to the next command. "
         "It starts in the project directory.\n"
-        "- stdin is closed: interactive commands (editors, pagers, prompts) cannot work; pass flags such "
-        "as `--yes` or `-y` instead.\n"
         f"- `timeout` is in milliseconds: default {DEFAULT_TIMEOUT_MS} (2 minutes), at most {MAX_TIMEOUT_MS}. "
-        "On timeout the command and every process it started are killed. "
-        "A background process (`cmd &`) keeps running until agent-tui exits; inside the sandbox it ends with the command.\n"
-        "- `run_in_background` (servers, long builds) returns a task id at once; see TaskOutput, TaskStop. "
-        "You are told when it ends.\n"
+        "On timeout the command and every process it started are killed.\n"
         "- Commands run in a sandbox by default: writes only inside the project and $TMPDIR, no network except "
         "allowed domains, secrets unreadable. When the sandbox blocks something the result says what.\n"
         f"- Output (stdout and stderr together) longer than {MAX_OUTPUT_CHARS:,} characters is cut in the middle.\n"
-        "- Prefer Read, Glob and Grep over cat, find and grep: they are faster and need no approval.\n"
         "- Quote paths that contain spaces. Chain dependent commands with `&&`.\n"
-        "- Give a short `description` of what the command does (5-10 words)."
+        "- Give a short `description` of what the command does (5-10 words).\n"
+        f"{bullets(BASH_RULES)}"
     )
     input_schema = {
         "type": "object",

@@ -14,7 +14,7 @@ import selectors
 import subprocess
 import threading
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -60,6 +60,7 @@ def run_captured(
     keep_bytes: int = KEEP_BYTES,
     cancel: threading.Event | None = None,
     sweep: bool = False,
+    on_stdout: Callable[[bytes], None] | None = None,
 ) -> CapturedRun:
     """Run `argv` with `stdin`, keep the head of stdout and stderr, end its whole tree; OSError when it cannot start.
 
@@ -76,7 +77,7 @@ def run_captured(
     )
     run = CapturedRun()
     deadline = time.monotonic() + timeout
-    held = _read(tracked, stdin, deadline, cancel, keep_bytes, run)
+    held = _read(tracked, stdin, deadline, cancel, keep_bytes, run, on_stdout)
     popen = tracked.popen
     while not (run.timed_out or run.cancelled) and popen.poll() is None:  # it closed its pipes but goes on
         if cancel is not None and cancel.is_set():
@@ -115,6 +116,7 @@ def _read(
     cancel: threading.Event | None,
     keep_bytes: int,
     run: CapturedRun,
+    on_stdout: Callable[[bytes], None] | None = None,
 ) -> bool:
     """Write stdin, keep the head of each stream into `run`; True when a child still held the pipes after the exit."""
     popen = tracked.popen
@@ -166,6 +168,8 @@ def _read(
                 room = keep_bytes - len(buf)
                 if room > 0:
                     buf += chunk[:room]
+                if key.fd == out_fd and on_stdout is not None and room > 0:
+                    on_stdout(bytes(buf))
                 if len(chunk) > room:
                     if key.fd == out_fd:
                         run.stdout_cut = True

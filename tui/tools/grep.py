@@ -81,7 +81,7 @@ class GrepTool(SearchTool):
     name = "Grep"
     description = (
         "A powerful search tool built on ripgrep.\n\n"
-        "- Always use Grep for search tasks; never run `grep` or `rg` through Bash.\n"
+        "- Use Grep to search files rather than `grep` or `rg` in Bash (filtering a command's output is fine).\n"
         '- Full regex syntax (e.g. "log.*Error", "function\\s+\\w+"). Literal braces need escaping: '
         "use `interface\\{\\}` to find `interface{}` in Go code.\n"
         '- Filter files with `glob` (e.g. "*.js", "**/*.tsx") or `type` (e.g. "py", "js", "rust").\n'

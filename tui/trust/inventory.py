@@ -157,12 +157,10 @@ class FolderScan:
 def _hooks(scan: FolderScan) -> list[TrustItem]:
     if scan.loaded.hooks_disabled_by is not None:
         return []  # disableAllHooks: none would run trusted either
-    found = dict.fromkeys((h.event, h.matcher or "*", h.command, h.source) for h in scan.loaded.hooks if h.project)
+    found = dict.fromkeys((h.event, h.when, h.command, h.source) for h in scan.loaded.hooks if h.project)
     return [
-        TrustItem(
-            "hooks", f"{event} {matcher}: {command}", Path(source), event if matcher == "*" else f"{event} {matcher}"
-        )
-        for event, matcher, command, source in found
+        TrustItem("hooks", f"{event} {when}: {command}", Path(source), event if when == "*" else f"{event} {when}")
+        for event, when, command, source in found
     ]
 
 
@@ -209,7 +207,7 @@ def _agents(scan: FolderScan) -> list[TrustItem]:
 
     items: list[TrustItem] = []
     for folder, source in project_agent_folders(scan.project_dir):
-        definitions, problems = read_folder(folder, source)
+        definitions, problems = read_folder(folder, source, scan.project_dir)
         scan.problems += problems
         items += [TrustItem("agents", d.name, Path(d.path or folder)) for d in definitions]
     return items

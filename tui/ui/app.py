@@ -210,8 +210,13 @@ class AgentApp(ConversationKeys, FocusReports, EngineInbox, App[int]):
         self._delta_type, self._wake_message = BlockDelta, EngineEvents
         session = self.session
         self._subscription = session.bus.subscribe(self._forward, inline=True, name="app")
+        session.wake_with(lambda text: self.call_from_thread(self._woken, text))  # an asyncRewake message
         self.show_model(session.options.model, bool(getattr(session, "offline", False)))
         self.status.mode = getattr(session.policy, "mode", "default")
+
+    def _woken(self, text: str) -> None:
+        """An asyncRewake hook's message: it starts a turn, or joins the running one, as a typed prompt would."""
+        self.run_worker(self.submit_prompt(text), exit_on_error=False)
 
     def on_resize(self, event: events.Resize) -> None:
         """Below the smallest size the layout serves, say so instead of drawing it half (TooSmallScreen)."""

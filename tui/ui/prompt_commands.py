@@ -7,6 +7,7 @@ requests stay as they were.
 
 from __future__ import annotations
 
+import asyncio
 import os
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -129,8 +130,7 @@ async def _add_dir(app: AgentApp, args: str) -> None:
     if path == project or project in path.parents or any(path == d or d in path.parents for d in options.add_dirs):
         app.notify(f"{path} is already a working directory.")
         return
-    options.add_dirs.append(path)  # the session's state and permission policy share this list
-    app.session._system_cache = None  # the system prompt names it from the next request
+    await asyncio.to_thread(app.session.add_directory, path)  # DirectoryAdded hooks may take a moment
     await app.controller.add_marker(
         f"working directory added: {path} (reads, edits and Bash's sandbox treat it as part of the project)", "info"
     )

@@ -52,9 +52,11 @@ def check_trust(app: AgentApp) -> None:
         found.append(("Settings", problem_for_display(problem, project_dir)))
     report_start_problems(app, found)
     if loaded.trusted:
+        from tui.ui.external_imports import ask_external_imports
         from tui.ui.mcp_approval import ask_project_servers
 
         ask_project_servers(app)  # new .mcp.json servers: which may start
+        ask_external_imports(app)  # memory imports from outside the project: may they load
     elif asking:
         call_soon_from_thread(app, _ask, app, inventory)
 
@@ -132,6 +134,7 @@ def apply_trust(app: AgentApp, trusted: bool) -> None:
     """Make the session follow the folder's trust now: rules and hooks, agents, status line, MCP servers."""
     session = app.session
     session.reload_policy()  # allow rules, a permissive mode, hooks; `!` lines and allowed-tools read it
+    session.reload_memory()  # an untrusted folder's memory imports nothing from outside; trusted, it may ask
     agent_tool = next((t for t in session.tools if t.name == "Agent"), None)
     if agent_tool is not None:
         agent_tool.reload()  # read again in a thread: a file that cannot be used is named at once (a toast per file)
@@ -142,6 +145,9 @@ def apply_trust(app: AgentApp, trusted: bool) -> None:
         from tui.ui.mcp_approval import ask_project_servers
 
         app.run_worker(partial(ask_project_servers, app), thread=True, group="trust", exit_on_error=False)
+        from tui.ui.external_imports import ask_external_imports
+
+        app.run_worker(partial(ask_external_imports, app), thread=True, group="trust", exit_on_error=False)
         if session.hooks is not None and session.turn_count == 0:  # trusted before the first prompt: as at start
             app.run_worker(partial(_start_project_hooks, session), thread=True, group="trust", exit_on_error=False)
     else:

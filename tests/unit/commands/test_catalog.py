@@ -29,14 +29,34 @@ def test_frontmatter_reads_the_forms_claude_code_files_use():
 @pytest.mark.parametrize(
     "text, where",
     [
-        ("---\ndescription: x\n", "never closed"),
         ("---\njust words\n---\n", "line 2"),
-        ("---\ndescription: 'open\n---\n", "no closing quote"),
+        ("---\n  stray: x\ndescription: d\n---\n", "line 2: an indented line"),
+        ("---\ndescription: d\n\tx: 1\n---\n", "line 2: `description` has a value and indented lines"),
     ],
 )
-def test_broken_frontmatter_names_the_line(text, where):
+def test_frontmatter_that_is_not_yaml_names_the_line(text, where):
     with pytest.raises(FrontmatterError, match=where):
         split_frontmatter(text)
+
+
+@pytest.mark.parametrize(
+    "text, fields",
+    [
+        ("---\nargument-hint: [project-name]\n---\n", {"argument-hint": ["project-name"]}),
+        ("---\nargument-hint: [--aggressive] | [--maximum]\n---\n", {"argument-hint": "[--aggressive] | [--maximum]"}),
+        ("---\ndescription: 'open\n---\n", {"description": "'open"}),
+        ("---\ndescription: {a: 1}\n---\n", {"description": "{a: 1}"}),
+        ("---\nname: 123\nflag: true\nnone: null\nx: 1.5\n---\n", {"name": 123, "flag": True, "none": None, "x": 1.5}),
+        ("---\ndescription: d\n  more words\n---\n", {"description": "d more words"}),
+        ("---\nmetadata:\n  a: 1\n  b: [x, y]\n---\n", {"metadata": {"a": 1, "b": ["x", "y"]}}),
+    ],
+)
+def test_values_yaml_or_claude_codes_quoting_pass_reads(text, fields):
+    assert split_frontmatter(text)[0] == fields
+
+
+def test_frontmatter_never_closed_is_all_body_as_claude_code_reads_it():
+    assert split_frontmatter("---\ndescription: x\nbody\n") == ({}, "---\ndescription: x\nbody\n")
 
 
 def test_commands_and_skills_from_every_folder(tmp_path, user_claude):
@@ -70,37 +90,46 @@ def test_commands_and_skills_from_every_folder(tmp_path, user_claude):
     assert {"frontend:review", "mine", "ship"} <= set(offered)  # described by its first line, as Claude Code lists it
 
 
-def test_bad_files_are_one_sentence_each_and_the_rest_loads(tmp_path, user_claude):
+def test_files_claude_code_loads_all_load_and_unreadable_frontmatter_is_one_sentence(tmp_path, user_claude):
     project = tmp_path / "p"
     write(project / ".claude/commands/good.md", "---\ndescription: fine\n---\nok\n")
     write(project / ".claude/commands/broken.md", "---\ndescription: [unclosed\n---\nx\n")
-    write(project / ".claude/commands/typed.md", "---\ndescription:\n  - a\n  - b\n---\nx\n")
+    write(project / ".claude/commands/typed.md", "---\ndescription:\n  - a\n  - b\nargument-hint: [name]\n---\nx\n")
+    write(project / ".claude/commands/notyaml.md", "---\n  stray\ndescription: lost\n---\nthe body\n")
+    write(project / ".claude/commands/flag.md", "---\ndisable-model-invocation: maybe\nmodel: 3\n---\nx\n")
     (project / ".claude/commands/latin1.md").write_bytes(b"caf\xe9\n")
     (project / ".claude/skills/nofile").mkdir(parents=True)
     write(project / ".claude/skills/nofile/notes.md", "not a skill file")
     write(project / ".claude/skills/ok/SKILL.md", "---\ndescription: a skill\n---\nbody\n")
     catalog = load_catalog(project)
-    assert set(catalog.commands) == {"good", "ok"}
-    problems = "\n".join(catalog.problems)
-    assert len(catalog.problems) == 4
-    assert f"{project}/.claude/commands/broken.md has broken frontmatter (line 2:" in problems
-    assert "/broken was skipped" in problems
-    assert f"{project}/.claude/commands/typed.md has a bad frontmatter key `description`" in problems
-    assert "latin1.md is not UTF-8 text" in problems
-    assert f"{project}/.claude/skills/nofile has no SKILL.md; the skill /nofile was skipped." in problems
-    assert "Traceback" not in problems
+    assert set(catalog.commands) == {"good", "broken", "typed", "notyaml", "flag", "latin1", "ok"}
+    assert catalog.get("broken").description == "[unclosed"
+    assert catalog.get("typed").description == "a,b" and catalog.get("typed").argument_hint == "name"
+    notyaml = catalog.get("notyaml")
+    assert notyaml.description == "the body" and notyaml.body == "the body\n"
+    assert not catalog.get("flag").disable_model_invocation and catalog.get("flag").model == "3"
+    assert catalog.get("latin1").body == "caf\ufffd\n"
+    assert catalog.problems == [
+        f"{project}/.claude/commands/notyaml.md has frontmatter that is not YAML (line 2: an indented line "
+        "'stray' belongs to no key); it was loaded without it, as Claude Code does.",
+        f"{project}/.claude/skills/nofile has no SKILL.md; the skill /nofile was skipped.",
+    ]
 
 
 @pytest.mark.parametrize("depth", [17, 1000])
 @pytest.mark.parametrize(
-    "where, kind", [(".claude/commands/deep.md", "command /deep"), (".claude/skills/deep/SKILL.md", "skill /deep")]
+    "where, name", [(".claude/commands/deep.md", "deep"), (".claude/skills/deep/SKILL.md", "deep")]
 )
-def test_deeply_nested_frontmatter_is_one_sentence_naming_the_file(tmp_path, user_claude, where, kind, depth):
+def test_deeply_nested_frontmatter_is_one_sentence_and_the_file_loads_without_it(
+    tmp_path, user_claude, where, name, depth
+):
     project = tmp_path / "p"
     write(project / where, f"---\nallowed-tools: {'[' * depth}Read{']' * depth}\n---\nbody\n")
     write(project / ".claude/commands/good.md", "---\nallowed-tools: [[Read]]\n---\nok\n")
     catalog = load_catalog(project)
-    assert set(catalog.commands) == {"good"}
+    assert set(catalog.commands) == {"good", name} and catalog.get(name).allowed_tools == ()
     [problem] = catalog.problems
-    assert problem.startswith(f"{project / where} has broken frontmatter (line 2: lists are nested more than 16 deep)")
-    assert problem.endswith(f"the {kind} was skipped.") and len(problem) < 300
+    assert problem.startswith(
+        f"{project / where} has frontmatter that is not YAML (line 2: lists are nested more than 16 deep)"
+    )
+    assert problem.endswith("it was loaded without it, as Claude Code does.") and len(problem) < 300

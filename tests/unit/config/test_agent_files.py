@@ -8,12 +8,13 @@ from pathlib import Path
 import pytest
 
 from tui.config.agent_files import (
+    GENERAL_PROMPT,
     AgentFileError,
     agent_file_text,
     load_definitions,
     parse_agent_file,
-    split_frontmatter,
 )
+from tui.config.frontmatter import split_frontmatter
 
 
 def write(folder: Path, name: str, text: str) -> Path:
@@ -25,7 +26,7 @@ def write(folder: Path, name: str, text: str) -> Path:
 
 def test_frontmatter_with_lists_in_every_form() -> None:
     meta, body = split_frontmatter("---\nname: a\ntools: [Read, 'Grep']\nother:\n  - x\n  - y\n---\nBody\n")
-    assert meta == {"name": "a", "tools": "[Read, 'Grep']", "other": "x, y"} and body == "Body"
+    assert meta == {"name": "a", "tools": ["Read", "Grep"], "other": ["x", "y"]} and body == "Body\n"
     d = parse_agent_file(
         "---\nname: rev\ndescription: Reviews\ntools: Read, Grep\nmodel: haiku\n---\nReview it.\n",
         Path("rev.md"),
@@ -35,15 +36,41 @@ def test_frontmatter_with_lists_in_every_form() -> None:
     assert parse_agent_file(agent_file_text("n", "d", ("Read", "Agent"), "opus", "P"), Path("n.md"), "user").may_nest
 
 
+def test_a_plugins_agent_is_never_refused_for_its_name_or_description_as_in_claude_code() -> None:
+    for text, name in (
+        ("---\nname: 42\n---\nP\n", "42"),
+        ("---\ndescription: d\n---\nP\n", "checker"),
+        ("body only\n", "checker"),
+        ("---\n  stray\nname: x\n---\nP\n", "checker"),
+    ):
+        d = parse_agent_file(text, Path("checker.md"), "plugin")
+        assert d.name == name and d.description
+    with pytest.raises(AgentFileError, match="no `description`"):
+        parse_agent_file("---\nname: x\n---\nP\n", Path("x.md"), "project")
+    assert parse_agent_file("---\nname: e\ndescription: d\n---\n", Path("e.md"), "user").prompt == GENERAL_PROMPT
+
+
+def test_agents_read_with_claude_codes_leniency() -> None:
+    for text in (
+        "---\nname: a\ndescription: [x] | [y]\ntools: [Read, Grep]\nmodel: 4\ncolor: 7\n---\nP\n",
+        "---\nname: a\ndescription: two\n  lines\ntools:\n  - Read\n  - Grep\nunknown: {k: v}\n---\nP\n",
+    ):
+        d = parse_agent_file(text, Path("a.md"), "user")
+        assert d.name == "a" and d.tools == ("Read", "Grep") and d.description in ("[x] | [y]", "two lines")
+
+
 @pytest.mark.parametrize(
     ("text", "says"),
     [
         ("no frontmatter", "no `name`"),
-        ("---\nname: a\n", "no closing `---`"),
+        ("---\nname: a\n", "no `name`"),  # never closed: all body, as Claude Code reads it
+        ("---\nname: 123\ndescription: d\n---\nbody", "`name` must be text"),
+        ("---\nname: true\ndescription: d\n---\nbody", "`name` must be text"),
+        ("---\nname: a\ndescription: [x, y]\n---\nbody", "`description` must be text"),
         ("---\nname: a\n---\nbody", "no `description`"),
         ("---\nname: a b\ndescription: d\n---\nbody", "may hold only"),
-        ("---\nname: a\ndescription: d\n---\n", "body"),
         ("---\nname: a\nnot a pair\n---\n", "line 3"),
+        ("---\nname: a\ndescription: d\n  stray: x\n---\nbody", "not YAML"),
     ],
 )
 def test_a_bad_file_gets_one_sentence(text: str, says: str) -> None:

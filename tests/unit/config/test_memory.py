@@ -47,7 +47,7 @@ def test_imports_relative_home_depth_cycles_and_code_fences(repo: Path, tmp_path
         (repo / "docs" / f"{name}.md").write_text(f"{name}" + (f" @{nxt}.md" if nxt else ""))
     (repo / "docs" / "fenced.md").write_text("fenced")
     (repo / "docs" / "inline.md").write_text("inline")
-    files = load_memory(repo)
+    files = load_memory(repo, check=lambda path, imported_from, origin: None)  # every file let in: the mechanics
     names = [f.path.name for f in files]
     assert names == ["CLAUDE.md", "a.md", "b.md", "c.md", "d.md", "e.md", "style.md"]  # depth 5 stops before f.md
     assert files[1].imported_from == repo / "CLAUDE.md"
@@ -71,3 +71,18 @@ def test_project_without_repository_reads_only_its_own_folder(tmp_path: Path, mo
     (tmp_path / "p").mkdir()
     (tmp_path / "p" / "AGENTS.md").write_text("mine")
     assert [f.text for f in load_memory(tmp_path / "p")] == ["mine"]
+
+
+def test_without_a_session_nothing_is_read_from_outside_the_project(repo: Path, tmp_path: Path) -> None:
+    (tmp_path / "outside.txt").write_text("SECRET")
+    (repo / "CLAUDE.md").write_text("@../outside.txt\n@linked.md\n@~/.netrc")
+    (repo / "linked.md").symlink_to(tmp_path / "outside.txt")
+    (tmp_path / "home").mkdir()
+    (tmp_path / "home" / ".netrc").write_text("SECRET")
+    from tui.config.memory import load_memory_checked
+
+    load = load_memory_checked(repo)
+    assert [f.path.name for f in load.files] == ["CLAUDE.md"]
+    assert all("SECRET" not in f.text for f in load.files)
+    assert sorted(s.path.name for s in load.skipped) == [".netrc", "linked.md", "outside.txt"]
+    assert "outside the project (it links to" in next(s for s in load.skipped if s.path.name == "linked.md").notice

@@ -101,3 +101,33 @@ async def test_screens_open_with_only_what_the_slash_commands_pass(proj: Path) -
         app.push_screen(MemoryScreen(project_dir=proj))
         await pilot.pause()
         assert app.screen.query_one("#memory-files", DataTable).row_count == 1
+
+
+async def test_memory_screen_lists_the_rules_sent_after_a_tool_result(tmp_path: Path) -> None:
+    from tui.agent.path_rules import PathRules
+    from tui.config.memory import MemoryFile, memory_system_text
+
+    (tmp_path / "CLAUDE.md").write_text("Use tabs.")
+    files = load_memory(tmp_path)
+    rules = PathRules()
+    rules.sent.append(MemoryFile(tmp_path / ".claude/rules/py.md", "Python rule."))
+
+    class Session:
+        memory_files = files
+        memory_text = memory_system_text(files)
+        path_rules = rules
+
+        def system_blocks(self) -> list[dict[str, str]]:
+            return [{"type": "text", "text": "rules"}, {"type": "text", "text": self.memory_text}]
+
+    screen = MemoryScreen(session=Session(), project_dir=tmp_path)
+    app = App()
+    async with app.run_test(size=(120, 30)) as pilot:
+        app.push_screen(screen)
+        await pilot.pause()
+        table = screen.query_one("#memory-files", DataTable)
+        assert table.row_count == 2
+        assert str(table.get_row_at(1)[2]) == "after a tool result (paths: matched)"
+        await pilot.press("down")
+        await pilot.pause()
+        assert "Python rule." in str(screen.query_one("#memory-text", Static).render())

@@ -81,7 +81,10 @@ def test_rewind_refuses_a_folder_that_now_leads_outside(monkeypatch, world) -> N
     assert (project / "a.py").read_text() == DEMO_FILES["a.py"]
     assert result.unrestored == ["sub/new.txt"]
     assert any(
-        line.startswith(f"could not restore sub/new.txt: its folder now leads to {home}, outside the project")
+        line.startswith(
+            f"could not restore sub/new.txt: a folder on its path is now a link (made since the checkpoint) "
+            f"leading to {home}, outside the project"
+        )
         for line in result.lines
     ), result.lines
 
@@ -111,3 +114,90 @@ def test_a_link_that_was_there_when_the_checkpoint_was_taken_is_still_followed(m
     result = rewind(session, rewind_entries(session)[0], "code")
     assert (project / "current").is_symlink() and (project / "v2.txt").read_text() == "version two\n"
     assert result.lines == ["restored current"]
+
+
+def _two_turns(monkeypatch: pytest.MonkeyPatch, project: Path, first: list, then: str):
+    """`first` (a turn's replies), then a second turn that runs `then`; returns the session."""
+    with FakeAPI([*first, reply(tool_use("Bash", {"command": then}), stop_reason="tool_use"), reply("ok")]) as api:
+        session, _ = make_session(
+            monkeypatch, api.base_url, project, permission_mode="bypassPermissions", transcript=False
+        )
+        session.run_turn("write the hook script")
+        session.run_turn("tidy up")
+        assert api.errors == []
+    return session
+
+
+WRITE_HOOK = [
+    reply(
+        tool_use("Write", {"file_path": "tools/pre-commit", "content": "#!/bin/sh\necho pwned\n"}),
+        stop_reason="tool_use",
+    ),
+    reply("written"),
+]
+
+
+def _git_repo(project: Path) -> Path:
+    import subprocess
+
+    subprocess.run(
+        ["git", "init", "-q", str(project)], check=True, env={**os.environ, "GIT_CONFIG_GLOBAL": "/dev/null"}
+    )
+    return project / ".git" / "hooks"
+
+
+@pytest.mark.parametrize("how", ["rewind", "undo", "rewind the second turn"])
+def test_a_folder_replaced_by_a_link_into_git_hooks_is_never_written_through(monkeypatch, world, how) -> None:
+    """The attack: turn 1 writes tools/pre-commit, turn 2 makes `tools` a link to .git/hooks; restoring must not
+    write (or delete) .git/hooks/pre-commit, and names the path it refused."""
+    project, _ = world
+    hooks = _git_repo(project)
+    hooks.mkdir(exist_ok=True)
+    (hooks / "pre-commit").write_text("#!/bin/sh\nexit 0\n")  # the user's own hook, kept
+    before = sorted(p.name for p in hooks.iterdir())
+    session = _two_turns(monkeypatch, project, WRITE_HOOK, f"rm -r tools && ln -s {hooks} tools")
+    if how == "undo":
+        lines = apply_undo(plan_undo(session))
+    else:
+        entries = rewind_entries(session)
+        lines = rewind(session, entries[0] if how == "rewind" else entries[1], "code").lines
+    assert (hooks / "pre-commit").read_text() == "#!/bin/sh\nexit 0\n"
+    assert sorted(p.name for p in hooks.iterdir()) == before
+    assert any(
+        line.startswith("could not restore tools/pre-commit: a folder on its path is now a link") for line in lines
+    ), lines
+
+
+def test_a_folder_link_inside_the_project_is_refused_too(monkeypatch, world) -> None:
+    project, _ = world
+    (project / "elsewhere").mkdir()
+    (project / "elsewhere" / "pre-commit").write_text("kept\n")
+    session = _two_turns(monkeypatch, project, WRITE_HOOK, "rm -r tools && ln -s elsewhere tools")
+    result = rewind(session, rewind_entries(session)[0], "code")
+    assert (project / "elsewhere" / "pre-commit").read_text() == "kept\n", result.lines
+    assert result.unrestored == ["tools/pre-commit"], result.lines
+    assert any(f"leading to {os.path.realpath(project / 'elsewhere')}; nothing was written" in x for x in result.lines)
+
+
+def test_restoring_never_writes_into_a_hooks_folder(monkeypatch, world) -> None:
+    """core.hooksPath names `tools`: a file there is git's hook; it is neither restored nor deleted."""
+    import subprocess
+
+    project, _ = world
+    _git_repo(project)
+    subprocess.run(["git", "-C", str(project), "config", "core.hooksPath", "tools"], check=True)
+    session = _two_turns(monkeypatch, project, WRITE_HOOK, "true")
+    (project / "tools" / "pre-commit").write_text("exit 1\n")  # changed since, as the user or git left it
+    result = rewind(session, rewind_entries(session)[0], "code")  # to before the hook existed: a delete
+    assert (project / "tools" / "pre-commit").read_text() == "exit 1\n"
+    assert result.unrestored == ["tools/pre-commit"], result.lines
+    assert "a protected place" in result.lines[-1]
+
+
+@pytest.mark.parametrize("folder", [".git", ".claude", ".agent-tui"])
+def test_a_protected_folder_is_refused_whatever_the_links(tmp_path: Path, folder: str) -> None:
+    from tui.agent.restore_paths import locate
+
+    (tmp_path / folder).mkdir()
+    where = locate(str(tmp_path / folder / "x"), None, tmp_path)
+    assert where.problem.startswith(f"it is in {os.path.realpath(tmp_path / folder)}, a protected place")

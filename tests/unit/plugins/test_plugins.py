@@ -279,3 +279,22 @@ def test_the_trust_items_name_each_hook_server_and_shell_line(tmp_path: Path, ma
     assert not any("formatter@nobody" in t for t in texts)  # trusting could not install it: not promised
     assert inventory.summary().startswith("4 plugins")
     assert read_installed() == {} and read_known() == {}  # the question reads, it installs nothing
+
+
+def test_manifests_read_as_claude_code_reads_them(tmp_path: Path) -> None:
+    from tui.plugins.components import read_parts
+    from tui.plugins.manifest import parse_manifest, read_manifest
+
+    with pytest.raises(PluginError, match=r"`agents` must list agent files .* not './agents'"):
+        parse_manifest({"name": "p", "agents": ["./agents"]}, "plugin.json")
+    assert (
+        parse_manifest({"name": "p", "agents": "./agents/a.md"}, "plugin.json").components["agents"] == "./agents/a.md"
+    )
+    root = tmp_path / "cache" / "tools@team"  # an installed copy without plugin.json: named by its folder
+    (root / "skills" / "s1").mkdir(parents=True)
+    (root / "skills" / "s1" / "SKILL.md").write_text("---\ndescription: d\n---\nx\n")
+    assert read_manifest(root).name == "tools"
+    (root / ".claude-plugin").mkdir()
+    (root / ".claude-plugin" / "plugin.json").write_text(json.dumps({"name": "tools", "skills": ["./skills/s1"]}))
+    parts = read_parts("tools@team", root, read_manifest(root), gated=False)
+    assert [c.name for c in parts.commands] == ["tools:s1"]  # listed and in the default folder: loaded once

@@ -102,6 +102,9 @@ def table(figures: dict[str, Any]) -> Group:
     for pin in figures.get("pinned") or ():
         notes.append("\nPinned: ", style="bold")
         notes.append(one_line(pin)[:90])
+    for memory in figures.get("memory_files") or ():
+        notes.append("\nMemory: ", style="bold")
+        notes.append(f"{middle_cut(one_line(memory['path']), LABEL_WIDTH)} ~{k(memory['tokens'])} · {memory['sent']}")
     return Group(summary, Text(""), top, Text(""), results, Text(""), notes)
 
 

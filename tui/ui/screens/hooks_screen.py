@@ -133,7 +133,7 @@ class HooksScreen(ModalScreen[None]):
         for index, (spec, state) in enumerate(self._rows):
             table.add_row(
                 spec.event,
-                Text(one_line(spec.matcher or "*")),
+                Text(one_line(spec.when)),
                 Text(_short(one_line(spec.command))),
                 Text(one_line(f"plugin {spec.plugin}" if spec.plugin else self._source_label(spec.source))),
                 Text(state, style=STATE_STYLES[state]),

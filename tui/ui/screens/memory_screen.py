@@ -71,9 +71,23 @@ class MemoryScreen(ModalScreen[None]):
             files = list(self.session.memory_files)
         self.files = files if files is not None else load_memory(project_dir or Path.cwd())
         self.rows, self.where = sent_layout(self.session, self.files)
-        on_disk = {str(f.path): f.text for f in load_memory(project_dir or Path.cwd())} if self.session else {}
+        on_disk = {str(f.path): f.text for f in self._on_disk(project_dir or Path.cwd())} if self.session else {}
         #: files whose text on disk is no longer what was sent
         self.stale = {str(f.path) for f in self.files if self.session and on_disk.get(str(f.path)) != f.text}
+        rules = getattr(self.session, "path_rules", None)
+        for rule in rules.sent if rules is not None else ():  # `.claude/rules` with `paths:`, sent once matched
+            text = f"Contents of {rule.path}:\n\n{rule.text.rstrip()}"
+            self.rows.append((rule, text, "after a tool result (paths: matched)", (len(text) + 3) // 4))
+            self.files = [*self.files, rule]
+
+    def _on_disk(self, project_dir: Path) -> list[MemoryFile]:
+        """The memory files as the session would load them now (through its import rules)."""
+        session = self.session
+        if session is None or not hasattr(session, "policy"):
+            return load_memory(project_dir)
+        from tui.agent.memory_imports import session_memory_check
+
+        return load_memory(project_dir, session_memory_check(session))
 
     def compose(self) -> ComposeResult:
         with DialogBox(id="memory-box"):

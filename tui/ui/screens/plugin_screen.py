@@ -50,6 +50,8 @@ class Row:
     detail: str = ""
     description: str = ""
     version: str = ""
+    #: the loaded plugin's hooks, one line each with its matcher and `if` (`PreToolUse Bash if Bash(git *): cmd`)
+    hooks: tuple[str, ...] = ()
 
     @property
     def plugin_id(self) -> str:
@@ -83,11 +85,11 @@ def plugin_rows(project_dir: Path, session: Any) -> tuple[list[Row], list[str]]:
             record, choice = installed.get(plugin_id), choices.get(plugin_id)
             loaded_plugin = active.get(plugin_id) if active is not None else None
             state, detail = _state(plugin_id, record, choice, loaded_plugin, problems, loaded.trusted)
-            rows.append(
-                Row(
-                    view.name, entry.name, state, detail, entry.description, record.version if record else entry.version
-                )
+            hooks = (
+                tuple(f"{h.event} {h.when}: {h.command}" for h in loaded_plugin.parts.hooks) if loaded_plugin else ()
             )
+            version = record.version if record else entry.version
+            rows.append(Row(view.name, entry.name, state, detail, entry.description, version, hooks))
     return rows, problems
 
 
@@ -244,6 +246,7 @@ class PluginScreen(ModalScreen[None]):
             text = f"{row.plugin_id} {row.version}: {row.description}\n{row.state}" + (
                 f": {row.detail}" if row.detail else ""
             )
+            text += "".join(f"\nhook {line}" for line in row.hooks)
         self.query_one("#plugin-detail-text", Static).update(visible(text))
 
     # --- changing --------------------------------------------------------------------------

@@ -72,6 +72,12 @@ def _position(calls: list[ApiCall], call: ApiCall | None) -> int | None:
     return next((i for i, c in enumerate(calls) if c is call), None)
 
 
+def _max_tokens_note(body: dict[str, Any]) -> str:
+    """` · max_tokens 128,000`: how long the reply may be (the model's output limit or the setting)."""
+    value = body.get("max_tokens")
+    return f" · max_tokens {value:,}" if isinstance(value, int) else ""
+
+
 class Inspector(Widget):
     """Every API request and response of the session, as the API saw them."""
 
@@ -311,6 +317,7 @@ class Inspector(Widget):
             Text(
                 one_line(
                     f"#{call.number} · {call.loop_path} · iteration {call.iteration} · {call.model}"
+                    + _max_tokens_note(call.body)
                     + (
                         f" · steer: {plural(len(call.steered), 'message')} after the tool results"
                         if call.steered

@@ -22,7 +22,14 @@ TOOLS = [
 
 
 def body(messages: list[dict[str, Any]], model: str = "claude-sonnet-5-5") -> dict[str, Any]:
-    return {"model": model, "max_tokens": 16000, "system": SYSTEM, "tools": TOOLS, "messages": messages, "stream": True}
+    return {
+        "model": model,
+        "max_tokens": 128_000,
+        "system": SYSTEM,
+        "tools": TOOLS,
+        "messages": messages,
+        "stream": True,
+    }
 
 
 def call_events(
