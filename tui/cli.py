@@ -498,7 +498,7 @@ def open_session(opts: AgentOptions, args: argparse.Namespace, *, print_mode: bo
     sessions = list_sessions(opts.project_dir, sessions_base(opts), skipped)
     for sentence in skipped:
         print(f"agent-tui: {sentence}", file=sys.stderr)
-    target: str | None = args.resume or None
+    target: str | Path | None = args.resume or None  # a str is only ever a session id (session_ids.py)
     if target is None and args.resume == "":  # -r without an id: the app shows a picker
         if print_mode:
             lines = [f"  {s.id}  {s.started}  {plural(s.turns, 'turn')}  {s.first_prompt[:60]}" for s in sessions[:20]]
@@ -511,7 +511,7 @@ def open_session(opts: AgentOptions, args: argparse.Namespace, *, print_mode: bo
         if not sessions:
             print("agent-tui: no saved session in this project to continue; starting a new one.", file=sys.stderr)
             return None
-        target = str(sessions[0].path)
+        target = sessions[0].path
     opts.interactive = not print_mode  # the dispatcher reads it at construction
     session = AgentSession(opts)
     loaded = session.resume(target, fork=bool(getattr(args, "fork_session", False)))

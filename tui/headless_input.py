@@ -18,6 +18,7 @@ from concurrent.futures import Future
 from typing import Any, TextIO, Union
 
 from tui.agent.inbox import Inbox
+from tui.config.bounded_read import MAX_DEPTH, MAX_LINE_BYTES, bounded_lines, describe_size, nesting_depth
 from tui.sanitize import one_line
 
 #: a line handler: the parsed object and its line number
@@ -51,6 +52,8 @@ class StreamJsonInput:
             "keep_alive": lambda obj, line: None,  # liveness only: nothing to do
         }
         self.controls: dict[str, ControlHandler] = {}
+        #: the longest line read; a longer one is one error and is skipped whole
+        self.line_limit = MAX_LINE_BYTES
         #: user lines accepted so far
         self.accepted = 0
         #: called once when the input has ended (EOF or a read error), before the inbox closes
@@ -67,7 +70,10 @@ class StreamJsonInput:
     def run(self) -> None:
         """Read every line, then close the inbox (the turns still queued run, then -p ends)."""
         try:
-            for number, line in enumerate(self.stream, 1):
+            for number, line in enumerate(bounded_lines(self.stream, self.line_limit), 1):
+                if line is None:  # dropped whole: its tail is never read as a line of its own
+                    self.problem(number, f"it is longer than {describe_size(self.line_limit)}")
+                    continue
                 self.feed(line, number)
         except (OSError, ValueError) as exc:  # stdin closed under us, undecodable bytes
             self.problem(0, f"reading stdin failed: {exc}")
@@ -79,6 +85,9 @@ class StreamJsonInput:
     def feed(self, line: str, number: int) -> None:
         """Handle one input line (blank lines are skipped)."""
         if not line.strip():
+            return
+        if nesting_depth(line) > MAX_DEPTH:  # json.loads would raise RecursionError
+            self.problem(number, f"it is nested more than {MAX_DEPTH} levels deep")
             return
         try:
             obj = json.loads(line)
@@ -179,17 +188,47 @@ def user_text(message: Any) -> str:
     if isinstance(content, str):
         text = content
     elif isinstance(content, list):
-        parts = []
-        for block in content:
-            kind = block.get("type") if isinstance(block, dict) else None
-            if kind != "text" or not isinstance(block.get("text"), str):
-                raise InputLineError(
-                    f"content blocks of type {json.dumps(kind)} are not supported in input yet (only text)"
-                )
-            parts.append(block["text"])
+        parts = [block_text(block, number) for number, block in enumerate(content, 1)]
         text = "\n\n".join(parts)
     else:
         raise InputLineError('"content" must be a string or a list of text blocks')
     if not text.strip():
         raise InputLineError("the user message has no text")
     return text
+
+
+def block_text(block: Any, number: int) -> str:
+    """The text of content block `number` of a user line; InputLineError saying what is wrong with it."""
+    if not isinstance(block, dict):
+        raise InputLineError(f'content block {number} is {_json_kind(block)}, not an object with a "type"')
+    kind = block.get("type")
+    if "type" not in block:
+        raise InputLineError(
+            f'content block {number} has no "type" (a text block is {{"type": "text", "text": "..."}})'
+        )
+    if not isinstance(kind, str):
+        raise InputLineError(f'content block {number} has a "type" that is {_json_kind(kind)}, not a string')
+    if kind != "text":
+        raise InputLineError(
+            f"content block {number} is of type {json.dumps(kind)}, which input does not take yet (only text blocks)"
+        )
+    if "text" not in block:
+        raise InputLineError(f'content block {number} is a text block without a "text" string')
+    if not isinstance(block["text"], str):
+        raise InputLineError(
+            f'content block {number} is a text block whose "text" is {_json_kind(block["text"])}, not a string'
+        )
+    return block["text"]
+
+
+def _json_kind(value: Any) -> str:
+    """What a JSON value is, in words: "a number (123)", "null", "a list"."""
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return f"a boolean ({json.dumps(value)})"
+    if isinstance(value, (int, float)):
+        return f"a number ({json.dumps(value)})"
+    if isinstance(value, str):
+        return "a string"
+    return "a list" if isinstance(value, list) else "an object"

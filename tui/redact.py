@@ -1,10 +1,21 @@
 """Credentials in URLs are never printed or stored: `http://user:password@proxy:3128` shows as `http://***@proxy:3128`.
 
-A proxy (`HTTPS_PROXY`, `HTTP_PROXY`, `ALL_PROXY`), a gateway (`ANTHROPIC_BASE_URL`) or an MCP server's URL may
-carry a user name and password, and they reach text through errors that quote the URL, `/status`, a command's
-output. Every writer of text for a person or a file calls `redact`: `visible` and `one_line` (the screen and
-stderr), the json and stream-json printers and the transcript writer, so no path can forget it. A bare user
-name on an ssh-like URL (`ssh://git@github.com`) is a login, not a secret, and is kept. Stdlib only.
+A proxy (`HTTPS_PROXY`, `HTTP_PROXY`, `ALL_PROXY`), a gateway (`ANTHROPIC_BASE_URL`), an OpenTelemetry
+collector (`OTEL_EXPORTER_OTLP_*ENDPOINT`, gRPC or HTTP) or an MCP server's URL may carry a secret, and it
+reaches text through errors that quote the URL, `/status`, a command's output. Every writer of text for a
+person or a file calls `redact`: `visible` and `one_line` (the screen and stderr), the json and stream-json
+printers and the transcript writer, so no path can forget it.
+
+Every spelling is one of three classes:
+
+- user info after a scheme, up to the *last* `@` of the authority (`http://user:p@ss@host` hides `user:p@ss`);
+- user info without a scheme, as httpx and gRPC take it (`user:pw@host:3128`): `name:secret@` followed by a
+  host that looks like one (a dotted name, an IPv4 address, `localhost`, `[v6]`, or any name with a `:port`),
+  so `npm:lodash@4.17.21` and `nginx:1.25@sha256:…` stay as they are;
+- a secret in a query (`?token=`, `&key=`, `?api_key=`, `?access_token=`, `?sig=` …): the value is hidden.
+
+A bare user name on an ssh-like URL (`ssh://git@github.com`) is a login, not a secret, and is kept; so is an
+e-mail address. Stdlib only.
 """
 
 from __future__ import annotations
@@ -14,21 +25,50 @@ import re
 __all__ = ["MASK", "redact"]
 
 MASK = "***"
-#: scheme:// then the user info up to `@`: no space, slash, quote or backslash (so it never spans a JSON string)
-_USERINFO = re.compile(r"\b([A-Za-z][A-Za-z0-9+.-]*://)([^\s/?#@\"'\\<>]+)@")
+#: characters that end an authority or a JSON string: the mask never spans them
+_STOP = r"\s/?#\"'\\<>`"
+#: scheme:// then the user info up to the last `@` before the host
+_USERINFO = re.compile(rf"\b([A-Za-z][A-Za-z0-9+.-]*://)([^{_STOP}]+)@")
+#: a host after `@`: [v6], a dotted name, IPv4 or localhost (each with an optional port), or a plain name
+#: with a port; nothing of a name may follow
+_HOST = (
+    r"(?:(?:\[[0-9A-Fa-f:.]+\]|(?:[A-Za-z0-9-]+\.)+[A-Za-z][A-Za-z0-9-]*|\d{1,3}(?:\.\d{1,3}){3}|localhost)"
+    r"(?::\d+)?|[A-Za-z0-9-]+:\d+)(?![\w.-])"
+)
+#: name:secret@host with no scheme before it (not in the middle of a word, a path or a URL)
+_BARE = re.compile(rf"(?<![\w/:.%+@-])((?!mailto:)[A-Za-z0-9._%+~-]+:[^{_STOP}]*)@(?={_HOST})", re.IGNORECASE)
+#: query parameters whose value is a secret
+_SECRET_KEYS = (
+    "token|access_token|refresh_token|id_token|auth|auth_token|authorization|key|api_key|apikey|api-key|"
+    "x-api-key|password|passwd|pwd|secret|client_secret|sig|signature|code|session|sessionid|session_id|jwt"
+)
+_QUERY = re.compile(rf"([?&](?:{_SECRET_KEYS})=)([^&#{_STOP}]+)", re.IGNORECASE)
 #: schemes whose bare user name is the account to log in as (`git@`), not a credential
 _LOGIN_SCHEMES = frozenset({"ssh://", "git://", "git+ssh://", "ssh+git://", "svn+ssh://", "sftp://"})
 
 
 def _mask(match: re.Match[str]) -> str:
     scheme, userinfo = match.group(1), match.group(2)
-    if userinfo == MASK or (":" not in userinfo and scheme.lower() in _LOGIN_SCHEMES):
+    if userinfo == MASK or (":" not in userinfo and "@" not in userinfo and scheme.lower() in _LOGIN_SCHEMES):
         return match.group(0)
     return f"{scheme}{MASK}@"
 
 
+def _mask_bare(match: re.Match[str]) -> str:
+    return match.group(0) if match.group(1) == MASK else f"{MASK}@"
+
+
+def _mask_query(match: re.Match[str]) -> str:
+    return match.group(0) if match.group(2) == MASK else f"{match.group(1)}{MASK}"
+
+
 def redact(text: str) -> str:
-    """`text` with the user info of every URL in it shown as `***`; the same string when there is none (fast)."""
-    if "://" not in text or "@" not in text:
-        return text
-    return _USERINFO.sub(_mask, text)
+    """`text` with every credential in a URL shown as `***`; the same string when there is none (fast)."""
+    if "@" in text:
+        if "://" in text:
+            text = _USERINFO.sub(_mask, text)
+        if ":" in text:
+            text = _BARE.sub(_mask_bare, text)
+    if "=" in text and ("?" in text or "&" in text):
+        text = _QUERY.sub(_mask_query, text)
+    return text

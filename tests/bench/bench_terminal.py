@@ -32,8 +32,6 @@ LAST = "ZENITHWORD"
 SETTLE_S = 0.7
 #: seconds between two text deltas of two words (~400 words a second: a fast model, a short run)
 TOKEN_DELAY_S = 0.005
-CLAUDE_PACKAGE = "@anthropic-ai/claude-code"
-NPM_PREFIX = Path(tempfile.gettempdir()) / "agent-tui-bench-cc"
 
 
 def reply_text() -> str:

@@ -22,7 +22,8 @@ from tests.fakeapi import FakeAPI, reply, tool_use
 from .commands import ALLOWED_TOOLS, PROJECT_SETTINGS
 
 REPO = Path(__file__).resolve().parents[2]
-CLAUDE_PACKAGE = "@anthropic-ai/claude-code"
+#: the newest release (the registry's `latest` tag, asked each time: a cached list once gave an older one)
+CLAUDE_PACKAGE = "@anthropic-ai/claude-code@latest"
 PROMPT = "Run the commands."
 MARKER_SCRIPT = '#!/bin/sh\necho "{name} $*" >> "$(dirname "$0")/{up}marker.log"\n'
 AGENT_REFUSALS = ("Permission denied:", "Permission to ")
@@ -49,7 +50,7 @@ def find_or_install_claude(tmp: Path) -> str:
             "npm",
             "install",
             "--silent",
-            "--prefer-offline",
+            "--prefer-online",
             "--no-audit",
             "--no-fund",
             "--prefix",

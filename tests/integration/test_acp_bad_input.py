@@ -66,6 +66,16 @@ def test_malformed_lines_get_one_error_each_and_the_connection_goes_on(project: 
     assert "not valid JSON" in lines[0] and "Traceback" not in stderr and code == 0
 
 
+def test_a_line_nested_200000_deep_is_one_error_the_next_is_answered_and_end_of_input_ends_it(
+    project: Path, tmp_path: Path
+) -> None:
+    deep = '{"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": ' + "[" * 200_000 + "]" * 200_000 + "}\n"
+    answers, stderr, code = talk(project, tmp_path, [deep, INITIALIZE])  # returns only once the process ended
+    assert [(a["id"], a["error"]["code"]) for a in answers if "error" in a] == [(None, -32600)]
+    assert [a["id"] for a in answers if "result" in a] == [9]
+    assert "nested more than 100 levels deep" in stderr and "Traceback" not in stderr and code == 0
+
+
 def test_an_unknown_method_is_answered_method_not_found_and_said(project: Path, tmp_path: Path) -> None:
     answers, stderr, code = talk(
         project,

@@ -64,3 +64,63 @@ def test_a_resumed_session_refers_to_the_pictures_already_in_its_file(tmp_path: 
     again.close()
     assert path.read_text().count('"type": "image_data"') == 1
     assert len(_images_in(load_session(path).messages[-2])) == 1
+
+
+REFUSAL = "messages.0.content.0.image.source.base64: The image could not be processed."
+
+
+def _no_image_anywhere(messages: list[dict]) -> bool:
+    return '"type": "image"' not in json.dumps(messages)
+
+
+def test_an_image_the_api_refused_is_never_sent_again_on_resume(tmp_path: Path, monkeypatch) -> None:
+    from tests.fakeapi import FakeAPI, http_error, reply, text
+    from tests.integration.helpers import make_session
+
+    project = tmp_path / "proj"
+    picture(project / "shot.png", (300, 200))
+    with FakeAPI([http_error(400, "invalid_request_error", REFUSAL), reply(text("Fine."))]) as api:
+        session, recorder = make_session(monkeypatch, api.base_url, project, sessions_dir=tmp_path / "sessions")
+        prepared = prepare_prompt(session, "describe @shot.png")
+        session.run_turn(prepared.prompt, tuple(prepared.images))
+        stopped = recorder.of(ev.LoopStopped)[-1]
+        assert stopped.is_error and "replaced by a note, so resuming never sends it again" in stopped.detail
+        path = session.transcript_path
+        session.close()
+        records = [json.loads(line) for line in path.read_bytes().splitlines()]
+        assert any(r["type"] == "history" and r.get("reason") == "image refused" for r in records)
+        again, _ = make_session(monkeypatch, api.base_url, project, sessions_dir=tmp_path / "sessions")
+        again.resume(path.stem)  # -c / -r
+        again.run_turn("and now?")
+        again.close()
+    first, resumed = (r.body["messages"] for r in api.message_requests)
+    assert not _no_image_anywhere(first)  # it was sent once
+    assert _no_image_anywhere(resumed)  # and never again
+    note = json.dumps(resumed[0])
+    assert "the API refused it and it is not sent again" in note and "could not be processed" in note
+
+
+def test_a_refused_image_from_a_read_is_replaced_in_its_tool_result(tmp_path: Path, monkeypatch) -> None:
+    from tests.fakeapi import FakeAPI, http_error, reply, text, tool_use
+    from tests.integration.helpers import make_session
+
+    project = tmp_path / "proj"
+    picture(project / "shot.png", (300, 200))
+    script = [
+        reply(tool_use("Read", {"file_path": str(project / "shot.png")}), stop_reason="tool_use"),
+        http_error(400, "invalid_request_error", REFUSAL.replace("messages.0.content.0", "messages.2.content.0")),
+        reply(text("Fine.")),
+    ]
+    with FakeAPI(script) as api:
+        session, _ = make_session(monkeypatch, api.base_url, project, sessions_dir=tmp_path / "sessions")
+        session.run_turn("look at shot.png")
+        path = session.transcript_path
+        session.close()
+        again, _ = make_session(monkeypatch, api.base_url, project, sessions_dir=tmp_path / "sessions")
+        again.resume(path.stem)
+        again.run_turn("and now?")
+        again.close()
+    refused, resumed = api.message_requests[1].body["messages"], api.message_requests[2].body["messages"]
+    assert not _no_image_anywhere(refused) and _no_image_anywhere(resumed)
+    result = resumed[2]["content"][0]
+    assert result["type"] == "tool_result" and "the API refused it" in json.dumps(result["content"])

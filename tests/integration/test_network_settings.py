@@ -26,8 +26,13 @@ def _dead_port() -> int:
         return int(probe.getsockname()[1])
 
 
-def test_a_proxy_password_is_masked_in_messages_stream_json_and_the_transcript(project, tmp_path) -> None:
-    proxy = f"http://agent:{PASSWORD}@127.0.0.1:{_dead_port()}"
+@pytest.mark.parametrize(
+    "spelling",
+    ["http://agent:{pw}@127.0.0.1:{port}", "agent:{pw}@127.0.0.1:{port}", "http://agent:p@{pw}@127.0.0.1:{port}"],
+    ids=["url", "no-scheme", "raw-at-in-password"],
+)
+def test_a_proxy_password_is_masked_in_messages_stream_json_and_the_transcript(project, tmp_path, spelling) -> None:
+    proxy = spelling.format(pw=PASSWORD, port=_dead_port())
     data = tmp_path / "data"
     with FakeAPI([Reply([Text("never")])]) as api:
         proc = run_p(
@@ -41,11 +46,12 @@ def test_a_proxy_password_is_masked_in_messages_stream_json_and_the_transcript(p
             },
         )
     assert proc.returncode == 1
-    assert "The proxy http://***@127.0.0.1:" in proc.stderr and "HTTP_PROXY" in proc.stderr
+    shown = "http://***@127.0.0.1:" if "://" in spelling else "***@127.0.0.1:"
+    assert f"The proxy {shown}" in proc.stderr and "HTTP_PROXY" in proc.stderr
     result = json.loads(proc.stdout.splitlines()[-1])
-    assert result["detail"].startswith("The proxy http://***@127.0.0.1:")
+    assert result["detail"].startswith(f"The proxy {shown}")
     transcripts = list(data.rglob("*.jsonl"))
-    assert transcripts and "http://***@127.0.0.1:" in transcripts[0].read_text()
+    assert transcripts and shown in transcripts[0].read_text()
     for text in (proc.stderr, proc.stdout, *(t.read_text() for t in transcripts)):
         assert PASSWORD not in text and "agent:" not in text
 

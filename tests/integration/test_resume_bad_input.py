@@ -159,7 +159,9 @@ def test_a_fifo_in_the_sessions_folder_is_skipped_and_said(monkeypatch, project,
     out, err = capfd.readouterr()
     assert out.strip() == "continued" and skipped[0] in err
     assert main(["-r", str(fifo), "-p", "x", "--cwd", str(project)]) == 2
-    assert "is a FIFO (named pipe), not a regular file" in capfd.readouterr().err
+    assert "is not a session id" in capfd.readouterr().err  # a path is never taken
+    assert main(["-r", fifo.stem, "-p", "x", "--cwd", str(project)]) == 2
+    assert f"No saved session {fifo.stem!r}" in capfd.readouterr().err  # by id: skipped, never opened
 
 
 def test_continue_print_mode_never_prints_the_previous_answer(monkeypatch, project, capfd):

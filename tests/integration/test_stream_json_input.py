@@ -182,7 +182,7 @@ def test_bad_lines_get_one_error_line_each_and_never_a_hang(monkeypatch, project
         'agent-tui: stream-json input line 2: unknown message type "telepathy" (expected one '
         "of: control_request, control_response, keep_alive, user); the line is skipped."
     )
-    assert 'line 5: content blocks of type "image" are not supported' in problems[2]
+    assert 'line 5: content block 1 is of type "image", which input does not take yet (only text blocks)' in problems[2]
     assert len(problems) == 3
     lines = [json.loads(line) for line in out.getvalue().splitlines()]
     first = next(line for line in lines if line["type"] != "control_response")  # control answers go out at once
@@ -196,7 +196,7 @@ def test_bad_lines_get_one_error_line_each_and_never_a_hang(monkeypatch, project
     assert [line["line"] for line in lines if line.get("subtype") == "input_error"] == [1, 2, 5]
     results = [line["result"] for line in lines if line["type"] == "result"]  # one per user line: none waits
     assert results == [
-        'The message was not sent: content blocks of type "image" are not supported in input yet (only text).',
+        'The message was not sent: content block 1 is of type "image", which input does not take yet (only text blocks).',
         "Fine.",
     ]
 
@@ -239,3 +239,52 @@ def test_impossible_combinations_are_refused_in_one_sentence(project, args, sent
     assert main([*args, "--offline", "--cwd", str(project)]) == 2
     err = capsys.readouterr().err
     assert sentence in err and len(err.strip().splitlines()) == 1
+
+
+def _read_all(text: str, limit: int | None = None) -> tuple[list[str], list[str]]:
+    """(the prompts queued, the error lines) after a StreamJsonInput has read `text` to its end."""
+    inbox, err, emitted = Inbox(), io.StringIO(), []
+    reader = StreamJsonInput(inbox, io.StringIO(text), emitted.append, err)
+    if limit is not None:
+        reader.line_limit = limit
+    reader.run()  # returns at the end of the input: that is what ends -p
+    assert all(line["subtype"] == "input_error" for line in emitted)
+    return [m.text for m in inbox.take_all()], err.getvalue().splitlines()
+
+
+def test_a_line_nested_200000_deep_is_one_error_and_the_next_lines_are_read() -> None:
+    deep = '{"type": "user", "message": ' + "[" * 200_000 + "]" * 200_000 + "}\n"
+    prompts, problems = _read_all(deep + user("after") + "{" * 5000 + "\n" + user("last"))
+    assert prompts == ["after", "last"]
+    assert problems == [
+        "agent-tui: stream-json input line 1: it is nested more than 100 levels deep; the line is skipped.",
+        "agent-tui: stream-json input line 3: it is nested more than 100 levels deep; the line is skipped.",
+    ]
+
+
+def test_a_line_over_the_limit_is_dropped_whole_and_its_tail_is_not_a_message() -> None:
+    tail = user("the tail of the long line")
+    long_line = "x" * 300 + tail  # over the limit, and what follows the cut looks like a prompt
+    prompts, problems = _read_all(user("first") + long_line + user("next"), limit=200)
+    assert prompts == ["first", "next"]
+    assert problems == ["agent-tui: stream-json input line 2: it is longer than 200 bytes; the line is skipped."]
+
+
+@pytest.mark.parametrize(
+    ("block", "sentence"),
+    [
+        ({"type": "text", "text": 123}, 'content block 1 is a text block whose "text" is a number (123), not a string'),
+        ({"type": "text", "text": None}, 'content block 1 is a text block whose "text" is null, not a string'),
+        ({"type": "text", "text": ["a"]}, 'content block 1 is a text block whose "text" is a list, not a string'),
+        ({"type": "text"}, 'content block 1 is a text block without a "text" string'),
+        ({"text": "hi"}, 'content block 1 has no "type" (a text block is {"type": "text", "text": "..."})'),
+        ({"type": 7, "text": "hi"}, 'content block 1 has a "type" that is a number (7), not a string'),
+        ("hi", 'content block 1 is a string, not an object with a "type"'),
+        ({"type": "image", "source": {}}, 'content block 1 is of type "image", which input does not take yet'),
+    ],
+)
+def test_each_malformed_content_block_is_named_in_one_sentence(block: Any, sentence: str) -> None:
+    prompts, problems = _read_all(user([block]) + user("fine"))
+    assert prompts == ["fine"]
+    assert len(problems) == 1 and sentence in problems[0], problems
+    assert "not supported" not in problems[0]  # never "text blocks are not supported (only text)"

@@ -121,6 +121,37 @@ def test_a_command_file_nested_a_thousand_deep_is_one_sentence_in_an_untrusted_f
     assert f"{deep} has frontmatter that is not YAML" in line and "it was loaded without it" in line
 
 
+@pytest.mark.parametrize("trusted", [False, True], ids=["untrusted", "trusted"])
+def test_print_mode_starts_past_a_fifo_marketplace_and_a_deep_mcp_json(
+    tmp_path: Path, home: dict[str, str], trusted: bool
+) -> None:
+    """Start as a user runs it: each bad file is one line naming it, and the answer still comes."""
+    import os
+
+    from tests.fixtures import copy_plugin_market
+
+    market = copy_plugin_market(tmp_path)
+    (market / ".claude-plugin" / "marketplace.json").unlink()
+    os.mkfifo(market / ".claude-plugin" / "marketplace.json")  # open() on it would block for ever
+    project = tmp_path / "proj"
+    make_demo_project(project)
+    (project / ".claude").mkdir()
+    settings = {
+        "enabledPlugins": {"guard@team-tools": True},
+        "extraKnownMarketplaces": {"team-tools": {"source": {"source": "directory", "path": str(market)}}},
+    }
+    (project / ".claude" / "settings.json").write_text(json.dumps(settings))
+    (project / ".mcp.json").write_text('{"mcpServers": ' + "[" * 200_000 + "]" * 200_000 + "}")
+    if trusted:
+        _trust(home, project)
+    proc = run_cli(["-p", "hello", "--offline"], project, home)
+    assert proc.returncode == 0 and proc.stdout.strip(), proc.stderr
+    assert "Traceback" not in proc.stderr and "RecursionError" not in proc.stderr
+    if trusted:  # untrusted, neither file is read before the trust question
+        assert [line for line in proc.stderr.splitlines() if "marketplace.json is a FIFO" in line], proc.stderr
+        assert [line for line in proc.stderr.splitlines() if ".mcp.json is nested too deeply" in line], proc.stderr
+
+
 @pytest.mark.parametrize("trusted", [False, True])
 def test_print_puts_no_outside_or_secret_memory_import_into_the_first_request(
     tmp_path: Path, home: dict[str, str], trusted: bool

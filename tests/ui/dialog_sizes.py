@@ -85,6 +85,7 @@ def dialog_factories(inventory: Any = None) -> dict[str, Callable[[], Screen[Any
     """Name → a function making the dialog, all with content longer than a 40×40 screen holds."""
     from tui.agent.undo import UndoPlan
     from tui.ui.screens.compaction_dialog import CompactionDialog
+    from tui.ui.screens.external_imports_dialog import ExternalImportsDialog
     from tui.ui.screens.help_screen import HelpScreen
     from tui.ui.screens.login_screen import LoginScreen
     from tui.ui.screens.mcp_approval_dialog import McpApprovalDialog
@@ -105,6 +106,9 @@ def dialog_factories(inventory: Any = None) -> dict[str, Callable[[], Screen[Any
     made["model"] = lambda: ModelPicker(MODELS, "claude-model-3", "The model applies from the next request. " * 3)
     made["login"] = lambda: LoginScreen()
     made["help"] = lambda: HelpScreen()
+    made["external-imports"] = lambda: ExternalImportsDialog(
+        [(f"/home/me/notes/part-{n}.md", "/demo/project/CLAUDE.md") for n in range(30)], grace_s=0
+    )
     made["rewind"] = lambda: RewindScreen(None, REWIND_ENTRIES)  # type: ignore[arg-type]
     made["undo"] = lambda: UndoScreen(UndoPlan(7, bash_commands=[LONG_COMMAND[:70] + f" #{n}" for n in range(40)]))
     if inventory is not None:

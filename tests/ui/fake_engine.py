@@ -19,6 +19,7 @@ from tui.agent import events as ev
 from tui.agent.bus import EventBus
 from tui.agent.options import AgentOptions
 from tui.agent.permission_gate import PermissionReply
+from tui.agent.permission_mode import ModeMixin
 
 REPLY_1 = "I'll look for the TODO markers first.\n\n"
 REPLY_2 = "Found them. `app.py` has an unhandled empty input; I'll fix that one:\n\n```python\nif not text:\n    return 0\n```\n"
@@ -32,7 +33,7 @@ class FakePolicy:
     saved: list[str] = field(default_factory=list)
 
 
-class FakeSession:
+class FakeSession(ModeMixin):
     """The AgentSession API the app drives, backed by a scripted turn."""
 
     def __init__(
@@ -68,6 +69,13 @@ class FakeSession:
 
     def prepare(self) -> None:
         self.prepared.set()
+
+    def publish(self, event: ev.Event) -> None:
+        self.bus.publish(event)
+
+    def wake_with(self, waker: Any) -> None:
+        """As AgentSession.wake_with: how the app starts a turn the session asks for."""
+        self.waker = waker
 
     @property
     def running(self) -> bool:

@@ -194,6 +194,29 @@ async def test_shift_tab_cycles_the_permission_mode(fake_session: FakeSession) -
         assert seen == [("acceptEdits",) * 2, ("plan",) * 2, ("default",) * 2]
 
 
+async def test_shift_tab_reaches_bypass_only_when_started_in_it(fake_session: FakeSession) -> None:
+    fake_session.options.permission_mode = fake_session.policy.mode = "bypassPermissions"
+    app = AgentApp(fake_session.options, session=fake_session)
+    async with app.run_test(size=SIZE) as pilot:
+        seen = []
+        for _ in range(4):
+            await pilot.press("shift+tab")
+            seen.append(app.status.mode)
+        assert seen == ["default", "acceptEdits", "plan", "bypassPermissions"]
+
+
+async def test_a_mode_changed_by_the_engine_shows_in_the_status_line(fake_session: FakeSession) -> None:
+    app = AgentApp(fake_session.options, session=fake_session)
+    async with app.run_test(size=SIZE) as pilot:
+        refusal = fake_session.set_permission_mode("bypassPermissions", "a PermissionRequest hook")
+        assert refusal and "only in a session started in it" in refusal
+        assert fake_session.set_permission_mode("plan", "a PermissionRequest hook") is None
+        await wait_until(pilot, lambda: app.status.mode == "plan")
+        await wait_until(
+            pilot, lambda: any("set by a PermissionRequest hook" in str(m.render()) for m in app.query(MarkerLine))
+        )
+
+
 async def test_prompt_history_and_newline(fake_session: FakeSession) -> None:
     app = AgentApp(fake_session.options, session=fake_session)
     async with app.run_test(size=SIZE) as pilot:

@@ -56,9 +56,12 @@ def pane() -> Iterator[Pane]:
 
 
 def approve(pane: Pane) -> bool:
-    """Press 1 (allow once); True once the dialog has gone."""
+    """Press 1 (allow once); True once the dialog has gone.
+
+    Presses are 0.7 s apart: a key within 0.5 s of the previous one is typing, never an answer.
+    """
     pane.tmux("send-keys", "-t", "t", "1")
-    time.sleep(0.3)
+    time.sleep(0.7)
     return "Allow once" not in pane.text()
 
 

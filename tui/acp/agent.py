@@ -180,7 +180,7 @@ class AcpAgent:
         )
 
     async def set_session_mode(self, mode_id: str, session_id: str, **kwargs: Any) -> SetSessionModeResponse:
-        await self._link(session_id).set_mode(mode_id)
+        self._link(session_id).set_mode(mode_id)
         return SetSessionModeResponse()
 
     async def prompt(self, prompt: list[Any], session_id: str, **kwargs: Any) -> PromptResponse:

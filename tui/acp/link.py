@@ -28,6 +28,7 @@ from tui.agent.events import (
     LoopStopped,
     McpMessage,
     Notice,
+    PermissionModeChanged,
     PermissionRequested,
     RequestSent,
     ResponseFinished,
@@ -55,6 +56,8 @@ _SKIP = (McpMessage, RequestSent, ResponseFinished)
 _TEXT = {"text_delta": update_agent_message_text, "thinking_delta": update_agent_thought_text}
 #: the live output of a running command shown to the client: its last this many characters
 OUTPUT_TAIL = 20_000
+#: who a mode change came from when the client itself asked (`session/set_mode`)
+CLIENT = "the ACP client"
 MODES = (
     ("default", "Default", "Ask before edits and commands"),
     ("acceptEdits", "Accept edits", "Edits in the project run without asking"),
@@ -116,26 +119,15 @@ class SessionLink:
 
     def modes(self) -> SessionModeState:
         """The permission modes a client may switch between (bypassPermissions only when started in it)."""
-        allowed = [
-            SessionMode(id=m, name=n, description=d)
-            for m, n, d in MODES
-            if m != "bypassPermissions" or self.session.options.permission_mode == m
-        ]
-        return SessionModeState(
-            current_mode_id=getattr(self.session.policy, "mode", "default"), available_modes=allowed
-        )
+        reachable = self.session.allowed_modes()
+        allowed = [SessionMode(id=m, name=n, description=d) for m, n, d in MODES if m in reachable]
+        return SessionModeState(current_mode_id=self.session.permission_mode, available_modes=allowed)
 
-    async def set_mode(self, mode_id: str, *, tell: bool = False) -> None:
-        """Switch the permission mode (the client's choice, or an approved plan, which `tell`s the client)."""
-        if mode_id not in {m.id for m in self.modes().available_modes}:
-            raise error(
-                f"Unknown mode {mode_id!r}; this session offers "
-                f"{', '.join(m.id for m in self.modes().available_modes)}.",
-                -32602,
-            )
-        self.session.policy.mode = mode_id
-        if tell:
-            await self._send(update_current_mode(mode_id))
+    def set_mode(self, mode_id: str, by: str = CLIENT) -> None:
+        """Switch the permission mode through the session's one rule; the client hears of every change but its own."""
+        if problem := self.session.set_permission_mode(mode_id, by):
+            offered = ", ".join(m.id for m in self.modes().available_modes)
+            raise error(f"{problem.rstrip('.')}; this session offers {offered}.", -32602)
 
     # --- from the loop's threads -----------------------------------------------------------
 
@@ -251,6 +243,9 @@ class SessionLink:
             self._dirty.discard(item.tool_use_id)
             self.outputs.pop(item.tool_use_id, None)
             await self._send(updates.tool_finished(item.tool_use_id, item.status != "done", self._result(item)))
+        elif isinstance(item, PermissionModeChanged):  # a subagent's loop shares the mode: any loop's change counts
+            if item.by != CLIENT:  # a plan approved, a hook's change: the client's mode picker follows
+                await self._send(update_current_mode(item.mode))
         elif item.loop_path != "main":
             return
         elif isinstance(item, TodosUpdated):

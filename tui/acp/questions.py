@@ -110,7 +110,7 @@ async def ask_user(link: SessionLink, ev: UserQuestionAsked) -> None:
             options = [PermissionOption(option_id=key, name=name, kind=kind) for key, name, kind in PLAN_CHOICES]
             picked = await _ask(link, tool_call, options)
             if picked in ("auto", "ask"):  # approved: plan mode ends, as the app's plan dialog does
-                await link.set_mode("acceptEdits" if picked == "auto" else "default", tell=True)
+                link.set_mode("acceptEdits" if picked == "auto" else "default", by="the approved plan")
             if picked is not None:
                 answer = {"choice": picked, "feedback": ""}
             return

@@ -18,10 +18,11 @@ import sys
 import threading
 from typing import Any, BinaryIO, TextIO
 
+from tui.config.bounded_read import MAX_DEPTH, MAX_LINE_BYTES, describe_size, nesting_depth
 from tui.sanitize import visible
 
 #: the longest line read from the client (the SDK's own default: pictures travel as base64)
-LINE_LIMIT = 50 * 1024 * 1024
+LINE_LIMIT = MAX_LINE_BYTES
 NOT_INSTALLED = (
     "agent-tui acp: the Agent Client Protocol SDK is not installed; install it with "
     "pip install 'agent-tui[acp]' (PyPI agent-client-protocol)."
@@ -133,38 +134,66 @@ async def serve(agent: Any, stdin: BinaryIO, stdout: BinaryIO, stop: asyncio.Eve
 
 
 async def check_input(
-    raw: asyncio.StreamReader, checked: asyncio.StreamReader, writer: asyncio.StreamWriter, err: TextIO
+    raw: asyncio.StreamReader,
+    checked: asyncio.StreamReader,
+    writer: asyncio.StreamWriter,
+    err: TextIO,
+    limit: int = LINE_LIMIT,
 ) -> None:
-    """Pass well-formed JSON-RPC lines on to the SDK; answer every other line with one error."""
+    """Pass well-formed JSON-RPC lines on to the SDK; answer every other line with one error.
+
+    `limit` is the one `raw` was made with: a longer line is dropped whole and answered with an error.
+    """
     from .agent import METHODS
 
-    while True:
+    try:
+        while True:
+            line = await read_line(raw)
+            if line is None:  # dropped whole, up to its newline: its tail is never read as a message
+                _refuse(writer, err, None, -32600, f"A message longer than {describe_size(limit)} was ignored.")
+                continue
+            if not line:
+                break
+            if not line.strip():
+                continue
+            problem = problem_of(line)
+            if problem is None:
+                checked.feed_data(line if line.endswith(b"\n") else line + b"\n")
+                method = _method(line)
+                if method is not None and method not in METHODS and not method.startswith("_"):
+                    _say(
+                        err,
+                        f"the client called {method!r}, which agent-tui does not offer; it was answered "
+                        "'Method not found'.",
+                    )
+                continue
+            _refuse(writer, err, *problem)
+    finally:  # end of input (or anything else ending this loop) ends the connection, so the process ends
+        checked.feed_eof()
+
+
+async def read_line(reader: asyncio.StreamReader) -> bytes | None:
+    """The next line (b"" at end of input), or None for one over the reader's limit, read to its end and dropped."""
+    try:
+        return await reader.readuntil(b"\n")
+    except asyncio.IncompleteReadError as exc:  # the input ends without a newline
+        return exc.partial
+    except asyncio.LimitOverrunError as exc:
+        await reader.readexactly(exc.consumed)
+    while True:  # throw away the rest of the line, up to and with its newline
         try:
-            line = await raw.readline()
-        except ValueError:
-            _refuse(writer, err, None, -32600, f"A message longer than {LINE_LIMIT // (1024 * 1024)} MB was ignored.")
-            continue
-        if not line:
-            break
-        if not line.strip():
-            continue
-        problem = problem_of(line)
-        if problem is None:
-            checked.feed_data(line if line.endswith(b"\n") else line + b"\n")
-            method = _method(line)
-            if method is not None and method not in METHODS and not method.startswith("_"):
-                _say(
-                    err,
-                    f"the client called {method!r}, which agent-tui does not offer; it was answered "
-                    "'Method not found'.",
-                )
-            continue
-        _refuse(writer, err, *problem)
-    checked.feed_eof()
+            await reader.readuntil(b"\n")
+            return None
+        except asyncio.IncompleteReadError:
+            return None
+        except asyncio.LimitOverrunError as exc:
+            await reader.readexactly(exc.consumed)
 
 
 def problem_of(line: bytes) -> tuple[Any, int, str] | None:
     """(id, JSON-RPC error code, sentence) for a line that is no JSON-RPC message; None for one that is."""
+    if nesting_depth(line.decode("utf-8", "replace")) > MAX_DEPTH:  # json.loads would raise RecursionError
+        return None, -32600, f"A message nested more than {MAX_DEPTH} levels deep was ignored."
     try:
         message = json.loads(line)
     except ValueError:  # UnicodeDecodeError too

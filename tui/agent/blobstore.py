@@ -27,6 +27,8 @@ import zlib
 from pathlib import Path
 from typing import Any
 
+from tui.private_files import private_dir
+
 #: deltas a blob may stand on before it is stored whole again
 MAX_DEPTH = 24
 _DELTA = struct.Struct(">c40sBQQ")  # kind, base hash, depth, prefix length, suffix length
@@ -221,12 +223,12 @@ class BlobStore:
         if key in self._folders:
             return
         try:
-            folder.mkdir()
+            folder.mkdir(mode=0o700)
         except FileExistsError:
             self._folders.add(key)
             return
         except FileNotFoundError:
-            folder.mkdir(parents=True, exist_ok=True)
+            private_dir(folder)
         self._folders.add(key)
         if durable:
             _fsync_file(folder.parent)

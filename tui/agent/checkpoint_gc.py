@@ -28,7 +28,7 @@ def _names(manifest: Path) -> set[str]:
     for line in lines:
         try:
             record = json.loads(line)
-        except ValueError:
+        except (ValueError, RecursionError):
             continue
         if isinstance(record, dict):
             for key in ("before", "after", "messages"):

@@ -29,6 +29,7 @@ from pathlib import Path
 from typing import Any, Literal
 
 from tui.config.special_files import read_regular_bytes
+from tui.private_files import private_fd
 
 from .blobstore import INLINE, BlobError, BlobStore, blob_hash
 from .checkpoint_records import Branch as Branch  # re-exported: rewind and session_tree reach them here
@@ -208,8 +209,7 @@ class Checkpoints:
             try:
                 self.blobs.make_durable([r.get("before") for r in records])
                 if self._fd is None:
-                    self.manifest.parent.mkdir(parents=True, exist_ok=True)
-                    self._fd = os.open(self.manifest, os.O_WRONLY | os.O_CREAT | os.O_APPEND | os.O_CLOEXEC, 0o600)
+                    self._fd = private_fd(self.manifest)  # 0600 in a 0700 folder
                 os.write(self._fd, line)
                 if flush:
                     os.fdatasync(self._fd)

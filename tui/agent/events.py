@@ -323,6 +323,15 @@ class Notice(Event):
 
 
 @_event
+class PermissionModeChanged(Event):
+    """The permission mode changed; `by` names who changed it (Shift+Tab, ACP, the Agent SDK, a hook...)."""
+
+    mode: str
+    previous: str
+    by: str
+
+
+@_event
 class TodosUpdated(Event):
     todos: tuple[dict[str, Any], ...]
 

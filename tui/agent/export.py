@@ -12,6 +12,7 @@ import shutil
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from tui.private_files import open_private, private_dir, write_private
 from tui.wording import plural
 
 from .resume import records_in
@@ -104,7 +105,9 @@ def export_session(session: AgentSession, destination: str | Path | None = None)
         md_path, folder = folder, folder.parent
     else:
         md_path = folder / f"{session.session_id}.md"
-    folder.mkdir(parents=True, exist_ok=True)
+    # 0600 files; the default folder is made 0700, a folder the user named is left as it is (missing ones: 0700)
+    tighten = not destination
+    private_dir(folder, tighten=tighten)
     if session.transcript is not None:
         session.bus.flush(5)  # queued event records reach the file first
     source = session.transcript_path
@@ -114,9 +117,10 @@ def export_session(session: AgentSession, destination: str | Path | None = None)
         markdown = records_markdown(records_in(source.read_bytes()), title)
     else:
         markdown = records_markdown([{"type": "message", "message": m} for m in session.messages], title)
-    md_path.write_text(markdown, encoding="utf-8")
+    write_private(md_path, markdown, tighten_folder=tighten)
     jsonl_path: Path | None = None
     if source is not None and source.is_file():
         jsonl_path = md_path.with_suffix(".jsonl")
-        shutil.copyfile(source, jsonl_path)
+        with open(source, "rb") as src, open_private(jsonl_path, "wb", tighten_folder=tighten) as out:
+            shutil.copyfileobj(src, out)
     return md_path, jsonl_path

@@ -394,6 +394,10 @@ class SessionHooks:
         if choice.get("behavior") == "allow":
             if isinstance(choice.get("updatedInput"), dict):
                 call.block = {**call.block, "input": choice["updatedInput"]}
+            if choice.get("updatedPermissions") is not None:  # rules and a mode, through the session's one rule
+                rules = self.session.apply_permission_updates(choice["updatedPermissions"], "a PermissionRequest hook")
+                if rules:
+                    self.session.policy.add_session_rule(rules[0])
             return True, ""
         return False, str(choice.get("message") or f"A PermissionRequest hook denied {call.name}.")
 

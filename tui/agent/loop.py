@@ -12,6 +12,7 @@ carrying its reason.
 
 from __future__ import annotations
 
+import re
 import time
 from typing import TYPE_CHECKING, Any
 
@@ -42,6 +43,8 @@ from .tool_belt import MAX_PAUSE_TURNS, notification_blocks, pause_streak, remin
 if TYPE_CHECKING:
     from .session import AgentSession
 
+#: an API 400 message about a picture ("messages.0.content.1.image.source…", "Could not process image")
+IMAGE_REFUSAL = re.compile(r"\bimage", re.IGNORECASE)
 NOT_RUN_CUT = "Not executed: the response was cut by max_tokens, so this tool input may be incomplete. Ask again with a shorter step."
 
 
@@ -97,6 +100,16 @@ def run_turn(session: AgentSession, prompt: str, images: tuple[dict[str, Any], .
                 session_cost_usd=session.cost_usd,
             )
         )
+
+
+def refused_images(session: AgentSession, failure: Any) -> str:
+    """When a 400 is about an image: the newest pictures replaced by a note (never resent), and a sentence saying so."""
+    if failure.status != 400 or not IMAGE_REFUSAL.search(failure.message):
+        return ""
+    count = session.drop_refused_images(failure.message.rpartition("): ")[2][:300])
+    if not count:
+        return ""
+    return f" The {plural(count, 'image')} of the last message {'was' if count == 1 else 'were'} replaced by a note, so resuming never sends {'it' if count == 1 else 'them'} again."
 
 
 def check_limits(session: AgentSession, turn: Any) -> None:
@@ -190,7 +203,7 @@ def call_model(session: AgentSession, iteration: int, choice: ThinkingChoice | N
                 reason = {"malformed stream": "stream_failed", CREDENTIALS: CREDENTIALS}.get(
                     failure.reason, "api_error"
                 )
-                raise LoopStop(reason, failure.message, is_error=True) from None
+                raise LoopStop(reason, failure.message + refused_images(session, failure), is_error=True) from None
             if attempt == max_attempts:
                 if switch_to_fallback(session, failure):  # --fallback-model, once
                     return call_model(session, iteration, choice)

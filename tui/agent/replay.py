@@ -119,7 +119,7 @@ def load_events(path: Path) -> tuple[list[ev.Event], int]:
                 if isinstance(event, ev.BlockFinished):
                     out += _deltas(event)
                 out.append(event)
-        except (ValueError, TypeError, KeyError, AttributeError):
+        except (ValueError, TypeError, KeyError, AttributeError, RecursionError):
             skipped += 1
     if not any(isinstance(e, ev.TurnStarted) for e in out):
         raise ReplayError(

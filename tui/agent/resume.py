@@ -27,6 +27,7 @@ from .cost import CostLedger
 from .events import Notice
 from .history_check import not_completed, sanitize_history
 from .pricing import USAGE_KEYS, add_usage, total_tokens
+from .session_ids import id_problem, outside_store
 from .transcript import lock_file, new_session_id, sessions_folder
 from .transcript_images import StoredImages, read_head
 
@@ -118,7 +119,7 @@ def records_in(data: bytes, *, skip_first: bool = False) -> list[dict[str, Any]]
             continue
         try:
             record = images.fill(line, json.loads(line))
-        except ValueError:
+        except (ValueError, RecursionError):  # RecursionError: a line nested thousands deep
             continue
         if isinstance(record, dict):
             out.append(record)
@@ -209,7 +210,9 @@ def list_sessions(project_dir: Path, base: Path | None = None, skipped: list[str
     regular = []
     for path in paths:
         try:
-            kind = special_kind(os.stat(path).st_mode)
+            kind = (
+                "a link, which agent-tui does not follow" if path.is_symlink() else special_kind(os.stat(path).st_mode)
+            )
         except OSError:
             continue
         if kind is None:
@@ -222,24 +225,29 @@ def list_sessions(project_dir: Path, base: Path | None = None, skipped: list[str
 
 
 def find_session(project_dir: Path, target: str | Path, base: Path | None = None) -> Path:
-    """The file of a session given its id, a unique id prefix, or a path."""
-    as_path = Path(target).expanduser()
-    if str(target).endswith(".jsonl") and as_path.exists():
+    """The file of a session given its id or a unique part of it (a str), or a path agent-tui found itself (a Path).
+
+    A str is only ever an id (session_ids.py): never a path, and only a file right in the store.
+    """
+    if isinstance(target, Path):  # -c, the picker, replay: a file agent-tui listed (or the user gave replay)
         try:
-            check_regular(as_path)
+            check_regular(target.expanduser())
         except OSError as exc:
             raise SessionNotFound(str(exc)) from None
-        return as_path.resolve()
+        return target.expanduser().resolve()
+    if (problem := id_problem(target)) is not None:
+        raise SessionNotFound(problem)
     sessions = list_sessions(project_dir, base)
-    exact = [s for s in sessions if s.id == str(target)]
-    if exact:
-        return exact[0].path
-    prefixed = [s for s in sessions if s.id.startswith(str(target)) or s.id.endswith(str(target))]
-    if len(prefixed) == 1:
-        return prefixed[0].path
-    if len(prefixed) > 1:
-        raise SessionNotFound(f"{target!r} matches {len(prefixed)} sessions; give more of the id.")
-    raise SessionNotFound(f"No saved session {target!r} in this project; `agent-tui -r` lists them.")
+    found = [s for s in sessions if s.id == target] or [
+        s for s in sessions if s.id.startswith(target) or s.id.endswith(target)
+    ]
+    if len(found) > 1:
+        raise SessionNotFound(f"{target!r} matches {len(found)} sessions; give more of the id.")
+    if not found:
+        raise SessionNotFound(f"No saved session {target!r} in this project; `agent-tui -r` lists them.")
+    if (problem := outside_store(found[0].path, found[0].path.parent)) is not None:
+        raise SessionNotFound(problem)
+    return found[0].path
 
 
 # --- loading ------------------------------------------------------------------------
@@ -445,6 +453,11 @@ def resume_into(session: AgentSession, target: str | Path, fork: bool = False) -
         loaded.session_id = new_session_id()
         loaded.warnings.append(
             f"Session {forked_from} is open in another agent-tui process; continuing in a copy, {loaded.session_id}."
+        )
+    elif outside_store(path, project_sessions_dir(options)) is not None:  # never written: a new file in the store
+        loaded.session_id = new_session_id()
+        loaded.notes.append(
+            f"{path} is not in the session store, so it stays as it is; continuing in {loaded.session_id}."
         )
     elif options.transcript and not options.interactive and not os.access(path, os.W_OK):
         loaded.session_id = new_session_id()

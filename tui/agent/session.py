@@ -26,6 +26,7 @@ from .events import Event, FileChangedOutside, Notice
 from .inbox import Inbox, joined
 from .options import AgentOptions
 from .path_rules import PathRules, rule_blocks
+from .permission_mode import ModeMixin
 from .pins import PinMixin
 from .pricing import add_usage, usage_cost
 from .request import build_system, build_tools
@@ -82,7 +83,7 @@ def _default_policy(options: AgentOptions) -> Any:
     return policy
 
 
-class AgentSession(HistoryMixin, TranscriptMixin, PinMixin):
+class AgentSession(HistoryMixin, TranscriptMixin, PinMixin, ModeMixin):
     """A conversation with the model, run one turn at a time on a worker thread."""
 
     #: the loop path its events carry (a subagent's is `main/<alias>`; see subagents.py)

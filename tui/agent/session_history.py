@@ -153,5 +153,41 @@ class HistoryMixin:
                 }
             )
 
+    def drop_refused_images(self, reason: str) -> int:
+        """Put a note where the newest user message's pictures were: the API refused one of them.
+
+        The transcript records the new history, so `-c` and `-r` send the note and never the picture
+        again (each later request would be refused the same way). Returns how many were replaced.
+        """
+        index = next((i for i in range(len(self.messages) - 1, -1, -1) if self.messages[i].get("role") == "user"), None)
+        if index is None:
+            return 0
+        note = {"type": "text", "text": f"[An image was here; the API refused it and it is not sent again: {reason}]"}
+        content, count = _without_images(self.messages[index].get("content"), note)
+        if count:
+            self.messages[index] = {**self.messages[index], "content": content}
+            if self.transcript:
+                self.transcript.write({"type": "history", "reason": "image refused", "messages": self.messages})
+        return count
+
     def last_assistant_text(self) -> str:
         return last_text(self.messages)
+
+
+def _without_images(content: Any, note: dict[str, Any]) -> tuple[Any, int]:
+    """`content` with each image block (in tool results too) replaced by `note`; and how many were."""
+    if not isinstance(content, list):
+        return content, 0
+    out: list[Any] = []
+    count = 0
+    for block in content:
+        if isinstance(block, dict) and block.get("type") == "image":
+            out.append(dict(note))
+            count += 1
+        elif isinstance(block, dict) and block.get("type") == "tool_result":
+            inner, found = _without_images(block.get("content"), note)
+            out.append({**block, "content": inner} if found else block)
+            count += found
+        else:
+            out.append(block)
+    return out, count

@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from tui.config.special_files import SpecialFileError, check_regular
+from tui.private_files import open_private
 from tui.redact import redact
 
 from .events import BlockDelta, Event, McpMessage, RequestSent, ToolOutput
@@ -100,11 +101,10 @@ class Transcript:
             return False
         existed = self.path.exists()
         try:
-            self.path.parent.mkdir(parents=True, exist_ok=True)
             # O_APPEND: each line is one write; two processes never share a session file
             if existed:
                 check_regular(self.path)  # a FIFO here would block the open below
-            self._file = open(self.path, "a", encoding="utf-8")  # noqa: SIM115 - held until close()
+            self._file = open_private(self.path, "a", encoding="utf-8")  # 0600 in a 0700 folder; held until close()
         except OSError as exc:
             if existed and self._on_lost is not None and not isinstance(exc, SpecialFileError):
                 self.failed = True

@@ -6,7 +6,6 @@ A file that does not parse is never overwritten: `SettingsWriteError` says why.
 
 from __future__ import annotations
 
-import errno
 import json
 import os
 import tempfile
@@ -14,9 +13,9 @@ import tomllib
 from pathlib import Path
 from typing import Any
 
+from tui.config.bounded_read import BoundedReadError, parse_json_text, parse_toml_text, read_bounded_text
 from tui.config.rules import RuleKind
 from tui.config.settings_schema import toml_error_position
-from tui.config.special_files import SpecialFileError, read_regular_text
 
 
 class SettingsWriteError(ValueError):
@@ -24,32 +23,31 @@ class SettingsWriteError(ValueError):
 
 
 def read_settings_text(path: Path) -> tuple[str | None, str | None]:
-    """(text, problem) of a settings file: (None, None) when it does not exist; never blocks on a FIFO."""
+    """(text, problem) of a settings file: (None, None) when it does not exist; never blocks on a FIFO.
+
+    Read through the bounded reader: a FIFO, device, non-UTF-8 or oversized file is one sentence.
+    """
     try:
-        return read_regular_text(path), None
+        return read_bounded_text(path), None
     except FileNotFoundError:
         return None, None
-    except SpecialFileError as exc:
+    except NotADirectoryError:  # a file where a folder of the path should be: nothing to read
+        return None, None
+    except BoundedReadError as exc:
         return None, f"{exc} The file was skipped."
-    except UnicodeDecodeError as exc:
-        return None, f"{path}: not UTF-8 text (byte {exc.start}); the file was skipped."
-    except OSError as exc:
-        if exc.errno == errno.ENOTDIR:  # a file where a folder of the path should be: nothing to read
-            return None, None
-        return None, f"{path}: cannot be read ({exc.strerror or exc}); the file was skipped."
 
 
 def parse_settings_text(path: Path, text: str) -> tuple[dict[str, Any] | None, str | None]:
     """(data, problem) of a TOML or (by suffix) JSON settings text; the problem names `path:line:col`."""
     try:
-        data = json.loads(text) if path.suffix == ".json" else tomllib.loads(text)
+        data = parse_json_text(path, text) if path.suffix == ".json" else parse_toml_text(path, text)
+    except BoundedReadError as exc:
+        return None, f"{str(exc).rstrip('.')}; the file was skipped."
     except json.JSONDecodeError as exc:
         return None, f"{path}:{exc.lineno}:{exc.colno}: {exc.msg}; the file was skipped."
     except tomllib.TOMLDecodeError as exc:
         line, col, message = toml_error_position(str(exc), text)
         return None, f"{path}:{line}:{col}: {message}; the file was skipped."
-    except RecursionError:  # `[[[[…` or `{"a":{"a":…` thousands deep: both parsers recurse
-        return None, f"{path}: nested too deeply to read; the file was skipped."
     if not isinstance(data, dict):
         return None, f"{path}:1: the top level must be an object; the file was skipped."
     return data, None

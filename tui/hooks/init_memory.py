@@ -8,13 +8,13 @@ that is the project's file; an existing file keeps its text and gets the section
 
 from __future__ import annotations
 
-import json
 import re
 import threading
 from collections import Counter
 from pathlib import Path
 from typing import Any
 
+from tui.config.bounded_read import load_json_file
 from tui.config.special_files import read_regular_bytes
 
 from .memory_shortcut import project_memory_file
@@ -66,8 +66,8 @@ def _commands(project_dir: Path, files: set[str]) -> list[str]:
     found: list[str] = []
     if "package.json" in files:
         try:
-            scripts = json.loads(_text(project_dir / "package.json")).get("scripts") or {}
-        except (ValueError, AttributeError):
+            scripts = load_json_file(project_dir / "package.json").get("scripts") or {}
+        except (OSError, ValueError, AttributeError):
             scripts = {}
         found += [f"`npm run {name}`" for name in ("build", "test", "lint") if name in scripts]
     if "pyproject.toml" in files or "setup.py" in files:

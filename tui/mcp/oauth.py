@@ -26,9 +26,9 @@ from mcp.client.auth import AuthorizationCodeResult, OAuthClientProvider, OAuthF
 from mcp.shared.auth import OAuthClientInformationFull, OAuthClientMetadata, OAuthToken
 from pydantic import AnyUrl
 
+from tui.config.bounded_read import load_json_file
 from tui.config.paths import user_data_dir
 from tui.config.rule_files import write_text_atomic
-from tui.config.special_files import read_regular_text
 from tui.mcp.config import McpServerConfig
 
 #: seconds the loopback listener waits for the browser to come back
@@ -62,7 +62,7 @@ class TokenFile:
 
     def _read(self) -> dict[str, Any]:
         try:
-            data = json.loads(read_regular_text(self.path))
+            data = load_json_file(self.path)
         except (OSError, ValueError):
             return {}  # missing or damaged: sign in again
         return data if isinstance(data, dict) else {}

@@ -18,6 +18,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from tui.config.bounded_read import BoundedReadError, parse_json_text
 from tui.config.paths import local_settings_file, project_settings_file, user_settings_file
 from tui.config.rule_files import parse_settings_text, read_settings_text
 from tui.mcp.config import McpServerConfig, Source, parse_mcp_json, parse_servers
@@ -97,8 +98,8 @@ def _remember_repeats(pairs: list[tuple[str, Any]]) -> _Object:
 def repeated_servers(text: str, label: str) -> list[str]:
     """One sentence per server name an `.mcp.json`-shaped text gives twice, saying which entry is used."""
     try:
-        data = json.loads(text, object_pairs_hook=_remember_repeats)
-    except (ValueError, RecursionError):
+        data = parse_json_text(label, text, object_pairs_hook=_remember_repeats)
+    except ValueError:
         return []  # the parse error is reported where the file is read
     problems = []
     if isinstance(data, _Object) and "mcpServers" in data.repeated:
@@ -154,13 +155,13 @@ def read_mcp_config_arg(value: str, env: Mapping[str, str] | None = None) -> tup
         if text is None:
             return [], [problem or f"--mcp-config: no such file: {value}."]
     try:
-        data = json.loads(text)
+        data = parse_json_text(label, text)
     except json.JSONDecodeError as exc:
         return [], [
             f"{label}:{exc.lineno}:{exc.colno}: the JSON is not valid ({exc.msg}); no MCP server was loaded from it."
         ]
-    except RecursionError:
-        return [], [f"{label}: nested too deeply to read; no MCP server was loaded from it."]
+    except BoundedReadError as exc:
+        return [], [f"{str(exc).rstrip('.')}; no MCP server was loaded from it."]
     servers, problems = parse_mcp_json(data, source="cli", source_path=label, env=env)
     return servers, repeated_servers(text, label) + problems
 

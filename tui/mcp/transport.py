@@ -113,8 +113,9 @@ async def tracked_stdio(
     on_spawn: Callable[[TrackedProcess], None] | None = None,
 ) -> AsyncIterator[tuple[Any, Any]]:
     """Spawn a stdio server through the tracker; yields (read, write) streams of SessionMessage."""
-    log_path.parent.mkdir(parents=True, exist_ok=True)
-    log = open(log_path, "ab", buffering=0)  # noqa: SIM115 - the server writes it for its whole life
+    from tui.private_files import open_private
+
+    log = open_private(log_path, "ab", buffering=0)  # 0600 in a 0700 folder; the server writes it for its whole life
     log.write(f"--- {time.strftime('%Y-%m-%d %H:%M:%S')} starting {config.command} {' '.join(config.args)}\n".encode())
     cwd = server_cwd(config, project_dir)
     if problem := cwd_problem(config, project_dir):

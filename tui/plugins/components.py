@@ -17,6 +17,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from tui.config.bounded_read import BoundedReadError, load_json_file, parse_json_text, read_bounded_text
+
 from .manifest import PluginManifest
 
 DEFAULT_FOLDERS = {"commands": "commands", "agents": "agents", "skills": "skills"}
@@ -160,7 +162,7 @@ class _Reader:
     def hooks(self) -> None:
         blocks: list[tuple[Path, str, Any]] = []
         default = self.root / DEFAULT_HOOKS
-        if default.is_file():
+        if default.exists():  # a FIFO or device is one sentence, not passed over
             blocks.append(self.hooks_file(default))
         value = self.manifest.components.get("hooks")
         for item in value if isinstance(value, list) else [] if value is None else [value]:
@@ -175,10 +177,13 @@ class _Reader:
     def hooks_file(self, path: Path) -> tuple[Path, str, Any]:
         """(path, text, the `hooks` object) of a hooks.json; None as the object when it cannot be read."""
         try:
-            text = path.read_text(encoding="utf-8")
-            data = json.loads(text)
-        except (OSError, UnicodeDecodeError) as exc:
-            self.say(f"{path} cannot be read ({exc}); its hooks were skipped.")
+            text = read_bounded_text(path)
+            data = parse_json_text(path, text)
+        except OSError as exc:
+            self.say(f"{path} cannot be read ({exc.strerror or exc}); its hooks were skipped.")
+            return path, "", None
+        except BoundedReadError as exc:
+            self.say(f"{str(exc).rstrip('.')}; its hooks were skipped.")
             return path, "", None
         except json.JSONDecodeError as exc:
             self.say(f"{path}:{exc.lineno}:{exc.colno} is not valid JSON ({exc.msg}); its hooks were skipped.")
@@ -225,7 +230,7 @@ class _Reader:
     def mcp(self) -> None:
         tables: list[tuple[str, Any]] = []
         default = self.root / DEFAULT_MCP
-        if default.is_file():
+        if default.exists():
             tables.append(self.mcp_file(default))
         value = self.manifest.components.get("mcpServers")
         for item in value if isinstance(value, list) else [] if value is None else [value]:
@@ -239,9 +244,12 @@ class _Reader:
 
     def mcp_file(self, path: Path) -> tuple[str, Any]:
         try:
-            data = json.loads(path.read_text(encoding="utf-8"))
-        except (OSError, UnicodeDecodeError) as exc:
-            self.say(f"{path} cannot be read ({exc}); its MCP servers were skipped.")
+            data = load_json_file(path)
+        except OSError as exc:
+            self.say(f"{path} cannot be read ({exc.strerror or exc}); its MCP servers were skipped.")
+            return str(path), None
+        except BoundedReadError as exc:
+            self.say(f"{str(exc).rstrip('.')}; its MCP servers were skipped.")
             return str(path), None
         except json.JSONDecodeError as exc:
             self.say(f"{path}:{exc.lineno}:{exc.colno} is not valid JSON ({exc.msg}); its MCP servers were skipped.")
@@ -272,7 +280,7 @@ class _Reader:
         """`.lsp.json` at the plugin's root and `lspServers` in its manifest (a table, or a path to one)."""
         tables: list[tuple[str, Any]] = []
         default = self.root / ".lsp.json"
-        if default.is_file():
+        if default.exists():  # a FIFO or device is one sentence, not passed over
             tables.append(self.lsp_file(default))
         value = self.manifest.components.get("lspServers")
         if isinstance(value, dict):
@@ -297,8 +305,11 @@ class _Reader:
 
     def lsp_file(self, path: Path) -> tuple[str, Any]:
         try:
-            data = json.loads(path.read_text(encoding="utf-8"))
-        except (OSError, UnicodeDecodeError, ValueError, RecursionError) as exc:
+            data = load_json_file(path)
+        except BoundedReadError as exc:
+            self.say(f"{str(exc).rstrip('.')}; its language servers were skipped.")
+            return str(path), None
+        except (OSError, ValueError) as exc:
             self.say(f"{path} cannot be read as JSON ({exc}); its language servers were skipped.")
             return str(path), None
         return str(path), data.get("lspServers", data) if isinstance(data, dict) else data

@@ -12,6 +12,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from tui.config.bounded_read import BoundedReadError, load_json_file
+
 from .store import PluginError
 
 MANIFEST = Path(".claude-plugin") / "plugin.json"
@@ -68,17 +70,15 @@ class Marketplace:
 def load_json(path: Path, what: str) -> Any:
     """The parsed file; PluginError with `path:line:col` when it is broken, or a sentence when it is missing."""
     try:
-        text = path.read_text(encoding="utf-8")
-    except FileNotFoundError:
+        return load_json_file(path)
+    except (FileNotFoundError, NotADirectoryError):
         raise PluginError(f"{what}: {path} does not exist.") from None
-    except (OSError, UnicodeDecodeError) as exc:
-        raise PluginError(f"{what}: {path} cannot be read ({getattr(exc, 'strerror', None) or exc}).") from None
-    try:
-        return json.loads(text)
+    except BoundedReadError as exc:
+        raise PluginError(f"{what}: {exc}") from None
+    except OSError as exc:
+        raise PluginError(f"{what}: {path} cannot be read ({exc.strerror or exc}).") from None
     except json.JSONDecodeError as exc:
         raise PluginError(f"{what}: {path}:{exc.lineno}:{exc.colno} is not valid JSON ({exc.msg}).") from None
-    except RecursionError:
-        raise PluginError(f"{what}: {path} is nested too deeply to read.") from None
 
 
 def _person(value: Any) -> str:
@@ -131,7 +131,7 @@ def read_manifest(root: Path, entry: MarketplaceEntry | None = None) -> PluginMa
     """The manifest of the plugin in `root`: its plugin.json, or (non-strict, or no file) the marketplace entry."""
     path = root / MANIFEST
     folder_name = root.name.split("@", 1)[0]  # an installed copy's folder is `name@marketplace`
-    if path.is_file():
+    if path.exists():  # a FIFO or device is named by load_json, not passed over
         manifest = parse_manifest(load_json(path, "plugin manifest"), str(path), folder_name)
         if entry is not None and not entry.strict:  # the entry adds its parts to the file's
             for key in COMPONENT_KEYS:

@@ -133,4 +133,10 @@ def copy_folder(source: Path, dest: Path) -> None:
     if dest.exists():
         shutil.rmtree(dest)
     dest.parent.mkdir(parents=True, exist_ok=True)
-    shutil.copytree(source, dest, symlinks=True, ignore=shutil.ignore_patterns(".git"))
+    try:
+        shutil.copytree(source, dest, symlinks=True, ignore=shutil.ignore_patterns(".git"))
+    except shutil.Error as exc:  # a FIFO or device in the folder: copytree copies the rest, then says so
+        shutil.rmtree(dest, ignore_errors=True)
+        first = exc.args[0][0] if exc.args and isinstance(exc.args[0], list) and exc.args[0] else None
+        where = first[0] if isinstance(first, tuple) else source
+        raise PluginError(f"{where} cannot be copied ({first[2] if isinstance(first, tuple) else exc}).") from None

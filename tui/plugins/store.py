@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from tui.config.bounded_read import BoundedReadError, load_json_file
 from tui.config.paths import user_data_dir
 
 #: installed_plugins.json's schema version (Claude Code's first format)
@@ -64,14 +65,12 @@ def now() -> str:
 def read_json(path: Path) -> dict[str, Any]:
     """A record file's content ({} when missing); PluginError naming the file when it does not parse."""
     try:
-        text = path.read_text(encoding="utf-8")
-    except FileNotFoundError:
+        data = load_json_file(path)
+    except (FileNotFoundError, NotADirectoryError):
         return {}
-    except OSError as exc:
-        raise PluginError(f"{path} cannot be read ({exc.strerror or exc}).") from None
-    try:
-        data = json.loads(text)
-    except (ValueError, RecursionError) as exc:
+    except BoundedReadError as exc:
+        raise PluginError(str(exc)) from None
+    except json.JSONDecodeError as exc:
         raise PluginError(f"{path} is not valid JSON ({exc}); fix or delete it.") from None
     if not isinstance(data, dict):
         raise PluginError(f"{path} must hold a JSON object; fix or delete it.")

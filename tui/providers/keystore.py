@@ -12,8 +12,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from tui.config.bounded_read import load_json_file
 from tui.config.paths import user_config_dir
-from tui.config.special_files import SpecialFileError, read_regular_text
+from tui.private_files import open_private
 
 SERVICE = "agent-tui"
 ACCOUNT = "anthropic-api-key"
@@ -57,11 +58,8 @@ def _keyring() -> Any:
 
 
 def _write_private(path: Path, data: dict[str, Any]) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
     tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
-    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_NOFOLLOW, 0o600)
-    with os.fdopen(fd, "w", encoding="utf-8") as handle:
-        os.fchmod(handle.fileno(), 0o600)
+    with open_private(tmp, "w", encoding="utf-8") as handle:  # 0600 in a 0700 folder
         json.dump(data, handle)
     os.replace(tmp, path)
 
@@ -93,8 +91,8 @@ def load_key() -> tuple[str, str] | None:
     if not path.is_file():
         return None
     try:
-        data = json.loads(read_regular_text(path))
-    except (OSError, SpecialFileError, ValueError) as exc:
+        data = load_json_file(path)
+    except (OSError, ValueError) as exc:
         raise KeyStoreError(f"{path} cannot be read ({exc}): run /logout and /login again.") from None
     if not isinstance(data, dict):
         return None

@@ -13,21 +13,12 @@ import json
 from concurrent.futures import Future, InvalidStateError
 from typing import Any
 
-from tui.agent.events import Event, Notice, PermissionRequested
+from tui.agent.events import Event, PermissionRequested
 from tui.agent.permission_gate import PermissionReply, rule_value
 
 from .channel import ChannelClosed, ControlChannel
 
 ANSWERED_BY = "the Agent SDK's can_use_tool"
-MODES = ("default", "acceptEdits", "plan", "bypassPermissions")
-
-
-def rule_text(value: Any) -> str | None:
-    """Claude Code's {toolName, ruleContent} as a rule text, None when it is not one."""
-    if not isinstance(value, dict) or not isinstance(value.get("toolName"), str) or not value["toolName"]:
-        return None
-    content = value.get("ruleContent")
-    return f"{value['toolName']}({content})" if isinstance(content, str) and content else value["toolName"]
 
 
 class PermissionBridge:
@@ -105,26 +96,6 @@ class PermissionBridge:
         ), False
 
     def apply_updates(self, updates: Any) -> list[str]:
-        """Apply `updatedPermissions`: allow rules (kept for this session) and a mode; the rules to remember."""
-        rules: list[str] = []
-        skipped: list[str] = []
-        for update in updates if isinstance(updates, list) else []:
-            kind = update.get("type") if isinstance(update, dict) else None
-            if kind == "addRules" and update.get("behavior") == "allow":
-                found = [r for r in map(rule_text, update.get("rules") or []) if r]
-                rules += found
-                if update.get("destination", "session") != "session":
-                    skipped.append(
-                        f"{', '.join(found)} kept for this session only (not saved to {update.get('destination')})"
-                    )
-            elif kind == "setMode" and update.get("mode") in MODES:
-                self.session.policy.mode = update["mode"]
-            else:
-                skipped.append(f"{kind or 'an update'} not applied")
-        if skipped:
-            self.session.publish(
-                Notice(level="info", text=f"Permission updates from {ANSWERED_BY}: " + "; ".join(skipped) + ".")
-            )
-        for extra in rules[1:]:  # the first is remembered by the dispatcher, as a dialog's "this session"
-            self.session.policy.add_session_rule(extra)
+        """Apply `updatedPermissions` through the session (its one mode rule); the rules to remember."""
+        rules: list[str] = self.session.apply_permission_updates(updates, ANSWERED_BY)
         return rules

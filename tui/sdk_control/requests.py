@@ -18,7 +18,6 @@ from tui.headless_input import ControlRefused
 
 from .channel import ControlChannel
 from .hooks import hook_specs, register
-from .permissions import MODES
 
 #: initialize fields agent-tui cannot honour, with why
 UNSUPPORTED_INIT = {
@@ -100,15 +99,8 @@ class SdkRequests:
 
     def set_permission_mode(self, request: dict[str, Any]) -> dict[str, Any]:
         mode = request.get("mode")
-        if mode not in MODES:
-            raise ControlRefused(f"set_permission_mode: agent-tui has no mode {mode!r} (it has {', '.join(MODES)})")
-        started = self.session.options.permission_mode
-        if mode == "bypassPermissions" and started != "bypassPermissions":
-            raise ControlRefused(
-                "set_permission_mode: bypassPermissions is possible only in a session started in "
-                'it (permission_mode="bypassPermissions")'
-            )
-        self.session.policy.mode = mode
+        if problem := self.session.set_permission_mode(mode, "the Agent SDK"):
+            raise ControlRefused(f"set_permission_mode: {problem}")
         self.session.publish(Notice(level="info", text=f"Permission mode set to {mode} by the Agent SDK."))
         return {}
 

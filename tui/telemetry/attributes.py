@@ -14,6 +14,7 @@ from typing import Any
 
 from tui import __version__
 from tui.config.paths import user_data_dir
+from tui.private_files import open_private
 
 from .config import TelemetryConfig
 
@@ -85,9 +86,7 @@ def installation_id() -> str:
         pass
     value = secrets.token_hex(32)
     try:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
-        with os.fdopen(fd, "w", encoding="ascii") as handle:
+        with open_private(path, "w", encoding="ascii") as handle:
             handle.write(value + "\n")
     except OSError:
         pass

@@ -35,8 +35,6 @@ MAX_LINE_CHARS = 2000
 KEEP_LINE_BYTES = MAX_LINE_CHARS * 4 + 4
 # about 25,000 tokens: beyond this the output stops early and says where to continue
 MAX_OUTPUT_CHARS = 100_000
-# the API takes images up to 5 MB of base64, i.e. 3.75 MB of raw bytes
-MAX_IMAGE_BYTES = 3_750_000
 MAX_WHOLE_DECODE_BYTES = 64 << 20
 
 IMAGE_EXTENSIONS = {
@@ -270,7 +268,7 @@ class ReadTool(Tool):
         suffix = path.suffix.lower()
         media_type = image_media_type(head)
         if media_type or suffix in IMAGE_EXTENSIONS:
-            return self._image(f, path, display, media_type, ctx)
+            return self._image(f, path, display, ctx)
         if suffix in BINARY_EXTENSIONS or looks_binary(head):
             record_hash(ctx.state, path, hash_file(path) or "")
             kind = "a PDF" if suffix == ".pdf" else "a binary file"
@@ -295,22 +293,31 @@ class ReadTool(Tool):
         notes = ["This file is not valid UTF-8: undecodable bytes are shown as \ufffd."] if replaced else []
         return self._format(decoded, scanned.total_lines, scanned.size, display, first, offset, notes)
 
-    def _image(self, f: BinaryIO, path: Path, display: str, media_type: str | None, ctx: ToolContext) -> ToolResult:
-        data = f.read(MAX_IMAGE_BYTES + 1)
-        if len(data) > MAX_IMAGE_BYTES:
-            raise ToolError(
-                f"{display} is larger than {MAX_IMAGE_BYTES / 1e6:.2f} MB, too big to send as an image; "
-                "make a smaller copy through Bash (e.g. ImageMagick `convert -resize`) and Read that."
-            )
-        media_type = media_type or image_media_type(data[:16])
-        if media_type is None:
-            raise ToolError(f"{display} has an image extension but is not a valid png, jpeg, gif or webp image.")
+    def _image(self, f: BinaryIO, path: Path, display: str, ctx: ToolContext) -> ToolResult:
+        """The picture as `@` attachments send it: decoded, checked (format, pixels, cut short), scaled to fit."""
+        from tui.tools.image_scale import MAX_FILE_BYTES, ImageRefused, prepare_image, too_big
+
+        data = f.read(MAX_FILE_BYTES + 1)
+        try:
+            if len(data) > MAX_FILE_BYTES:
+                raise ImageRefused(too_big(os.fstat(f.fileno()).st_size))
+            image = prepare_image(data)
+        except ImageRefused as exc:
+            raise ToolError(f"{display} cannot be sent as an image: {exc}.") from None
         record_hash(ctx.state, path, hash_bytes(data))
-        source = {"type": "base64", "media_type": media_type, "data": base64.b64encode(data).decode("ascii")}
-        return ToolResult(
-            content=[{"type": "image", "source": source}],
-            meta={"path": display, "media_type": media_type, "bytes": len(data)},
-        )
+        source = {"type": "base64", "media_type": image.media_type, "data": base64.b64encode(image.data).decode()}
+        meta: dict[str, Any] = {"path": display, "media_type": image.media_type, "bytes": len(image.data)}
+        notes = []
+        if image.scaled:
+            meta["original"] = [image.original_width, image.original_height, image.original_bytes]
+            notes.append(
+                {
+                    "type": "text",
+                    "text": f"(The image is {image.original_width}×{image.original_height} pixels; "
+                    f"it was scaled to {image.width}×{image.height} to send.)",
+                }
+            )
+        return ToolResult(content=[{"type": "image", "source": source}, *notes], meta=meta)
 
     def _whole_decoded(
         self,

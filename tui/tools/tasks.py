@@ -25,6 +25,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
+from tui.private_files import open_private
 from tui.tools.processes import TrackedProcess, tracker
 from tui.tools.task_output import DEFAULT_LIMIT_MB, MB, CappedOutput, size_text
 
@@ -92,7 +93,8 @@ class TaskHandle:
 
     def write(self, text: str) -> None:
         """Append `text` to the task's output file."""
-        with open(self.task.output_path, "a", encoding="utf-8", errors="replace") as f:
+        # 0600 (tightened if it was wider); its folder is the system temp folder, left as it is
+        with open_private(self.task.output_path, "a", folder=False, encoding="utf-8", errors="replace") as f:
             f.write(text)
 
 

@@ -50,9 +50,9 @@ if TYPE_CHECKING:
 
     from .events import EngineEvents, EventController
 
-#: keys typed this soon after a permission dialog is drawn are ignored (answer_guard.GRACE_S;
-#: repeated here so starting the app does not import the dialog)
-DEFAULT_GRACE_S = 0.3
+#: keys typed this soon after a permission dialog is drawn, or after another key, do not answer it
+#: (answer_guard.GRACE_S; repeated here so starting the app does not import the dialog)
+DEFAULT_GRACE_S = 0.5
 #: what the status line names while the offline demo model answers (whatever model is chosen)
 OFFLINE_LABEL = "offline demo"
 #: a second Ctrl+C within this many seconds quits
@@ -95,6 +95,8 @@ class AgentApp(ConversationKeys, FocusReports, EngineInbox, App[int]):
         self.options = options
         self.initial_prompt = prompt
         self.permission_grace_s = permission_grace_s
+        #: arrival time of the last key from the terminal (a dialog opening mid-typing sees it)
+        self.last_key_time: float | None = None
         self.max_mounted_turns = max_mounted_turns
         self._controller: EventController | None = None
         #: the inspector is built on first F2; until then its events wait here
@@ -275,6 +277,8 @@ class AgentApp(ConversationKeys, FocusReports, EngineInbox, App[int]):
     async def on_event(self, event: events.Event) -> None:
         """Keys and pastes from the terminal go to a screen that vets them (a dialog) only if it admits them."""
         if isinstance(event, (events.Key, events.Paste)) and not event.is_forwarded:
+            if isinstance(event, events.Key):
+                self.last_key_time = event.time
             admit = getattr(self.screen, "admit_input", None)
             if admit is not None and not admit(event):
                 return

@@ -128,11 +128,9 @@ from . import prompt_shortcuts  # noqa: E402 - it registers /init with the decor
 def cycle_mode(app: AgentApp) -> None:
     """Shift+Tab: the next permission mode (bypassPermissions only when the session started in it)."""
     permissions = importlib.import_module("tui.config.permissions")
-    current = app.session.policy.mode
-    allow_bypass = app.session.options.permission_mode == "bypassPermissions"
-    new = permissions.next_mode(current, allow_bypass)
-    app.session.policy.mode = new
-    app.status.mode = new
+    new = permissions.next_mode(app.session.permission_mode, app.session.bypass_allowed)
+    app.session.set_permission_mode(new, "Shift+Tab")
+    app.status.mode = app.session.permission_mode
 
 
 def _refuse_while_busy(app: AgentApp, what: str) -> bool:

@@ -142,6 +142,7 @@ class EventController(PermissionHandlers, ToolBeltHandlers, CostHandlers, ToolHa
             ev.TodosUpdated: self.on_todos_updated,
             ev.BackgroundShellChanged: self.on_background_changed,
             ev.UserQuestionAsked: self.on_user_question,
+            ev.PermissionModeChanged: self.on_mode_changed,
             ev.HookStarted: self.on_hook_event,
             ev.HookFinished: self.on_hook_event,
             ev.SandboxBlocked: self.on_sandbox_blocked,

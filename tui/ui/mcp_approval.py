@@ -6,7 +6,6 @@ Runs on the trust worker thread after the folder's trust is known. Nothing here 
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -23,11 +22,11 @@ def project_server_names(project_dir: Path) -> list[str]:
     path = project_dir / ".mcp.json"
     if not path.is_file():
         return []
-    from tui.config.special_files import read_regular_text
+    from tui.config.bounded_read import load_json_file
 
     try:
-        servers = json.loads(read_regular_text(path)).get("mcpServers")
-    except (OSError, ValueError, AttributeError, RecursionError):
+        servers = load_json_file(path).get("mcpServers")
+    except (OSError, ValueError, AttributeError):
         return []  # the loader reports a broken file with its own sentence
     return [str(name) for name in servers] if isinstance(servers, dict) else []
 

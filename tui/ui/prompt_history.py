@@ -12,6 +12,8 @@ import os
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from tui.private_files import open_private, private_fd
+
 #: prompts kept per project
 HISTORY_LIMIT = 500
 #: one prompt larger than this is not kept (a huge paste is saved elsewhere already)
@@ -44,7 +46,7 @@ class PromptHistory:
         for line in lines:
             try:
                 value = json.loads(line)
-            except ValueError:
+            except (ValueError, RecursionError):
                 continue
             if isinstance(value, str) and value and (not prompts or prompts[-1] != value):
                 prompts.append(value)
@@ -55,10 +57,8 @@ class PromptHistory:
         if not prompt or len(prompt) > MAX_ENTRY_CHARS:
             return None
         try:
-            self.path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
-            fd = os.open(self.path, os.O_WRONLY | os.O_APPEND | os.O_CREAT | os.O_NOFOLLOW, 0o600)
+            fd = private_fd(self.path)  # 0600 in a 0700 folder, tightened if either was wider
             try:
-                os.fchmod(fd, 0o600)
                 os.write(fd, (json.dumps(prompt, ensure_ascii=False) + "\n").encode("utf-8", "surrogatepass"))
                 size = os.fstat(fd).st_size
             finally:
@@ -77,8 +77,7 @@ class PromptHistory:
             return
         kept = self.load()
         tmp = self.path.with_name(f".{self.path.name}.{os.getpid()}.tmp")
-        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_NOFOLLOW, 0o600)
-        with os.fdopen(fd, "w", encoding="utf-8") as handle:
+        with open_private(tmp, "w", folder=False, encoding="utf-8") as handle:
             handle.writelines(json.dumps(p, ensure_ascii=False) + "\n" for p in kept)
         os.replace(tmp, self.path)
 

@@ -120,7 +120,8 @@ def replay_target(options: AgentOptions, target: str | None) -> Path:
     from tui.agent.resume import find_session, list_sessions, sessions_base
 
     if target:
-        return find_session(options.project_dir, target, sessions_base(options))
+        given = Path(target) if target.endswith(".jsonl") or "/" in target else target  # replay only reads it
+        return find_session(options.project_dir, given, sessions_base(options))
     sessions = list_sessions(options.project_dir, sessions_base(options))
     if not sessions:
         raise ReplayError(f"No saved session in {options.project_dir} to replay.")

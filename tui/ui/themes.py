@@ -25,7 +25,7 @@ from textual.color import Color, ColorParseError
 from textual.theme import Theme
 
 from tui.config import settings as settings_module
-from tui.config.special_files import read_regular_text
+from tui.config.bounded_read import BoundedReadError, load_toml_file
 
 if TYPE_CHECKING:
     from textual.app import App
@@ -111,13 +111,13 @@ def theme_from_table(table: Any) -> Theme:
 def load_theme_file(path: Path) -> Theme:
     """Read one theme file (ThemeFileError naming the problem if it cannot be used)."""
     try:
-        data = tomllib.loads(read_regular_text(path))  # a FIFO or device among the themes never blocks
+        data = load_toml_file(path)  # a FIFO, device, huge or deep file among the themes never blocks
     except OSError as exc:
         raise ThemeFileError(f"cannot be read ({exc.strerror or exc})") from None
-    except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
+    except BoundedReadError as exc:
+        raise ThemeFileError(str(exc).removeprefix(f"{path} ").rstrip(".")) from None  # the sentence names the path
+    except tomllib.TOMLDecodeError as exc:
         raise ThemeFileError(f"is not valid TOML: {exc}") from None
-    except RecursionError:
-        raise ThemeFileError("is nested too deeply to read") from None
     return theme_from_table(data.get("theme"))
 
 
@@ -255,8 +255,8 @@ def save_theme_choice(name: str) -> str | None:
 
     path = settings_module.user_config_dir() / "settings.toml"
     try:
-        data = tomllib.loads(read_regular_text(path)) if path.exists() else {}
-    except (OSError, tomllib.TOMLDecodeError) as exc:
+        data = load_toml_file(path) if path.exists() else {}
+    except (OSError, ValueError) as exc:
         return f"Could not save the theme choice: {_display(path)} is unreadable ({exc}); fix it first."
     data["theme"] = name
     try:

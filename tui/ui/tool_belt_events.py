@@ -61,6 +61,12 @@ class ToolBeltHandlers:
         if block is not None and not tool.is_error:
             block.collapsed = False  # the links are the point of a search
 
+    async def on_mode_changed(self, e: ev.PermissionModeChanged) -> None:
+        """The status line follows the mode, whoever changed it (a hook, the Agent SDK, Shift+Tab)."""
+        self.app.status.mode = e.mode
+        if e.by not in ("Shift+Tab", "the approved plan"):
+            await self.add_marker(f"Permission mode: {e.mode} (set by {e.by})", "info")
+
     async def on_user_question(self, e: ev.UserQuestionAsked) -> None:
         from .screens.question_dialog import PlanDialog, QuestionDialog
 
@@ -79,7 +85,8 @@ class ToolBeltHandlers:
             return
         if answer is not None and answer.get("choice") in ("auto", "ask"):  # the plan is approved: leave plan mode
             mode = "acceptEdits" if answer["choice"] == "auto" else "default"
-            self.app.session.policy.mode = self.app.status.mode = mode
+            self.app.session.set_permission_mode(mode, "the approved plan")
+            self.app.status.mode = self.app.session.permission_mode
         try:
             e.reply.set_result(answer if answer is not None else {"dismissed": True})
         except InvalidStateError:  # interrupted meanwhile

@@ -109,5 +109,5 @@ def test_print_mode_starts_with_a_nested_settings_file_and_a_fifo(proj: Path, tm
     assert "Traceback" not in proc.stderr and "RecursionError" not in proc.stderr
     lines = [line for line in proc.stderr.splitlines() if line.startswith("agent-tui: settings: ")]
     assert len(lines) == 2, proc.stderr
-    assert any(f"{proj / '.claude/settings.json'}: nested too deeply" in line for line in lines)
+    assert any(f"{proj / '.claude/settings.json'} is nested too deeply" in line for line in lines)
     assert any(f"{proj / '.agent-tui/settings.toml'} is a FIFO" in line for line in lines)

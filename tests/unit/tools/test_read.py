@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import base64
 import hashlib
+import io
 import os
 import time
 from pathlib import Path
@@ -93,10 +94,18 @@ def test_png_comes_back_as_image_block(project: Path, ctx: ToolContext) -> None:
     ]
 
 
-def test_image_media_type_comes_from_magic_bytes(project: Path, ctx: ToolContext) -> None:
-    (project / "photo.png").write_bytes(b"\xff\xd8\xff\xe0" + b"\x00" * 64)  # a JPEG with the wrong name
-    (project / "anim.gif").write_bytes(b"GIF89a" + b"\x00" * 32)
-    (project / "pic.webp").write_bytes(b"RIFF\x10\x00\x00\x00WEBPVP8 " + b"\x00" * 16)
+def _picture(fmt: str, size: tuple[int, int] = (4, 3)) -> bytes:
+    from PIL import Image
+
+    out = io.BytesIO()
+    Image.new("RGB", size, (200, 30, 30)).save(out, fmt)
+    return out.getvalue()
+
+
+def test_image_media_type_comes_from_the_decoded_picture(project: Path, ctx: ToolContext) -> None:
+    (project / "photo.png").write_bytes(_picture("JPEG"))  # a JPEG with the wrong name
+    (project / "anim.gif").write_bytes(_picture("GIF"))
+    (project / "pic.webp").write_bytes(_picture("WEBP"))
     assert read.run({"file_path": "photo.png"}, ctx).content[0]["source"]["media_type"] == "image/jpeg"
     assert read.run({"file_path": "anim.gif"}, ctx).content[0]["source"]["media_type"] == "image/gif"
     assert read.run({"file_path": "pic.webp"}, ctx).content[0]["source"]["media_type"] == "image/webp"
@@ -104,8 +113,43 @@ def test_image_media_type_comes_from_magic_bytes(project: Path, ctx: ToolContext
 
 def test_fake_image_is_refused(project: Path, ctx: ToolContext) -> None:
     (project / "notes.png").write_text("not really an image")
-    with pytest.raises(ToolError, match="not a valid"):
+    with pytest.raises(ToolError, match=r"notes\.png cannot be sent as an image: it is not a png, jpeg, gif or webp"):
         read.run({"file_path": "notes.png"}, ctx)
+
+
+def _bomb_png(width: int, height: int) -> bytes:
+    """A PNG header claiming `width` x `height` pixels, and nothing decodable after it."""
+    import struct
+    import zlib
+
+    ihdr = struct.pack(">IIBBBBB", width, height, 8, 2, 0, 0, 0)
+    chunk = struct.pack(">I", len(ihdr)) + b"IHDR" + ihdr + struct.pack(">I", zlib.crc32(b"IHDR" + ihdr))
+    return b"\x89PNG\r\n\x1a\n" + chunk
+
+
+@pytest.mark.parametrize(
+    ("data", "reason"),
+    [
+        (b"\xff\xd8\xff\xe0" + b"\x00" * 64, "not a png, jpeg, gif or webp image"),  # JPEG magic bytes, no picture
+        (b"GIF89a" + b"\x00" * 32, "not a png, jpeg, gif or webp image"),
+        (_picture("PNG", (64, 64))[:-40], "cut short or damaged"),  # a real PNG, truncated
+        (_bomb_png(50_000, 50_000), "too large to decode safely"),
+    ],
+    ids=["jpeg-magic-only", "gif-magic-only", "truncated-png", "pixel-bomb"],
+)
+def test_an_image_is_checked_as_attachments_are_before_it_is_sent(
+    project: Path, ctx: ToolContext, data: bytes, reason: str
+) -> None:
+    (project / "bad.png").write_bytes(data)
+    with pytest.raises(ToolError, match=rf"bad\.png cannot be sent as an image: it .*{reason}"):
+        read.run({"file_path": "bad.png"}, ctx)
+
+
+def test_a_big_picture_is_scaled_to_fit_as_an_attachment_is(project: Path, ctx: ToolContext) -> None:
+    (project / "wide.png").write_bytes(_picture("PNG", (4000, 1000)))
+    result = read.run({"file_path": "wide.png"}, ctx)
+    assert result.meta["original"][:2] == [4000, 1000]
+    assert "scaled to 1568×392" in result.content[1]["text"]
 
 
 def test_non_utf8_decoded_with_replacement_and_says_so(project: Path, ctx: ToolContext) -> None:

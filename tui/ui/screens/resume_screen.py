@@ -263,12 +263,12 @@ def open_picker(app: AgentApp) -> None:
         if path and current is not None and Path(path) == Path(current):
             app.notify("That is the session open now; nothing to resume.", title="Resume")
         elif path:
-            app.run_worker(_resume(app, path), group="resume", exclusive=True)
+            app.run_worker(_resume(app, Path(path)), group="resume", exclusive=True)  # a file the picker listed
 
     app.push_screen(ResumeScreen(app.session), chosen)
 
 
-async def _resume(app: AgentApp, target: str) -> None:
+async def _resume(app: AgentApp, target: str | Path) -> None:
     import asyncio
 
     try:

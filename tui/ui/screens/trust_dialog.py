@@ -143,7 +143,8 @@ class TrustDialog(VettedScreen):
                     yield Static("↑↓ PgUp PgDn scroll the list", id="trust-scroll-hint")
 
     def on_mount(self) -> None:  # VettedScreen's on_mount runs too
-        self.query_one("#trust-no", Button).focus()
+        for button in self.query("#trust-no").results(Button):  # none when the app closes as it opens
+            button.focus()
         self._fit(self.app.size.width, self.app.size.height)
 
     def on_resize(self, event: events.Resize) -> None:

@@ -8,6 +8,7 @@ event and a 2 MB request is only turned into widgets one expanded node at a time
 from __future__ import annotations
 
 import json
+import os
 import tempfile
 import time
 from pathlib import Path
@@ -24,6 +25,7 @@ from textual.widget import Widget
 from textual.widgets import Button, DataTable, Static, TabbedContent, TabPane
 
 from tui.agent.events import Event
+from tui.private_files import write_private
 from tui.sanitize import one_line
 from tui.wording import plural
 
@@ -139,7 +141,7 @@ class Inspector(Widget):
         self.export_dir = (
             project_dir / ".agent-tui" / "inspector"
             if project_dir is not None
-            else Path(tempfile.gettempdir()) / "agent-tui-inspector"
+            else Path(tempfile.gettempdir()) / f"agent-tui-inspector-{os.getuid()}"
         )
         self.selected: ApiCall | None = None
         self.timeline = TimelineModel()
@@ -398,8 +400,7 @@ class Inspector(Widget):
         view = self.current_view
         path = self.export_dir / f"call-{self.selected.number}-{view}.json"
         try:
-            path.parent.mkdir(parents=True, exist_ok=True)
-            path.write_text(json.dumps(self.view_json(view), indent=2, ensure_ascii=False), encoding="utf-8")
+            write_private(path, json.dumps(self.view_json(view), indent=2, ensure_ascii=False))
         except OSError as exc:
             self.notify(f"Could not save {path}: {exc.strerror or exc}.", severity="error")
             return None

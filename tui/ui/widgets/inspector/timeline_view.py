@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING, Any
 from rich.text import Text
 from textual.widgets import DataTable, Static
 
+from tui.private_files import write_private
 from tui.sanitize import one_line
 
 from .json_tree import JsonView
@@ -77,8 +78,7 @@ def open_bar(panel: Inspector, row: int) -> None:
 def _write(panel: Inspector, name: str, text: str) -> Path | None:
     path = panel.export_dir / name
     try:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(text, encoding="utf-8")
+        write_private(path, text)  # a request holds prompts and file contents: 0600 in a 0700 folder
     except OSError as exc:
         panel.notify(f"Could not save {path}: {exc.strerror or exc}.", severity="error")
         return None
