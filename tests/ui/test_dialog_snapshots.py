@@ -27,8 +27,20 @@ def test_dialog_snapshot(name, size, snap_compare, tmp_path, monkeypatch) -> Non
     inventory = fixed_inventory(grow_claude_setup(copy_claude_setup(tmp_path)))
     screen = dialog_factories(inventory)[name]()
 
+    def footer_fitted(app) -> bool:
+        """The main screen's footer has left out the keys that do not fit (widgets/whole_footer.py)."""
+        footer = app.screen_stack[0].query_one("Footer")
+        keys = [k for k in footer.children if k.display]
+        palette = [k for k in keys if k.has_class("-command-palette")]
+        return (
+            bool(keys)
+            and all(k.region.area for k in keys)
+            and all(k.region.right <= palette[0].region.x for k in keys if palette and k not in palette)
+        )
+
     async def run_before(pilot: Pilot) -> None:
         await _freeze(pilot)
+        await wait_until(pilot, lambda: footer_fitted(pilot.app))
         pilot.app.push_screen(screen)
         await wait_until(pilot, lambda: pilot.app.screen is screen and not screen.has_class("-arming"))
         await pilot.pause(0.1)
