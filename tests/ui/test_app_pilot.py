@@ -370,7 +370,7 @@ async def test_f1_help_scrolls_with_the_keys_at_once_and_says_how_to_open_a_tool
     async with app.run_test(size=(100, 30)) as pilot:
         await pilot.press("f1")
         await wait_until(pilot, lambda: isinstance(app.screen, HelpScreen))
-        box = app.screen.query_one("#help-box")
+        box = app.screen.query_one("#help-body")
         await pilot.pause()
         await pilot.press("pagedown")
         await wait_until(pilot, lambda: box.scroll_y > 0)

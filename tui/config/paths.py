@@ -22,6 +22,12 @@ def user_data_dir() -> Path:
     return Path(base) / "agent-tui"
 
 
+def user_state_dir() -> Path:
+    """`$XDG_STATE_HOME/agent-tui` (default `~/.local/state/agent-tui`): what the app remembers between runs."""
+    base = os.environ.get("XDG_STATE_HOME") or os.path.join(os.path.expanduser("~"), ".local", "state")
+    return Path(base) / "agent-tui"
+
+
 def user_settings_file() -> Path:
     return user_config_dir() / "settings.toml"
 

@@ -13,7 +13,7 @@ import threading
 import time
 from collections import deque
 from collections.abc import Iterable
-from functools import partial
+from functools import cached_property, partial
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -22,7 +22,7 @@ from textual.app import App, ComposeResult, SystemCommand
 from textual.containers import Horizontal, Vertical
 from textual.screen import Screen
 from textual.widget import Widget
-from textual.widgets import Button, Footer, Static
+from textual.widgets import Button, Static
 
 from tui.agent.options import AgentOptions
 from tui.sanitize import one_line, visible
@@ -32,6 +32,7 @@ from .bindings import bindings_for
 from .conversation_keys import ConversationKeys
 from .engine_inbox import DELTA_BATCH_S, EngineInbox
 from .inspector_backlog import InspectorBacklog
+from .notice_hold import NoticeHold
 from .notifier import FocusReports
 from .terminal_model import TerminalModel
 from .threads import call_soon_from_thread
@@ -42,6 +43,7 @@ from .widgets.prompt import PromptArea, PromptRow
 from .widgets.queued_messages import QueuedMessages
 from .widgets.status_line import StatusLine
 from .widgets.tool_panel import ToolPanel
+from .widgets.whole_footer import WholeFooter
 
 if TYPE_CHECKING:
     from tui.agent.events import Event
@@ -72,8 +74,10 @@ class AgentApp(ConversationKeys, FocusReports, EngineInbox, App[int]):
     TITLE = "agent-tui"
     AUTO_FOCUS = "#prompt"
     BINDINGS = bindings_for("app")
-    #: below 80 columns the tool panel steps aside (F3 brings it back); below 40 TooSmallScreen covers all
-    HORIZONTAL_BREAKPOINTS = [(0, "-cramped"), (80, "-narrow"), (120, "-wide")]
+    #: below 100 columns the tool panel steps aside (F3 brings it back); below 40 TooSmallScreen covers all
+    HORIZONTAL_BREAKPOINTS = [(0, "-cramped"), (100, "-narrow"), (120, "-wide")]
+    #: below 20 rows every dialog fills the screen (widgets/dialog_box.py)
+    VERTICAL_BREAKPOINTS = [(0, "-short"), (20, "-tall")]
     PAUSE_GC_ON_SCROLL = True
 
     def __init__(
@@ -113,6 +117,8 @@ class AgentApp(ConversationKeys, FocusReports, EngineInbox, App[int]):
         self._last_ctrl_c = 0.0
         #: what the folder brings that trust gates (tui.trust.inventory.FolderInventory), read after the first frame
         self.trust_inventory: Any = None
+        #: (where, sentence) of every problem found at start, toasted or not (/doctor lists them)
+        self.start_problems: list[tuple[str, str]] = []
         themes = _optional("tui.ui.themes")
         if themes is not None and hasattr(themes, "install"):
             themes.install(self)
@@ -144,7 +150,7 @@ class AgentApp(ConversationKeys, FocusReports, EngineInbox, App[int]):
                 yield QueuedMessages(id="queued")
             yield ToolPanel(id="tool-panel")
         yield StatusLine(id="status")
-        yield Footer()
+        yield WholeFooter()
 
     @property
     def session(self) -> Any:
@@ -352,7 +358,15 @@ class AgentApp(ConversationKeys, FocusReports, EngineInbox, App[int]):
     def notify(self, message: str, *, title: str = "", markup: bool = False, **kwargs: Any) -> None:
         """A toast; its text may quote the model, a file or an error, so it is shown visibly and not as markup."""
         del markup  # never markup (Widget.notify passes markup=True): the text is not ours
-        super().notify(visible(message), title=one_line(title), markup=False, **kwargs)
+        kwargs["title"] = one_line(title)
+        if self.notices.offer(visible(message), kwargs):  # a modal is up: shown when it closes (notice_hold.py)
+            return
+        super().notify(visible(message), markup=False, **kwargs)
+
+    @cached_property
+    def notices(self) -> NoticeHold:
+        """The toasts held while a dialog is up."""
+        return NoticeHold(self)
 
     def set_busy(self, busy: bool) -> None:
         """Show the cancel button and the busy styling while a turn runs.
@@ -427,7 +441,7 @@ class AgentApp(ConversationKeys, FocusReports, EngineInbox, App[int]):
         self.toggle_class("-show-inspector")
 
     def action_toggle_tools(self) -> None:
-        """F3: hide or show the tool panel (next to the inspector, and below 80 columns, it is hidden by default)."""
+        """F3: hide or show the tool panel (next to the inspector, and below 100 columns, it is hidden by default)."""
         if self.has_class("-show-inspector") or self.screen_stack[0].has_class("-cramped"):
             self.toggle_class("-show-tools")
         else:

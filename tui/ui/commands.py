@@ -249,6 +249,7 @@ SESSION_COMMAND_MODULES = (
     "tui.ui.screens.login_screen",
     "tui.ui.screens.agents_screen",
     "tui.ui.screens.tasks_screen",
+    "tui.ui.screens.doctor_screen",
     "tui.ui.screens.plugin_screen",
     "tui.ui.sandbox_command",
     "tui.ui.lsp_command",

@@ -1,6 +1,7 @@
 """Workspace trust in the app: the question at start, `/trust` both ways, and what changes at once.
 
-At start (in a thread worker) the settings' problems are toasted and, in a folder that is not trusted
+At start (in a thread worker) the settings', plugins' and MCP entries' problems are kept for /doctor and
+toasted once per file content (tui/config/reported_problems.py) and, in a folder that is not trusted
 and brings anything trust switches on (tui/trust/inventory.py), TrustDialog asks once. `/trust` shows
 the same list in either direction. An answer takes effect without a restart: the allow rules and hooks
 count (or stop), the folder's agents join the Agent tool, its `!` lines may run, its status line starts,
@@ -37,22 +38,19 @@ def check_trust(app: AgentApp) -> None:
 
     project_dir = app.options.project_dir
     loaded = load_settings(project_dir)
+    found: list[tuple[str, str]] = []
     for problem in app.options.mcp_problems:  # MCP entries that could not be used (tui/mcp/sources.py)
-        text = problem_for_display(problem, project_dir)
-        call_soon_from_thread(app, app.notify, text, title="MCP", severity="warning", timeout=12, markup=False)
+        found.append(("MCP", problem_for_display(problem, project_dir)))
     plugins = getattr(app.options, "plugins", None)  # tui.plugins.active.ActivePlugins, when settings name any
-    for notice in plugins.notices() if plugins is not None else ():
-        call_soon_from_thread(
-            app, app.notify, one_line(notice), title="Plugins", severity="warning", timeout=12, markup=False
-        )
+    found += [("Plugins", one_line(notice)) for notice in (plugins.notices() if plugins is not None else ())]
     inventory = folder_inventory(project_dir, loaded)
     app.trust_inventory = inventory
     asking = not loaded.trusted and bool(inventory) and not _declined(loaded)
     for problem in loaded.problems:
         if asking and TRUST_PROBLEM in problem:
             continue  # the question names it (statusLine, apiKeyHelper, a permissive mode)
-        text = problem_for_display(problem, project_dir)
-        call_soon_from_thread(app, app.notify, text, title="Settings", severity="warning", timeout=12, markup=False)
+        found.append(("Settings", problem_for_display(problem, project_dir)))
+    report_start_problems(app, found)
     if loaded.trusted:
         from tui.ui.external_imports import ask_external_imports
         from tui.ui.mcp_approval import ask_project_servers
@@ -61,6 +59,17 @@ def check_trust(app: AgentApp) -> None:
         ask_external_imports(app)  # memory imports from outside the project: may they load
     elif asking:
         call_soon_from_thread(app, _ask, app, inventory)
+
+
+def report_start_problems(app: AgentApp, found: list[tuple[str, str]]) -> None:
+    """Keep every problem for /doctor; toast only those not toasted before for the same file content."""
+    from tui.config.reported_problems import ReportedProblems
+
+    app.start_problems = found
+    fresh = set(ReportedProblems().fresh([text for _, text in found]))
+    for title, text in found:
+        if text in fresh:
+            call_soon_from_thread(app, app.notify, text, title=title, severity="warning", timeout=12, markup=False)
 
 
 def _declined(loaded: LoadedSettings) -> bool:

@@ -9,7 +9,7 @@ from rich.text import Text
 from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding
-from textual.containers import Horizontal, Vertical
+from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.screen import ModalScreen
 from textual.widgets import Button, DataTable, Input, Static
 
@@ -18,6 +18,8 @@ from tui.sanitize import one_line
 
 from ..commands import slash_command
 from ..trust import skipped_note
+from ..widgets.dialog_box import DialogBox
+from ..widgets.fitted_table import FittedTable
 from ..widgets.ordered_keys import OrderedInput
 
 
@@ -34,10 +36,12 @@ class AgentsScreen(ModalScreen[None]):
     #agents-box > .title { text-style: bold; }
     #agents-table { height: 1fr; }
     #agents-form { height: auto; border-top: solid $primary-darken-2; }
-    #agents-form Input { margin: 0 0 1 0; }
+    #agents-fields { height: auto; max-height: 6; }
+    AgentsScreen.-short #agents-fields { max-height: 2; }
+    AgentsScreen.-short #agents-problems { max-height: 2; }
     #agents-buttons { height: auto; }
     #agents-status { height: auto; color: $text-muted; }
-    #agents-problems { height: auto; max-height: 6; color: $warning; }
+    #agents-problems { height: auto; max-height: 3; overflow-y: auto; color: $warning; }
     """
 
     BINDINGS = [
@@ -63,26 +67,32 @@ class AgentsScreen(ModalScreen[None]):
         return Path.home() / USER_FOLDER
 
     def compose(self) -> ComposeResult:
-        with Vertical(id="agents-box"):
-            yield Static("Agent types (the Agent tool's subagent_type)", classes="title")
-            if note := skipped_note(self.app, "agents"):
-                yield Static(note, id="agents-untrusted", classes="untrusted-note", markup=False)
-            if self.problems:
-                yield Static(Text("\n".join(f"⚠ {one_line(p)}" for p in self.problems)), id="agents-problems")
-            yield DataTable(id="agents-table", cursor_type="row")
-            with Vertical(id="agents-form"):
-                yield Static(Text(f"New agent, saved to {one_line(str(self.folder))}/<name>.md", style="bold"))
-                yield OrderedInput(placeholder="name, e.g. reviewer", id="agent-name", compact=True)
-                yield OrderedInput(placeholder="description: when to use it", id="agent-description", compact=True)
-                yield OrderedInput(
-                    placeholder="tools, e.g. Read, Grep, Glob (empty: all but Agent)", id="agent-tools", compact=True
-                )
-                yield OrderedInput(
-                    placeholder="model: sonnet, opus, haiku or inherit (empty: inherit)", id="agent-model", compact=True
-                )
-                yield OrderedInput(
-                    placeholder="system prompt: what the agent is and how it works", id="agent-prompt", compact=True
-                )
+        with DialogBox(id="agents-box"):
+            with Vertical(classes="dialog-head"):
+                yield Static("Agent types (the Agent tool's subagent_type)", classes="title")
+                if note := skipped_note(self.app, "agents"):
+                    yield Static(note, id="agents-untrusted", classes="untrusted-note", markup=False)
+                if self.problems:
+                    yield Static(Text("\n".join(f"⚠ {one_line(p)}" for p in self.problems)), id="agents-problems")
+            yield FittedTable(id="agents-table", cursor_type="row", classes="dialog-body -fill")
+            with Vertical(id="agents-form", classes="dialog-answers"):
+                with VerticalScroll(id="agents-fields"):
+                    yield Static(Text(f"New agent, saved to {one_line(str(self.folder))}/<name>.md", style="bold"))
+                    yield OrderedInput(placeholder="name, e.g. reviewer", id="agent-name", compact=True)
+                    yield OrderedInput(placeholder="description: when to use it", id="agent-description", compact=True)
+                    yield OrderedInput(
+                        placeholder="tools, e.g. Read, Grep, Glob (empty: all but Agent)",
+                        id="agent-tools",
+                        compact=True,
+                    )
+                    yield OrderedInput(
+                        placeholder="model: sonnet, opus, haiku or inherit (empty: inherit)",
+                        id="agent-model",
+                        compact=True,
+                    )
+                    yield OrderedInput(
+                        placeholder="system prompt: what the agent is and how it works", id="agent-prompt", compact=True
+                    )
                 with Horizontal(id="agents-buttons"):
                     yield Button("Create (Ctrl+S)", id="agent-create", compact=True)
                     yield Button("Close (Esc)", id="agent-close", compact=True)

@@ -14,7 +14,7 @@ from rich.text import Text
 from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding
-from textual.containers import Vertical
+from textual.containers import Vertical, VerticalScroll
 from textual.widgets import Input, OptionList, Static
 from textual.widgets.option_list import Option
 
@@ -22,6 +22,7 @@ from tui.agent.cost_report import short_tokens
 from tui.sanitize import one_line
 from tui.wording import plural
 
+from ..widgets.dialog_box import DialogBox
 from .question_dialog import DIGITS, AskDialog
 
 CHOICES = (
@@ -58,8 +59,8 @@ class CompactionDialog(AskDialog):
     BINDINGS = [*DIGITS[:3], Binding("escape", "later", "Not now", id="compaction_escape")]
     AUTO_FOCUS = "#compaction-choices"
     DEFAULT_CSS = """
-    #compaction-plan { margin: 1 0; }
-    #compaction-choices { height: auto; border: none; padding: 0; margin-top: 1; background: $surface; }
+    #compaction-plan { margin: 1 0 0 0; }
+    #compaction-choices { height: auto; border: none; padding: 0; background: $surface; }
     #compaction-focus { margin: 0 0 0 3; }
     """
 
@@ -68,16 +69,20 @@ class CompactionDialog(AskDialog):
         self.plan = plan
 
     def compose(self) -> ComposeResult:
-        with Vertical(id="compaction-box", classes="ask-box"):
-            yield Static(plan_heading(self.plan))
-            yield Static(plan_table(self.plan), id="compaction-plan")
-            pins = self.plan.get("pinned") or []
-            if pins:
-                listed = "; ".join(one_line(p)[:60] for p in pins[:3])
-                yield Static(Text(f"{plural(len(pins), 'pinned prompt')} kept word for word: {listed}", style="dim"))
-            yield OptionList(*[Option(label, id=key) for key, label in CHOICES], id="compaction-choices")
-            yield Input("", id="compaction-focus", placeholder="what the summary must keep, Enter to compact")
-            yield Static(Text("Enter or 1-3 choose · Esc is not now", style="dim"), classes="ask-help")
+        with DialogBox(id="compaction-box", classes="ask-box"):
+            with VerticalScroll(classes="dialog-body"):
+                yield Static(plan_heading(self.plan))
+                yield Static(plan_table(self.plan), id="compaction-plan")
+                pins = self.plan.get("pinned") or []
+                if pins:
+                    listed = "; ".join(one_line(p)[:60] for p in pins[:3])
+                    yield Static(
+                        Text(f"{plural(len(pins), 'pinned prompt')} kept word for word: {listed}", style="dim")
+                    )
+            with Vertical(classes="dialog-answers"):
+                yield OptionList(*[Option(label, id=key) for key, label in CHOICES], id="compaction-choices")
+                yield Input("", id="compaction-focus", placeholder="what the summary must keep, Enter to compact")
+                yield Static(Text("Enter or 1-3 choose · Esc is not now", style="dim"), classes="ask-help")
 
     def on_mount(self) -> None:  # VettedScreen.on_mount runs too (Textual calls handlers along the MRO)
         self.query_one("#compaction-focus").display = False

@@ -19,6 +19,7 @@ from tui.sanitize import one_line, visible
 from tui.wording import middle_cut, plural
 
 from ..commands import slash_command
+from ..widgets.dialog_box import DialogBox
 
 if TYPE_CHECKING:
     from ..app import AgentApp
@@ -154,12 +155,15 @@ class ContextScreen(ModalScreen[None]):
         self.figures = figures
 
     def compose(self) -> ComposeResult:
-        with VerticalScroll(id="context-box"):
-            yield Static(Text("Context window · Esc closes", style="bold"), classes="panel-title")
-            with Horizontal(id="context-top"):
-                yield Static(grid(self.figures), id="context-grid")
-                yield Static(table(self.figures), id="context-table")
-            yield Static(last_compaction(self.figures), id="context-compaction")
+        with DialogBox(id="context-box"):
+            yield Static(
+                Text("Context window · ↑↓ scroll · Esc closes", style="bold"), classes="panel-title dialog-head"
+            )
+            with VerticalScroll(id="context-body", classes="dialog-body -fill"):
+                with Horizontal(id="context-top"):
+                    yield Static(grid(self.figures), id="context-grid")
+                    yield Static(table(self.figures), id="context-table")
+                yield Static(last_compaction(self.figures), id="context-compaction")
 
     def action_dismiss_map(self) -> None:
         self.dismiss(None)

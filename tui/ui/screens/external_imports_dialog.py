@@ -10,14 +10,17 @@ from __future__ import annotations
 
 from textual.app import ComposeResult
 from textual.binding import Binding
-from textual.containers import Horizontal, Vertical
+from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.widgets import Button, Static
 
 from tui.sanitize import one_line
 
 from ..answer_guard import GRACE_S
+from ..widgets.dialog_box import DialogBox
 from .vetted_screen import VettedScreen
 
+#: below this many columns the buttons have short labels
+NARROW = 64
 #: (the file outside the project, the memory file importing it)
 ImportLine = tuple[str, str]
 
@@ -31,7 +34,8 @@ class ExternalImportsDialog(VettedScreen):
         width: 90; max-width: 95%; height: auto; max-height: 90%;
         border: thick $warning; background: $surface; padding: 1 2;
     }
-    ExternalImportsDialog #imports-files { color: $text-muted; margin: 1 0; max-height: 12; overflow-y: auto; }
+    ExternalImportsDialog #imports-files { color: $text-muted; margin: 1 0 0 0; }
+    ExternalImportsDialog.-cramped Button { min-width: 0; margin-right: 1; }
     ExternalImportsDialog #imports-buttons { height: auto; margin-top: 1; }
     ExternalImportsDialog Button { margin-right: 2; }
     ExternalImportsDialog #imports-help { color: $text-muted; margin-top: 1; }
@@ -49,22 +53,32 @@ class ExternalImportsDialog(VettedScreen):
 
     def compose(self) -> ComposeResult:
         listed = "\n".join(f"  {one_line(path)}  (imported by {one_line(by)})" for path, by in self.imports)
-        with Vertical(id="imports-box"):
-            yield Static("[b]Allow external memory imports?[/b]")
-            yield Static(
-                "This project's CLAUDE.md / AGENTS.md import files from outside the project. Their text "
-                "would go with every request. Deny rules and sandbox.deny_read still keep secrets out. "
-                "The answer is remembered for this project.",
-                markup=False,
-            )
-            yield Static(listed, id="imports-files", markup=False)
-            with Horizontal(id="imports-buttons"):
-                yield Button("1 Yes, allow external imports", id="imports-allow", variant="warning")
-                yield Button("2 No, keep them out", id="imports-deny", variant="primary")
-            yield Static("1 or y allows, 2 or n keeps them out, Esc asks again next start.", id="imports-help")
+        with DialogBox(id="imports-box"):
+            yield Static("[b]Allow external memory imports?[/b]", classes="dialog-head")
+            with VerticalScroll(classes="dialog-body"):
+                yield Static(
+                    "This project's CLAUDE.md / AGENTS.md import files from outside the project. Their text "
+                    "would go with every request. Deny rules and sandbox.deny_read still keep secrets out. "
+                    "The answer is remembered for this project.",
+                    markup=False,
+                )
+                yield Static(listed, id="imports-files", markup=False)
+            with Vertical(classes="dialog-answers"):
+                with Horizontal(id="imports-buttons"):
+                    yield Button("1 Yes, allow external imports", id="imports-allow", variant="warning")
+                    yield Button("2 No, keep them out", id="imports-deny", variant="primary")
+                yield Static("", id="imports-notice", classes="dialog-notice")
+                yield Static("1 or y allows, 2 or n keeps them out, Esc asks again next start.", id="imports-help")
 
     def on_mount(self) -> None:  # VettedScreen's on_mount runs too
         self.query_one("#imports-deny", Button).focus()
+        self.on_resize()
+
+    def on_resize(self, event: object = None) -> None:
+        """Short labels when the long ones would not fit side by side."""
+        narrow = self.app.size.width < NARROW
+        self.query_one("#imports-allow", Button).label = "1 Allow" if narrow else "1 Yes, allow external imports"
+        self.query_one("#imports-deny", Button).label = "2 Keep out" if narrow else "2 No, keep them out"
 
     def on_button_pressed(self, event: Button.Pressed) -> None:
         self.action_answer(event.button.id == "imports-allow")

@@ -11,6 +11,7 @@ from textual.screen import ModalScreen
 from textual.widgets import Static
 
 from ..bindings import grouped
+from ..widgets.dialog_box import DialogBox
 
 _KEY_NAMES = {
     "ctrl": "Ctrl",
@@ -80,15 +81,17 @@ class HelpScreen(ModalScreen[None]):
         Binding("escape,f1,q", "dismiss", "Close", id="close_help"),
     ]
     #: the text scrolls with Up/Down, PgUp/PgDn, Home/End from the start, without a click first
-    AUTO_FOCUS = "#help-box"
+    AUTO_FOCUS = "#help-body"
 
     def compose(self) -> ComposeResult:
-        with VerticalScroll(id="help-box"):
+        with DialogBox(id="help-box"):
             yield Static(
-                Text("agent-tui help · ↑↓ PgUp PgDn scroll · Esc / F1 closes", style="bold"), classes="panel-title"
+                Text("agent-tui help · ↑↓ PgUp PgDn scroll · Esc / F1 closes", style="bold"),
+                classes="panel-title dialog-head",
             )
-            yield Static(help_table())
-            yield Static(Text("Esc / F1 closes this help", style="dim"))
+            with VerticalScroll(id="help-body", classes="dialog-body -fill"):
+                yield Static(help_table())
+            yield Static(Text("Esc / F1 closes this help", style="dim"), classes="dialog-answers")
 
     async def action_dismiss(self, result: None = None) -> None:
         self.dismiss(result)

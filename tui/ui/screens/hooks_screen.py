@@ -21,6 +21,8 @@ from tui.config.settings import load_settings
 from tui.sanitize import one_line, visible
 
 from ..trust import skipped_note
+from ..widgets.dialog_box import DialogBox
+from ..widgets.fitted_table import FittedTable
 
 COMMAND_WIDTH = 40
 STATE_STYLES = {
@@ -52,7 +54,8 @@ class HooksScreen(ModalScreen[None]):
     #hooks-box > .title { text-style: bold; }
     #hooks-table { height: 1fr; }
     #hooks-status, #hooks-message { height: auto; }
-    #hooks-problems { height: auto; color: $warning; }
+    #hooks-problems { height: auto; max-height: 6; overflow-y: auto; color: $warning; }
+    HooksScreen.-short #hooks-problems { max-height: 2; }
     """
 
     BINDINGS = [
@@ -79,21 +82,25 @@ class HooksScreen(ModalScreen[None]):
         return self.session.options.hooks
 
     def compose(self) -> ComposeResult:
-        with Vertical(id="hooks-box"):
-            yield Static("Hooks", classes="title")
-            yield Static("", id="hooks-status")
-            if note := skipped_note(self.app, "hooks"):
-                yield Static(note, id="hooks-untrusted", classes="untrusted-note", markup=False)
-            yield DataTable(id="hooks-table", cursor_type="row", zebra_stripes=True)
-            yield Static("", id="hooks-message")
-            yield Static(self._problems_text(), id="hooks-problems")
-            yield Static(
-                Text(
-                    "Space/Enter turns the selected hook off or on for this run · a applies changed "
-                    "settings files · Esc closes",
-                    style="dim",
-                )
+        with DialogBox(id="hooks-box"):
+            with Vertical(classes="dialog-head"):
+                yield Static("Hooks", classes="title")
+                yield Static("", id="hooks-status")
+                if note := skipped_note(self.app, "hooks"):
+                    yield Static(note, id="hooks-untrusted", classes="untrusted-note", markup=False)
+            yield FittedTable(
+                id="hooks-table", fill=2, cursor_type="row", zebra_stripes=True, classes="dialog-body -fill"
             )
+            with Vertical(classes="dialog-answers"):
+                yield Static("", id="hooks-message")
+                yield Static(self._problems_text(), id="hooks-problems")
+                yield Static(
+                    Text(
+                        "Space/Enter turns the selected hook off or on for this run · a applies changed "
+                        "settings files · Esc closes",
+                        style="dim",
+                    )
+                )
 
     def on_mount(self) -> None:
         self.query_one("#hooks-table", DataTable).add_columns("Event", "Matcher", "Command", "Source", "State")

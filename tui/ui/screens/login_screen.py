@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING
 from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding
-from textual.containers import Vertical
+from textual.containers import VerticalScroll
 from textual.screen import ModalScreen
 from textual.widgets import Input, Static
 
@@ -18,6 +18,7 @@ from tui.providers.keystore import KeyStoreError, delete_key, store_key
 from tui.providers.status import status_lines
 
 from ..commands import slash_command
+from ..widgets.dialog_box import DialogBox
 from ..widgets.ordered_keys import OrderedInput
 
 if TYPE_CHECKING:
@@ -30,17 +31,19 @@ class LoginScreen(ModalScreen[str | None]):
     BINDINGS = [Binding("escape", "cancel", "Cancel")]
     DEFAULT_CSS = """
     LoginScreen { align: center middle; }
-    #login-box { width: 72; height: auto; padding: 1 2; border: round $accent; background: $surface; }
+    #login-box { width: 72; max-width: 95%; height: auto; max-height: 90%; padding: 1 2; border: round $accent;
+                 background: $surface; }
     #login-box Input { margin-top: 1; }
     """
 
     def compose(self) -> ComposeResult:
-        with Vertical(id="login-box"):
-            yield Static(
-                "Paste your Anthropic API key. It goes to the system keyring (or a private file), "
-                "never shown or logged."
-            )
-            yield OrderedInput(password=True, placeholder="sk-ant-…", id="login-key")
+        with DialogBox(id="login-box"):
+            with VerticalScroll(classes="dialog-body"):
+                yield Static(
+                    "Paste your Anthropic API key. It goes to the system keyring (or a private file), "
+                    "never shown or logged."
+                )
+            yield OrderedInput(password=True, placeholder="sk-ant-…", id="login-key", classes="dialog-answers")
 
     def on_mount(self) -> None:
         self.query_one(Input).focus()

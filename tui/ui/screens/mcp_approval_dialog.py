@@ -10,13 +10,14 @@ from __future__ import annotations
 from textual.actions import SkipAction
 from textual.app import ComposeResult
 from textual.binding import Binding
-from textual.containers import Horizontal, Vertical
+from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.widgets import Button, SelectionList, Static
 
 from tui.sanitize import one_line
 from tui.wording import plural
 
 from ..answer_guard import GRACE_S
+from ..widgets.dialog_box import DialogBox
 from .vetted_screen import VettedScreen
 
 #: (name, what it runs or where it connects)
@@ -32,14 +33,15 @@ class McpApprovalDialog(VettedScreen):
         width: 90; max-width: 95%; height: auto; max-height: 90%;
         border: thick $warning; background: $surface; padding: 1 2;
     }
-    McpApprovalDialog #mcp-servers { color: $text-muted; margin: 1 0; max-height: 12; overflow-y: auto; }
-    McpApprovalDialog #mcp-choose { height: auto; max-height: 14; margin: 1 0; display: none; }
+    McpApprovalDialog #mcp-servers { color: $text-muted; margin: 1 0 0 0; }
+    McpApprovalDialog #mcp-choose { height: auto; margin: 1 0 0 0; display: none; }
     McpApprovalDialog.-choosing #mcp-choose { display: block; }
     McpApprovalDialog.-choosing #mcp-servers, McpApprovalDialog.-choosing #mcp-buttons { display: none; }
     McpApprovalDialog #mcp-confirm { display: none; margin-top: 1; }
     McpApprovalDialog.-choosing #mcp-confirm { display: block; }
     McpApprovalDialog #mcp-buttons { height: auto; margin-top: 1; }
     McpApprovalDialog Button { margin-right: 2; }
+    McpApprovalDialog.-cramped Button { min-width: 0; margin-right: 1; }
     """
     BINDINGS = [
         Binding("1", "answer('all')", "Enable all", id="mcp_approval.all"),
@@ -57,26 +59,29 @@ class McpApprovalDialog(VettedScreen):
     def compose(self) -> ComposeResult:
         count = len(self.servers)
         listed = "\n".join(f"  {one_line(name)}: {one_line(what)}" for name, what in self.servers)
-        with Vertical(id="mcp-box"):
-            yield Static(f"[b]{plural(count, 'new MCP server')} in this folder's .mcp.json[/b]")
-            yield Static(
-                "MCP servers run commands or reach services on your behalf. Someone else may have written "
-                "this file, so its servers start only once you say so. Their tool calls still ask first.",
-                markup=False,
-            )
-            yield Static(listed, id="mcp-servers", markup=False)
-            yield SelectionList[str](
-                *[(one_line(f"{name}: {what}"), name, True) for name, what in self.servers], id="mcp-choose"
-            )
-            yield Static(
-                "Space ticks or unticks a server, Enter enables the ticked ones, Esc asks again next time.",
-                id="mcp-confirm",
-                markup=False,
-            )
-            with Horizontal(id="mcp-buttons"):
-                yield Button("1 Enable all", id="mcp-all", variant="warning")
-                yield Button("2 Choose…", id="mcp-choose-button")
-                yield Button("3 None", id="mcp-none", variant="primary")
+        with DialogBox(id="mcp-box"):
+            yield Static(f"[b]{plural(count, 'new MCP server')} in this folder's .mcp.json[/b]", classes="dialog-head")
+            with VerticalScroll(classes="dialog-body"):
+                yield Static(
+                    "MCP servers run commands or reach services on your behalf. Someone else may have written "
+                    "this file, so its servers start only once you say so. Their tool calls still ask first.",
+                    markup=False,
+                )
+                yield Static(listed, id="mcp-servers", markup=False)
+                yield SelectionList[str](
+                    *[(one_line(f"{name}: {what}"), name, True) for name, what in self.servers], id="mcp-choose"
+                )
+            with Vertical(classes="dialog-answers"):
+                yield Static("", id="mcp-notice", classes="dialog-notice")
+                yield Static(
+                    "Space ticks or unticks a server, Enter enables the ticked ones, Esc asks again next time.",
+                    id="mcp-confirm",
+                    markup=False,
+                )
+                with Horizontal(id="mcp-buttons"):
+                    yield Button("1 Enable all", id="mcp-all", variant="warning")
+                    yield Button("2 Choose…", id="mcp-choose-button")
+                    yield Button("3 None", id="mcp-none", variant="primary")
 
     def on_mount(self) -> None:  # VettedScreen's on_mount runs too (Textual calls each class's handler)
         self.query_one("#mcp-none", Button).focus()

@@ -24,6 +24,8 @@ from tui.sanitize import one_line, visible
 from tui.wording import plural
 
 from ..trust import skipped_note
+from ..widgets.dialog_box import DialogBox
+from ..widgets.fitted_table import FittedTable
 
 STATUS_STYLE = {"connected": "green", "pending": "yellow", "failed": "red", "disabled": "#808080"}
 #: messages drawn at most in the Messages tab (the newest)
@@ -75,36 +77,38 @@ class McpScreen(ModalScreen[None]):
         return self.runtime.manager.states if self.runtime is not None else {}
 
     def compose(self) -> ComposeResult:
-        with Vertical(id="mcp-box"):
-            yield Static("MCP servers", classes="title")
-            note = skipped_note(self.app, "mcp")
-            if note:
-                yield Static(note, id="mcp-untrusted", classes="untrusted-note", markup=False)
-            if self.runtime is None and not note:
-                yield Static(
-                    "No MCP server is configured. Add one with `agent-tui mcp add NAME -- COMMAND`, "
-                    "a project .mcp.json, [mcp_servers.NAME] in the settings, or --mcp-config.",
-                    id="mcp-empty",
-                )
-            with TabbedContent(id="mcp-tabs"):
+        with DialogBox(id="mcp-box"):
+            with Vertical(classes="dialog-head"):
+                yield Static("MCP servers", classes="title")
+                note = skipped_note(self.app, "mcp")
+                if note:
+                    yield Static(note, id="mcp-untrusted", classes="untrusted-note", markup=False)
+                if self.runtime is None and not note:
+                    yield Static(
+                        "No MCP server is configured. Add one with `agent-tui mcp add NAME -- COMMAND`, "
+                        "a project .mcp.json, [mcp_servers.NAME] in the settings, or --mcp-config.",
+                        id="mcp-empty",
+                    )
+            with TabbedContent(id="mcp-tabs", classes="dialog-body -fill"):
                 with TabPane("Servers", id="mcp-servers-tab"):
                     yield DataTable(id="mcp-servers", cursor_type="row")
                     with VerticalScroll(id="mcp-detail"):
                         yield Static("", id="mcp-detail-text", markup=False)
                 with TabPane("Tools", id="mcp-tools-tab"):
-                    yield DataTable(id="mcp-tools", cursor_type="row")
+                    yield FittedTable(id="mcp-tools", cursor_type="row")
                     with VerticalScroll(id="mcp-schema"):
                         yield Static("", id="mcp-schema-text")
                 with TabPane("Messages", id="mcp-messages-tab"):
                     yield Select([], prompt="every server", id="mcp-filter", allow_blank=True)
-                    yield DataTable(id="mcp-messages", cursor_type="row")
+                    yield FittedTable(id="mcp-messages", cursor_type="row")
                     with VerticalScroll(id="mcp-message"):
                         yield Static("", id="mcp-message-text")
             yield Static(
                 Text(
                     "s servers · t tools · m messages · r reconnect · e enable/disable · Up/Down choose · Esc closes",
                     style="dim",
-                )
+                ),
+                classes="dialog-answers",
             )
 
     def on_mount(self) -> None:

@@ -21,6 +21,8 @@ from tui.config.memory import MemoryFile, load_memory, memory_layout
 from tui.sanitize import one_line, visible
 from tui.wording import plural
 
+from ..widgets.dialog_box import DialogBox
+
 
 def sent_layout(session: Any, files: list[MemoryFile]) -> tuple[list[tuple[MemoryFile, str, str, int]], str]:
     """Per file: (file, text as sent, where it sits, tokens); and one line about the memory block."""
@@ -89,19 +91,20 @@ class MemoryScreen(ModalScreen[None]):
         return load_memory(project_dir, session_memory_check(session))
 
     def compose(self) -> ComposeResult:
-        with Vertical(id="memory-box"):
-            yield Static("Memory files, as sent", classes="title")
-            yield Static(Text(self.where, style="dim"), id="memory-where")
-            if not self.files:
-                yield Static(
-                    "No memory files loaded. Put instructions in AGENTS.md or CLAUDE.md at the project root "
-                    "(or in the user config folder); `@path` lines import other files.",
-                    id="memory-empty",
-                )
+        with DialogBox(id="memory-box"):
+            with Vertical(classes="dialog-head"):
+                yield Static("Memory files, as sent", classes="title")
+                yield Static(Text(self.where, style="dim"), id="memory-where")
+                if not self.files:
+                    yield Static(
+                        "No memory files loaded. Put instructions in AGENTS.md or CLAUDE.md at the project root "
+                        "(or in the user config folder); `@path` lines import other files.",
+                        id="memory-empty",
+                    )
             yield DataTable(id="memory-files", cursor_type="row")
             with VerticalScroll(id="memory-view"):
                 yield Static("", id="memory-text", markup=False)
-            yield Static(Text("Up/Down choose a file · Esc closes", style="dim"))
+            yield Static(Text("Up/Down choose a file · Esc closes", style="dim"), classes="dialog-answers")
 
     def on_mount(self) -> None:
         table = self.query_one("#memory-files", DataTable)

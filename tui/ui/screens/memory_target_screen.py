@@ -13,16 +13,18 @@ from textual.widgets.option_list import Option
 from tui.hooks.memory_shortcut import MemoryTarget
 from tui.sanitize import one_line
 
+from ..widgets.dialog_box import DialogBox
+
 
 class MemoryTargetScreen(ModalScreen["MemoryTarget | None"]):
     """A short list of memory files; Enter picks one, Esc cancels (nothing is written)."""
 
     DEFAULT_CSS = """
     MemoryTargetScreen { align: center middle; }
-    #memory-target-box { width: 80; max-width: 95%; height: auto; border: round $primary; background: $surface;
-                         padding: 0 1; }
+    #memory-target-box { width: 80; max-width: 95%; height: auto; max-height: 90%; border: round $primary;
+                         background: $surface; padding: 0 1; }
     #memory-target-line { color: $text-muted; margin-bottom: 1; }
-    #memory-targets { height: auto; max-height: 8; }
+    #memory-targets { height: auto; }
     """
     BINDINGS = [Binding("escape", "cancel", "Cancel", id="memory_target.cancel")]
 
@@ -32,11 +34,14 @@ class MemoryTargetScreen(ModalScreen["MemoryTarget | None"]):
         self.targets = targets
 
     def compose(self) -> ComposeResult:
-        with Vertical(id="memory-target-box"):
-            yield Static("Remember where?", classes="title")
-            yield Static(f"- {one_line(self.line)}", id="memory-target-line", markup=False)
-            yield OptionList(*(Option(one_line(t.label), id=t.key) for t in self.targets), id="memory-targets")
-            yield Static("Enter saves · Esc cancels", classes="hint")
+        with DialogBox(id="memory-target-box"):
+            with Vertical(classes="dialog-head"):
+                yield Static("Remember where?", classes="title")
+                yield Static(f"- {one_line(self.line)}", id="memory-target-line", markup=False)
+            yield OptionList(
+                *(Option(one_line(t.label), id=t.key) for t in self.targets), id="memory-targets", classes="dialog-body"
+            )
+            yield Static("Enter saves · Esc cancels", classes="hint dialog-answers")
 
     def on_mount(self) -> None:
         self.query_one(OptionList).focus()

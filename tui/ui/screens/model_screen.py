@@ -8,12 +8,13 @@ from typing import TYPE_CHECKING
 from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding
-from textual.containers import Vertical
 from textual.screen import ModalScreen
 from textual.widgets import OptionList, Static
 from textual.widgets.option_list import Option
 
 from tui.sanitize import one_line
+
+from ..widgets.dialog_box import DialogBox
 
 if TYPE_CHECKING:
     from ..app import AgentApp
@@ -26,7 +27,7 @@ class ModelPicker(ModalScreen[str | None]):
     ModelPicker { align: center middle; }
     #model-box { width: 72; max-width: 95%; height: auto; max-height: 90%; border: round $accent;
                  background: $surface; padding: 0 1; }
-    #model-list { height: auto; max-height: 20; }
+    #model-list { height: auto; }
     #model-note { color: $text-muted; height: auto; }
     """
     BINDINGS = [Binding("escape", "close", "Close", id="model.close")]
@@ -44,16 +45,17 @@ class ModelPicker(ModalScreen[str | None]):
         self.note = note
 
     def compose(self) -> ComposeResult:
-        with Vertical(id="model-box"):
-            yield Static("Model · Enter picks · Esc closes", classes="panel-title")
+        with DialogBox(id="model-box"):
+            yield Static("Model · Enter picks · Esc closes", classes="panel-title dialog-head")
             yield OptionList(
                 *[
                     Option(f"{'▸' if i == self.current_index else ' '} {one_line(shown)}", id=model)
                     for i, (model, shown) in enumerate(self.models)
                 ],
                 id="model-list",
+                classes="dialog-body",
             )
-            yield Static(self.note, id="model-note", markup=False)
+            yield Static(self.note, id="model-note", markup=False, classes="dialog-answers")
 
     def on_mount(self) -> None:
         self.query_one(OptionList).highlighted = self.current_index

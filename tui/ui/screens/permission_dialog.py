@@ -28,6 +28,7 @@ from tui.sanitize import one_line, visible
 
 from ..answer_guard import GRACE_S
 from ..bindings import bindings_for
+from ..widgets.dialog_box import DialogBox
 from .vetted_screen import VettedScreen
 
 DEFAULT_GRACE_S = GRACE_S
@@ -122,21 +123,23 @@ class PermissionDialog(VettedScreen):
 
     def compose(self) -> ComposeResult:
         ev = self.event
-        with Vertical(id="permission-box"):
+        with DialogBox(id="permission-box"):
             label = ev.label if ev.label.startswith(ev.tool_name) else f"{ev.tool_name}: {ev.label}"
             title = Text.assemble(("Allow ", "bold"), (one_line(label), "bold"), "?")
             if ev.loop_path != "main":  # a subagent asks: say which one
                 title = Text.assemble((f"subagent {one_line(ev.loop_path)} asks: ", "bold magenta"), title)
-            yield Static(title, id="permission-title")
-            if ev.reason:
-                yield Static(Text(visible(ev.reason), style="dim"), id="permission-reason")
-            with VerticalScroll(id="permission-preview"):
+            with Vertical(classes="dialog-head"):
+                yield Static(title, id="permission-title")
+                if ev.reason:
+                    yield Static(Text(visible(ev.reason), style="dim"), id="permission-reason")
+            with VerticalScroll(id="permission-preview", classes="dialog-body"):
                 yield Static(preview_renderable(ev))
-            yield OptionList(*[Option(label, id=key) for key, label in self.choices], id="choices")
-            yield Input(ev.suggested_rule, id="rule-input", placeholder="rule to save, e.g. Bash(npm test:*)")
-            yield OptionList(*[Option(f"  {label}", id=key) for key, label in self.places], id="rule-places")
-            yield Input("", id="reason-input", placeholder="reason for the model (optional), Enter to deny")
-            yield Static(self._help_text(), id="permission-help")
+            with Vertical(id="permission-answers", classes="dialog-answers"):
+                yield OptionList(*[Option(label, id=key) for key, label in self.choices], id="choices")
+                yield Input(ev.suggested_rule, id="rule-input", placeholder="rule to save, e.g. Bash(npm test:*)")
+                yield OptionList(*[Option(f"  {label}", id=key) for key, label in self.places], id="rule-places")
+                yield Input("", id="reason-input", placeholder="reason for the model (optional), Enter to deny")
+                yield Static(self._help_text(), id="permission-help")
 
     def _help_text(self) -> Text:
         more = f" · {self.queued} more waiting" if self.queued else ""

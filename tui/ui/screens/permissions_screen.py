@@ -24,6 +24,8 @@ from tui.config.settings import LoadedSettings, load_settings
 from tui.sanitize import one_line, visible
 
 from ..trust import skipped_note
+from ..widgets.dialog_box import DialogBox
+from ..widgets.fitted_table import FittedTable
 from ..widgets.ordered_keys import OrderedInput
 
 KIND_STYLES = {"deny": "bold red", "ask": "bold yellow", "allow": "bold green"}
@@ -43,7 +45,10 @@ class PermissionsScreen(ModalScreen[None]):
     #permissions-form Input { width: 1fr; }
     #permissions-form Select { width: 14; }
     #permissions-message { height: auto; color: $text-muted; }
-    #permissions-problems { height: auto; color: $warning; }
+    #permissions-problems { height: auto; max-height: 6; overflow-y: auto; color: $warning; }
+    PermissionsScreen.-short #permissions-form { margin-top: 0; }
+    PermissionsScreen.-short #permissions-problems { max-height: 2; }
+    PermissionsScreen.-cramped #permissions-form Button { min-width: 0; }
     """
 
     BINDINGS = [
@@ -62,21 +67,25 @@ class PermissionsScreen(ModalScreen[None]):
         self._entries: list[RuleSource] = []
 
     def compose(self) -> ComposeResult:
-        with Vertical(id="permissions-box"):
-            yield Static("Permissions", classes="title")
-            yield Static(self._status_text(), id="permissions-status")
-            if note := skipped_note(self.app, "allow"):
-                yield Static(note, id="permissions-untrusted", classes="untrusted-note", markup=False)
-            yield DataTable(id="permissions-rules", cursor_type="row", zebra_stripes=True)
-            with Horizontal(id="permissions-form"):
-                yield OrderedInput(
-                    placeholder="New rule, e.g. Bash(npm run test *) or Edit(/src/**)", id="permissions-new-rule"
-                )
-                yield Select([(k, k) for k in RULE_KINDS], value="allow", allow_blank=False, id="permissions-kind")
-                yield Button("Add", id="permissions-add", variant="primary")
-            yield Static("", id="permissions-message")
-            yield Static(self._problems_text(), id="permissions-problems")
-            yield Static(Text("Enter adds · d / Delete removes the selected rule · Esc closes", style="dim"))
+        with DialogBox(id="permissions-box"):
+            with Vertical(classes="dialog-head"):
+                yield Static("Permissions", classes="title")
+                yield Static(self._status_text(), id="permissions-status")
+                if note := skipped_note(self.app, "allow"):
+                    yield Static(note, id="permissions-untrusted", classes="untrusted-note", markup=False)
+            yield FittedTable(
+                id="permissions-rules", fill=0, cursor_type="row", zebra_stripes=True, classes="dialog-body -fill"
+            )
+            with Vertical(classes="dialog-answers"):
+                with Horizontal(id="permissions-form"):
+                    yield OrderedInput(
+                        placeholder="New rule, e.g. Bash(npm run test *) or Edit(/src/**)", id="permissions-new-rule"
+                    )
+                    yield Select([(k, k) for k in RULE_KINDS], value="allow", allow_blank=False, id="permissions-kind")
+                    yield Button("Add", id="permissions-add", variant="primary")
+                yield Static("", id="permissions-message")
+                yield Static(self._problems_text(), id="permissions-problems")
+                yield Static(Text("Enter adds · d / Delete removes the selected rule · Esc closes", style="dim"))
 
     def on_mount(self) -> None:
         table = self.query_one("#permissions-rules", DataTable)

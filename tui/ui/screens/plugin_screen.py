@@ -26,6 +26,8 @@ from tui.wording import plural
 
 from ..commands import slash_command
 from ..trust import skipped_note
+from ..widgets.dialog_box import DialogBox
+from ..widgets.fitted_table import FittedTable
 from ..widgets.ordered_keys import OrderedInput
 
 STATE_STYLES = {
@@ -126,9 +128,10 @@ class PluginScreen(ModalScreen[None]):
     #plugin-box > .title { text-style: bold; }
     #plugin-table { height: 1fr; }
     #plugin-detail { height: auto; max-height: 8; border-top: solid $primary-darken-2; }
-    #plugin-problems { height: auto; max-height: 6; color: $warning; }
+    #plugin-problems { height: auto; max-height: 6; overflow-y: auto; color: $warning; }
     #plugin-status { height: auto; color: $text-muted; }
     #plugin-add { margin: 0; }
+    PluginScreen.-short #plugin-problems { max-height: 2; }
     """
 
     BINDINGS = [
@@ -151,28 +154,30 @@ class PluginScreen(ModalScreen[None]):
         self.busy = False
 
     def compose(self) -> ComposeResult:
-        with Vertical(id="plugin-box"):
-            yield Static("Plugins", classes="title")
-            if note := skipped_note(self.app, "plugins"):
-                yield Static(note, id="plugin-untrusted", classes="untrusted-note", markup=False)
-            yield Static("", id="plugin-problems")
-            yield DataTable(id="plugin-table", cursor_type="row")
-            with VerticalScroll(id="plugin-detail"):
-                yield Static("", id="plugin-detail-text", markup=False)
-            yield Static("Reading the marketplaces…", id="plugin-status", markup=False)
-            yield OrderedInput(
-                placeholder="add a marketplace: ./folder, https://…/repo.git, file:///…/x.git or "
-                "owner/repo, then Enter",
-                id="plugin-add",
-                compact=True,
-            )
-            yield Static(
-                Text(
-                    "i install · e enable · d disable · r remove · u update · a add marketplace · "
-                    "Up/Down choose · Esc closes",
-                    style="dim",
+        with DialogBox(id="plugin-box"):
+            with Vertical(classes="dialog-head"):
+                yield Static("Plugins", classes="title")
+                if note := skipped_note(self.app, "plugins"):
+                    yield Static(note, id="plugin-untrusted", classes="untrusted-note", markup=False)
+                yield Static("", id="plugin-problems")
+            yield FittedTable(id="plugin-table", cursor_type="row", classes="dialog-body -fill")
+            with Vertical(classes="dialog-answers"):
+                with VerticalScroll(id="plugin-detail"):
+                    yield Static("", id="plugin-detail-text", markup=False)
+                yield Static("Reading the marketplaces…", id="plugin-status", markup=False)
+                yield OrderedInput(
+                    placeholder="add a marketplace: ./folder, https://…/repo.git, file:///…/x.git or "
+                    "owner/repo, then Enter",
+                    id="plugin-add",
+                    compact=True,
                 )
-            )
+                yield Static(
+                    Text(
+                        "i install · e enable · d disable · r remove · u update · a add marketplace · "
+                        "Up/Down choose · Esc closes",
+                        style="dim",
+                    )
+                )
 
     def on_mount(self) -> None:
         self.query_one("#plugin-table", DataTable).add_columns("Plugin", "Version", "State", "Details")

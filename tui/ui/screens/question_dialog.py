@@ -21,6 +21,7 @@ from textual.widgets.option_list import Option
 
 from tui.sanitize import one_line, visible
 
+from ..widgets.dialog_box import DialogBox
 from .vetted_screen import VettedScreen
 
 OTHER = "Other (type your own answer)"
@@ -40,9 +41,12 @@ class AskDialog(VettedScreen):
     .ask-box { width: 96; max-width: 95%; height: auto; max-height: 90%; padding: 1 2;
                border: thick $accent; background: $surface; }
     AskDialog.-arming .ask-box { border: thick $panel-lighten-2; }
-    #question-text { margin: 1 0; }
+    #question-text { margin: 1 0; max-height: 8; overflow-y: auto; }
     #question-options, #plan-choices { height: auto; border: none; padding: 0; background: $surface; }
-    #plan-view { height: auto; max-height: 24; margin: 1 0; padding: 0 1; background: $background; }
+    #plan-view { padding: 0 1; background: $background; }
+    AskDialog .dialog-head { margin-bottom: 1; }
+    #question-box .dialog-head { margin-bottom: 0; }
+    AskDialog .dialog-answers { margin-top: 1; }
     #question-other, #plan-feedback { margin: 0 0 0 3; }
     .ask-help { margin-top: 1; height: 1; }
     """
@@ -103,12 +107,14 @@ class QuestionDialog(AskDialog):
         return self.questions[self.index]
 
     def compose(self) -> ComposeResult:
-        with Vertical(id="question-box", classes="ask-box"):
-            yield Static("", id="question-header")
-            yield Static("", id="question-text")
-            yield OptionList(id="question-options")
-            yield Input("", id="question-other", placeholder="your answer, Enter to send")
-            yield Static("", classes="ask-help")
+        with DialogBox(id="question-box", classes="ask-box"):
+            with Vertical(classes="dialog-head"):
+                yield Static("", id="question-header")
+                yield Static("", id="question-text")
+            yield OptionList(id="question-options", classes="dialog-body")
+            with Vertical(classes="dialog-answers"):
+                yield Input("", id="question-other", placeholder="your answer, Enter to send")
+                yield Static("", classes="ask-help")
 
     def on_mount(self) -> None:  # VettedScreen.on_mount runs too (Textual calls handlers along the MRO)
         self._show()
@@ -213,13 +219,14 @@ class PlanDialog(AskDialog):
         self.plan = plan
 
     def compose(self) -> ComposeResult:
-        with Vertical(id="plan-box", classes="ask-box"):
-            yield Static(Text("Ready to code? Here is the plan:", style="bold"))
-            with VerticalScroll(id="plan-view"):
+        with DialogBox(id="plan-box", classes="ask-box"):
+            yield Static(Text("Ready to code? Here is the plan:", style="bold"), classes="dialog-head")
+            with VerticalScroll(id="plan-view", classes="dialog-body"):
                 yield Markdown(visible(self.plan))
-            yield OptionList(*[Option(label, id=key) for key, label in PLAN_CHOICES], id="plan-choices")
-            yield Input("", id="plan-feedback", placeholder="what to change (optional), Enter to send")
-            yield Static(Text("Enter or 1-3 choose · Esc keeps planning", style="dim"), classes="ask-help")
+            with Vertical(classes="dialog-answers"):
+                yield OptionList(*[Option(label, id=key) for key, label in PLAN_CHOICES], id="plan-choices")
+                yield Input("", id="plan-feedback", placeholder="what to change (optional), Enter to send")
+                yield Static(Text("Enter or 1-3 choose · Esc keeps planning", style="dim"), classes="ask-help")
 
     def on_mount(self) -> None:  # VettedScreen.on_mount runs too (Textual calls handlers along the MRO)
         self.query_one("#plan-feedback").display = False

@@ -24,6 +24,7 @@ from textual.widgets import Static, TextArea
 from tui.sanitize import one_line, visible
 
 from ..threads import call_soon_from_thread
+from ..widgets.dialog_box import DialogBox
 
 if TYPE_CHECKING:
     from ..app import AgentApp
@@ -84,16 +85,16 @@ class ResendScreen(ModalScreen[None]):
         self.sending = False
 
     def compose(self) -> ComposeResult:
-        with Vertical(id="resend-box"):
+        with DialogBox(id="resend-box"):
             yield Static(
                 Text(
                     f"Edit request #{self.call.number} · Ctrl+S sends · Ctrl+F continues from here in a fork"
                     " · Esc closes",
                     style="bold",
                 ),
-                classes="panel-title",
+                classes="panel-title dialog-head",
             )
-            with Horizontal():
+            with Horizontal(classes="dialog-body -fill"):
                 with Vertical(id="resend-editor"):
                     yield TextArea.code_editor(
                         json.dumps(self.call.body, indent=2, ensure_ascii=False), language="json", id="resend-json"

@@ -28,6 +28,7 @@ from ..commands import slash_command
 from ..threads import call_soon_from_thread
 from ..widgets.conversation import HISTORY_TAIL_TURNS
 from ..widgets.conversation_model import BlockRecord, ToolRecord, TurnRecord, image_records
+from ..widgets.dialog_box import DialogBox
 from ..widgets.ordered_keys import OrderedInput
 
 if TYPE_CHECKING:
@@ -79,11 +80,12 @@ class ResumeScreen(ModalScreen[str | None]):
         self.rows: list[Any] = []
 
     def compose(self) -> ComposeResult:
-        with Vertical(id="resume-box"):
-            yield Static("Resume a session · type to filter · Enter opens · Esc closes", classes="panel-title")
-            yield OrderedInput(placeholder="filter by prompt, date or id", id="resume-filter")
-            yield OptionList(id="resume-list")
-            yield Static("", id="resume-status")
+        with DialogBox(id="resume-box"):
+            with Vertical(classes="dialog-head"):
+                yield Static("Resume a session · type to filter · Enter opens · Esc closes", classes="panel-title")
+                yield OrderedInput(placeholder="filter by prompt, date or id", id="resume-filter")
+            yield OptionList(id="resume-list", classes="dialog-body -fill")
+            yield Static("", id="resume-status", classes="dialog-answers")
 
     def on_mount(self) -> None:
         self.query_one("#resume-status", Static).update("Loading sessions…")

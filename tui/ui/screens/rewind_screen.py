@@ -10,7 +10,6 @@ from rich.text import Text
 from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding
-from textual.containers import Vertical
 from textual.screen import ModalScreen
 from textual.widgets import OptionList, Static
 from textual.widgets.option_list import Option
@@ -20,6 +19,7 @@ from tui.sanitize import one_line
 from tui.wording import plural
 
 from ..commands import slash_command
+from ..widgets.dialog_box import DialogBox
 
 if TYPE_CHECKING:
     from ..app import AgentApp
@@ -87,14 +87,18 @@ class RewindScreen(ModalScreen[RewindChoice | None]):
         self.mode: Mode = "both"
 
     def compose(self) -> ComposeResult:
-        with Vertical(id="rewind-box"):
+        with DialogBox(id="rewind-box"):
             yield Static(
                 Text("Rewind · ↑↓ choose a point · Enter · Esc never mind", style="bold"),
-                classes="panel-title",
+                classes="panel-title dialog-head",
                 id="rewind-title",
             )
-            yield OptionList(*[Option(entry_text(e), id=str(n)) for n, e in enumerate(self.entries)], id="rewind-list")
-            yield Static("", id="rewind-question")
+            yield OptionList(
+                *[Option(entry_text(e), id=str(n)) for n, e in enumerate(self.entries)],
+                id="rewind-list",
+                classes="dialog-body -fill",
+            )
+            yield Static("", id="rewind-question", classes="dialog-answers")
 
     def on_mount(self) -> None:
         options = self.query_one("#rewind-list", OptionList)

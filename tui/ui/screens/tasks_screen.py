@@ -17,6 +17,8 @@ from tui.sanitize import one_line, visible
 from tui.tools.tasks import BackgroundTask, TaskRegistry
 
 from ..commands import slash_command
+from ..widgets.dialog_box import DialogBox
+from ..widgets.fitted_table import FittedTable
 
 STATUS_STYLES = {"running": "bold cyan", "completed": "green", "failed": "red", "killed": "yellow"}
 
@@ -48,13 +50,14 @@ class TasksScreen(ModalScreen[None]):
         self.selected: str | None = None
 
     def compose(self) -> ComposeResult:
-        with Vertical(id="tasks-box"):
-            yield Static("Background tasks", classes="title")
-            yield Static("", id="tasks-empty")
-            yield DataTable(id="tasks-table", cursor_type="row")
+        with DialogBox(id="tasks-box"):
+            with Vertical(classes="dialog-head"):
+                yield Static("Background tasks", classes="title")
+                yield Static("", id="tasks-empty")
+            yield FittedTable(id="tasks-table", cursor_type="row")
             with VerticalScroll(id="tasks-tail"):
                 yield Static("", id="tasks-output", markup=False)
-            yield Static(Text("Up/Down choose a task · k stops it · Esc closes", style="dim"))
+            yield Static(Text("Up/Down choose a task · k stops it · Esc closes", style="dim"), classes="dialog-answers")
 
     def on_mount(self) -> None:
         table = self.query_one("#tasks-table", DataTable)

@@ -25,6 +25,7 @@ from tui.trust.inventory import FolderInventory
 from tui.wording import plural
 
 from ..answer_guard import GRACE_S
+from ..widgets.dialog_box import DialogBox
 from .vetted_screen import VettedScreen
 
 #: below this size the dialog fills the screen and the list takes what is left
@@ -80,9 +81,9 @@ class TrustDialog(VettedScreen):
         border: thick $warning; background: $surface; padding: 1 2;
     }
     TrustDialog.-arming > #trust-box { border: thick $panel-lighten-2; }
-    TrustDialog #trust-items {
-        height: auto; max-height: 24; margin: 1 0 0 0; padding: 0 1; background: $background;
-    }
+    TrustDialog #trust-items { padding: 0 1; background: $background; }
+    TrustDialog .dialog-head { margin-bottom: 1; }
+    TrustDialog.-small .dialog-head { margin-bottom: 0; }
     TrustDialog #trust-either { color: $text-muted; margin-top: 1; }
     TrustDialog #trust-buttons { height: auto; margin-top: 1; }
     TrustDialog Button { margin-right: 2; }
@@ -91,7 +92,7 @@ class TrustDialog(VettedScreen):
         width: 100%; max-width: 100%; height: 100%; max-height: 100%; padding: 0 1; border: round $warning;
     }
     TrustDialog.-small #trust-why, TrustDialog.-small #trust-either { display: none; }
-    TrustDialog.-small #trust-items { height: 1fr; max-height: 100%; margin: 0; }
+    TrustDialog.-small #trust-items { height: 1fr; margin: 0; }
     TrustDialog.-small #trust-buttons { margin-top: 0; }
     TrustDialog.-small #trust-scroll-hint { display: none; }
     """
@@ -113,34 +114,38 @@ class TrustDialog(VettedScreen):
 
     def compose(self) -> ComposeResult:
         folder = one_line(str(self.inventory.project_dir))
-        with Vertical(id="trust-box"):
-            if self.untrust:
-                yield Static(Content.from_markup("[b]Stop trusting $dir?[/b]", dir=folder), id="trust-title")
-                why = (
-                    "Trusting it switched these on; they stop at once if you stop trusting it."
-                    if self.inventory
-                    else "It brings nothing that trust switches on."
-                )
-            else:
-                yield Static(
-                    Content.from_markup("[b]Do you trust the files in $dir?[/b]", dir=folder), id="trust-title"
-                )
-                why = (
-                    "Its own files would run commands and widen permissions. Someone else may have written them, "
-                    "so none of this is used until you trust the folder."
-                )
-            yield Static(why, id="trust-why", markup=False)
-            with VerticalScroll(id="trust-items"):
+        with DialogBox(id="trust-box"):
+            with Vertical(classes="dialog-head"):
+                if self.untrust:
+                    yield Static(Content.from_markup("[b]Stop trusting $dir?[/b]", dir=folder), id="trust-title")
+                    why = (
+                        "Trusting it switched these on; they stop at once if you stop trusting it."
+                        if self.inventory
+                        else "It brings nothing that trust switches on."
+                    )
+                else:
+                    yield Static(
+                        Content.from_markup("[b]Do you trust the files in $dir?[/b]", dir=folder), id="trust-title"
+                    )
+                    why = (
+                        "Its own files would run commands and widen permissions. Someone else may have written "
+                        "them, so none of this is used until you trust the folder."
+                    )
+                yield Static(why, id="trust-why", markup=False)
+            with VerticalScroll(id="trust-items", classes="dialog-body"):
                 yield Static(inventory_renderable(self.inventory), id="trust-list")
-            yield Static(either_way_text(self.inventory), id="trust-either", markup=False)
-            with Horizontal(id="trust-buttons"):
-                yes, no = self.labels(small=False)
-                yield Button(yes, id="trust-yes", variant="warning")
-                yield Button(no, id="trust-no", variant="primary")
-                yield Static("↑↓ PgUp PgDn scroll the list", id="trust-scroll-hint")
+            with Vertical(id="trust-answers", classes="dialog-answers"):
+                yield Static(either_way_text(self.inventory), id="trust-either", markup=False)
+                yield Static("", id="trust-notice", classes="dialog-notice")
+                with Horizontal(id="trust-buttons"):
+                    yes, no = self.labels(small=False)
+                    yield Button(yes, id="trust-yes", variant="warning")
+                    yield Button(no, id="trust-no", variant="primary")
+                    yield Static("↑↓ PgUp PgDn scroll the list", id="trust-scroll-hint")
 
     def on_mount(self) -> None:  # VettedScreen's on_mount runs too
-        self.query_one("#trust-no", Button).focus()
+        for button in self.query("#trust-no").results(Button):  # none when the app closes as it opens
+            button.focus()
         self._fit(self.app.size.width, self.app.size.height)
 
     def on_resize(self, event: events.Resize) -> None:

@@ -8,7 +8,7 @@ from rich.syntax import Syntax
 from rich.text import Text
 from textual.app import ComposeResult
 from textual.binding import Binding
-from textual.containers import Vertical, VerticalScroll
+from textual.containers import VerticalScroll
 from textual.screen import ModalScreen
 from textual.widgets import Static
 
@@ -16,6 +16,7 @@ from tui.agent.undo import UndoPlan, apply_undo, plan_undo
 from tui.sanitize import one_line, visible
 
 from ..commands import slash_command
+from ..widgets.dialog_box import DialogBox
 
 if TYPE_CHECKING:
     from ..app import AgentApp
@@ -47,12 +48,12 @@ class UndoScreen(ModalScreen[bool]):
 
     def compose(self) -> ComposeResult:
         plan = self.plan
-        with Vertical(id="undo-box"):
+        with DialogBox(id="undo-box"):
             yield Static(
                 Text(f"Undo the file changes of turn {plan.turn_id} · Enter undoes · Esc cancels", style="bold"),
-                classes="panel-title",
+                classes="panel-title dialog-head",
             )
-            with VerticalScroll(id="undo-body"):
+            with VerticalScroll(id="undo-body", classes="dialog-body -fill"):
                 for item in plan.files:
                     words = _ACTION_WORDS.get(item.action, item.action)
                     detail = f" (a link to {item.link})" if item.link else ""

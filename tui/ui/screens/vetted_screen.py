@@ -6,10 +6,11 @@ import time
 from collections.abc import Callable
 from typing import Any
 
+from rich.text import Text
 from textual import events
 from textual.css.query import NoMatches
 from textual.screen import ModalScreen
-from textual.widgets import Input, TextArea
+from textual.widgets import Input, Static, TextArea
 
 from ..answer_guard import AnswerGuard
 
@@ -107,8 +108,13 @@ class VettedScreen(ModalScreen[Any]):
             answer()
 
     def show_notice(self, notice: str) -> None:
-        """Tell the user why a key did nothing (a toast unless the subclass has a better place)."""
-        self.notify(notice, severity="warning")
+        """Tell the user why a key did nothing, on the dialog's `.dialog-notice` line (a toast would wait)."""
+        if not self.is_mounted:
+            return
+        for line in self.query(".dialog-notice").results(Static):
+            line.update(Text(notice, style="bold"))
+            line.display = True
+            return
 
 
 def give_back(app: Any, text: str) -> None:
