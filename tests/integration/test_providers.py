@@ -262,7 +262,8 @@ def test_a_missing_extra_is_one_sentence_and_exit_2(project, provider, blocked, 
         [sys.executable, "-c", code], cwd=project, env=env, capture_output=True, text=True, timeout=60
     )
     assert proc.returncode == 2
-    assert f"needs {named}: pip install 'agent-tui[{provider}]'" in proc.stderr and "Traceback" not in proc.stderr
+    hint = f"{sys.executable} -m pip install 'agent-tui-loop[{provider}]'"  # this project, by its PyPI name
+    assert f"needs {named}: {hint}" in proc.stderr and "Traceback" not in proc.stderr
 
 
 def test_a_bedrock_stream_exception_is_retried_like_an_overloaded_stream(project):

@@ -359,8 +359,9 @@ def test_missing_otel_extra_is_one_sentence_naming_the_extra(project: Path, tmp_
     assert proc.returncode == 0 and proc.stdout.strip()
     lines = [line for line in proc.stderr.splitlines() if "elemetry" in line]
     assert lines == [
-        "agent-tui: Telemetry is on (CLAUDE_CODE_ENABLE_TELEMETRY) but OpenTelemetry is not installed: "
-        "pip install 'agent-tui[otel]'; the session goes on without telemetry."
+        "agent-tui: Telemetry is on (CLAUDE_CODE_ENABLE_TELEMETRY) but OpenTelemetry is not installed (it comes "
+        f"with agent-tui: {sys.executable} -m pip install agent-tui-loop installs it again); the session goes on "
+        "without telemetry."
     ]
 
 

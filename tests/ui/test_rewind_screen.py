@@ -38,6 +38,7 @@ async def test_esc_esc_rewinds_code_and_conversation_then_conflicts_are_asked_ab
         await wait_until(pilot, lambda: not isinstance(app.screen, RewindScreen) and app.prompt_area.text)
         await wait_until(pilot, lambda: (demo_project / "app.py").read_bytes() == original)
         assert app.prompt_area.text == "fix the TODO in app.py" and app.session.messages == []
+        assert app.prompt_area.cursor_location == app.prompt_area.document.end  # typing goes on at its end
 
         # back to the branch, then an outside edit: the dialog names it and k keeps it
         app.prompt_area.load_text("")
@@ -62,3 +63,20 @@ async def test_esc_esc_rewinds_code_and_conversation_then_conflicts_are_asked_ab
         await wait_until(pilot, lambda: isinstance(app.screen, RewindScreen))
         await pilot.press("escape")
         await wait_until(pilot, lambda: not isinstance(app.screen, RewindScreen))
+
+
+async def test_with_no_file_changed_the_one_choice_is_numbered_1(offline_options) -> None:
+    app = AgentApp(offline_options(transcript=True), permission_grace_s=0)
+    async with app.run_test(size=SIZE) as pilot:
+        await run_turn(app, pilot, "find the TODOs")
+        await type_prompt(pilot, "/rewind")
+        await wait_until(pilot, lambda: isinstance(app.screen, RewindScreen))
+        screen = app.screen
+        await pilot.press("enter")
+        await wait_until(pilot, lambda: screen.stage == "choose")
+        question = str(screen.question.render())
+        assert "1  Restore conversation (no file changed since this point)" in question and "2  " not in question
+        await pilot.press("1")
+        await wait_until(pilot, lambda: not isinstance(app.screen, RewindScreen) and app.prompt_area.text)
+        assert app.prompt_area.text == "find the TODOs" and app.session.messages == []
+        assert app.prompt_area.cursor_location == app.prompt_area.document.end

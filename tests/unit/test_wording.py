@@ -2,8 +2,15 @@
 
 from __future__ import annotations
 
+import ast
+import itertools
+import re
+from pathlib import Path
+
 from tui.agent.offline.conversation import error_reason
 from tui.wording import plural, shorten
+
+ROOT = Path(__file__).resolve().parents[2]
 
 
 def test_plural_is_singular_for_one_only() -> None:
@@ -36,3 +43,38 @@ def test_a_long_bash_command_label_ends_on_a_whole_word(tmp_path) -> None:
     label = BashTool().label({"command": command}, ToolContext(project_dir=tmp_path, state=None))  # type: ignore[arg-type]
     assert label.endswith("…") and command.startswith(label.removeprefix("Bash: ")[:-1])
     assert command[len(label.removeprefix("Bash: ")) - 1] == " "
+
+
+#: plural nouns a count stands before in the app's sentences
+_COUNTED_NOUNS = frozenset(
+    "files lines tools calls matches messages tokens rules entries skills commands hooks plugins servers sessions "
+    "bytes characters chars paths results items tasks agents turns prompts folders tests errors changes steps "
+    "questions requests replies blocks images pages marketplaces markers edits processes subagents warnings "
+    "problems records events attempts batches checkpoints snapshots versions resources".split()
+)
+#: numbers formatted by helpers that never give "1" for a real count (`1.2k`), and what is not a count at all
+_NOT_BARE_COUNTS = re.compile(
+    r"^(?:[A-Z][A-Z0-9_]*|(?:short_tokens|human_tokens|k|sent_bytes)\(.*|event|.*\.join\(.*)$"
+)
+
+
+def _bare_counts(path: Path) -> list[str]:
+    """f-strings in `path` that put a value straight before a plural noun ("{n} files"), bypassing plural()."""
+    found = []
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if not isinstance(node, ast.JoinedStr):
+            continue
+        for value, after in itertools.pairwise(node.values):
+            if not (isinstance(value, ast.FormattedValue) and isinstance(after, ast.Constant)) or value.conversion > 0:
+                continue  # `{name!r} matches …`: a quoted text, not a count
+            noun = re.match(r" ([a-z]+)\b(?!\.)", str(after.value))
+            expression = ast.unparse(value.value)
+            if noun and noun.group(1) in _COUNTED_NOUNS and not _NOT_BARE_COUNTS.match(expression):
+                found.append(f"{path.relative_to(ROOT)}:{node.lineno}: {{{expression}}}{after.value[:30]!r}")
+    return found
+
+
+def test_every_count_in_a_sentence_goes_through_plural() -> None:
+    """ "1 files", "1 tokens": a count before a plural noun must come from plural() (or a singular/plural test)."""
+    problems = [line for path in sorted((ROOT / "tui").rglob("*.py")) for line in _bare_counts(path)]
+    assert problems == []

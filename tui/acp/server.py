@@ -18,14 +18,15 @@ import sys
 import threading
 from typing import Any, BinaryIO, TextIO
 
+from tui import install_hint
 from tui.config.bounded_read import MAX_DEPTH, MAX_LINE_BYTES, describe_size, nesting_depth
 from tui.sanitize import visible
 
 #: the longest line read from the client (the SDK's own default: pictures travel as base64)
 LINE_LIMIT = MAX_LINE_BYTES
 NOT_INSTALLED = (
-    "agent-tui acp: the Agent Client Protocol SDK is not installed; install it with "
-    "pip install 'agent-tui[acp]' (PyPI agent-client-protocol)."
+    "agent-tui acp: the Agent Client Protocol SDK (agent-client-protocol) is not installed; it comes with agent-tui: "
+    f"{install_hint()} installs it again."
 )
 NO_PROMPT = (
     "agent-tui acp: takes no prompt, -p, -c or -r: the client sends the prompts and picks the session "

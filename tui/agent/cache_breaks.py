@@ -148,6 +148,6 @@ def find_cause(
         return "ttl", f"the cache entry outlived its {life} lifetime ({_minutes(gap_s)} since the previous request)"
     if blocks_added >= LOOKBACK_BLOCKS:
         return "lookback", (
-            f"{blocks_added} blocks since the last cache write, more than the API looks back ({LOOKBACK_BLOCKS})"
+            f"{plural(blocks_added, 'block')} since the last cache write, more than the API looks back ({LOOKBACK_BLOCKS})"
         )
     return "unknown", "the prefix is unchanged but its cache entry was not found (evicted early)"

@@ -11,6 +11,8 @@ from concurrent.futures import Future
 from concurrent.futures import TimeoutError as FutureTimeout
 from typing import TYPE_CHECKING, Any
 
+from tui.wording import plural
+
 from .compaction import SUMMARY_HEADER, choose_cut, is_prompt
 from .context import estimate_tokens
 from .events import CompactionProposed
@@ -124,7 +126,7 @@ def _excerpt(message: dict[str, Any]) -> str:
         elif kind == "tool_result":
             body = block.get("content")
             size = len(body) if isinstance(body, str) else len(str(body))
-            bits.append(f"← result ({size:,} chars)")
+            bits.append(f"← result ({plural(size, 'char')})")
         elif kind:
             bits.append(f"[{kind}]")
     return " ".join(bits)

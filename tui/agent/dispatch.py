@@ -32,7 +32,7 @@ from .events import (
 )
 from .permission_gate import PendingAsks, PermissionReply
 from .result_meta import publish_result_meta
-from .schema import validate
+from .schema import input_problem, validate
 from .tool_belt import append_text, rules_key
 
 INTERRUPTED_TEXT = "Interrupted by the user: this tool call did not run to completion."
@@ -231,19 +231,9 @@ class Dispatcher:
             return ToolResult(
                 f"Error: No such tool available: {call.name}. Available tools: {names}.", is_error=True
             ), "error"
-        if not isinstance(call.input, dict):
-            return ToolResult(
-                f"Invalid input for {call.name}: the input must be a JSON object.", is_error=True
-            ), "error"
-        if set(call.input) == {"INVALID_JSON"}:
-            raw = str(call.input["INVALID_JSON"])[:500]
-            return ToolResult(
-                f"Invalid input for {call.name}: the input was not valid JSON ({raw!r}). Send the call again with valid JSON.",
-                is_error=True,
-            ), "error"
-        problem = validate(call.input, tool.call_schema())
+        problem = input_problem(call.name, call.input, tool.call_schema())
         if problem:
-            return ToolResult(f"Invalid input for {call.name}: {problem}", is_error=True), "error"
+            return ToolResult(problem, is_error=True), "error"
         ctx = self.make_context(call.id)
         ctx.cancel = cancel
 
@@ -251,6 +241,10 @@ class Dispatcher:
             self.publish(ToolOutput(tool_use_id=call.id, chunk=chunk, stream=stream))
 
         ctx.emit_output = emit_output
+        try:  # a call that cannot succeed fails now, before a hook or a permission question
+            tool.check_input(call.input, ctx)
+        except ToolError as exc:
+            return ToolResult(str(exc), is_error=True), "error"
         if self.hooks is not None and (refusal := self.hooks.before_tool(call, tool.call_schema())) is not None:
             return ToolResult(refusal, is_error=True), "denied"  # PreToolUse denied it (exit 2 or JSON)
         allowed, message = self._permit(tool, call, ctx, cancel, outcome)
@@ -420,7 +414,7 @@ class Dispatcher:
         if reply.allowed and reply.scope == "session":
             self.policy.add_session_rule(rule)
         elif reply.allowed and reply.scope == "always":
-            self.policy.save_rule(rule)
+            self.policy.save_rule(rule, reply.destination)
         if reply.allowed and reply.scope in ("session", "always"):
             self.pending.settle(exclude=call.id)  # the questions queued behind this one that the rule allows
         self.publish(

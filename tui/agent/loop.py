@@ -158,14 +158,14 @@ def check_fits(session: AgentSession, turn: Any) -> None:
         session.retract_prompt()
         raise LoopStop(
             "context_full",
-            f"The prompt was not sent: the request would take {about}{used:,} tokens, more "
+            f"The prompt was not sent: the request would take {about}{plural(used, 'token')}, more "
             f"than the {window:,}-token context window even after compaction; send a shorter prompt or "
             "start over with /clear.",
             is_error=True,
         )
     raise LoopStop(
         "context_full",
-        f"The next request would take {about}{used:,} tokens, more than the "
+        f"The next request would take {about}{plural(used, 'token')}, more than the "
         f"{window:,}-token context window even after compaction, so it was not sent; /compact or "
         "/clear to go on.",
         is_error=True,
@@ -265,7 +265,8 @@ def handle_stop_reason(session: AgentSession, iteration: int, result: StreamResu
         calls = [(b.get("name", ""), b.get("input")) for b in tool_uses]
         warnings, stop_detail = guard.record_iteration(calls)
         parallel = session.dispatcher.parallel_count(tool_uses)
-        handled(f"dispatching {plural(len(tool_uses), 'tool')}, {parallel} in parallel")
+        alone = "" if len(tool_uses) == 1 else ", one at a time"
+        handled(f"dispatching {plural(len(tool_uses), 'tool')}" + (f", {parallel} in parallel" if parallel else alone))
         outcome = session.dispatcher.run(tool_uses, session.cancel_event, warnings)
         session.denials.extend(outcome.denials)
         results_message = {"role": "user", "content": [*outcome.results, *notification_blocks(session.state.tasks)]}

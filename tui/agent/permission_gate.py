@@ -10,6 +10,8 @@ from concurrent.futures import CancelledError, Future, TimeoutError
 from dataclasses import dataclass
 from typing import Any, Literal
 
+from tui.config.permissions import RuleDestination
+
 Scope = Literal["once", "session", "always"]
 
 
@@ -18,7 +20,8 @@ class PermissionReply:
     """Resolves the Future in PermissionRequested.
 
     allowed=False with `reason` sends that reason back to the model. `rule` is the
-    (possibly user-edited) rule to remember for scope "session" or "always". `updated_input`
+    (possibly user-edited) rule to remember for scope "session" or "always", and `destination` the
+    settings file "always" saves it to (`tui.config.permissions.rule_destinations`). `updated_input`
     (the Agent SDK's can_use_tool) is the input the call runs with instead, checked by the
     rules again; `answered_by` names who answered when it was not the user at a dialog.
     """
@@ -26,6 +29,7 @@ class PermissionReply:
     allowed: bool
     scope: Scope = "once"
     rule: str | None = None
+    destination: RuleDestination = "local"
     reason: str = ""
     updated_input: dict[str, Any] | None = None
     answered_by: str = ""
@@ -129,7 +133,7 @@ def ask_to_attach(session: Any, attachment: Any, cancel: threading.Event) -> boo
     if reply.allowed and reply.scope == "session":
         session.policy.add_session_rule(chosen)
     elif reply.allowed and reply.scope == "always":
-        session.policy.save_rule(chosen)
+        session.policy.save_rule(chosen, reply.destination)
     session.publish(
         PermissionResolved(
             tool_use_id=tool_use_id,

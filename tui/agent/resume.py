@@ -22,6 +22,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from tui.config.special_files import check_regular, open_regular, read_regular_bytes, special_kind
+from tui.wording import plural
 
 from .cost import CostLedger
 from .events import Notice
@@ -242,7 +243,7 @@ def find_session(project_dir: Path, target: str | Path, base: Path | None = None
         s for s in sessions if s.id.startswith(target) or s.id.endswith(target)
     ]
     if len(found) > 1:
-        raise SessionNotFound(f"{target!r} matches {len(found)} sessions; give more of the id.")
+        raise SessionNotFound(f"{target!r} matches {plural(len(found), 'session')}; give more of the id.")
     if not found:
         raise SessionNotFound(f"No saved session {target!r} in this project; `agent-tui -r` lists them.")
     if (problem := outside_store(found[0].path, found[0].path.parent)) is not None:

@@ -71,3 +71,14 @@ def validate(value: Any, schema: dict[str, Any], where: str = "input") -> str | 
                 if problem:
                     return problem
     return None
+
+
+def input_problem(name: str, tool_input: Any, schema: dict[str, Any]) -> str | None:
+    """Why the input of a call to tool `name` cannot be used (not an object, not JSON, off its schema), or None."""
+    if not isinstance(tool_input, dict):
+        return f"Invalid input for {name}: the input must be a JSON object."
+    if set(tool_input) == {"INVALID_JSON"}:
+        raw = str(tool_input["INVALID_JSON"])[:500]
+        return f"Invalid input for {name}: the input was not valid JSON ({raw!r}). Send the call again with valid JSON."
+    problem = validate(tool_input, schema)
+    return f"Invalid input for {name}: {problem}" if problem else None

@@ -293,6 +293,9 @@ class AgentTool(Tool):
     def preview(self, tool_input: dict[str, Any], ctx: ToolContext) -> dict[str, Any]:
         return {"kind": "text", "text": str(tool_input.get("prompt", ""))}
 
+    def check_input(self, tool_input: dict[str, Any], ctx: ToolContext) -> None:
+        self.find(tool_input.get("subagent_type"))
+
     def run(self, tool_input: dict[str, Any], ctx: ToolContext) -> ToolResult:
         definition = self.find(tool_input.get("subagent_type"))
         if tool_input.get("run_in_background"):

@@ -20,6 +20,7 @@ from itertools import accumulate
 from typing import IO, Any, AnyStr
 
 from tui.config.special_files import SpecialFileError, read_regular_bytes
+from tui.wording import plural
 
 #: the largest settings/plugin/marketplace file read (Claude Code's own files are a few KiB)
 MAX_FILE_BYTES = 8 * 1024 * 1024
@@ -159,7 +160,7 @@ def describe_size(limit: int) -> str:
     """`limit` bytes as people say it: "8 MiB", "64 KiB"."""
     if limit >= 1024 * 1024:
         return f"{limit // (1024 * 1024)} MiB"
-    return f"{limit // 1024} KiB" if limit >= 1024 else f"{limit} bytes"
+    return f"{limit // 1024} KiB" if limit >= 1024 else plural(limit, "byte")
 
 
 __all__ = [

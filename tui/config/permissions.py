@@ -21,7 +21,13 @@ from tui.config.bash_parse import ParsedBash, SimpleCommand, WriteTarget, parse_
 from tui.config.bash_paths import file_arguments, outside_project
 from tui.config.git_reads import git_runs_programs
 from tui.config.modes import MODES
-from tui.config.paths import PROTECTED_DIRS, local_settings_file, user_settings_file
+from tui.config.paths import (
+    PROTECTED_DIRS,
+    local_settings_file,
+    project_settings_file,
+    user_config_dir,
+    user_settings_file,
+)
 from tui.config.readonly import is_read_only
 from tui.config.rules import (
     FILE_READ_TOOLS,
@@ -40,6 +46,27 @@ if TYPE_CHECKING:
     from tui.tools.base import Tool, ToolContext
 
 Decision = Literal["allow", "deny", "ask"]
+#: where "always allow" saves a rule: the project's local file, its shared file, or the user's file
+RuleDestination = Literal["local", "project", "user"]
+
+
+def rule_destinations(project_dir: Path) -> list[tuple[RuleDestination, Path, str]]:
+    """The files "always allow" can save a rule to, as Claude Code offers them: (key, file, who it is for)."""
+    return [
+        ("local", local_settings_file(project_dir), "this project, only you, not checked in"),
+        ("project", project_settings_file(project_dir), "this project, everyone, checked in"),
+        ("user", user_settings_file(), "every project, only you"),
+    ]
+
+
+def rule_for_user_file(rule: str, project_dir: Path) -> str:
+    """A rule with a project-relative `/path` rewritten `//abs/path`: in the user file `/` is that file's folder."""
+    name, paren, rest = rule.partition("(")
+    if paren and rest.startswith("/") and not rest.startswith("//"):
+        return f"{name}(/{project_dir.as_posix().rstrip('/')}{rest}"
+    return rule
+
+
 PLAN_REASON = (
     "Plan mode is on: {name} cannot run because it could change something. Only read-only "
     "tools are available; finish exploring, then present your plan with ExitPlanMode instead of making changes."
@@ -370,31 +397,26 @@ class PermissionPolicy:
         if rule not in self.session_allow:
             self.session_allow.append(rule)
 
-    def save_rule(self, rule: str) -> Path | None:
-        """Allow `rule` now and after a restart; returns the local settings file written.
+    def save_rule(self, rule: str, destination: RuleDestination = "local") -> Path | None:
+        """Allow `rule` now and after a restart, in exactly one settings file; returns that file.
 
-        The rule goes to `.agent-tui/settings.local.toml` (where users look for it) and is
-        also recorded in the user settings under `[projects."<project dir>"]`, which always
-        counts, so it works even in a folder the user has not trusted.
+        `destination` picks it (`rule_destinations`). A rule in a project file of a folder the user has not
+        trusted does not count after a restart (as every project setting there); it holds for this session.
+        When the file cannot be written, the rule holds for this session only and None is returned.
         """
         Rule.parse(rule)
-        written: list[Path] = []
-        local, user = local_settings_file(self.project_dir), user_settings_file()
+        if destination == "user":
+            rule = rule_for_user_file(rule, self.project_dir)
+        path = next(file for key, file, _ in rule_destinations(self.project_dir) if key == destination)
         try:
-            rule_files.add_rule_to_file(local, "allow", rule)
-            written.append(local)
+            rule_files.add_rule_to_file(path, "allow", rule)
         except (OSError, rule_files.SettingsWriteError):
-            pass
-        try:
-            rule_files.add_project_rule(user, self.project_dir, "allow", rule)
-            written.append(user)
-        except (OSError, rule_files.SettingsWriteError):
-            pass
-        if not written:
             self.add_session_rule(rule)  # could not be saved: it still holds for this session
             return None
-        for path in written:
-            label = str(path) if path == local else f'{path} [projects."{self.project_dir}"]'
-            if not any(r.rule == rule and r.kind == "allow" and r.source == label for r in self.rules):
-                self.rules.append(RuleSource(rule, "allow", label, True, self.project_dir))
-        return written[0]
+        counts = destination == "user" or self.trusted
+        if not counts:
+            self.add_session_rule(rule)
+        if not any(r.rule == rule and r.kind == "allow" and r.source == str(path) for r in self.rules):
+            base = user_config_dir() if destination == "user" else self.project_dir
+            self.rules.append(RuleSource(rule, "allow", str(path), counts, base))
+        return path

@@ -16,8 +16,7 @@ PROJECT_LABEL = re.compile(r'^(?P<file>.+) \[projects\."(?P<dir>.+)"\]$')
 def add_rule(policy: PermissionPolicy, kind: RuleKind, rule: str) -> Path | None:
     """Add `rule` to the project's local settings and the policy; returns the file written.
 
-    Allow rules go through `save_rule` (also recorded in the user settings, so they count
-    in an untrusted folder too). Raises ValueError for a malformed rule.
+    Allow rules go through `save_rule`, into the same local file. Raises ValueError for a malformed rule.
     """
     if kind == "allow":
         return policy.save_rule(rule)
@@ -36,13 +35,14 @@ def add_rule(policy: PermissionPolicy, kind: RuleKind, rule: str) -> Path | None
 def remove_rule(policy: PermissionPolicy, entry: RuleSource) -> str:
     """Remove one listed rule from where it came from; returns a sentence saying what happened.
 
-    A rule saved by "always allow" lives in two places (the local file and the user
-    settings); removing either removes both, so it really stops counting.
+    An allow rule saved by an older version lives in two places (the local file and the user
+    settings' `[projects."<dir>"]`); removing either removes both, so it really stops counting.
     """
     removed: list[str] = []
     sources = {entry.source}
     if entry.kind == "allow":
         sources |= {
+            "session",  # save_rule's copy for this session, when its file does not count yet
             str(local_settings_file(policy.project_dir)),
             f'{user_settings_file()} [projects."{policy.project_dir}"]',
         }

@@ -16,6 +16,7 @@ from typing import Any
 
 from tui.config.bounded_read import load_json_file
 from tui.config.special_files import read_regular_bytes
+from tui.wording import plural
 
 from .memory_shortcut import project_memory_file
 from .mentions import project_files
@@ -96,7 +97,9 @@ def draft_section(project_dir: Path) -> str:
     if summary := _readme_summary(project_dir):
         lines += [summary, ""]
     if languages:
-        lines.append("- Languages: " + ", ".join(f"{name} ({count} files)" for name, count in languages.most_common(4)))
+        lines.append(
+            "- Languages: " + ", ".join(f"{name} ({plural(count, 'file')})" for name, count in languages.most_common(4))
+        )
     manifests = [
         m for m in ("pyproject.toml", "setup.py", "package.json", "Cargo.toml", "go.mod", "Makefile") if m in files
     ]
@@ -106,7 +109,7 @@ def draft_section(project_dir: Path) -> str:
         lines.append("- Build and test: " + ", ".join(commands))
     if top_folders:
         lines.append("- Top-level folders: " + ", ".join(f"`{f}`" for f in top_folders[:15]))
-    lines.append(f"- {len(files)} files tracked (ignored files left out)")
+    lines.append(f"- {plural(len(files), 'file')} tracked (ignored files left out)")
     return "\n".join(lines) + "\n"
 
 

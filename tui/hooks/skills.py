@@ -120,7 +120,10 @@ class SkillTool(Tool):
     def label(self, tool_input: dict[str, Any], ctx: ToolContext) -> str:
         return f"Skill: {self.permission_target(tool_input, ctx) or '?'}"
 
-    def run(self, tool_input: dict[str, Any], ctx: ToolContext) -> ToolResult:
+    def check_input(self, tool_input: dict[str, Any], ctx: ToolContext) -> None:
+        self._skill(tool_input, ctx)
+
+    def _skill(self, tool_input: dict[str, Any], ctx: ToolContext) -> Any:
         name = self.permission_target(tool_input, ctx) or ""
         skill = self.catalog.get(name)
         if skill is None:
@@ -128,6 +131,10 @@ class SkillTool(Tool):
             raise ToolError(f"Unknown skill: {name}. Available skills: {known}.")
         if skill.disable_model_invocation:
             raise ToolError(f"Skill {name} cannot be used with the Skill tool: only the user can run it (/{name}).")
+        return skill
+
+    def run(self, tool_input: dict[str, Any], ctx: ToolContext) -> ToolResult:
+        skill = self._skill(tool_input, ctx)
         args = tool_input.get("args")
         text = self.render(skill, args if isinstance(args, str) else "", ctx)
         return ToolResult(text, meta={"skill": skill.name, "allowed_tools": list(skill.allowed_tools)})

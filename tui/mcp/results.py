@@ -11,6 +11,8 @@ import base64
 import json
 from typing import Any
 
+from tui.wording import plural
+
 #: image types the Messages API takes in an image block
 IMAGE_TYPES = {"image/png", "image/jpeg", "image/gif", "image/webp"}
 CHARS_PER_TOKEN = 4
@@ -34,7 +36,10 @@ def _resource_block(resource: dict[str, Any]) -> dict[str, Any]:
         size = len(base64.b64decode(blob, validate=False))
     except (ValueError, TypeError):
         size = len(blob)
-    return {"type": "text", "text": f"[Binary resource {uri} ({mime or 'unknown type'}, {size:,} bytes) not shown]"}
+    return {
+        "type": "text",
+        "text": f"[Binary resource {uri} ({mime or 'unknown type'}, {plural(size, 'byte')}) not shown]",
+    }
 
 
 def content_blocks(items: list[dict[str, Any]]) -> list[dict[str, Any]]:
@@ -85,7 +90,7 @@ def cap_blocks(blocks: list[dict[str, Any]], max_tokens: int, tool: str) -> list
         {
             "type": "text",
             "text": (
-                f"[Output truncated: {tool} returned about {total // CHARS_PER_TOKEN:,} tokens, more than the limit of "
+                f"[Output truncated: {tool} returned about {plural(total // CHARS_PER_TOKEN, 'token')}, more than the limit of "
                 f"{max_tokens:,} (setting mcp.max_output_tokens or MAX_MCP_OUTPUT_TOKENS). Ask for less, for example "
                 "with a filter or a page, if more is needed.]"
             ),

@@ -10,6 +10,8 @@ import importlib.util
 import os
 from typing import Any
 
+from tui import install_hint
+
 from .config import ProviderConfig, ProviderError, resolve_provider
 from .credentials import custom_headers, env_key_present, key_helper
 from .network import tls_verify
@@ -34,7 +36,7 @@ def check_extra(config: ProviderConfig) -> None:
     for module, package in EXTRAS[config.name]:
         if not _installed(module):
             raise ProviderError(
-                f"The {config.name} provider ({config.chosen_by}) needs {package}: pip install 'agent-tui[{config.name}]'."
+                f"The {config.name} provider ({config.chosen_by}) needs {package}: {install_hint(config.name)}."
             )
 
 

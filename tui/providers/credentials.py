@@ -14,6 +14,8 @@ import threading
 import time
 from pathlib import Path
 
+from tui.wording import plural
+
 DEFAULT_TTL_MS = 5 * 60 * 1000
 DEFAULT_TIMEOUT_S = 10.0
 
@@ -80,7 +82,7 @@ class KeyHelper:
         key = key.splitlines()[0].strip()
         if done.stdout_cut and len(key) >= MAX_KEY_CHARS:  # only the head of a flood was kept: say "more than"
             raise CredentialError(
-                f"{where} printed a first line of more than {len(key):,} characters, more than any "
+                f"{where} printed a first line of more than {plural(len(key), 'character')}, more than any "
                 f"key (at most {MAX_KEY_CHARS:,}): it must print the key alone."
             )
         if problem := key_problem(key):  # refused here, not sent as a header the server answers with a 431 page
@@ -107,7 +109,7 @@ ENV_KEYS = ("ANTHROPIC_API_KEY", "ANTHROPIC_AUTH_TOKEN")
 def key_problem(key: str) -> str | None:
     """Why `key` cannot be sent as a key (too long, a control character, a space, not ASCII), else None."""
     if len(key) > MAX_KEY_CHARS:
-        return f"is {len(key):,} characters long, more than any key (at most {MAX_KEY_CHARS:,})"
+        return f"is {plural(len(key), 'character')} long, more than any key (at most {MAX_KEY_CHARS:,})"
     if any(ord(c) < 0x21 or ord(c) == 0x7F for c in key):
         return "holds a space or a control character, which no key has"
     if not key.isascii():

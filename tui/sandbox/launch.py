@@ -1,9 +1,10 @@
 """Start a command contained: a `preexec_fn` that builds the namespaces and seals the child.
 
 Two or three processes per command, all forked (no new interpreter, so the cost is a few
-milliseconds): the *keeper* (the Popen child) unshares the user, mount, network, PID and IPC
-namespaces, binds protected paths read-only and hides the deny-read ones, then forks the
-*init* (PID 1 of the new PID namespace), which mounts a private /proc. Without a proxy the
+milliseconds): the *keeper* (the Popen child) clones the *init*, born in new user, mount,
+network, PID and IPC namespaces (PID 1 of the new PID namespace; a raw clone, so no at-fork
+handler runs and a threaded keeper is no problem), which binds protected paths read-only,
+hides the deny-read ones and mounts a private /proc. Without a proxy the
 init is the command: it drops capabilities, restricts itself with Landlock and seccomp, and
 returns to Popen to exec. With one, the init forwards the proxy port and reaps, and forks the
 command. When PID 1 exits, the kernel kills whatever the command left behind (`setsid`,
@@ -42,10 +43,11 @@ def preexec_for(plan: Plan) -> Callable[[], None]:
     landlock.libc()  # resolved before the fork: the child must not load libraries
     program = seccomp.program() if seccomp.supported() else b""
     uid, gid = os.getuid(), os.getgid()
+    fork_into = namespaces.fork_into()
 
     def preexec() -> None:
         try:
-            _keeper(plan, program, uid, gid)
+            _keeper(plan, program, uid, gid, fork_into)
         except OSError as exc:
             os.write(2, f"agent-tui sandbox: could not start: {exc}\n".encode())
             raise
@@ -88,14 +90,15 @@ def mounts(plan: Plan) -> None:
     namespaces.loopback_up()
 
 
-def _keeper(plan: Plan, program: bytes, uid: int, gid: int) -> None:
-    namespaces.enter(uid, gid)
-    namespaces.make_private()
-    mounts(plan)
+def _keeper(plan: Plan, program: bytes, uid: int, gid: int, fork_into: Callable[[int], int]) -> None:
     _default_signals()
-    pid = os.fork()
+    # the init is born in the namespaces (clone, not unshare: a fork handler may have started a thread here)
+    pid = fork_into(namespaces.ALL)
     if pid == 0:
         namespaces.die_with_parent()  # (no race check: a parent outside the PID namespace reads as pid 0)
+        namespaces.map_ids(uid, gid)
+        namespaces.make_private()
+        mounts(plan)
         _init(plan, program)
         return  # only the command's process gets here
     _close_all()

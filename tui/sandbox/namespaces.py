@@ -5,8 +5,10 @@ from __future__ import annotations
 import ctypes
 import fcntl
 import os
+import platform
 import socket
 import struct
+from collections.abc import Callable
 
 from tui.sandbox.landlock import libc
 
@@ -49,10 +51,30 @@ def _write(path: str, text: str) -> None:
         os.close(fd)
 
 
-def enter(uid: int, gid: int, flags: int = ALL) -> None:
-    """Unshare the namespaces and map this user onto itself (children join the new PID namespace)."""
-    _check(libc().unshare(flags), "unshare")
-    map_ids(uid, gid)
+#: clone(2)'s number; its first argument is the flags on both, and the others are all zero here
+CLONE_SYSCALL = {"x86_64": 56, "aarch64": 220}
+SIGCHLD = 17
+
+
+def fork_into() -> Callable[[int], int]:
+    """A fork that is born in new namespaces: `call(flags)` is 0 in the child and the child's pid in the parent.
+
+    It is the raw clone(2) system call, resolved now (before any fork): no at-fork handler runs, so no library
+    can start a thread in the child (gRPC's handler does, and unshare(CLONE_NEWUSER) refuses a threaded
+    caller; clone does not). The call keeps the GIL (PyDLL), so the child's Python goes on as this thread.
+    """
+    number = CLONE_SYSCALL[platform.machine()]
+    raw = ctypes.PyDLL(None, use_errno=True).syscall
+    raw.restype = ctypes.c_long
+
+    def call(flags: int) -> int:
+        pid = int(raw(ctypes.c_long(number), ctypes.c_ulong(flags | SIGCHLD), None, None, None, None))
+        if pid < 0:
+            err = ctypes.get_errno()
+            raise OSError(err, f"clone: {os.strerror(err)}")
+        return pid
+
+    return call
 
 
 def map_ids(uid: int, gid: int) -> None:

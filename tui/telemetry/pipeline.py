@@ -15,7 +15,7 @@ from collections.abc import Callable
 from importlib import import_module
 from typing import Any, TextIO
 
-from tui import __version__
+from tui import __version__, install_hint
 
 from .config import TelemetryConfig
 
@@ -35,7 +35,7 @@ CONSOLE_CLASSES = {
     "logs": ("opentelemetry.sdk._logs.export", "ConsoleLogRecordExporter"),
     "traces": ("opentelemetry.sdk.trace.export", "ConsoleSpanExporter"),
 }
-EXTRA_HINT = "pip install 'agent-tui[otel]'"
+EXTRA_HINT = install_hint("otel-grpc")  # OTLP over http comes with agent-tui; gRPC is the extra
 
 
 class ExportFailures(logging.Handler):

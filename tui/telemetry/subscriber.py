@@ -13,6 +13,7 @@ import threading
 import time
 from typing import Any, TextIO
 
+from tui import install_hint
 from tui.agent import events as ev
 from tui.sanitize import visible
 
@@ -33,8 +34,8 @@ SKIPPED = (
     ev.CheckpointSaved,
 )
 MISSING_EXTRA = (
-    "telemetry is on (CLAUDE_CODE_ENABLE_TELEMETRY) but OpenTelemetry is not installed: "
-    "pip install 'agent-tui[otel]'; the session goes on without telemetry."
+    "telemetry is on (CLAUDE_CODE_ENABLE_TELEMETRY) but OpenTelemetry is not installed (it comes with agent-tui: "
+    f"{install_hint()} installs it again); the session goes on without telemetry."
 )
 #: how long the bus thread waits for the SDK to be set up before it stops waiting
 START_WAIT_S = 30.0

@@ -22,6 +22,7 @@ from typing import TYPE_CHECKING, Any, Literal
 from tui.config.special_files import read_regular_bytes
 from tui.tools.base import SessionState, ToolContext
 from tui.tools.image_scale import MAX_EDGE, MAX_FILE_BYTES, ImageRefused, too_big
+from tui.wording import plural
 
 if TYPE_CHECKING:
     from tui.config.memory import ImportCheck
@@ -256,7 +257,7 @@ def load(decided: Attachment, max_edge: int = MAX_EDGE) -> Attachment:
         return _image(decided, data, max_edge)
     if b"\x00" in data[:8192]:
         size = real.stat().st_size
-        return _text(decided, f'<file path="{shown}">(binary file, {size:,} bytes; not attached)</file>')
+        return _text(decided, f'<file path="{shown}">(binary file, {plural(size, "byte")}; not attached)</file>')
     text = data[:MAX_ATTACH_BYTES].decode("utf-8", "replace")
     cut = f"\n[… cut at {MAX_ATTACH_BYTES:,} bytes]" if len(data) > MAX_ATTACH_BYTES else ""
     return _text(decided, f'<file path="{shown}">\n{text.rstrip()}{cut}\n</file>')

@@ -178,5 +178,12 @@ class Tool:
 
         return {"kind": "text", "text": json.dumps(tool_input, indent=2)}
 
+    def check_input(self, tool_input: dict[str, Any], ctx: ToolContext) -> None:
+        """Raise ToolError when the call would fail for sure (file unread, text not found, unknown name).
+
+        The dispatcher calls this after the schema check and before the hooks and the permission gate, so
+        a call that cannot succeed is refused at once and never asks the user first. Changes nothing.
+        """
+
     def run(self, tool_input: dict[str, Any], ctx: ToolContext) -> ToolResult:
         raise NotImplementedError

@@ -17,7 +17,7 @@ from tui.tools.exit_meaning import exit_is_error
 from tui.tools.inputs import get_bool, get_int, get_str
 from tui.tools.processes import TrackedProcess, tracker
 from tui.tools.rules import Rule, bullets
-from tui.wording import shorten
+from tui.wording import plural, shorten
 
 DEFAULT_TIMEOUT_MS = 120_000
 MAX_TIMEOUT_MS = 600_000
@@ -96,7 +96,7 @@ class OutputCapture:
             return head + tail
         tail = tail[-self.tail_limit :]
         cut = self.total - len(head) - len(tail)
-        return f"{head}\n\n... [{cut:,} characters cut from the middle of the output] ...\n\n{tail}"
+        return f"{head}\n\n... [{plural(cut, 'character')} cut from the middle of the output] ...\n\n{tail}"
 
 
 class BashTool(Tool):
@@ -169,10 +169,14 @@ class BashTool(Tool):
             "cwd": str(self.working_dir(ctx)),
         }
 
-    def run(self, tool_input: dict[str, Any], ctx: ToolContext) -> ToolResult:
+    def check_input(self, tool_input: dict[str, Any], ctx: ToolContext) -> None:
         command = get_str(tool_input, "command", allow_empty=False) or ""
         if "\x00" in command:
             raise ToolError("The command contains a NUL byte, which bash cannot run; remove it.")
+
+    def run(self, tool_input: dict[str, Any], ctx: ToolContext) -> ToolResult:
+        self.check_input(tool_input, ctx)
+        command = get_str(tool_input, "command", allow_empty=False) or ""
         timeout_ms = get_int(tool_input, "timeout", minimum=1) or DEFAULT_TIMEOUT_MS
         timeout_ms = min(timeout_ms, MAX_TIMEOUT_MS)
         if not ctx.project_dir.is_dir():

@@ -14,6 +14,7 @@ from tui.tools.freshness import check_fresh
 from tui.tools.inputs import get_bool, get_str
 from tui.tools.kinds import FileChangeTool
 from tui.tools.names import show_name
+from tui.wording import plural
 
 _LONE_LF = re.compile(r"(?<!\r)\n")
 _LINE_NUMBER_PREFIX = re.compile(r"^\s*\d+\t", re.MULTILINE)
@@ -145,12 +146,15 @@ class EditTool(FileChangeTool):
             raise ToolError(f"String to replace not found in {display}.{hint}")
         if count > 1 and not replace_all:
             raise ToolError(
-                f"Found {count} matches of old_string in {display}, but replace_all is false. Include more "
+                f"Found {plural(count, 'match')} of old_string in {display}, but replace_all is false. Include more "
                 f"surrounding lines in old_string so it matches exactly once, or set replace_all to true to "
                 f"replace all {count}."
             )
         new_text, ranges = replace_counted(text, chosen[0], chosen[1], None if replace_all else 1)
         return PlannedEdit(path, display, before, text, new_text, fmt, len(ranges), ranges)
+
+    def check_input(self, tool_input: dict[str, Any], ctx: ToolContext) -> None:
+        self.plan(tool_input, ctx, check_freshness=True)
 
     def run(self, tool_input: dict[str, Any], ctx: ToolContext) -> ToolResult:
         plan = self.plan(tool_input, ctx, check_freshness=True)

@@ -151,7 +151,7 @@ def cut_line(text: str, full_bytes: int | None = None) -> str:
     if text.endswith("\r"):
         text = text[:-1]
     if full_bytes is not None or len(text) > MAX_LINE_CHARS:
-        size = f"{full_bytes:,} bytes" if full_bytes is not None else f"{len(text):,} characters"
+        size = plural(full_bytes, "byte") if full_bytes is not None else plural(len(text), "character")
         text = text[:MAX_LINE_CHARS] + f"… [line truncated: {size} in total]"
     return text
 
@@ -273,7 +273,7 @@ class ReadTool(Tool):
             record_hash(ctx.state, path, hash_file(path) or "")
             kind = "a PDF" if suffix == ".pdf" else "a binary file"
             raise ToolError(
-                f"{display} is {kind} ({os.path.getsize(path):,} bytes) and cannot be shown as text; "
+                f"{display} is {kind} ({plural(os.path.getsize(path), 'byte')}) and cannot be shown as text; "
                 "inspect it through Bash instead (e.g. `file`, `xxd | head`)."
             )
         bom = bom_encoding(head)

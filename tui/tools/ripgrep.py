@@ -18,6 +18,7 @@ from pathlib import Path
 from tui.config.special_files import read_regular_bytes, refusal, special_kind
 from tui.tools.base import FatalToolError, ToolContext, ToolError, ToolInterrupted
 from tui.tools.names import show_name
+from tui.wording import plural
 
 # flags every search shares: no user config, plain output, hidden files, .gitignore honoured
 # even outside a git checkout
@@ -315,7 +316,7 @@ def walk_cut_note(result: RgOutput, ctx: ToolContext, found: str) -> list[str]:
         ]
     if result.stopped_early and result.line_count >= ctx.walk_limit:
         return [
-            f"The search stopped after rg listed {result.line_count:,} paths: at least {found}. "
+            f"The search stopped after rg listed {plural(result.line_count, 'path')}: at least {found}. "
             "Narrow the path or pattern."
         ]
     return []

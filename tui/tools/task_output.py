@@ -14,6 +14,8 @@ import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
 
+from tui.wording import plural
+
 MB = 1024 * 1024
 #: the cap of one background task's output file (setting `background_output_limit_mb`; 0 turns it off)
 DEFAULT_LIMIT_MB = 256
@@ -29,7 +31,7 @@ def size_text(count: int) -> str:
         return f"{count / MB:.1f} MB"
     if count >= 1024:
         return f"{count / 1024:.0f} KB"
-    return f"{count} bytes"
+    return plural(count, "byte")
 
 
 class CappedOutput:

@@ -18,6 +18,7 @@ from urllib.parse import urljoin, urlparse, urlunparse
 
 from tui.tools.base import Tool, ToolContext, ToolError, ToolResult
 from tui.tools.inputs import get_str
+from tui.wording import plural
 
 MAX_BYTES = 10 * 1024 * 1024
 #: most Markdown characters handed to the small model
@@ -202,6 +203,9 @@ class WebFetchTool(Tool):
     def preview(self, tool_input: dict[str, Any], ctx: ToolContext) -> dict[str, Any]:
         return {"kind": "text", "text": f"Fetch {tool_input.get('url')}\nand ask: {tool_input.get('prompt')}"}
 
+    def check_input(self, tool_input: dict[str, Any], ctx: ToolContext) -> None:
+        upgrade_url(get_str(tool_input, "url", allow_empty=False) or "")
+
     def run(self, tool_input: dict[str, Any], ctx: ToolContext) -> ToolResult:
         url = upgrade_url(get_str(tool_input, "url", allow_empty=False) or "")
         prompt = get_str(tool_input, "prompt", allow_empty=False) or ""
@@ -235,7 +239,7 @@ class WebFetchTool(Tool):
             except Exception as exc:
                 raise ToolError(f"Fetched {page.url}, but the model could not answer over it: {exc}") from None
         status = f"{page.status} {page.reason}".strip()
-        head = f"{page.url} · {status} · {page.size:,} bytes" + (" · cached" if from_cache else "")
+        head = f"{page.url} · {status} · {plural(page.size, 'byte')}" + (" · cached" if from_cache else "")
         return ToolResult(
             "\n".join([head, *notes, "", answer]),
             is_error=page.status >= 400,

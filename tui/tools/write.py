@@ -48,6 +48,12 @@ class WriteTool(FileChangeTool):
         old_text = decode_text(before)[0] if before is not None else None
         return {"kind": "diff", "path": display, "text": unified_diff(old_text, content, display)}
 
+    def check_input(self, tool_input: dict[str, Any], ctx: ToolContext) -> None:
+        path = ctx.resolve(get_str(tool_input, "file_path", allow_empty=False) or "")
+        before = read_existing(path, ctx)
+        if before is not None:
+            check_fresh(ctx.state, path, before, ctx.display_path(path))
+
     def run(self, tool_input: dict[str, Any], ctx: ToolContext) -> ToolResult:
         path = ctx.resolve(get_str(tool_input, "file_path", allow_empty=False) or "")
         content = get_str(tool_input, "content") or ""

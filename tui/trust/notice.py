@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import os
 
-from tui.wording import shorten
+from tui.wording import plural, shorten
 
 from .inventory import FolderInventory, TrustItem
 
@@ -39,7 +39,7 @@ def _where(inventory: FolderInventory, items: list[TrustItem]) -> str:
     if len(files) <= 2:
         return " and ".join(files)
     common = os.path.commonpath(files)
-    return f"{len(files)} files in {common}" if common else f"{len(files)} files"
+    return f"{plural(len(files), 'file')} in {common}" if common else plural(len(files), "file")
 
 
 def untrusted_note(inventory: FolderInventory, key: str) -> str | None:

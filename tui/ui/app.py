@@ -330,7 +330,7 @@ class AgentApp(ConversationKeys, FocusReports, EngineInbox, App[int]):
         if await prompt_shortcuts.submit(self, text):  # !cmd, #memory, @files
             return
         if self.controller.busy:
-            self.prompt_area.load_text(text)
+            self.prompt_area.restore(text)
             self.notify("A turn is running: press Esc to interrupt it, or wait.", severity="warning")
             return
         await self.controller.begin_local_turn(text)

@@ -108,7 +108,7 @@ def _legacy_line(app: AgentApp) -> str:
     )
     share = f"{int(u.get('cache_read_input_tokens') or 0) / total_in:.0%}" if total_in else "–"
     return (
-        f"session: {total_in:,} tokens in ({share} from cache), {int(u.get('output_tokens') or 0):,} out, "
+        f"session: {plural(total_in, 'token')} in ({share} from cache), {int(u.get('output_tokens') or 0):,} out, "
         f"${app.session.cost_usd:.4f}"
     )
 

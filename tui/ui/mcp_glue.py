@@ -76,7 +76,7 @@ def prompt_palette(app: AgentApp, run: Callable[[str], Any]) -> Iterable[SystemC
         yield SystemCommand(
             f"/{name}",
             help_text,
-            lambda n=name, needs=bool(args): run(n) if not needs else app.prompt_area.load_text(f"/{n} "),
+            lambda n=name, needs=bool(args): run(n) if not needs else app.prompt_area.restore(f"/{n} "),
         )
 
 

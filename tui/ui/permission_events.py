@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections import deque
 from concurrent.futures import InvalidStateError
 from functools import partial
+from pathlib import Path
 from typing import Any
 
 from tui.agent import events as ev
@@ -44,10 +45,15 @@ class PermissionHandlers:
         if not self._permissions:
             self._update_running_state()
             return
-        from .screens.permission_dialog import PermissionDialog
+        from .screens.permission_dialog import PermissionDialog, rule_places
 
         request = self._permissions.popleft()
-        self.dialog = PermissionDialog(request, grace_s=self.app.permission_grace_s, queued=len(self._permissions))
+        policy = getattr(self.app.session, "policy", None)
+        project_dir = getattr(policy, "project_dir", None) or self.app.options.project_dir
+        places = rule_places(Path(project_dir), getattr(policy, "trusted", True))
+        self.dialog = PermissionDialog(
+            request, grace_s=self.app.permission_grace_s, queued=len(self._permissions), places=places
+        )
         self.app.status.set_state("waiting for approval")
         self.app.push_screen(self.dialog, callback=partial(self._permission_answered, request))
 

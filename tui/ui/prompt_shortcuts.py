@@ -74,7 +74,7 @@ async def run_custom(app: AgentApp, name: str, args: str) -> bool:
 async def start_prepared_turn(app: AgentApp, text: str) -> None:
     """Show `text` as typed, then expand it and run the turn on a thread."""
     if _busy(app):
-        app.prompt_area.load_text(text)
+        app.prompt_area.restore(text)
         return
     await app.controller.begin_local_turn(text)
     images = app.take_images()
@@ -117,7 +117,7 @@ def _prepare_and_run(app: AgentApp, text: str, images: tuple[dict[str, Any], ...
 async def bash_mode(app: AgentApp, command_line: str) -> None:
     """`!cmd`: run it as a Bash call (the verdict and the dialog apply), show it, keep it for the next request."""
     if _busy(app):
-        app.prompt_area.load_text(f"!{command_line}")
+        app.prompt_area.restore(f"!{command_line}")
         return
     await app.controller.begin_local_turn(f"!{command_line}")
     app.run_worker(partial(_run_bash, app, command_line), thread=True, group="submit", exit_on_error=False)
@@ -156,7 +156,7 @@ def remember(app: AgentApp, line: str) -> None:
 
     def chosen(target: Any) -> None:
         if target is None:
-            app.prompt_area.load_text(f"#{line}")  # cancelled: nothing is lost
+            app.prompt_area.restore(f"#{line}")  # cancelled: nothing is lost
             return
         try:
             app.notify(add_memory_line(target.path, line), title="Memory")

@@ -12,6 +12,7 @@ from textual.binding import Binding
 
 from tui.agent.options import AgentOptions
 from tui.agent.replay_check import SPEEDS, ReplayError, check_replayable
+from tui.wording import plural
 
 from .app import AgentApp
 
@@ -81,7 +82,7 @@ class ReplayApp(AgentApp):
 
         self.replay_events = events
         self.player = Player(events, self.session.bus, self.initial_speed)
-        extra = f" Skipped {skipped} records this version cannot replay." if skipped else ""
+        extra = f" Skipped {plural(skipped, 'record')} this version cannot replay." if skipped else ""
         self.notify(
             f"Replaying {self.replay_title} at {speed_name(self.initial_speed)}: Space pauses, → steps, "
             f"+/- change the speed. Nothing is sent.{extra}",

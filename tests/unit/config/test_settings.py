@@ -167,15 +167,56 @@ def test_always_allow_round_trip_survives_a_restart(proj: Path) -> None:
     assert decide(policy, proj, "Bash", call["command"]) == "ask"
     rule = policy.suggest_rule(TOOLS["Bash"], call, context(proj))
     assert rule == "Bash(npm run test *)"
-    saved = policy.save_rule(rule)
-    assert saved == proj / ".agent-tui/settings.local.toml"
+    saved = policy.save_rule(rule, "user")
+    assert saved == user_file()
     assert tomllib.loads(saved.read_text())["permissions"]["allow"] == [rule]
     assert decide(policy, proj, "Bash", "npm run test") == "allow"  # active at once
-    fresh = build_policy(load_settings(proj), proj, None, [], [])  # folder never trusted
+    fresh = build_policy(load_settings(proj), proj, None, [], [])  # the user's file counts in any folder
     assert decide(fresh, proj, "Bash", "npm run test --coverage") == "allow"
     assert decide(fresh, proj, "Bash", "npm run build") == "ask"
-    policy.save_rule(rule)
+    policy.save_rule(rule, "user")
     assert tomllib.loads(saved.read_text())["permissions"]["allow"] == [rule]  # no duplicates
+
+
+def _files(*roots: Path) -> dict[str, str]:
+    return {str(p): p.read_text() for root in roots for p in sorted(root.rglob("*")) if p.is_file()}
+
+
+@pytest.mark.parametrize(
+    "destination, where",
+    [("local", ".agent-tui/settings.local.toml"), ("project", ".agent-tui/settings.toml"), ("user", None)],
+)
+def test_always_allow_writes_exactly_the_file_chosen_and_nothing_else(
+    home: Path, proj: Path, destination: str, where: str | None
+) -> None:
+    write(proj / ".agent-tui/settings.toml", 'model = "shared"\n')
+    before = _files(home)
+    policy = build_policy(load_settings(proj), proj, None, [], [])
+    saved = policy.save_rule("Bash(make *)", destination)  # type: ignore[arg-type]
+    expected = proj / where if where else user_file()
+    assert saved == expected
+    after = _files(home)
+    changed = {path for path in after if before.get(path) != after[path]}
+    assert changed == {str(expected)}
+    assert tomllib.loads(expected.read_text())["permissions"]["allow"] == ["Bash(make *)"]
+    assert "projects" not in tomllib.loads(after.get(str(user_file()), ""))
+    assert decide(policy, proj, "Bash", "make all") == "allow"  # and it holds at once
+
+
+def test_a_project_path_rule_saved_for_the_user_is_written_absolute(proj: Path) -> None:
+    policy = PermissionPolicy(project_dir=proj)
+    policy.save_rule("Edit(/src/**)", "user")
+    assert tomllib.loads(user_file().read_text())["permissions"]["allow"] == [f"Edit(/{proj.as_posix()}/src/**)"]
+    fresh = build_policy(load_settings(proj), proj, None, [], [])
+    assert decide(fresh, proj, "Edit", "src/a.py") == "allow"
+    assert decide(fresh, proj, "Edit", "b.py") == "ask"
+
+
+def test_a_project_file_rule_in_an_untrusted_folder_holds_for_the_session(proj: Path) -> None:
+    policy = PermissionPolicy(project_dir=proj, trusted=False)
+    assert policy.save_rule("Bash(make *)", "project") == proj / ".agent-tui/settings.toml"
+    assert decide(policy, proj, "Bash", "make all") == "allow"
+    assert "Bash(make *)" in policy.session_allow
 
 
 def test_save_rule_keeps_other_keys_of_the_local_file(proj: Path) -> None:

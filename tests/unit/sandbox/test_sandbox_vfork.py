@@ -148,3 +148,38 @@ def test_the_forking_launch_can_be_chosen_and_still_contains(
         timeout=30,
     )
     assert "denied" in proc.stdout and (tmp_path / "inside").exists(), proc.stdout + proc.stderr
+
+
+_THREADED_CHILD = """
+import os, subprocess, sys, threading
+from pathlib import Path
+from tui.config.sandbox_settings import SandboxSettings
+from tui.sandbox import runtime
+
+os.environ["AGENT_TUI_SANDBOX_LAUNCH"] = "fork"
+ready = threading.Event()
+# as gRPC's fork support does: a handler that starts a thread in every forked child
+os.register_at_fork(after_in_child=lambda: threading.Thread(target=ready.wait, daemon=True).start())
+folder = Path(sys.argv[1])
+rt = runtime.SandboxRuntime(SandboxSettings(), str(folder))
+prepared = rt.prepare(str(folder), [])
+proc = subprocess.run(
+    ["/bin/bash", "-c", "touch inside; touch /etc/agent-tui-escape 2>/dev/null || echo denied"],
+    preexec_fn=prepared.preexec, env=prepared.env, cwd=folder, capture_output=True, text=True, timeout=30,
+)
+print(proc.stdout.strip(), (folder / "inside").exists())
+rt.close()
+"""
+
+
+def test_the_forking_launch_contains_even_when_a_fork_handler_starts_a_thread(tmp_path: Path) -> None:
+    """A library's at-fork handler (gRPC's, once a gRPC server or exporter ran) starts a thread in the forked
+    child, and unshare refuses a threaded caller ("Exception occurred in preexec_fn"): the launch must not need it."""
+    done = subprocess.run(
+        [sys.executable, "-c", _THREADED_CHILD, str(tmp_path)],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        cwd=Path(__file__).resolve().parents[3],
+    )
+    assert done.returncode == 0 and done.stdout.split() == ["denied", "True"], done.stdout + done.stderr

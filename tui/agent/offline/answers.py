@@ -10,7 +10,7 @@ from tui.agent.offline.calls import Blocks, count_call, search_call, text_block,
 from tui.agent.offline.conversation import GrepHit
 from tui.agent.offline.facts import TurnFacts, editable_hits
 from tui.agent.offline.intent import Intent, Kind
-from tui.agent.offline.project import display_path, mentioned_files, pick_read_target
+from tui.agent.offline.project import display_path, mentioned_files, pick_read_target, walk_project
 from tui.agent.offline.replies import FOOTER, at_least, files_seen, languages_line
 from tui.wording import plural, shorten
 
@@ -222,6 +222,8 @@ def _explanation(facts: TurnFacts, project_dir: Path) -> list[str]:
         shown, lines = reads[0]
         return [f"## `{display_path(shown, project_dir)}`", "", *describe_file(lines)]
     files = files_seen(facts, project_dir)
+    if facts.glob_cut or facts.glob_paths is None:  # a listing cut short would name only the folders it reached
+        files = walk_project(project_dir)
     folders = Counter(path.split("/", 1)[0] for path in (display_path(p, project_dir) for p in files) if "/" in path)
     out = ["## This project", "", _files_bullet(facts, project_dir)]
     if folders:

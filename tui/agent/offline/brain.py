@@ -18,7 +18,7 @@ from typing import Any
 
 from tui.agent.offline.answers import answer, first_calls
 from tui.agent.offline.calls import Blocks, search_call, text_block, tool_call
-from tui.agent.offline.conversation import TurnState, current_turn
+from tui.agent.offline.conversation import QUEUED_MARK, TurnState, current_turn
 from tui.agent.offline.delegate import delegate, wants_agents
 from tui.agent.offline.facts import (
     DEMO_FILE_NAME,
@@ -29,8 +29,10 @@ from tui.agent.offline.facts import (
     gather_facts,
 )
 from tui.agent.offline.intent import Kind, classify
+from tui.agent.offline.limits import cannot_reply, safe_hits, serves_change
 from tui.agent.offline.project import display_path, is_git_repo, normalize, pick_read_target
 from tui.agent.offline.replies import GREETING, demo_file_content, findings_sentence, images_reply, summary
+from tui.wording import shorten
 
 MAX_REPLIES_PER_TURN = 6
 _PROJECT_WORDS = frozenset(
@@ -77,7 +79,7 @@ def _first_step(turn: TurnState, tools: set[str], project_dir: Path) -> tuple[Bl
 def _change_step(facts: TurnFacts, tools: set[str], project_dir: Path) -> tuple[Blocks, str] | str:
     """The one edit of the turn (after a Read of its file if needed), or why there is none."""
     found = findings_sentence(facts, project_dir)
-    hits = editable_hits(facts, project_dir)
+    hits = safe_hits(facts, project_dir)
     if hits:
         hit = hits[0]
         path = normalize(hit.path, project_dir)
@@ -107,7 +109,12 @@ def _change_step(facts: TurnFacts, tools: set[str], project_dir: Path) -> tuple[
     ):
         note = f"{found} `{DEMO_FILE_NAME}` exists already; I'll read it before rewriting it."
         return [text_block(note), tool_call("Read", {"file_path": demo_path})], "tool_use"
-    note = f"{found} No TODO to fix, so I'll write a short summary to `{DEMO_FILE_NAME}`."
+    why = (
+        "No TODO comment can be rewritten without changing the code or breaking the file's syntax"
+        if editable_hits(facts, project_dir)
+        else "No TODO to fix"
+    )
+    note = f"{found} {why}, so I'll write a short summary to `{DEMO_FILE_NAME}`."
     write = {"file_path": demo_path, "content": demo_file_content(facts, project_dir)}
     return [text_block(note), tool_call("Write", write)], "tool_use"
 
@@ -133,6 +140,8 @@ def _plan(turn: TurnState, tools: set[str], project_dir: Path) -> tuple[Blocks, 
     intent = classify(turn.prompt)
     if wants_agents(turn.prompt, tools):
         return delegate(turn)
+    if intent.kind is Kind.CHANGE and not serves_change(turn.prompt):
+        return [text_block(cannot_reply(turn.prompt))], "end_turn"
     if not turn.calls and turn.images:
         return [text_block(images_reply(turn.images))], "end_turn"
     if not turn.calls:
@@ -184,6 +193,11 @@ def plan_reply(body: dict[str, Any], project_dir: Path) -> tuple[Blocks, str]:
         blocks, stop_reason = [text_block("Send me a prompt to start a turn.")], "end_turn"
     else:
         blocks, stop_reason = _plan(turn, offered_tools(body), project_dir)
+        while stop_reason == "end_turn" and turn.waiting:  # each message queued meanwhile gets its answer
+            text = turn.waiting[0]
+            turn = TurnState(prompt=text, queued=turn.queued, started=turn.started + 1)
+            more, stop_reason = _plan(turn, offered_tools(body), project_dir)
+            blocks += [text_block(f"{QUEUED_MARK} “{shorten(' '.join(text.split()), 200)}”"), *more]
     _assign_ids(body, blocks)
     if (body.get("thinking") or {}).get("type") in ("enabled", "adaptive"):
         blocks.insert(0, _thinking(body, blocks, stop_reason))

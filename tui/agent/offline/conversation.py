@@ -19,6 +19,9 @@ _GREP_NO_PATH = re.compile(r"^(\d+):(.*)$")
 TODO_MARKER = re.compile(r"\b(TODO|FIXME)\b")
 _CUT_NOTE = re.compile(r"Results are truncated|\[(?:Output stopped|Output cut|Showing the first)")
 _NOT_A_PATH = re.compile(r"^(\(|\[|<|no files|found \d|\.\.\.|results? )", re.IGNORECASE)
+#: how the demo's reply starts on a message the user queued while it worked (it finds its place by this)
+QUEUED_MARK = "You also wrote, while I was working:"
+_NOT_FROM_THE_USER = ("<system-reminder>", "<task-notification>")  # hooks' and tasks' notes beside results
 
 
 @dataclass
@@ -46,6 +49,15 @@ class TurnState:
     calls: list[ToolCall] = field(default_factory=list)
     #: the prompt's image blocks: (media type, bytes of base64)
     images: list[tuple[str, int]] = field(default_factory=list)
+    #: the messages the user queued while the turn ran (steered in after tool results), in order
+    queued: list[str] = field(default_factory=list)
+    #: how many of them the demo has taken up; `prompt` is then the last one taken
+    started: int = 0
+
+    @property
+    def waiting(self) -> list[str]:
+        """The queued messages not answered yet."""
+        return self.queued[self.started :]
 
 
 @dataclass(frozen=True)
@@ -102,6 +114,13 @@ def current_turn(messages: list[dict[str, Any]]) -> TurnState | None:
     calls_by_id: dict[str, ToolCall] = {}
     for message in messages[start + 1 :]:
         for block in _blocks(message.get("content")):
+            text = str(block.get("text", "")) if block.get("type") == "text" else ""
+            if message.get("role") == "user" and text and not text.startswith(_NOT_FROM_THE_USER):
+                turn.queued.append(text.strip())  # a message steered in beside tool results
+            elif message.get("role") == "assistant" and text.startswith(QUEUED_MARK) and turn.waiting:
+                # the demo took up the next queued message here: what follows belongs to it
+                turn.prompt, turn.started = turn.queued[turn.started], turn.started + 1
+                turn.calls, turn.images, turn.assistant_replies, calls_by_id = [], [], 0, {}
             if message.get("role") == "assistant" and block.get("type") == "tool_use":
                 call = ToolCall(str(block.get("id")), str(block.get("name")), block.get("input") or {})
                 calls_by_id[call.id] = call

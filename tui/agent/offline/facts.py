@@ -99,7 +99,7 @@ def _per_file_counts(text: str, project_dir: Path) -> dict[str, int]:
     return counts
 
 
-def _in_comment(hit: GrepHit) -> bool:
+def in_comment(hit: GrepHit) -> bool:
     """True when the TODO marker sits in a comment (or starts the line, as in Markdown)."""
     match = TODO_MARKER.search(hit.text)
     if match is None:
@@ -123,7 +123,7 @@ def editable_hits(facts: TurnFacts, project_dir: Path) -> list[GrepHit]:
             continue
         seen.add((path, hit.line))
         usable.append(hit)
-    return sorted(usable, key=lambda hit: (not _in_comment(hit), normalize(hit.path, project_dir), hit.line))
+    return sorted(usable, key=lambda hit: (not in_comment(hit), normalize(hit.path, project_dir), hit.line))
 
 
 def rewrite_todo_line(line: str) -> str:

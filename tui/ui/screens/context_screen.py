@@ -119,7 +119,7 @@ def last_compaction(figures: dict[str, Any]) -> Group | Text:
         "Last compaction" + (f" (of {last['compactions']})" if last["compactions"] > 1 else "") + ": ", style="bold"
     )
     heading.append(
-        f"{gone.get('turns', '?')} ({len(last['dropped'])} messages, ~{k(gone.get('tokens', 0))} tokens) "
+        f"{gone.get('turns', '?')} ({plural(len(last['dropped']), 'message')}, ~{k(gone.get('tokens', 0))} tokens) "
         f"became a ~{k(last['summary_tokens'])}-token summary"
         + (f", focused on {one_line(last['focus'])}" if last.get("focus") else "")
         + ". /rewind returns to a prompt before it."

@@ -19,6 +19,7 @@ from textual.widgets import DataTable, Static
 
 from tui.config.memory import MemoryFile, load_memory, memory_layout
 from tui.sanitize import one_line, visible
+from tui.wording import plural
 
 from ..widgets.dialog_box import DialogBox
 
@@ -43,7 +44,7 @@ def sent_layout(session: Any, files: list[MemoryFile]) -> tuple[list[tuple[Memor
         return rows, "Not sent yet: the memory block is built with the next request."
     tokens = (len(session.memory_text) + 3) // 4
     return rows, (
-        f"Sent as system[{index}] of the system prompt (~{tokens:,} tokens), after the rules and before "
+        f"Sent as system[{index}] of the system prompt (~{plural(tokens, 'token')}), after the rules and before "
         "the environment; read again after `#` lines, /init and every compaction."
     )
 

@@ -1,7 +1,7 @@
 """The permission dialog: what a gated tool wants to do, and four numbered answers.
 
 1 allow once (Enter), 2 allow for this session, 3 always allow (with the exact rule to
-save, editable), 4 deny (with an optional reason for the model). Only a key the user pressed
+save, editable, and the settings file it goes to: project local, project shared or user), 4 deny (with an optional reason for the model). Only a key the user pressed
 while looking at the dialog answers it (see `answer_guard`): keys that arrived before it was
 drawn or in its first `grace_s` seconds are dropped, and a paste or a burst of keys never
 answers. The dialog only returns a PermissionReply; the caller resolves the future.
@@ -9,6 +9,7 @@ answers. The dialog only returns a PermissionReply; the caller resolves the futu
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any
 
 from rich.syntax import Syntax
@@ -21,6 +22,7 @@ from textual.widgets.option_list import Option
 
 from tui.agent.events import PermissionRequested
 from tui.agent.permission_gate import PermissionReply
+from tui.config.permissions import RuleDestination, rule_destinations
 from tui.mcp.names import sanitise
 from tui.sanitize import one_line, visible
 
@@ -37,11 +39,32 @@ PASTE_NOTICE = "Pasted text is not an answer: press Enter, 1-4 or Esc."
 CHOICES = (
     ("once", "1  Allow once"),
     ("session", "2  Allow for this session"),
-    ("always", "3  Always allow (save a rule to the project settings)"),
+    ("always", "3  Always allow (save a rule to {local} or another settings file)"),
     ("deny", "4  Deny (optionally tell the model why)"),
 )
 #: the extra answer for an MCP tool: a rule for the whole server (`mcp__server`)
 SERVER_CHOICE = ("server", "5  Always allow every tool of the MCP server {server}", "5  Allow the whole server")
+
+
+def rule_places(project_dir: Path, trusted: bool = True) -> list[tuple[RuleDestination, str]]:
+    """The settings files "always allow" offers, each labelled with its path and who it is for."""
+    places: list[tuple[RuleDestination, str]] = []
+    for key, path, who in rule_destinations(project_dir):
+        if key == "user":
+            shown = show_path(path)
+        else:
+            shown = path.relative_to(project_dir).as_posix()
+            who += "" if trusted else "; counts once you trust this folder"
+        places.append((key, f"save to {shown} ({who})"))
+    return places
+
+
+def show_path(path: Path) -> str:
+    """`path` with the home folder written `~`."""
+    try:
+        return "~/" + path.relative_to(Path.home()).as_posix()
+    except ValueError:
+        return str(path)
 
 
 def preview_renderable(event: PermissionRequested) -> Any:
@@ -69,8 +92,17 @@ class PermissionDialog(VettedScreen):
     AUTO_FOCUS = "#choices"
     paste_notice = PASTE_NOTICE
 
-    def __init__(self, event: PermissionRequested, *, grace_s: float = DEFAULT_GRACE_S, queued: int = 0) -> None:
+    def __init__(
+        self,
+        event: PermissionRequested,
+        *,
+        grace_s: float = DEFAULT_GRACE_S,
+        queued: int = 0,
+        places: list[tuple[RuleDestination, str]] | None = None,
+    ) -> None:
         super().__init__()
+        #: where "always allow" can save the rule (the first is the default)
+        self.places = places or rule_places(Path.cwd())
         self.event = event
         self.grace_s = grace_s
         self.queued = queued
@@ -81,10 +113,12 @@ class PermissionDialog(VettedScreen):
         server = (event.preview or {}).get("mcp_server")
         #: an MCP tool also offers "every tool of this server" (Claude Code's second MCP answer)
         self.server_rule = f"mcp__{sanitise(str(server))}" if server else None
+        local = self.places[0][1].removeprefix("save to ").split(" (")[0]
+        choices = [(key, label.format(local=local)) for key, label in CHOICES]
         self.choices = (
-            [*CHOICES, (SERVER_CHOICE[0], SERVER_CHOICE[1].format(server=one_line(str(server))))]
+            [*choices, (SERVER_CHOICE[0], SERVER_CHOICE[1].format(server=one_line(str(server))))]
             if self.server_rule
-            else list(CHOICES)
+            else choices
         )
 
     def compose(self) -> ComposeResult:
@@ -103,6 +137,7 @@ class PermissionDialog(VettedScreen):
             with Vertical(id="permission-answers", classes="dialog-answers"):
                 yield OptionList(*[Option(label, id=key) for key, label in self.choices], id="choices")
                 yield Input(ev.suggested_rule, id="rule-input", placeholder="rule to save, e.g. Bash(npm test:*)")
+                yield OptionList(*[Option(f"  {label}", id=key) for key, label in self.places], id="rule-places")
                 yield Input("", id="reason-input", placeholder="reason for the model (optional), Enter to deny")
                 yield Static(self._help_text(), id="permission-help")
 
@@ -118,6 +153,7 @@ class PermissionDialog(VettedScreen):
 
     def on_mount(self) -> None:
         self.query_one("#rule-input").display = False
+        self.query_one("#rule-places").display = False
         self.query_one("#reason-input").display = False
         choices = self.query_one("#choices", OptionList)
         choices.highlighted = 0
@@ -176,6 +212,13 @@ class PermissionDialog(VettedScreen):
         target = "#rule-input" if key == "always" else "#reason-input"
         other = "#reason-input" if key == "always" else "#rule-input"
         self.query_one(other).display = False
+        places = self.query_one("#rule-places", OptionList)
+        places.display = key == "always"
+        if places.display:
+            self._mark_place(places.highlighted or 0)
+            self.query_one("#permission-help", Static).update(
+                Text("↑↓ where to save · Enter save the rule · Esc deny", style="dim")
+            )
         box = self.query_one(target, Input)
         if box.display and box.has_focus:
             self._submit_input(box)
@@ -183,6 +226,27 @@ class PermissionDialog(VettedScreen):
         box.display = True
         box.focus()
         self.query_one("#choices", OptionList).highlighted = 2 if key == "always" else 3
+
+    @on(OptionList.OptionSelected, "#rule-places")
+    def _place_selected(self, event: OptionList.OptionSelected) -> None:
+        event.stop()
+        if self.armed:
+            self._submit_input(self.query_one("#rule-input", Input))
+
+    def on_key(self, event: events.Key) -> None:
+        """Up and Down in the rule field pick the file the rule is saved to."""
+        if event.key in ("up", "down") and self.query_one("#rule-input", Input).has_focus:
+            places = self.query_one("#rule-places", OptionList)
+            step = 1 if event.key == "down" else -1
+            self._mark_place(((places.highlighted or 0) + step) % len(self.places))
+            event.stop()
+
+    def _mark_place(self, index: int) -> None:
+        """Highlight the file the rule will be saved to, with a mark that shows without colour too."""
+        places = self.query_one("#rule-places", OptionList)
+        for at, (_key, label) in enumerate(self.places):
+            places.replace_option_prompt_at_index(at, f"{'▸' if at == index else ' '} {label}")
+        places.highlighted = index
 
     @on(Input.Submitted)
     def _input_submitted(self, event: Input.Submitted) -> None:
@@ -193,7 +257,8 @@ class PermissionDialog(VettedScreen):
     def _submit_input(self, box: Input) -> None:
         if box.id == "rule-input":
             rule = box.value.strip() or self.event.suggested_rule
-            self._finish(PermissionReply(True, scope="always", rule=rule))
+            index = self.query_one("#rule-places", OptionList).highlighted or 0
+            self._finish(PermissionReply(True, scope="always", rule=rule, destination=self.places[index][0]))
         else:
             self._finish(PermissionReply(False, reason=box.value.strip()))
 

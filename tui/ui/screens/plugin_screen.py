@@ -345,7 +345,9 @@ def change_plugins(session: Any, project_dir: Path, what: str, target: str) -> s
         return f"Uninstalled {target}."
     if what == "add-marketplace":
         market = marketplaces.add_marketplace(sources.parse_source(target, project_dir))
-        return f"Added the marketplace {market.name} with {len(market.plugins)} plugins; choose one and press i."
+        return (
+            f"Added the marketplace {market.name} with {plural(len(market.plugins), 'plugin')}; choose one and press i."
+        )
     if what == "update-marketplace":
         market = marketplaces.update_marketplace(target)
         return f"Updated the marketplace {market.name}."

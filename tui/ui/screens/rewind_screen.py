@@ -27,6 +27,8 @@ if TYPE_CHECKING:
 #: two Esc presses closer than this on an empty, idle prompt open the rewind list
 DOUBLE_ESC_S = 0.8
 _MODES: dict[str, Mode] = {"1": "both", "2": "conversation", "3": "code"}
+#: when no file changed since the point, the one choice is numbered 1
+_CONVERSATION_ONLY: dict[str, Mode] = {"1": "conversation"}
 
 
 @dataclass
@@ -122,7 +124,7 @@ class RewindScreen(ModalScreen[RewindChoice | None]):
             lines.append("2  Restore conversation (the code stays as it is)\n")
             lines.append("3  Restore code (the conversation stays as it is)\n")
         else:
-            lines.append("2  Restore conversation (no file changed since this point)\n")
+            lines.append("1  Restore conversation (no file changed since this point)\n")
         lines.append("Esc  Never mind", style="dim")
         self.question.update(lines)
         self.query_one("#rewind-list", OptionList).disabled = True
@@ -130,8 +132,8 @@ class RewindScreen(ModalScreen[RewindChoice | None]):
     def action_choose(self, key: str) -> None:
         if self.stage != "choose" or self.chosen is None:
             return
-        mode = _MODES[key]
-        if mode != "conversation" and not self.steps:
+        mode = (_MODES if self.steps else _CONVERSATION_ONLY).get(key)  # numbered as listed
+        if mode is None:
             return
         self.mode = mode
         conflicts = [s for s in self.steps if s.conflict] if mode != "conversation" else []
@@ -191,7 +193,7 @@ async def apply_choice(app: AgentApp, choice: RewindChoice) -> None:
             "rewind: " + "; ".join(result.lines), "warning" if result.unrestored else "info"
         )
     if result.prompt:
-        app.prompt_area.load_text(result.prompt)
+        app.prompt_area.restore(result.prompt)
     app.prompt_area.focus()
     if result.unrestored:
         app.notify(result.lines[0], severity="warning")

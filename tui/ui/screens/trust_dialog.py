@@ -66,7 +66,8 @@ def either_way_text(inventory: FolderInventory) -> str:
     parts = [
         p for p in (plural(commands, "command") if commands else "", plural(skills, "skill") if skills else "") if p
     ]
-    typed = f"its {' and '.join(parts)} work as prompts you type, " if parts else ""
+    verb = "works" if commands + skills == 1 else "work"
+    typed = f"its {' and '.join(parts)} {verb} as prompts you type, " if parts else ""
     return f"Either way {typed}its deny and ask rules count, and every tool call that needs it still asks."
 
 

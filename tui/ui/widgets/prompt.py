@@ -236,6 +236,11 @@ class PromptArea(TextArea):
         else:
             self._show(self.prompt_history[self._history_index], at_end=True)
 
+    def restore(self, text: str) -> None:
+        """Put `text` back in the prompt (a rewind, a cancelled command, a busy app) with the cursor at its end."""
+        self.load_text(text)
+        self.move_cursor(self.document.end)
+
     def _show(self, text: str, *, at_end: bool) -> None:
         self._paste_rest.clear()
         if self.completer is not None:

@@ -12,6 +12,7 @@ from rich.text import Text
 from tui.agent.cost import PARTS
 from tui.agent.cost_report import short_tokens
 from tui.sanitize import one_line, visible
+from tui.wording import plural
 
 from .model import ApiCall
 
@@ -87,15 +88,20 @@ def _miss(cost: dict[str, Any]) -> Text:
     return text
 
 
+def _messages(count: Any) -> str:
+    """ "1 message", "3 messages", or "? messages" when the record does not say."""
+    return plural(count, "message") if isinstance(count, int) else "? messages"
+
+
 def compaction_view(compaction: dict[str, Any]) -> RenderableType:
     """What the compaction dropped (one line per message) beside the summary that replaced it."""
     plan = compaction.get("plan") or {}
     summarised, kept = plan.get("summarised") or {}, plan.get("kept") or {}
     heading = Text("Compaction: ", style="bold")
     heading.append(
-        f"{summarised.get('turns', '?')} ({summarised.get('messages', '?')} messages, "
+        f"{summarised.get('turns', '?')} ({_messages(summarised.get('messages'))}, "
         f"~{short_tokens(summarised.get('tokens', 0))} tokens) summarised; kept {kept.get('turns', '?')} "
-        f"({kept.get('messages', '?')} messages) verbatim"
+        f"({_messages(kept.get('messages'))}) verbatim"
     )
     dropped = Text()
     for entry in compaction.get("dropped", [])[:DROPPED_SHOWN]:
