@@ -260,7 +260,13 @@ async def capture_steer(tmp: Path, out_dir: Path = OUT) -> list[Path]:
             await pilot.pause(0.2)
         await wait_for(pilot, lambda: not app.session.running, "the steered turn to finish")
         await pilot.press("f3")  # the conversation wide
-        app.conversation.scroll_end(animate=False)
+        from tui.ui.widgets.blocks import MarkerLine
+
+        markers = [m for m in app.conversation.query(MarkerLine) if "steer:" in str(m.render())]
+        if markers:  # the marker at the top: the demo's answers to each queued message follow it
+            app.conversation.scroll_to_widget(markers[-1], animate=False, top=True)
+        else:
+            app.conversation.scroll_end(animate=False)
         await pilot.pause(0.5)
         app.save_screenshot("steer.svg", str(out_dir))
     return [out_dir / "steer.svg"]
