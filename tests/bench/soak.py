@@ -245,7 +245,8 @@ async def run(plan: Plan, app: Any, sessions: Path, report: Report) -> Report:
                 await _until(lambda: isinstance(app.screen, RewindScreen))
                 await pilot.press("enter")
                 await _until(lambda: getattr(app.screen, "stage", "") == "choose")
-                await pilot.press("2")  # the conversation only (the day's files are left as they are)
+                # the conversation only (the day's files are left as they are): 2 when files changed since, else 1
+                await pilot.press("2" if app.screen.steps else "1")
                 await _until(lambda: not isinstance(app.screen, RewindScreen))
                 app.prompt_area.load_text("")
                 report.rewinds += 1

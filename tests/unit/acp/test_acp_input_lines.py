@@ -45,7 +45,7 @@ async def test_a_line_over_the_limit_is_dropped_whole_and_its_tail_is_no_message
     passed, errors, err = await run(first + b"x" * 5000 + tail + b"\n" + first, limit=1000)
     assert passed == [INITIALIZE, INITIALIZE]  # id 5, the tail of the long line, never reached the SDK
     assert [(e["id"], e["error"]["code"]) for e in errors] == [(None, -32600)]
-    assert "A message longer than 1000 bytes was ignored." in err
+    assert "A message longer than 1,000 bytes was ignored." in err
 
 
 async def test_a_long_line_at_the_end_of_input_ends_the_reading() -> None:
