@@ -399,6 +399,25 @@ async def _resume_run(project: Path, transcript: Path, pages: int) -> dict[str, 
     return out
 
 
+def _rss_in_own_process(project: Path, transcript: Path, pages: int) -> dict[str, float]:
+    """`tests/bench/resume_rss.py` in a child: the RSS of a process that only resumed and paged `transcript`."""
+    import json
+    import subprocess
+    import sys
+
+    done = subprocess.run(
+        [sys.executable, "-m", "tests.bench.resume_rss", str(project), str(transcript), str(pages)],
+        capture_output=True,
+        text=True,
+        timeout=600,
+        cwd=Path(__file__).resolve().parents[2],
+    )
+    if done.returncode != 0:
+        raise RuntimeError(f"the resume_rss child failed ({done.returncode}): {done.stderr.strip()[-2000:]}")
+    figures: dict[str, float] = json.loads(done.stdout.strip().splitlines()[-1])
+    return figures
+
+
 def long_session(settings: Settings, project: Path) -> list[dict[str, Any]]:
     root = Path(tempfile.mkdtemp(prefix="bench-resume-"))
     try:
@@ -408,6 +427,8 @@ def long_session(settings: Settings, project: Path) -> list[dict[str, Any]]:
         asyncio.run(_resume_run(project, small, 1))  # warm-up: first-time imports are not the baseline's
         base = asyncio.run(_resume_run(project, small, pages))
         ours = asyncio.run(_resume_run(project, big, pages))
+        # memory: each session in a process of its own (nothing this process loaded or kept before counts)
+        base_rss, ours_rss = (_rss_in_own_process(project, path, pages) for path in (small, big))
     finally:
         shutil.rmtree(root, ignore_errors=True)
     from tui.ui.widgets.conversation import MAX_MOUNTED_TURNS
@@ -449,13 +470,14 @@ def long_session(settings: Settings, project: Path) -> list[dict[str, Any]]:
         frame_row,
         row(
             "500-turn session: RSS after scrolling",
-            ours["rss_mib"],
-            base["rss_mib"],
+            ours_rss["rss_mib"],
+            base_rss["rss_mib"],
             "≤ 150 MiB",
             unit="MiB",
-            met=ours["rss_mib"] <= 150,
-            baseline_label="5-turn session, same process",
-            note="whole benchmark process (SDK and earlier runs included)",
+            met=ours_rss["rss_mib"] <= 150,
+            baseline_label="5-turn session, a process of its own, this run",
+            note=f"resumed and paged up {pages} times in a process of its own (tests/bench/resume_rss.py); "
+            f"in this benchmark's process after earlier runs: {ours['rss_mib']:.0f} MiB",
         ),
         row(
             "500-turn session: widgets mounted after scrolling",

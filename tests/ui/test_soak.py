@@ -7,7 +7,6 @@ from __future__ import annotations
 import asyncio
 import gc
 import os
-import threading
 from pathlib import Path
 
 import pytest
@@ -31,15 +30,6 @@ def test_a_short_soak_leaves_nothing_behind_and_reloads_the_same_history(
     with FakeAPI(script(PLAN, demo_project), validate=False, simulate_cache=False) as api:
         monkeypatch.setenv("ANTHROPIC_BASE_URL", api.base_url)
         monkeypatch.setenv("ANTHROPIC_API_KEY", "sk-test")
-        # the process's own helpers (the kill -9 guard, the sandbox's spawner thread) start with its first
-        # command and live as long as the process: started here, so the counts below see only the app's
-        from tui.tools.base import SessionState, ToolContext
-        from tui.tools.bash import BashTool
-
-        ctx = ToolContext(project_dir=demo_project, state=SessionState(project_dir=demo_project))
-        first = threading.Thread(target=lambda: BashTool().run({"command": "true"}, ctx))  # off the main thread,
-        first.start()  # as the app's commands run
-        first.join()
         gc.collect()
         report = Report(start=process_counts())
         options = AgentOptions(

@@ -499,3 +499,7 @@ class AgentSession(HistoryMixin, TranscriptMixin, PinMixin, ModeMixin):
             except Exception:
                 pass
             self._client, self._owns_client = None, False
+        if self.loop_path == "main":  # with no command of ours left: the spawn thread and the guard end too
+            from tui.tools.processes import tracker
+
+            tracker().release_helpers()

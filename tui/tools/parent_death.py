@@ -51,6 +51,8 @@ _setpriv: list[str] | None = None
 #: the guard's process, and the write end of its pipe (held, never written, until this process ends)
 guard_pid: int | None = None
 _guard_fd: int | None = None
+#: how long `release` waits for the guard to see its pipe close and exit
+GUARD_EXIT_SECONDS = 2.0
 
 
 def on_spawn_thread(start: Callable[[], T]) -> T:
@@ -59,14 +61,14 @@ def on_spawn_thread(start: Callable[[], T]) -> T:
     current = threading.current_thread()
     if current is threading.main_thread() or current is _thread:
         return start()
-    with _lock:
+    call = _Call(start)
+    with _lock:  # queued under the lock: `release` never stops the thread between its start and this call
         if _thread is None:
             _thread = threading.Thread(target=_serve, name="agent-tui-spawner", daemon=True)
             _thread.start()
-    call = _Call(start)
-    with _wake:
-        _calls.append(call)
-        _wake.notify()
+        with _wake:
+            _calls.append(call)
+            _wake.notify()
     return call.result()
 
 
@@ -76,11 +78,57 @@ def _serve() -> None:
             while not _calls:
                 _wake.wait()
             call = _calls.popleft()
+        if call.start is _stop:  # release(): the thread ends here
+            call.done.set()
+            return
         try:
             call.value = call.start()
         except BaseException as exc:  # noqa: BLE001 - handed to the caller
             call.error = exc
         call.done.set()
+
+
+def _stop() -> None:
+    """The call that ends the spawn thread (see `release`)."""
+
+
+def release() -> None:
+    """With no child of ours left: end the spawn thread and the guard (each starts again with the next child).
+
+    The owner's exit path calls this after every child has ended (`ProcessTracker.release_helpers`): a closed
+    app leaves no thread, descriptor or process behind. The guard sees its pipe close, finds nothing of ours
+    to end, and exits; it is reaped here.
+    """
+    global _thread, guard_pid, _guard_fd
+    stop: _Call[None] = _Call(_stop)
+    with _lock:
+        thread, _thread = _thread, None
+        pid, fd = guard_pid, _guard_fd
+        guard_pid, _guard_fd = None, None
+        if thread is not None:
+            with _wake:  # after every start queued so far
+                _calls.append(stop)
+                _wake.notify()
+    if thread is not None and thread is not threading.current_thread():
+        thread.join()
+    if fd is not None and fd >= 0:
+        os.close(fd)
+    if pid is not None:
+        _reap(pid, GUARD_EXIT_SECONDS)
+
+
+def _reap(pid: int, within: float) -> None:
+    """Wait up to `within` seconds for our child `pid` to exit, and reap it."""
+    import time
+
+    deadline = time.monotonic() + within
+    while True:
+        try:
+            if os.waitpid(pid, os.WNOHANG)[0] or time.monotonic() > deadline:
+                return
+        except ChildProcessError:  # reaped by someone else
+            return
+        time.sleep(0.005)
 
 
 def with_death_signal(argv: Sequence[str], env: dict[str, str], cwd: Any) -> list[str]:

@@ -142,6 +142,7 @@ class ProcessTracker:
         self._ids = itertools.count(1)
         self._tracked: dict[str, TrackedProcess] = {}
         self._temp_paths: set[str] = set()
+        self._starting = 0  # spawn() calls under way
 
     def spawn(
         self,
@@ -157,6 +158,22 @@ class ProcessTracker:
         `temp_paths` (from `temp_file`) stay registered for `cleanup()` until the command has ended;
         `popen` replaces subprocess.Popen (the sandbox starts its commands through its own).
         """
+        with self._lock:
+            self._starting += 1  # `release_helpers` leaves the guard and the spawn thread to this start
+        try:
+            return self._spawn(argv, env, temp_paths, popen, popen_kwargs)
+        finally:
+            with self._lock:
+                self._starting -= 1
+
+    def _spawn(
+        self,
+        argv: Sequence[str],
+        env: dict[str, str] | None,
+        temp_paths: Sequence[str],
+        popen: Any,
+        popen_kwargs: dict[str, Any],
+    ) -> TrackedProcess:
         mark = owner_mark()
         ensure_guard(mark)
         tag = f"{mark}-{next(self._ids)}"
@@ -342,11 +359,17 @@ class ProcessTracker:
         import tempfile
 
         mark = owner_mark()
-        ensure_guard(mark)
-        fd, path = tempfile.mkstemp(prefix=f"{prefix}o{mark}-")
-        os.close(fd)
         with self._lock:
-            self._temp_paths.add(path)
+            self._starting += 1  # `release_helpers` leaves the guard to this file
+        try:
+            ensure_guard(mark)
+            fd, path = tempfile.mkstemp(prefix=f"{prefix}o{mark}-")
+            os.close(fd)
+            with self._lock:
+                self._temp_paths.add(path)
+        finally:
+            with self._lock:
+                self._starting -= 1
         return path
 
     def remove_temp(self, path: str) -> None:
@@ -361,12 +384,28 @@ class ProcessTracker:
             pass
 
     def cleanup(self, grace: float = TERM_GRACE_SECONDS) -> None:
-        """At exit: kill every tracked tree and remove the temp files."""
+        """At exit: kill every tracked tree, remove the temp files, and end the spawn thread and the guard."""
         self.kill_all(grace)
         with self._lock:
             paths = list(self._temp_paths)
         for path in paths:
             self.remove_temp(path)
+        self.release_helpers()
+
+    def release_helpers(self) -> bool:
+        """If nothing is tracked (no command, no temp file): end the spawn thread and the guard; True if so.
+
+        A closed session calls this so that it leaves nothing behind; the next command starts them again.
+        """
+        with self._lock:
+            if (
+                self._starting
+                or self._temp_paths
+                or any(t.popen.poll() is None or t.running for t in self._tracked.values())
+            ):
+                return False
+            parent_death.release()
+        return True
 
 
 _tracker: ProcessTracker | None = None
