@@ -49,6 +49,7 @@ def until_gone(entry: str, timeout: float = 30.0) -> list[int]:
 
 
 @needs_tmux
+@pytest.mark.timeout(300)  # Toad's install (once per worker) and two Pythons starting on a loaded machine
 def test_toad_prompts_agent_tui_and_approves_its_edit(tmp_path: Path, tmp_path_factory: pytest.TempPathFactory) -> None:
     toad = toad_executable(tmp_path_factory)
     project = make_demo_project(tmp_path / "proj")
@@ -87,7 +88,7 @@ def test_toad_prompts_agent_tui_and_approves_its_edit(tmp_path: Path, tmp_path_f
             term.wait_for(
                 lambda s: "agent-tui connected" in s and "Modes" in s and "Wrote default settings" not in s,
                 "Toad connected to agent-tui and idle",
-                timeout=90,
+                timeout=180,
             )
             term.keys("fix the TODO in a.py", literal=True)
             term.wait_for(lambda s: "❯ fix the TODO in a.py" in s, "the prompt typed into Toad")

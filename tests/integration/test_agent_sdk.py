@@ -1,6 +1,8 @@
-"""agent-tui as the CLI of the newest Claude Agent SDK for Python (`cli_path`), against the fake Messages API.
+"""agent-tui as the CLI of the Claude Agent SDK for Python (`cli_path`), against the fake Messages API.
 
-The newest `claude-agent-sdk` is installed with pip into a temp folder placed first on the PYTHONPATH
+Every test runs twice: on a pinned, known-good version (PINNED) and on the newest on PyPI, so a release
+upstream cannot turn CI red by itself (a failure names the version; when the newest is the pinned one, its
+results are reused, not run again). The `claude-agent-sdk` is installed with pip into a temp folder placed first on the PYTHONPATH
 of one child Python (as test_sdk2.py does for anthropic 2.x), built from its source distribution: the
 platform wheels carry a 400 MB Claude Code binary this test never runs. That child runs every case of
 agent_sdk_cases.py once (module fixture), each starting agent-tui through a wrapper script; the tests
@@ -32,6 +34,10 @@ CASES = Path(__file__).with_name("agent_sdk_cases.py")
 MODEL = "claude-sonnet-5-5"
 #: the command the interrupt case stops (an odd length, so no other program's sleep is taken for it)
 SLEEP = "sleep 59.875"
+#: a version the cases passed on (bump it after the newest run passes on a newer one)
+PINNED = "0.2.189"
+#: the results by version: the newest run reuses the pinned run's when they are the same version
+_RUNS: dict[str, dict[str, Any]] = {}
 #: the longest one pip call may take before the test is skipped
 PIP_SECONDS = 120
 #: a folder where claude-agent-sdk is installed already (pip install --target): used instead of installing
@@ -107,34 +113,49 @@ def pip(*args: str) -> subprocess.CompletedProcess[str]:
         return subprocess.CompletedProcess(command, 1, "", f"pip took over {PIP_SECONDS} s")
 
 
-def install_sdk(site: Path, work: Path) -> str:
-    """pip-install the newest claude-agent-sdk into `site`; "" when done, else why not.
-
-    The newest version is read from the registry first (metadata only), then installed from its source
-    distribution when it has one (no bundled Claude Code binary), else from its wheel.
-    """
+def newest_sdk(work: Path) -> tuple[str, str]:
+    """The newest claude-agent-sdk on the registry (metadata only) and "", or "" and why it is not known."""
     report = work / "pip-report.json"
     found = pip("install", "--dry-run", "--no-deps", "--ignore-installed", "--report", str(report), "claude-agent-sdk")
     if found.returncode != 0:
-        return f"claude-agent-sdk could not be found: {found.stderr.strip().splitlines()[-1:]}"
-    newest = json.loads(report.read_text())["install"][0]["metadata"]["version"]
+        return "", f"claude-agent-sdk could not be found: {found.stderr.strip().splitlines()[-1:]}"
+    return json.loads(report.read_text())["install"][0]["metadata"]["version"], ""
+
+
+def install_sdk(site: Path, version: str) -> str:
+    """pip-install claude-agent-sdk `version` into `site`; "" when done, else why not.
+
+    From its source distribution when it has one (no bundled Claude Code binary), else from its wheel.
+    """
     for how in (["--no-binary", "claude-agent-sdk"], []):
-        done = pip("install", "--target", str(site), *how, f"claude-agent-sdk=={newest}")
+        done = pip("install", "--target", str(site), *how, f"claude-agent-sdk=={version}")
         if done.returncode == 0:
             return ""
-    return f"claude-agent-sdk {newest} could not be installed: {done.stderr.strip().splitlines()[-1:]}"
+    return f"claude-agent-sdk {version} could not be installed: {done.stderr.strip().splitlines()[-1:]}"
 
 
-@pytest.fixture(scope="module")
-def sdk(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
-    """Install the SDK, run every case once against one fake API; what each case saw and sent."""
+@pytest.fixture(scope="module", params=["pinned", "newest"])
+def sdk(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
+    """Install the SDK (pinned or newest), run every case once against one fake API; what each case saw and sent."""
     work = tmp_path_factory.mktemp("agent-sdk")
-    site, projects, home = work / "site", work / "projects", work / "home"
-    home.mkdir()
+    site = work / "site"
     if os.environ.get(SITE_VARIABLE):  # an SDK installed already (a second run while working on this)
         site = Path(os.environ[SITE_VARIABLE])
-    elif reason := install_sdk(site, work):
-        pytest.skip(reason)
+        return run_cases(site, work)
+    wanted, why = (PINNED, "") if request.param == "pinned" else newest_sdk(work)
+    if why:
+        pytest.skip(why)
+    if wanted not in _RUNS:
+        if reason := install_sdk(site, wanted):
+            pytest.skip(reason)
+        _RUNS[wanted] = run_cases(site, work)
+    return _RUNS[wanted]
+
+
+def run_cases(site: Path, work: Path) -> dict[str, Any]:
+    """Every case of agent_sdk_cases.py on the SDK in `site`, one child Python; what each case saw and sent."""
+    projects, home = work / "projects", work / "home"
+    home.mkdir()
     version = subprocess.run(
         [sys.executable, "-c", "import claude_agent_sdk as s; print(s.__version__)"],
         capture_output=True,

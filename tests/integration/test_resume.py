@@ -191,7 +191,7 @@ def start_cli(args: list[str], project: Path, base_url: str) -> subprocess.Popen
     )
 
 
-def wait_for(predicate, timeout: float = 8.0) -> None:
+def wait_for(predicate, timeout: float = 30.0) -> None:
     deadline = time.monotonic() + timeout
     while not predicate():
         assert time.monotonic() < deadline, "timed out"

@@ -12,6 +12,7 @@ import shutil
 import subprocess
 import sys
 import time
+import uuid
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
@@ -22,7 +23,8 @@ from tests.fakeapi import FakeAPI, reply, text, thinking, tool_use
 
 pytestmark = pytest.mark.skipif(shutil.which("tmux") is None, reason="tmux is not installed")
 
-SOCKET = "sanitiser"
+#: a tmux server of this process's own (killed after the test): no other test or run shares it
+SOCKET = f"sanitiser-{uuid.uuid4().hex[:10]}"
 TITLE = "agent-tui-under-test"
 
 
@@ -103,7 +105,7 @@ def pane(tmp_path: Path) -> Iterator[str]:
             tmux("select-pane", "-t", name, "-T", TITLE)
             yield name
         finally:
-            tmux("kill-session", "-t", name)
+            tmux("kill-server")
 
 
 def test_a_file_of_terminal_attacks_leaves_the_terminal_alone(pane: str) -> None:

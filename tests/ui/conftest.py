@@ -56,8 +56,8 @@ def fake_session(offline_options: Callable[..., AgentOptions]) -> FakeSession:
     return FakeSession(offline_options(), fixed_clock=True)
 
 
-async def wait_until(pilot: Pilot, predicate: Callable[[], object], timeout: float = 15.0) -> None:
-    """Let the app run until `predicate()` is true (fails the test after `timeout`)."""
+async def wait_until(pilot: Pilot, predicate: Callable[[], object], timeout: float = 60.0) -> None:
+    """Let the app run until `predicate()` is true (fails the test after `timeout`: a bound for a loaded machine)."""
     deadline = time.monotonic() + timeout
     while not predicate():
         if time.monotonic() > deadline:

@@ -79,7 +79,7 @@ class Tmux:
     def pid(self) -> int:
         return int(self.tmux("display", "-p", "-t", "t", "#{pane_pid}").strip())
 
-    def wait_for(self, predicate: Callable[[str], bool], what: str, timeout: float = 30.0) -> str:
+    def wait_for(self, predicate: Callable[[str], bool], what: str, timeout: float = 60.0) -> str:
         """Poll the pane until `predicate(screen)` holds; fail naming `what` (with the screen) after `timeout`."""
         start = time.monotonic()
         seen: list[tuple[float, str]] = []  # each different screen while waiting, to show what happened on a failure
