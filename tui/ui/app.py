@@ -326,7 +326,7 @@ class AgentApp(ConversationKeys, FocusReports, EngineInbox, App[int]):
 
         if queue_while_busy(self, text):  # a turn runs: the message goes with its next request, or starts the next
             return
-        if await prompt_shortcuts.submit(self, text):  # !cmd, #memory, @files
+        if await prompt_shortcuts.submit(self, text):  # !cmd, #memory
             return
         if self.controller.busy:
             self.prompt_area.restore(text)

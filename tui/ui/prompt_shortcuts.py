@@ -39,9 +39,8 @@ def _busy(app: AgentApp) -> bool:
 
 
 async def submit(app: AgentApp, text: str) -> bool:
-    """Handle `!cmd`, `#text` and prompts with `@` files; False for a plain prompt."""
+    """Handle `!cmd` and `#text`; False for a prompt to send (`@` files are the pipeline's: send_prompt)."""
     from tui.agent.pins import is_pin_prompt
-    from tui.hooks.mentions import mentioned_paths
 
     if text.startswith("!") and text[1:].strip():
         await bash_mode(app, text[1:].strip())
@@ -53,9 +52,6 @@ async def submit(app: AgentApp, text: str) -> bool:
         return False
     if text.startswith("#") and text.lstrip("#").strip():
         remember(app, text.lstrip("#").strip())
-        return True
-    if mentioned_paths(text):
-        await start_prepared_turn(app, text)
         return True
     return False
 
