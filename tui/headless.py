@@ -12,6 +12,7 @@ import sys
 import threading
 import time
 from collections.abc import Callable
+from functools import partial
 from typing import Any, TextIO
 
 from tui import __version__
@@ -44,6 +45,7 @@ from tui.headless_verbose import VerboseLines
 from tui.redact import redact
 from tui.sanitize import visible
 
+INTERRUPTED_BEFORE = "interrupted before the prompt was sent"
 NORMAL_STOPS = {"end_turn", "stop_sequence", "max_tokens", "model_context_window_exceeded"}
 _PARTIAL = (BlockStarted, BlockDelta, BlockFinished, ToolOutput)
 #: MCP traffic and status are for the app (system/init lists the servers' status); line counts for telemetry
@@ -354,23 +356,18 @@ def run_headless(
             raise KeyboardInterrupt
         session.cancel()  # the turn ends as "interrupted": its stop line is the one sentence printed
 
-    from tui.hooks.prompt_input import command_turn, prepare_prompt  # `/command args`, `@file`
+    from tui.agent.prompt_pipeline import PRINT  # `/command args`, `@file`: the one prompt pipeline
 
     for problem in session.catalog.problems:
         err.write(visible(f"agent-tui: {problem}\n"))
     if control is not None:
         return run_input_turns(session, renderer, control, err)
-    prepared = prepare_prompt(session, prompt, session.cancel_event)
-    for notice in prepared.notices:  # an `@` mention -p may not attach: said, and the prompt goes without it
-        err.write(visible(f"agent-tui: {notice}\n"))
-    if prepared.refusal:
-        err.write(visible(f"agent-tui: {prepared.refusal}\n"))
-        session.close()
-        return 1
     previous = signal.signal(signal.SIGINT, on_sigint) if _main_thread() else None
     try:
-        with command_turn(session, prepared.command):
-            session.run_turn(prepared.prompt, tuple(prepared.images))
+        outcome = session.run_prompt(prompt, source=PRINT)  # an `@` mention -p may not attach: a Notice
+        if outcome.refusal or outcome.cancelled:  # nothing was sent
+            err.write(visible(f"agent-tui: {outcome.refusal or INTERRUPTED_BEFORE}\n"))
+            return 1 if outcome.refusal else 130
         while session.hooks is not None and (woken := session.hooks.next_rewake()) is not None:
             session.run_turn(woken)  # an asyncRewake hook exited 2: the model goes on with its message
     except KeyboardInterrupt:
@@ -431,7 +428,7 @@ def run_input_turns(session: AgentSession, renderer: HeadlessRenderer, control: 
     exit code is the last turn's.
     """
     from tui.agent.inbox import joined
-    from tui.hooks.prompt_input import command_turn, prepare_prompt
+    from tui.agent.prompt_pipeline import STREAM_JSON
 
     code: int | None = None
     in_turn = False
@@ -443,27 +440,25 @@ def run_input_turns(session: AgentSession, renderer: HeadlessRenderer, control: 
             raise KeyboardInterrupt  # waiting for input: Ctrl+C quits
         session.cancel()  # the turn ends as "interrupted"; the next line still runs
 
+    def turn_begins(turns: int) -> None:
+        if turns:
+            renderer.init_again()  # Claude Code starts each turn of a stream-json run with one
+        renderer.new_turn()
+
     previous = signal.signal(signal.SIGINT, on_sigint) if _main_thread() else None
     try:
         turns = 0
         while (batch := session.inbox.wait_prompt(timeout=0.5)) is not None:
             if not batch:
                 continue
-            prepared = prepare_prompt(session, joined(batch), session.cancel_event)
-            for notice in prepared.notices:
-                err.write(visible(f"agent-tui: {notice}\n"))
-            if prepared.refusal:
-                err.write(visible(f"agent-tui: {prepared.refusal}\n"))
-                code = 1
-                continue
-            if turns:
-                renderer.init_again()  # Claude Code starts each turn of a stream-json run with one
-            turns += 1
-            renderer.new_turn()
             in_turn = True
-            with command_turn(session, prepared.command):
-                session.run_turn(prepared.prompt)
+            outcome = session.run_prompt(joined(batch), source=STREAM_JSON, before_turn=partial(turn_begins, turns))
             in_turn = False
+            if outcome.refusal or outcome.cancelled:  # said, and no turn ran: no result line
+                err.write(visible(f"agent-tui: {outcome.refusal or INTERRUPTED_BEFORE}\n"))
+                code = 1 if outcome.refusal else 130
+                continue
+            turns += 1
             session.bus.flush(5)
             result = renderer.result()
             renderer.emit(result)

@@ -15,10 +15,10 @@ from typing import Any
 import pytest
 
 from tests.fixtures import copy_claude_setup
+from tui.agent.prompt_catalog import session_catalog
 from tui.agent.session import AgentSession
 from tui.cli import build_parser, options_from_args
 from tui.config.settings import load_settings, trust_folder
-from tui.hooks.prompt_input import session_catalog
 from tui.trust.inventory import folder_inventory
 
 #: the settings keys agent-tui reads (the others must be named as not used)

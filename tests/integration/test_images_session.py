@@ -8,10 +8,10 @@ from pathlib import Path
 from tests.unit.tools.test_images import picture
 from tui.agent import events as ev
 from tui.agent.options import AgentOptions
+from tui.agent.prompt_pipeline import prepare_prompt
 from tui.agent.replay import load_events
 from tui.agent.resume import list_sessions, load_session
 from tui.agent.session import AgentSession
-from tui.hooks.prompt_input import prepare_prompt
 
 
 def _images_in(message: dict) -> list[dict]:

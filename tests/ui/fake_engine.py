@@ -89,6 +89,13 @@ class FakeSession(ModeMixin):
         self._thread = threading.Thread(target=self._run, args=(prompt,), daemon=True)
         self._thread.start()
 
+    def run_prompt(self, text: str, *, source: Any = None, images: tuple[dict[str, Any], ...] = ()) -> Any:
+        """The prompt pipeline of the scripted session: a plain prompt starts the scripted turn."""
+        from tui.agent.prompt_pipeline import Submitted
+
+        self.submit(text)
+        return Submitted()
+
     def cancel(self) -> None:
         self._cancel.set()
         for future in self._pending:

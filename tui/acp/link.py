@@ -315,28 +315,22 @@ class SessionLink:
             self.post(over)
 
     def _turn(self, parts: PromptParts) -> _TurnOver:
-        from tui.agent.permission_gate import ask_to_attach
-        from tui.hooks.prompt_input import attachment_rules, command_turn, prepare_prompt
+        from tui.agent.prompt_catalog import attachment_rules
+        from tui.agent.prompt_pipeline import ACP
 
         session = self.session
         if session.mcp is not None and not self._mcp_ready:  # the first turn waits for every server, as -p does
             self._mcp_ready = True
             session.mcp.start_for_print(self.err)
 
-        def ask(attachment: Any) -> bool:
-            return ask_to_attach(session, attachment, session.cancel_event)
+        def resources(prompt: str, ask: Any) -> tuple[str, list[str]]:
+            """ACP's own part: the resource blocks the client sent, after the prompt's `@` files."""
+            files = attach_files(parts, attachment_rules(session, True), ask)
+            return prompt_text(prompt, files, parts.context), parts.notices
 
-        prepared = prepare_prompt(session, parts.text, session.cancel_event, ask)
-        if prepared.refusal:
-            return _TurnOver(refusal=prepared.refusal)
-        files = attach_files(parts, attachment_rules(session, True), ask)
-        for notice in [*parts.notices, *prepared.notices]:
-            session.publish(Notice(level="warning", text=notice))
-        if session.cancel_event.is_set() or self.cancel_requested:
-            return _TurnOver(cancelled=True)
-        with command_turn(session, prepared.command):
-            session.run_turn(prompt_text(prepared.prompt, files, parts.context))
-        return _TurnOver()
+        # a cancel before the turn starts is caught at its TurnStarted (see _pump)
+        outcome = session.run_prompt(parts.text, source=ACP, extra=resources)
+        return _TurnOver(refusal=outcome.refusal or None, cancelled=outcome.cancelled)
 
     def _answer(self, over: _TurnOver) -> None:
         turn = self.turn

@@ -46,8 +46,9 @@ def apply_plugins(session: AgentSession, loaded: Any) -> list[str]:
 
 def _commands(session: AgentSession) -> None:
     """The catalog read again; the Skill tool lists what the model may load now (from the next request)."""
-    from tui.hooks.prompt_input import _model_renderer, reload_catalog
     from tui.hooks.skills import SKILL_TOOL_PROMPT, SkillTool, skill_listing
+
+    from .prompt_catalog import model_renderer, reload_catalog
 
     catalog = reload_catalog(session)
     skill_tool = next((t for t in session.tools if t.name == "Skill"), None)
@@ -55,7 +56,7 @@ def _commands(session: AgentSession) -> None:
     if skill_tool is not None:
         skill_tool.description = f"{SKILL_TOOL_PROMPT}\n\n{skill_listing(offered)}"  # type: ignore[misc]
     elif offered and getattr(session, "catalog", None) is catalog:
-        skill_tool = SkillTool(catalog, _model_renderer(session))
+        skill_tool = SkillTool(catalog, model_renderer(session))
         for tools in (session.tools, session.base_tools):
             tools.append(skill_tool)
         session.dispatcher.tools[skill_tool.name] = skill_tool

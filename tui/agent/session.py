@@ -12,7 +12,7 @@ from collections.abc import Callable
 from functools import partial
 from importlib import import_module
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from tui.tools.base import SessionState, Tool, ToolContext
 
@@ -34,6 +34,9 @@ from .session_history import NOT_EXECUTED_TEXT, HistoryMixin, Turn, last_text  #
 from .session_transcript import TranscriptMixin
 from .tool_belt import ask_user, configure_tools, offered_here, publish_changes
 from .transcript import Transcript, new_session_id
+
+if TYPE_CHECKING:
+    from .prompt_pipeline import Extra, PromptSource, Submitted
 
 
 class _CheckpointHook:
@@ -103,7 +106,7 @@ class AgentSession(HistoryMixin, TranscriptMixin, PinMixin, ModeMixin):
         self.tools: list[Tool] = tools if tools is not None else _default_tools()
         configure_tools(self.tools, options)
         self.policy = policy if policy is not None else _default_policy(options)
-        from tui.hooks.prompt_input import attach_catalog  # custom commands and skills (+ the Skill tool)
+        from .prompt_catalog import attach_catalog  # custom commands and skills (+ the Skill tool)
 
         self.catalog = attach_catalog(self, add_tool=tools is None)
         self.state = SessionState(project_dir=options.project_dir, extra_dirs=options.add_dirs)
@@ -438,6 +441,20 @@ class AgentSession(HistoryMixin, TranscriptMixin, PinMixin, ModeMixin):
         self.inbox.activate()
         self._thread = threading.Thread(target=self.run_turns, args=(prompt, images), name="agent-loop", daemon=True)
         self._thread.start()
+
+    def run_prompt(
+        self,
+        text: str,
+        *,
+        source: PromptSource,
+        images: tuple[dict[str, Any], ...] = (),
+        extra: Extra | None = None,
+        before_turn: Callable[[], None] | None = None,
+    ) -> Submitted:
+        """What the user sent, through the one prompt pipeline (prompt_pipeline.py): commands, `@` files, the turn."""
+        from .prompt_pipeline import run_prompt
+
+        return run_prompt(self, text, source=source, images=images, extra=extra, before_turn=before_turn)
 
     def cancel(self) -> None:
         """Interrupt the running turn: the stream is abandoned, tools stop, questions are denied."""

@@ -9,10 +9,8 @@ that is the project's file; an existing file keeps its text and gets the section
 from __future__ import annotations
 
 import re
-import threading
 from collections import Counter
 from pathlib import Path
-from typing import Any
 
 from tui.config.bounded_read import load_json_file
 from tui.config.special_files import read_regular_bytes
@@ -126,16 +124,3 @@ def init_plan(project_dir: Path) -> tuple[Path, str, bool]:
         parts = [p.strip("\n") for p in (before, section, after) if p.strip()]
         return target, "\n\n".join(parts) + "\n", True
     return target, f"{current.rstrip()}\n\n{section}", True
-
-
-def write_with_permission(session: Any, path: Path, content: str, cancel: threading.Event) -> tuple[str, bool]:
-    """Write `content` to `path` as a Write call through the session's dispatcher: the rules, the mode and the
-    dialog (with its diff) decide, as for the model's own writes; (result text, is_error)."""
-    from tui.tools.fileio import hash_file
-    from tui.tools.freshness import record_hash
-
-    if path.exists() and (digest := hash_file(path)) is not None:
-        record_hash(session.state, path, digest)  # the draft was made from what is there now
-    from .prompt_input import run_user_call
-
-    return run_user_call(session, "Write", {"file_path": str(path), "content": content}, cancel)

@@ -35,7 +35,6 @@ from .inspector_backlog import InspectorBacklog
 from .notice_hold import NoticeHold
 from .notifier import FocusReports
 from .terminal_model import TerminalModel
-from .threads import call_soon_from_thread
 from .warmup import warm_up_first_reply
 from .widgets.app_header import AppHeader
 from .widgets.conversation import MAX_MOUNTED_TURNS, Conversation
@@ -327,7 +326,7 @@ class AgentApp(ConversationKeys, FocusReports, EngineInbox, App[int]):
 
         if queue_while_busy(self, text):  # a turn runs: the message goes with its next request, or starts the next
             return
-        if await prompt_shortcuts.submit(self, text):  # !cmd, #memory, @files
+        if await prompt_shortcuts.submit(self, text):  # !cmd, #memory
             return
         if self.controller.busy:
             self.prompt_area.restore(text)
@@ -343,13 +342,7 @@ class AgentApp(ConversationKeys, FocusReports, EngineInbox, App[int]):
 
     @work(thread=True, group="submit", exit_on_error=False)
     def _submit_in_thread(self, text: str, images: tuple[dict[str, Any], ...] = ()) -> None:
-        try:
-            if images:
-                self.session.submit(text, images)
-            else:
-                self.session.submit(text)
-        except Exception as exc:  # e.g. a turn still winding down
-            call_soon_from_thread(self, self._submit_failed, str(exc))
+        prompt_shortcuts.send_prompt(self, text, images)
 
     def _submit_failed(self, reason: str) -> None:
         self.controller.abort_local_turn()

@@ -80,7 +80,7 @@ def unknown_command_message(app: AgentApp, name: str) -> str:
     """ "Unknown command /x." with the closest name, the built-ins and the project's and user's commands and skills."""
     import difflib
 
-    from tui.hooks.prompt_input import session_catalog
+    from tui.agent.prompt_catalog import session_catalog
 
     catalog = session_catalog(app.session).commands
     custom = sorted(catalog)

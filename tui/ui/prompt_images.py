@@ -64,7 +64,7 @@ class PromptImages:
 
     def _attach_paths(self, paths: list[str]) -> None:
         from tui.agent.permission_gate import ask_to_attach
-        from tui.hooks.prompt_input import attachment_rules
+        from tui.agent.prompt_catalog import attachment_rules
         from tui.tools.attachments import attach_one
 
         session = self.app.session

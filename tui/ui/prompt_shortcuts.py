@@ -1,9 +1,9 @@
 """What the prompt does with `/custom-command args`, `!cmd`, `#text` and `@file` (issue 15), and `/init`.
 
-The engine side is in `tui/hooks/`; this module only starts the work on a thread worker and
-shows it: a custom command or a prompt with `@` files is expanded off the UI thread (its `!`
-lines may run), bash mode and `/init` run one tool call through the session's dispatcher, so
-the tool block, the permission dialog and the tool panel show them like any call.
+The engine side is the prompt pipeline (`tui/agent/prompt_pipeline.py`); this module only starts the work on
+a thread worker and shows it: a custom command or a prompt with `@` files is expanded off the UI thread (its
+`!` lines may run), bash mode and `/init` run one tool call through the session's dispatcher, so the tool
+block, the permission dialog and the tool panel show them like any call.
 """
 
 from __future__ import annotations
@@ -39,9 +39,8 @@ def _busy(app: AgentApp) -> bool:
 
 
 async def submit(app: AgentApp, text: str) -> bool:
-    """Handle `!cmd`, `#text` and prompts with `@` files; False for a plain prompt."""
+    """Handle `!cmd` and `#text`; False for a prompt to send (`@` files are the pipeline's: send_prompt)."""
     from tui.agent.pins import is_pin_prompt
-    from tui.hooks.mentions import mentioned_paths
 
     if text.startswith("!") and text[1:].strip():
         await bash_mode(app, text[1:].strip())
@@ -54,15 +53,12 @@ async def submit(app: AgentApp, text: str) -> bool:
     if text.startswith("#") and text.lstrip("#").strip():
         remember(app, text.lstrip("#").strip())
         return True
-    if mentioned_paths(text):
-        await start_prepared_turn(app, text)
-        return True
     return False
 
 
 async def run_custom(app: AgentApp, name: str, args: str) -> bool:
     """Run `/name args` when `name` is a custom command or skill; False when there is none of that name."""
-    from tui.hooks.prompt_input import reload_catalog, session_catalog
+    from tui.agent.prompt_catalog import reload_catalog, session_catalog
 
     session = app.session
     if session_catalog(session).get(name) is None and reload_catalog(session).get(name) is None:
@@ -72,46 +68,32 @@ async def run_custom(app: AgentApp, name: str, args: str) -> bool:
 
 
 async def start_prepared_turn(app: AgentApp, text: str) -> None:
-    """Show `text` as typed, then expand it and run the turn on a thread."""
+    """Show `text` as typed, then send it through the engine's prompt pipeline on a thread."""
     if _busy(app):
         app.prompt_area.restore(text)
         return
     await app.controller.begin_local_turn(text)
     images = app.take_images()
-    app.run_worker(partial(_prepare_and_run, app, text, images), thread=True, group="submit", exit_on_error=False)
+    app.run_worker(partial(send_prompt, app, text, images), thread=True, group="submit", exit_on_error=False)
 
 
-def _prepare_and_run(app: AgentApp, text: str, images: tuple[dict[str, Any], ...] = ()) -> None:
-    from tui.agent.permission_gate import ask_to_attach
-    from tui.hooks.prompt_input import command_turn, prepare_prompt
+def send_prompt(app: AgentApp, text: str, images: tuple[dict[str, Any], ...] = ()) -> None:
+    """On a thread worker: the prompt through the pipeline (tui/agent/prompt_pipeline.py); a refusal, an
+    interrupt while asking about an attachment or a failure is one toast, and the app is idle again."""
+    from tui.agent.prompt_pipeline import APP
 
-    session = app.session
-    session.cancel_event.clear()
     try:  # an `@` mention that needs a yes asks in the permission dialog
-        prepared = prepare_prompt(
-            session, text, session.cancel_event, ask=partial(ask_to_attach, session, cancel=session.cancel_event)
-        )
+        outcome = app.session.run_prompt(text, images=images, source=APP)
+    except RuntimeError as exc:  # e.g. a turn still winding down
+        call_soon_from_thread(app, app._submit_failed, str(exc))
+        return
     except Exception as exc:  # a bug must not leave the app busy
         call_soon_from_thread(app, app._submit_failed, f"{type(exc).__name__}: {exc}")
         return
-    for notice in prepared.notices:
-        call_soon_from_thread(app, app.notify, notice, title="Attachments", severity="warning", timeout=10)
-    if session.cancel_event.is_set():  # Esc while a question was open: nothing is sent
+    if outcome.refusal:
+        call_soon_from_thread(app, app._submit_failed, outcome.refusal)
+    elif outcome.cancelled:  # Esc while a question was open: nothing is sent
         call_soon_from_thread(app, app._submit_failed, "interrupted while asking about an attachment")
-        return
-    if prepared.refusal:
-        call_soon_from_thread(app, app._submit_failed, prepared.refusal)
-        return
-    try:
-        with command_turn(session, prepared.command):
-            images = (*images, *prepared.images)  # the chips', then the `@` mentions' (prompt_images.py)
-            if images:
-                session.submit(prepared.prompt, images)
-            else:
-                session.submit(prepared.prompt)
-            session.wait()
-    except RuntimeError as exc:
-        call_soon_from_thread(app, app._submit_failed, str(exc))
 
 
 async def bash_mode(app: AgentApp, command_line: str) -> None:
@@ -124,13 +106,10 @@ async def bash_mode(app: AgentApp, command_line: str) -> None:
 
 
 def _run_bash(app: AgentApp, command_line: str) -> None:
-    from tui.hooks.prompt_input import add_bash_context, run_bash_mode
+    from tui.agent.prompt_pipeline import APP
 
-    session = app.session
-    session.cancel_event.clear()
     try:
-        output, is_error = run_bash_mode(session, command_line, session.cancel_event)
-        add_bash_context(session, command_line, output, is_error)
+        app.session.run_prompt(f"!{command_line}", source=APP)
         note, tone = BASH_CONTEXT_NOTE, "info"
     except Exception as exc:
         note, tone = f"bash mode failed: {type(exc).__name__}: {exc}", "error"
@@ -183,7 +162,8 @@ async def _init(app: AgentApp, args: str) -> None:
 
 
 def _run_init(app: AgentApp) -> None:
-    from tui.hooks.init_memory import init_plan, write_with_permission
+    from tui.agent.user_calls import write_with_permission
+    from tui.hooks.init_memory import init_plan
 
     session = app.session
     session.cancel_event.clear()
@@ -202,7 +182,7 @@ def _run_init(app: AgentApp) -> None:
 
 def palette_entries(app: AgentApp) -> Iterable[SystemCommand]:
     """Custom commands and skills in the command palette, with their descriptions."""
-    from tui.hooks.prompt_input import session_catalog
+    from tui.agent.prompt_catalog import session_catalog
 
     for command in session_catalog(app.session).commands.values():
         yield SystemCommand(f"/{command.name}", describe(command), partial(_from_palette, app, command))
@@ -226,8 +206,8 @@ def _from_palette(app: AgentApp, command: CustomCommand) -> None:
 def after_start(app: AgentApp) -> None:
     """In a thread worker after the first frame: toast each command, skill or agent file that could not be read,
     and start the `statusLine` command when one is set."""
+    from tui.agent.prompt_catalog import session_catalog
     from tui.config.settings import load_settings
-    from tui.hooks.prompt_input import session_catalog
 
     with _starting:  # a resumed app's start-up steps run twice (on_ready in two classes): report once
         if getattr(app, "_shortcuts_started", False):

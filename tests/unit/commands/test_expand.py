@@ -7,9 +7,10 @@ from pathlib import Path
 import pytest
 
 from tui.agent.options import AgentOptions
+from tui.agent.prompt_catalog import command_turn
+from tui.agent.prompt_pipeline import prepare_prompt
 from tui.agent.session import AgentSession
 from tui.hooks.expand import substitute_arguments
-from tui.hooks.prompt_input import command_turn, prepare_prompt
 
 from .helpers import trust, user_claude, write  # noqa: F401 - fixture
 

@@ -8,9 +8,9 @@ from pathlib import Path
 import pytest
 
 from tui.agent.options import AgentOptions
+from tui.agent.prompt_pipeline import prepare_prompt
 from tui.agent.session import AgentSession
 from tui.config.sandbox_settings import SandboxSettings
-from tui.hooks.prompt_input import prepare_prompt
 from tui.sandbox import runtime
 from tui.tools.attachments import Attachment
 

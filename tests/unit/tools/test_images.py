@@ -14,9 +14,9 @@ import pytest
 from PIL import Image
 
 from tui.agent.options import AgentOptions
+from tui.agent.prompt_pipeline import prepare_prompt
 from tui.agent.session import AgentSession
 from tui.config.settings import load_settings
-from tui.hooks.prompt_input import prepare_prompt
 from tui.tools.image_scale import header_size
 from tui.tools.pasted_paths import pasted_image_paths
 
@@ -149,7 +149,7 @@ def test_start_up_loads_neither_pillow_nor_textual_image() -> None:
     import sys
 
     code = (
-        "import sys, tui.ui.app, tui.headless, tui.tools.attachments, tui.hooks.prompt_input\n"
+        "import sys, tui.ui.app, tui.headless, tui.tools.attachments, tui.agent.prompt_pipeline\n"
         "heavy = [m for m in sys.modules if m.split('.')[0] in ('PIL', 'textual_image')]\n"
         "assert not heavy, heavy\n"
     )

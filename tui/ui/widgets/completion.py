@@ -108,8 +108,8 @@ class PromptCompleter:
         }
 
     def _slash_matches(self, typed: str) -> list[tuple[str, str, str]]:
+        from tui.agent.prompt_catalog import session_catalog
         from tui.hooks.mentions import fuzzy_matches
-        from tui.hooks.prompt_input import session_catalog
 
         from ..commands import SLASH_COMMANDS
         from ..prompt_shortcuts import describe
