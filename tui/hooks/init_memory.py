@@ -12,7 +12,7 @@ import re
 import threading
 from collections import Counter
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING
 
 from tui.config.bounded_read import load_json_file
 from tui.config.special_files import read_regular_bytes
@@ -20,6 +20,9 @@ from tui.wording import plural
 
 from .memory_shortcut import project_memory_file
 from .mentions import project_files
+
+if TYPE_CHECKING:
+    from .session_view import SessionView
 
 SECTION = "## Project overview (written by /init)"
 LANGUAGES = {
@@ -128,7 +131,7 @@ def init_plan(project_dir: Path) -> tuple[Path, str, bool]:
     return target, f"{current.rstrip()}\n\n{section}", True
 
 
-def write_with_permission(session: Any, path: Path, content: str, cancel: threading.Event) -> tuple[str, bool]:
+def write_with_permission(session: SessionView, path: Path, content: str, cancel: threading.Event) -> tuple[str, bool]:
     """Write `content` to `path` as a Write call through the session's dispatcher: the rules, the mode and the
     dialog (with its diff) decide, as for the model's own writes; (result text, is_error)."""
     from tui.tools.fileio import hash_file
