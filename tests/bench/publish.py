@@ -1,10 +1,10 @@
-"""A benchmark run in the docs: the full table in docs/benchmarks.md, one headline line per area in README.md.
+"""A benchmark run in the docs: the full table in docs/benchmarks.md, a short table of headline figures in README.md.
 
 Both are written between markers from the same results, so the front door and the reference always show the
 same run:
 
-    python -m tests.bench --publish                 # the saved run, tests/bench/results/latest.json
-    python -m tests.bench --publish RUN.json        # another saved run
+    python -m tests.bench --publish                       # the saved run, tests/bench/results/latest.json
+    python -m tests.bench --publish RUN.json SOAK.json    # a full run and the soak (which runs alone), together
 
 A full run (`python -m tests.bench`, without --only or --quick) publishes itself. The sentences around the
 table (what machine, what moved and why) are not generated: read them again after publishing.
@@ -24,28 +24,24 @@ DOCS = REPO / "docs" / "benchmarks.md"
 TABLE_LINK = "docs/benchmarks.md#latest-full-run"
 TABLE_MARKERS = ("<!-- bench:table -->", "<!-- /bench:table -->")
 HEADLINE_MARKERS = ("<!-- bench:headline -->", "<!-- /bench:headline -->")
-#: what each suite's headline line is called (a suite not named here is called by its short name)
-AREAS = {
-    "print": "`-p` against Claude Code",
-    "launch": "launch to first frame",
-    "engine": "the loop",
-    "app": "streaming and long sessions",
-    "tools": "Grep and Glob",
-    "hooks": "hooks",
-    "providers": "Bedrock and Vertex",
-    "mcp": "MCP",
-    "mcp-search": "MCP tool search",
-    "subagents": "subagents",
-    "tokens": "tokens per request",
-    "sandbox": "sandbox",
-    "timetravel": "time travel",
-    "cost": "cost attribution",
-    "images": "images",
-    "terminal": "bytes to the terminal",
-    "soak": "a long day",
-}
-#: the rows (by position in their suite) a headline line shows besides the ones that miss their goal
-HEADLINE_ROWS = {"print": (0, 1), "launch": (0, 1), "engine": (0, 1, 2), "app": (0, 3, 4)}
+#: where a missed goal in the headline links: the hand-written reasons below the full table
+WHY_LINK = "docs/benchmarks.md#goals-not-met-and-why"
+#: the few figures a user compares, in the order the README shows them: (suite, the row's name or its start).
+#: Against Claude Code and the floor first, then the app's own budgets.
+HEADLINE_PICKS = (
+    ("print", "-p 3-request session: wall"),
+    ("print", "-p 3-request session: wall vs the SDK floor"),
+    ("print", "-p 3-request session: peak RSS"),
+    ("tokens", "first request of a plain prompt: tokens"),
+    ("terminal", "bytes written to the terminal during a streamed turn"),
+    ("launch", "launch to first frame, tmux"),
+    ("launch", "launch to first frame, headless"),
+    ("app", "20,000-token reply"),
+    ("app", "500-turn session: RSS after scrolling"),
+    ("subagents", "8 subagents streaming: UI frame work p95"),
+    ("soak", "soak: RSS at the end of the day"),
+    ("soak", "soak: UI frame work p95, last tenth of the day"),
+)
 
 
 def goal_met(r: dict[str, Any]) -> bool | None:
@@ -86,35 +82,40 @@ def table(rows: list[dict[str, Any]]) -> str:
     return "\n".join(lines)
 
 
-def _figure(r: dict[str, Any]) -> str:
-    """One row as a headline shows it: `name **figure** against baseline (ratio×)`, and a missed goal."""
-    unit = r.get("unit", "")
-    name = r["benchmark"].replace("*", r"\*")  # `Glob **/*.py` is not emphasis
-    text = f"{name} **{fmt(r.get('value'), unit)}**"
-    if r.get("baseline") is not None:
-        text += f" against {fmt(r['baseline'], unit)}"
-    if r.get("ratio") is not None:
-        text += f" ({r['ratio']:.2f}×)"
-    if r.get("met") is False:
-        text += f", goal {r.get('goal', '')}: not met"
-    return text
+def pick(rows: list[dict[str, Any]], suite: str, name: str) -> dict[str, Any] | None:
+    """The row of `suite` called `name`, or else the first whose name starts with it (names carry notes)."""
+    members = [r for r in rows if str(r.get("suite", "")) == suite]
+    exact = [r for r in members if r["benchmark"] == name]
+    return (exact or [r for r in members if r["benchmark"].startswith(name)] or [None])[0]
+
+
+def _cell(text: str) -> str:
+    """Text fit for a table cell: a `|` would end it, `*` would start emphasis."""
+    return text.replace("|", "\\|").replace("*", r"\*")
 
 
 def headline(rows: list[dict[str, Any]]) -> str:
-    """One line per suite, in the order the suites ran: its chosen rows, every missed goal, the goals met."""
-    suites: dict[str, list[dict[str, Any]]] = {}
-    for r in rows:
-        suites.setdefault(str(r.get("suite", r["benchmark"])), []).append(r)
-    lines = []
-    for suite, members in suites.items():
-        if all(r.get("value") is None for r in members):  # a suite that could not run has no figure to show
-            lines.append(f"- [{AREAS.get(suite, suite)}]({TABLE_LINK}): not measured in this run")
+    """A short table of the figures a user compares (HEADLINE_PICKS): figure, baseline, ratio, goal, verdict.
+
+    A pick the run did not measure says so; a missed goal links to the reasons written under the full table."""
+    lines = ["| what you compare | agent-tui | against | ratio | goal | met |", "|---|---|---|---|---|---|"]
+    for suite, name in HEADLINE_PICKS:
+        r = pick(rows, suite, name)
+        if r is None or r.get("value") is None:
+            why = _cell(str(r.get("note", ""))) if r else ""
+            lines.append(f"| [{_cell(name)}]({TABLE_LINK}) | — | {why or 'not measured in this run'} | — | — | — |")
             continue
-        shown = [r for i, r in enumerate(members) if i in HEADLINE_ROWS.get(suite, (0,)) or r.get("met") is False]
-        judged = [r for r in members if r.get("met") is not None]
-        met = sum(r["met"] is True for r in judged)
-        tally = f"{met} of {len(judged)} goals met" if judged else "no goal"
-        lines.append(f"- [{AREAS.get(suite, suite)}]({TABLE_LINK}): {'; '.join(map(_figure, shown))}; {tally}")
+        unit = r.get("unit", "")
+        base = fmt(r["baseline"], unit) if r.get("baseline") is not None else "—"
+        if r.get("baseline_label"):
+            base += f" ({r['baseline_label']})"
+        ratio = f"{r['ratio']:.2f}×" if r.get("ratio") is not None else "—"
+        met = {True: "yes", False: f"**no** ([why]({WHY_LINK}))", None: "—"}[r.get("met")]
+        figure = fmt(r.get("value"), unit)
+        lines.append(
+            f"| [{_cell(r['benchmark'])}]({TABLE_LINK}) | **{figure}** | {_cell(base)} | {ratio} "
+            f"| {_cell(str(r.get('goal', '')))} | {met} |"
+        )
     return "\n".join(lines)
 
 
@@ -155,15 +156,14 @@ def publish(report: dict[str, Any], *, readme: Path | None = None, docs: Path | 
     readme.write_text(readme_text, encoding="utf-8")
 
 
-_ROW = re.compile(r"^- \[[^\]]+\]\([^)]+\): (?P<body>.*)$")
-_FIGURE = re.compile(r"(?:^|; )(?P<name>(?:[^;*\\]|\\.)+?) \*\*(?P<figure>[^*]+)\*\*")
+_ROW = re.compile(r"^\| \[(?P<name>(?:[^\]\\]|\\.)+)\]\([^)]+\) \| \*\*(?P<figure>[^*]+)\*\* \|")
 
 
 def headline_figures(text: str) -> list[tuple[str, str]]:
-    """(benchmark, figure) for every figure a headline block shows, to check each against the table."""
+    """(benchmark, figure) for every figure the headline table shows, to check each against the full table."""
     found = []
     for line in text.splitlines():
         match = _ROW.match(line)
         if match:
-            found += [(m["name"].replace("\\*", "*"), m["figure"]) for m in _FIGURE.finditer(match["body"])]
+            found.append((re.sub(r"\\(.)", r"\1", match["name"]), match["figure"]))
     return found

@@ -86,13 +86,14 @@ def main(argv: list[str] | None = None) -> int:
         "--publish",
         type=Path,
         metavar="JSON",
-        nargs="?",
-        const=RESULTS,
-        help="write a saved run (default: the latest) into docs/benchmarks.md and README.md, and exit",
+        nargs="*",
+        help="write saved runs (default: the latest; several are joined, e.g. a full run and the soak) into "
+        "docs/benchmarks.md and README.md, and exit",
     )
     args = parser.parse_args(argv)
-    if args.publish:
-        publish(json.loads(args.publish.read_text()))
+    if args.publish is not None:
+        saved = [json.loads(path.read_text()) for path in args.publish or [RESULTS]]
+        publish({**saved[0], "rows": [r for run in saved for r in run["rows"]]})
         print(
             "wrote the table into docs/benchmarks.md and the headline into README.md; "
             "read the sentences around them again",

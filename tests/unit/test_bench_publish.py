@@ -85,32 +85,66 @@ def test_the_table_has_every_row_with_its_verdict() -> None:
     assert lines[6].endswith("| ratio <= 1.2 | **no** |")  # judged from its goal
 
 
-def test_the_headline_is_one_line_per_area_naming_what_missed() -> None:
-    lines = pub.headline(pub.filled(ROWS)).splitlines()
-    assert [line.split("]")[0] for line in lines] == [
-        "- [`-p` against Claude Code",
-        "- [streaming and long sessions",
-        "- [Grep and Glob",
-        "- [MCP",
-    ]
-    assert all(f"]({pub.TABLE_LINK}): " in line for line in lines)
-    assert lines[0].endswith(
-        "-p session: wall **0.50 s** against 1.00 s (0.50×); "
-        "-p session: peak RSS **50 MiB** against 300 MiB (0.17×); 2 of 2 goals met"
+def test_the_headline_is_a_short_table_of_the_picked_rows() -> None:
+    rows = pub.filled(
+        [
+            *ROWS,
+            {
+                "suite": "app",
+                "benchmark": "20,000-token reply at full speed: last token on screen",
+                "note": "pilot | 120×40",
+                "value": 2.4,
+                "unit": "s",
+                "baseline": 1.6,
+                "baseline_label": "SDK alone",
+                "ratio": 1.5,
+                "goal": "≤ 1.25× SDK alone",
+                "met": False,
+            },
+            {"suite": "print", "benchmark": "-p 3-request session: wall", "value": 0.4, "unit": "s"},
+        ]
     )
-    assert "long reply **2.40 s** against 1.40 s (1.71×), goal ≤ 1.5× SDK alone: not met; 1 of 2 goals met" in lines[1]
-    assert r"Glob \*\*/\*.py (stdlib, s) **0.23 s**" in lines[2]  # not emphasis
-    assert lines[3].endswith("not measured in this run")
+    lines = pub.headline(rows).splitlines()
+    assert lines[0] == "| what you compare | agent-tui | against | ratio | goal | met |"
+    assert len(lines) == 2 + len(pub.HEADLINE_PICKS)  # one row a pick, measured or not
+    wall = f"| [-p 3-request session: wall]({pub.TABLE_LINK}) | **0.40 s** | — | — |  | — |"
+    assert lines[2] == wall  # the exact name wins over a longer one that starts with it
+    reply = next(line for line in lines if "20,000-token" in line)
+    assert reply == (
+        f"| [20,000-token reply at full speed: last token on screen]({pub.TABLE_LINK}) | **2.40 s** "
+        f"| 1.60 s (SDK alone) | 1.50× | ≤ 1.25× SDK alone | **no** ([why]({pub.WHY_LINK})) |"
+    )
+    soak = next(line for line in lines if "soak: RSS" in line)
+    assert soak.endswith("| — | not measured in this run | — | — | — |")
+
+
+def test_a_picked_row_that_could_not_run_says_why() -> None:
+    rows = [
+        {
+            "suite": "terminal",
+            "benchmark": "bytes written to the terminal during a streamed turn",
+            "value": None,
+            "note": "Claude Code could not be installed from npm here",
+        }
+    ]
+    line = next(line for line in pub.headline(rows).splitlines() if "bytes written" in line)
+    assert "| — | Claude Code could not be installed from npm here |" in line
 
 
 def test_the_headline_figures_can_be_read_back() -> None:
-    figures = pub.headline_figures(pub.headline(pub.filled(ROWS)))
+    rows = [
+        {"suite": "print", "benchmark": "-p 3-request session: wall", "value": 0.5, "unit": "s"},
+        {
+            "suite": "app",
+            "benchmark": "500-turn session: RSS after scrolling — a | b *c*",
+            "value": 140.0,
+            "unit": "MiB",
+        },
+    ]
+    figures = pub.headline_figures(pub.headline(rows))
     assert figures == [
-        ("-p session: wall", "0.50 s"),
-        ("-p session: peak RSS", "50 MiB"),
-        ("keystroke echo p95", "14.7 ms"),
-        ("long reply", "2.40 s"),
-        ("Glob **/*.py (stdlib, s)", "0.23 s"),
+        ("-p 3-request session: wall", "0.50 s"),
+        ("500-turn session: RSS after scrolling — a | b *c*", "140 MiB"),
     ]
 
 
@@ -149,8 +183,29 @@ def test_publish_from_the_command_line_reads_a_saved_run(
     saved.write_text(json.dumps(REPORT))
     monkeypatch.setattr(pub, "README", readme)
     monkeypatch.setattr(pub, "DOCS", docs)
-    assert main(["--publish", str(saved)]) == 0
-    assert "long reply **2.40 s**" in readme.read_text() and "| long reply | 2.40 s |" in docs.read_text()
+    soak = tmp_path / "soak.json"
+    soak.write_text(
+        json.dumps(
+            {
+                **REPORT,
+                "rows": [
+                    {
+                        "suite": "soak",
+                        "benchmark": "soak: RSS at the end of the day",
+                        "value": 200.0,
+                        "unit": "MiB",
+                        "goal": "≤ 1.10× after warm-up",
+                    }
+                ],
+            }
+        )
+    )
+    assert main(["--publish", str(saved), str(soak)]) == 0
+    assert (
+        "| long reply | 2.40 s |" in docs.read_text()
+        and "| soak: RSS at the end of the day | 200 MiB |" in docs.read_text()
+    )
+    assert "**200 MiB**" in readme.read_text()
 
 
 def test_the_repository_has_each_marker_once() -> None:

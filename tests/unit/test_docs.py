@@ -119,7 +119,7 @@ def test_the_readme_benchmark_headline_shows_the_docs_table() -> None:
     headline = between(_text(README), HEADLINE_MARKERS)
     rows = between(_text(DOCS / "benchmarks.md"), TABLE_MARKERS).splitlines()
     figures = headline_figures(headline)
-    assert figures and all(TABLE_LINK in line for line in headline.splitlines())
+    assert figures and all(TABLE_LINK in line for line in headline.splitlines()[2:])  # below the table's head
     missing = [
         (name, figure)
         for name, figure in figures
