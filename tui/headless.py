@@ -17,6 +17,7 @@ from typing import Any, TextIO
 
 from tui import __version__
 from tui.agent.cost_report import cache_miss_line, cost_breakdown
+from tui.agent.door import Session
 from tui.agent.events import (
     BlockDelta,
     BlockFinished,
@@ -71,7 +72,7 @@ class HeadlessRenderer:
 
     def __init__(
         self,
-        session: AgentSession,
+        session: Session,
         fmt: str,
         out: TextIO,
         err: TextIO,
@@ -319,7 +320,7 @@ def run_headless(
     partial: bool = False,
     out: TextIO | None = None,
     err: TextIO | None = None,
-    session: AgentSession | None = None,
+    session: Session | None = None,
     verbose: bool = False,
     hook_events: bool = False,
     input_stream: TextIO | None = None,
@@ -382,9 +383,7 @@ def run_headless(
     if fmt == "stream-json":
         renderer.emit(result)
     elif fmt == "json":
-        from tui.agent.context_map import context_map
-
-        result["context"] = context_map(session)  # what /context shows
+        result["context"] = session.context_map()  # what /context shows
         whole = [*renderer.stream_lines, result] if renderer.collect else result
         out.write(redact(json.dumps(whole, ensure_ascii=False, default=str)) + "\n")
     else:
@@ -406,7 +405,7 @@ def stop_line(result: dict[str, Any], err: TextIO) -> int:
 
 
 def start_input(
-    session: AgentSession, renderer: HeadlessRenderer, stream: TextIO, err: TextIO, permission_prompt: bool
+    session: Session, renderer: HeadlessRenderer, stream: TextIO, err: TextIO, permission_prompt: bool
 ) -> Any:
     """Start reading stream-json lines from `stream`, with the Agent SDK's control requests served; their handlers."""
     from tui.sdk_control import attach
@@ -420,7 +419,7 @@ def start_input(
     return control
 
 
-def run_input_turns(session: AgentSession, renderer: HeadlessRenderer, control: Any, err: TextIO) -> int:
+def run_input_turns(session: Session, renderer: HeadlessRenderer, control: Any, err: TextIO) -> int:
     """stream-json input: one turn per user line, each ending with its result line, until stdin ends.
 
     As Claude Code 2.1.332: lines written at once are turns of their own, each after a `system`/`init` line;

@@ -9,10 +9,13 @@ has none, so the object is empty) — plus `memory_files`, agent-tui's own: ever
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from tui.agent.door import Session
 
 
-def agent_names(session: Any) -> list[str]:
+def agent_names(session: Session) -> list[str]:
     """The agent types the Agent tool offers, by name."""
     tool = next((t for t in getattr(session, "tools", ()) if getattr(t, "name", "") == "Agent"), None)
     if tool is None or not hasattr(tool, "definitions"):
@@ -23,7 +26,7 @@ def agent_names(session: Any) -> list[str]:
         return []
 
 
-def skill_names(session: Any) -> list[str]:
+def skill_names(session: Session) -> list[str]:
     """The skills with a description, as Claude Code lists them in `skills`."""
     catalog = getattr(session, "catalog", None)
     if catalog is None:
@@ -31,7 +34,7 @@ def skill_names(session: Any) -> list[str]:
     return [c.name for c in catalog.commands.values() if c.kind == "skill" and c.described]
 
 
-def plugin_entries(session: Any) -> list[dict[str, str]]:
+def plugin_entries(session: Session) -> list[dict[str, str]]:
     """`{name, path, source, version}` per enabled plugin (source is `name@marketplace`; version when it has one)."""
     active = getattr(session.options, "plugins", None)
     out = []
@@ -44,7 +47,7 @@ def plugin_entries(session: Any) -> list[dict[str, str]]:
     return out
 
 
-def loaded_fields(session: Any) -> dict[str, Any]:
+def loaded_fields(session: Session) -> dict[str, Any]:
     """The init line's fields about what loaded (the memory files are read here when no request did yet)."""
     try:
         session.system_blocks()  # reads the memory files, as the first request would

@@ -20,6 +20,7 @@ from tui.agent.bus import EventBus
 from tui.agent.options import AgentOptions
 from tui.agent.permission_gate import PermissionReply
 from tui.agent.permission_mode import ModeMixin
+from tui.agent.session_door import DoorMixin
 
 REPLY_1 = "I'll look for the TODO markers first.\n\n"
 REPLY_2 = "Found them. `app.py` has an unhandled empty input; I'll fix that one:\n\n```python\nif not text:\n    return 0\n```\n"
@@ -33,7 +34,7 @@ class FakePolicy:
     saved: list[str] = field(default_factory=list)
 
 
-class FakeSession(ModeMixin):
+class FakeSession(ModeMixin, DoorMixin):
     """The AgentSession API the app drives, backed by a scripted turn."""
 
     def __init__(

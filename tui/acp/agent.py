@@ -154,7 +154,7 @@ class AcpAgent:
             link = await asyncio.to_thread(self._open, cwd, mcp_servers or [], session_id)
             self._start(link)
         session = link.session
-        resolve = session._tool_context("").resolve
+        resolve = session.tool_context("").resolve
         for update in updates.history(list(session.messages), session.dispatcher.tools, resolve):
             await link._send(update)  # the whole conversation before the answer, as the protocol asks
         return LoadSessionResponse(modes=link.modes())

@@ -49,7 +49,7 @@ from .prompt import PromptParts, attach_files, prompt_text, split
 from .questions import ask_permission, ask_user
 
 if TYPE_CHECKING:
-    from tui.agent.session import AgentSession
+    from tui.agent.door import Session
 
 #: events no client shows: raw traffic, whole request bodies
 _SKIP = (McpMessage, RequestSent, ResponseFinished)
@@ -83,14 +83,14 @@ class SessionLink:
     """An AgentSession as one ACP session: prompts in, updates and questions out."""
 
     def __init__(
-        self, acp_id: str, session: AgentSession, client: Any, *, files_through_client: bool, err: TextIO | None = None
+        self, acp_id: str, session: Session, client: Any, *, files_through_client: bool, err: TextIO | None = None
     ) -> None:
         self.id = acp_id
         self.session = session
         self.client = client
         self.err = err or sys.stderr
         self.files = ClientFiles(self, files_through_client)
-        session.state.editor = self.files
+        session.attach_editor(self.files)
         self.loop: asyncio.AbstractEventLoop | None = None
         self.queue: asyncio.Queue[Any] = asyncio.Queue()
         self.turn: asyncio.Future[PromptResponse] | None = None
@@ -230,7 +230,7 @@ class SessionLink:
             self._spawn(ask_user(self, item))
         elif isinstance(item, ToolQueued):
             tool = self.session.dispatcher.tools.get(item.name)
-            resolve = self.session._tool_context(item.tool_use_id).resolve
+            resolve = self.session.tool_context(item.tool_use_id).resolve
             if item.name in ("Edit", "Write") and isinstance(item.input.get("file_path"), str):
                 self.targets[item.tool_use_id] = str(resolve(item.input["file_path"]))
             await self._send(updates.tool_started(item.tool_use_id, item.name, item.label, item.input, tool, resolve))

@@ -58,7 +58,7 @@ async def ask_permission(link: SessionLink, ev: PermissionRequested) -> None:
     reply = PermissionReply(False)
     try:
         tool = link.session.dispatcher.tools.get(ev.tool_name)
-        ctx = link.session._tool_context(ev.tool_use_id)
+        ctx = link.session.tool_context(ev.tool_use_id)
         content = [text_content(ev.reason)] if ev.reason else []
         change = (
             await asyncio.to_thread(planned_change, ev.tool_name, ev.input, ctx)

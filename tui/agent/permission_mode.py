@@ -8,11 +8,15 @@ and publishes one PermissionModeChanged.
 
 from __future__ import annotations
 
-from typing import Any
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
 
 from tui.config.modes import MODES
 
-from .events import Notice, PermissionModeChanged
+from .events import Event, Notice, PermissionModeChanged
+
+if TYPE_CHECKING:
+    from .options import AgentOptions
 
 BYPASS = "bypassPermissions"
 
@@ -28,9 +32,9 @@ def rule_text(value: Any) -> str | None:
 class ModeMixin:
     """AgentSession's permission mode: read it, list the reachable ones, change it."""
 
-    options: Any
-    policy: Any
-    publish: Any
+    options: AgentOptions
+    policy: Any  # a PermissionPolicy (AgentSession.policy: the settings' own, or a caller's)
+    publish: Callable[[Event], None]  # AgentSession.publish
 
     @property
     def permission_mode(self) -> str:

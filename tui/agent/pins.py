@@ -8,7 +8,12 @@ prompt the messages it keeps do not already hold, word for word, after the summa
 from __future__ import annotations
 
 import re
-from typing import Any
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from .events import Event
+    from .transcript import Transcript
 
 PIN_PREFIX = re.compile(r"#pin(?:\s+|$)")
 PINNED_HEADER = "[Pinned by the user: kept verbatim through compactions]"
@@ -77,8 +82,8 @@ class PinMixin:
 
     pins: list[str]
     messages: list[dict[str, Any]]
-    transcript: Any
-    publish: Any
+    transcript: Transcript | None
+    publish: Callable[[Event], None]  # AgentSession.publish
 
     def pin(self, text: str) -> str:
         """Keep prompt `text` verbatim through every compaction; returns a sentence saying so."""

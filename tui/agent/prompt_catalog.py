@@ -22,6 +22,7 @@ from tui.tools.image_scale import MAX_EDGE
 from .events import Event, TurnFinished
 
 if TYPE_CHECKING:
+    from .door import Session
     from .session import AgentSession
 
 
@@ -78,7 +79,7 @@ def _valid_rule(rule: str) -> bool:
     return True
 
 
-def _load(session: AgentSession) -> Catalog:
+def _load(session: Session) -> Catalog:
     """The project's, the user's and the enabled plugins' commands and skills (the session's deny rules apply)."""
     project_dir = Path(session.options.project_dir)
     policy = getattr(session, "policy", None)  # read while the session is built: its policy is already there
@@ -86,13 +87,13 @@ def _load(session: AgentSession) -> Catalog:
     return load_catalog(project_dir, getattr(session.options, "plugins", None), denied)
 
 
-def session_catalog(session: AgentSession) -> Catalog:
+def session_catalog(session: Session) -> Catalog:
     """The catalog loaded with the session (or a fresh one for a session built without it)."""
     catalog = getattr(session, "catalog", None)
     return catalog if isinstance(catalog, Catalog) else _load(session)
 
 
-def reload_catalog(session: AgentSession) -> Catalog:
+def reload_catalog(session: Session) -> Catalog:
     """Read the folders again (a file added while the app runs); the Skill tool keeps its start-up listing."""
     fresh = _load(session)
     old = getattr(session, "catalog", None)
@@ -128,7 +129,7 @@ def render(
     return attach_mentions(text, rules, ask)
 
 
-def attachment_rules(session: AgentSession, can_ask: bool) -> AttachmentRules:
+def attachment_rules(session: Session, can_ask: bool) -> AttachmentRules:
     """The rules `@` mentions meet in this session (the Read tool's); `can_ask` when someone can answer a question."""
     return AttachmentRules(
         project_dir=Path(session.options.project_dir),

@@ -30,6 +30,7 @@ from .permission_mode import ModeMixin
 from .pins import PinMixin
 from .pricing import add_usage, usage_cost
 from .request import build_system, build_tools
+from .session_door import DoorMixin
 from .session_history import NOT_EXECUTED_TEXT, HistoryMixin, Turn, last_text  # noqa: F401  (named here too)
 from .session_transcript import TranscriptMixin
 from .tool_belt import ask_user, configure_tools, offered_here, publish_changes
@@ -86,7 +87,7 @@ def _default_policy(options: AgentOptions) -> Any:
     return policy
 
 
-class AgentSession(HistoryMixin, TranscriptMixin, PinMixin, ModeMixin):
+class AgentSession(HistoryMixin, TranscriptMixin, PinMixin, ModeMixin, DoorMixin):
     """A conversation with the model, run one turn at a time on a worker thread."""
 
     #: the loop path its events carry (a subagent's is `main/<alias>`; see subagents.py)
@@ -311,10 +312,6 @@ class AgentSession(HistoryMixin, TranscriptMixin, PinMixin, ModeMixin):
         self._system_cache = None
         self._memory_compacted = compacted
 
-    def wake_with(self, waker: Callable[[str], object] | None) -> None:
-        """How a front end starts a turn the session itself asks for (an asyncRewake hook's message)."""
-        self.waker = waker
-
     def add_directory(self, path: Path) -> None:
         """/add-dir: `path` is part of the project for the tools and the system prompt from the next request."""
         self.options.add_dirs.append(path)  # the session's state and permission policy share this list
@@ -391,20 +388,6 @@ class AgentSession(HistoryMixin, TranscriptMixin, PinMixin, ModeMixin):
         self.cost_usd += usage_cost(usage, model or self.pricing_model)
         if measure_context:
             self.context.observe(usage)
-
-    def resume(self, target: str | Path, fork: bool = False) -> Any:
-        """Continue a saved session of this project (id, id prefix or path), or a copy of it; see resume.py."""
-        from .resume import resume_into
-
-        if self.hooks is not None:
-            self.hooks.start_source = "resume"
-        return resume_into(self, target, fork)
-
-    def compact(self, focus: str = "") -> Any:
-        """Summarise older turns now (/compact); blocking, call it off the UI thread."""
-        from .compaction import compact
-
-        return compact(self, focus)
 
     def end_turn(self, turn: Turn) -> None:
         pass

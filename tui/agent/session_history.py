@@ -6,13 +6,19 @@ A mixin of `AgentSession` (session.py), kept apart so that file stays about the 
 from __future__ import annotations
 
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from .pins import split_pin
 from .scrub import scrub_text
 from .tool_belt import notification_blocks
 from .transcript import Transcript
+
+if TYPE_CHECKING:
+    from tui.tools.base import SessionState
+
+    from .cost import CostLedger
 
 NOT_EXECUTED_TEXT = "Not executed: the turn ended before this tool call ran."
 
@@ -45,14 +51,14 @@ class HistoryMixin:
     messages: list[dict[str, Any]]
     transcript: Transcript | None
     turn_count: int
-    state: Any
-    costs: Any
+    state: SessionState
+    costs: CostLedger
     loop_path: str
     hook_context: list[dict[str, Any]]
     _before_prompt: tuple[int, dict[str, Any] | None]
 
     checkpoints: Any  # AgentSession.checkpoints
-    pin: Any  # PinMixin.pin
+    pin: Callable[[str], str]  # PinMixin.pin
 
     def append_message(self, message: dict[str, Any]) -> None:
         """Append to the API history (never modified afterwards) and to the transcript."""

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, cast
 
@@ -9,6 +10,7 @@ from .events import Event, Notice
 from .transcript import SKIPPED_EVENTS, Transcript, new_session_id, sessions_folder
 
 if TYPE_CHECKING:
+    from .bus import EventBus
     from .options import AgentOptions
     from .session import AgentSession
 
@@ -19,11 +21,10 @@ class TranscriptMixin:
     transcript: Transcript | None
     _transcript_sub: Any
     options: AgentOptions
-    bus: Any
+    bus: EventBus
     session_id: str
     loop_path: str
-
-    publish: Any  # AgentSession.publish
+    publish: Callable[[Event], None]  # AgentSession.publish
 
     @property
     def transcript_path(self) -> Path | None:

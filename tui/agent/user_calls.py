@@ -13,14 +13,13 @@ from typing import TYPE_CHECKING, Any
 from tui.hooks.prompt_input import bash_context_text
 
 if TYPE_CHECKING:
+    from .door import Session
     from .session import AgentSession
 
 _call_ids = itertools.count(1)
 
 
-def run_user_call(
-    session: AgentSession, name: str, tool_input: dict[str, Any], cancel: threading.Event
-) -> tuple[str, bool]:
+def run_user_call(session: Session, name: str, tool_input: dict[str, Any], cancel: threading.Event) -> tuple[str, bool]:
     """Run one tool call the user asked for through the dispatcher; (result text, is_error)."""
     block = {"type": "tool_use", "id": f"toolu_user_{next(_call_ids)}", "name": name, "input": tool_input}
     result = session.dispatcher.run([block], cancel, {}).results[0]
@@ -50,7 +49,7 @@ def add_bash_context(session: AgentSession, command_line: str, output: str, is_e
         session.append_message({"role": "user", "content": [block]})
 
 
-def write_with_permission(session: AgentSession, path: Path, content: str, cancel: threading.Event) -> tuple[str, bool]:
+def write_with_permission(session: Session, path: Path, content: str, cancel: threading.Event) -> tuple[str, bool]:
     """/init: write `content` to `path` as a Write call through the dispatcher: the rules, the mode and the
     dialog (with its diff) decide, as for the model's own writes; (result text, is_error)."""
     from tui.tools.fileio import hash_file

@@ -10,17 +10,20 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from tui import __version__
 from tui.sanitize import one_line
+
+if TYPE_CHECKING:
+    from .session_view import SessionView
 
 #: a status command that takes longer than this is killed (and shows nothing this time)
 TIMEOUT_S = 5.0
 MAX_LINE_CHARS = 400
 
 
-def status_payload(session: Any, *, duration_ms: int = 0, api_duration_ms: int = 0) -> dict[str, Any]:
+def status_payload(session: SessionView, *, duration_ms: int = 0, api_duration_ms: int = 0) -> dict[str, Any]:
     """The JSON Claude Code gives its status-line command, from this session."""
     options = session.options
     project = str(options.project_dir)

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Protocol
 
 from tui.config.paths import local_settings_file
 from tui.config.rule_files import SettingsWriteError, read_for_update, write_text_atomic
@@ -19,6 +19,15 @@ from tui.mcp.sources import McpServers, ProjectFilter, load_mcp_servers, mcpjson
 
 if TYPE_CHECKING:
     from tomlkit import TOMLDocument  # imported when a file is edited
+
+    from tui.mcp.runtime import McpRuntime
+
+
+class McpHost(Protocol):
+    """A session as MCP sees it when servers join it (tui.agent.door.Session has this)."""
+
+    def start_mcp(self) -> McpRuntime: ...
+
 
 ENABLED_KEY = "enabledMcpjsonServers"
 DISABLED_KEY = "disabledMcpjsonServers"
@@ -102,7 +111,7 @@ def remember_enabled(project_dir: Path, name: str, enabled: bool) -> str:
 
 
 def start_servers(
-    session: Any, configs: Iterable[McpServerConfig], disabled: Iterable[McpServerConfig] = ()
+    session: McpHost, configs: Iterable[McpServerConfig], disabled: Iterable[McpServerConfig] = ()
 ) -> list[str]:
     """Connect `configs` in `session` (in the background) unless already there; returns the names started.
 
@@ -111,16 +120,10 @@ def start_servers(
     configs, disabled = list(configs), list(disabled)
     if not configs and not disabled:
         return []
-    if session.mcp is None:
-        from tui.mcp.runtime import McpRuntime
-        from tui.mcp.tool_search import ToolSearch
-
-        session.options.mcp_servers = []
-        session.mcp = McpRuntime(session)
-        session.tool_search = ToolSearch(on_load=lambda: setattr(session, "_tool_defs", None))
+    runtime = session.start_mcp()
     for config in disabled:
-        session.mcp.manager.add(config, enabled=False)
-    started = [c.name for c in configs if session.mcp.manager.add(c)]
+        runtime.manager.add(config, enabled=False)
+    started = [c.name for c in configs if runtime.manager.add(c)]
     if started:
-        session.mcp.start()
+        runtime.start()
     return started

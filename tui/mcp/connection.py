@@ -12,9 +12,12 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from tui.mcp.config import McpServerConfig, ServerCwdMissing
+
+if TYPE_CHECKING:
+    from mcp import ClientSession
 
 #: server-side lists a `notifications/*/list_changed` refreshes
 LIST_CHANGED = {
@@ -118,7 +121,7 @@ class Connection:
         self.tool_timeout = tool_timeout
         self.tap = tap
         self.on_changed = changed
-        self.session: Any = None
+        self.session: ClientSession | None = None
         self.stop = asyncio.Event()
         self.pid: int | None = None
         self._tool_list_ids: set[Any] = set()
@@ -250,7 +253,7 @@ class Connection:
         self.state.status = "failed"  # last: a reader that sees "failed" sees why
         self.on_changed()
 
-    async def list_all(self, session: Any, which: set[str]) -> None:
+    async def list_all(self, session: ClientSession, which: set[str]) -> None:
         """Read the lists the server offers (paginated); a failed refresh keeps the old lists."""
         caps = (
             session.server_capabilities if not callable(session.server_capabilities) else session.server_capabilities()

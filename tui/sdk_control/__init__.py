@@ -18,7 +18,7 @@ import os
 import select
 import stat
 import threading
-from typing import Any, TextIO
+from typing import TYPE_CHECKING, TextIO
 
 from tui.agent.events import BlockDelta, BlockFinished, BlockStarted, McpMessage, ToolOutput
 from tui.headless_input import StreamJsonInput
@@ -28,13 +28,18 @@ from .channel import ControlChannel
 from .permissions import PermissionBridge
 from .requests import SdkRequests
 
+if TYPE_CHECKING:
+    from tui.agent.door import Session
+
 #: the sentence a request still waiting gets when stdin ends
 INPUT_CLOSED = "the Agent SDK program closed agent-tui's input (stdin) before answering"
 #: how often, once stdin has ended, agent-tui looks whether anyone still reads its stdout
 WATCH_S = 0.25
 
 
-def attach(session: Any, reader: StreamJsonInput, out: TextIO, err: TextIO, *, permission_prompt: bool) -> SdkRequests:
+def attach(
+    session: Session, reader: StreamJsonInput, out: TextIO, err: TextIO, *, permission_prompt: bool
+) -> SdkRequests:
     """Plug the control protocol into `reader` for `session`; `permission_prompt`: can_use_tool answers questions.
 
     The caller sets `finished` on the returned handlers once the run is over.
@@ -77,10 +82,9 @@ def attach(session: Any, reader: StreamJsonInput, out: TextIO, err: TextIO, *, p
         session.cancel()
 
     channel.on_lost = lost
-    if session.mcp is not None:  # `"type": "sdk"` servers are reached through the channel
-        session.mcp.manager.sdk_channel = channel.request
+    session.reach_sdk_servers(channel.request)  # `"type": "sdk"` servers are reached through the channel
     if permission_prompt:
-        session.dispatcher.interactive = True  # a question goes to can_use_tool instead of being refused
+        session.answer_through_front_end()  # a question goes to can_use_tool instead of being refused
         session.bus.subscribe(
             PermissionBridge(session, channel),
             name="sdk-permissions",
@@ -89,7 +93,7 @@ def attach(session: Any, reader: StreamJsonInput, out: TextIO, err: TextIO, *, p
     return requests
 
 
-def watch_reader(out: TextIO, session: Any, err: TextIO, finished: threading.Event) -> None:
+def watch_reader(out: TextIO, session: Session, err: TextIO, finished: threading.Event) -> None:
     """Once stdin has ended: if stdout's reader goes away too, the program is gone, so the turn stops now.
 
     A query() closes stdin after its prompt and still reads the answer, so the end of stdin alone ends

@@ -15,14 +15,17 @@ import threading
 import time
 from concurrent.futures import TimeoutError as FutureTimeout
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from tui.config.hooks_config import EVENTS
 from tui.headless_input import ControlRefused
-from tui.hooks.config import DEFAULT_TIMEOUT_S, HookConfig, HookSpec
+from tui.hooks.config import DEFAULT_TIMEOUT_S, HookSpec
 from tui.hooks.runner import HookRun
 
 from .channel import ChannelClosed, ControlChannel
+
+if TYPE_CHECKING:
+    from tui.agent.door import Session
 
 #: where an SDK callback hook comes from, as the inspector and `/hooks` name it
 SOURCE = Path("Agent SDK")
@@ -75,19 +78,11 @@ def hook_specs(config: Any) -> list[HookSpec]:
     return specs
 
 
-def register(session: Any, specs: list[HookSpec], channel: ControlChannel) -> None:
+def register(session: Session, specs: list[HookSpec], channel: ControlChannel) -> None:
     """Put the callback hooks in force for the rest of the run, beside the settings files' hooks."""
     if not specs:
         return
-    from tui.agent.hook_points import SessionHooks
-
-    config: HookConfig | None = session.options.hooks
-    if config is None:
-        config = session.options.hooks = HookConfig([], trusted=bool(getattr(session.policy, "trusted", False)))
-    config.hooks = [*config.hooks, *specs]
-    config.invoke = lambda run, cancel: invoke(channel, run, cancel)
-    if session.hooks is None:
-        session.hooks = session.dispatcher.hooks = SessionHooks(session, config)
+    session.add_hooks(specs, lambda run, cancel: invoke(channel, run, cancel))
 
 
 def invoke(channel: ControlChannel, run: HookRun, cancel: threading.Event | None) -> None:

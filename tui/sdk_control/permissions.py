@@ -11,12 +11,15 @@ from __future__ import annotations
 
 import json
 from concurrent.futures import Future, InvalidStateError
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from tui.agent.events import Event, PermissionRequested
 from tui.agent.permission_gate import PermissionReply, rule_value
 
 from .channel import ChannelClosed, ControlChannel
+
+if TYPE_CHECKING:
+    from tui.agent.door import Session
 
 ANSWERED_BY = "the Agent SDK's can_use_tool"
 
@@ -24,7 +27,7 @@ ANSWERED_BY = "the Agent SDK's can_use_tool"
 class PermissionBridge:
     """Sends each permission question to the SDK and answers it with the SDK's decision."""
 
-    def __init__(self, session: Any, channel: ControlChannel) -> None:
+    def __init__(self, session: Session, channel: ControlChannel) -> None:
         self.session = session
         self.channel = channel
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 import os
 import threading
 from concurrent.futures import Future
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from tui import __version__
 from tui.agent.events import Notice
@@ -18,6 +18,9 @@ from tui.headless_input import ControlRefused
 
 from .channel import ControlChannel
 from .hooks import hook_specs, register
+
+if TYPE_CHECKING:
+    from tui.agent.door import Session
 
 #: initialize fields agent-tui cannot honour, with why
 UNSUPPORTED_INIT = {
@@ -38,7 +41,7 @@ REFUSED = {
 class SdkRequests:
     """Handlers for the SDK's control requests, for one session."""
 
-    def __init__(self, session: Any, channel: ControlChannel) -> None:
+    def __init__(self, session: Session, channel: ControlChannel) -> None:
         self.session = session
         self.channel = channel
         self.initialized = False
@@ -111,7 +114,7 @@ class SdkRequests:
         from tui.providers.config import canonical_model
 
         chosen = canonical_model(model.strip()) if model else self.first_model
-        self.session.options.model = chosen  # from the next request, as /model does
+        self.session.set_model(chosen)  # from the next request, as /model does
         self.session.publish(Notice(level="info", text=f"Model set to {chosen} by the Agent SDK."))
         return {}
 

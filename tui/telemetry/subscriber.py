@@ -11,13 +11,16 @@ from __future__ import annotations
 import sys
 import threading
 import time
-from typing import Any, TextIO
+from typing import TYPE_CHECKING, Any, TextIO
 
 from tui import install_hint
 from tui.agent import events as ev
 from tui.sanitize import visible
 
 from .config import TelemetryConfig
+
+if TYPE_CHECKING:
+    from tui.agent.door import Session
 
 #: events telemetry never needs (per-token deltas above all), so its thread is not woken for them
 SKIPPED = (
@@ -50,7 +53,7 @@ class Telemetry:
         self.config = config
         self.interactive = interactive
         self.stderr = stderr
-        self.session: Any = None
+        self.session: Session | None = None
         self.signals: Any = None
         self.spans: Any = None
         self.pipeline: Any = None
@@ -91,7 +94,7 @@ class Telemetry:
 
     # --- attaching -----------------------------------------------------------------------
 
-    def attach(self, session: Any) -> None:
+    def attach(self, session: Session) -> None:
         """Subscribe to `session`'s bus (AgentOptions.on_session calls this) and start the SDK on a thread."""
         if self.session is not None:
             return  # one session per process: the first is the one the run is about
@@ -118,7 +121,7 @@ class Telemetry:
             console = (self.stderr or sys.stderr) if not self.interactive else None
             pipeline = Pipeline(self.config, console, self.export_failed, self.say)
             standard = StandardAttributes(self.config, "cli" if self.interactive else "sdk-cli")
-            session_id = lambda: self.session.session_id  # noqa: E731 - /clear gives the session a new id
+            session_id = lambda: self.session.session_id if self.session else ""  # noqa: E731 - /clear gives a new id
             signals = Signals(self.config, standard, pipeline.meter, pipeline.logger, session_id)
             if pipeline.tracer is not None:
                 from .spans import Spans

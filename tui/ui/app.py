@@ -45,6 +45,7 @@ from .widgets.tool_panel import ToolPanel
 from .widgets.whole_footer import WholeFooter
 
 if TYPE_CHECKING:
+    from tui.agent.door import Session
     from tui.agent.events import Event
 
     from .events import EngineEvents, EventController
@@ -83,14 +84,14 @@ class AgentApp(ConversationKeys, FocusReports, EngineInbox, App[int]):
         self,
         options: AgentOptions,
         prompt: str | None = None,
-        session: Any = None,
+        session: Session | None = None,
         *,
         permission_grace_s: float = DEFAULT_GRACE_S,
         max_mounted_turns: int = MAX_MOUNTED_TURNS,
     ) -> None:
         super().__init__()
         #: built on first use (after the first frame unless something needs it sooner)
-        self._session: Any = session
+        self._session: Session | None = session
         self.options = options
         self.initial_prompt = prompt
         self.permission_grace_s = permission_grace_s
@@ -152,7 +153,7 @@ class AgentApp(ConversationKeys, FocusReports, EngineInbox, App[int]):
         yield WholeFooter()
 
     @property
-    def session(self) -> Any:
+    def session(self) -> Session:
         """The engine session; constructing it costs ~90 ms of imports, so not before the first frame."""
         if self._session is None:
             from tui.agent.session import AgentSession  # does not import the SDK
@@ -161,7 +162,7 @@ class AgentApp(ConversationKeys, FocusReports, EngineInbox, App[int]):
         return self._session
 
     @session.setter
-    def session(self, session: Any) -> None:
+    def session(self, session: Session) -> None:
         self._session = session
 
     @property
@@ -451,7 +452,7 @@ class AgentApp(ConversationKeys, FocusReports, EngineInbox, App[int]):
     # --- used by slash commands ---------------------------------------------------------
 
     def set_model(self, model: str) -> None:
-        self.session.options.model = model
+        self.session.set_model(model)
         self.show_model(model, bool(getattr(self.session, "offline", False)))
 
     def show_model(self, model: str, offline: bool) -> None:

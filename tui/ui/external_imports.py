@@ -19,9 +19,7 @@ TITLE = "Memory imports"
 
 def ask_external_imports(app: AgentApp) -> None:
     """In a trusted folder: ask about the memory imports from outside the project, when there are any."""
-    from tui.agent.memory_imports import pending_external
-
-    pending = pending_external(app.session)
+    pending = app.session.pending_memory_imports()
     if not pending:
         return
     lines = [(str(s.path), str(s.imported_from or s.path)) for s in pending]

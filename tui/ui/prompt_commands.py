@@ -42,12 +42,12 @@ def toggle_thinking(app: AgentApp) -> None:
         if refusal := off_refusal(model, support, options.effort):
             app.notify(refusal, severity="warning")
             return
-        options.thinking = False
+        app.session.set_thinking(False)
     elif not support.has_thinking:
         app.notify(f"{model} has no extended thinking; nothing changes.", severity="warning")
         return
     else:
-        options.thinking = True
+        app.session.set_thinking(True)
     app.status.thinking_choice = options.thinking
     app.notify(f"Thinking {'on' if options.thinking else 'off'} {_when(app)}.")
 
@@ -73,7 +73,7 @@ def _effort(app: AgentApp, args: str) -> None:
         app.notify(f"Effort: {current}. {model} takes {offered}.")
         return
     if level in ("auto", "default"):
-        options.effort = None
+        app.session.set_effort(None)
         app.status.effort = None
         app.notify(f"Effort: the model's default {_when(app)}.")
         return
@@ -83,7 +83,7 @@ def _effort(app: AgentApp, args: str) -> None:
     if refusal:
         app.notify(refusal, severity="warning")
         return
-    options.effort = level
+    app.session.set_effort(level)
     app.status.effort = level
     app.notify(f"Effort {level} {_when(app)}.")
 

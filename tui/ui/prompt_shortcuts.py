@@ -23,6 +23,7 @@ from .threads import call_soon_from_thread
 if TYPE_CHECKING:
     from collections.abc import Iterable
 
+    from tui.agent.door import Session
     from tui.hooks.commands import CustomCommand
 
     from .app import AgentApp
@@ -147,7 +148,7 @@ def remember(app: AgentApp, line: str) -> None:
     app.push_screen(MemoryTargetScreen(line, memory_targets(Path(app.options.project_dir))), chosen)
 
 
-def reload_memory(session: Any) -> None:
+def reload_memory(session: Session) -> None:
     """Read the memory files again before the next request (the system prompt changes once)."""
     if hasattr(session, "reload_memory"):
         session.reload_memory()

@@ -22,6 +22,7 @@ from .threads import call_soon_from_thread
 if TYPE_CHECKING:
     from textual.app import App
 
+    from tui.agent.door import Session
     from tui.config.settings import LoadedSettings
     from tui.trust.inventory import FolderInventory
     from tui.ui.app import AgentApp
@@ -135,7 +136,9 @@ def apply_trust(app: AgentApp, trusted: bool) -> None:
     session = app.session
     session.reload_policy()  # allow rules, a permissive mode, hooks; `!` lines and allowed-tools read it
     session.reload_memory()  # an untrusted folder's memory imports nothing from outside; trusted, it may ask
-    agent_tool = next((t for t in session.tools if t.name == "Agent"), None)
+    from tui.agent.subagents import AgentTool
+
+    agent_tool = next((t for t in session.tools if isinstance(t, AgentTool)), None)
     if agent_tool is not None:
         agent_tool.reload()  # read again in a thread: a file that cannot be used is named at once (a toast per file)
         app.run_worker(agent_tool.definitions, thread=True, group="trust", exit_on_error=False)
@@ -162,15 +165,13 @@ def _apply_plugins(app: AgentApp) -> None:
     loaded = load_settings(app.options.project_dir)
     if not loaded.plugins_seen and app.session.options.plugins is None:
         return  # tui.plugins stays unimported
-    from tui.agent.plugins_live import apply_plugins
-
-    for sentence in apply_plugins(app.session, loaded):
+    for sentence in app.session.apply_plugins(loaded):
         call_soon_from_thread(app, app.notify, one_line(sentence), title="Plugins", timeout=10, markup=False)
 
 
-def _start_project_hooks(session: Any) -> None:
+def _start_project_hooks(session: Session) -> None:
     """The folder's SessionStart hooks, which the start skipped; what they add goes with the first prompt."""
-    session.hook_context += session.hooks.session_start_after_trust()
+    session.add_hook_context(session.hooks.session_start_after_trust())
 
 
 def _refresh_inventory(app: AgentApp) -> None:
@@ -196,7 +197,7 @@ def _restart_status_line(app: AgentApp) -> None:
         status_command.start(app, command)
 
 
-def _stop_project_servers(session: Any) -> None:
+def _stop_project_servers(session: Session) -> None:
     """End the sessions of the folder's own MCP servers (in a thread: a server may take a moment to stop)."""
     runtime = getattr(session, "mcp", None)
     if runtime is None:

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from rich.text import Text
 from textual import on
@@ -22,8 +22,11 @@ from ..widgets.dialog_box import DialogBox
 from ..widgets.fitted_table import FittedTable
 from ..widgets.ordered_keys import OrderedInput
 
+if TYPE_CHECKING:
+    from tui.agent.door import Session
 
-def _agent_tool(session: Any) -> Any:
+
+def _agent_tool(session: Session | None) -> Any:
     return next((t for t in getattr(session, "tools", ()) if t.name == "Agent"), None)
 
 
@@ -49,7 +52,7 @@ class AgentsScreen(ModalScreen[None]):
         Binding("ctrl+s", "create", "Create agent", id="create_agent"),
     ]
 
-    def __init__(self, session: Any = None, project_dir: Path | None = None) -> None:
+    def __init__(self, session: Session | None = None, project_dir: Path | None = None) -> None:
         super().__init__()
         self.session = session
         self.project_dir = Path(project_dir or Path.cwd())

@@ -14,7 +14,6 @@ from textual.containers import Horizontal, VerticalScroll
 from textual.screen import ModalScreen
 from textual.widgets import Static
 
-from tui.agent.context_map import context_map
 from tui.sanitize import one_line, visible
 from tui.wording import middle_cut, plural
 
@@ -173,5 +172,5 @@ class ContextScreen(ModalScreen[None]):
 async def _context_command(app: AgentApp, args: str) -> None:
     import asyncio
 
-    figures = await asyncio.to_thread(context_map, app.session)
+    figures = await asyncio.to_thread(app.session.context_map)
     app.push_screen(ContextScreen(figures))

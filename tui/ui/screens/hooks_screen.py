@@ -8,7 +8,7 @@ here as pending and apply only when the user presses `a` (as Claude Code asks fo
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from rich.text import Text
 from textual.app import ComposeResult
@@ -23,6 +23,9 @@ from tui.sanitize import one_line, visible
 from ..trust import skipped_note
 from ..widgets.dialog_box import DialogBox
 from ..widgets.fitted_table import FittedTable
+
+if TYPE_CHECKING:
+    from tui.agent.door import Session
 
 COMMAND_WIDTH = 40
 STATE_STYLES = {
@@ -64,7 +67,7 @@ class HooksScreen(ModalScreen[None]):
         Binding("a", "apply_changes", "Apply changed files", id="apply_hook_changes"),
     ]
 
-    def __init__(self, session: Any, project_dir: Path | None = None) -> None:
+    def __init__(self, session: Session, project_dir: Path | None = None) -> None:
         super().__init__()
         self.session = session
         self.project_dir = Path(project_dir or session.options.project_dir)
@@ -187,7 +190,6 @@ class HooksScreen(ModalScreen[None]):
         table.move_cursor(row=row)
 
     def action_apply_changes(self) -> None:
-        from tui.agent.hook_points import apply_hooks
 
         self.loaded = load_settings(self.project_dir)
         fresh = self.fresh_hooks
@@ -195,7 +197,7 @@ class HooksScreen(ModalScreen[None]):
         if not added and not removed:
             self._say("The settings files hold the hooks in force; nothing to apply.")
             return
-        apply_hooks(self.session, list(fresh), self.loaded.trusted)
+        self.session.apply_hooks(list(fresh), self.loaded.trusted)
         self._say(f"Applied: {len(added)} new, {len(removed)} removed.")
         self.query_one("#hooks-problems", Static).update(self._problems_text())
         self.refresh_rows()

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import json
 import time
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from rich.syntax import Syntax
 from rich.text import Text
@@ -26,6 +26,9 @@ from tui.wording import plural
 from ..trust import skipped_note
 from ..widgets.dialog_box import DialogBox
 from ..widgets.fitted_table import FittedTable
+
+if TYPE_CHECKING:
+    from tui.agent.door import Session
 
 STATUS_STYLE = {"connected": "green", "pending": "yellow", "failed": "red", "disabled": "#808080"}
 #: messages drawn at most in the Messages tab (the newest)
@@ -63,7 +66,7 @@ class McpScreen(ModalScreen[None]):
         Binding("m", "tab('mcp-messages-tab')", "Messages", id="mcp.messages"),
     ]
 
-    def __init__(self, session: Any, tab: str = "mcp-servers-tab") -> None:
+    def __init__(self, session: Session | None, tab: str = "mcp-servers-tab") -> None:
         super().__init__()
         self.runtime: Any = getattr(session, "mcp", None)  # McpRuntime, or None without MCP
         self.initial_tab = tab

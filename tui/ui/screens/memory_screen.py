@@ -7,7 +7,7 @@ each framed as sent, with its place in system[] and a note when the file changed
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING
 
 from rich.text import Text
 from textual import on
@@ -23,15 +23,17 @@ from tui.wording import plural
 
 from ..widgets.dialog_box import DialogBox
 
+if TYPE_CHECKING:
+    from tui.agent.door import Session
 
-def sent_layout(session: Any, files: list[MemoryFile]) -> tuple[list[tuple[MemoryFile, str, str, int]], str]:
+
+def sent_layout(session: Session | None, files: list[MemoryFile]) -> tuple[list[tuple[MemoryFile, str, str, int]], str]:
     """Per file: (file, text as sent, where it sits, tokens); and one line about the memory block."""
-    index = None
+    index, memory_text = None, ""
     if session is not None:
         blocks = session.system_blocks()  # builds the system prompt (and reads the files) if no request did yet
-        index = next(
-            (i for i, b in enumerate(blocks) if session.memory_text and b.get("text") == session.memory_text), None
-        )
+        memory_text = session.memory_text
+        index = next((i for i, b in enumerate(blocks) if memory_text and b.get("text") == memory_text), None)
     rows = []
     for n, (memory, text, start) in enumerate(memory_layout(files), start=1):
         place = (
@@ -42,7 +44,7 @@ def sent_layout(session: Any, files: list[MemoryFile]) -> tuple[list[tuple[Memor
         rows.append((memory, text, place, (len(text) + 3) // 4))
     if index is None:
         return rows, "Not sent yet: the memory block is built with the next request."
-    tokens = (len(session.memory_text) + 3) // 4
+    tokens = (len(memory_text) + 3) // 4
     return rows, (
         f"Sent as system[{index}] of the system prompt (~{plural(tokens, 'token')}), after the rules and before "
         "the environment; read again after `#` lines, /init and every compaction."
@@ -63,7 +65,7 @@ class MemoryScreen(ModalScreen[None]):
     BINDINGS = [Binding("escape,q", "close", "Close", id="close_memory")]
 
     def __init__(
-        self, files: list[MemoryFile] | None = None, project_dir: Path | None = None, session: Any = None
+        self, files: list[MemoryFile] | None = None, project_dir: Path | None = None, session: Session | None = None
     ) -> None:
         super().__init__()
         self.session = session if hasattr(session, "memory_files") else None
@@ -86,9 +88,7 @@ class MemoryScreen(ModalScreen[None]):
         session = self.session
         if session is None or not hasattr(session, "policy"):
             return load_memory(project_dir)
-        from tui.agent.memory_imports import session_memory_check
-
-        return load_memory(project_dir, session_memory_check(session))
+        return load_memory(project_dir, session.memory_check())
 
     def compose(self) -> ComposeResult:
         with DialogBox(id="memory-box"):

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from rich.text import Text
 from textual import on, work
@@ -29,6 +29,9 @@ from ..trust import skipped_note
 from ..widgets.dialog_box import DialogBox
 from ..widgets.fitted_table import FittedTable
 from ..widgets.ordered_keys import OrderedInput
+
+if TYPE_CHECKING:
+    from tui.agent.door import Session
 
 STATE_STYLES = {
     "enabled": "green",
@@ -58,7 +61,7 @@ class Row:
         return f"{self.plugin}@{self.market}"
 
 
-def plugin_rows(project_dir: Path, session: Any) -> tuple[list[Row], list[str]]:
+def plugin_rows(project_dir: Path, session: Session) -> tuple[list[Row], list[str]]:
     """The table's rows (read now, off the UI thread) and the problems to show above it."""
     from tui.config.settings import load_settings
     from tui.plugins import sources
@@ -144,7 +147,7 @@ class PluginScreen(ModalScreen[None]):
         Binding("a", "add", "Add marketplace", id="plugin.add"),
     ]
 
-    def __init__(self, session: Any, project_dir: Path | None = None) -> None:
+    def __init__(self, session: Session, project_dir: Path | None = None) -> None:
         super().__init__()
         self.session = session
         self.project_dir = Path(project_dir or session.options.project_dir)
@@ -325,7 +328,7 @@ class PluginScreen(ModalScreen[None]):
         self.dismiss(None)
 
 
-def change_plugins(session: Any, project_dir: Path, what: str, target: str) -> str:
+def change_plugins(session: Session, project_dir: Path, what: str, target: str) -> str:
     """Make one change (in a thread) and return the sentence that says what it did; PluginError when it cannot."""
     from tui.config.settings import load_settings
     from tui.plugins import install as plugins
@@ -358,12 +361,11 @@ def change_plugins(session: Any, project_dir: Path, what: str, target: str) -> s
     return f"Removed the marketplace {target}" + (f" and uninstalled {', '.join(gone)}." if gone else ".")
 
 
-def apply_now(session: Any, project_dir: Path) -> list[str]:
+def apply_now(session: Session, project_dir: Path) -> list[str]:
     """Put the plugins as the settings now say in force in the session; the sentences to show."""
-    from tui.agent.plugins_live import apply_plugins
     from tui.config.settings import load_settings
 
-    return apply_plugins(session, load_settings(project_dir))
+    return session.apply_plugins(load_settings(project_dir))
 
 
 @slash_command("plugin", "Plugins and marketplaces: browse, install, enable, disable, remove")

@@ -198,19 +198,7 @@ async def continue_from(app: AgentApp, messages: list[dict[str, Any]], answer: d
     session = app.session
     history, _ = sanitize_history([*messages, answer])
 
-    def fork() -> None:
-        old = session.session_id
-        if session.options.transcript:
-            session.fork_transcript()
-        session.messages = history
-        session._before_prompt = (len(history), history[-1] if history else None)
-        session.context.reset()
-        if session.transcript:
-            session.transcript.write(
-                {"type": "history", "reason": f"continued from an edited request of {old}", "messages": history}
-            )
-
-    await asyncio.to_thread(fork)
+    await asyncio.to_thread(session.resend_from, history)
     await show_history(app, session.messages)
     app.notify(f"Continuing from the edited request in a new session, {session.session_id}.")
 

@@ -32,6 +32,7 @@ from ..widgets.dialog_box import DialogBox
 from ..widgets.ordered_keys import OrderedInput
 
 if TYPE_CHECKING:
+    from tui.agent.door import Session
     from tui.agent.options import AgentOptions
 
     from ..app import AgentApp
@@ -73,7 +74,7 @@ class ResumeScreen(ModalScreen[str | None]):
     #resume-list { height: 1fr; }
     """
 
-    def __init__(self, session: Any) -> None:
+    def __init__(self, session: Session) -> None:
         super().__init__()
         self.session = session
         self.sessions: list[SessionInfo] = []
@@ -336,10 +337,8 @@ async def _compact_command(app: AgentApp, args: str) -> None:
 async def _export_command(app: AgentApp, args: str) -> None:
     import asyncio
 
-    from tui.agent.export import export_session
-
     try:
-        md, raw = await asyncio.to_thread(export_session, app.session, args or None)
+        md, raw = await asyncio.to_thread(app.session.export, args or None)
     except OSError as exc:
         app.notify(f"Export failed: {exc.strerror or exc}", severity="error")
         return
@@ -351,7 +350,9 @@ async def _export_command(app: AgentApp, args: str) -> None:
 # --- starting the app on a resumed session -------------------------------------------------
 
 
-def resumed_app(options: AgentOptions, prompt: str | None, session: Any, *, picker: bool = False) -> AgentApp:
+def resumed_app(
+    options: AgentOptions, prompt: str | None, session: Session | None, *, picker: bool = False
+) -> AgentApp:
     """The app on a session resumed by -c / -r ID (its history shown), or with the picker open (-r)."""
     from ..app import AgentApp
 
@@ -369,7 +370,7 @@ def resumed_app(options: AgentOptions, prompt: str | None, session: Any, *, pick
     return ResumedApp(options, prompt=prompt, session=session)
 
 
-def run_resumed_app(options: AgentOptions, prompt: str | None, session: Any, *, picker: bool = False) -> int:
+def run_resumed_app(options: AgentOptions, prompt: str | None, session: Session | None, *, picker: bool = False) -> int:
     """Run `resumed_app` full screen until the user quits; returns the exit code."""
     app = resumed_app(options, prompt, session, picker=picker)
     from tui.shutdown import exit_app_on_signal

@@ -14,7 +14,7 @@ from textual.screen import ModalScreen
 from textual.widgets import OptionList, Static
 from textual.widgets.option_list import Option
 
-from tui.agent.rewind import FileStep, Mode, RewindEntry, display, plan, rewind, rewind_entries
+from tui.agent.rewind import FileStep, Mode, RewindEntry, display
 from tui.sanitize import one_line
 from tui.wording import plural
 
@@ -115,7 +115,7 @@ class RewindScreen(ModalScreen[RewindChoice | None]):
         if self.stage != "list":
             return
         self.chosen = self.entries[int(message.option.id or 0)]
-        self.steps = plan(self.agent_app.session, self.chosen)
+        self.steps = self.agent_app.session.rewind_plan(self.chosen)
         self.stage = "choose"
         lines = Text()
         lines.append(f"Rewind to: {one_line(self.chosen.label)[:100]}\n", style="bold")
@@ -162,7 +162,7 @@ async def open_rewind(app: AgentApp) -> None:
     if app.controller.busy:
         app.notify("A turn is running: press Esc to interrupt it before rewinding.", severity="warning")
         return
-    entries = await asyncio.to_thread(rewind_entries, app.session)
+    entries = await asyncio.to_thread(app.session.rewind_entries)
     if not entries:
         app.notify("There is nothing to rewind to yet: no prompt was sent.", severity="warning")
         return
@@ -182,7 +182,7 @@ async def apply_choice(app: AgentApp, choice: RewindChoice) -> None:
     from .resume_screen import show_history
 
     try:
-        result = await asyncio.to_thread(rewind, app.session, choice.entry, choice.mode, choice.steps, choice.overwrite)
+        result = await asyncio.to_thread(app.session.rewind, choice.entry, choice.mode, choice.steps, choice.overwrite)
     except (OSError, RuntimeError, ValueError) as exc:
         app.notify(f"Could not rewind: {exc}", severity="error")
         return

@@ -12,7 +12,7 @@ from textual.containers import VerticalScroll
 from textual.screen import ModalScreen
 from textual.widgets import Static
 
-from tui.agent.undo import UndoPlan, apply_undo, plan_undo
+from tui.agent.undo import UndoPlan, apply_undo
 from tui.sanitize import one_line, visible
 
 from ..commands import slash_command
@@ -85,7 +85,7 @@ async def _undo_command(app: AgentApp, args: str) -> None:
     if app.controller.busy:
         app.notify("A turn is running: press Esc to interrupt it before undoing.", severity="warning")
         return
-    plan = await asyncio.to_thread(plan_undo, app.session)
+    plan = await asyncio.to_thread(app.session.undo_plan)
     if plan.empty:
         extra = (
             f" Bash commands of the last turn are not tracked: {'; '.join(plan.bash_commands)}"
