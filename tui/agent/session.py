@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from tui.tools.base import SessionState, Tool, ToolContext
+from tui.tools.cancel_signal import CancelSignal
 
 from .approvals import approval_text, front_end_of
 from .bus import EventBus
@@ -113,7 +114,7 @@ class AgentSession(HistoryMixin, TranscriptMixin, PinMixin, ModeMixin):
         #: every response priced and attributed (cost.py); a subagent shares its parent's
         self.costs = CostLedger()
         self.denials: list[dict[str, Any]] = []
-        self.cancel_event = threading.Event()
+        self.cancel_event: threading.Event = CancelSignal()  # a CancelSignal: a waiting question hears it
         #: messages the user sends while a turn runs (steered into it, or the next prompt)
         self.inbox = Inbox(self.publish)
         self.turn_count = 0
@@ -237,7 +238,7 @@ class AgentSession(HistoryMixin, TranscriptMixin, PinMixin, ModeMixin):
     def _watch_tool(self, tool: Tool) -> Any:
         if tool.kind != "exec":
             return None
-        from .checkpoints import watch_command
+        from .checkpoint_bash import watch_command
 
         return watch_command(self.checkpoints)
 
@@ -391,7 +392,7 @@ class AgentSession(HistoryMixin, TranscriptMixin, PinMixin, ModeMixin):
 
     def resume(self, target: str | Path, fork: bool = False) -> Any:
         """Continue a saved session of this project (id, id prefix or path), or a copy of it; see resume.py."""
-        from .resume import resume_into
+        from .session_resume import resume_into
 
         if self.hooks is not None:
             self.hooks.start_source = "resume"
