@@ -19,7 +19,8 @@ from typing import Any
 
 from tests.bench.bench_tools import median_seconds as _median
 from tests.bench.common import Settings, row
-from tui.agent.checkpoints import Checkpoints, scan_tree, watch_command
+from tui.agent.checkpoint_bash import bash_finished, scan, scan_tree, watch_command, watcher
+from tui.agent.checkpoints import Checkpoints
 from tui.agent.rewind import apply_code, code_steps
 
 
@@ -103,12 +104,12 @@ def scan_row(folder: Path, runs: int) -> dict[str, Any]:
     detect()  # the first command scans the tree once and watches its folders
     first = time.perf_counter() - started
     value = _median(detect, runs)
-    watched = cps.watcher() is not None
+    watched = watcher(cps) is not None
 
     def rescan() -> None:  # where inotify cannot be used: a full scan before and after
-        before = cps.scan()
+        before = scan(cps)
         (project / "d1" / "f1.py").write_bytes(os.urandom(8).hex().encode())
-        cps.bash_finished(before)
+        bash_finished(cps, before)
 
     scans = _median(rescan, runs)
     base = _median(lambda: [None for _ in os.walk(project)], runs)

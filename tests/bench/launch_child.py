@@ -60,7 +60,8 @@ def agent_app() -> object:
     if os.environ.get("BENCH_CLI_ARGS"):  # the MCP benchmark: options exactly as the CLI builds them from flags
         import json
 
-        from tui.cli import build_parser, options_from_args
+        from tui.cli import options_from_args
+        from tui.cli_parser import build_parser
 
         options = options_from_args(build_parser().parse_args(json.loads(os.environ["BENCH_CLI_ARGS"])))[0]
         options.interactive = True

@@ -167,27 +167,37 @@ def test_config_imports_no_room_above_it() -> None:
     assert _violations(["config"], above) == []
 
 
-#: a module past this many lines is asking to be split by job (docs/development.md#house-style; split as events.py and session.py were).
-#: Lines of code and docstrings are counted; blank lines and comment lines are not (ruff format adds blank lines
-#: and wraps calls, which says nothing about how many jobs a module does).
+#: a module past this many lines is asking to be split by job (docs/development.md#house-style; split as the events
+#: package and dispatch_permission.py were). Every line counts, blank ones too: they are what a reader scrolls.
 MAX_MODULE_LINES = 500
 
 
 def _counted_lines(path: Path) -> int:
-    return sum(
-        1
-        for line in path.read_text(encoding="utf-8").splitlines()
-        if line.strip() and not line.lstrip().startswith("#")
-    )
+    return len(path.read_text(encoding="utf-8").splitlines())
+
+
+#: modules another part of issue 39 is splitting (the typed front door takes the session apart); none once merged
+BEING_SPLIT = {"tui/agent/session.py"}
 
 
 def test_no_module_is_over_500_lines() -> None:
     long = [
         f"{p.relative_to(ROOT.parent)}: {n} lines"
         for p in sorted(ROOT.rglob("*.py"))
-        if (n := _counted_lines(p)) > MAX_MODULE_LINES
+        if (n := _counted_lines(p)) > MAX_MODULE_LINES and str(p.relative_to(ROOT.parent)) not in BEING_SPLIT
     ]
     assert long == []
+
+
+def test_no_module_has_a_module_level_getattr() -> None:
+    """A name is found where it is imported from, never conjured by a module `__getattr__` (lazy re-exports)."""
+    found = [
+        f"{p.relative_to(ROOT.parent)}:{node.lineno}"
+        for p in sorted(ROOT.rglob("*.py"))
+        for node in ast.parse(p.read_text(encoding="utf-8")).body
+        if isinstance(node, ast.FunctionDef) and node.name == "__getattr__"
+    ]
+    assert found == []
 
 
 #: the parts of the engine that must import the session at run time: a subagent's session is an AgentSession

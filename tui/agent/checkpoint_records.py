@@ -7,6 +7,9 @@ import os
 import stat
 from dataclasses import dataclass
 
+#: a blob that was not recorded (a file Bash changed before the log knew its content, or one too big to keep)
+UNKNOWN = "?"
+
 
 @dataclass
 class Change:

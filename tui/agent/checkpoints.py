@@ -22,7 +22,6 @@ from __future__ import annotations
 import json
 import os
 import shutil
-import stat
 import threading
 from collections.abc import Callable
 from pathlib import Path
@@ -32,43 +31,15 @@ from tui.config.special_files import read_regular_bytes
 from tui.private_files import private_fd
 
 from .blobstore import INLINE, BlobError, BlobStore, blob_hash
+from .checkpoint_records import UNKNOWN, now
 from .checkpoint_records import Branch as Branch  # re-exported: rewind and session_tree reach them here
 from .checkpoint_records import Change as Change
 from .checkpoint_records import PromptPoint as PromptPoint
 from .checkpoint_records import file_mode as file_mode
-from .checkpoint_records import now
-from .tree_watch import Changes, Signature, TreeWatch, scan_files
+from .tree_watch import Signature, TreeWatch
 
-#: files a Bash command's before/after scan looks at, at most (beyond it, changes are not tracked)
-SCAN_LIMIT = 20_000
-#: folders the scan never enters: tools' caches and version control, not the user's files
-SCAN_SKIP = frozenset(
-    {
-        ".git",
-        ".hg",
-        ".svn",
-        "node_modules",
-        "__pycache__",
-        ".venv",
-        "venv",
-        ".mypy_cache",
-        ".pytest_cache",
-        ".ruff_cache",
-        ".tox",
-    }
-)
-#: a file Bash changed is kept only up to this size
-KEEP_LIMIT = 16 * 1024 * 1024
-UNKNOWN = "?"
 #: not .jsonl: the sessions folder's transcripts are the only .jsonl files under it
 MANIFEST_SUFFIX = ".manifest"
-
-
-def scan_tree(
-    root: Path | str, limit: int | None = None, on_folder: Callable[[str], None] | None = None
-) -> dict[str, Signature] | None:
-    """(mtime, size, mode) of every regular file under `root`; None when there are more than `limit`."""
-    return scan_files(str(root), SCAN_SKIP, SCAN_LIMIT if limit is None else limit, on_folder)
 
 
 class Checkpoints:
@@ -383,87 +354,6 @@ class Checkpoints:
             except OSError:
                 self.known[path] = (None, blob)
 
-    # --- Bash ---------------------------------------------------------------------------------
-
-    def scan(self) -> dict[str, Signature] | None:
-        return scan_tree(self.project_dir)
-
-    def bash_finished(self, before: dict[str, Signature] | None, command: str = "") -> list[str]:
-        """Record the files a Bash command changed (a scan before, one now); returns their paths."""
-        after = self.scan()
-        if before is None or after is None:
-            return self.record_changes(None)
-        return self.record_changes(
-            {p: (before.get(p), after.get(p)) for p in before.keys() | after.keys() if before.get(p) != after.get(p)}
-        )
-
-    def watcher(self) -> TreeWatch | None:
-        """The project's inotify watch, started on first use; None where inotify cannot be used."""
-        if self._watch is None:
-            watch = TreeWatch(str(self.project_dir), SCAN_SKIP, SCAN_LIMIT)
-            try:
-                self._watch = watch if watch.start() else None
-            except OSError:
-                watch.close()
-                self._watch = False
-            return self._watch or None
-        return self._watch or None
-
-    def record_changes(self, changed: Changes | None) -> list[str]:
-        """Record what a command changed (path: signature before and after; None: not known); returns the paths."""
-        from .events import CheckpointSaved
-
-        if changed is None:
-            with self.lock:
-                self._write(
-                    {
-                        "t": "untracked",
-                        "cp": self.current,
-                        "reason": f"the project has more than {SCAN_LIMIT:,} files, so what Bash changed "
-                        "was not tracked",
-                    }
-                )
-            return []
-        if not changed:
-            return []
-        paths = sorted(changed)
-        with self.lock:
-            self._write_many([self._record_bash(path, *changed[path]) for path in paths])  # one flush for all
-            for path in paths:
-                self.known[path] = (changed[path][1], self.known[path][1])
-        self.publish(CheckpointSaved(checkpoint=self.current, reason="Bash", paths=tuple(paths)))
-        return paths
-
-    def _record_bash(self, path: str, was: Signature | None, now_sig: Signature | None) -> dict[str, Any]:
-        """The log record of one file a command changed (its new content stored)."""
-        if was is None:
-            before = None  # created by the command: rewinding deletes it
-        else:
-            sig, blob = self.known.get(path, (None, None))
-            before = blob if blob is not None and sig == was else UNKNOWN
-        after: str | None = None
-        inline: dict[str, str] = {}
-        if now_sig is not None:
-            after = UNKNOWN
-            if now_sig[1] <= KEEP_LIMIT:
-                try:
-                    data = read_regular_bytes(path)
-                    base = self.blobs.get(before) if before not in (None, UNKNOWN) else None
-                    after = self._put(data, base, durable=False, inline=inline)  # the file holds it already
-                except (OSError, BlobError):
-                    pass
-        record = {
-            "t": "change",
-            "path": path,
-            "before": before,
-            "after": after,
-            "mode_before": stat.S_IMODE(was[2]) if was else None,
-            "mode_after": stat.S_IMODE(now_sig[2]) if now_sig else None,
-            "by": "Bash",
-            "cp": self.current,
-        }
-        return {**record, "inline": inline} if inline else record
-
     # --- conversations -------------------------------------------------------------------------
 
     def visible_prompts(self, conv: str | None = None, limit: int | None = None) -> list[PromptPoint]:
@@ -570,6 +460,3 @@ def same_content(path: str, blob: str | None) -> bool:
     except OSError:
         return False
     return blob is not None and blob_hash(data) == blob
-
-
-from .checkpoint_bash import watch_command as watch_command  # noqa: E402  (re-exported: the session and tests reach it here)

@@ -10,7 +10,7 @@ from __future__ import annotations
 from typing import Any
 
 from .cost import PARTS, ZONES, RequestCost
-from .cost_events import CacheMissed
+from .events import CacheMissed
 from .pricing import DEFAULT_PRICE_MODEL, model_info
 
 #: decimals kept in USD figures of the JSON

@@ -1,7 +1,8 @@
 """Runs the tool_use blocks of one response and packs their results.
 
 Consecutive concurrency-safe calls (read-only tools) form a batch that runs on a thread
-pool; every other call runs alone, in order. Events fire in completion order; the
+pool; every other call runs alone, in order. Each call passes the permission gate first
+(`dispatch_permission.py`). Events fire in completion order; the
 results come back in tool_use order, one tool_result per tool_use, for the single
 role:user message that answers the response.
 """
@@ -11,31 +12,19 @@ from __future__ import annotations
 import threading
 import time
 from collections.abc import Callable
-from concurrent.futures import Future, ThreadPoolExecutor, wait
+from concurrent.futures import ThreadPoolExecutor, wait
 from dataclasses import dataclass, field
-from functools import partial
 from typing import Any, cast
 
-from tui.config.refusal_advice import print_mode_advice
-from tui.sandbox import gate as sandbox_gate
 from tui.tools.base import FatalToolError, Tool, ToolContext, ToolError, ToolInterrupted, ToolResult
 
-from .events import (
-    Event,
-    PermissionRequested,
-    PermissionResolved,
-    ToolFinished,
-    ToolOutput,
-    ToolQueued,
-    ToolStarted,
-    ToolStatus,
-)
-from .permission_gate import PendingAsks, PermissionReply
+from .dispatch_permission import INTERRUPTED_TEXT, permit
+from .events import Event, ToolFinished, ToolOutput, ToolQueued, ToolStarted, ToolStatus
+from .permission_gate import PendingAsks
 from .result_meta import publish_result_meta
-from .schema import input_problem, validate
-from .tool_belt import append_text, rules_key
+from .schema import input_problem
+from .tool_belt import append_text
 
-INTERRUPTED_TEXT = "Interrupted by the user: this tool call did not run to completion."
 MAX_WORKERS = 8
 
 
@@ -247,7 +236,7 @@ class Dispatcher:
             return ToolResult(str(exc), is_error=True), "error"
         if self.hooks is not None and (refusal := self.hooks.before_tool(call, tool.call_schema())) is not None:
             return ToolResult(refusal, is_error=True), "denied"  # PreToolUse denied it (exit 2 or JSON)
-        allowed, message = self._permit(tool, call, ctx, cancel, outcome)
+        allowed, message = permit(self, tool, call, ctx, cancel, outcome)
         if not allowed:
             status = "interrupted" if cancel.is_set() else "denied"
             return ToolResult(message, is_error=True), status
@@ -277,230 +266,6 @@ class Dispatcher:
         if self.file_rules is not None and not result.is_error:
             call.hook_blocks[:0] = self.file_rules(call.name, call.input, ctx.resolve)  # before its hooks' context
         return result, ("error" if result.is_error else "done")
-
-    def _permit(
-        self, tool: Tool, call: Call, ctx: ToolContext, cancel: threading.Event, outcome: DispatchOutcome
-    ) -> tuple[bool, str]:
-        verdict = self._verdict(tool, call, ctx)
-        if call.hook_outcome is not None:  # a PreToolUse allow/ask, never over a deny or ask rule
-            verdict = self.hooks.hook_verdict(verdict, call)
-        if verdict.decision == "allow":
-            return True, ""
-        if verdict.decision == "deny":
-            self.publish(
-                PermissionResolved(
-                    tool_use_id=call.id,
-                    tool_name=call.name,
-                    allowed=False,
-                    scope="rule",
-                    reason=verdict.reason,
-                    rule=verdict.rule,
-                )
-            )
-            outcome.denials.append({"tool_name": call.name, "tool_use_id": call.id, "tool_input": call.input})
-            return False, f"Permission denied: {verdict.reason}"
-        asked = call.input
-        if (
-            self.hooks is not None
-            and (answer := self.hooks.permission_by_hook(call, lambda: self.policy.suggest_rule(tool, call.input, ctx)))
-            is not None
-        ):
-            again = self._verdict(tool, call, ctx) if answer[0] and call.input != asked else verdict
-            leaves_sandbox = again.source == "sandbox" and verdict.source != "sandbox"
-            if again.decision == "deny" or (again.decision == "ask" and leaves_sandbox):
-                # the hook rewrote the input: its answer was for a call that no longer runs (leaving the sandbox
-                # is always the user's call; a denied call is denied)
-                verdict = again
-                if again.decision == "deny":
-                    self.publish(
-                        PermissionResolved(
-                            tool_use_id=call.id,
-                            tool_name=call.name,
-                            allowed=False,
-                            scope="rule",
-                            reason=again.reason,
-                            rule=again.rule,
-                        )
-                    )
-                    outcome.denials.append({"tool_name": call.name, "tool_use_id": call.id, "tool_input": call.input})
-                    return False, f"Permission denied: {again.reason}"
-            else:
-                self.publish(
-                    PermissionResolved(
-                        tool_use_id=call.id, tool_name=call.name, allowed=answer[0], scope="hook", reason=answer[1]
-                    )
-                )
-                return cast(tuple[bool, str], answer)  # SessionHooks.permission_by_hook's answer
-        if not self.interactive:
-            outcome.denials.append({"tool_name": call.name, "tool_use_id": call.id, "tool_input": call.input})
-            target = tool.permission_target(call.input, ctx) or call.name
-            verb = "run" if tool.kind == "exec" else "write to" if tool.kind == "edit" else "use"
-            self.publish(
-                PermissionResolved(
-                    tool_use_id=call.id,
-                    tool_name=call.name,
-                    allowed=False,
-                    scope="mode",
-                    reason="non-interactive: no one to ask",
-                )
-            )
-            try:
-                suggested = self.policy.suggest_rule(tool, call.input, ctx)
-            except Exception:
-                suggested = call.name
-            advice = print_mode_advice(verdict, tool.kind, call.input, suggested)  # what works, by why it asked
-            return False, (
-                f"Permission to {verb} {target} was not granted: {verdict.reason.rstrip('.')}, and this "
-                f"session cannot ask (non-interactive). {advice}"
-            )
-        return self._ask(tool, call, ctx, cancel, verdict.reason, outcome)
-
-    def _verdict(self, tool: Tool, call: Call, ctx: ToolContext) -> Any:
-        """The rules' verdict on the call's input as it is now, with the sandbox's say."""
-        verdict = self.policy.check(tool, call.input, ctx)
-        return sandbox_gate.adjust(
-            verdict,
-            tool,
-            call.input,
-            getattr(self.policy, "mode", "default"),
-            ctx.project_dir,
-            getattr(self.policy, "trusted", True),
-        )
-
-    def _ask(
-        self, tool: Tool, call: Call, ctx: ToolContext, cancel: threading.Event, reason: str, outcome: DispatchOutcome
-    ) -> tuple[bool, str]:
-        reply_future: Future[PermissionReply] = Future()
-        try:
-            preview = tool.preview(call.input, ctx)
-        except Exception as exc:
-            preview = {"kind": "text", "text": f"(no preview: {exc})"}
-        try:
-            suggested = self.policy.suggest_rule(tool, call.input, ctx)
-        except Exception:
-            suggested = tool.name
-        self.publish(
-            PermissionRequested(
-                tool_use_id=call.id,
-                tool_name=call.name,
-                input=call.input,
-                label=call.label,
-                preview=preview,
-                suggested_rule=suggested,
-                reason=reason,
-                reply=reply_future,
-            )
-        )
-        if self.hooks is not None:
-            self.hooks.notify("permission_prompt", f"Claude needs your permission to use {call.name}")
-        self.pending.add(
-            call.id, reply_future, partial(self._verdict_with_hooks, tool, call, ctx), partial(self._settled, call)
-        )
-        try:
-            reply = self._wait(reply_future, call, cancel)
-        finally:
-            settled = self.pending.remove(call.id)
-        if settled is not None:  # another answer's rule allowed it; PermissionResolved is published
-            return True, ""
-        if reply is None:
-            self.publish(
-                PermissionResolved(tool_use_id=call.id, tool_name=call.name, allowed=False, scope="interrupted")
-            )
-            return False, INTERRUPTED_TEXT
-        changed_input = reply.allowed and reply.updated_input is not None and reply.updated_input != call.input
-        if changed_input and (refusal := self._take_updated_input(tool, call, ctx, reply, outcome)):
-            return False, refusal
-        rule = reply.rule or suggested
-        if reply.allowed and reply.scope == "session":
-            self.policy.add_session_rule(rule)
-        elif reply.allowed and reply.scope == "always":
-            self.policy.save_rule(rule, reply.destination)
-        if reply.allowed and reply.scope in ("session", "always"):
-            self.pending.settle(exclude=call.id)  # the questions queued behind this one that the rule allows
-        self.publish(
-            PermissionResolved(
-                tool_use_id=call.id,
-                tool_name=call.name,
-                allowed=reply.allowed,
-                scope=reply.scope,
-                reason=reply.reason or reply.answered_by,
-                rule=rule if reply.scope != "once" else None,
-            )
-        )
-        if reply.allowed:
-            return True, ""
-        outcome.denials.append({"tool_name": call.name, "tool_use_id": call.id, "tool_input": call.input})
-        if (
-            reply.answered_by and reply.reason
-        ):  # the Agent SDK's can_use_tool: its message is the result, as in Claude Code
-            return False, reply.reason
-        text = f"The user denied permission to run {call.name}."
-        if reply.reason:
-            text += f" Their reason: {reply.reason}"
-        else:
-            text += " Do not retry it; ask the user what to do instead."
-        return False, text
-
-    def _take_updated_input(
-        self, tool: Tool, call: Call, ctx: ToolContext, reply: PermissionReply, outcome: DispatchOutcome
-    ) -> str | None:
-        """Run the call with the input the answer gave (the Agent SDK's updatedInput); the refusal when it cannot.
-
-        The new input must fit the tool's schema, and no deny rule may stop it: the answer allowed this call,
-        not one the rules refuse.
-        """
-        assert reply.updated_input is not None
-        if problem := validate(reply.updated_input, tool.call_schema()):
-            refusal = f"Invalid input for {call.name} after {reply.answered_by or 'the answer'} rewrote it: {problem}"
-        else:
-            call.block = {**call.block, "input": reply.updated_input}
-            verdict = self._verdict(tool, call, ctx)
-            if verdict.decision != "deny":
-                return None
-            refusal = f"Permission denied: {verdict.reason}"
-        self.publish(
-            PermissionResolved(tool_use_id=call.id, tool_name=call.name, allowed=False, scope="rule", reason=refusal)
-        )
-        outcome.denials.append({"tool_name": call.name, "tool_use_id": call.id, "tool_input": call.input})
-        return refusal
-
-    def _verdict_with_hooks(self, tool: Tool, call: Call, ctx: ToolContext) -> Any:
-        """The verdict now, with a PreToolUse hook's allow/ask as `_permit` takes it (never over a rule)."""
-        verdict = self._verdict(tool, call, ctx)
-        return self.hooks.hook_verdict(verdict, call) if call.hook_outcome is not None else verdict
-
-    def _wait(
-        self, reply_future: Future[PermissionReply], call: Call, cancel: threading.Event
-    ) -> PermissionReply | None:
-        """The user's reply; None when interrupted or when a rule settled the question (PendingAsks)."""
-        rules_seen = rules_key(self.policy)
-        while True:
-            if cancel.is_set():
-                if not reply_future.done():
-                    reply_future.cancel()
-                return None
-            try:
-                return reply_future.result(timeout=0.05)
-            except TimeoutError:
-                if (
-                    rules_key(self.policy) != rules_seen
-                ):  # a rule from elsewhere (an @ attachment's answer), or the mode
-                    rules_seen = rules_key(self.policy)
-                    self.pending.settle()
-            except Exception:  # cancelled: by a rule (settled), else taken as a denial
-                return None if call.id in self.pending.settled else PermissionReply(False, reason="")
-
-    def _settled(self, call: Call, verdict: Any) -> None:
-        self.publish(
-            PermissionResolved(
-                tool_use_id=call.id,
-                tool_name=call.name,
-                allowed=True,
-                scope="rule",
-                reason=verdict.reason,
-                rule=verdict.rule,
-            )
-        )
 
     def _finish(self, call: Call, seconds: float) -> None:
         assert call.result is not None

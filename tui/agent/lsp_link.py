@@ -11,8 +11,7 @@ from typing import TYPE_CHECKING, Any
 
 from tui.tools.base import Tool, ToolContext, ToolResult
 
-from .events import Notice
-from .part_events import DiagnosticsReported, LspProblem
+from .events import DiagnosticsReported, LspProblem, Notice
 
 if TYPE_CHECKING:
     from tui.lsp.manager import LspManager

@@ -78,9 +78,12 @@ class PendingAsks:
             if verdict.decision != "allow":
                 continue
             with self._lock:  # two threads may settle at once; cancel() of a cancelled future is True again
-                if key in self.settled or not future.cancel():  # answered meanwhile, or settled by the other
+                if key in self.settled or key not in self._waiting or future.done():  # settled, gone or answered
                     continue
-                self.settled[key] = verdict
+                self.settled[key] = verdict  # before cancel() wakes the waiter, which reads it in remove()
+                if not future.cancel():  # answered meanwhile
+                    del self.settled[key]
+                    continue
             allowed(verdict)  # its dialog closes
 
 

@@ -89,7 +89,7 @@ class PinMixin:
         """Keep prompt `text` verbatim through every compaction; returns a sentence saying so."""
         if text in self.pins:
             return "That prompt is already pinned."
-        from .cost_events import MessagePinned  # not at import: the app's prompt handling imports this module
+        from .events import MessagePinned  # not at import: the app's prompt handling imports this module
 
         self.pins.append(text)
         if self.transcript:

@@ -12,9 +12,9 @@ from tui.tools.bash import BASH_RULES
 from tui.tools.registry import default_tools
 from tui.tools.rules import Rule
 
+from .agent_tool_text import AGENT_RULES, DESCRIPTION, INPUT_SCHEMA
 from .context import estimate_tokens
 from .prompts import CARE_RULES, IDENTITY, IDENTITY_AND_RULES, SUBAGENT_RULE_KEYS, TONE, WORK_RULES
-from .subagents import AGENT_RULES, DESCRIPTION, INPUT_SCHEMA
 
 #: where each tool-description rule lives
 TOOL_RULES: dict[str, tuple[Rule, ...]] = {"Bash": BASH_RULES, "Agent": AGENT_RULES}

@@ -10,8 +10,7 @@ from typing import Any
 
 from tui.tools.base import ToolResult
 
-from .events import Event, LinesChanged, TodosUpdated
-from .part_events import SandboxBlocked
+from .events import Event, LinesChanged, SandboxBlocked, TodosUpdated
 
 
 def publish_result_meta(

@@ -20,7 +20,8 @@ from tui.config.special_files import read_regular_bytes
 from tui.wording import plural
 
 from .blobstore import BlobError, blob_hash
-from .checkpoints import UNKNOWN, Branch, Change, Checkpoints, PromptPoint, file_mode
+from .checkpoint_records import UNKNOWN
+from .checkpoints import Branch, Change, Checkpoints, PromptPoint, file_mode
 from .restore_paths import did, locate, protected_places, remove, write_back
 
 if TYPE_CHECKING:

@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from tui.tools.base import SessionState, Tool, ToolContext
+from tui.tools.cancel_signal import CancelSignal
 
 from .approvals import approval_text, front_end_of
 from .bus import EventBus
@@ -117,7 +118,7 @@ class AgentSession(HistoryMixin, TranscriptMixin, PinMixin, ModeMixin, DoorMixin
         #: every response priced and attributed (cost.py); a subagent shares its parent's
         self.costs = CostLedger()
         self.denials: list[dict[str, Any]] = []
-        self.cancel_event = threading.Event()
+        self.cancel_event: threading.Event = CancelSignal()  # a CancelSignal: a waiting question hears it
         #: messages the user sends while a turn runs (steered into it, or the next prompt)
         self.inbox = Inbox(self.publish)
         self.turn_count = 0
@@ -241,7 +242,7 @@ class AgentSession(HistoryMixin, TranscriptMixin, PinMixin, ModeMixin, DoorMixin
     def _watch_tool(self, tool: Tool) -> Any:
         if tool.kind != "exec":
             return None
-        from .checkpoints import watch_command
+        from .checkpoint_bash import watch_command
 
         return watch_command(self.checkpoints)
 

@@ -157,11 +157,6 @@ def ask_user(
             return {"dismissed": True}
 
 
-def rules_key(policy: Any) -> tuple[Any, ...]:
-    """What changes when an answer adds a rule ("allow for this session", "always allow") or the mode changes."""
-    return (len(getattr(policy, "session_allow", ())), len(getattr(policy, "rules", ())), getattr(policy, "mode", None))
-
-
 def append_text(content: str | list[dict[str, Any]], note: str) -> str | list[dict[str, Any]]:
     if isinstance(content, str):
         return f"{content}\n\n{note}" if content else note

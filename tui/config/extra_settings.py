@@ -11,7 +11,7 @@ LABEL = "--settings"
 
 
 def layer_extra(loader: Any, value: str) -> None:
-    """Merge a settings file or a JSON string into `loader` (a settings `_Loader`) as the top layer.
+    """Merge a settings file or a JSON string into `loader` (a settings `Loader`: settings_layers.py) as the top layer.
 
     A JSON string goes through the same reader as a file (from a private temporary file), and
     its problems name `--settings` instead of that file.

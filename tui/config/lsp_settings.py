@@ -50,7 +50,7 @@ class LspConfig:
 
 
 def merge(loader: Any, path: Path, text: str, value: Any, *, folder: bool) -> None:
-    """Merge one file's `lsp` table into `loader` (a settings `_Loader`), one sentence per problem."""
+    """Merge one file's `lsp` table into `loader` (a settings `Loader`: settings_layers.py), one sentence per problem."""
     config: LspConfig = loader.loaded.settings.lsp
     if not isinstance(value, dict):
         loader.problem(path, text, "lsp", "expected a table; ignored.")

@@ -12,6 +12,7 @@ a git command counts as read-only only when no config or hook it reads names a p
 from __future__ import annotations
 
 import os
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
@@ -97,6 +98,10 @@ class _Part:
     rule: RuleSource | None = None
 
 
+#: the fields whose assignment may allow a waiting question (the mode above all)
+_WATCHED = frozenset({"mode", "rules", "session_allow", "allow"})
+
+
 @dataclass
 class PermissionPolicy:
     """The rules in force (settings files, command line, session) plus the permission mode."""
@@ -121,6 +126,22 @@ class PermissionPolicy:
             raise ValueError(f"Unknown permission mode `{self.mode}`; use one of {', '.join(MODES)}.")
         self.project_dir = Path(os.path.abspath(self.project_dir))
         self._cache: dict[tuple[str, str, str], RuleSource | None] = {}
+        self._watchers: list[Callable[[], None]] = []
+
+    def __setattr__(self, name: str, value: Any) -> None:
+        super().__setattr__(name, value)
+        if name in _WATCHED and "_watchers" in self.__dict__:
+            self.changed()
+
+    def watch(self, callback: Callable[[], None]) -> Callable[[], None]:
+        """Call `callback` when the mode changes or an allow rule is added; returns what stops watching."""
+        self._watchers.append(callback)
+        return lambda: self._watchers.remove(callback) if callback in self._watchers else None
+
+    def changed(self) -> None:
+        """Tell the watchers (a permission question waiting on the rules: dispatch_permission.py)."""
+        for watcher in list(self._watchers):
+            watcher()
 
     # -- the rules in force ----------------------------------------------------------------
     def _plain(self, text: str, kind: RuleKind, source: str) -> RuleSource | None:
@@ -396,6 +417,7 @@ class PermissionPolicy:
         Rule.parse(rule)
         if rule not in self.session_allow:
             self.session_allow.append(rule)
+            self.changed()
 
     def save_rule(self, rule: str, destination: RuleDestination = "local") -> Path | None:
         """Allow `rule` now and after a restart, in exactly one settings file; returns that file.
@@ -419,4 +441,5 @@ class PermissionPolicy:
         if not any(r.rule == rule and r.kind == "allow" and r.source == str(path) for r in self.rules):
             base = user_config_dir() if destination == "user" else self.project_dir
             self.rules.append(RuleSource(rule, "allow", str(path), counts, base))
+            self.changed()
         return path

@@ -62,7 +62,7 @@ def _check(key: str, value: Any) -> bool:
 
 
 def merge(loader: Any, path: Path, text: str, value: Any, *, folder: bool) -> None:
-    """Merge one file's `providers` table into `loader` (a settings `_Loader`), one sentence per problem."""
+    """Merge one file's `providers` table into `loader` (a settings `Loader`: settings_layers.py), one sentence per problem."""
     if not isinstance(value, dict):
         loader.problem(path, text, "providers", "expected a table of provider profiles; ignored.")
         return

@@ -5,14 +5,5 @@ Hooks: Claude Code's `hooks` settings read from every source, matched and run ar
 Nothing here is imported unless a settings file holds a `hooks` block (no cost otherwise).
 `tui.config.hooks_config` reads the blocks and `tui.config.hook_matcher` picks the handlers (settings parse
 them; `config` and `matcher` here name the same things), `runner` runs them as tracked processes and
-`outcome` reads what they printed.
+`outcome` reads what they printed. `EVENTS` (every event agent-tui fires) lives in `tui.config.hooks_config`.
 """
-
-
-def __getattr__(name: str) -> object:
-    """`EVENTS` (every event agent-tui fires) lives in `tui.config.hooks_config`; loaded only when asked for."""
-    if name == "EVENTS":
-        from tui.config.hooks_config import EVENTS
-
-        return EVENTS
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -26,6 +26,7 @@ from pathlib import Path
 from typing import Any, Literal
 
 from tui.private_files import open_private
+from tui.tools.cancel_signal import CancelSignal
 from tui.tools.processes import TrackedProcess, tracker
 from tui.tools.task_output import DEFAULT_LIMIT_MB, MB, CappedOutput, size_text
 
@@ -64,7 +65,7 @@ class BackgroundTask:
     process: TrackedProcess | None = field(default=None, repr=False)
     #: a command's capped output file (None for a worker, which writes its own)
     output: CappedOutput | None = field(default=None, repr=False)
-    stop_event: threading.Event = field(default_factory=threading.Event, repr=False)
+    stop_event: threading.Event = field(default_factory=CancelSignal, repr=False)
     done: threading.Event = field(default_factory=threading.Event, repr=False)
 
     @property

@@ -132,7 +132,7 @@ def test_the_model_picker_lists_each_profiles_models() -> None:
 
 
 def test_the_agent_tool_offers_profile_models() -> None:
-    from tui.agent.subagents import agent_schema
+    from tui.agent.agent_tool_text import agent_schema
 
     listed = agent_schema(profiles_from({"local": {"models": ["q"]}}))["properties"]["model"]
     assert listed["enum"][-1] == "local:q" and "inherit" in listed["enum"]

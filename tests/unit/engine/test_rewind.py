@@ -206,14 +206,14 @@ def test_a_session_from_before_checkpoints_rewinds_its_conversation(tmp_path) ->
 
 
 def test_a_project_too_big_to_scan_says_bash_was_not_tracked(tmp_path, monkeypatch) -> None:
-    import tui.agent.checkpoints as checkpoints
+    import tui.agent.checkpoint_bash as checkpoint_bash
 
-    monkeypatch.setattr(checkpoints, "SCAN_LIMIT", 3)
+    monkeypatch.setattr(checkpoint_bash, "SCAN_LIMIT", 3)
     for n in range(5):
         (tmp_path / f"f{n}").write_text("x")
     cps = Checkpoints(None, "s", tmp_path)
     cps.prompt(1, "go", 0)
-    finished = checkpoints.watch_command(cps)
+    finished = checkpoint_bash.watch_command(cps)
     (tmp_path / "f0").write_text("changed")
     finished()
     assert cps.changes == [] and "more than 3 files" in cps.untracked[1]

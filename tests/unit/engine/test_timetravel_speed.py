@@ -13,7 +13,8 @@ from pathlib import Path
 
 import pytest
 
-from tui.agent.checkpoints import Checkpoints, scan_tree, watch_command
+from tui.agent.checkpoint_bash import scan_tree, watch_command, watcher
+from tui.agent.checkpoints import Checkpoints
 from tui.agent.tree_watch import TreeWatch
 
 
@@ -36,7 +37,7 @@ def test_bash_changes_are_found_through_inotify_as_a_full_scan_would(tmp_path) -
     cps = Checkpoints(None, "s", project)
     cps.prompt(1, "go", 0)
     assert _command(cps, project, lambda: (project / "top.txt").write_text("t2")) == [("top.txt", True, True)]
-    assert isinstance(cps.watcher(), TreeWatch)  # the first command started the watch
+    assert isinstance(watcher(cps), TreeWatch)  # the first command started the watch
 
     def nested() -> None:
         (project / "n" / "m").mkdir(parents=True)
@@ -62,7 +63,7 @@ def test_bash_changes_are_found_through_inotify_as_a_full_scan_would(tmp_path) -
         (project / "a" / "link").symlink_to(project / "top.txt")
 
     assert _command(cps, project, ignored) == []
-    assert cps.watcher().sigs == scan_tree(project)  # what the watch knows is what a scan finds
+    assert watcher(cps).sigs == scan_tree(project)  # what the watch knows is what a scan finds
 
 
 def test_a_command_that_overflows_the_event_queue_is_still_recorded(tmp_path) -> None:

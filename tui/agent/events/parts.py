@@ -1,7 +1,5 @@
 """Events of the parts beside the loop: MCP servers, subagents, background tasks, questions to the user,
 hooks, the sandbox and checkpoints.
-
-Kept apart from events.py (which re-exports them) so the loop's own vocabulary stays on one screen.
 """
 
 from __future__ import annotations
@@ -10,7 +8,7 @@ from concurrent.futures import Future
 from dataclasses import field
 from typing import Any
 
-from .events import Event, _event
+from .base import Event, _event
 
 # --- MCP (tui/mcp) --------------------------------------------------------------------
 

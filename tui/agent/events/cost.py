@@ -1,7 +1,4 @@
-"""Events about money and context: what each request cost, a cache break, a compaction to approve, a pin.
-
-Kept apart from events.py (which re-exports them) so the loop's own vocabulary stays on one screen.
-"""
+"""Events about money and context: what each request cost, a cache break, a compaction to approve, a pin."""
 
 from __future__ import annotations
 
@@ -9,7 +6,7 @@ from concurrent.futures import Future
 from dataclasses import field
 from typing import Any
 
-from .events import Event, _event
+from .base import Event, _event
 
 
 @_event
