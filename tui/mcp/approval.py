@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from tui.config.paths import local_settings_file
 from tui.config.rule_files import SettingsWriteError, read_for_update, write_text_atomic
@@ -99,28 +99,3 @@ def remember_enabled(project_dir: Path, name: str, enabled: bool) -> str:
     path = record_choices(project_dir, [name] if enabled else [], [] if enabled else [name])
     key = ENABLED_KEY if enabled else DISABLED_KEY
     return f"{'Enabled' if enabled else 'Disabled'} {name} for this folder ({key} in {path})."
-
-
-def start_servers(
-    session: Any, configs: Iterable[McpServerConfig], disabled: Iterable[McpServerConfig] = ()
-) -> list[str]:
-    """Connect `configs` in `session` (in the background) unless already there; returns the names started.
-
-    `disabled` servers are listed but not started, so /mcp can enable them.
-    """
-    configs, disabled = list(configs), list(disabled)
-    if not configs and not disabled:
-        return []
-    if session.mcp is None:
-        from tui.mcp.runtime import McpRuntime
-        from tui.mcp.tool_search import ToolSearch
-
-        session.options.mcp_servers = []
-        session.mcp = McpRuntime(session)
-        session.tool_search = ToolSearch(on_load=lambda: setattr(session, "_tool_defs", None))
-    for config in disabled:
-        session.mcp.manager.add(config, enabled=False)
-    started = [c.name for c in configs if session.mcp.manager.add(c)]
-    if started:
-        session.mcp.start()
-    return started
