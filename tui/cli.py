@@ -31,7 +31,7 @@ from tui.cli_args import (
     read_stdin,
     sdk_flags_given,
     settings_value,
-    terminal_missing,
+    split_rules,
     unread_stdin_notice,
 )
 from tui.sanitize import visible
@@ -43,28 +43,6 @@ if TYPE_CHECKING:
 PERMISSION_MODES = ("default", "acceptEdits", "plan", "bypassPermissions")
 #: Claude Code's modes agent-tui does not have: parsed, then refused in one sentence (tui/cli_sdk.py)
 OTHER_CC_MODES = ("dontAsk", "auto")
-
-
-def split_rules(values: list[str] | None) -> list[str]:
-    """Rules may be given space- or comma-separated; keep `Bash(a, b)` specifiers whole."""
-    rules: list[str] = []
-    for value in values or ():
-        depth = 0
-        current = ""
-        for ch in value:
-            if ch == "(":
-                depth += 1
-            elif ch == ")":
-                depth = max(depth - 1, 0)
-            if ch in ", " and depth == 0:
-                if current.strip():
-                    rules.append(current.strip())
-                current = ""
-                continue
-            current += ch
-        if current.strip():
-            rules.append(current.strip())
-    return rules
 
 
 #: `agent-tui NAME …` runs another program: NAME -> (module with `main(argv) -> int`, what it does)
@@ -280,7 +258,8 @@ def options_from_args(args: argparse.Namespace, *, sandbox: bool = True) -> tupl
     configure(opts, settings, model_flag=args.model, fallback_model=args.fallback_model)
     if os.environ.get("AGENT_TUI_OFFLINE_DELAY"):
         opts.offline_delay = float(os.environ["AGENT_TUI_OFFLINE_DELAY"])
-    from tui.agent.client import OFFLINE_MODEL_NAME, use_offline
+    from tui.agent.client import use_offline
+    from tui.agent.pricing import OFFLINE_MODEL_NAME
 
     if use_offline(opts) and not args.model:
         opts.model = OFFLINE_MODEL_NAME
@@ -334,6 +313,8 @@ def _run(args: argparse.Namespace, own_process: bool) -> int:
     if problem := input_format_problem(args, prompt):
         print(problem, file=sys.stderr)
         return 2
+    from tui.ui.tty_check import terminal_missing  # no Textual in it
+
     if not args.print_mode and terminal_missing():
         print(NO_TTY, file=sys.stderr)
         if notice := unread_stdin_notice():

@@ -74,10 +74,30 @@ def settings_value(value: str) -> str:
     return value
 
 
+def split_rules(values: list[str] | None) -> list[str]:
+    """Rules may be given space- or comma-separated; keep `Bash(a, b)` specifiers whole."""
+    rules: list[str] = []
+    for value in values or ():
+        depth = 0
+        current = ""
+        for ch in value:
+            if ch == "(":
+                depth += 1
+            elif ch == ")":
+                depth = max(depth - 1, 0)
+            if ch in ", " and depth == 0:
+                if current.strip():
+                    rules.append(current.strip())
+                current = ""
+                continue
+            current += ch
+        if current.strip():
+            rules.append(current.strip())
+    return rules
+
+
 def looks_like_rules(value: str) -> bool:
     """True when every space- or comma-separated part of `value` is a permission rule."""
-    from tui.cli import split_rules
-
     parts = split_rules([value])
     return bool(parts) and all(_RULE.match(part) for part in parts)
 
@@ -189,17 +209,6 @@ def input_format_problem(args: argparse.Namespace, prompt: str) -> str | None:
             "leave out the PROMPT argument."
         )
     return None
-
-
-def terminal_missing() -> bool:
-    """True when stdin or stdout is not a terminal (the full-screen app cannot run)."""
-    for stream in (sys.stdin, sys.stdout):
-        try:
-            if stream is None or not os.isatty(stream.fileno()):
-                return True
-        except (AttributeError, OSError, ValueError):
-            return True
-    return False
 
 
 def piped_stdin() -> str | None:
