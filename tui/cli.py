@@ -24,7 +24,6 @@ from tui.cli_args import (
     read_stdin,
     sdk_flags_given,
     split_rules,
-    terminal_missing,
     unread_stdin_notice,
 )
 from tui.cli_parser import SUBCOMMANDS, build_parser
@@ -136,7 +135,8 @@ def options_from_args(args: argparse.Namespace, *, sandbox: bool = True) -> tupl
     configure(opts, settings, model_flag=args.model, fallback_model=args.fallback_model)
     if os.environ.get("AGENT_TUI_OFFLINE_DELAY"):
         opts.offline_delay = float(os.environ["AGENT_TUI_OFFLINE_DELAY"])
-    from tui.agent.client import OFFLINE_MODEL_NAME, use_offline
+    from tui.agent.client import use_offline
+    from tui.agent.pricing import OFFLINE_MODEL_NAME
 
     if use_offline(opts) and not args.model:
         opts.model = OFFLINE_MODEL_NAME
@@ -190,6 +190,8 @@ def _run(args: argparse.Namespace, own_process: bool) -> int:
     if problem := input_format_problem(args, prompt):
         print(problem, file=sys.stderr)
         return 2
+    from tui.ui.tty_check import terminal_missing  # no Textual in it
+
     if not args.print_mode and terminal_missing():
         print(NO_TTY, file=sys.stderr)
         if notice := unread_stdin_notice():

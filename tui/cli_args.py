@@ -211,17 +211,6 @@ def input_format_problem(args: argparse.Namespace, prompt: str) -> str | None:
     return None
 
 
-def terminal_missing() -> bool:
-    """True when stdin or stdout is not a terminal (the full-screen app cannot run)."""
-    for stream in (sys.stdin, sys.stdout):
-        try:
-            if stream is None or not os.isatty(stream.fileno()):
-                return True
-        except (AttributeError, OSError, ValueError):
-            return True
-    return False
-
-
 def piped_stdin() -> str | None:
     """ "pipe" (a FIFO or socket), "file" (a redirected file), or None (a terminal, /dev/null, closed)."""
     try:

@@ -2,7 +2,7 @@
 
 Whatever ends the run, `run_entry` kills the processes Bash started (`tui.tools.processes`)
 and removes their temp files before the console script exits; a `kill -9` is left to the
-guard (`tui.tools.leftovers`), and each start clears up after dead runs whose guard died too.
+guard (`tui.system.leftovers`), and each start clears up after dead runs whose guard died too.
 While the full-screen app runs, a signal asks the app to exit (so Textual leaves the alternate
 screen and restores the terminal modes); elsewhere it raises `Terminated` in the main thread. A
 watchdog ends the process if that clean exit has not happened within WATCHDOG_SECONDS (a
@@ -69,7 +69,7 @@ def _start_leftover_sweep() -> None:
 def _sweep_leftovers() -> None:
     import tempfile
 
-    from tui.tools.leftovers import clean_dead_owners
+    from tui.system.leftovers import clean_dead_owners
 
     clean_dead_owners(tempfile.gettempdir())
 

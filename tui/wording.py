@@ -1,6 +1,10 @@
-"""Counts and short texts in words: "1 file" / "3 files", and cuts at a word boundary; stdlib only."""
+"""Counts and short texts in words: "1 file" / "3 files", cuts at a word boundary, a path as the user reads it;
+stdlib only."""
 
 from __future__ import annotations
+
+import os
+from pathlib import Path
 
 _IRREGULAR = {"match": "matches", "entry": "entries", "directory": "directories", "was": "were", "is": "are"}
 
@@ -47,3 +51,13 @@ def middle_cut(text: str, width: int, ellipsis: str = "…") -> str:
         tail = min(len(last) + 1, room - 1)  # the whole file name, with its slash
     head = room - tail
     return text[:head] + ellipsis + text[len(text) - tail :]
+
+
+def shown_path(path: Path | str, project_dir: Path) -> str:
+    """`path` relative to `project_dir` when inside it, with `~` for the home folder otherwise."""
+    text = str(path)
+    root = str(project_dir)
+    if text.startswith(root + os.sep):
+        return text[len(root) + 1 :]
+    home = os.path.expanduser("~")
+    return "~" + text[len(home) :] if home not in ("", "/") and text.startswith(home + os.sep) else text

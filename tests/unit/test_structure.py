@@ -24,7 +24,14 @@ def _imports(path: Path) -> list[tuple[int, str]]:
                 parent = package.split(".")[: len(package.split(".")) - node.level + 1]
                 base = ".".join([*parent, base] if base else parent)
             found.append((node.lineno, base))
+            found += [(node.lineno, f"{base}.{a.name}") for a in node.names if _is_module(f"{base}.{a.name}")]
     return found
+
+
+def _is_module(dotted: str) -> bool:
+    """Whether `dotted` names a module or package of tui/ (`from tui import shutdown` imports one)."""
+    path = ROOT.parent.joinpath(*dotted.split("."))
+    return path.with_suffix(".py").is_file() or path.is_dir()
 
 
 def _runtime_imports(path: Path) -> list[tuple[int, str]]:
@@ -135,7 +142,7 @@ def test_optional_sdks_stay_in_their_rooms() -> None:
 
 
 def test_the_shared_leaves_import_no_room() -> None:
-    leaves = ["sanitize.py", "redact.py", "wording.py", "private_files.py"]
+    leaves = ["sanitize.py", "redact.py", "wording.py", "private_files.py", "system"]
     others = [f"tui.{name.removesuffix('.py')}" for name in _everything_but(*leaves)]
     assert _module_violations(leaves, tuple(others)) == []
 
@@ -250,8 +257,8 @@ def test_nothing_names_a_file_outside_the_repository() -> None:
 
 #: the rooms and modules that drive a session from outside the engine (front ends, and rooms handed a session)
 FRONT_ENDS = [n for n in _everything_but("agent") if n not in ("__init__.py",)]
-#: hooks/prompt_input.py still drives the session; the one prompt pipeline moves that into the engine (issue 39)
-PIPELINE_PENDING = {"tui/hooks/prompt_input.py"}
+#: modules let off the two checks below while they still drive a session (none since the one prompt pipeline)
+PIPELINE_PENDING: set[str] = set()
 
 
 def _is_session(node: ast.expr, aliases: set[str]) -> bool:
@@ -389,3 +396,73 @@ def test_outside_the_engine_only_the_builders_import_the_session_class() -> None
         if module == "tui.agent.session"
     }
     assert found <= SESSION_BUILDERS
+
+
+def _room(module: str) -> str | None:
+    """The room of a `tui.` module: its folder under tui/ (`agent`), or the top-level module itself (`cli`)."""
+    parts = module.split(".")
+    if parts[0] != "tui" or len(parts) < 2 or not _is_module(f"tui.{parts[1]}"):
+        return None
+    return parts[1]
+
+
+def _room_graph() -> dict[str, dict[str, list[str]]]:
+    """room -> each room it imports at run time -> where (imports inside functions count; type hints do not)."""
+    graph: dict[str, dict[str, list[str]]] = {}
+    for path in sorted(ROOT.rglob("*.py")):
+        here = _room(".".join(path.relative_to(ROOT.parent).with_suffix("").parts))
+        for line, module in _runtime_imports(path):
+            there = _room(module)
+            if here and there and there != here:
+                graph.setdefault(here, {}).setdefault(there, []).append(f"{path.relative_to(ROOT.parent)}:{line}")
+    return graph
+
+
+def _circles(graph: dict[str, dict[str, list[str]]]) -> list[list[str]]:
+    """The strongly connected components of more than one room (Tarjan), each sorted."""
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    found: list[list[str]] = []
+
+    def visit(room: str) -> None:
+        index[room] = low[room] = len(index)
+        stack.append(room)
+        for other in graph.get(room, {}):
+            if other not in index:
+                visit(other)
+                low[room] = min(low[room], low[other])
+            elif other in stack:
+                low[room] = min(low[room], index[other])
+        if low[room] == index[room]:
+            component = []
+            while (top := stack.pop()) != room:
+                component.append(top)
+            if component:
+                found.append(sorted([room, *component]))
+
+    for room in sorted(graph):
+        if room not in index:
+            visit(room)
+    return sorted(found)
+
+
+def test_the_circle_check_finds_a_circle_through_three_rooms() -> None:
+    graph = {"a": {"b": ["x"]}, "b": {"c": ["y"]}, "c": {"a": ["z"]}, "d": {"a": ["w"]}}
+    assert _circles(graph) == [["a", "b", "c"]]
+    assert _room("tui.agent.loop") == "agent" and _room("tui.cli") == "cli" and _room("textual.app") is None
+    assert "tui.agent.events" in [m for _, m in _imports(ROOT / "ui" / "events.py")]  # `from tui.agent import events`
+
+
+def test_no_two_rooms_import_each_other() -> None:
+    """Two rooms that import each other are one room in disguise: no circle, imports inside functions included.
+
+    A room below passes nothing up by import: the room above hands it a callable or an object (as the engine
+    hands `McpRuntime` its event callbacks), or the shared thing moves down into a leaf (`tui/system/`)."""
+    graph = _room_graph()
+    circles = [
+        f"{' <-> '.join(circle)}: "
+        + "; ".join(f"{a} -> {b} at {', '.join(graph[a][b])}" for a in circle for b in circle if b in graph.get(a, {}))
+        for circle in _circles(graph)
+    ]
+    assert circles == []

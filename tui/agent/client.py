@@ -11,10 +11,6 @@ from typing import Any
 
 from .options import AgentOptions
 
-#: the model id the offline model answers as (here, not in .offline, so the CLI can name it
-#: without importing the offline package, which imports httpx)
-OFFLINE_MODEL_NAME = "offline-demo"
-
 
 class _TLSPrewarm:
     """A TLS context being built on its own thread (see `prewarm_tls`)."""

@@ -102,7 +102,7 @@ def _servers(session: AgentSession, active: Any, trusted: bool) -> list[str]:
         ).start()
     new = [s for name, s in wanted.items() if name not in states]
     if new:
-        from tui.mcp.approval import start_servers
+        from .mcp_link import start_servers
 
         start_servers(session, new)
     if started := [s.name for s in new] + again:

@@ -13,6 +13,10 @@ from typing import Any
 
 PRICES_AS_OF = "2026-11-30"
 
+#: the model id the offline model answers as (here, with its price of nothing, so the CLI can name it without
+#: importing the offline package, which imports httpx)
+OFFLINE_MODEL_NAME = "offline-demo"
+
 
 @dataclass(frozen=True)
 class ModelInfo:
@@ -44,8 +48,15 @@ MODELS: dict[str, ModelInfo] = {
     "claude-sonnet-4-5": ModelInfo(3, 3.75, 6, 0.30, 15, 200_000, 64_000),
     "claude-haiku-4-5": ModelInfo(1, 1.25, 2, 0.10, 5, 200_000, 64_000),
     # the built-in offline demo model costs nothing
-    "offline-demo": ModelInfo(0, 0, 0, 0, 0, 200_000, 32_000),
+    OFFLINE_MODEL_NAME: ModelInfo(0, 0, 0, 0, 0, 200_000, 32_000),
 }
+
+
+def known_models() -> list[str]:
+    """The model ids agent-tui knows prices for, newest first (the offline demo left out): `/model`'s list when
+    the API gives none."""
+    return [name for name in MODELS if name != OFFLINE_MODEL_NAME]
+
 
 #: whose prices estimate a model the table does not list
 DEFAULT_PRICE_MODEL = "claude-sonnet-5-5"

@@ -15,14 +15,16 @@ import time
 from concurrent.futures import Future
 from dataclasses import fields
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from tui.config.special_files import read_regular_bytes
 
 from . import events as ev
-from .bus import EventBus
 from .replay_check import SPEEDS, ReplayError, check_replayable
 from .transcript_images import StoredImages
+
+if TYPE_CHECKING:
+    from .bus import EventBus
 
 __all__ = ["SPEEDS", "Player", "ReplayError", "check_replayable", "event_from_dict", "load_events"]
 

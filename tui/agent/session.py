@@ -165,9 +165,9 @@ class AgentSession(HistoryMixin, TranscriptMixin, PinMixin, ModeMixin, DoorMixin
         self.mcp: Any = None
         self.tool_search: Any = None
         if options.mcp_servers:
-            from tui.mcp.runtime import McpRuntime
+            from .mcp_link import mcp_runtime
 
-            self.mcp = McpRuntime(self)
+            self.mcp = mcp_runtime(self)
             from tui.mcp.tool_search import ToolSearch  # MCP tools too big for the window wait behind ToolSearch
 
             self.tool_search = ToolSearch(on_load=lambda: setattr(self, "_tool_defs", None))

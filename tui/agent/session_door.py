@@ -134,11 +134,12 @@ class DoorMixin:
         """The session's MCP runtime, started empty when it has none yet (servers added later: /mcp, plugins)."""
         runtime = self.mcp
         if runtime is None:
-            from tui.mcp.runtime import McpRuntime
             from tui.mcp.tool_search import ToolSearch
 
+            from .mcp_link import mcp_runtime
+
             self.options.mcp_servers = []
-            runtime = self.mcp = McpRuntime(_session(self))
+            runtime = self.mcp = mcp_runtime(_session(self))
             self.tool_search = ToolSearch(on_load=lambda: setattr(self, "_tool_defs", None))
         return runtime
 

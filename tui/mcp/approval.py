@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from pathlib import Path
-from typing import TYPE_CHECKING, Protocol
+from typing import TYPE_CHECKING
 
 from tui.config.paths import local_settings_file
 from tui.config.rule_files import SettingsWriteError, read_for_update, write_text_atomic
@@ -19,14 +19,6 @@ from tui.mcp.sources import McpServers, ProjectFilter, load_mcp_servers, mcpjson
 
 if TYPE_CHECKING:
     from tomlkit import TOMLDocument  # imported when a file is edited
-
-    from tui.mcp.runtime import McpRuntime
-
-
-class McpHost(Protocol):
-    """A session as MCP sees it when servers join it (tui.agent.door.Session has this)."""
-
-    def start_mcp(self) -> McpRuntime: ...
 
 
 ENABLED_KEY = "enabledMcpjsonServers"
@@ -108,22 +100,3 @@ def remember_enabled(project_dir: Path, name: str, enabled: bool) -> str:
     path = record_choices(project_dir, [name] if enabled else [], [] if enabled else [name])
     key = ENABLED_KEY if enabled else DISABLED_KEY
     return f"{'Enabled' if enabled else 'Disabled'} {name} for this folder ({key} in {path})."
-
-
-def start_servers(
-    session: McpHost, configs: Iterable[McpServerConfig], disabled: Iterable[McpServerConfig] = ()
-) -> list[str]:
-    """Connect `configs` in `session` (in the background) unless already there; returns the names started.
-
-    `disabled` servers are listed but not started, so /mcp can enable them.
-    """
-    configs, disabled = list(configs), list(disabled)
-    if not configs and not disabled:
-        return []
-    runtime = session.start_mcp()
-    for config in disabled:
-        runtime.manager.add(config, enabled=False)
-    started = [c.name for c in configs if runtime.manager.add(c)]
-    if started:
-        runtime.start()
-    return started

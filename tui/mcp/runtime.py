@@ -1,4 +1,4 @@
-"""MCP inside one agent session: the manager, its events on the bus, and the tool set between turns.
+"""MCP inside one agent session: the manager, its changes and messages reported, and the tool set between turns.
 
 The session owns one `McpRuntime` when servers are configured. Servers connect in the
 background (`start()`); at the start of each turn the loop calls `before_turn`, which
@@ -13,9 +13,9 @@ import re
 import threading
 import time
 from collections import deque
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, TextIO
 
-from tui.agent.events import McpMessage, McpServerChanged
 from tui.mcp.connection import ServerState
 from tui.mcp.manager import McpManager
 from tui.mcp.tools import build_tools
@@ -34,12 +34,19 @@ MENTION = re.compile(r"(?<![\w@])@([A-Za-z0-9_-]+):(\S+)")
 class McpRuntime:
     """The MCP servers of one session."""
 
-    def __init__(self, session: AgentSession) -> None:
+    def __init__(
+        self,
+        session: AgentSession,
+        on_change: Callable[[ServerState], None],
+        on_message: Callable[[str, str, dict[str, Any]], None],
+    ) -> None:
+        """`on_change` hears each server's new state, `on_message` each JSON-RPC message (server, direction, it)."""
         options = session.options
         self.session = session
+        self._on_message = on_message
         self.max_tokens = options.mcp_max_output_tokens
         self.manager = McpManager(
-            options.mcp_servers, project_dir=options.project_dir, on_change=self._changed, on_message=self._message
+            options.mcp_servers, project_dir=options.project_dir, on_change=on_change, on_message=self._message
         )
         self.tools: list[Tool] = []
         #: (time, server, "send" | "recv", message), oldest first
@@ -52,26 +59,9 @@ class McpRuntime:
         self.started = True
         self.manager.start()
 
-    def _changed(self, state: ServerState) -> None:
-        config = state.config
-        self.session.publish(
-            McpServerChanged(
-                server=state.name,
-                status=state.status,
-                transport=config.transport,
-                source=config.source,
-                tools=tuple(str(t.get("name", "")) for t in state.tools),
-                resources=len(state.resources),
-                prompts=len(state.prompts),
-                error=state.error,
-                stderr_tail=state.stderr_tail,
-                warnings=tuple(state.warnings),
-            )
-        )
-
     def _message(self, server: str, direction: str, message: dict[str, Any]) -> None:
         self.messages.append((time.time(), server, direction, message))
-        self.session.publish(McpMessage(server=server, direction=direction, message=message))
+        self._on_message(server, direction, message)
 
     def named_in(self, prompt: str) -> list[str]:
         """Servers a prompt names: `mcp__server…`, `@server:`, or the server's name as a word."""

@@ -14,6 +14,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from tui.wording import shown_path
+
 from .components import PluginParts, read_parts
 from .manifest import PluginManifest, read_manifest
 from .store import InstalledPlugin, PluginError, read_installed, split_id
@@ -111,8 +113,8 @@ def held_sentence(folder_choice: Any, user_choice: Any, project_dir: Path) -> st
     """One sentence: the folder asks for a plugin the user turned off, which stays off."""
     plugin_id = folder_choice.plugin_id
     return (
-        f"Plugin {plugin_id} stays off: you turned it off in {_shown(user_choice.path, project_dir)}, and "
-        f"{_shown(folder_choice.path, project_dir)} ({_key(folder_choice.path)}) asking for it does not turn it "
+        f"Plugin {plugin_id} stays off: you turned it off in {shown_path(user_choice.path, project_dir)}, and "
+        f"{shown_path(folder_choice.path, project_dir)} ({_key(folder_choice.path)}) asking for it does not turn it "
         f"back on; agent-tui plugin enable {plugin_id} does."
     )
 
@@ -155,7 +157,7 @@ def _missing(
     active: ActivePlugins, plugin_id: str, choice: Any, loaded: Any, install_missing: bool
 ) -> InstalledPlugin | None:
     """An enabled plugin that is not installed: installed now for a trusted folder that enables it, else a sentence."""
-    where = f"{_shown(choice.path, active.project_dir)} ({_key(choice.path)})"
+    where = f"{shown_path(choice.path, active.project_dir)} ({_key(choice.path)})"
     if choice.folder and not (loaded.trusted and install_missing):
         market = split_id(plugin_id)[1]
         if loaded.trusted or market in _known_names() or any(m.name == market for m in loaded.marketplaces):
@@ -229,9 +231,3 @@ def _short_names(active: ActivePlugins) -> None:
         typed = " or ".join(", ".join(f"/{n}" for _, n in found).rsplit(", ", 1))
         both = "both" if len(found) == 2 else "all"
         active.problems.append(f"Plugins {plugins} {both} have a command /{short}: type {typed}.")
-
-
-def _shown(path: Path, project_dir: Path) -> str:
-    from tui.trust.inventory import shown_path
-
-    return shown_path(path, project_dir)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
 from .config import SHORT_NAMES, ProviderError, resolve_provider
@@ -11,13 +12,6 @@ OFFLINE_NOTE = (
     "The offline demo model answers until an API key is set (/login or ANTHROPIC_API_KEY); "
     "the model picked here is used from then on."
 )
-
-
-def known_models() -> list[str]:
-    """The model ids agent-tui knows prices for, newest first (the offline demo left out)."""
-    from tui.agent.pricing import MODELS
-
-    return [name for name in MODELS if name != "offline-demo"]
 
 
 def profile_choices(options: Any) -> list[tuple[str, str]]:
@@ -30,16 +24,19 @@ def profile_choices(options: Any) -> list[tuple[str, str]]:
     ]
 
 
-def model_choices(client: Any, options: Any, offline: bool) -> tuple[list[tuple[str, str]], str]:
+def model_choices(client: Any, options: Any, offline: bool, known: Sequence[str]) -> tuple[list[tuple[str, str]], str]:
     """((model, how it is shown) to pick from, a sentence about where they come from): the API's list when it
-    gives one, else the names agent-tui knows; each provider profile's models after them."""
-    models, note = _default_choices(client, options, offline)
+    gives one, else `known` (the names agent-tui knows, `tui.agent.pricing.known_models()`); each provider
+    profile's models after them."""
+    models, note = _default_choices(client, options, offline, known)
     return models + profile_choices(options), note
 
 
-def _default_choices(client: Any, options: Any, offline: bool) -> tuple[list[tuple[str, str]], str]:
+def _default_choices(
+    client: Any, options: Any, offline: bool, names: Sequence[str]
+) -> tuple[list[tuple[str, str]], str]:
     """The default provider's models and where they come from."""
-    known = [(m, m) for m in known_models()]
+    known = [(m, m) for m in names]
     if offline:
         return known, OFFLINE_NOTE
     try:

@@ -149,7 +149,7 @@ class SandboxRuntime:
             if self._dir is None:
                 import tempfile
 
-                from tui.tools.leftovers import owner_mark
+                from tui.system.leftovers import owner_mark
 
                 # marked with this run, so the guard or the next start removes it after a kill -9
                 folder = tempfile.mkdtemp(prefix=f"agent-tui-sandbox-o{owner_mark()}-")

@@ -7,7 +7,7 @@ started. A plain command gets the signal from `setpriv --pdeathsig KILL` (util-l
 it and execs the command (a Python `preexec_fn` would turn subprocess's vfork into a fork: 10 to
 60 ms more per command in a big process); a sandboxed one sets it in its own child
 (tui/sandbox/vfork.py, launch.py). Grandchildren are not direct children: the guard
-(tui/tools/leftovers.py), started here with the first child, ends them, and ends everything
+(tui/system/leftovers.py), started here with the first child, ends them, and ends everything
 where setpriv is missing.
 """
 
@@ -205,7 +205,7 @@ def ensure_guard(mark: str) -> None:
             return
         import tempfile
 
-        from tui.tools import leftovers
+        from tui.system import leftovers
 
         read_fd, write_fd = os.pipe()  # both ends close-on-exec: no child of ours inherits the write end
         argv = [sys.executable, "-I", "-S", leftovers.__file__, "--guard", mark, tempfile.gettempdir()]

@@ -12,7 +12,7 @@ Policy: a command's background children may keep running while agent-tui runs (a
 server started with `&`, as in Claude Code); a timeout or an interrupt kills the whole
 tree of that call, and `cleanup()` at exit kills every tree and removes the temp files.
 A `kill -9` skips `cleanup()`: then each direct child's parent-death signal and the guard
-(`tui.tools.parent_death`, `tui.tools.leftovers`) end the trees and remove the temp files.
+(`tui.tools.parent_death`, `tui.system.leftovers`) end the trees and remove the temp files.
 """
 
 from __future__ import annotations
@@ -27,8 +27,8 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from tui.system.leftovers import TRACK_ENV, owner_mark
 from tui.tools import parent_death
-from tui.tools.leftovers import TRACK_ENV, owner_mark
 from tui.tools.parent_death import death_signal_preexec, ensure_guard, on_spawn_thread, with_death_signal
 
 TERM_GRACE_SECONDS = 1.0

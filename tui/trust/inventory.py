@@ -15,7 +15,7 @@ from functools import cached_property
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from tui.wording import plural, plural_noun
+from tui.wording import plural, plural_noun, shown_path
 
 if TYPE_CHECKING:
     from tui.config.settings import LoadedSettings
@@ -105,16 +105,6 @@ class FolderInventory:
     def shown(self, path: Path) -> str:
         """A file as the user reads it: relative to the folder when inside it, `~/…` in the home folder."""
         return shown_path(path, self.project_dir)
-
-
-def shown_path(path: Path | str, project_dir: Path) -> str:
-    """`path` relative to `project_dir` when inside it, with `~` for the home folder otherwise."""
-    text = str(path)
-    root = str(project_dir)
-    if text.startswith(root + os.sep):
-        return text[len(root) + 1 :]
-    home = os.path.expanduser("~")
-    return "~" + text[len(home) :] if home not in ("", "/") and text.startswith(home + os.sep) else text
 
 
 # --- the collectors -----------------------------------------------------------------------

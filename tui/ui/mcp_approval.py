@@ -36,7 +36,8 @@ def ask_project_servers(app: AgentApp) -> None:
     project_dir = app.options.project_dir
     if not project_server_names(project_dir):
         return
-    from tui.mcp.approval import project_servers_split, start_servers
+    from tui.agent.mcp_link import start_servers
+    from tui.mcp.approval import project_servers_split
     from tui.mcp.status import describe
 
     new, enabled, disabled = project_servers_split(project_dir)

@@ -147,7 +147,7 @@ def main(argv: list[str]) -> int:
     except LookupError as exc:
         print(f"agent-tui: {exc}", file=sys.stderr)
         return 2
-    from tui.cli_args import terminal_missing
+    from tui.ui.tty_check import terminal_missing
 
     if terminal_missing():  # Textual would draw to whatever stderr is, for ever
         print(

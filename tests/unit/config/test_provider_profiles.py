@@ -124,10 +124,11 @@ def test_what_an_endpoint_lacks_is_taken_out_of_the_request() -> None:
 
 def test_the_model_picker_lists_each_profiles_models() -> None:
     from tui.agent.options import AgentOptions
+    from tui.agent.pricing import known_models
     from tui.providers.models import model_choices
 
     options = AgentOptions(profiles=profiles_from({"local": {"base_url": "http://127.0.0.1:8080", "models": ["q"]}}))
-    models, _ = model_choices(None, options, offline=True)
+    models, _ = model_choices(None, options, offline=True, known=known_models())
     assert ("local:q", "local:q  (http://127.0.0.1:8080)") in models and models[0][0].startswith("claude-")
 
 

@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from tests.unit.tools.test_bash import alive, wait_gone
-from tui.tools.leftovers import TRACK_ENV, clean_dead_owners, owned_names, owner_alive, owner_mark, process_start
+from tui.system.leftovers import TRACK_ENV, clean_dead_owners, owned_names, owner_alive, owner_mark, process_start
 from tui.tools.processes import tracker
 
 

@@ -70,13 +70,14 @@ class ModelPicker(ModalScreen[str | None]):
 
 async def open_model_picker(app: AgentApp) -> None:
     """List the models off the UI thread, then show the picker; the pick switches the model."""
+    from tui.agent.pricing import known_models
     from tui.providers.models import model_choices
 
     session = app.session
     offline = bool(getattr(session, "offline", False))
     client = None if offline else session.client
     models, note = await asyncio.to_thread(
-        lambda: model_choices(client() if client else None, session.options, offline)
+        lambda: model_choices(client() if client else None, session.options, offline, known_models())
     )
 
     def picked(model: str | None) -> None:
