@@ -31,6 +31,7 @@ from .permission_mode import ModeMixin
 from .pins import PinMixin
 from .pricing import add_usage, usage_cost
 from .request import build_system, build_tools
+from .session_defaults import default_policy, default_tools
 from .session_door import DoorMixin
 from .session_history import NOT_EXECUTED_TEXT, HistoryMixin, Turn, last_text  # noqa: F401  (named here too)
 from .session_transcript import TranscriptMixin
@@ -57,37 +58,6 @@ class _CheckpointHook:
         self.session.checkpoints.write_failed()
 
 
-def _default_tools() -> list[Tool]:
-    from tui.tools.registry import default_tools
-
-    return default_tools()
-
-
-def _default_policy(options: AgentOptions) -> Any:
-    """The permission policy from settings files plus command-line rules."""
-    try:
-        from tui.config.settings import build_policy, load_settings
-    except ImportError:
-        from tui.config.permissions import PermissionPolicy
-
-        return PermissionPolicy(
-            mode=options.permission_mode,
-            allow=list(options.allowed_tools),
-            deny=list(options.disallowed_tools),
-            project_dir=options.project_dir,
-        )
-    loaded = load_settings(options.project_dir)
-    if loaded.hooks and not loaded.hooks_disabled_by and options.hooks is None:  # read once, at start
-        from tui.hooks.config import HookConfig
-
-        options.hooks = HookConfig(list(loaded.hooks), trusted=loaded.trusted)
-    policy = build_policy(
-        loaded, options.project_dir, options.permission_mode, options.allowed_tools, options.disallowed_tools
-    )
-    policy.extra_dirs = options.add_dirs  # the same list: /add-dir adds to it as the session runs
-    return policy
-
-
 class AgentSession(HistoryMixin, TranscriptMixin, PinMixin, ModeMixin, DoorMixin):
     """A conversation with the model, run one turn at a time on a worker thread."""
 
@@ -105,9 +75,9 @@ class AgentSession(HistoryMixin, TranscriptMixin, PinMixin, ModeMixin, DoorMixin
         self.options = options
         options.project_dir = Path(options.project_dir).resolve()
         self.bus = bus or EventBus()
-        self.tools: list[Tool] = tools if tools is not None else _default_tools()
+        self.tools: list[Tool] = tools if tools is not None else default_tools()
         configure_tools(self.tools, options)
-        self.policy = policy if policy is not None else _default_policy(options)
+        self.policy = policy if policy is not None else default_policy(options)
         from .prompt_catalog import attach_catalog  # custom commands and skills (+ the Skill tool)
 
         self.catalog = attach_catalog(self, add_tool=tools is None)
@@ -252,7 +222,7 @@ class AgentSession(HistoryMixin, TranscriptMixin, PinMixin, ModeMixin, DoorMixin
     def reload_policy(self) -> None:
         """Re-read settings and rules (after the folder was trusted), keeping the current mode."""
         mode = getattr(self.policy, "mode", self.options.permission_mode)
-        self.policy = _default_policy(self.options)
+        self.policy = default_policy(self.options)
         self.policy.mode = mode
         self.dispatcher.policy = self.policy
         if self.hooks is not None:  # the folder's own hooks run once it is trusted
