@@ -62,9 +62,14 @@ def telemetry_env(tmp_path: Path, endpoint: str, **extra: str) -> dict[str, str]
     return env
 
 
+#: the tests read telemetry: no language server starts on the edited .py file (one that dies on a loaded machine
+#: would say so on stderr, which these tests read)
+NO_LSP = ["--settings", '{"lsp": {"enabled": false}}']
+
+
 def run_p(args: list[str], project: Path, env: dict[str, str]) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
-        [sys.executable, "-m", "tui.cli", "-p", *args],
+        [sys.executable, "-m", "tui.cli", "-p", *NO_LSP, *args],
         cwd=project,
         env=env,
         capture_output=True,

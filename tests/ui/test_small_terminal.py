@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 from tui.ui.app import AgentApp
 
 from .conftest import SIZE, wait_until
@@ -51,12 +53,16 @@ async def test_below_100_columns_the_tool_panel_starts_hidden_and_f3_shows_it(of
         await wait_until(pilot, lambda: panel.region.width > 0)
 
 
-async def test_the_header_and_the_footer_shorten_by_whole_words(offline_options) -> None:
+async def test_the_header_and_the_footer_shorten_by_whole_words(offline_options, monkeypatch) -> None:
     from textual.widgets._footer import FooterKey
 
     from tui.ui.widgets.app_header import OFFLINE_HINT
 
-    app = AgentApp(offline_options(), permission_grace_s=0)
+    options = offline_options()
+    # the header shows the folder under ~ as `~/demo`: the same line wherever pytest puts its temp folders (a
+    # longer path under xdist's popen-gwN/ would leave no room for the hint at 140 columns)
+    monkeypatch.setenv("HOME", str(Path(options.project_dir).parent))
+    app = AgentApp(options, permission_grace_s=0)
     async with app.run_test(size=(140, 30)) as pilot:
         header = app.query_one("#header")
         footer = app.query_one("Footer")

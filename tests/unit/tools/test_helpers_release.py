@@ -15,7 +15,15 @@ from tests.integration.helpers import make_session
 from tui.tools import parent_death
 from tui.tools.base import SessionState, ToolContext
 from tui.tools.bash import BashTool
+from tui.tools import processes
 from tui.tools.processes import tracker
+
+
+@pytest.fixture(autouse=True)
+def own_tracker(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A tracker of this test's own: what an earlier test in the same process still tracks (a temp file, a
+    command its session left running) must not keep the helpers alive here."""
+    monkeypatch.setattr(processes, "_tracker", None)
 
 
 def _bash_off_the_main_thread(project: Path, command: str) -> None:
