@@ -31,6 +31,9 @@ from .common import (
 SCENARIO = REPO / "tests/fakeapi/scenarios/three_step.json"
 PROMPT = "Look at a.py and b.py, find the TODOs and resolve the one in a.py."
 FLOOR = REPO / "tests/bench/print_floor.py"
+#: like with like: Claude Code starts no language server without a plugin that adds one, so agent-tui's run starts
+#: none either (a server found on PATH would check the edit of a.py; `--only lsp` measures what that costs)
+NO_LSP = ["--settings", '{"lsp": {"enabled": false}}']
 
 
 def find_claude(root: Path) -> tuple[str | None, str]:
@@ -77,7 +80,7 @@ class ScenarioServer:
 def run_ours(server: ScenarioServer, project: Path, home: Path) -> ChildRun:
     env = bench_env(home, ANTHROPIC_BASE_URL=server.api.base_url, ANTHROPIC_API_KEY="sk-test")
     return run_child(
-        [PYTHON, "-m", "tui.cli", "-p", PROMPT, "--permission-mode", "acceptEdits", "--cwd", str(project)],
+        [PYTHON, "-m", "tui.cli", "-p", PROMPT, "--permission-mode", "acceptEdits", "--cwd", str(project), *NO_LSP],
         env=env,
         cwd=project,
     )
@@ -154,7 +157,7 @@ def measure(settings: Settings) -> list[dict[str, Any]]:
     rss = median([r.peak_rss_mib for r in ours])
     floor_wall = median([r.wall_s for r in floor])
     floor_rss = median([r.peak_rss_mib for r in floor])
-    note = "; ".join(sorted(set(problems)))[:400]
+    note = "; ".join(["no language server (as Claude Code without an LSP plugin)", *sorted(set(problems))])[:400]
     if theirs:
         cc_wall: float | None = median([r.wall_s for r in theirs])
         cc_rss: float | None = median([r.peak_rss_mib for r in theirs])
