@@ -5,6 +5,7 @@ same run:
 
     python -m tests.bench --publish                       # the saved run, tests/bench/results/latest.json
     python -m tests.bench --publish RUN.json SOAK.json    # a full run and the soak (which runs alone), together
+    python -m tests.bench --publish RUN.json AGAIN.json   # a suite run again (--only) replaces its rows in RUN
 
 A full run (`python -m tests.bench`, without --only or --quick) publishes itself. The sentences around the
 table (what machine, what moved and why) are not generated: read them again after publishing.
@@ -143,6 +144,17 @@ def filled(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
         if r.get("met") is None:
             r["met"] = goal_met(r)
     return out
+
+
+def joined(runs: list[dict[str, Any]]) -> dict[str, Any]:
+    """Saved runs as one report (the first one's machine and date): a later run's suites replace the rows an
+    earlier run has of them, where they stood; a suite only the later run has is added at the end."""
+    rows: list[dict[str, Any]] = []
+    for run in runs:
+        again = {r.get("suite") for r in run["rows"]}
+        at = next((i for i, r in enumerate(rows) if r.get("suite") in again), len(rows))
+        rows = [*rows[:at], *run["rows"], *(r for r in rows[at:] if r.get("suite") not in again)]
+    return {**runs[0], "rows": rows}
 
 
 def publish(report: dict[str, Any], *, readme: Path | None = None, docs: Path | None = None) -> None:

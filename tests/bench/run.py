@@ -27,7 +27,7 @@ if __package__ in (None, ""):  # `python tests/bench/run.py`
     sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
 from tests.bench.common import REPO, Settings, row
-from tests.bench.publish import goal_met, publish, table
+from tests.bench.publish import goal_met, joined, publish, table
 
 RESULTS = REPO / "tests/bench/results/latest.json"
 #: suites run only when named with --only (the soak takes most of an hour)
@@ -87,13 +87,14 @@ def main(argv: list[str] | None = None) -> int:
         type=Path,
         metavar="JSON",
         nargs="*",
-        help="write saved runs (default: the latest; several are joined, e.g. a full run and the soak) into "
+        help="write saved runs (default: the latest; several are joined: a full run and the soak, or a suite "
+        "run again replacing its rows) into "
         "docs/benchmarks.md and README.md, and exit",
     )
     args = parser.parse_args(argv)
     if args.publish is not None:
         saved = [json.loads(path.read_text()) for path in args.publish or [RESULTS]]
-        publish({**saved[0], "rows": [r for run in saved for r in run["rows"]]})
+        publish(joined(saved))
         print(
             "wrote the table into docs/benchmarks.md and the headline into README.md; "
             "read the sentences around them again",

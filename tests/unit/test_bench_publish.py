@@ -212,3 +212,15 @@ def test_the_repository_has_each_marker_once() -> None:
     root = Path(pub.__file__).resolve().parents[2]
     assert pub.between((root / "README.md").read_text(encoding="utf-8"), pub.HEADLINE_MARKERS)
     assert pub.between((root / "docs" / "benchmarks.md").read_text(encoding="utf-8"), pub.TABLE_MARKERS)
+
+
+def test_a_suite_run_again_replaces_its_rows_where_they_stood() -> None:
+    def run(*rows: tuple[str, str]) -> dict[str, object]:
+        return {"generated": "x", "rows": [{"suite": suite, "benchmark": name} for suite, name in rows]}
+
+    full = run(("print", "wall"), ("app", "reply"), ("app", "rss"), ("tools", "grep"))
+    again = run(("app", "reply 2"), ("app", "rss 2"))
+    soak = run(("soak", "day"))
+    rows = pub.joined([full, again, soak])["rows"]
+    assert [r["benchmark"] for r in rows] == ["wall", "reply 2", "rss 2", "grep", "day"]
+    assert pub.joined([full])["rows"] == full["rows"]
