@@ -315,7 +315,6 @@ class SessionLink:
             self.post(over)
 
     def _turn(self, parts: PromptParts) -> _TurnOver:
-        from tui.agent.prompt_catalog import attachment_rules
         from tui.agent.prompt_pipeline import ACP
 
         session = self.session
@@ -325,7 +324,7 @@ class SessionLink:
 
         def resources(prompt: str, ask: Any) -> tuple[str, list[str]]:
             """ACP's own part: the resource blocks the client sent, after the prompt's `@` files."""
-            files = attach_files(parts, attachment_rules(session, True), ask)
+            files = attach_files(parts, session.attachment_rules(True), ask)
             return prompt_text(prompt, files, parts.context), parts.notices
 
         # a cancel before the turn starts is caught at its TurnStarted (see _pump)

@@ -15,8 +15,7 @@ from typing import TYPE_CHECKING, Any
 
 from acp.schema import PermissionOption, PermissionOptionKind, ToolCallUpdate
 
-from tui.agent.events import PermissionRequested, UserQuestionAsked
-from tui.agent.permission_gate import PermissionReply
+from tui.agent.events import PermissionReply, PermissionRequested, UserQuestionAsked
 
 from .files import planned_change
 from .updates import diff_content, locations, text_content, tool_kind

@@ -1,5 +1,5 @@
-"""The answer to a permission question, as the dialog (or -p) gives it, the questions still waiting, and the
-question an `@` attachment asks."""
+"""The permission questions still waiting, and the question an `@` attachment asks (the answer to a question,
+PermissionReply, is in tui.agent.events)."""
 
 from __future__ import annotations
 
@@ -7,41 +7,12 @@ import itertools
 import threading
 from collections.abc import Callable
 from concurrent.futures import CancelledError, Future, TimeoutError
-from dataclasses import dataclass
-from typing import Any, Literal
+from typing import Any
 
-from tui.config.permissions import RuleDestination
-
-Scope = Literal["once", "session", "always"]
-
-
-@dataclass(frozen=True)
-class PermissionReply:
-    """Resolves the Future in PermissionRequested.
-
-    allowed=False with `reason` sends that reason back to the model. `rule` is the
-    (possibly user-edited) rule to remember for scope "session" or "always", and `destination` the
-    settings file "always" saves it to (`tui.config.permissions.rule_destinations`). `updated_input`
-    (the Agent SDK's can_use_tool) is the input the call runs with instead, checked by the
-    rules again; `answered_by` names who answered when it was not the user at a dialog.
-    """
-
-    allowed: bool
-    scope: Scope = "once"
-    rule: str | None = None
-    destination: RuleDestination = "local"
-    reason: str = ""
-    updated_input: dict[str, Any] | None = None
-    answered_by: str = ""
-
-
-def rule_value(rule: str) -> dict[str, str]:
-    """A rule text as Claude Code's {toolName, ruleContent} (a permission suggestion's rule)."""
-    name, _, rest = rule.partition("(")
-    value = {"toolName": name}
-    if rest:
-        value["ruleContent"] = rest[:-1] if rest.endswith(")") else rest
-    return value
+# the reply a front end gives (and a rule as Claude Code writes it) live beside the event they answer
+from .events.permission import PermissionReply as PermissionReply
+from .events.permission import Scope as Scope
+from .events.permission import rule_value as rule_value
 
 
 class PendingAsks:

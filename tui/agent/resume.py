@@ -25,6 +25,7 @@ from tui.wording import plural
 from .history_check import not_completed, sanitize_history
 from .pricing import USAGE_KEYS, add_usage, total_tokens
 from .session_ids import id_problem, outside_store
+from .transcript import project_slug as project_slug  # the name of a project's folders (prompt history too)
 from .transcript import sessions_folder
 from .transcript_images import StoredImages, read_head
 
@@ -85,6 +86,11 @@ class LoadedSession:
     compactions: list[dict[str, Any]] = field(default_factory=list)
     #: the pictures the file holds (written once: a resumed writer refers to them)
     image_hashes: set[str] = field(default_factory=set)
+
+
+def injected(text: str) -> bool:
+    """Whether a user text block is one agent-tui added (a task notification, a reminder), not the user's words."""
+    return text.startswith(("<task-notification>", "<system-reminder>"))
 
 
 def sessions_base(options: AgentOptions) -> Path:

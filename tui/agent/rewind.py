@@ -50,6 +50,10 @@ class FileStep:
     #: why restoring may not write where the path now leads (restore_paths.py)
     blocked: str = ""
 
+    def shown(self, project_dir: Path) -> str:
+        """The path as the user reads it: relative to the project when inside it."""
+        return display(self.path, project_dir)
+
     @property
     def conflict(self) -> bool:
         """Changed outside agent-tui since it last wrote the file (and not already as wanted)."""

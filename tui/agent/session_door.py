@@ -13,9 +13,15 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol, cast
 
 if TYPE_CHECKING:
+    import threading
+    from collections.abc import Iterable
+
     from tui.config.hooks_config import HookSpec
     from tui.config.memory import ImportCheck, SkippedImport
+    from tui.hooks.commands import Catalog
+    from tui.mcp.config import McpServerConfig
     from tui.mcp.runtime import McpRuntime
+    from tui.tools.attachments import AttachmentRules
     from tui.tools.base import SessionState, ToolContext
 
     from .context import ContextTracker
@@ -56,6 +62,7 @@ class _Host(Protocol):
     def policy(self) -> Any: ...
 
     def fork_transcript(self) -> Path: ...
+    def client(self) -> Any: ...
     def _tool_context(self, tool_use_id: str) -> ToolContext: ...
 
 
@@ -97,6 +104,9 @@ class DoorMixin:
 
     def resend_from(self: _Host, history: list[dict[str, Any]]) -> None:
         """Fork into a new session holding `history` (an edited request and its answer); the old file stays as it was."""
+        from .history_check import sanitize_history
+
+        history, _ = sanitize_history(history)  # what the API accepts: an edited answer may leave a call unanswered
         old = self.session_id
         if self.options.transcript:
             self.fork_transcript()
@@ -143,6 +153,20 @@ class DoorMixin:
             self.tool_search = ToolSearch(on_load=lambda: setattr(self, "_tool_defs", None))
         return runtime
 
+    def start_mcp_servers(
+        self: _Host, servers: Iterable[McpServerConfig], disabled: Iterable[McpServerConfig] = ()
+    ) -> list[str]:
+        """Connect `servers` (in the background) unless already there, list `disabled` ones; the names started."""
+        from .mcp_link import start_servers
+
+        return start_servers(_session(self), servers, disabled)
+
+    def stream_request(self: _Host, body: dict[str, Any]) -> Any:
+        """Send exactly `body` (a recorded request, edited) and stream the answer: the SDK's stream manager."""
+        from .request import sdk_params
+
+        return self.client().messages.stream(**sdk_params(body))
+
     def resume(self: _Host, target: str | Path, fork: bool = False) -> Any:
         """Continue a saved session of this project (id, id prefix or path), or a copy of it; see resume.py."""
         from .session_resume import resume_into
@@ -184,6 +208,47 @@ class DoorMixin:
         from .undo import plan_undo
 
         return plan_undo(_session(self))
+
+    def undo(self: _Host, plan: UndoPlan) -> list[str]:
+        """/undo: put back the files `plan` names; the lines that say what was done (undo.py)."""
+        from .undo import apply_undo
+
+        return apply_undo(plan)
+
+    def write_file(self: _Host, path: Path, content: str, cancel: threading.Event) -> tuple[str, bool]:
+        """/init's write: a Write call the rules, the mode and the dialog decide; (result text, is_error)."""
+        from .user_calls import write_with_permission
+
+        return write_with_permission(_session(self), path, content, cancel)
+
+    def prompt_catalog(self: _Host, reload: bool = False) -> Catalog:
+        """The commands and skills of this session; `reload` reads their folders again (a file added since)."""
+        from .prompt_catalog import reload_catalog, session_catalog
+
+        return reload_catalog(_session(self)) if reload else session_catalog(_session(self))
+
+    def attachment_rules(self: _Host, can_ask: bool) -> AttachmentRules:
+        """The rules an `@` mention or a pasted path meets here (the Read tool's); `can_ask` if someone can answer."""
+        from .prompt_catalog import attachment_rules
+
+        return attachment_rules(_session(self), can_ask)
+
+    def ask_to_attach(self: _Host, attachment: Any, cancel: threading.Event) -> bool:
+        """Ask the user whether `attachment` (outside what the rules allow) may be attached; False when cancelled."""
+        from .permission_gate import ask_to_attach
+
+        return ask_to_attach(_session(self), attachment, cancel)
+
+    def reload_agents(self: _Host) -> Callable[[], object] | None:
+        """The folder's trust changed: the Agent tool reads its definitions again. Returns the slow part (reading
+        every file, each one that cannot be used said) to run off the UI thread; None without an Agent tool."""
+        from .subagents import AgentTool
+
+        tool = next((t for t in _session(self).tools if isinstance(t, AgentTool)), None)
+        if tool is None:
+            return None
+        tool.reload()
+        return tool.definitions
 
     def export(self: _Host, destination: str | Path | None = None) -> tuple[Path, Path | None]:
         """/export: the conversation as Markdown (and its raw records), in `destination` or .agent-tui/exports."""

@@ -93,11 +93,6 @@ def offered_here(name: str, front_end: str, *, can_answer: bool, named: bool = F
     return True
 
 
-def injected(text: str) -> bool:
-    """Whether a user text block is one agent-tui added (a task notification, a reminder), not the user's words."""
-    return text.startswith(("<task-notification>", "<system-reminder>"))
-
-
 def remind_mode(session: AgentSession) -> None:
     """Add a reminder to the prompt just appended: plan mode's (Claude Code's) on every prompt while it is on,
     and a changed mode's meaning once, when it differs from the one the system prompt named."""

@@ -13,8 +13,7 @@ import json
 from concurrent.futures import Future, InvalidStateError
 from typing import TYPE_CHECKING, Any
 
-from tui.agent.events import Event, PermissionRequested
-from tui.agent.permission_gate import PermissionReply, rule_value
+from tui.agent.events import Event, PermissionReply, PermissionRequested, rule_value
 
 from .channel import ChannelClosed, ControlChannel
 

@@ -80,9 +80,7 @@ def unknown_command_message(app: AgentApp, name: str) -> str:
     """ "Unknown command /x." with the closest name, the built-ins and the project's and user's commands and skills."""
     import difflib
 
-    from tui.agent.prompt_catalog import session_catalog
-
-    catalog = session_catalog(app.session).commands
+    catalog = app.session.prompt_catalog().commands
     custom = sorted(catalog)
     known = [*SLASH_COMMANDS, *custom]
     closest = [n for n in known if n.startswith(name.lower())][:1] or difflib.get_close_matches(

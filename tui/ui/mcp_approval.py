@@ -36,13 +36,12 @@ def ask_project_servers(app: AgentApp) -> None:
     project_dir = app.options.project_dir
     if not project_server_names(project_dir):
         return
-    from tui.agent.mcp_link import start_servers
     from tui.mcp.approval import project_servers_split
     from tui.mcp.status import describe
 
     new, enabled, disabled = project_servers_split(project_dir)
     if enabled or disabled:  # enabled before, or the folder was trusted just now; disabled ones listed in /mcp
-        call_soon_from_thread(app, start_servers, app.session, enabled, disabled)
+        call_soon_from_thread(app, app.session.start_mcp_servers, enabled, disabled)
     if not new:
         return
 
@@ -57,7 +56,7 @@ def ask_project_servers(app: AgentApp) -> None:
             record_choices(project_dir, on, off)
         except (OSError, ValueError) as exc:
             app.notify(f"The answer could not be saved: {exc}", severity="error", title=TITLE, markup=False)
-        started = start_servers(app.session, [s for s in new if s.name in on])
+        started = app.session.start_mcp_servers([s for s in new if s.name in on])
         text = f"Starting {', '.join(started)}." if started else "No project MCP server will start."
         app.notify(text, title=TITLE, markup=False)
 

@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import Any
 
 from tui.agent import events as ev
-from tui.agent.permission_gate import PermissionReply
+from tui.agent.events import PermissionReply
 
 #: after an answer that adds a rule, the next queued dialog waits at most this long for the engine's word
 RULE_WAIT_S = 0.5

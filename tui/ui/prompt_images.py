@@ -63,14 +63,12 @@ class PromptImages:
     # --- on the worker thread -------------------------------------------------------------
 
     def _attach_paths(self, paths: list[str]) -> None:
-        from tui.agent.permission_gate import ask_to_attach
-        from tui.agent.prompt_catalog import attachment_rules
         from tui.tools.attachments import attach_one
 
         session = self.app.session
-        rules = attachment_rules(session, True)
+        rules = session.attachment_rules(True)
         for raw in paths:
-            attached = attach_one(raw, rules, ask=partial(ask_to_attach, session, cancel=self.closed))
+            attached = attach_one(raw, rules, ask=partial(session.ask_to_attach, cancel=self.closed))
             if attached is None:
                 self._said(f"{raw} is gone: nothing was attached.")
             else:

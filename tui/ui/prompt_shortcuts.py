@@ -41,7 +41,7 @@ def _busy(app: AgentApp) -> bool:
 
 async def submit(app: AgentApp, text: str) -> bool:
     """Handle `!cmd` and `#text`; False for a prompt to send (`@` files are the pipeline's: send_prompt)."""
-    from tui.agent.pins import is_pin_prompt
+    from tui.agent.prompt_pipeline import is_pin_prompt
 
     if text.startswith("!") and text[1:].strip():
         await bash_mode(app, text[1:].strip())
@@ -59,10 +59,8 @@ async def submit(app: AgentApp, text: str) -> bool:
 
 async def run_custom(app: AgentApp, name: str, args: str) -> bool:
     """Run `/name args` when `name` is a custom command or skill; False when there is none of that name."""
-    from tui.agent.prompt_catalog import reload_catalog, session_catalog
-
     session = app.session
-    if session_catalog(session).get(name) is None and reload_catalog(session).get(name) is None:
+    if session.prompt_catalog().get(name) is None and session.prompt_catalog(reload=True).get(name) is None:
         return False
     await start_prepared_turn(app, f"/{name} {args}".rstrip())
     return True
@@ -163,14 +161,13 @@ async def _init(app: AgentApp, args: str) -> None:
 
 
 def _run_init(app: AgentApp) -> None:
-    from tui.agent.user_calls import write_with_permission
     from tui.hooks.init_memory import init_plan
 
     session = app.session
     session.cancel_event.clear()
     try:
         path, content, existed = init_plan(Path(app.options.project_dir))
-        text, is_error = write_with_permission(session, path, content, session.cancel_event)
+        text, is_error = session.write_file(path, content, session.cancel_event)
         if is_error:
             note, tone = f"/init: {path.name} was not written: {text}", "warning"
         else:
@@ -183,9 +180,7 @@ def _run_init(app: AgentApp) -> None:
 
 def palette_entries(app: AgentApp) -> Iterable[SystemCommand]:
     """Custom commands and skills in the command palette, with their descriptions."""
-    from tui.agent.prompt_catalog import session_catalog
-
-    for command in session_catalog(app.session).commands.values():
+    for command in app.session.prompt_catalog().commands.values():
         yield SystemCommand(f"/{command.name}", describe(command), partial(_from_palette, app, command))
 
 
@@ -207,14 +202,13 @@ def _from_palette(app: AgentApp, command: CustomCommand) -> None:
 def after_start(app: AgentApp) -> None:
     """In a thread worker after the first frame: toast each command, skill or agent file that could not be read,
     and start the `statusLine` command when one is set."""
-    from tui.agent.prompt_catalog import session_catalog
     from tui.config.settings import load_settings
 
     with _starting:  # a resumed app's start-up steps run twice (on_ready in two classes): report once
         if getattr(app, "_shortcuts_started", False):
             return
         app._shortcuts_started = True  # type: ignore[attr-defined]
-    for problem in session_catalog(app.session).problems:
+    for problem in app.session.prompt_catalog().problems:
         call_soon_from_thread(app, app.notify, problem, title="Commands and skills", severity="warning", timeout=12)
     agent_tool = next((t for t in getattr(app.session, "tools", ()) if t.name == "Agent"), None)
     if agent_tool is not None:

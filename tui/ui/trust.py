@@ -136,12 +136,11 @@ def apply_trust(app: AgentApp, trusted: bool) -> None:
     session = app.session
     session.reload_policy()  # allow rules, a permissive mode, hooks; `!` lines and allowed-tools read it
     session.reload_memory()  # an untrusted folder's memory imports nothing from outside; trusted, it may ask
-    from tui.agent.subagents import AgentTool
-
-    agent_tool = next((t for t in session.tools if isinstance(t, AgentTool)), None)
-    if agent_tool is not None:
-        agent_tool.reload()  # read again in a thread: a file that cannot be used is named at once (a toast per file)
-        app.run_worker(agent_tool.definitions, thread=True, group="trust", exit_on_error=False)
+    read_agents = session.reload_agents()
+    if (
+        read_agents is not None
+    ):  # read again in a thread: a file that cannot be used is named at once (a toast per file)
+        app.run_worker(read_agents, thread=True, group="trust", exit_on_error=False)
     _restart_status_line(app)
     app.run_worker(partial(_apply_plugins, app), thread=True, group="trust", exit_on_error=False)
     if trusted:

@@ -53,7 +53,7 @@ from .parts import (
     SubagentStarted,
     UserQuestionAsked,
 )
-from .permission import PermissionModeChanged, PermissionRequested, PermissionResolved
+from .permission import PermissionModeChanged, PermissionReply, PermissionRequested, PermissionResolved, rule_value
 from .tools import LinesChanged, ToolFinished, ToolOutput, ToolQueued, ToolResultsSent, ToolStarted, ToolStatus
 
 __all__ = [
@@ -84,6 +84,7 @@ __all__ = [
     "MessagesSteered",
     "Notice",
     "PermissionModeChanged",
+    "PermissionReply",
     "PermissionRequested",
     "PermissionResolved",
     "RequestCosted",
@@ -105,4 +106,5 @@ __all__ = [
     "TurnFinished",
     "TurnStarted",
     "UserQuestionAsked",
+    "rule_value",
 ]

@@ -20,8 +20,7 @@ from textual.containers import Vertical, VerticalScroll
 from textual.widgets import Input, OptionList, Static
 from textual.widgets.option_list import Option
 
-from tui.agent.events import PermissionRequested
-from tui.agent.permission_gate import PermissionReply
+from tui.agent.events import PermissionReply, PermissionRequested
 from tui.config.permissions import RuleDestination, rule_destinations
 from tui.mcp.names import sanitise
 from tui.sanitize import one_line, visible

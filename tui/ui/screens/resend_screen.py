@@ -132,11 +132,8 @@ class ResendScreen(ModalScreen[None]):
 
     @work(thread=True, exclusive=True, group="resend")
     def _send(self, body: dict[str, Any]) -> None:
-        from tui.agent.request import sdk_params
-
         try:
-            client = self.agent_app.session.client()
-            with client.messages.stream(**sdk_params(body)) as stream:
+            with self.agent_app.session.stream_request(body) as stream:
                 for text in stream.text_stream:
                     call_soon_from_thread(self, self._stream, text)
                 message = stream.get_final_message().model_dump(exclude_none=True)
@@ -191,14 +188,10 @@ async def continue_from(app: AgentApp, messages: list[dict[str, Any]], answer: d
     """Fork into a new session holding `messages` and `answer`; the original session is left as it was."""
     import asyncio
 
-    from tui.agent.history_check import sanitize_history
-
     from .resume_screen import show_history
 
     session = app.session
-    history, _ = sanitize_history([*messages, answer])
-
-    await asyncio.to_thread(session.resend_from, history)
+    await asyncio.to_thread(session.resend_from, [*messages, answer])  # the engine makes it a history the API takes
     await show_history(app, session.messages)
     app.notify(f"Continuing from the edited request in a new session, {session.session_id}.")
 

@@ -19,8 +19,7 @@ from textual.screen import ModalScreen
 from textual.widgets import Input, OptionList, Static
 from textual.widgets.option_list import Option
 
-from tui.agent.resume import SessionInfo, list_sessions, sessions_base
-from tui.agent.tool_belt import injected
+from tui.agent.resume import SessionInfo, injected, list_sessions, sessions_base
 from tui.sanitize import one_line
 from tui.wording import plural, plural_noun
 

@@ -14,7 +14,6 @@ from textual.screen import ModalScreen
 from textual.widgets import OptionList, Static
 from textual.widgets.option_list import Option
 
-from tui.agent.rewind import FileStep, Mode, RewindEntry, display
 from tui.sanitize import one_line
 from tui.wording import plural
 
@@ -22,6 +21,8 @@ from ..commands import slash_command
 from ..widgets.dialog_box import DialogBox
 
 if TYPE_CHECKING:
+    from tui.agent.door import FileStep, Mode, RewindEntry
+
     from ..app import AgentApp
 
 #: two Esc presses closer than this on an empty, idle prompt open the rewind list
@@ -141,7 +142,7 @@ class RewindScreen(ModalScreen[RewindChoice | None]):
             self.dismiss(RewindChoice(self.chosen, mode, self.steps))
             return
         self.stage = "conflict"
-        names = ", ".join(one_line(display(s.path, self.agent_app.session.options.project_dir)) for s in conflicts)
+        names = ", ".join(one_line(s.shown(self.agent_app.session.options.project_dir)) for s in conflicts)
         lines = Text()
         lines.append(f"{plural(len(conflicts), 'file')} changed outside agent-tui since then: {names}\n", style="bold")
         lines.append("o  Overwrite them too\nk  Keep them as they are (restore the rest)\nEsc  Never mind")

@@ -12,13 +12,14 @@ from textual.containers import VerticalScroll
 from textual.screen import ModalScreen
 from textual.widgets import Static
 
-from tui.agent.undo import UndoPlan, apply_undo
 from tui.sanitize import one_line, visible
 
 from ..commands import slash_command
 from ..widgets.dialog_box import DialogBox
 
 if TYPE_CHECKING:
+    from tui.agent.door import UndoPlan
+
     from ..app import AgentApp
 
 _ACTION_WORDS = {
@@ -99,7 +100,7 @@ async def _undo_command(app: AgentApp, args: str) -> None:
         if not ok:
             app.notify("Undo cancelled; no file was touched.")
             return
-        lines = await asyncio.to_thread(apply_undo, plan)
+        lines = await asyncio.to_thread(app.session.undo, plan)
         await app.controller.add_marker("undo: " + "; ".join(lines), "info")
 
     app.push_screen(UndoScreen(plan), confirmed)

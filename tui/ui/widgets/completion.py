@@ -108,14 +108,13 @@ class PromptCompleter:
         }
 
     def _slash_matches(self, typed: str) -> list[tuple[str, str, str]]:
-        from tui.agent.prompt_catalog import session_catalog
         from tui.hooks.mentions import fuzzy_matches
 
         from ..commands import SLASH_COMMANDS
         from ..prompt_shortcuts import describe
 
         described = {name: c.description for name, c in SLASH_COMMANDS.items()}
-        for command in session_catalog(self.app.session).commands.values():
+        for command in self.app.session.prompt_catalog().commands.values():
             described.setdefault(command.name, describe(command))
         runtime = getattr(self.app.session, "mcp", None)
         if runtime is not None:  # prompts of connected MCP servers (nothing of MCP loads without a server)

@@ -9,8 +9,7 @@ from rich.console import Group, RenderableType
 from rich.table import Table
 from rich.text import Text
 
-from tui.agent.cost import PARTS
-from tui.agent.cost_report import short_tokens
+from tui.agent.cost_report import PARTS, short_tokens
 from tui.sanitize import one_line, visible
 from tui.wording import plural
 
