@@ -12,10 +12,9 @@ import pytest
 from tests.fakeapi import FakeAPI
 from tests.fakeapi.script import reply, tool_use
 from tests.integration.helpers import make_session
-from tui.tools import parent_death
+from tui.tools import parent_death, processes
 from tui.tools.base import SessionState, ToolContext
 from tui.tools.bash import BashTool
-from tui.tools import processes
 from tui.tools.processes import tracker
 
 
