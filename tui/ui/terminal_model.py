@@ -30,15 +30,17 @@ from textual._compositor import ChopsUpdate, LayoutUpdate
 from textual.geometry import Size
 from textual.strip import Strip
 
-from .terminal_sgr import blank_alike, sgr
+from .terminal_sgr import blank_alike, blank_look, sgr
 
 #: a row: the text of each cell ("" for the right half of a wide character) and its look (SGR codes or a Link)
 Row = tuple[list[str], list[Any]]
 #: unchanged cells between two changed runs of a row that are rewritten rather than jumped over (a cursor move
 #: costs about as many bytes)
 GAP = 8
-#: a band is scrolled only when it saves at least this many cells from being written
-MIN_SCROLL_CELLS = 160
+#: a band is scrolled only when it saves at least this many bytes from being written
+MIN_SCROLL_BYTES = 160
+#: about the bytes of a change of look (a truecolor foreground and background)
+SGR_BYTES = 20
 
 
 class Link:
@@ -93,7 +95,17 @@ def add_cells(segments: Iterable[Segment], chars: list[str], looks: list[Any], c
             if not text.isprintable():
                 return False
             chars.extend(text)
-            looks.extend([look] * len(text))
+            if (text[0] != " " and text[-1] != " ") or type(look) is not str:
+                looks.extend([look] * len(text))
+                continue
+            # blanks at either end (a row's padding) in the look they show: the same row rendered by another
+            # widget then compares equal (see `blank_look`)
+            body = text.strip(" ")
+            lead = text.index(body) if body else len(text)
+            blank = blank_look(look)
+            looks.extend([blank] * lead)
+            looks.extend([look] * len(body))
+            looks.extend([blank] * (len(text) - lead - len(body)))
             continue
         for ch in text:
             width = get_character_cell_size(ch)
@@ -238,6 +250,15 @@ def _pieces_of(row: Row | None, ranges: Sequence[tuple[int, int]]) -> list[Any]:
     return [("".join(chars[a:b]), tuple(looks[a:b])) for a, b in ranges]
 
 
+def write_cost(piece: Any) -> int:
+    """About the bytes a piece of a row (see `_pieces_of`) takes to write: its text, and a look per change."""
+    if piece is None:
+        return 0
+    text, looks = piece
+    changes = sum(1 for a, b in pairwise(looks) if a is not b and a != b)
+    return len(text.encode()) + SGR_BYTES * (1 + changes)
+
+
 def find_scroll(
     new: list[Row | None], old: list[Row | None], touched: Iterable[int], ranges: Sequence[Sequence[tuple[int, int]]]
 ) -> tuple[int, int, int] | None:
@@ -274,18 +295,19 @@ def find_scroll(
         return None
 
     new_pieces = [_pieces_of(row, ranges[y]) for y, row in enumerate(new)]
+    costs = [[write_cost(key) for key in pieces] for pieces in new_pieces]
 
     def same(y: int, source: int) -> int:
-        """Cells of the new row y that the old row `source` already shows in the same columns."""
+        """Bytes of the new row y that need no writing when the old row `source` is where it is (same columns)."""
         a_row, b_row = new[y], old[source]
         if a_row is None or b_row is None:
             return 0
         if a_row is b_row or a_row == b_row:
-            return len(a_row[0])
-        return sum(b - a for (a, b), k1, k2 in zip(ranges[y], new_pieces[y], _pieces_of(b_row, ranges[y])) if k1 == k2)
+            return sum(costs[y])
+        return sum(c for c, k1, k2 in zip(costs[y], new_pieces[y], _pieces_of(b_row, ranges[y])) if k1 == k2)
 
     stay = [same(y, y) for y in range(height)]
-    best: tuple[int, int, int, int] | None = None  # (saved cells, top, bottom, shift)
+    best: tuple[int, int, int, int] | None = None  # (saved bytes, top, bottom, shift)
     for shift in sorted(votes, key=votes.__getitem__, reverse=True)[:3]:
         m = abs(shift)
         if m >= height:
@@ -303,10 +325,38 @@ def find_scroll(
         saved = gain - lost
         if best is None or saved > best[0]:
             best = (saved, top, bottom, shift)
-    if best is None or best[0] < MIN_SCROLL_CELLS:
+    if best is None or best[0] < MIN_SCROLL_BYTES:
         return None
     _, top, bottom, shift = best
     return top, bottom, shift
+
+
+def pieces_of_rows(chop_ends: Sequence[Sequence[int]], width: int, height: int) -> list[list[tuple[int, int]]]:
+    """Per row, the (start, end) columns of each widget's part of it, from the compositor's chop ends."""
+    ranges: list[list[tuple[int, int]]] = []
+    cache: dict[tuple[int, ...], list[tuple[int, int]]] = {}
+    for y in range(height):
+        ends = tuple(chop_ends[y]) if y < len(chop_ends) else (width,)
+        pieces = cache.get(ends)
+        if pieces is None:
+            pieces = cache[ends] = list(pairwise((0, *(x for x in ends if 0 < x < width), width)))
+        ranges.append(pieces)
+    return ranges
+
+
+def scrolled(writer: _Writer, old: list[Row | None], scroll: tuple[int, int, int]) -> list[Row | None]:
+    """Scroll the band (top, bottom, shift) on the terminal; the rows it then shows (None: scrolled in, blank)."""
+    top, bottom, shift = scroll
+    m = abs(shift)
+    writer.out.append(f"\x1b[{top + 1};{bottom + 1}r\x1b[{m}{'S' if shift > 0 else 'T'}\x1b[r")
+    rows = list(old)
+    if shift > 0:
+        rows[top : bottom + 1 - m] = old[top + m : bottom + 1]
+        rows[bottom + 1 - m : bottom + 1] = [None] * m
+    else:
+        rows[top + m : bottom + 1] = old[top : bottom + 1 - m]
+        rows[top : top + m] = [None] * m
+    return rows
 
 
 class DiffChopsUpdate(ChopsUpdate):
@@ -384,24 +434,13 @@ class DiffChopsUpdate(ChopsUpdate):
         candidates = set(touched)
         changed = [y for y in touched if new[y] is None or new[y] != old[y]]
         if len(changed) >= 3:
-            # rows are compared in pieces cut where the dirty spans start and end (a conversation beside a panel)
-            bounds = sorted({0, width, *(x for _, x1, x2 in self.spans for x in (x1, x2) if 0 < x < width)})
-            if len(bounds) > 8:
-                bounds = [0, width]
-            ranges = [list(pairwise(bounds))] * height
+            # rows are compared in pieces cut where widgets meet (a conversation, its scrollbar, a panel beside
+            # it): a scrollbar thumb that moved, or a panel that did not, leaves the conversation's piece equal
+            ranges = pieces_of_rows(self.chop_ends, width, height)
             scroll = find_scroll(new, old, changed, ranges)
             if scroll is not None:
-                top, bottom, shift = scroll
-                m = abs(shift)
-                writer.out.append(f"\x1b[{top + 1};{bottom + 1}r\x1b[{m}{'S' if shift > 0 else 'T'}\x1b[r")
-                base_rows = list(old)
-                if shift > 0:
-                    base_rows[top : bottom + 1 - m] = old[top + m : bottom + 1]
-                    base_rows[bottom + 1 - m : bottom + 1] = [None] * m
-                else:
-                    base_rows[top + m : bottom + 1] = old[top : bottom + 1 - m]
-                    base_rows[top : top + m] = [None] * m
-                candidates.update(range(top, bottom + 1))
+                base_rows = scrolled(writer, old, scroll)
+                candidates.update(range(scroll[0], scroll[1] + 1))
         rows = model.rows = list(base_rows)
         for y in sorted(candidates):
             if y in blind:
