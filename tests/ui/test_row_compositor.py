@@ -48,10 +48,10 @@ class Terminal:
 
 
 class AnsiGrid:
-    """Cells from terminal bytes: cursor positioning, SGR state (attributes, foreground, background), text,
-    and the scroll region with its scrolls (the rows a scroll brings in hold a marker no update draws)."""
+    """Cells from terminal bytes: cursor positioning and steps, SGR state (attributes, foreground, background),
+    text, erased blanks, and the scroll region with its scrolls (the rows a scroll brings in hold a marker no update draws)."""
 
-    TOKEN = re.compile(r"\x1b\[([0-9;]*)([HmrST])|\x1b\]8;[^\x1b]*\x1b\\|([^\x1b\n]+)|\n")
+    TOKEN = re.compile(r"\x1b\[([0-9;]*)([HmrSTXC])|\x1b\]8;[^\x1b]*\x1b\\|([^\x1b\n]+)|\n")
     SCROLLED_IN = ("\0", ("scrolled-in",))
 
     def __init__(self, width: int, height: int) -> None:
@@ -117,6 +117,11 @@ class AnsiGrid:
                 self.y, self.x = int(row) - 1, int(col) - 1
             elif final == "m":
                 self.look = self.sgr(self.look, params.split(";") if params else ["0"])
+            elif final == "X":  # erased: blanks in the background colour alone, the cursor stays
+                for x in range(self.x, min(self.width, self.x + int(params or 1))):
+                    self.cells[self.y][x] = (" ", frozenset(), "", self.look[2])
+            elif final == "C":
+                self.x += int(params or 1)
             elif text is not None:
                 for ch in text:
                     if 0 <= self.y < self.height and 0 <= self.x < self.width:

@@ -8,7 +8,8 @@ produce, then
 
 - when a band of rows shows what the terminal has a few rows further down (or up), scrolls that band with
   the terminal's scroll region (`ESC[top;bottom r`, `ESC[n S` / `ESC[n T`) instead of redrawing it,
-- and writes, row by row, only the runs of cells that differ from what the terminal has.
+- and writes, row by row, only the runs of cells that differ from what the terminal has (a long run of
+  blanks erased with `ESC[nX`, which leaves the background colour, all a blank shows).
 
 The cells that end up on the terminal are the ones Textual's own update would leave there. A row the model
 does not know (never drawn through it, or drawn by an update that is not tracked: another screen, a modal,
@@ -17,6 +18,7 @@ after a suspend) is written as Textual would write its spans, and becomes known 
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable, Mapping, Sequence
 from itertools import pairwise
 from typing import Any
@@ -30,7 +32,7 @@ from textual._compositor import ChopsUpdate, LayoutUpdate
 from textual.geometry import Size
 from textual.strip import Strip
 
-from .terminal_sgr import blank_alike, blank_look, sgr
+from .terminal_sgr import blank_alike, blank_look, erasable, sgr
 
 #: a row: the text of each cell ("" for the right half of a wide character) and its look (SGR codes or a Link)
 Row = tuple[list[str], list[Any]]
@@ -41,6 +43,9 @@ GAP = 8
 MIN_SCROLL_BYTES = 160
 #: about the bytes of a change of look (a truecolor foreground and background)
 SGR_BYTES = 20
+#: about the bytes that erase a run of blanks and step over it (`ESC[nX ESC[nC`)
+ERASE_BYTES = 10
+_BLANKS = re.compile(f" {{{ERASE_BYTES + 1},}}")
 
 
 class Link:
@@ -167,11 +172,12 @@ class _Writer:
         self.cursor = (x + strip.cell_length, y)
 
     def cells(self, row: Row, start: int, end: int, y: int, width: int) -> None:
-        """Write the cells start…end-1 of a row."""
+        """Write the cells start…end-1 of a row; a long run of blanks is erased (ECH) rather than written."""
         chars, looks = row
         self.move(start, y)
         append = self.out.append
         i = start
+        at = end  # where the cursor is left
         while i < end:
             look = looks[i]
             j = i + 1
@@ -182,14 +188,24 @@ class _Writer:
             if isinstance(look, Link):
                 self.reset()
                 append(Style.render(look.style, text, color_system=self.color_system))
-            elif look != current and not (text.isspace() and text.isascii() and blank_alike(current, look)):
+            elif text.isascii() and text.isspace():
+                erase = f"\x1b[{j - i}X" + (f"\x1b[{j - i}C" if j < end else "")
+                if len(erase) >= j - i or not erasable(look):
+                    erase = text
+                if look != current and not blank_alike(current, look):
+                    append(sgr(current, look))
+                    self.current = look or None
+                append(erase)
+                if j == end and erase is not text:
+                    at = i  # ECH leaves the cursor where the blanks start
+            elif look != current:
                 append(sgr(current, look))
                 self.current = look or None
                 append(text)
             else:
                 append(text)
             i = j
-        self.cursor = (end, y) if end < width else None
+        self.cursor = (at, y) if at < width else None
 
     def text(self) -> str:
         self.reset()
@@ -251,12 +267,17 @@ def _pieces_of(row: Row | None, ranges: Sequence[tuple[int, int]]) -> list[Any]:
 
 
 def write_cost(piece: Any) -> int:
-    """About the bytes a piece of a row (see `_pieces_of`) takes to write: its text, and a look per change."""
+    """About the bytes a piece of a row (see `_pieces_of`) takes to write: its text (a long run of blanks is
+    erased in a few bytes), and a look per change."""
     if piece is None:
         return 0
     text, looks = piece
     changes = sum(1 for a, b in pairwise(looks) if a is not b and a != b)
-    return len(text.encode()) + SGR_BYTES * (1 + changes)
+    cost = len(text.encode()) + SGR_BYTES * (1 + changes)
+    if " " * ERASE_BYTES in text:
+        for blanks in _BLANKS.findall(text):
+            cost -= len(blanks) - ERASE_BYTES
+    return cost
 
 
 def find_scroll(

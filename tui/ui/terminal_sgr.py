@@ -77,3 +77,9 @@ def blank_look(codes: str) -> str:
         attrs, _, bg = parse_look(codes)
         blank = _BLANK_LOOKS[codes] = bg if attrs <= _BLANK_SAFE else codes
     return blank
+
+
+def erasable(codes: str) -> bool:
+    """Whether blanks in `codes` may be erased (ECH) instead of written: an erased cell takes the background
+    colour alone, which is all a blank shows unless an underline, reverse or the like is on."""
+    return parse_look(codes)[0] <= _BLANK_SAFE
