@@ -49,10 +49,10 @@ class Terminal:
 
 class AnsiGrid:
     """Cells from terminal bytes: cursor positioning and steps, SGR state (attributes, foreground, background),
-    text, erased blanks, and the scroll region with its scrolls (the rows a scroll brings in hold a marker no update draws)."""
+    text, erased blanks, and the scroll region with its scrolls (the rows a scroll brings in are blank in the current
+    background, as a terminal's are)."""
 
     TOKEN = re.compile(r"\x1b\[([0-9;]*)([HmrSTXC])|\x1b\]8;[^\x1b]*\x1b\\|([^\x1b\n]+)|\n")
-    SCROLLED_IN = ("\0", ("scrolled-in",))
 
     def __init__(self, width: int, height: int) -> None:
         self.width, self.height = width, height
@@ -108,7 +108,9 @@ class AnsiGrid:
             elif final in ("S", "T"):
                 n = int(params or 1)
                 band = self.cells[self.top : self.bottom + 1]
-                blank = [[self.SCROLLED_IN] * self.width for _ in range(n)]
+                blank = [
+                    [(" ", frozenset(), "", self.look[2])] * self.width for _ in range(n)
+                ]  # the current background
                 band = band[n:] + blank if final == "S" else blank + band[:-n]
                 self.cells[self.top : self.bottom + 1] = band
                 self.scrolls += 1

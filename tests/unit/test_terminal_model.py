@@ -78,3 +78,18 @@ def test_the_band_leaves_a_colourful_panel_beside_it_unscrolled() -> None:
     top, _, shift = scroll
     assert shift == 3
     assert top >= 7, scroll  # the panel's rows are rewritten in their conversation part only
+
+
+def test_a_band_is_scrolled_in_the_background_most_blanks_show_and_brings_them_in_known() -> None:
+    """The rows a scroll brings in are blank in the current background: scrolled in the panel's background, they
+    are known rows whose blanks need no writing (only the text, the scrollbar and the border beside them do)."""
+    from tui.ui.terminal_model import _Writer, fill_look, scrolled
+
+    rows = scene(100, PAD_BG, thumb_at=20)
+    fill = fill_look(rows)
+    assert fill == "48;2;22;24;29"
+    writer = _Writer(ColorSystem.TRUECOLOR)
+    after = scrolled(writer, rows, (1, HEIGHT - 1, 3), fill, WIDTH)
+    assert "".join(writer.out) == f"\x1b[48;2;22;24;29m\x1b[2;{HEIGHT}r\x1b[3S\x1b[r"
+    assert after[1:-3] == rows[4:]
+    assert after[-3:] == [([" "] * WIDTH, [fill] * WIDTH)] * 3

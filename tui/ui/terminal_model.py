@@ -280,14 +280,36 @@ def write_cost(piece: Any) -> int:
     return cost
 
 
+def fill_look(rows: Iterable[Row | None]) -> str | None:
+    """The background most blank cells of `rows` show (codes of a background alone), or None.
+
+    A band is scrolled in this background: the rows it brings in are then blank in it already, as most of
+    what they will show is (a panel's blanks beside the conversation need no writing)."""
+    counts: dict[Any, int] = {}
+    for row in rows:
+        if row is not None:
+            for ch, look in zip(*row):
+                if ch == " ":
+                    counts[look] = counts.get(look, 0) + 1
+    for look in sorted(counts, key=counts.__getitem__, reverse=True):
+        if type(look) is str and look and blank_look(look) == look and erasable(look):
+            return look
+    return None
+
+
 def find_scroll(
-    new: list[Row | None], old: list[Row | None], touched: Iterable[int], ranges: Sequence[Sequence[tuple[int, int]]]
+    new: list[Row | None],
+    old: list[Row | None],
+    touched: Iterable[int],
+    ranges: Sequence[Sequence[tuple[int, int]]],
+    fill: str | None = None,
 ) -> tuple[int, int, int] | None:
     """(top, bottom, shift) of a band of rows whose content moved up (shift > 0) or down (shift < 0).
 
     Rows are compared piece by piece, a piece being the part of a row one widget draws (`ranges`, per row):
     a conversation that scrolled beside a tool panel that did not still moves as a band, and only the
-    panel's part of its rows is written again. The band chosen saves the most cells from being written.
+    panel's part of its rows is written again. The band chosen saves the most bytes from being written; the
+    rows it brings in come blank in `fill` (the background the scroll is done in).
     """
     height = len(old)
     touched = list(touched)
@@ -328,6 +350,16 @@ def find_scroll(
         return sum(c for c, k1, k2 in zip(costs[y], new_pieces[y], _pieces_of(b_row, ranges[y])) if k1 == k2)
 
     stay = [same(y, y) for y in range(height)]
+
+    def brought_in(y: int) -> int:
+        """Bytes the new row y loses when a scroll brings it in blank: what stays, less its blank pieces."""
+        blank = sum(
+            c
+            for c, key in zip(costs[y], new_pieces[y])
+            if key is not None and key[0].isspace() and set(key[1]) == {fill}
+        )
+        return stay[y] - blank
+
     best: tuple[int, int, int, int] | None = None  # (saved bytes, top, bottom, shift)
     for shift in sorted(votes, key=votes.__getitem__, reverse=True)[:3]:
         m = abs(shift)
@@ -337,12 +369,12 @@ def find_scroll(
             gains = [same(y, y + m) - stay[y] for y in range(height - m)]
             gain, first, last = _best_band(gains, 0)
             top, bottom = first, last + m
-            lost = sum(stay[y] for y in range(last + 1, bottom + 1))
+            lost = sum(brought_in(y) for y in range(last + 1, bottom + 1))
         else:  # content moved down: new[y] is old[y - m]
             gains = [same(y, y - m) - stay[y] for y in range(m, height)]
             gain, first, last = _best_band(gains, m)
             top, bottom = first - m, last
-            lost = sum(stay[y] for y in range(top, first))
+            lost = sum(brought_in(y) for y in range(top, first))
         saved = gain - lost
         if best is None or saved > best[0]:
             best = (saved, top, bottom, shift)
@@ -365,18 +397,28 @@ def pieces_of_rows(chop_ends: Sequence[Sequence[int]], width: int, height: int) 
     return ranges
 
 
-def scrolled(writer: _Writer, old: list[Row | None], scroll: tuple[int, int, int]) -> list[Row | None]:
-    """Scroll the band (top, bottom, shift) on the terminal; the rows it then shows (None: scrolled in, blank)."""
+def scrolled(
+    writer: _Writer, old: list[Row | None], scroll: tuple[int, int, int], fill: str | None, width: int
+) -> list[Row | None]:
+    """Scroll the band (top, bottom, shift) on the terminal in the background `fill`; the rows it then shows.
+
+    The rows a scroll brings in are blank in the current background (as an erase is): known when `fill` is
+    set, else not known (None)."""
     top, bottom, shift = scroll
     m = abs(shift)
+    if fill is not None and writer.current != fill:
+        writer.out.append(sgr(writer.current or "", fill))
+        writer.current = fill
     writer.out.append(f"\x1b[{top + 1};{bottom + 1}r\x1b[{m}{'S' if shift > 0 else 'T'}\x1b[r")
+    writer.cursor = None  # DECSTBM homes the cursor
+    blank: list[Row | None] = [([" "] * width, [fill] * width) if fill is not None else None for _ in range(m)]
     rows = list(old)
     if shift > 0:
         rows[top : bottom + 1 - m] = old[top + m : bottom + 1]
-        rows[bottom + 1 - m : bottom + 1] = [None] * m
+        rows[bottom + 1 - m : bottom + 1] = blank
     else:
         rows[top + m : bottom + 1] = old[top : bottom + 1 - m]
-        rows[top : top + m] = [None] * m
+        rows[top : top + m] = blank
     return rows
 
 
@@ -458,9 +500,10 @@ class DiffChopsUpdate(ChopsUpdate):
             # rows are compared in pieces cut where widgets meet (a conversation, its scrollbar, a panel beside
             # it): a scrollbar thumb that moved, or a panel that did not, leaves the conversation's piece equal
             ranges = pieces_of_rows(self.chop_ends, width, height)
-            scroll = find_scroll(new, old, changed, ranges)
+            fill = fill_look(new[y] for y in changed)
+            scroll = find_scroll(new, old, changed, ranges, fill)
             if scroll is not None:
-                base_rows = scrolled(writer, old, scroll)
+                base_rows = scrolled(writer, old, scroll, fill, width)
                 candidates.update(range(scroll[0], scroll[1] + 1))
         rows = model.rows = list(base_rows)
         for y in sorted(candidates):
