@@ -2,8 +2,9 @@
 Claude Code on the same fake API in the same run, and full-screen clears during the turn.
 
 Each CLI runs in tmux at 120×40 (a private tmux server) under `pty_record.py`, which passes its output to
-the pane and records every byte with its time. The prompt is typed, Enter is sent, and the turn lasts
-until the reply's last word is on the pane (plus `SETTLE_S` for the turn's closing lines); the bytes,
+the pane and records every byte with its time. Each start screen is awaited by its state, not its words (the
+pane shows something and has stopped changing: Claude Code's start text changes from version to version), the
+prompt is typed, Enter is sent, and the turn lasts until the reply's last word is on the pane (plus `SETTLE_S` for the turn's closing lines); the bytes,
 frames, `ESC[2J` clears and every-row repaints of that span are counted (`term_stats.py`). Claude Code
 is found as `bench_print.find_claude` does: AGENT_TUI_BENCH_CLAUDE, else the newest from npm, installed for the run.
 """
@@ -153,17 +154,13 @@ class Pane:
         subprocess.run(["tmux", "-L", self.socket, "kill-server"], capture_output=True, timeout=30)
 
 
-def one_turn(command: list[str], env: dict[str, str], ready: str | None, project: Path, root: Path) -> dict[str, Any]:
-    """Start the CLI, type the prompt, count what it writes from Enter until the reply is on screen.
-
-    `ready`: a text the start screen shows, or None to wait for the screen to settle."""
+def one_turn(command: list[str], env: dict[str, str], project: Path, root: Path) -> dict[str, Any]:
+    """Start the CLI, wait for its start screen to settle, type the prompt, count what it writes from Enter
+    until the reply's last word is on screen."""
     record = root / f"record-{uuid.uuid4().hex[:6]}.jsonl"
     pane = Pane(project, env, command, record)
     try:
-        if ready is None:
-            pane.wait_settled(60)
-        else:
-            pane.wait_for(ready, 60)
+        pane.wait_settled(60)
         time.sleep(0.5)  # start-up writes done
         pane.tmux("send-keys", "-t", "t", "-l", PROMPT)
         time.sleep(0.5)
@@ -222,7 +219,7 @@ def measure(settings: Settings) -> list[dict[str, Any]]:
                         "COLORTERM",
                     )
                 }
-                ours.append(one_turn([PYTHON, "-m", "tui.cli"], env, "Ask the agent", project, root))
+                ours.append(one_turn([PYTHON, "-m", "tui.cli"], env, project, root))
                 if claude:
                     config = home / "claude"
                     config.mkdir()
@@ -244,7 +241,7 @@ def measure(settings: Settings) -> list[dict[str, Any]]:
                         DISABLE_AUTOUPDATER="1",
                         DISABLE_ERROR_REPORTING="1",
                     )
-                    theirs.append(one_turn([claude], cc_env, None, project, root))
+                    theirs.append(one_turn([claude], cc_env, project, root))
     finally:
         shutil.rmtree(root, ignore_errors=True)
     value = median([r["bytes"] for r in ours])

@@ -416,3 +416,16 @@ async def test_an_unknown_command_names_the_projects_and_users_commands_and_skil
         await wait_until(pilot, lambda: app.session.messages)
         first = app.session.messages[0]["content"]
         assert "Fix issue 12" in (first if isinstance(first, str) else first[0]["text"])
+
+
+async def test_quitting_at_the_first_frame_ends_cleanly(offline_options) -> None:
+    """An exit asked for at the first frame (a script, the launch benchmark, Ctrl+C at once) ends the app without
+    the after-first-frame work mounting into widgets that are going away (a MountError traceback)."""
+
+    class QuitAtOnce(AgentApp):
+        def on_ready(self) -> None:  # AgentApp.on_ready runs too: Textual calls the handlers along the MRO
+            self.exit()
+
+    app = QuitAtOnce(offline_options())
+    await app.run_async(headless=True, size=(120, 40))
+    assert app.return_code == 0

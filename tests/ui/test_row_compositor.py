@@ -48,11 +48,11 @@ class Terminal:
 
 
 class AnsiGrid:
-    """Cells from terminal bytes: cursor positioning, SGR state (attributes, foreground, background), text,
-    and the scroll region with its scrolls (the rows a scroll brings in hold a marker no update draws)."""
+    """Cells from terminal bytes: cursor positioning and steps, SGR state (attributes, foreground, background),
+    text, erased blanks, and the scroll region with its scrolls (the rows a scroll brings in are blank in the current
+    background, as a terminal's are)."""
 
-    TOKEN = re.compile(r"\x1b\[([0-9;]*)([HmrST])|\x1b\]8;[^\x1b]*\x1b\\|([^\x1b\n]+)|\n")
-    SCROLLED_IN = ("\0", ("scrolled-in",))
+    TOKEN = re.compile(r"\x1b\[([0-9;]*)([HmrSTXC])|\x1b\]8;[^\x1b]*\x1b\\|([^\x1b\n]+)|\n")
 
     def __init__(self, width: int, height: int) -> None:
         self.width, self.height = width, height
@@ -108,7 +108,9 @@ class AnsiGrid:
             elif final in ("S", "T"):
                 n = int(params or 1)
                 band = self.cells[self.top : self.bottom + 1]
-                blank = [[self.SCROLLED_IN] * self.width for _ in range(n)]
+                blank = [
+                    [(" ", frozenset(), "", self.look[2])] * self.width for _ in range(n)
+                ]  # the current background
                 band = band[n:] + blank if final == "S" else blank + band[:-n]
                 self.cells[self.top : self.bottom + 1] = band
                 self.scrolls += 1
@@ -117,6 +119,11 @@ class AnsiGrid:
                 self.y, self.x = int(row) - 1, int(col) - 1
             elif final == "m":
                 self.look = self.sgr(self.look, params.split(";") if params else ["0"])
+            elif final == "X":  # erased: blanks in the background colour alone, the cursor stays
+                for x in range(self.x, min(self.width, self.x + int(params or 1))):
+                    self.cells[self.y][x] = (" ", frozenset(), "", self.look[2])
+            elif final == "C":
+                self.x += int(params or 1)
             elif text is not None:
                 for ch in text:
                     if 0 <= self.y < self.height and 0 <= self.x < self.width:

@@ -185,3 +185,33 @@ async def test_status_line_fits_100_columns_by_dropping_low_priority_parts(fake_
         wide.status.set_context(150_000, 200_000, False)
         await pilot.pause()
         assert "cache" in wide.status.render().plain  # nothing dropped when there is room
+
+
+async def test_a_paragraph_streamed_past_keeps_its_blank_line_in_the_next_frame(fake_session: FakeSession) -> None:
+    """The live reply's last block has no bottom margin; when a delta starts the next block, the one before gets
+    its margin back within the same flush (Textual restyles it only when the live widget handles its next
+    message, and a frame drawn in between, without the blank line, then one with it, would move every row below
+    it on the terminal). The flush runs on the widget's own timer, as in the app."""
+    from tui.ui.widgets.conversation_model import BlockRecord
+    from tui.ui.widgets.reply_stream import ReplyStream
+
+    app = AgentApp(fake_session.options, session=fake_session)
+    async with app.run_test(size=SIZE) as pilot:
+        live = LiveReply()
+        await app.conversation.mount(live)
+        margins: list[int] = []
+        stream = ReplyStream(BlockRecord("text"), live, on_flush=lambda: margins.append(bottom_of_first()))
+        live.stream = stream
+
+        def bottom_of_first() -> int:
+            return live.children[0].styles.margin.bottom if live.children else -1
+
+        stream.feed("The first paragraph, still streaming")
+        await wait_until(pilot, lambda: len(margins) == 1)
+        assert margins == [0]  # the last block: no blank line under it
+        stream.feed(".\n\nThe second paragraph starts")
+        await wait_until(pilot, lambda: len(margins) == 2)
+        assert len(live.children) == 2
+        assert margins[1] == 1  # already when the flush ends, before anything else is handled
+        await pilot.pause()
+        assert bottom_of_first() == 1

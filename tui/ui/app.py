@@ -232,6 +232,8 @@ class AgentApp(ConversationKeys, FocusReports, EngineInbox, App[int]):
 
     def _after_first_frame(self) -> None:
         """Build the session, import the SDK in a thread, warm up what later actions need."""
+        if self._exit:  # quit before the first frame's work began: the widgets are going away
+            return
         from .screens.too_small import fit_terminal
 
         fit_terminal(self, self.size.width, self.size.height)

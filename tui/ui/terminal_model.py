@@ -8,7 +8,8 @@ produce, then
 
 - when a band of rows shows what the terminal has a few rows further down (or up), scrolls that band with
   the terminal's scroll region (`ESC[top;bottom r`, `ESC[n S` / `ESC[n T`) instead of redrawing it,
-- and writes, row by row, only the runs of cells that differ from what the terminal has.
+- and writes, row by row, only the runs of cells that differ from what the terminal has (a long run of
+  blanks erased with `ESC[nX`, which leaves the background colour, all a blank shows).
 
 The cells that end up on the terminal are the ones Textual's own update would leave there. A row the model
 does not know (never drawn through it, or drawn by an update that is not tracked: another screen, a modal,
@@ -17,6 +18,7 @@ after a suspend) is written as Textual would write its spans, and becomes known 
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable, Mapping, Sequence
 from itertools import pairwise
 from typing import Any
@@ -30,15 +32,20 @@ from textual._compositor import ChopsUpdate, LayoutUpdate
 from textual.geometry import Size
 from textual.strip import Strip
 
-from .terminal_sgr import blank_alike, sgr
+from .terminal_sgr import blank_alike, blank_look, erasable, sgr
 
 #: a row: the text of each cell ("" for the right half of a wide character) and its look (SGR codes or a Link)
 Row = tuple[list[str], list[Any]]
 #: unchanged cells between two changed runs of a row that are rewritten rather than jumped over (a cursor move
 #: costs about as many bytes)
 GAP = 8
-#: a band is scrolled only when it saves at least this many cells from being written
-MIN_SCROLL_CELLS = 160
+#: a band is scrolled only when it saves at least this many bytes from being written
+MIN_SCROLL_BYTES = 160
+#: about the bytes of a change of look (a truecolor foreground and background)
+SGR_BYTES = 20
+#: about the bytes that erase a run of blanks and step over it (`ESC[nX ESC[nC`)
+ERASE_BYTES = 10
+_BLANKS = re.compile(f" {{{ERASE_BYTES + 1},}}")
 
 
 class Link:
@@ -93,7 +100,17 @@ def add_cells(segments: Iterable[Segment], chars: list[str], looks: list[Any], c
             if not text.isprintable():
                 return False
             chars.extend(text)
-            looks.extend([look] * len(text))
+            if (text[0] != " " and text[-1] != " ") or type(look) is not str:
+                looks.extend([look] * len(text))
+                continue
+            # blanks at either end (a row's padding) in the look they show: the same row rendered by another
+            # widget then compares equal (see `blank_look`)
+            body = text.strip(" ")
+            lead = text.index(body) if body else len(text)
+            blank = blank_look(look)
+            looks.extend([blank] * lead)
+            looks.extend([look] * len(body))
+            looks.extend([blank] * (len(text) - lead - len(body)))
             continue
         for ch in text:
             width = get_character_cell_size(ch)
@@ -155,11 +172,12 @@ class _Writer:
         self.cursor = (x + strip.cell_length, y)
 
     def cells(self, row: Row, start: int, end: int, y: int, width: int) -> None:
-        """Write the cells start…end-1 of a row."""
+        """Write the cells start…end-1 of a row; a long run of blanks is erased (ECH) rather than written."""
         chars, looks = row
         self.move(start, y)
         append = self.out.append
         i = start
+        at = end  # where the cursor is left
         while i < end:
             look = looks[i]
             j = i + 1
@@ -170,14 +188,24 @@ class _Writer:
             if isinstance(look, Link):
                 self.reset()
                 append(Style.render(look.style, text, color_system=self.color_system))
-            elif look != current and not (text.isspace() and text.isascii() and blank_alike(current, look)):
+            elif text.isascii() and text.isspace():
+                erase = f"\x1b[{j - i}X" + (f"\x1b[{j - i}C" if j < end else "")
+                if len(erase) >= j - i or not erasable(look):
+                    erase = text
+                if look != current and not blank_alike(current, look):
+                    append(sgr(current, look))
+                    self.current = look or None
+                append(erase)
+                if j == end and erase is not text:
+                    at = i  # ECH leaves the cursor where the blanks start
+            elif look != current:
                 append(sgr(current, look))
                 self.current = look or None
                 append(text)
             else:
                 append(text)
             i = j
-        self.cursor = (end, y) if end < width else None
+        self.cursor = (at, y) if at < width else None
 
     def text(self) -> str:
         self.reset()
@@ -238,14 +266,50 @@ def _pieces_of(row: Row | None, ranges: Sequence[tuple[int, int]]) -> list[Any]:
     return [("".join(chars[a:b]), tuple(looks[a:b])) for a, b in ranges]
 
 
+def write_cost(piece: Any) -> int:
+    """About the bytes a piece of a row (see `_pieces_of`) takes to write: its text (a long run of blanks is
+    erased in a few bytes), and a look per change."""
+    if piece is None:
+        return 0
+    text, looks = piece
+    changes = sum(1 for a, b in pairwise(looks) if a is not b and a != b)
+    cost = len(text.encode()) + SGR_BYTES * (1 + changes)
+    if " " * ERASE_BYTES in text:
+        for blanks in _BLANKS.findall(text):
+            cost -= len(blanks) - ERASE_BYTES
+    return cost
+
+
+def fill_look(rows: Iterable[Row | None]) -> str | None:
+    """The background most blank cells of `rows` show (codes of a background alone), or None.
+
+    A band is scrolled in this background: the rows it brings in are then blank in it already, as most of
+    what they will show is (a panel's blanks beside the conversation need no writing)."""
+    counts: dict[Any, int] = {}
+    for row in rows:
+        if row is not None:
+            for ch, look in zip(*row):
+                if ch == " ":
+                    counts[look] = counts.get(look, 0) + 1
+    for look in sorted(counts, key=counts.__getitem__, reverse=True):
+        if type(look) is str and look and blank_look(look) == look and erasable(look):
+            return look
+    return None
+
+
 def find_scroll(
-    new: list[Row | None], old: list[Row | None], touched: Iterable[int], ranges: Sequence[Sequence[tuple[int, int]]]
+    new: list[Row | None],
+    old: list[Row | None],
+    touched: Iterable[int],
+    ranges: Sequence[Sequence[tuple[int, int]]],
+    fill: str | None = None,
 ) -> tuple[int, int, int] | None:
     """(top, bottom, shift) of a band of rows whose content moved up (shift > 0) or down (shift < 0).
 
     Rows are compared piece by piece, a piece being the part of a row one widget draws (`ranges`, per row):
     a conversation that scrolled beside a tool panel that did not still moves as a band, and only the
-    panel's part of its rows is written again. The band chosen saves the most cells from being written.
+    panel's part of its rows is written again. The band chosen saves the most bytes from being written; the
+    rows it brings in come blank in `fill` (the background the scroll is done in).
     """
     height = len(old)
     touched = list(touched)
@@ -274,18 +338,29 @@ def find_scroll(
         return None
 
     new_pieces = [_pieces_of(row, ranges[y]) for y, row in enumerate(new)]
+    costs = [[write_cost(key) for key in pieces] for pieces in new_pieces]
 
     def same(y: int, source: int) -> int:
-        """Cells of the new row y that the old row `source` already shows in the same columns."""
+        """Bytes of the new row y that need no writing when the old row `source` is where it is (same columns)."""
         a_row, b_row = new[y], old[source]
         if a_row is None or b_row is None:
             return 0
         if a_row is b_row or a_row == b_row:
-            return len(a_row[0])
-        return sum(b - a for (a, b), k1, k2 in zip(ranges[y], new_pieces[y], _pieces_of(b_row, ranges[y])) if k1 == k2)
+            return sum(costs[y])
+        return sum(c for c, k1, k2 in zip(costs[y], new_pieces[y], _pieces_of(b_row, ranges[y])) if k1 == k2)
 
     stay = [same(y, y) for y in range(height)]
-    best: tuple[int, int, int, int] | None = None  # (saved cells, top, bottom, shift)
+
+    def brought_in(y: int) -> int:
+        """Bytes the new row y loses when a scroll brings it in blank: what stays, less its blank pieces."""
+        blank = sum(
+            c
+            for c, key in zip(costs[y], new_pieces[y])
+            if key is not None and key[0].isspace() and set(key[1]) == {fill}
+        )
+        return stay[y] - blank
+
+    best: tuple[int, int, int, int] | None = None  # (saved bytes, top, bottom, shift)
     for shift in sorted(votes, key=votes.__getitem__, reverse=True)[:3]:
         m = abs(shift)
         if m >= height:
@@ -294,19 +369,57 @@ def find_scroll(
             gains = [same(y, y + m) - stay[y] for y in range(height - m)]
             gain, first, last = _best_band(gains, 0)
             top, bottom = first, last + m
-            lost = sum(stay[y] for y in range(last + 1, bottom + 1))
+            lost = sum(brought_in(y) for y in range(last + 1, bottom + 1))
         else:  # content moved down: new[y] is old[y - m]
             gains = [same(y, y - m) - stay[y] for y in range(m, height)]
             gain, first, last = _best_band(gains, m)
             top, bottom = first - m, last
-            lost = sum(stay[y] for y in range(top, first))
+            lost = sum(brought_in(y) for y in range(top, first))
         saved = gain - lost
         if best is None or saved > best[0]:
             best = (saved, top, bottom, shift)
-    if best is None or best[0] < MIN_SCROLL_CELLS:
+    if best is None or best[0] < MIN_SCROLL_BYTES:
         return None
     _, top, bottom, shift = best
     return top, bottom, shift
+
+
+def pieces_of_rows(chop_ends: Sequence[Sequence[int]], width: int, height: int) -> list[list[tuple[int, int]]]:
+    """Per row, the (start, end) columns of each widget's part of it, from the compositor's chop ends."""
+    ranges: list[list[tuple[int, int]]] = []
+    cache: dict[tuple[int, ...], list[tuple[int, int]]] = {}
+    for y in range(height):
+        ends = tuple(chop_ends[y]) if y < len(chop_ends) else (width,)
+        pieces = cache.get(ends)
+        if pieces is None:
+            pieces = cache[ends] = list(pairwise((0, *(x for x in ends if 0 < x < width), width)))
+        ranges.append(pieces)
+    return ranges
+
+
+def scrolled(
+    writer: _Writer, old: list[Row | None], scroll: tuple[int, int, int], fill: str | None, width: int
+) -> list[Row | None]:
+    """Scroll the band (top, bottom, shift) on the terminal in the background `fill`; the rows it then shows.
+
+    The rows a scroll brings in are blank in the current background (as an erase is): known when `fill` is
+    set, else not known (None)."""
+    top, bottom, shift = scroll
+    m = abs(shift)
+    if fill is not None and writer.current != fill:
+        writer.out.append(sgr(writer.current or "", fill))
+        writer.current = fill
+    writer.out.append(f"\x1b[{top + 1};{bottom + 1}r\x1b[{m}{'S' if shift > 0 else 'T'}\x1b[r")
+    writer.cursor = None  # DECSTBM homes the cursor
+    blank: list[Row | None] = [([" "] * width, [fill] * width) if fill is not None else None for _ in range(m)]
+    rows = list(old)
+    if shift > 0:
+        rows[top : bottom + 1 - m] = old[top + m : bottom + 1]
+        rows[bottom + 1 - m : bottom + 1] = blank
+    else:
+        rows[top + m : bottom + 1] = old[top : bottom + 1 - m]
+        rows[top : top + m] = blank
+    return rows
 
 
 class DiffChopsUpdate(ChopsUpdate):
@@ -384,24 +497,14 @@ class DiffChopsUpdate(ChopsUpdate):
         candidates = set(touched)
         changed = [y for y in touched if new[y] is None or new[y] != old[y]]
         if len(changed) >= 3:
-            # rows are compared in pieces cut where the dirty spans start and end (a conversation beside a panel)
-            bounds = sorted({0, width, *(x for _, x1, x2 in self.spans for x in (x1, x2) if 0 < x < width)})
-            if len(bounds) > 8:
-                bounds = [0, width]
-            ranges = [list(pairwise(bounds))] * height
-            scroll = find_scroll(new, old, changed, ranges)
+            # rows are compared in pieces cut where widgets meet (a conversation, its scrollbar, a panel beside
+            # it): a scrollbar thumb that moved, or a panel that did not, leaves the conversation's piece equal
+            ranges = pieces_of_rows(self.chop_ends, width, height)
+            fill = fill_look(new[y] for y in changed)
+            scroll = find_scroll(new, old, changed, ranges, fill)
             if scroll is not None:
-                top, bottom, shift = scroll
-                m = abs(shift)
-                writer.out.append(f"\x1b[{top + 1};{bottom + 1}r\x1b[{m}{'S' if shift > 0 else 'T'}\x1b[r")
-                base_rows = list(old)
-                if shift > 0:
-                    base_rows[top : bottom + 1 - m] = old[top + m : bottom + 1]
-                    base_rows[bottom + 1 - m : bottom + 1] = [None] * m
-                else:
-                    base_rows[top + m : bottom + 1] = old[top : bottom + 1 - m]
-                    base_rows[top : top + m] = [None] * m
-                candidates.update(range(top, bottom + 1))
+                base_rows = scrolled(writer, old, scroll, fill, width)
+                candidates.update(range(scroll[0], scroll[1] + 1))
         rows = model.rows = list(base_rows)
         for y in sorted(candidates):
             if y in blind:

@@ -62,3 +62,24 @@ def blank_alike(current: str, new: str) -> bool:
     attrs_c, _, bg_c = parse_look(current)
     attrs_n, _, bg_n = parse_look(new)
     return bg_c == bg_n and attrs_c <= _BLANK_SAFE and attrs_n <= _BLANK_SAFE
+
+
+_BLANK_LOOKS: dict[str, str] = {}
+
+
+def blank_look(codes: str) -> str:
+    """The look of a blank drawn in `codes`, as it shows: its background alone when nothing else shows on a space.
+
+    Two renders of the same rows often pad them in different looks (a foreground, bold) that leave the same
+    blank cells; keeping one look per blank lets rows that show the same be found equal (a scrolled band)."""
+    blank = _BLANK_LOOKS.get(codes)
+    if blank is None:
+        attrs, _, bg = parse_look(codes)
+        blank = _BLANK_LOOKS[codes] = bg if attrs <= _BLANK_SAFE else codes
+    return blank
+
+
+def erasable(codes: str) -> bool:
+    """Whether blanks in `codes` may be erased (ECH) instead of written: an erased cell takes the background
+    colour alone, which is all a blank shows unless an underline, reverse or the like is on."""
+    return parse_look(codes)[0] <= _BLANK_SAFE

@@ -222,7 +222,13 @@ class ReplyStream:
                     await self._freeze(head)
                     await self.live.update(visible(self._tail))
             else:
-                await self.live.append(visible(text))
+                with self.live.app.batch_update():
+                    last = self.live.children[-1] if self.live.children else None
+                    await self.live.append(visible(text))
+                    if last is not None and last.is_attached and self.live.children[-1] is not last:
+                        # no longer the last block: its `:last-child` margin goes now, not after a frame drawn
+                        # without the blank line (the next frame would move every row below it on the terminal)
+                        last.update_node_styles(animate=False)
         self._last_cost = time.perf_counter() - started
         if self.on_flush is not None:
             self.on_flush()
