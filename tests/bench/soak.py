@@ -25,6 +25,9 @@ from tests.fakeapi import reply, tool_use
 PROMPT = "soak turn {n}: look around"
 SUB_PROMPT = "soak subagent {n}"
 SUMMARY_MARK = "Write a concise but complete summary"
+#: requests the in-process fake API keeps (FakeAPI(keep_requests=...)): its parsed bodies, each the whole history,
+#: are the harness's memory, not the app's; kept all day they were most of the RSS the soak reported
+FAKE_API_KEEPS = 8
 #: bytes a "big" Bash call prints (streamed to the screen; the model gets 30,000 characters of it)
 BIG_OUTPUT = 1_000_000
 
