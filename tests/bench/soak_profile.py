@@ -32,7 +32,7 @@ from tests.fakeapi import FakeAPI
 from tests.fakeapi.demo_project import make_demo_project
 
 from .common import disable_nagle_in_fake_api
-from .soak import BIG_OUTPUT, Plan, Report, finish, process_counts, rss_mib, run, script
+from .soak import BIG_OUTPUT, FAKE_API_KEEPS, Plan, Report, finish, process_counts, rss_mib, run, script
 
 
 def plan_for(turns: int) -> Plan:
@@ -180,11 +180,34 @@ def holders(type_name: str, sample: int = 300) -> Counter[str]:
     return out
 
 
+def malloc_held() -> dict[str, float]:
+    """glibc's view (MiB): bytes in use, bytes free but still held, and RSS after `malloc_trim(0)` gave them back."""
+    import ctypes
+
+    class Mallinfo2(ctypes.Structure):
+        _fields_ = [
+            (name, ctypes.c_size_t)
+            for name in "arena ordblks smblks hblks hblkhd usmblks fsmblks uordblks fordblks keepcost".split()
+        ]
+
+    try:
+        libc = ctypes.CDLL("libc.so.6")
+        libc.mallinfo2.restype = Mallinfo2
+    except (OSError, AttributeError):
+        return {}
+    info = libc.mallinfo2()
+    out = {"malloc in use": (info.uordblks + info.hblkhd) / 2**20, "malloc free, held": info.fordblks / 2**20}
+    libc.malloc_trim(0)
+    out["RSS after malloc_trim"] = rss_mib()
+    return out
+
+
 class Probe:
     """Takes the snapshots the soak asks for; prints the diff at the end."""
 
-    def __init__(self, top: int, trace: bool, frames: int = 6, who: tuple[str, ...] = ()) -> None:
+    def __init__(self, top: int, trace: bool, frames: int = 6, who: tuple[str, ...] = (), trim: bool = False) -> None:
         self.top = top
+        self.trim = trim
         self.who = who
         self.trace = trace
         self.frames = frames
@@ -193,6 +216,7 @@ class Probe:
     def __call__(self, stage: str, app: Any) -> None:
         gc.collect()
         snap: dict[str, Any] = {"rss": rss_mib()}
+        snap["malloc"] = malloc_held() if self.trim else {}
         if self.trace and stage == "end":
             snap["trace"] = tracemalloc.take_snapshot().filter_traces(
                 [tracemalloc.Filter(False, tracemalloc.__file__), tracemalloc.Filter(False, "<frozen *>")]
@@ -221,6 +245,8 @@ class Probe:
             return
         p = lambda *a: print(*a, file=out)  # noqa: E731
         p(f"RSS after warm-up {warm['rss']:.0f} MiB, at the end {end['rss']:.0f} MiB ({end['rss'] / warm['rss']:.2f}x)")
+        for name, value in end["malloc"].items():
+            p(f"{name}: {warm['malloc'].get(name, 0):.0f} MiB -> {value:.0f} MiB")
         if self.trace:
             p(f"traced since warm-up and still alive at the end: {end['traced']:.1f} MiB")
             for key in ("traceback", "lineno"):
@@ -269,6 +295,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--frames", type=int, default=6, help="tracemalloc frames per traceback")
     parser.add_argument("--top", type=int, default=15)
     parser.add_argument("--who", nargs="*", default=["Strip"], help="types whose holders to list at the end")
+    parser.add_argument("--trim", action="store_true", help="glibc malloc figures, then malloc_trim (changes RSS)")
     parser.add_argument("--no-trace", action="store_true", help="no tracemalloc (counts and RSS only)")
     args = parser.parse_args(argv)
     from tui.agent.options import AgentOptions
@@ -277,13 +304,13 @@ def main(argv: list[str] | None = None) -> int:
 
     disable_nagle_in_fake_api()
     plan = plan_for(args.turns)
-    probe = Probe(args.top, trace=not args.no_trace, frames=args.frames, who=tuple(args.who))
+    probe = Probe(args.top, trace=not args.no_trace, frames=args.frames, who=tuple(args.who), trim=args.trim)
     root = Path(tempfile.mkdtemp(prefix="soak-profile-"))
     os.environ["HOME"] = str(root / "home")
     try:
         project = make_demo_project(root / "project")
         sessions = root / "sessions"
-        with FakeAPI(script(plan, project), validate=False, simulate_cache=False) as api:
+        with FakeAPI(script(plan, project), validate=False, simulate_cache=False, keep_requests=FAKE_API_KEEPS) as api:
             os.environ["ANTHROPIC_BASE_URL"], os.environ["ANTHROPIC_API_KEY"] = api.base_url, "sk-test"
             report = Report(start=process_counts())
             options = AgentOptions(
