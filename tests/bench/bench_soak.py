@@ -21,7 +21,7 @@ from tests.fakeapi import FakeAPI
 from tests.fakeapi.demo_project import make_demo_project
 
 from .common import Settings, disable_nagle_in_fake_api, percentile, row
-from .soak import Plan, Report, finish, process_counts, run, script
+from .soak import FAKE_API_KEEPS, Plan, Report, finish, process_counts, run, script
 
 
 def day(settings: Settings) -> Plan:
@@ -51,7 +51,7 @@ def measure(settings: Settings) -> list[dict[str, Any]]:
         os.environ["HOME"] = str(root / "home")
         project = make_demo_project(root / "project")
         sessions = root / "sessions"
-        with FakeAPI(script(plan, project), validate=False, simulate_cache=False) as api:
+        with FakeAPI(script(plan, project), validate=False, simulate_cache=False, keep_requests=FAKE_API_KEEPS) as api:
             os.environ["ANTHROPIC_BASE_URL"], os.environ["ANTHROPIC_API_KEY"] = api.base_url, "sk-test"
             gc.collect()
             report = Report(start=process_counts())

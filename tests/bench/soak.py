@@ -25,6 +25,9 @@ from tests.fakeapi import reply, tool_use
 PROMPT = "soak turn {n}: look around"
 SUB_PROMPT = "soak subagent {n}"
 SUMMARY_MARK = "Write a concise but complete summary"
+#: requests the in-process fake API keeps (FakeAPI(keep_requests=...)): its parsed bodies, each the whole history,
+#: are the harness's memory, not the app's; kept all day they were most of the RSS the soak reported
+FAKE_API_KEEPS = 8
 #: bytes a "big" Bash call prints (streamed to the screen; the model gets 30,000 characters of it)
 BIG_OUTPUT = 1_000_000
 
@@ -169,10 +172,12 @@ async def _until(predicate: Any, timeout: float = 120.0) -> None:
         await asyncio.sleep(0.005)
 
 
-async def run(plan: Plan, app: Any, sessions: Path, report: Report) -> Report:
+async def run(plan: Plan, app: Any, sessions: Path, report: Report, probe: Any = None) -> Report:
     """Drive `app` (an AgentApp on a session against the fake API) through the day.
 
     `report.start` holds the process's counts from before the app was built; the app is closed at the end.
+    `probe(stage, app)`, if given, is called after warm-up ("warm") and after the last turn ("end"), while the
+    app still runs (soak_profile.py takes its snapshots there).
     """
     from textual import events
 
@@ -220,6 +225,8 @@ async def run(plan: Plan, app: Any, sessions: Path, report: Report) -> Report:
                 gc.collect()
                 report.rss_warm = rss_mib()
                 report.warm = process_counts()
+                if probe is not None:
+                    probe("warm", app)
             if compact_every and n % compact_every == 0 and report.compactions < plan.compactions:
                 before = compacted[0]
                 await app.submit_prompt("/compact")
@@ -256,6 +263,9 @@ async def run(plan: Plan, app: Any, sessions: Path, report: Report) -> Report:
                 transcript_bytes, store_bytes = folder_bytes(folder)
                 report.storage.append((n, transcript_bytes, store_bytes))
         report.turns = plan.turns
+        if probe is not None:
+            gc.collect()
+            probe("end", app)
         report.messages = list(session.messages)
         report.transcript = Path(session.transcript.path) if session.transcript else None
         app._display = inner

@@ -8,6 +8,7 @@ import socket
 import sys
 import threading
 import time
+from collections import deque
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
@@ -102,7 +103,11 @@ class FakeAPI:
         port: int = 0,
         log: Callable[[str], None] | None = None,
         clock: Callable[[], float] = time.monotonic,
+        keep_requests: int | None = None,
     ) -> None:
+        """`keep_requests`: only the newest this many requests stay in `requests` (None: all of them). A soak runs
+        the app in this process: thousands of parsed bodies, each the whole history, would count as the app's RSS.
+        """
         self._script_fn = script if callable(script) else None
         self._script: list[ScriptItem] = [] if callable(script) else list(script)
         self._next = 0
@@ -110,7 +115,7 @@ class FakeAPI:
         self.simulate_cache = simulate_cache
         self.token_delay = token_delay
         self.cache = CacheSimulator(min_cache_tokens, clock)
-        self.requests: list[Recorded] = []
+        self.requests: list[Recorded] | deque[Recorded] = [] if keep_requests is None else deque(maxlen=keep_requests)
         self.errors: list[str] = []
         self.log = log
         self._lock = threading.Lock()

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.bench.soak import BIG_OUTPUT, Plan, Report, finish, process_counts, run, script
+from tests.bench.soak import BIG_OUTPUT, FAKE_API_KEEPS, Plan, Report, finish, process_counts, run, script
 from tests.fakeapi import FakeAPI
 from tui.agent.options import AgentOptions
 from tui.agent.session import AgentSession
@@ -27,7 +27,7 @@ def test_a_short_soak_leaves_nothing_behind_and_reloads_the_same_history(
 ) -> None:
     monkeypatch.setenv("HOME", str(tmp_path / "home"))
     sessions = tmp_path / "sessions"
-    with FakeAPI(script(PLAN, demo_project), validate=False, simulate_cache=False) as api:
+    with FakeAPI(script(PLAN, demo_project), validate=False, simulate_cache=False, keep_requests=FAKE_API_KEEPS) as api:
         monkeypatch.setenv("ANTHROPIC_BASE_URL", api.base_url)
         monkeypatch.setenv("ANTHROPIC_API_KEY", "sk-test")
         gc.collect()

@@ -100,3 +100,37 @@ def test_a_wait_shorter_than_a_cell_still_shows_and_a_request_without_one_does_n
     row = render(model, 41, now=2.0).plain.splitlines()[0][5:]
     assert row[0] == "░" and row[1] == "█"  # 1 ms of 2 s: less than a column, still one ░
     assert row[20] == "█" and "░" not in row[20:]  # request 2 streamed from its first moment
+
+
+def test_a_long_day_of_tool_calls_keeps_the_timeline_index_small_and_numbers_requests_in_order() -> None:
+    """Only running tools are indexed (a finished bar keeps its place in `bars`), so an event's cost stays flat."""
+    from tui.agent import events as ev
+    from tui.ui.widgets.inspector.timeline import TimelineModel
+
+    model = TimelineModel()
+    for n in range(300):
+        model.record(ev.RequestSent(iteration=1, attempt=1, model="m", body={}, ts=float(n)))
+        for k in range(3):
+            tid = f"t{n}-{k}"
+            model.record(ev.ToolStarted(tool_use_id=tid, name="Read", batch=1, parallel=True, ts=n + 0.1))
+        for k in range(3):
+            tid = f"t{n}-{k}"
+            model.record(
+                ev.ToolFinished(
+                    tool_use_id=tid,
+                    name="Read",
+                    status="done",
+                    is_error=False,
+                    result_text="ok",
+                    duration_ms=1,
+                    batch=1,
+                    parallel=True,
+                    ts=n + 0.2,
+                )
+            )
+    assert len(model.bars) == 300 * 4
+    assert len(model._tools) == 0  # finished bars are not indexed any more
+    requests = [b for b in model.bars if b.call is not None]
+    assert [b.call for b in requests] == list(range(1, 301)) and requests[-1].label == "request 300"
+    # three calls at once take three lanes; the next batch reuses them
+    assert {b.lane for b in model.bars if b.tool_use_id} == {"main · tools 1", "main · tools 2", "main · tools 3"}

@@ -84,3 +84,13 @@ def test_stop_releases_the_port():
     api.stop()
     again = FakeAPI([], port=port)
     again.stop()
+
+
+def test_keep_requests_holds_only_the_newest_requests() -> None:
+    """A soak's fake API keeps a few requests, not every body of the day (the app's RSS is what is measured)."""
+    keyed = {**HEADERS, "x-api-key": "sk-test"}
+    with FakeAPI(lambda body: reply(text("ok")), validate=False, keep_requests=3) as api:
+        for n in range(10):
+            body = {"model": "m", "max_tokens": 10, "messages": [{"role": "user", "content": f"n{n}"}]}
+            assert call(api.base_url + "/v1/messages", body, headers=keyed)[0] == 200
+        assert [r.body["messages"][0]["content"] for r in api.requests] == ["n7", "n8", "n9"]

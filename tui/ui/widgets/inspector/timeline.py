@@ -65,7 +65,9 @@ class TimelineModel:
     def __init__(self) -> None:
         self.bars: list[Bar] = []
         self._requests: dict[str, Bar] = {}
+        #: the bars of tool calls still running, by tool_use_id (finished ones leave: the dict stays small)
         self._tools: dict[str, Bar] = {}
+        self._calls = 0
         self.version = 0
 
     def _loop(self, event: ev.Event) -> str:
@@ -75,13 +77,8 @@ class TimelineModel:
         """Apply one event; True when the timeline changed."""
         loop = self._loop(event)
         if isinstance(event, ev.RequestSent):
-            bar = Bar(
-                loop,
-                f"request {len([b for b in self.bars if b.call]) + 1}",
-                event.ts,
-                call=len([b for b in self.bars if b.call]) + 1,
-                detail={"model": event.model},
-            )
+            self._calls += 1
+            bar = Bar(loop, f"request {self._calls}", event.ts, call=self._calls, detail={"model": event.model})
             self.bars.append(bar)
             self._requests[loop] = bar
         elif isinstance(event, ev.ResponseStarted) and loop in self._requests:
@@ -108,6 +105,7 @@ class TimelineModel:
             self._tool(loop, event.tool_use_id, event.name, event.ts).start = event.ts
         elif isinstance(event, ev.ToolFinished):
             bar = self._tool(loop, event.tool_use_id, event.name, event.ts)
+            del self._tools[event.tool_use_id]
             bar.end = event.ts
             bar.outcome = (
                 "hook-blocked"
@@ -128,7 +126,7 @@ class TimelineModel:
     def _tool(self, loop: str, tool_use_id: str, name: str, ts: float) -> Bar:
         bar = self._tools.get(tool_use_id)
         if bar is None:
-            busy = {b.lane for b in self.bars if b.tool_use_id and b.end is None}
+            busy = {b.lane for b in self._tools.values()}
             n = 1
             while f"{loop} · tools {n}" in busy:
                 n += 1
