@@ -198,6 +198,50 @@ def test_the_lsp_tool_finds_a_definition(monkeypatch: pytest.MonkeyPatch, tmp_pa
     assert "function helper" in results[1]
 
 
+def test_parallel_lsp_calls_each_ask_after_the_server_knows_their_document(tmp_path: Path) -> None:
+    """Two LSP tool calls at once on a slow server: each request follows `initialized` and its own didOpen.
+
+    The `strict` fake answers null for a document it was not told of, as pylsp would say "No result".
+    """
+    import threading
+
+    from lsprotocol import types
+
+    from tui.lsp.manager import LspManager
+
+    project = tmp_path / "proj"
+    project.mkdir()
+    (project / "lib.py").write_text("def helper():\n    return 1\n")
+    (project / "main.py").write_text("from lib import helper\n\nprint(helper())\n")
+    manager = LspManager([_fake(tmp_path, "strict")], str(project))
+    answers: dict[str, Any] = {}
+
+    def definition() -> None:
+        answers["definition"] = manager.ask(
+            "textDocument/definition",
+            str(project / "main.py"),
+            lambda uri: types.DefinitionParams(types.TextDocumentIdentifier(uri), types.Position(2, 6)),
+        )
+
+    def symbols() -> None:
+        answers["symbols"] = manager.ask(
+            "textDocument/documentSymbol",
+            str(project / "lib.py"),
+            lambda uri: types.DocumentSymbolParams(types.TextDocumentIdentifier(uri)),
+        )
+
+    try:
+        threads = [threading.Thread(target=f) for f in (symbols, definition)]
+        for thread in threads:
+            thread.start()
+        for thread in threads:
+            thread.join(30)
+    finally:
+        manager.close()
+    assert answers["definition"] and answers["definition"][0].uri.endswith("main.py"), answers
+    assert answers["symbols"] and answers["symbols"][0].name == "helper", answers
+
+
 def test_print_mode_write_gets_the_diagnostic_when_a_server_is_on_path(tmp_path: Path) -> None:
     from tests.integration.test_providers import run_p
 

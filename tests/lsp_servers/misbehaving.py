@@ -1,10 +1,13 @@
 """A language server that misbehaves on purpose: `silent` answers initialize and then never publishes
-diagnostics; `mute` never answers anything; `crash` exits after initialize. Speaks LSP's framing on stdio."""
+diagnostics; `mute` never answers anything; `crash` exits after initialize; `strict` is slow to initialize and
+answers a request about a document only after `initialized` and that document's didOpen (null otherwise, as a
+server that does not know the file yet). Speaks LSP's framing on stdio."""
 
 from __future__ import annotations
 
 import json
 import sys
+import time
 
 
 def read() -> dict | None:
@@ -27,10 +30,31 @@ def send(message: dict) -> None:
     sys.stdout.buffer.flush()
 
 
+def strict_answer(message: dict, initialized: bool, opened: set[str]) -> object:
+    """A definition or symbols of a document the server knows; null for one it does not."""
+    uri = message.get("params", {}).get("textDocument", {}).get("uri")
+    if not initialized or uri not in opened:
+        return None
+    where = {"start": {"line": 0, "character": 4}, "end": {"line": 0, "character": 10}}
+    if message["method"] == "textDocument/documentSymbol":
+        return [{"name": "helper", "kind": 12, "range": where, "selectionRange": where}]
+    return [{"uri": uri, "range": where}]
+
+
 def main(mode: str) -> None:
+    initialized, opened = False, set()
     while (message := read()) is not None:
         if mode == "mute":
             continue
+        method = message.get("method", "")
+        if mode == "strict" and method == "initialize":
+            time.sleep(0.5)  # the client's other callers queue up meanwhile
+        if method == "initialized":
+            initialized = True
+        elif method == "textDocument/didOpen":
+            opened.add(message["params"]["textDocument"]["uri"])
+        elif mode == "strict" and "id" in message and method.startswith("textDocument/"):
+            send({"jsonrpc": "2.0", "id": message["id"], "result": strict_answer(message, initialized, opened)})
         if message.get("method") == "initialize":
             send({"jsonrpc": "2.0", "id": message["id"], "result": {"capabilities": {"textDocumentSync": 1}}})
         elif message.get("method") == "initialized" and mode == "crash":

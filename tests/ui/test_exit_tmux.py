@@ -14,6 +14,7 @@ import signal
 import subprocess
 import sys
 import time
+import uuid
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
@@ -26,13 +27,19 @@ pytestmark = pytest.mark.skipif(shutil.which("tmux") is None, reason="needs tmux
 
 
 class Pane:
-    """One tmux server of our own (its own socket) with one pane."""
+    """One tmux server of our own (a socket no other test uses, not even an earlier one of this worker) with one pane."""
 
     def __init__(self, socket: str) -> None:
         self.socket = socket
 
     def tmux(self, *args: str) -> str:
-        return subprocess.run(["tmux", "-L", self.socket, *args], capture_output=True, text=True, timeout=10).stdout
+        """One tmux command; a failing one raises with tmux's words (a lost `new` is never an empty pane)."""
+        done = subprocess.run(
+            ["tmux", "-L", self.socket, "-f", "/dev/null", *args], capture_output=True, text=True, timeout=10
+        )
+        if done.returncode != 0:
+            raise AssertionError(f"tmux {args[0]} failed: {done.stderr.strip()}")
+        return done.stdout
 
     def text(self) -> str:
         return self.tmux("capture-pane", "-p", "-t", "t")
@@ -47,12 +54,17 @@ class Pane:
     def wait_text(self, needle: str, seconds: float = 60) -> None:
         self.wait_for(lambda: needle in self.text(), repr(needle), seconds)
 
+    def kill(self) -> None:
+        subprocess.run(["tmux", "-L", self.socket, "kill-server"], capture_output=True, timeout=10)
+
 
 @pytest.fixture
 def pane() -> Iterator[Pane]:
-    p = Pane(f"agent-tui-exit-{os.getpid()}")
+    # not the worker's pid: the next test of this worker would reach the server this one's kill-server
+    # is still winding down, and its `new` fails with "server exited unexpectedly"
+    p = Pane(f"agent-tui-exit-{uuid.uuid4().hex[:10]}")
     yield p
-    p.tmux("kill-server")
+    p.kill()
 
 
 def approve(pane: Pane) -> bool:
