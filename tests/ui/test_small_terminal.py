@@ -87,3 +87,20 @@ async def test_the_header_and_the_footer_shorten_by_whole_words(offline_options,
             assert shown and all(k.region.right <= palette.region.x for k in shown), (width, [k.region for k in shown])
             names = [k.description for k in shown]
             assert names == [k.description for k in footer.query(FooterKey)][: len(names)]  # the first ones, in order
+
+
+async def test_the_screen_mounts_with_the_breakpoint_classes_of_the_terminal(offline_options) -> None:
+    """They are set before the first Resize (breakpoints.py), which then has nothing to restyle."""
+    seen: list[set[str]] = []
+
+    class Probe(AgentApp):
+        def on_mount(self) -> None:
+            seen.append(set(self.screen.classes))
+
+    app = Probe(offline_options(), permission_grace_s=0)
+    async with app.run_test(size=(110, 16)) as pilot:
+        await pilot.pause()
+        assert {"-narrow", "-short"} <= seen[0] and not {"-wide", "-cramped", "-tall"} & seen[0]
+        await pilot.resize_terminal(130, 40)
+        await wait_until(pilot, lambda: {"-wide", "-tall"} <= app.screen.classes)
+        assert not {"-narrow", "-short"} & app.screen.classes

@@ -227,3 +227,19 @@ async def test_install_applies_the_saved_theme_and_saves_a_switch(isolated_confi
         await pilot.pause()
         assert tomllib.loads(settings.read_text())["theme"] == "agent-tui-high-contrast"
         themes.watcher_of(app).stop()
+
+
+def test_saved_theme_name_reads_each_layer_and_is_none_without_settings_files(
+    isolated_config: Path, tmp_path: Path
+) -> None:
+    project = tmp_path / "project"
+    (project / ".agent-tui").mkdir(parents=True)
+    assert themes.saved_theme_name(project) is None  # no settings file at all: the default applies
+    (project / ".agent-tui" / "settings.local.toml").write_text('theme = "agent-tui-light"\n')
+    assert themes.saved_theme_name(project) == "agent-tui-light"
+    user = isolated_config / "agent-tui" / "settings.toml"
+    user.parent.mkdir(parents=True)
+    user.write_text('theme = "agent-tui-high-contrast"\n')
+    assert themes.saved_theme_name(project) == "agent-tui-light"  # the folder's layer comes later
+    (project / ".agent-tui" / "settings.local.toml").unlink()
+    assert themes.saved_theme_name(project) == "agent-tui-high-contrast"

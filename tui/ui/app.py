@@ -127,10 +127,12 @@ class AgentApp(ConversationKeys, FocusReports, EngineInbox, App[int]):
 
     def get_default_screen(self) -> Screen:
         """Textual's default screen, drawing partial updates row by row (compositor.py)."""
+        from .breakpoints import preset_breakpoints
         from .compositor import use_row_compositor
 
         screen = super().get_default_screen()
         use_row_compositor(screen, self._terminal_model)
+        preset_breakpoints(self, screen)
         return screen
 
     def _display(self, screen: Screen, renderable: Any) -> None:

@@ -24,7 +24,7 @@ from typing import TYPE_CHECKING, Any
 from textual.color import Color, ColorParseError
 from textual.theme import Theme
 
-from tui.config import settings as settings_module
+from tui.config import paths
 from tui.config.bounded_read import BoundedReadError, load_toml_file
 
 if TYPE_CHECKING:
@@ -54,7 +54,7 @@ class ThemeFileError(Exception):
 
 
 def user_theme_dir() -> Path:
-    return settings_module.user_config_dir() / "themes"
+    return paths.user_config_dir() / "themes"
 
 
 def theme_dirs() -> list[Path]:
@@ -244,6 +244,8 @@ def _set_theme(app: App[Any], name: str) -> None:
 
 def save_theme_choice(name: str) -> str | None:
     """Write `theme = name` to the user settings, keeping other keys; a problem sentence or None."""
+    from tui.config import settings as settings_module
+
     saver = getattr(settings_module, "save_user_setting", None)
     if saver is not None:
         try:
@@ -377,8 +379,14 @@ def setup_themes(app: App[Any], preferred: str | None = None, *, watch: bool = T
 
 def saved_theme_name(project_dir: Path | None = None) -> str | None:
     """The `theme` setting from the settings files (user, then project layers), if any."""
+    folder = project_dir or Path.cwd()
+    layers = (paths.user_settings_file(), paths.project_settings_file(folder), paths.local_settings_file(folder))
+    if not any(os.path.lexists(layer) for layer in layers):  # no file could name one: spare the settings imports
+        return None
+    from tui.config import settings as settings_module
+
     try:
-        loaded = settings_module.load_settings(project_dir or Path.cwd())
+        loaded = settings_module.load_settings(folder)
     except Exception:  # the settings engineer reports problems elsewhere; themes just fall back
         return None
     return loaded.settings.theme or None

@@ -235,6 +235,8 @@ class StatusLine(OneLineRender, Static):
 
     def _thinking_part(self) -> Content | None:
         """`thinking on` / `thinking off` once the user chose, and the effort where the model takes it."""
+        if self.thinking_choice is None and not self.effort:  # nothing to show: spare the import (~10 ms at start)
+            return None
         from tui.agent.thinking import model_thinking, thinking_on
 
         model = self.model_id or self.model

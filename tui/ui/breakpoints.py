@@ -1,0 +1,24 @@
+"""The screen's breakpoint classes (`-wide`, `-tall` …), set before the first Resize sets them."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from textual.app import App
+from textual.screen import Screen
+
+
+def preset_breakpoints(app: App[Any], screen: Screen[Any]) -> None:
+    """Give `screen` the breakpoint classes of the terminal's size (`app.size`) before it mounts.
+
+    Textual sets them at the first Resize, which then restyles every widget once more (~10-25 ms
+    before the first frame); with the classes already right that update changes nothing.
+    """
+    width, height = app.size
+    horizontal = (
+        app.HORIZONTAL_BREAKPOINTS if screen.HORIZONTAL_BREAKPOINTS is None else screen.HORIZONTAL_BREAKPOINTS
+    ) or []
+    vertical = (app.VERTICAL_BREAKPOINTS if screen.VERTICAL_BREAKPOINTS is None else screen.VERTICAL_BREAKPOINTS) or []
+    wanted = screen._get_breakpoint_classes(width, horizontal) | screen._get_breakpoint_classes(height, vertical)
+    for _, name in (*horizontal, *vertical):
+        screen.set_class(name in wanted, name, update=False)
