@@ -12,7 +12,9 @@ ROOT = Path(__file__).resolve().parents[2] / "tui"
 
 
 def _imports(path: Path) -> list[tuple[int, str]]:
-    """Every module `path` imports (function-level and relative imports included), with its line."""
+    """Every module `path` imports (function-level and relative imports included), with its line.
+
+    `from package import module` counts the module, not the package: the package's own room is not entered."""
     package = ".".join(path.relative_to(ROOT.parent).with_suffix("").parts[:-1])
     found: list[tuple[int, str]] = []
     for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
@@ -23,8 +25,10 @@ def _imports(path: Path) -> list[tuple[int, str]]:
             if node.level:
                 parent = package.split(".")[: len(package.split(".")) - node.level + 1]
                 base = ".".join([*parent, base] if base else parent)
-            found.append((node.lineno, base))
-            found += [(node.lineno, f"{base}.{a.name}") for a in node.names if _is_module(f"{base}.{a.name}")]
+            modules = [f"{base}.{a.name}" for a in node.names if _is_module(f"{base}.{a.name}")]
+            if len(modules) < len(node.names):  # `from tui.agent import events` imports the events room, not agent's
+                found.append((node.lineno, base))
+            found += [(node.lineno, module) for module in modules]
     return found
 
 
