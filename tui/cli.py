@@ -27,7 +27,7 @@ from tui.cli_args import (
     unread_stdin_notice,
 )
 from tui.cli_parser import SUBCOMMANDS, build_parser
-from tui.sanitize import visible
+from tui.text.sanitize import visible
 from tui.wording import plural
 
 if TYPE_CHECKING:

@@ -92,7 +92,7 @@ def startup_error(args: argparse.Namespace, sentence: str) -> int:
     The Agent SDK reads that line and raises its text as the reason the connection failed
     (as for Claude Code's own start-up errors). Exit code 2.
     """
-    from tui.sanitize import visible
+    from tui.text.sanitize import visible
 
     print(visible(f"agent-tui: {sentence}"), file=sys.stderr)
     if getattr(args, "output_format", "") == "stream-json":

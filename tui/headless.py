@@ -44,7 +44,7 @@ from tui.agent.session import AgentSession
 from tui.headless_init import loaded_fields
 from tui.headless_verbose import VerboseLines
 from tui.redact import redact
-from tui.sanitize import visible
+from tui.text.sanitize import visible
 
 INTERRUPTED_BEFORE = "interrupted before the prompt was sent"
 NORMAL_STOPS = {"end_turn", "stop_sequence", "max_tokens", "model_context_window_exceeded"}

@@ -19,7 +19,7 @@ from typing import Any, TextIO, Union
 
 from tui.agent.inbox import Inbox
 from tui.config.bounded_read import MAX_DEPTH, MAX_LINE_BYTES, bounded_lines, describe_size, nesting_depth
-from tui.sanitize import one_line
+from tui.text.sanitize import one_line
 
 #: a line handler: the parsed object and its line number
 LineHandler = Callable[[dict[str, Any], int], None]

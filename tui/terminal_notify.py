@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
-from tui.sanitize import one_line
+from tui.text.sanitize import one_line
 
 STYLES = ("auto", "osc", "bell", "off")
 BEL = "\x07"

@@ -39,7 +39,7 @@ from acp.schema import (
 )
 
 from tui import __version__
-from tui.sanitize import visible
+from tui.text.sanitize import visible
 
 from . import updates
 from .link import SessionLink, error

@@ -41,7 +41,7 @@ from tui.agent.events import (
     TurnStarted,
     UserQuestionAsked,
 )
-from tui.sanitize import visible
+from tui.text.sanitize import visible
 
 from . import updates
 from .files import ClientFiles

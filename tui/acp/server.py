@@ -20,7 +20,7 @@ from typing import Any, BinaryIO, TextIO
 
 from tui import install_hint
 from tui.config.bounded_read import MAX_DEPTH, MAX_LINE_BYTES, describe_size, nesting_depth
-from tui.sanitize import visible
+from tui.text.sanitize import visible
 
 #: the longest line read from the client (the SDK's own default: pictures travel as base64)
 LINE_LIMIT = MAX_LINE_BYTES

@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Any
 from tui.hooks.config import HookConfig
 from tui.hooks.outcome import HookOutcome, read_outcome
 from tui.hooks.runner import HookRun, HookRunner
-from tui.sanitize import visible
+from tui.text.sanitize import visible
 
 from .events import HookFinished, HookStarted, Notice
 from .guards import LoopStop

@@ -142,7 +142,7 @@ def custom_headers(text: str | None = None) -> dict[str, str]:
     A name outside HTTP's token characters or a value with a control character would fail every request
     (as a dropped connection); it is one sentence at start instead. A value is never quoted: it may be a key.
     """
-    from tui.sanitize import one_line
+    from tui.text.sanitize import one_line
 
     text = os.environ.get("ANTHROPIC_CUSTOM_HEADERS", "") if text is None else text
     headers: dict[str, str] = {}

@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING, TextIO
 
 from tui.agent.events import BlockDelta, BlockFinished, BlockStarted, McpMessage, ToolOutput
 from tui.headless_input import StreamJsonInput
-from tui.sanitize import visible
+from tui.text.sanitize import visible
 
 from .channel import ControlChannel
 from .permissions import PermissionBridge

@@ -25,7 +25,7 @@ from textual.widget import Widget
 from textual.widgets import Button, Static
 
 from tui.agent.options import AgentOptions
-from tui.sanitize import one_line, visible
+from tui.text.sanitize import one_line, visible
 
 from . import commands, gc_tuning, prompt_shortcuts, trust
 from .bindings import bindings_for

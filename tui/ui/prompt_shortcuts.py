@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any
 
 from textual.app import SystemCommand
 
-from tui.sanitize import one_line
+from tui.text.sanitize import one_line
 
 from .commands import run_slash, slash_command
 from .threads import call_soon_from_thread

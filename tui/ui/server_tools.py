@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from tui.sanitize import one_line
+from tui.text.sanitize import one_line
 from tui.tools.web_search import search_links
 from tui.wording import plural
 

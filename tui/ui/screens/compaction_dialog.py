@@ -19,7 +19,7 @@ from textual.widgets import Input, OptionList, Static
 from textual.widgets.option_list import Option
 
 from tui.agent.cost_report import short_tokens
-from tui.sanitize import one_line
+from tui.text.sanitize import one_line
 from tui.wording import plural
 
 from ..widgets.dialog_box import DialogBox

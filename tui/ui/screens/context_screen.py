@@ -14,7 +14,7 @@ from textual.containers import Horizontal, VerticalScroll
 from textual.screen import ModalScreen
 from textual.widgets import Static
 
-from tui.sanitize import one_line, visible
+from tui.text.sanitize import one_line, visible
 from tui.wording import middle_cut, plural
 
 from ..commands import slash_command

@@ -12,7 +12,7 @@ from textual.screen import ModalScreen
 from textual.widgets import OptionList, Static
 from textual.widgets.option_list import Option
 
-from tui.sanitize import one_line
+from tui.text.sanitize import one_line
 
 from ..widgets.dialog_box import DialogBox
 

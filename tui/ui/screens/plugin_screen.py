@@ -21,7 +21,7 @@ from textual.containers import Vertical, VerticalScroll
 from textual.screen import ModalScreen
 from textual.widgets import DataTable, Input, Static
 
-from tui.sanitize import one_line, visible
+from tui.text.sanitize import one_line, visible
 from tui.wording import plural
 
 from ..commands import slash_command

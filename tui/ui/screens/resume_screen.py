@@ -20,7 +20,7 @@ from textual.widgets import Input, OptionList, Static
 from textual.widgets.option_list import Option
 
 from tui.agent.resume import SessionInfo, injected, list_sessions, sessions_base
-from tui.sanitize import one_line
+from tui.text.sanitize import one_line
 from tui.wording import plural, plural_noun
 
 from ..commands import slash_command

@@ -20,7 +20,7 @@ from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.content import Content
 from textual.widgets import Button, Static
 
-from tui.sanitize import one_line, visible
+from tui.text.sanitize import one_line, visible
 from tui.trust.inventory import FolderInventory
 from tui.wording import plural
 

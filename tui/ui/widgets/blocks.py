@@ -17,7 +17,7 @@ from textual.content import Content
 from textual.widget import Widget
 from textual.widgets import Collapsible, Static
 
-from tui.sanitize import one_line, visible
+from tui.text.sanitize import one_line, visible
 from tui.wording import plural
 
 from .conversation_model import BlockRecord, ToolRecord

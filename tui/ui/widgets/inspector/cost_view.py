@@ -10,7 +10,7 @@ from rich.table import Table
 from rich.text import Text
 
 from tui.agent.cost_report import PARTS, short_tokens
-from tui.sanitize import one_line, visible
+from tui.text.sanitize import one_line, visible
 from tui.wording import plural
 
 from .model import ApiCall

@@ -26,7 +26,7 @@ from textual.widgets import Button, DataTable, Static, TabbedContent, TabPane
 
 from tui.agent.events import Event
 from tui.private_files import write_private
-from tui.sanitize import one_line
+from tui.text.sanitize import one_line
 from tui.wording import plural
 
 from . import timeline_view

@@ -10,7 +10,7 @@ from rich.text import Text
 from textual.widgets import DataTable, Static
 
 from tui.private_files import write_private
-from tui.sanitize import one_line
+from tui.text.sanitize import one_line
 
 from .json_tree import JsonView
 from .request_code import as_curl, as_python
