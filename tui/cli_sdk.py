@@ -110,7 +110,7 @@ def startup_error(args: argparse.Namespace, sentence: str) -> int:
             "result": sentence,
             "errors": [sentence],
         }
-        from tui.redact import redact
+        from tui.text.redact import redact
 
         sys.stdout.write(redact(json.dumps(line)) + "\n")
         sys.stdout.flush()

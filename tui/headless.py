@@ -43,7 +43,7 @@ from tui.agent.options import AgentOptions
 from tui.agent.session import AgentSession
 from tui.headless_init import loaded_fields
 from tui.headless_verbose import VerboseLines
-from tui.redact import redact
+from tui.text.redact import redact
 from tui.text.sanitize import visible
 
 INTERRUPTED_BEFORE = "interrupted before the prompt was sent"

@@ -12,7 +12,7 @@ import json
 
 import pytest
 
-from tui.redact import MASK, redact
+from tui.text.redact import MASK, redact
 from tui.text.sanitize import one_line, visible
 
 SECRET = "Zx9Secret"

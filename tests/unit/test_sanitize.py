@@ -70,7 +70,7 @@ def test_the_module_is_a_stdlib_only_leaf() -> None:
         "before = set(sys.modules)\n"
         "import tui.text.sanitize\n"
         "new = {m for m in set(sys.modules) - before if m.split('.')[0] in ('tui', 'textual', 'rich')}\n"
-        "assert new == {'tui', 'tui.text', 'tui.text.sanitize', 'tui.redact'}, new\n"  # redact: the URL credentials, stdlib too
+        "assert new == {'tui', 'tui.text', 'tui.text.sanitize', 'tui.text.redact'}, new\n"  # redact: the URL credentials, stdlib too
     )
     proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
     assert proc.returncode == 0, proc.stderr

@@ -20,7 +20,7 @@ from typing import Any
 
 from tui.config.special_files import SpecialFileError, check_regular
 from tui.private_files import open_private
-from tui.redact import redact
+from tui.text.redact import redact
 
 from .events import BlockDelta, Event, McpMessage, RequestSent, ToolOutput
 from .transcript_images import may_hold_image, pack

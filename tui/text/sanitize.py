@@ -13,7 +13,7 @@ output keep the exact text. Stdlib only, so tools, hooks and MCP can use it too.
   read differently from what it is, show as `\\u202e`.
 - Lone surrogates (undecodable bytes kept by `surrogateescape`) show as the byte, `\\xff`;
   other lone surrogates as `\\udXXX`. They would otherwise fail to encode on output.
-- The user info of a URL (`http://user:password@proxy`) shows as `***` (tui/redact.py).
+- The user info of a URL (`http://user:password@proxy`) shows as `***` (tui/text/redact.py).
 """
 
 from __future__ import annotations
@@ -21,7 +21,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 
-from tui.redact import redact
+from .redact import redact
 
 __all__ = ["is_safe", "one_line", "visible"]
 
@@ -79,7 +79,7 @@ def visible(text: str) -> str:
     """`text` with every control character shown as a visible glyph (newline and tab kept).
 
     Fast when there is nothing to replace (one regex scan, the same string back), so it can run
-    on every streamed delta. The user info of a URL (a proxy's password) shows as `***` (tui/redact.py).
+    on every streamed delta. The user info of a URL (a proxy's password) shows as `***` (tui/text/redact.py).
     """
     return redact(_rewrite(text, _UNSAFE, _picture, _ASCII_UNSAFE))
 
