@@ -28,7 +28,7 @@ from tui.cli_args import (
 )
 from tui.cli_parser import SUBCOMMANDS, build_parser
 from tui.text.sanitize import visible
-from tui.wording import plural
+from tui.text.wording import plural
 
 if TYPE_CHECKING:
     from tui.agent.session import AgentSession

@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import TextIO
 
 from tui.agent.events import Event, ToolFinished, ToolQueued
-from tui.wording import shorten
+from tui.text.wording import shorten
 
 
 class VerboseLines:

@@ -12,7 +12,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from tui.config.memory import MEMORY_HEADING
-from tui.wording import plural
+from tui.text.wording import plural
 
 if TYPE_CHECKING:
     from .cost import LoopState

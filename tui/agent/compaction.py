@@ -20,7 +20,7 @@ import time
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from tui.wording import plural
+from tui.text.wording import plural
 
 from .context import estimate_tokens, summary_budget
 from .cost import record_response

@@ -11,7 +11,7 @@ from concurrent.futures import Future
 from concurrent.futures import TimeoutError as FutureTimeout
 from typing import TYPE_CHECKING, Any
 
-from tui.wording import plural
+from tui.text.wording import plural
 
 from .compaction import SUMMARY_HEADER, choose_cut, is_prompt
 from .context import estimate_tokens

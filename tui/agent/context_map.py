@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from tui.wording import middle_cut
+from tui.text.wording import middle_cut
 
 from .compaction import choose_cut
 from .compaction_plan import compaction_plan

@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from tui.private_files import open_private, private_dir, write_private
-from tui.wording import plural
+from tui.text.wording import plural
 
 from .resume import records_in
 

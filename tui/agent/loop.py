@@ -16,7 +16,7 @@ import re
 import time
 from typing import TYPE_CHECKING, Any
 
-from tui.wording import plural
+from tui.text.wording import plural
 
 from .compaction import maybe_auto_compact
 from .cost import record_response

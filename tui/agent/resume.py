@@ -20,7 +20,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from tui.config.special_files import check_regular, open_regular, read_regular_bytes, special_kind
-from tui.wording import plural
+from tui.text.wording import plural
 
 from .history_check import not_completed, sanitize_history
 from .pricing import USAGE_KEYS, add_usage, total_tokens

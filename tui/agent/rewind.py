@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
 from tui.config.special_files import read_regular_bytes
-from tui.wording import plural
+from tui.text.wording import plural
 
 from .blobstore import BlobError, blob_hash
 from .checkpoint_records import UNKNOWN

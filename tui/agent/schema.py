@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from tui.wording import plural
+from tui.text.wording import plural
 
 _TYPES: dict[str, tuple[type, ...]] = {
     "object": (dict,),

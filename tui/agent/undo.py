@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from tui.wording import plural
+from tui.text.wording import plural
 
 from .rewind import FileStep, apply_code, code_steps
 

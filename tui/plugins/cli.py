@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import NoReturn
 
 from tui.text.sanitize import visible
-from tui.wording import plural
+from tui.text.wording import plural
 
 from . import sources
 from .store import PluginError

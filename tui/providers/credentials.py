@@ -14,7 +14,7 @@ import threading
 import time
 from pathlib import Path
 
-from tui.wording import plural
+from tui.text.wording import plural
 
 DEFAULT_TTL_MS = 5 * 60 * 1000
 DEFAULT_TIMEOUT_S = 10.0

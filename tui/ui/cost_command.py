@@ -9,7 +9,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from tui.agent.cost_report import short_tokens
-from tui.wording import plural
+from tui.text.wording import plural
 
 from .commands import slash_command
 from .widgets.blocks import REPORT_LABEL_WIDTH

@@ -20,7 +20,7 @@ from textual.widget import MountError
 
 from tui.agent import events as ev
 from tui.agent.pricing import web_searches
-from tui.wording import plural
+from tui.text.wording import plural
 
 from .cost_events import CostHandlers
 from .permission_events import PermissionHandlers

@@ -12,7 +12,7 @@ from textual.binding import Binding
 
 from tui.agent.options import AgentOptions
 from tui.agent.replay_check import SPEEDS, ReplayError, check_replayable
-from tui.wording import plural
+from tui.text.wording import plural
 
 from .app import AgentApp
 

@@ -6,8 +6,8 @@ import json
 from typing import Any
 
 from tui.text.sanitize import one_line
+from tui.text.wording import plural
 from tui.tools.web_search import search_links
-from tui.wording import plural
 
 from .widgets.conversation_model import ToolRecord
 

@@ -20,7 +20,7 @@ from textual.widgets.option_list import Option
 
 from tui.agent.cost_report import short_tokens
 from tui.text.sanitize import one_line
-from tui.wording import plural
+from tui.text.wording import plural
 
 from ..widgets.dialog_box import DialogBox
 from .question_dialog import DIGITS, AskDialog

@@ -21,7 +21,7 @@ from textual.widgets.option_list import Option
 
 from tui.agent.resume import SessionInfo, injected, list_sessions, sessions_base
 from tui.text.sanitize import one_line
-from tui.wording import plural, plural_noun
+from tui.text.wording import plural, plural_noun
 
 from ..commands import slash_command
 from ..threads import call_soon_from_thread

@@ -15,7 +15,7 @@ from textual.widgets import OptionList, Static
 from textual.widgets.option_list import Option
 
 from tui.text.sanitize import one_line
-from tui.wording import plural
+from tui.text.wording import plural
 
 from ..commands import slash_command
 from ..widgets.dialog_box import DialogBox

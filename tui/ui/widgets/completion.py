@@ -14,7 +14,7 @@ from textual.widgets import OptionList
 from textual.widgets.option_list import Option
 
 from tui.text.sanitize import one_line
-from tui.wording import shorten
+from tui.text.wording import shorten
 
 if TYPE_CHECKING:
     from ..app import AgentApp

@@ -13,7 +13,7 @@ from textual.timer import Timer
 from textual.widgets import Static
 
 from tui.text.sanitize import one_line
-from tui.wording import plural
+from tui.text.wording import plural
 
 from .one_line import OneLineRender
 

@@ -11,7 +11,7 @@ from rich.text import Text
 
 from tui.agent.cost_report import PARTS, short_tokens
 from tui.text.sanitize import one_line, visible
-from tui.wording import plural
+from tui.text.wording import plural
 
 from .model import ApiCall
 

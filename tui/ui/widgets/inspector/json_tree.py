@@ -18,7 +18,7 @@ from textual.widgets import Static, TextArea, Tree
 from textual.widgets.tree import TreeNode
 
 from tui.text.sanitize import one_line, visible
-from tui.wording import plural
+from tui.text.wording import plural
 
 from .image_blocks import abbreviated, data_text, image_hint, is_image_source, sent_bytes
 
