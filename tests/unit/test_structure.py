@@ -146,7 +146,7 @@ def test_optional_sdks_stay_in_their_rooms() -> None:
 
 
 def test_the_shared_leaves_import_no_room() -> None:
-    leaves = ["text", "private_files.py", "system"]
+    leaves = ["text", "system"]
     others = [f"tui.{name.removesuffix('.py')}" for name in _everything_but(*leaves)]
     assert _module_violations(leaves, tuple(others)) == []
 

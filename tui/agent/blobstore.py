@@ -27,7 +27,7 @@ import zlib
 from pathlib import Path
 from typing import Any
 
-from tui.private_files import private_dir
+from tui.system.private_files import private_dir
 
 #: deltas a blob may stand on before it is stored whole again
 MAX_DEPTH = 24

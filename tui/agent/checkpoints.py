@@ -28,7 +28,7 @@ from pathlib import Path
 from typing import Any, Literal
 
 from tui.config.special_files import read_regular_bytes
-from tui.private_files import private_fd
+from tui.system.private_files import private_fd
 
 from .blobstore import INLINE, BlobError, BlobStore, blob_hash
 from .checkpoint_records import UNKNOWN, now

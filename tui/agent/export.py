@@ -12,7 +12,7 @@ import shutil
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from tui.private_files import open_private, private_dir, write_private
+from tui.system.private_files import open_private, private_dir, write_private
 from tui.text.wording import plural
 
 from .resume import records_in

@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from tui.config.special_files import SpecialFileError, check_regular
-from tui.private_files import open_private
+from tui.system.private_files import open_private
 from tui.text.redact import redact
 
 from .events import BlockDelta, Event, McpMessage, RequestSent, ToolOutput

@@ -12,7 +12,7 @@ import os
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from tui.private_files import open_private, private_fd
+from tui.system.private_files import open_private, private_fd
 
 #: prompts kept per project
 HISTORY_LIMIT = 500

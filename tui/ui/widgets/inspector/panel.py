@@ -25,7 +25,7 @@ from textual.widget import Widget
 from textual.widgets import Button, DataTable, Static, TabbedContent, TabPane
 
 from tui.agent.events import Event
-from tui.private_files import write_private
+from tui.system.private_files import write_private
 from tui.text.sanitize import one_line
 from tui.text.wording import plural
 
