@@ -165,7 +165,7 @@ def main(argv: list[str] | None = None, *, own_process: bool = False) -> int:
     args.print_mode = args.print_mode or implies_print_mode(args)  # the Agent SDK passes no -p
     if args.print_mode:
         if own_process:
-            from tui.shutdown import guard_stdout
+            from tui.tools.shutdown import guard_stdout
 
             guard_stdout()  # `agent-tui -p … | head -1` ends quietly
         _start_print_mode(offline=bool(args.offline), tune_gc=own_process)
@@ -329,7 +329,7 @@ def entry() -> None:
     `os._exit` instead of tearing down the interpreter (a final GC pass and module cleanup
     that cost 0.1-0.2 s for nothing).
     """
-    from tui import shutdown
+    from tui.tools import shutdown
 
     shutdown.install()  # SIGTERM/SIGHUP/Ctrl+C: no traceback, Bash's children killed, temp files gone
     code = shutdown.run_entry(lambda: main(own_process=True))

@@ -72,7 +72,7 @@ def main(argv: list[str]) -> int:
         stop.set()
 
     try:
-        from tui import shutdown
+        from tui.tools import shutdown
 
         with shutdown.exit_app_on_signal(on_signal):  # SIGTERM / SIGHUP / Ctrl+C end it cleanly
             asyncio.run(serve(agent, protocol_in, protocol_out, stop))

@@ -479,7 +479,7 @@ def run_app(options: AgentOptions, prompt: str | None = None) -> int:
     """Run the app full screen until the user quits; returns the exit code."""
     options.interactive = True
     app = AgentApp(options, prompt=prompt)
-    from tui.shutdown import exit_app_on_signal
+    from tui.tools.shutdown import exit_app_on_signal
 
     with exit_app_on_signal(lambda code: app.exit(None, code)):  # SIGTERM/SIGHUP: leave the screen cleanly
         result = app.run()

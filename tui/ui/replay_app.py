@@ -157,7 +157,7 @@ def main(argv: list[str]) -> int:
         )
         return 2
     app = ReplayApp(options, path, speed=args.speed, title=path.stem)
-    from tui.shutdown import exit_app_on_signal
+    from tui.tools.shutdown import exit_app_on_signal
 
     with exit_app_on_signal(lambda code: app.exit(None, code)):
         app.run()

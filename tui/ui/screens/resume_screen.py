@@ -372,7 +372,7 @@ def resumed_app(
 def run_resumed_app(options: AgentOptions, prompt: str | None, session: Session | None, *, picker: bool = False) -> int:
     """Run `resumed_app` full screen until the user quits; returns the exit code."""
     app = resumed_app(options, prompt, session, picker=picker)
-    from tui.shutdown import exit_app_on_signal
+    from tui.tools.shutdown import exit_app_on_signal
 
     with exit_app_on_signal(lambda code: app.exit(None, code)):  # SIGTERM/SIGHUP: leave the screen cleanly
         result = app.run()

@@ -19,7 +19,7 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from typing import Any, TextIO
 
-from tui.tools.processes import become_subreaper, tracker
+from .processes import become_subreaper, tracker
 
 EXIT_SIGNALS = (signal.SIGTERM, signal.SIGHUP)
 WATCHDOG_SECONDS = 5.0
