@@ -16,7 +16,7 @@ CHILD = """
 import sys
 from pathlib import Path
 from tui.ui import gc_tuning
-gc_tuning.pause()  # as tui.cli.main does
+gc_tuning.pause()  # as tui.cli.main.main does
 from tui.agent.options import AgentOptions
 from tui.ui import app as app_module
 from tui.ui.app import AgentApp

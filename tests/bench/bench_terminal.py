@@ -222,7 +222,7 @@ def measure(settings: Settings) -> list[dict[str, Any]]:
                         "COLORTERM",
                     )
                 }
-                ours.append(one_turn([PYTHON, "-m", "tui.cli"], env, "Ask the agent", project, root))
+                ours.append(one_turn([PYTHON, "-m", "tui.cli.main"], env, "Ask the agent", project, root))
                 if claude:
                     config = home / "claude"
                     config.mkdir()

@@ -40,7 +40,7 @@ from tests.fakeapi.sse import render_reply
 from tests.integration.helpers import make_session
 from tui.agent.events import LoopStopped, RetryScheduled, ToolFinished
 from tui.agent.resume import list_sessions, load_session
-from tui.cli import main
+from tui.cli.main import main
 
 TOOL_REPLY = reply(
     text("Reading both."),
@@ -186,7 +186,7 @@ def test_real_subprocesses_exit_with_one_sentence(project, tmp_path):
                 [
                     sys.executable,
                     "-m",
-                    "tui.cli",
+                    "tui.cli.main",
                     "-p",
                     "go",
                     "--model",

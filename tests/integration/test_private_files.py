@@ -85,7 +85,7 @@ def test_a_print_runs_footprint_is_private_and_older_files_are_tightened(tmp_pat
         )
         config = json.dumps({"mcpServers": {"kitchen": KITCHEN}})
         proc = subprocess.run(
-            [sys.executable, "-m", "tui.cli", "-p", "go", "--mcp-config", config]
+            [sys.executable, "-m", "tui.cli.main", "-p", "go", "--mcp-config", config]
             + ["--permission-mode", "bypassPermissions", "--cwd", str(project)],
             env=env,
             capture_output=True,

@@ -18,7 +18,7 @@ from tests.fakeapi.script import reply, text, tool_use
 from tests.integration.helpers import make_session
 from tui.agent.events import Notice
 from tui.agent.resume import SessionNotFound, find_session, list_sessions, load_session
-from tui.cli import main
+from tui.cli.main import main
 
 
 @pytest.fixture
@@ -183,7 +183,7 @@ def start_cli(args: list[str], project: Path, base_url: str) -> subprocess.Popen
     env = {k: v for k, v in os.environ.items() if not k.startswith("ANTHROPIC_")}
     env.update(ANTHROPIC_BASE_URL=base_url, ANTHROPIC_API_KEY="sk-test")
     return subprocess.Popen(
-        [sys.executable, "-m", "tui.cli", *args, "--cwd", str(project)],
+        [sys.executable, "-m", "tui.cli.main", *args, "--cwd", str(project)],
         env=env,
         stdout=subprocess.DEVNULL,
         stderr=subprocess.PIPE,

@@ -15,7 +15,7 @@ from tests.integration.acp_helpers import Client, agent
 from tests.integration.test_resume_bad_input import REPLY, USER, header, session_file, write_lines
 from tui.agent.resume import SessionNotFound, find_session
 from tui.agent.session_ids import outside_store
-from tui.cli import main
+from tui.cli.main import main
 
 
 @pytest.fixture

@@ -139,7 +139,7 @@ def test_replay_without_a_terminal_refuses_in_one_sentence(demo_project, tmp_pat
     assert recorded.returncode == 0, recorded.stderr
     [session] = (tmp_path / "data").rglob("*.jsonl")
     done = subprocess.run(
-        [sys.executable, "-m", "tui.cli", "replay", "--speed", "instant"],
+        [sys.executable, "-m", "tui.cli.main", "replay", "--speed", "instant"],
         cwd=demo_project,
         env={**os.environ, **env},
         stdin=subprocess.DEVNULL,

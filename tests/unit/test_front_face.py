@@ -33,7 +33,7 @@ FACE = {
 #: building one (is there a key, the offline model, the TLS connection warmed while Python loads)
 BUILDER_ONLY = {
     "tui.agent.session": SESSION_BUILDERS,
-    "tui.agent.client": {"tui/cli.py", "tui/ui/app.py"},
+    "tui.agent.client": {"tui/cli/main.py", "tui/ui/app.py"},
 }
 
 

@@ -231,7 +231,7 @@ class AcpAgent:
     def _open(self, cwd: str, servers: list[Any], resume: str | None) -> SessionLink:
         """Build the session for `cwd` (on a worker thread: settings are read from disk)."""
         from tui.agent.session import AgentSession
-        from tui.cli import options_from_args
+        from tui.cli.main import options_from_args
 
         folder = Path(cwd)
         if not folder.is_absolute():
