@@ -61,7 +61,7 @@ def agent_app() -> object:
         import json
 
         from tui.cli.main import options_from_args
-        from tui.cli_parser import build_parser
+        from tui.cli.parser import build_parser
 
         options = options_from_args(build_parser().parse_args(json.loads(os.environ["BENCH_CLI_ARGS"])))[0]
         options.interactive = True

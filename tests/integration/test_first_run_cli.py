@@ -220,7 +220,7 @@ def test_help_lists_the_subcommands_and_each_runs_by_its_name(project: Path) -> 
     proc = run_cli(["--help"], project)
     assert proc.returncode == 0
     assert "subcommands" in proc.stdout and "agent-tui mcp" in proc.stdout and "agent-tui replay" in proc.stdout
-    from tui.cli_parser import SUBCOMMANDS
+    from tui.cli.parser import SUBCOMMANDS
 
     assert all(f"agent-tui {name}" in proc.stdout for name in SUBCOMMANDS)
     for name in SUBCOMMANDS:

@@ -36,7 +36,7 @@ NO_PROMPT = (
 
 def main(argv: list[str]) -> int:
     """Parse the flags, check the SDK is there, serve; 2 with one sentence on bad flags."""
-    from tui.cli_parser import build_parser
+    from tui.cli.parser import build_parser
 
     parser = build_parser()
     parser.prog = "agent-tui acp"

@@ -26,9 +26,10 @@ from tui.cli_args import (
     split_rules,
     unread_stdin_notice,
 )
-from tui.cli_parser import SUBCOMMANDS, build_parser
 from tui.text.sanitize import visible
 from tui.text.wording import plural
+
+from .parser import SUBCOMMANDS, build_parser
 
 if TYPE_CHECKING:
     from tui.agent.session import AgentSession
