@@ -14,7 +14,10 @@ from typing import TYPE_CHECKING, Any
 
 from tui.agent.options import AgentOptions
 from tui.agent.thinking import effort_refusal, model_thinking
-from tui.cli_args import (
+from tui.text.sanitize import visible
+from tui.text.wording import plural
+
+from .args import (
     NO_TTY,
     added_dirs,
     implies_print_mode,
@@ -26,9 +29,6 @@ from tui.cli_args import (
     split_rules,
     unread_stdin_notice,
 )
-from tui.text.sanitize import visible
-from tui.text.wording import plural
-
 from .parser import SUBCOMMANDS, build_parser
 
 if TYPE_CHECKING:

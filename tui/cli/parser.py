@@ -10,15 +10,8 @@ from pathlib import Path
 
 from tui import __version__
 from tui.agent.thinking import EFFORT_LEVELS
-from tui.cli_args import (
-    DirList,
-    McpConfigList,
-    RuleList,
-    add_sdk_flags,
-    positive_amount,
-    positive_count,
-    settings_value,
-)
+
+from .args import DirList, McpConfigList, RuleList, add_sdk_flags, positive_amount, positive_count, settings_value
 
 PERMISSION_MODES = ("default", "acceptEdits", "plan", "bypassPermissions")
 #: Claude Code's modes agent-tui does not have: parsed, then refused in one sentence (tui/cli_sdk.py)
