@@ -2,7 +2,7 @@
 
 Also Claude Code's variadic `--allowedTools`/`--disallowedTools`, made safe for the prompt,
 the one sentence for a start without a terminal, and the flags the Claude Agent SDK passes its
-CLI (declared here, applied by tui/cli_sdk.py only when one is given).
+CLI (declared here, applied by tui/cli/sdk.py only when one is given).
 """
 
 from __future__ import annotations
@@ -304,7 +304,7 @@ def implies_print_mode(args: argparse.Namespace) -> bool:
     )
 
 
-#: the destinations of the flags above: when one is given, tui/cli_sdk.py applies (or refuses) them
+#: the destinations of the flags above: when one is given, tui/cli/sdk.py applies (or refuses) them
 SDK_FLAG_DESTS = (
     "system_prompt",
     "system_prompt_file",

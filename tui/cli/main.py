@@ -203,7 +203,7 @@ def _run(args: argparse.Namespace, own_process: bool) -> int:
     except (OSError, ValueError) as exc:
         return _startup_error(args, str(exc))  # a setting may quote a URL: its credentials show as ***
     if sdk_flags_given(args):
-        from tui.cli_sdk import apply_sdk_flags
+        from .sdk import apply_sdk_flags
 
         if refusals := apply_sdk_flags(args, opts):
             return _startup_error(args, " ".join(f"{r}." for r in refusals))
@@ -286,7 +286,7 @@ def _run_session(
 
 
 def _startup_error(args: argparse.Namespace, sentence: str) -> int:
-    from tui.cli_sdk import startup_error
+    from .sdk import startup_error
 
     return startup_error(args, sentence)
 

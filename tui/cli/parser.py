@@ -14,7 +14,7 @@ from tui.agent.thinking import EFFORT_LEVELS
 from .args import DirList, McpConfigList, RuleList, add_sdk_flags, positive_amount, positive_count, settings_value
 
 PERMISSION_MODES = ("default", "acceptEdits", "plan", "bypassPermissions")
-#: Claude Code's modes agent-tui does not have: parsed, then refused in one sentence (tui/cli_sdk.py)
+#: Claude Code's modes agent-tui does not have: parsed, then refused in one sentence (tui/cli/sdk.py)
 OTHER_CC_MODES = ("dontAsk", "auto")
 
 
