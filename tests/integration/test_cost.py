@@ -73,7 +73,7 @@ def test_attribution_adds_up_to_the_usage_the_api_reported(monkeypatch: pytest.M
 
 def test_print_json_cost_breakdown_adds_up_to_total_cost_usd(monkeypatch: pytest.MonkeyPatch, project: Path) -> None:
     from tui.agent.options import AgentOptions
-    from tui.headless import run_headless
+    from tui.headless.run import run_headless
 
     def script(body: dict[str, Any]) -> Any:
         first = body["messages"][0]["content"][0]["text"]
@@ -233,7 +233,7 @@ def test_print_counts_a_compaction_but_never_prints_its_summary_as_a_reply(
     from tests.integration.test_compaction import synthetic_history
     from tui.agent.options import AgentOptions
     from tui.agent.session import AgentSession
-    from tui.headless import run_headless
+    from tui.headless.run import run_headless
 
     with FakeAPI([reply("SUMMARY: the user read a.py twelve times."), reply("carrying on")]) as api:
         monkeypatch.setenv("ANTHROPIC_BASE_URL", api.base_url)

@@ -24,7 +24,7 @@ from tui.agent.prompt_rules import TOOL_RULES
 from tui.agent.prompts import SUBAGENT_RULE_KEYS, SYSTEM_RULES
 from tui.agent.tool_belt import PLAN_MODE_REMINDER, PLAN_MODE_REMINDER_UNATTENDED
 from tui.config.agent_files import GENERAL_PROMPT
-from tui.headless import run_headless
+from tui.headless.run import run_headless
 
 ASKING = ("AskUserQuestion", "ExitPlanMode")
 #: sentences that used to mislead the model (issue 33): none of them may come back

@@ -24,7 +24,7 @@ from tests.fakeapi.demo_project import make_demo_project
 from tests.fakeapi.script import reply, text, tool_use
 from tests.integration.helpers import make_session
 from tui.agent.events import HookFinished, PermissionResolved
-from tui.headless import run_headless
+from tui.headless.run import run_headless
 from tui.mcp.config import McpServerConfig
 
 

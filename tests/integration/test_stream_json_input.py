@@ -18,7 +18,7 @@ from tests.fakeapi.demo_project import make_demo_project
 from tests.fakeapi.script import reply, text, tool_use
 from tests.integration.helpers import make_session, with_gate
 from tui.agent.inbox import Inbox
-from tui.headless import run_headless
+from tui.headless.run import run_headless
 from tui.headless_input import StreamJsonInput
 
 

@@ -1,6 +1,6 @@
 """One ACP session: an AgentSession driven by prompts, its bus events pumped to the client as updates.
 
-A subscriber of the bus like `tui/headless.py`: an inline handler hands each event to the asyncio
+A subscriber of the bus like `tui/headless/run.py`: an inline handler hands each event to the asyncio
 loop, where one pump sends the updates in bus order (text deltas that arrived together go as one
 chunk). A prompt runs the same turn `-p` runs (commands, `@` files, hooks, the loop) on its own
 thread; its answer is sent after every update of the turn, as the protocol wants.

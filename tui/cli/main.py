@@ -249,7 +249,7 @@ def _run_session(
         if not prompt and not stream_input:
             print(no_prompt_message(args), file=sys.stderr)
             return 2
-        from tui.headless import run_headless
+        from tui.headless.run import run_headless
 
         if own_process:
             _freeze_startup_objects()

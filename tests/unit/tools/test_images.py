@@ -149,7 +149,7 @@ def test_start_up_loads_neither_pillow_nor_textual_image() -> None:
     import sys
 
     code = (
-        "import sys, tui.ui.app, tui.headless, tui.tools.attachments, tui.agent.prompt_pipeline\n"
+        "import sys, tui.ui.app, tui.headless.run, tui.tools.attachments, tui.agent.prompt_pipeline\n"
         "heavy = [m for m in sys.modules if m.split('.')[0] in ('PIL', 'textual_image')]\n"
         "assert not heavy, heavy\n"
     )

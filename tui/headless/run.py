@@ -408,9 +408,8 @@ def start_input(
     session: Session, renderer: HeadlessRenderer, stream: TextIO, err: TextIO, permission_prompt: bool
 ) -> Any:
     """Start reading stream-json lines from `stream`, with the Agent SDK's control requests served; their handlers."""
+    from tui.headless_input import StreamJsonInput
     from tui.sdk_control import attach
-
-    from .headless_input import StreamJsonInput
 
     reader = StreamJsonInput(session.inbox, stream, renderer.emit, err)
     reader.report = renderer.after_init
