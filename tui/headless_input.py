@@ -4,7 +4,7 @@ One JSON object per line. A `user` line is a prompt: it starts a turn, or, while
 steered into that turn's next request (or waits for the next turn with `"priority": "later"`).
 Each line type has a handler in `StreamJsonInput.handlers`, and each control request subtype one in
 `StreamJsonInput.controls`: the Agent SDK's control protocol (`control_request` / `control_response`,
-tui/sdk_control) plugs in there. A subtype without a handler is answered with an error
+tui/headless/sdk_control) plugs in there. A subtype without a handler is answered with an error
 `control_response`, and a line of an unknown type gets one error line: the client never waits on
 an answer that will not come. Never imports Textual.
 """

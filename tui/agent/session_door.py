@@ -33,7 +33,7 @@ if TYPE_CHECKING:
     from .transcript import Transcript
     from .undo import UndoPlan
 
-#: how the Agent SDK's control channel sends a request (tui/sdk_control/channel.py: ControlChannel.request)
+#: how the Agent SDK's control channel sends a request (tui/headless/sdk_control/channel.py: ControlChannel.request)
 SdkRequest = Callable[[dict[str, Any]], "Future[dict[str, Any]]"]
 #: how a callback hook is run: (the hook's run, the cancel event) (tui/config/hooks_config.py: HookConfig.invoke)
 HookInvoke = Callable[[Any, Any], None]

@@ -328,7 +328,7 @@ def run_headless(
 ) -> int:
     """Run one turn without a UI (or, reading `input_stream` as stream-json, one per prompt); the exit code.
 
-    With `input_stream` the Agent SDK's control protocol is served too (tui/sdk_control), and
+    With `input_stream` the Agent SDK's control protocol is served too (tui/headless/sdk_control), and
     `permission_prompt` (`--permission-prompt-tool stdio`) sends permission questions to its can_use_tool.
     """
     out = out or sys.stdout  # resolved per call: sys.stdout may have been replaced since import
@@ -408,8 +408,8 @@ def start_input(
     session: Session, renderer: HeadlessRenderer, stream: TextIO, err: TextIO, permission_prompt: bool
 ) -> Any:
     """Start reading stream-json lines from `stream`, with the Agent SDK's control requests served; their handlers."""
+    from tui.headless.sdk_control import attach
     from tui.headless_input import StreamJsonInput
-    from tui.sdk_control import attach
 
     reader = StreamJsonInput(session.inbox, stream, renderer.emit, err)
     reader.report = renderer.after_init

@@ -39,7 +39,7 @@ class ControlChannel:
         #: ids answered or withdrawn (a late answer to one of them is ignored, not an error)
         self._finished: set[str] = set()
         self.closed: str | None = None
-        #: called with the subtypes still waiting when stdin ended (tui/sdk_control/__init__.py interrupts the turn)
+        #: called with the subtypes still waiting when stdin ended (tui/headless/sdk_control/__init__.py interrupts the turn)
         self.on_lost: Callable[[list[str]], None] | None = None
 
     def request(self, payload: dict[str, Any]) -> Future[dict[str, Any]]:
