@@ -19,7 +19,7 @@ from tests.fakeapi.script import reply, text, tool_use
 from tests.integration.helpers import make_session, with_gate
 from tui.agent.inbox import Inbox
 from tui.headless.run import run_headless
-from tui.headless_input import StreamJsonInput
+from tui.headless.stream_input import StreamJsonInput
 
 
 def user(content: Any, **extra: Any) -> str:

@@ -409,7 +409,8 @@ def start_input(
 ) -> Any:
     """Start reading stream-json lines from `stream`, with the Agent SDK's control requests served; their handlers."""
     from tui.headless.sdk_control import attach
-    from tui.headless_input import StreamJsonInput
+
+    from .stream_input import StreamJsonInput
 
     reader = StreamJsonInput(session.inbox, stream, renderer.emit, err)
     reader.report = renderer.after_init

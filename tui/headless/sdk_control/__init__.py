@@ -21,7 +21,7 @@ import threading
 from typing import TYPE_CHECKING, TextIO
 
 from tui.agent.events import BlockDelta, BlockFinished, BlockStarted, McpMessage, ToolOutput
-from tui.headless_input import StreamJsonInput
+from tui.headless.stream_input import StreamJsonInput
 from tui.text.sanitize import visible
 
 from .channel import ControlChannel

@@ -16,7 +16,7 @@ from collections.abc import Callable
 from concurrent.futures import Future, InvalidStateError
 from typing import Any
 
-from tui.headless_input import InputLineError
+from tui.headless.stream_input import InputLineError
 
 
 class ControlError(Exception):

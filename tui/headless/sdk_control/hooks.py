@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from tui.config.hooks_config import EVENTS
-from tui.headless_input import ControlRefused
+from tui.headless.stream_input import ControlRefused
 from tui.hooks.config import DEFAULT_TIMEOUT_S, HookSpec
 from tui.hooks.runner import HookRun
 

@@ -2,7 +2,7 @@
 
 Handled: `initialize` (hooks as Python callbacks), `interrupt`, `set_permission_mode`, `set_model`,
 `mcp_status`, `mcp_reconnect`, `mcp_toggle`, `stop_task`. Answered with an error that says why:
-`get_context_usage`, `rewind_files`, and any subtype agent-tui does not know (tui/headless_input.py).
+`get_context_usage`, `rewind_files`, and any subtype agent-tui does not know (tui/headless/stream_input.py).
 """
 
 from __future__ import annotations
@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Any
 
 from tui import __version__
 from tui.agent.events import Notice
-from tui.headless_input import ControlRefused
+from tui.headless.stream_input import ControlRefused
 
 from .channel import ControlChannel
 from .hooks import hook_specs, register
