@@ -41,11 +41,11 @@ from tui.agent.events import (
 )
 from tui.agent.options import AgentOptions
 from tui.agent.session import AgentSession
-from tui.headless_verbose import VerboseLines
 from tui.text.redact import redact
 from tui.text.sanitize import visible
 
 from .init_line import loaded_fields
+from .verbose import VerboseLines
 
 INTERRUPTED_BEFORE = "interrupted before the prompt was sent"
 NORMAL_STOPS = {"end_turn", "stop_sequence", "max_tokens", "model_context_window_exceeded"}
