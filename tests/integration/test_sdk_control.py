@@ -458,7 +458,7 @@ def test_a_plain_print_run_imports_nothing_of_the_sdk_control(project):
     code = (
         "import sys; from tui.cli.main import main; rc = main(['-p', 'hi', '--offline', '--cwd', sys.argv[1]]); "
         "print(sorted(m for m in sys.modules if m.startswith(('tui.headless.sdk_control', 'tui.mcp.sdk_transport', "
-        "'tui.cli.sdk', 'tui.stream_events'))))"
+        "'tui.cli.sdk', 'tui.headless.stream_events'))))"
     )
     proc = subprocess.run([sys.executable, "-c", code, str(project)], capture_output=True, text=True, timeout=60)
     assert proc.returncode == 0, proc.stderr

@@ -211,7 +211,7 @@ class HeadlessRenderer:
                 self.emit(hook_line(event, self.session.session_id))
             return
         if self.partial and self.fmt == "stream-json" and getattr(event, "iteration", 1) != 0:  # not a compaction's
-            from tui.stream_events import stream_event_lines  # Claude Code's, for the Agent SDK's StreamEvent
+            from .stream_events import stream_event_lines  # Claude Code's, for the Agent SDK's StreamEvent
 
             for line in stream_event_lines(event, self.session.options.model, self.session.session_id, None):
                 self.emit(line)
