@@ -13,7 +13,7 @@ from tests.fakeapi import FakeAPI, reply, text, tool_use
 from tests.fakeapi.demo_project import make_demo_project
 from tests.integration.helpers import make_session
 from tests.integration.mcp_helpers import kitchen
-from tui.agent.cost import PARTS, ZONES
+from tui.agent.cost.cost import PARTS, ZONES
 from tui.agent.events import CacheMissed, RequestCosted, ResponseFinished
 from tui.agent.pricing import usage_cost
 from tui.agent.rewind import rewind, rewind_entries

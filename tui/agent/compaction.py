@@ -20,10 +20,10 @@ import time
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
+from tui.agent.cost.cost import record_response
 from tui.text.wording import plural
 
 from .context import estimate_tokens, summary_budget
-from .cost import record_response
 from .events import CompactionFinished, CompactionStarted, Event, Notice, RequestSent, ResponseFinished
 from .pins import pinned_blocks
 from .pricing import usage_cost

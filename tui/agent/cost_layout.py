@@ -13,7 +13,7 @@ from tui.config.memory import MEMORY_HEADING
 from .cache_breaks import first_changed_message
 
 if TYPE_CHECKING:
-    from .cost import LoopState
+    from tui.agent.cost.cost import LoopState
 
 _encode = json.JSONEncoder(ensure_ascii=False, default=str).encode
 

@@ -9,8 +9,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from .cost import PARTS as PARTS  # the parts a request's cost is split into, in their order
-from .cost import ZONES, RequestCost
+from tui.agent.cost.cost import PARTS as PARTS  # the parts a request's cost is split into, in their order
+from tui.agent.cost.cost import ZONES, RequestCost
+
 from .events import CacheMissed
 from .pricing import DEFAULT_PRICE_MODEL, model_info
 

@@ -16,10 +16,10 @@ import re
 import time
 from typing import TYPE_CHECKING, Any
 
+from tui.agent.cost.cost import record_response
 from tui.text.wording import plural
 
 from .compaction import maybe_auto_compact
-from .cost import record_response
 from .events import (
     LoopStopped,
     RequestSent,

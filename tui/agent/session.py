@@ -14,6 +14,7 @@ from importlib import import_module
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from tui.agent.cost.cost import CostLedger
 from tui.tools.base import SessionState, Tool, ToolContext
 from tui.tools.cancel_signal import CancelSignal
 
@@ -21,7 +22,6 @@ from .approvals import approval_text, front_end_of
 from .bus import EventBus
 from .client import make_client, profile_model, use_offline
 from .context import ContextTracker
-from .cost import CostLedger
 from .dispatch import Dispatcher
 from .events import Event, FileChangedOutside, Notice
 from .inbox import Inbox, joined

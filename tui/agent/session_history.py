@@ -16,9 +16,8 @@ from .tool_belt import notification_blocks
 from .transcript import Transcript
 
 if TYPE_CHECKING:
+    from tui.agent.cost.cost import CostLedger
     from tui.tools.base import SessionState
-
-    from .cost import CostLedger
 
 NOT_EXECUTED_TEXT = "Not executed: the turn ended before this tool call ran."
 

@@ -12,7 +12,8 @@ import os
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from .cost import CostLedger
+from tui.agent.cost.cost import CostLedger
+
 from .events import Notice
 from .resume import LoadedSession, SessionLoadError, find_session, load_session, project_sessions_dir, sessions_base
 from .session_ids import outside_store

@@ -19,13 +19,13 @@ import time
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from .cache_breaks import find_cause
-from .cost_layout import Layout, measure, remember
-from .events import CacheMissed, RequestCosted
-from .pricing import WEB_SEARCH_USD, has_price, model_info, web_searches
+from tui.agent.cache_breaks import find_cause
+from tui.agent.cost_layout import Layout, measure, remember
+from tui.agent.events import CacheMissed, RequestCosted
+from tui.agent.pricing import WEB_SEARCH_USD, has_price, model_info, web_searches
 
 if TYPE_CHECKING:
-    from .session import AgentSession
+    from tui.agent.session import AgentSession
 
 #: the parts of a request, in the order they are shown; `output` is what the model wrote
 PARTS = ("system", "tools", "memory", "history", "tool_results", "output")
