@@ -116,7 +116,7 @@ def test_a_model_without_a_price_says_so(monkeypatch: pytest.MonkeyPatch, projec
     with FakeAPI([reply("hi")]) as api:
         session, _ = make_session(monkeypatch, api.base_url, project, transcript=False, model="claude-nova-9")
         session.run_turn("hello")
-    from tui.agent.cost_report import cost_breakdown
+    from tui.agent.cost.report import cost_breakdown
 
     breakdown = cost_breakdown(session.costs.snapshot())
     assert breakdown["unpriced_models"] == ["claude-nova-9"]

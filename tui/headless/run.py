@@ -16,7 +16,7 @@ from functools import partial
 from typing import Any, TextIO
 
 from tui import __version__
-from tui.agent.cost_report import cache_miss_line, cost_breakdown
+from tui.agent.cost.report import cache_miss_line, cost_breakdown
 from tui.agent.door import Session
 from tui.agent.events import (
     BlockDelta,

@@ -18,7 +18,7 @@ from textual.containers import Vertical, VerticalScroll
 from textual.widgets import Input, OptionList, Static
 from textual.widgets.option_list import Option
 
-from tui.agent.cost_report import short_tokens
+from tui.agent.cost.report import short_tokens
 from tui.text.sanitize import one_line
 from tui.text.wording import plural
 
