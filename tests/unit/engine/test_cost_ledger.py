@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from tui.agent.cache_breaks import describe_system_change, describe_tools_change
+from tui.agent.cost.cache_breaks import describe_system_change, describe_tools_change
 from tui.agent.cost.cost import CostLedger, RequestCost
 from tui.config.memory import MemoryFile, memory_layout, memory_system_text
 from tui.config.settings import load_settings

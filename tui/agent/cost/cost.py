@@ -19,10 +19,10 @@ import time
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from tui.agent.cache_breaks import find_cause
 from tui.agent.events import CacheMissed, RequestCosted
 from tui.agent.pricing import WEB_SEARCH_USD, has_price, model_info, web_searches
 
+from .cache_breaks import find_cause
 from .layout import Layout, measure, remember
 
 if TYPE_CHECKING:

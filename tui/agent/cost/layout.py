@@ -8,8 +8,9 @@ import json
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from tui.agent.cache_breaks import first_changed_message
 from tui.config.memory import MEMORY_HEADING
+
+from .cache_breaks import first_changed_message
 
 if TYPE_CHECKING:
     from .cost import LoopState

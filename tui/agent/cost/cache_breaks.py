@@ -15,7 +15,7 @@ from tui.config.memory import MEMORY_HEADING
 from tui.text.wording import plural
 
 if TYPE_CHECKING:
-    from tui.agent.cost.cost import LoopState
+    from .cost import LoopState
 
 #: blocks the API walks back from a breakpoint looking for an earlier write
 LOOKBACK_BLOCKS = 20
