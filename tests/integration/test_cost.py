@@ -14,8 +14,8 @@ from tests.fakeapi.demo_project import make_demo_project
 from tests.integration.helpers import make_session
 from tests.integration.mcp_helpers import kitchen
 from tui.agent.cost.cost import PARTS, ZONES
+from tui.agent.cost.pricing import usage_cost
 from tui.agent.events import CacheMissed, RequestCosted, ResponseFinished
-from tui.agent.pricing import usage_cost
 from tui.agent.rewind import rewind, rewind_entries
 
 LONG = " and then some more words to make this message long enough to matter" * 4

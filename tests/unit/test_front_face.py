@@ -20,7 +20,7 @@ FACE = {
     "tui.agent.options",  # AgentOptions: what a session is built with
     "tui.agent.prompt_pipeline",  # the prompt sources, Submitted, is_pin_prompt
     "tui.agent.inbox",  # the type of the `inbox` view, and how queued messages join into one prompt
-    "tui.agent.pricing",  # the model table: names, prices, web searches (read-only)
+    "tui.agent.cost.pricing",  # the model table: names, prices, web searches (read-only)
     "tui.agent.thinking",  # what a model supports of thinking and effort (read-only rules)
     "tui.agent.cost.report",  # costs as figures and lines (read-only)
     "tui.agent.resume",  # the saved sessions of a project: listed, found, their folders (read-only)

@@ -21,12 +21,12 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from tui.agent.cost.cost import record_response
+from tui.agent.cost.pricing import usage_cost
 from tui.text.wording import plural
 
 from .context import estimate_tokens, summary_budget
 from .events import CompactionFinished, CompactionStarted, Event, Notice, RequestSent, ResponseFinished
 from .pins import pinned_blocks
-from .pricing import usage_cost
 from .request import build_request
 from .retry import backoff_delay, classify
 from .stream import StreamError, StreamInterrupted, run_stream

@@ -11,9 +11,10 @@ from __future__ import annotations
 import json
 from typing import TYPE_CHECKING, Any
 
+from tui.agent.cost.pricing import max_output_tokens, model_info
+
 from .events import ContextUsage
 from .image_tokens import IMAGE_TOKENS, image_chars
-from .pricing import max_output_tokens, model_info
 
 if TYPE_CHECKING:
     from .session import AgentSession

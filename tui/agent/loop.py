@@ -17,6 +17,7 @@ import time
 from typing import TYPE_CHECKING, Any
 
 from tui.agent.cost.cost import record_response
+from tui.agent.cost.pricing import add_usage, max_output_tokens, total_tokens, usage_cost
 from tui.text.wording import plural
 
 from .compaction import maybe_auto_compact
@@ -32,7 +33,6 @@ from .events import (
 )
 from .fallback import switch_to_fallback
 from .guards import LoopStop, ProgressGuard
-from .pricing import add_usage, max_output_tokens, total_tokens, usage_cost
 from .request import build_request, sdk_params
 from .retry import CREDENTIALS, backoff_delay, classify
 from .steer import steer

@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from tui.agent.cost.cost import CostLedger
+from tui.agent.cost.pricing import add_usage, usage_cost
 from tui.tools.base import SessionState, Tool, ToolContext
 from tui.tools.cancel_signal import CancelSignal
 
@@ -29,7 +30,6 @@ from .options import AgentOptions
 from .path_rules import PathRules, rule_blocks
 from .permission_mode import ModeMixin
 from .pins import PinMixin
-from .pricing import add_usage, usage_cost
 from .request import build_system, build_tools
 from .session_defaults import default_policy, default_tools
 from .session_door import DoorMixin

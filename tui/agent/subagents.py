@@ -17,6 +17,7 @@ import time
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from tui.agent.cost.pricing import add_usage
 from tui.config.agent_files import AgentDefinition, load_definitions
 from tui.tools.base import Tool, ToolContext, ToolError, ToolInterrupted, ToolResult
 
@@ -24,7 +25,6 @@ from .agent_tool_text import DESCRIPTION, INPUT_SCHEMA, agent_schema
 from .bus import EventBus
 from .client import profile_model
 from .events import Event, LoopStopped, Notice, SubagentFinished, SubagentStarted, ToolFinished
-from .pricing import add_usage
 from .session import AgentSession
 
 if TYPE_CHECKING:

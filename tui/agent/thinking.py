@@ -191,7 +191,7 @@ class ThinkingChoice:
 
 
 def _max_output(model: str) -> int:
-    from .pricing import max_output_tokens
+    from tui.agent.cost.pricing import max_output_tokens
 
     return max_output_tokens(model)
 

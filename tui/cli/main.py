@@ -137,7 +137,7 @@ def options_from_args(args: argparse.Namespace, *, sandbox: bool = True) -> tupl
     if os.environ.get("AGENT_TUI_OFFLINE_DELAY"):
         opts.offline_delay = float(os.environ["AGENT_TUI_OFFLINE_DELAY"])
     from tui.agent.client import use_offline
-    from tui.agent.pricing import OFFLINE_MODEL_NAME
+    from tui.agent.cost.pricing import OFFLINE_MODEL_NAME
 
     if use_offline(opts) and not args.model:
         opts.model = OFFLINE_MODEL_NAME

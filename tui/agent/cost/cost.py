@@ -20,10 +20,10 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from tui.agent.events import CacheMissed, RequestCosted
-from tui.agent.pricing import WEB_SEARCH_USD, has_price, model_info, web_searches
 
 from .cache_breaks import find_cause
 from .layout import Layout, measure, remember
+from .pricing import WEB_SEARCH_USD, has_price, model_info, web_searches
 
 if TYPE_CHECKING:
     from tui.agent.session import AgentSession

@@ -10,10 +10,10 @@ from __future__ import annotations
 from typing import Any
 
 from tui.agent.events import CacheMissed
-from tui.agent.pricing import DEFAULT_PRICE_MODEL, model_info
 
 from .cost import PARTS as PARTS  # the parts a request's cost is split into, in their order
 from .cost import ZONES, RequestCost
+from .pricing import DEFAULT_PRICE_MODEL, model_info
 
 #: decimals kept in USD figures of the JSON
 USD_DIGITS = 6

@@ -15,11 +15,11 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+from tui.agent.cost.pricing import OFFLINE_MODEL_NAME
 from tui.agent.offline.brain import plan_reply
 from tui.agent.offline.sse import encode_sse, message_json
 from tui.agent.offline.usage import PromptCacheSimulator, count_input_tokens
 from tui.agent.offline.validate import request_error
-from tui.agent.pricing import OFFLINE_MODEL_NAME
 
 from ..httplib import httpx
 

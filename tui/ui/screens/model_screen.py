@@ -70,7 +70,7 @@ class ModelPicker(ModalScreen[str | None]):
 
 async def open_model_picker(app: AgentApp) -> None:
     """List the models off the UI thread, then show the picker; the pick switches the model."""
-    from tui.agent.pricing import known_models
+    from tui.agent.cost.pricing import known_models
     from tui.providers.models import model_choices
 
     session = app.session
