@@ -18,7 +18,7 @@ from tests.fakeapi.demo_project import make_demo_project
 from tests.integration.acp_helpers import Client, agent
 from tests.integration.helpers import make_session
 from tui.agent.approvals import approval_text, mode_reminder
-from tui.agent.context import reply_reserve, summary_budget
+from tui.agent.context.context import reply_reserve, summary_budget
 from tui.agent.options import AgentOptions
 from tui.agent.prompt_rules import TOOL_RULES
 from tui.agent.prompts import SUBAGENT_RULE_KEYS, SYSTEM_RULES

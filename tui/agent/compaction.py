@@ -20,11 +20,11 @@ import time
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
+from tui.agent.context.context import estimate_tokens, summary_budget
 from tui.agent.cost.cost import record_response
 from tui.agent.cost.pricing import usage_cost
 from tui.text.wording import plural
 
-from .context import estimate_tokens, summary_budget
 from .events import CompactionFinished, CompactionStarted, Event, Notice, RequestSent, ResponseFinished
 from .pins import pinned_blocks
 from .request import build_request

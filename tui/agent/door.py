@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 if TYPE_CHECKING:
     from collections.abc import Iterable
 
+    from tui.agent.context.context import ContextTracker
     from tui.agent.cost.cost import CostLedger
     from tui.config.hooks_config import HookSpec
     from tui.config.memory import ImportCheck, SkippedImport
@@ -26,7 +27,6 @@ if TYPE_CHECKING:
     from tui.tools.base import SessionState, Tool, ToolContext
 
     from .bus import EventBus
-    from .context import ContextTracker
     from .dispatch import Dispatcher
     from .events import Event
     from .inbox import Inbox

@@ -8,12 +8,12 @@ from __future__ import annotations
 
 from typing import Any
 
+from tui.agent.context.context import estimate_tokens
 from tui.tools.bash import BASH_RULES
 from tui.tools.registry import default_tools
 from tui.tools.rules import Rule
 
 from .agent_tool_text import AGENT_RULES, DESCRIPTION, INPUT_SCHEMA
-from .context import estimate_tokens
 from .prompts import CARE_RULES, IDENTITY, IDENTITY_AND_RULES, SUBAGENT_RULE_KEYS, TONE, WORK_RULES
 
 #: where each tool-description rule lives

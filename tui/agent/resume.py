@@ -316,8 +316,9 @@ class _Replay:
 
     def compaction(self, record: dict[str, Any]) -> None:
         """Keep what a compaction dropped beside its summary (for /context after resuming)."""
+        from tui.agent.context.context import estimate_tokens
+
         from .compaction_plan import dropped_excerpts
-        from .context import estimate_tokens
 
         dropped = int(record.get("dropped_messages") or 0)
         summary = str(record.get("summary", ""))

@@ -14,6 +14,7 @@ from importlib import import_module
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from tui.agent.context.context import ContextTracker
 from tui.agent.cost.cost import CostLedger
 from tui.agent.cost.pricing import add_usage, usage_cost
 from tui.tools.base import SessionState, Tool, ToolContext
@@ -22,7 +23,6 @@ from tui.tools.cancel_signal import CancelSignal
 from .approvals import approval_text, front_end_of
 from .bus import EventBus
 from .client import make_client, profile_model, use_offline
-from .context import ContextTracker
 from .dispatch import Dispatcher
 from .events import Event, FileChangedOutside, Notice
 from .inbox import Inbox, joined

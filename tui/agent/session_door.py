@@ -16,6 +16,7 @@ if TYPE_CHECKING:
     import threading
     from collections.abc import Iterable
 
+    from tui.agent.context.context import ContextTracker
     from tui.config.hooks_config import HookSpec
     from tui.config.memory import ImportCheck, SkippedImport
     from tui.hooks.commands import Catalog
@@ -24,7 +25,6 @@ if TYPE_CHECKING:
     from tui.tools.attachments import AttachmentRules
     from tui.tools.base import SessionState, ToolContext
 
-    from .context import ContextTracker
     from .dispatch import Dispatcher
     from .hook_points import SessionHooks
     from .options import AgentOptions

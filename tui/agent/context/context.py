@@ -12,12 +12,11 @@ import json
 from typing import TYPE_CHECKING, Any
 
 from tui.agent.cost.pricing import max_output_tokens, model_info
-
-from .events import ContextUsage
-from .image_tokens import IMAGE_TOKENS, image_chars
+from tui.agent.events import ContextUsage
+from tui.agent.image_tokens import IMAGE_TOKENS, image_chars
 
 if TYPE_CHECKING:
-    from .session import AgentSession
+    from tui.agent.session import AgentSession
 
 CHARS_PER_TOKEN = 4
 #: most tokens the summary request may produce
