@@ -258,7 +258,7 @@ class DoorMixin:
 
     def context_map(self: _Host) -> dict[str, Any]:
         """/context's figures: what fills the window, part by part (context_map.py)."""
-        from .context_map import context_map
+        from tui.agent.context.map import context_map
 
         return context_map(_session(self))
 

@@ -9,14 +9,14 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from tui.agent.context.context import estimate_tokens, reply_reserve, summary_budget
+from tui.agent.compaction import choose_cut
+from tui.agent.compaction_plan import compaction_plan
 from tui.text.wording import middle_cut
 
-from .compaction import choose_cut
-from .compaction_plan import compaction_plan
+from .context import estimate_tokens, reply_reserve, summary_budget
 
 if TYPE_CHECKING:
-    from .session import AgentSession
+    from tui.agent.session import AgentSession
 
 #: how many tool results and consumers are named
 TOP = 5
