@@ -11,10 +11,10 @@ from concurrent.futures import Future
 from concurrent.futures import TimeoutError as FutureTimeout
 from typing import TYPE_CHECKING, Any
 
+from tui.agent.context.compaction import SUMMARY_HEADER, choose_cut, is_prompt
 from tui.agent.context.context import estimate_tokens
 from tui.text.wording import plural
 
-from .compaction import SUMMARY_HEADER, choose_cut, is_prompt
 from .events import CompactionProposed
 from .pins import PINNED_HEADER
 

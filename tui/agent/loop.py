@@ -16,11 +16,11 @@ import re
 import time
 from typing import TYPE_CHECKING, Any
 
+from tui.agent.context.compaction import maybe_auto_compact
 from tui.agent.cost.cost import record_response
 from tui.agent.cost.pricing import add_usage, max_output_tokens, total_tokens, usage_cost
 from tui.text.wording import plural
 
-from .compaction import maybe_auto_compact
 from .events import (
     LoopStopped,
     RequestSent,

@@ -177,7 +177,7 @@ class DoorMixin:
 
     def compact(self: _Host, focus: str = "") -> Any:
         """Summarise older turns now (/compact); blocking, call it off the UI thread."""
-        from .compaction import compact
+        from tui.agent.context.compaction import compact
 
         return compact(_session(self), focus)
 

@@ -20,19 +20,19 @@ import time
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from tui.agent.context.context import estimate_tokens, summary_budget
 from tui.agent.cost.cost import record_response
 from tui.agent.cost.pricing import usage_cost
+from tui.agent.events import CompactionFinished, CompactionStarted, Event, Notice, RequestSent, ResponseFinished
+from tui.agent.pins import pinned_blocks
+from tui.agent.request import build_request
+from tui.agent.retry import backoff_delay, classify
+from tui.agent.stream import StreamError, StreamInterrupted, run_stream
 from tui.text.wording import plural
 
-from .events import CompactionFinished, CompactionStarted, Event, Notice, RequestSent, ResponseFinished
-from .pins import pinned_blocks
-from .request import build_request
-from .retry import backoff_delay, classify
-from .stream import StreamError, StreamInterrupted, run_stream
+from .context import estimate_tokens, summary_budget
 
 if TYPE_CHECKING:
-    from .session import AgentSession
+    from tui.agent.session import AgentSession
 
 #: messages kept verbatim at least (when a cut point allows it)
 KEEP_MESSAGES = 6
@@ -159,7 +159,7 @@ def request_summary(session: AgentSession, older: list[dict[str, Any]], focus: s
 
 def compact(session: AgentSession, focus: str = "", *, automatic: bool = False) -> CompactionResult:
     """Summarise older turns and continue from summary + recent turns. Never leaves a broken history."""
-    from .compaction_plan import compaction_plan, dropped_excerpts
+    from tui.agent.compaction_plan import compaction_plan, dropped_excerpts
 
     focus = focus.strip()
     if not automatic:
@@ -278,7 +278,7 @@ def maybe_auto_compact(session: AgentSession) -> CompactionResult | None:
     if mode == "ask" and session.options.interactive and choose_cut(session.messages) is not None:
         if session.context.declined_turn == session.turn_count:  # "not now" holds for the rest of the turn
             return None
-        from .compaction_plan import ask_to_compact
+        from tui.agent.compaction_plan import ask_to_compact
 
         answer = ask_to_compact(session)
         if answer.get("choice") not in ("now", "focus"):
