@@ -316,9 +316,8 @@ class _Replay:
 
     def compaction(self, record: dict[str, Any]) -> None:
         """Keep what a compaction dropped beside its summary (for /context after resuming)."""
+        from tui.agent.context.compaction_plan import dropped_excerpts
         from tui.agent.context.context import estimate_tokens
-
-        from .compaction_plan import dropped_excerpts
 
         dropped = int(record.get("dropped_messages") or 0)
         summary = str(record.get("summary", ""))

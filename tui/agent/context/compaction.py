@@ -159,7 +159,7 @@ def request_summary(session: AgentSession, older: list[dict[str, Any]], focus: s
 
 def compact(session: AgentSession, focus: str = "", *, automatic: bool = False) -> CompactionResult:
     """Summarise older turns and continue from summary + recent turns. Never leaves a broken history."""
-    from tui.agent.compaction_plan import compaction_plan, dropped_excerpts
+    from .compaction_plan import compaction_plan, dropped_excerpts
 
     focus = focus.strip()
     if not automatic:
@@ -278,7 +278,7 @@ def maybe_auto_compact(session: AgentSession) -> CompactionResult | None:
     if mode == "ask" and session.options.interactive and choose_cut(session.messages) is not None:
         if session.context.declined_turn == session.turn_count:  # "not now" holds for the rest of the turn
             return None
-        from tui.agent.compaction_plan import ask_to_compact
+        from .compaction_plan import ask_to_compact
 
         answer = ask_to_compact(session)
         if answer.get("choice") not in ("now", "focus"):

@@ -9,10 +9,10 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from tui.agent.compaction_plan import compaction_plan
 from tui.text.wording import middle_cut
 
 from .compaction import choose_cut
+from .compaction_plan import compaction_plan
 from .context import estimate_tokens, reply_reserve, summary_budget
 
 if TYPE_CHECKING:

@@ -11,15 +11,15 @@ from concurrent.futures import Future
 from concurrent.futures import TimeoutError as FutureTimeout
 from typing import TYPE_CHECKING, Any
 
-from tui.agent.context.compaction import SUMMARY_HEADER, choose_cut, is_prompt
-from tui.agent.context.context import estimate_tokens
+from tui.agent.events import CompactionProposed
+from tui.agent.pins import PINNED_HEADER
 from tui.text.wording import plural
 
-from .events import CompactionProposed
-from .pins import PINNED_HEADER
+from .compaction import SUMMARY_HEADER, choose_cut, is_prompt
+from .context import estimate_tokens
 
 if TYPE_CHECKING:
-    from .session import AgentSession
+    from tui.agent.session import AgentSession
 
 #: characters of each dropped message shown
 EXCERPT_CHARS = 160
