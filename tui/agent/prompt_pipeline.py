@@ -20,13 +20,13 @@ from dataclasses import dataclass, field
 from functools import partial
 from typing import TYPE_CHECKING, Any
 
+from tui.agent.context.pins import is_pin_prompt as is_pin_prompt  # `#pin …`: a prompt kept verbatim, not a memory line
 from tui.hooks.commands import CustomCommand
 from tui.hooks.expand import ExpansionRefused
 from tui.hooks.prompt_input import parse_slash
 from tui.tools.attachments import AskAttachment, attach_mentions
 
 from .events import Notice
-from .pins import is_pin_prompt as is_pin_prompt  # `#pin …`: a prompt kept verbatim, not a memory line
 from .prompt_catalog import attachment_rules, command_turn, reload_catalog, render, session_catalog
 from .user_calls import add_bash_context, run_bash_mode
 

@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from tui.agent.context.context import ContextTracker
+from tui.agent.context.pins import PinMixin
 from tui.agent.cost.cost import CostLedger
 from tui.agent.cost.pricing import add_usage, usage_cost
 from tui.tools.base import SessionState, Tool, ToolContext
@@ -29,7 +30,6 @@ from .inbox import Inbox, joined
 from .options import AgentOptions
 from .path_rules import PathRules, rule_blocks
 from .permission_mode import ModeMixin
-from .pins import PinMixin
 from .request import build_system, build_tools
 from .session_defaults import default_policy, default_tools
 from .session_door import DoorMixin

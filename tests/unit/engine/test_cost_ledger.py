@@ -104,7 +104,7 @@ def test_a_bad_compaction_setting_is_one_sentence(tmp_path: Path, monkeypatch: p
     assert load_settings(tmp_path / "proj").settings.compaction == "ask"
 
 
-@pytest.mark.parametrize("module", ["tui.agent.events.cost", "tui.agent.pins", "tui.agent.cost.report"])
+@pytest.mark.parametrize("module", ["tui.agent.events.cost", "tui.agent.context.pins", "tui.agent.cost.report"])
 def test_the_cost_modules_import_first_without_a_cycle(module: str) -> None:
     done = subprocess.run(
         [sys.executable, "-c", f"import {module}; from tui.agent.events import CacheMissed"],

@@ -23,13 +23,13 @@ from typing import TYPE_CHECKING, Any
 from tui.agent.cost.cost import record_response
 from tui.agent.cost.pricing import usage_cost
 from tui.agent.events import CompactionFinished, CompactionStarted, Event, Notice, RequestSent, ResponseFinished
-from tui.agent.pins import pinned_blocks
 from tui.agent.request import build_request
 from tui.agent.retry import backoff_delay, classify
 from tui.agent.stream import StreamError, StreamInterrupted, run_stream
 from tui.text.wording import plural
 
 from .context import estimate_tokens, summary_budget
+from .pins import pinned_blocks
 
 if TYPE_CHECKING:
     from tui.agent.session import AgentSession

@@ -12,11 +12,11 @@ from concurrent.futures import TimeoutError as FutureTimeout
 from typing import TYPE_CHECKING, Any
 
 from tui.agent.events import CompactionProposed
-from tui.agent.pins import PINNED_HEADER
 from tui.text.wording import plural
 
 from .compaction import SUMMARY_HEADER, choose_cut, is_prompt
 from .context import estimate_tokens
+from .pins import PINNED_HEADER
 
 if TYPE_CHECKING:
     from tui.agent.session import AgentSession

@@ -12,8 +12,8 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from .events import Event
-    from .transcript import Transcript
+    from tui.agent.events import Event
+    from tui.agent.transcript import Transcript
 
 PIN_PREFIX = re.compile(r"#pin(?:\s+|$)")
 PINNED_HEADER = "[Pinned by the user: kept verbatim through compactions]"
@@ -89,7 +89,7 @@ class PinMixin:
         """Keep prompt `text` verbatim through every compaction; returns a sentence saying so."""
         if text in self.pins:
             return "That prompt is already pinned."
-        from .events import MessagePinned  # not at import: the app's prompt handling imports this module
+        from tui.agent.events import MessagePinned  # not at import: the app's prompt handling imports this module
 
         self.pins.append(text)
         if self.transcript:
