@@ -13,7 +13,8 @@ from typing import TYPE_CHECKING, Any
 
 from tui.agent.cost.pricing import max_output_tokens, model_info
 from tui.agent.events import ContextUsage
-from tui.agent.image_tokens import IMAGE_TOKENS, image_chars
+
+from .image_tokens import IMAGE_TOKENS, image_chars
 
 if TYPE_CHECKING:
     from tui.agent.session import AgentSession
