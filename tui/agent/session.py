@@ -292,7 +292,7 @@ class AgentSession(HistoryMixin, TranscriptMixin, PinMixin, ModeMixin, DoorMixin
 
     def _load_memory(self) -> str:
         try:
-            from .memory_imports import load_session_memory
+            from tui.agent.context.memory_imports import load_session_memory
         except ImportError:
             return ""
         try:

@@ -264,13 +264,13 @@ class DoorMixin:
 
     def memory_check(self: _Host) -> ImportCheck:
         """How this session decides which memory imports are read (memory_imports.py), for /memory."""
-        from .memory_imports import session_memory_check
+        from tui.agent.context.memory_imports import session_memory_check
 
         return session_memory_check(_session(self))
 
     def pending_memory_imports(self: _Host) -> list[SkippedImport]:
         """The memory imports from outside the project still waiting for the user's answer."""
-        from .memory_imports import pending_external
+        from tui.agent.context.memory_imports import pending_external
 
         return pending_external(_session(self))
 

@@ -10,6 +10,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from tui.agent.events import Notice
 from tui.config.memory import (
     ImportCheck,
     SkippedImport,
@@ -19,10 +20,8 @@ from tui.config.memory import (
 )
 from tui.tools.attachments import AttachmentRules, memory_import_check
 
-from .events import Notice
-
 if TYPE_CHECKING:
-    from .session import AgentSession
+    from tui.agent.session import AgentSession
 
 
 def session_memory_check(session: AgentSession) -> ImportCheck:
