@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from tui.agent.context.context import ContextTracker
+from tui.agent.context.path_rules import PathRules, rule_blocks
 from tui.agent.context.pins import PinMixin
 from tui.agent.cost.cost import CostLedger
 from tui.agent.cost.pricing import add_usage, usage_cost
@@ -28,7 +29,6 @@ from .dispatch import Dispatcher
 from .events import Event, FileChangedOutside, Notice
 from .inbox import Inbox, joined
 from .options import AgentOptions
-from .path_rules import PathRules, rule_blocks
 from .permission_mode import ModeMixin
 from .request import build_system, build_tools
 from .session_defaults import default_policy, default_tools

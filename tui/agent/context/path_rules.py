@@ -22,7 +22,7 @@ from tui.config.memory import MemoryFile, MemoryLoad, load_nested_memory
 from tui.config.memory_rules import PATH_TOOLS, PathRule, matches, reminder_text
 
 if TYPE_CHECKING:
-    from .session import AgentSession
+    from tui.agent.session import AgentSession
 
 
 class PathRules:
