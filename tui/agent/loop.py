@@ -16,6 +16,7 @@ import re
 import time
 from typing import TYPE_CHECKING, Any
 
+from tui.agent.api.request import build_request, sdk_params
 from tui.agent.context.compaction import maybe_auto_compact
 from tui.agent.cost.cost import record_response
 from tui.agent.cost.pricing import add_usage, max_output_tokens, total_tokens, usage_cost
@@ -33,7 +34,6 @@ from .events import (
 )
 from .fallback import switch_to_fallback
 from .guards import LoopStop, ProgressGuard
-from .request import build_request, sdk_params
 from .retry import CREDENTIALS, backoff_delay, classify
 from .steer import steer
 from .stream import StreamError, StreamInterrupted, StreamResult, run_stream

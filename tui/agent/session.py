@@ -14,6 +14,7 @@ from importlib import import_module
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from tui.agent.api.request import build_system, build_tools
 from tui.agent.context.context import ContextTracker
 from tui.agent.context.path_rules import PathRules, rule_blocks
 from tui.agent.context.pins import PinMixin
@@ -30,7 +31,6 @@ from .events import Event, FileChangedOutside, Notice
 from .inbox import Inbox, joined
 from .options import AgentOptions
 from .permission_mode import ModeMixin
-from .request import build_system, build_tools
 from .session_defaults import default_policy, default_tools
 from .session_door import DoorMixin
 from .session_history import NOT_EXECUTED_TEXT, HistoryMixin, Turn, last_text  # noqa: F401  (named here too)

@@ -163,7 +163,7 @@ class DoorMixin:
 
     def stream_request(self: _Host, body: dict[str, Any]) -> Any:
         """Send exactly `body` (a recorded request, edited) and stream the answer: the SDK's stream manager."""
-        from .request import sdk_params
+        from tui.agent.api.request import sdk_params
 
         return self.client().messages.stream(**sdk_params(body))
 

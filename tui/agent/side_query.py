@@ -4,7 +4,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from .request import build_request
+from tui.agent.api.request import build_request
+
 from .retry import classify
 from .stream import StreamError, StreamInterrupted, run_stream
 

@@ -6,8 +6,8 @@ from pathlib import Path
 
 import pytest
 
+from tui.agent.api.request import build_request
 from tui.agent.options import AgentOptions
-from tui.agent.request import build_request
 from tui.agent.thinking import (
     EFFORT_LEVELS,
     ThinkingChoice,

@@ -14,9 +14,9 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from .environment import environment_text
-from .prompts import IDENTITY_AND_RULES
-from .thinking import ThinkingChoice
+from tui.agent.environment import environment_text
+from tui.agent.prompts import IDENTITY_AND_RULES
+from tui.agent.thinking import ThinkingChoice
 
 EPHEMERAL = {"type": "ephemeral"}
 LOOKBACK_BLOCKS = 20
