@@ -14,9 +14,9 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, cast
 
-from .events import BlockDelta, BlockFinished, BlockStarted, Event, ResponseStarted
-from .retry import EmptyStream, IncompleteStream, MalformedStream
-from .scrub import contains_surrogate, first_surrogate, has_surrogate, scrub
+from tui.agent.events import BlockDelta, BlockFinished, BlockStarted, Event, ResponseStarted
+from tui.agent.retry import EmptyStream, IncompleteStream, MalformedStream
+from tui.agent.scrub import contains_surrogate, first_surrogate, has_surrogate, scrub
 
 _DERIVED = {"text", "input_json", "thinking", "signature", "citation"}
 
