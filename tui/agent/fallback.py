@@ -4,8 +4,9 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from tui.agent.api.retry import Failure
+
 from .events import Notice
-from .retry import Failure
 
 if TYPE_CHECKING:
     from .session import AgentSession

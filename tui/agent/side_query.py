@@ -5,9 +5,8 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from tui.agent.api.request import build_request
+from tui.agent.api.retry import classify
 from tui.agent.api.stream import StreamError, StreamInterrupted, run_stream
-
-from .retry import classify
 
 if TYPE_CHECKING:
     from .session import AgentSession

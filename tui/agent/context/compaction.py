@@ -21,11 +21,11 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from tui.agent.api.request import build_request
+from tui.agent.api.retry import backoff_delay, classify
 from tui.agent.api.stream import StreamError, StreamInterrupted, run_stream
 from tui.agent.cost.cost import record_response
 from tui.agent.cost.pricing import usage_cost
 from tui.agent.events import CompactionFinished, CompactionStarted, Event, Notice, RequestSent, ResponseFinished
-from tui.agent.retry import backoff_delay, classify
 from tui.text.wording import plural
 
 from .context import estimate_tokens, summary_budget
