@@ -21,7 +21,7 @@ FACE = {
     "tui.agent.prompt_pipeline",  # the prompt sources, Submitted, is_pin_prompt
     "tui.agent.inbox",  # the type of the `inbox` view, and how queued messages join into one prompt
     "tui.agent.cost.pricing",  # the model table: names, prices, web searches (read-only)
-    "tui.agent.thinking",  # what a model supports of thinking and effort (read-only rules)
+    "tui.agent.api.thinking",  # what a model supports of thinking and effort (read-only rules)
     "tui.agent.cost.report",  # costs as figures and lines (read-only)
     "tui.agent.resume",  # the saved sessions of a project: listed, found, their folders (read-only)
     "tui.agent.session_tree",  # those sessions' branches, for /resume's tree (read-only)

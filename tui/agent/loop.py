@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING, Any
 from tui.agent.api.request import build_request, sdk_params
 from tui.agent.api.retry import CREDENTIALS, backoff_delay, classify
 from tui.agent.api.stream import StreamError, StreamInterrupted, StreamResult, run_stream
+from tui.agent.api.thinking import ThinkingChoice
 from tui.agent.context.compaction import maybe_auto_compact
 from tui.agent.cost.cost import record_response
 from tui.agent.cost.pricing import add_usage, max_output_tokens, total_tokens, usage_cost
@@ -37,7 +38,6 @@ from .events import (
 from .fallback import switch_to_fallback
 from .guards import LoopStop, ProgressGuard
 from .steer import steer
-from .thinking import ThinkingChoice
 from .tool_belt import MAX_PAUSE_TURNS, notification_blocks, pause_streak, remind_mode
 
 if TYPE_CHECKING:

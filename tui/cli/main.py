@@ -12,8 +12,8 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from tui.agent.api.thinking import effort_refusal, model_thinking
 from tui.agent.options import AgentOptions
-from tui.agent.thinking import effort_refusal, model_thinking
 from tui.text.sanitize import visible
 from tui.text.wording import plural
 

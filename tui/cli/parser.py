@@ -9,7 +9,7 @@ import argparse
 from pathlib import Path
 
 from tui import __version__
-from tui.agent.thinking import EFFORT_LEVELS
+from tui.agent.api.thinking import EFFORT_LEVELS
 
 from .args import DirList, McpConfigList, RuleList, add_sdk_flags, positive_amount, positive_count, settings_value
 

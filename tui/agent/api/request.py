@@ -16,7 +16,8 @@ from typing import Any
 
 from tui.agent.environment import environment_text
 from tui.agent.prompts import IDENTITY_AND_RULES
-from tui.agent.thinking import ThinkingChoice
+
+from .thinking import ThinkingChoice
 
 EPHEMERAL = {"type": "ephemeral"}
 LOOKBACK_BLOCKS = 20

@@ -235,7 +235,7 @@ class StatusLine(OneLineRender, Static):
 
     def _thinking_part(self) -> Content | None:
         """`thinking on` / `thinking off` once the user chose, and the effort where the model takes it."""
-        from tui.agent.thinking import model_thinking, thinking_on
+        from tui.agent.api.thinking import model_thinking, thinking_on
 
         model = self.model_id or self.model
         support = model_thinking(model)
