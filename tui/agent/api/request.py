@@ -15,8 +15,8 @@ from pathlib import Path
 from typing import Any
 
 from tui.agent.environment import environment_text
-from tui.agent.prompts import IDENTITY_AND_RULES
 
+from .prompts import IDENTITY_AND_RULES
 from .thinking import ThinkingChoice
 
 EPHEMERAL = {"type": "ephemeral"}
