@@ -109,10 +109,9 @@ class SubagentSession(AgentSession):
         """The definition's prompt and the rules every subagent keeps (cache-marked), the parent's memory for full
         agents, the environment."""
         if self._system_cache is None:
+            from tui.agent.api.environment import environment_text
             from tui.agent.api.prompts import SUBAGENT_RULES
             from tui.agent.api.request import EPHEMERAL
-
-            from .environment import environment_text
 
             prompt = f"{self.definition.prompt}\n\n{SUBAGENT_RULES}"
             blocks: list[dict[str, Any]] = [{"type": "text", "text": prompt, "cache_control": dict(EPHEMERAL)}]

@@ -14,8 +14,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from tui.agent.environment import environment_text
-
+from .environment import environment_text
 from .prompts import IDENTITY_AND_RULES
 from .thinking import ThinkingChoice
 
