@@ -6,11 +6,11 @@ import threading
 
 import anthropic
 
+from tui.agent.api.httplib import httpx
 from tui.agent.api.retry import IncompleteStream, backoff_delay, classify
 from tui.agent.bus import EventBus
 from tui.agent.events import Notice
 from tui.agent.guards import ProgressGuard
-from tui.agent.httplib import httpx
 from tui.agent.schema import validate
 
 

@@ -104,7 +104,7 @@ def _classify(exc: BaseException, model: str) -> Failure:
     """Map an exception from the SDK or its HTTP layer to a Failure."""
     import anthropic
 
-    from tui.agent.httplib import httpx
+    from .httplib import httpx
 
     if isinstance(exc, EmptyStream):
         return Failure(True, "empty stream", "The API answered 200 with an empty stream (no events).")
