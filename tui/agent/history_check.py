@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from .scrub import scrub
+from tui.agent.api.scrub import scrub
 
 #: the result given on resume to a tool call that never got one (agent-tui had stopped, not the user)
 NOT_COMPLETED_TEXT = "Not completed: agent-tui stopped before this tool call finished; the session was resumed later."

@@ -10,9 +10,9 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
+from tui.agent.api.scrub import scrub_text
 from tui.agent.context.pins import split_pin
 
-from .scrub import scrub_text
 from .tool_belt import notification_blocks
 from .transcript import Transcript
 

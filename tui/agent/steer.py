@@ -10,8 +10,9 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
+from tui.agent.api.scrub import scrub_text
+
 from .events import MessagesSteered
-from .scrub import scrub_text
 
 if TYPE_CHECKING:
     from .session import AgentSession

@@ -15,9 +15,9 @@ from dataclasses import dataclass, field
 from typing import Any, cast
 
 from tui.agent.events import BlockDelta, BlockFinished, BlockStarted, Event, ResponseStarted
-from tui.agent.scrub import contains_surrogate, first_surrogate, has_surrogate, scrub
 
 from .retry import EmptyStream, IncompleteStream, MalformedStream
+from .scrub import contains_surrogate, first_surrogate, has_surrogate, scrub
 
 _DERIVED = {"text", "input_json", "thinking", "signature", "citation"}
 
