@@ -146,7 +146,7 @@ class AgentSession(HistoryMixin, TranscriptMixin, PinMixin, ModeMixin, DoorMixin
         if options.interactive:  # AskUserQuestion and ExitPlanMode need someone to ask
             self.state.ask_user = partial(ask_user, self)
         if not self.offline:  # offline, WebFetch summarises the page itself
-            self.state.side_query = lambda prompt: import_module(".side_query", __package__).side_query(self, prompt)
+            self.state.side_query = lambda prompt: import_module("tui.agent.api.side_query").side_query(self, prompt)
         #: the hooks of this session (None without any: then nothing of tui.hooks is imported)
         self.hooks: Any = None
         if options.hooks is not None:

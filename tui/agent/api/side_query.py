@@ -4,12 +4,12 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from tui.agent.api.request import build_request
-from tui.agent.api.retry import classify
-from tui.agent.api.stream import StreamError, StreamInterrupted, run_stream
+from .request import build_request
+from .retry import classify
+from .stream import StreamError, StreamInterrupted, run_stream
 
 if TYPE_CHECKING:
-    from .session import AgentSession
+    from tui.agent.session import AgentSession
 
 SYSTEM = "You answer a question about the content of one web page, briefly and only from that content."
 MAX_TOKENS = 4096
