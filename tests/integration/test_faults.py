@@ -126,7 +126,9 @@ def project(tmp_path: Path) -> Path:
 @pytest.fixture
 def fast_retries(monkeypatch):
     """Keep retry-after but shrink exponential backoff (in-process -p has no flag for it)."""
-    monkeypatch.setattr("tui.agent.loop.backoff_delay", lambda attempt, base, cap, ra: ra if ra is not None else 0.01)
+    monkeypatch.setattr(
+        "tui.agent.loop.loop.backoff_delay", lambda attempt, base, cap, ra: ra if ra is not None else 0.01
+    )
 
 
 def assert_history_clean(messages: list[dict]) -> None:

@@ -41,7 +41,7 @@ def project(tmp_path: Path) -> Path:
 
 def test_engine_import_and_headless_run_never_load_textual(project):
     code = (
-        "import sys, tui.agent.session, tui.agent.loop, tui.headless.run, tui.cli.main\n"
+        "import sys, tui.agent.session, tui.agent.loop.loop, tui.headless.run, tui.cli.main\n"
         "assert not [m for m in sys.modules if m.startswith('textual')], 'textual imported'\n"
         "from tui.cli.main import main\n"
         "rc = main(['-p', 'hello', '--offline', '--cwd', sys.argv[1]])\n"

@@ -224,8 +224,8 @@ def test_the_engine_reads_top_down_from_the_session() -> None:
 
 
 def test_the_runtime_check_skips_type_hints() -> None:
-    everything = [m for _, m in _imports(ROOT / "agent" / "loop.py")]
-    at_run_time = [m for _, m in _runtime_imports(ROOT / "agent" / "loop.py")]
+    everything = [m for _, m in _imports(ROOT / "agent" / "loop" / "loop.py")]
+    at_run_time = [m for _, m in _runtime_imports(ROOT / "agent" / "loop" / "loop.py")]
     assert "tui.agent.session" in everything and "tui.agent.session" not in at_run_time
 
 
@@ -450,7 +450,7 @@ def _circles(graph: dict[str, dict[str, list[str]]]) -> list[list[str]]:
 def test_the_circle_check_finds_a_circle_through_three_rooms() -> None:
     graph = {"a": {"b": ["x"]}, "b": {"c": ["y"]}, "c": {"a": ["z"]}, "d": {"a": ["w"]}}
     assert _circles(graph) == [["a", "b", "c"]]
-    assert _room("tui.agent.loop") == "agent" and _room("tui.cli") == "cli" and _room("textual.app") is None
+    assert _room("tui.agent.loop.loop") == "agent" and _room("tui.cli") == "cli" and _room("textual.app") is None
     assert "tui.agent.events" in [m for _, m in _imports(ROOT / "ui" / "events.py")]  # `from tui.agent import events`
 
 

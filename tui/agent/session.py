@@ -371,7 +371,7 @@ class AgentSession(HistoryMixin, TranscriptMixin, PinMixin, ModeMixin, DoorMixin
 
     def run_turn(self, prompt: str, images: tuple[dict[str, Any], ...] = ()) -> None:
         """Run one turn on the calling thread (headless mode and tests); `images` go with the prompt."""
-        from .loop import run_turn
+        from tui.agent.loop.loop import run_turn
 
         self.cancel_event.clear()
         if self.hooks is not None:

@@ -293,7 +293,7 @@ def run_subagent(
     cancel: threading.Event | None = None,
 ) -> ToolResult:
     """Run one subagent to its end on this thread and pack its result for the parent."""
-    from .loop import run_turn
+    from tui.agent.loop.loop import run_turn
 
     parent = tool.owner
     agent_id = os.urandom(8).hex()  # (`secrets` costs 5 ms of start-up)

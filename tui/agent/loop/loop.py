@@ -23,9 +23,7 @@ from tui.agent.api.thinking import ThinkingChoice
 from tui.agent.context.compaction import maybe_auto_compact
 from tui.agent.cost.cost import record_response
 from tui.agent.cost.pricing import add_usage, max_output_tokens, total_tokens, usage_cost
-from tui.text.wording import plural
-
-from .events import (
+from tui.agent.events import (
     LoopStopped,
     RequestSent,
     ResponseFinished,
@@ -35,13 +33,14 @@ from .events import (
     TurnFinished,
     TurnStarted,
 )
-from .fallback import switch_to_fallback
-from .guards import LoopStop, ProgressGuard
-from .steer import steer
-from .tool_belt import MAX_PAUSE_TURNS, notification_blocks, pause_streak, remind_mode
+from tui.agent.fallback import switch_to_fallback
+from tui.agent.guards import LoopStop, ProgressGuard
+from tui.agent.steer import steer
+from tui.agent.tool_belt import MAX_PAUSE_TURNS, notification_blocks, pause_streak, remind_mode
+from tui.text.wording import plural
 
 if TYPE_CHECKING:
-    from .session import AgentSession
+    from tui.agent.session import AgentSession
 
 #: an API 400 message about a picture ("messages.0.content.1.image.source…", "Could not process image")
 IMAGE_REFUSAL = re.compile(r"\bimage", re.IGNORECASE)
