@@ -10,7 +10,7 @@ from tui.agent.api.httplib import httpx
 from tui.agent.api.retry import IncompleteStream, backoff_delay, classify
 from tui.agent.bus import EventBus
 from tui.agent.events import Notice
-from tui.agent.guards import ProgressGuard
+from tui.agent.loop.guards import ProgressGuard
 from tui.agent.schema import validate
 
 
