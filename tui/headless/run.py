@@ -424,7 +424,7 @@ def run_input_turns(session: Session, renderer: HeadlessRenderer, control: Any, 
     """stream-json input: one turn per user line, each ending with its result line, until stdin ends.
 
     As Claude Code 2.1.332: lines written at once are turns of their own, each after a `system`/`init` line;
-    a line that arrives while a turn runs is steered into its next request (tui/agent/steer.py). The
+    a line that arrives while a turn runs is steered into its next request (tui/agent/loop/steer.py). The
     exit code is the last turn's.
     """
     from tui.agent.inbox import joined

@@ -34,11 +34,11 @@ from tui.agent.events import (
     TurnStarted,
 )
 from tui.agent.fallback import switch_to_fallback
-from tui.agent.steer import steer
 from tui.agent.tool_belt import MAX_PAUSE_TURNS, notification_blocks, pause_streak, remind_mode
 from tui.text.wording import plural
 
 from .guards import LoopStop, ProgressGuard
+from .steer import steer
 
 if TYPE_CHECKING:
     from tui.agent.session import AgentSession

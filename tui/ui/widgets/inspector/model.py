@@ -65,7 +65,7 @@ class ApiCall:
     def cache_miss(self) -> dict[str, Any] | None:
         return (self.cost or {}).get("cache_miss")
 
-    steered: tuple[str, ...] = ()  # messages the user queued that joined this request (tui/agent/steer.py)
+    steered: tuple[str, ...] = ()  # messages the user queued that joined this request (tui/agent/loop/steer.py)
 
     @property
     def finished(self) -> bool:

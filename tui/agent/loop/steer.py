@@ -11,11 +11,10 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from tui.agent.api.scrub import scrub_text
-
-from .events import MessagesSteered
+from tui.agent.events import MessagesSteered
 
 if TYPE_CHECKING:
-    from .session import AgentSession
+    from tui.agent.session import AgentSession
 
 
 def steer(session: AgentSession, iteration: int) -> int:
