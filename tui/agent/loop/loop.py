@@ -33,10 +33,10 @@ from tui.agent.events import (
     TurnFinished,
     TurnStarted,
 )
-from tui.agent.fallback import switch_to_fallback
 from tui.agent.tool_belt import MAX_PAUSE_TURNS, notification_blocks, pause_streak, remind_mode
 from tui.text.wording import plural
 
+from .fallback import switch_to_fallback
 from .guards import LoopStop, ProgressGuard
 from .steer import steer
 

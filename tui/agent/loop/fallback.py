@@ -5,11 +5,10 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from tui.agent.api.retry import Failure
-
-from .events import Notice
+from tui.agent.events import Notice
 
 if TYPE_CHECKING:
-    from .session import AgentSession
+    from tui.agent.session import AgentSession
 
 
 def switch_to_fallback(session: AgentSession, failure: Failure) -> bool:
