@@ -76,7 +76,7 @@ def test_telemetry_is_a_subscriber_that_never_imports_the_ui() -> None:
 
 
 def test_the_check_resolves_relative_imports() -> None:
-    modules = [m for _, m in _imports(ROOT / "agent" / "dispatch.py")]
+    modules = [m for _, m in _imports(ROOT / "agent" / "loop" / "dispatch.py")]
     assert "tui.agent.events" in modules and "tui.tools.base" in modules
 
 

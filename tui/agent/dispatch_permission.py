@@ -24,7 +24,7 @@ from .permission_gate import PermissionReply
 from .schema import validate
 
 if TYPE_CHECKING:
-    from .dispatch import Call, Dispatcher, DispatchOutcome
+    from tui.agent.loop.dispatch import Call, Dispatcher, DispatchOutcome
 
 INTERRUPTED_TEXT = "Interrupted by the user: this tool call did not run to completion."
 

@@ -18,6 +18,7 @@ if TYPE_CHECKING:
 
     from tui.agent.context.context import ContextTracker
     from tui.agent.cost.cost import CostLedger
+    from tui.agent.loop.dispatch import Dispatcher
     from tui.config.hooks_config import HookSpec
     from tui.config.memory import ImportCheck, SkippedImport
     from tui.hooks.commands import Catalog
@@ -27,7 +28,6 @@ if TYPE_CHECKING:
     from tui.tools.base import SessionState, Tool, ToolContext
 
     from .bus import EventBus
-    from .dispatch import Dispatcher
     from .events import Event
     from .inbox import Inbox
     from .options import AgentOptions

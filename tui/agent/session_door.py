@@ -17,6 +17,7 @@ if TYPE_CHECKING:
     from collections.abc import Iterable
 
     from tui.agent.context.context import ContextTracker
+    from tui.agent.loop.dispatch import Dispatcher
     from tui.config.hooks_config import HookSpec
     from tui.config.memory import ImportCheck, SkippedImport
     from tui.hooks.commands import Catalog
@@ -25,7 +26,6 @@ if TYPE_CHECKING:
     from tui.tools.attachments import AttachmentRules
     from tui.tools.base import SessionState, ToolContext
 
-    from .dispatch import Dispatcher
     from .hook_points import SessionHooks
     from .options import AgentOptions
     from .rewind import FileStep, Mode, RewindEntry, RewindResult

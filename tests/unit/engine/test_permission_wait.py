@@ -11,8 +11,8 @@ from typing import Any
 import pytest
 
 from tui.agent import dispatch_permission
-from tui.agent.dispatch import Dispatcher, DispatchOutcome
 from tui.agent.events import Event, PermissionRequested, PermissionResolved
+from tui.agent.loop.dispatch import Dispatcher, DispatchOutcome
 from tui.agent.permission_gate import PendingAsks, PermissionReply
 from tui.config.permissions import PermissionPolicy
 from tui.tools.base import SessionState, ToolContext
