@@ -14,17 +14,16 @@ from concurrent.futures import Future
 from functools import partial
 from typing import TYPE_CHECKING, Any, cast
 
+from tui.agent.events import PermissionRequested, PermissionResolved
+from tui.agent.permission_gate import PermissionReply
+from tui.agent.schema import validate
 from tui.config.refusal_advice import print_mode_advice
 from tui.sandbox import gate as sandbox_gate
 from tui.tools.base import Tool, ToolContext
 from tui.tools.cancel_signal import CancelSignal
 
-from .events import PermissionRequested, PermissionResolved
-from .permission_gate import PermissionReply
-from .schema import validate
-
 if TYPE_CHECKING:
-    from tui.agent.loop.dispatch import Call, Dispatcher, DispatchOutcome
+    from .dispatch import Call, Dispatcher, DispatchOutcome
 
 INTERRUPTED_TEXT = "Interrupted by the user: this tool call did not run to completion."
 
