@@ -14,13 +14,13 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from tui.agent.loop.guards import LoopStop
+from tui.agent.loop.permission_gate import rule_value
 from tui.hooks.config import HookConfig
 from tui.hooks.outcome import HookOutcome, read_outcome
 from tui.hooks.runner import HookRun, HookRunner
 from tui.text.sanitize import visible
 
 from .events import HookFinished, HookStarted, Notice
-from .permission_gate import rule_value
 from .session_history import last_text
 
 if TYPE_CHECKING:

@@ -122,7 +122,7 @@ def run_prompt(
         output, is_error = run_bash_mode(session, line, cancel)
         add_bash_context(session, line, output, is_error)
         return Submitted(bash=(output, is_error))
-    from .permission_gate import ask_to_attach
+    from tui.agent.loop.permission_gate import ask_to_attach
 
     ask = partial(ask_to_attach, session, cancel=cancel) if source.can_ask else None
     prepared = prepare_prompt(session, text, cancel, ask)

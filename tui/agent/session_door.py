@@ -235,7 +235,7 @@ class DoorMixin:
 
     def ask_to_attach(self: _Host, attachment: Any, cancel: threading.Event) -> bool:
         """Ask the user whether `attachment` (outside what the rules allow) may be attached; False when cancelled."""
-        from .permission_gate import ask_to_attach
+        from tui.agent.loop.permission_gate import ask_to_attach
 
         return ask_to_attach(_session(self), attachment, cancel)
 

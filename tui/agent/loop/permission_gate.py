@@ -10,9 +10,9 @@ from concurrent.futures import CancelledError, Future, TimeoutError
 from typing import Any
 
 # the reply a front end gives (and a rule as Claude Code writes it) live beside the event they answer
-from .events.permission import PermissionReply as PermissionReply
-from .events.permission import Scope as Scope
-from .events.permission import rule_value as rule_value
+from tui.agent.events.permission import PermissionReply as PermissionReply
+from tui.agent.events.permission import Scope as Scope
+from tui.agent.events.permission import rule_value as rule_value
 
 
 class PendingAsks:
@@ -72,7 +72,7 @@ def ask_to_attach(session: Any, attachment: Any, cancel: threading.Event) -> boo
 
     The question is a Read of the file, so "allow for this session" and "always allow" remember a Read rule.
     """
-    from .events import PermissionRequested, PermissionResolved
+    from tui.agent.events import PermissionRequested, PermissionResolved
 
     tool_use_id = f"attach_{next(_attach_ids)}"
     rule = attachment.suggested_rule or "Read"
