@@ -351,7 +351,7 @@ class SessionHooks:
             return outcome.permission_reason or f"A PreToolUse hook denied {call.name}."
         if outcome.updated_input is not None:
             call.block = {**call.block, "input": outcome.updated_input}
-            from .schema import validate
+            from tui.agent.loop.schema import validate
 
             if problem := validate(call.input, schema):
                 return f"Invalid input for {call.name} after a PreToolUse hook rewrote it: {problem}"

@@ -11,7 +11,7 @@ from tui.agent.api.retry import IncompleteStream, backoff_delay, classify
 from tui.agent.bus import EventBus
 from tui.agent.events import Notice
 from tui.agent.loop.guards import ProgressGuard
-from tui.agent.schema import validate
+from tui.agent.loop.schema import validate
 
 
 def test_same_call_warns_then_stops():

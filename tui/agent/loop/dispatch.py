@@ -18,12 +18,12 @@ from typing import Any, cast
 
 from tui.agent.events import Event, ToolFinished, ToolOutput, ToolQueued, ToolStarted, ToolStatus
 from tui.agent.result_meta import publish_result_meta
-from tui.agent.schema import input_problem
 from tui.agent.tool_belt import append_text
 from tui.tools.base import FatalToolError, Tool, ToolContext, ToolError, ToolInterrupted, ToolResult
 
 from .dispatch_permission import INTERRUPTED_TEXT, permit
 from .permission_gate import PendingAsks
+from .schema import input_problem
 
 MAX_WORKERS = 8
 

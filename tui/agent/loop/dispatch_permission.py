@@ -15,13 +15,13 @@ from functools import partial
 from typing import TYPE_CHECKING, Any, cast
 
 from tui.agent.events import PermissionRequested, PermissionResolved
-from tui.agent.schema import validate
 from tui.config.refusal_advice import print_mode_advice
 from tui.sandbox import gate as sandbox_gate
 from tui.tools.base import Tool, ToolContext
 from tui.tools.cancel_signal import CancelSignal
 
 from .permission_gate import PermissionReply
+from .schema import validate
 
 if TYPE_CHECKING:
     from .dispatch import Call, Dispatcher, DispatchOutcome
