@@ -8,9 +8,8 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
+from tui.agent.events import Event, LinesChanged, SandboxBlocked, TodosUpdated
 from tui.tools.base import ToolResult
-
-from .events import Event, LinesChanged, SandboxBlocked, TodosUpdated
 
 
 def publish_result_meta(
