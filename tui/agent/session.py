@@ -21,6 +21,7 @@ from tui.agent.context.pins import PinMixin
 from tui.agent.cost.cost import CostLedger
 from tui.agent.cost.pricing import add_usage, usage_cost
 from tui.agent.loop.dispatch import Dispatcher
+from tui.agent.loop.tool_belt import ask_user, configure_tools, offered_here, publish_changes
 from tui.tools.base import SessionState, Tool, ToolContext
 from tui.tools.cancel_signal import CancelSignal
 
@@ -35,7 +36,6 @@ from .session_defaults import default_policy, default_tools
 from .session_door import DoorMixin
 from .session_history import NOT_EXECUTED_TEXT, HistoryMixin, Turn, last_text  # noqa: F401  (named here too)
 from .session_transcript import TranscriptMixin
-from .tool_belt import ask_user, configure_tools, offered_here, publish_changes
 from .transcript import Transcript, new_session_id
 
 if TYPE_CHECKING:

@@ -17,13 +17,13 @@ from dataclasses import dataclass, field
 from typing import Any, cast
 
 from tui.agent.events import Event, ToolFinished, ToolOutput, ToolQueued, ToolStarted, ToolStatus
-from tui.agent.tool_belt import append_text
 from tui.tools.base import FatalToolError, Tool, ToolContext, ToolError, ToolInterrupted, ToolResult
 
 from .dispatch_permission import INTERRUPTED_TEXT, permit
 from .permission_gate import PendingAsks
 from .result_meta import publish_result_meta
 from .schema import input_problem
+from .tool_belt import append_text
 
 MAX_WORKERS = 8
 

@@ -33,12 +33,12 @@ from tui.agent.events import (
     TurnFinished,
     TurnStarted,
 )
-from tui.agent.tool_belt import MAX_PAUSE_TURNS, notification_blocks, pause_streak, remind_mode
 from tui.text.wording import plural
 
 from .fallback import switch_to_fallback
 from .guards import LoopStop, ProgressGuard
 from .steer import steer
+from .tool_belt import MAX_PAUSE_TURNS, notification_blocks, pause_streak, remind_mode
 
 if TYPE_CHECKING:
     from tui.agent.session import AgentSession

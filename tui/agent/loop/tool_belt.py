@@ -7,14 +7,13 @@ from collections.abc import Callable
 from concurrent.futures import CancelledError, Future
 from typing import TYPE_CHECKING, Any
 
+from tui.agent.events import BackgroundShellChanged, Event, UserQuestionAsked
 from tui.tools.base import Tool, ToolInterrupted
 from tui.tools.tasks import BackgroundTask, TaskRegistry
 
-from .events import BackgroundShellChanged, Event, UserQuestionAsked
-
 if TYPE_CHECKING:
-    from .options import AgentOptions
-    from .session import AgentSession
+    from tui.agent.options import AgentOptions
+    from tui.agent.session import AgentSession
 
 
 def configure_tools(tools: list[Tool], options: AgentOptions) -> None:
@@ -103,7 +102,7 @@ def remind_mode(session: AgentSession) -> None:
         answered = session.state.ask_user is not None
         text = PLAN_MODE_REMINDER if answered else PLAN_MODE_REMINDER_UNATTENDED
     elif session.told_mode and mode != session.told_mode:
-        from .approvals import mode_reminder
+        from tui.agent.approvals import mode_reminder
 
         text = mode_reminder(mode, session.front_end, session.dispatcher.interactive)
     else:
