@@ -102,7 +102,7 @@ def remind_mode(session: AgentSession) -> None:
         answered = session.state.ask_user is not None
         text = PLAN_MODE_REMINDER if answered else PLAN_MODE_REMINDER_UNATTENDED
     elif session.told_mode and mode != session.told_mode:
-        from tui.agent.approvals import mode_reminder
+        from .approvals import mode_reminder
 
         text = mode_reminder(mode, session.front_end, session.dispatcher.interactive)
     else:
