@@ -1,4 +1,4 @@
-"""The four front ends send a prompt through the one prompt pipeline (tui/agent/prompt_pipeline.py).
+"""The four front ends send a prompt through the one prompt pipeline (tui/agent/prompt/pipeline.py).
 
 The same custom command (its arguments, an `@` text file and an `@` picture) with a UserPromptSubmit hook that
 adds context, typed in the app (Pilot), given to `-p`, written as a stream-json input line and sent as an ACP

@@ -92,7 +92,7 @@ class FakeSession(ModeMixin, DoorMixin):
 
     def run_prompt(self, text: str, *, source: Any = None, images: tuple[dict[str, Any], ...] = ()) -> Any:
         """The prompt pipeline of the scripted session: a plain prompt starts the scripted turn."""
-        from tui.agent.prompt_pipeline import Submitted
+        from tui.agent.prompt.pipeline import Submitted
 
         self.submit(text)
         return Submitted()

@@ -18,7 +18,7 @@ FACE = {
     "tui.agent.door",  # Session: the operations and views; the types they take and return
     "tui.agent.events",  # what the engine says (and PermissionReply, the answer to PermissionRequested)
     "tui.agent.options",  # AgentOptions: what a session is built with
-    "tui.agent.prompt_pipeline",  # the prompt sources, Submitted, is_pin_prompt
+    "tui.agent.prompt.pipeline",  # the prompt sources, Submitted, is_pin_prompt
     "tui.agent.inbox",  # the type of the `inbox` view, and how queued messages join into one prompt
     "tui.agent.cost.pricing",  # the model table: names, prices, web searches (read-only)
     "tui.agent.api.thinking",  # what a model supports of thinking and effort (read-only rules)

@@ -315,7 +315,7 @@ class SessionLink:
             self.post(over)
 
     def _turn(self, parts: PromptParts) -> _TurnOver:
-        from tui.agent.prompt_pipeline import ACP
+        from tui.agent.prompt.pipeline import ACP
 
         session = self.session
         if session.mcp is not None and not self._mcp_ready:  # the first turn waits for every server, as -p does

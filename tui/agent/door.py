@@ -19,6 +19,7 @@ if TYPE_CHECKING:
     from tui.agent.context.context import ContextTracker
     from tui.agent.cost.cost import CostLedger
     from tui.agent.loop.dispatch import Dispatcher
+    from tui.agent.prompt.pipeline import Extra, PromptSource, Submitted
     from tui.config.hooks_config import HookSpec
     from tui.config.memory import ImportCheck, SkippedImport
     from tui.hooks.commands import Catalog
@@ -31,7 +32,6 @@ if TYPE_CHECKING:
     from .events import Event
     from .inbox import Inbox
     from .options import AgentOptions
-    from .prompt_pipeline import Extra, PromptSource, Submitted
 
     # the types the door's operations take and return, named here for a front end's annotations
     # (`if TYPE_CHECKING: from tui.agent.door import RewindEntry`)

@@ -39,7 +39,7 @@ from .session_transcript import TranscriptMixin
 from .transcript import Transcript, new_session_id
 
 if TYPE_CHECKING:
-    from .prompt_pipeline import Extra, PromptSource, Submitted
+    from tui.agent.prompt.pipeline import Extra, PromptSource, Submitted
 
 
 class _CheckpointHook:
@@ -406,7 +406,7 @@ class AgentSession(HistoryMixin, TranscriptMixin, PinMixin, ModeMixin, DoorMixin
         before_turn: Callable[[], None] | None = None,
     ) -> Submitted:
         """What the user sent, through the one prompt pipeline (prompt_pipeline.py): commands, `@` files, the turn."""
-        from .prompt_pipeline import run_prompt
+        from tui.agent.prompt.pipeline import run_prompt
 
         return run_prompt(self, text, source=source, images=images, extra=extra, before_turn=before_turn)
 

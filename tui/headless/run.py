@@ -358,7 +358,7 @@ def run_headless(
             raise KeyboardInterrupt
         session.cancel()  # the turn ends as "interrupted": its stop line is the one sentence printed
 
-    from tui.agent.prompt_pipeline import PRINT  # `/command args`, `@file`: the one prompt pipeline
+    from tui.agent.prompt.pipeline import PRINT  # `/command args`, `@file`: the one prompt pipeline
 
     for problem in session.catalog.problems:
         err.write(visible(f"agent-tui: {problem}\n"))
@@ -428,7 +428,7 @@ def run_input_turns(session: Session, renderer: HeadlessRenderer, control: Any, 
     exit code is the last turn's.
     """
     from tui.agent.inbox import joined
-    from tui.agent.prompt_pipeline import STREAM_JSON
+    from tui.agent.prompt.pipeline import STREAM_JSON
 
     code: int | None = None
     in_turn = False
