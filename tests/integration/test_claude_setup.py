@@ -15,7 +15,7 @@ from typing import Any
 import pytest
 
 from tests.fixtures import copy_claude_setup
-from tui.agent.prompt_catalog import session_catalog
+from tui.agent.prompt.catalog import session_catalog
 from tui.agent.session import AgentSession
 from tui.cli.main import options_from_args
 from tui.cli.parser import build_parser

@@ -7,7 +7,7 @@ import json
 from pathlib import Path
 
 from tests.fixtures import copy_plugin_market
-from tui.agent.prompt_catalog import session_catalog
+from tui.agent.prompt.catalog import session_catalog
 from tui.ui.app import AgentApp
 from tui.ui.commands import run_slash
 from tui.ui.screens.plugin_screen import PluginScreen

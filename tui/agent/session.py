@@ -78,7 +78,7 @@ class AgentSession(HistoryMixin, TranscriptMixin, PinMixin, ModeMixin, DoorMixin
         self.tools: list[Tool] = tools if tools is not None else default_tools()
         configure_tools(self.tools, options)
         self.policy = policy if policy is not None else default_policy(options)
-        from .prompt_catalog import attach_catalog  # custom commands and skills (+ the Skill tool)
+        from tui.agent.prompt.catalog import attach_catalog  # custom commands and skills (+ the Skill tool)
 
         self.catalog = attach_catalog(self, add_tool=tools is None)
         self.state = SessionState(project_dir=options.project_dir, extra_dirs=options.add_dirs)

@@ -223,13 +223,13 @@ class DoorMixin:
 
     def prompt_catalog(self: _Host, reload: bool = False) -> Catalog:
         """The commands and skills of this session; `reload` reads their folders again (a file added since)."""
-        from .prompt_catalog import reload_catalog, session_catalog
+        from tui.agent.prompt.catalog import reload_catalog, session_catalog
 
         return reload_catalog(_session(self)) if reload else session_catalog(_session(self))
 
     def attachment_rules(self: _Host, can_ask: bool) -> AttachmentRules:
         """The rules an `@` mention or a pasted path meets here (the Read tool's); `can_ask` if someone can answer."""
-        from .prompt_catalog import attachment_rules
+        from tui.agent.prompt.catalog import attachment_rules
 
         return attachment_rules(_session(self), can_ask)
 

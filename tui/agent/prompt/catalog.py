@@ -13,17 +13,16 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from tui.agent.events import Event, TurnFinished
 from tui.hooks.commands import Catalog, CustomCommand, load_catalog
 from tui.hooks.expand import expand
 from tui.tools.attachments import AskAttachment, Attached, AttachmentRules, attach_mentions, denied_reads
 from tui.tools.base import ToolContext
 from tui.tools.image_scale import MAX_EDGE
 
-from .events import Event, TurnFinished
-
 if TYPE_CHECKING:
-    from .door import Session
-    from .session import AgentSession
+    from tui.agent.door import Session
+    from tui.agent.session import AgentSession
 
 
 def attach_catalog(session: AgentSession, *, add_tool: bool) -> Catalog:
