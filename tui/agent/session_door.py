@@ -217,7 +217,7 @@ class DoorMixin:
 
     def write_file(self: _Host, path: Path, content: str, cancel: threading.Event) -> tuple[str, bool]:
         """/init's write: a Write call the rules, the mode and the dialog decide; (result text, is_error)."""
-        from .user_calls import write_with_permission
+        from tui.agent.prompt.user_calls import write_with_permission
 
         return write_with_permission(_session(self), path, content, cancel)
 

@@ -22,13 +22,13 @@ from typing import TYPE_CHECKING, Any
 
 from tui.agent.context.pins import is_pin_prompt as is_pin_prompt  # `#pin …`: a prompt kept verbatim, not a memory line
 from tui.agent.events import Notice
-from tui.agent.user_calls import add_bash_context, run_bash_mode
 from tui.hooks.commands import CustomCommand
 from tui.hooks.expand import ExpansionRefused
 from tui.hooks.prompt_input import parse_slash
 from tui.tools.attachments import AskAttachment, attach_mentions
 
 from .catalog import attachment_rules, command_turn, reload_catalog, render, session_catalog
+from .user_calls import add_bash_context, run_bash_mode
 
 if TYPE_CHECKING:
     from tui.agent.session import AgentSession

@@ -13,8 +13,8 @@ from typing import TYPE_CHECKING, Any
 from tui.hooks.prompt_input import bash_context_text
 
 if TYPE_CHECKING:
-    from .door import Session
-    from .session import AgentSession
+    from tui.agent.door import Session
+    from tui.agent.session import AgentSession
 
 _call_ids = itertools.count(1)
 
