@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from tui.agent import events as ev
-from tui.agent.bus import EventBus
+from tui.agent.events.bus import EventBus
 from tui.agent.loop.permission_gate import PermissionReply
 from tui.agent.options import AgentOptions
 from tui.agent.permission_mode import ModeMixin

@@ -14,8 +14,8 @@ import pytest
 from tests.fakeapi import FakeAPI
 from tests.fakeapi.script import reply, text, tool_use
 from tests.integration.test_headless import run_cli
-from tui.agent.bus import EventBus
 from tui.agent.events import BlockDelta, TurnStarted
+from tui.agent.events.bus import EventBus
 from tui.agent.replay import Player, ReplayError, load_events
 from tui.ui.app import AgentApp
 from tui.ui.replay_app import ReplayApp, parse_speed, replay_target

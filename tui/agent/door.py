@@ -18,6 +18,7 @@ if TYPE_CHECKING:
 
     from tui.agent.context.context import ContextTracker
     from tui.agent.cost.cost import CostLedger
+    from tui.agent.events.bus import EventBus
     from tui.agent.loop.dispatch import Dispatcher
     from tui.agent.prompt.pipeline import Extra, PromptSource, Submitted
     from tui.config.hooks_config import HookSpec
@@ -28,7 +29,6 @@ if TYPE_CHECKING:
     from tui.tools.attachments import AttachmentRules
     from tui.tools.base import SessionState, Tool, ToolContext
 
-    from .bus import EventBus
     from .events import Event
     from .inbox import Inbox
     from .options import AgentOptions

@@ -24,7 +24,7 @@ from .replay_check import SPEEDS, ReplayError, check_replayable
 from .transcript_images import StoredImages
 
 if TYPE_CHECKING:
-    from .bus import EventBus
+    from tui.agent.events.bus import EventBus
 
 __all__ = ["SPEEDS", "Player", "ReplayError", "check_replayable", "event_from_dict", "load_events"]
 

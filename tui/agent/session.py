@@ -20,13 +20,13 @@ from tui.agent.context.path_rules import PathRules, rule_blocks
 from tui.agent.context.pins import PinMixin
 from tui.agent.cost.cost import CostLedger
 from tui.agent.cost.pricing import add_usage, usage_cost
+from tui.agent.events.bus import EventBus
 from tui.agent.loop.approvals import approval_text, front_end_of
 from tui.agent.loop.dispatch import Dispatcher
 from tui.agent.loop.tool_belt import ask_user, configure_tools, offered_here, publish_changes
 from tui.tools.base import SessionState, Tool, ToolContext
 from tui.tools.cancel_signal import CancelSignal
 
-from .bus import EventBus
 from .client import make_client, profile_model, use_offline
 from .events import Event, FileChangedOutside, Notice
 from .inbox import Inbox, joined

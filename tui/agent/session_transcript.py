@@ -10,7 +10,8 @@ from .events import Event, Notice
 from .transcript import SKIPPED_EVENTS, Transcript, new_session_id, sessions_folder
 
 if TYPE_CHECKING:
-    from .bus import EventBus
+    from tui.agent.events.bus import EventBus
+
     from .options import AgentOptions
     from .session import AgentSession
 

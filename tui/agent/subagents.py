@@ -18,11 +18,11 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from tui.agent.cost.pricing import add_usage
+from tui.agent.events.bus import EventBus
 from tui.config.agent_files import AgentDefinition, load_definitions
 from tui.tools.base import Tool, ToolContext, ToolError, ToolInterrupted, ToolResult
 
 from .agent_tool_text import DESCRIPTION, INPUT_SCHEMA, agent_schema
-from .bus import EventBus
 from .client import profile_model
 from .events import Event, LoopStopped, Notice, SubagentFinished, SubagentStarted, ToolFinished
 from .session import AgentSession

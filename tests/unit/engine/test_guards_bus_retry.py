@@ -8,8 +8,8 @@ import anthropic
 
 from tui.agent.api.httplib import httpx
 from tui.agent.api.retry import IncompleteStream, backoff_delay, classify
-from tui.agent.bus import EventBus
 from tui.agent.events import Notice
+from tui.agent.events.bus import EventBus
 from tui.agent.loop.guards import ProgressGuard
 from tui.agent.loop.schema import validate
 

@@ -16,7 +16,7 @@ import threading
 from collections.abc import Callable
 from typing import Any
 
-from .events import Event
+from . import Event
 
 log = logging.getLogger(__name__)
 
