@@ -20,7 +20,7 @@ from tests.fakeapi import FakeAPI
 from tests.fakeapi.script import reply, text, tool_use
 from tests.integration.helpers import make_session
 from tests.integration.mcp_helpers import ROOT
-from tui.agent.transcript import project_slug
+from tui.agent.history.transcript import project_slug
 from tui.system.private_files import open_private, private_dir
 
 KITCHEN = {"command": sys.executable, "args": ["-m", "tests.mcp_servers.kitchen"], "cwd": str(ROOT)}

@@ -19,6 +19,7 @@ if TYPE_CHECKING:
     from tui.agent.context.context import ContextTracker
     from tui.agent.cost.cost import CostLedger
     from tui.agent.events.bus import EventBus
+    from tui.agent.history.transcript import Transcript
     from tui.agent.loop.dispatch import Dispatcher
     from tui.agent.prompt.pipeline import Extra, PromptSource, Submitted
     from tui.config.hooks_config import HookSpec
@@ -40,7 +41,6 @@ if TYPE_CHECKING:
     from .rewind import RewindEntry as RewindEntry
     from .rewind import RewindResult as RewindResult
     from .session_door import HookInvoke, SdkRequest
-    from .transcript import Transcript
     from .undo import UndoPlan as UndoPlan
 
 

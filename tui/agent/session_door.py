@@ -17,6 +17,7 @@ if TYPE_CHECKING:
     from collections.abc import Iterable
 
     from tui.agent.context.context import ContextTracker
+    from tui.agent.history.transcript import Transcript
     from tui.agent.loop.dispatch import Dispatcher
     from tui.config.hooks_config import HookSpec
     from tui.config.memory import ImportCheck, SkippedImport
@@ -30,7 +31,6 @@ if TYPE_CHECKING:
     from .options import AgentOptions
     from .rewind import FileStep, Mode, RewindEntry, RewindResult
     from .session import AgentSession
-    from .transcript import Transcript
     from .undo import UndoPlan
 
 #: how the Agent SDK's control channel sends a request (tui/headless/sdk_control/channel.py: ControlChannel.request)

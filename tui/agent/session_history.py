@@ -12,9 +12,8 @@ from typing import TYPE_CHECKING, Any
 
 from tui.agent.api.scrub import scrub_text
 from tui.agent.context.pins import split_pin
+from tui.agent.history.transcript import Transcript
 from tui.agent.loop.tool_belt import notification_blocks
-
-from .transcript import Transcript
 
 if TYPE_CHECKING:
     from tui.agent.cost.cost import CostLedger

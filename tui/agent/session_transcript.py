@@ -6,8 +6,9 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, cast
 
+from tui.agent.history.transcript import SKIPPED_EVENTS, Transcript, new_session_id, sessions_folder
+
 from .events import Event, Notice
-from .transcript import SKIPPED_EVENTS, Transcript, new_session_id, sessions_folder
 
 if TYPE_CHECKING:
     from tui.agent.events.bus import EventBus

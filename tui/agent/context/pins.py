@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from tui.agent.events import Event
-    from tui.agent.transcript import Transcript
+    from tui.agent.history.transcript import Transcript
 
 PIN_PREFIX = re.compile(r"#pin(?:\s+|$)")
 PINNED_HEADER = "[Pinned by the user: kept verbatim through compactions]"
