@@ -24,12 +24,12 @@ from tui.agent.history.transcript import (
     project_slug as project_slug,  # the name of a project's folders (prompt history too)
 )
 from tui.agent.history.transcript import sessions_folder
+from tui.agent.history.transcript_images import StoredImages, read_head
 from tui.config.special_files import check_regular, open_regular, read_regular_bytes, special_kind
 from tui.text.wording import plural
 
 from .history_check import not_completed, sanitize_history
 from .session_ids import id_problem, outside_store
-from .transcript_images import StoredImages, read_head
 
 if TYPE_CHECKING:
     from .options import AgentOptions

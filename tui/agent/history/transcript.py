@@ -19,10 +19,11 @@ from pathlib import Path
 from typing import Any
 
 from tui.agent.events import BlockDelta, Event, McpMessage, RequestSent, ToolOutput
-from tui.agent.transcript_images import may_hold_image, pack
 from tui.config.special_files import SpecialFileError, check_regular
 from tui.system.private_files import open_private
 from tui.text.redact import redact
+
+from .transcript_images import may_hold_image, pack
 
 #: per-token and per-output-chunk events are not written (the messages and results hold them), nor MCP traffic
 SKIPPED_EVENTS = (BlockDelta, ToolOutput, McpMessage)
