@@ -21,6 +21,7 @@ from tui.agent.context.pins import PinMixin
 from tui.agent.cost.cost import CostLedger
 from tui.agent.cost.pricing import add_usage, usage_cost
 from tui.agent.events.bus import EventBus
+from tui.agent.history.session_transcript import TranscriptMixin
 from tui.agent.history.transcript import Transcript, new_session_id
 from tui.agent.loop.approvals import approval_text, front_end_of
 from tui.agent.loop.dispatch import Dispatcher
@@ -36,7 +37,6 @@ from .permission_mode import ModeMixin
 from .session_defaults import default_policy, default_tools
 from .session_door import DoorMixin
 from .session_history import NOT_EXECUTED_TEXT, HistoryMixin, Turn, last_text  # noqa: F401  (named here too)
-from .session_transcript import TranscriptMixin
 
 if TYPE_CHECKING:
     from tui.agent.prompt.pipeline import Extra, PromptSource, Submitted

@@ -6,15 +6,14 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, cast
 
-from tui.agent.history.transcript import SKIPPED_EVENTS, Transcript, new_session_id, sessions_folder
+from tui.agent.events import Event, Notice
 
-from .events import Event, Notice
+from .transcript import SKIPPED_EVENTS, Transcript, new_session_id, sessions_folder
 
 if TYPE_CHECKING:
     from tui.agent.events.bus import EventBus
-
-    from .options import AgentOptions
-    from .session import AgentSession
+    from tui.agent.options import AgentOptions
+    from tui.agent.session import AgentSession
 
 
 class TranscriptMixin:
@@ -72,7 +71,7 @@ class TranscriptMixin:
 
     def fork_transcript(self) -> Path:
         """Continue in a new session file holding the whole history so far; returns its path."""
-        from .session_resume import write_fork
+        from tui.agent.session_resume import write_fork
 
         if not self.options.transcript:
             raise RuntimeError("This run saves no session file, so there is nothing to fork.")
