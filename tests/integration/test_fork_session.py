@@ -43,7 +43,7 @@ def test_fork_session_continues_in_a_copy_and_resume_shows_it_as_a_tree(tmp_path
 
 
 def test_rewind_branches_are_listed_under_their_session(tmp_path: Path) -> None:
-    from tui.agent.checkpoints import Checkpoints
+    from tui.agent.history.checkpoints import Checkpoints
     from tui.agent.resume import SessionInfo
 
     folder = tmp_path / "sessions"

@@ -19,7 +19,7 @@ from .events import CheckpointSaved
 from .tree_watch import Changes, Signature, TreeWatch, scan_files
 
 if TYPE_CHECKING:
-    from .checkpoints import Checkpoints
+    from tui.agent.history.checkpoints import Checkpoints
 
 #: files a Bash command's before/after scan looks at, at most (beyond it, changes are not tracked)
 SCAN_LIMIT = 20_000

@@ -10,8 +10,9 @@ import threading
 import time
 from pathlib import Path
 
+from tui.agent.history.checkpoints import MANIFEST_SUFFIX
+
 from .blobstore import _DELTA
-from .checkpoints import MANIFEST_SUFFIX
 
 _started: set[Path] = set()
 _lock = threading.Lock()

@@ -205,7 +205,7 @@ class AgentSession(HistoryMixin, TranscriptMixin, PinMixin, ModeMixin, DoorMixin
     @property
     def checkpoints(self) -> Any:
         """This session's checkpoints (checkpoints.py), opened on first use and again when the id changes."""
-        from .checkpoints import open_for
+        from tui.agent.history.checkpoints import open_for
 
         return open_for(self)
 

@@ -114,7 +114,7 @@ def _resumed_record(session: AgentSession, forked_from: str) -> dict[str, Any]:
 
 def write_fork(session: AgentSession, forked_from: str) -> Path:
     """Start a new file for `session` (its current id) holding its whole history; returns the path."""
-    from .checkpoints import copy_manifest
+    from tui.agent.history.checkpoints import copy_manifest
 
     path = project_sessions_dir(session.options) / f"{session.session_id}.jsonl"
     copy_manifest(project_sessions_dir(session.options) / "checkpoints", forked_from, session.session_id)

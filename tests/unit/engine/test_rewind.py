@@ -12,8 +12,8 @@ from tests.fakeapi import FakeAPI
 from tests.fakeapi.demo_project import DEMO_FILES, make_demo_project
 from tests.fakeapi.script import reply, text, tool_use
 from tests.integration.helpers import make_session
-from tui.agent.checkpoints import Checkpoints
 from tui.agent.events import CheckpointSaved
+from tui.agent.history.checkpoints import Checkpoints
 from tui.agent.rewind import code_steps, rewind, rewind_entries
 
 

@@ -27,16 +27,15 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any, Literal
 
+from tui.agent.blobstore import INLINE, BlobError, BlobStore, blob_hash
+from tui.agent.checkpoint_records import UNKNOWN, now
+from tui.agent.checkpoint_records import Branch as Branch  # re-exported: rewind and session_tree reach them here
+from tui.agent.checkpoint_records import Change as Change
+from tui.agent.checkpoint_records import PromptPoint as PromptPoint
+from tui.agent.checkpoint_records import file_mode as file_mode
+from tui.agent.tree_watch import Signature, TreeWatch
 from tui.config.special_files import read_regular_bytes
 from tui.system.private_files import private_fd
-
-from .blobstore import INLINE, BlobError, BlobStore, blob_hash
-from .checkpoint_records import UNKNOWN, now
-from .checkpoint_records import Branch as Branch  # re-exported: rewind and session_tree reach them here
-from .checkpoint_records import Change as Change
-from .checkpoint_records import PromptPoint as PromptPoint
-from .checkpoint_records import file_mode as file_mode
-from .tree_watch import Signature, TreeWatch
 
 #: not .jsonl: the sessions folder's transcripts are the only .jsonl files under it
 MANIFEST_SUFFIX = ".manifest"
@@ -193,7 +192,7 @@ class Checkpoints:
 
     def degrade(self, exc: OSError) -> None:
         """The folder cannot be written: keep checkpoints in memory for the rest of the session, and say so."""
-        from .events import Notice
+        from tui.agent.events import Notice
 
         if self.manifest is None:
             return
@@ -222,7 +221,7 @@ class Checkpoints:
 
     def prompt(self, turn: int, text: str, msg: int) -> PromptPoint:
         """Checkpoint before a prompt is sent."""
-        from .events import CheckpointSaved
+        from tui.agent.events import CheckpointSaved
 
         with self.lock:
             cp = max((p.id for p in self.prompts), default=0) + 1
@@ -262,8 +261,8 @@ class Checkpoints:
 
         `reals`: where each write really lands when a link leads elsewhere (default: resolved now).
         """
-        from .events import CheckpointSaved
-        from .restore_paths import taken_at
+        from tui.agent.events import CheckpointSaved
+        from tui.agent.restore_paths import taken_at
 
         if not items:
             return
@@ -440,10 +439,10 @@ def open_for(session: Any) -> Checkpoints:
             current.close()
         folder = None
         if session.options.transcript:
-            from .resume import project_sessions_dir
+            from tui.agent.resume import project_sessions_dir
 
             folder = project_sessions_dir(session.options) / "checkpoints"
-            from .checkpoint_gc import prune_once
+            from tui.agent.checkpoint_gc import prune_once
 
             prune_once(folder, int(getattr(session.options, "cleanup_period_days", 30) or 0))
         current = Checkpoints(folder, session.session_id, session.options.project_dir, session.publish)
