@@ -212,7 +212,7 @@ class AgentSession(HistoryMixin, TranscriptMixin, PinMixin, ModeMixin, DoorMixin
     def _watch_tool(self, tool: Tool) -> Any:
         if tool.kind != "exec":
             return None
-        from .checkpoint_bash import watch_command
+        from tui.agent.history.checkpoint_bash import watch_command
 
         return watch_command(self.checkpoints)
 

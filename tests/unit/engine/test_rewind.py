@@ -206,7 +206,7 @@ def test_a_session_from_before_checkpoints_rewinds_its_conversation(tmp_path) ->
 
 
 def test_a_project_too_big_to_scan_says_bash_was_not_tracked(tmp_path, monkeypatch) -> None:
-    import tui.agent.checkpoint_bash as checkpoint_bash
+    import tui.agent.history.checkpoint_bash as checkpoint_bash
 
     monkeypatch.setattr(checkpoint_bash, "SCAN_LIMIT", 3)
     for n in range(5):

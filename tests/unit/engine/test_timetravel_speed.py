@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from tui.agent.checkpoint_bash import scan_tree, watch_command, watcher
+from tui.agent.history.checkpoint_bash import scan_tree, watch_command, watcher
 from tui.agent.history.checkpoints import Checkpoints
 from tui.agent.tree_watch import TreeWatch
 

@@ -11,15 +11,14 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from tui.agent.blobstore import BlobError
+from tui.agent.checkpoint_records import UNKNOWN
+from tui.agent.events import CheckpointSaved
+from tui.agent.tree_watch import Changes, Signature, TreeWatch, scan_files
 from tui.config.special_files import read_regular_bytes
 
-from .blobstore import BlobError
-from .checkpoint_records import UNKNOWN
-from .events import CheckpointSaved
-from .tree_watch import Changes, Signature, TreeWatch, scan_files
-
 if TYPE_CHECKING:
-    from tui.agent.history.checkpoints import Checkpoints
+    from .checkpoints import Checkpoints
 
 #: files a Bash command's before/after scan looks at, at most (beyond it, changes are not tracked)
 SCAN_LIMIT = 20_000
