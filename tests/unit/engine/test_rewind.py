@@ -249,7 +249,7 @@ def test_blobs_are_deltas_that_read_back_exactly(tmp_path) -> None:
 def test_checkpoints_of_sessions_unused_for_the_cleanup_period_are_pruned(tmp_path) -> None:
     import time
 
-    from tui.agent.checkpoint_gc import prune
+    from tui.agent.history.checkpoint_gc import prune
 
     folder = tmp_path / "sessions" / "checkpoints"
     old, young = Checkpoints(folder, "old", tmp_path), Checkpoints(folder, "young", tmp_path)

@@ -442,7 +442,7 @@ def open_for(session: Any) -> Checkpoints:
             from tui.agent.resume import project_sessions_dir
 
             folder = project_sessions_dir(session.options) / "checkpoints"
-            from tui.agent.checkpoint_gc import prune_once
+            from .checkpoint_gc import prune_once
 
             prune_once(folder, int(getattr(session.options, "cleanup_period_days", 30) or 0))
         current = Checkpoints(folder, session.session_id, session.options.project_dir, session.publish)

@@ -10,9 +10,9 @@ import threading
 import time
 from pathlib import Path
 
-from tui.agent.history.checkpoints import MANIFEST_SUFFIX
+from tui.agent.blobstore import _DELTA
 
-from .blobstore import _DELTA
+from .checkpoints import MANIFEST_SUFFIX
 
 _started: set[Path] = set()
 _lock = threading.Lock()
