@@ -28,14 +28,15 @@ from pathlib import Path
 from typing import Any, Literal
 
 from tui.agent.blobstore import INLINE, BlobError, BlobStore, blob_hash
-from tui.agent.checkpoint_records import UNKNOWN, now
-from tui.agent.checkpoint_records import Branch as Branch  # re-exported: rewind and session_tree reach them here
-from tui.agent.checkpoint_records import Change as Change
-from tui.agent.checkpoint_records import PromptPoint as PromptPoint
-from tui.agent.checkpoint_records import file_mode as file_mode
 from tui.agent.tree_watch import Signature, TreeWatch
 from tui.config.special_files import read_regular_bytes
 from tui.system.private_files import private_fd
+
+from .checkpoint_records import UNKNOWN, now
+from .checkpoint_records import Branch as Branch  # re-exported: rewind and session_tree reach them here
+from .checkpoint_records import Change as Change
+from .checkpoint_records import PromptPoint as PromptPoint
+from .checkpoint_records import file_mode as file_mode
 
 #: not .jsonl: the sessions folder's transcripts are the only .jsonl files under it
 MANIFEST_SUFFIX = ".manifest"
