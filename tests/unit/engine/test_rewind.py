@@ -222,7 +222,7 @@ def test_a_project_too_big_to_scan_says_bash_was_not_tracked(tmp_path, monkeypat
 def test_blobs_are_deltas_that_read_back_exactly(tmp_path) -> None:
     import random
 
-    from tui.agent.blobstore import BlobStore, _common_prefix, _common_suffix
+    from tui.agent.history.blobstore import BlobStore, _common_prefix, _common_suffix
 
     rng = random.Random(5)
     for _ in range(300):

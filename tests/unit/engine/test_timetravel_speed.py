@@ -128,7 +128,7 @@ def test_an_edit_waits_for_one_flush_only_when_it_is_the_files_first_change_of_t
 
 
 def test_a_new_version_is_hashed_from_its_change_on_and_named_as_a_whole_hash_would(tmp_path) -> None:
-    from tui.agent.blobstore import STATE_STEP, BlobStore, blob_hash
+    from tui.agent.history.blobstore import STATE_STEP, BlobStore, blob_hash
 
     store = BlobStore(tmp_path)
     versions = [os.urandom(5 * STATE_STEP + 17)]

@@ -10,8 +10,7 @@ import threading
 import time
 from pathlib import Path
 
-from tui.agent.blobstore import _DELTA
-
+from .blobstore import _DELTA
 from .checkpoints import MANIFEST_SUFFIX
 
 _started: set[Path] = set()

@@ -27,11 +27,11 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any, Literal
 
-from tui.agent.blobstore import INLINE, BlobError, BlobStore, blob_hash
 from tui.agent.tree_watch import Signature, TreeWatch
 from tui.config.special_files import read_regular_bytes
 from tui.system.private_files import private_fd
 
+from .blobstore import INLINE, BlobError, BlobStore, blob_hash
 from .checkpoint_records import UNKNOWN, now
 from .checkpoint_records import Branch as Branch  # re-exported: rewind and session_tree reach them here
 from .checkpoint_records import Change as Change
