@@ -19,10 +19,9 @@ from typing import TYPE_CHECKING, Any, Literal
 from tui.agent.history.blobstore import BlobError, blob_hash
 from tui.agent.history.checkpoint_records import UNKNOWN
 from tui.agent.history.checkpoints import Branch, Change, Checkpoints, PromptPoint, file_mode
+from tui.agent.history.restore_paths import did, locate, protected_places, remove, write_back
 from tui.config.special_files import read_regular_bytes
 from tui.text.wording import plural
-
-from .restore_paths import did, locate, protected_places, remove, write_back
 
 if TYPE_CHECKING:
     from .session import AgentSession

@@ -263,7 +263,8 @@ class Checkpoints:
         `reals`: where each write really lands when a link leads elsewhere (default: resolved now).
         """
         from tui.agent.events import CheckpointSaved
-        from tui.agent.restore_paths import taken_at
+
+        from .restore_paths import taken_at
 
         if not items:
             return
