@@ -15,7 +15,7 @@ import pytest
 
 from tui.agent.history.checkpoint_bash import scan_tree, watch_command, watcher
 from tui.agent.history.checkpoints import Checkpoints
-from tui.agent.tree_watch import TreeWatch
+from tui.agent.history.tree_watch import TreeWatch
 
 
 def _command(cps: Checkpoints, project: Path, action) -> list[tuple[str, bool, bool]]:

@@ -12,11 +12,11 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from tui.agent.events import CheckpointSaved
-from tui.agent.tree_watch import Changes, Signature, TreeWatch, scan_files
 from tui.config.special_files import read_regular_bytes
 
 from .blobstore import BlobError
 from .checkpoint_records import UNKNOWN
+from .tree_watch import Changes, Signature, TreeWatch, scan_files
 
 if TYPE_CHECKING:
     from .checkpoints import Checkpoints

@@ -27,7 +27,6 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any, Literal
 
-from tui.agent.tree_watch import Signature, TreeWatch
 from tui.config.special_files import read_regular_bytes
 from tui.system.private_files import private_fd
 
@@ -37,6 +36,7 @@ from .checkpoint_records import Branch as Branch  # re-exported: rewind and sess
 from .checkpoint_records import Change as Change
 from .checkpoint_records import PromptPoint as PromptPoint
 from .checkpoint_records import file_mode as file_mode
+from .tree_watch import Signature, TreeWatch
 
 #: not .jsonl: the sessions folder's transcripts are the only .jsonl files under it
 MANIFEST_SUFFIX = ".manifest"
