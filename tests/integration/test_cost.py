@@ -16,7 +16,7 @@ from tests.integration.mcp_helpers import kitchen
 from tui.agent.cost.cost import PARTS, ZONES
 from tui.agent.cost.pricing import usage_cost
 from tui.agent.events import CacheMissed, RequestCosted, ResponseFinished
-from tui.agent.rewind import rewind, rewind_entries
+from tui.agent.history.rewind import rewind, rewind_entries
 
 LONG = " and then some more words to make this message long enough to matter" * 4
 

@@ -13,7 +13,7 @@ from textual.screen import Screen
 from textual.widget import Widget
 
 from tui.agent import events as ev
-from tui.agent.rewind import RewindEntry
+from tui.agent.history.rewind import RewindEntry
 from tui.ui.widgets.dialog_box import DialogBox
 
 LONG_DIFF = "\n".join(

@@ -19,6 +19,13 @@ if TYPE_CHECKING:
     from tui.agent.context.context import ContextTracker
     from tui.agent.cost.cost import CostLedger
     from tui.agent.events.bus import EventBus
+
+    # the types the door's operations take and return, named here for a front end's annotations
+    # (`if TYPE_CHECKING: from tui.agent.door import RewindEntry`)
+    from tui.agent.history.rewind import FileStep as FileStep
+    from tui.agent.history.rewind import Mode as Mode
+    from tui.agent.history.rewind import RewindEntry as RewindEntry
+    from tui.agent.history.rewind import RewindResult as RewindResult
     from tui.agent.history.transcript import Transcript
     from tui.agent.loop.dispatch import Dispatcher
     from tui.agent.prompt.pipeline import Extra, PromptSource, Submitted
@@ -33,13 +40,6 @@ if TYPE_CHECKING:
     from .events import Event
     from .inbox import Inbox
     from .options import AgentOptions
-
-    # the types the door's operations take and return, named here for a front end's annotations
-    # (`if TYPE_CHECKING: from tui.agent.door import RewindEntry`)
-    from .rewind import FileStep as FileStep
-    from .rewind import Mode as Mode
-    from .rewind import RewindEntry as RewindEntry
-    from .rewind import RewindResult as RewindResult
     from .session_door import HookInvoke, SdkRequest
     from .undo import UndoPlan as UndoPlan
 

@@ -17,6 +17,7 @@ if TYPE_CHECKING:
     from collections.abc import Iterable
 
     from tui.agent.context.context import ContextTracker
+    from tui.agent.history.rewind import FileStep, Mode, RewindEntry, RewindResult
     from tui.agent.history.transcript import Transcript
     from tui.agent.loop.dispatch import Dispatcher
     from tui.config.hooks_config import HookSpec
@@ -29,7 +30,6 @@ if TYPE_CHECKING:
 
     from .hook_points import SessionHooks
     from .options import AgentOptions
-    from .rewind import FileStep, Mode, RewindEntry, RewindResult
     from .session import AgentSession
     from .undo import UndoPlan
 
@@ -185,13 +185,13 @@ class DoorMixin:
 
     def rewind_entries(self: _Host) -> list[RewindEntry]:
         """/rewind's list: the prompts that can be gone back to, newest first (rewind.py)."""
-        from .rewind import rewind_entries
+        from tui.agent.history.rewind import rewind_entries
 
         return rewind_entries(_session(self))
 
     def rewind_plan(self: _Host, entry: RewindEntry) -> list[FileStep]:
         """What rewinding the code to `entry` would do to each file, for the user to choose."""
-        from .rewind import plan
+        from tui.agent.history.rewind import plan
 
         return plan(_session(self), entry)
 
@@ -199,7 +199,7 @@ class DoorMixin:
         self: _Host, entry: RewindEntry, mode: Mode, steps: list[FileStep] | None = None, overwrite: bool = True
     ) -> RewindResult:
         """Go back to `entry`: the conversation, the code or both (rewind.py)."""
-        from .rewind import rewind
+        from tui.agent.history.rewind import rewind
 
         return rewind(_session(self), entry, mode, steps, overwrite)
 

@@ -14,9 +14,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from tui.agent.history.rewind import FileStep, apply_code, code_steps
 from tui.text.wording import plural
-
-from .rewind import FileStep, apply_code, code_steps
 
 if TYPE_CHECKING:
     from .session import AgentSession

@@ -14,7 +14,7 @@ from tests.fakeapi.script import reply, text, tool_use
 from tests.integration.helpers import make_session
 from tui.agent.events import CheckpointSaved
 from tui.agent.history.checkpoints import Checkpoints
-from tui.agent.rewind import code_steps, rewind, rewind_entries
+from tui.agent.history.rewind import code_steps, rewind, rewind_entries
 
 
 def turn(name: str, marker: str) -> list:
@@ -160,7 +160,7 @@ def test_a_missing_or_damaged_blob_names_the_file_and_restores_the_rest(tmp_path
     (objects / old_a[:2] / old_a[2:]).unlink()
     old_b = cps.changes[1].before
     (objects / old_b[:2] / old_b[2:]).write_bytes(b"Fgarbage")
-    from tui.agent.rewind import apply_code
+    from tui.agent.history.rewind import apply_code
 
     result = apply_code(cps, code_steps(cps, 0))
     assert result.unrestored == ["a.txt", "b.txt"]
@@ -182,7 +182,7 @@ def test_a_read_only_file_says_so(tmp_path) -> None:
     try:
         if os.access(target, os.W_OK):
             pytest.skip("running as root: read-only files are writable")
-        from tui.agent.rewind import apply_code
+        from tui.agent.history.rewind import apply_code
 
         result = apply_code(cps, code_steps(cps, 0))
         assert result.lines == ["could not restore ro.txt: Permission denied"]

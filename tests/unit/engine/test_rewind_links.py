@@ -16,7 +16,7 @@ from tests.fakeapi import FakeAPI
 from tests.fakeapi.demo_project import DEMO_FILES, make_demo_project
 from tests.fakeapi.script import reply, text, tool_use
 from tests.integration.helpers import make_session
-from tui.agent.rewind import rewind, rewind_entries
+from tui.agent.history.rewind import rewind, rewind_entries
 from tui.agent.undo import apply_undo, plan_undo
 
 

@@ -16,15 +16,16 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
-from tui.agent.history.blobstore import BlobError, blob_hash
-from tui.agent.history.checkpoint_records import UNKNOWN
-from tui.agent.history.checkpoints import Branch, Change, Checkpoints, PromptPoint, file_mode
-from tui.agent.history.restore_paths import did, locate, protected_places, remove, write_back
 from tui.config.special_files import read_regular_bytes
 from tui.text.wording import plural
 
+from .blobstore import BlobError, blob_hash
+from .checkpoint_records import UNKNOWN
+from .checkpoints import Branch, Change, Checkpoints, PromptPoint, file_mode
+from .restore_paths import did, locate, protected_places, remove, write_back
+
 if TYPE_CHECKING:
-    from .session import AgentSession
+    from tui.agent.session import AgentSession
 
 Mode = Literal["both", "conversation", "code"]
 #: files larger than this get no +/- line counts in the list
