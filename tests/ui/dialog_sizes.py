@@ -83,7 +83,7 @@ MODELS = [(f"claude-model-{n}", f"Claude model {n} · a long description of what
 
 def dialog_factories(inventory: Any = None) -> dict[str, Callable[[], Screen[Any]]]:
     """Name → a function making the dialog, all with content longer than a 40×40 screen holds."""
-    from tui.agent.undo import UndoPlan
+    from tui.agent.history.undo import UndoPlan
     from tui.ui.screens.compaction_dialog import CompactionDialog
     from tui.ui.screens.external_imports_dialog import ExternalImportsDialog
     from tui.ui.screens.help_screen import HelpScreen

@@ -27,6 +27,7 @@ if TYPE_CHECKING:
     from tui.agent.history.rewind import RewindEntry as RewindEntry
     from tui.agent.history.rewind import RewindResult as RewindResult
     from tui.agent.history.transcript import Transcript
+    from tui.agent.history.undo import UndoPlan as UndoPlan
     from tui.agent.loop.dispatch import Dispatcher
     from tui.agent.prompt.pipeline import Extra, PromptSource, Submitted
     from tui.config.hooks_config import HookSpec
@@ -41,7 +42,6 @@ if TYPE_CHECKING:
     from .inbox import Inbox
     from .options import AgentOptions
     from .session_door import HookInvoke, SdkRequest
-    from .undo import UndoPlan as UndoPlan
 
 
 class Session(Protocol):

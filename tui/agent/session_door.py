@@ -19,6 +19,7 @@ if TYPE_CHECKING:
     from tui.agent.context.context import ContextTracker
     from tui.agent.history.rewind import FileStep, Mode, RewindEntry, RewindResult
     from tui.agent.history.transcript import Transcript
+    from tui.agent.history.undo import UndoPlan
     from tui.agent.loop.dispatch import Dispatcher
     from tui.config.hooks_config import HookSpec
     from tui.config.memory import ImportCheck, SkippedImport
@@ -31,7 +32,6 @@ if TYPE_CHECKING:
     from .hook_points import SessionHooks
     from .options import AgentOptions
     from .session import AgentSession
-    from .undo import UndoPlan
 
 #: how the Agent SDK's control channel sends a request (tui/headless/sdk_control/channel.py: ControlChannel.request)
 SdkRequest = Callable[[dict[str, Any]], "Future[dict[str, Any]]"]
@@ -205,13 +205,13 @@ class DoorMixin:
 
     def undo_plan(self: _Host) -> UndoPlan:
         """What /undo would restore: the files the last prompt changed (undo.py)."""
-        from .undo import plan_undo
+        from tui.agent.history.undo import plan_undo
 
         return plan_undo(_session(self))
 
     def undo(self: _Host, plan: UndoPlan) -> list[str]:
         """/undo: put back the files `plan` names; the lines that say what was done (undo.py)."""
-        from .undo import apply_undo
+        from tui.agent.history.undo import apply_undo
 
         return apply_undo(plan)
 

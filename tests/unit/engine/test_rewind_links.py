@@ -17,7 +17,7 @@ from tests.fakeapi.demo_project import DEMO_FILES, make_demo_project
 from tests.fakeapi.script import reply, text, tool_use
 from tests.integration.helpers import make_session
 from tui.agent.history.rewind import rewind, rewind_entries
-from tui.agent.undo import apply_undo, plan_undo
+from tui.agent.history.undo import apply_undo, plan_undo
 
 
 @pytest.fixture

@@ -14,11 +14,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from tui.agent.history.rewind import FileStep, apply_code, code_steps
 from tui.text.wording import plural
 
+from .rewind import FileStep, apply_code, code_steps
+
 if TYPE_CHECKING:
-    from .session import AgentSession
+    from tui.agent.session import AgentSession
 
 MAX_DIFF_LINES = 400
 
