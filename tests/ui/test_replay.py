@@ -16,7 +16,7 @@ from tests.fakeapi.script import reply, text, tool_use
 from tests.integration.test_headless import run_cli
 from tui.agent.events import BlockDelta, TurnStarted
 from tui.agent.events.bus import EventBus
-from tui.agent.replay import Player, ReplayError, load_events
+from tui.agent.history.replay import Player, ReplayError, load_events
 from tui.ui.app import AgentApp
 from tui.ui.replay_app import ReplayApp, parse_speed, replay_target
 from tui.ui.replay_app import main as replay_main

@@ -26,7 +26,7 @@ FACE = {
     "tui.agent.resume",  # the saved sessions of a project: listed, found, their folders (read-only)
     "tui.agent.session_tree",  # those sessions' branches, for /resume's tree (read-only)
     "tui.agent.replay_check",  # whether a recorded file can be replayed (read-only)
-    "tui.agent.replay",  # the replay door: a recorded session's events played onto a bus
+    "tui.agent.history.replay",  # the replay door: a recorded session's events played onto a bus
 }
 
 #: besides the face, what only the builders import: the session class, and the start-up they run before

@@ -17,7 +17,7 @@ from tui.text.wording import plural
 from .app import AgentApp
 
 if TYPE_CHECKING:
-    from tui.agent.replay import Player
+    from tui.agent.history.replay import Player
 
 
 def speed_name(speed: float) -> str:
@@ -68,7 +68,7 @@ class ReplayApp(AgentApp):
     @work(thread=True, group="replay-load", exit_on_error=False)
     def _load(self, path: Path) -> None:
         """Parse the transcript off the UI thread: the first frame does not wait for a long session."""
-        from tui.agent.replay import load_events  # the events module: after the first frame
+        from tui.agent.history.replay import load_events  # the events module: after the first frame
 
         try:
             events, skipped = load_events(path)
@@ -78,7 +78,7 @@ class ReplayApp(AgentApp):
         self.call_from_thread(self._play, events, skipped)
 
     def _play(self, events: list[Any], skipped: int) -> None:
-        from tui.agent.replay import Player
+        from tui.agent.history.replay import Player
 
         self.replay_events = events
         self.player = Player(events, self.session.bus, self.initial_speed)

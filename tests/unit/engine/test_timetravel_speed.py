@@ -145,7 +145,7 @@ def test_the_replay_app_starts_without_the_engine_events_module() -> None:
     code = (
         "import sys, tui.ui.replay_app\n"
         "from tui.agent.replay_check import check_replayable\n"
-        "print(sorted(m for m in ('tui.agent.events', 'tui.agent.replay') if m in sys.modules))"
+        "print(sorted(m for m in ('tui.agent.events', 'tui.agent.history.replay') if m in sys.modules))"
     )
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60, check=True)
     assert done.stdout.strip() == "[]"  # loaded with the recorded events, after the first frame

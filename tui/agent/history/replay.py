@@ -17,11 +17,11 @@ from dataclasses import fields
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from tui.agent.history.transcript_images import StoredImages
+from tui.agent import events as ev
+from tui.agent.replay_check import SPEEDS, ReplayError, check_replayable
 from tui.config.special_files import read_regular_bytes
 
-from . import events as ev
-from .replay_check import SPEEDS, ReplayError, check_replayable
+from .transcript_images import StoredImages
 
 if TYPE_CHECKING:
     from tui.agent.events.bus import EventBus
