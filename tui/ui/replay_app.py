@@ -10,8 +10,8 @@ from typing import TYPE_CHECKING, Any
 from textual import work
 from textual.binding import Binding
 
+from tui.agent.history.replay_check import SPEEDS, ReplayError, check_replayable
 from tui.agent.options import AgentOptions
-from tui.agent.replay_check import SPEEDS, ReplayError, check_replayable
 from tui.text.wording import plural
 
 from .app import AgentApp

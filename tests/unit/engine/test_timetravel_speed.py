@@ -144,7 +144,7 @@ def test_a_new_version_is_hashed_from_its_change_on_and_named_as_a_whole_hash_wo
 def test_the_replay_app_starts_without_the_engine_events_module() -> None:
     code = (
         "import sys, tui.ui.replay_app\n"
-        "from tui.agent.replay_check import check_replayable\n"
+        "from tui.agent.history.replay_check import check_replayable\n"
         "print(sorted(m for m in ('tui.agent.events', 'tui.agent.history.replay') if m in sys.modules))"
     )
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60, check=True)

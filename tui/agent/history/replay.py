@@ -18,9 +18,9 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from tui.agent import events as ev
-from tui.agent.replay_check import SPEEDS, ReplayError, check_replayable
 from tui.config.special_files import read_regular_bytes
 
+from .replay_check import SPEEDS, ReplayError, check_replayable
 from .transcript_images import StoredImages
 
 if TYPE_CHECKING:
