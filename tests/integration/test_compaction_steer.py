@@ -15,8 +15,8 @@ from tui.agent.context.compaction import SUMMARY_HEADER
 from tui.agent.context.map import context_map
 from tui.agent.context.pins import PINNED_HEADER
 from tui.agent.events import CompactionFinished, CompactionProposed, CompactionStarted, MessagePinned, Notice
+from tui.agent.history.resume import load_session
 from tui.agent.history.rewind import rewind, rewind_entries
-from tui.agent.resume import load_session
 
 PIN = "Always answer in French, and never touch b.py."
 

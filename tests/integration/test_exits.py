@@ -157,7 +157,7 @@ def test_a_closed_pipe_ends_the_run_quietly(tmp_path: Path, env: dict[str, str],
 
 def big_session(data: Path, project: Path, pairs: int = 20000) -> Path:
     """A saved session long enough that loading it with -c takes a moment."""
-    from tui.agent.resume import sessions_folder
+    from tui.agent.history.resume import sessions_folder
 
     folder = sessions_folder(data / "agent-tui" / "sessions", project)  # user_data_dir() under XDG_DATA_HOME
     folder.mkdir(parents=True)

@@ -39,7 +39,7 @@ from tests.fakeapi.script import (
 from tests.fakeapi.sse import render_reply
 from tests.integration.helpers import make_session
 from tui.agent.events import LoopStopped, RetryScheduled, ToolFinished
-from tui.agent.resume import list_sessions, load_session
+from tui.agent.history.resume import list_sessions, load_session
 from tui.cli.main import main
 
 TOOL_REPLY = reply(

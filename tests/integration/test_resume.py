@@ -17,7 +17,7 @@ from tests.fakeapi.demo_project import make_demo_project
 from tests.fakeapi.script import reply, text, tool_use
 from tests.integration.helpers import make_session
 from tui.agent.events import Notice
-from tui.agent.resume import SessionNotFound, find_session, list_sessions, load_session
+from tui.agent.history.resume import SessionNotFound, find_session, list_sessions, load_session
 from tui.cli.main import main
 
 
@@ -97,8 +97,8 @@ def write_transcript(path: Path, records: list[dict], tail: str = "") -> None:
 
 
 def test_half_written_line_and_unanswered_tool_use_are_repaired(monkeypatch, project):
+    from tui.agent.history.resume import project_sessions_dir
     from tui.agent.options import AgentOptions
-    from tui.agent.resume import project_sessions_dir
 
     folder = project_sessions_dir(AgentOptions(project_dir=project.resolve()))
     path = folder / "20250101-000000-abcdef.jsonl"

@@ -162,8 +162,8 @@ class AcpAgent:
     async def list_sessions(
         self, cwd: str | None = None, cursor: str | None = None, **kwargs: Any
     ) -> ListSessionsResponse:
+        from tui.agent.history.resume import list_sessions, sessions_base
         from tui.agent.options import AgentOptions
-        from tui.agent.resume import list_sessions, sessions_base
 
         project = Path(cwd or Path.cwd()).resolve()
         found = await asyncio.to_thread(list_sessions, project, sessions_base(AgentOptions(project_dir=project)))

@@ -13,10 +13,17 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from tui.agent.cost.cost import CostLedger
+from tui.agent.history.resume import (
+    LoadedSession,
+    SessionLoadError,
+    find_session,
+    load_session,
+    project_sessions_dir,
+    sessions_base,
+)
 from tui.agent.history.transcript import lock_file, new_session_id
 
 from .events import Notice
-from .resume import LoadedSession, SessionLoadError, find_session, load_session, project_sessions_dir, sessions_base
 from .session_ids import outside_store
 
 if TYPE_CHECKING:

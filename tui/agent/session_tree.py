@@ -6,8 +6,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from tui.agent.history.checkpoints import MANIFEST_SUFFIX, Branch, Checkpoints
-
-from .resume import SessionInfo
+from tui.agent.history.resume import SessionInfo
 
 
 @dataclass

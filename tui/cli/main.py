@@ -350,7 +350,7 @@ def open_session(opts: AgentOptions, args: argparse.Namespace, *, print_mode: bo
         if getattr(args, "fork_session", False):
             print("agent-tui: --fork-session applies only with -c or -r; ignored.", file=sys.stderr)
         return None
-    from tui.agent.resume import list_sessions, sessions_base
+    from tui.agent.history.resume import list_sessions, sessions_base
     from tui.agent.session import AgentSession
 
     skipped: list[str] = []

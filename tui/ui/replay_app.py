@@ -118,7 +118,7 @@ class ReplayApp(AgentApp):
 
 def replay_target(options: AgentOptions, target: str | None) -> Path:
     """The session file to play: an id, a unique id prefix, a path, or (None) the project's newest session."""
-    from tui.agent.resume import find_session, list_sessions, sessions_base
+    from tui.agent.history.resume import find_session, list_sessions, sessions_base
 
     if target:
         given = Path(target) if target.endswith(".jsonl") or "/" in target else target  # replay only reads it

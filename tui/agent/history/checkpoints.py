@@ -441,7 +441,7 @@ def open_for(session: Any) -> Checkpoints:
             current.close()
         folder = None
         if session.options.transcript:
-            from tui.agent.resume import project_sessions_dir
+            from .resume import project_sessions_dir
 
             folder = project_sessions_dir(session.options) / "checkpoints"
             from .checkpoint_gc import prune_once

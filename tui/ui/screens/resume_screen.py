@@ -19,7 +19,7 @@ from textual.screen import ModalScreen
 from textual.widgets import Input, OptionList, Static
 from textual.widgets.option_list import Option
 
-from tui.agent.resume import SessionInfo, injected, list_sessions, sessions_base
+from tui.agent.history.resume import SessionInfo, injected, list_sessions, sessions_base
 from tui.text.sanitize import one_line
 from tui.text.wording import plural, plural_noun
 

@@ -20,19 +20,17 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from tui.agent.cost.pricing import USAGE_KEYS, add_usage, total_tokens
-from tui.agent.history.transcript import (
-    project_slug as project_slug,  # the name of a project's folders (prompt history too)
-)
-from tui.agent.history.transcript import sessions_folder
-from tui.agent.history.transcript_images import StoredImages, read_head
+from tui.agent.history_check import not_completed, sanitize_history
+from tui.agent.session_ids import id_problem, outside_store
 from tui.config.special_files import check_regular, open_regular, read_regular_bytes, special_kind
 from tui.text.wording import plural
 
-from .history_check import not_completed, sanitize_history
-from .session_ids import id_problem, outside_store
+from .transcript import project_slug as project_slug
+from .transcript import sessions_folder
+from .transcript_images import StoredImages, read_head
 
 if TYPE_CHECKING:
-    from .options import AgentOptions
+    from tui.agent.options import AgentOptions
 
 #: bytes read from the start (first prompt) and the end (totals) of a file when listing
 HEAD_BYTES = 64 * 1024
