@@ -169,7 +169,7 @@ class DoorMixin:
 
     def resume(self: _Host, target: str | Path, fork: bool = False) -> Any:
         """Continue a saved session of this project (id, id prefix or path), or a copy of it; see resume.py."""
-        from .session_resume import resume_into
+        from tui.agent.history.session_resume import resume_into
 
         if self.hooks is not None:
             self.hooks.start_source = "resume"

@@ -71,7 +71,7 @@ class TranscriptMixin:
 
     def fork_transcript(self) -> Path:
         """Continue in a new session file holding the whole history so far; returns its path."""
-        from tui.agent.session_resume import write_fork
+        from .session_resume import write_fork
 
         if not self.options.transcript:
             raise RuntimeError("This run saves no session file, so there is nothing to fork.")

@@ -13,21 +13,14 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from tui.agent.cost.cost import CostLedger
-from tui.agent.history.resume import (
-    LoadedSession,
-    SessionLoadError,
-    find_session,
-    load_session,
-    project_sessions_dir,
-    sessions_base,
-)
-from tui.agent.history.transcript import lock_file, new_session_id
+from tui.agent.events import Notice
+from tui.agent.session_ids import outside_store
 
-from .events import Notice
-from .session_ids import outside_store
+from .resume import LoadedSession, SessionLoadError, find_session, load_session, project_sessions_dir, sessions_base
+from .transcript import lock_file, new_session_id
 
 if TYPE_CHECKING:
-    from .session import AgentSession
+    from tui.agent.session import AgentSession
 
 
 def is_locked(path: Path) -> bool:
@@ -121,7 +114,7 @@ def _resumed_record(session: AgentSession, forked_from: str) -> dict[str, Any]:
 
 def write_fork(session: AgentSession, forked_from: str) -> Path:
     """Start a new file for `session` (its current id) holding its whole history; returns the path."""
-    from tui.agent.history.checkpoints import copy_manifest
+    from .checkpoints import copy_manifest
 
     path = project_sessions_dir(session.options) / f"{session.session_id}.jsonl"
     copy_manifest(project_sessions_dir(session.options) / "checkpoints", forked_from, session.session_id)
