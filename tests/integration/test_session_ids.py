@@ -14,7 +14,7 @@ from tests.fakeapi.demo_project import make_demo_project
 from tests.integration.acp_helpers import Client, agent
 from tests.integration.test_resume_bad_input import REPLY, USER, header, session_file, write_lines
 from tui.agent.history.resume import SessionNotFound, find_session
-from tui.agent.session_ids import outside_store
+from tui.agent.history.session_ids import outside_store
 from tui.cli.main import main
 
 

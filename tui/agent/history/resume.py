@@ -21,10 +21,10 @@ from typing import TYPE_CHECKING, Any
 
 from tui.agent.cost.pricing import USAGE_KEYS, add_usage, total_tokens
 from tui.agent.history_check import not_completed, sanitize_history
-from tui.agent.session_ids import id_problem, outside_store
 from tui.config.special_files import check_regular, open_regular, read_regular_bytes, special_kind
 from tui.text.wording import plural
 
+from .session_ids import id_problem, outside_store
 from .transcript import project_slug as project_slug
 from .transcript import sessions_folder
 from .transcript_images import StoredImages, read_head

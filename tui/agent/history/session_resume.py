@@ -14,9 +14,9 @@ from typing import TYPE_CHECKING, Any
 
 from tui.agent.cost.cost import CostLedger
 from tui.agent.events import Notice
-from tui.agent.session_ids import outside_store
 
 from .resume import LoadedSession, SessionLoadError, find_session, load_session, project_sessions_dir, sessions_base
+from .session_ids import outside_store
 from .transcript import lock_file, new_session_id
 
 if TYPE_CHECKING:
