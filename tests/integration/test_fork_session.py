@@ -8,7 +8,7 @@ from pathlib import Path
 from tests.fakeapi.demo_project import make_demo_project
 from tests.integration.test_headless import run_cli
 from tui.agent.history.resume import list_sessions
-from tui.agent.session_tree import session_tree
+from tui.agent.history.session_tree import session_tree
 from tui.ui.screens.resume_screen import tree_row
 
 

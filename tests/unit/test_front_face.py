@@ -24,7 +24,7 @@ FACE = {
     "tui.agent.api.thinking",  # what a model supports of thinking and effort (read-only rules)
     "tui.agent.cost.report",  # costs as figures and lines (read-only)
     "tui.agent.history.resume",  # the saved sessions of a project: listed, found, their folders (read-only)
-    "tui.agent.session_tree",  # those sessions' branches, for /resume's tree (read-only)
+    "tui.agent.history.session_tree",  # those sessions' branches, for /resume's tree (read-only)
     "tui.agent.history.replay_check",  # whether a recorded file can be replayed (read-only)
     "tui.agent.history.replay",  # the replay door: a recorded session's events played onto a bus
 }

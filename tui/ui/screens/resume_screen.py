@@ -98,7 +98,7 @@ class ResumeScreen(ModalScreen[str | None]):
         sessions = list_sessions(options.project_dir, sessions_base(options), skipped)
         for sentence in skipped:  # a FIFO or folder named like a session: not listed, and said
             call_soon_from_thread(self.app, self.app.notify, sentence, severity="warning", timeout=12)
-        from tui.agent.session_tree import session_tree
+        from tui.agent.history.session_tree import session_tree
 
         rows = session_tree(sessions, options.project_dir)
         call_soon_from_thread(self, self._show, sessions, rows)

@@ -5,8 +5,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
-from tui.agent.history.checkpoints import MANIFEST_SUFFIX, Branch, Checkpoints
-from tui.agent.history.resume import SessionInfo
+from .checkpoints import MANIFEST_SUFFIX, Branch, Checkpoints
+from .resume import SessionInfo
 
 
 @dataclass
