@@ -104,7 +104,7 @@ class DoorMixin:
 
     def resend_from(self: _Host, history: list[dict[str, Any]]) -> None:
         """Fork into a new session holding `history` (an edited request and its answer); the old file stays as it was."""
-        from .history_check import sanitize_history
+        from tui.agent.history.history_check import sanitize_history
 
         history, _ = sanitize_history(history)  # what the API accepts: an edited answer may leave a call unanswered
         old = self.session_id

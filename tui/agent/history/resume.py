@@ -20,10 +20,10 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from tui.agent.cost.pricing import USAGE_KEYS, add_usage, total_tokens
-from tui.agent.history_check import not_completed, sanitize_history
 from tui.config.special_files import check_regular, open_regular, read_regular_bytes, special_kind
 from tui.text.wording import plural
 
+from .history_check import not_completed, sanitize_history
 from .session_ids import id_problem, outside_store
 from .transcript import project_slug as project_slug
 from .transcript import sessions_folder
