@@ -107,7 +107,7 @@ def test_a_print_runs_footprint_is_private_and_older_files_are_tightened(tmp_pat
 
 
 def test_the_prompt_history_and_an_export_are_private(tmp_path: Path, monkeypatch, umask_022) -> None:
-    from tui.agent.export import export_session
+    from tui.agent.history.export import export_session
     from tui.ui.prompt_history import PromptHistory, history_file
 
     monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path / "data"))

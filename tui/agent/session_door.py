@@ -252,7 +252,7 @@ class DoorMixin:
 
     def export(self: _Host, destination: str | Path | None = None) -> tuple[Path, Path | None]:
         """/export: the conversation as Markdown (and its raw records), in `destination` or .agent-tui/exports."""
-        from .export import export_session
+        from tui.agent.history.export import export_session
 
         return export_session(_session(self), destination)
 

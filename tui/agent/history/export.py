@@ -12,12 +12,13 @@ import shutil
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from tui.agent.history.resume import records_in
 from tui.system.private_files import open_private, private_dir, write_private
 from tui.text.wording import plural
 
+from .resume import records_in
+
 if TYPE_CHECKING:
-    from .session import AgentSession
+    from tui.agent.session import AgentSession
 
 RESULT_PREVIEW_CHARS = 600
 
