@@ -399,10 +399,15 @@ def test_outside_the_engine_only_the_builders_import_the_session_class() -> None
 
 
 def _room(module: str) -> str | None:
-    """The room of a `tui.` module: its folder under tui/ (`agent`), or the top-level module itself (`cli`)."""
+    """The room of a `tui.` module: its folder under tui/ (`ui`), or the top-level module itself (`cli`).
+
+    The engine's folders are rooms of their own (`agent.loop`, `agent.history`); its loose modules (the session,
+    its door, what it is built with and linked to) are the room `agent`."""
     parts = module.split(".")
     if parts[0] != "tui" or len(parts) < 2 or not _is_module(f"tui.{parts[1]}"):
         return None
+    if parts[1] == "agent" and len(parts) > 2 and (ROOT / "agent" / parts[2]).is_dir():
+        return f"agent.{parts[2]}"
     return parts[1]
 
 
@@ -450,7 +455,12 @@ def _circles(graph: dict[str, dict[str, list[str]]]) -> list[list[str]]:
 def test_the_circle_check_finds_a_circle_through_three_rooms() -> None:
     graph = {"a": {"b": ["x"]}, "b": {"c": ["y"]}, "c": {"a": ["z"]}, "d": {"a": ["w"]}}
     assert _circles(graph) == [["a", "b", "c"]]
-    assert _room("tui.agent.loop.loop") == "agent" and _room("tui.cli") == "cli" and _room("textual.app") is None
+    assert (
+        _room("tui.agent.loop.loop") == "agent.loop"
+        and _room("tui.agent.session") == "agent"
+        and _room("tui.cli") == "cli"
+        and _room("textual.app") is None
+    )
     assert "tui.agent.events" in [m for _, m in _imports(ROOT / "ui" / "events.py")]  # `from tui.agent import events`
 
 
@@ -466,3 +476,22 @@ def test_no_two_rooms_import_each_other() -> None:
         for circle in _circles(graph)
     ]
     assert circles == []
+
+
+#: the engine's rooms: the folders of tui/agent (its loose modules, the session's room, are `agent`)
+ENGINE_ROOMS = {"api", "context", "cost", "events", "history", "loop", "offline", "prompt"}
+
+
+def test_the_engine_rooms_sit_below_the_session() -> None:
+    """The engine's folders are rooms in the circle check above, and none reaches up into the session's room
+    (tui/agent's loose modules) at run time: each is handed the part of a session it needs (type hints under
+    `if TYPE_CHECKING:` name `AgentSession`, never an import that runs)."""
+    rooms = {p.name for p in (ROOT / "agent").iterdir() if (p / "__init__.py").is_file()}
+    assert rooms == ENGINE_ROOMS
+    graph = _room_graph()
+    up = [
+        f"agent.{room} -> agent at {', '.join(graph[f'agent.{room}']['agent'])}"
+        for room in sorted(rooms)
+        if "agent" in graph.get(f"agent.{room}", {})
+    ]
+    assert up == []
