@@ -40,8 +40,8 @@ def make_project(root: Path, commands: int, skills: int) -> Path:
 
 
 def first_request_bytes(project: Path) -> int:
+    from tui.agent.api.request import build_request
     from tui.agent.options import AgentOptions
-    from tui.agent.request import build_request
     from tui.agent.session import AgentSession
 
     session = AgentSession(AgentOptions(project_dir=project, transcript=False))

@@ -14,8 +14,8 @@ import time
 from typing import Any
 
 from tests.bench.common import Settings, median, row
-from tui.agent.cost import CostLedger
-from tui.agent.request import build_request, build_system, build_tools, sdk_params
+from tui.agent.api.request import build_request, build_system, build_tools, sdk_params
+from tui.agent.cost.cost import CostLedger
 
 TURNS = 500
 MEASURED_TURNS = 50

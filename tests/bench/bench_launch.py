@@ -99,7 +99,7 @@ def measure(settings: Settings) -> list[dict[str, Any]]:
         )
         if shutil.which("tmux"):
             bare_cmd = [PYTHON, "-m", "tests.bench.launch_child", "bare"]
-            ours_cmd = [PYTHON, "-m", "tui.cli", "--offline"]
+            ours_cmd = [PYTHON, "-m", "tui.cli.main", "--offline"]
             env_stay = dict(env, BENCH_STAY="1")
             bare_t, ours_t = [], []
             for _ in range(reps):

@@ -80,7 +80,18 @@ class ScenarioServer:
 def run_ours(server: ScenarioServer, project: Path, home: Path) -> ChildRun:
     env = bench_env(home, ANTHROPIC_BASE_URL=server.api.base_url, ANTHROPIC_API_KEY="sk-test")
     return run_child(
-        [PYTHON, "-m", "tui.cli", "-p", PROMPT, "--permission-mode", "acceptEdits", "--cwd", str(project), *NO_LSP],
+        [
+            PYTHON,
+            "-m",
+            "tui.cli.main",
+            "-p",
+            PROMPT,
+            "--permission-mode",
+            "acceptEdits",
+            "--cwd",
+            str(project),
+            *NO_LSP,
+        ],
         env=env,
         cwd=project,
     )

@@ -48,7 +48,7 @@ def run_variant(env_extra: dict[str, str], project: Path, home: Path) -> ChildRu
             env.pop(name, None)
     env["AWS_CONFIG_FILE"] = env["AWS_SHARED_CREDENTIALS_FILE"] = str(home / "no-aws")
     return run_child(
-        [PYTHON, "-m", "tui.cli", "-p", PROMPT, "--permission-mode", "acceptEdits", "--cwd", str(project)],
+        [PYTHON, "-m", "tui.cli.main", "-p", PROMPT, "--permission-mode", "acceptEdits", "--cwd", str(project)],
         env=env,
         cwd=project,
     )

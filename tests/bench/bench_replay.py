@@ -16,14 +16,14 @@ CHILD = """
 import sys
 from pathlib import Path
 from tui.ui import gc_tuning
-gc_tuning.pause()  # as tui.cli.main does
+gc_tuning.pause()  # as tui.cli.main.main does
 from tui.agent.options import AgentOptions
 from tui.ui import app as app_module
 from tui.ui.app import AgentApp
 path, project = Path(sys.argv[1]), Path(sys.argv[2])
 options = AgentOptions(project_dir=project, offline=True, transcript=False, interactive=True)
 if sys.argv[3] == "replay":
-    from tui.agent.replay_check import check_replayable
+    from tui.agent.history.replay_check import check_replayable
     from tui.ui.replay_app import ReplayApp
     check_replayable(path)  # as `agent-tui replay` does before the app starts; the events load after its first frame
     base, args = ReplayApp, (options, path)

@@ -219,7 +219,7 @@ def measure(settings: Settings) -> list[dict[str, Any]]:
                         "COLORTERM",
                     )
                 }
-                ours.append(one_turn([PYTHON, "-m", "tui.cli"], env, project, root))
+                ours.append(one_turn([PYTHON, "-m", "tui.cli.main"], env, project, root))
                 if claude:
                     config = home / "claude"
                     config.mkdir()

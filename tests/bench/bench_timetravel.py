@@ -19,9 +19,9 @@ from typing import Any
 
 from tests.bench.bench_tools import median_seconds as _median
 from tests.bench.common import Settings, row
-from tui.agent.checkpoint_bash import bash_finished, scan, scan_tree, watch_command, watcher
-from tui.agent.checkpoints import Checkpoints
-from tui.agent.rewind import apply_code, code_steps
+from tui.agent.history.checkpoint_bash import bash_finished, scan, scan_tree, watch_command, watcher
+from tui.agent.history.checkpoints import Checkpoints
+from tui.agent.history.rewind import apply_code, code_steps
 
 
 def _text(size: int, seed: int) -> bytes:

@@ -58,7 +58,7 @@ def measure(settings: Settings) -> list[dict[str, Any]]:
             XDG_DATA_HOME=str(home / ".local/share"),
             PYTHONPATH=str(REPO),
         )
-        ours = first_request([sys.executable, "-m", "tui.cli", "-p", PROMPT], env, project)
+        ours = first_request([sys.executable, "-m", "tui.cli.main", "-p", PROMPT], env, project)
         claude = find_claude(root)[0]
         theirs = None
         if claude:

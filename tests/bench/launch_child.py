@@ -44,7 +44,7 @@ def agent_app() -> object:
 
     from tui.ui import gc_tuning
 
-    gc_tuning.pause()  # as tui.cli.main does before it imports the app
+    gc_tuning.pause()  # as tui.cli.main.main does before it imports the app
 
     from tui.agent.options import AgentOptions
     from tui.ui import app as app_module
@@ -60,8 +60,8 @@ def agent_app() -> object:
     if os.environ.get("BENCH_CLI_ARGS"):  # the MCP benchmark: options exactly as the CLI builds them from flags
         import json
 
-        from tui.cli import options_from_args
-        from tui.cli_parser import build_parser
+        from tui.cli.main import options_from_args
+        from tui.cli.parser import build_parser
 
         options = options_from_args(build_parser().parse_args(json.loads(os.environ["BENCH_CLI_ARGS"])))[0]
         options.interactive = True

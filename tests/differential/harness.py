@@ -190,7 +190,7 @@ def run_one(who: str, exe: str, commands: list[str], root: Path, trusted: bool) 
     if who == "claude":
         argv = [exe, "-p", PROMPT, "--allowedTools", *ALLOWED_TOOLS]
     else:
-        argv = [exe, "-m", "tui.cli", "-p", PROMPT, "--cwd", str(project), "--allowedTools", *ALLOWED_TOOLS]
+        argv = [exe, "-m", "tui.cli.main", "-p", PROMPT, "--cwd", str(project), "--allowedTools", *ALLOWED_TOOLS]
     try:
         proc = subprocess.run(
             argv, env=env, cwd=project, stdin=subprocess.DEVNULL, capture_output=True, text=True, timeout=900

@@ -76,7 +76,7 @@ def run_one(who: str, exe: str, root: Path) -> tuple[list[dict[str, Any]], list[
     if who == "claude":
         argv = [exe, "-p", PROMPT, "--allowedTools", "Bash(echo:*)"]
     else:
-        argv = [exe, "-m", "tui.cli", "-p", PROMPT, "--cwd", str(project), "--allowedTools", "Bash(echo:*)"]
+        argv = [exe, "-m", "tui.cli.main", "-p", PROMPT, "--cwd", str(project), "--allowedTools", "Bash(echo:*)"]
     try:
         proc = subprocess.run(
             argv, env=env, cwd=project, stdin=subprocess.DEVNULL, capture_output=True, text=True, timeout=600

@@ -102,7 +102,7 @@ def run_one(who: str, exe: str, root: Path) -> dict[str, Any]:
     if who == "claude":
         argv = [exe, "-p", PROMPT, *allowed]
     else:
-        argv = [exe, "-m", "tui.cli", "-p", PROMPT, "--cwd", str(project), *allowed]
+        argv = [exe, "-m", "tui.cli.main", "-p", PROMPT, "--cwd", str(project), *allowed]
     started = time.time()
     try:
         proc = subprocess.run(

@@ -129,7 +129,17 @@ def run_folder(who: str, exe: str, source: Path, root: Path, reads: list[str], u
     else:
         env["PYTHONPATH"] = str(REPO)
         env["CLAUDE_CONFIG_DIR"] = str(claude_home)
-        argv = [exe, "-m", "tui.cli", "-p", "Read the files.", "--cwd", str(project), "--output-format", "stream-json"]
+        argv = [
+            exe,
+            "-m",
+            "tui.cli.main",
+            "-p",
+            "Read the files.",
+            "--cwd",
+            str(project),
+            "--output-format",
+            "stream-json",
+        ]
         argv += ["--verbose", "--allowedTools", "Read"]
     try:
         proc = subprocess.run(

@@ -70,7 +70,7 @@ def _run(who: str, exe: str, prompt: str, root: Path) -> list[dict[str, Any]]:
         (home / "config/agent-tui").mkdir(parents=True, exist_ok=True)
         (home / "config/agent-tui/settings.toml").write_text(f"trusted_folders = [{json.dumps(str(project))}]\n")
         env.update(PYTHONPATH=str(REPO), CLAUDE_CONFIG_DIR=str(home / ".claude"))
-        argv = [exe, "-m", "tui.cli", "-p", prompt]
+        argv = [exe, "-m", "tui.cli.main", "-p", prompt]
     try:
         proc = subprocess.run(
             argv, env=env, cwd=project, stdin=subprocess.DEVNULL, capture_output=True, text=True, timeout=600

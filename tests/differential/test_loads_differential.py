@@ -204,7 +204,7 @@ def test_lines_written_at_once_are_turns_of_their_own_in_both() -> None:
                 argv = [exe, *argv]
             else:
                 env["PYTHONPATH"] = str(REPO)
-                argv = [exe, "-m", "tui.cli", *argv, "--cwd", str(project)]
+                argv = [exe, "-m", "tui.cli.main", *argv, "--cwd", str(project)]
             try:
                 proc = subprocess.run(
                     argv, env=env, cwd=project, input=lines, capture_output=True, text=True, timeout=300

@@ -97,7 +97,7 @@ def _run(who: str, exe: str, root: Path, script: list[list[str]]) -> list[tuple[
         (home / ".config" / "agent-tui" / "settings.toml").write_text(
             f"trusted_folders = [{json.dumps(str(project))}]\n"
         )
-        prefix = [exe, "-m", "tui.cli", "mcp"]
+        prefix = [exe, "-m", "tui.cli.main", "mcp"]
     results = []
     for words in script:
         argv = [w.replace("{py}", sys.executable).replace("{srv}", str(server)) for w in words]

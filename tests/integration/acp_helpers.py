@@ -112,7 +112,7 @@ async def agent(
         proc = await asyncio.create_subprocess_exec(
             sys.executable,
             "-m",
-            "tui.cli",
+            "tui.cli.main",
             "acp",
             *args,
             stdin=asyncio.subprocess.PIPE,

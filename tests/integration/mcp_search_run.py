@@ -49,7 +49,7 @@ def run_print(
             [
                 sys.executable,
                 "-m",
-                "tui.cli",
+                "tui.cli.main",
                 "-p",
                 "use the tracker",
                 "--cwd",

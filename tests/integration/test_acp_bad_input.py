@@ -30,7 +30,7 @@ def talk(project: Path, home: Path, lines: list[str]) -> tuple[list[dict], str, 
     requests.write_text("".join(lines))
     with requests.open("rb") as stdin, answers.open("wb") as stdout:
         proc = subprocess.run(
-            [sys.executable, "-m", "tui.cli", "acp"],
+            [sys.executable, "-m", "tui.cli.main", "acp"],
             stdin=stdin,
             stdout=stdout,
             stderr=subprocess.PIPE,
@@ -198,8 +198,8 @@ async def test_sigterm_mid_turn_exits_cleanly_with_143(project: Path, tmp_path: 
 
 def test_the_app_and_print_mode_never_import_the_acp_sdk(project: Path) -> None:
     code = (
-        "import sys, tui.cli, tui.ui.app\n"
-        "from tui.cli import main\n"
+        "import sys, tui.cli.main, tui.ui.app\n"
+        "from tui.cli.main import main\n"
         "rc = main(['-p', 'hello', '--offline', '--cwd', sys.argv[1]])\n"
         "loaded = [m for m in sys.modules if m == 'acp' or m.startswith(('acp.', 'tui.acp'))]\n"
         "assert not loaded, loaded\n"

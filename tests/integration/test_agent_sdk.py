@@ -164,7 +164,7 @@ def run_cases(site: Path, work: Path) -> dict[str, Any]:
         timeout=60,
     ).stdout.strip()
     wrapper = work / "agent-tui"
-    wrapper.write_text(f'#!/bin/sh\nPYTHONPATH="{ROOT}" exec "{sys.executable}" -m tui.cli "$@"\n')
+    wrapper.write_text(f'#!/bin/sh\nPYTHONPATH="{ROOT}" exec "{sys.executable}" -m tui.cli.main "$@"\n')
     wrapper.chmod(0o755)
     by_case = scripts(projects)
     bodies: dict[str, list[dict[str, Any]]] = {}

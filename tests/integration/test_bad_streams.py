@@ -226,7 +226,17 @@ def test_print_mode_subprocesses_say_one_sentence_and_keep_the_partial_reply(pro
                 XDG_CONFIG_HOME=str(tmp_path / "config"),
             )
             procs[n] = subprocess.Popen(
-                [sys.executable, "-m", "tui.cli", "-p", "go", "--model", "claude-sonnet-5-5", "--cwd", str(project)],
+                [
+                    sys.executable,
+                    "-m",
+                    "tui.cli.main",
+                    "-p",
+                    "go",
+                    "--model",
+                    "claude-sonnet-5-5",
+                    "--cwd",
+                    str(project),
+                ],
                 env=env,
                 stdout=subprocess.PIPE,
                 stderr=subprocess.PIPE,

@@ -15,10 +15,10 @@ from typing import Any
 import pytest
 
 from tests.fixtures import copy_claude_setup
-from tui.agent.prompt_catalog import session_catalog
+from tui.agent.prompt.catalog import session_catalog
 from tui.agent.session import AgentSession
-from tui.cli import options_from_args
-from tui.cli_parser import build_parser
+from tui.cli.main import options_from_args
+from tui.cli.parser import build_parser
 from tui.config.settings import load_settings, trust_folder
 from tui.trust.inventory import folder_inventory
 

@@ -23,7 +23,12 @@ def _run(args: list[str], cwd: Path, api: FakeAPI, home: Path) -> subprocess.Com
     env = {k: v for k, v in os.environ.items() if not k.startswith("ANTHROPIC_")}
     env.update(ANTHROPIC_BASE_URL=api.base_url, ANTHROPIC_API_KEY="sk-test", CLAUDE_CONFIG_DIR=str(home))
     return subprocess.run(
-        [sys.executable, "-m", "tui.cli", "-p", *args], cwd=cwd, env=env, capture_output=True, text=True, timeout=60
+        [sys.executable, "-m", "tui.cli.main", "-p", *args],
+        cwd=cwd,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=60,
     )
 
 

@@ -13,9 +13,9 @@ from tests.fakeapi.demo_project import make_demo_project
 from tests.fakeapi.script import http_error, reply
 from tests.fakeapi.validate import check_tool_pairing
 from tests.integration.helpers import make_session
-from tui.agent.compaction import INSTRUCTION, SUMMARY_HEADER, choose_cut, compacted_history
+from tui.agent.context.compaction import INSTRUCTION, SUMMARY_HEADER, choose_cut, compacted_history
 from tui.agent.events import CompactionFinished, CompactionStarted, ContextUsage, ResponseFinished
-from tui.agent.resume import load_session
+from tui.agent.history.resume import load_session
 
 
 @pytest.fixture

@@ -11,12 +11,12 @@ from tests.fakeapi import FakeAPI, reply
 from tests.fakeapi.demo_project import make_demo_project
 from tests.integration.helpers import make_session
 from tests.integration.test_compaction import synthetic_history
-from tui.agent.compaction import SUMMARY_HEADER
-from tui.agent.context_map import context_map
+from tui.agent.context.compaction import SUMMARY_HEADER
+from tui.agent.context.map import context_map
+from tui.agent.context.pins import PINNED_HEADER
 from tui.agent.events import CompactionFinished, CompactionProposed, CompactionStarted, MessagePinned, Notice
-from tui.agent.pins import PINNED_HEADER
-from tui.agent.resume import load_session
-from tui.agent.rewind import rewind, rewind_entries
+from tui.agent.history.resume import load_session
+from tui.agent.history.rewind import rewind, rewind_entries
 
 PIN = "Always answer in French, and never touch b.py."
 

@@ -10,7 +10,7 @@ from tests.fakeapi import FakeAPI, http_error, reply
 from tests.fakeapi.demo_project import make_demo_project
 from tests.integration.helpers import make_session
 from tui.agent.events import CompactionFinished, LoopStopped
-from tui.agent.resume import load_session
+from tui.agent.history.resume import load_session
 
 WINDOW = 8000
 

@@ -13,10 +13,10 @@ from tests.fakeapi import FakeAPI, reply, text, tool_use
 from tests.fakeapi.demo_project import make_demo_project
 from tests.integration.helpers import make_session
 from tests.integration.mcp_helpers import kitchen
-from tui.agent.cost import PARTS, ZONES
+from tui.agent.cost.cost import PARTS, ZONES
+from tui.agent.cost.pricing import usage_cost
 from tui.agent.events import CacheMissed, RequestCosted, ResponseFinished
-from tui.agent.pricing import usage_cost
-from tui.agent.rewind import rewind, rewind_entries
+from tui.agent.history.rewind import rewind, rewind_entries
 
 LONG = " and then some more words to make this message long enough to matter" * 4
 
@@ -73,7 +73,7 @@ def test_attribution_adds_up_to_the_usage_the_api_reported(monkeypatch: pytest.M
 
 def test_print_json_cost_breakdown_adds_up_to_total_cost_usd(monkeypatch: pytest.MonkeyPatch, project: Path) -> None:
     from tui.agent.options import AgentOptions
-    from tui.headless import run_headless
+    from tui.headless.run import run_headless
 
     def script(body: dict[str, Any]) -> Any:
         first = body["messages"][0]["content"][0]["text"]
@@ -116,7 +116,7 @@ def test_a_model_without_a_price_says_so(monkeypatch: pytest.MonkeyPatch, projec
     with FakeAPI([reply("hi")]) as api:
         session, _ = make_session(monkeypatch, api.base_url, project, transcript=False, model="claude-nova-9")
         session.run_turn("hello")
-    from tui.agent.cost_report import cost_breakdown
+    from tui.agent.cost.report import cost_breakdown
 
     breakdown = cost_breakdown(session.costs.snapshot())
     assert breakdown["unpriced_models"] == ["claude-nova-9"]
@@ -233,7 +233,7 @@ def test_print_counts_a_compaction_but_never_prints_its_summary_as_a_reply(
     from tests.integration.test_compaction import synthetic_history
     from tui.agent.options import AgentOptions
     from tui.agent.session import AgentSession
-    from tui.headless import run_headless
+    from tui.headless.run import run_headless
 
     with FakeAPI([reply("SUMMARY: the user read a.py twelve times."), reply("carrying on")]) as api:
         monkeypatch.setenv("ANTHROPIC_BASE_URL", api.base_url)

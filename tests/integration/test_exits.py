@@ -75,7 +75,7 @@ def env(tmp_path: Path) -> dict[str, str]:
 def start(args: list[str], project: Path, env: dict[str, str], base_url: str) -> subprocess.Popen[str]:
     env = {**env, "ANTHROPIC_BASE_URL": base_url, "ANTHROPIC_API_KEY": "sk-test"}
     return subprocess.Popen(
-        [sys.executable, "-m", "tui.cli", "-p", *args, "--permission-mode", "bypassPermissions"],
+        [sys.executable, "-m", "tui.cli.main", "-p", *args, "--permission-mode", "bypassPermissions"],
         cwd=project,
         env=env,
         stdout=subprocess.PIPE,
@@ -157,7 +157,7 @@ def test_a_closed_pipe_ends_the_run_quietly(tmp_path: Path, env: dict[str, str],
 
 def big_session(data: Path, project: Path, pairs: int = 20000) -> Path:
     """A saved session long enough that loading it with -c takes a moment."""
-    from tui.agent.resume import sessions_folder
+    from tui.agent.history.resume import sessions_folder
 
     folder = sessions_folder(data / "agent-tui" / "sessions", project)  # user_data_dir() under XDG_DATA_HOME
     folder.mkdir(parents=True)
@@ -210,7 +210,7 @@ def test_ctrl_c_while_continue_loads_prints_no_traceback(tmp_path: Path, env: di
     project.mkdir()
     path = big_session(Path(env["XDG_DATA_HOME"]), project)
     proc = subprocess.Popen(
-        [sys.executable, "-m", "tui.cli", "-c", "-p", "hi", "--offline"],
+        [sys.executable, "-m", "tui.cli.main", "-c", "-p", "hi", "--offline"],
         cwd=project,
         env=env,
         stdout=subprocess.PIPE,

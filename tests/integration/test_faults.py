@@ -39,8 +39,8 @@ from tests.fakeapi.script import (
 from tests.fakeapi.sse import render_reply
 from tests.integration.helpers import make_session
 from tui.agent.events import LoopStopped, RetryScheduled, ToolFinished
-from tui.agent.resume import list_sessions, load_session
-from tui.cli import main
+from tui.agent.history.resume import list_sessions, load_session
+from tui.cli.main import main
 
 TOOL_REPLY = reply(
     text("Reading both."),
@@ -126,7 +126,9 @@ def project(tmp_path: Path) -> Path:
 @pytest.fixture
 def fast_retries(monkeypatch):
     """Keep retry-after but shrink exponential backoff (in-process -p has no flag for it)."""
-    monkeypatch.setattr("tui.agent.loop.backoff_delay", lambda attempt, base, cap, ra: ra if ra is not None else 0.01)
+    monkeypatch.setattr(
+        "tui.agent.loop.loop.backoff_delay", lambda attempt, base, cap, ra: ra if ra is not None else 0.01
+    )
 
 
 def assert_history_clean(messages: list[dict]) -> None:
@@ -186,7 +188,7 @@ def test_real_subprocesses_exit_with_one_sentence(project, tmp_path):
                 [
                     sys.executable,
                     "-m",
-                    "tui.cli",
+                    "tui.cli.main",
                     "-p",
                     "go",
                     "--model",

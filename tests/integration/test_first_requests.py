@@ -17,14 +17,14 @@ from tests.fakeapi import FakeAPI, reply, text, tool_use
 from tests.fakeapi.demo_project import make_demo_project
 from tests.integration.acp_helpers import Client, agent
 from tests.integration.helpers import make_session
-from tui.agent.approvals import approval_text, mode_reminder
-from tui.agent.context import reply_reserve, summary_budget
+from tui.agent.api.prompts import SUBAGENT_RULE_KEYS, SYSTEM_RULES
+from tui.agent.context.context import reply_reserve, summary_budget
+from tui.agent.loop.approvals import approval_text, mode_reminder
+from tui.agent.loop.tool_belt import PLAN_MODE_REMINDER, PLAN_MODE_REMINDER_UNATTENDED
 from tui.agent.options import AgentOptions
 from tui.agent.prompt_rules import TOOL_RULES
-from tui.agent.prompts import SUBAGENT_RULE_KEYS, SYSTEM_RULES
-from tui.agent.tool_belt import PLAN_MODE_REMINDER, PLAN_MODE_REMINDER_UNATTENDED
 from tui.config.agent_files import GENERAL_PROMPT
-from tui.headless import run_headless
+from tui.headless.run import run_headless
 
 ASKING = ("AskUserQuestion", "ExitPlanMode")
 #: sentences that used to mislead the model (issue 33): none of them may come back

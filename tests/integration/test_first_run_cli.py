@@ -70,7 +70,7 @@ def test_allowed_tools_does_not_swallow_the_prompt(project: Path) -> None:
 
 def test_no_prompt_says_so_and_names_the_rules_that_took_it(project: Path) -> None:
     proc = subprocess.run(
-        [sys.executable, "-m", "tui.cli", "-p", "--offline", "--allowedTools", "Edit", "Read"],
+        [sys.executable, "-m", "tui.cli.main", "-p", "--offline", "--allowedTools", "Edit", "Read"],
         cwd=project,
         stdin=subprocess.DEVNULL,
         capture_output=True,
@@ -83,7 +83,7 @@ def test_no_prompt_says_so_and_names_the_rules_that_took_it(project: Path) -> No
 
 def test_the_prompt_comes_from_stdin_in_print_mode(project: Path) -> None:
     proc = subprocess.run(
-        [sys.executable, "-m", "tui.cli", "-p", "--offline"],
+        [sys.executable, "-m", "tui.cli.main", "-p", "--offline"],
         cwd=project,
         input="find the TODOs\n",
         capture_output=True,
@@ -96,7 +96,7 @@ def test_the_prompt_comes_from_stdin_in_print_mode(project: Path) -> None:
 
 def _start_app(project: Path, **streams: object) -> subprocess.CompletedProcess:
     return subprocess.run(
-        [sys.executable, "-m", "tui.cli", "--offline", "hello"],
+        [sys.executable, "-m", "tui.cli.main", "--offline", "hello"],
         cwd=project,
         capture_output="stdout" not in streams,
         timeout=30,
@@ -136,7 +136,7 @@ def test_the_app_with_stdin_piped_and_a_terminal_for_stdout_writes_no_escape_cod
     controller, terminal = os.openpty()
     try:
         proc = subprocess.run(
-            [sys.executable, "-m", "tui.cli", "--offline"],
+            [sys.executable, "-m", "tui.cli.main", "--offline"],
             cwd=project,
             input=b"hello\n",
             stdout=terminal,
@@ -203,7 +203,11 @@ def test_the_app_with_a_terminal_for_stdin_and_stdout_piped_exits_at_once(projec
     controller, terminal = os.openpty()
     try:
         proc = subprocess.run(
-            [sys.executable, "-m", "tui.cli", "--offline"], cwd=project, stdin=terminal, capture_output=True, timeout=30
+            [sys.executable, "-m", "tui.cli.main", "--offline"],
+            cwd=project,
+            stdin=terminal,
+            capture_output=True,
+            timeout=30,
         )
     finally:
         os.close(terminal)
@@ -216,7 +220,7 @@ def test_help_lists_the_subcommands_and_each_runs_by_its_name(project: Path) -> 
     proc = run_cli(["--help"], project)
     assert proc.returncode == 0
     assert "subcommands" in proc.stdout and "agent-tui mcp" in proc.stdout and "agent-tui replay" in proc.stdout
-    from tui.cli_parser import SUBCOMMANDS
+    from tui.cli.parser import SUBCOMMANDS
 
     assert all(f"agent-tui {name}" in proc.stdout for name in SUBCOMMANDS)
     for name in SUBCOMMANDS:

@@ -7,8 +7,8 @@ from pathlib import Path
 
 from tests.fakeapi.demo_project import make_demo_project
 from tests.integration.test_headless import run_cli
-from tui.agent.resume import list_sessions
-from tui.agent.session_tree import session_tree
+from tui.agent.history.resume import list_sessions
+from tui.agent.history.session_tree import session_tree
 from tui.ui.screens.resume_screen import tree_row
 
 
@@ -43,8 +43,8 @@ def test_fork_session_continues_in_a_copy_and_resume_shows_it_as_a_tree(tmp_path
 
 
 def test_rewind_branches_are_listed_under_their_session(tmp_path: Path) -> None:
-    from tui.agent.checkpoints import Checkpoints
-    from tui.agent.resume import SessionInfo
+    from tui.agent.history.checkpoints import Checkpoints
+    from tui.agent.history.resume import SessionInfo
 
     folder = tmp_path / "sessions"
     folder.mkdir()

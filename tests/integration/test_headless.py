@@ -23,7 +23,7 @@ def run_cli(
     env.update(env_extra or {})
     extra: dict = {"input": stdin} if stdin is not None else {"stdin": subprocess.DEVNULL}
     return subprocess.run(
-        [sys.executable, "-m", "tui.cli", *args],
+        [sys.executable, "-m", "tui.cli.main", *args],
         cwd=cwd,
         env=env,
         capture_output=True,
@@ -41,9 +41,9 @@ def project(tmp_path: Path) -> Path:
 
 def test_engine_import_and_headless_run_never_load_textual(project):
     code = (
-        "import sys, tui.agent.session, tui.agent.loop, tui.headless, tui.cli\n"
+        "import sys, tui.agent.session, tui.agent.loop.loop, tui.headless.run, tui.cli.main\n"
         "assert not [m for m in sys.modules if m.startswith('textual')], 'textual imported'\n"
-        "from tui.cli import main\n"
+        "from tui.cli.main import main\n"
         "rc = main(['-p', 'hello', '--offline', '--cwd', sys.argv[1]])\n"
         "assert not [m for m in sys.modules if m.startswith('textual')], 'textual imported by -p'\n"
         "sys.exit(rc)\n"
@@ -115,7 +115,7 @@ def test_sigint_interrupts_the_turn_and_exits_130(project):
         [
             sys.executable,
             "-m",
-            "tui.cli",
+            "tui.cli.main",
             "-p",
             "find the TODOs and fix one",
             "--offline",

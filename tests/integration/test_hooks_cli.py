@@ -10,7 +10,7 @@ from pathlib import Path
 from tests.fakeapi import FakeAPI
 from tests.fakeapi.script import reply
 from tests.integration.test_hooks import hook, write_project
-from tui.cli import main
+from tui.cli.main import main
 
 REPO = Path(__file__).resolve().parents[2]
 
@@ -76,7 +76,7 @@ HOOK_MODULES = [
 
 def test_without_hooks_nothing_of_the_hooks_package_is_imported(tmp_path):
     code = (
-        "import sys; from tui.cli import main; main(['-p', 'hi', '--offline', '--cwd', sys.argv[1]]); "
+        "import sys; from tui.cli.main import main; main(['-p', 'hi', '--offline', '--cwd', sys.argv[1]]); "
         f"print(sorted(m for m in sys.modules if m in {HOOK_MODULES!r}))"
     )
     proc = subprocess.run(

@@ -12,7 +12,7 @@ from typing import Any
 from tests.fakeapi import FakeAPI
 from tests.fakeapi.script import reply
 from tests.integration.test_hooks import bash, results_of, write_project
-from tui.cli import main
+from tui.cli.main import main
 
 
 def _group(event: str, command: str, matcher: str | None = None, **fields: Any) -> dict[str, Any]:
@@ -141,7 +141,7 @@ def test_with_stream_json_input_an_async_rewake_message_is_a_turn_of_its_own(tmp
         argv = [
             sys.executable,
             "-m",
-            "tui.cli",
+            "tui.cli.main",
             "-p",
             "--input-format",
             "stream-json",

@@ -7,10 +7,10 @@ from pathlib import Path
 
 from tests.unit.tools.test_images import picture
 from tui.agent import events as ev
+from tui.agent.history.replay import load_events
+from tui.agent.history.resume import list_sessions, load_session
 from tui.agent.options import AgentOptions
-from tui.agent.prompt_pipeline import prepare_prompt
-from tui.agent.replay import load_events
-from tui.agent.resume import list_sessions, load_session
+from tui.agent.prompt.pipeline import prepare_prompt
 from tui.agent.session import AgentSession
 
 

@@ -121,7 +121,7 @@ def test_when_the_guard_dies_too_direct_children_die_and_the_next_start_clears_t
         left_over = marked(mark)
         assert left_over and temp_files(env)  # grandchildren and temp files: for the next start
         nxt = subprocess.run(
-            [sys.executable, "-m", "tui.cli", "-p", "hello", "--offline"],
+            [sys.executable, "-m", "tui.cli.main", "-p", "hello", "--offline"],
             cwd=tmp_path,
             env=env,
             capture_output=True,

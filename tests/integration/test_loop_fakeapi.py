@@ -23,6 +23,7 @@ from tests.fakeapi.script import (
     tool_use,
 )
 from tests.integration.helpers import SlowRead, make_session
+from tui.agent.api.request import count_breakpoints
 from tui.agent.events import (
     LoopStopped,
     RequestSent,
@@ -32,7 +33,6 @@ from tui.agent.events import (
     ToolStarted,
     TurnFinished,
 )
-from tui.agent.request import count_breakpoints
 
 
 @pytest.fixture

@@ -25,7 +25,7 @@ def _run(args: list[str], project: Path, home: Path, base_url: str) -> subproces
         PYTHONPATH=str(ROOT),
     )
     return subprocess.run(
-        [sys.executable, "-m", "tui.cli", "-p", *args, "--cwd", str(project)],
+        [sys.executable, "-m", "tui.cli.main", "-p", *args, "--cwd", str(project)],
         env=env,
         capture_output=True,
         text=True,
@@ -95,7 +95,7 @@ def test_text_mode_warns_once_per_failed_server_and_trusted_project_servers_star
 def test_no_server_configured_never_imports_mcp(tmp_path: Path) -> None:
     code = (
         "import sys\n"
-        "from tui.cli import main\n"
+        "from tui.cli.main import main\n"
         "rc = main(['-p', 'hello', '--offline', '--cwd', sys.argv[1]])\n"
         "loaded = [m for m in sys.modules if m == 'mcp' or m.startswith(('mcp.', 'tui.mcp'))]\n"
         "assert not loaded, loaded\n"

@@ -17,7 +17,7 @@ def _print_mode(project: Path, home: Path, *args: str) -> subprocess.CompletedPr
     env = {k: v for k, v in os.environ.items() if not k.startswith(("ANTHROPIC_", "XDG_"))}
     env.update(XDG_CONFIG_HOME=str(home / "config"), XDG_DATA_HOME=str(home / "data"))
     return subprocess.run(
-        [sys.executable, "-m", "tui.cli", "-p", "hi", "--offline", "--cwd", str(project), *args],
+        [sys.executable, "-m", "tui.cli.main", "-p", "hi", "--offline", "--cwd", str(project), *args],
         env=env,
         capture_output=True,
         text=True,

@@ -73,8 +73,8 @@ def test_compaction_summaries_use_the_small_fast_model(monkeypatch, tmp_path):
 
 
 def test_small_fast_model_comes_from_the_environment_or_the_setting(monkeypatch, tmp_path):
-    from tui.cli import options_from_args
-    from tui.cli_parser import build_parser
+    from tui.cli.main import options_from_args
+    from tui.cli.parser import build_parser
 
     monkeypatch.setenv("ANTHROPIC_API_KEY", "k")
     args = build_parser().parse_args(["--cwd", str(tmp_path)])

@@ -1,4 +1,4 @@
-"""The four front ends send a prompt through the one prompt pipeline (tui/agent/prompt_pipeline.py).
+"""The four front ends send a prompt through the one prompt pipeline (tui/agent/prompt/pipeline.py).
 
 The same custom command (its arguments, an `@` text file and an `@` picture) with a UserPromptSubmit hook that
 adds context, typed in the app (Pilot), given to `-p`, written as a stream-json input line and sent as an ACP
@@ -57,7 +57,7 @@ def _first_message(api: FakeAPI) -> dict[str, Any]:
 def _by_print(project: Path) -> dict[str, Any]:
     with FakeAPI(list(SCRIPT)) as api:
         proc = subprocess.run(
-            [sys.executable, "-m", "tui.cli", "-p", PROMPT],
+            [sys.executable, "-m", "tui.cli.main", "-p", PROMPT],
             cwd=project,
             env=_env(api),
             capture_output=True,
@@ -72,7 +72,16 @@ def _by_stream_json(project: Path) -> dict[str, Any]:
     line = {"type": "user", "message": {"role": "user", "content": PROMPT}, "parent_tool_use_id": None}
     with FakeAPI(list(SCRIPT)) as api:
         proc = subprocess.run(
-            [sys.executable, "-m", "tui.cli", "-p", "--input-format", "stream-json", "--output-format", "stream-json"],
+            [
+                sys.executable,
+                "-m",
+                "tui.cli.main",
+                "-p",
+                "--input-format",
+                "stream-json",
+                "--output-format",
+                "stream-json",
+            ],
             cwd=project,
             env=_env(api),
             input=json.dumps(line) + "\n",

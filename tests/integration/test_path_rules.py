@@ -9,7 +9,7 @@ import pytest
 
 from tests.fakeapi import FakeAPI, reply, tool_use
 from tests.integration.helpers import make_session
-from tui.agent.context_map import memory_files
+from tui.agent.context.map import memory_files
 
 
 @pytest.fixture

@@ -48,7 +48,11 @@ def _env(home: Path, base_url: str | None = None) -> dict[str, str]:
 
 def agent_tui(home: Path, *args: str, base_url: str | None = None) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
-        [sys.executable, "-m", "tui.cli", *args], env=_env(home, base_url), capture_output=True, text=True, timeout=120
+        [sys.executable, "-m", "tui.cli.main", *args],
+        env=_env(home, base_url),
+        capture_output=True,
+        text=True,
+        timeout=120,
     )
 
 
@@ -233,7 +237,7 @@ def test_broken_plugins_are_one_sentence_each_and_the_rest_works(tmp_path: Path,
 
 def test_without_plugin_settings_nothing_of_tui_plugins_is_imported(tmp_path: Path, home: Path) -> None:
     code = (
-        "import sys; from tui.cli import main; main(['-p', 'hi', '--offline', '--cwd', sys.argv[1]]); "
+        "import sys; from tui.cli.main import main; main(['-p', 'hi', '--offline', '--cwd', sys.argv[1]]); "
         "print(sorted(m for m in sys.modules if m.startswith('tui.plugins') or m == 'tui.agent.plugins_live'))"
     )
     proc = subprocess.run(

@@ -20,8 +20,8 @@ from tests.fakeapi import FakeAPI
 from tests.fakeapi.script import reply, text, tool_use
 from tests.integration.helpers import make_session
 from tests.integration.mcp_helpers import ROOT
-from tui.agent.transcript import project_slug
-from tui.private_files import open_private, private_dir
+from tui.agent.history.transcript import project_slug
+from tui.system.private_files import open_private, private_dir
 
 KITCHEN = {"command": sys.executable, "args": ["-m", "tests.mcp_servers.kitchen"], "cwd": str(ROOT)}
 
@@ -85,7 +85,7 @@ def test_a_print_runs_footprint_is_private_and_older_files_are_tightened(tmp_pat
         )
         config = json.dumps({"mcpServers": {"kitchen": KITCHEN}})
         proc = subprocess.run(
-            [sys.executable, "-m", "tui.cli", "-p", "go", "--mcp-config", config]
+            [sys.executable, "-m", "tui.cli.main", "-p", "go", "--mcp-config", config]
             + ["--permission-mode", "bypassPermissions", "--cwd", str(project)],
             env=env,
             capture_output=True,
@@ -107,7 +107,7 @@ def test_a_print_runs_footprint_is_private_and_older_files_are_tightened(tmp_pat
 
 
 def test_the_prompt_history_and_an_export_are_private(tmp_path: Path, monkeypatch, umask_022) -> None:
-    from tui.agent.export import export_session
+    from tui.agent.history.export import export_session
     from tui.ui.prompt_history import PromptHistory, history_file
 
     monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path / "data"))

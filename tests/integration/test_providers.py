@@ -39,7 +39,7 @@ def run_p(
     env.update(env_extra)
     piped: dict = {"input": stdin} if stdin is not None else {"stdin": subprocess.DEVNULL}
     return subprocess.run(
-        [sys.executable, "-m", "tui.cli", "-p", *args],
+        [sys.executable, "-m", "tui.cli.main", "-p", *args],
         cwd=cwd,
         env=env,
         capture_output=True,
@@ -200,7 +200,7 @@ def test_a_provider_that_cannot_work_is_one_sentence_and_exit_2(project, env, se
 def test_print_mode_without_a_provider_imports_no_cloud_sdk(project):
     with FakeAPI([Reply([Text("plain")])]) as api:
         code = (
-            "import sys\nfrom tui.cli import main\n"
+            "import sys\nfrom tui.cli.main import main\n"
             "rc = main(['-p', 'hi', '--cwd', sys.argv[1]])\n"
             "loaded = [m for m in sys.modules if m.split('.')[0] in ('boto3', 'botocore') or m.startswith('google')]\n"
             "assert rc == 0 and not loaded, (rc, loaded)\n"
@@ -257,7 +257,7 @@ def test_a_missing_extra_is_one_sentence_and_exit_2(project, provider, blocked, 
         if provider == "bedrock"
         else {"CLAUDE_CODE_USE_VERTEX": "1", "CLOUD_ML_REGION": "us-east5", "ANTHROPIC_VERTEX_PROJECT_ID": "p"}
     )
-    code = f"import sys\nsys.modules[{blocked!r}] = None  # as if not installed\nfrom tui.cli import main\nsys.exit(main(['-p', 'hi']))\n"
+    code = f"import sys\nsys.modules[{blocked!r}] = None  # as if not installed\nfrom tui.cli.main import main\nsys.exit(main(['-p', 'hi']))\n"
     proc = subprocess.run(
         [sys.executable, "-c", code], cwd=project, env=env, capture_output=True, text=True, timeout=60
     )

@@ -17,8 +17,8 @@ from tests.fakeapi.demo_project import make_demo_project
 from tests.fakeapi.script import reply, text, tool_use
 from tests.integration.helpers import make_session
 from tui.agent.events import Notice
-from tui.agent.resume import SessionNotFound, find_session, list_sessions, load_session
-from tui.cli import main
+from tui.agent.history.resume import SessionNotFound, find_session, list_sessions, load_session
+from tui.cli.main import main
 
 
 @pytest.fixture
@@ -97,8 +97,8 @@ def write_transcript(path: Path, records: list[dict], tail: str = "") -> None:
 
 
 def test_half_written_line_and_unanswered_tool_use_are_repaired(monkeypatch, project):
+    from tui.agent.history.resume import project_sessions_dir
     from tui.agent.options import AgentOptions
-    from tui.agent.resume import project_sessions_dir
 
     folder = project_sessions_dir(AgentOptions(project_dir=project.resolve()))
     path = folder / "20250101-000000-abcdef.jsonl"
@@ -183,7 +183,7 @@ def start_cli(args: list[str], project: Path, base_url: str) -> subprocess.Popen
     env = {k: v for k, v in os.environ.items() if not k.startswith("ANTHROPIC_")}
     env.update(ANTHROPIC_BASE_URL=base_url, ANTHROPIC_API_KEY="sk-test")
     return subprocess.Popen(
-        [sys.executable, "-m", "tui.cli", *args, "--cwd", str(project)],
+        [sys.executable, "-m", "tui.cli.main", *args, "--cwd", str(project)],
         env=env,
         stdout=subprocess.DEVNULL,
         stderr=subprocess.PIPE,

@@ -17,9 +17,9 @@ from tests.fakeapi.demo_project import make_demo_project
 from tests.fakeapi.script import reply, text, tool_use
 from tests.integration.helpers import make_session
 from tui.agent.events import LoopStopped, Notice
+from tui.agent.history.resume import list_sessions, load_session, project_sessions_dir
 from tui.agent.options import AgentOptions
-from tui.agent.resume import list_sessions, load_session, project_sessions_dir
-from tui.cli import main
+from tui.cli.main import main
 
 SID = "20250101-000000-abcdef"
 USER = {"role": "user", "content": [{"type": "text", "text": "what is in a.py?"}]}

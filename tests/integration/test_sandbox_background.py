@@ -19,7 +19,7 @@ from tests.fakeapi.script import reply, tool_use
 from tests.integration.helpers import make_session
 from tests.integration.test_exits import marked, marker, none_left
 from tests.integration.test_hooks import hook, write_project
-from tui.agent.dispatch import Dispatcher
+from tui.agent.loop.dispatch import Dispatcher
 from tui.config.permissions import PermissionPolicy
 from tui.config.sandbox_settings import SandboxSettings
 from tui.sandbox import runtime

@@ -18,8 +18,8 @@ from pathlib import Path
 
 import pytest
 
-from tui.agent.dispatch import Dispatcher
 from tui.agent.events import Event, SandboxBlocked
+from tui.agent.loop.dispatch import Dispatcher
 from tui.config.permissions import PermissionPolicy
 from tui.config.sandbox_settings import SandboxSettings
 from tui.sandbox import runtime

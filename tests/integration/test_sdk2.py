@@ -176,7 +176,7 @@ class Background:
             [
                 sys.executable,
                 "-c",
-                "import anthropic, tui.agent.httplib as h; print(anthropic.__version__, h.SDK_MAJOR)",
+                "import anthropic, tui.agent.api.httplib as h; print(anthropic.__version__, h.SDK_MAJOR)",
             ],
             capture_output=True,
             text=True,

@@ -24,7 +24,7 @@ from tests.fakeapi.demo_project import make_demo_project
 from tests.fakeapi.script import reply, text, tool_use
 from tests.integration.helpers import make_session
 from tui.agent.events import HookFinished, PermissionResolved
-from tui.headless import run_headless
+from tui.headless.run import run_headless
 from tui.mcp.config import McpServerConfig
 
 
@@ -383,7 +383,7 @@ def _cli(args: list[str], stdin: str, cwd: Path, env: dict[str, str]) -> subproc
     full = {k: v for k, v in os.environ.items() if not k.startswith("ANTHROPIC_")}
     full.update(env)
     return subprocess.run(
-        [sys.executable, "-m", "tui.cli", *args],
+        [sys.executable, "-m", "tui.cli.main", *args],
         input=stdin,
         capture_output=True,
         text=True,
@@ -456,9 +456,9 @@ def test_a_flag_agent_tui_cannot_honour_is_one_sentence_and_an_error_result(proj
 
 def test_a_plain_print_run_imports_nothing_of_the_sdk_control(project):
     code = (
-        "import sys; from tui.cli import main; rc = main(['-p', 'hi', '--offline', '--cwd', sys.argv[1]]); "
-        "print(sorted(m for m in sys.modules if m.startswith(('tui.sdk_control', 'tui.mcp.sdk_transport', "
-        "'tui.cli_sdk', 'tui.stream_events'))))"
+        "import sys; from tui.cli.main import main; rc = main(['-p', 'hi', '--offline', '--cwd', sys.argv[1]]); "
+        "print(sorted(m for m in sys.modules if m.startswith(('tui.headless.sdk_control', 'tui.mcp.sdk_transport', "
+        "'tui.cli.sdk', 'tui.headless.stream_events'))))"
     )
     proc = subprocess.run([sys.executable, "-c", code, str(project)], capture_output=True, text=True, timeout=60)
     assert proc.returncode == 0, proc.stderr
@@ -495,7 +495,7 @@ def test_a_program_that_goes_away_mid_turn_stops_the_turn_and_leaves_no_process(
             "stream-json",
         ]
         proc = subprocess.Popen(
-            [sys.executable, "-m", "tui.cli", *argv],
+            [sys.executable, "-m", "tui.cli.main", *argv],
             cwd=project,
             env=env,
             text=True,

@@ -13,9 +13,9 @@ from acp import RequestError
 from tests.fakeapi.demo_project import make_demo_project
 from tests.integration.acp_helpers import Client, agent
 from tests.integration.test_resume_bad_input import REPLY, USER, header, session_file, write_lines
-from tui.agent.resume import SessionNotFound, find_session
-from tui.agent.session_ids import outside_store
-from tui.cli import main
+from tui.agent.history.resume import SessionNotFound, find_session
+from tui.agent.history.session_ids import outside_store
+from tui.cli.main import main
 
 
 @pytest.fixture
@@ -66,8 +66,8 @@ def test_a_link_in_the_session_store_is_not_followed(
 def test_a_session_file_outside_the_store_given_as_a_path_is_continued_in_a_new_file(
     project: Path, tmp_path: Path
 ) -> None:
+    from tui.agent.history.resume import project_sessions_dir
     from tui.agent.options import AgentOptions
-    from tui.agent.resume import project_sessions_dir
     from tui.agent.session import AgentSession
 
     outside = tmp_path / "outside.jsonl"
@@ -96,7 +96,7 @@ async def test_acp_session_load_refuses_a_path(project: Path, tmp_path: Path) ->
 
 
 def test_a_session_file_with_a_line_nested_200000_deep_is_listed_and_read(project: Path) -> None:
-    from tui.agent.resume import list_sessions, load_session
+    from tui.agent.history.resume import list_sessions, load_session
 
     path = session_file(project)
     transcript(path, "20250101-000000-abcdef")

@@ -16,9 +16,9 @@ from tests.fakeapi.demo_project import make_demo_project
 from tests.fakeapi.script import reply, text, tool_use
 from tests.integration.helpers import Gate, make_session, with_gate
 from tui.agent.events import LoopStopped, MessageQueued, MessagesSteered, TurnStarted
+from tui.agent.history.resume import load_session
 from tui.agent.inbox import Inbox
-from tui.agent.resume import load_session
-from tui.agent.steer import may_add_text
+from tui.agent.loop.steer import may_add_text
 
 
 @pytest.fixture

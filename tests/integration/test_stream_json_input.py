@@ -18,8 +18,8 @@ from tests.fakeapi.demo_project import make_demo_project
 from tests.fakeapi.script import reply, text, tool_use
 from tests.integration.helpers import make_session, with_gate
 from tui.agent.inbox import Inbox
-from tui.headless import run_headless
-from tui.headless_input import StreamJsonInput
+from tui.headless.run import run_headless
+from tui.headless.stream_input import StreamJsonInput
 
 
 def user(content: Any, **extra: Any) -> str:
@@ -57,7 +57,16 @@ def test_two_turns_in_one_process_each_ending_with_its_result_line(project, tmp_
         env = {k: v for k, v in os.environ.items() if not k.startswith("ANTHROPIC_")}
         env.update(ANTHROPIC_BASE_URL=api.base_url, ANTHROPIC_API_KEY="sk-test", HOME=str(tmp_path / "home"))
         proc = subprocess.Popen(
-            [sys.executable, "-m", "tui.cli", "-p", "--input-format", "stream-json", "--output-format", "stream-json"],
+            [
+                sys.executable,
+                "-m",
+                "tui.cli.main",
+                "-p",
+                "--input-format",
+                "stream-json",
+                "--output-format",
+                "stream-json",
+            ],
             cwd=project,
             env=env,
             text=True,
@@ -234,7 +243,7 @@ def test_a_control_handler_answers_its_subtype():
     ],
 )
 def test_impossible_combinations_are_refused_in_one_sentence(project, args, sentence, capsys):
-    from tui.cli import main
+    from tui.cli.main import main
 
     assert main([*args, "--offline", "--cwd", str(project)]) == 2
     err = capsys.readouterr().err

@@ -24,7 +24,7 @@ from tui.agent.events import (
     SubagentStarted,
     ToolFinished,
 )
-from tui.agent.permission_gate import PermissionReply
+from tui.agent.loop.permission_gate import PermissionReply
 
 
 @pytest.fixture
@@ -290,7 +290,7 @@ def test_subagent_transcripts_are_linked_from_the_parent(
 
 
 def test_stream_json_lines_of_a_subagent_name_the_agent_call(monkeypatch: pytest.MonkeyPatch, project: Path) -> None:
-    from tui.headless import run_headless
+    from tui.headless.run import run_headless
 
     def script(body: dict[str, Any]) -> Any:
         if first_prompt(body) == "sub":

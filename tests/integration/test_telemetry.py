@@ -69,7 +69,7 @@ NO_LSP = ["--settings", '{"lsp": {"enabled": false}}']
 
 def run_p(args: list[str], project: Path, env: dict[str, str]) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
-        [sys.executable, "-m", "tui.cli", "-p", *NO_LSP, *args],
+        [sys.executable, "-m", "tui.cli.main", "-p", *NO_LSP, *args],
         cwd=project,
         env=env,
         capture_output=True,
@@ -355,7 +355,7 @@ def test_missing_otel_extra_is_one_sentence_naming_the_extra(project: Path, tmp_
     # the extra is the SDK and its exporters; opentelemetry-api may be there anyway (anthropic 2.x requires it)
     code = (
         "import sys\nsys.modules['opentelemetry.sdk'] = None  # as if the otel extra were not installed\n"
-        "from tui.cli import main\nsys.exit(main(['-p', 'hello', '--offline']))\n"
+        "from tui.cli.main import main\nsys.exit(main(['-p', 'hello', '--offline']))\n"
     )
     env = telemetry_env(tmp_path, "http://127.0.0.1:9")
     proc = subprocess.run(
@@ -400,7 +400,7 @@ def test_a_bad_switch_is_one_sentence_and_the_rest_is_exported(
 
 def test_telemetry_off_imports_no_opentelemetry(project: Path, tmp_path: Path) -> None:
     code = (
-        "import sys\nfrom tui.cli import main\nrc = main(['-p', 'hello', '--offline'])\n"
+        "import sys\nfrom tui.cli.main import main\nrc = main(['-p', 'hello', '--offline'])\n"
         # the OpenTelemetry SDK and exporters (the extra) and our own; anthropic 2.x imports the API itself
         "loaded = [m for m in sys.modules if m.startswith(('opentelemetry.sdk', 'opentelemetry.exporter', "
         "'tui.telemetry'))]\n"

@@ -95,7 +95,7 @@ def pane(tmp_path: Path) -> Iterator[str]:
                 *env_args,
                 sys.executable,
                 "-m",
-                "tui.cli",
+                "tui.cli.main",
             ],
             check=True,
             timeout=10,

@@ -13,7 +13,7 @@ from textual.screen import Screen
 from textual.widget import Widget
 
 from tui.agent import events as ev
-from tui.agent.rewind import RewindEntry
+from tui.agent.history.rewind import RewindEntry
 from tui.ui.widgets.dialog_box import DialogBox
 
 LONG_DIFF = "\n".join(
@@ -83,7 +83,7 @@ MODELS = [(f"claude-model-{n}", f"Claude model {n} · a long description of what
 
 def dialog_factories(inventory: Any = None) -> dict[str, Callable[[], Screen[Any]]]:
     """Name → a function making the dialog, all with content longer than a 40×40 screen holds."""
-    from tui.agent.undo import UndoPlan
+    from tui.agent.history.undo import UndoPlan
     from tui.ui.screens.compaction_dialog import CompactionDialog
     from tui.ui.screens.external_imports_dialog import ExternalImportsDialog
     from tui.ui.screens.help_screen import HelpScreen

@@ -16,9 +16,9 @@ from pathlib import Path
 from typing import Any
 
 from tui.agent import events as ev
-from tui.agent.bus import EventBus
+from tui.agent.events.bus import EventBus
+from tui.agent.loop.permission_gate import PermissionReply
 from tui.agent.options import AgentOptions
-from tui.agent.permission_gate import PermissionReply
 from tui.agent.permission_mode import ModeMixin
 from tui.agent.session_door import DoorMixin
 
@@ -92,7 +92,7 @@ class FakeSession(ModeMixin, DoorMixin):
 
     def run_prompt(self, text: str, *, source: Any = None, images: tuple[dict[str, Any], ...] = ()) -> Any:
         """The prompt pipeline of the scripted session: a plain prompt starts the scripted turn."""
-        from tui.agent.prompt_pipeline import Submitted
+        from tui.agent.prompt.pipeline import Submitted
 
         self.submit(text)
         return Submitted()

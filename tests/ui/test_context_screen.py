@@ -54,7 +54,7 @@ async def test_context_keeps_the_end_of_a_long_path_cutting_in_the_middle(offlin
 
 
 def test_middle_cut_keeps_the_file_name() -> None:
-    from tui.wording import middle_cut
+    from tui.text.wording import middle_cut
 
     path = "Read /home/someone/projects/customer-portal/src/components/forms/AddressAutocompleteField.tsx"
     cut = middle_cut(path, 48)

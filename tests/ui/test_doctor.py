@@ -13,8 +13,8 @@ PROBLEM = "both have a command /greet"
 
 
 def _options(demo_project: Path):
-    from tui.cli import options_from_args
-    from tui.cli_parser import build_parser
+    from tui.cli.main import options_from_args
+    from tui.cli.parser import build_parser
 
     options, _ = options_from_args(build_parser().parse_args(["--offline", "--cwd", str(demo_project)]))
     options.interactive, options.transcript = True, False

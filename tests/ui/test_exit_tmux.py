@@ -124,7 +124,7 @@ def run_and_end(tmp_path: Path, project: Path, pane: Pane, how: str, mark: str) 
         }
         assignments = " ".join(f"{k}={shlex.quote(v)}" for k, v in env.items())
         command = (
-            f"cd {shlex.quote(str(project))} && env {assignments} {shlex.quote(sys.executable)} -m tui.cli; "
+            f"cd {shlex.quote(str(project))} && env {assignments} {shlex.quote(sys.executable)} -m tui.cli.main; "
             f"echo EXITED rc=$?; sleep 120"
         )
         pane.tmux("new", "-d", "-s", "t", "-x", "120", "-y", "40", command)

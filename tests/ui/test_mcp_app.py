@@ -91,8 +91,8 @@ async def test_mcp_in_the_app(mcp_app) -> None:
 
 
 async def test_a_bad_mcp_entry_is_one_toast_and_the_app_starts(demo_project: Path) -> None:
-    from tui.cli import options_from_args
-    from tui.cli_parser import build_parser
+    from tui.cli.main import options_from_args
+    from tui.cli.parser import build_parser
 
     config = '{"mcpServers": {"my server": {"command": "x"}, "ok": {"type": "ws", "url": "wss://x"}}}'
     args = build_parser().parse_args(["--offline", "--cwd", str(demo_project), "--mcp-config", config])

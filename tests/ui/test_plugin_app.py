@@ -7,7 +7,7 @@ import json
 from pathlib import Path
 
 from tests.fixtures import copy_plugin_market
-from tui.agent.prompt_catalog import session_catalog
+from tui.agent.prompt.catalog import session_catalog
 from tui.ui.app import AgentApp
 from tui.ui.commands import run_slash
 from tui.ui.screens.plugin_screen import PluginScreen
@@ -90,8 +90,8 @@ async def test_the_trust_question_names_the_hooks_of_a_plugin_the_folder_enables
 
 
 async def test_plugin_problems_are_toasts_and_the_app_starts(tmp_path: Path, demo_project: Path) -> None:
-    from tui.cli import options_from_args
-    from tui.cli_parser import build_parser
+    from tui.cli.main import options_from_args
+    from tui.cli.parser import build_parser
     from tui.config.settings import load_settings
     from tui.plugins.install import install, set_enabled
     from tui.plugins.marketplaces import add_marketplace

@@ -14,9 +14,9 @@ import pytest
 from tests.fakeapi import FakeAPI
 from tests.fakeapi.script import reply, text, tool_use
 from tests.integration.test_headless import run_cli
-from tui.agent.bus import EventBus
 from tui.agent.events import BlockDelta, TurnStarted
-from tui.agent.replay import Player, ReplayError, load_events
+from tui.agent.events.bus import EventBus
+from tui.agent.history.replay import Player, ReplayError, load_events
 from tui.ui.app import AgentApp
 from tui.ui.replay_app import ReplayApp, parse_speed, replay_target
 from tui.ui.replay_app import main as replay_main
@@ -139,7 +139,7 @@ def test_replay_without_a_terminal_refuses_in_one_sentence(demo_project, tmp_pat
     assert recorded.returncode == 0, recorded.stderr
     [session] = (tmp_path / "data").rglob("*.jsonl")
     done = subprocess.run(
-        [sys.executable, "-m", "tui.cli", "replay", "--speed", "instant"],
+        [sys.executable, "-m", "tui.cli.main", "replay", "--speed", "instant"],
         cwd=demo_project,
         env={**os.environ, **env},
         stdin=subprocess.DEVNULL,

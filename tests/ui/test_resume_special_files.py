@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import os
 
-from tui.agent.resume import project_sessions_dir
+from tui.agent.history.resume import project_sessions_dir
 from tui.agent.session import AgentSession
 from tui.ui.app import AgentApp
 from tui.ui.screens.resume_screen import ResumeScreen, resumed_app

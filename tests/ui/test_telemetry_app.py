@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from tests.otlp import OtlpReceiver
-from tui.cli import start_telemetry
+from tui.cli.main import start_telemetry
 from tui.ui.app import AgentApp
 from tui.ui.screens.permission_dialog import PermissionDialog
 
@@ -100,7 +100,7 @@ def test_app_start_with_telemetry_off_imports_no_opentelemetry(demo_project: Pat
     code = (
         "import asyncio, sys\n"
         "from tui.agent.options import AgentOptions\n"
-        "from tui.cli import start_telemetry\n"
+        "from tui.cli.main import start_telemetry\n"
         "from tui.ui.app import AgentApp\n"
         "options = AgentOptions(offline=True, offline_delay=0, interactive=True, project_dir=sys.argv[1],\n"
         "                       transcript=False, sessions_dir=sys.argv[2])\n"

@@ -18,22 +18,22 @@ FACE = {
     "tui.agent.door",  # Session: the operations and views; the types they take and return
     "tui.agent.events",  # what the engine says (and PermissionReply, the answer to PermissionRequested)
     "tui.agent.options",  # AgentOptions: what a session is built with
-    "tui.agent.prompt_pipeline",  # the prompt sources, Submitted, is_pin_prompt
+    "tui.agent.prompt.pipeline",  # the prompt sources, Submitted, is_pin_prompt
     "tui.agent.inbox",  # the type of the `inbox` view, and how queued messages join into one prompt
-    "tui.agent.pricing",  # the model table: names, prices, web searches (read-only)
-    "tui.agent.thinking",  # what a model supports of thinking and effort (read-only rules)
-    "tui.agent.cost_report",  # costs as figures and lines (read-only)
-    "tui.agent.resume",  # the saved sessions of a project: listed, found, their folders (read-only)
-    "tui.agent.session_tree",  # those sessions' branches, for /resume's tree (read-only)
-    "tui.agent.replay_check",  # whether a recorded file can be replayed (read-only)
-    "tui.agent.replay",  # the replay door: a recorded session's events played onto a bus
+    "tui.agent.cost.pricing",  # the model table: names, prices, web searches (read-only)
+    "tui.agent.api.thinking",  # what a model supports of thinking and effort (read-only rules)
+    "tui.agent.cost.report",  # costs as figures and lines (read-only)
+    "tui.agent.history.resume",  # the saved sessions of a project: listed, found, their folders (read-only)
+    "tui.agent.history.session_tree",  # those sessions' branches, for /resume's tree (read-only)
+    "tui.agent.history.replay_check",  # whether a recorded file can be replayed (read-only)
+    "tui.agent.history.replay",  # the replay door: a recorded session's events played onto a bus
 }
 
 #: besides the face, what only the builders import: the session class, and the start-up they run before
 #: building one (is there a key, the offline model, the TLS connection warmed while Python loads)
 BUILDER_ONLY = {
     "tui.agent.session": SESSION_BUILDERS,
-    "tui.agent.client": {"tui/cli.py", "tui/ui/app.py"},
+    "tui.agent.client": {"tui/cli/main.py", "tui/ui/app.py"},
 }
 
 

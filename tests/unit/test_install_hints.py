@@ -19,7 +19,7 @@ def test_the_hint_installs_this_project_into_the_running_python() -> None:
 
 def test_the_distribution_is_ours_and_acp_and_otlp_http_come_by_default() -> None:
     project = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]
-    assert project["name"] == DISTRIBUTION and project["scripts"] == {"agent-tui": "tui.cli:entry"}
+    assert project["name"] == DISTRIBUTION and project["scripts"] == {"agent-tui": "tui.cli.main:entry"}
     needed = {re.split(r"[<>=\[ ]", dep)[0] for dep in project["dependencies"]}
     assert {"agent-client-protocol", "opentelemetry-sdk", "opentelemetry-exporter-otlp-proto-http"} <= needed
     extras = project["optional-dependencies"]

@@ -12,8 +12,8 @@ import json
 
 import pytest
 
-from tui.redact import MASK, redact
-from tui.sanitize import one_line, visible
+from tui.text.redact import MASK, redact
+from tui.text.sanitize import one_line, visible
 
 SECRET = "Zx9Secret"
 SCHEMES = ["http://", "https://", "HTTP://", "socks5://", "socks5h://", "grpc://", "dns:///", ""]

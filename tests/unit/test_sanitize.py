@@ -6,7 +6,7 @@ import subprocess
 import sys
 
 from tests.attacks import ATTACKS, raw_controls
-from tui.sanitize import is_safe, one_line, visible
+from tui.text.sanitize import is_safe, one_line, visible
 
 
 def test_escape_sequences_are_shown_not_interpreted() -> None:
@@ -68,16 +68,16 @@ def test_the_module_is_a_stdlib_only_leaf() -> None:
     code = (
         "import sys\n"
         "before = set(sys.modules)\n"
-        "import tui.sanitize\n"
+        "import tui.text.sanitize\n"
         "new = {m for m in set(sys.modules) - before if m.split('.')[0] in ('tui', 'textual', 'rich')}\n"
-        "assert new == {'tui', 'tui.sanitize', 'tui.redact'}, new\n"  # redact: the URL credentials, stdlib too
+        "assert new == {'tui', 'tui.text', 'tui.text.sanitize', 'tui.text.redact'}, new\n"  # redact: the URL credentials, stdlib too
     )
     proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
     assert proc.returncode == 0, proc.stderr
 
 
 def test_the_user_info_of_a_url_is_masked_wherever_text_is_shown() -> None:
-    from tui.sanitize import is_safe, one_line, visible
+    from tui.text.sanitize import is_safe, one_line, visible
 
     text = "proxy http://agent:pw@10.0.0.1:3128 and https://ghp_token@github.com/x, clone ssh://git@github.com/x"
     shown = "proxy http://***@10.0.0.1:3128 and https://***@github.com/x, clone ssh://git@github.com/x"

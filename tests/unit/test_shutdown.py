@@ -1,4 +1,4 @@
-"""tui.shutdown in a process of its own: a stuck app is still ended by the watchdog, children killed."""
+"""tui.tools.shutdown in a process of its own: a stuck app is still ended by the watchdog, children killed."""
 
 from __future__ import annotations
 
@@ -15,7 +15,7 @@ def test_the_watchdog_ends_an_app_that_does_not_exit(tmp_path: Path) -> None:
     pid_file = tmp_path / "child.pid"
     script = f"""
 import asyncio, os, signal, subprocess
-from tui import shutdown
+from tui.tools import shutdown
 from tui.tools.processes import tracker
 
 shutdown.install()

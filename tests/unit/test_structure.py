@@ -12,7 +12,9 @@ ROOT = Path(__file__).resolve().parents[2] / "tui"
 
 
 def _imports(path: Path) -> list[tuple[int, str]]:
-    """Every module `path` imports (function-level and relative imports included), with its line."""
+    """Every module `path` imports (function-level and relative imports included), with its line.
+
+    `from package import module` counts the module, not the package: the package's own room is not entered."""
     package = ".".join(path.relative_to(ROOT.parent).with_suffix("").parts[:-1])
     found: list[tuple[int, str]] = []
     for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
@@ -23,8 +25,10 @@ def _imports(path: Path) -> list[tuple[int, str]]:
             if node.level:
                 parent = package.split(".")[: len(package.split(".")) - node.level + 1]
                 base = ".".join([*parent, base] if base else parent)
-            found.append((node.lineno, base))
-            found += [(node.lineno, f"{base}.{a.name}") for a in node.names if _is_module(f"{base}.{a.name}")]
+            modules = [f"{base}.{a.name}" for a in node.names if _is_module(f"{base}.{a.name}")]
+            if len(modules) < len(node.names):  # `from tui.agent import events` imports the events room, not agent's
+                found.append((node.lineno, base))
+            found += [(node.lineno, module) for module in modules]
     return found
 
 
@@ -72,7 +76,7 @@ def test_telemetry_is_a_subscriber_that_never_imports_the_ui() -> None:
 
 
 def test_the_check_resolves_relative_imports() -> None:
-    modules = [m for _, m in _imports(ROOT / "agent" / "dispatch.py")]
+    modules = [m for _, m in _imports(ROOT / "agent" / "loop" / "dispatch.py")]
     assert "tui.agent.events" in modules and "tui.tools.base" in modules
 
 
@@ -111,8 +115,8 @@ def _module_violations(names: list[str], forbidden: tuple[str, ...]) -> list[str
 
 def test_the_checks_see_top_level_modules_and_rooms() -> None:
     names = _everything_but()
-    assert "cli.py" in names and "headless.py" in names and "agent" in names and "ui" in names
-    assert _module_violations(["headless.py"], ("tui.agent",))  # it does import the engine
+    assert "cli" in names and "headless" in names and "agent" in names and "ui" in names
+    assert _module_violations(["headless"], ("tui.agent",))  # it does import the engine
 
 
 def test_only_the_ui_imports_textual() -> None:
@@ -120,7 +124,7 @@ def test_only_the_ui_imports_textual() -> None:
 
 
 def test_only_the_entry_point_imports_the_front_ends() -> None:
-    assert _module_violations(_everything_but("ui", "cli.py"), ("tui.ui", "tui.headless")) == []
+    assert _module_violations(_everything_but("ui", "cli", "headless"), ("tui.ui", "tui.headless")) == []
     assert _violations(["ui"], ("tui.headless",)) == []
 
 
@@ -133,7 +137,7 @@ def test_providers_never_import_the_ui() -> None:
 
 
 def test_only_the_entry_point_starts_telemetry() -> None:
-    assert _module_violations(_everything_but("telemetry", "cli.py"), ("tui.telemetry",)) == []
+    assert _module_violations(_everything_but("telemetry", "cli"), ("tui.telemetry",)) == []
 
 
 def test_optional_sdks_stay_in_their_rooms() -> None:
@@ -142,7 +146,7 @@ def test_optional_sdks_stay_in_their_rooms() -> None:
 
 
 def test_the_shared_leaves_import_no_room() -> None:
-    leaves = ["sanitize.py", "redact.py", "wording.py", "private_files.py", "system"]
+    leaves = ["text", "system"]
     others = [f"tui.{name.removesuffix('.py')}" for name in _everything_but(*leaves)]
     assert _module_violations(leaves, tuple(others)) == []
 
@@ -220,13 +224,13 @@ def test_the_engine_reads_top_down_from_the_session() -> None:
 
 
 def test_the_runtime_check_skips_type_hints() -> None:
-    everything = [m for _, m in _imports(ROOT / "agent" / "loop.py")]
-    at_run_time = [m for _, m in _runtime_imports(ROOT / "agent" / "loop.py")]
+    everything = [m for _, m in _imports(ROOT / "agent" / "loop" / "loop.py")]
+    at_run_time = [m for _, m in _runtime_imports(ROOT / "agent" / "loop" / "loop.py")]
     assert "tui.agent.session" in everything and "tui.agent.session" not in at_run_time
 
 
 def test_the_agent_sdk_control_never_imports_the_ui() -> None:
-    assert _violations(["sdk_control"], ("tui.ui", "tui.cli", "textual")) == []
+    assert _violations(["headless/sdk_control"], ("tui.ui", "tui.cli", "textual")) == []
 
 
 #: names of the maintainers' read-only notes, which live outside the repository: a clone cannot follow them
@@ -380,7 +384,7 @@ def test_no_session_is_typed_any_outside_the_engine() -> None:
 
 #: outside the engine, tui.agent.session is imported only to build a session; everything else types against the
 #: door (tui/agent/door.py). The MCP runtime is built by the engine and holds its session.
-SESSION_BUILDERS = {"tui/acp/agent.py", "tui/cli.py", "tui/headless.py", "tui/ui/app.py", "tui/mcp/runtime.py"}
+SESSION_BUILDERS = {"tui/acp/agent.py", "tui/cli/main.py", "tui/headless/run.py", "tui/ui/app.py", "tui/mcp/runtime.py"}
 
 
 def test_outside_the_engine_only_the_builders_import_the_session_class() -> None:
@@ -395,10 +399,15 @@ def test_outside_the_engine_only_the_builders_import_the_session_class() -> None
 
 
 def _room(module: str) -> str | None:
-    """The room of a `tui.` module: its folder under tui/ (`agent`), or the top-level module itself (`cli`)."""
+    """The room of a `tui.` module: its folder under tui/ (`ui`), or the top-level module itself (`cli`).
+
+    The engine's folders are rooms of their own (`agent.loop`, `agent.history`); its loose modules (the session,
+    its door, what it is built with and linked to) are the room `agent`."""
     parts = module.split(".")
     if parts[0] != "tui" or len(parts) < 2 or not _is_module(f"tui.{parts[1]}"):
         return None
+    if parts[1] == "agent" and len(parts) > 2 and (ROOT / "agent" / parts[2]).is_dir():
+        return f"agent.{parts[2]}"
     return parts[1]
 
 
@@ -446,7 +455,12 @@ def _circles(graph: dict[str, dict[str, list[str]]]) -> list[list[str]]:
 def test_the_circle_check_finds_a_circle_through_three_rooms() -> None:
     graph = {"a": {"b": ["x"]}, "b": {"c": ["y"]}, "c": {"a": ["z"]}, "d": {"a": ["w"]}}
     assert _circles(graph) == [["a", "b", "c"]]
-    assert _room("tui.agent.loop") == "agent" and _room("tui.cli") == "cli" and _room("textual.app") is None
+    assert (
+        _room("tui.agent.loop.loop") == "agent.loop"
+        and _room("tui.agent.session") == "agent"
+        and _room("tui.cli") == "cli"
+        and _room("textual.app") is None
+    )
     assert "tui.agent.events" in [m for _, m in _imports(ROOT / "ui" / "events.py")]  # `from tui.agent import events`
 
 
@@ -462,3 +476,22 @@ def test_no_two_rooms_import_each_other() -> None:
         for circle in _circles(graph)
     ]
     assert circles == []
+
+
+#: the engine's rooms: the folders of tui/agent (its loose modules, the session's room, are `agent`)
+ENGINE_ROOMS = {"api", "context", "cost", "events", "history", "loop", "offline", "prompt"}
+
+
+def test_the_engine_rooms_sit_below_the_session() -> None:
+    """The engine's folders are rooms in the circle check above, and none reaches up into the session's room
+    (tui/agent's loose modules) at run time: each is handed the part of a session it needs (type hints under
+    `if TYPE_CHECKING:` name `AgentSession`, never an import that runs)."""
+    rooms = {p.name for p in (ROOT / "agent").iterdir() if (p / "__init__.py").is_file()}
+    assert rooms == ENGINE_ROOMS
+    graph = _room_graph()
+    up = [
+        f"agent.{room} -> agent at {', '.join(graph[f'agent.{room}']['agent'])}"
+        for room in sorted(rooms)
+        if "agent" in graph.get(f"agent.{room}", {})
+    ]
+    assert up == []

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from tui.terminal_notify import BEL, clean, detect_terminal, in_tmux, sequence
+from tui.ui.terminal_notify import BEL, clean, detect_terminal, in_tmux, sequence
 
 
 @pytest.mark.parametrize(

@@ -8,7 +8,7 @@ import re
 from pathlib import Path
 
 from tui.agent.offline.conversation import error_reason
-from tui.wording import plural, shorten
+from tui.text.wording import plural, shorten
 
 ROOT = Path(__file__).resolve().parents[2]
 

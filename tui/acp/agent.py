@@ -39,7 +39,7 @@ from acp.schema import (
 )
 
 from tui import __version__
-from tui.sanitize import visible
+from tui.text.sanitize import visible
 
 from . import updates
 from .link import SessionLink, error
@@ -162,8 +162,8 @@ class AcpAgent:
     async def list_sessions(
         self, cwd: str | None = None, cursor: str | None = None, **kwargs: Any
     ) -> ListSessionsResponse:
+        from tui.agent.history.resume import list_sessions, sessions_base
         from tui.agent.options import AgentOptions
-        from tui.agent.resume import list_sessions, sessions_base
 
         project = Path(cwd or Path.cwd()).resolve()
         found = await asyncio.to_thread(list_sessions, project, sessions_base(AgentOptions(project_dir=project)))
@@ -231,7 +231,7 @@ class AcpAgent:
     def _open(self, cwd: str, servers: list[Any], resume: str | None) -> SessionLink:
         """Build the session for `cwd` (on a worker thread: settings are read from disk)."""
         from tui.agent.session import AgentSession
-        from tui.cli import options_from_args
+        from tui.cli.main import options_from_args
 
         folder = Path(cwd)
         if not folder.is_absolute():

@@ -1,6 +1,6 @@
 """One ACP session: an AgentSession driven by prompts, its bus events pumped to the client as updates.
 
-A subscriber of the bus like `tui/headless.py`: an inline handler hands each event to the asyncio
+A subscriber of the bus like `tui/headless/run.py`: an inline handler hands each event to the asyncio
 loop, where one pump sends the updates in bus order (text deltas that arrived together go as one
 chunk). A prompt runs the same turn `-p` runs (commands, `@` files, hooks, the loop) on its own
 thread; its answer is sent after every update of the turn, as the protocol wants.
@@ -41,7 +41,7 @@ from tui.agent.events import (
     TurnStarted,
     UserQuestionAsked,
 )
-from tui.sanitize import visible
+from tui.text.sanitize import visible
 
 from . import updates
 from .files import ClientFiles
@@ -315,7 +315,7 @@ class SessionLink:
             self.post(over)
 
     def _turn(self, parts: PromptParts) -> _TurnOver:
-        from tui.agent.prompt_pipeline import ACP
+        from tui.agent.prompt.pipeline import ACP
 
         session = self.session
         if session.mcp is not None and not self._mcp_ready:  # the first turn waits for every server, as -p does

@@ -20,7 +20,7 @@ from typing import Any, BinaryIO, TextIO
 
 from tui import install_hint
 from tui.config.bounded_read import MAX_DEPTH, MAX_LINE_BYTES, describe_size, nesting_depth
-from tui.sanitize import visible
+from tui.text.sanitize import visible
 
 #: the longest line read from the client (the SDK's own default: pictures travel as base64)
 LINE_LIMIT = MAX_LINE_BYTES
@@ -36,7 +36,7 @@ NO_PROMPT = (
 
 def main(argv: list[str]) -> int:
     """Parse the flags, check the SDK is there, serve; 2 with one sentence on bad flags."""
-    from tui.cli_parser import build_parser
+    from tui.cli.parser import build_parser
 
     parser = build_parser()
     parser.prog = "agent-tui acp"
@@ -72,7 +72,7 @@ def main(argv: list[str]) -> int:
         stop.set()
 
     try:
-        from tui import shutdown
+        from tui.tools import shutdown
 
         with shutdown.exit_app_on_signal(on_signal):  # SIGTERM / SIGHUP / Ctrl+C end it cleanly
             asyncio.run(serve(agent, protocol_in, protocol_out, stop))

@@ -22,7 +22,7 @@ class _TLSPrewarm:
 
     def _build(self) -> None:
         try:
-            from .httplib import httpx
+            from tui.agent.api.httplib import httpx
 
             self.context = httpx.create_ssl_context()
         except Exception:  # the client then builds its own context, as without the prewarm
@@ -98,7 +98,7 @@ def make_client(options: AgentOptions) -> Any:
     """An `anthropic.Anthropic` client. Retries are the loop's own (max_retries=0)."""
     import anthropic
 
-    from .httplib import httpx
+    from tui.agent.api.httplib import httpx
 
     timeout = httpx.Timeout(600.0, connect=5.0, read=options.stream_idle_timeout)
     kwargs: dict[str, Any] = {"max_retries": 0, "timeout": timeout}

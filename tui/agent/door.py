@@ -16,6 +16,20 @@ from typing import TYPE_CHECKING, Any, Protocol
 if TYPE_CHECKING:
     from collections.abc import Iterable
 
+    from tui.agent.context.context import ContextTracker
+    from tui.agent.cost.cost import CostLedger
+    from tui.agent.events.bus import EventBus
+
+    # the types the door's operations take and return, named here for a front end's annotations
+    # (`if TYPE_CHECKING: from tui.agent.door import RewindEntry`)
+    from tui.agent.history.rewind import FileStep as FileStep
+    from tui.agent.history.rewind import Mode as Mode
+    from tui.agent.history.rewind import RewindEntry as RewindEntry
+    from tui.agent.history.rewind import RewindResult as RewindResult
+    from tui.agent.history.transcript import Transcript
+    from tui.agent.history.undo import UndoPlan as UndoPlan
+    from tui.agent.loop.dispatch import Dispatcher
+    from tui.agent.prompt.pipeline import Extra, PromptSource, Submitted
     from tui.config.hooks_config import HookSpec
     from tui.config.memory import ImportCheck, SkippedImport
     from tui.hooks.commands import Catalog
@@ -24,24 +38,10 @@ if TYPE_CHECKING:
     from tui.tools.attachments import AttachmentRules
     from tui.tools.base import SessionState, Tool, ToolContext
 
-    from .bus import EventBus
-    from .context import ContextTracker
-    from .cost import CostLedger
-    from .dispatch import Dispatcher
     from .events import Event
     from .inbox import Inbox
     from .options import AgentOptions
-    from .prompt_pipeline import Extra, PromptSource, Submitted
-
-    # the types the door's operations take and return, named here for a front end's annotations
-    # (`if TYPE_CHECKING: from tui.agent.door import RewindEntry`)
-    from .rewind import FileStep as FileStep
-    from .rewind import Mode as Mode
-    from .rewind import RewindEntry as RewindEntry
-    from .rewind import RewindResult as RewindResult
     from .session_door import HookInvoke, SdkRequest
-    from .transcript import Transcript
-    from .undo import UndoPlan as UndoPlan
 
 
 class Session(Protocol):

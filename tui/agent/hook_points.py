@@ -13,14 +13,14 @@ import uuid
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
+from tui.agent.loop.guards import LoopStop
+from tui.agent.loop.permission_gate import rule_value
 from tui.hooks.config import HookConfig
 from tui.hooks.outcome import HookOutcome, read_outcome
 from tui.hooks.runner import HookRun, HookRunner
-from tui.sanitize import visible
+from tui.text.sanitize import visible
 
 from .events import HookFinished, HookStarted, Notice
-from .guards import LoopStop
-from .permission_gate import rule_value
 from .session_history import last_text
 
 if TYPE_CHECKING:
@@ -351,7 +351,7 @@ class SessionHooks:
             return outcome.permission_reason or f"A PreToolUse hook denied {call.name}."
         if outcome.updated_input is not None:
             call.block = {**call.block, "input": outcome.updated_input}
-            from .schema import validate
+            from tui.agent.loop.schema import validate
 
             if problem := validate(call.input, schema):
                 return f"Invalid input for {call.name} after a PreToolUse hook rewrote it: {problem}"

@@ -12,7 +12,7 @@ import threading
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from tui.wording import plural
+from tui.text.wording import plural
 
 if TYPE_CHECKING:
     from .session import AgentSession
@@ -46,9 +46,8 @@ def apply_plugins(session: AgentSession, loaded: Any) -> list[str]:
 
 def _commands(session: AgentSession) -> None:
     """The catalog read again; the Skill tool lists what the model may load now (from the next request)."""
+    from tui.agent.prompt.catalog import model_renderer, reload_catalog
     from tui.hooks.skills import SKILL_TOOL_PROMPT, SkillTool, skill_listing
-
-    from .prompt_catalog import model_renderer, reload_catalog
 
     catalog = reload_catalog(session)
     skill_tool = next((t for t in session.tools if t.name == "Skill"), None)

@@ -8,13 +8,13 @@ from __future__ import annotations
 
 from typing import Any
 
+from tui.agent.api.prompts import CARE_RULES, IDENTITY, IDENTITY_AND_RULES, SUBAGENT_RULE_KEYS, TONE, WORK_RULES
+from tui.agent.context.context import estimate_tokens
 from tui.tools.bash import BASH_RULES
 from tui.tools.registry import default_tools
 from tui.tools.rules import Rule
 
 from .agent_tool_text import AGENT_RULES, DESCRIPTION, INPUT_SCHEMA
-from .context import estimate_tokens
-from .prompts import CARE_RULES, IDENTITY, IDENTITY_AND_RULES, SUBAGENT_RULE_KEYS, TONE, WORK_RULES
 
 #: where each tool-description rule lives
 TOOL_RULES: dict[str, tuple[Rule, ...]] = {"Bash": BASH_RULES, "Agent": AGENT_RULES}

@@ -14,32 +14,32 @@ from importlib import import_module
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from tui.agent.api.request import build_system, build_tools
+from tui.agent.context.context import ContextTracker
+from tui.agent.context.path_rules import PathRules, rule_blocks
+from tui.agent.context.pins import PinMixin
+from tui.agent.cost.cost import CostLedger
+from tui.agent.cost.pricing import add_usage, usage_cost
+from tui.agent.events.bus import EventBus
+from tui.agent.history.session_transcript import TranscriptMixin
+from tui.agent.history.transcript import Transcript, new_session_id
+from tui.agent.loop.approvals import approval_text, front_end_of
+from tui.agent.loop.dispatch import Dispatcher
+from tui.agent.loop.tool_belt import ask_user, configure_tools, offered_here, publish_changes
 from tui.tools.base import SessionState, Tool, ToolContext
 from tui.tools.cancel_signal import CancelSignal
 
-from .approvals import approval_text, front_end_of
-from .bus import EventBus
 from .client import make_client, profile_model, use_offline
-from .context import ContextTracker
-from .cost import CostLedger
-from .dispatch import Dispatcher
 from .events import Event, FileChangedOutside, Notice
 from .inbox import Inbox, joined
 from .options import AgentOptions
-from .path_rules import PathRules, rule_blocks
 from .permission_mode import ModeMixin
-from .pins import PinMixin
-from .pricing import add_usage, usage_cost
-from .request import build_system, build_tools
 from .session_defaults import default_policy, default_tools
 from .session_door import DoorMixin
 from .session_history import NOT_EXECUTED_TEXT, HistoryMixin, Turn, last_text  # noqa: F401  (named here too)
-from .session_transcript import TranscriptMixin
-from .tool_belt import ask_user, configure_tools, offered_here, publish_changes
-from .transcript import Transcript, new_session_id
 
 if TYPE_CHECKING:
-    from .prompt_pipeline import Extra, PromptSource, Submitted
+    from tui.agent.prompt.pipeline import Extra, PromptSource, Submitted
 
 
 class _CheckpointHook:
@@ -78,7 +78,7 @@ class AgentSession(HistoryMixin, TranscriptMixin, PinMixin, ModeMixin, DoorMixin
         self.tools: list[Tool] = tools if tools is not None else default_tools()
         configure_tools(self.tools, options)
         self.policy = policy if policy is not None else default_policy(options)
-        from .prompt_catalog import attach_catalog  # custom commands and skills (+ the Skill tool)
+        from tui.agent.prompt.catalog import attach_catalog  # custom commands and skills (+ the Skill tool)
 
         self.catalog = attach_catalog(self, add_tool=tools is None)
         self.state = SessionState(project_dir=options.project_dir, extra_dirs=options.add_dirs)
@@ -146,7 +146,7 @@ class AgentSession(HistoryMixin, TranscriptMixin, PinMixin, ModeMixin, DoorMixin
         if options.interactive:  # AskUserQuestion and ExitPlanMode need someone to ask
             self.state.ask_user = partial(ask_user, self)
         if not self.offline:  # offline, WebFetch summarises the page itself
-            self.state.side_query = lambda prompt: import_module(".side_query", __package__).side_query(self, prompt)
+            self.state.side_query = lambda prompt: import_module("tui.agent.api.side_query").side_query(self, prompt)
         #: the hooks of this session (None without any: then nothing of tui.hooks is imported)
         self.hooks: Any = None
         if options.hooks is not None:
@@ -205,14 +205,14 @@ class AgentSession(HistoryMixin, TranscriptMixin, PinMixin, ModeMixin, DoorMixin
     @property
     def checkpoints(self) -> Any:
         """This session's checkpoints (checkpoints.py), opened on first use and again when the id changes."""
-        from .checkpoints import open_for
+        from tui.agent.history.checkpoints import open_for
 
         return open_for(self)
 
     def _watch_tool(self, tool: Tool) -> Any:
         if tool.kind != "exec":
             return None
-        from .checkpoint_bash import watch_command
+        from tui.agent.history.checkpoint_bash import watch_command
 
         return watch_command(self.checkpoints)
 
@@ -292,7 +292,7 @@ class AgentSession(HistoryMixin, TranscriptMixin, PinMixin, ModeMixin, DoorMixin
 
     def _load_memory(self) -> str:
         try:
-            from .memory_imports import load_session_memory
+            from tui.agent.context.memory_imports import load_session_memory
         except ImportError:
             return ""
         try:
@@ -371,7 +371,7 @@ class AgentSession(HistoryMixin, TranscriptMixin, PinMixin, ModeMixin, DoorMixin
 
     def run_turn(self, prompt: str, images: tuple[dict[str, Any], ...] = ()) -> None:
         """Run one turn on the calling thread (headless mode and tests); `images` go with the prompt."""
-        from .loop import run_turn
+        from tui.agent.loop.loop import run_turn
 
         self.cancel_event.clear()
         if self.hooks is not None:
@@ -406,7 +406,7 @@ class AgentSession(HistoryMixin, TranscriptMixin, PinMixin, ModeMixin, DoorMixin
         before_turn: Callable[[], None] | None = None,
     ) -> Submitted:
         """What the user sent, through the one prompt pipeline (prompt_pipeline.py): commands, `@` files, the turn."""
-        from .prompt_pipeline import run_prompt
+        from tui.agent.prompt.pipeline import run_prompt
 
         return run_prompt(self, text, source=source, images=images, extra=extra, before_turn=before_turn)
 

@@ -16,6 +16,11 @@ if TYPE_CHECKING:
     import threading
     from collections.abc import Iterable
 
+    from tui.agent.context.context import ContextTracker
+    from tui.agent.history.rewind import FileStep, Mode, RewindEntry, RewindResult
+    from tui.agent.history.transcript import Transcript
+    from tui.agent.history.undo import UndoPlan
+    from tui.agent.loop.dispatch import Dispatcher
     from tui.config.hooks_config import HookSpec
     from tui.config.memory import ImportCheck, SkippedImport
     from tui.hooks.commands import Catalog
@@ -24,16 +29,11 @@ if TYPE_CHECKING:
     from tui.tools.attachments import AttachmentRules
     from tui.tools.base import SessionState, ToolContext
 
-    from .context import ContextTracker
-    from .dispatch import Dispatcher
     from .hook_points import SessionHooks
     from .options import AgentOptions
-    from .rewind import FileStep, Mode, RewindEntry, RewindResult
     from .session import AgentSession
-    from .transcript import Transcript
-    from .undo import UndoPlan
 
-#: how the Agent SDK's control channel sends a request (tui/sdk_control/channel.py: ControlChannel.request)
+#: how the Agent SDK's control channel sends a request (tui/headless/sdk_control/channel.py: ControlChannel.request)
 SdkRequest = Callable[[dict[str, Any]], "Future[dict[str, Any]]"]
 #: how a callback hook is run: (the hook's run, the cancel event) (tui/config/hooks_config.py: HookConfig.invoke)
 HookInvoke = Callable[[Any, Any], None]
@@ -104,7 +104,7 @@ class DoorMixin:
 
     def resend_from(self: _Host, history: list[dict[str, Any]]) -> None:
         """Fork into a new session holding `history` (an edited request and its answer); the old file stays as it was."""
-        from .history_check import sanitize_history
+        from tui.agent.history.history_check import sanitize_history
 
         history, _ = sanitize_history(history)  # what the API accepts: an edited answer may leave a call unanswered
         old = self.session_id
@@ -163,13 +163,13 @@ class DoorMixin:
 
     def stream_request(self: _Host, body: dict[str, Any]) -> Any:
         """Send exactly `body` (a recorded request, edited) and stream the answer: the SDK's stream manager."""
-        from .request import sdk_params
+        from tui.agent.api.request import sdk_params
 
         return self.client().messages.stream(**sdk_params(body))
 
     def resume(self: _Host, target: str | Path, fork: bool = False) -> Any:
         """Continue a saved session of this project (id, id prefix or path), or a copy of it; see resume.py."""
-        from .session_resume import resume_into
+        from tui.agent.history.session_resume import resume_into
 
         if self.hooks is not None:
             self.hooks.start_source = "resume"
@@ -177,7 +177,7 @@ class DoorMixin:
 
     def compact(self: _Host, focus: str = "") -> Any:
         """Summarise older turns now (/compact); blocking, call it off the UI thread."""
-        from .compaction import compact
+        from tui.agent.context.compaction import compact
 
         return compact(_session(self), focus)
 
@@ -185,13 +185,13 @@ class DoorMixin:
 
     def rewind_entries(self: _Host) -> list[RewindEntry]:
         """/rewind's list: the prompts that can be gone back to, newest first (rewind.py)."""
-        from .rewind import rewind_entries
+        from tui.agent.history.rewind import rewind_entries
 
         return rewind_entries(_session(self))
 
     def rewind_plan(self: _Host, entry: RewindEntry) -> list[FileStep]:
         """What rewinding the code to `entry` would do to each file, for the user to choose."""
-        from .rewind import plan
+        from tui.agent.history.rewind import plan
 
         return plan(_session(self), entry)
 
@@ -199,43 +199,43 @@ class DoorMixin:
         self: _Host, entry: RewindEntry, mode: Mode, steps: list[FileStep] | None = None, overwrite: bool = True
     ) -> RewindResult:
         """Go back to `entry`: the conversation, the code or both (rewind.py)."""
-        from .rewind import rewind
+        from tui.agent.history.rewind import rewind
 
         return rewind(_session(self), entry, mode, steps, overwrite)
 
     def undo_plan(self: _Host) -> UndoPlan:
         """What /undo would restore: the files the last prompt changed (undo.py)."""
-        from .undo import plan_undo
+        from tui.agent.history.undo import plan_undo
 
         return plan_undo(_session(self))
 
     def undo(self: _Host, plan: UndoPlan) -> list[str]:
         """/undo: put back the files `plan` names; the lines that say what was done (undo.py)."""
-        from .undo import apply_undo
+        from tui.agent.history.undo import apply_undo
 
         return apply_undo(plan)
 
     def write_file(self: _Host, path: Path, content: str, cancel: threading.Event) -> tuple[str, bool]:
         """/init's write: a Write call the rules, the mode and the dialog decide; (result text, is_error)."""
-        from .user_calls import write_with_permission
+        from tui.agent.prompt.user_calls import write_with_permission
 
         return write_with_permission(_session(self), path, content, cancel)
 
     def prompt_catalog(self: _Host, reload: bool = False) -> Catalog:
         """The commands and skills of this session; `reload` reads their folders again (a file added since)."""
-        from .prompt_catalog import reload_catalog, session_catalog
+        from tui.agent.prompt.catalog import reload_catalog, session_catalog
 
         return reload_catalog(_session(self)) if reload else session_catalog(_session(self))
 
     def attachment_rules(self: _Host, can_ask: bool) -> AttachmentRules:
         """The rules an `@` mention or a pasted path meets here (the Read tool's); `can_ask` if someone can answer."""
-        from .prompt_catalog import attachment_rules
+        from tui.agent.prompt.catalog import attachment_rules
 
         return attachment_rules(_session(self), can_ask)
 
     def ask_to_attach(self: _Host, attachment: Any, cancel: threading.Event) -> bool:
         """Ask the user whether `attachment` (outside what the rules allow) may be attached; False when cancelled."""
-        from .permission_gate import ask_to_attach
+        from tui.agent.loop.permission_gate import ask_to_attach
 
         return ask_to_attach(_session(self), attachment, cancel)
 
@@ -252,25 +252,25 @@ class DoorMixin:
 
     def export(self: _Host, destination: str | Path | None = None) -> tuple[Path, Path | None]:
         """/export: the conversation as Markdown (and its raw records), in `destination` or .agent-tui/exports."""
-        from .export import export_session
+        from tui.agent.history.export import export_session
 
         return export_session(_session(self), destination)
 
     def context_map(self: _Host) -> dict[str, Any]:
         """/context's figures: what fills the window, part by part (context_map.py)."""
-        from .context_map import context_map
+        from tui.agent.context.map import context_map
 
         return context_map(_session(self))
 
     def memory_check(self: _Host) -> ImportCheck:
         """How this session decides which memory imports are read (memory_imports.py), for /memory."""
-        from .memory_imports import session_memory_check
+        from tui.agent.context.memory_imports import session_memory_check
 
         return session_memory_check(_session(self))
 
     def pending_memory_imports(self: _Host) -> list[SkippedImport]:
         """The memory imports from outside the project still waiting for the user's answer."""
-        from .memory_imports import pending_external
+        from tui.agent.context.memory_imports import pending_external
 
         return pending_external(_session(self))
 

@@ -10,15 +10,14 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from .pins import split_pin
-from .scrub import scrub_text
-from .tool_belt import notification_blocks
-from .transcript import Transcript
+from tui.agent.api.scrub import scrub_text
+from tui.agent.context.pins import split_pin
+from tui.agent.history.transcript import Transcript
+from tui.agent.loop.tool_belt import notification_blocks
 
 if TYPE_CHECKING:
+    from tui.agent.cost.cost import CostLedger
     from tui.tools.base import SessionState
-
-    from .cost import CostLedger
 
 NOT_EXECUTED_TEXT = "Not executed: the turn ended before this tool call ran."
 

@@ -17,14 +17,14 @@ import time
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from tui.agent.cost.pricing import add_usage
+from tui.agent.events.bus import EventBus
 from tui.config.agent_files import AgentDefinition, load_definitions
 from tui.tools.base import Tool, ToolContext, ToolError, ToolInterrupted, ToolResult
 
 from .agent_tool_text import DESCRIPTION, INPUT_SCHEMA, agent_schema
-from .bus import EventBus
 from .client import profile_model
 from .events import Event, LoopStopped, Notice, SubagentFinished, SubagentStarted, ToolFinished
-from .pricing import add_usage
 from .session import AgentSession
 
 if TYPE_CHECKING:
@@ -109,9 +109,9 @@ class SubagentSession(AgentSession):
         """The definition's prompt and the rules every subagent keeps (cache-marked), the parent's memory for full
         agents, the environment."""
         if self._system_cache is None:
-            from .environment import environment_text
-            from .prompts import SUBAGENT_RULES
-            from .request import EPHEMERAL
+            from tui.agent.api.environment import environment_text
+            from tui.agent.api.prompts import SUBAGENT_RULES
+            from tui.agent.api.request import EPHEMERAL
 
             prompt = f"{self.definition.prompt}\n\n{SUBAGENT_RULES}"
             blocks: list[dict[str, Any]] = [{"type": "text", "text": prompt, "cache_control": dict(EPHEMERAL)}]
@@ -293,7 +293,7 @@ def run_subagent(
     cancel: threading.Event | None = None,
 ) -> ToolResult:
     """Run one subagent to its end on this thread and pack its result for the parent."""
-    from .loop import run_turn
+    from tui.agent.loop.loop import run_turn
 
     parent = tool.owner
     agent_id = os.urandom(8).hex()  # (`secrets` costs 5 ms of start-up)

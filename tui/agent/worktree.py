@@ -13,9 +13,8 @@ import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
+from tui.agent.api.environment import find_git_root
 from tui.config.git_safety import run_git
-
-from .environment import find_git_root
 
 #: the largest diff kept for the tool result and the screen (the branch keeps all of it)
 MAX_DIFF_CHARS = 20_000

@@ -20,7 +20,7 @@ from itertools import accumulate
 from typing import IO, Any, AnyStr
 
 from tui.config.special_files import SpecialFileError, read_regular_bytes
-from tui.wording import plural
+from tui.text.wording import plural
 
 #: the largest settings/plugin/marketplace file read (Claude Code's own files are a few KiB)
 MAX_FILE_BYTES = 8 * 1024 * 1024

@@ -128,7 +128,7 @@ class HookConfig:
     hooks: list[HookSpec]
     trusted: bool = False
     disabled: set[str] = field(default_factory=set)
-    #: runs a callback hook (HookSpec.callback) and fills in its run as a command's would be (tui/sdk_control)
+    #: runs a callback hook (HookSpec.callback) and fills in its run as a command's would be (tui/headless/sdk_control)
     invoke: Callable[[Any, Any], None] | None = None
 
     def for_event(

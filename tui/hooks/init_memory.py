@@ -14,7 +14,7 @@ from pathlib import Path
 
 from tui.config.bounded_read import load_json_file
 from tui.config.special_files import read_regular_bytes
-from tui.wording import plural
+from tui.text.wording import plural
 
 from .memory_shortcut import project_memory_file
 from .mentions import project_files

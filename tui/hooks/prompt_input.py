@@ -1,4 +1,4 @@
-"""What a typed prompt's text means before the engine's prompt pipeline (tui/agent/prompt_pipeline.py) runs it.
+"""What a typed prompt's text means before the engine's prompt pipeline (tui/agent/prompt/pipeline.py) runs it.
 
 Plain text work only: `/name args`, and Claude Code's tags for bash mode's output. The session's side (its
 catalog, the `@` rules, the dispatcher, the history) is the engine's.

@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from tui import __version__
-from tui.sanitize import one_line
+from tui.text.sanitize import one_line
 
 if TYPE_CHECKING:
     from .session_view import SessionView

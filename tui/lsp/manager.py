@@ -13,7 +13,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from tui.wording import plural
+from tui.text.wording import plural
 
 from .diagnostics import Diagnostic, report
 from .servers import ServerSpec, project_root

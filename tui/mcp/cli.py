@@ -18,7 +18,7 @@ from tui.config.rule_files import SettingsWriteError
 from tui.mcp.config import TRANSPORTS, McpConfigError, McpServerConfig, parse_server
 from tui.mcp.scopes import SCOPE_LABELS, SCOPES, Place, Scope, add_server, places, remove_server, scoped_entries
 from tui.mcp.status import HELD_BACK
-from tui.sanitize import visible
+from tui.text.sanitize import visible
 
 
 def _say(text: str) -> None:

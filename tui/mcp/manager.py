@@ -75,7 +75,7 @@ class McpManager:
         self._lock = threading.Lock()
         self._settled = threading.Condition(self._lock)
         self._closed = False
-        #: the Agent SDK's control channel, for its `"type": "sdk"` servers (tui/sdk_control); None without one
+        #: the Agent SDK's control channel, for its `"type": "sdk"` servers (tui/headless/sdk_control); None without one
         self.sdk_channel: Callable[[dict[str, Any]], Future[dict[str, Any]]] | None = None
 
     # --- the loop thread ---------------------------------------------------------------

@@ -11,7 +11,7 @@ import base64
 import json
 from typing import Any
 
-from tui.wording import plural
+from tui.text.wording import plural
 
 #: image types the Messages API takes in an image block
 IMAGE_TYPES = {"image/png", "image/jpeg", "image/gif", "image/webp"}

@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING, Any, TextIO
 from tui.mcp.connection import ServerState
 from tui.mcp.manager import McpManager
 from tui.mcp.tools import build_tools
-from tui.sanitize import visible
+from tui.text.sanitize import visible
 from tui.tools.base import Tool
 
 if TYPE_CHECKING:

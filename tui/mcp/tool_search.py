@@ -16,8 +16,8 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from tui.text.wording import plural
 from tui.tools.base import Tool, ToolContext, ToolError, ToolResult
-from tui.wording import plural
 
 TOOL_SEARCH_NAME = "ToolSearch"
 #: MCP definitions may take this share of the context window before they are deferred

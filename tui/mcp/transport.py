@@ -113,7 +113,7 @@ async def tracked_stdio(
     on_spawn: Callable[[TrackedProcess], None] | None = None,
 ) -> AsyncIterator[tuple[Any, Any]]:
     """Spawn a stdio server through the tracker; yields (read, write) streams of SessionMessage."""
-    from tui.private_files import open_private
+    from tui.system.private_files import open_private
 
     log = open_private(log_path, "ab", buffering=0)  # 0600 in a 0700 folder; the server writes it for its whole life
     log.write(f"--- {time.strftime('%Y-%m-%d %H:%M:%S')} starting {config.command} {' '.join(config.args)}\n".encode())

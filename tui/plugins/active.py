@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from tui.wording import shown_path
+from tui.text.wording import shown_path
 
 from .components import PluginParts, read_parts
 from .manifest import PluginManifest, read_manifest

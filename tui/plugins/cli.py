@@ -11,8 +11,8 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import NoReturn
 
-from tui.sanitize import visible
-from tui.wording import plural
+from tui.text.sanitize import visible
+from tui.text.wording import plural
 
 from . import sources
 from .store import PluginError

@@ -41,7 +41,7 @@ class PluginParts:
 
     def counts(self) -> str:
         """ "2 commands, 1 skill, 1 agent, 1 hook, 1 MCP server" ("nothing" when empty)."""
-        from tui.wording import plural
+        from tui.text.wording import plural
 
         skills = sum(c.kind == "skill" for c in self.commands)
         parts = [

@@ -14,7 +14,7 @@ import threading
 import time
 from pathlib import Path
 
-from tui.wording import plural
+from tui.text.wording import plural
 
 DEFAULT_TTL_MS = 5 * 60 * 1000
 DEFAULT_TIMEOUT_S = 10.0
@@ -142,7 +142,7 @@ def custom_headers(text: str | None = None) -> dict[str, str]:
     A name outside HTTP's token characters or a value with a control character would fail every request
     (as a dropped connection); it is one sentence at start instead. A value is never quoted: it may be a key.
     """
-    from tui.sanitize import one_line
+    from tui.text.sanitize import one_line
 
     text = os.environ.get("ANTHROPIC_CUSTOM_HEADERS", "") if text is None else text
     headers: dict[str, str] = {}

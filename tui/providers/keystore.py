@@ -14,7 +14,7 @@ from typing import Any
 
 from tui.config.bounded_read import load_json_file
 from tui.config.paths import user_config_dir
-from tui.private_files import open_private
+from tui.system.private_files import open_private
 
 SERVICE = "agent-tui"
 ACCOUNT = "anthropic-api-key"

@@ -26,7 +26,7 @@ def profile_choices(options: Any) -> list[tuple[str, str]]:
 
 def model_choices(client: Any, options: Any, offline: bool, known: Sequence[str]) -> tuple[list[tuple[str, str]], str]:
     """((model, how it is shown) to pick from, a sentence about where they come from): the API's list when it
-    gives one, else `known` (the names agent-tui knows, `tui.agent.pricing.known_models()`); each provider
+    gives one, else `known` (the names agent-tui knows, `tui.agent.cost.pricing.known_models()`); each provider
     profile's models after them."""
     models, note = _default_choices(client, options, offline, known)
     return models + profile_choices(options), note

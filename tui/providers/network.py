@@ -57,7 +57,7 @@ def proxy_variables() -> list[tuple[str, str]]:
 
 def check_proxies() -> None:
     """NetworkError naming the variable when a proxy URL does not parse or has a scheme that cannot be used."""
-    from tui.redact import redact
+    from tui.text.redact import redact
 
     for name, value in proxy_variables():
         url = value if "://" in value else f"http://{value}"  # httpx reads a bare host:port as http

@@ -14,7 +14,7 @@ from typing import Any
 
 from tui import __version__
 from tui.config.paths import user_data_dir
-from tui.private_files import open_private
+from tui.system.private_files import open_private
 
 from .config import TelemetryConfig
 

@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any, TextIO
 
 from tui import install_hint
 from tui.agent import events as ev
-from tui.sanitize import visible
+from tui.text.sanitize import visible
 
 from .config import TelemetryConfig
 

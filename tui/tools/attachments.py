@@ -20,9 +20,9 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
 from tui.config.special_files import read_regular_bytes
+from tui.text.wording import plural
 from tui.tools.base import SessionState, ToolContext
 from tui.tools.image_scale import MAX_EDGE, MAX_FILE_BYTES, ImageRefused, too_big
-from tui.wording import plural
 
 if TYPE_CHECKING:
     from tui.config.memory import ImportCheck

@@ -12,12 +12,12 @@ from pathlib import Path
 from typing import Any
 
 from tui.sandbox.runtime import current as current_sandbox
+from tui.text.wording import plural, shorten
 from tui.tools.base import FatalToolError, Tool, ToolContext, ToolError, ToolInterrupted, ToolResult
 from tui.tools.exit_meaning import exit_is_error
 from tui.tools.inputs import get_bool, get_int, get_str
 from tui.tools.processes import TrackedProcess, tracker
 from tui.tools.rules import Rule, bullets
-from tui.wording import plural, shorten
 
 DEFAULT_TIMEOUT_MS = 120_000
 MAX_TIMEOUT_MS = 600_000

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from tui.wording import plural
+from tui.text.wording import plural
 
 
 def _lines(text: str) -> list[str]:

@@ -7,6 +7,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from tui.text.wording import plural
 from tui.tools.base import ToolContext, ToolError, ToolResult
 from tui.tools.diffs import snippet, unified_diff
 from tui.tools.fileio import TextFormat, decode_text, missing_path_error, read_existing, save_file
@@ -14,7 +15,6 @@ from tui.tools.freshness import check_fresh
 from tui.tools.inputs import get_bool, get_str
 from tui.tools.kinds import FileChangeTool
 from tui.tools.names import show_name
-from tui.wording import plural
 
 _LONE_LF = re.compile(r"(?<!\r)\n")
 _LINE_NUMBER_PREFIX = re.compile(r"^\s*\d+\t", re.MULTILINE)

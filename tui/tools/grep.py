@@ -6,6 +6,7 @@ import os
 from pathlib import Path
 from typing import Any
 
+from tui.text.wording import plural
 from tui.tools.base import ToolContext, ToolError, ToolResult
 from tui.tools.inputs import get_bool, get_int, get_str
 from tui.tools.kinds import SearchTool
@@ -24,7 +25,6 @@ from tui.tools.ripgrep import (
     search_root,
     walk_cut_note,
 )
-from tui.wording import plural
 
 OUTPUT_MODES = ("content", "files_with_matches", "count")
 MAX_OUTPUT_CHARS = 30_000

@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any, BinaryIO
 
 from tui.config.special_files import SpecialFileError, open_regular, refusal, special_kind
+from tui.text.wording import plural
 from tui.tools.base import Tool, ToolContext, ToolError, ToolInterrupted, ToolResult
 from tui.tools.fileio import (
     CHUNK_SIZE,
@@ -27,7 +28,6 @@ from tui.tools.fileio import (
 from tui.tools.freshness import record_hash
 from tui.tools.inputs import get_int, get_str
 from tui.tools.kinds import path_input, path_target
-from tui.wording import plural
 
 DEFAULT_LIMIT = 2000
 MAX_LINE_CHARS = 2000

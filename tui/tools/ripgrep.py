@@ -16,9 +16,9 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from tui.config.special_files import read_regular_bytes, refusal, special_kind
+from tui.text.wording import plural
 from tui.tools.base import FatalToolError, ToolContext, ToolError, ToolInterrupted
 from tui.tools.names import show_name
-from tui.wording import plural
 
 # flags every search shares: no user config, plain output, hidden files, .gitignore honoured
 # even outside a git checkout

@@ -1,6 +1,6 @@
 """A rule the model is given: a stable key, the sentence it reads, and why it is there.
 
-The system prompt (tui/agent/prompts.py) and the tool descriptions are built from these, so a test
+The system prompt (tui/agent/api/prompts.py) and the tool descriptions are built from these, so a test
 can find each rule in a rendered request by its key, and docs/system-prompt.md can list them.
 """
 

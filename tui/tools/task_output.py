@@ -14,7 +14,7 @@ import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
 
-from tui.wording import plural
+from tui.text.wording import plural
 
 MB = 1024 * 1024
 #: the cap of one background task's output file (setting `background_output_limit_mb`; 0 turns it off)

@@ -25,7 +25,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
-from tui.private_files import open_private
+from tui.system.private_files import open_private
 from tui.tools.cancel_signal import CancelSignal
 from tui.tools.processes import TrackedProcess, tracker
 from tui.tools.task_output import DEFAULT_LIMIT_MB, MB, CappedOutput, size_text

@@ -16,9 +16,9 @@ from dataclasses import dataclass
 from typing import Any
 from urllib.parse import urljoin, urlparse, urlunparse
 
+from tui.text.wording import plural
 from tui.tools.base import Tool, ToolContext, ToolError, ToolResult
 from tui.tools.inputs import get_str
-from tui.wording import plural
 
 MAX_BYTES = 10 * 1024 * 1024
 #: most Markdown characters handed to the small model

@@ -15,7 +15,7 @@ from functools import cached_property
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from tui.wording import plural, plural_noun, shown_path
+from tui.text.wording import plural, plural_noun, shown_path
 
 if TYPE_CHECKING:
     from tui.config.settings import LoadedSettings

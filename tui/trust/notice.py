@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import os
 
-from tui.wording import plural, shorten
+from tui.text.wording import plural, shorten
 
 from .inventory import FolderInventory, TrustItem
 

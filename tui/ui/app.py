@@ -25,7 +25,7 @@ from textual.widget import Widget
 from textual.widgets import Button, Static
 
 from tui.agent.options import AgentOptions
-from tui.sanitize import one_line, visible
+from tui.text.sanitize import one_line, visible
 
 from . import commands, gc_tuning, prompt_shortcuts, trust
 from .bindings import bindings_for
@@ -483,7 +483,7 @@ def run_app(options: AgentOptions, prompt: str | None = None) -> int:
     """Run the app full screen until the user quits; returns the exit code."""
     options.interactive = True
     app = AgentApp(options, prompt=prompt)
-    from tui.shutdown import exit_app_on_signal
+    from tui.tools.shutdown import exit_app_on_signal
 
     with exit_app_on_signal(lambda code: app.exit(None, code)):  # SIGTERM/SIGHUP: leave the screen cleanly
         result = app.run()

@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Any
 from textual.app import SystemCommand
 from textual.screen import Screen
 
-from tui.wording import plural
+from tui.text.wording import plural
 
 from .bindings import KEYS
 

@@ -1,6 +1,6 @@
 """/cost: where the session's money went (by part, turn, model and agent, with the cache breaks); /pin and /unpin.
 
-The figures are the engine's ledger summed by `tui.agent.cost_report.cost_breakdown`; this
+The figures are the engine's ledger summed by `tui.agent.cost.report.cost_breakdown`; this
 module only lays them out as a block of aligned lines in the conversation.
 """
 
@@ -8,8 +8,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from tui.agent.cost_report import short_tokens
-from tui.wording import plural
+from tui.agent.cost.report import short_tokens
+from tui.text.wording import plural
 
 from .commands import slash_command
 from .widgets.blocks import REPORT_LABEL_WIDTH
@@ -119,7 +119,7 @@ async def _cost(app: AgentApp, args: str) -> None:
     if ledger is None:
         await app.controller.add_marker(_legacy_line(app), "info")
         return
-    from tui.agent.cost_report import cost_breakdown
+    from tui.agent.cost.report import cost_breakdown
 
     report = cost_report(cost_breakdown(ledger.snapshot()), offline=bool(getattr(app.session, "offline", False)))
     await app.controller.add_marker(report, "cost")

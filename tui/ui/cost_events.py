@@ -10,8 +10,8 @@ from functools import partial
 from typing import TYPE_CHECKING, Any
 
 from tui.agent import events as ev
-from tui.agent.cost_report import cache_miss_line, short_tokens
-from tui.wording import plural, shorten
+from tui.agent.cost.report import cache_miss_line, short_tokens
+from tui.text.wording import plural, shorten
 
 from .widgets.status_line import human_tokens
 

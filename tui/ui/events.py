@@ -19,8 +19,8 @@ from textual.message import Message
 from textual.widget import MountError
 
 from tui.agent import events as ev
-from tui.agent.pricing import web_searches
-from tui.wording import plural
+from tui.agent.cost.pricing import web_searches
+from tui.text.wording import plural
 
 from .cost_events import CostHandlers
 from .permission_events import PermissionHandlers

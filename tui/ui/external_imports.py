@@ -1,7 +1,7 @@
 """The app's side of memory imports from outside the project: asked once per project, once it is trusted.
 
 Runs on the trust worker thread. The outside imports the session's memory check keeps out for want of
-an answer (tui/agent/memory_imports.py) are listed in ExternalImportsDialog, and the answer is saved for the project. A yes reloads the memory
+an answer (tui/agent/context/memory_imports.py) are listed in ExternalImportsDialog, and the answer is saved for the project. A yes reloads the memory
 for the next request; a no keeps them out without asking again.
 """
 

@@ -1,6 +1,6 @@
 """Hooks on screen: under the tool call they wrapped in the tool panel, as a line in the conversation otherwise.
 
-Every text a hook printed passes `tui.sanitize` before it is drawn.
+Every text a hook printed passes `tui.text.sanitize` before it is drawn.
 """
 
 from __future__ import annotations
@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING
 from rich.text import Text
 
 from tui.agent import events as ev
-from tui.sanitize import one_line
+from tui.text.sanitize import one_line
 
 if TYPE_CHECKING:
     from .events import EventController

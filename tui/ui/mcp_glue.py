@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING, Any
 from textual.app import SystemCommand
 
 from tui.agent import events as ev
-from tui.sanitize import one_line
+from tui.text.sanitize import one_line
 
 if TYPE_CHECKING:
     from .app import AgentApp

@@ -2,7 +2,7 @@
 
 The terminal tells the app when it gains or loses focus (focus reporting); one that never reports
 counts as unfocused, so a dialog is never missed. What is written comes from
-tui/terminal_notify.py under the `notifications` setting; the `Notification` hook runs alongside
+tui/ui/terminal_notify.py under the `notifications` setting; the `Notification` hook runs alongside
 (for permission prompts the engine already fires it, for every prompt).
 """
 
@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Any
 
 from textual import events
 
-from tui.terminal_notify import sequence
+from .terminal_notify import sequence
 
 if TYPE_CHECKING:
     from tui.agent.events import Event

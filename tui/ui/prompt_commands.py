@@ -1,7 +1,7 @@
 """`/think`, `/effort`, `/vim` and `/add-dir`; Tab on an empty prompt toggles thinking as `/think` does.
 
 Thinking and effort apply from the next prompt (a running turn keeps what it began with) and only
-where the model takes them (tui/agent/thinking.py): otherwise one sentence says so and the
+where the model takes them (tui/agent/api/thinking.py): otherwise one sentence says so and the
 requests stay as they were.
 """
 
@@ -12,7 +12,7 @@ import os
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from tui.agent.thinking import effort_refusal, model_thinking, off_refusal, thinking_on
+from tui.agent.api.thinking import effort_refusal, model_thinking, off_refusal, thinking_on
 
 from .commands import slash_command
 

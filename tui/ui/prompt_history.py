@@ -12,7 +12,7 @@ import os
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from tui.private_files import open_private, private_fd
+from tui.system.private_files import open_private, private_fd
 
 #: prompts kept per project
 HISTORY_LIMIT = 500
@@ -22,7 +22,7 @@ MAX_ENTRY_CHARS = 64 * 1024
 
 def history_file(project_dir: Path) -> Path:
     """Where the prompts of `project_dir` are kept."""
-    from tui.agent.resume import project_slug
+    from tui.agent.history.resume import project_slug
     from tui.config.paths import user_data_dir
 
     return user_data_dir() / "prompt-history" / f"{project_slug(Path(project_dir))}.jsonl"

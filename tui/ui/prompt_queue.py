@@ -11,7 +11,7 @@ from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING, Any
 
 from tui.agent import events as ev
-from tui.wording import plural
+from tui.text.wording import plural
 
 from .widgets.blocks import UserPrompt
 from .widgets.conversation_model import BlockRecord

@@ -1,6 +1,6 @@
 """What the prompt does with `/custom-command args`, `!cmd`, `#text` and `@file` (issue 15), and `/init`.
 
-The engine side is the prompt pipeline (`tui/agent/prompt_pipeline.py`); this module only starts the work on
+The engine side is the prompt pipeline (`tui/agent/prompt/pipeline.py`); this module only starts the work on
 a thread worker and shows it: a custom command or a prompt with `@` files is expanded off the UI thread (its
 `!` lines may run), bash mode and `/init` run one tool call through the session's dispatcher, so the tool
 block, the permission dialog and the tool panel show them like any call.
@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any
 
 from textual.app import SystemCommand
 
-from tui.sanitize import one_line
+from tui.text.sanitize import one_line
 
 from .commands import run_slash, slash_command
 from .threads import call_soon_from_thread
@@ -41,7 +41,7 @@ def _busy(app: AgentApp) -> bool:
 
 async def submit(app: AgentApp, text: str) -> bool:
     """Handle `!cmd` and `#text`; False for a prompt to send (`@` files are the pipeline's: send_prompt)."""
-    from tui.agent.prompt_pipeline import is_pin_prompt
+    from tui.agent.prompt.pipeline import is_pin_prompt
 
     if text.startswith("!") and text[1:].strip():
         await bash_mode(app, text[1:].strip())
@@ -77,9 +77,9 @@ async def start_prepared_turn(app: AgentApp, text: str) -> None:
 
 
 def send_prompt(app: AgentApp, text: str, images: tuple[dict[str, Any], ...] = ()) -> None:
-    """On a thread worker: the prompt through the pipeline (tui/agent/prompt_pipeline.py); a refusal, an
+    """On a thread worker: the prompt through the pipeline (tui/agent/prompt/pipeline.py); a refusal, an
     interrupt while asking about an attachment or a failure is one toast, and the app is idle again."""
-    from tui.agent.prompt_pipeline import APP
+    from tui.agent.prompt.pipeline import APP
 
     try:  # an `@` mention that needs a yes asks in the permission dialog
         outcome = app.session.run_prompt(text, images=images, source=APP)
@@ -105,7 +105,7 @@ async def bash_mode(app: AgentApp, command_line: str) -> None:
 
 
 def _run_bash(app: AgentApp, command_line: str) -> None:
-    from tui.agent.prompt_pipeline import APP
+    from tui.agent.prompt.pipeline import APP
 
     try:
         app.session.run_prompt(f"!{command_line}", source=APP)

@@ -10,14 +10,14 @@ from typing import TYPE_CHECKING, Any
 from textual import work
 from textual.binding import Binding
 
+from tui.agent.history.replay_check import SPEEDS, ReplayError, check_replayable
 from tui.agent.options import AgentOptions
-from tui.agent.replay_check import SPEEDS, ReplayError, check_replayable
-from tui.wording import plural
+from tui.text.wording import plural
 
 from .app import AgentApp
 
 if TYPE_CHECKING:
-    from tui.agent.replay import Player
+    from tui.agent.history.replay import Player
 
 
 def speed_name(speed: float) -> str:
@@ -68,7 +68,7 @@ class ReplayApp(AgentApp):
     @work(thread=True, group="replay-load", exit_on_error=False)
     def _load(self, path: Path) -> None:
         """Parse the transcript off the UI thread: the first frame does not wait for a long session."""
-        from tui.agent.replay import load_events  # the events module: after the first frame
+        from tui.agent.history.replay import load_events  # the events module: after the first frame
 
         try:
             events, skipped = load_events(path)
@@ -78,7 +78,7 @@ class ReplayApp(AgentApp):
         self.call_from_thread(self._play, events, skipped)
 
     def _play(self, events: list[Any], skipped: int) -> None:
-        from tui.agent.replay import Player
+        from tui.agent.history.replay import Player
 
         self.replay_events = events
         self.player = Player(events, self.session.bus, self.initial_speed)
@@ -118,7 +118,7 @@ class ReplayApp(AgentApp):
 
 def replay_target(options: AgentOptions, target: str | None) -> Path:
     """The session file to play: an id, a unique id prefix, a path, or (None) the project's newest session."""
-    from tui.agent.resume import find_session, list_sessions, sessions_base
+    from tui.agent.history.resume import find_session, list_sessions, sessions_base
 
     if target:
         given = Path(target) if target.endswith(".jsonl") or "/" in target else target  # replay only reads it
@@ -157,7 +157,7 @@ def main(argv: list[str]) -> int:
         )
         return 2
     app = ReplayApp(options, path, speed=args.speed, title=path.stem)
-    from tui.shutdown import exit_app_on_signal
+    from tui.tools.shutdown import exit_app_on_signal
 
     with exit_app_on_signal(lambda code: app.exit(None, code)):
         app.run()

@@ -5,9 +5,9 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from tui.sanitize import one_line
+from tui.text.sanitize import one_line
+from tui.text.wording import plural
 from tui.tools.web_search import search_links
-from tui.wording import plural
 
 from .widgets.conversation_model import ToolRecord
 

@@ -12,7 +12,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from tui.agent import events as ev
-from tui.wording import plural
+from tui.text.wording import plural
 
 from .widgets.conversation_model import ToolRecord
 from .widgets.status_line import human_tokens

@@ -69,7 +69,7 @@ class ToolHandlers:
 
     async def on_diagnostics(self, e: ev.DiagnosticsReported) -> None:
         """An edit's diagnostics: their count on its block's title, the errors of edited files on the status line."""
-        from tui.wording import plural
+        from tui.text.wording import plural
 
         entry = self._tools.get(e.tool_use_id)
         if entry is not None:

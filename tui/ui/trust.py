@@ -14,7 +14,7 @@ import os
 from functools import partial
 from typing import TYPE_CHECKING, Any, cast
 
-from tui.sanitize import one_line
+from tui.text.sanitize import one_line
 
 from .commands import slash_command
 from .threads import call_soon_from_thread

@@ -7,8 +7,8 @@ from pathlib import Path
 import pytest
 
 from tui.agent.options import AgentOptions
-from tui.agent.prompt_catalog import command_turn
-from tui.agent.prompt_pipeline import prepare_prompt
+from tui.agent.prompt.catalog import command_turn
+from tui.agent.prompt.pipeline import prepare_prompt
 from tui.agent.session import AgentSession
 from tui.hooks.expand import substitute_arguments
 

@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
+from tui.agent.api.request import build_request
 from tui.agent.options import AgentOptions
-from tui.agent.request import build_request
 from tui.agent.session import AgentSession
 from tui.hooks.skills import LISTING_HEADER
 from tui.tools.base import Tool, ToolError

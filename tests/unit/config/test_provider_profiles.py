@@ -81,7 +81,7 @@ def test_an_unknown_profile_in_a_model_name_is_one_sentence() -> None:
 
 
 def test_prices_and_windows_come_from_the_profile() -> None:
-    from tui.agent.pricing import has_price, model_info, usage_cost
+    from tui.agent.cost.pricing import has_price, model_info, usage_cost
 
     use_profiles(
         profiles_from(
@@ -123,8 +123,8 @@ def test_what_an_endpoint_lacks_is_taken_out_of_the_request() -> None:
 
 
 def test_the_model_picker_lists_each_profiles_models() -> None:
+    from tui.agent.cost.pricing import known_models
     from tui.agent.options import AgentOptions
-    from tui.agent.pricing import known_models
     from tui.providers.models import model_choices
 
     options = AgentOptions(profiles=profiles_from({"local": {"base_url": "http://127.0.0.1:8080", "models": ["q"]}}))

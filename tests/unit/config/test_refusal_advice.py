@@ -5,7 +5,7 @@ from __future__ import annotations
 import threading
 from pathlib import Path
 
-from tui.agent.dispatch import Dispatcher
+from tui.agent.loop.dispatch import Dispatcher
 from tui.config.permissions import PermissionPolicy
 from tui.tools.base import SessionState, ToolContext
 from tui.tools.bash import BashTool

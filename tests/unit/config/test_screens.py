@@ -104,7 +104,7 @@ async def test_screens_open_with_only_what_the_slash_commands_pass(proj: Path) -
 
 
 async def test_memory_screen_lists_the_rules_sent_after_a_tool_result(tmp_path: Path) -> None:
-    from tui.agent.path_rules import PathRules
+    from tui.agent.context.path_rules import PathRules
     from tui.config.memory import MemoryFile, memory_system_text
 
     (tmp_path / "CLAUDE.md").write_text("Use tabs.")

@@ -99,7 +99,7 @@ def test_print_mode_starts_with_a_nested_settings_file_and_a_fifo(proj: Path, tm
     env = {k: v for k, v in os.environ.items() if not k.startswith("ANTHROPIC_")}
     env.update(XDG_CONFIG_HOME=str(tmp_path / "config"), XDG_DATA_HOME=str(tmp_path / "data"))
     proc = subprocess.run(
-        [sys.executable, "-m", "tui.cli", "-p", "--offline", "list the files", "--cwd", str(proj)],
+        [sys.executable, "-m", "tui.cli.main", "-p", "--offline", "list the files", "--cwd", str(proj)],
         env=env,
         capture_output=True,
         text=True,

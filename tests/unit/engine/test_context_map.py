@@ -6,7 +6,7 @@ import json
 
 from tests.fakeapi.demo_project import make_demo_project
 from tests.integration.test_headless import run_cli
-from tui.agent.context_map import context_map
+from tui.agent.context.map import context_map
 from tui.agent.options import AgentOptions
 from tui.agent.session import AgentSession
 

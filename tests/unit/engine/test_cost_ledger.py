@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from tui.agent.cache_breaks import describe_system_change, describe_tools_change
-from tui.agent.cost import CostLedger, RequestCost
+from tui.agent.cost.cache_breaks import describe_system_change, describe_tools_change
+from tui.agent.cost.cost import CostLedger, RequestCost
 from tui.config.memory import MemoryFile, memory_layout, memory_system_text
 from tui.config.settings import load_settings
 
@@ -104,7 +104,7 @@ def test_a_bad_compaction_setting_is_one_sentence(tmp_path: Path, monkeypatch: p
     assert load_settings(tmp_path / "proj").settings.compaction == "ask"
 
 
-@pytest.mark.parametrize("module", ["tui.agent.events.cost", "tui.agent.pins", "tui.agent.cost_report"])
+@pytest.mark.parametrize("module", ["tui.agent.events.cost", "tui.agent.context.pins", "tui.agent.cost.report"])
 def test_the_cost_modules_import_first_without_a_cycle(module: str) -> None:
     done = subprocess.run(
         [sys.executable, "-c", f"import {module}; from tui.agent.events import CacheMissed"],

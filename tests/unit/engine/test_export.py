@@ -6,7 +6,7 @@ from tests.fakeapi import FakeAPI
 from tests.fakeapi.demo_project import make_demo_project
 from tests.fakeapi.script import reply, text, tool_use
 from tests.integration.helpers import make_session
-from tui.agent.export import export_session
+from tui.agent.history.export import export_session
 
 
 def test_export_markdown_and_jsonl(monkeypatch, tmp_path):

@@ -6,12 +6,12 @@ import threading
 
 import anthropic
 
-from tui.agent.bus import EventBus
+from tui.agent.api.httplib import httpx
+from tui.agent.api.retry import IncompleteStream, backoff_delay, classify
 from tui.agent.events import Notice
-from tui.agent.guards import ProgressGuard
-from tui.agent.httplib import httpx
-from tui.agent.retry import IncompleteStream, backoff_delay, classify
-from tui.agent.schema import validate
+from tui.agent.events.bus import EventBus
+from tui.agent.loop.guards import ProgressGuard
+from tui.agent.loop.schema import validate
 
 
 def test_same_call_warns_then_stops():

@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 
+from tui.agent.context.memory_imports import pending_external
 from tui.agent.events import Notice
-from tui.agent.memory_imports import pending_external
 from tui.agent.options import AgentOptions
 from tui.agent.session import AgentSession
 from tui.config.memory import external_imports_answer, save_external_imports_answer

@@ -10,10 +10,10 @@ from typing import Any
 
 import pytest
 
-from tui.agent import dispatch_permission
-from tui.agent.dispatch import Dispatcher, DispatchOutcome
 from tui.agent.events import Event, PermissionRequested, PermissionResolved
-from tui.agent.permission_gate import PendingAsks, PermissionReply
+from tui.agent.loop import dispatch_permission
+from tui.agent.loop.dispatch import Dispatcher, DispatchOutcome
+from tui.agent.loop.permission_gate import PendingAsks, PermissionReply
 from tui.config.permissions import PermissionPolicy
 from tui.tools.base import SessionState, ToolContext
 from tui.tools.cancel_signal import CancelSignal
@@ -139,6 +139,6 @@ def test_cancel_signal_calls_its_watchers_once_set_and_at_once_when_already_set(
 
 
 def test_one_helper_publishes_every_resolved_permission() -> None:
-    text = "".join(p.read_text() for p in (ROOT / "tui" / "agent").glob("dispatch*.py"))
+    text = "".join(p.read_text() for p in (ROOT / "tui" / "agent" / "loop").glob("dispatch*.py"))
     assert text.count("PermissionResolved(") == 1
     assert "timeout=" not in text  # the answer is awaited, not polled

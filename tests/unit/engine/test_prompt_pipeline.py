@@ -1,4 +1,4 @@
-"""The one prompt pipeline (tui/agent/prompt_pipeline.py): refuse, tell, stop while asking, bash mode, run."""
+"""The one prompt pipeline (tui/agent/prompt/pipeline.py): refuse, tell, stop while asking, bash mode, run."""
 
 from __future__ import annotations
 
@@ -7,9 +7,9 @@ from pathlib import Path
 import pytest
 
 from tui.agent import events as ev
+from tui.agent.loop.permission_gate import PermissionReply
 from tui.agent.options import AgentOptions
-from tui.agent.permission_gate import PermissionReply
-from tui.agent.prompt_pipeline import ACP, APP, PRINT
+from tui.agent.prompt.pipeline import ACP, APP, PRINT
 from tui.agent.session import AgentSession
 
 ROOT = Path(__file__).resolve().parents[3]

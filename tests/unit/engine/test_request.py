@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from tui.agent.request import build_request, build_system, build_tools, count_breakpoints, mark_messages
+from tui.agent.api.request import build_request, build_system, build_tools, count_breakpoints, mark_messages
 
 
 def body_for(messages, tmp_path: Path):
@@ -89,7 +89,7 @@ def test_thinking_blocks_and_empty_text_are_never_marked():
 
 
 def test_sdk_params_send_the_same_body(tmp_path):
-    from tui.agent.request import sdk_params
+    from tui.agent.api.request import sdk_params
 
     body = body_for([{"role": "user", "content": [{"type": "text", "text": "hi"}]}], tmp_path)
     params = sdk_params(body)

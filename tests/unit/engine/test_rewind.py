@@ -12,9 +12,9 @@ from tests.fakeapi import FakeAPI
 from tests.fakeapi.demo_project import DEMO_FILES, make_demo_project
 from tests.fakeapi.script import reply, text, tool_use
 from tests.integration.helpers import make_session
-from tui.agent.checkpoints import Checkpoints
 from tui.agent.events import CheckpointSaved
-from tui.agent.rewind import code_steps, rewind, rewind_entries
+from tui.agent.history.checkpoints import Checkpoints
+from tui.agent.history.rewind import code_steps, rewind, rewind_entries
 
 
 def turn(name: str, marker: str) -> list:
@@ -160,7 +160,7 @@ def test_a_missing_or_damaged_blob_names_the_file_and_restores_the_rest(tmp_path
     (objects / old_a[:2] / old_a[2:]).unlink()
     old_b = cps.changes[1].before
     (objects / old_b[:2] / old_b[2:]).write_bytes(b"Fgarbage")
-    from tui.agent.rewind import apply_code
+    from tui.agent.history.rewind import apply_code
 
     result = apply_code(cps, code_steps(cps, 0))
     assert result.unrestored == ["a.txt", "b.txt"]
@@ -182,7 +182,7 @@ def test_a_read_only_file_says_so(tmp_path) -> None:
     try:
         if os.access(target, os.W_OK):
             pytest.skip("running as root: read-only files are writable")
-        from tui.agent.rewind import apply_code
+        from tui.agent.history.rewind import apply_code
 
         result = apply_code(cps, code_steps(cps, 0))
         assert result.lines == ["could not restore ro.txt: Permission denied"]
@@ -206,7 +206,7 @@ def test_a_session_from_before_checkpoints_rewinds_its_conversation(tmp_path) ->
 
 
 def test_a_project_too_big_to_scan_says_bash_was_not_tracked(tmp_path, monkeypatch) -> None:
-    import tui.agent.checkpoint_bash as checkpoint_bash
+    import tui.agent.history.checkpoint_bash as checkpoint_bash
 
     monkeypatch.setattr(checkpoint_bash, "SCAN_LIMIT", 3)
     for n in range(5):
@@ -222,7 +222,7 @@ def test_a_project_too_big_to_scan_says_bash_was_not_tracked(tmp_path, monkeypat
 def test_blobs_are_deltas_that_read_back_exactly(tmp_path) -> None:
     import random
 
-    from tui.agent.blobstore import BlobStore, _common_prefix, _common_suffix
+    from tui.agent.history.blobstore import BlobStore, _common_prefix, _common_suffix
 
     rng = random.Random(5)
     for _ in range(300):
@@ -249,7 +249,7 @@ def test_blobs_are_deltas_that_read_back_exactly(tmp_path) -> None:
 def test_checkpoints_of_sessions_unused_for_the_cleanup_period_are_pruned(tmp_path) -> None:
     import time
 
-    from tui.agent.checkpoint_gc import prune
+    from tui.agent.history.checkpoint_gc import prune
 
     folder = tmp_path / "sessions" / "checkpoints"
     old, young = Checkpoints(folder, "old", tmp_path), Checkpoints(folder, "young", tmp_path)

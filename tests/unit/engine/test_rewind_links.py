@@ -16,8 +16,8 @@ from tests.fakeapi import FakeAPI
 from tests.fakeapi.demo_project import DEMO_FILES, make_demo_project
 from tests.fakeapi.script import reply, text, tool_use
 from tests.integration.helpers import make_session
-from tui.agent.rewind import rewind, rewind_entries
-from tui.agent.undo import apply_undo, plan_undo
+from tui.agent.history.rewind import rewind, rewind_entries
+from tui.agent.history.undo import apply_undo, plan_undo
 
 
 @pytest.fixture
@@ -196,7 +196,7 @@ def test_restoring_never_writes_into_a_hooks_folder(monkeypatch, world) -> None:
 
 @pytest.mark.parametrize("folder", [".git", ".claude", ".agent-tui"])
 def test_a_protected_folder_is_refused_whatever_the_links(tmp_path: Path, folder: str) -> None:
-    from tui.agent.restore_paths import locate
+    from tui.agent.history.restore_paths import locate
 
     (tmp_path / folder).mkdir()
     where = locate(str(tmp_path / folder / "x"), None, tmp_path)

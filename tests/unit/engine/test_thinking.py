@@ -6,9 +6,8 @@ from pathlib import Path
 
 import pytest
 
-from tui.agent.options import AgentOptions
-from tui.agent.request import build_request
-from tui.agent.thinking import (
+from tui.agent.api.request import build_request
+from tui.agent.api.thinking import (
     EFFORT_LEVELS,
     ThinkingChoice,
     effort_refusal,
@@ -17,6 +16,7 @@ from tui.agent.thinking import (
     think_budget,
     thinking_on,
 )
+from tui.agent.options import AgentOptions
 
 
 @pytest.mark.parametrize(

@@ -13,9 +13,9 @@ from pathlib import Path
 
 import pytest
 
-from tui.agent.checkpoint_bash import scan_tree, watch_command, watcher
-from tui.agent.checkpoints import Checkpoints
-from tui.agent.tree_watch import TreeWatch
+from tui.agent.history.checkpoint_bash import scan_tree, watch_command, watcher
+from tui.agent.history.checkpoints import Checkpoints
+from tui.agent.history.tree_watch import TreeWatch
 
 
 def _command(cps: Checkpoints, project: Path, action) -> list[tuple[str, bool, bool]]:
@@ -128,7 +128,7 @@ def test_an_edit_waits_for_one_flush_only_when_it_is_the_files_first_change_of_t
 
 
 def test_a_new_version_is_hashed_from_its_change_on_and_named_as_a_whole_hash_would(tmp_path) -> None:
-    from tui.agent.blobstore import STATE_STEP, BlobStore, blob_hash
+    from tui.agent.history.blobstore import STATE_STEP, BlobStore, blob_hash
 
     store = BlobStore(tmp_path)
     versions = [os.urandom(5 * STATE_STEP + 17)]
@@ -144,8 +144,8 @@ def test_a_new_version_is_hashed_from_its_change_on_and_named_as_a_whole_hash_wo
 def test_the_replay_app_starts_without_the_engine_events_module() -> None:
     code = (
         "import sys, tui.ui.replay_app\n"
-        "from tui.agent.replay_check import check_replayable\n"
-        "print(sorted(m for m in ('tui.agent.events', 'tui.agent.replay') if m in sys.modules))"
+        "from tui.agent.history.replay_check import check_replayable\n"
+        "print(sorted(m for m in ('tui.agent.events', 'tui.agent.history.replay') if m in sys.modules))"
     )
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60, check=True)
     assert done.stdout.strip() == "[]"  # loaded with the recorded events, after the first frame

@@ -10,7 +10,7 @@ from tests.fakeapi import FakeAPI
 from tests.fakeapi.demo_project import DEMO_FILES, make_demo_project
 from tests.fakeapi.script import reply, text, tool_use
 from tests.integration.helpers import make_session
-from tui.agent.undo import apply_undo, plan_undo
+from tui.agent.history.undo import apply_undo, plan_undo
 
 
 @pytest.fixture

@@ -7,7 +7,7 @@ import pytest
 
 from tests.fakeapi import drop, http_error, model_not_found, no_message_stop, reply, sse_error, stall, text
 from tests.unit.fakeapi.conftest import make_client, run_stream
-from tui.agent.httplib import httpx
+from tui.agent.api.httplib import httpx
 
 
 def test_529_is_retried_by_the_sdk_then_succeeds(fake_api):

@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from tui.cli import options_from_args
-from tui.cli_parser import build_parser
+from tui.cli.main import options_from_args
+from tui.cli.parser import build_parser
 from tui.config.paths import local_settings_file, user_settings_file
 from tui.config.settings import load_settings
 from tui.mcp.config import McpConfigError, parse_server

@@ -238,7 +238,7 @@ def test_reset_project_choices_keeps_the_rest(project: Path, capsys: pytest.Capt
 
 def test_agent_tui_mcp_dispatches_from_the_main_cli(tmp_path: Path) -> None:
     done = subprocess.run(
-        [sys.executable, "-m", "tui.cli", "mcp", "list"], cwd=tmp_path, capture_output=True, text=True, timeout=60
+        [sys.executable, "-m", "tui.cli.main", "mcp", "list"], cwd=tmp_path, capture_output=True, text=True, timeout=60
     )
     assert (done.returncode, done.stdout) == (
         0,

@@ -85,7 +85,7 @@ def make_client(project_dir: Path, delay: float = 0.0) -> tuple[Any, Any]:
     """A real SDK client on the offline transport; returns (client, transport)."""
     import anthropic
 
-    from tui.agent.httplib import httpx
+    from tui.agent.api.httplib import httpx
     from tui.agent.offline import OfflineTransport
 
     transport = OfflineTransport(project_dir, delay=delay)

@@ -20,7 +20,7 @@ CASES = [
     ("where is `run_turn` defined", Kind.LOCATE, "run_turn"),
     ("find the definition of split_rules", Kind.LOCATE, "split_rules"),
     ("summarise this project", Kind.EXPLAIN, ""),
-    ("explain tui/cli.py", Kind.EXPLAIN, ""),
+    ("explain tui/cli/main.py", Kind.EXPLAIN, ""),
     ("explain the update function", Kind.EXPLAIN, ""),
     ("read README.md", Kind.EXPLAIN, ""),
     ("look at main.py", Kind.LOOK, ""),

@@ -18,7 +18,7 @@ def project(tmp_path: Path) -> Path:
 
 @pytest.fixture
 def ctx(project: Path) -> ToolContext:
-    from tui.agent.checkpoints import Checkpoints
+    from tui.agent.history.checkpoints import Checkpoints
 
     state = SessionState(project_dir=project, checkpoint=Checkpoints(None, "test", project))
     return ToolContext(project_dir=project, state=state)

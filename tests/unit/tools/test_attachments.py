@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from tui.agent.options import AgentOptions
-from tui.agent.prompt_pipeline import prepare_prompt
+from tui.agent.prompt.pipeline import prepare_prompt
 from tui.agent.session import AgentSession
 from tui.config.sandbox_settings import SandboxSettings
 from tui.sandbox import runtime

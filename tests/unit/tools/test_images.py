@@ -14,7 +14,7 @@ import pytest
 from PIL import Image
 
 from tui.agent.options import AgentOptions
-from tui.agent.prompt_pipeline import prepare_prompt
+from tui.agent.prompt.pipeline import prepare_prompt
 from tui.agent.session import AgentSession
 from tui.config.settings import load_settings
 from tui.tools.image_scale import header_size
@@ -149,7 +149,7 @@ def test_start_up_loads_neither_pillow_nor_textual_image() -> None:
     import sys
 
     code = (
-        "import sys, tui.ui.app, tui.headless, tui.tools.attachments, tui.agent.prompt_pipeline\n"
+        "import sys, tui.ui.app, tui.headless.run, tui.tools.attachments, tui.agent.prompt.pipeline\n"
         "heavy = [m for m in sys.modules if m.split('.')[0] in ('PIL', 'textual_image')]\n"
         "assert not heavy, heavy\n"
     )

@@ -213,7 +213,7 @@ def test_read_stops_on_an_interrupt_and_after_its_time_limit(project: Path, ctx:
 
 @pytest.mark.timeout(10)
 def test_a_fifo_at_git_head_does_not_block_the_environment_block(repo: Path) -> None:
-    from tui.agent.environment import environment_text
+    from tui.agent.api.environment import environment_text
 
     os.mkfifo(repo / ".git" / "HEAD")
     assert f"root {repo}, branch unknown" in environment_text(repo, "m")
@@ -221,7 +221,7 @@ def test_a_fifo_at_git_head_does_not_block_the_environment_block(repo: Path) -> 
 
 @pytest.mark.timeout(10)
 def test_undo_onto_a_fifo_says_so_instead_of_blocking(project: Path, ctx: ToolContext) -> None:
-    from tui.agent.rewind import apply_code, code_steps
+    from tui.agent.history.rewind import apply_code, code_steps
 
     cps = ctx.state.checkpoint
     path = project / "f.txt"

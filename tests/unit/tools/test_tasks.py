@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from tests.integration.test_exits import marked, marker, none_left
-from tui.agent.tool_belt import notification_blocks
+from tui.agent.loop.tool_belt import notification_blocks
 from tui.tools.base import ToolContext, ToolError
 from tui.tools.bash import BashTool
 from tui.tools.task_tools import TaskOutputTool, TaskStopTool
@@ -96,7 +96,7 @@ def test_a_worker_task_writes_output_and_honours_stop() -> None:
 
 
 def test_a_workers_answer_comes_with_its_notification_and_its_output(ctx: ToolContext) -> None:
-    from tui.agent.tool_belt import notification_blocks
+    from tui.agent.loop.tool_belt import notification_blocks
 
     task = ctx.state.tasks.start_worker("agent", "explore", lambda handle: "Found 3 callers.")
     assert ctx.state.tasks.wait(task.id, 10) and task.result == "Found 3 callers."

@@ -11,7 +11,7 @@ from .base import Event, _event
 
 @_event
 class RequestCosted(Event):
-    """One response's cost, split by token kind and by what the request carried (tui/agent/cost.py).
+    """One response's cost, split by token kind and by what the request carried (tui/agent/cost/cost.py).
 
     Published right after ResponseFinished (iteration 0: a compaction's summary request); `cost` is
     `RequestCost.to_dict()`.

@@ -5,10 +5,10 @@ transport, so everything above the HTTP layer runs exactly as it does against th
 Importing this package never imports `anthropic` (it is on the startup path).
 """
 
+from tui.agent.cost.pricing import OFFLINE_MODEL_NAME
 from tui.agent.offline.brain import plan_reply
 from tui.agent.offline.sse import encode_sse
 from tui.agent.offline.transport import OfflineTransport, PacedEventStream
-from tui.agent.pricing import OFFLINE_MODEL_NAME
 
 OFFLINE_MODEL_LABEL = "offline demo model"
 

@@ -12,7 +12,7 @@ from tui.agent.offline.facts import TurnFacts, editable_hits
 from tui.agent.offline.intent import Intent, Kind
 from tui.agent.offline.project import display_path, mentioned_files, pick_read_target, walk_project
 from tui.agent.offline.replies import FOOTER, at_least, files_seen, languages_line
-from tui.wording import plural, shorten
+from tui.text.wording import plural, shorten
 
 TODO_PATTERN = r"\b(TODO|FIXME)\b"
 SHOWN_FILES = 50

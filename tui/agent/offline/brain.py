@@ -32,7 +32,7 @@ from tui.agent.offline.intent import Kind, classify
 from tui.agent.offline.limits import cannot_reply, safe_hits, serves_change
 from tui.agent.offline.project import display_path, is_git_repo, normalize, pick_read_target
 from tui.agent.offline.replies import GREETING, demo_file_content, findings_sentence, images_reply, summary
-from tui.wording import shorten
+from tui.text.wording import shorten
 
 MAX_REPLIES_PER_TURN = 6
 _PROJECT_WORDS = frozenset(

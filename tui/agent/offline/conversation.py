@@ -11,7 +11,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
-from tui.wording import shorten
+from tui.text.wording import shorten
 
 _READ_LINE = re.compile(r"^\s*(\d+)[\t\u2192](.*)$")
 _GREP_WITH_PATH = re.compile(r"^(.+?):(\d+):(.*)$")

@@ -19,7 +19,7 @@ from pathlib import Path
 from tui.agent.offline.conversation import GrepHit
 from tui.agent.offline.facts import TurnFacts, edit_strings, editable_hits, in_comment
 from tui.agent.offline.project import normalize
-from tui.wording import shorten
+from tui.text.wording import shorten
 
 #: words a change request may hold and still be one the demo serves: no named thing to make or change
 _GENERIC_WORDS = frozenset(

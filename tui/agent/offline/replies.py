@@ -8,7 +8,7 @@ from pathlib import Path
 from tui.agent.offline.conversation import error_reason
 from tui.agent.offline.facts import TurnFacts, editable_hits
 from tui.agent.offline.project import display_path, language_counts, walk_project
-from tui.wording import plural
+from tui.text.wording import plural
 
 FOOTER = "_Answered by the offline demo model; set `ANTHROPIC_API_KEY` to talk to Claude._"
 

@@ -12,7 +12,7 @@ import re
 from collections.abc import Iterator
 from typing import Any
 
-from tui.agent.image_tokens import IMAGE_TOKENS, image_chars
+from tui.agent.context.image_tokens import IMAGE_TOKENS, image_chars
 
 _WORD = re.compile(r"\s*\S+|\s+")
 # fragment sizes for tool input JSON; cycled so the split looks irregular like the API's

@@ -15,13 +15,12 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+from tui.agent.api.httplib import httpx
+from tui.agent.cost.pricing import OFFLINE_MODEL_NAME
 from tui.agent.offline.brain import plan_reply
 from tui.agent.offline.sse import encode_sse, message_json
 from tui.agent.offline.usage import PromptCacheSimulator, count_input_tokens
 from tui.agent.offline.validate import request_error
-from tui.agent.pricing import OFFLINE_MODEL_NAME
-
-from ..httplib import httpx
 
 # the first event waits this many deltas' worth of delay, like a model's time to first token
 _FIRST_TOKEN_DELAYS = 10

@@ -14,7 +14,7 @@ from textual.screen import ModalScreen
 from textual.widgets import Button, DataTable, Input, Static
 
 from tui.config.agent_files import PROJECT_FOLDERS, USER_FOLDER, AgentDefinition, AgentFileError, create_agent_file
-from tui.sanitize import one_line
+from tui.text.sanitize import one_line
 
 from ..commands import slash_command
 from ..trust import skipped_note

@@ -18,9 +18,9 @@ from textual.containers import Vertical, VerticalScroll
 from textual.widgets import Input, OptionList, Static
 from textual.widgets.option_list import Option
 
-from tui.agent.cost_report import short_tokens
-from tui.sanitize import one_line
-from tui.wording import plural
+from tui.agent.cost.report import short_tokens
+from tui.text.sanitize import one_line
+from tui.text.wording import plural
 
 from ..widgets.dialog_box import DialogBox
 from .question_dialog import DIGITS, AskDialog

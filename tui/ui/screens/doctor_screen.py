@@ -12,7 +12,7 @@ from textual.screen import ModalScreen
 from textual.widgets import Static
 
 from tui.config.reported_problems import ReportedProblems
-from tui.sanitize import visible
+from tui.text.sanitize import visible
 
 from ..commands import slash_command
 from ..widgets.dialog_box import DialogBox

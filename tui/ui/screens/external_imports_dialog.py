@@ -13,7 +13,7 @@ from textual.binding import Binding
 from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.widgets import Button, Static
 
-from tui.sanitize import one_line
+from tui.text.sanitize import one_line
 
 from ..answer_guard import GRACE_S
 from ..widgets.dialog_box import DialogBox

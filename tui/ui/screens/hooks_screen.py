@@ -18,7 +18,7 @@ from textual.screen import ModalScreen
 from textual.widgets import DataTable, Static
 
 from tui.config.settings import load_settings
-from tui.sanitize import one_line, visible
+from tui.text.sanitize import one_line, visible
 
 from ..trust import skipped_note
 from ..widgets.dialog_box import DialogBox

@@ -13,8 +13,8 @@ from textual.binding import Binding
 from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.widgets import Button, SelectionList, Static
 
-from tui.sanitize import one_line
-from tui.wording import plural
+from tui.text.sanitize import one_line
+from tui.text.wording import plural
 
 from ..answer_guard import GRACE_S
 from ..widgets.dialog_box import DialogBox

@@ -20,8 +20,8 @@ from textual.containers import Vertical, VerticalScroll
 from textual.screen import ModalScreen
 from textual.widgets import DataTable, Select, Static, TabbedContent, TabPane
 
-from tui.sanitize import one_line, visible
-from tui.wording import plural
+from tui.text.sanitize import one_line, visible
+from tui.text.wording import plural
 
 from ..trust import skipped_note
 from ..widgets.dialog_box import DialogBox

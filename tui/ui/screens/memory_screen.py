@@ -18,8 +18,8 @@ from textual.screen import ModalScreen
 from textual.widgets import DataTable, Static
 
 from tui.config.memory import MemoryFile, load_memory, memory_layout
-from tui.sanitize import one_line, visible
-from tui.wording import plural
+from tui.text.sanitize import one_line, visible
+from tui.text.wording import plural
 
 from ..widgets.dialog_box import DialogBox
 

@@ -11,7 +11,7 @@ from textual.widgets import OptionList, Static
 from textual.widgets.option_list import Option
 
 from tui.hooks.memory_shortcut import MemoryTarget
-from tui.sanitize import one_line
+from tui.text.sanitize import one_line
 
 from ..widgets.dialog_box import DialogBox
 

@@ -12,7 +12,7 @@ from textual.screen import ModalScreen
 from textual.widgets import OptionList, Static
 from textual.widgets.option_list import Option
 
-from tui.sanitize import one_line
+from tui.text.sanitize import one_line
 
 from ..widgets.dialog_box import DialogBox
 
@@ -70,7 +70,7 @@ class ModelPicker(ModalScreen[str | None]):
 
 async def open_model_picker(app: AgentApp) -> None:
     """List the models off the UI thread, then show the picker; the pick switches the model."""
-    from tui.agent.pricing import known_models
+    from tui.agent.cost.pricing import known_models
     from tui.providers.models import model_choices
 
     session = app.session

@@ -23,7 +23,7 @@ from textual.widgets.option_list import Option
 from tui.agent.events import PermissionReply, PermissionRequested
 from tui.config.permissions import RuleDestination, rule_destinations
 from tui.mcp.names import sanitise
-from tui.sanitize import one_line, visible
+from tui.text.sanitize import one_line, visible
 
 from ..answer_guard import GRACE_S
 from ..bindings import bindings_for

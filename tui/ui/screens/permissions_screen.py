@@ -21,7 +21,7 @@ from tui.config.permissions import PermissionPolicy
 from tui.config.rule_edits import add_rule, remove_rule
 from tui.config.rules import RULE_KINDS, RuleKind, RuleSource
 from tui.config.settings import LoadedSettings, load_settings
-from tui.sanitize import one_line, visible
+from tui.text.sanitize import one_line, visible
 
 from ..trust import skipped_note
 from ..widgets.dialog_box import DialogBox

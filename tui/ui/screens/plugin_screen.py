@@ -21,8 +21,8 @@ from textual.containers import Vertical, VerticalScroll
 from textual.screen import ModalScreen
 from textual.widgets import DataTable, Input, Static
 
-from tui.sanitize import one_line, visible
-from tui.wording import plural
+from tui.text.sanitize import one_line, visible
+from tui.text.wording import plural
 
 from ..commands import slash_command
 from ..trust import skipped_note

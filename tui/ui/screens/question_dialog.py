@@ -19,7 +19,7 @@ from textual.containers import Vertical, VerticalScroll
 from textual.widgets import Input, Markdown, OptionList, Static
 from textual.widgets.option_list import Option
 
-from tui.sanitize import one_line, visible
+from tui.text.sanitize import one_line, visible
 
 from ..widgets.dialog_box import DialogBox
 from .vetted_screen import VettedScreen

@@ -21,7 +21,7 @@ from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.screen import ModalScreen
 from textual.widgets import Static, TextArea
 
-from tui.sanitize import one_line, visible
+from tui.text.sanitize import one_line, visible
 
 from ..threads import call_soon_from_thread
 from ..widgets.dialog_box import DialogBox

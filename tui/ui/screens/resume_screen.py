@@ -19,9 +19,9 @@ from textual.screen import ModalScreen
 from textual.widgets import Input, OptionList, Static
 from textual.widgets.option_list import Option
 
-from tui.agent.resume import SessionInfo, injected, list_sessions, sessions_base
-from tui.sanitize import one_line
-from tui.wording import plural, plural_noun
+from tui.agent.history.resume import SessionInfo, injected, list_sessions, sessions_base
+from tui.text.sanitize import one_line
+from tui.text.wording import plural, plural_noun
 
 from ..commands import slash_command
 from ..threads import call_soon_from_thread
@@ -98,7 +98,7 @@ class ResumeScreen(ModalScreen[str | None]):
         sessions = list_sessions(options.project_dir, sessions_base(options), skipped)
         for sentence in skipped:  # a FIFO or folder named like a session: not listed, and said
             call_soon_from_thread(self.app, self.app.notify, sentence, severity="warning", timeout=12)
-        from tui.agent.session_tree import session_tree
+        from tui.agent.history.session_tree import session_tree
 
         rows = session_tree(sessions, options.project_dir)
         call_soon_from_thread(self, self._show, sessions, rows)
@@ -372,7 +372,7 @@ def resumed_app(
 def run_resumed_app(options: AgentOptions, prompt: str | None, session: Session | None, *, picker: bool = False) -> int:
     """Run `resumed_app` full screen until the user quits; returns the exit code."""
     app = resumed_app(options, prompt, session, picker=picker)
-    from tui.shutdown import exit_app_on_signal
+    from tui.tools.shutdown import exit_app_on_signal
 
     with exit_app_on_signal(lambda code: app.exit(None, code)):  # SIGTERM/SIGHUP: leave the screen cleanly
         result = app.run()

@@ -13,7 +13,7 @@ from textual.containers import Vertical, VerticalScroll
 from textual.screen import ModalScreen
 from textual.widgets import DataTable, Static
 
-from tui.sanitize import one_line, visible
+from tui.text.sanitize import one_line, visible
 from tui.tools.tasks import BackgroundTask, TaskRegistry
 
 from ..commands import slash_command

@@ -20,9 +20,9 @@ from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.content import Content
 from textual.widgets import Button, Static
 
-from tui.sanitize import one_line, visible
+from tui.text.sanitize import one_line, visible
+from tui.text.wording import plural
 from tui.trust.inventory import FolderInventory
-from tui.wording import plural
 
 from ..answer_guard import GRACE_S
 from ..widgets.dialog_box import DialogBox

@@ -12,7 +12,7 @@ from textual.containers import VerticalScroll
 from textual.screen import ModalScreen
 from textual.widgets import Static
 
-from tui.sanitize import one_line, visible
+from tui.text.sanitize import one_line, visible
 
 from ..commands import slash_command
 from ..widgets.dialog_box import DialogBox

@@ -6,7 +6,7 @@ import time
 
 from rich.text import Text
 
-from tui.sanitize import one_line, visible
+from tui.text.sanitize import one_line, visible
 
 from .conversation_model import ToolRecord
 

@@ -12,7 +12,7 @@ from textual.content import Content
 from textual.reactive import reactive
 from textual.widgets import Static
 
-from tui.sanitize import one_line
+from tui.text.sanitize import one_line
 
 OFFLINE_HINT = "try: find the TODOs and fix one"
 

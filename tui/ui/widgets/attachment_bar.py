@@ -14,7 +14,7 @@ from textual.containers import Horizontal
 from textual.message import Message
 from textual.widgets import Static
 
-from tui.sanitize import one_line
+from tui.text.sanitize import one_line
 
 
 def chip_label(number: int, name: str, width: int, height: int) -> str:

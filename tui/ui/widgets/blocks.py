@@ -17,8 +17,8 @@ from textual.content import Content
 from textual.widget import Widget
 from textual.widgets import Collapsible, Static
 
-from tui.sanitize import one_line, visible
-from tui.wording import plural
+from tui.text.sanitize import one_line, visible
+from tui.text.wording import plural
 
 from .conversation_model import BlockRecord, ToolRecord
 from .lines_widget import LinesWidget

@@ -8,7 +8,7 @@ from typing import Any
 
 from rich.text import Text
 
-from tui.sanitize import one_line
+from tui.text.sanitize import one_line
 
 
 def attachment_chips(app: Any, text: str) -> list[str]:

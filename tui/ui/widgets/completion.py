@@ -13,8 +13,8 @@ from textual.widget import Widget
 from textual.widgets import OptionList
 from textual.widgets.option_list import Option
 
-from tui.sanitize import one_line
-from tui.wording import shorten
+from tui.text.sanitize import one_line
+from tui.text.wording import shorten
 
 if TYPE_CHECKING:
     from ..app import AgentApp

@@ -17,7 +17,7 @@ from textual.geometry import Size
 from textual.strip import Strip
 from textual.widget import Widget
 
-from tui.sanitize import visible
+from tui.text.sanitize import visible
 
 TAB_SIZE = 8
 

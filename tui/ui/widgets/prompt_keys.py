@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING
 from textual import events
 from textual.widgets import Static
 
-from tui.sanitize import one_line
+from tui.text.sanitize import one_line
 
 from ..prompt_history import HISTORY_LIMIT, HistorySearch, PromptHistory, history_file
 from .vi_keys import ViKeys

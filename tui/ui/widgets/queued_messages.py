@@ -5,7 +5,7 @@ from __future__ import annotations
 from rich.text import Text
 from textual.widgets import Static
 
-from tui.sanitize import one_line
+from tui.text.sanitize import one_line
 
 #: queued messages listed; more show as "+N more"
 SHOWN = 4

@@ -9,7 +9,7 @@ tokens never finished. Here the live `Markdown` only ever holds the last few KB:
 A huge reply (a 5 MB delta, or megabytes in many deltas) would still cost seconds of Markdown
 rendering and thousands of widgets, so a head bigger than `MARKDOWN_HEAD_CHARS`, and everything
 past `MARKDOWN_REPLY_CHARS`, goes into one plain `LongText` that draws only its visible rows; the
-last part of the reply is still Markdown. All text is shown through `tui.sanitize.visible`.
+last part of the reply is still Markdown. All text is shown through `tui.text.sanitize.visible`.
 """
 
 from __future__ import annotations
@@ -23,7 +23,7 @@ from typing import Any
 from textual.widget import Widget
 from textual.widgets import Markdown
 
-from tui.sanitize import visible
+from tui.text.sanitize import visible
 
 from .blocks import frozen_markdown
 from .conversation_model import BlockRecord

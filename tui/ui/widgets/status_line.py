@@ -12,8 +12,8 @@ from textual.reactive import reactive
 from textual.timer import Timer
 from textual.widgets import Static
 
-from tui.sanitize import one_line
-from tui.wording import plural
+from tui.text.sanitize import one_line
+from tui.text.wording import plural
 
 from .one_line import OneLineRender
 
@@ -237,7 +237,7 @@ class StatusLine(OneLineRender, Static):
         """`thinking on` / `thinking off` once the user chose, and the effort where the model takes it."""
         if self.thinking_choice is None and not self.effort:  # nothing to show: spare the import (~10 ms at start)
             return None
-        from tui.agent.thinking import model_thinking, thinking_on
+        from tui.agent.api.thinking import model_thinking, thinking_on
 
         model = self.model_id or self.model
         support = model_thinking(model)

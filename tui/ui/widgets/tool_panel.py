@@ -23,7 +23,7 @@ from textual.containers import Vertical, VerticalScroll
 from textual.timer import Timer
 from textual.widgets import Static
 
-from tui.sanitize import one_line
+from tui.text.sanitize import one_line
 
 from .blocks import TOOL_STATE_STYLE, format_seconds
 from .conversation_model import ToolRecord

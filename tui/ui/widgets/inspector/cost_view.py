@@ -9,9 +9,9 @@ from rich.console import Group, RenderableType
 from rich.table import Table
 from rich.text import Text
 
-from tui.agent.cost_report import PARTS, short_tokens
-from tui.sanitize import one_line, visible
-from tui.wording import plural
+from tui.agent.cost.report import PARTS, short_tokens
+from tui.text.sanitize import one_line, visible
+from tui.text.wording import plural
 
 from .model import ApiCall
 

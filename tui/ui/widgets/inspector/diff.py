@@ -10,7 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Literal
 
-from tui.wording import plural
+from tui.text.wording import plural
 
 ChangeKind = Literal["same", "appended", "changed", "added", "removed"]
 

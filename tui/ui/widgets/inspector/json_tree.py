@@ -17,8 +17,8 @@ from textual.containers import Vertical
 from textual.widgets import Static, TextArea, Tree
 from textual.widgets.tree import TreeNode
 
-from tui.sanitize import one_line, visible
-from tui.wording import plural
+from tui.text.sanitize import one_line, visible
+from tui.text.wording import plural
 
 from .image_blocks import abbreviated, data_text, image_hint, is_image_source, sent_bytes
 

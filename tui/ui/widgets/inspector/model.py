@@ -52,7 +52,7 @@ class ApiCall:
     hooks: list[dict[str, Any]] = field(default_factory=list)  # hooks run after this response: exact stdin/stdout
     version: int = 0  # bumped on every change, so views know when to rebuild
     loop_path: str = "main"  # the loop that sent it: `main`, or a subagent's `main/<alias>`
-    #: what it cost, by token kind and by part of the request (tui.agent.cost.RequestCost.to_dict())
+    #: what it cost, by token kind and by part of the request (tui.agent.cost.cost.RequestCost.to_dict())
     cost: dict[str, Any] | None = None
     #: a compaction's summary request (iteration 0): the summary, its plan and what it dropped
     compaction: dict[str, Any] | None = None
@@ -65,7 +65,7 @@ class ApiCall:
     def cache_miss(self) -> dict[str, Any] | None:
         return (self.cost or {}).get("cache_miss")
 
-    steered: tuple[str, ...] = ()  # messages the user queued that joined this request (tui/agent/steer.py)
+    steered: tuple[str, ...] = ()  # messages the user queued that joined this request (tui/agent/loop/steer.py)
 
     @property
     def finished(self) -> bool:

@@ -25,9 +25,9 @@ from textual.widget import Widget
 from textual.widgets import Button, DataTable, Static, TabbedContent, TabPane
 
 from tui.agent.events import Event
-from tui.private_files import write_private
-from tui.sanitize import one_line
-from tui.wording import plural
+from tui.system.private_files import write_private
+from tui.text.sanitize import one_line
+from tui.text.wording import plural
 
 from . import timeline_view
 from .cost_view import cost_view

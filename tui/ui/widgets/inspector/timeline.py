@@ -15,7 +15,7 @@ from typing import Any
 from rich.text import Text
 
 from tui.agent import events as ev
-from tui.sanitize import one_line
+from tui.text.sanitize import one_line
 
 #: tool outcome -> colour (terminal style name and SVG fill)
 OUTCOME_COLOURS = {

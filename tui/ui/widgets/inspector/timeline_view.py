@@ -9,8 +9,8 @@ from typing import TYPE_CHECKING, Any
 from rich.text import Text
 from textual.widgets import DataTable, Static
 
-from tui.private_files import write_private
-from tui.sanitize import one_line
+from tui.system.private_files import write_private
+from tui.text.sanitize import one_line
 
 from .json_tree import JsonView
 from .request_code import as_curl, as_python

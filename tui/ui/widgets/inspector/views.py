@@ -8,7 +8,7 @@ from typing import Any
 from rich.text import Text
 from textual.widgets import DataTable
 
-from tui.sanitize import one_line
+from tui.text.sanitize import one_line
 
 from .diff import Change
 from .json_tree import shorten
