@@ -8,7 +8,8 @@ from rich.segment import Segment
 from rich.style import Style
 from textual.strip import Strip
 
-from tui.ui.terminal_model import Row, find_scroll, pieces_of_rows, row_of
+from tui.ui.terminal_model import row_of
+from tui.ui.terminal_scroll import Row, find_scroll, pieces_of_rows
 from tui.ui.terminal_sgr import blank_look
 
 WIDTH, HEIGHT = 120, 30
@@ -83,7 +84,8 @@ def test_the_band_leaves_a_colourful_panel_beside_it_unscrolled() -> None:
 def test_a_band_is_scrolled_in_the_background_most_blanks_show_and_brings_them_in_known() -> None:
     """The rows a scroll brings in are blank in the current background: scrolled in the panel's background, they
     are known rows whose blanks need no writing (only the text, the scrollbar and the border beside them do)."""
-    from tui.ui.terminal_model import _Writer, fill_look, scrolled
+    from tui.ui.terminal_model import _Writer, scrolled
+    from tui.ui.terminal_scroll import fill_look
 
     rows = scene(100, PAD_BG, thumb_at=20)
     fill = fill_look(rows)

@@ -18,9 +18,7 @@ after a suspend) is written as Textual would write its spans, and becomes known 
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterable, Mapping, Sequence
-from itertools import pairwise
 from typing import Any
 
 from rich.cells import get_character_cell_size
@@ -32,20 +30,12 @@ from textual._compositor import ChopsUpdate, LayoutUpdate
 from textual.geometry import Size
 from textual.strip import Strip
 
+from .terminal_scroll import Row, fill_look, find_scroll, pieces_of_rows
 from .terminal_sgr import blank_alike, blank_look, erasable, sgr
 
-#: a row: the text of each cell ("" for the right half of a wide character) and its look (SGR codes or a Link)
-Row = tuple[list[str], list[Any]]
 #: unchanged cells between two changed runs of a row that are rewritten rather than jumped over (a cursor move
 #: costs about as many bytes)
 GAP = 8
-#: a band is scrolled only when it saves at least this many bytes from being written
-MIN_SCROLL_BYTES = 160
-#: about the bytes of a change of look (a truecolor foreground and background)
-SGR_BYTES = 20
-#: about the bytes that erase a run of blanks and step over it (`ESC[nX ESC[nC`)
-ERASE_BYTES = 10
-_BLANKS = re.compile(f" {{{ERASE_BYTES + 1},}}")
 
 
 class Link:
@@ -242,159 +232,6 @@ def changed_runs(new: Row, old: Row, width: int) -> list[tuple[int, int]]:
             end += 1
         out.append((start, end))
     return out
-
-
-def _best_band(gains: list[int], offset: int) -> tuple[int, int, int]:
-    """The largest-sum run of gains: (sum, first, last), indices shifted by offset."""
-    best = (0, 0, -1)
-    total, first = 0, 0
-    for i, g in enumerate(gains):
-        if total <= 0:
-            total, first = g, i
-        else:
-            total += g
-        if total > best[0]:
-            best = (total, first + offset, i + offset)
-    return best
-
-
-def _pieces_of(row: Row | None, ranges: Sequence[tuple[int, int]]) -> list[Any]:
-    """The row cut where the widgets on it meet: a key per piece (None for a row not known)."""
-    if row is None:
-        return [None] * len(ranges)
-    chars, looks = row
-    return [("".join(chars[a:b]), tuple(looks[a:b])) for a, b in ranges]
-
-
-def write_cost(piece: Any) -> int:
-    """About the bytes a piece of a row (see `_pieces_of`) takes to write: its text (a long run of blanks is
-    erased in a few bytes), and a look per change."""
-    if piece is None:
-        return 0
-    text, looks = piece
-    changes = sum(1 for a, b in pairwise(looks) if a is not b and a != b)
-    cost = len(text.encode()) + SGR_BYTES * (1 + changes)
-    if " " * ERASE_BYTES in text:
-        for blanks in _BLANKS.findall(text):
-            cost -= len(blanks) - ERASE_BYTES
-    return cost
-
-
-def fill_look(rows: Iterable[Row | None]) -> str | None:
-    """The background most blank cells of `rows` show (codes of a background alone), or None.
-
-    A band is scrolled in this background: the rows it brings in are then blank in it already, as most of
-    what they will show is (a panel's blanks beside the conversation need no writing)."""
-    counts: dict[Any, int] = {}
-    for row in rows:
-        if row is not None:
-            for ch, look in zip(*row):
-                if ch == " ":
-                    counts[look] = counts.get(look, 0) + 1
-    for look in sorted(counts, key=counts.__getitem__, reverse=True):
-        if type(look) is str and look and blank_look(look) == look and erasable(look):
-            return look
-    return None
-
-
-def find_scroll(
-    new: list[Row | None],
-    old: list[Row | None],
-    touched: Iterable[int],
-    ranges: Sequence[Sequence[tuple[int, int]]],
-    fill: str | None = None,
-) -> tuple[int, int, int] | None:
-    """(top, bottom, shift) of a band of rows whose content moved up (shift > 0) or down (shift < 0).
-
-    Rows are compared piece by piece, a piece being the part of a row one widget draws (`ranges`, per row):
-    a conversation that scrolled beside a tool panel that did not still moves as a band, and only the
-    panel's part of its rows is written again. The band chosen saves the most bytes from being written; the
-    rows it brings in come blank in `fill` (the background the scroll is done in).
-    """
-    height = len(old)
-    touched = list(touched)
-    # where each piece of the new rows was among the old rows, in the same columns (blank pieces say nothing)
-    index: dict[tuple[int, int], dict[Any, list[int]]] = {}
-    for y in touched:
-        for a, b in ranges[y]:
-            if b - a > 2 and (a, b) not in index:
-                found: dict[Any, list[int]] = {}
-                for source, row in enumerate(old):
-                    if row is not None:
-                        found.setdefault(("".join(row[0][a:b]), tuple(row[1][a:b])), []).append(source)
-                index[(a, b)] = found
-    votes: dict[int, int] = {}
-    for y in touched:
-        row = new[y]
-        if row is None:
-            continue
-        for (a, b), key in zip(ranges[y], _pieces_of(row, ranges[y])):
-            if b - a <= 2 or key[0].isspace():
-                continue
-            places = index[(a, b)].get(key)
-            if places and len(places) == 1 and places[0] != y:
-                votes[places[0] - y] = votes.get(places[0] - y, 0) + (b - a)
-    if not votes:
-        return None
-
-    new_pieces = [_pieces_of(row, ranges[y]) for y, row in enumerate(new)]
-    costs = [[write_cost(key) for key in pieces] for pieces in new_pieces]
-
-    def same(y: int, source: int) -> int:
-        """Bytes of the new row y that need no writing when the old row `source` is where it is (same columns)."""
-        a_row, b_row = new[y], old[source]
-        if a_row is None or b_row is None:
-            return 0
-        if a_row is b_row or a_row == b_row:
-            return sum(costs[y])
-        return sum(c for c, k1, k2 in zip(costs[y], new_pieces[y], _pieces_of(b_row, ranges[y])) if k1 == k2)
-
-    stay = [same(y, y) for y in range(height)]
-
-    def brought_in(y: int) -> int:
-        """Bytes the new row y loses when a scroll brings it in blank: what stays, less its blank pieces."""
-        blank = sum(
-            c
-            for c, key in zip(costs[y], new_pieces[y])
-            if key is not None and key[0].isspace() and set(key[1]) == {fill}
-        )
-        return stay[y] - blank
-
-    best: tuple[int, int, int, int] | None = None  # (saved bytes, top, bottom, shift)
-    for shift in sorted(votes, key=votes.__getitem__, reverse=True)[:3]:
-        m = abs(shift)
-        if m >= height:
-            continue
-        if shift > 0:  # content moved up: new[y] is old[y + m]
-            gains = [same(y, y + m) - stay[y] for y in range(height - m)]
-            gain, first, last = _best_band(gains, 0)
-            top, bottom = first, last + m
-            lost = sum(brought_in(y) for y in range(last + 1, bottom + 1))
-        else:  # content moved down: new[y] is old[y - m]
-            gains = [same(y, y - m) - stay[y] for y in range(m, height)]
-            gain, first, last = _best_band(gains, m)
-            top, bottom = first - m, last
-            lost = sum(brought_in(y) for y in range(top, first))
-        saved = gain - lost
-        if best is None or saved > best[0]:
-            best = (saved, top, bottom, shift)
-    if best is None or best[0] < MIN_SCROLL_BYTES:
-        return None
-    _, top, bottom, shift = best
-    return top, bottom, shift
-
-
-def pieces_of_rows(chop_ends: Sequence[Sequence[int]], width: int, height: int) -> list[list[tuple[int, int]]]:
-    """Per row, the (start, end) columns of each widget's part of it, from the compositor's chop ends."""
-    ranges: list[list[tuple[int, int]]] = []
-    cache: dict[tuple[int, ...], list[tuple[int, int]]] = {}
-    for y in range(height):
-        ends = tuple(chop_ends[y]) if y < len(chop_ends) else (width,)
-        pieces = cache.get(ends)
-        if pieces is None:
-            pieces = cache[ends] = list(pairwise((0, *(x for x in ends if 0 < x < width), width)))
-        ranges.append(pieces)
-    return ranges
 
 
 def scrolled(
