@@ -158,10 +158,14 @@ def cli_env(who: str, project: Path, home: Path, base_url: str, trusted: bool) -
         (home / ".claude.json").write_text(json.dumps(state))
     else:
         env["PYTHONPATH"] = str(REPO)
+        config = home / ".config" / "agent-tui"
+        config.mkdir(parents=True)
+        # like with like: Claude Code runs Bash unsandboxed unless told otherwise, and a contained command runs
+        # without a question in agent-tui (sandbox.auto_allow), which would hide every verdict compared here
+        lines = ["[sandbox]", "enabled = false"]
         if trusted:
-            config = home / ".config" / "agent-tui"
-            config.mkdir(parents=True)
-            (config / "settings.toml").write_text(f"trusted_folders = [{json.dumps(str(project))}]\n")
+            lines.insert(0, f"trusted_folders = [{json.dumps(str(project))}]")
+        (config / "settings.toml").write_text("\n".join(lines) + "\n")
     return env
 
 
