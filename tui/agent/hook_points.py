@@ -77,7 +77,8 @@ class SessionHooks:
         return data
 
     def effort(self) -> dict[str, Any]:
-        """Claude Code's `effort` field: the level the session's model runs at (none for a model without effort)."""
+        """Claude Code's `effort` field: the chosen level, else the model's default as Claude Code names (and sends)
+        it; none for a model without effort."""
         options = self.session.options
         level = effective_effort(options.model, options.effort)
         return {"effort": {"level": level}} if level else {}
