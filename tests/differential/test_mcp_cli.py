@@ -130,11 +130,7 @@ def test_agent_tui_mcp_answers_as_claude_mcp() -> None:
             command = " ".join(words[:2])
             if theirs[0] != mine[0]:
                 differences.append(f"{command}: exit {mine[0]}, Claude Code {theirs[0]}")
-            if words[0] == "list":  # the order of servers is Claude Code's own; compare the lines
-                same = sorted(theirs[1].splitlines()) == sorted(mine[1].splitlines())
-            else:
-                same = theirs[1] == mine[1]
-            if not same:
+            if theirs[1] != mine[1]:  # `list` too, in Claude Code's order (user, project, local scopes)
                 differences.append(f"{command}: stdout\n{mine[1]}\n--- Claude Code:\n{theirs[1]}")
             if command not in OWN_WORDING and theirs[2] != mine[2]:
                 differences.append(f"{command}: stderr\n{mine[2]}\n--- Claude Code:\n{theirs[2]}")

@@ -44,7 +44,7 @@ def test_a_server_whose_cwd_is_missing_says_so_not_command_not_found(project, tm
 
     assert mcp_main(["add-json", "tools", json.dumps(entry)], project) == 0  # `mcp list` probes with the same check
     assert mcp_main(["list"], project) == 0
-    assert f"✘ Failed to connect (its cwd {tmp_path / 'gone'} does not exist" in capsys.readouterr().out
+    assert f"✘ Failed to connect — its cwd {tmp_path / 'gone'} does not exist" in capsys.readouterr().out
 
 
 def test_mcp_add_shows_escape_sequences_as_text_and_masks_a_password(project, capsys) -> None:

@@ -106,3 +106,16 @@ def test_print_mode_says_when_the_model_has_no_effort(project):
     assert "agent-tui: --effort: claude-haiku-4-5 has no effort setting; nothing is sent for it." in proc.stderr
     bad = run_cli(["-p", "hi", "--effort", "huge"], project)
     assert bad.returncode == 2 and "invalid choice: 'huge'" in bad.stderr
+
+
+def test_a_projects_effort_level_reaches_the_api_and_effort_wins_over_it(project):
+    """Claude Code 2.1.332 sends a project's `effortLevel`; agent-tui did not read it."""
+    (project / ".claude").mkdir(exist_ok=True)
+    (project / ".claude" / "settings.json").write_text(json.dumps({"effortLevel": "low"}))
+    env = {"ANTHROPIC_BASE_URL": "", "ANTHROPIC_API_KEY": "sk-test"}
+    with FakeAPI([reply("ok")]) as api:
+        assert run_cli(["-p", "hi"], project, {**env, "ANTHROPIC_BASE_URL": api.base_url}).returncode == 0
+        assert sent(api, "output_config") == {"effort": "low"}
+    with FakeAPI([reply("ok")]) as api:
+        run_cli(["-p", "hi", "--effort", "high"], project, {**env, "ANTHROPIC_BASE_URL": api.base_url})
+        assert sent(api, "output_config") == {"effort": "high"}

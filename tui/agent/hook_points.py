@@ -13,6 +13,7 @@ import uuid
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
+from tui.agent.api.thinking import effective_effort
 from tui.agent.loop.guards import LoopStop
 from tui.agent.loop.permission_gate import rule_value
 from tui.hooks.config import HookConfig
@@ -26,8 +27,6 @@ from .session_history import last_text
 if TYPE_CHECKING:
     from .session import AgentSession
 
-#: Claude Code's `effort` field (agent-tui has no effort setting: its requests are Claude Code's default)
-EFFORT = {"effort": {"level": "high"}}
 #: Claude Code forces a stop after this many Stop-hook blocks in a row (and as many asyncRewake wakes)
 STOP_BLOCK_CAP = 8
 #: Claude Code's first line of what a hook tells the model when an asyncRewake hook wakes it
@@ -76,6 +75,13 @@ class SessionHooks:
             data["prompt_id"] = self.prompt_id
         data["permission_mode"] = getattr(s.policy, "mode", s.options.permission_mode)
         return data
+
+    def effort(self) -> dict[str, Any]:
+        """Claude Code's `effort` field: the chosen level, else the model's default as Claude Code names (and sends)
+        it; none for a model without effort."""
+        options = self.session.options
+        level = effective_effort(options.model, options.effort)
+        return {"effort": {"level": level}} if level else {}
 
     def _started(self, run: HookRun) -> None:
         self.session.publish(
@@ -173,7 +179,7 @@ class SessionHooks:
     # --- the events --------------------------------------------------------------------
 
     def pre_tool_use(self, name: str, tool_input: Any, tool_use_id: str) -> HookOutcome:
-        fields = {**EFFORT, "tool_name": name, "tool_input": tool_input, "tool_use_id": tool_use_id}
+        fields = {**self.effort(), "tool_name": name, "tool_input": tool_input, "tool_use_id": tool_use_id}
         return self.fire("PreToolUse", name, fields, tool_use_id=tool_use_id)
 
     def post_tool_use(
@@ -188,7 +194,7 @@ class SessionHooks:
     ) -> HookOutcome:
         if failed:
             fields = {
-                **EFFORT,
+                **self.effort(),
                 "tool_name": name,
                 "tool_input": tool_input,
                 "tool_use_id": tool_use_id,
@@ -198,7 +204,7 @@ class SessionHooks:
             }
             return self.fire("PostToolUseFailure", name, fields, tool_use_id=tool_use_id)
         fields = {
-            **EFFORT,
+            **self.effort(),
             "tool_name": name,
             "tool_input": tool_input,
             "tool_response": response,
@@ -241,7 +247,7 @@ class SessionHooks:
         """Stop (or SubagentStop): a block keeps the model going, up to STOP_BLOCK_CAP times in a row."""
         event = "SubagentStop" if agent_type else "Stop"
         fields: dict[str, Any] = {
-            **EFFORT,
+            **self.effort(),
             "stop_hook_active": self.stop_blocks > 0,
             "last_assistant_message": last_text,
             "background_tasks": [],

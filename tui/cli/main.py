@@ -109,7 +109,7 @@ def options_from_args(args: argparse.Namespace, *, sandbox: bool = True) -> tupl
     if args.max_tokens is not None:
         opts.max_tokens = args.max_tokens
     opts.max_budget_usd = args.max_budget_usd
-    opts.effort = args.effort
+    opts.effort = args.effort or getattr(settings, "effort", None)
     opts.add_dirs = added_dirs(args.add_dirs, project_dir)
     if args.permission_mode:
         opts.permission_mode = args.permission_mode
@@ -239,7 +239,7 @@ def _run_session(
             print(visible(f"agent-tui: settings: {problem}"), file=sys.stderr)  # may quote the file
         for notice in opts.plugins.notices() if opts.plugins is not None else ():
             print(visible(f"agent-tui: {notice}"), file=sys.stderr)
-        if opts.effort and (note := effort_refusal(opts.model, model_thinking(opts.model), opts.effort)):
+        if args.effort and (note := effort_refusal(opts.model, model_thinking(opts.model), args.effort)):
             print(visible(f"agent-tui: --effort: {note}"), file=sys.stderr)
         stream_input = args.input_format == "stream-json"  # prompts come from stdin, one JSON line each
         if not stream_input:

@@ -26,6 +26,8 @@ from tui.config.bash_wrappers import (
 SEPARATORS = {"&&", "||", ";", ";;", ";&", "|", "|&", "&", "(", ")"}
 WRITE_REDIRECTS = {">", ">>", ">|", "&>", "&>>", "<>", ">&"}
 READ_REDIRECTS = {"<", "<<<", "<&", "<<", "<<-"}
+#: the input redirections that name a file (`<<` and `<<<` bring text)
+FILE_READ_REDIRECTS = {"<", "<&"}
 SHELLS = {"bash", "sh", "zsh", "dash", "ksh"}
 #: commands that run code the parser does not see as a command of its own
 EVALUATORS = {"eval", "exec", "source", ".", "trap", "sudo", "doas", "su", "setsid", "watch", "script"}
@@ -48,6 +50,10 @@ class SimpleCommand:
     allow_text: str | None = None
     plain: bool = True
     cwds: list[Path] | None = None  # where it may run (None: unknown)
+    #: the files its input redirections (`< FILE`) name, as written
+    reads: list[str] = field(default_factory=list)
+    #: it had a redirection of any kind (`> f`, `< f`, `2>&1` …)
+    redirected: bool = False
 
     @property
     def text(self) -> str:
@@ -75,6 +81,8 @@ class ParsedBash:
     error: str | None = None
     #: why no rule or read-only judgement can be sure what runs (it still meets deny rules)
     unsure: list[str] = field(default_factory=list)
+    #: the operators between the commands of the top-level line, in order (`&&`, `;`, `|` …; a newline is `;`)
+    operators: list[str] = field(default_factory=list)
 
 
 def parse_bash(command: str, cwd: Path) -> ParsedBash:
@@ -108,16 +116,19 @@ class _Walker:
         for nested in script.nested:
             self.script(nested, depth + 1)
         current: list[Token] = []
-        for token in [*script.tokens, Token("op", ";")]:
+        for index, token in enumerate([*script.tokens, Token("op", ";")]):
             if token.kind == "op" and token.value in SEPARATORS:
                 if current:
                     self.simple(current, depth)
+                if depth == 0 and index < len(script.tokens):
+                    self.result.operators.append(token.value)
                 current = []
             else:
                 current.append(token)
 
     def simple(self, tokens: list[Token], depth: int) -> None:
         words: list[Token] = []
+        reads: list[str] = []
         i = 0
         while i < len(tokens):
             token = tokens[i]
@@ -130,6 +141,8 @@ class _Walker:
                         self.write(target)
                 elif token.value not in READ_REDIRECTS:
                     raise Unparseable(f"the operator `{token.value}` is not followed")
+                elif token.value in FILE_READ_REDIRECTS and not (target.value.isdigit() or target.value == "-"):
+                    reads.append(target.value)
                 i += 2
                 continue
             words.append(token)
@@ -138,9 +151,9 @@ class _Walker:
             return  # a loop header: its list words were walked as nested scripts already
         if (words and words[0].value in ("case", "function")) or (words and words[-1].value.endswith("()")):
             raise Unparseable(f"`{words[0].value}` blocks are not followed")
-        self.command(words, depth)
+        self.command(words, depth, reads, redirected=len(words) < len(tokens))
 
-    def command(self, words: list[Token], depth: int) -> None:
+    def command(self, words: list[Token], depth: int, reads: list[str], redirected: bool) -> None:
         forms: list[str] = [join_words([w.value for w in words])] if words else []
         sure, plain = allow_words(list(words))
         if any(w.value.startswith(("IFS=", "IFS+=")) for w in words if is_assignment(w)):
@@ -186,7 +199,16 @@ class _Walker:
         plain = plain and allow_text == join_words(argv)
         cwds = list(self.cwds) if self.cwds is not None else None
         self.result.commands.append(
-            SimpleCommand(argv, forms, expands=words[0].expands, allow_text=allow_text, plain=plain, cwds=cwds)
+            SimpleCommand(
+                argv,
+                forms,
+                expands=words[0].expands,
+                allow_text=allow_text,
+                plain=plain,
+                cwds=cwds,
+                reads=reads,
+                redirected=redirected,
+            )
         )
         if name in ("cd", "pushd"):
             self._cd(words[1:])

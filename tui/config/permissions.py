@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
 from tui.config import rule_files
+from tui.config.bash_cd import cd_compound_problem
 from tui.config.bash_parse import ParsedBash, SimpleCommand, WriteTarget, parse_bash
 from tui.config.bash_paths import file_arguments, outside_project
 from tui.config.git_reads import git_runs_programs
@@ -238,6 +239,10 @@ class PermissionPolicy:
         rule = self._path_rule("allow", "Read", "read", path, every=True)
         return rule.rule if rule is not None else None
 
+    def _inside_working_dirs(self, path: Path) -> bool:
+        roots = [r for folder in (self.project_dir, *self.extra_dirs) for r in path_variants(Path(folder))]
+        return all(any(v == r or r in v.parents for r in roots) for v in path_variants(path))
+
     def boundary_problem(self, path: Path) -> str | None:
         """Why writing `path` must ask even with an allow rule: outside the project, or protected."""
         roots = [r for folder in (self.project_dir, *self.extra_dirs) for r in path_variants(Path(folder))]
@@ -310,6 +315,9 @@ class PermissionPolicy:
             return Verdict("allow", "bypassPermissions mode", None, "mode")
         if parsed.unsure:
             return self._unparseable(tool, command, f"it holds {parsed.unsure[0]}, known only when it runs")
+        read_deny = any(r.parsed.tool == "Read" for r in self._counting("deny", "Read", "read") if r.parsed)
+        if why := cd_compound_problem(parsed, cwd, self._inside_working_dirs, read_deny):
+            return Verdict("ask", why, None, "boundary")
         parts = [self._command_part(name, cmd) for cmd in parsed.commands]
         parts += [self._redirect_part(w) for w in parsed.writes if not w.harmless]
         if self.mode == "plan":

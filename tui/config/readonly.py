@@ -117,7 +117,7 @@ def is_read_only(cmd: SimpleCommand) -> bool:
     if name in ("grep", "egrep", "fgrep", "rg") and _pattern_looks_like_option(args):
         return False
     if name == "sed":
-        return _sed_prints(args)
+        return sed_prints(args)
     if name == "uniq":
         return all(not a.startswith("-") for a in args) and len(args) <= 1
     if name == "date":
@@ -140,7 +140,7 @@ def _pattern_looks_like_option(args: list[str]) -> bool:
     )
 
 
-def _sed_prints(args: list[str]) -> bool:
+def sed_prints(args: list[str]) -> bool:
     """`sed -n '1,5p' FILE…`: the only sed call sure to print and do nothing else."""
     options = [a for a in args if a.startswith("-")]
     operands = [a for a in args if not a.startswith("-")]

@@ -106,6 +106,8 @@ class Settings:
     #: an attached image's long edge is scaled down to this many pixels (64 to 8000; 1568 is what the API
     #: answers fastest for)
     image_max_edge: int = 1568
+    #: `output_config.effort` for the session (Claude Code's `effortLevel`); --effort and /effort win over it
+    effort: str | None = None
     #: `statusLine`: a command whose first stdout line shows in the footer (a folder's only once trusted)
     status_line: str | None = None
     #: folders whose own allow rules count (read from the user settings only)

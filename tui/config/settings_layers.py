@@ -29,6 +29,7 @@ CLAUDE_KEYS_READ = (
     "cleanupPeriodDays",
     "enabledPlugins",
     "extraKnownMarketplaces",
+    "effortLevel",
 )
 #: how to trust a folder, after a sentence about something that waits for it
 HOW_TO_TRUST = " (/trust in agent-tui, or trusted_folders in the user settings)"

@@ -43,13 +43,18 @@ SCALAR_TYPES: dict[str, tuple[str, bool]] = {
     "notify_after": ("number", False),
     # an attached image's long edge is scaled down to this (the API refuses an edge over 8000 px)
     "image_max_edge": ("pixels", False),
+    # the effort of every request (Claude Code's effortLevel; `max` only for one session, with --effort or /effort)
+    "effort": ("effort", True),
 }
 ALIASES = {
     "defaultMode": "permission_mode",
     "apiKeyHelper": "api_key_helper",
     "cleanupPeriodDays": "cleanup_period_days",
     "editorMode": "editor_mode",
+    "effortLevel": "effort",
 }
+#: the levels a settings file may name (Claude Code's `effortLevel`)
+SETTINGS_EFFORTS = ("low", "medium", "high", "xhigh")
 EDITOR_MODES = ("normal", "vim")
 EXPECTED = {
     "string": "a string",
@@ -64,6 +69,7 @@ EXPECTED = {
     "editor": f"one of {', '.join(EDITOR_MODES)}",
     "notifications": "one of auto, osc, bell, off",
     "pixels": "a whole number of pixels from 64 to 8000",
+    "effort": "one of low, medium, high, xhigh",
 }
 NOTIFICATION_STYLES = ("auto", "osc", "bell", "off")
 
@@ -96,6 +102,8 @@ def check_value(kind: str, value: Any, nullable: bool = False) -> tuple[Any, str
         ok = isinstance(value, str) and value in COMPACTION_MODES
     elif kind == "notifications":
         ok = isinstance(value, str) and value in NOTIFICATION_STYLES
+    elif kind == "effort":
+        ok = isinstance(value, str) and value in SETTINGS_EFFORTS
     elif kind == "integer":
         ok = isinstance(value, int) and not isinstance(value, bool) and value >= 0
     elif kind == "boolean":

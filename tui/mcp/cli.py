@@ -226,7 +226,7 @@ def cmd_reset(args: argparse.Namespace, here: Path) -> int:
 
 
 def cmd_list(args: argparse.Namespace, here: Path) -> int:
-    from tui.mcp.status import configured, describe, probe_all
+    from tui.mcp.status import configured, list_line, probe_all, status_line
 
     found = configured(here)
     for problem in found.problems:
@@ -237,8 +237,9 @@ def cmd_list(args: argparse.Namespace, here: Path) -> int:
     _say("Checking MCP server health…\n")
     statuses = probe_all(found.servers, here)
     for server in found.all():
-        status = HELD_BACK[found.held[server.name]] if server.name in found.held else statuses[server.name]
-        _say(f"{server.name}: {describe(server)} - {status}")
+        held = found.held.get(server.name)
+        status = HELD_BACK[held] if held else status_line(*statuses[server.name])
+        _say(list_line(server, status))
     return 0
 
 
@@ -257,9 +258,12 @@ def cmd_get(args: argparse.Namespace, here: Path) -> int:
             f'No MCP server named "{args.name}". Configured servers: {names}'
             + (pending if "not approved" in found.held.values() else "")
         )
-    status = HELD_BACK[found.held[server.name]] if server.name in found.held else probe_all([server], here)[server.name]
+    held = found.held.get(server.name)
+    status, issue = (HELD_BACK[held], "") if held else probe_all([server], here)[server.name]
     scope: Scope = server.source if server.source in SCOPES else "local"
-    lines = [f"{server.name}:", f"  Scope: {SCOPE_LABELS[scope]}", f"  Status: {status}", f"  Type: {server.transport}"]
+    lines = [f"{server.name}:", f"  Scope: {SCOPE_LABELS[scope]}", f"  Status: {status}"]
+    lines += [f"  Issue: {issue}"] if issue else []
+    lines += [f"  Type: {server.transport}"]
     if server.transport == "stdio":
         lines += [f"  Command: {server.command}", f"  Args: {' '.join(server.args)}", "  Environment:"]
         lines += [f"    {k}={v}" for k, v in server.env.items()]

@@ -8,6 +8,7 @@ The probe connects with the SDK, initializes and lists the tools under a timeout
 from __future__ import annotations
 
 import asyncio
+import errno
 import os
 from collections.abc import AsyncIterator, Sequence
 from contextlib import asynccontextmanager
@@ -33,6 +34,11 @@ HELD_BACK = {
     "untrusted folder": "⏸ Folder not trusted (/trust in agent-tui loads it, then approve)",
     "disabled": "✘ Rejected in this project (`agent-tui mcp reset-project-choices` asks again)",
 }
+#: the order `claude mcp list` shows the scopes in (servers of one scope in the order they were added)
+SCOPE_ORDER = ("user", "project", "local")
+#: why a connection was refused, in Claude Code's words (its runtime's sentence for ECONNREFUSED)
+REFUSED = "ECONNREFUSED: Unable to connect. Is the computer able to access the url?"
+CLOSED = "CONNECTION_CLOSED: Connection closed"
 
 
 @dataclass
@@ -45,8 +51,10 @@ class Configured:
     problems: list[str] = field(default_factory=list)
 
     def all(self) -> list[McpServerConfig]:
-        """Every server to show: those that start, then the held-back project ones."""
-        return [*self.servers, *self.held_servers]
+        """Every server to show, as `claude mcp list` orders them: user, project (held back ones too), local."""
+        everything = [*self.servers, *self.held_servers]
+        rank = {scope: i for i, scope in enumerate(SCOPE_ORDER)}
+        return sorted(everything, key=lambda s: rank.get(s.source, len(rank)))
 
 
 def configured(project_dir: Path) -> Configured:
@@ -65,6 +73,12 @@ def describe(server: McpServerConfig) -> str:
     if server.transport == "stdio":
         return " ".join([server.command, *server.args])
     return f"{server.url} ({server.transport.upper()})"
+
+
+def list_line(server: McpServerConfig, status: str) -> str:
+    """One line of `mcp list`, spaced as `claude mcp list` (a stdio server without arguments keeps the space)."""
+    shown = f"{server.command} {' '.join(server.args)}" if server.transport == "stdio" else describe(server)
+    return f"{server.name}: {shown} - {status}"
 
 
 def probe_timeout() -> float:
@@ -111,8 +125,8 @@ async def _streams(server: McpServerConfig, project_dir: Path, interactive: bool
 
 
 async def probe(server: McpServerConfig, project_dir: Path, timeout: float, *, interactive: bool = False) -> str:
-    """ "connected", "needs login" or "failed" (or "failed: why"): whether the server answers `initialize` and
-    `tools/list` in time.
+    """ "connected", "needs login" or "failed: why": whether the server answers `initialize` and `tools/list` in time,
+    and why not in Claude Code's words (`ECONNREFUSED: …`, `CONNECTION_CLOSED: Connection closed` …).
 
     `interactive` lets an OAuth server's sign-in run (the browser step), as `mcp login` does.
     """
@@ -132,7 +146,38 @@ async def probe(server: McpServerConfig, project_dir: Path, timeout: float, *, i
     except ServerCwdMissing as exc:
         return f"failed: {exc}"
     except Exception as exc:  # noqa: BLE001 - any failure (spawn, HTTP, protocol, timeout) is "failed to connect"
-        return "needs login" if _caused_by(exc, NeedsLogin) else "failed"
+        if _caused_by(exc, NeedsLogin):
+            return "needs login"
+        why = failure_reason(exc, server, timeout)
+        return f"failed: {why}" if why else "failed"
+
+
+def failure_reason(exc: BaseException, server: McpServerConfig, timeout: float) -> str:
+    """Why a connection failed, as `claude mcp list` appends it after `✘ Failed to connect —`."""
+    leaves = list(_leaves(exc))
+    if any(isinstance(e, TimeoutError) for e in leaves):
+        return f'MCP server "{server.name}" connection timed out after {int(timeout * 1000)}ms'
+    os_error = next((e for e in leaves if isinstance(e, OSError) and e.errno), None)
+    if os_error is not None and os_error.errno is not None:
+        code = errno.errorcode.get(os_error.errno, str(os_error.errno))
+        if server.transport == "stdio" and isinstance(os_error, (FileNotFoundError, PermissionError)):
+            return f"{code}: {(os_error.strerror or '').lower()}, posix_spawn '{server.command}'"
+        text = REFUSED if os_error.errno == errno.ECONNREFUSED else f"{code}: {os_error.strerror or os_error}"
+        return f"SSE error: {text}" if server.transport == "sse" else text
+    if any(type(e).__name__ in ("McpError", "MCPError") and str(e) == "Connection closed" for e in leaves):
+        return CLOSED
+    plain = [e for e in leaves if not isinstance(e, (asyncio.CancelledError, BaseExceptionGroup)) and str(e)]
+    return str(plain[0]).splitlines()[0] if plain else ""
+
+
+def _leaves(exc: BaseException, depth: int = 0) -> list[BaseException]:
+    """`exc`, what it groups, and what caused it, depth first."""
+    found = [exc]
+    if depth < 8:
+        for inner in [*getattr(exc, "exceptions", ()), exc.__cause__, exc.__context__]:
+            if inner is not None:
+                found += _leaves(inner, depth + 1)
+    return found
 
 
 def _caused_by(exc: BaseException, kind: type[BaseException]) -> bool:
@@ -143,18 +188,23 @@ def _caused_by(exc: BaseException, kind: type[BaseException]) -> bool:
     return any(_caused_by(e, kind) for e in inner)
 
 
-def probe_all(servers: Sequence[McpServerConfig], project_dir: Path) -> dict[str, str]:
-    """Each server's status line ("✔ Connected", "✘ Failed to connect", …), checked in parallel."""
+def probe_all(servers: Sequence[McpServerConfig], project_dir: Path) -> dict[str, tuple[str, str]]:
+    """Each server's status ("✔ Connected", "✘ Failed to connect", …) and why it failed ("" when no reason),
+    checked in parallel."""
 
     async def run() -> list[str]:
         timeout = probe_timeout()
         return list(await asyncio.gather(*(probe(s, project_dir, timeout) for s in servers)))
 
     results = asyncio.run(run()) if servers else []
-    return {s.name: _status_line(s.name, state) for s, state in zip(servers, results)}
+    return {s.name: _status(s.name, state) for s, state in zip(servers, results)}
 
 
-def _status_line(name: str, state: str) -> str:
-    """`✘ Failed to connect`, with the reason when one is known before any connection (a missing cwd)."""
+def _status(name: str, state: str) -> tuple[str, str]:
     state, _, why = state.partition(": ")
-    return STATUS[state].format(name=name) + (f" ({why})" if why else "")
+    return STATUS[state].format(name=name), why
+
+
+def status_line(status: str, issue: str) -> str:
+    """`✘ Failed to connect — ECONNREFUSED: …`: the status, and why after a dash as `claude mcp list` shows it."""
+    return f"{status} — {issue}" if issue else status

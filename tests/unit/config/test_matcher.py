@@ -202,7 +202,8 @@ CASES: list[tuple[str, str, str, str]] = [
     (AE, "Bash", "echo x > link_out/f", "ask"),
     (AE, "Bash", "echo x > /etc/passwd", "deny"),
     (AE, "Bash", "cd .. && echo x > f.txt", "ask"),
-    (AE, "Bash", "cd src && echo x > a.txt", "allow"),
+    (AE, "Bash", "cd src && echo x > a.txt", "ask"),  # Claude Code 2.1.332: a cd, then a redirection
+    (AE, "Bash", "cd ./src && echo x > a.txt", "allow"),  # a leading `cd ./DIR &&` is sure
     (AE, "Bash", "cd $X && echo x > a.txt", "ask"),
     (AE, "Bash", "(cd src) ; echo x > ../x.txt", "ask"),
     (AE, "Bash", "npm install", "ask"),

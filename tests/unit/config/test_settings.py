@@ -335,3 +335,15 @@ def test_the_background_output_limit_is_a_setting(tmp_path, monkeypatch) -> None
     loaded = load_settings(project)
     assert loaded.settings.background_output_limit_mb == 256
     assert any("background_output_limit_mb" in p and "expected an integer" in p for p in loaded.problems)
+
+
+def test_claude_codes_effort_level_is_the_effort_setting(proj: Path) -> None:
+    """2.1.332 runs a project's `effortLevel` (and tells hooks so); agent-tui named it unused."""
+    write(proj / ".claude/settings.json", json.dumps({"effortLevel": "low"}))
+    loaded = load_settings(proj)
+    assert loaded.settings.effort == "low"
+    assert not [p for p in loaded.problems if "effortLevel" in p]
+    write(proj / ".agent-tui" / "settings.toml", 'effort = "max"\n')  # `max` is for one session only
+    loaded = load_settings(proj)
+    assert loaded.settings.effort == "low"
+    assert any("key `effort`: expected one of low, medium, high, xhigh" in p for p in loaded.problems)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from pathlib import Path
+from types import SimpleNamespace
 
 import pytest
 
@@ -10,12 +11,15 @@ from tui.agent.api.request import build_request
 from tui.agent.api.thinking import (
     EFFORT_LEVELS,
     ThinkingChoice,
+    default_effort,
+    effective_effort,
     effort_refusal,
     model_thinking,
     off_refusal,
     think_budget,
     thinking_on,
 )
+from tui.agent.hook_points import SessionHooks
 from tui.agent.options import AgentOptions
 
 
@@ -142,3 +146,41 @@ def test_a_turn_keeps_the_choice_it_began_with():
     options.thinking, options.effort = True, "low"
     assert choice == ThinkingChoice(thinking=False, effort="high", budget=31_999)
     assert ThinkingChoice.for_turn(options, "ultrathink this", words=False).budget == 0  # a subagent's prompt
+
+
+@pytest.mark.parametrize(
+    ("model", "chosen", "level"),
+    [  # what Claude Code 2.1.332 sent in `effort.level` and `output_config.effort` (tests/differential, hooks)
+        ("claude-opus-5-5", None, "medium"),
+        ("claude-sonnet-5-5", None, "medium"),
+        ("claude-haiku-5-5", None, "medium"),
+        ("claude-fable-5-2", None, "medium"),
+        ("claude-fable-5", None, "high"),
+        ("claude-opus-4-7", None, "xhigh"),
+        ("claude-opus-4-6", None, "high"),
+        ("claude-sonnet-4-6", None, "high"),
+        ("claude-opus-4-5", None, "high"),
+        ("claude-haiku-4-5", None, None),
+        ("claude-sonnet-4-5", None, None),
+        ("claude-opus-5-5", "low", "low"),
+        ("claude-opus-5-5", "max", "max"),
+        ("claude-opus-4-6", "xhigh", "high"),
+        ("claude-opus-4-5", "max", "high"),
+        ("claude-haiku-4-5", "low", None),
+    ],
+)
+def test_the_effort_a_model_runs_at(model: str, chosen: str | None, level: str | None) -> None:
+    assert effective_effort(model, chosen) == level
+    if chosen is None:
+        assert default_effort(model) == level
+
+
+def test_hooks_are_told_the_effort_claude_code_tells_them() -> None:
+    def effort(model: str, chosen: str | None) -> dict[str, object]:
+        fake = SimpleNamespace(session=SimpleNamespace(options=AgentOptions(model=model, effort=chosen)))
+        return SessionHooks.effort(fake)  # type: ignore[arg-type]
+
+    assert effort("claude-sonnet-5-5", None) == {"effort": {"level": "medium"}}  # was "high" for every model
+    assert effort("claude-opus-4-7", None) == {"effort": {"level": "xhigh"}}
+    assert effort("claude-opus-5-5", "low") == {"effort": {"level": "low"}}
+    assert effort("claude-haiku-4-5", "low") == {}  # no effort: no key, as Claude Code

@@ -71,7 +71,8 @@ def test_add_local_keeps_comments_and_lists_connected_and_failed(
     assert code == 0
     assert out.startswith("Checking MCP server health…\n\n")
     assert f"tiny: {sys.executable} {server_script} - ✔ Connected" in out
-    assert "broken: /nonexistent/server - ✘ Failed to connect" in out
+    # as `claude mcp list` 2.1.332: the space of the empty arguments kept, and why it failed after a dash
+    assert "broken: /nonexistent/server  - ✘ Failed to connect — ENOENT: no such file or directory, posix_spawn" in out
 
     code, out, _ = run(project, capsys, "get", "tiny")
     assert code == 0

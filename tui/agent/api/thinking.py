@@ -94,14 +94,48 @@ MODEL_THINKING: tuple[tuple[str, ModelThinking], ...] = (
     ("offline-demo", ModelThinking(adaptive=True, on_by_default=False, efforts=_ALL)),
 )
 NO_THINKING = ModelThinking(off=None)
+#: the effort Claude Code 2.1.332 sends when none is chosen: its model table's `default_effort`, most specific
+#: first ("high" for a model not named here)
+DEFAULT_EFFORTS: tuple[tuple[str, str], ...] = (
+    ("fable-5-2", "medium"),
+    ("mythos-5-2", "medium"),
+    ("opus-5-5", "medium"),
+    ("sonnet-5-5", "medium"),
+    ("haiku-5-5", "medium"),
+    ("opus-4-7", "xhigh"),
+)
 
 
 def model_thinking(model: str) -> ModelThinking:
     """What `model` accepts; NO_THINKING for a model this table does not know."""
     for fragment, support in MODEL_THINKING:
-        if re.search(rf"(?:^|[-.]){re.escape(fragment)}(?:$|[-@:.])", model):
+        if _names(model, fragment):
             return support
     return NO_THINKING
+
+
+def _names(model: str, fragment: str) -> bool:
+    return re.search(rf"(?:^|[-.]){re.escape(fragment)}(?:$|[-@:.])", model) is not None
+
+
+def default_effort(model: str) -> str | None:
+    """The effort `model` runs at when none is chosen, as Claude Code sends it; None for a model without effort."""
+    if not model_thinking(model).efforts:
+        return None
+    return next((level for fragment, level in DEFAULT_EFFORTS if _names(model, fragment)), "high")
+
+
+def effective_effort(model: str, chosen: str | None) -> str | None:
+    """The effort a request on `model` runs at (Claude Code's `effort.level`): the chosen one where the model takes
+    it, `high` for an `xhigh` or `max` it does not take, else the model's default; None for a model without effort."""
+    support = model_thinking(model)
+    if not support.efforts:
+        return None
+    if chosen in support.efforts:
+        return chosen
+    if chosen in ("xhigh", "max"):
+        return "high"
+    return default_effort(model)
 
 
 def think_budget(prompt: str) -> int:
