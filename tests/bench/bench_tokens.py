@@ -80,10 +80,11 @@ def measure(settings: Settings) -> list[dict[str, Any]]:
                 )
             )
             theirs = first_request([claude, "-p", PROMPT], cc_env, project)
+        version = _claude_version(claude)  # while the install under `root` still exists
     if ours is None:
         return [row("first request of a plain prompt: tokens", None, None, f"≤ {GOAL}× Claude Code", note="no request")]
     before = {**ours, "tools": [t for t in ours["tools"] if t.get("name") in FIRST_SEVEN]}
-    label = f"Claude Code ({_claude_version(claude)}), measured in this run" if theirs else "Claude Code not installed"
+    label = f"Claude Code ({version}), measured in this run" if theirs else "Claude Code not installed"
     cc_tokens = count_tokens(theirs) if theirs else None
     return [
         row(

@@ -11,7 +11,7 @@ from tests.fakeapi import FakeAPI
 from tests.fakeapi.script import reply, tool_use
 from tests.integration.helpers import make_session
 from tui.agent.events import PermissionRequested, ToolFinished
-from tui.agent.loop.permission_gate import PermissionReply
+from tui.agent.events.permission import PermissionReply
 
 
 def _run(monkeypatch: pytest.MonkeyPatch, project: Path, calls: list[tuple[str, dict[str, Any]]]) -> tuple[Any, Any]:

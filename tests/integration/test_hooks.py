@@ -331,7 +331,7 @@ def test_a_permission_question_fires_notification_hooks(monkeypatch, tmp_path, s
     import time
 
     from tui.agent.events import PermissionRequested
-    from tui.agent.loop.permission_gate import PermissionReply
+    from tui.agent.events.permission import PermissionReply
 
     seen = tmp_path / "notification.json"
     write_project(

@@ -11,7 +11,7 @@ from tests.fakeapi import FakeAPI
 from tests.fakeapi.script import reply, text, tool_use
 from tests.integration.helpers import make_session
 from tui.agent.events import LoopStopped, PermissionRequested, PermissionResolved, ToolFinished
-from tui.agent.loop.permission_gate import PermissionReply
+from tui.agent.events.permission import PermissionReply
 from tui.tools.base import FatalToolError, Tool, ToolContext, ToolResult
 
 

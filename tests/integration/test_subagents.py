@@ -24,7 +24,7 @@ from tui.agent.events import (
     SubagentStarted,
     ToolFinished,
 )
-from tui.agent.loop.permission_gate import PermissionReply
+from tui.agent.events.permission import PermissionReply
 
 
 @pytest.fixture

@@ -17,7 +17,7 @@ from typing import Any
 
 from tui.agent import events as ev
 from tui.agent.events.bus import EventBus
-from tui.agent.loop.permission_gate import PermissionReply
+from tui.agent.events.permission import PermissionReply
 from tui.agent.options import AgentOptions
 from tui.agent.permission_mode import ModeMixin
 from tui.agent.session_door import DoorMixin

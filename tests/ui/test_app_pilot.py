@@ -8,7 +8,7 @@ from textual import events
 from textual.widgets import Markdown
 
 from tui.agent import events as ev
-from tui.agent.loop.permission_gate import PermissionReply
+from tui.agent.events.permission import PermissionReply
 from tui.ui.app import AgentApp
 from tui.ui.screens.help_screen import HelpScreen
 from tui.ui.screens.permission_dialog import PermissionDialog

@@ -13,7 +13,7 @@ import pytest
 from textual import events
 
 from tui.agent import events as ev
-from tui.agent.loop.permission_gate import PermissionReply
+from tui.agent.events.permission import PermissionReply
 from tui.ui.app import AgentApp
 from tui.ui.screens.permission_dialog import PASTE_NOTICE, PermissionDialog
 from tui.ui.screens.vetted_screen import BURST_NOTICE

@@ -10,7 +10,7 @@ from concurrent.futures import Future
 
 from textual import events
 
-from tui.agent.loop.permission_gate import PermissionReply
+from tui.agent.events.permission import PermissionReply
 from tui.ui.answer_guard import AnswerGuard
 from tui.ui.app import AgentApp
 from tui.ui.screens.permission_dialog import PermissionDialog

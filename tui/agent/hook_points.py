@@ -14,8 +14,8 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from tui.agent.api.thinking import effective_effort
+from tui.agent.events.permission import rule_value
 from tui.agent.loop.guards import LoopStop
-from tui.agent.loop.permission_gate import rule_value
 from tui.hooks.config import HookConfig
 from tui.hooks.outcome import HookOutcome, read_outcome
 from tui.hooks.runner import HookRun, HookRunner

@@ -102,30 +102,16 @@ def looks_like_rules(value: str) -> bool:
     return bool(parts) and all(_RULE.match(part) for part in parts)
 
 
-class RuleList(argparse.Action):
-    """Claude Code's variadic rule list, stopped at the first value that is not a rule.
+class _StoppingList(argparse.Action):
+    """A variadic, repeatable option whose list stops at the first later word `belongs` refuses.
 
-    Claude Code takes every word after `--allowedTools` up to the next flag as a rule, so
-    `-p --allowedTools Edit "fix it"` lost the prompt; here "fix it" is no rule and stays the prompt.
+    Claude Code takes every word after such a flag up to the next flag, so `-p --allowedTools Edit "fix it"`
+    lost the prompt; here the words after the cut are kept as the prompt (`spilled_prompt`).
     """
 
-    def __call__(
-        self,
-        parser: argparse.ArgumentParser,
-        namespace: argparse.Namespace,
-        values: str | Sequence[Any] | None,
-        option_string: str | None = None,
-    ) -> None:
-        items = [str(v) for v in (values if isinstance(values, list) else [values])]
-        cut = next((i for i, item in enumerate(items) if i and not looks_like_rules(item)), len(items))
-        rules = (getattr(namespace, self.dest, None) or []) + items[:cut]
-        setattr(namespace, self.dest, rules)
-        spilled = list(getattr(namespace, "spilled_prompt", None) or [])
-        namespace.spilled_prompt = spilled + items[cut:]
-
-
-class McpConfigList(argparse.Action):
-    """`--mcp-config FILE_OR_JSON…`, repeatable; the list stops at a word that is no JSON object or file."""
+    @staticmethod
+    def belongs(item: str) -> bool:
+        raise NotImplementedError
 
     def __call__(
         self,
@@ -135,27 +121,34 @@ class McpConfigList(argparse.Action):
         option_string: str | None = None,
     ) -> None:
         items = [str(v) for v in (values if isinstance(values, list) else [values])]
-        cut = next((i for i, item in enumerate(items) if i and not _config_like(item)), len(items))
+        cut = next((i for i, item in enumerate(items) if i and not self.belongs(item)), len(items))
         setattr(namespace, self.dest, (getattr(namespace, self.dest, None) or []) + items[:cut])
         spilled = list(getattr(namespace, "spilled_prompt", None) or [])
         namespace.spilled_prompt = spilled + items[cut:]
 
 
-class DirList(argparse.Action):
-    """`--add-dir PATH…`, repeatable; after the first path the list stops at a word that is no folder (the prompt)."""
+class RuleList(_StoppingList):
+    """`--allowedTools RULE…` and its kin: the list stops at the first word that is not a rule."""
 
-    def __call__(
-        self,
-        parser: argparse.ArgumentParser,
-        namespace: argparse.Namespace,
-        values: str | Sequence[Any] | None,
-        option_string: str | None = None,
-    ) -> None:
-        items = [str(v) for v in (values if isinstance(values, list) else [values])]
-        cut = next((i for i, item in enumerate(items) if i and not os.path.isdir(item)), len(items))
-        setattr(namespace, self.dest, (getattr(namespace, self.dest, None) or []) + items[:cut])
-        spilled = list(getattr(namespace, "spilled_prompt", None) or [])
-        namespace.spilled_prompt = spilled + items[cut:]
+    @staticmethod
+    def belongs(item: str) -> bool:
+        return looks_like_rules(item)
+
+
+class McpConfigList(_StoppingList):
+    """`--mcp-config FILE_OR_JSON…`: the list stops at a word that is no JSON object or file."""
+
+    @staticmethod
+    def belongs(item: str) -> bool:
+        return _config_like(item)
+
+
+class DirList(_StoppingList):
+    """`--add-dir PATH…`: after the first path the list stops at a word that is no folder (the prompt)."""
+
+    @staticmethod
+    def belongs(item: str) -> bool:
+        return os.path.isdir(item)
 
 
 def added_dirs(values: list[str] | None, project_dir: Path) -> list[Path]:

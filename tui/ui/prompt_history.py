@@ -7,7 +7,6 @@ project key), one JSON string a line, appended as each prompt is sent, readable 
 
 from __future__ import annotations
 
-import json
 import os
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -42,6 +41,8 @@ class PromptHistory:
                 lines = handle.read().splitlines()
         except OSError:
             return []
+        import json  # on first use: json is not needed before the first frame
+
         prompts: list[str] = []
         for line in lines:
             try:
@@ -56,6 +57,8 @@ class PromptHistory:
         """Append one prompt; a sentence when it could not be written (the prompt is still sent)."""
         if not prompt or len(prompt) > MAX_ENTRY_CHARS:
             return None
+        import json
+
         try:
             fd = private_fd(self.path)  # 0600 in a 0700 folder, tightened if either was wider
             try:
@@ -75,6 +78,8 @@ class PromptHistory:
             count = sum(1 for _ in handle)
         if count <= 2 * self.limit:
             return
+        import json
+
         kept = self.load()
         tmp = self.path.with_name(f".{self.path.name}.{os.getpid()}.tmp")
         with open_private(tmp, "w", folder=False, encoding="utf-8") as handle:

@@ -15,7 +15,6 @@ import os
 import re
 import site
 import sys
-import tomllib
 import weakref
 from functools import partial
 from pathlib import Path
@@ -25,7 +24,8 @@ from textual.color import Color, ColorParseError
 from textual.theme import Theme
 
 from tui.config import paths
-from tui.config.bounded_read import BoundedReadError, load_toml_file
+
+from .theme_cache import ThemeDataCache
 
 if TYPE_CHECKING:
     from textual.app import App
@@ -108,17 +108,30 @@ def theme_from_table(table: Any) -> Theme:
     return theme
 
 
-def load_theme_file(path: Path) -> Theme:
-    """Read one theme file (ThemeFileError naming the problem if it cannot be used)."""
+#: parsed theme files by path, kept between runs (theme_cache.py): no TOML is read before the first frame
+_parsed = ThemeDataCache()
+
+
+def _read_theme_data(path: Path) -> Any:
+    """Parse one theme file (the TOML reader is imported only when a file changed since the last run)."""
+    import tomllib
+
+    from tui.config.bounded_read import BoundedReadError, load_toml_file
+
     try:
-        data = load_toml_file(path)  # a FIFO, device, huge or deep file among the themes never blocks
+        return load_toml_file(path)  # a FIFO, device, huge or deep file among the themes never blocks
     except OSError as exc:
         raise ThemeFileError(f"cannot be read ({exc.strerror or exc})") from None
     except BoundedReadError as exc:
         raise ThemeFileError(str(exc).removeprefix(f"{path} ").rstrip(".")) from None  # the sentence names the path
     except tomllib.TOMLDecodeError as exc:
         raise ThemeFileError(f"is not valid TOML: {exc}") from None
-    return theme_from_table(data.get("theme"))
+
+
+def load_theme_file(path: Path) -> Theme:
+    """Read one theme file (ThemeFileError naming the problem if it cannot be used)."""
+    data = _parsed.data(path, _read_theme_data)
+    return theme_from_table(data.get("theme") if isinstance(data, dict) else None)
 
 
 def load_themes(dirs: list[Path] | None = None) -> tuple[list[Theme], list[str]]:
@@ -136,6 +149,7 @@ def load_themes(dirs: list[Path] | None = None) -> tuple[list[Theme], list[str]]
                 problems.append(f"Theme file {_display(path)}: {exc}.")
                 continue
             by_name[theme.name] = theme
+    _parsed.save()
     return list(by_name.values()), problems
 
 
@@ -254,6 +268,8 @@ def save_theme_choice(name: str) -> str | None:
             return f"Could not save the theme choice: {exc}"
         return None
     import tomli_w
+
+    from tui.config.bounded_read import load_toml_file
 
     path = settings_module.user_config_dir() / "settings.toml"
     try:

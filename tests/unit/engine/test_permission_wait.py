@@ -11,9 +11,10 @@ from typing import Any
 import pytest
 
 from tui.agent.events import Event, PermissionRequested, PermissionResolved
+from tui.agent.events.permission import PermissionReply
 from tui.agent.loop import dispatch_permission
 from tui.agent.loop.dispatch import Dispatcher, DispatchOutcome
-from tui.agent.loop.permission_gate import PendingAsks, PermissionReply
+from tui.agent.loop.permission_gate import PendingAsks
 from tui.config.permissions import PermissionPolicy
 from tui.tools.base import SessionState, ToolContext
 from tui.tools.cancel_signal import CancelSignal

@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 
 from tui.agent import events as ev
-from tui.agent.loop.permission_gate import PermissionReply
+from tui.agent.events.permission import PermissionReply
 from tui.agent.options import AgentOptions
 from tui.agent.prompt.pipeline import ACP, APP, PRINT
 from tui.agent.session import AgentSession

@@ -20,7 +20,7 @@ from tui.sandbox import gate as sandbox_gate
 from tui.tools.base import Tool, ToolContext
 from tui.tools.cancel_signal import CancelSignal
 
-from .permission_gate import PermissionReply
+from ..events.permission import PermissionReply
 from .schema import validate
 
 if TYPE_CHECKING:

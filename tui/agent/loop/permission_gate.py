@@ -10,9 +10,7 @@ from concurrent.futures import CancelledError, Future, TimeoutError
 from typing import Any
 
 # the reply a front end gives (and a rule as Claude Code writes it) live beside the event they answer
-from tui.agent.events.permission import PermissionReply as PermissionReply
-from tui.agent.events.permission import Scope as Scope
-from tui.agent.events.permission import rule_value as rule_value
+from tui.agent.events.permission import PermissionReply
 
 
 class PendingAsks:
