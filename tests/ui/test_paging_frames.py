@@ -106,3 +106,26 @@ async def test_a_full_update_draws_what_textual_would_without_rendering_covered_
 
 def _cells(strip: Any) -> list[tuple[str, Any]]:
     return [(segment.text, segment.style) for segment in strip if not segment.control]
+
+
+async def test_turns_re_created_above_the_view_are_drawn_before_they_scroll_in(offline_options, tmp_path: Path) -> None:
+    """The page that brings a re-created turn into view copies its cached lines; its first render (most of a
+    page's frame) happened after the previous frame, off screen."""
+    from tui.ui.widgets.blocks import FrozenMarkdown, UserPrompt
+
+    session = AgentSession(offline_options())
+    session.resume(synthetic_transcript(tmp_path / "long.jsonl", 40))
+    app = resumed_app(session.options, None, session)
+    async with app.run_test(size=SIZE) as pilot:
+        conversation = app.conversation
+        await wait_until(pilot, lambda: conversation.mounted_views)
+        await _settled(pilot, conversation)
+        first_mounted = conversation._first_mounted
+        while conversation._first_mounted == first_mounted:
+            await pilot.press("pageup")
+            await _settled(pilot, conversation)
+        above = [v for v in conversation.mounted_views if v.virtual_region.bottom <= conversation.scroll_y]
+        assert above, "no re-created turn above the viewport"
+        for view in above:
+            for widget in [*view.query(FrozenMarkdown), *view.query(UserPrompt)]:
+                assert widget._styles_cache._cache, f"{type(widget).__name__} of turn {view.record.number} not drawn"

@@ -18,7 +18,7 @@ from __future__ import annotations
 import math
 
 from textual.containers import Vertical, VerticalScroll
-from textual.geometry import Size
+from textual.geometry import Region, Size
 from textual.message import Message
 from textual.scrollbar import ScrollBar
 from textual.widget import Widget
@@ -50,6 +50,8 @@ class TurnView(Vertical):
         super().__init__(classes="turn")
         self.record = record
         self._rebuild = rebuild
+        #: its blocks were drawn off screen once laid out (`Conversation._warm`)
+        self.drawn = False
 
     def compose(self):
         if self._rebuild:
@@ -242,8 +244,9 @@ class Conversation(VerticalScroll, can_focus=True):
         try:
             end = len(self.turns) - self._hidden_below
             records = self.turns[end : end + count]
+            views = [TurnView(r, rebuild=True) for r in records]
             with self.app.batch_update():
-                await self.mount_all([TurnView(r, rebuild=True) for r in records])
+                await self.mount_all(views)
                 self._hidden_below -= len(records)
                 mounted = self.mounted_views
                 excess = len(mounted) - self.browse_cap
@@ -263,6 +266,7 @@ class Conversation(VerticalScroll, can_focus=True):
 
     async def _prefetch(self) -> None:
         """Re-create turns until PREFETCH_PAGES screens are mounted on the side the user scrolls to."""
+        self._warm()  # the turns mounted before (a resumed history's tail) that were never on screen
         for _ in range(50):
             page = max(1, self.scrollable_content_region.height)
             want = PREFETCH_PAGES * page
@@ -275,6 +279,23 @@ class Conversation(VerticalScroll, can_focus=True):
             else:
                 return
             await self._layout_done()
+            self._warm()
+
+    def _warm(self) -> None:
+        """Draw the re-created turns' blocks once, off screen, now that they are laid out.
+
+        Their lines stay cached in each widget (Textual's styles cache, the frozen Markdown's strips), so
+        the frame that scrolls them into view copies lines instead of rendering them (a first render of a
+        block's text is most of the cost of a page's frame).
+        """
+        for view in self.query_children(TurnView):
+            if view.drawn:
+                continue
+            view.drawn = True
+            for widget in view.walk_children(Widget, with_self=False):
+                width, height = widget.outer_size
+                if width and height and not widget.children and widget.display:
+                    widget.render_lines(Region(0, 0, width, height))
 
     async def _layout_done(self) -> None:
         """Wait until the screen has laid out (and drawn) the last change."""
