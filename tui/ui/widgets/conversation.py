@@ -27,6 +27,7 @@ from textual.widgets import Static
 from .. import gc_tuning
 from .blocks import compose_blocks
 from .conversation_model import TurnRecord
+from .lines_widget import LinesWidget
 
 MAX_MOUNTED_TURNS = 40
 #: most turns re-created in one go when the user reads old turns
@@ -41,6 +42,10 @@ HISTORY_TAIL_TURNS = 10
 KEEP_SCREENS = PREFETCH_PAGES + 2
 #: ...but never fewer turns than this
 MIN_MOUNTED_TURNS = 3
+#: the widgets of a re-created turn drawn off screen before they scroll into view (see `Conversation._warm`)
+WARMED = (LinesWidget, Static)
+#: ...when no taller than this many rows
+WARM_ROWS = 400
 
 
 class TurnView(Vertical):
@@ -294,7 +299,8 @@ class Conversation(VerticalScroll, can_focus=True):
             view.drawn = True
             for widget in view.walk_children(Widget, with_self=False):
                 width, height = widget.outer_size
-                if width and height and not widget.children and widget.display:
+                # text blocks only: a huge reply's plain head draws just the rows shown, a picture is left alone
+                if isinstance(widget, WARMED) and 0 < height <= WARM_ROWS and width and widget.display:
                     widget.render_lines(Region(0, 0, width, height))
 
     async def _layout_done(self) -> None:
