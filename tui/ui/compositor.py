@@ -15,6 +15,7 @@ and moves the cursor only when it must: the same cells, in about half the bytes.
 
 from __future__ import annotations
 
+from bisect import bisect_left
 from collections.abc import Mapping, Sequence
 from typing import Any
 
@@ -22,8 +23,9 @@ from rich.color import ColorSystem
 from rich.console import Console
 from rich.style import Style
 from textual._compositor import ChopsUpdate, Compositor, LayoutUpdate
-from textual.geometry import Region
+from textual.geometry import Region, Size
 from textual.strip import Strip
+from textual.widget import Widget
 
 from .terminal_model import DiffChopsUpdate, ModelLayoutUpdate, TerminalModel
 
@@ -70,11 +72,23 @@ class RowCompositor(Compositor):
     #: what the terminal shows (set by the app, shared by its screens' row compositors); None: not tracked
     terminal: TerminalModel | None = None
 
+    def reflow_visible(self, parent: Widget, size: Size) -> set[Widget]:
+        """Textual's scroll reflow, which repaints only what moved, also on the first scroll after a layout.
+
+        A full layout leaves no map of the visible widgets, so Textual's next scroll finds every widget new
+        and repaints the whole screen (header, footer, prompt and panels included). The full map it leaves
+        is what is on the screen then: compared with it, only the widgets that moved are repainted.
+        """
+        if self._visible_map is None and self._full_map and size == self.size:
+            self._visible_map = self._full_map
+        return super().reflow_visible(parent, size)
+
     def render_full_update(self, simplify: bool = False) -> LayoutUpdate:
-        update = super().render_full_update(simplify)
         if self.terminal is None or simplify:
-            return update
-        return ModelLayoutUpdate(update.strips, update.region, self.terminal)
+            return super().render_full_update(simplify)
+        self._dirty_regions.clear()
+        chops = self._render_rows(self.size.region, None)
+        return ModelLayoutUpdate([chop.values() for chop in chops], self.size.region, self.terminal)
 
     def render_partial_update(self) -> ChopsUpdate | None:
         update_regions = self._dirty_regions.copy()
@@ -86,20 +100,29 @@ class RowCompositor(Compositor):
         rows: dict[int, list[tuple[int, int]]] = {}
         for y, x1, x2 in spans:
             rows.setdefault(y, []).append((x1, x2))
-        chops = self._render_dirty_rows(crop, rows)
+        chops = self._render_rows(crop, rows)
         chop_ends = [cut_set[1:] for cut_set in self.cuts]
         if self.terminal is not None:
             return DiffChopsUpdate(chops, spans, chop_ends, self.terminal, self.size)
         return LeanChopsUpdate(chops, spans, chop_ends)
 
-    def _render_dirty_rows(self, crop: Region, rows: dict[int, list[tuple[int, int]]]) -> Sequence[Mapping[int, Strip]]:
-        """Chops (as `_render_chops`) for the rows in `rows`, each widget rendering only the rows a span crosses.
+    def _render_rows(
+        self, crop: Region, rows: dict[int, list[tuple[int, int]]] | None
+    ) -> Sequence[Mapping[int, Strip]]:
+        """Chops (as Textual's `_render_chops`) for the rows in `rows` (None: every row of `crop`).
 
-        A chop that no span touches may be left empty or hold a widget behind the one in front:
-        `ChopsUpdate` writes only the parts of chops inside the spans.
+        Widgets are visited front-most first, as Textual does, and the first piece of a chop wins; but a widget
+        renders only the rows where a span crosses it and some chop under it is still empty. Rows that widgets
+        in front cover wholly (a container behind its children, the screen behind everything) are not rendered
+        at all: the same chops, without rendering what no one sees.
+
+        In a partial update, a chop that no span touches may be left empty or hold a widget behind the one in
+        front: `ChopsUpdate` writes only the parts of chops inside the spans.
         """
         cuts = self.cuts
         chops: list[dict[int, Strip | None]] = [dict.fromkeys(cut_set[:-1]) for cut_set in cuts]
+        #: per row, whether the chop starting at each cut (but the last) is filled
+        filled = [[False] * (len(cut_set) - 1) for cut_set in cuts]
         crop_overlaps = crop.overlaps
         for widget, (region, clip) in self.visible_widgets.items():  # front-most first
             if not crop_overlaps(clip):
@@ -109,27 +132,38 @@ class RowCompositor(Compositor):
             if not width or not height:
                 continue
             x2 = x1 + width
-            needed = [
-                y
-                for y in range(max(y1, crop.y), min(y1 + height, crop.bottom))
-                if any(a < x2 and b > x1 for a, b in rows.get(y, ()))
-            ]
-            if not needed:
-                continue
-            top, bottom = needed[0], needed[-1] + 1
-            strips = widget.render_lines(Region(x1 - region.x, top - region.y, width, bottom - top))
-            first_cut, last_cut = x1, x2
-            wanted = set(needed)
-            for y, strip in zip(range(top, bottom), strips):
-                if y not in wanted:
+            needed: list[int] = []
+            for y in range(max(y1, crop.y), min(y1 + height, crop.bottom)):
+                if rows is not None and not any(a < x2 and b > x1 for a, b in rows.get(y, ())):
                     continue
-                chops_line = chops[y]
-                final_cuts = [cut for cut in cuts[y] if last_cut >= cut >= first_cut]
-                get = chops_line.get
-                for cut, piece in zip(final_cuts, strip.divide([cut - x1 for cut in final_cuts[1:]])):
-                    if get(cut) is None:
-                        chops_line[cut] = piece
+                row_cuts = cuts[y]
+                if not all(filled[y][bisect_left(row_cuts, x1) : bisect_left(row_cuts, x2)]):
+                    needed.append(y)
+            for top, bottom in _runs(needed):
+                strips = widget.render_lines(Region(x1 - region.x, top - region.y, width, bottom - top))
+                for y, strip in zip(range(top, bottom), strips):
+                    row_cuts = cuts[y]
+                    first = bisect_left(row_cuts, x1)
+                    final_cuts = [cut for cut in row_cuts[first:] if cut <= x2]
+                    chops_line, row_filled = chops[y], filled[y]
+                    for index, (cut, piece) in enumerate(
+                        zip(final_cuts, strip.divide([cut - x1 for cut in final_cuts[1:]])), first
+                    ):
+                        if not row_filled[index]:
+                            chops_line[cut] = piece
+                            row_filled[index] = True
         return chops  # type: ignore[return-value]
+
+
+def _runs(rows: list[int]) -> list[tuple[int, int]]:
+    """Ascending row numbers as (top, bottom) runs of consecutive rows."""
+    runs: list[tuple[int, int]] = []
+    for y in rows:
+        if runs and runs[-1][1] == y:
+            runs[-1] = (runs[-1][0], y + 1)
+        else:
+            runs.append((y, y + 1))
+    return runs
 
 
 def use_row_compositor(screen: Any, terminal: TerminalModel | None = None) -> None:

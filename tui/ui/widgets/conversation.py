@@ -18,7 +18,7 @@ from __future__ import annotations
 import math
 
 from textual.containers import Vertical, VerticalScroll
-from textual.geometry import Size
+from textual.geometry import Region, Size
 from textual.message import Message
 from textual.scrollbar import ScrollBar
 from textual.widget import Widget
@@ -27,6 +27,7 @@ from textual.widgets import Static
 from .. import gc_tuning
 from .blocks import compose_blocks
 from .conversation_model import TurnRecord
+from .lines_widget import LinesWidget
 
 MAX_MOUNTED_TURNS = 40
 #: most turns re-created in one go when the user reads old turns
@@ -41,6 +42,10 @@ HISTORY_TAIL_TURNS = 10
 KEEP_SCREENS = PREFETCH_PAGES + 2
 #: ...but never fewer turns than this
 MIN_MOUNTED_TURNS = 3
+#: the widgets of a re-created turn drawn off screen before they scroll into view (see `Conversation._warm`)
+WARMED = (LinesWidget, Static)
+#: ...when no taller than this many rows
+WARM_ROWS = 400
 
 
 class TurnView(Vertical):
@@ -50,6 +55,8 @@ class TurnView(Vertical):
         super().__init__(classes="turn")
         self.record = record
         self._rebuild = rebuild
+        #: its blocks were drawn off screen once laid out (`Conversation._warm`)
+        self.drawn = False
 
     def compose(self):
         if self._rebuild:
@@ -242,8 +249,9 @@ class Conversation(VerticalScroll, can_focus=True):
         try:
             end = len(self.turns) - self._hidden_below
             records = self.turns[end : end + count]
+            views = [TurnView(r, rebuild=True) for r in records]
             with self.app.batch_update():
-                await self.mount_all([TurnView(r, rebuild=True) for r in records])
+                await self.mount_all(views)
                 self._hidden_below -= len(records)
                 mounted = self.mounted_views
                 excess = len(mounted) - self.browse_cap
@@ -263,6 +271,7 @@ class Conversation(VerticalScroll, can_focus=True):
 
     async def _prefetch(self) -> None:
         """Re-create turns until PREFETCH_PAGES screens are mounted on the side the user scrolls to."""
+        self._warm()  # the turns mounted before (a resumed history's tail) that were never on screen
         for _ in range(50):
             page = max(1, self.scrollable_content_region.height)
             want = PREFETCH_PAGES * page
@@ -275,6 +284,24 @@ class Conversation(VerticalScroll, can_focus=True):
             else:
                 return
             await self._layout_done()
+            self._warm()
+
+    def _warm(self) -> None:
+        """Draw the re-created turns' blocks once, off screen, now that they are laid out.
+
+        Their lines stay cached in each widget (Textual's styles cache, the frozen Markdown's strips), so
+        the frame that scrolls them into view copies lines instead of rendering them (a first render of a
+        block's text is most of the cost of a page's frame).
+        """
+        for view in self.query_children(TurnView):
+            if view.drawn:
+                continue
+            view.drawn = True
+            for widget in view.walk_children(Widget, with_self=False):
+                width, height = widget.outer_size
+                # text blocks only: a huge reply's plain head draws just the rows shown, a picture is left alone
+                if isinstance(widget, WARMED) and 0 < height <= WARM_ROWS and width and widget.display:
+                    widget.render_lines(Region(0, 0, width, height))
 
     async def _layout_done(self) -> None:
         """Wait until the screen has laid out (and drawn) the last change."""
