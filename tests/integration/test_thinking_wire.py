@@ -62,7 +62,7 @@ def test_a_choice_made_during_a_turn_waits_for_the_next_turn(monkeypatch, projec
         assert api.errors == []
     first, second, third = (r.body for r in api.message_requests)
     assert first["thinking"] == second["thinking"] == {"type": "adaptive", "display": "summarized"}
-    assert "output_config" not in second
+    assert second["output_config"] == {"effort": "high"}  # Opus 4.8's default, unchanged within the turn
     assert "thinking" not in third and third["output_config"] == {"effort": "low"}
 
 

@@ -66,13 +66,16 @@ def test_what_each_model_takes(model, adaptive, manual, efforts):
     assert (support.adaptive, support.manual, support.efforts) == (adaptive, manual, efforts)
 
 
-def test_the_default_choice_sends_what_agent_tui_always_sent():
+def test_the_default_choice_sends_the_models_default_effort_as_claude_code_does():
+    """Claude Code 2.1.332 sends each model's default effort on every request when none is chosen."""
     assert ThinkingChoice().fields("claude-sonnet-5-5", 16000) == {
         "max_tokens": 16000,
         "thinking": {"type": "adaptive", "display": "summarized"},
+        "output_config": {"effort": "medium"},
     }
+    assert ThinkingChoice().fields("claude-opus-4-8", 16000)["output_config"] == {"effort": "high"}
     assert ThinkingChoice().fields("claude-haiku-4-5", 16000) == {"max_tokens": 16000}
-    assert ThinkingChoice().fields("offline-demo", 16000) == {"max_tokens": 16000}
+    assert ThinkingChoice().fields("offline-demo", 16000)["output_config"] == {"effort": "high"}
 
 
 def test_thinking_off_uses_the_type_each_model_accepts():
@@ -99,14 +102,16 @@ def test_words_raise_the_effort_on_adaptive_models():
     assert ThinkingChoice(budget=10_000, effort="max").fields("claude-opus-4-8", 1000)["output_config"] == {
         "effort": "max"
     }
-    assert "output_config" not in ThinkingChoice(budget=4_000).fields("claude-opus-4-8", 1000)
+    # below `think hard` the words leave the effort at the model's default
+    assert ThinkingChoice(budget=4_000).fields("claude-opus-4-8", 1000)["output_config"] == {"effort": "high"}
     # the words turn thinking on for the turn even where the user switched it off
     assert ThinkingChoice(thinking=False, budget=4_000).fields("offline-demo", 1000)["thinking"]["type"] == "adaptive"
 
 
 def test_effort_is_sent_only_where_the_model_takes_that_level():
     assert ThinkingChoice(effort="xhigh").fields("claude-opus-4-8", 1000)["output_config"] == {"effort": "xhigh"}
-    assert "output_config" not in ThinkingChoice(effort="xhigh").fields("claude-opus-4-6", 1000)
+    # a level the model does not take runs at high, as Claude Code sends it
+    assert ThinkingChoice(effort="xhigh").fields("claude-opus-4-6", 1000)["output_config"] == {"effort": "high"}
     assert "output_config" not in ThinkingChoice(effort="low").fields("claude-haiku-4-5", 1000)
 
 

@@ -203,7 +203,7 @@ class ThinkingChoice:
         """The request fields for `model`: `thinking`, `output_config` and `max_tokens` where they change."""
         support = model_thinking(model)
         out: dict[str, Any] = {"max_tokens": max_tokens}
-        effort = self.effort if self.effort in support.efforts else None
+        effort = effective_effort(model, self.effort)  # the model's default when none is chosen, as Claude Code sends
         on = support.default_on() if self.thinking is None else self.thinking
         on = on or (support.has_thinking and support.off is None)  # it thinks anyway: keep its reasoning visible
         if self.budget and support.has_thinking:  # the words turn thinking on for this turn
