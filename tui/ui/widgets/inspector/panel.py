@@ -198,6 +198,13 @@ class Inspector(Widget):
             self._sync_table()
             self._render_view()
 
+    def adopt(self, model: InspectorModel | None, timeline: TimelineModel | None) -> None:
+        """Take the calls and bars recorded before the panel existed (the app's backlog); None: none."""
+        if model is not None and timeline is not None:
+            self.model, self.timeline = model, timeline
+            self.selected = model.calls[-1] if model.calls else None
+            self._catch_up()
+
     def clear(self) -> None:
         """Forget every call (a new conversation)."""
         self.model.clear()
