@@ -9,7 +9,10 @@ by line (tracemalloc runs from warm-up on: the first tenth runs at full speed); 
 type (gc, the frozen start-up generation not counted); widgets by type on every screen; every functools
 cache and Textual LRU/FIFO cache with entries; the app's own stores (turn records, inspector, session
 messages, event controller); the largest lists, dicts and deques alive. Not a benchmark: tracemalloc slows
-the day and adds its own memory, so the RSS here is not the benchmark's figure.
+the day and adds its own memory, so the RSS here is not the benchmark's figure. The bounded stores (issue 38:
+inspector calls, timeline bars, cost entries) show what they hold and how many they dropped or folded; their
+caps are 500 calls, 1,000 bars and 1,000 entries: the quick day's 200 turns (about 440 calls, 2,500 bars)
+reach only the bars'.
 """
 
 from __future__ import annotations
@@ -82,9 +85,14 @@ def app_stores(app: Any) -> dict[str, Any]:
         out["inspector bodies chars"] = sum(_size(c.body) for c in model.calls)
         out["inspector messages chars"] = sum(_size(c.message) for c in model.calls)
         out["inspector raw events"] = sum(len(c.raw_events) for c in model.calls)
-    backlog = getattr(app, "_inspector_backlog", None) or getattr(app, "inspector_backlog", None)
-    if backlog is not None:
-        out["inspector backlog events"] = len(backlog.events)
+    if model is not None:
+        out["inspector calls dropped (in the transcript)"] = model.dropped
+    timeline = getattr(inspector, "timeline", None) if inspector is not None else None
+    if timeline is not None:
+        out["timeline bars (dropped)"] = (len(timeline.bars), timeline.dropped)
+    backlog = getattr(app, "_inspector_backlog", None)
+    if backlog is not None and backlog.model is not None:
+        out["inspector backlog calls/bars"] = (len(backlog.model.calls), len(backlog.timeline.bars))
     session = app.session
     out["session messages"] = len(session.messages)
     out["session messages chars"] = _size(session.messages)
@@ -96,6 +104,9 @@ def app_stores(app: Any) -> dict[str, Any]:
     entries = getattr(cost, "entries", None)
     if entries is not None:
         out["cost entries"] = len(entries)
+        fold = getattr(cost, "fold", None)
+        if fold is not None:
+            out["cost entries folded (sums kept)"] = (fold.requests, len(fold.by_key))
     checkpoints = getattr(session, "checkpoints", None)
     if checkpoints is not None:
         for name in ("changes", "prompts", "branches", "convs", "known"):

@@ -220,6 +220,69 @@ def test_a_long_day_keeps_only_the_newest_request_bodies_in_memory(offline_optio
     ]
     assert all("no longer held" in c.body["note"] and c.raw_events == () for c in model.calls[:3])
     assert model.calls[0].message == {"content": []}  # the response and its summary stay
-    backlog = app._inspector_backlog.events
-    assert "Request #1 is no longer held" in backlog[0].body["note"] and backlog[1].raw_events == ()
-    assert backlog[-2].body == {"messages": [KEEP_FULL_CALLS + 2]} and backlog[-1].raw_events
+    backlog = app._inspector_backlog.model.calls  # before it is opened: the same bounded model
+    assert "Request #1 is no longer held" in backlog[0].body["note"] and backlog[0].raw_events == ()
+    assert backlog[-1].body == {"messages": [KEEP_FULL_CALLS + 2]} and backlog[-1].raw_events
+
+
+async def test_a_day_with_the_inspector_never_opened_keeps_only_the_newest_calls_and_bars(offline_options) -> None:
+    """Before the inspector is first opened its events went to a list that grew all day; now they feed the same
+    bounded models the panel keeps (N+k calls: N kept), and opening the panel shows them and says how many left."""
+    from tui.ui.app import AgentApp
+    from tui.ui.widgets.inspector.model import InspectorModel
+    from tui.ui.widgets.inspector.timeline import TimelineModel
+
+    app = AgentApp(offline_options())
+    async with app.run_test(size=(140, 45)) as pilot:
+        backlog = app._inspector_backlog
+        backlog.model, backlog.timeline = InspectorModel(keep=3), TimelineModel(keep=4)
+        user = {"role": "user", "content": "hi"}
+        reply = {"id": "m", "role": "assistant", "stop_reason": "end_turn", "content": [{"type": "text", "text": "ok"}]}
+        for n in range(5):
+            for event in call_events(1, body([user] * (n + 1)), reply, ts=1_700_000_000.0 + n):
+                app.record_api_event(event)
+        assert [c.number for c in backlog.model.calls] == [3, 4, 5] and len(backlog.timeline.bars) == 4
+        await pilot.press("f2")
+        await pilot.pause()
+        inspector = app.inspector
+        assert inspector.selected.number == 5 and backlog.model is None
+        table = inspector.query_one("#inspector-calls", DataTable)
+        assert [k.value for k in table.rows] == ["3", "4", "5"]
+        assert "2 older calls in the transcript file" in text_of(inspector.query_one("#inspector-title", Static))
+
+
+async def test_the_inspector_keeps_the_newest_calls_and_says_how_many_are_only_in_the_transcript(
+    tmp_path: Path,
+) -> None:
+    """N+k calls: the newest N stay with their numbers, the k oldest leave (model and list rows), the title says
+    how many older calls are in the transcript file, and the views still work on the kept ones."""
+    from tui.ui.widgets.inspector.model import InspectorModel
+
+    app = Host(tmp_path)
+    async with app.run_test(size=(100, 40)) as pilot:
+        inspector = app.query_one(Inspector)
+        inspector.model = InspectorModel(keep=3)
+        user = {"role": "user", "content": "hi"}
+        reply = {"id": "m", "role": "assistant", "stop_reason": "end_turn", "content": [{"type": "text", "text": "ok"}]}
+        for n in range(3):
+            for event in call_events(1, body([user] * (n + 1)), reply, ts=1_700_000_000.0 + n):
+                inspector.record(event)
+        await pilot.pause()
+        table = app.query_one("#inspector-calls", DataTable)
+        assert [k.value for k in table.rows] == ["1", "2", "3"]
+        for n in range(3, 5):
+            for event in call_events(1, body([user] * (n + 1)), reply, ts=1_700_000_000.0 + n):
+                inspector.record(event)
+        await pilot.pause()
+        model = inspector.model
+        assert [c.number for c in model.calls] == [3, 4, 5] and model.dropped == 2 and model.count == 5
+        assert model.get(2) is None and model.get(4) is model.calls[1]
+        assert [k.value for k in table.rows] == ["3", "4", "5"]
+        assert "2 older calls in the transcript file" in text_of(app.query_one("#inspector-title", Static))
+        assert model.previous(model.calls[0]) is None and model.previous(model.calls[1]) is model.calls[0]
+        inspector.select_call(1)  # dropped: nothing changes
+        assert inspector.selected is model.calls[-1]
+        inspector.select_call(4)
+        inspector.show_view("diff")
+        await pilot.pause()
+        assert "call #4 vs call #3" in text_of(app.query_one("#inspector-diff", Static))

@@ -107,7 +107,7 @@ def test_a_long_day_of_tool_calls_keeps_the_timeline_index_small_and_numbers_req
     from tui.agent import events as ev
     from tui.ui.widgets.inspector.timeline import TimelineModel
 
-    model = TimelineModel()
+    model = TimelineModel(keep=2000)  # all 1,200 bars kept (the cap has its own test)
     for n in range(300):
         model.record(ev.RequestSent(iteration=1, attempt=1, model="m", body={}, ts=float(n)))
         for k in range(3):
@@ -134,3 +134,82 @@ def test_a_long_day_of_tool_calls_keeps_the_timeline_index_small_and_numbers_req
     assert [b.call for b in requests] == list(range(1, 301)) and requests[-1].label == "request 300"
     # three calls at once take three lanes; the next batch reuses them
     assert {b.lane for b in model.bars if b.tool_use_id} == {"main · tools 1", "main · tools 2", "main · tools 3"}
+
+
+def _tool_bar_events(model: object, n: int) -> None:
+    from tui.agent import events as ev
+
+    record = model.record  # type: ignore[attr-defined]
+    record(ev.ToolStarted(tool_use_id=f"t{n}", name="Read", batch=1, parallel=False, ts=float(n)))
+    record(
+        ev.ToolFinished(
+            tool_use_id=f"t{n}",
+            name="Read",
+            status="done",
+            is_error=False,
+            result_text=f"result {n} " + "x" * 3000,
+            duration_ms=1,
+            batch=1,
+            parallel=False,
+            ts=n + 0.5,
+        )
+    )
+
+
+def test_the_timeline_keeps_the_newest_bars_with_stable_ids_and_says_how_many_left() -> None:
+    """N+k bars: the newest N stay (each with up to 2,000 characters of its result), the k oldest leave, the kept
+    bars keep their ids, and the drawing says how many older bars are only in the transcript."""
+    from tui.ui.widgets.inspector.timeline import TimelineModel, render
+
+    model = TimelineModel(keep=5)
+    for n in range(5):
+        _tool_bar_events(model, n)
+    ids = {b.detail["result"][:8]: b.id for b in model.bars}
+    for n in range(5, 8):
+        _tool_bar_events(model, n)
+    assert len(model.bars) == 5 and model.dropped == 3
+    assert [b.detail["result"][:8] for b in model.bars] == [f"result {n}" for n in range(3, 8)]
+    assert all(ids[b.detail["result"][:8]] == b.id for b in model.bars[:2])  # kept bars keep their id
+    assert model.find(model.bars[2].id) is model.bars[2] and model.find(ids["result 0"]) is None
+    assert model.origin == 0.0  # the table still counts from the session's first bar
+    assert "3 older bars are not kept here" in render(model, 60, now=9.0).plain
+
+
+async def test_the_bar_list_drops_the_oldest_rows_by_key_and_the_others_stay(tmp_path) -> None:
+    """The Timeline tab's rows are keyed by bar id: when the oldest bars leave, their rows leave and every other
+    row keeps its key and content; highlighting a row shows that bar."""
+    from textual.app import App, ComposeResult
+    from textual.widgets import DataTable
+
+    from tui.ui.widgets.inspector import Inspector
+    from tui.ui.widgets.inspector.json_tree import JsonView
+    from tui.ui.widgets.inspector.timeline import TimelineModel
+    from tui.ui.widgets.inspector.timeline_view import refresh_tab, show_bar
+
+    class Host(App[None]):
+        def compose(self) -> ComposeResult:
+            yield Inspector(project_dir=tmp_path)
+
+    app = Host()
+    async with app.run_test(size=(120, 40)) as pilot:
+        inspector = app.query_one(Inspector)
+        inspector.timeline = TimelineModel(keep=4)
+        inspector.show_view("timeline")
+        for n in range(4):
+            _tool_bar_events(inspector.timeline, n)
+        refresh_tab(inspector)
+        await pilot.pause()
+        table: DataTable = inspector.query_one("#inspector-bars", DataTable)
+        before = {key.value: [str(c) for c in table.get_row(key)] for key in table.rows}
+        for n in range(4, 6):
+            _tool_bar_events(inspector.timeline, n)
+        refresh_tab(inspector)
+        await pilot.pause()
+        keys = [key.value for key in table.rows]
+        assert keys == [str(b.id) for b in inspector.timeline.bars] and table.row_count == 4
+        for key in keys[:2]:  # the rows of bars that stayed are untouched, times counted from the first bar
+            assert [str(c) for c in table.get_row(key)] == before[key]
+        assert [str(c) for c in table.get_row(keys[-1])][2] == "+5.00s"
+        show_bar(inspector, keys[1])
+        await pilot.pause()
+        assert inspector.query_one("#inspector-bar-json", JsonView).value["result"].startswith("result 3")

@@ -433,9 +433,7 @@ class AgentApp(ConversationKeys, FocusReports, EngineInbox, App[int]):
             inspector = inspector_module.Inspector(project_dir=Path(self.options.project_dir), id="inspector")
             await self.query_one("#body").mount(inspector)
             self.inspector = inspector
-            backlog = self._inspector_backlog.take()
-            for event in backlog:
-                self.controller.record_in_inspector(event)
+            inspector.adopt(*self._inspector_backlog.take())
         self.toggle_class("-show-inspector")
 
     def action_toggle_tools(self) -> None:

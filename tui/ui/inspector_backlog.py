@@ -1,41 +1,34 @@
-"""The inspector's events from before it is first opened, kept light: only the newest calls keep their
-request body and raw SSE events (each body holds the whole history; a long day's would be hundreds of MB)."""
+"""The inspector's data from before it is first opened: the same bounded models the panel keeps (its calls and
+its timeline), fed event by event, and handed to the panel when it opens. A day with the inspector never opened
+keeps no more than one with it open (the newest calls and bars; older ones are in the transcript file)."""
 
 from __future__ import annotations
 
-import dataclasses
-from collections import deque
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from .widgets.inspector.model import InspectorModel
+    from .widgets.inspector.timeline import TimelineModel
 
 
 class InspectorBacklog:
-    """Request/response events waiting for the inspector, the oldest calls' heavy parts replaced by a note."""
+    """The inspector's models, built before the panel exists (imported on the first event, not at start-up)."""
 
     def __init__(self) -> None:
-        self.events: list[Any] = []
-        #: indices of events that carry a request body or raw SSE events, oldest first
-        self._heavy: deque[int] = deque()
-        self._retired_requests = 0
+        self.model: InspectorModel | None = None
+        self.timeline: TimelineModel | None = None
 
     def add(self, event: Any) -> None:
-        from .widgets.inspector.model import KEEP_FULL_CALLS, retired_body
+        if self.model is None or self.timeline is None:
+            from .widgets.inspector.model import InspectorModel
+            from .widgets.inspector.timeline import TimelineModel
 
-        self.events.append(event)
-        if type(event).__name__ not in ("RequestSent", "ResponseFinished"):
-            return
-        self._heavy.append(len(self.events) - 1)
-        if len(self._heavy) <= 2 * KEEP_FULL_CALLS:  # a request and its response per call
-            return
-        index = self._heavy.popleft()
-        old = self.events[index]
-        if type(old).__name__ == "RequestSent":
-            self._retired_requests += 1
-            self.events[index] = dataclasses.replace(old, body=retired_body(self._retired_requests))
-        else:
-            self.events[index] = dataclasses.replace(old, raw_events=())
+            self.model, self.timeline = InspectorModel(), TimelineModel()
+        self.timeline.record(event)
+        self.model.record(event)
 
-    def take(self) -> list[Any]:
-        """Every event kept, in order; the backlog is empty afterwards."""
-        events, self.events = self.events, []
-        self._heavy.clear()
-        return events
+    def take(self) -> tuple[InspectorModel | None, TimelineModel | None]:
+        """The models so far (None before any event); the backlog is empty afterwards."""
+        taken = (self.model, self.timeline)
+        self.model = self.timeline = None
+        return taken

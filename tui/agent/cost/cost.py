@@ -126,8 +126,13 @@ class LoopState:
 class CostLedger:
     """Every response of a session and its subagents, priced and attributed; thread-safe."""
 
-    def __init__(self, clock: Any = time.monotonic) -> None:
+    def __init__(self, clock: Any = time.monotonic, keep: int | None = None) -> None:
+        from .fold import KEEP_ENTRIES, Fold
+
+        #: the newest `keep` entries; older ones are summed in `fold` (fold.py), every total stays exact
         self.entries: list[RequestCost] = []
+        self.keep = KEEP_ENTRIES if keep is None else keep
+        self.fold = Fold()
         self.turn = 0
         self.clock = clock
         self._loops: dict[str, LoopState] = {}
@@ -157,20 +162,31 @@ class CostLedger:
                 self.entries.append(RequestCost.from_dict(data))
             except (KeyError, TypeError, ValueError, AttributeError):
                 continue
-        for number, entry in enumerate(self.entries, start=1):
+        for number, entry in enumerate(self.entries, start=self.fold.requests + 1):
             entry.number = number
         self.turn = max((e.turn for e in self.entries), default=self.turn)
+        self._trim()
+
+    def _trim(self) -> None:
+        """Fold the entries beyond the newest `keep` into their sums."""
+        extra = len(self.entries) - self.keep
+        if extra > 0:
+            for entry in self.entries[:extra]:
+                self.fold.add(entry)
+            del self.entries[:extra]
 
     def turn_total(self, turn: int, default: float = 0.0) -> float:
         """USD of every response of turn `turn` (its subagents' and compactions' too); `default` without any."""
         with self._lock:
             costs = [e.total_usd for e in self.entries if e.turn == turn]
-        return sum(costs) if costs else default
+            folded, usd = self.fold.turn_usd(turn)
+        return sum(costs) + usd if costs or folded else default
 
     def snapshot(self) -> list[RequestCost]:
-        """The entries so far (a copy of the list: the loop thread may add one meanwhile)."""
+        """The entries so far, the folded sums of older ones first (FoldedCost); a copy: the loop thread may
+        add one meanwhile."""
         with self._lock:
-            return list(self.entries)
+            return [*self.fold.entries(), *self.entries]
 
     def record(
         self,
@@ -198,7 +214,7 @@ class CostLedger:
             if kind == "turn":
                 miss = _cache_miss(state, body, layout, zones, prices, now)
                 remember(state, body, layout, zones, now, reply)
-            number = len(self.entries) + 1
+            number = self.fold.requests + len(self.entries) + 1
             entry = RequestCost(
                 number=number,
                 turn=self.turn,
@@ -215,6 +231,7 @@ class CostLedger:
                 cache_miss=miss,
             )
             self.entries.append(entry)
+            self._trim()
             return entry
 
 

@@ -13,6 +13,7 @@ from tui.agent.events import CacheMissed
 
 from .cost import PARTS as PARTS  # the parts a request's cost is split into, in their order
 from .cost import ZONES, RequestCost
+from .fold import ROW, FoldedCost
 from .pricing import DEFAULT_PRICE_MODEL, model_info
 
 #: decimals kept in USD figures of the JSON
@@ -38,11 +39,23 @@ class _Sum:
         self.misses = 0
 
     def add(self, entry: RequestCost) -> None:
-        self.requests += 1
+        if isinstance(entry, FoldedCost):
+            self.requests += entry.requests
+            self.misses += len(entry.misses)
+        else:
+            self.requests += 1
+            self.misses += entry.cache_miss is not None
         for zone in ZONES:
             self.tokens[zone] += entry.tokens.get(zone, 0)
         self.usd += entry.total_usd
-        self.misses += entry.cache_miss is not None
+
+    def add_row(self, row: list[float]) -> None:
+        """A turn's row of folded entries (fold.py's ROW)."""
+        self.requests += int(row[0])
+        for i, zone in enumerate(ZONES, start=1):
+            self.tokens[zone] += int(row[i])
+        self.usd += row[ROW - 2]
+        self.misses += int(row[ROW - 1])
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -78,7 +91,12 @@ def cost_breakdown(entries: list[RequestCost]) -> dict[str, Any]:
         web += entry.web_search_usd
         for zone in ZONES:
             usd[zone] += entry.usd.get(zone, 0.0)
-        turns.setdefault(entry.turn, _Sum()).add(entry)
+        if isinstance(entry, FoldedCost):
+            for turn, turn_row in entry.turns.items():
+                turns.setdefault(turn, _Sum()).add_row(turn_row)
+            misses.extend(entry.misses)
+        else:
+            turns.setdefault(entry.turn, _Sum()).add(entry)
         models.setdefault(entry.model, _Sum()).add(entry)
         agents.setdefault(_agent(entry), _Sum()).add(entry)
         if not entry.priced and entry.model not in unpriced:
@@ -87,6 +105,7 @@ def cost_breakdown(entries: list[RequestCost]) -> dict[str, Any]:
             misses.append(
                 {"request": entry.number, "turn": entry.turn, "loop_path": entry.loop_path, **entry.cache_miss}
             )
+    misses.sort(key=lambda miss: int(miss.get("request") or 0))
     parts = {p: _usd(v) for p, v in by_part.items()}
     if web:
         parts["web_search"] = _usd(web)

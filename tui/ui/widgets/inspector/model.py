@@ -127,6 +127,9 @@ class ApiCall:
 #: calls whose request body and raw SSE events stay in memory (older ones keep their summary and response:
 #: each body holds the whole history, so a long day kept hundreds of megabytes; the transcript has them all)
 KEEP_FULL_CALLS = 100
+#: calls the inspector keeps at all (its list scrolls through them); older ones leave, and the panel says how
+#: many are only in the transcript. A retired call still held its response, usage and cost: a day kept thousands
+KEEP_CALLS = 500
 
 
 def retired_body(number: int) -> dict[str, Any]:
@@ -140,8 +143,12 @@ def retired_body(number: int) -> dict[str, Any]:
 class InspectorModel:
     """The list of API calls of a session, fed one engine event at a time."""
 
-    def __init__(self) -> None:
+    def __init__(self, keep: int = KEEP_CALLS) -> None:
+        #: the newest `keep` calls, oldest first; a call's number stays its place in the session
         self.calls: list[ApiCall] = []
+        self.keep = keep
+        #: calls sent before the oldest kept one, no longer held
+        self.dropped = 0
         #: hooks that ran before the first request (SessionStart, UserPromptSubmit): shown with it
         self._early_hooks: list[dict[str, Any]] = []
         #: queued messages steered into the request about to be sent
@@ -149,10 +156,21 @@ class InspectorModel:
 
     def clear(self) -> None:
         self.calls.clear()
+        self.dropped = 0
+
+    def get(self, number: int) -> ApiCall | None:
+        """Call `number` (1-based, in the session), or None when it was dropped or never sent."""
+        index = number - self.dropped - 1
+        return self.calls[index] if 0 <= index < len(self.calls) else None
+
+    @property
+    def count(self) -> int:
+        """Calls sent in the session (kept or not)."""
+        return self.dropped + len(self.calls)
 
     def previous(self, call: ApiCall) -> ApiCall | None:
         """The call the same loop sent just before `call` (what its Diff view compares against)."""
-        for earlier in reversed(self.calls[: call.number - 1]):
+        for earlier in reversed(self.calls[: max(call.number - self.dropped - 1, 0)]):
             if earlier.loop_path == call.loop_path:
                 return earlier
         return None
@@ -165,7 +183,7 @@ class InspectorModel:
         """Apply one event; return the call it changed (None for unrelated events)."""
         if isinstance(event, RequestSent):
             sent = ApiCall(
-                number=len(self.calls) + 1,
+                number=self.count + 1,
                 iteration=event.iteration,
                 attempt=event.attempt,
                 model=event.model,
@@ -181,6 +199,10 @@ class InspectorModel:
                 old = self.calls[-KEEP_FULL_CALLS - 1]
                 old.body, old.raw_events = retired_body(old.number), ()
                 old.version += 1
+            extra = len(self.calls) - self.keep
+            if extra > 0:
+                del self.calls[:extra]
+                self.dropped += extra
             return sent
         if isinstance(event, MessagesSteered):
             self._steered = event.texts

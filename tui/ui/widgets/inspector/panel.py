@@ -11,6 +11,7 @@ import json
 import os
 import tempfile
 import time
+from itertools import takewhile
 from pathlib import Path
 from typing import Any
 
@@ -148,6 +149,7 @@ class Inspector(Widget):
         self._follow_latest = True
         self._row_versions: dict[int, int] = {}
         self._rendered: dict[str, tuple[int, int]] = {}
+        self._titled_dropped = 0  # the older calls the title last counted
         #: show only the calls of this loop path (None: every loop's)
         self.loop_filter: str | None = None
         self.add_class("-empty")
@@ -196,6 +198,13 @@ class Inspector(Widget):
             self._sync_table()
             self._render_view()
 
+    def adopt(self, model: InspectorModel | None, timeline: TimelineModel | None) -> None:
+        """Take the calls and bars recorded before the panel existed (the app's backlog); None: none."""
+        if model is not None and timeline is not None:
+            self.model, self.timeline = model, timeline
+            self.selected = model.calls[-1] if model.calls else None
+            self._catch_up()
+
     def clear(self) -> None:
         """Forget every call (a new conversation)."""
         self.model.clear()
@@ -209,7 +218,10 @@ class Inspector(Widget):
 
     def select_call(self, number: int) -> None:
         """Show call `number` (1-based) in the views below the list."""
-        self.selected = self.model.calls[number - 1]
+        call = self.model.get(number)
+        if call is None:
+            return  # no longer kept (the title says how many older calls are only in the transcript)
+        self.selected = call
         self._follow_latest = self.selected is self.visible_calls()[-1]
         if self._is_visible():
             self._move_cursor(self.query_one("#inspector-calls", DataTable))
@@ -231,12 +243,21 @@ class Inspector(Widget):
         if _position(shown, self.selected) is None:
             self.selected = shown[-1] if shown else None
         self._follow_latest = bool(shown) and self.selected is shown[-1]
-        title = TITLE + (f" · loop {self.loop_filter} (l: next)" if self.loop_filter else "")
         if self.is_mounted:
-            self.query_one("#inspector-title", Static).update(Text(one_line(title)))
+            self._update_title()
             self.query_one("#inspector-calls", DataTable).clear()
             self._row_versions.clear()
             self._catch_up()
+
+    def title(self) -> str:
+        """The panel's title: the loop filtered to, and how many older calls are only in the transcript."""
+        title = TITLE + (f" · loop {self.loop_filter} (l: next)" if self.loop_filter else "")
+        if self.model.dropped:
+            title += f" · {plural(self.model.dropped, 'older call')} in the transcript file, not here"
+        return title
+
+    def _update_title(self) -> None:
+        self.query_one("#inspector-title", Static).update(Text(one_line(self.title())))
 
     @property
     def current_view(self) -> str:
@@ -284,6 +305,15 @@ class Inspector(Widget):
         """Add rows for new calls and refresh rows of calls that changed."""
         table = self.query_one("#inspector-calls", DataTable)
         self.set_class(not self.model.calls, "-empty")
+        dropped = self.model.dropped
+        # calls the model no longer keeps: their rows leave (keys are call numbers, added in order)
+        for number in list(takewhile(lambda n: n <= dropped, self._row_versions)):
+            del self._row_versions[number]
+            if str(number) in table.rows:
+                table.remove_row(str(number))
+        if self._titled_dropped != dropped:
+            self._titled_dropped = dropped
+            self._update_title()
         for call in self.visible_calls():
             seen = self._row_versions.get(call.number)
             if seen is None:
@@ -346,8 +376,9 @@ class Inspector(Widget):
     @on(DataTable.RowHighlighted, "#inspector-calls")
     def _call_highlighted(self, event: DataTable.RowHighlighted) -> None:
         event.stop()
-        if event.cursor_row != event.data_table.cursor_row:
-            return  # stale: the cursor moved again since (e.g. following a newer call)
+        table = event.data_table
+        if event.row_key not in table.rows or table.get_row_index(event.row_key) != table.cursor_row:
+            return  # stale: the cursor moved since (following a newer call), or the oldest rows left
         if event.row_key.value is not None:
             number = int(event.row_key.value)
             if self.selected is None or self.selected.number != number:
@@ -421,12 +452,12 @@ class Inspector(Widget):
     @on(DataTable.RowHighlighted, "#inspector-bars")
     def _bar_highlighted(self, event: DataTable.RowHighlighted) -> None:
         event.stop()
-        timeline_view.show_bar(self, event.cursor_row)
+        timeline_view.show_bar(self, event.row_key.value)
 
     @on(DataTable.RowSelected, "#inspector-bars")
     def _bar_selected(self, event: DataTable.RowSelected) -> None:
         event.stop()
-        timeline_view.open_bar(self, event.cursor_row)
+        timeline_view.open_bar(self, event.row_key.value)
 
     def action_step_call(self, step: int) -> None:
         shown = self.visible_calls()

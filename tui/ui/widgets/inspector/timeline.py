@@ -8,6 +8,8 @@ Rich text here; the panel shows it in its Timeline tab and exports it as SVG.
 
 from __future__ import annotations
 
+import itertools
+from bisect import bisect_left
 from dataclasses import dataclass, field
 from html import escape
 from typing import Any
@@ -27,6 +29,11 @@ OUTCOME_COLOURS = {
     "interrupted": "grey50",
     "running": "cyan",
 }
+#: bars the timeline keeps (about 80 turns of a dozen tool calls); older ones leave, the transcript keeps their
+#: calls and results. Each bar holds up to 2,000 characters of a tool result: a day kept every one of them
+KEEP_BARS = 1000
+#: a bar's key: unique and stable for the process (a row's key in the bar list, never its position)
+_bar_ids = itertools.count(1)
 _SVG_FILL = {
     "green": "#3fb950",
     "yellow": "#d29922",
@@ -53,6 +60,7 @@ class Bar:
     call: int | None = None
     tool_use_id: str | None = None
     detail: dict[str, Any] = field(default_factory=dict)
+    id: int = field(default_factory=lambda: next(_bar_ids))
 
     @property
     def colour(self) -> str:
@@ -62,8 +70,14 @@ class Bar:
 class TimelineModel:
     """Bars built from engine events; the lanes follow the loop path (`main`, subagents) of each event."""
 
-    def __init__(self) -> None:
+    def __init__(self, keep: int = KEEP_BARS) -> None:
+        #: the newest `keep` bars, oldest first (their ids increase)
         self.bars: list[Bar] = []
+        self.keep = keep
+        #: bars recorded before the oldest kept one, no longer held
+        self.dropped = 0
+        #: where the first bar of the session started: the table's times count from it, even after it left
+        self.origin: float | None = None
         self._requests: dict[str, Bar] = {}
         #: the bars of tool calls still running, by tool_use_id (finished ones leave: the dict stays small)
         self._tools: dict[str, Bar] = {}
@@ -79,7 +93,7 @@ class TimelineModel:
         if isinstance(event, ev.RequestSent):
             self._calls += 1
             bar = Bar(loop, f"request {self._calls}", event.ts, call=self._calls, detail={"model": event.model})
-            self.bars.append(bar)
+            self._add(bar)
             self._requests[loop] = bar
         elif isinstance(event, ev.ResponseStarted) and loop in self._requests:
             self._requests[loop].first_byte = event.ts
@@ -131,9 +145,28 @@ class TimelineModel:
             while f"{loop} · tools {n}" in busy:
                 n += 1
             bar = Bar(f"{loop} · tools {n}", one_line(name), ts, tool_use_id=tool_use_id, detail={"tool": name})
-            self.bars.append(bar)
+            self._add(bar)
             self._tools[tool_use_id] = bar
         return bar
+
+    def _add(self, bar: Bar) -> None:
+        """Append `bar`; the oldest bars leave beyond `keep` (a running one stays indexed until it finishes)."""
+        if self.origin is None:
+            self.origin = bar.asked or bar.start
+        self.bars.append(bar)
+        extra = len(self.bars) - self.keep
+        if extra > 0:
+            del self.bars[:extra]
+            self.dropped += extra
+
+    def find(self, bar_id: int) -> Bar | None:
+        """The kept bar with id `bar_id`, or None (dropped, or never recorded)."""
+        index = bisect_left(self.bars, bar_id, key=lambda b: b.id)
+        return self.bars[index] if index < len(self.bars) and self.bars[index].id == bar_id else None
+
+    def first_time(self, now: float) -> float:
+        """What the table's times count from: the session's first bar (kept or not)."""
+        return self.origin if self.origin is not None else self.span(now)[0]
 
     def bar_json(self, bar: Bar) -> dict[str, Any]:
         return {
@@ -192,7 +225,17 @@ def render(model: TimelineModel, width: int, now: float) -> Text:
             text.append(char, style=style)
         text.append("\n")
     text.append(f"{'':<{name_width}} 0 s{'':>{max(width - 12, 1)}}{end - start:.2f} s", style="dim")
+    if model.dropped:
+        text.append(f"\n{dropped_note(model)}", style="dim italic")
     return text
+
+
+def dropped_note(model: TimelineModel) -> str:
+    """What the timeline says about the bars it no longer holds."""
+    return (
+        f"{model.dropped:,} older bars are not kept here (the newest {model.keep:,} are); "
+        "the session's transcript file has their calls and results."
+    )
 
 
 def to_svg(model: TimelineModel, now: float, width: int = 960) -> str:

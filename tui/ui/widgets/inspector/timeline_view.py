@@ -3,6 +3,9 @@
 from __future__ import annotations
 
 import time
+from bisect import bisect_left
+from collections import deque
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -14,14 +17,27 @@ from tui.text.sanitize import one_line
 
 from .json_tree import JsonView
 from .request_code import as_curl, as_python
-from .timeline import render, to_svg
+from .timeline import Bar, render, to_svg
 
 if TYPE_CHECKING:
     from .panel import Inspector
 
 
+@dataclass
+class _Rows:
+    """What the bar list shows: the ids of its rows in order, and the first id whose row may still change."""
+
+    origin: float | None = None
+    shown: deque[int] = field(default_factory=deque)
+    final: int = 0
+
+
 def refresh_tab(panel: Inspector) -> None:
-    """Draw the lanes and list the bars (only the rows of bars that changed since the last time)."""
+    """Draw the lanes and list the bars (only the rows of bars that changed since the last time).
+
+    A row's key is its bar's id, so dropping the oldest bars (the model keeps the newest `keep`) removes
+    their rows without touching the others.
+    """
     model = panel.timeline
     width = max(panel.size.width - 22, 20)
     panel.query_one("#inspector-timeline", Static).update(render(model, width, time.time()))
@@ -31,18 +47,22 @@ def refresh_tab(panel: Inspector) -> None:
     if getattr(table, "_timeline_version", None) == model.version:
         return
     table._timeline_version = model.version  # type: ignore[attr-defined]
-    start, _ = model.span(time.time())
-    if getattr(table, "_timeline_start", None) != start:  # the times are relative to the first bar: all change
+    rows: _Rows = getattr(table, "_timeline_rows", None) or _Rows()
+    table._timeline_rows = rows  # type: ignore[attr-defined]
+    start = model.first_time(time.time())
+    if rows.origin != start:  # the times are relative to the first bar: all change
         table.clear()
-        table._timeline_start, table._timeline_final = start, 0  # type: ignore[attr-defined]
-    # bars are only appended, and a finished bar never changes: rows before the first unfinished one stay
-    final = getattr(table, "_timeline_final", 0)
-    for index in range(final, table.row_count):
-        table.remove_row(str(index))
-    row = table.cursor_row
+        rows.origin, rows.shown, rows.final = start, deque(), 0
     bars = model.bars
-    for index in range(final, len(bars)):
-        bar = bars[index]
+    first = bars[0].id if bars else rows.final
+    while rows.shown and rows.shown[0] < first:  # bars the model no longer keeps
+        table.remove_row(str(rows.shown.popleft()))
+    # bars are only appended, and a finished bar never changes: rows before the first unfinished one stay
+    while rows.shown and rows.shown[-1] >= rows.final:
+        table.remove_row(str(rows.shown.pop()))
+    row = table.cursor_row
+    index = bisect_left(bars, rows.final, key=lambda b: b.id)
+    for bar in bars[index:]:
         duration = f"{(bar.end - bar.start):.2f}s" if bar.end is not None else "…"
         table.add_row(
             Text(one_line(bar.lane)),
@@ -50,29 +70,34 @@ def refresh_tab(panel: Inspector) -> None:
             f"+{(bar.asked or bar.start) - start:.2f}s",
             duration,
             Text(one_line(bar.outcome)),
-            key=str(index),
+            key=str(bar.id),
         )
-    while final < len(bars) and bars[final].end is not None:
-        final += 1
-    table._timeline_final = final  # type: ignore[attr-defined]
+        rows.shown.append(bar.id)
+    while index < len(bars) and bars[index].end is not None:
+        index += 1
+    rows.final = bars[index].id if index < len(bars) else (bars[-1].id + 1 if bars else rows.final)
     if bars:
         table.move_cursor(row=min(row, len(bars) - 1))
 
 
-def show_bar(panel: Inspector, row: int) -> None:
+def _bar(panel: Inspector, key: str | None) -> Bar | None:
+    """The bar of the row with key `key` (its id), if the timeline still keeps it."""
+    return panel.timeline.find(int(key)) if key is not None and key.isdigit() else None
+
+
+def show_bar(panel: Inspector, key: str | None) -> None:
     """Show the highlighted bar's JSON under the list."""
-    if 0 <= row < len(panel.timeline.bars):
-        bar = panel.timeline.bars[row]
+    bar = _bar(panel, key)
+    if bar is not None:
         panel.query_one("#inspector-bar-json", JsonView).show(panel.timeline.bar_json(bar), f"{bar.lane}: {bar.label}")
 
 
-def open_bar(panel: Inspector, row: int) -> None:
-    """Enter on a request bar opens that call's Request view."""
-    if 0 <= row < len(panel.timeline.bars):
-        bar = panel.timeline.bars[row]
-        if bar.call is not None and bar.call <= len(panel.model.calls):
-            panel.select_call(bar.call)
-            panel.show_view("request")
+def open_bar(panel: Inspector, key: str | None) -> None:
+    """Enter on a request bar opens that call's Request view (when the inspector still keeps the call)."""
+    bar = _bar(panel, key)
+    if bar is not None and bar.call is not None and panel.model.get(bar.call) is not None:
+        panel.select_call(bar.call)
+        panel.show_view("request")
 
 
 def _write(panel: Inspector, name: str, text: str) -> Path | None:
