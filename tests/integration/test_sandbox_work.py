@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 import http.server
+import selectors
 import shutil
 import subprocess
 import sys
 import threading
+import time
 import zipfile
 from collections.abc import Iterator
 from pathlib import Path
@@ -163,3 +165,25 @@ def test_output_quoting_an_unresolvable_path_is_kept(proj: Path) -> None:
         proj, "echo \"ls: cannot access '/proc/1/root/etc/x': Permission denied\"; echo the-rest-of-the-output"
     )
     assert "the-rest-of-the-output" in text and "PermissionError" not in text, text
+
+
+class _LateSelector(selectors.EpollSelector):
+    """The init's selector on a loaded machine: it hands back a connection's event late, after the command exited."""
+
+    def select(self, timeout: float | None = None) -> list[tuple[selectors.SelectorKey, int]]:
+        events = super().select(timeout)
+        if events and all(key.data != "exit" for key, _ in events):
+            time.sleep(0.3)
+        return events
+
+
+def test_a_command_that_exits_while_the_init_relays_keeps_its_exit_code(
+    proj: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The init reaps orphans after each event; a command that ended meanwhile is one of them, its code kept.
+
+    (It used to be reaped there as an orphan: the init's wait for it then failed and the command "exited" 125.)
+    """
+    monkeypatch.setattr(selectors, "DefaultSelector", _LateSelector)  # the forked init reads it from the module
+    text, err = bash(proj, "exec 3<>/dev/tcp/127.0.0.1/3128; exit 3")
+    assert err and "Exit code: 3" in text, text

@@ -170,11 +170,22 @@ def _serve(command: int, listener: socket.socket, target: str | None) -> int:
                         selector.unregister(end)
                         peers.pop(end, None)
                         end.close()
+        ended = _reap_orphans(command)
+        if ended is not None:  # the command ended after the select: it was among those reaped
+            return _exit_code(ended)
+
+
+def _reap_orphans(command: int) -> int | None:
+    """Reap the children that ended (orphans re-parented to the init); the command's status if it was one."""
+    while True:
         try:
-            while os.waitpid(-1, os.WNOHANG)[0] > 0:
-                pass
+            pid, status = os.waitpid(-1, os.WNOHANG)
         except ChildProcessError:
-            pass
+            return None
+        if pid == 0:
+            return None
+        if pid == command:
+            return status
 
 
 def _confine(plan: Plan, program: bytes) -> None:
