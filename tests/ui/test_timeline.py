@@ -18,9 +18,10 @@ from tui.tools.base import ToolContext, ToolResult
 from tui.tools.glob_tool import GlobTool
 from tui.tools.grep import GrepTool
 from tui.ui.app import AgentApp
+from tui.ui.screens.permission_dialog import PermissionDialog
 from tui.ui.widgets.inspector.request_code import as_curl, as_python
 
-from .conftest import SIZE, type_prompt, wait_until
+from .conftest import SIZE, type_prompt, wait_for_dialog, wait_until
 
 
 def _overlapping_glob_and_grep(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -51,8 +52,7 @@ async def test_timeline_after_a_turn_with_parallel_tools_and_a_permission(
     app = AgentApp(offline_options(), permission_grace_s=0)
     async with app.run_test(size=SIZE) as pilot:
         await type_prompt(pilot, "find the TODOs and fix one")
-        await wait_until(pilot, lambda: app.controller.dialog is not None, timeout=30)
-        await pilot.pause(0.2)  # a visible wait for the answer
+        await wait_for_dialog(pilot, PermissionDialog, timeout=30)
         await pilot.press("1")
         await wait_until(pilot, lambda: app.session.turn_count == 1 and not app.controller.busy, timeout=30)
         await pilot.press("f2")
