@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import http.server
+import logging
+import os
 import selectors
 import shutil
 import subprocess
@@ -187,3 +189,42 @@ def test_a_command_that_exits_while_the_init_relays_keeps_its_exit_code(
     monkeypatch.setattr(selectors, "DefaultSelector", _LateSelector)  # the forked init reads it from the module
     text, err = bash(proj, "exec 3<>/dev/tcp/127.0.0.1/3128; exit 3")
     assert err and "Exit code: 3" in text, text
+
+
+_hold_in_children = threading.Event()
+
+
+def _a_library_thread_holds_the_logging_lock() -> None:
+    """An after-fork handler as a library's (OpenTelemetry's, gRPC's) starts a thread in the child: here it holds a lock."""
+    if not _hold_in_children.is_set():
+        return
+    held = threading.Event()
+
+    def hold() -> None:
+        with logging._lock:  # type: ignore[attr-defined]  # the lock logging's own before-fork handler takes
+            held.set()
+            time.sleep(3600)
+
+    threading.Thread(target=hold, daemon=True).start()
+    held.wait(5)
+
+
+os.register_at_fork(after_in_child=_a_library_thread_holds_the_logging_lock)
+
+
+def test_a_thread_an_after_fork_handler_left_in_the_keeper_cannot_stall_the_command(proj: Path) -> None:
+    """The keeper is Popen's child, so Python's after-fork handlers run in it and may leave a thread holding a lock.
+
+    The init is a copy of the keeper without that thread; an os.fork() there (its at-fork handlers, the import
+    lock) waited for the lock for ever, and Popen with it (suite run 2 at load: two commands hung 120 s). The
+    init starts the command with the raw clone, which runs no handler.
+    """
+    answer: list[tuple[str, bool]] = []
+    _hold_in_children.set()
+    try:
+        worker = threading.Thread(target=lambda: answer.append(bash(proj, "echo started")), daemon=True)
+        worker.start()
+        worker.join(30)
+    finally:
+        _hold_in_children.clear()
+    assert answer and "started" in answer[0][0], "the sandboxed command did not start within 30 s"
