@@ -3,10 +3,14 @@
 from __future__ import annotations
 
 import http.server
+import logging
+import os
+import selectors
 import shutil
 import subprocess
 import sys
 import threading
+import time
 import zipfile
 from collections.abc import Iterator
 from pathlib import Path
@@ -163,3 +167,64 @@ def test_output_quoting_an_unresolvable_path_is_kept(proj: Path) -> None:
         proj, "echo \"ls: cannot access '/proc/1/root/etc/x': Permission denied\"; echo the-rest-of-the-output"
     )
     assert "the-rest-of-the-output" in text and "PermissionError" not in text, text
+
+
+class _LateSelector(selectors.EpollSelector):
+    """The init's selector on a loaded machine: it hands back a connection's event late, after the command exited."""
+
+    def select(self, timeout: float | None = None) -> list[tuple[selectors.SelectorKey, int]]:
+        events = super().select(timeout)
+        if events and all(key.data != "exit" for key, _ in events):
+            time.sleep(0.3)
+        return events
+
+
+def test_a_command_that_exits_while_the_init_relays_keeps_its_exit_code(
+    proj: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The init reaps orphans after each event; a command that ended meanwhile is one of them, its code kept.
+
+    (It used to be reaped there as an orphan: the init's wait for it then failed and the command "exited" 125.)
+    """
+    monkeypatch.setattr(selectors, "DefaultSelector", _LateSelector)  # the forked init reads it from the module
+    text, err = bash(proj, "exec 3<>/dev/tcp/127.0.0.1/3128; exit 3")
+    assert err and "Exit code: 3" in text, text
+
+
+_hold_in_children = threading.Event()
+
+
+def _a_library_thread_holds_the_logging_lock() -> None:
+    """An after-fork handler as a library's (OpenTelemetry's, gRPC's) starts a thread in the child: here it holds a lock."""
+    if not _hold_in_children.is_set():
+        return
+    held = threading.Event()
+
+    def hold() -> None:
+        with logging._lock:  # type: ignore[attr-defined]  # the lock logging's own before-fork handler takes
+            held.set()
+            time.sleep(3600)
+
+    threading.Thread(target=hold, daemon=True).start()
+    held.wait(5)
+
+
+os.register_at_fork(after_in_child=_a_library_thread_holds_the_logging_lock)
+
+
+def test_a_thread_an_after_fork_handler_left_in_the_keeper_cannot_stall_the_command(proj: Path) -> None:
+    """The keeper is Popen's child, so Python's after-fork handlers run in it and may leave a thread holding a lock.
+
+    The init is a copy of the keeper without that thread; an os.fork() there (its at-fork handlers, the import
+    lock) waited for the lock for ever, and Popen with it (suite run 2 at load: two commands hung 120 s). The
+    init starts the command with the raw clone, which runs no handler.
+    """
+    answer: list[tuple[str, bool]] = []
+    _hold_in_children.set()
+    try:
+        worker = threading.Thread(target=lambda: answer.append(bash(proj, "echo started")), daemon=True)
+        worker.start()
+        worker.join(30)
+    finally:
+        _hold_in_children.clear()
+    assert answer and "started" in answer[0][0], "the sandboxed command did not start within 30 s"

@@ -6,13 +6,17 @@ import os
 import time
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any, TypeVar
 
 import pytest
 from textual.pilot import Pilot
+from textual.screen import Screen
 
 from tui.agent.options import AgentOptions
 
 from .fake_engine import FakeSession
+
+S = TypeVar("S", bound=Screen[Any])
 
 for _key in [k for k in os.environ if k.startswith("TEXTUAL_") and not k.startswith("TEXTUAL_SNAPSHOT")] + [
     "NO_COLOR",
@@ -63,6 +67,18 @@ async def wait_until(pilot: Pilot, predicate: Callable[[], object], timeout: flo
         if time.monotonic() > deadline:
             raise AssertionError("timed out waiting for the app")
         await pilot.pause(0.02)
+
+
+async def wait_for_dialog(pilot: Pilot, kind: type[S], timeout: float = 60.0) -> S:
+    """Wait until the app shows a `kind` dialog that takes keys, and return it.
+
+    A dialog (a VettedScreen) drops the keys that arrive before it is drawn (and in its grace time): the screen
+    being pushed is not enough, and on a loaded machine its first paint came after the test's key.
+    """
+    app = pilot.app
+    await wait_until(pilot, lambda: isinstance(app.screen, kind) and getattr(app.screen, "armed", True), timeout)
+    assert isinstance(app.screen, kind)
+    return app.screen
 
 
 async def type_prompt(pilot: Pilot, text: str) -> None:

@@ -16,7 +16,7 @@ from tui.ui.widgets.blocks import MarkerLine, ToolCallBlock, UserPrompt
 from tui.ui.widgets.conversation import TurnView
 from tui.ui.widgets.reply_stream import LiveReply
 
-from .conftest import SIZE, type_prompt, wait_until
+from .conftest import SIZE, type_prompt, wait_for_dialog, wait_until
 from .fake_engine import FakeSession
 
 
@@ -30,9 +30,8 @@ async def test_offline_turn_streams_reply_and_enter_approves_the_edit(offline_op
         assert app.focused is app.prompt_area
         await pilot.press(*"find the TODOs and fix one", "enter")
         assert app.query_one(UserPrompt)  # echoed at once, before the engine is ready
-        await wait_until(pilot, lambda: isinstance(app.screen, PermissionDialog))
+        await wait_for_dialog(pilot, PermissionDialog)
         assert "app.py" in str(app.screen.event.preview.get("text"))  # the diff is shown
-        await pilot.pause()
         await pilot.press("enter")
         await wait_until(pilot, lambda: not app.controller.busy)
         assert "TODO: handle empty input" not in (demo_project / "app.py").read_text()
@@ -61,7 +60,7 @@ async def test_reply_tokens_are_coalesced_into_few_markdown_writes(offline_optio
     app = AgentApp(fake_session.options, session=fake_session, permission_grace_s=0)
     async with app.run_test(size=SIZE) as pilot:
         await type_prompt(pilot, "hello")
-        await wait_until(pilot, lambda: isinstance(app.screen, PermissionDialog))
+        await wait_for_dialog(pilot, PermissionDialog)
         # on a loaded machine the dialog can open before the first flush of the reply's text (its timer still
         # pending): wait for the writes themselves, the state asserted; no more tokens come while the dialog waits
         await wait_until(pilot, lambda: appends)
@@ -74,8 +73,7 @@ async def test_deny_with_a_reason_goes_back_to_the_engine(fake_session: FakeSess
     app = AgentApp(fake_session.options, session=fake_session, permission_grace_s=0)
     async with app.run_test(size=SIZE) as pilot:
         await type_prompt(pilot, "fix it")
-        await wait_until(pilot, lambda: isinstance(app.screen, PermissionDialog))
-        await pilot.pause()
+        await wait_for_dialog(pilot, PermissionDialog)
         await pilot.press("4")
         await pilot.press(*"no")  # the reason box has the focus
         app.screen.query_one("#reason-input").insert_text_at_cursor(", use a guard clause")
@@ -90,8 +88,7 @@ async def test_always_allow_sends_the_edited_rule(fake_session: FakeSession) -> 
     app = AgentApp(fake_session.options, session=fake_session, permission_grace_s=0)
     async with app.run_test(size=SIZE) as pilot:
         await type_prompt(pilot, "fix it")
-        await wait_until(pilot, lambda: isinstance(app.screen, PermissionDialog))
-        await pilot.pause()
+        await wait_for_dialog(pilot, PermissionDialog)
         await pilot.press("3")
         rule_input = app.screen.query_one("#rule-input")
         assert rule_input.display and rule_input.value == "Edit(app.py)"
@@ -107,6 +104,8 @@ async def test_keys_in_the_grace_period_are_ignored_and_esc_denies(fake_session:
         await type_prompt(pilot, "fix it")
         await wait_until(pilot, lambda: isinstance(app.screen, PermissionDialog))
         dialog = app.screen
+        assert isinstance(dialog, PermissionDialog)
+        await wait_until(pilot, lambda: dialog.guard.shown_at is not None)  # drawn: the grace time runs
         await pilot.press("enter", "1", "escape")
         await pilot.pause()
         assert app.screen is dialog and not fake_session.replies
@@ -146,9 +145,10 @@ async def test_parallel_permission_requests_queue_one_dialog_at_a_time(fake_sess
                 )
             )
         # the second request may be handled a frame later (a burst of events is spread over frames)
-        await wait_until(pilot, lambda: isinstance(app.screen, PermissionDialog) and app.screen.queued == 1)
+        await wait_until(
+            pilot, lambda: isinstance(app.screen, PermissionDialog) and app.screen.queued == 1 and app.screen.armed
+        )
         assert app.screen.event.tool_use_id == "t0"
-        await pilot.pause()
         await pilot.press("2")
         await wait_until(
             pilot, lambda: isinstance(app.screen, PermissionDialog) and app.screen.event.tool_use_id == "t1"
@@ -169,8 +169,7 @@ async def test_f2_toggles_the_inspector_and_it_records_calls(fake_session: FakeS
     async with app.run_test(size=SIZE) as pilot:
         assert app.inspector is None  # built on first F2, not at start-up
         await type_prompt(pilot, "fix it")
-        await wait_until(pilot, lambda: isinstance(app.screen, PermissionDialog))
-        await pilot.pause()
+        await wait_for_dialog(pilot, PermissionDialog)
         await pilot.press("1")
         await wait_until(pilot, lambda: not app.controller.busy)
         await pilot.press("f2")
@@ -178,8 +177,7 @@ async def test_f2_toggles_the_inspector_and_it_records_calls(fake_session: FakeS
         assert app.inspector is not None and app.inspector.display and app.has_class("-show-inspector")
         assert len(app.inspector.model.calls) == 3  # calls made before it existed were kept for it
         await type_prompt(pilot, "again")
-        await wait_until(pilot, lambda: isinstance(app.screen, PermissionDialog))
-        await pilot.pause()
+        await wait_for_dialog(pilot, PermissionDialog)
         await pilot.press("1")
         await wait_until(pilot, lambda: not app.controller.busy)
         assert len(app.inspector.model.calls) == 6
@@ -273,8 +271,7 @@ async def test_old_turns_leave_the_dom_and_come_back(fake_session: FakeSession) 
     async with app.run_test(size=SIZE) as pilot:
         for n in range(3):
             await type_prompt(pilot, f"turn {n}")
-            await wait_until(pilot, lambda: isinstance(app.screen, PermissionDialog))
-            await pilot.pause()
+            await wait_for_dialog(pilot, PermissionDialog)
             await pilot.press("1")
             await wait_until(pilot, lambda: not app.controller.busy)
         conversation = app.conversation
@@ -294,8 +291,7 @@ async def test_old_turns_leave_the_dom_and_come_back(fake_session: FakeSession) 
         await conversation.restore_earlier()
         await pilot.pause()
         await type_prompt(pilot, "turn 3")  # a new turn goes back to the newest turns first
-        await wait_until(pilot, lambda: isinstance(app.screen, PermissionDialog))
-        await pilot.pause()
+        await wait_for_dialog(pilot, PermissionDialog)
         await pilot.press("1")
         await wait_until(pilot, lambda: not app.controller.busy)
         assert prompts() == ["turn 2", "turn 3"]

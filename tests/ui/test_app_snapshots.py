@@ -10,7 +10,7 @@ from tui.agent.options import AgentOptions
 from tui.ui.app import AgentApp
 from tui.ui.screens.permission_dialog import PermissionDialog
 
-from .conftest import SIZE, type_prompt, wait_until
+from .conftest import SIZE, type_prompt, wait_for_dialog, wait_until
 from .fake_engine import FakeSession
 
 FIXED_NOW = 1_700_000_100.0
@@ -50,8 +50,7 @@ def test_main_screen_after_a_turn(snap_compare) -> None:
     async def run_before(pilot: Pilot) -> None:
         await _freeze(pilot)
         await type_prompt(pilot, "find the TODOs and fix one")
-        await wait_until(pilot, lambda: isinstance(pilot.app.screen, PermissionDialog))
-        await pilot.pause()
+        await wait_for_dialog(pilot, PermissionDialog)
         await pilot.press("1")
         await wait_until(pilot, lambda: not pilot.app.controller.busy)
         await wait_until(pilot, lambda: all(rec.is_final for rec, _ in pilot.app.controller._tools.values()))
@@ -64,7 +63,7 @@ def test_permission_dialog_with_a_diff(snap_compare) -> None:
     async def run_before(pilot: Pilot) -> None:
         await _freeze(pilot)
         await type_prompt(pilot, "find the TODOs and fix one")
-        await wait_until(pilot, lambda: isinstance(pilot.app.screen, PermissionDialog))
+        await wait_for_dialog(pilot, PermissionDialog)
         await wait_until(pilot, lambda: any(rec.state == "waiting" for rec, _ in pilot.app.controller._tools.values()))
         await _settle(pilot)
 

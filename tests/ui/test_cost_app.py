@@ -21,7 +21,7 @@ from tui.ui.screens.memory_screen import MemoryScreen
 from tui.ui.widgets.blocks import MarkerLine
 from tui.ui.widgets.inspector import Inspector
 
-from .conftest import SIZE, type_prompt, wait_until
+from .conftest import SIZE, type_prompt, wait_for_dialog, wait_until
 from .fake_engine import FakeSession
 
 LONG = " with enough words in it to be worth caching across the requests of this session" * 3
@@ -167,7 +167,7 @@ async def test_the_compaction_dialog_answers_now_with_a_focus_or_not_now(fake_se
         for keys in (("3",), ("2", *"the parser", "enter"), ("1",)):
             reply: Future = Future()
             fake_session.bus.publish(ev.CompactionProposed(plan=plan, reply=reply))
-            await wait_until(pilot, lambda: isinstance(app.screen, CompactionDialog))
+            await wait_for_dialog(pilot, CompactionDialog)
             await pilot.pause(0.2)
             screen = screen_text(app)
             assert "turns 1–7" in screen and "turns 8–10" in screen and "41.3k" in screen and "85%" in screen

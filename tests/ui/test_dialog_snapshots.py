@@ -42,7 +42,11 @@ def test_dialog_snapshot(name, size, snap_compare, tmp_path, monkeypatch) -> Non
         await _freeze(pilot)
         await wait_until(pilot, lambda: footer_fitted(pilot.app))
         pilot.app.push_screen(screen)
-        await wait_until(pilot, lambda: pilot.app.screen is screen and not screen.has_class("-arming"))
+        # armed, and its -arming look gone (the class is only added at mount: its absence alone proves nothing)
+        await wait_until(
+            pilot,
+            lambda: pilot.app.screen is screen and getattr(screen, "armed", True) and not screen.has_class("-arming"),
+        )
         await pilot.pause(0.1)
         await pilot.wait_for_scheduled_animations()
         assert answers_problems(screen, size) == []

@@ -18,7 +18,7 @@ from tui.ui.widgets.attachment_bar import AttachmentBar, AttachmentChip
 from tui.ui.widgets.image_view import PromptImage
 from tui.ui.widgets.inspector.json_tree import JsonTree, JsonView
 
-from .conftest import SIZE, wait_until
+from .conftest import SIZE, wait_for_dialog, wait_until
 
 
 def _chips(app: AgentApp) -> list[str]:
@@ -71,7 +71,7 @@ async def test_pasted_paths_become_chips_removable_by_backspace_and_click_then_g
         assert _chips(app) == [] and not bar.display
         # a dropped file outside the project is asked about, as a Read of it would be
         await _paste(pilot, str(outside).replace(" ", "\\ "))
-        await wait_until(pilot, lambda: isinstance(app.screen, PermissionDialog))
+        await wait_for_dialog(pilot, PermissionDialog)
         assert "photo.png" in app.screen.event.label
         await pilot.press("1")  # allow once
         await wait_until(pilot, lambda: len(_chips(app)) == 1)

@@ -15,7 +15,7 @@ from tui.config.paths import local_settings_file
 from tui.ui.app import AgentApp
 from tui.ui.screens.permission_dialog import PermissionDialog
 
-from .conftest import SIZE, wait_until
+from .conftest import SIZE, wait_for_dialog, wait_until
 from .test_terminal_attacks_screen import screen_output
 
 
@@ -48,10 +48,8 @@ async def test_mcp_in_the_app(mcp_app) -> None:
         runtime = app.session.mcp
         await wait_until(pilot, lambda: runtime.started, timeout=30)  # started after the first frame
         await app.submit_prompt("count slowly with kitchen")  # names the server: the turn waits for it
-        await wait_until(pilot, lambda: isinstance(app.screen, PermissionDialog), timeout=60)
-        dialog = app.screen
+        dialog = await wait_for_dialog(pilot, PermissionDialog, timeout=60)
         assert [key for key, _ in dialog.choices][-1] == "server" and "kitchen" in dialog.choices[-1][1]
-        await pilot.pause()  # a key counts only once the dialog is drawn
         await pilot.press("5")
         records = lambda: [t for b in app.tool_panel.batches for t in b.tools]  # noqa: E731
         await wait_until(pilot, lambda: any("6/6 · step 6" in t.tail_lines() for t in records()), timeout=30)

@@ -26,7 +26,7 @@ async def test_a_toast_raised_while_a_dialog_asks_waits_and_never_covers_it(offl
         dialog = PermissionDialog(permission_event("Edit"), grace_s=0)
         app.notify("shown just as the dialog opens", timeout=30)  # its message is still on its way
         app.push_screen(dialog)
-        await wait_until(pilot, lambda: app.screen is dialog)
+        await wait_until(pilot, lambda: app.screen is dialog and dialog.armed)  # drawn: it takes the "1" below
         app.notify("a hook said something", title="Hook", severity="warning")
         app.notify("a hook said something", title="Hook", severity="warning")  # the same text waits once
         await pilot.pause(0.3)

@@ -10,7 +10,7 @@ from textual import events
 from tui.ui.app import AgentApp
 from tui.ui.screens.permission_dialog import PermissionDialog
 
-from .conftest import SIZE, type_prompt, wait_until
+from .conftest import SIZE, type_prompt, wait_for_dialog, wait_until
 from .fake_engine import FakeSession
 
 
@@ -34,7 +34,7 @@ async def test_a_dialog_and_a_long_turn_notify_when_the_terminal_never_reported_
     app = AgentApp(fake_session.options, session=fake_session, permission_grace_s=0)
     async with app.run_test(size=SIZE) as pilot:
         await type_prompt(pilot, "fix the TODO")
-        await wait_until(pilot, lambda: isinstance(app.screen, PermissionDialog))
+        await wait_for_dialog(pilot, PermissionDialog)
         notifier = app.controller.notifier
         assert notifier.sent == [("permission_prompt", "Permission needed: Edit(app.py)")]
         await pilot.pause()  # a key counts only once the dialog is drawn
@@ -51,17 +51,15 @@ async def test_nothing_while_the_terminal_reports_focus_and_again_once_it_loses_
         app.post_message(events.AppFocus())  # the terminal says it has focus
         await wait_until(pilot, lambda: app.focus_reported)
         await type_prompt(pilot, "fix the TODO")
-        await wait_until(pilot, lambda: isinstance(app.screen, PermissionDialog))
-        await pilot.pause()  # a key counts only once the dialog is drawn
+        await wait_for_dialog(pilot, PermissionDialog)
         await pilot.press("1")
         await wait_until(pilot, lambda: not app.controller.busy)
         assert app.controller.notifier.sent == []  # a 2.7 s turn is short of notify_after (10 s) anyway
         app.post_message(events.AppBlur())  # the user went to another window
         await wait_until(pilot, lambda: not app.app_focus)
         await app.submit_prompt("fix the TODO")  # not typed: a key would say the user is back
-        await wait_until(pilot, lambda: isinstance(app.screen, PermissionDialog))
+        await wait_for_dialog(pilot, PermissionDialog)
         assert [kind for kind, _ in app.controller.notifier.sent] == ["permission_prompt"]
-        await pilot.pause()
         await pilot.press("1")
         await wait_until(pilot, lambda: not app.controller.busy)
 
@@ -71,8 +69,7 @@ async def test_off_sends_nothing(fake_session: FakeSession, demo_project: Path) 
     app = AgentApp(fake_session.options, session=fake_session, permission_grace_s=0)
     async with app.run_test(size=SIZE) as pilot:
         await type_prompt(pilot, "fix the TODO")
-        await wait_until(pilot, lambda: isinstance(app.screen, PermissionDialog))
-        await pilot.pause()  # a key counts only once the dialog is drawn
+        await wait_for_dialog(pilot, PermissionDialog)
         await pilot.press("1")
         await wait_until(pilot, lambda: not app.controller.busy)
         assert app.controller.notifier.sent == []

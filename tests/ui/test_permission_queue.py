@@ -50,9 +50,13 @@ async def test_a_rule_from_one_answer_closes_the_queued_dialog_it_allows(
         app = AgentApp(options, session=session, permission_grace_s=0)
         async with app.run_test(size=SIZE) as pilot:
             await app.submit_prompt("make two files with two agents")
-            await wait_until(pilot, lambda: isinstance(app.screen, PermissionDialog) and app.screen.queued == 1, 60)
+            # armed: a dialog drops the keys that arrive before it is drawn
+            await wait_until(
+                pilot,
+                lambda: isinstance(app.screen, PermissionDialog) and app.screen.queued == 1 and app.screen.armed,
+                60,
+            )
             first = app.screen.event.tool_use_id
-            await pilot.pause()
             await pilot.press(key)
             if key == "3":  # "always allow" shows the rule it will save first; Enter saves it
                 await pilot.pause()

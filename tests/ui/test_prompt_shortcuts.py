@@ -12,7 +12,7 @@ from tui.ui.screens.permission_dialog import PermissionDialog
 from tui.ui.widgets.blocks import MarkerLine, ToolCallBlock, UserPrompt
 from tui.ui.widgets.completion import CompletionMenu
 
-from .conftest import SIZE, wait_until
+from .conftest import SIZE, wait_for_dialog, wait_until
 
 
 def _write(path: Path, text: str) -> None:
@@ -121,9 +121,8 @@ async def test_init_writes_agents_md_through_the_write_permission(offline_option
         assert app.status.custom in str(app.status.render())
         await _type(pilot, "/init")
         await pilot.press("enter")
-        await wait_until(pilot, lambda: isinstance(app.screen, PermissionDialog))
+        await wait_for_dialog(pilot, PermissionDialog)
         assert "AGENTS.md" in str(app.screen.event.preview.get("text"))
-        await pilot.pause()
         await pilot.press("1")
         await wait_until(pilot, lambda: any(m.startswith("/init: wrote") for m in _markers(app)))
         await wait_until(pilot, lambda: app.status_command.runs >= 2)  # refreshed as the state changed
@@ -201,7 +200,7 @@ async def test_an_outside_attachment_is_asked_and_a_secret_is_refused(
         for key, attached in (("escape", False), ("1", True)):
             await _type(pilot, "read @~/notes.txt")
             await pilot.press("enter")  # outside the project: the permission dialog asks
-            await wait_until(pilot, lambda: isinstance(app.screen, PermissionDialog))
+            await wait_for_dialog(pilot, PermissionDialog)
             assert app.screen.event.reason == f"{home / 'notes.txt'} is outside the project."
             await pilot.press(key)
             await wait_until(pilot, lambda: not app.controller.busy and not isinstance(app.screen, PermissionDialog))

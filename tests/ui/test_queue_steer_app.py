@@ -20,7 +20,7 @@ from tui.ui.app import AgentApp
 from tui.ui.screens.permission_dialog import PermissionDialog
 from tui.ui.widgets.blocks import MarkerLine, UserPrompt
 
-from .conftest import SIZE, type_prompt, wait_until
+from .conftest import SIZE, type_prompt, wait_for_dialog, wait_until
 
 
 def texts(message: dict[str, Any]) -> list[str]:
@@ -161,8 +161,7 @@ async def test_a_permission_dialog_takes_the_keys_and_the_prompt_keeps_its_queue
             await type_prompt(pilot, "then run the tests")
             await wait_until(pilot, lambda: len(queued_lines(app)) == 1)
             gate.opened.set()
-            await wait_until(pilot, lambda: isinstance(app.screen, PermissionDialog), timeout=30)
-            await pilot.pause()
+            await wait_for_dialog(pilot, PermissionDialog, timeout=30)
             await pilot.press("up")  # the dialog's key, not the queue's
             assert queued_lines(app) == ["queued then run the tests"] and app.prompt_area.text == ""
             await pilot.press("1")
@@ -179,7 +178,7 @@ async def test_a_message_queued_during_bash_mode_is_sent_when_it_ends(monkeypatc
         app, _ = gated_app(monkeypatch, api, project)
         async with app.run_test(size=SIZE) as pilot:
             await type_prompt(pilot, "!touch made.txt")  # bash mode: one Bash call, no model turn; it asks first
-            await wait_until(pilot, lambda: isinstance(app.screen, PermissionDialog), timeout=30)
+            await wait_for_dialog(pilot, PermissionDialog, timeout=30)
             await app.submit_prompt("what does b.py do?")  # typed while the command waits
             assert queued_lines(app) == ["queued what does b.py do?"]
             await pilot.pause()

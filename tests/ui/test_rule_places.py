@@ -47,12 +47,11 @@ async def test_each_place_writes_that_file_and_nothing_else(
         async with app.run_test(size=SIZE) as pilot:
             await app.submit_prompt("build it")
             await wait_until(
-                pilot, lambda: isinstance(app.screen, PermissionDialog) and app.screen.query("#choices"), 60
-            )
+                pilot, lambda: isinstance(app.screen, PermissionDialog) and app.screen.armed, 60
+            )  # armed: drawn, so it takes keys
             dialog = app.screen
             labels = [str(o.prompt) for o in dialog.query_one("#choices", OptionList).options]
             assert "save a rule to .agent-tui/settings.local.toml or another settings file" in labels[2]
-            await pilot.pause()
             before = _files(project, config)
             await pilot.press("3")
             places = dialog.query_one("#rule-places", OptionList)

@@ -14,7 +14,7 @@ from tui.ui.screens.permission_dialog import PermissionDialog
 from tui.ui.widgets.blocks import ToolCallBlock
 from tui.ui.widgets.tool_panel import render_batch
 
-from .conftest import SIZE, wait_until
+from .conftest import SIZE, wait_for_dialog, wait_until
 
 
 async def test_an_agent_call_nests_its_subagents_activity(offline_options) -> None:
@@ -70,13 +70,12 @@ async def test_an_agent_call_nests_its_subagents_activity(offline_options) -> No
                 loop_path="main/explore-1",
             )
         )
-        await wait_until(pilot, lambda: isinstance(app.screen, PermissionDialog))
+        await wait_for_dialog(pilot, PermissionDialog)
         title = str(app.screen.query_one("#permission-title").render())
         assert title.startswith("subagent main/explore-1 asks: Allow Bash: make?")
         from tui.ui.screens.permission_dialog import preview_renderable
 
         assert str(preview_renderable(app.screen.event)).startswith("$ make")  # Bash's preview shape: `command`
-        await pilot.pause()
         await pilot.press("4", "enter")
         await wait_until(pilot, lambda: reply.done())
         assert reply.result().allowed is False

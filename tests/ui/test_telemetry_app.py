@@ -14,7 +14,7 @@ from tui.cli.main import start_telemetry
 from tui.ui.app import AgentApp
 from tui.ui.screens.permission_dialog import PermissionDialog
 
-from .conftest import SIZE, type_prompt, wait_until
+from .conftest import SIZE, type_prompt, wait_for_dialog, wait_until
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -47,8 +47,7 @@ async def test_the_app_exports_the_turn_and_the_users_answer_to_the_dialog(offli
         app = AgentApp(options, permission_grace_s=0)
         async with app.run_test(size=SIZE) as pilot:
             await pilot.press(*"find the TODOs and fix one", "enter")
-            await wait_until(pilot, lambda: isinstance(app.screen, PermissionDialog))
-            await pilot.pause()
+            await wait_for_dialog(pilot, PermissionDialog)
             await pilot.press("enter")  # yes, once
             await wait_until(pilot, lambda: not app.controller.busy)
             session_id = app.session.session_id

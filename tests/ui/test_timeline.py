@@ -6,22 +6,53 @@ import json
 import shutil
 import subprocess
 import sys
+import threading
 import xml.etree.ElementTree as ET
+from typing import Any
+
+import pytest
 
 from tests.fakeapi import FakeAPI
 from tests.fakeapi.script import reply
+from tui.tools.base import ToolContext, ToolResult
+from tui.tools.glob_tool import GlobTool
+from tui.tools.grep import GrepTool
 from tui.ui.app import AgentApp
+from tui.ui.screens.permission_dialog import PermissionDialog
 from tui.ui.widgets.inspector.request_code import as_curl, as_python
 
-from .conftest import SIZE, type_prompt, wait_until
+from .conftest import SIZE, type_prompt, wait_for_dialog, wait_until
 
 
-async def test_timeline_after_a_turn_with_parallel_tools_and_a_permission(offline_options, demo_project) -> None:
+def _overlapping_glob_and_grep(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Glob's run waits until Grep's has begun, so the two calls of one parallel batch overlap in time.
+
+    Without it they overlap only when the scheduler lets them: on a loaded machine Glob (a few ms) ended before
+    Grep's worker thread started, and the timeline rightly drew both in one lane ('main · tools 1').
+    """
+    grep_running = threading.Event()
+    glob_run, grep_run = GlobTool.run, GrepTool.run
+
+    def glob(self: GlobTool, tool_input: dict[str, Any], ctx: ToolContext) -> ToolResult:
+        grep_running.wait(timeout=10)  # run one after the other, they never meet: the lane assertion fails
+        return glob_run(self, tool_input, ctx)
+
+    def grep(self: GrepTool, tool_input: dict[str, Any], ctx: ToolContext) -> ToolResult:
+        grep_running.set()
+        return grep_run(self, tool_input, ctx)
+
+    monkeypatch.setattr(GlobTool, "run", glob)
+    monkeypatch.setattr(GrepTool, "run", grep)
+
+
+async def test_timeline_after_a_turn_with_parallel_tools_and_a_permission(
+    offline_options, demo_project, monkeypatch
+) -> None:
+    _overlapping_glob_and_grep(monkeypatch)
     app = AgentApp(offline_options(), permission_grace_s=0)
     async with app.run_test(size=SIZE) as pilot:
         await type_prompt(pilot, "find the TODOs and fix one")
-        await wait_until(pilot, lambda: app.controller.dialog is not None, timeout=30)
-        await pilot.pause(0.2)  # a visible wait for the answer
+        await wait_for_dialog(pilot, PermissionDialog, timeout=30)
         await pilot.press("1")
         await wait_until(pilot, lambda: app.session.turn_count == 1 and not app.controller.busy, timeout=30)
         await pilot.press("f2")
@@ -38,7 +69,7 @@ async def test_timeline_after_a_turn_with_parallel_tools_and_a_permission(offlin
         edit = next(b for b in tools if b.label == "Edit")
         assert edit.asked is not None and edit.asked < edit.start and edit.outcome == "done"
         lanes = inspector.timeline.lanes()
-        assert lanes[0] == "main" and "main · tools 2" in lanes  # Glob, Read and Grep ran side by side
+        assert lanes[0] == "main" and "main · tools 2" in lanes  # Glob and Grep ran side by side
         drawn = str(inspector.query_one("#inspector-timeline").render())
         assert "░" in drawn and "█" in drawn and "·" in drawn
         table = inspector.query_one("#inspector-bars")

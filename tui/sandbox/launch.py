@@ -99,14 +99,14 @@ def _keeper(plan: Plan, program: bytes, uid: int, gid: int, fork_into: Callable[
         namespaces.map_ids(uid, gid)
         namespaces.make_private()
         mounts(plan)
-        _init(plan, program)
+        _init(plan, program, fork_into)
         return  # only the command's process gets here
     _close_all()
     _, status = os.waitpid(pid, 0)
     os._exit(_exit_code(status))
 
 
-def _init(plan: Plan, program: bytes) -> None:
+def _init(plan: Plan, program: bytes, fork_into: Callable[[int], int]) -> None:
     namespaces.mount_proc()
     if not plan.proxy_socket:
         # no port to forward: the command itself is PID 1 (one fork less); when it exits, the kernel
@@ -117,7 +117,9 @@ def _init(plan: Plan, program: bytes) -> None:
     listener.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
     listener.bind(("127.0.0.1", PROXY_PORT))
     listener.listen(64)
-    pid = os.fork()
+    # the raw clone, not os.fork(): the keeper ran Python's after-fork handlers (it is Popen's child), and a thread
+    # one of them started is missing here, holding what os.fork() would take (the import lock, logging's lock)
+    pid = fork_into(0)
     if pid == 0:
         listener.close()
         _confine(plan, program)
@@ -170,11 +172,22 @@ def _serve(command: int, listener: socket.socket, target: str | None) -> int:
                         selector.unregister(end)
                         peers.pop(end, None)
                         end.close()
+        ended = _reap_orphans(command)
+        if ended is not None:  # the command ended after the select: it was among those reaped
+            return _exit_code(ended)
+
+
+def _reap_orphans(command: int) -> int | None:
+    """Reap the children that ended (orphans re-parented to the init); the command's status if it was one."""
+    while True:
         try:
-            while os.waitpid(-1, os.WNOHANG)[0] > 0:
-                pass
+            pid, status = os.waitpid(-1, os.WNOHANG)
         except ChildProcessError:
-            pass
+            return None
+        if pid == 0:
+            return None
+        if pid == command:
+            return status
 
 
 def _confine(plan: Plan, program: bytes) -> None:

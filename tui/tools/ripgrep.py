@@ -230,7 +230,19 @@ def run_rg(
         newlines = len(lines)
         raw = b""
     stderr = b"".join(err_chunks).decode("utf-8", errors="replace")
+    if returncode == 2 and nothing_searched(stderr):  # an empty folder, or filters no file passes: no match
+        returncode, stderr = 1, ""
     return RgOutput(lines, 0 if stopped or timed_out else returncode, stderr, stopped, newlines, timed_out, raw)
+
+
+def nothing_searched(stderr: str) -> bool:
+    """Whether rg's only complaint is that no file was searched (it then exits 2, as for a real failure)."""
+    rest = [
+        line
+        for line in stderr.splitlines()
+        if line.strip() and not line.startswith(("rg: No files were searched", "Running with --debug"))
+    ]
+    return "No files were searched" in stderr and not rest
 
 
 def age_keys(names: list[bytes], dir_fd: int) -> list[float]:

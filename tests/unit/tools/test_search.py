@@ -245,3 +245,19 @@ def test_grep_count_totals_cover_every_file_even_when_the_list_is_cut(tree: Path
     assert lines(text)[0] == "src/app.py:1"  # sorted by path, so the same on every run
     assert "Found 3 total matching lines across 3 files." in text
     assert "head_limit" in text
+
+
+@pytest.mark.parametrize("mode", ["files_with_matches", "content", "count"])
+def test_grep_with_no_file_to_search_is_no_match_not_an_error(project: Path, ctx: ToolContext, mode: str) -> None:
+    """An empty folder, or filters no file passes: rg says "No files were searched" and exits 2; that is no match.
+
+    (Grep showed ✘ "Grep failed: No files were searched…" there; Claude Code answers "No files found".)
+    """
+    empty = "No files found" if mode == "files_with_matches" else "No matches found"
+    for tool_input in ({}, {"glob": "*.py"}, {"type": "rust"}):
+        result = grep.run({"pattern": "TODO", "output_mode": mode, **tool_input}, ctx)
+        assert not result.is_error and result.text() == empty, (tool_input, result.text())
+    (project / "notes.txt").write_text("no match here\n")
+    for tool_input in ({"glob": "*.py"}, {"type": "rust"}, {"path": "."}):
+        result = grep.run({"pattern": "TODO", "output_mode": mode, **tool_input}, ctx)
+        assert not result.is_error and result.text() == empty, (tool_input, result.text())
