@@ -4,7 +4,10 @@ Whatever ends the run, `run_entry` kills the processes Bash started (`tui.tools.
 and removes their temp files before the console script exits; a `kill -9` is left to the
 guard (`tui.system.leftovers`), and each start clears up after dead runs whose guard died too.
 While the full-screen app runs, a signal asks the app to exit (so Textual leaves the alternate
-screen and restores the terminal modes); elsewhere it raises `Terminated` in the main thread. A
+screen and restores the terminal modes); elsewhere it raises `Terminated` in the main thread. That
+raise lands at whatever bytecode runs: inside a weakref callback, a finalizer or `__del__` Python only
+prints the exception and goes on, so `sys.unraisablehook` takes such a `Terminated` (nothing printed) and
+sends the signal again, to land at another bytecode (issue 38: `-p … | head -1` printed a traceback). A
 watchdog ends the process if that clean exit has not happened within WATCHDOG_SECONDS (a
 terminal that was closed may block writes for good). No Textual import: `-p` uses this too.
 """
@@ -15,6 +18,7 @@ import os
 import signal
 import sys
 import threading
+import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from typing import Any, TextIO
@@ -42,6 +46,9 @@ _pending_code: int | None = None
 _exit_app: Callable[[int], None] | None = None
 _terminal: tuple[int, Any] | None = None  # (fd, termios attributes) saved while the app runs
 _watchdog: threading.Timer | None = None
+_in_unraisable_hook = False  # the handler must not raise inside the hook: Python would print that one
+_previous_unraisablehook: Callable[[Any], object] | None = None
+RESEND_DELAY_S = 0.005  # the hook has returned by then (it holds its own guard against an early landing)
 
 
 def install() -> None:
@@ -52,6 +59,7 @@ def install() -> None:
     become_subreaper()
     for signum in EXIT_SIGNALS:
         signal.signal(signum, _on_signal)
+    _install_unraisable_hook()
     _installed = True
     _start_leftover_sweep()
 
@@ -114,6 +122,9 @@ def request_exit(code: int) -> None:
 
 def _on_signal(signum: int, frame: Any) -> None:
     global _exiting
+    if _in_unraisable_hook:
+        _send_again()  # raised here it would be printed and ignored: land after the hook instead
+        return
     if _exiting:
         return  # already on the way out (the watchdog covers a stuck exit)
     _exiting = True
@@ -131,6 +142,38 @@ def _on_signal(signum: int, frame: Any) -> None:
             loop.call_soon_threadsafe(_exit_app, code)
             return
     raise Terminated(code)
+
+
+def _install_unraisable_hook() -> None:
+    global _previous_unraisablehook
+    if sys.unraisablehook is not _on_unraisable:
+        _previous_unraisablehook = sys.unraisablehook
+        sys.unraisablehook = _on_unraisable
+
+
+def _on_unraisable(unraisable: Any) -> None:
+    """`Terminated` raised where Python can only ignore it (a weakref callback, `__del__`): deliver it again."""
+    global _in_unraisable_hook, _exiting, _pending_code
+    if not isinstance(unraisable.exc_value, Terminated):
+        (_previous_unraisablehook or sys.__unraisablehook__)(unraisable)
+        return
+    _in_unraisable_hook = True
+    try:
+        _pending_code = unraisable.exc_value.code  # the code the first signal chose (141 for a closed pipe)
+        _exiting = False  # the handler runs again (children signalled and watchdog started already)
+        _send_again()
+    finally:
+        _in_unraisable_hook = False  # the last statement: no call after it, so no signal lands in this hook
+
+
+def _send_again() -> None:
+    """The exit signal once more, from a thread, so that its handler runs at the main thread's next bytecode."""
+
+    def send() -> None:
+        time.sleep(RESEND_DELAY_S)
+        os.kill(os.getpid(), signal.SIGTERM)
+
+    threading.Thread(target=send, name="exit-again", daemon=True).start()
 
 
 def _start_watchdog(code: int) -> None:
