@@ -25,6 +25,13 @@ def still_open_after_a_while(term: Tmux, project: Path, before: str) -> str:
     return screen
 
 
+def refused_with(term: Tmux, project: Path, before: str, notice: str) -> None:
+    """The dialog tells why the input did nothing (waited for: a loaded app draws it late), and stays open."""
+    term.wait_for(lambda screen: notice in screen, f"the notice {notice!r}")
+    screen = still_open_after_a_while(term, project, before)
+    assert notice in screen, screen
+
+
 def approve_with_a_lone_enter(term: Tmux, project: Path, before: str) -> None:
     term.keys("Enter")
     term.wait_for(lambda screen: DIALOG not in screen, "the dialog to close")
@@ -53,11 +60,9 @@ def test_a_paste_into_the_dialog_never_answers_it(tmux_app: Tmux, demo_project: 
     dialog_open(tmux_app)
     time.sleep(SETTLE_S)  # well past the grace time: only the paste itself can be refused
     tmux_app.paste("ls -la\n1\n", bracketed=False)  # arrives as typed-in keys, Enter among them
-    screen = still_open_after_a_while(tmux_app, demo_project, before)
-    assert "Ignored keys that arrived together" in screen
+    refused_with(tmux_app, demo_project, before, "Ignored keys that arrived together")
     tmux_app.paste("1\n", bracketed=True)
-    screen = still_open_after_a_while(tmux_app, demo_project, before)
-    assert "Pasted text is not an answer" in screen
+    refused_with(tmux_app, demo_project, before, "Pasted text is not an answer")
     approve_with_a_lone_enter(tmux_app, demo_project, before)
 
 

@@ -215,3 +215,29 @@ async def test_a_paragraph_streamed_past_keeps_its_blank_line_in_the_next_frame(
         assert margins[1] == 1  # already when the flush ends, before anything else is handled
         await pilot.pause()
         assert bottom_of_first() == 1
+
+
+async def test_a_reply_streamed_behind_a_dialog_is_written_and_drawn_while_the_dialog_is_up(
+    fake_session: FakeSession,
+) -> None:
+    """The live reply's flush timer and repaint do not wait for its screen to be the active one again."""
+    from textual.screen import ModalScreen
+    from textual.widgets import Static
+
+    class Dialog(ModalScreen[None]):
+        def compose(self):
+            yield Static("a dialog")
+
+    app = AgentApp(fake_session.options, session=fake_session, permission_grace_s=0)
+    async with app.run_test(size=SIZE) as pilot:
+        pub = fake_session.bus.publish
+        pub(ev.TurnStarted(turn_id=1, prompt="write"))
+        pub(ev.BlockStarted(iteration=1, index=0, block_type="text"))
+        await wait_until(pilot, lambda: app.query(LiveReply))
+        await app.push_screen(Dialog())
+        for word in ("Words ", "behind ", "the ", LAST):
+            pub(ev.BlockDelta(iteration=1, index=0, delta_type="text_delta", text=word))
+        await wait_until(pilot, lambda: LAST in app.query_one(LiveReply).source)
+        assert isinstance(app.screen, Dialog)
+        await wait_until(pilot, lambda: LAST in app.export_screenshot())  # painted under the dialog
+        assert isinstance(app.screen, Dialog)

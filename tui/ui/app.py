@@ -110,6 +110,7 @@ class AgentApp(ConversationKeys, FocusReports, EngineInbox, App[int]):
         self._wake_now = False
         self._wake_later = False
         self._events_deferred = False  # frame_budget: the rest of a burst waits for the next refresh
+        self.frames_drawn = 0  # frames composed for the terminal (frame_budget waits for one between events)
         self._delta_batch_s = DELTA_BATCH_S
         #: tui.agent.events.BlockDelta and tui.ui.events.EngineEvents, set by _attach_session
         self._delta_type: type = type(None)
@@ -140,6 +141,7 @@ class AgentApp(ConversationKeys, FocusReports, EngineInbox, App[int]):
         from .compositor import track_display
 
         track_display(self._terminal_model, renderable)
+        self.frames_drawn += renderable is not None and not self._batch_count
         super()._display(screen, renderable)
 
     def compose(self) -> ComposeResult:

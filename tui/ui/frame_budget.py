@@ -3,7 +3,8 @@
 Eight subagents starting or finishing at once publish hundreds of events in a few milliseconds; handled
 in one go they made one frame of 50-80 ms (every key press waits for it). Here the UI handles events
 until `FRAME_BUDGET_S` has passed, hands the rest back to the front of the inbox (order kept) and picks
-them up again after the next refresh: the screen is drawn in between, and keys are read.
+them up again after the next frame is drawn (or, when they drew nothing, a few refreshes later): the screen is
+drawn in between, and keys are read.
 """
 
 from __future__ import annotations
@@ -20,6 +21,8 @@ if TYPE_CHECKING:
 FRAME_BUDGET_S = 0.006
 #: the deferred events are drained by then even if the refresh's callback is lost
 FALLBACK_S = 0.1
+#: times a drain is put back after a refresh that drew no frame, before it takes it that the events drew nothing
+MAX_HOPS = 4
 
 
 def waiting_for_refresh(app: AgentApp) -> bool:
@@ -45,11 +48,23 @@ def defer(app: AgentApp, rest: list[Event]) -> None:
         app._inbox.extendleft(reversed(rest))
         app._wake_now = True  # a drain is scheduled: publishers need not wake the UI
     app._events_deferred = True
+    frame = app.frames_drawn
+    hops = 0
 
     def drain() -> None:
         if app._events_deferred:
             app._events_deferred = False
             app.post_message(EngineEvents())
 
-    app.call_after_refresh(drain)
+    def after_refresh() -> None:
+        # Textual runs this on the screen's idle, at once when nothing is dirty yet: the widgets these events
+        # changed tell the screen so by messages still queued; the next events wait for the frame that shows them
+        nonlocal hops
+        if app._events_deferred and app.frames_drawn == frame and hops < MAX_HOPS:
+            hops += 1
+            app.call_after_refresh(after_refresh)
+            return
+        drain()
+
+    app.call_after_refresh(after_refresh)
     app.set_timer(FALLBACK_S, drain)  # a screen popped before its refresh (a dialog answered) drops its callbacks
