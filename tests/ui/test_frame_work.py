@@ -70,6 +70,12 @@ async def test_bursts_are_spread_over_frames_and_small_redraws_lay_out_nothing(f
         await wait_until(pilot, lambda: not static._layout_required and static.size.height == 2)
         steady_update(static, "c\nd")
         assert not static._layout_required
+        for text in ("e\nf", "g\nh", "c\nd"):  # more redraws before any layout (a frame's worth of deltas)
+            steady_update(static, text)
+            assert not static._layout_required, text
+        static.refresh()  # a repaint (a hover, a style change) empties Textual's measure, no layout takes it again
+        steady_update(static, "i\nj")
+        assert not static._layout_required
         steady_update(static, "c\nd\ne")
         assert static._layout_required
         await wait_until(pilot, lambda: static.size.height == 3)
