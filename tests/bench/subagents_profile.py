@@ -86,6 +86,19 @@ def _watch_layouts(rec: Recorder) -> None:
     Screen._on_layout = on_layout  # type: ignore[method-assign]
 
 
+def _watch_styles(rec: Recorder) -> None:
+    """Count the nodes styled anew (by class), into the frame's events as `style:<class>`."""
+    from textual.css.stylesheet import Stylesheet
+
+    inner = Stylesheet.apply
+
+    def apply(sheet: Any, node: Any, *args: Any, **kwargs: Any) -> Any:
+        rec.events[f"style:{type(node).__name__}"] += 1
+        return inner(sheet, node, *args, **kwargs)
+
+    Stylesheet.apply = apply  # type: ignore[method-assign]
+
+
 def _watch_gc(rec: Recorder) -> None:
     """Time the cyclic collections that run on this (the UI) thread, whoever's allocations set them off."""
     ui = threading.get_ident()
@@ -228,6 +241,7 @@ def main(argv: list[str] | None = None) -> None:
     _instrument(rec.parts)  # once: the wrappers sit on the classes
     _watch_gc(rec)
     _watch_layouts(rec)
+    _watch_styles(rec)
     try:
         asyncio.run(_run(1, False, rec))  # warm-up, as the benchmark: imports, the Agent block's widgets
         runs = [asyncio.run(_run(args.agents, args.cprofile, rec)) for _ in range(args.runs)]

@@ -121,3 +121,38 @@ def test_a_batch_heading_stays_on_one_line() -> None:
     console.print(render_batch(batch, 1.0))
     lines = console.export_text().splitlines()
     assert len(lines) == 2 and lines[0] == "batch 1 · a-subage…ger-name · 1 tool · 0.1 s", lines
+
+
+def test_a_nearly_due_young_collection_runs_on_the_publishing_thread(monkeypatch) -> None:
+    """The app's bus subscriber collects the young generation ahead of the threshold, on the engine's thread."""
+    import gc
+    import threading
+    from collections import deque
+
+    from tui.ui import gc_tuning
+    from tui.ui.engine_inbox import EngineInbox
+
+    collected: list[tuple[int, str]] = []
+    counts = [(0, 0, 0)]
+    monkeypatch.setattr(gc_tuning, "_saved", (700, 10, 10))  # the app's thresholds are in place
+    monkeypatch.setattr(gc, "get_threshold", lambda: gc_tuning.THRESHOLDS)
+    monkeypatch.setattr(gc, "get_count", lambda: counts[0])
+    monkeypatch.setattr(gc, "collect", lambda gen=2: collected.append((gen, threading.current_thread().name)) or 0)
+
+    inbox = EngineInbox()
+    inbox._inbox, inbox._inbox_lock = deque(), threading.Lock()
+    inbox._wake_now, inbox._wake_later = True, False  # a drain is scheduled: the event is only queued
+    inbox._delta_type, inbox._loop = ev.BlockDelta, None
+
+    def publish(event: ev.Event) -> None:
+        thread = threading.Thread(target=inbox._forward, args=(event,), name="engine")
+        thread.start()
+        thread.join()
+
+    publish(ev.Notice(level="info", text="young generation far from due"))
+    assert collected == []
+    counts[0] = (gc_tuning.EARLY_YOUNG, 0, 0)
+    publish(ev.Notice(level="info", text="nearly due"))
+    counts[0] = (gc_tuning.EARLY_YOUNG, gc_tuning.THRESHOLDS[1], 0)
+    publish(ev.Notice(level="info", text="the middle generation due too"))
+    assert collected == [(0, "engine"), (1, "engine")]
