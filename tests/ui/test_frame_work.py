@@ -28,13 +28,27 @@ async def test_bursts_are_spread_over_frames_and_small_redraws_lay_out_nothing(f
     async with app.run_test(size=SIZE) as pilot:
         await wait_until(pilot, lambda: app.query("#cancel"))
         # the busy styling: the prompt row shows the cancel button; the app (every widget) is not restyled
+        row = app.query_one("#prompt-row")
+        idle_border = row.styles.border_top
+        restyled: list[str] = []
+        update_nodes = app.stylesheet.update_nodes
+
+        def recorded(nodes: Any, animate: bool = False) -> None:
+            nodes = list(nodes)
+            restyled.extend(type(node).__name__ for node in nodes)
+            update_nodes(nodes, animate=animate)
+
+        monkeypatch.setattr(app.stylesheet, "update_nodes", recorded)
         app.set_busy(True)
         await pilot.pause()
-        assert app.query_one("#prompt-row").has_class("-busy") and not app.has_class("-busy")
+        assert row.has_class("-busy") and not app.has_class("-busy")
         assert app.query_one("#cancel").styles.display == "block"
+        assert row.styles.border_top != idle_border  # the busy row's own rule
+        assert "PromptArea" not in restyled, restyled  # the text area's styles do not depend on -busy
         app.set_busy(False)
         await pilot.pause()
-        assert app.query_one("#cancel").styles.display == "none"
+        assert app.query_one("#cancel").styles.display == "none" and row.styles.border_top == idle_border
+        monkeypatch.undo()
 
         # a burst: with no budget left after each event, each one gets its own frame, in publish order
         monkeypatch.setattr(frame_budget, "FRAME_BUDGET_S", 0.0)
@@ -156,3 +170,16 @@ def test_a_nearly_due_young_collection_runs_on_the_publishing_thread(monkeypatch
     counts[0] = (gc_tuning.EARLY_YOUNG, gc_tuning.THRESHOLDS[1], 0)
     publish(ev.Notice(level="info", text="the middle generation due too"))
     assert collected == [(0, "engine"), (1, "engine")]
+
+
+def test_the_busy_rules_style_only_the_row_and_the_nodes_it_restyles() -> None:
+    """`PromptRow.set_busy` restyles the row and BUSY_STYLED only: no other `-busy` rule may style the row's nodes."""
+    import re
+    from pathlib import Path
+
+    from tui.ui import app as app_module
+    from tui.ui.widgets.prompt import BUSY_STYLED
+
+    css = (Path(app_module.__file__).parent / "app.tcss").read_text()
+    selectors = [s.strip() for block in re.findall(r"([^{}]*)\{", css) for s in block.split(",") if "-busy" in s]
+    assert selectors and set(selectors) <= {"#prompt-row.-busy", f"#prompt-row.-busy {BUSY_STYLED}"}, selectors
