@@ -52,6 +52,8 @@ class Recorder:
     parts: Parts = field(default_factory=dict)
     events: Counter[str] = field(default_factory=Counter)
     frames: list[Frame] = field(default_factory=list)
+    #: milliseconds handling each kind of event, over every run
+    event_ms: Counter[str] = field(default_factory=Counter)
     profile: cProfile.Profile | None = None
 
 
@@ -128,8 +130,10 @@ def _watch_events(app: Any, rec: Recorder) -> None:
         finally:
             where = "main" if event.loop_path == "main" else "sub"
             name = f"{type(event).__name__}/{where}"
+            spent = (time.thread_time() - start) * 1000
             rec.events[name] += 1
-            rec.parts["events"] = rec.parts.get("events", 0.0) + (time.thread_time() - start) * 1000
+            rec.event_ms[name] += spent
+            rec.parts["events"] = rec.parts.get("events", 0.0) + spent
 
     controller.handle = handle
 
@@ -192,7 +196,7 @@ async def _run(agents: int, use_cprofile: bool, rec: Recorder) -> list[Frame]:
     return rec.frames
 
 
-def _report(runs: list[list[Frame]], use_cprofile: bool, top: int) -> None:
+def _report(runs: list[list[Frame]], event_ms: Counter[str], use_cprofile: bool, top: int) -> None:
     frames = [f for run in runs for f in run]
     cpu = [f.cpu_ms for f in frames]
     print(f"{len(runs)} runs, {len(frames)} frames ({median([len(r) for r in runs]):.0f} a run)")
@@ -209,6 +213,8 @@ def _report(runs: list[list[Frame]], use_cprofile: bool, top: int) -> None:
     for f in frames:
         events.update(f.events)
     print(f"  events handled: {dict(events.most_common())}")
+    spent = ", ".join(f"{name} {ms:.1f} ({events[name]})" for name, ms in event_ms.most_common(12))
+    print(f"  handling time by kind, ms (count), all runs: {spent}")
     print(f"  the {top} slowest frames (run, index): cpu = parts; events")
     ranked = sorted(((f.cpu_ms, r, i) for r, run in enumerate(runs) for i, f in enumerate(run)), reverse=True)
     for cpu_ms, r, i in ranked[:top]:
@@ -244,11 +250,12 @@ def main(argv: list[str] | None = None) -> None:
     _watch_styles(rec)
     try:
         asyncio.run(_run(1, False, rec))  # warm-up, as the benchmark: imports, the Agent block's widgets
+        rec.event_ms.clear()
         runs = [asyncio.run(_run(args.agents, args.cprofile, rec)) for _ in range(args.runs)]
     finally:
         if home is not None:
             os.environ["HOME"] = home
-    _report(runs, args.cprofile, args.top)
+    _report(runs, rec.event_ms, args.cprofile, args.top)
 
 
 if __name__ == "__main__":
