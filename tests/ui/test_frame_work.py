@@ -183,3 +183,25 @@ def test_the_busy_rules_style_only_the_row_and_the_nodes_it_restyles() -> None:
     css = (Path(app_module.__file__).parent / "app.tcss").read_text()
     selectors = [s.strip() for block in re.findall(r"([^{}]*)\{", css) for s in block.split(",") if "-busy" in s]
     assert selectors and set(selectors) <= {"#prompt-row.-busy", f"#prompt-row.-busy {BUSY_STYLED}"}, selectors
+
+
+def test_the_turns_collection_waits_for_the_screen_to_be_quiet(monkeypatch) -> None:
+    """The end of a turn is drawn over several frames; its garbage is collected once a wait saw no new frame."""
+    from types import SimpleNamespace
+
+    timers: list[Any] = []
+    app = SimpleNamespace(frames_drawn=0, set_timer=lambda delay, callback: timers.append(callback))
+    ran: list[int] = []
+    frame_budget.when_quiet(app, lambda: ran.append(app.frames_drawn))  # type: ignore[arg-type]
+    for _ in range(3):  # frames keep coming (the turn's last markers, its summary): it waits again
+        app.frames_drawn += 1
+        timers.pop()()
+        assert ran == [] and len(timers) == 1
+    timers.pop()()  # a wait with no frame drawn
+    assert ran == [3] and timers == []
+
+    monkeypatch.setattr(frame_budget, "QUIET_LIMIT_S", 0.0)  # ...but not for ever (a new turn at once)
+    frame_budget.when_quiet(app, lambda: ran.append(app.frames_drawn))  # type: ignore[arg-type]
+    app.frames_drawn += 1
+    timers.pop()()
+    assert ran == [3, 4] and timers == []

@@ -452,8 +452,9 @@ class EventController(PermissionHandlers, ToolBeltHandlers, CostHandlers, ToolHa
 
         send_stranded(self.app)  # typed just as the turn ended, after the engine looked for a next prompt
         from . import gc_tuning
+        from .frame_budget import when_quiet
 
-        self.app.call_after_refresh(gc_tuning.collect_after_turn)  # the turn's garbage, after its last frame
+        when_quiet(self.app, gc_tuning.collect_after_turn)  # the turn's garbage, once its last frame is drawn
 
     async def on_hook_event(self, e: ev.HookEvent) -> None:
         from .hook_view import show_hook_event  # only once a hook has run

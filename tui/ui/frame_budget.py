@@ -10,6 +10,7 @@ drawn in between, and keys are read.
 from __future__ import annotations
 
 import time
+from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
@@ -68,3 +69,30 @@ def defer(app: AgentApp, rest: list[Event]) -> None:
 
     app.call_after_refresh(after_refresh)
     app.set_timer(FALLBACK_S, drain)  # a screen popped before its refresh (a dialog answered) drops its callbacks
+
+
+#: work kept for when the screen is quiet waits for this long without a frame drawn...
+QUIET_S = 0.1
+#: ...but no longer than this (a new turn streaming at once)
+QUIET_LIMIT_S = 2.0
+
+
+def when_quiet(app: AgentApp, callback: Callable[[], object]) -> None:
+    """Run `callback` once QUIET_S has passed without a frame drawn (at the latest after QUIET_LIMIT_S).
+
+    A turn's end is drawn over several frames (its markers, the frozen reply, the summary's layout);
+    `call_after_refresh` ran the turn's collection at the screen's next idle, before the last of them,
+    which it then delayed by the collection's 8-10 ms (subagents_profile).
+    """
+    start = time.monotonic()
+    seen = app.frames_drawn
+
+    def check() -> None:
+        nonlocal seen
+        if app.frames_drawn != seen and time.monotonic() - start < QUIET_LIMIT_S:
+            seen = app.frames_drawn
+            app.set_timer(QUIET_S, check)
+            return
+        callback()
+
+    app.set_timer(QUIET_S, check)
