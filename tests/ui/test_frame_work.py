@@ -205,3 +205,40 @@ def test_the_turns_collection_waits_for_the_screen_to_be_quiet(monkeypatch) -> N
     app.frames_drawn += 1
     timers.pop()()
     assert ran == [3, 4] and timers == []
+
+
+async def test_a_reply_that_arrives_whole_in_one_batch_is_mounted_finished(fake_session) -> None:
+    """No live Markdown is mounted and removed in one frame for a reply whose end came with its start."""
+    from tui.ui.events import coalesce_deltas
+    from tui.ui.widgets.blocks import FrozenMarkdown
+
+    def reply(iteration: int, text: str, *, start: bool = True, end: bool = True) -> list[ev.Event]:
+        events: list[ev.Event] = [ev.BlockStarted(iteration=iteration, index=0, block_type="text")] * start
+        events += [ev.BlockDelta(iteration=iteration, index=0, delta_type="text_delta", text=w) for w in text.split()]
+        return events + [ev.BlockFinished(iteration=iteration, index=0, block={"type": "text", "text": text})] * end
+
+    app = AgentApp(fake_session.options, session=fake_session, permission_grace_s=0)
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        controller = app.controller
+        lives: list[str] = []
+        inner = controller._live
+
+        async def live(record: Any) -> Any:
+            lives.append(record.text)
+            return await inner(record)
+
+        controller._live = live  # type: ignore[method-assign]
+        frozen = lambda: [w.source for w in app.conversation.query(FrozenMarkdown)]  # noqa: E731
+        await frame_budget.handle_within_budget(app, reply(1, "Done now."))
+        assert lives == [] and frozen() == ["Done now."]
+        # a reply whose end comes in a later batch streams into a live tail, as before
+        await frame_budget.handle_within_budget(app, reply(2, "Streamed later.", end=False))
+        assert lives == [""]
+        await frame_budget.handle_within_budget(app, reply(2, "Streamed later.", start=False)[-1:])
+        await wait_until(pilot, lambda: frozen() == ["Done now.", "Streamed later."])
+        # a long one arriving whole is cut as the live tail's end cuts it (its head frozen, the rest in chunks)
+        long = "\n\n".join(f"paragraph {i} " + "word " * 60 for i in range(40))
+        await frame_budget.handle_within_budget(app, coalesce_deltas(reply(3, long)))
+        await wait_until(pilot, lambda: len(lives) == 2, timeout=20)  # (the frame budget may defer the end)
+        await wait_until(pilot, lambda: "".join(frozen()).count("paragraph") == 40, timeout=20)

@@ -14,7 +14,7 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from tui.agent.events import Event
+    from tui.agent.events import BlockStarted, Event
 
     from .app import AgentApp
 
@@ -34,11 +34,24 @@ def waiting_for_refresh(app: AgentApp) -> bool:
 async def handle_within_budget(app: AgentApp, events: list[Event]) -> None:
     """Handle `events` in order; what is left when the budget is spent goes back to the inbox."""
     start = time.perf_counter()
+    app.controller.batch = events  # what the handlers may look ahead in (finished_in_batch)
     for i, event in enumerate(events):
         await app.controller.handle(event)
         if i + 1 < len(events) and time.perf_counter() - start >= FRAME_BUDGET_S:
             defer(app, events[i + 1 :])
             return
+
+
+def finished_in_batch(batch: list[Event], started: BlockStarted) -> bool:
+    """Whether the block `started` opens also finishes later in `batch` (a reply that arrived within one frame)."""
+    from tui.agent.events import BlockFinished
+
+    after = next((i for i, event in enumerate(batch) if event is started), None)
+    return after is not None and any(
+        isinstance(event, BlockFinished)
+        and (event.index, event.iteration, event.loop_path) == (started.index, started.iteration, started.loop_path)
+        for event in batch[after + 1 :]
+    )
 
 
 def defer(app: AgentApp, rest: list[Event]) -> None:
