@@ -375,7 +375,7 @@ class AgentApp(ConversationKeys, FocusReports, EngineInbox, App[int]):
         (~20-80 ms at each turn's start and end, more as the conversation grows).
         """
         for row in self.query(PromptRow):
-            row.set_class(busy, "-busy")
+            row.set_busy(busy)
 
     # --- actions (ids and keys live in bindings.py) -------------------------------------
 

@@ -9,6 +9,8 @@ import threading
 from collections import deque
 from typing import TYPE_CHECKING, Any, cast
 
+from . import gc_tuning
+
 if TYPE_CHECKING:
     from tui.agent.events import Event
 
@@ -51,6 +53,7 @@ class EngineInbox:
         wake-up costs both threads ~0.1 ms and the GIL hand-over more). Any other event
         (a tool starting, a permission request) wakes the UI at once.
         """
+        gc_tuning.collect_young_early()  # on this (the engine's) thread, not inside a UI frame
         urgent = not isinstance(event, self._delta_type)
         if not urgent and event.loop_path != "main":
             return  # a subagent's text is not shown as it streams (its tool calls are)

@@ -111,6 +111,7 @@ class EventController(PermissionHandlers, ToolBeltHandlers, CostHandlers, ToolHa
         self._reply: ReplyStream | None = None
         self._tools: dict[str, tuple[ToolRecord, ToolCallBlock | None]] = {}
         self._dirty: set[Any] = set()
+        self.batch: list[ev.Event] = []  # the engine events being handled together (frame_budget.py)
         self._flush_scheduled = False
         self._permissions: deque[ev.PermissionRequested] = deque()
         self.dialog: PermissionDialog | None = None
@@ -330,15 +331,11 @@ class EventController(PermissionHandlers, ToolBeltHandlers, CostHandlers, ToolHa
             record = BlockRecord("text")
             if self.turn:
                 self.turn.add(record)
-            from .widgets.reply_stream import LiveReply, ReplyStream  # Textual Markdown: not at start-up
+            from .frame_budget import finished_in_batch
 
             await self._freeze_live()
-            live = LiveReply()
-            reply = ReplyStream(record, live, on_flush=self._content_added)
-            live.stream = reply
-            self._reply = reply
-            self._blocks[e.index] = (record, reply)
-            await self._mount(live)
+            # all of it arrived for this frame: drawn in its finished form when it ends (on_block_finished)
+            self._blocks[e.index] = (record, None if finished_in_batch(self.batch, e) else await self._live(record))
             self.app.status.set_state("streaming")
         elif e.block_type in ("thinking", "redacted_thinking"):
             record = BlockRecord("thinking")
@@ -358,12 +355,24 @@ class EventController(PermissionHandlers, ToolBeltHandlers, CostHandlers, ToolHa
             self._blocks[e.index] = (record, call_block)
             await self._mount(call_block)
 
+    async def _live(self, record: BlockRecord) -> ReplyStream:
+        """A live Markdown tail for the text block `record`, mounted, and the stream that feeds it."""
+        from .widgets.reply_stream import LiveReply, ReplyStream  # Textual Markdown: not at start-up
+
+        live = LiveReply()
+        self._reply = reply = ReplyStream(record, live, on_flush=self._content_added)
+        live.stream = reply
+        await self._mount(live)
+        return reply
+
     async def on_block_delta(self, e: ev.BlockDelta) -> None:
         entry = self._blocks.get(e.index)
         if entry is None:
             return
         record, widget = entry
-        if e.delta_type == "text_delta" and widget is self._reply and widget is not None:
+        if e.delta_type == "text_delta" and widget is None:
+            record.text += e.text  # a reply drawn when it ends
+        elif e.delta_type == "text_delta" and widget is self._reply and widget is not None:
             widget.feed(e.text)  # buffered: one Markdown write per frame, however fast tokens come
         elif e.delta_type == "thinking_delta":
             record.text += e.text
@@ -381,9 +390,18 @@ class EventController(PermissionHandlers, ToolBeltHandlers, CostHandlers, ToolHa
         if record.tool is not None and e.block.get("type") == "server_tool_use":
             self._server_tool_called(record.tool, e)
         if record.kind == "text":
-            if widget is self._reply:
+            if widget is None:  # arrived whole: no live Markdown mounted and removed in the same frame
+                from .widgets.reply_stream import TAIL_CHARS, frozen_chunks
+
+                record.text = e.block.get("text", record.text)
+                if len(record.text) > TAIL_CHARS:  # a long one is cut as the live tail's end cuts it
+                    widget = await self._live(record)
+                else:
+                    for chunk in frozen_chunks(record.text):  # what the live tail's end mounts
+                        await self._mount(chunk)
+            if widget is not None and widget is self._reply:
                 await self._freeze_live(e.block.get("text", record.text))
-            else:
+            elif widget is not None:
                 record.text = e.block.get("text", record.text)
         elif record.kind == "thinking":
             record.text = e.block.get("thinking", record.text)
@@ -452,8 +470,9 @@ class EventController(PermissionHandlers, ToolBeltHandlers, CostHandlers, ToolHa
 
         send_stranded(self.app)  # typed just as the turn ended, after the engine looked for a next prompt
         from . import gc_tuning
+        from .frame_budget import when_quiet
 
-        self.app.call_after_refresh(gc_tuning.collect_after_turn)  # the turn's garbage, after its last frame
+        when_quiet(self.app, gc_tuning.collect_after_turn)  # the turn's garbage, once its last frame is drawn
 
     async def on_hook_event(self, e: ev.HookEvent) -> None:
         from .hook_view import show_hook_event  # only once a hook has run

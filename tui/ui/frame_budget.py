@@ -10,10 +10,11 @@ drawn in between, and keys are read.
 from __future__ import annotations
 
 import time
+from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from tui.agent.events import Event
+    from tui.agent.events import BlockStarted, Event
 
     from .app import AgentApp
 
@@ -33,11 +34,24 @@ def waiting_for_refresh(app: AgentApp) -> bool:
 async def handle_within_budget(app: AgentApp, events: list[Event]) -> None:
     """Handle `events` in order; what is left when the budget is spent goes back to the inbox."""
     start = time.perf_counter()
+    app.controller.batch = events  # what the handlers may look ahead in (finished_in_batch)
     for i, event in enumerate(events):
         await app.controller.handle(event)
         if i + 1 < len(events) and time.perf_counter() - start >= FRAME_BUDGET_S:
             defer(app, events[i + 1 :])
             return
+
+
+def finished_in_batch(batch: list[Event], started: BlockStarted) -> bool:
+    """Whether the block `started` opens also finishes later in `batch` (a reply that arrived within one frame)."""
+    from tui.agent.events import BlockFinished
+
+    after = next((i for i, event in enumerate(batch) if event is started), None)
+    return after is not None and any(
+        isinstance(event, BlockFinished)
+        and (event.index, event.iteration, event.loop_path) == (started.index, started.iteration, started.loop_path)
+        for event in batch[after + 1 :]
+    )
 
 
 def defer(app: AgentApp, rest: list[Event]) -> None:
@@ -68,3 +82,30 @@ def defer(app: AgentApp, rest: list[Event]) -> None:
 
     app.call_after_refresh(after_refresh)
     app.set_timer(FALLBACK_S, drain)  # a screen popped before its refresh (a dialog answered) drops its callbacks
+
+
+#: work kept for when the screen is quiet waits for this long without a frame drawn...
+QUIET_S = 0.1
+#: ...but no longer than this (a new turn streaming at once)
+QUIET_LIMIT_S = 2.0
+
+
+def when_quiet(app: AgentApp, callback: Callable[[], object]) -> None:
+    """Run `callback` once QUIET_S has passed without a frame drawn (at the latest after QUIET_LIMIT_S).
+
+    A turn's end is drawn over several frames (its markers, the frozen reply, the summary's layout);
+    `call_after_refresh` ran the turn's collection at the screen's next idle, before the last of them,
+    which it then delayed by the collection's 8-10 ms (subagents_profile).
+    """
+    start = time.monotonic()
+    seen = app.frames_drawn
+
+    def check() -> None:
+        nonlocal seen
+        if app.frames_drawn != seen and time.monotonic() - start < QUIET_LIMIT_S:
+            seen = app.frames_drawn
+            app.set_timer(QUIET_S, check)
+            return
+        callback()
+
+    app.set_timer(QUIET_S, check)

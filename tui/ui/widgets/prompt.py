@@ -252,11 +252,25 @@ class PromptArea(TextArea):
             self.move_cursor((0, len(self.document[0])))
 
 
+#: the prompt row's descendants that a `#prompt-row.-busy …` rule of app.tcss styles (a test reads the rules)
+BUSY_STYLED = "#cancel"
+
+
 class PromptRow(Horizontal):
     """The prompt with a cancel button that shows while the agent works."""
 
     def compose(self):
         yield PromptArea(id="prompt")
+
+    def set_busy(self, busy: bool) -> None:
+        """The `-busy` class on, or off, restyling only the nodes a `-busy` rule of app.tcss styles.
+
+        Textual restyles the whole row on a class change, the prompt's text area most of it (~5 ms of the
+        frame that starts or ends a turn); the busy rules style the row itself and BUSY_STYLED.
+        """
+        if self.has_class("-busy") != busy:
+            self.set_class(busy, "-busy", update=False)
+            self.app.stylesheet.update_nodes([self, *self.query(BUSY_STYLED)], animate=True)
 
     def add_cancel_button(self) -> None:
         """Mount the (hidden until busy) cancel button: after the first frame, as Button's CSS takes ~5 ms to parse."""
