@@ -318,7 +318,7 @@ def test_a_server_killed_mid_session_is_one_sentence_and_edits_go_on(
         assert manager.after_edit(str(path), "", "calc.py").errors == 1
         server = next(iter(manager.servers.values()))
         server.kill()  # the server dies between two edits
-        deadline = time.monotonic() + 10
+        deadline = time.monotonic() + 60  # a bound for a loaded machine
         while server.state != "exited" and time.monotonic() < deadline:
             time.sleep(0.05)
         path.write_text(FIXED)
