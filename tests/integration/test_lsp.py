@@ -143,7 +143,7 @@ def test_a_server_that_misbehaves_costs_the_edit_only_its_diagnostics(
         finally:
             session.close()
     assert written.startswith("File created successfully") and "<diagnostics" not in written
-    assert took < 15  # three edits' worth of budgets, never the server's silence
+    assert took < 60  # three edits' worth of budgets, never the server's silence (a bound for a loaded machine)
     if says:
         assert any(says in line for line in lines), lines
         from tui.agent.events import Notice
