@@ -285,7 +285,7 @@ def test_interrupt_ends_the_running_turn_and_the_next_one_runs(sdk):
     result = case(sdk, "interrupt")
     first = result["first"][-1]
     assert first["kind"] == "result" and first["is_error"] and first["stop_reason"] == "interrupted"
-    assert result["seconds_after_interrupt"] < 20  # not the 60 s of the sleep
+    assert result["seconds_after_interrupt"] < 50  # not the 60 s of the sleep (a bound for a loaded machine)
     assert result["second"][-1]["result"] == "Back after the interrupt."
     still = [p.name for p in Path("/proc").iterdir() if p.name.isdigit() and _cmdline(p).startswith(SLEEP)]
     assert still == []  # the interrupted command ended with its turn

@@ -343,7 +343,7 @@ def test_a_permission_question_fires_notification_hooks(monkeypatch, tmp_path, s
             lambda e: isinstance(e, PermissionRequested) and e.reply.set_result(PermissionReply(True)), inline=True
         )
         session.run_turn("go")
-    deadline = time.monotonic() + 10
+    deadline = time.monotonic() + 60  # a bound for a loaded machine
     while not (seen.exists() and seen.read_text().endswith("}")) and time.monotonic() < deadline:
         time.sleep(0.02)  # the hook runs on a thread of its own
     data = json.loads(seen.read_text())

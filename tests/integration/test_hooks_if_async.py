@@ -49,7 +49,7 @@ def test_an_async_hook_never_holds_the_turn_and_is_stopped_when_p_ends(monkeypat
     write_project(tmp_path, _group("Stop", f"sleep 60 & echo $! > {pidfile}; wait", **{"async": True}))
     started = time.monotonic()
     code, _ = _run(monkeypatch, tmp_path, [reply("Done.")])
-    assert code == 0 and time.monotonic() - started < 30  # not the hook's 60 s
+    assert code == 0 and time.monotonic() - started < 50  # not the hook's 60 s (a bound for a loaded machine)
     if pidfile.exists() and pidfile.read_text().strip():  # it got as far as its child: that child is gone too
         pid = int(pidfile.read_text())
         try:
@@ -65,7 +65,7 @@ def test_a_first_line_of_async_true_is_not_invalid_json_and_does_not_hold_the_tu
     write_project(tmp_path, _group("Stop", command))
     started = time.monotonic()
     code, _ = _run(monkeypatch, tmp_path, [reply("Done.")])
-    assert code == 0 and time.monotonic() - started < 30
+    assert code == 0 and time.monotonic() - started < 50
     assert "invalid JSON" not in capsys.readouterr().err
 
 

@@ -27,6 +27,29 @@ for _key in [k for k in os.environ if k.startswith("TEXTUAL_") and not k.startsw
 SIZE = (140, 45)
 
 
+@pytest.fixture(autouse=True)
+def _toasts_kept(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Every toast an app raises is kept for `notices(app)`, past its time on screen."""
+    from textual.notifications import Notification, Notifications
+
+    add = Notifications.add
+
+    def kept(self: Notifications, notification: Notification) -> Notifications:
+        self.__dict__.setdefault("raised", []).append(notification)
+        return add(self, notification)
+
+    monkeypatch.setattr(Notifications, "add", kept)
+
+
+def notices(app: Any) -> list[str]:
+    """The text of every toast `app` raised, in order.
+
+    `app._notifications` drops a toast 5 s after it was raised: a test that first waited for something slow
+    (a server connecting on a loaded machine) then looked for a toast that was already gone.
+    """
+    return [str(n.message) for n in app._notifications.__dict__.get("raised", [])]
+
+
 @pytest.fixture
 def demo_project(tmp_path: Path) -> Path:
     """A tiny project with TODOs, like the one a new user would try."""

@@ -17,7 +17,7 @@ from tui.ui.widgets.blocks import MarkerLine, ToolCallBlock, UserPrompt
 from tui.ui.widgets.conversation import TurnView
 from tui.ui.widgets.reply_stream import LiveReply
 
-from .conftest import SIZE, type_prompt, wait_for_dialog, wait_until
+from .conftest import SIZE, notices, type_prompt, wait_for_dialog, wait_until
 from .fake_engine import FakeSession
 
 
@@ -411,8 +411,8 @@ async def test_an_unknown_command_names_the_projects_and_users_commands_and_skil
     app = AgentApp(offline_options(), permission_grace_s=0)
     async with app.run_test(size=SIZE) as pilot:
         await app.submit_prompt("/fix issue 12")  # the file's name with its space: not a command one can type
-        await wait_until(pilot, lambda: any("Unknown command /fix." in str(n.message) for n in app._notifications))
-        message = next(str(n.message) for n in app._notifications if "Unknown command" in str(n.message))
+        await wait_until(pilot, lambda: any("Unknown command /fix." in n for n in notices(app)))
+        message = next(n for n in notices(app) if "Unknown command" in n)
         assert "Did you mean /fix-issue?" in message and "/help" in message
         assert "This project's and your commands and skills: /fix-issue, /release." in message
         app.prompt_area.insert("/fix")  # the menu completes to the name that runs

@@ -91,9 +91,9 @@ async def test_a_paste_never_answers_but_a_lone_key_does(fake_session: FakeSessi
         for message in messages:
             message.time = messages[0].time  # created together, as the driver creates them from one read
             app.post_message(message)
-        await pilot.pause(0.1)
+        await wait_until(pilot, lambda: notice in str(dialog.query_one("#permission-help").render()))
         assert app.screen is dialog and not future.done()
-        assert notice in str(dialog.query_one("#permission-help").render())
+        await pilot.pause(GRACE_S * 2)  # the next key comes after a pause, as a person's: not typing
         await pilot.press("2")
         await wait_until(pilot, lambda: future.done())
         assert future.result() == PermissionReply(True, scope="session")

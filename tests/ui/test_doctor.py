@@ -7,7 +7,7 @@ from pathlib import Path
 from tests.fixtures import copy_plugin_market
 from tui.ui.app import AgentApp
 
-from .conftest import SIZE, wait_until
+from .conftest import SIZE, notices, wait_until
 
 PROBLEM = "both have a command /greet"
 
@@ -36,7 +36,7 @@ async def test_a_plugin_problem_is_toasted_once_and_doctor_lists_it_at_every_sta
         set_enabled(f"{name}@team-tools", True, demo_project, load_settings(demo_project))
     app = AgentApp(_options(demo_project), permission_grace_s=0)
     async with app.run_test(size=SIZE) as pilot:
-        await wait_until(pilot, lambda: any(PROBLEM in str(n.message) for n in app._notifications))
+        await wait_until(pilot, lambda: any(PROBLEM in n for n in notices(app)))
 
     again = AgentApp(_options(demo_project), permission_grace_s=0)
     async with again.run_test(size=SIZE) as pilot:

@@ -12,7 +12,7 @@ from tui.providers.keystore import credentials_file
 from tui.ui.app import AgentApp
 from tui.ui.screens.login_screen import LoginScreen
 
-from .conftest import SIZE, type_prompt, wait_until
+from .conftest import SIZE, notices, type_prompt, wait_until
 from .fake_engine import FakeSession
 from .test_app_pilot import markers
 
@@ -76,7 +76,7 @@ async def test_login_stores_the_key_in_a_private_file_without_a_keyring_and_logo
         path = credentials_file()
         assert stat.S_IMODE(path.stat().st_mode) == 0o600
         assert json.loads(path.read_text()) == {"store": "file", "api_key": "sk-ant-test-123"}
-        await wait_until(pilot, lambda: any("No system keyring" in n.message for n in app._notifications))
+        await wait_until(pilot, lambda: any("No system keyring" in n for n in notices(app)))
         assert not any("sk-ant-test-123" in m for m in markers(app))
         await type_prompt(pilot, "/logout")
         await wait_until(pilot, lambda: not credentials_file().exists())

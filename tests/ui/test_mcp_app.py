@@ -15,7 +15,7 @@ from tui.config.paths import local_settings_file
 from tui.ui.app import AgentApp
 from tui.ui.screens.permission_dialog import PermissionDialog
 
-from .conftest import SIZE, wait_for_dialog, wait_until
+from .conftest import SIZE, notices, wait_for_dialog, wait_until
 from .test_terminal_attacks_screen import screen_output
 
 
@@ -97,8 +97,8 @@ async def test_a_bad_mcp_entry_is_one_toast_and_the_app_starts(demo_project: Pat
     options = options_from_args(args)[0]
     app = AgentApp(options, permission_grace_s=0)
     async with app.run_test(size=SIZE, notifications=True) as pilot:
-        await wait_until(pilot, lambda: len(app._notifications) >= 2)
-        texts = [n.message for n in app._notifications]
+        await wait_until(pilot, lambda: len(notices(app)) >= 2)  # the first may be off the screen by the second
+        texts = notices(app)
         assert any("'my server'" in t and "no spaces" in t for t in texts), texts
         assert any("mcpServers.ok.type" in t and "unknown transport 'ws'" in t for t in texts), texts
         assert app.session.mcp is None  # nothing usable was configured

@@ -13,7 +13,7 @@ from tui.ui.app import AgentApp
 from tui.ui.screens.mcp_approval_dialog import McpApprovalDialog
 from tui.ui.screens.trust_dialog import TrustDialog
 
-from .conftest import SIZE, wait_until
+from .conftest import SIZE, notices, wait_until
 from .test_dialog_input import key
 
 
@@ -99,10 +99,7 @@ async def test_not_trusting_the_folder_keeps_its_servers_off_and_is_remembered(
         await pilot.press("2")
         await wait_until(
             pilot,
-            lambda: any(
-                str(n.message) == "Not trusted: this folder's 2 MCP servers stay off. /trust loads them."
-                for n in app._notifications
-            ),
+            lambda: "Not trusted: this folder's 2 MCP servers stay off. /trust loads them." in notices(app),
         )
         await pilot.pause(0.3)
         assert not isinstance(app.screen, McpApprovalDialog) and app.session.mcp is None
@@ -131,7 +128,8 @@ async def test_mcp_screen_disable_of_a_project_server_is_remembered_and_enable_u
             await wait_until(pilot, lambda: app.screen.selected == "tiny")
         await pilot.press("e")
         await wait_until(pilot, lambda: app.session.mcp.manager.states["tiny"].status == status, timeout=30)
-        await wait_until(pilot, lambda: "for this folder" in " ".join(n.message for n in app._notifications))
+        # raised as the toggle is asked for, before the server connects: maybe gone from the screen by now
+        await wait_until(pilot, lambda: any("for this folder" in n for n in notices(app)))
         await pilot.press("escape")
 
     app = AgentApp(offline_options(), permission_grace_s=0)

@@ -13,7 +13,7 @@ from tests.integration.mcp_helpers import ROOT, free_port, wait_for_port
 from tui.mcp.config import McpServerConfig
 from tui.ui.app import AgentApp
 
-from .conftest import SIZE, wait_until
+from .conftest import SIZE, notices, wait_until
 
 
 async def test_the_sign_in_link_is_shown_while_the_server_waits(
@@ -32,10 +32,8 @@ async def test_the_sign_in_link_is_shown_while_the_server_waits(
         config = McpServerConfig("guarded", "http", url=f"http://127.0.0.1:{port}/mcp")
         app = AgentApp(offline_options(mcp_servers=[config]), permission_grace_s=0)
         async with app.run_test(size=SIZE) as pilot:
-            await wait_until(
-                pilot, lambda: any("guarded needs you to sign in" in str(n.message) for n in app._notifications)
-            )
-            toast = next(str(n.message) for n in app._notifications if "sign in" in str(n.message))
+            await wait_until(pilot, lambda: any("guarded needs you to sign in" in n for n in notices(app)))
+            toast = next(n for n in notices(app) if "sign in" in n)
             link = re.search(r"http://127\.0\.0\.1:\d+/authorize\?\S+", toast)
             assert link, toast
             async with httpx.AsyncClient(follow_redirects=True) as browser:  # the user opens the link

@@ -45,7 +45,7 @@ def test_a_dialog_rings_the_bell_in_a_terminal_not_known_to_show_notifications(t
     assert not bell_rang(tmux_app)
     tmux_app.keys(PROMPT, "Enter")
     tmux_app.wait_for(lambda screen: DIALOG in screen, "the permission dialog")
-    deadline = time.monotonic() + 10
+    deadline = time.monotonic() + 60  # a bound for a loaded machine
     while not bell_rang(tmux_app):
         assert time.monotonic() < deadline, "no bell when the dialog opened"
         time.sleep(0.05)
@@ -63,10 +63,8 @@ def test_kitty_inside_tmux_gets_its_osc_99_through_the_passthrough_for_a_dialog_
     tmux_app.keys(PROMPT, "Enter")
     tmux_app.wait_for(lambda screen: DIALOG in screen, "the permission dialog")
     wait_for_bytes(log, PASSTHROUGH_99 + b"Permission needed: Edit app.py\x1b\x1b\\\x1b\\")
-    time.sleep(SETTLE_S)  # well past the dialog's grace time
-    tmux_app.keys("1")
-    # the answer taken, then the rest of the turn (slow on a loaded machine): a failure shows which did not come
-    tmux_app.wait_for(lambda screen: DIALOG not in screen, "the dialog to close on 1")
+    # pressed until taken (a fixed second once fell in the grace time of a lagging app), then the rest of the turn
+    tmux_app.answer("1", lambda screen: DIALOG not in screen)
     out = wait_for_bytes(log, PASSTHROUGH_99 + b"The turn finished after ")
     assert not bell_rang(tmux_app) and b"\x1b]99;" not in out.replace(b"\x1b\x1b]99;", b"")  # only wrapped
 

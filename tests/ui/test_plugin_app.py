@@ -13,7 +13,7 @@ from tui.ui.commands import run_slash
 from tui.ui.screens.plugin_screen import PluginScreen
 from tui.ui.screens.trust_dialog import TrustDialog
 
-from .conftest import SIZE, wait_until
+from .conftest import SIZE, notices, wait_until
 
 
 def _status(app: AgentApp) -> str:
@@ -48,7 +48,7 @@ async def test_install_and_enable_from_the_plugin_screen(offline_options, tmp_pa
         await pilot.press("e")
         await wait_until(pilot, lambda: screen.selected().state == "enabled", timeout=30)
         assert session_catalog(app.session).get("toolkit:greet") is not None
-        assert any("Enabled toolkit@team-tools" in str(n.message) for n in app._notifications)
+        assert any("Enabled toolkit@team-tools" in n for n in notices(app))
         await pilot.press("escape")
         await wait_until(pilot, lambda: not isinstance(app.screen, PluginScreen))
 
@@ -84,9 +84,7 @@ async def test_the_trust_question_names_the_hooks_of_a_plugin_the_folder_enables
         await wait_until(pilot, lambda: hooks() is not None and any(h.plugin for h in hooks().hooks), timeout=30)
         assert {h.event for h in hooks().hooks if h.plugin == "guard@team-tools"} == {"UserPromptSubmit", "PreToolUse"}
         assert hooks().trusted and app.session.hooks is not None
-        await wait_until(
-            pilot, lambda: any("Installed the plugin guard@team-tools" in str(n.message) for n in app._notifications)
-        )
+        await wait_until(pilot, lambda: any("Installed the plugin guard@team-tools" in n for n in notices(app)))
 
 
 async def test_plugin_problems_are_toasts_and_the_app_starts(tmp_path: Path, demo_project: Path) -> None:
@@ -105,5 +103,5 @@ async def test_plugin_problems_are_toasts_and_the_app_starts(tmp_path: Path, dem
     options.interactive, options.transcript = True, False
     app = AgentApp(options, permission_grace_s=0)
     async with app.run_test(size=SIZE) as pilot:
-        await wait_until(pilot, lambda: any("both have a command /greet" in str(n.message) for n in app._notifications))
+        await wait_until(pilot, lambda: any("both have a command /greet" in n for n in notices(app)))
         assert session_catalog(app.session).get("twin:greet") is not None

@@ -9,7 +9,7 @@ from tui.ui.screens.undo_screen import UndoScreen
 from tui.ui.widgets.blocks import UserPrompt
 from tui.ui.widgets.conversation import TurnView
 
-from .conftest import SIZE, type_prompt, wait_until
+from .conftest import SIZE, notices, type_prompt, wait_until
 
 
 def saved_session(options, prompts: list[str]) -> AgentSession:
@@ -100,4 +100,4 @@ async def test_resume_lists_the_session_open_now_marked(offline_options) -> None
         assert not any(line.endswith("← this session") for line in lines if "project layout" in line)
         listing.highlighted = lines.index(mine[0])
         await pilot.press("enter")
-        await wait_until(pilot, lambda: any("session open now" in str(n.message) for n in app._notifications))
+        await wait_until(pilot, lambda: any("session open now" in n for n in notices(app)))

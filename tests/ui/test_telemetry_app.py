@@ -14,7 +14,7 @@ from tui.cli.main import start_telemetry
 from tui.ui.app import AgentApp
 from tui.ui.screens.permission_dialog import PermissionDialog
 
-from .conftest import SIZE, type_prompt, wait_for_dialog, wait_until
+from .conftest import SIZE, notices, type_prompt, wait_for_dialog, wait_until
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -82,11 +82,11 @@ async def test_a_refusing_collector_is_one_toast_and_the_app_keeps_working(offli
     said = "Telemetry could not be sent: the OTLP endpoint"
     async with app.run_test(size=SIZE, notifications=True) as pilot:
         await type_prompt(pilot, "hello")
-        await wait_until(pilot, lambda: any(said in n.message for n in app._notifications))
+        await wait_until(pilot, lambda: any(said in n for n in notices(app)))
         await wait_until(pilot, lambda: not app.controller.busy)
         await type_prompt(pilot, "hello again")
         await wait_until(pilot, lambda: app.session.turn_count == 2 and not app.controller.busy)
-        toasts = [n.message for n in app._notifications if said in n.message]
+        toasts = [n for n in notices(app) if said in n]
     assert toasts == [
         f"{said} http://127.0.0.1:{port}/v1/logs refused the connection; the session goes on, and what "
         "it records may not reach the collector."

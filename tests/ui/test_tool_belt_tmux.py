@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from pathlib import Path
 
 from tests.fakeapi import FakeAPI, reply, text, tool_use
@@ -10,18 +9,6 @@ from tests.integration.test_exits import marked, marker, none_left
 
 from .test_tool_belt import ONE_QUESTION
 from .tmux_driver import Tmux, needs_tmux, tmux_app  # noqa: F401 - tmux_app is a fixture
-
-
-def answer(term: Tmux, key: str, answered: Callable[[str], bool]) -> None:
-    """Press `key` until the dialog takes it: a key within its first 0.3 s on screen is dropped on purpose."""
-    for _ in range(20):
-        term.keys(key)
-        try:
-            term.wait_for(answered, f"{key!r} to answer the dialog", timeout=1.0)
-            return
-        except AssertionError:
-            continue
-    raise AssertionError(f"{key!r} never answered the dialog:\n{term.screen()}")
 
 
 @needs_tmux
@@ -46,8 +33,8 @@ def test_ask_approve_a_plan_start_a_task_and_quit_without_orphans(tmux_app: Tmux
         )
         tmux_app.keys("start the server", "Enter")
         tmux_app.wait_for(lambda s: "[1/1] Name" in s and "3  Other (type your own answer)" in s, "the question")
-        answer(tmux_app, "2", lambda s: "Ready to code? Here is the plan:" in s and "Start the server" in s)
-        answer(tmux_app, "1", lambda s: "Ready to code?" not in s)
+        tmux_app.answer("2", lambda s: "Ready to code? Here is the plan:" in s and "Start the server" in s)
+        tmux_app.answer("1", lambda s: "Ready to code?" not in s)
         screen = tmux_app.wait_for(lambda s: "The server runs." in s and "1 background task" in s, "the task")
         assert "mode acceptEdits" in screen
         assert marked(mark)

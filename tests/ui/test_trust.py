@@ -11,7 +11,7 @@ from tui.config.settings import load_settings, trust_folder
 from tui.ui.app import AgentApp
 from tui.ui.screens.trust_dialog import TrustDialog
 
-from .conftest import SIZE, wait_until
+from .conftest import SIZE, notices, wait_until
 
 
 def _allow_rule(project) -> None:
@@ -66,7 +66,7 @@ async def test_a_broken_settings_file_is_reported_and_the_app_still_starts(offli
     (demo_project / ".agent-tui" / "settings.toml").write_text("model = \n")
     app = AgentApp(offline_options(), permission_grace_s=0)
     async with app.run_test(size=SIZE) as pilot:
-        await wait_until(pilot, lambda: any("settings.toml:1" in str(n.message) for n in app._notifications))
+        await wait_until(pilot, lambda: any("settings.toml:1" in n for n in notices(app)))
 
 
 @pytest.fixture

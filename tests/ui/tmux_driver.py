@@ -96,6 +96,21 @@ class Tmux:
                 )
             time.sleep(0.05)
 
+    def answer(self, key: str, answered: Callable[[str], bool], tries: int = 20) -> str:
+        """Press `key` until the dialog on screen takes it (`answered(screen)`); the screen after it.
+
+        A dialog drops a key that comes before its first paint or in its grace time after it, counted in the app,
+        which on a loaded machine can run well behind what tmux already shows: a fixed wait is not enough. The
+        presses are 2 s apart, past the grace time, so the next one is never taken for typing.
+        """
+        for _ in range(tries):
+            self.keys(key)
+            try:
+                return self.wait_for(answered, f"{key!r} to answer the dialog", timeout=2.0)
+            except AssertionError:
+                continue
+        raise AssertionError(f"{key!r} never answered the dialog:\n{self.screen()}")
+
     def kill(self) -> None:
         subprocess.run(["tmux", "-L", self.socket, "kill-server"], capture_output=True, timeout=30)
 

@@ -41,6 +41,10 @@ class LspLoop:
             future.cancel()
             raise
 
+    def submit(self, coro: Any) -> Any:
+        """Start `coro` on the loop; its concurrent.futures.Future."""
+        return asyncio.run_coroutine_threadsafe(coro, self.loop)
+
     def close(self) -> None:
         if self.loop.is_running():
             self.loop.call_soon_threadsafe(self.loop.stop)
@@ -82,11 +86,26 @@ class ServerConnection:
         self.versions: dict[str, int] = {}
         self._arrived: asyncio.Event | None = None
         self._drainer: Any = None
+        #: set once the process was started (or could not be): `initialize` is timed from then on
+        self.spawned = threading.Event()
 
     # --- start and stop (on the loop) ---------------------------------------------------
 
     async def start(self, timeout: float) -> None:
-        """Start the process and initialize it; sets `state` and, when it fails, `problem`."""
+        """Start the process and initialize it (`timeout` for the answer); sets `state` and, on failure, `problem`.
+
+        `spawned` is set between the two: on a loaded machine the start alone (imports, fork, exec) can outlast
+        `timeout`, and a server that started but did not answer is not one that "did not start".
+        """
+        try:
+            started = await self._spawn()
+        finally:
+            self.spawned.set()
+        if started:
+            await self._initialize(timeout)
+
+    async def _spawn(self) -> bool:
+        """Start the server's process with pygls's client; False (and `problem`) when it could not start."""
         from lsprotocol import types
         from pygls.lsp.client import LanguageClient
 
@@ -139,11 +158,18 @@ class ServerConnection:
             self._fail(
                 f"{self.spec.name} could not start ({self.spec.command}: {getattr(exc, 'strerror', None) or exc})"
             )
-            return
+            return False
         server = client._server
         self.pid = server.pid if server is not None else None
         if server is not None and server.stderr is not None:
             self._drainer = asyncio.ensure_future(self._drain(server.stderr))
+        return True
+
+    async def _initialize(self, timeout: float) -> None:
+        """Send `initialize` and wait up to `timeout` for the answer; `ready` after it."""
+        from lsprotocol import types
+
+        client = self.client
         params = types.InitializeParams(
             process_id=os.getpid(),
             root_uri=Path(self.root).as_uri(),

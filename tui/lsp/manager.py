@@ -20,8 +20,12 @@ from .servers import ServerSpec, project_root
 
 #: documents kept open per session (Claude Code had to bound these: an open document costs the server memory)
 MAX_OPEN = 20
-#: seconds a server may take to start and answer `initialize`
+#: seconds a server may take to answer `initialize` once its process started
 START_TIMEOUT = 20.0
+#: seconds the start of a server's process may take (imports, fork, exec: long only on a loaded machine)
+SPAWN_TIMEOUT = 30.0
+#: seconds the loop thread is given past a server's own `initialize` timeout before the caller stops waiting
+LOOP_MARGIN = 5.0
 
 
 @dataclass(frozen=True)
@@ -34,7 +38,7 @@ class LspSettings:
     #: warnings too, not only errors
     warnings: bool = False
     max_diagnostics: int = 20
-    #: seconds a server may take to start and answer `initialize`
+    #: seconds a server may take to answer `initialize` once started
     start_timeout: float = START_TIMEOUT
 
 
@@ -99,14 +103,28 @@ class LspManager:
                 launch = (lambda: launcher(root)) if launcher is not None else None
                 server = ServerConnection(spec, root, self._loop, launch=launch, on_exit=self._exited)
                 self.servers[key] = server
-                limit = self.settings.start_timeout
-                try:
-                    self._loop.run(server.start(limit), limit + 5)
-                except TimeoutError:
-                    server._fail(f"{spec.name} did not start within {limit:g} s")
+                self._start(server)
                 if server.problem:
                     self._tell(server.problem)
             return server if server.state == "ready" else None
+
+    def _start(self, server: Any) -> None:
+        """Start `server`: its process within SPAWN_TIMEOUT, then its answer to `initialize` within start_timeout.
+
+        The two are timed apart: one cap over both once said "did not start" of a server that had started and
+        not answered, when its start alone took the cap on a loaded machine.
+        """
+        name, limit = server.spec.name, self.settings.start_timeout
+        future = self._loop.submit(server.start(limit))
+        if not server.spawned.wait(SPAWN_TIMEOUT):
+            future.cancel()
+            server._fail(f"{name} did not start within {SPAWN_TIMEOUT:g} s")
+            return
+        try:
+            future.result(limit + LOOP_MARGIN)
+        except TimeoutError:
+            future.cancel()
+            server._fail(f"{name} did not answer `initialize` within {limit:g} s")
 
     def _exited(self, server: Any) -> None:
         self._tell(f"{server.problem}; edits go on without its diagnostics (/lsp).")
