@@ -120,6 +120,7 @@ class AgentApp(ConversationKeys, FocusReports, EngineInbox, App[int]):
         self.trust_inventory: Any = None
         #: (where, sentence) of every problem found at start, toasted or not (/doctor lists them)
         self.start_problems: list[tuple[str, str]] = []
+        gc_tuning.cap_malloc_arenas()  # before the app's threads start (gc_tuning explains)
         themes = _optional("tui.ui.themes")
         if themes is not None and hasattr(themes, "install"):
             themes.install(self)
