@@ -303,6 +303,7 @@ class AgentApp(ConversationKeys, FocusReports, EngineInbox, App[int]):
             self._subscription.close()
             self._subscription = None
         if self._session is not None:
+            self._session.wake_with(None)  # its waker held the app (every widget, strip and cache) after the close
             if (inbox := getattr(self._session, "inbox", None)) is not None:
                 inbox.take_all()  # nothing queued may start a turn now
             self._session.cancel()
