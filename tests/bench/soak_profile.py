@@ -12,7 +12,8 @@ messages, event controller); the largest lists, dicts and deques alive. Not a be
 the day and adds its own memory, so the RSS here is not the benchmark's figure. The bounded stores (issue 38:
 inspector calls, timeline bars, cost entries) show what they hold and how many they dropped or folded; their
 caps are 500 calls, 1,000 bars and 1,000 entries: the quick day's 200 turns (about 440 calls, 2,500 bars)
-reach only the bars'.
+reach only the bars'. Then, 12 s after the app closed (where the benchmark takes its end RSS, the session still
+alive), the same counts again and the allocations since warm-up still alive (`--no-close` leaves it out).
 """
 
 from __future__ import annotations
@@ -228,7 +229,7 @@ class Probe:
         gc.collect()
         snap: dict[str, Any] = {"rss": rss_mib()}
         snap["malloc"] = malloc_held() if self.trim else {}
-        if self.trace and stage == "end":
+        if self.trace and stage in ("end", "closed"):
             snap["trace"] = tracemalloc.take_snapshot().filter_traces(
                 [tracemalloc.Filter(False, tracemalloc.__file__), tracemalloc.Filter(False, "<frozen *>")]
             )
@@ -236,11 +237,12 @@ class Probe:
         snap["types"] = Counter(type(o).__qualname__ for o in gc.get_objects())
         snap["frozen"] = gc.get_freeze_count()
         widgets: Counter[str] = Counter()
-        for screen in {id(s): s for s in [*app.screen_stack, *app._installed_screens.values()]}.values():
+        screens = [*app.screen_stack, *app._installed_screens.values()] if app is not None else []
+        for screen in {id(s): s for s in screens}.values():
             if hasattr(screen, "walk_children"):
                 widgets.update(type(w).__name__ for w in screen.walk_children(with_self=True))
         snap["widgets"] = widgets
-        snap["stores"] = app_stores(app)
+        snap["stores"] = app_stores(app) if app is not None else {}
         snap["caches"] = cache_sizes()
         if stage == "end":
             snap["largest"] = largest_containers(self.top)
@@ -260,14 +262,7 @@ class Probe:
             p(f"{name}: {warm['malloc'].get(name, 0):.0f} MiB -> {value:.0f} MiB")
         if self.trace:
             p(f"traced since warm-up and still alive at the end: {end['traced']:.1f} MiB")
-            for key in ("traceback", "lineno"):
-                p(f"\n== top {self.top} allocations made since warm-up and alive at the end, by {key} ==")
-                for stat in end["trace"].statistics(key)[: self.top]:
-                    p(f"{stat.size / 2**20:8.2f} MiB {stat.count:8d} blocks")
-                    frames = stat.traceback if key == "traceback" else stat.traceback[:1]
-                    for frame in frames:
-                        line = linecache.getline(frame.filename, frame.lineno).strip()
-                        p(f"      {_short(frame.filename)}:{frame.lineno}  {line[:90]}")
+            self._print_trace(end, "alive at the end", ("traceback", "lineno"), p)
         p(f"\n== live objects by type, grown most (frozen at start-up: {end['frozen']}) ==")
         grown = Counter(end["types"])
         grown.subtract(warm["types"])
@@ -291,6 +286,39 @@ class Probe:
             p(f"\n== what holds {name} objects at the end (a sample) ==")
             for holder, count in counts.most_common(self.top):
                 p(f"  {count:6d}  {holder}")
+        closed = self.snaps.get("closed")
+        if closed is not None:
+            self._print_closed(warm, closed, p)
+
+    def _print_trace(self, snap: dict[str, Any], when: str, keys: tuple[str, ...], p: Any) -> None:
+        for key in keys:
+            p(f"\n== top {self.top} allocations made since warm-up and {when}, by {key} ==")
+            for stat in snap["trace"].statistics(key)[: self.top]:
+                p(f"{stat.size / 2**20:8.2f} MiB {stat.count:8d} blocks")
+                frames = stat.traceback if key == "traceback" else stat.traceback[:1]
+                for frame in frames:
+                    line = linecache.getline(frame.filename, frame.lineno).strip()
+                    p(f"      {_short(frame.filename)}:{frame.lineno}  {line[:90]}")
+
+    def _print_closed(self, warm: dict[str, Any], closed: dict[str, Any], p: Any) -> None:
+        """After the app closed: where the benchmark takes its end RSS (the session object is still alive)."""
+        p(
+            f"\n== after the app closed (the benchmark's end point): RSS {closed['rss']:.0f} MiB "
+            f"({closed['rss'] / warm['rss']:.2f}x of warm-up) =="
+        )
+        for name, value in closed["malloc"].items():
+            p(f"{name}: {warm['malloc'].get(name, 0):.0f} MiB -> {value:.0f} MiB")
+        if self.trace:
+            p(f"traced since warm-up and still alive after the close: {closed['traced']:.1f} MiB")
+            self._print_trace(closed, "alive after the close", ("lineno",), p)
+        grown = Counter(closed["types"])
+        grown.subtract(warm["types"])
+        p("\n== live objects by type after the close, grown most since warm-up ==")
+        for name, diff in grown.most_common(self.top):
+            p(f"{diff:+9d}  {name} (now {closed['types'][name]})")
+        p("\n== caches with entries after the close (warm -> closed) ==")
+        for name, value in sorted(closed["caches"].items()):
+            p(f"  {name}: {warm['caches'].get(name, '-')} -> {value}")
 
 
 def _short(filename: str) -> str:
@@ -308,6 +336,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--who", nargs="*", default=["Strip"], help="types whose holders to list at the end")
     parser.add_argument("--trim", action="store_true", help="glibc malloc figures, then malloc_trim (changes RSS)")
     parser.add_argument("--no-trace", action="store_true", help="no tracemalloc (counts and RSS only)")
+    parser.add_argument("--no-close", action="store_true", help="no snapshot after the app closed (12 s later)")
     args = parser.parse_args(argv)
     from tui.agent.options import AgentOptions
     from tui.agent.session import AgentSession
@@ -334,7 +363,9 @@ def main(argv: list[str] | None = None) -> int:
             session = AgentSession(options)
             session.prepare()
             asyncio.run(run(plan, AgentApp(options, session=session), sessions, report, probe=probe))
-            finish(report, wait_s=0)
+            finish(report, wait_s=0 if args.no_close else 12)
+            if not args.no_close:
+                probe("closed", None)
     finally:
         shutil.rmtree(root, ignore_errors=True)
     print(f"{plan.turns} turns in {report.seconds / 60:.1f} min; warm-up at turn {max(2, plan.turns // 10)}")

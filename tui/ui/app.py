@@ -120,6 +120,7 @@ class AgentApp(ConversationKeys, FocusReports, EngineInbox, App[int]):
         self.trust_inventory: Any = None
         #: (where, sentence) of every problem found at start, toasted or not (/doctor lists them)
         self.start_problems: list[tuple[str, str]] = []
+        gc_tuning.cap_malloc_arenas()  # before the app's threads start (gc_tuning explains)
         themes = _optional("tui.ui.themes")
         if themes is not None and hasattr(themes, "install"):
             themes.install(self)
@@ -302,6 +303,7 @@ class AgentApp(ConversationKeys, FocusReports, EngineInbox, App[int]):
             self._subscription.close()
             self._subscription = None
         if self._session is not None:
+            self._session.wake_with(None)  # its waker held the app (every widget, strip and cache) after the close
             if (inbox := getattr(self._session, "inbox", None)) is not None:
                 inbox.take_all()  # nothing queued may start a turn now
             self._session.cancel()

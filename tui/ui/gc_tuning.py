@@ -142,3 +142,30 @@ def restore() -> None:
         gc.set_threshold(*_saved)
         _saved = None
         gc.unfreeze()
+
+
+#: glibc malloc arenas the app's process may use (glibc's default is 8 per core: the app's ~16 threads each got one)
+MALLOC_ARENAS = 2
+#: mallopt's M_ARENA_MAX
+_M_ARENA_MAX = -8
+
+
+def cap_malloc_arenas() -> bool:
+    """Let the threads share MALLOC_ARENAS glibc arenas instead of one each (True when set).
+
+    Each arena keeps the memory freed in it for its own thread's next allocations: with an arena per
+    thread (tool pools, bus subscribers, the loop) a long day held more freed memory than it reused
+    (the quick soak: 178 MiB at the end with glibc's default, 165 MiB with MALLOC_ARENA_MAX=2, frames
+    the same). A MALLOC_ARENA_MAX the user set is left alone; no glibc, nothing done.
+    """
+    import os
+
+    if "MALLOC_ARENA_MAX" in os.environ:
+        return False
+    try:
+        import ctypes
+
+        libc = ctypes.CDLL("libc.so.6")
+        return bool(libc.mallopt(_M_ARENA_MAX, MALLOC_ARENAS))
+    except (OSError, AttributeError):
+        return False

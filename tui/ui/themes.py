@@ -311,12 +311,20 @@ class ThemeWatcher:
     """
 
     def __init__(self, app: App[Any], dirs: list[Path] | None = None) -> None:
-        self.app = app
+        #: weak: `_watchers` maps the app to this watcher, and a value that held its key kept every closed app
+        self._app = weakref.ref(app)
         self.dirs = dirs
         self.reloads = 0  # change batches handled, for tests to await
         self.problems: list[str] = []
         self._stop = asyncio.Event()
         self._changed = asyncio.Condition()
+
+    @property
+    def app(self) -> App[Any]:
+        app = self._app()
+        if app is None:
+            raise RuntimeError("the theme watcher's app is gone")
+        return app
 
     def start(self) -> None:
         folders = theme_dirs() if self.dirs is None else [d for d in self.dirs if d.is_dir()]

@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 import datetime as _dt
+import json
 import os
 import stat
 from dataclasses import dataclass
+from typing import Any
 
 #: a blob that was not recorded (a file Bash changed before the log knew its content, or one too big to keep)
 UNKNOWN = "?"
@@ -38,6 +40,34 @@ class PromptPoint:
     conv: str
     pos: int
     ts: str
+
+
+def prompt_point(r: dict[str, Any]) -> PromptPoint:
+    """A `prompt` record of the log as a PromptPoint."""
+    return PromptPoint(
+        int(r["id"]),
+        int(r.get("turn", 0)),
+        str(r.get("prompt", "")),
+        int(r["msg"]),
+        str(r.get("conv", "")),
+        int(r["pos"]),
+        str(r.get("ts", "")),
+    )
+
+
+def prompts_in_log(raw: bytes, before: int) -> list[PromptPoint]:
+    """The prompt checkpoints of a log (`raw`, the manifest's bytes) with an id below `before`, in log order."""
+    out: list[PromptPoint] = []
+    for line in raw.split(b"\n"):
+        if b'"prompt"' not in line:
+            continue
+        try:
+            r = json.loads(line)
+            if r.get("t") == "prompt" and int(r["id"]) < before:
+                out.append(prompt_point(r))
+        except (ValueError, TypeError, KeyError, AttributeError):
+            continue
+    return out
 
 
 @dataclass

@@ -31,7 +31,7 @@ from tui.config.special_files import read_regular_bytes
 from tui.system.private_files import private_fd
 
 from .blobstore import INLINE, BlobError, BlobStore, blob_hash
-from .checkpoint_records import UNKNOWN, now
+from .checkpoint_records import UNKNOWN, now, prompt_point, prompts_in_log
 from .checkpoint_records import Branch as Branch  # re-exported: rewind and session_tree reach them here
 from .checkpoint_records import Change as Change
 from .checkpoint_records import PromptPoint as PromptPoint
@@ -40,6 +40,9 @@ from .tree_watch import Signature, TreeWatch
 
 #: not .jsonl: the sessions folder's transcripts are the only .jsonl files under it
 MANIFEST_SUFFIX = ".manifest"
+#: prompt checkpoints held in memory (the newest; up to twice as many between trims): older ones are read back
+#: from the manifest when the whole list is asked for (`all_prompts`: /rewind's list, /undo)
+KEEP_PROMPTS = 200
 
 
 class Checkpoints:
@@ -60,7 +63,13 @@ class Checkpoints:
         self.manifest = folder / f"{session_id}{MANIFEST_SUFFIX}" if folder else None
         self.lock = threading.RLock()
         self.changes: list[Change] = []
+        #: the newest prompt checkpoints (all of them: `all_prompts()`); `prompts_on_disk` older ones are only in
+        #: the manifest at `_log` (kept when the session degrades to memory: what was written stays readable)
         self.prompts: list[PromptPoint] = []
+        self.keep_prompts = KEEP_PROMPTS
+        self.prompts_on_disk = 0
+        self._log = self.manifest
+        self._next_prompt = 1
         self.branches: list[Branch] = []
         self.convs: dict[str, tuple[str | None, int | None]] = {"": (None, None)}
         self.conv = ""
@@ -131,17 +140,13 @@ class Checkpoints:
             )
             self.known[r["path"]] = (None, r["after"])
         elif kind == "prompt":
-            self.prompts.append(
-                PromptPoint(
-                    int(r["id"]),
-                    int(r.get("turn", 0)),
-                    str(r.get("prompt", "")),
-                    int(r["msg"]),
-                    str(r.get("conv", "")),
-                    int(r["pos"]),
-                    str(r.get("ts", "")),
-                )
-            )
+            point = prompt_point(r)
+            self.prompts.append(point)
+            self._next_prompt = max(self._next_prompt, point.id + 1)
+            if self.manifest is not None and len(self.prompts) > 2 * self.keep_prompts:
+                drop = len(self.prompts) - self.keep_prompts
+                del self.prompts[:drop]
+                self.prompts_on_disk += drop
         elif kind == "conv":
             self.convs[str(r["id"])] = (r.get("parent"), r.get("cut"))
             self.conv = str(r["id"])
@@ -225,7 +230,7 @@ class Checkpoints:
         from tui.agent.events import CheckpointSaved
 
         with self.lock:
-            cp = max((p.id for p in self.prompts), default=0) + 1
+            cp = self._next_prompt
             self._write(
                 {
                     "t": "prompt",
@@ -357,15 +362,28 @@ class Checkpoints:
 
     # --- conversations -------------------------------------------------------------------------
 
+    def all_prompts(self) -> list[PromptPoint]:
+        """Every prompt checkpoint of the session, oldest first: the older ones read back from the manifest."""
+        with self.lock:
+            newest = list(self.prompts)
+            if not self.prompts_on_disk or self._log is None:
+                return newest
+            try:
+                raw = read_regular_bytes(self._log)
+            except OSError:
+                return newest
+        return prompts_in_log(raw, newest[0].id if newest else self._next_prompt) + newest
+
     def visible_prompts(self, conv: str | None = None, limit: int | None = None) -> list[PromptPoint]:
         """The prompt checkpoints on the conversation `conv` (the current one), oldest first."""
         conv = self.conv if conv is None else conv
         out: list[PromptPoint] = []
         cut = limit
         seen: set[str] = set()
+        every = self.all_prompts()
         while conv is not None and conv not in seen:
             seen.add(conv)
-            out += [p for p in self.prompts if p.conv == conv and (cut is None or p.msg < cut)]
+            out += [p for p in every if p.conv == conv and (cut is None or p.msg < cut)]
             parent, own_cut = self.convs.get(conv, (None, None))
             if own_cut is not None:
                 cut = own_cut if cut is None else min(cut, own_cut)

@@ -127,7 +127,7 @@ def plan_undo(session: AgentSession) -> UndoPlan:
     cps = session.checkpoints
     project = session.options.project_dir
     own = {c.checkpoint for c in cps.changes if c.by != "rewind"}
-    points = [p for p in cps.prompts if p.id in own and p.id not in cps.undone]
+    points = [p for p in cps.all_prompts() if p.id in own and p.id not in cps.undone]
     if not points:
         untracked = bash_commands(_turn_messages(session.messages, 0)) if cps.current in cps.untracked else []
         return UndoPlan(None, state=session.state, project_dir=project, bash_commands=untracked, checkpoints=cps)
