@@ -19,15 +19,19 @@ class _Libc:
         return 1
 
 
-def test_the_arenas_are_capped_once_the_app_is_built(monkeypatch: pytest.MonkeyPatch) -> None:
+async def test_the_arenas_are_capped_after_the_first_frame(monkeypatch: pytest.MonkeyPatch, tmp_path: Any) -> None:
+    """Capped before the engine's threads start, but after the first frame (importing ctypes costs ~2 ms)."""
     libc = _Libc()
     monkeypatch.delenv("MALLOC_ARENA_MAX", raising=False)
     monkeypatch.setattr(ctypes, "CDLL", lambda name, *a, **k: libc)
     from tui.agent.options import AgentOptions
     from tui.ui.app import AgentApp
 
-    AgentApp(AgentOptions(interactive=True))
-    assert (-8, gc_tuning.MALLOC_ARENAS) in libc.calls  # M_ARENA_MAX
+    app = AgentApp(AgentOptions(project_dir=tmp_path, interactive=True, transcript=False))
+    assert libc.calls == []  # not while the app is built
+    async with app.run_test(size=(100, 30)) as pilot:
+        await pilot.pause()
+        assert (-8, gc_tuning.MALLOC_ARENAS) in libc.calls  # M_ARENA_MAX
 
 
 def test_a_malloc_arena_max_the_user_set_is_left_alone(monkeypatch: pytest.MonkeyPatch) -> None:

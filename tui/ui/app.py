@@ -120,7 +120,6 @@ class AgentApp(ConversationKeys, FocusReports, EngineInbox, App[int]):
         self.trust_inventory: Any = None
         #: (where, sentence) of every problem found at start, toasted or not (/doctor lists them)
         self.start_problems: list[tuple[str, str]] = []
-        gc_tuning.cap_malloc_arenas()  # before the app's threads start (gc_tuning explains)
         themes = _optional("tui.ui.themes")
         if themes is not None and hasattr(themes, "install"):
             themes.install(self)
@@ -242,6 +241,7 @@ class AgentApp(ConversationKeys, FocusReports, EngineInbox, App[int]):
         from .screens.too_small import fit_terminal
 
         fit_terminal(self, self.size.width, self.size.height)
+        gc_tuning.cap_malloc_arenas()  # before the engine's threads start; ctypes is not imported before the frame
         self._attach_session()
         self.query_one(PromptRow).add_cancel_button()
         from . import prompt_queue
