@@ -367,7 +367,8 @@ class AgentSession(HistoryMixin, TranscriptMixin, PinMixin, ModeMixin, DoorMixin
 
     @property
     def running(self) -> bool:
-        return self._thread is not None and self._thread.is_alive()
+        thread = self._thread
+        return thread is not None and thread.is_alive()
 
     def run_turn(self, prompt: str, images: tuple[dict[str, Any], ...] = ()) -> None:
         """Run one turn on the calling thread (headless mode and tests); `images` go with the prompt."""
@@ -381,12 +382,17 @@ class AgentSession(HistoryMixin, TranscriptMixin, PinMixin, ModeMixin, DoorMixin
     def run_turns(self, prompt: str, images: tuple[dict[str, Any], ...] = ()) -> None:
         """Run a turn, then one for the messages still queued when it ended, until none wait."""
         self.inbox.activate()
-        while True:
-            self.run_turn(prompt, images)
-            batch = self.inbox.next_batch()
-            if not batch:
-                return
-            prompt, images = joined(batch), ()
+        try:
+            while True:
+                self.run_turn(prompt, images)
+                batch = self.inbox.next_batch()
+                if not batch:
+                    return
+                prompt, images = joined(batch), ()
+        finally:
+            if self._thread is threading.current_thread():
+                # a finished thread keeps the sys.stderr of its start (a front end's capture, and the app with it)
+                self._thread = None
 
     def submit(self, prompt: str, images: tuple[dict[str, Any], ...] = ()) -> None:
         """Start one turn on a worker thread (and the turns of messages queued meanwhile); `images` go with it."""
@@ -415,10 +421,11 @@ class AgentSession(HistoryMixin, TranscriptMixin, PinMixin, ModeMixin, DoorMixin
         self.cancel_event.set()
 
     def wait(self, timeout: float | None = None) -> bool:
-        if self._thread is None:
+        thread = self._thread
+        if thread is None:
             return True
-        self._thread.join(timeout)
-        return not self._thread.is_alive()
+        thread.join(timeout)
+        return not thread.is_alive()
 
     def clear(self) -> None:
         """Start a new conversation with a new transcript."""

@@ -27,7 +27,7 @@ from textual.widgets import Button, Static
 from tui.agent.options import AgentOptions
 from tui.text.sanitize import one_line, visible
 
-from . import commands, gc_tuning, prompt_shortcuts, trust
+from . import commands, gc_tuning, prompt_shortcuts, thread_streams, trust
 from .bindings import bindings_for
 from .conversation_keys import ConversationKeys
 from .engine_inbox import DELTA_BATCH_S, EngineInbox
@@ -309,6 +309,7 @@ class AgentApp(ConversationKeys, FocusReports, EngineInbox, App[int]):
             self._session.cancel()
             if getattr(self._session, "mcp", None) is not None:  # servers end off the UI thread
                 threading.Thread(target=self._session.mcp.close, name="mcp-close", daemon=True).start()
+        thread_streams.release_app_streams(self)  # threads keep the print capture of their start, and this app
 
     def exit(self, *args: Any, **kwargs: Any) -> None:
         self._shut_down()
