@@ -209,17 +209,21 @@ def test_ctrl_c_while_continue_loads_prints_no_traceback(tmp_path: Path, env: di
     project = tmp_path / "proj"
     project.mkdir()
     path = big_session(Path(env["XDG_DATA_HOME"]), project)
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "tui.cli.main", "-c", "-p", "hi", "--offline"],
-        cwd=project,
-        env=env,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
-    )
-    assert wait_until_read(proc.pid, path.stat().st_size), "the session file was never read"
-    proc.send_signal(signal.SIGINT)
-    _out, err = proc.communicate(timeout=60)
+    for _attempt in range(5):  # on a loaded machine the whole run can end before the signal is sent
+        proc = subprocess.Popen(
+            [sys.executable, "-m", "tui.cli.main", "-c", "-p", "hi", "--offline"],
+            cwd=project,
+            env=env,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+        )
+        assert wait_until_read(proc.pid, path.stat().st_size), "the session file was never read"
+        proc.send_signal(signal.SIGINT)
+        out, err = proc.communicate(timeout=60)
+        if proc.returncode == 0 and out.strip():
+            continue  # it answered and ended before the Ctrl+C arrived: nothing was interrupted
+        break
     assert proc.returncode == 130, err
     assert "Traceback" not in err and err.strip().count("\n") == 0, err  # one sentence
 

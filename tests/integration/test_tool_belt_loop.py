@@ -16,12 +16,19 @@ from tui.agent.events import BackgroundShellChanged
 
 
 def test_a_finished_task_is_announced_in_the_next_request(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    go = tmp_path / "go"  # the command ends only once its tool result went out (not a race with the request)
+
+    def started(body: dict) -> object:
+        go.touch()
+        return reply(text("Started."), stop_reason="end_turn")
+
+    build = f"while [ ! -e '{go}' ]; do sleep 0.02; done; echo built"
     script = [
         reply(
-            tool_use("Bash", {"command": "echo built", "run_in_background": True, "description": "build"}),
+            tool_use("Bash", {"command": build, "run_in_background": True, "description": "build"}),
             stop_reason="tool_use",
         ),
-        reply(text("Started."), stop_reason="end_turn"),
+        started,
         reply(text("It finished."), stop_reason="end_turn"),
     ]
     with FakeAPI(script) as api:

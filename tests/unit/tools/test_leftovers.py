@@ -12,7 +12,15 @@ from pathlib import Path
 import pytest
 
 from tests.unit.tools.test_bash import alive, wait_gone
-from tui.system.leftovers import TRACK_ENV, clean_dead_owners, owned_names, owner_alive, owner_mark, process_start
+from tui.system.leftovers import (
+    TRACK_ENV,
+    clean_dead_owners,
+    owned_names,
+    owner_alive,
+    owner_mark,
+    process_start,
+    tagged,
+)
 from tui.tools.processes import tracker
 
 
@@ -43,14 +51,25 @@ def test_the_sweep_removes_only_what_dead_owners_left(tmp_path: Path) -> None:
     assert owned_names(str(tmp_path)) == {owner_mark(): [mine.name], reused: [f"agent-tui-cwd-o{reused}-link"]}
 
 
+def _environ(pid: int) -> bytes:
+    try:
+        return Path(f"/proc/{pid}/environ").read_bytes()[-300:]
+    except OSError as e:
+        return str(e).encode()
+
+
 def test_the_sweep_ends_the_processes_a_dead_owner_tagged(tmp_path: Path) -> None:
     dead = f"{os.getpid()}.{process_start(os.getpid()) + 1}"  # type: ignore[operator]
     (tmp_path / f"agent-tui-cwd-o{dead}-a1").write_text("/x")
     orphan = subprocess.Popen(["sleep", "300"], env={**os.environ, TRACK_ENV: f"{dead}-3"}, start_new_session=True)
     try:
         assert alive(orphan.pid)
+        deadline = time.monotonic() + 30
+        while orphan.pid not in tagged(dead) and time.monotonic() < deadline:
+            time.sleep(0.05)  # what the sweep looks for: the process's environment, as /proc shows it
+        assert orphan.pid in tagged(dead), (orphan.poll(), _environ(orphan.pid))
         clean_dead_owners(str(tmp_path))
-        orphan.wait(timeout=10)
+        orphan.wait(timeout=30)
     finally:
         orphan.kill()
     assert os.listdir(tmp_path) == []
