@@ -190,18 +190,23 @@ def big_session(data: Path, project: Path, pairs: int = 20000) -> Path:
     return path
 
 
-def wait_until_read(pid: int, nbytes: int, seconds: float = 60) -> bool:
-    """True once process `pid` has read `nbytes` bytes in all (/proc/<pid>/io `rchar`)."""
-    deadline = time.monotonic() + seconds
-    while time.monotonic() < deadline:
+def reading(pid: int, path: Path) -> bool:
+    """Whether process `pid` has `path` open for reading (the session being loaded), as /proc shows it."""
+    target = os.path.realpath(path)
+    try:
+        fds = os.listdir(f"/proc/{pid}/fd")
+    except OSError:
+        return False
+    for fd in fds:
         try:
-            with open(f"/proc/{pid}/io") as f:
-                rchar = int(f.read().split("rchar:")[1].split()[0])
-        except (OSError, IndexError, ValueError):
-            return False
-        if rchar >= nbytes:
+            if os.readlink(f"/proc/{pid}/fd/{fd}") != target:
+                continue
+            with open(f"/proc/{pid}/fdinfo/{fd}") as f:
+                flags = next(line for line in f if line.startswith("flags:")).split()[1]
+        except (OSError, StopIteration, IndexError):
+            continue
+        if int(flags, 8) & os.O_ACCMODE == os.O_RDONLY:
             return True
-        time.sleep(0.005)
     return False
 
 
@@ -209,7 +214,7 @@ def test_ctrl_c_while_continue_loads_prints_no_traceback(tmp_path: Path, env: di
     project = tmp_path / "proj"
     project.mkdir()
     path = big_session(Path(env["XDG_DATA_HOME"]), project)
-    for _attempt in range(5):  # on a loaded machine the whole run can end before the signal is sent
+    for _attempt in range(10):
         proc = subprocess.Popen(
             [sys.executable, "-m", "tui.cli.main", "-c", "-p", "hi", "--offline"],
             cwd=project,
@@ -218,12 +223,20 @@ def test_ctrl_c_while_continue_loads_prints_no_traceback(tmp_path: Path, env: di
             stderr=subprocess.PIPE,
             text=True,
         )
-        assert wait_until_read(proc.pid, path.stat().st_size), "the session file was never read"
-        proc.send_signal(signal.SIGINT)
-        out, err = proc.communicate(timeout=60)
-        if proc.returncode == 0 and out.strip():
-            continue  # it answered and ended before the Ctrl+C arrived: nothing was interrupted
-        break
+        deadline = time.monotonic() + 60
+        while not reading(proc.pid, path) and proc.poll() is None and time.monotonic() < deadline:
+            time.sleep(0.002)
+        os.kill(proc.pid, signal.SIGSTOP)  # held still: is it still loading the session?
+        if reading(proc.pid, path):
+            proc.send_signal(signal.SIGINT)  # Ctrl+C while the session loads (delivered once it runs on)
+            os.kill(proc.pid, signal.SIGCONT)
+            break
+        os.kill(proc.pid, signal.SIGCONT)  # the load ended before the stop (a loaded machine): try again
+        proc.kill()
+        proc.communicate()
+    else:
+        pytest.fail("the session file was never seen open for reading")
+    _out, err = proc.communicate(timeout=60)
     assert proc.returncode == 130, err
     assert "Traceback" not in err and err.strip().count("\n") == 0, err  # one sentence
 
