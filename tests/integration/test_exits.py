@@ -222,6 +222,9 @@ def test_ctrl_c_while_continue_loads_prints_no_traceback(tmp_path: Path, env: di
             stdout=subprocess.PIPE,
             stderr=subprocess.PIPE,
             text=True,
+            # as a terminal's foreground job: a suite started in the background (`&`) ignores SIGINT, and its
+            # children inherit that, so the Ctrl+C would be dropped until the run installs its own handler
+            preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),
         )
         deadline = time.monotonic() + 60
         while not reading(proc.pid, path) and proc.poll() is None and time.monotonic() < deadline:
