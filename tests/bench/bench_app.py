@@ -19,7 +19,7 @@ from textual import events
 
 from tests.fakeapi import FakeAPI, reply
 
-from .common import Settings, median, percentile, row, scratch_project
+from .common import Settings, median, percentile, row, scratch_project, written_frame
 
 #: 20,000 words; the fake streams two words per text_delta (10,000 deltas), so about 20,000 tokens
 WORDS = 20_000
@@ -272,11 +272,8 @@ class FrameRecorder:
 
         def display(screen: Any, renderable: Any) -> None:
             inner(screen, renderable)
-            if renderable is None or app._batch_count or screen is not app.screen:
+            if not written_frame(app, screen, renderable):
                 return
-            render = getattr(renderable, "render_segments", None)
-            if render is not None:
-                render(app.console)
             now, cpu = time.perf_counter(), time.thread_time()
             self.writes += 1
             self.last_write = now

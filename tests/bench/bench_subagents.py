@@ -21,7 +21,7 @@ from tui.agent.options import AgentOptions
 from tui.agent.session import AgentSession
 
 from .bench_engine import Events
-from .common import Settings, disable_nagle_in_fake_api, median, row, scratch_project
+from .common import Settings, disable_nagle_in_fake_api, median, row, scratch_project, written_frame
 
 PARALLEL = 8
 
@@ -227,11 +227,8 @@ async def _frame_work(api: FakeAPI, project: Path) -> list[float]:
 
         def display(screen: Any, renderable: Any) -> None:
             inner(screen, renderable)
-            if renderable is None or app._batch_count or screen is not app.screen:
+            if not written_frame(app, screen, renderable):
                 return
-            render = getattr(renderable, "render_segments", None)
-            if render is not None:
-                render(app.console)
             now = time.thread_time()  # UI-thread CPU since the last frame: events, layout, render, output
             frames.append((now - last[0]) * 1000)
             last[0] = now

@@ -65,6 +65,17 @@ class Settings:
         return quick if self.quick else full
 
 
+def written_frame(app: Any, screen: Any, renderable: Any) -> bool:
+    """Whether a `_display` call writes a frame a real driver would (not empty, not in a batch, not another
+    screen's); if so, its segments are rendered as a driver would, so the frame's CPU counts them."""
+    if renderable is None or app._batch_count or screen is not app.screen:
+        return False
+    render = getattr(renderable, "render_segments", None)
+    if render is not None:
+        render(app.console)
+    return True
+
+
 def row(
     benchmark: str,
     value: float | None,

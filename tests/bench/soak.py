@@ -22,6 +22,8 @@ from typing import Any
 
 from tests.fakeapi import reply, tool_use
 
+from .common import written_frame
+
 PROMPT = "soak turn {n}: look around"
 SUB_PROMPT = "soak subagent {n}"
 SUMMARY_MARK = "Write a concise but complete summary"
@@ -199,11 +201,8 @@ async def run(plan: Plan, app: Any, sessions: Path, report: Report, probe: Any =
 
         def display(screen: Any, renderable: Any) -> None:
             inner(screen, renderable)
-            if renderable is None or app._batch_count or screen is not app.screen:
+            if not written_frame(app, screen, renderable):
                 return
-            render = getattr(renderable, "render_segments", None)
-            if render is not None:
-                render(app.console)
             now = time.thread_time()
             report.frames.append((turn_now[0], (now - last[0]) * 1000))
             last[0] = now

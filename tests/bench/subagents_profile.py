@@ -30,7 +30,7 @@ from typing import Any
 from tests.fakeapi import FakeAPI
 
 from .bench_subagents import _streaming_script
-from .common import median, percentile, scratch_project
+from .common import median, percentile, scratch_project, written_frame
 from .paging_profile import Parts, _timed
 
 
@@ -160,11 +160,8 @@ async def _run(agents: int, use_cprofile: bool, rec: Recorder) -> list[Frame]:
             def display(screen: Any, renderable: Any) -> None:
                 start = time.thread_time()
                 inner(screen, renderable)
-                if renderable is None or app._batch_count or screen is not app.screen:
+                if not written_frame(app, screen, renderable):
                     return
-                render = getattr(renderable, "render_segments", None)
-                if render is not None:
-                    render(app.console)
                 now = time.thread_time()
                 rec.parts["output"] = rec.parts.get("output", 0.0) + (now - start) * 1000
                 if rec.profile is not None:
