@@ -241,3 +241,28 @@ async def test_a_reply_streamed_behind_a_dialog_is_written_and_drawn_while_the_d
         assert isinstance(app.screen, Dialog)
         await wait_until(pilot, lambda: LAST in app.export_screenshot())  # painted under the dialog
         assert isinstance(app.screen, Dialog)
+
+
+async def test_a_flush_already_queued_when_the_reply_finishes_does_not_hold_up_its_end(
+    fake_session: FakeSession,
+) -> None:
+    """Stopping the flush timer does not take back a tick it already posted to the live widget. That flush
+    then waited for the finish's lock while the finish, holding it, waited for the live widget to be removed,
+    which waits for the widget's pending message: neither went on (a turn that never ended, seen under load)."""
+    import asyncio
+
+    from tui.ui.widgets.conversation_model import BlockRecord
+    from tui.ui.widgets.reply_stream import ReplyStream
+
+    app = AgentApp(fake_session.options, session=fake_session)
+    async with app.run_test(size=SIZE) as pilot:
+        live = LiveReply()
+        await app.conversation.mount(live)
+        stream = ReplyStream(BlockRecord("text"), live)
+        live.stream = stream
+        stream.feed("Some words, still streaming")
+        live.call_later(stream._timed_flush)  # the timer's tick, already queued on the widget
+        await asyncio.wait_for(stream.finish("Some words, still streaming."), 20)
+        await pilot.pause()
+        assert not live.is_attached
+        assert "still streaming." in app.conversation.query_one(FrozenMarkdown).source

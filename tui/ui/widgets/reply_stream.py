@@ -184,6 +184,8 @@ class ReplyStream:
         self._fast = False
         self._very_fast = False
         self._lock = asyncio.Lock()
+        #: set when `finish` begins: a flush that starts after that must not wait for its lock (see `flush`)
+        self._ending = False
         self.finished = False
         self.chunks: list[Widget] = []
         #: the plain head of a huge reply (see the module docstring), once there is one
@@ -205,7 +207,14 @@ class ReplyStream:
         await self.flush()
 
     async def flush(self) -> None:
-        """Write buffered text to the live widget; freeze its head when it grows too long."""
+        """Write buffered text to the live widget; freeze its head when it grows too long.
+
+        Runs on the live widget's timer. Stopping the timer does not take back a tick already posted to the
+        widget: that flush, waiting here for the lock `finish` holds while `finish` waits for the widget to be
+        removed (which waits for the widget's pending messages), held up both. Once the reply ends it is a no-op.
+        """
+        if self._ending:
+            return
         started = time.perf_counter()
         async with self._lock:
             if self.finished or not self._pending or not self.live.is_attached:
@@ -263,6 +272,7 @@ class ReplyStream:
 
     async def finish(self, final_text: str | None = None) -> None:
         """Replace the live tail with its frozen form; `final_text` is the block's complete text."""
+        self._ending = True
         self.cancel()
         async with self._lock:
             if self.finished:
