@@ -159,25 +159,33 @@ class ThinkingBlock(Collapsible):
 
 
 def tool_title(tool: ToolRecord) -> Content:
+    """The block's title line: glyph, label, state, duration, diagnostics, an agent's summary or progress.
+
+    Assembled from (text, style) pieces, not markup: the title is built on every mount and every change of
+    its call (eight subagents at work change theirs many times a second), and parsing markup was most of it.
+    The spans are the ones the markup `[$accent]●[/] [b]label[/b]  [$accent]running[/]…` gives.
+    """
     glyph, colour = TOOL_STATE_STYLE.get(tool.state, ("?", "$text"))
     duration = format_seconds(tool.elapsed_s()) if tool.is_final else ""
-    parts = [
-        Content.from_markup(f"[{colour}]{glyph}[/] "),
-        Content.from_markup("[b]$label[/b]", label=one_line(tool.display_label)),
-        Content.from_markup(f"  [{colour}]$state[/]", state=TOOL_STATE_WORD[tool.state]),
+    parts: list[tuple[str, str]] = [
+        (glyph, colour),
+        (" ", ""),
+        (one_line(tool.display_label), "b"),
+        ("  ", ""),
+        (TOOL_STATE_WORD[tool.state], colour),
     ]
     if duration:
-        parts.append(Content.from_markup("[dim] · $d[/dim]", d=duration))
+        parts.append((f" · {duration}", "dim"))
     if tool.diagnostics:
         tone = "$error" if "error" in tool.diagnostics else "$warning" if "warning" in tool.diagnostics else "dim"
-        parts.append(Content.from_markup(f"[dim] · [/dim][{tone}]$d[/]", d=one_line(tool.diagnostics)))
+        parts += [(" · ", "dim"), (one_line(tool.diagnostics), tone)]
     if tool.agent_summary:
-        parts.append(Content.from_markup("[dim] · $s[/dim]", s=one_line(tool.agent_summary)))
+        parts.append((f" · {one_line(tool.agent_summary)}", "dim"))
     elif tool.agent_path is not None and not tool.is_final:  # a running subagent: how far it got, on this line
         from .agent_activity import agent_progress
 
-        parts.append(Content.from_markup("[dim] · $p[/dim]", p=agent_progress(tool)))
-    return Content.assemble(*parts)
+        parts.append((f" · {agent_progress(tool)}", "dim"))
+    return Content.assemble(*[(text, style) for text, style in parts if text])
 
 
 class ToolCallBlock(Collapsible):
@@ -202,14 +210,14 @@ class ToolCallBlock(Collapsible):
                 *(["-agent"] if tool.name == "Agent" or tool.agent_path is not None else []),
             ]
         )
-        super().__init__(title=tool_title(tool), collapsed=collapsed, classes=classes)  # type: ignore[arg-type]
-        title = self._title
-        self._title = SteadyTitle(
-            label=title.label,
-            collapsed_symbol=title.collapsed_symbol,
-            expanded_symbol=title.expanded_symbol,
-            collapsed=collapsed,
-        )
+        # Collapsible.__init__ without its title: it builds a CollapsibleTitle (setting its label twice) that this
+        # block replaces at once. The same state, set without watchers: nothing is mounted to follow it yet.
+        Widget.__init__(self, classes=classes)
+        label = tool_title(tool)
+        self._title = SteadyTitle(label=label, collapsed_symbol="▶", expanded_symbol="▼", collapsed=collapsed)
+        self._contents_list: list[Widget] = []
+        self.set_reactive(Collapsible.title, label)  # type: ignore[misc]  # a Content title, as before
+        self.set_reactive(Collapsible.collapsed, collapsed)
         self._contents_mounted = False
         self._result_stale = False
 
