@@ -59,7 +59,7 @@ async def test_paging_up_a_long_history_reaches_turn_one_without_jumps(offline_o
         # an old turn's tool block still unfolds (its result is created on the first unfold)
         block = first.query_one(ToolCallBlock)
         assert block.collapsed
-        await pilot.click(block._title)
+        await pilot.click(block)  # on its title line
         await pilot.pause()
         assert not block.collapsed
         await wait_until(pilot, lambda: block._result.is_attached and block._result.region.height > 0)

@@ -225,7 +225,8 @@ async def test_one_line_widgets_draw_what_textual_would(fake_session) -> None:
         block = ToolCallBlock(tool)
         await app.conversation.mount(block)
         await pilot.pause()
-        for widget, content in ((app.status, app.status.render()), (block._title, block._title.visual)):
+        assert not block.children  # folded: the block draws its title line itself
+        for widget, content in ((app.status, app.status.render()), (block, block.title_line)):
             width = widget.size.width
             ours = one_line_strip(widget, content, width)
             theirs = Visual.to_strips(widget, content, width, 1, widget.visual_style)[0]

@@ -153,12 +153,12 @@ async def test_an_agent_block_stays_folded_with_its_progress_on_the_title_and_ke
             pilot,
             lambda: (
                 len(app.query(ToolCallBlock)) == 2
-                and all("1 tool call" in str(b._title.visual) for b in app.query(ToolCallBlock))
+                and all("1 tool call" in str(b.title_line) for b in app.query(ToolCallBlock))
             ),
         )
         first, second = app.query(ToolCallBlock)
         assert first.collapsed and second.collapsed  # folded while the subagents work
-        assert "● Read a.py" in str(first._title.visual)  # the latest call, on the title line
+        assert "● Read a.py" in str(first.title_line)  # the latest call, on the title line
         first.collapsed = False  # the user opens one
         await pilot.pause()
         for i in (1, 2):

@@ -12,9 +12,10 @@ from typing import Any
 
 from rich.segment import Segment
 from rich.text import Text
-from textual.app import ComposeResult
+from textual import events
+from textual.app import ComposeResult, RenderResult
 from textual.content import Content
-from textual.widget import Widget
+from textual.widget import AwaitMount, Widget
 from textual.widgets import Collapsible, Static
 
 from tui.text.sanitize import one_line, visible
@@ -22,7 +23,8 @@ from tui.text.wording import plural
 
 from .conversation_model import BlockRecord, ToolRecord
 from .lines_widget import LinesWidget
-from .steady import SteadyTitle, steady_update
+from .one_line import OneLineRender
+from .steady import SteadyTitle, steady_refresh, steady_update
 
 #: glyph and CSS-variable colour per tool state, shared with the tool panel
 TOOL_STATE_STYLE: dict[str, tuple[str, str]] = {
@@ -159,64 +161,117 @@ class ThinkingBlock(Collapsible):
 
 
 def tool_title(tool: ToolRecord) -> Content:
+    """The block's title line: glyph, label, state, duration, diagnostics, an agent's summary or progress.
+
+    Assembled from (text, style) pieces, not markup: the title is built on every mount and every change of
+    its call (eight subagents at work change theirs many times a second), and parsing markup was most of it.
+    The spans are the ones the markup `[$accent]●[/] [b]label[/b]  [$accent]running[/]…` gives.
+    """
     glyph, colour = TOOL_STATE_STYLE.get(tool.state, ("?", "$text"))
     duration = format_seconds(tool.elapsed_s()) if tool.is_final else ""
-    parts = [
-        Content.from_markup(f"[{colour}]{glyph}[/] "),
-        Content.from_markup("[b]$label[/b]", label=one_line(tool.display_label)),
-        Content.from_markup(f"  [{colour}]$state[/]", state=TOOL_STATE_WORD[tool.state]),
+    parts: list[tuple[str, str]] = [
+        (glyph, colour),
+        (" ", ""),
+        (one_line(tool.display_label), "b"),
+        ("  ", ""),
+        (TOOL_STATE_WORD[tool.state], colour),
     ]
     if duration:
-        parts.append(Content.from_markup("[dim] · $d[/dim]", d=duration))
+        parts.append((f" · {duration}", "dim"))
     if tool.diagnostics:
         tone = "$error" if "error" in tool.diagnostics else "$warning" if "warning" in tool.diagnostics else "dim"
-        parts.append(Content.from_markup(f"[dim] · [/dim][{tone}]$d[/]", d=one_line(tool.diagnostics)))
+        parts += [(" · ", "dim"), (one_line(tool.diagnostics), tone)]
     if tool.agent_summary:
-        parts.append(Content.from_markup("[dim] · $s[/dim]", s=one_line(tool.agent_summary)))
+        parts.append((f" · {one_line(tool.agent_summary)}", "dim"))
     elif tool.agent_path is not None and not tool.is_final:  # a running subagent: how far it got, on this line
         from .agent_activity import agent_progress
 
-        parts.append(Content.from_markup("[dim] · $p[/dim]", p=agent_progress(tool)))
-    return Content.assemble(*parts)
+        parts.append((f" · {agent_progress(tool)}", "dim"))
+    return Content.assemble(*[(text, style) for text, style in parts if text])
 
 
-class ToolCallBlock(Collapsible):
+class ToolCallBlock(OneLineRender, Collapsible):
     """One tool call: a one-line title (label, state, duration) over its folded result.
 
     Built finished (title, classes and result set before mounting: each change after mount restyles
-    or re-lays out the block). The folded result is only built when first unfolded and only redrawn
-    while unfolded, so a re-created old turn costs two widgets per tool call, and an Agent call whose
-    subagent is at work (folded unless the user opens it) redraws one title line per change. The
-    fold the user chose is kept in the record, so a turn re-created later shows it the same way.
+    or re-lays out the block). Folded and never opened, the block is one widget that draws its title
+    line itself (class `-light`, styled as the title in app.tcss): eight Agent blocks mount within a
+    frame's budget, and a re-created old turn costs one widget per tool call. The first time the
+    block is focused, hovered, clicked or unfolded it becomes the Collapsible it stands for: its title
+    widget is mounted (and takes the focus), and the result is built on the first unfold and redrawn
+    only while unfolded. The fold the user chose is kept in the record, so a turn re-created later
+    shows it the same way.
     """
 
     def __init__(self, tool: ToolRecord) -> None:
         self.tool = tool
         self._result: Static | None = None
         collapsed = not tool.unfolded
+        #: drawing its own title line, no children yet (see the class docstring)
+        self._light = collapsed
         classes = " ".join(
             [
                 "tool-call",
-                *(["-collapsed"] if collapsed else []),
+                *(["-collapsed", "-light"] if collapsed else []),
                 *(["-error"] if self._is_error() else []),
                 *(["-agent"] if tool.name == "Agent" or tool.agent_path is not None else []),
             ]
         )
-        super().__init__(title=tool_title(tool), collapsed=collapsed, classes=classes)  # type: ignore[arg-type]
-        title = self._title
-        self._title = SteadyTitle(
-            label=title.label,
-            collapsed_symbol=title.collapsed_symbol,
-            expanded_symbol=title.expanded_symbol,
-            collapsed=collapsed,
-        )
+        # Collapsible.__init__ without its title: it builds a CollapsibleTitle (setting its label twice) that this
+        # block replaces at once. The same state, set without watchers: nothing is mounted to follow it yet.
+        Widget.__init__(self, classes=classes)
+        self.can_focus = collapsed  # the title's place in the focus chain, until the title is mounted
+        label = tool_title(tool)
+        self._title = SteadyTitle(label=label, collapsed_symbol="▶", expanded_symbol="▼", collapsed=collapsed)
+        self._contents_list: list[Widget] = []
+        self.set_reactive(Collapsible.title, label)  # type: ignore[misc]  # a Content title, as before
+        self.set_reactive(Collapsible.collapsed, collapsed)
         self._contents_mounted = False
         self._result_stale = False
 
+    @property
+    def title_line(self) -> Content:
+        """What the title line shows: the fold's symbol, then the title."""
+        title = self._title
+        symbol = title.collapsed_symbol if self.collapsed else title.expanded_symbol
+        return Content.assemble(symbol, " ", Content.from_text(self.title))
+
     def compose(self) -> ComposeResult:
+        if self._light:
+            return
         yield self._title
         if not self.collapsed:
             yield from self._contents_widget()
+
+    def render(self) -> RenderResult:
+        return self.title_line if self._light else super().render()
+
+    def _open(self) -> AwaitMount | None:
+        """Become the Collapsible: mount the title widget (with the title it missed) in place of the drawn line."""
+        if not self._light:
+            return None
+        self._light = False
+        self.can_focus = False
+        self._title.label = self.title
+        self._title.collapsed = self.collapsed
+        self.remove_class("-light")
+        return self.mount(self._title, before=0)
+
+    async def on_focus(self) -> None:
+        opened = self._open()
+        if opened is not None:
+            await opened
+            self._title.focus()
+
+    def on_enter(self) -> None:
+        self._open()  # the title shows the hover, as it would have
+
+    def on_click(self, event: events.Click) -> None:
+        # the block itself under the mouse is its title line: drawn by it, or the title widget not laid out yet
+        # (the mouse's arrival opened it); a click on the title widget stops there, one on the result bubbles here
+        if event.widget is self:
+            event.stop()
+            self.collapsed = not self.collapsed
 
     def _contents_widget(self) -> list[Widget]:
         self._contents_mounted = True
@@ -227,6 +282,7 @@ class ToolCallBlock(Collapsible):
     def _watch_collapsed(self, collapsed: bool) -> None:
         self.tool.unfolded = not collapsed
         if not collapsed and self.is_mounted:
+            self._open()
             if not self._contents_mounted:
                 self.mount_all(self._contents_widget())
             elif self._result_stale and self._result is not None:
@@ -247,7 +303,11 @@ class ToolCallBlock(Collapsible):
 
     def sync(self) -> None:
         """Redraw the title, and the result if it is unfolded (a folded one is redrawn when opened)."""
-        self.title = tool_title(self.tool)  # type: ignore[assignment]
+        if self._light:
+            self.set_reactive(Collapsible.title, tool_title(self.tool))  # type: ignore[misc]
+            steady_refresh(self)
+        else:
+            self.title = tool_title(self.tool)  # type: ignore[assignment]
         self.set_class(self._is_error(), "-error")
         if self._result is None:
             return

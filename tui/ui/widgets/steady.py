@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from textual.widget import Widget
 from textual.widgets import Static
 from textual.widgets._collapsible import CollapsibleTitle
 
@@ -35,7 +36,7 @@ def steady_update(widget: Static, content: Any) -> None:
         widget._content_height_cache = (width, new_height)
 
 
-def _laid_out(widget: Static) -> tuple[int | None, int]:
+def _laid_out(widget: Widget) -> tuple[int | None, int]:
     """The (width, height) of the content area the last layout gave `widget`, when that is its content's measure.
 
     A repaint (a style change, a hover) empties Textual's measure without a layout to take it again; a widget
@@ -53,3 +54,20 @@ class SteadyTitle(OneLineRender, CollapsibleTitle):
 
     def update(self, content: Any = "", *, layout: bool = True) -> None:
         steady_update(self, content)
+
+
+def steady_refresh(widget: Widget) -> None:
+    """Repaint `widget`, whose `render()` changed; a layout pass only if its height at its width changes.
+
+    For a widget that draws its own content (not a Static: nothing to `update`), as `steady_update` does.
+    """
+    width, height = widget._content_height_cache
+    if width is None and widget.is_mounted:
+        width, height = _laid_out(widget)
+    if width is None or not widget.is_mounted:
+        widget.refresh(layout=True)
+        return
+    new_height = widget._render().get_height(widget.styles, width)  # type: ignore[arg-type]
+    widget.refresh(layout=new_height != height)
+    if new_height == height:
+        widget._content_height_cache = (width, new_height)  # the refresh emptied it (see steady_update)
