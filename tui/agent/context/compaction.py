@@ -7,7 +7,10 @@ before an assistant message, so every tool_use keeps its tool_result. Memory fil
 system[] and are read again from disk afterwards. The summary request is an ordinary
 streamed call with the same system and tools and a plain instruction not to call tools; it
 is shown and priced like any request (iteration 0), and fails safe: on any error the
-history stays as it was and the failure is reported in CompactionFinished.
+history stays as it was and the failure is reported in CompactionFinished. A history larger
+than one request can hold is summarised in pieces, each within the window, and what is too
+old for the pieces is left out with a note (compaction_pieces.py). An interrupt (Esc, Ctrl+C)
+between or during its requests leaves the history as it was and ends the turn as interrupted.
 
 The `compaction` setting decides what reaching the threshold does: `auto` compacts, `ask`
 asks first (CompactionProposed, answered by the app's dialog; `-p` cannot ask, so it
@@ -28,22 +31,37 @@ from tui.agent.cost.pricing import usage_cost
 from tui.agent.events import CompactionFinished, CompactionStarted, Event, Notice, RequestSent, ResponseFinished
 from tui.text.wording import plural
 
-from .context import estimate_tokens, summary_budget
+from .compaction_pieces import (
+    MIN_PIECE_TOKENS,
+    Pieces,
+    fit,
+    lead_text,
+    left_out_note,
+    piece_budget,
+    piece_messages,
+    plan_pieces,
+)
+from .compaction_pieces import (
+    is_prompt as is_prompt,  # the module's public name before pieces moved it (compaction_plan, tests)
+)
+from .context import CHARS_PER_TOKEN, estimate_tokens, summary_budget
 from .pins import pinned_blocks
+from .summary_words import CARRIED
+from .summary_words import INSTRUCTION as INSTRUCTION
+from .summary_words import SUMMARY_HEADER as SUMMARY_HEADER
 
 if TYPE_CHECKING:
     from tui.agent.session import AgentSession
 
 #: messages kept verbatim at least (when a cut point allows it)
 KEEP_MESSAGES = 6
-SUMMARY_HEADER = "[Summary of the earlier conversation, written when the context was compacted]"
-INSTRUCTION = (
-    "The conversation so far is about to be compacted to save context. Do not call any tools. "
-    "Write a concise but complete summary of it for yourself to continue the work from: the user's goals "
-    "and instructions (quote exact requirements), decisions made, files read or changed (with paths) and "
-    "what changed in them, commands run and their outcomes, errors met and how they were solved, and what "
-    "remains to do. Use short headed sections and bullet points. Reply with the summary only."
-)
+
+
+INTERRUPTED = "Compaction interrupted by the user; the history is unchanged."
+
+
+class CompactionInterrupted(RuntimeError):
+    """The user interrupted the compaction (Esc, Ctrl+C): the history stays as it was."""
 
 
 @dataclass
@@ -53,16 +71,7 @@ class CompactionResult:
     messages_before: int
     messages_after: int
     detail: str = ""
-
-
-def is_prompt(message: dict[str, Any]) -> bool:
-    """A user message that starts a turn (holds no tool_result)."""
-    if message.get("role") != "user":
-        return False
-    content = message.get("content")
-    if isinstance(content, str):
-        return True
-    return not any(isinstance(b, dict) and b.get("type") == "tool_result" for b in content or ())
+    interrupted: bool = False
 
 
 def choose_cut(messages: list[dict[str, Any]], keep: int = KEEP_MESSAGES) -> int | None:
@@ -78,14 +87,9 @@ def choose_cut(messages: list[dict[str, Any]], keep: int = KEEP_MESSAGES) -> int
     return replies[-1] if replies else None
 
 
-def _summary_request_messages(older: list[dict[str, Any]], focus: str) -> list[dict[str, Any]]:
-    instruction = INSTRUCTION + (f"\n\nPay particular attention to: {focus}" if focus else "")
-    block = {"type": "text", "text": instruction}
-    if older and older[-1].get("role") == "user":
-        last = older[-1]
-        content = last["content"] if isinstance(last["content"], list) else [{"type": "text", "text": last["content"]}]
-        return [*older[:-1], {"role": "user", "content": [*content, block]}]
-    return [*older, {"role": "user", "content": [block]}]
+def _instruction(focus: str, part: int, parts: int) -> str:
+    text = INSTRUCTION + (f"\n\n{CARRIED.format(part=part, parts=parts)}" if part > 1 else "")
+    return text + (f"\n\nPay particular attention to: {focus}" if focus else "")
 
 
 def compacted_history(
@@ -105,15 +109,39 @@ def compacted_history(
     return [{"role": "user", "content": blocks}, *kept]
 
 
-def request_summary(session: AgentSession, older: list[dict[str, Any]], focus: str) -> str:
-    """Ask the model for the summary (retrying what a retry can mend); raises RuntimeError on failure."""
+def summarise(session: AgentSession, older: list[dict[str, Any]], focus: str) -> tuple[str, Pieces]:
+    """The summary of `older`, in pieces when one request cannot hold it (compaction_pieces.py), with a note
+    on what was left out; raises CompactionInterrupted, or RuntimeError on any other failure."""
+    budget, window = piece_budget(session, focus)
+    if budget < MIN_PIECE_TOKENS:
+        raise RuntimeError(
+            f"the system prompt and tools leave no room for a summary request in the {window:,}-token window"
+        )
+    carry = summary_budget(session)  # the room a carried summary takes, free when one request holds it all
+    pieces = plan_pieces(older, budget + carry, window, carry_chars=carry * CHARS_PER_TOKEN)
+    if len(pieces.spans) > 1:
+        pieces = plan_pieces(older, budget, window, carry_chars=carry * CHARS_PER_TOKEN)
+    running = pieces.carried
+    for part, (start, end) in enumerate(pieces.spans, 1):
+        if session.cancel_event.is_set():
+            raise CompactionInterrupted()
+        lead = lead_text(running, pieces.left_out > 0)
+        room = budget + carry - estimate_tokens(lead)  # the lead takes the carried summary's room
+        messages = piece_messages(fit(older[start:end], room), lead, _instruction(focus, part, len(pieces.spans)))
+        running = request_summary(session, messages)
+    note = left_out_note(older, pieces)
+    return (f"{running.strip()}\n\n{note}" if note else running), pieces
+
+
+def request_summary(session: AgentSession, messages: list[dict[str, Any]]) -> str:
+    """Ask the model for one summary (retrying what a retry can mend); raises RuntimeError on failure."""
     opts = session.options
     body = build_request(
         model=opts.small_fast_model or opts.model,
         max_tokens=summary_budget(session),
         system=session.system_blocks(),
         tools=session.tool_definitions(),
-        messages=_summary_request_messages(older, focus),
+        messages=messages,
     )
     params = {k: v for k, v in body.items() if k != "stream"}
     quiet: Any = lambda event: None  # noqa: E731 - the summary's deltas are not part of a turn
@@ -124,7 +152,7 @@ def request_summary(session: AgentSession, older: list[dict[str, Any]], focus: s
         try:
             result = run_stream(session.client(), params, iteration=0, publish=quiet, cancel=session.cancel_event)
         except StreamInterrupted:
-            raise RuntimeError("interrupted by the user") from None
+            raise CompactionInterrupted() from None
         except StreamError as exc:
             failure = classify(exc.cause, opts.model)
             if not failure.retryable or attempt == attempts:
@@ -132,7 +160,7 @@ def request_summary(session: AgentSession, older: list[dict[str, Any]], focus: s
             if session.cancel_event.wait(
                 backoff_delay(attempt, opts.retry_base_delay, opts.retry_max_delay, failure.retry_after)
             ):
-                raise RuntimeError("interrupted by the user") from None
+                raise CompactionInterrupted() from None
             continue
         price = "offline-demo" if session.offline else body["model"]  # the small fast model when one is set
         session.publish(
@@ -182,7 +210,12 @@ def compact(session: AgentSession, focus: str = "", *, automatic: bool = False) 
         return _finish(publish, CompactionResult(False, "", len(before), len(before), blocked))
     plan = compaction_plan(session, before)
     try:
-        summary = request_summary(session, before[:cut], focus)
+        summary, pieces = summarise(session, before[:cut], focus)
+    except CompactionInterrupted:  # not stuck: the next prompt may compact again
+        return _finish(
+            publish,
+            CompactionResult(False, "", len(before), len(before), INTERRUPTED, interrupted=True),
+        )
     except RuntimeError as exc:
         session.context.stuck_at = len(before)
         return _finish(
@@ -193,14 +226,13 @@ def compact(session: AgentSession, focus: str = "", *, automatic: bool = False) 
         )
     after = compacted_history(summary, focus, before[cut:], session.pins)
     session.messages = after
+    _rebase_turn(session, cut, before[cut], summary, focus)
     dropped = dropped_excerpts(before[:cut])
     _remember_compaction(session, before, after, cut, summary, focus, automatic, plan, dropped)
     session.context.reset()
     result = _finish(
         publish,
-        CompactionResult(
-            True, summary, len(before), len(after), f"Compacted {plural(cut, 'older message')} into a summary."
-        ),
+        CompactionResult(True, summary, len(before), len(after), _done_detail(cut, pieces)),
         plan,
         dropped,
     )
@@ -208,6 +240,34 @@ def compact(session: AgentSession, focus: str = "", *, automatic: bool = False) 
     if session.hooks is not None:  # SessionStart with source "compact"; its context goes with the next prompt
         session.hook_context += session.hooks.compacted()
     return result
+
+
+def _done_detail(cut: int, pieces: Pieces) -> str:
+    detail = f"Compacted {plural(cut, 'older message')} into a summary"
+    if len(pieces.spans) > 1:
+        detail += f", written in {len(pieces.spans)} requests (the history was larger than one request can hold)"
+    if pieces.left_out:
+        detail += (
+            f"; the oldest {plural(pieces.left_out, 'message')} (about {plural(pieces.left_out_tokens, 'token')}) "
+            "were left out unsummarised, as the summary says, and remain in the transcript"
+        )
+    return detail + "."
+
+
+def _rebase_turn(session: AgentSession, cut: int, first_kept: dict[str, Any], summary: str, focus: str) -> None:
+    """Where the running turn began, in the compacted history (its answer and a retracted prompt depend on it).
+
+    messages[:cut] became one summary message, merged into the first kept message when that is a user one.
+    """
+    count, last = session.turn_start
+    merged = first_kept.get("role") == "user"
+    if count <= cut:  # the turn's prompt was summarised too: its messages start after the summary
+        session.turn_start = (1, session.messages[0])
+        return
+    new = count - cut + (0 if merged else 1)
+    if new == 1 and merged and last is not None:  # the message before the prompt is the summary's now
+        last = compacted_history(summary, focus, [last], session.pins)[0]
+    session.turn_start = (new, last)
 
 
 def _remember_compaction(
@@ -255,6 +315,7 @@ def _finish(
     publish: Any, result: CompactionResult, plan: dict[str, Any] | None = None, dropped: tuple[dict[str, Any], ...] = ()
 ) -> CompactionResult:
     event: Event = CompactionFinished(
+        interrupted=result.interrupted,
         summary=result.summary,
         messages_before=result.messages_before,
         messages_after=result.messages_after,

@@ -14,9 +14,11 @@ from typing import TYPE_CHECKING, Any
 from tui.agent.events import CompactionProposed
 from tui.text.wording import plural
 
-from .compaction import SUMMARY_HEADER, choose_cut, is_prompt
+from .compaction import choose_cut
+from .compaction_pieces import is_prompt
 from .context import estimate_tokens
 from .pins import PINNED_HEADER
+from .summary_words import SUMMARY_HEADER
 
 if TYPE_CHECKING:
     from tui.agent.session import AgentSession
