@@ -79,6 +79,8 @@ class CostHandlers:
     async def on_compaction_finished(self, e: ev.CompactionFinished) -> None:
         if e.ok:
             await self.add_marker(compaction_done(e.messages_before, e.messages_after, e.plan), "stop")
+        elif e.interrupted:
+            await self.add_marker("compaction cancelled: the history is unchanged", "info")
         else:
             await self.add_marker(f"compaction failed, history kept: {e.detail or 'no detail'}", "warn")
         self.app.status.set_state("waiting for model" if self.busy else "idle")

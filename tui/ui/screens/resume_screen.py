@@ -310,17 +310,27 @@ async def _fork_command(app: AgentApp, args: str) -> None:
 
 @slash_command("compact", "Summarise older turns to free context", usage="[focus]")
 async def _compact_command(app: AgentApp, args: str) -> None:
-    import asyncio
-
-    if app.controller.busy:
+    if app.controller.busy or app.compacting:
         app.notify("A turn is running: press Esc to interrupt it before compacting.", severity="warning")
         return
-    app.notify("Compacting the conversation…")
+    app.notify("Compacting the conversation… (Esc cancels)")
+    app.compacting = True  # a worker: the app keeps handling keys (Esc, Ctrl+C cancel) while it runs
+    app.run_worker(_compact(app, args), exit_on_error=False)
+
+
+async def _compact(app: AgentApp, args: str) -> None:
+    import asyncio
+
     try:
         result = await asyncio.to_thread(app.session.compact, args)
     except RuntimeError as exc:
         app.notify(str(exc), severity="warning")
         return
+    finally:
+        app.compacting = False
+        from ..prompt_queue import send_stranded
+
+        send_stranded(app)  # prompts typed meanwhile go now, after the compaction (or its cancel)
     if result.ok:
         from ..cost_events import compaction_done
 
@@ -329,7 +339,7 @@ async def _compact_command(app: AgentApp, args: str) -> None:
         await app.controller.add_marker(
             compaction_done(result.messages_before, result.messages_after, done[-1]["plan"] if done else {}), "stop"
         )
-    app.notify(result.detail, severity="information" if result.ok else "warning")
+    app.notify(result.detail, severity="information" if result.ok or result.interrupted else "warning")
 
 
 @slash_command("export", "Write the conversation as Markdown and JSONL", usage="[path]")
