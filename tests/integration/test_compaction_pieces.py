@@ -177,3 +177,18 @@ def test_continue_on_a_session_three_windows_large_offline_answers_after_a_bound
     usages = [e["usage"] for e in events if e["type"] == "ResponseFinished" and e["iteration"] == 0]
     inputs = [u["input_tokens"] + u["cache_read_input_tokens"] + u["cache_creation_input_tokens"] for u in usages]
     assert len(inputs) == 2 and all(n + 8192 <= 200_000 for n in inputs), inputs  # as the offline model counted
+
+
+def test_an_earlier_summary_among_the_messages_left_out_is_carried_into_the_first_piece(monkeypatch, project):
+    earlier = {"role": "user", "content": [{"type": "text", "text": f"{SUMMARY_HEADER}\n\nThe user wants tests."}]}
+    history = synthetic_history(120)
+    history[0] = {"role": "user", "content": [*earlier["content"], *history[0]["content"]]}
+    with FakeAPI(answering()) as api:
+        session, _rec = make_session(monkeypatch, api.base_url, project, context_window=WINDOW, max_tokens=1000)
+        session.messages = list(history)
+        assert session.compact().ok
+        first = summary_bodies(api)[0]
+    lead = first["messages"][0]["content"][0]["text"]
+    assert lead.startswith(CARRIED_HEADER) and "The user wants tests." in lead
+    assert "part 1 of" in first["messages"][-1]["content"][-1]["text"]  # told what its first message holds
+    assert "The summary of an earlier compaction among them is kept." in session.messages[0]["content"][0]["text"]

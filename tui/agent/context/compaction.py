@@ -87,8 +87,8 @@ def choose_cut(messages: list[dict[str, Any]], keep: int = KEEP_MESSAGES) -> int
     return replies[-1] if replies else None
 
 
-def _instruction(focus: str, part: int, parts: int) -> str:
-    text = INSTRUCTION + (f"\n\n{CARRIED.format(part=part, parts=parts)}" if part > 1 else "")
+def _instruction(focus: str, part: int, parts: int, carried: bool) -> str:
+    text = INSTRUCTION + (f"\n\n{CARRIED.format(part=part, parts=parts)}" if carried else "")
     return text + (f"\n\nPay particular attention to: {focus}" if focus else "")
 
 
@@ -127,7 +127,9 @@ def summarise(session: AgentSession, older: list[dict[str, Any]], focus: str) ->
             raise CompactionInterrupted()
         lead = lead_text(running, pieces.left_out > 0)
         room = budget + carry - estimate_tokens(lead)  # the lead takes the carried summary's room
-        messages = piece_messages(fit(older[start:end], room), lead, _instruction(focus, part, len(pieces.spans)))
+        messages = piece_messages(
+            fit(older[start:end], room), lead, _instruction(focus, part, len(pieces.spans), bool(running))
+        )
         running = request_summary(session, messages)
     note = left_out_note(older, pieces)
     return (f"{running.strip()}\n\n{note}" if note else running), pieces
