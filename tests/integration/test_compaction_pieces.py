@@ -68,6 +68,10 @@ def test_a_history_several_windows_large_is_summarised_in_pieces_each_within_the
     assert "left out of this summary unread" in summary and "“prompt 0 ppp" in summary  # says what and from where
     finished = rec.of(CompactionFinished)[0]
     assert finished.ok and f"in {len(bodies)} requests" in finished.detail and "left out" in finished.detail
+    assert finished.plan["requests"] == len(bodies) and finished.plan["left_out"]["messages"] > 0  # the app's marker
+    from tui.ui.cost_events import compaction_note
+
+    assert f"written in {len(bodies)} requests; the oldest " in compaction_note(finished.plan)
     assert session.last_assistant_text() == "carrying on"
 
 

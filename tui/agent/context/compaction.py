@@ -226,6 +226,9 @@ def compact(session: AgentSession, focus: str = "", *, automatic: bool = False) 
                 False, "", len(before), len(before), f"Compaction failed, the history is unchanged: {exc}."
             ),
         )
+    plan["requests"] = len(pieces.spans)
+    if pieces.left_out:
+        plan["left_out"] = {"messages": pieces.left_out, "tokens": pieces.left_out_tokens}
     after = compacted_history(summary, focus, before[cut:], session.pins)
     session.messages = after
     _rebase_turn(session, cut, before[cut], summary, focus)
