@@ -196,3 +196,19 @@ def test_an_earlier_summary_among_the_messages_left_out_is_carried_into_the_firs
     assert lead.startswith(CARRIED_HEADER) and "The user wants tests." in lead
     assert "part 1 of" in first["messages"][-1]["content"][-1]["text"]  # told what its first message holds
     assert "The summary of an earlier compaction among them is kept." in session.messages[0]["content"][0]["text"]
+
+
+def test_the_plan_forecasts_the_requests_and_what_is_left_out(monkeypatch, project):
+    from tui.agent.context.compaction_plan import compaction_plan
+    from tui.ui.screens.compaction_dialog import pieces_line
+
+    with FakeAPI(answering()) as api:
+        session, rec = make_session(monkeypatch, api.base_url, project, context_window=WINDOW, max_tokens=1000)
+        session.messages = synthetic_history(120)
+        plan = compaction_plan(session)
+        assert session.compact().ok
+        sent = len(summary_bodies(api))
+    assert plan["requests"] == sent == MAX_PIECES and plan["left_out"] == rec.of(CompactionFinished)[0].plan["left_out"]
+    assert f"it takes {MAX_PIECES}, and the oldest " in pieces_line(plan)
+    session.messages = synthetic_history(3)
+    assert "left_out" not in compaction_plan(session) and pieces_line(compaction_plan(session)) == ""

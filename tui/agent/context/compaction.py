@@ -31,20 +31,11 @@ from tui.agent.cost.pricing import usage_cost
 from tui.agent.events import CompactionFinished, CompactionStarted, Event, Notice, RequestSent, ResponseFinished
 from tui.text.wording import plural
 
-from .compaction_pieces import (
-    MIN_PIECE_TOKENS,
-    Pieces,
-    fit,
-    lead_text,
-    left_out_note,
-    piece_budget,
-    piece_messages,
-    plan_pieces,
-)
+from .compaction_pieces import Pieces, choose_pieces, fit, lead_text, left_out_note, piece_messages
 from .compaction_pieces import (
     is_prompt as is_prompt,  # the module's public name before pieces moved it (compaction_plan, tests)
 )
-from .context import CHARS_PER_TOKEN, estimate_tokens, summary_budget
+from .context import estimate_tokens, summary_budget
 from .pins import pinned_blocks
 from .summary_words import CARRIED
 from .summary_words import INSTRUCTION as INSTRUCTION
@@ -112,23 +103,17 @@ def compacted_history(
 def summarise(session: AgentSession, older: list[dict[str, Any]], focus: str) -> tuple[str, Pieces]:
     """The summary of `older`, in pieces when one request cannot hold it (compaction_pieces.py), with a note
     on what was left out; raises CompactionInterrupted, or RuntimeError on any other failure."""
-    budget, window = piece_budget(session, focus)
-    if budget < MIN_PIECE_TOKENS:
-        raise RuntimeError(
-            f"the system prompt and tools leave no room for a summary request in the {window:,}-token window"
-        )
-    carry = summary_budget(session)  # the room a carried summary takes, free when one request holds it all
-    pieces = plan_pieces(older, budget + carry, window, carry_chars=carry * CHARS_PER_TOKEN)
-    if len(pieces.spans) > 1:
-        pieces = plan_pieces(older, budget, window, carry_chars=carry * CHARS_PER_TOKEN)
+    pieces = choose_pieces(session, older, focus)
+    room = pieces.budget + (summary_budget(session) if len(pieces.spans) > 1 else 0)  # with the carried summary's
     running = pieces.carried
     for part, (start, end) in enumerate(pieces.spans, 1):
         if session.cancel_event.is_set():
             raise CompactionInterrupted()
         lead = lead_text(running, pieces.left_out > 0)
-        room = budget + carry - estimate_tokens(lead)  # the lead takes the carried summary's room
         messages = piece_messages(
-            fit(older[start:end], room), lead, _instruction(focus, part, len(pieces.spans), bool(running))
+            fit(older[start:end], room - estimate_tokens(lead)),
+            lead,
+            _instruction(focus, part, len(pieces.spans), bool(running)),
         )
         running = request_summary(session, messages)
     note = left_out_note(older, pieces)
@@ -226,7 +211,8 @@ def compact(session: AgentSession, focus: str = "", *, automatic: bool = False) 
                 False, "", len(before), len(before), f"Compaction failed, the history is unchanged: {exc}."
             ),
         )
-    plan["requests"] = len(pieces.spans)
+    plan["requests"] = len(pieces.spans)  # as sent (the plan's forecast did not know the focus)
+    plan.pop("left_out", None)
     if pieces.left_out:
         plan["left_out"] = {"messages": pieces.left_out, "tokens": pieces.left_out_tokens}
     after = compacted_history(summary, focus, before[cut:], session.pins)

@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING, Any
 from tui.agent.cost.pricing import model_info
 from tui.text.wording import plural, shorten
 
-from .context import estimate_tokens, summary_budget
+from .context import CHARS_PER_TOKEN, estimate_tokens, summary_budget
 from .summary_words import CARRIED, CARRIED_HEADER, INSTRUCTION, LEFT_OUT_FIRST_PIECE, SUMMARY_HEADER
 
 if TYPE_CHECKING:
@@ -123,6 +123,21 @@ def plan_pieces(older: list[dict[str, Any]], budget: int, window: int, carry_cha
         total_tokens=sum(sizes),
         carried=carried,
     )
+
+
+def choose_pieces(session: AgentSession, older: list[dict[str, Any]], focus: str = "") -> Pieces:
+    """How `older` is summarised: in one request when it holds it all (no room kept for a carried summary), else
+    in pieces; raises RuntimeError when the system prompt and tools leave no room for any request."""
+    budget, window = piece_budget(session, focus)
+    if budget < MIN_PIECE_TOKENS:
+        raise RuntimeError(
+            f"the system prompt and tools leave no room for a summary request in the {window:,}-token window"
+        )
+    carry = summary_budget(session)
+    pieces = plan_pieces(older, budget + carry, window, carry_chars=carry * CHARS_PER_TOKEN)
+    if len(pieces.spans) > 1:
+        pieces = plan_pieces(older, budget, window, carry_chars=carry * CHARS_PER_TOKEN)
+    return pieces
 
 
 def _text_block(text: str) -> dict[str, Any]:
