@@ -212,3 +212,32 @@ def test_the_plan_forecasts_the_requests_and_what_is_left_out(monkeypatch, proje
     assert f"it takes {MAX_PIECES}, and the oldest " in pieces_line(plan)
     session.messages = synthetic_history(3)
     assert "left_out" not in compaction_plan(session) and pieces_line(compaction_plan(session)) == ""
+
+
+def test_a_summary_request_the_api_counts_as_too_long_is_planned_again_with_its_count(monkeypatch, project):
+    """An API whose tokenizer counts half as many tokens again as the estimate: the first request is refused with
+    the API's words, the pieces are planned again from its count, and every request then fits."""
+    from tests.fakeapi.script import http_error
+
+    refused: list[int] = []
+    normal = answering()
+
+    def strict(body: dict[str, Any]) -> Any:
+        counted = count_tokens(body) * 3 // 2
+        if is_summary(body) and counted > WINDOW:
+            refused.append(counted)
+            return http_error(400, message=f"prompt is too long: {counted} tokens > {WINDOW} maximum")
+        return normal(body)
+
+    with FakeAPI(strict) as api:
+        session, _rec = make_session(
+            monkeypatch, api.base_url, project, context_window=WINDOW, max_tokens=1000, max_retries=0
+        )
+        session.messages = synthetic_history(30)
+        result = session.compact()
+        bodies = summary_bodies(api)
+    assert result.ok, result.detail
+    counts = [count_tokens(b) * 3 // 2 for b in bodies]
+    assert len(refused) == 1 and [n for n in counts if n > WINDOW] == refused  # one refusal, then all fit
+    again = bodies[counts.index(refused[0]) + 1 :]
+    assert len(again) > 2  # planned again from the first piece: more, smaller pieces than the two first planned

@@ -19,6 +19,7 @@ compacts), `off` never compacts on its own.
 
 from __future__ import annotations
 
+import re
 import time
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
@@ -53,6 +54,19 @@ INTERRUPTED = "Compaction interrupted by the user; the history is unchanged."
 
 class CompactionInterrupted(RuntimeError):
     """The user interrupted the compaction (Esc, Ctrl+C): the history stays as it was."""
+
+
+#: the API's 400 for a request over the window: "prompt is too long: 205030 tokens > 200000 maximum"
+TOO_LONG = re.compile(r"prompt is too long: ([\d,]+) tokens? > ([\d,]+)")
+
+
+class SummaryTooLong(RuntimeError):
+    """The API counted a summary request as over the window (our estimate was short): `ratio` is its count over
+    ours, to plan the pieces again with."""
+
+    def __init__(self, message: str, ratio: float) -> None:
+        super().__init__(message)
+        self.ratio = ratio
 
 
 @dataclass
@@ -102,8 +116,16 @@ def compacted_history(
 
 def summarise(session: AgentSession, older: list[dict[str, Any]], focus: str) -> tuple[str, Pieces]:
     """The summary of `older`, in pieces when one request cannot hold it (compaction_pieces.py), with a note
-    on what was left out; raises CompactionInterrupted, or RuntimeError on any other failure."""
-    pieces = choose_pieces(session, older, focus)
+    on what was left out; planned once more with the API's own count when it refuses a request as too long.
+    Raises CompactionInterrupted, or RuntimeError on any other failure."""
+    try:
+        return _summarise(session, older, focus, 1.0)
+    except SummaryTooLong as exc:
+        return _summarise(session, older, focus, exc.ratio * 1.05)
+
+
+def _summarise(session: AgentSession, older: list[dict[str, Any]], focus: str, ratio: float) -> tuple[str, Pieces]:
+    pieces = choose_pieces(session, older, focus, ratio)
     room = pieces.budget + (summary_budget(session) if len(pieces.spans) > 1 else 0)  # with the carried summary's
     running = pieces.carried
     for part, (start, end) in enumerate(pieces.spans, 1):
@@ -142,6 +164,9 @@ def request_summary(session: AgentSession, messages: list[dict[str, Any]]) -> st
             raise CompactionInterrupted() from None
         except StreamError as exc:
             failure = classify(exc.cause, opts.model)
+            if failure.status == 400 and (found := TOO_LONG.search(failure.message)):
+                counted, estimated = int(found[1].replace(",", "")), estimate_tokens(body)
+                raise SummaryTooLong(failure.message, max(1.0, counted / max(1, estimated))) from None
             if not failure.retryable or attempt == attempts:
                 raise RuntimeError(failure.message) from None
             if session.cancel_event.wait(

@@ -68,17 +68,19 @@ def summary_window(session: AgentSession) -> int:
     return min(window, model_info(small).context_window) if small else window
 
 
-def piece_budget(session: AgentSession, focus: str) -> tuple[int, int]:
-    """(tokens one piece's messages may take, the window): the window less the margin, the system prompt, the
-    tools, the instruction, the summary's output and a carried summary of the same size."""
+def piece_budget(session: AgentSession, focus: str, ratio: float = 1.0) -> tuple[int, int]:
+    """(tokens one piece's messages may take, the window): the window less the margin, the summary's output, the
+    system prompt, the tools, the instruction and a carried summary as long as the output. `ratio`: the API's
+    count over our estimate, when a request it refused as too long told us (estimates are scaled by it)."""
     window = summary_window(session)
-    fixed = (
+    output = summary_budget(session)
+    estimated = (
         estimate_tokens(session.system_blocks())
         + estimate_tokens(session.tool_definitions())
         + estimate_tokens(f"{INSTRUCTION}\n\n{CARRIED}\n\n{focus}")
-        + 2 * summary_budget(session)
+        + output
     )
-    return int(window * (1 - MARGIN)) - fixed, window
+    return int((window * (1 - MARGIN) - output) / ratio) - estimated, window
 
 
 def _starts(older: list[dict[str, Any]]) -> list[int]:
@@ -125,10 +127,10 @@ def plan_pieces(older: list[dict[str, Any]], budget: int, window: int, carry_cha
     )
 
 
-def choose_pieces(session: AgentSession, older: list[dict[str, Any]], focus: str = "") -> Pieces:
+def choose_pieces(session: AgentSession, older: list[dict[str, Any]], focus: str = "", ratio: float = 1.0) -> Pieces:
     """How `older` is summarised: in one request when it holds it all (no room kept for a carried summary), else
     in pieces; raises RuntimeError when the system prompt and tools leave no room for any request."""
-    budget, window = piece_budget(session, focus)
+    budget, window = piece_budget(session, focus, ratio)
     if budget < MIN_PIECE_TOKENS:
         raise RuntimeError(
             f"the system prompt and tools leave no room for a summary request in the {window:,}-token window"
