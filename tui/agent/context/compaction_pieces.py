@@ -95,9 +95,12 @@ def earlier_summary(message: dict[str, Any]) -> str:
     return "\n\n".join(texts) if texts and texts[0].startswith(SUMMARY_HEADER) else ""
 
 
-def plan_pieces(older: list[dict[str, Any]], budget: int, window: int, carry_chars: int) -> Pieces:
-    """Pack whole groups (a start up to the next) into pieces from the newest end; at most MAX_PIECES."""
-    sizes = [estimate_tokens(m) for m in older]
+def plan_pieces(
+    older: list[dict[str, Any]], budget: int, window: int, carry_chars: int, sizes: list[int] | None = None
+) -> Pieces:
+    """Pack whole groups (a start up to the next) into pieces from the newest end; at most MAX_PIECES.
+    `sizes`: each message's estimated tokens, when already counted."""
+    sizes = sizes if sizes is not None else [estimate_tokens(m) for m in older]
     starts = _starts(older)
     bounds = list(zip(starts, [*starts[1:], len(older)], strict=True))
     spans: list[tuple[int, int]] = []
@@ -136,9 +139,10 @@ def choose_pieces(session: AgentSession, older: list[dict[str, Any]], focus: str
             f"the system prompt and tools leave no room for a summary request in the {window:,}-token window"
         )
     carry = summary_budget(session)
-    pieces = plan_pieces(older, budget + carry, window, carry_chars=carry * CHARS_PER_TOKEN)
+    sizes = [estimate_tokens(m) for m in older]
+    pieces = plan_pieces(older, budget + carry, window, carry * CHARS_PER_TOKEN, sizes)
     if len(pieces.spans) > 1:
-        pieces = plan_pieces(older, budget, window, carry_chars=carry * CHARS_PER_TOKEN)
+        pieces = plan_pieces(older, budget, window, carry * CHARS_PER_TOKEN, sizes)
     return pieces
 
 
