@@ -310,7 +310,10 @@ async def _fork_command(app: AgentApp, args: str) -> None:
 
 @slash_command("compact", "Summarise older turns to free context", usage="[focus]")
 async def _compact_command(app: AgentApp, args: str) -> None:
-    if app.controller.busy or app.compacting:
+    if app.compacting:  # from the palette: typed commands wait while it runs
+        app.notify("A compaction is running: Esc cancels it.", severity="warning")
+        return
+    if app.controller.busy:
         app.notify("A turn is running: press Esc to interrupt it before compacting.", severity="warning")
         return
     app.notify("Compacting the conversation… (Esc cancels)")
