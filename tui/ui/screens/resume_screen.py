@@ -324,25 +324,25 @@ async def _compact_command(app: AgentApp, args: str) -> None:
 async def _compact(app: AgentApp, args: str) -> None:
     import asyncio
 
+    from ..prompt_queue import send_stranded
+
     try:
         result = await asyncio.to_thread(app.session.compact, args)
+        if result.ok:
+            from ..cost_events import compaction_done
+
+            await show_history(app, app.session.messages)  # the summary's marker went with the old view: again
+            done = getattr(app.session, "compactions", None)
+            await app.controller.add_marker(
+                compaction_done(result.messages_before, result.messages_after, done[-1]["plan"] if done else {}),
+                "stop",
+            )
+        app.notify(result.detail, severity="information" if result.ok or result.interrupted else "warning")
     except RuntimeError as exc:
         app.notify(str(exc), severity="warning")
-        return
-    finally:
+    finally:  # only now: a turn started while the conversation is shown again would race with it
         app.compacting = False
-        from ..prompt_queue import send_stranded
-
         send_stranded(app)  # prompts typed meanwhile go now, after the compaction (or its cancel)
-    if result.ok:
-        from ..cost_events import compaction_done
-
-        await show_history(app, app.session.messages)  # the summary's marker went with the old view: say it again
-        done = getattr(app.session, "compactions", None)
-        await app.controller.add_marker(
-            compaction_done(result.messages_before, result.messages_after, done[-1]["plan"] if done else {}), "stop"
-        )
-    app.notify(result.detail, severity="information" if result.ok or result.interrupted else "warning")
 
 
 @slash_command("export", "Write the conversation as Markdown and JSONL", usage="[path]")
