@@ -63,15 +63,19 @@ def test_context_usage_is_published_after_each_response(monkeypatch, project):
 
 
 def test_automatic_compaction_before_the_request_that_would_pass_the_threshold(monkeypatch, project):
-    history = synthetic_history(12)
-    with FakeAPI([reply("SUMMARY: the user is reading a.py."), reply("carrying on")]) as api:
+    history = synthetic_history(12)  # about 11,000 tokens: one summary request cannot hold it, three do
+    script = [reply("Part one."), reply("Parts one and two."), reply("SUMMARY: the user is reading a.py.")]
+    with FakeAPI([*script, reply("carrying on")]) as api:
         session, rec = make_session(monkeypatch, api.base_url, project, context_window=8000, max_tokens=300)
         session.messages = list(history)
         session.run_turn("next step")
         assert api.errors == []
-        summary_req, main_req = (r.body for r in api.message_requests)
-    assert INSTRUCTION[:40] in summary_req["messages"][-1]["content"][-1]["text"]
-    assert "tools" in summary_req and summary_req["max_tokens"] <= 300
+        *summary_reqs, main_req = (r.body for r in api.message_requests)
+    assert len(summary_reqs) == 3
+    for summary_req in summary_reqs:
+        assert INSTRUCTION[:40] in summary_req["messages"][-1]["content"][-1]["text"]
+        assert "tools" in summary_req and summary_req["max_tokens"] <= 300
+    assert "Part one." in summary_reqs[1]["messages"][0]["content"][0]["text"]  # the running summary goes on
     started, finished = rec.of(CompactionStarted)[0], rec.of(CompactionFinished)[0]
     assert started.automatic and finished.ok and finished.messages_after < finished.messages_before
     sent = main_req["messages"]

@@ -259,3 +259,30 @@ def test_ctrl_c_while_streaming_is_one_sentence_and_exit_130(tmp_path: Path, env
         _, err = proc.communicate(timeout=30)
     assert proc.returncode == 130, err
     assert "Traceback" not in err and len(err.strip().splitlines()) == 1, err
+
+
+def test_ctrl_c_while_continue_compacts_is_one_sentence_and_exit_130(tmp_path: Path, env: dict[str, str]) -> None:
+    """-c on a session three windows large compacts before the prompt goes; a Ctrl+C then ends it as interrupted."""
+    project = tmp_path / "proj"
+    project.mkdir()
+    big_session(Path(env["XDG_DATA_HOME"]), project, pairs=1600)  # ~600,000 tokens, the offline model's window 200,000
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "tui.cli.main", "-c", "-p", "hi", "--offline", "--output-format", "stream-json"],
+        cwd=project,
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),  # a foreground job (see above)
+    )
+    assert proc.stdout is not None
+    for line in proc.stdout:
+        if json.loads(line)["type"] == "compaction_started":
+            break
+    proc.send_signal(signal.SIGINT)
+    out, err = proc.communicate(timeout=60)
+    assert proc.returncode == 130, err
+    assert "Traceback" not in err and len(err.strip().splitlines()) == 1 and "interrupted" in err, err
+    assert "context_full" not in err + out
+    result = json.loads(out.strip().splitlines()[-1])
+    assert result["type"] == "result" and result["stop_reason"] == "interrupted"

@@ -57,7 +57,8 @@ def test_a_fallback_equal_to_the_model_is_refused(project):
 
 
 def test_compaction_summaries_use_the_small_fast_model(monkeypatch, tmp_path):
-    with FakeAPI([reply("SUMMARY: reading a.py."), reply("carrying on")]) as api:
+    summaries = [reply("SUMMARY: reading a.py.")] * 3  # the history is larger than the window: three pieces
+    with FakeAPI([*summaries, reply("carrying on")]) as api:
         session, _ = make_session(
             monkeypatch,
             api.base_url,
@@ -69,7 +70,7 @@ def test_compaction_summaries_use_the_small_fast_model(monkeypatch, tmp_path):
         session.messages = synthetic_history(12)
         session.run_turn("next step")
         models = [r.body["model"] for r in api.message_requests]
-    assert models == ["claude-haiku-5-5", "claude-sonnet-5-5"]
+    assert models == ["claude-haiku-5-5"] * 3 + ["claude-sonnet-5-5"]
 
 
 def test_small_fast_model_comes_from_the_environment_or_the_setting(monkeypatch, tmp_path):

@@ -59,6 +59,15 @@ class HistoryMixin:
     checkpoints: Any  # AgentSession.checkpoints
     pin: Callable[[str], str]  # PinMixin.pin
 
+    @property
+    def turn_start(self) -> tuple[int, dict[str, Any] | None]:
+        """(messages before this turn's prompt, the last of them as it was): its answer starts there."""
+        return self._before_prompt
+
+    @turn_start.setter
+    def turn_start(self, value: tuple[int, dict[str, Any] | None]) -> None:  # a compaction moved the turn's start
+        self._before_prompt = value
+
     def append_message(self, message: dict[str, Any]) -> None:
         """Append to the API history (never modified afterwards) and to the transcript."""
         self.messages.append(message)

@@ -190,7 +190,7 @@ class HeadlessRenderer:
             )
         elif isinstance(event, ResponseFinished):
             self.api_ms += event.duration_ms
-        elif isinstance(event, CompactionFinished):
+        elif isinstance(event, CompactionFinished) and not event.interrupted:  # the stop line says it
             self.err.write(f"agent-tui: context compaction: {visible(event.detail)}\n")
         elif isinstance(event, CacheMissed):
             self.err.write(f"agent-tui: {visible(cache_miss_line(event))}\n")

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import importlib
 import threading
-import time
 from collections import deque
 from collections.abc import Iterable
 from functools import cached_property, partial
@@ -32,6 +31,7 @@ from .bindings import bindings_for
 from .conversation_keys import ConversationKeys
 from .engine_inbox import DELTA_BATCH_S, EngineInbox
 from .inspector_backlog import InspectorBacklog
+from .interrupt_keys import InterruptKeys
 from .notice_hold import NoticeHold
 from .notifier import FocusReports
 from .terminal_model import TerminalModel
@@ -56,7 +56,6 @@ DEFAULT_GRACE_S = 0.5
 #: what the status line names while the offline demo model answers (whatever model is chosen)
 OFFLINE_LABEL = "offline demo"
 #: a second Ctrl+C within this many seconds quits
-QUIT_CONFIRM_S = 2.0
 
 
 def _optional(module: str) -> Any:
@@ -67,7 +66,7 @@ def _optional(module: str) -> Any:
         return None
 
 
-class AgentApp(ConversationKeys, FocusReports, EngineInbox, App[int]):
+class AgentApp(InterruptKeys, ConversationKeys, FocusReports, EngineInbox, App[int]):
     """agent-tui: the conversation, live tool activity, permission dialogs, the inspector."""
 
     CSS_PATH = Path(__file__).with_name("app.tcss")
@@ -115,7 +114,6 @@ class AgentApp(ConversationKeys, FocusReports, EngineInbox, App[int]):
         #: tui.agent.events.BlockDelta and tui.ui.events.EngineEvents, set by _attach_session
         self._delta_type: type = type(None)
         self._wake_message: type[EngineEvents] | None = None
-        self._last_ctrl_c = 0.0
         #: what the folder brings that trust gates (tui.trust.inventory.FolderInventory), read after the first frame
         self.trust_inventory: Any = None
         #: (where, sentence) of every problem found at start, toasted or not (/doctor lists them)
@@ -329,6 +327,10 @@ class AgentApp(ConversationKeys, FocusReports, EngineInbox, App[int]):
 
     async def submit_prompt(self, text: str) -> None:
         """Run a slash command, or start a turn with `text`."""
+        if self.compacting and text.startswith(("/", "!", "#")):  # a message is queued; these wait for it
+            self.prompt_area.restore(text)
+            self.notify("Compacting the conversation: wait, or press Esc to cancel it.", severity="warning")
+            return
         if text.startswith("/"):
             await commands.run_slash(self, text)
             return
@@ -382,36 +384,9 @@ class AgentApp(ConversationKeys, FocusReports, EngineInbox, App[int]):
 
     # --- actions (ids and keys live in bindings.py) -------------------------------------
 
-    def action_interrupt(self) -> None:
-        if self.controller.busy:
-            self.session.cancel()
-            self.status.set_state("interrupting")
-        else:
-            if not self.conversation.following:
-                self.conversation.jump_to_bottom()
-            from .screens.rewind_screen import escape_pressed
-
-            escape_pressed(self)  # Esc Esc on an empty prompt: the rewind list
-
     @on(Button.Pressed, "#cancel")
     def _cancel_pressed(self) -> None:
         self.action_interrupt()
-
-    def action_interrupt_or_quit(self) -> None:
-        """Ctrl+C: copy a selection in the prompt, else quit on the second press."""
-        prompt = self.prompt_area
-        if prompt.has_focus and prompt.selected_text:
-            prompt.action_copy()
-            return
-        now = time.monotonic()
-        if now - self._last_ctrl_c <= QUIT_CONFIRM_S:
-            self.action_quit_now()
-            return
-        self._last_ctrl_c = now
-        self.notify("Press Ctrl+C again to quit.", timeout=QUIT_CONFIRM_S)
-
-    def action_quit_now(self) -> None:
-        self.exit(0)  # exit() interrupts the turn
 
     def action_cycle_mode(self) -> None:
         commands.cycle_mode(self)

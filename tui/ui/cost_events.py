@@ -30,6 +30,13 @@ def compaction_note(plan: dict[str, Any]) -> str:
     )
     if plan.get("pinned"):
         note += f"; {plural(len(plan['pinned']), 'pinned prompt')} kept"
+    if plan.get("requests", 1) > 1:  # a history larger than one summary request (compaction_pieces.py)
+        note += f"; written in {plan['requests']} requests"
+    if left := plan.get("left_out"):
+        note += (
+            f"; the oldest {plural(left['messages'], 'message')} (~{short_tokens(left['tokens'])} tokens) "
+            "left out unread, as the summary says"
+        )
     return note
 
 
@@ -79,6 +86,8 @@ class CostHandlers:
     async def on_compaction_finished(self, e: ev.CompactionFinished) -> None:
         if e.ok:
             await self.add_marker(compaction_done(e.messages_before, e.messages_after, e.plan), "stop")
+        elif e.interrupted:
+            await self.add_marker("compaction cancelled: the history is unchanged", "info")
         else:
             await self.add_marker(f"compaction failed, history kept: {e.detail or 'no detail'}", "warn")
         self.app.status.set_state("waiting for model" if self.busy else "idle")

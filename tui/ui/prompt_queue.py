@@ -36,8 +36,8 @@ def queue_while_busy(app: AgentApp, text: str) -> bool:
     box = inbox(app)
     if box is None or text.startswith(NOT_QUEUED):
         return False
-    if app.controller.busy:
-        box.put(text)  # the turn is starting (or ending): it drains the inbox before it is done
+    if app.controller.busy or app.compacting:
+        box.put(text)  # the turn is starting (or ending): it drains the inbox before it is done; after a /compact
     elif not box.put_if_active(text):
         return False  # no turn runs: this one starts now
     refresh(app)

@@ -7,7 +7,10 @@ before an assistant message, so every tool_use keeps its tool_result. Memory fil
 system[] and are read again from disk afterwards. The summary request is an ordinary
 streamed call with the same system and tools and a plain instruction not to call tools; it
 is shown and priced like any request (iteration 0), and fails safe: on any error the
-history stays as it was and the failure is reported in CompactionFinished.
+history stays as it was and the failure is reported in CompactionFinished. A history larger
+than one request can hold is summarised in pieces, each within the window, and what is too
+old for the pieces is left out with a note (compaction_pieces.py). An interrupt (Esc, Ctrl+C)
+between or during its requests leaves the history as it was and ends the turn as interrupted.
 
 The `compaction` setting decides what reaching the threshold does: `auto` compacts, `ask`
 asks first (CompactionProposed, answered by the app's dialog; `-p` cannot ask, so it
@@ -16,6 +19,7 @@ compacts), `off` never compacts on its own.
 
 from __future__ import annotations
 
+import re
 import time
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
@@ -28,22 +32,41 @@ from tui.agent.cost.pricing import usage_cost
 from tui.agent.events import CompactionFinished, CompactionStarted, Event, Notice, RequestSent, ResponseFinished
 from tui.text.wording import plural
 
+from .compaction_pieces import Pieces, choose_pieces, fit, lead_text, left_out_note, piece_messages
+from .compaction_pieces import (
+    is_prompt as is_prompt,  # the module's public name before pieces moved it (compaction_plan, tests)
+)
 from .context import estimate_tokens, summary_budget
 from .pins import pinned_blocks
+from .summary_words import CARRIED
+from .summary_words import INSTRUCTION as INSTRUCTION
+from .summary_words import SUMMARY_HEADER as SUMMARY_HEADER
 
 if TYPE_CHECKING:
     from tui.agent.session import AgentSession
 
 #: messages kept verbatim at least (when a cut point allows it)
 KEEP_MESSAGES = 6
-SUMMARY_HEADER = "[Summary of the earlier conversation, written when the context was compacted]"
-INSTRUCTION = (
-    "The conversation so far is about to be compacted to save context. Do not call any tools. "
-    "Write a concise but complete summary of it for yourself to continue the work from: the user's goals "
-    "and instructions (quote exact requirements), decisions made, files read or changed (with paths) and "
-    "what changed in them, commands run and their outcomes, errors met and how they were solved, and what "
-    "remains to do. Use short headed sections and bullet points. Reply with the summary only."
-)
+
+
+INTERRUPTED = "Compaction interrupted by the user; the history is unchanged."
+
+
+class CompactionInterrupted(RuntimeError):
+    """The user interrupted the compaction (Esc, Ctrl+C): the history stays as it was."""
+
+
+#: the API's 400 for a request over the window: "prompt is too long: 205030 tokens > 200000 maximum"
+TOO_LONG = re.compile(r"prompt is too long: ([\d,]+) tokens? > ([\d,]+)")
+
+
+class SummaryTooLong(RuntimeError):
+    """The API counted a summary request as over the window (our estimate was short): `ratio` is its count over
+    ours, to plan the pieces again with."""
+
+    def __init__(self, message: str, ratio: float) -> None:
+        super().__init__(message)
+        self.ratio = ratio
 
 
 @dataclass
@@ -53,16 +76,7 @@ class CompactionResult:
     messages_before: int
     messages_after: int
     detail: str = ""
-
-
-def is_prompt(message: dict[str, Any]) -> bool:
-    """A user message that starts a turn (holds no tool_result)."""
-    if message.get("role") != "user":
-        return False
-    content = message.get("content")
-    if isinstance(content, str):
-        return True
-    return not any(isinstance(b, dict) and b.get("type") == "tool_result" for b in content or ())
+    interrupted: bool = False
 
 
 def choose_cut(messages: list[dict[str, Any]], keep: int = KEEP_MESSAGES) -> int | None:
@@ -78,14 +92,9 @@ def choose_cut(messages: list[dict[str, Any]], keep: int = KEEP_MESSAGES) -> int
     return replies[-1] if replies else None
 
 
-def _summary_request_messages(older: list[dict[str, Any]], focus: str) -> list[dict[str, Any]]:
-    instruction = INSTRUCTION + (f"\n\nPay particular attention to: {focus}" if focus else "")
-    block = {"type": "text", "text": instruction}
-    if older and older[-1].get("role") == "user":
-        last = older[-1]
-        content = last["content"] if isinstance(last["content"], list) else [{"type": "text", "text": last["content"]}]
-        return [*older[:-1], {"role": "user", "content": [*content, block]}]
-    return [*older, {"role": "user", "content": [block]}]
+def _instruction(focus: str, part: int, parts: int, carried: bool) -> str:
+    text = INSTRUCTION + (f"\n\n{CARRIED.format(part=part, parts=parts)}" if carried else "")
+    return text + (f"\n\nPay particular attention to: {focus}" if focus else "")
 
 
 def compacted_history(
@@ -105,15 +114,43 @@ def compacted_history(
     return [{"role": "user", "content": blocks}, *kept]
 
 
-def request_summary(session: AgentSession, older: list[dict[str, Any]], focus: str) -> str:
-    """Ask the model for the summary (retrying what a retry can mend); raises RuntimeError on failure."""
+def summarise(session: AgentSession, older: list[dict[str, Any]], focus: str) -> tuple[str, Pieces]:
+    """The summary of `older`, in pieces when one request cannot hold it (compaction_pieces.py), with a note
+    on what was left out; planned once more with the API's own count when it refuses a request as too long.
+    Raises CompactionInterrupted, or RuntimeError on any other failure."""
+    try:
+        return _summarise(session, older, focus, 1.0)
+    except SummaryTooLong as exc:
+        return _summarise(session, older, focus, exc.ratio * 1.05)
+
+
+def _summarise(session: AgentSession, older: list[dict[str, Any]], focus: str, ratio: float) -> tuple[str, Pieces]:
+    pieces = choose_pieces(session, older, focus, ratio)
+    room = pieces.budget + (summary_budget(session) if len(pieces.spans) > 1 else 0)  # with the carried summary's
+    running = pieces.carried
+    for part, (start, end) in enumerate(pieces.spans, 1):
+        if session.cancel_event.is_set():
+            raise CompactionInterrupted()
+        lead = lead_text(running, pieces.left_out > 0)
+        messages = piece_messages(
+            fit(older[start:end], room - estimate_tokens(lead)),
+            lead,
+            _instruction(focus, part, len(pieces.spans), bool(running)),
+        )
+        running = request_summary(session, messages)
+    note = left_out_note(older, pieces)
+    return (f"{running.strip()}\n\n{note}" if note else running), pieces
+
+
+def request_summary(session: AgentSession, messages: list[dict[str, Any]]) -> str:
+    """Ask the model for one summary (retrying what a retry can mend); raises RuntimeError on failure."""
     opts = session.options
     body = build_request(
         model=opts.small_fast_model or opts.model,
         max_tokens=summary_budget(session),
         system=session.system_blocks(),
         tools=session.tool_definitions(),
-        messages=_summary_request_messages(older, focus),
+        messages=messages,
     )
     params = {k: v for k, v in body.items() if k != "stream"}
     quiet: Any = lambda event: None  # noqa: E731 - the summary's deltas are not part of a turn
@@ -124,15 +161,18 @@ def request_summary(session: AgentSession, older: list[dict[str, Any]], focus: s
         try:
             result = run_stream(session.client(), params, iteration=0, publish=quiet, cancel=session.cancel_event)
         except StreamInterrupted:
-            raise RuntimeError("interrupted by the user") from None
+            raise CompactionInterrupted() from None
         except StreamError as exc:
             failure = classify(exc.cause, opts.model)
+            if failure.status == 400 and (found := TOO_LONG.search(failure.message)):
+                counted, estimated = int(found[1].replace(",", "")), estimate_tokens(body)
+                raise SummaryTooLong(failure.message, max(1.0, counted / max(1, estimated))) from None
             if not failure.retryable or attempt == attempts:
                 raise RuntimeError(failure.message) from None
             if session.cancel_event.wait(
                 backoff_delay(attempt, opts.retry_base_delay, opts.retry_max_delay, failure.retry_after)
             ):
-                raise RuntimeError("interrupted by the user") from None
+                raise CompactionInterrupted() from None
             continue
         price = "offline-demo" if session.offline else body["model"]  # the small fast model when one is set
         session.publish(
@@ -182,7 +222,12 @@ def compact(session: AgentSession, focus: str = "", *, automatic: bool = False) 
         return _finish(publish, CompactionResult(False, "", len(before), len(before), blocked))
     plan = compaction_plan(session, before)
     try:
-        summary = request_summary(session, before[:cut], focus)
+        summary, pieces = summarise(session, before[:cut], focus)
+    except CompactionInterrupted:  # not stuck: the next prompt may compact again
+        return _finish(
+            publish,
+            CompactionResult(False, "", len(before), len(before), INTERRUPTED, interrupted=True),
+        )
     except RuntimeError as exc:
         session.context.stuck_at = len(before)
         return _finish(
@@ -191,16 +236,19 @@ def compact(session: AgentSession, focus: str = "", *, automatic: bool = False) 
                 False, "", len(before), len(before), f"Compaction failed, the history is unchanged: {exc}."
             ),
         )
+    plan["requests"] = len(pieces.spans)  # as sent (the plan's forecast did not know the focus)
+    plan.pop("left_out", None)
+    if pieces.left_out:
+        plan["left_out"] = {"messages": pieces.left_out, "tokens": pieces.left_out_tokens}
     after = compacted_history(summary, focus, before[cut:], session.pins)
     session.messages = after
+    _rebase_turn(session, cut, before[cut], summary, focus)
     dropped = dropped_excerpts(before[:cut])
     _remember_compaction(session, before, after, cut, summary, focus, automatic, plan, dropped)
     session.context.reset()
     result = _finish(
         publish,
-        CompactionResult(
-            True, summary, len(before), len(after), f"Compacted {plural(cut, 'older message')} into a summary."
-        ),
+        CompactionResult(True, summary, len(before), len(after), _done_detail(cut, pieces)),
         plan,
         dropped,
     )
@@ -208,6 +256,34 @@ def compact(session: AgentSession, focus: str = "", *, automatic: bool = False) 
     if session.hooks is not None:  # SessionStart with source "compact"; its context goes with the next prompt
         session.hook_context += session.hooks.compacted()
     return result
+
+
+def _done_detail(cut: int, pieces: Pieces) -> str:
+    detail = f"Compacted {plural(cut, 'older message')} into a summary"
+    if len(pieces.spans) > 1:
+        detail += f", written in {len(pieces.spans)} requests (the history was larger than one request can hold)"
+    if pieces.left_out:
+        detail += (
+            f"; the oldest {plural(pieces.left_out, 'message')} (about {plural(pieces.left_out_tokens, 'token')}) "
+            "were left out unsummarised, as the summary says, and remain in the transcript"
+        )
+    return detail + "."
+
+
+def _rebase_turn(session: AgentSession, cut: int, first_kept: dict[str, Any], summary: str, focus: str) -> None:
+    """Where the running turn began, in the compacted history (its answer and a retracted prompt depend on it).
+
+    messages[:cut] became one summary message, merged into the first kept message when that is a user one.
+    """
+    count, last = session.turn_start
+    merged = first_kept.get("role") == "user"
+    if count <= cut:  # the turn's prompt was summarised too: its messages start after the summary
+        session.turn_start = (1, session.messages[0])
+        return
+    new = count - cut + (0 if merged else 1)
+    if new == 1 and merged and last is not None:  # the message before the prompt is the summary's now
+        last = compacted_history(summary, focus, [last], session.pins)[0]
+    session.turn_start = (new, last)
 
 
 def _remember_compaction(
@@ -255,6 +331,7 @@ def _finish(
     publish: Any, result: CompactionResult, plan: dict[str, Any] | None = None, dropped: tuple[dict[str, Any], ...] = ()
 ) -> CompactionResult:
     event: Event = CompactionFinished(
+        interrupted=result.interrupted,
         summary=result.summary,
         messages_before=result.messages_before,
         messages_after=result.messages_after,

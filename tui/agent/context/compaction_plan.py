@@ -14,9 +14,11 @@ from typing import TYPE_CHECKING, Any
 from tui.agent.events import CompactionProposed
 from tui.text.wording import plural
 
-from .compaction import SUMMARY_HEADER, choose_cut, is_prompt
+from .compaction import choose_cut
+from .compaction_pieces import choose_pieces, is_prompt
 from .context import estimate_tokens
 from .pins import PINNED_HEADER
+from .summary_words import SUMMARY_HEADER
 
 if TYPE_CHECKING:
     from tui.agent.session import AgentSession
@@ -85,6 +87,7 @@ def compaction_plan(session: AgentSession, messages: list[dict[str, Any]] | None
     earlier = _starts_with_summary(older)
     return {
         **plan,
+        **_pieces_forecast(session, older),
         "possible": True,
         "cut": cut,
         "summarised": {
@@ -109,6 +112,16 @@ def compaction_plan(session: AgentSession, messages: list[dict[str, Any]] | None
             "turns": _span(kept_turns, f"the rest of turn {split}" if split is not None else ""),
         },
     }
+
+
+def _pieces_forecast(session: AgentSession, older: list[dict[str, Any]]) -> dict[str, Any]:
+    """The summary requests compacting `older` takes, and what it would leave out (compaction_pieces.py)."""
+    try:
+        pieces = choose_pieces(session, older)
+    except RuntimeError:
+        return {}
+    left = {"left_out": {"messages": pieces.left_out, "tokens": pieces.left_out_tokens}} if pieces.left_out else {}
+    return {"requests": len(pieces.spans), **left}
 
 
 def _excerpt(message: dict[str, Any]) -> str:

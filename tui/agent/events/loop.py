@@ -211,3 +211,5 @@ class CompactionFinished(Event):
     plan: dict[str, Any] = field(default_factory=dict)
     #: one entry per message summarised away: {"index", "role", "text" (an excerpt), "tokens"}
     dropped: tuple[dict[str, Any], ...] = ()
+    #: the user interrupted it (Esc, Ctrl+C): the history is unchanged, and the turn ends as interrupted
+    interrupted: bool = False

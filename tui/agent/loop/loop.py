@@ -65,7 +65,10 @@ def run_turn(session: AgentSession, prompt: str, images: tuple[dict[str, Any], .
         while True:
             check_limits(session, turn)
             steer(session, turn.iterations + 1)  # messages typed meanwhile join this request, after the results
-            maybe_auto_compact(session)
+            compacted = maybe_auto_compact(session)
+            if session.cancel_event.is_set():  # while compacting or asking to: "interrupted", not "context_full"
+                during = " while the context was compacted; the history is unchanged" if compacted else ""
+                raise LoopStop("interrupted", f"Interrupted by the user{during}.")
             check_fits(session, turn)
             turn.iterations += 1
             result = call_model(session, turn.iterations, choice)

@@ -32,6 +32,7 @@ from tui.agent.offline.intent import Kind, classify
 from tui.agent.offline.limits import cannot_reply, safe_hits, serves_change
 from tui.agent.offline.project import display_path, is_git_repo, normalize, pick_read_target
 from tui.agent.offline.replies import GREETING, demo_file_content, findings_sentence, images_reply, summary
+from tui.agent.offline.summary import is_summary_request, summary_text
 from tui.text.wording import shorten
 
 MAX_REPLIES_PER_TURN = 6
@@ -188,6 +189,8 @@ def _assign_ids(body: dict[str, Any], blocks: Blocks) -> None:
 def plan_reply(body: dict[str, Any], project_dir: Path) -> tuple[Blocks, str]:
     """The content blocks and stop_reason the offline model answers this request with."""
     project_dir = Path(project_dir)
+    if is_summary_request(body):  # a compaction: a summary, as a real model writes one
+        return [text_block(summary_text(body))], "end_turn"
     turn = current_turn(list(body.get("messages") or []))
     if turn is None:
         blocks, stop_reason = [text_block("Send me a prompt to start a turn.")], "end_turn"

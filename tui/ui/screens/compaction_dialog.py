@@ -53,6 +53,20 @@ def plan_heading(plan: dict[str, Any]) -> Text:
     return text
 
 
+def pieces_line(plan: dict[str, Any]) -> str:
+    """When the history is larger than one summary request: how many it takes, and what is left out unread."""
+    requests, left = plan.get("requests", 1), plan.get("left_out")
+    if requests <= 1:
+        return ""
+    line = f"Larger than one summary request: it takes {requests}"
+    if left:
+        line += (
+            f", and the oldest {plural(left['messages'], 'message')} (~{short_tokens(left['tokens'])} tokens) are "
+            "left out unread (the transcript and /rewind keep them)"
+        )
+    return line + "."
+
+
 class CompactionDialog(AskDialog):
     """The plan and three answers; "with a focus" opens a box for it. Esc is "not now"."""
 
@@ -73,6 +87,8 @@ class CompactionDialog(AskDialog):
             with VerticalScroll(classes="dialog-body"):
                 yield Static(plan_heading(self.plan))
                 yield Static(plan_table(self.plan), id="compaction-plan")
+                if line := pieces_line(self.plan):
+                    yield Static(Text(line, style="dim"))
                 pins = self.plan.get("pinned") or []
                 if pins:
                     listed = "; ".join(one_line(p)[:60] for p in pins[:3])

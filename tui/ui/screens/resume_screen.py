@@ -310,26 +310,39 @@ async def _fork_command(app: AgentApp, args: str) -> None:
 
 @slash_command("compact", "Summarise older turns to free context", usage="[focus]")
 async def _compact_command(app: AgentApp, args: str) -> None:
-    import asyncio
-
+    if app.compacting:  # from the palette: typed commands wait while it runs
+        app.notify("A compaction is running: Esc cancels it.", severity="warning")
+        return
     if app.controller.busy:
         app.notify("A turn is running: press Esc to interrupt it before compacting.", severity="warning")
         return
-    app.notify("Compacting the conversation…")
+    app.notify("Compacting the conversation… (Esc cancels)")
+    app.compacting = True  # a worker: the app keeps handling keys (Esc, Ctrl+C cancel) while it runs
+    app.run_worker(_compact(app, args), exit_on_error=False)
+
+
+async def _compact(app: AgentApp, args: str) -> None:
+    import asyncio
+
+    from ..prompt_queue import send_stranded
+
     try:
         result = await asyncio.to_thread(app.session.compact, args)
+        if result.ok:
+            from ..cost_events import compaction_done
+
+            await show_history(app, app.session.messages)  # the summary's marker went with the old view: again
+            done = getattr(app.session, "compactions", None)
+            await app.controller.add_marker(
+                compaction_done(result.messages_before, result.messages_after, done[-1]["plan"] if done else {}),
+                "stop",
+            )
+        app.notify(result.detail, severity="information" if result.ok or result.interrupted else "warning")
     except RuntimeError as exc:
         app.notify(str(exc), severity="warning")
-        return
-    if result.ok:
-        from ..cost_events import compaction_done
-
-        await show_history(app, app.session.messages)  # the summary's marker went with the old view: say it again
-        done = getattr(app.session, "compactions", None)
-        await app.controller.add_marker(
-            compaction_done(result.messages_before, result.messages_after, done[-1]["plan"] if done else {}), "stop"
-        )
-    app.notify(result.detail, severity="information" if result.ok else "warning")
+    finally:  # only now: a turn started while the conversation is shown again would race with it
+        app.compacting = False
+        send_stranded(app)  # prompts typed meanwhile go now, after the compaction (or its cancel)
 
 
 @slash_command("export", "Write the conversation as Markdown and JSONL", usage="[path]")
