@@ -55,7 +55,6 @@ if TYPE_CHECKING:
 DEFAULT_GRACE_S = 0.5
 #: what the status line names while the offline demo model answers (whatever model is chosen)
 OFFLINE_LABEL = "offline demo"
-#: a second Ctrl+C within this many seconds quits
 
 
 def _optional(module: str) -> Any:
