@@ -31,7 +31,7 @@ def compaction_note(plan: dict[str, Any]) -> str:
     if plan.get("pinned"):
         note += f"; {plural(len(plan['pinned']), 'pinned prompt')} kept"
     if plan.get("requests", 1) > 1:  # a history larger than one summary request (compaction_pieces.py)
-        note += f"; written in {plan['requests']} requests"
+        note += f"; written in {plural(plan['requests'], 'request')}"
     if left := plan.get("left_out"):
         note += (
             f"; the oldest {plural(left['messages'], 'message')} (~{short_tokens(left['tokens'])} tokens) "

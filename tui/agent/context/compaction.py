@@ -261,7 +261,9 @@ def compact(session: AgentSession, focus: str = "", *, automatic: bool = False) 
 def _done_detail(cut: int, pieces: Pieces) -> str:
     detail = f"Compacted {plural(cut, 'older message')} into a summary"
     if len(pieces.spans) > 1:
-        detail += f", written in {len(pieces.spans)} requests (the history was larger than one request can hold)"
+        detail += (
+            f", written in {plural(len(pieces.spans), 'request')} (the history was larger than one request can hold)"
+        )
     if pieces.left_out:
         detail += (
             f"; the oldest {plural(pieces.left_out, 'message')} (about {plural(pieces.left_out_tokens, 'token')}) "

@@ -180,7 +180,7 @@ def lead_text(carried: str, left_out: bool) -> str:
 def _cut_strings(value: Any, cap: int) -> Any:
     """`value` with every string longer than `cap` cut to it (and saying so); images become a note."""
     if isinstance(value, str):
-        return value if len(value) <= cap else value[:cap] + f" [… {len(value) - cap:,} characters left out]"
+        return value if len(value) <= cap else value[:cap] + f" [… {plural(len(value) - cap, 'character')} left out]"
     if isinstance(value, list):
         return [_cut_strings(v, cap) for v in value]
     if isinstance(value, dict):
@@ -235,6 +235,6 @@ def left_out_note(older: list[dict[str, Any]], pieces: Pieces) -> str:
         f"Note: the oldest {plural(pieces.left_out, 'message')} of this conversation (about "
         f"{plural(pieces.left_out_tokens, 'token')}, {pieces.left_out_tokens / pieces.window:.1f}× the "
         f"{pieces.window:,}-token context window) were left out of this summary unread: summarising all of it "
-        f"would have taken {requests} requests, and a compaction sends at most {MAX_PIECES}.{carried}{quote} "
+        f"would have taken {plural(requests, 'request')}, and a compaction sends at most {MAX_PIECES}.{carried}{quote} "
         "The session's transcript keeps every message, and /rewind returns to any prompt among them."
     )
