@@ -2,7 +2,9 @@
 
 2,000 turns, 200 subagents, 20,000 tool calls, 50 MB of tool output, 5 compactions, the conversation paged
 up and back, the inspector and its timeline opened, /rewind twice (`soak.py` drives it). Reported: RSS after
-warm-up (a tenth of the day) and at the end, UI frame work p95 in the first and last tenth, descriptors,
+warm-up (a tenth of the day) and at the end of the day, both while the app runs, each after a gc.collect() (the
+note adds the RSS after the app closed, the RSS at every tenth of the day, and how much of the RSS glibc holds
+as free memory in its arenas), UI frame work p95 in the first and last tenth, descriptors,
 threads and child processes at the end against before the app, the transcript's and the checkpoint
 store's size per turn in each half of the day. `--quick` runs a tenth of the day.
 """
@@ -86,6 +88,7 @@ def rows(plan: Plan, report: Report) -> list[dict[str, Any]]:
         f"{report.rewinds} rewinds, paging, inspector and timeline opened; {report.seconds / 60:.1f} min"
     )
     growth = report.rss_end / report.rss_warm - 1 if report.rss_warm else None
+    mem = report.memory
     half = [s for s in report.storage if s[0] <= plan.turns // 2]
     per_turn = [(t / n, c / n) for n, t, c in report.storage if n]
     early = half[-1] if half else report.storage[0]
@@ -97,14 +100,15 @@ def rows(plan: Plan, report: Report) -> list[dict[str, Any]]:
     back = all(end_counts[k] <= start[k] for k in ("fds", "threads", "children"))
     out = [
         row(
-            "soak: RSS at the end of the day",
+            "soak: RSS at the end of the day, app running",
             report.rss_end,
             report.rss_warm,
             "≤ 1.10× after warm-up",
             unit="MiB",
             met=growth is not None and growth <= 0.10,
             baseline_label=f"after warm-up (turn {tenth}), same process",
-            note=day_note,
+            note=f"{day_note}; after the last turn and after warm-up alike: the app running, after a gc.collect(); "
+            f"{_memory_note(report)}",
         ),
         row(
             "soak: UI frame work p95, last tenth of the day",
@@ -154,8 +158,35 @@ def rows(plan: Plan, report: Report) -> list[dict[str, Any]]:
             note=f"sampled every {max(1, plan.turns // 20)} turns",
         ),
     ]
-    out[0]["samples"] = {"storage": report.storage, "per_turn": per_turn}
+    out[0]["samples"] = {"storage": report.storage, "per_turn": per_turn, "rss_curve": report.rss_curve, "memory": mem}
+    out[0]["rss_closed"] = report.rss_closed
     return out
+
+
+def _memory_note(report: Report) -> str:
+    """The RSS after the close, its curve by tenths, and what holds it (Python's arenas, glibc's) at three points."""
+    curve = ", ".join(f"{rss:.0f}" for _, rss in report.rss_curve)
+    parts = [
+        f"after the app and session closed: {report.rss_closed:.0f} MiB",
+        f"RSS (MiB) at each tenth of the day: {curve}",
+    ]
+    for stage in ("warm", "end", "closed"):
+        m = report.memory.get(stage, {})
+        if "anon" not in m:
+            continue
+        held = [f"anonymous {m['anon']:.0f} MiB, file-backed {m['file']:.0f} MiB"]
+        if "pymalloc_arenas" in m:
+            held.append(
+                f"Python's small-object arenas {m['pymalloc_arenas']:.0f} MiB ({m['pymalloc_used']:.0f} in objects, "
+                f"{m['pymalloc_free']:.0f} free)"
+            )
+        if "malloc_free" in m:
+            held.append(
+                f"glibc malloc {m['malloc_in_use'] + m['malloc_mmapped']:.0f} MiB in use, {m['malloc_free']:.0f} "
+                "free in its arenas"
+            )
+        parts.append(f"{stage}: {', '.join(held)}")
+    return "; ".join(parts)
 
 
 if __name__ == "__main__":

@@ -23,6 +23,7 @@ from typing import Any
 from tests.fakeapi import reply, tool_use
 
 from .common import written_frame
+from .memory_probe import malloc_trim, memory
 
 PROMPT = "soak turn {n}: look around"
 SUB_PROMPT = "soak subagent {n}"
@@ -151,7 +152,17 @@ class Report:
     turns: int = 0
     frames: list[tuple[int, float]] = field(default_factory=list)  # (turn, UI-thread CPU ms before the frame)
     rss_warm: float = 0.0
+    #: after the last turn and a gc.collect(), the app still running (taken as the warm-up figure is)
     rss_end: float = 0.0
+    #: after the app and the session closed and its threads wound down (finish)
+    rss_closed: float = 0.0
+    #: (turn, RSS MiB) at every tenth of the day, each after a gc.collect(), the app running
+    rss_curve: list[tuple[int, float]] = field(default_factory=list)
+    #: memory_probe.memory() readings: "turn N" at each tenth, "warm", "end" (app running), "closed"; with
+    #: trim_probe also "warm_trimmed" and "end_trimmed"
+    memory: dict[str, dict[str, float]] = field(default_factory=dict)
+    #: a throwaway experiment: malloc_trim(0) after each warm-up and end reading, read again (changes the day after)
+    trim_probe: bool = False
     #: descriptors, threads, child processes: before the app was built, after warm-up, after it closed
     start: dict[str, int] = field(default_factory=dict)
     warm: dict[str, int] = field(default_factory=dict)
@@ -172,6 +183,13 @@ async def _until(predicate: Any, timeout: float = 120.0) -> None:
         if time.monotonic() > deadline:
             raise TimeoutError("the soak app did not get there in time")
         await asyncio.sleep(0.005)
+
+
+def _read_memory(report: Report, stage: str) -> None:
+    report.memory[stage] = memory()
+    if report.trim_probe:
+        malloc_trim()
+        report.memory[stage + "_trimmed"] = memory()
 
 
 async def run(plan: Plan, app: Any, sessions: Path, report: Report, probe: Any = None) -> Report:
@@ -220,9 +238,13 @@ async def run(plan: Plan, app: Any, sessions: Path, report: Report, probe: Any =
                 lambda done=done: session.turn_count >= done and not session.running and not app.controller.busy
             )
             await pilot.pause()
-            if n == warm:
+            if n % warm == 0 and n != plan.turns:
                 gc.collect()
-                report.rss_warm = rss_mib()
+                report.rss_curve.append((n, round(rss_mib(), 1)))
+                report.memory[f"turn {n}"] = memory()
+            if n == warm:
+                report.rss_warm = report.rss_curve[-1][1]
+                _read_memory(report, "warm")
                 report.warm = process_counts()
                 if probe is not None:
                     probe("warm", app)
@@ -262,8 +284,11 @@ async def run(plan: Plan, app: Any, sessions: Path, report: Report, probe: Any =
                 transcript_bytes, store_bytes = folder_bytes(folder)
                 report.storage.append((n, transcript_bytes, store_bytes))
         report.turns = plan.turns
+        gc.collect()
+        report.rss_end = rss_mib()
+        report.rss_curve.append((plan.turns, round(report.rss_end, 1)))
+        _read_memory(report, "end")
         if probe is not None:
-            gc.collect()
             probe("end", app)
         report.messages = list(session.messages)
         report.transcript = Path(session.transcript.path) if session.transcript else None
@@ -274,7 +299,8 @@ async def run(plan: Plan, app: Any, sessions: Path, report: Report, probe: Any =
 
 
 def finish(report: Report, wait_s: float = 12.0) -> Report:
-    """After the app's event loop has ended: wait for threads to wind down, then take the end counts and RSS.
+    """After the app's event loop has ended: wait for threads to wind down, then take the end counts and the RSS
+    after the close (`rss_closed`; the day's end figure, `rss_end`, was taken while the app ran).
 
     Idle AnyIO workers (the theme watcher's) exit 10 s after their last job; `wait_s` covers that.
     """
@@ -283,6 +309,7 @@ def finish(report: Report, wait_s: float = 12.0) -> Report:
         time.sleep(0.1)
     report.leftover_threads = sorted(t.name for t in threading.enumerate() if t is not threading.main_thread())
     gc.collect()
-    report.rss_end = rss_mib()
+    report.rss_closed = rss_mib()
+    report.memory["closed"] = memory()
     report.end = process_counts()
     return report

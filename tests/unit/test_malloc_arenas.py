@@ -49,3 +49,70 @@ def test_without_glibc_nothing_is_done(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.delenv("MALLOC_ARENA_MAX", raising=False)
     monkeypatch.setattr(ctypes, "CDLL", missing)
     assert gc_tuning.cap_malloc_arenas() is False
+
+
+def _trims(monkeypatch: pytest.MonkeyPatch) -> list[int]:
+    """Record glibc malloc_trim calls (the looked-up function replaced), the clock and the turn count reset."""
+    calls: list[int] = []
+    monkeypatch.setattr(gc_tuning, "_malloc_trim", lambda pad: calls.append(pad) or 1)
+    monkeypatch.setattr(gc_tuning, "_last_trim", None)
+    monkeypatch.setattr(gc_tuning, "_turns", 0)
+    return calls
+
+
+def test_turns_trim_at_most_once_a_period_on_a_full_collection(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A turn's collection (run when the screen is quiet) trims glibc's free memory only on a full collection and
+    at most once every TRIM_EVERY_S: a trim after every full collection cost frame time."""
+    import gc
+    import time
+
+    calls = _trims(monkeypatch)
+    now = [1000.0]
+    monkeypatch.setattr(time, "monotonic", lambda: now[0])
+    collected: list[int] = []
+    monkeypatch.setattr(gc, "collect", lambda gen=2: collected.append(gen) or 0)
+    monkeypatch.setattr(gc, "isenabled", lambda: True)
+
+    def turns(count: int, seconds_each: float) -> None:
+        for _ in range(count):
+            now[0] += seconds_each
+            gc_tuning.collect_after_turn()
+
+    turns(gc_tuning.TURN_FULL_EVERY * 5, 1.0)  # 50 s: the first full collection starts the clock, no trim yet
+    assert collected.count(2) == 5 and calls == []
+    turns(gc_tuning.TURN_FULL_EVERY * 100, gc_tuning.TRIM_EVERY_S / gc_tuning.TURN_FULL_EVERY / 4)  # 25 periods
+    assert 24 <= len(calls) <= 25 and set(calls) == {0}
+    turns(gc_tuning.TURN_FULL_EVERY - 1, gc_tuning.TRIM_EVERY_S)  # long turns, but none ends in a full collection
+    assert 24 <= len(calls) <= 25
+    before = len(calls)
+    turns(1, 0.0)
+    assert len(calls) == before + 1
+
+
+def test_the_app_trims_once_when_it_closes(monkeypatch: pytest.MonkeyPatch, tmp_path: Any) -> None:
+    """Closing the app (its collector settings put back) hands glibc's free memory back, once."""
+    import asyncio
+
+    from tui.agent.options import AgentOptions
+    from tui.ui.app import AgentApp
+
+    calls = _trims(monkeypatch)
+    app = AgentApp(AgentOptions(project_dir=tmp_path, interactive=True, transcript=False))
+
+    async def run() -> None:
+        async with app.run_test(size=(100, 30)) as pilot:
+            await pilot.pause()
+            assert calls == []
+
+    asyncio.run(run())
+    assert calls == [0]
+
+
+def test_without_glibc_a_trim_does_nothing(monkeypatch: pytest.MonkeyPatch) -> None:
+    def missing(name: str, *a: Any, **k: Any) -> Any:
+        raise OSError("no libc.so.6")
+
+    monkeypatch.setattr(ctypes, "CDLL", missing)
+    monkeypatch.setattr(gc_tuning, "_malloc_trim", None)
+    assert gc_tuning.trim_malloc() is False
+    assert gc_tuning.trim_malloc() is False

@@ -72,14 +72,16 @@ def cost_report(breakdown: dict[str, Any], *, offline: bool = False) -> str:
     )
     turns = breakdown["by_turn"]
     shown = [_group(f"turn {t['turn']}", t, 9) for t in turns[-TURNS_SHOWN:]]
-    if len(turns) > TURNS_SHOWN:
-        earlier = sum(t["cost_usd"] for t in turns[:-TURNS_SHOWN])
-        shown.insert(0, f"{len(turns) - TURNS_SHOWN} earlier turns  ${earlier:.4f}")
+    summed = breakdown.get("earlier_turns") or {"turns": 0, "cost_usd": 0.0}  # a long session's oldest, as one
+    if len(turns) > TURNS_SHOWN or summed["turns"]:
+        earlier = summed["cost_usd"] + sum(t["cost_usd"] for t in turns[:-TURNS_SHOWN])
+        count = summed["turns"] + max(0, len(turns) - TURNS_SHOWN)
+        shown.insert(0, f"{plural(count, 'earlier turn')}  ${earlier:.4f}")
     lines += _rows("by turn", shown)
     models = breakdown["by_model"]
     width = max(len(m) for m in models)
     lines += _rows("by model", [_group(m, t, width) + _price_note(t) for m, t in models.items()])
-    agents = breakdown["by_agent"]
+    agents = {_agent_name(a, t): t for a, t in breakdown["by_agent"].items()}
     width = max(len(a) for a in agents)
     lines += _rows("by agent", [_group(a, t, width) for a, t in agents.items()])
     if breakdown.get("unpriced_note"):
@@ -98,6 +100,11 @@ def cost_report(breakdown: dict[str, Any], *, offline: bool = False) -> str:
         or ["none"],
     )
     return "\n".join(lines)
+
+
+def _agent_name(agent: str, total: dict[str, Any]) -> str:
+    """The agent's loop path; the sum of a long session's oldest subagents says how many ("12 earlier subagents")."""
+    return f"{total['subagents']} {agent}" if total.get("subagents") else agent
 
 
 def _legacy_line(app: AgentApp) -> str:

@@ -2,7 +2,8 @@
 
 `cost_breakdown(entries)` is what `-p --output-format json` prints under `cost_breakdown` and what
 `/cost` renders; every figure is a plain sum of the ledger's entries (cost.py), so `by_part`,
-`by_turn`, `by_model` and `by_agent` each add up to `total_cost_usd`.
+`by_turn` (with `earlier_turns`, present once a long session's oldest turns were summed into one: fold.py),
+`by_model` and `by_agent` each add up to `total_cost_usd`.
 """
 
 from __future__ import annotations
@@ -13,7 +14,7 @@ from tui.agent.events import CacheMissed
 
 from .cost import PARTS as PARTS  # the parts a request's cost is split into, in their order
 from .cost import ZONES, RequestCost
-from .fold import ROW, FoldedCost
+from .fold import EARLIER_AGENTS, ROW, FoldedCost
 from .pricing import DEFAULT_PRICE_MODEL, model_info
 
 #: decimals kept in USD figures of the JSON
@@ -41,7 +42,7 @@ class _Sum:
     def add(self, entry: RequestCost) -> None:
         if isinstance(entry, FoldedCost):
             self.requests += entry.requests
-            self.misses += len(entry.misses)
+            self.misses += entry.miss_count
         else:
             self.requests += 1
             self.misses += entry.cache_miss is not None
@@ -79,6 +80,7 @@ def cost_breakdown(entries: list[RequestCost]) -> dict[str, Any]:
     web = 0.0
     usd = dict.fromkeys(ZONES, 0.0)
     turns: dict[int, _Sum] = {}
+    earlier, earlier_turns, earlier_agents = _Sum(), 0, 0
     models: dict[str, _Sum] = {}
     agents: dict[str, _Sum] = {}
     unpriced: list[str] = []
@@ -94,6 +96,9 @@ def cost_breakdown(entries: list[RequestCost]) -> dict[str, Any]:
         if isinstance(entry, FoldedCost):
             for turn, turn_row in entry.turns.items():
                 turns.setdefault(turn, _Sum()).add_row(turn_row)
+            earlier.add_row(entry.earlier)
+            earlier_turns = max(earlier_turns, entry.earlier_turns)
+            earlier_agents = max(earlier_agents, entry.agents)
             misses.extend(entry.misses)
         else:
             turns.setdefault(entry.turn, _Sum()).add(entry)
@@ -122,7 +127,11 @@ def cost_breakdown(entries: list[RequestCost]) -> dict[str, Any]:
             model: {**total.to_dict(), "priced": model not in unpriced, **_price_of(model, model not in unpriced)}
             for model, total in models.items()
         },
-        "by_agent": {agent: total.to_dict() for agent, total in agents.items()},
+        **({"earlier_turns": {"turns": earlier_turns, **earlier.to_dict()}} if earlier_turns else {}),
+        "by_agent": {
+            agent: {**total.to_dict(), **({"subagents": earlier_agents} if agent.startswith(EARLIER_AGENTS) else {})}
+            for agent, total in agents.items()
+        },
         "cache_misses": misses,
         "unpriced_models": unpriced,
         **(

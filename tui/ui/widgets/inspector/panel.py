@@ -34,6 +34,7 @@ from . import timeline_view
 from .cost_view import cost_view
 from .diff import diff_requests
 from .json_tree import JsonView
+from .lean_table import LeanTable
 from .model import VIEWS, ApiCall, InspectorModel
 from .timeline import TimelineModel
 from .views import diff_text, fill_sse_table, response_summary
@@ -157,7 +158,7 @@ class Inspector(Widget):
     def compose(self) -> ComposeResult:
         yield Static(TITLE, id="inspector-title")
         yield Static("No API calls yet. Each request the agent sends appears here.", id="inspector-empty")
-        table: DataTable[Any] = DataTable(id="inspector-calls", cursor_type="row", zebra_stripes=True)
+        table: DataTable[Any] = LeanTable(id="inspector-calls", cursor_type="row", zebra_stripes=True)
         for label, key in _COLUMNS:
             table.add_column(label, key=key)
         yield table
@@ -172,14 +173,14 @@ class Inspector(Widget):
                 yield Static("", id="inspector-response-summary")
                 yield JsonView(id="inspector-response")
             with TabPane("SSE", id="sse"):
-                yield DataTable(id="inspector-sse", cursor_type="row")
+                yield LeanTable(id="inspector-sse", cursor_type="row")
             with TabPane("Diff", id="diff"):
                 yield Static("", id="inspector-diff")
             with TabPane("Cost", id="cost"), VerticalScroll():
                 yield Static("", id="inspector-cost")
             with TabPane("Timeline", id="timeline"):
                 yield Static("", id="inspector-timeline")
-                yield DataTable(id="inspector-bars", cursor_type="row", zebra_stripes=True)
+                yield LeanTable(id="inspector-bars", cursor_type="row", zebra_stripes=True)
                 yield JsonView(id="inspector-bar-json")
 
     # --- feeding ------------------------------------------------------------------
