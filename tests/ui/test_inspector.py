@@ -286,3 +286,43 @@ async def test_the_inspector_keeps_the_newest_calls_and_says_how_many_are_only_i
         inspector.show_view("diff")
         await pilot.pause()
         assert "call #4 vs call #3" in text_of(app.query_one("#inspector-diff", Static))
+
+
+async def test_hiding_the_inspector_lets_go_of_its_rows_and_trees_and_showing_it_lists_them_again(
+    offline_options,
+) -> None:
+    """F2 again hides the panel: its tables' rows and the views' trees go (a day with the inspector opened once
+    kept them to its end); F2 once more lists the same calls and bars, with the same call, view and bar selected."""
+    from tui.ui.app import AgentApp
+
+    from .conftest import SIZE, wait_until
+
+    app = AgentApp(offline_options(), permission_grace_s=0)
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.press("f2")
+        await wait_until(pilot, lambda: app.inspector is not None and app.inspector.query("#inspector-bars"))
+        inspector = app.inspector
+        for event in two_call_session():
+            app.record_api_event(event)
+        calls = app.query_one("#inspector-calls", DataTable)
+        await wait_until(pilot, lambda: calls.row_count == 2)
+        inspector.select_call(1)
+        inspector.show_view("timeline")
+        bars = app.query_one("#inspector-bars", DataTable)
+        await wait_until(pilot, lambda: bars.row_count >= 2)
+        bars.move_cursor(row=1)
+        await pilot.pause()
+
+        await pilot.press("f2")  # hidden
+        await pilot.pause()
+        assert calls.row_count == 0 and bars.row_count == 0
+        assert all(view.value is None for view in app.query(JsonView))
+        assert len(inspector.model.calls) == 2  # the model keeps them
+
+        await pilot.press("f2")  # shown again
+        await wait_until(pilot, lambda: calls.row_count == 2 and bars.row_count >= 2)
+        assert inspector.selected is not None and inspector.selected.number == 1
+        assert inspector.current_view == "timeline" and bars.cursor_row == 1
+        inspector.show_view("request")
+        await wait_until(pilot, lambda: app.query_one("#inspector-request", JsonView).value is not None)
+        assert app.query_one("#inspector-request", JsonView).value is inspector.model.calls[0].body
