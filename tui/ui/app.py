@@ -414,8 +414,6 @@ class AgentApp(InterruptKeys, ConversationKeys, FocusReports, EngineInbox, App[i
             self.inspector = inspector
             inspector.adopt(*self._inspector_backlog.take())
         self.toggle_class("-show-inspector")
-        if not self.has_class("-show-inspector"):
-            self.inspector.release()  # type: ignore[union-attr]  # its rows and trees, rebuilt when shown
 
     def action_toggle_tools(self) -> None:
         """F3: hide or show the tool panel (next to the inspector, and below 100 columns, it is hidden by default)."""

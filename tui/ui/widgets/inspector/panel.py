@@ -30,7 +30,7 @@ from tui.system.private_files import write_private
 from tui.text.sanitize import one_line
 from tui.text.wording import plural
 
-from . import hidden, timeline_view
+from . import timeline_view
 from .cost_view import cost_view
 from .diff import diff_requests
 from .json_tree import JsonView
@@ -205,10 +205,6 @@ class Inspector(Widget):
             self.model, self.timeline = model, timeline
             self.selected = model.calls[-1] if model.calls else None
             self._catch_up()
-
-    def release(self) -> None:
-        """Hidden again: let go of the lists' rows and the views' trees (`hidden.release`)."""
-        hidden.release(self)
 
     def clear(self) -> None:
         """Forget every call (a new conversation)."""

@@ -30,8 +30,6 @@ class _Rows:
     origin: float | None = None
     shown: deque[int] = field(default_factory=deque)
     final: int = 0
-    #: the cursor's row when the rows were let go (`release_tab`), put back when they are listed again
-    cursor: int | None = None
 
 
 def refresh_tab(panel: Inspector) -> None:
@@ -62,8 +60,7 @@ def refresh_tab(panel: Inspector) -> None:
     # bars are only appended, and a finished bar never changes: rows before the first unfinished one stay
     while rows.shown and rows.shown[-1] >= rows.final:
         table.remove_row(str(rows.shown.pop()))
-    row = table.cursor_row if rows.cursor is None else rows.cursor
-    rows.cursor = None
+    row = table.cursor_row
     index = bisect_left(bars, rows.final, key=lambda b: b.id)
     for bar in bars[index:]:
         duration = f"{(bar.end - bar.start):.2f}s" if bar.end is not None else "…"
@@ -81,16 +78,6 @@ def refresh_tab(panel: Inspector) -> None:
     rows.final = bars[index].id if index < len(bars) else (bars[-1].id + 1 if bars else rows.final)
     if bars:
         table.move_cursor(row=min(row, len(bars) - 1))
-
-
-def release_tab(panel: Inspector) -> None:
-    """Drop the bar list's rows and the bar's tree (the panel is hidden); `refresh_tab` lists them again."""
-    table: DataTable[Any] = panel.query_one("#inspector-bars", DataTable)
-    cursor = table.cursor_row if table.row_count else None
-    table.clear()
-    table._timeline_rows = _Rows(cursor=cursor)  # type: ignore[attr-defined]
-    table._timeline_version = None  # type: ignore[attr-defined]
-    panel.query_one("#inspector-timeline", Static).update("")
 
 
 def _bar(panel: Inspector, key: str | None) -> Bar | None:
