@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import socket
 from pathlib import Path
 
 import pytest
@@ -11,6 +10,7 @@ from tests.fakeapi import FakeAPI
 from tests.fakeapi.proxy import ConnectProxy
 from tests.fakeapi.script import Reply, Text
 from tests.integration.test_providers import new_project, run_p
+from tests.ports import refusing_port
 
 pytest.importorskip("cryptography")
 from tests.fakeapi.tls import make_ca_and_server_cert, serve_tls
@@ -68,9 +68,7 @@ def test_https_proxy_tunnels_the_request_and_no_proxy_bypasses_it(project, tls_a
 
 def test_an_unreachable_proxy_is_one_sentence_naming_it(project, tls_api):
     _api, url, ca = tls_api
-    with socket.socket() as probe:  # a port nothing listens on
-        probe.bind(("127.0.0.1", 0))
-        dead = f"http://127.0.0.1:{probe.getsockname()[1]}"
+    dead = f"http://127.0.0.1:{refusing_port()}"
     proc = run_p(["hi"], project, key_env(url, SSL_CERT_FILE=str(ca), HTTPS_PROXY=dead))
     assert proc.returncode != 0
     assert f"The proxy {dead}" in proc.stderr and "127.0.0.1" in proc.stderr and "HTTPS_PROXY" in proc.stderr
@@ -78,9 +76,7 @@ def test_an_unreachable_proxy_is_one_sentence_naming_it(project, tls_api):
 
 
 def test_a_refused_connection_names_the_url_and_the_cause_after_the_retries(project):
-    with socket.socket() as probe:  # a port nothing listens on
-        probe.bind(("127.0.0.1", 0))
-        dead = f"http://127.0.0.1:{probe.getsockname()[1]}"
+    dead = f"http://127.0.0.1:{refusing_port()}"
     proc = run_p(
         ["hi", "--settings", '{"max_retries": 1}'],
         project,

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import socket
 from pathlib import Path
 
 import pytest
@@ -11,6 +10,7 @@ import pytest
 from tests.fakeapi import FakeAPI
 from tests.fakeapi.script import Reply, Text
 from tests.integration.test_providers import new_project, run_p
+from tests.ports import refusing_port
 
 PASSWORD = "s3cret-pw-77"
 
@@ -21,9 +21,7 @@ def project(tmp_path: Path) -> Path:
 
 
 def _dead_port() -> int:
-    with socket.socket() as probe:  # a port nothing listens on
-        probe.bind(("127.0.0.1", 0))
-        return int(probe.getsockname()[1])
+    return refusing_port()
 
 
 @pytest.mark.parametrize(

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import socket
 from pathlib import Path
 from typing import Any
 
@@ -12,6 +11,7 @@ import pytest
 from tests.fakeapi import FakeAPI
 from tests.fakeapi.script import http_error, reply, text, tool_use
 from tests.integration.test_providers import run_p, write_user_settings
+from tests.ports import refusing_port
 
 LOCAL = """
 [providers.local]
@@ -44,9 +44,7 @@ def project(tmp_path: Path) -> Path:
 
 
 def _closed_port_url() -> str:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return f"http://127.0.0.1:{s.getsockname()[1]}"
+    return f"http://127.0.0.1:{refusing_port()}"
 
 
 def test_an_agent_file_model_goes_to_its_profile_and_the_main_loop_stays(project: Path, tmp_path: Path) -> None:

@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import json
 import os
-import socket
 import subprocess
 import sys
 from pathlib import Path
@@ -20,6 +19,7 @@ from tests.fakeapi import FakeAPI
 from tests.fakeapi.demo_project import make_demo_project
 from tests.fakeapi.script import http_error, reply, text, tool_use
 from tests.otlp import OtlpGrpcReceiver, OtlpReceiver
+from tests.ports import refusing_port
 
 ROOT = Path(__file__).resolve().parents[2]
 GIT_ID = {
@@ -313,9 +313,8 @@ def test_a_failed_request_is_an_api_error_event_and_a_failed_span(project: Path,
 
 
 def closed_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]  # nothing listens once the socket is closed
+    """A port where a connection is refused (see tests/ports.py)."""
+    return refusing_port()
 
 
 REFUSALS = {

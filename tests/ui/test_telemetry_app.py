@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import socket
 import subprocess
 import sys
 from pathlib import Path
@@ -10,6 +9,7 @@ from pathlib import Path
 import pytest
 
 from tests.otlp import OtlpReceiver
+from tests.ports import refusing_port
 from tui.cli.main import start_telemetry
 from tui.ui.app import AgentApp
 from tui.ui.screens.permission_dialog import PermissionDialog
@@ -70,9 +70,7 @@ async def test_the_app_exports_the_turn_and_the_users_answer_to_the_dialog(offli
 
 
 async def test_a_refusing_collector_is_one_toast_and_the_app_keeps_working(offline_options, telemetry_env) -> None:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        port = sock.getsockname()[1]
+    port = refusing_port()
     telemetry_env.setenv("OTEL_LOGS_EXPORTER", "otlp")
     telemetry_env.setenv("OTEL_LOGS_EXPORT_INTERVAL", "10")  # export the first event at once
     telemetry_env.setenv("OTEL_EXPORTER_OTLP_ENDPOINT", f"http://127.0.0.1:{port}")
