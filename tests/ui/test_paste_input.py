@@ -2,16 +2,21 @@
 
 from __future__ import annotations
 
+import os
+import pty
+import threading
 import time
+import tty
 from pathlib import Path
 
 import pytest
 from textual import events
+from textual.message import Message
 
 from tui.ui.app import AgentApp
 from tui.ui.bracketed_paste import PasteSplitter
 from tui.ui.paste_cap import MAX_PROMPT_CHARS, cut_paste
-from tui.ui.paste_input import HOLD_S, LARGE_READ_HOLD_S, PasteJoiner, plain_text
+from tui.ui.paste_input import HOLD_S, LARGE_READ_HOLD_S, READ_SIZE, PasteJoiner, _run_input_thread, plain_text
 
 from .conftest import SIZE, wait_until
 from .fake_engine import FakeSession
@@ -80,6 +85,57 @@ def test_plain_text_reads_skip_the_parser_but_not_inside_a_bracketed_paste() -> 
     assert splitter.parser_inside
 
 
+class _Reader:
+    """What `_run_input_thread` needs of a driver: the terminal's descriptor, a stop flag, a sink for events."""
+
+    def __init__(self, fileno: int) -> None:
+        self.fileno, self._debug = fileno, False
+        self.exit_event = threading.Event()
+        self.events: list[Message] = []
+
+    def process_message(self, message: Message) -> None:
+        self.events.append(message)
+
+
+def test_a_paste_whose_next_part_came_in_time_stays_whole_when_the_reader_is_late(monkeypatch) -> None:
+    """On a busy machine the reader thread can wait for the CPU between a read and the joiner for longer than the
+    hold; the next part was there in time, so the paste goes on (a CI run split a 300 KiB paste in two here)."""
+    feed = PasteJoiner.feed
+    calls = [0]
+
+    def late_feed(self: PasteJoiner, batch: list, *args, **kwargs) -> list:
+        if batch:
+            calls[0] += 1
+            if calls[0] == 3:
+                time.sleep(LARGE_READ_HOLD_S * 1.5)  # the thread was not running
+        return feed(self, batch, *args, **kwargs)
+
+    monkeypatch.setattr(PasteJoiner, "feed", late_feed)
+    master, slave = pty.openpty()
+    tty.setraw(slave)
+    reader = _Reader(slave)
+    thread = threading.Thread(target=_run_input_thread, args=(reader,), daemon=True)
+    thread.start()
+    text = "pasted line of code, long enough to be a paste\r" * 400  # 19 KiB: several reads
+    try:
+        view = memoryview(text.encode())
+        while view:
+            view = view[os.write(master, view[:READ_SIZE]) :]
+            time.sleep(0.02)  # a terminal writes as the reader empties the buffer
+        deadline = time.monotonic() + 20
+        while not any(isinstance(e, events.Paste) for e in reader.events) and time.monotonic() < deadline:
+            time.sleep(0.05)
+        time.sleep(LARGE_READ_HOLD_S * 2)  # a second Paste would have come by now
+    finally:
+        reader.exit_event.set()
+        thread.join(5)
+        os.close(master)
+        os.close(slave)
+    pastes = [e for e in reader.events if isinstance(e, events.Paste)]
+    assert calls[0] >= 3 and [len(p.text) for p in pastes] == [len(text)]
+    assert pastes[0].text == text.replace("\r", "\n") and not [e for e in reader.events if isinstance(e, events.Key)]
+
+
 def test_cut_paste_keeps_whole_lines_and_saves_everything(tmp_path: Path, monkeypatch) -> None:
     monkeypatch.setenv("TMPDIR", str(tmp_path))
     import tempfile
@@ -120,7 +176,9 @@ def test_a_big_paste_is_one_capped_insert(tmux_app: Tmux, tmp_path: Path, bracke
     screen = tmux_app.wait_for(lambda s: "holds at most 256 KiB" in s, "the notice about the cap", timeout=180)
     assert "A turn is running" not in screen and rss_kib(pid) < 400 * 1024
     (saved,) = tmp_path.glob("agent-tui-paste-*.txt")
-    assert saved.read_text() == text  # nothing lost
+    saved_text = saved.read_text()
+    same = saved_text == text  # nothing lost (not compared by pytest: its diff of 300 KiB took minutes)
+    assert same, first_difference(saved_text, text)
     time.sleep(0.5)
     assert "idle" in tmux_app.screen()  # the newlines in the paste sent nothing
 
@@ -140,3 +198,9 @@ async def test_a_big_paste_goes_in_by_parts_and_enter_right_after_it_sends_all_o
         assert wrapped.height == WrappedDocument.height.fget(wrapped)  # the cached height is the real one
         fake_session.cancel()
         await wait_until(pilot, lambda: not app.controller.busy)
+
+
+def first_difference(got: str, expected: str) -> str:
+    """Where two long texts part, in one short line."""
+    at = next((i for i, (a, b) in enumerate(zip(got, expected)) if a != b), min(len(got), len(expected)))
+    return f"{len(got):,} characters, expected {len(expected):,}; they part at {at:,}: {got[at : at + 40]!r} vs {expected[at : at + 40]!r}"

@@ -77,14 +77,19 @@ class PasteJoiner:
         """How long the next read may wait before `feed` must be called anyway."""
         return max(0.0, self._deadline - self._clock()) if self.open else IDLE_WAIT_S
 
-    def feed(self, batch: list[Any], large: bool = False) -> list[Message]:
+    def feed(self, batch: list[Any], large: bool = False, in_time: bool | None = None) -> list[Message]:
         """The events of one read (`large`: of LARGE_READ_BYTES or more; a str: a plain-text read that skipped
-        the key parser) or none (a timeout), with pasted runs joined."""
+        the key parser) or none (a timeout), with pasted runs joined.
+
+        `in_time`: the read's bytes were there before the hold (`wait_s`) ran out, as the reader's wait saw it. The
+        clock read here, after the wait returned, can be far later on a busy machine (the thread waits for the CPU
+        and the GIL), and a paste whose next part came in time was cut in two. None: judge by the clock."""
         now = self._clock()
         out: list[Message] = []
         segments = self._segments(batch)
         if self.open:
-            if segments and isinstance(segments[0], list) and now <= self._deadline:
+            continues = now <= self._deadline if in_time is None else in_time
+            if segments and isinstance(segments[0], list) and continues:
                 self._extend(segments.pop(0))  # the paste goes on
                 if segments:
                     out.extend(self._flush())
@@ -156,7 +161,8 @@ def _run_input_thread(self: Any) -> None:
     def read_once(timeout: float, final: bool = False) -> None:
         batch: list[Message | str] = []  # events, and runs of plain text read as they are
         large = False
-        for _key, mask in selector.select(timeout):
+        ready = selector.select(timeout)
+        for _key, mask in ready:
             if mask & selectors.EVENT_READ:
                 raw = os.read(self.fileno, READ_SIZE)
                 data = decode(raw, final=final)
@@ -176,7 +182,7 @@ def _run_input_thread(self: Any) -> None:
                     else:
                         splitter.fed(part)
                         batch.extend(parser.feed(part))
-        for event in joiner.feed(batch, large) + list(parser.tick()):
+        for event in joiner.feed(batch, large, in_time=bool(ready)) + list(parser.tick()):
             self.process_message(event)
 
     try:
