@@ -75,16 +75,7 @@ class FoldedCost(RequestCost):
 
     def add(self, entry: RequestCost) -> None:
         self.requests += 1
-        for zone in ZONES:
-            self.tokens[zone] += entry.tokens.get(zone, 0)
-            self.usd[zone] += entry.usd.get(zone, 0.0)
-        for part, zones in entry.parts.items():
-            mine = self.parts.setdefault(part, {})
-            for zone, tokens in zones.items():
-                mine[zone] = mine.get(zone, 0.0) + tokens
-        for part, usd in entry.part_usd.items():
-            self.part_usd[part] = self.part_usd.get(part, 0.0) + usd
-        self.web_search_usd += entry.web_search_usd
+        self._add_sums(entry)
         _add_row(self.turns.setdefault(entry.turn, [0.0] * ROW), row_of(entry))
         if entry.cache_miss is not None:
             self.miss_count += 1
@@ -96,6 +87,15 @@ class FoldedCost(RequestCost):
     def absorb(self, other: FoldedCost) -> None:
         """Add another sum of the same kind and model into this one (an older subagent's into EARLIER_AGENTS's)."""
         self.requests += other.requests
+        self._add_sums(other)
+        for turn, row in other.turns.items():
+            _add_row(self.turns.setdefault(turn, [0.0] * ROW), row)
+        _add_row(self.earlier, other.earlier)
+        self.miss_count += other.miss_count
+        self.misses = sorted([*self.misses, *other.misses], key=lambda m: int(m.get("request") or 0))[-KEEP_MISSES:]
+
+    def _add_sums(self, other: RequestCost | FoldedCost) -> None:
+        """Add the tokens and dollars by zone and by part of one request or of another sum."""
         for zone in ZONES:
             self.tokens[zone] += other.tokens.get(zone, 0)
             self.usd[zone] += other.usd.get(zone, 0.0)
@@ -106,11 +106,6 @@ class FoldedCost(RequestCost):
         for part, usd in other.part_usd.items():
             self.part_usd[part] = self.part_usd.get(part, 0.0) + usd
         self.web_search_usd += other.web_search_usd
-        for turn, row in other.turns.items():
-            _add_row(self.turns.setdefault(turn, [0.0] * ROW), row)
-        _add_row(self.earlier, other.earlier)
-        self.miss_count += other.miss_count
-        self.misses = sorted([*self.misses, *other.misses], key=lambda m: int(m.get("request") or 0))[-KEEP_MISSES:]
 
     def drop_turn(self, turn: int) -> None:
         """Add turn `turn`'s row into the earlier row."""
