@@ -164,3 +164,29 @@ def test_rewind_returns_to_a_prompt_before_the_compaction(monkeypatch: pytest.Mo
     last = figures["last_compaction"]
     assert last["summary"] == "SUMMARY." and len(last["dropped"]) == last["plan"]["cut"] > 0
     assert last["dropped"][0]["text"] == "question 0"
+
+
+def test_the_rewind_list_reads_a_compacted_history_once(monkeypatch: pytest.MonkeyPatch, project: Path) -> None:
+    """Each prompt before a compaction counts in the history the compaction replaced, kept as a blob on disk; the
+    list read and parsed that blob once per prompt (a long day: hundreds of times the whole history, seconds and a
+    burst of memory that Python's allocator kept), now once per compacted conversation."""
+    from tui.agent.history.checkpoints import Checkpoints
+
+    script = [reply(f"answer {n}") for n in range(6)] + [reply("SUMMARY."), reply("after")]
+    with FakeAPI(script) as api:
+        session, _ = make_session(monkeypatch, api.base_url, project)
+        for n in range(6):
+            session.run_turn(f"question {n}")
+        assert session.compact().ok
+        session.run_turn("after the compaction")
+        read = Checkpoints.messages_blob
+        reads: list[str] = []
+
+        def counted(self: Checkpoints, name: str) -> list[dict[str, Any]]:
+            reads.append(name)
+            return read(self, name)
+
+        monkeypatch.setattr(Checkpoints, "messages_blob", counted)
+        entries = rewind_entries(session)
+    assert [e.prompt for e in entries] == [*(f"question {n}" for n in range(6)), "after the compaction"]
+    assert len(reads) == 1

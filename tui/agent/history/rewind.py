@@ -192,7 +192,14 @@ def _segment_files(cps: Checkpoints, start: int, end: int) -> list[tuple[str, in
 def rewind_entries(session: AgentSession) -> list[RewindEntry]:
     """Every earlier prompt of the current conversation, oldest first, then the branches left by rewinds."""
     cps = session.checkpoints
-    points = [p for p in cps.visible_prompts() if p.msg < len(_history_of(session, p))]
+    lengths: dict[str, int] = {}  # by conversation: its history is read from its blob once, not once a prompt
+
+    def length(point: PromptPoint) -> int:
+        if point.conv not in lengths:
+            lengths[point.conv] = len(_history_of(session, point))
+        return lengths[point.conv]
+
+    points = [p for p in cps.visible_prompts() if p.msg < length(p)]
     entries: list[RewindEntry] = []
     if not points:  # a session recorded before checkpoints: the conversation can still go back
         for index, message in enumerate(session.messages):
