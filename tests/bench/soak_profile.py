@@ -11,7 +11,7 @@ cache and Textual LRU/FIFO cache with entries; the app's own stores (turn record
 messages, event controller); the largest lists, dicts and deques alive. Not a benchmark: tracemalloc slows
 the day and adds its own memory, so the RSS here is not the benchmark's figure. The bounded stores (issue 38:
 inspector calls, timeline bars, cost entries) show what they hold and how many they dropped or folded; their
-caps are 500 calls, 1,000 bars and 1,000 entries: the quick day's 200 turns (about 440 calls, 2,500 bars)
+caps are 500 calls, 1,000 bars and 200 entries: the quick day's 200 turns (about 440 calls, 2,500 bars)
 reach only the bars'. Then, 12 s after the app closed (where the benchmark takes its end RSS, the session still
 alive), the same counts again and the allocations since warm-up still alive (`--no-close` leaves it out).
 """
@@ -32,11 +32,10 @@ from collections import Counter, deque
 from pathlib import Path
 from typing import Any
 
-from tests.fakeapi import FakeAPI
 from tests.fakeapi.demo_project import make_demo_project
 
-from .common import disable_nagle_in_fake_api
-from .soak import BIG_OUTPUT, FAKE_API_KEEPS, Plan, Report, finish, process_counts, rss_mib, run, script
+from .soak import BIG_OUTPUT, Plan, Report, finish, process_counts, rss_mib, run
+from .soak_server import serve
 
 
 def plan_for(turns: int) -> Plan:
@@ -342,7 +341,6 @@ def main(argv: list[str] | None = None) -> int:
     from tui.agent.session import AgentSession
     from tui.ui.app import AgentApp
 
-    disable_nagle_in_fake_api()
     plan = plan_for(args.turns)
     probe = Probe(args.top, trace=not args.no_trace, frames=args.frames, who=tuple(args.who), trim=args.trim)
     root = Path(tempfile.mkdtemp(prefix="soak-profile-"))
@@ -350,8 +348,8 @@ def main(argv: list[str] | None = None) -> int:
     try:
         project = make_demo_project(root / "project")
         sessions = root / "sessions"
-        with FakeAPI(script(plan, project), validate=False, simulate_cache=False, keep_requests=FAKE_API_KEEPS) as api:
-            os.environ["ANTHROPIC_BASE_URL"], os.environ["ANTHROPIC_API_KEY"] = api.base_url, "sk-test"
+        with serve(plan, project) as base_url:  # apart, as the real API is: its memory is not the app's
+            os.environ["ANTHROPIC_BASE_URL"], os.environ["ANTHROPIC_API_KEY"] = base_url, "sk-test"
             report = Report(start=process_counts())
             options = AgentOptions(
                 project_dir=project,

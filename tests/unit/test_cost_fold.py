@@ -25,7 +25,7 @@ def _day(ledger: CostLedger, turns: int) -> None:
 def test_the_ledger_holds_the_newest_entries_and_every_total_stays_exact() -> None:
     """N+k entries: N held, k folded (older), numbers continue; /cost's and -p's breakdown is the one every entry
     gives, by part, turn, model, agent and cache miss; a turn's total still counts its folded requests."""
-    everything, bounded = CostLedger(), CostLedger(keep=10)
+    everything, bounded = CostLedger(keep=10**9), CostLedger(keep=10)  # every entry held, against a fold
     _day(everything, 30)
     _day(bounded, 30)
     assert len(everything.entries) == 70 and len(bounded.entries) == 10 and bounded.fold.requests == 60
@@ -57,7 +57,7 @@ def test_the_folded_sums_stay_bounded_and_cost_says_what_it_summed() -> None:
     from tui.agent.cost.fold import EARLIER_AGENTS, Fold
     from tui.ui.cost_command import cost_report
 
-    everything, bounded = CostLedger(), CostLedger(keep=10)
+    everything, bounded = CostLedger(keep=10**9), CostLedger(keep=10)  # every entry held, against a fold
     bounded.fold = Fold(turn_rows=20, agent_sums=5)
     day_of = 300
     _long_day(everything, day_of)

@@ -19,8 +19,9 @@ from typing import Any
 
 from .cost import PARTS, ZONES, RequestCost
 
-#: entries the ledger holds one by one (the newest); older ones are folded
-KEEP_ENTRIES = 1000
+#: entries the ledger holds one by one (the newest, about a hundred turns; ~3 KB each); older ones are folded (their
+#: sums stay exact)
+KEEP_ENTRIES = 200
 #: turns whose folded requests keep a row of their own (the newest); older ones share one "earlier" row
 KEEP_TURN_ROWS = 100
 #: subagents whose folded requests keep a sum of their own (the newest); older ones share EARLIER_AGENTS's
