@@ -19,11 +19,11 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
-from tests.fakeapi import FakeAPI
 from tests.fakeapi.demo_project import make_demo_project
 
-from .common import Settings, disable_nagle_in_fake_api, percentile, row
-from .soak import FAKE_API_KEEPS, Plan, Report, finish, process_counts, run, script
+from .common import Settings, percentile, row
+from .soak import Plan, Report, finish, process_counts, run
+from .soak_server import serve
 
 
 def day(settings: Settings) -> Plan:
@@ -45,7 +45,6 @@ def measure(settings: Settings) -> list[dict[str, Any]]:
     from tui.agent.session import AgentSession
     from tui.ui.app import AgentApp
 
-    disable_nagle_in_fake_api()
     plan = day(settings)
     root = Path(tempfile.mkdtemp(prefix="bench-soak-"))
     saved = {k: os.environ.get(k) for k in ("HOME", "ANTHROPIC_BASE_URL", "ANTHROPIC_API_KEY")}
@@ -53,8 +52,8 @@ def measure(settings: Settings) -> list[dict[str, Any]]:
         os.environ["HOME"] = str(root / "home")
         project = make_demo_project(root / "project")
         sessions = root / "sessions"
-        with FakeAPI(script(plan, project), validate=False, simulate_cache=False, keep_requests=FAKE_API_KEEPS) as api:
-            os.environ["ANTHROPIC_BASE_URL"], os.environ["ANTHROPIC_API_KEY"] = api.base_url, "sk-test"
+        with serve(plan, project) as base_url:  # apart, as the real API is: its memory is not the app's
+            os.environ["ANTHROPIC_BASE_URL"], os.environ["ANTHROPIC_API_KEY"] = base_url, "sk-test"
             gc.collect()
             report = Report(start=process_counts())
             options = AgentOptions(
@@ -85,7 +84,8 @@ def rows(plan: Plan, report: Report) -> list[dict[str, Any]]:
     day_note = (
         f"{plan.turns} turns, {plan.subagents} subagents, {plan.tool_calls} tool calls, "
         f"{plan.output_bytes / 1e6:.0f} MB of tool output, {report.compactions} compactions, "
-        f"{report.rewinds} rewinds, paging, inspector and timeline opened; {report.seconds / 60:.1f} min"
+        f"{report.rewinds} rewinds, paging, inspector and timeline opened; {report.seconds / 60:.1f} min; the fake "
+        "API in a process of its own (tests/bench/soak_server.py), as the real API is"
     )
     growth = report.rss_end / report.rss_warm - 1 if report.rss_warm else None
     mem = report.memory
