@@ -15,6 +15,7 @@ from __future__ import annotations
 import time
 from collections.abc import Hashable, Iterator
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 from rich.console import Console, ConsoleOptions, Group, RenderableType
 from rich.text import Text
@@ -25,9 +26,11 @@ from textual.widgets import Static
 
 from tui.text.sanitize import one_line
 
-from .blocks import TOOL_STATE_STYLE, format_seconds
-from .conversation_model import ToolRecord
 from .panel_lines import Heading, PanelBody, Rows
+from .tool_state import TOOL_STATE_STYLE, format_seconds
+
+if TYPE_CHECKING:
+    from .conversation_model import ToolRecord
 
 #: batches kept in the panel (older ones stay in the conversation)
 MAX_BATCHES = 8

@@ -1,0 +1,49 @@
+"""What the app imports before its first frame: only what that frame draws (issue 38, launch to first frame).
+
+Each module named here was imported before the first frame once and is now imported where it is first needed;
+the test fails if an eager import brings it back.
+"""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[2]
+
+#: not needed by the first frame (an empty conversation, the prompt, the tool panel, the status line)
+LATER = (
+    "anthropic",
+    "textual.widgets._collapsible",  # the tool and thinking blocks
+    "tui.ui.widgets.blocks",
+    "tui.ui.widgets.conversation_model",
+    "tui.ui.widgets.steady",
+)
+
+
+def test_the_first_frame_imports_nothing_it_does_not_draw(tmp_path: Path) -> None:
+    code = (
+        "import sys\n"
+        "from tui.agent.options import AgentOptions\n"
+        "from tui.ui.app import AgentApp\n"
+        "class First(AgentApp):\n"
+        "    def on_ready(self):\n"
+        f"        print(sorted(m for m in {LATER!r} if m in sys.modules))\n"
+        "        self.exit()\n"
+        "First(AgentOptions(offline=True, interactive=True, project_dir=sys.argv[1])).run(headless=True)\n"
+    )
+    project = tmp_path / "project"
+    project.mkdir()
+    env = {
+        "PATH": "/usr/bin:/bin",
+        "HOME": str(tmp_path),
+        "XDG_STATE_HOME": str(tmp_path / "state"),
+        "XDG_CONFIG_HOME": str(tmp_path / "config"),
+        "XDG_DATA_HOME": str(tmp_path / "data"),
+    }
+    run = subprocess.run(
+        [sys.executable, "-c", code, str(project)], cwd=ROOT, env=env, capture_output=True, text=True, timeout=120
+    )
+    assert run.returncode == 0, run.stderr
+    assert run.stdout.strip().splitlines()[-1] == "[]", run.stdout
