@@ -19,6 +19,14 @@ LATER = (
     "tui.ui.widgets.blocks",
     "tui.ui.widgets.conversation_model",
     "tui.ui.widgets.steady",
+    "tui.ui.commands",  # slash commands: registered after the first frame
+    "tui.ui.prompt_shortcuts",
+    "tui.ui.trust",
+    "tui.ui.warmup",
+    "tui.ui.notice_hold",  # toasts held under a dialog: built on the first toast
+    "tui.ui.screens.vetted_screen",
+    "tui.ui.screens.too_small",  # only when the terminal is too small
+    "tui.ui.prompt_history",  # the saved prompts: read after the first frame
 )
 
 

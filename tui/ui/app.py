@@ -9,6 +9,7 @@ frame needs them, and the session that publishes them is built after it.
 from __future__ import annotations
 
 import importlib
+import sys
 import threading
 from collections import deque
 from collections.abc import Iterable
@@ -26,16 +27,15 @@ from textual.widgets import Button, Static
 from tui.agent.options import AgentOptions
 from tui.text.sanitize import one_line, visible
 
-from . import commands, gc_tuning, prompt_shortcuts, thread_streams, trust
+from . import gc_tuning, thread_streams
 from .bindings import bindings_for
+from .breakpoints import MIN_HEIGHT, MIN_WIDTH
 from .conversation_keys import ConversationKeys
 from .engine_inbox import DELTA_BATCH_S, EngineInbox
 from .inspector_backlog import InspectorBacklog
 from .interrupt_keys import InterruptKeys
-from .notice_hold import NoticeHold
 from .notifier import FocusReports
 from .terminal_model import TerminalModel
-from .warmup import warm_up_first_reply
 from .widgets.app_header import AppHeader
 from .widgets.conversation import MAX_MOUNTED_TURNS, Conversation
 from .widgets.prompt import PromptArea, PromptRow
@@ -49,6 +49,7 @@ if TYPE_CHECKING:
     from tui.agent.events import Event
 
     from .events import EngineEvents, EventController
+    from .notice_hold import NoticeHold
 
 #: keys typed this soon after a permission dialog is drawn, or after another key, do not answer it
 #: (answer_guard.GRACE_S; repeated here so starting the app does not import the dialog)
@@ -223,9 +224,14 @@ class AgentApp(InterruptKeys, ConversationKeys, FocusReports, EngineInbox, App[i
 
     def on_resize(self, event: events.Resize) -> None:
         """Below the smallest size the layout serves, say so instead of drawing it half (TooSmallScreen)."""
-        from .screens.too_small import fit_terminal
+        self._fit_terminal(event.size.width, event.size.height)
 
-        fit_terminal(self, event.size.width, event.size.height)
+    def _fit_terminal(self, width: int, height: int) -> None:
+        """TooSmallScreen's module is imported once the terminal is too small, not at every start."""
+        if width < MIN_WIDTH or height < MIN_HEIGHT or "tui.ui.screens.too_small" in sys.modules:
+            from .screens.too_small import fit_terminal
+
+            fit_terminal(self, width, height)
 
     def on_ready(self) -> None:
         """The first frame is on screen: everything else starts from here, after this returns."""
@@ -235,9 +241,7 @@ class AgentApp(InterruptKeys, ConversationKeys, FocusReports, EngineInbox, App[i
         """Build the session, import the SDK in a thread, warm up what later actions need."""
         if self._exit:  # quit before the first frame's work began: the widgets are going away
             return
-        from .screens.too_small import fit_terminal
-
-        fit_terminal(self, self.size.width, self.size.height)
+        self._fit_terminal(self.size.width, self.size.height)
         gc_tuning.cap_malloc_arenas()  # before the engine's threads start; ctypes is not imported before the frame
         self._attach_session()
         self.query_one(PromptRow).add_cancel_button()
@@ -257,6 +261,9 @@ class AgentApp(InterruptKeys, ConversationKeys, FocusReports, EngineInbox, App[i
         else:
             gc_tuning.tune()
         self._prepare_engine()
+        from . import commands, prompt_shortcuts, trust
+        from .warmup import warm_up_first_reply
+
         self.run_worker(warm_up_first_reply(self), group="warm-up", exit_on_error=False)
         self.run_worker(commands.load_session_commands, thread=True, group="warm-up", exit_on_error=False)
         self.run_worker(partial(trust.check_trust, self), thread=True, group="trust", exit_on_error=False)
@@ -330,6 +337,8 @@ class AgentApp(InterruptKeys, ConversationKeys, FocusReports, EngineInbox, App[i
             self.prompt_area.restore(text)
             self.notify("Compacting the conversation: wait, or press Esc to cancel it.", severity="warning")
             return
+        from . import commands, prompt_shortcuts
+
         if text.startswith("/"):
             await commands.run_slash(self, text)
             return
@@ -353,6 +362,8 @@ class AgentApp(InterruptKeys, ConversationKeys, FocusReports, EngineInbox, App[i
 
     @work(thread=True, group="submit", exit_on_error=False)
     def _submit_in_thread(self, text: str, images: tuple[dict[str, Any], ...] = ()) -> None:
+        from . import prompt_shortcuts
+
         prompt_shortcuts.send_prompt(self, text, images)
 
     def _submit_failed(self, reason: str) -> None:
@@ -369,7 +380,9 @@ class AgentApp(InterruptKeys, ConversationKeys, FocusReports, EngineInbox, App[i
 
     @cached_property
     def notices(self) -> NoticeHold:
-        """The toasts held while a dialog is up."""
+        """The toasts held while a dialog is up (built on the first toast: not imported before the first frame)."""
+        from .notice_hold import NoticeHold
+
         return NoticeHold(self)
 
     def set_busy(self, busy: bool) -> None:
@@ -388,6 +401,8 @@ class AgentApp(InterruptKeys, ConversationKeys, FocusReports, EngineInbox, App[i
         self.action_interrupt()
 
     def action_cycle_mode(self) -> None:
+        from . import commands
+
         commands.cycle_mode(self)
 
     def action_help(self) -> None:
@@ -452,6 +467,8 @@ class AgentApp(InterruptKeys, ConversationKeys, FocusReports, EngineInbox, App[i
         self.controller.view = None
 
     def get_system_commands(self, screen: Screen) -> Iterable[SystemCommand]:
+        from . import commands
+
         yield from super().get_system_commands(screen)
         yield from commands.system_commands(self)
 

@@ -7,6 +7,9 @@ from typing import Any
 from textual.app import App
 from textual.screen import Screen
 
+#: the smallest terminal the layout serves (the README says so too); below it TooSmallScreen covers all
+MIN_WIDTH, MIN_HEIGHT = 40, 12
+
 
 def preset_breakpoints(app: App[Any], screen: Screen[Any]) -> None:
     """Give `screen` the breakpoint classes of the terminal's size (`app.size`) before it mounts.
