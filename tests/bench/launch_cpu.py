@@ -57,11 +57,11 @@ def main() -> None:
     root = Path(tempfile.mkdtemp(prefix="bench-launch-cpu-"))
     try:
         project = make_demo_project(root / "project")
-        (root / "home").mkdir()
-        envs = [
-            dict(bench_env(root / "home", TERM="xterm-256color", COLORTERM="truecolor"), PYTHONPATH=str(c))
-            for c in checkouts
-        ]
+        envs = []
+        for i, checkout in enumerate(checkouts):  # a home each: their caches (themes) may differ in format
+            (root / f"home-{i}").mkdir()
+            env = bench_env(root / f"home-{i}", TERM="xterm-256color", COLORTERM="truecolor")
+            envs.append(dict(env, PYTHONPATH=str(checkout)))
         variants = [("bare", envs[0])] + [("agent", env) for env in envs]
         for which, env in variants:  # warm the page cache
             _once(which, env, project)
