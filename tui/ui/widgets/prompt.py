@@ -42,9 +42,12 @@ class PromptArea(TextArea):
             soft_wrap=True,
             tab_behavior="focus",
             show_line_numbers=False,
-            compact=True,
             placeholder="Ask the agent…  Enter sends · Ctrl+J newline · /help",
         )
+        # compact, without the restyle TextArea's `compact=True` asks for from __init__ (~0.5 ms before the
+        # first frame, for a node not mounted yet: its styles are computed when it mounts anyway)
+        self.set_reactive(TextArea.compact, True)
+        self.add_class("-textual-compact", update=False)
         self.prompt_history: list[str] = []
         self._history_index: int | None = None  # None = editing a new prompt
         self._draft = ""
