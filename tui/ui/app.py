@@ -27,7 +27,7 @@ from textual.widgets import Button, Static
 from tui.agent.options import AgentOptions
 from tui.text.sanitize import one_line, visible
 
-from . import gc_tuning, thread_streams
+from . import gc_tuning, later_css, thread_streams
 from .bindings import bindings_for
 from .breakpoints import MIN_HEIGHT, MIN_WIDTH
 from .conversation_keys import ConversationKeys
@@ -211,6 +211,7 @@ class AgentApp(InterruptKeys, ConversationKeys, FocusReports, EngineInbox, App[i
 
         from .events import EngineEvents
 
+        later_css.ensure(self)  # a session given to the app may show a turn or a dialog before the first frame
         self._delta_type, self._wake_message = BlockDelta, EngineEvents
         session = self.session
         self._subscription = session.bus.subscribe(self._forward, inline=True, name="app")
@@ -235,6 +236,7 @@ class AgentApp(InterruptKeys, ConversationKeys, FocusReports, EngineInbox, App[i
 
     def on_ready(self) -> None:
         """The first frame is on screen: everything else starts from here, after this returns."""
+        later_css.ensure(self)  # the turns' and the dialogs' rules
         self.call_later(self._after_first_frame)
 
     def _after_first_frame(self) -> None:
@@ -287,6 +289,8 @@ class AgentApp(InterruptKeys, ConversationKeys, FocusReports, EngineInbox, App[i
 
     async def on_event(self, event: events.Event) -> None:
         """Keys and pastes from the terminal go to a screen that vets them (a dialog) only if it admits them."""
+        if isinstance(event, (events.InputEvent, events.Paste)):  # typed ahead: it may open a dialog
+            later_css.ensure(self)
         if isinstance(event, (events.Key, events.Paste)) and not event.is_forwarded:
             if isinstance(event, events.Key):
                 self.last_key_time = event.time
