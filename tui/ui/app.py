@@ -9,7 +9,6 @@ frame needs them, and the session that publishes them is built after it.
 from __future__ import annotations
 
 import importlib
-import sys
 import threading
 from collections import deque
 from collections.abc import Iterable
@@ -29,7 +28,7 @@ from tui.text.sanitize import one_line, visible
 
 from . import gc_tuning, later_css, thread_streams
 from .bindings import bindings_for
-from .breakpoints import MIN_HEIGHT, MIN_WIDTH
+from .breakpoints import fit_size
 from .conversation_keys import ConversationKeys
 from .engine_inbox import DELTA_BATCH_S, EngineInbox
 from .inspector_backlog import InspectorBacklog
@@ -118,9 +117,17 @@ class AgentApp(InterruptKeys, ConversationKeys, FocusReports, EngineInbox, App[i
         self.trust_inventory: Any = None
         #: (where, sentence) of every problem found at start, toasted or not (/doctor lists them)
         self.start_problems: list[tuple[str, str]] = []
-        themes = _optional("tui.ui.themes")
-        if themes is not None and hasattr(themes, "install"):
-            themes.install(self)
+        self._themes_installed = True
+        from .themes import install
+
+        install(self)  # registers and applies the themes, and gives the stylesheet their variables
+
+    #: False while App.__init__ runs: the themes, installed right after it, set the stylesheet's variables
+    _themes_installed = False
+
+    def get_css_variables(self) -> dict[str, str]:
+        """Textual's theme variables; none inside App.__init__ (its default theme's, generated to be replaced)."""
+        return super().get_css_variables() if self._themes_installed else {}
 
     # --- composition ------------------------------------------------------------------
 
@@ -225,14 +232,7 @@ class AgentApp(InterruptKeys, ConversationKeys, FocusReports, EngineInbox, App[i
 
     def on_resize(self, event: events.Resize) -> None:
         """Below the smallest size the layout serves, say so instead of drawing it half (TooSmallScreen)."""
-        self._fit_terminal(event.size.width, event.size.height)
-
-    def _fit_terminal(self, width: int, height: int) -> None:
-        """TooSmallScreen's module is imported once the terminal is too small, not at every start."""
-        if width < MIN_WIDTH or height < MIN_HEIGHT or "tui.ui.screens.too_small" in sys.modules:
-            from .screens.too_small import fit_terminal
-
-            fit_terminal(self, width, height)
+        fit_size(self, event.size.width, event.size.height)
 
     def on_ready(self) -> None:
         """The first frame is on screen: everything else starts from here, after this returns."""
@@ -243,7 +243,7 @@ class AgentApp(InterruptKeys, ConversationKeys, FocusReports, EngineInbox, App[i
         """Build the session, import the SDK in a thread, warm up what later actions need."""
         if self._exit:  # quit before the first frame's work began: the widgets are going away
             return
-        self._fit_terminal(self.size.width, self.size.height)
+        fit_size(self, self.size.width, self.size.height)
         gc_tuning.cap_malloc_arenas()  # before the engine's threads start; ctypes is not imported before the frame
         self._attach_session()
         self.query_one(PromptRow).add_cancel_button()
