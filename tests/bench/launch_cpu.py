@@ -6,6 +6,8 @@ given; another checkout, such as a `git archive` of main, compares a change with
 other, and prints per variant the median wall time to the first frame and the median CPU time the process had
 used by then (`process_time`, all threads), with its ratio to the bare app's. The CPU figure moves far less
 than the wall time when other work shares the cores; the benchmark row (`--only launch`) is the wall time.
+`--cli` builds agent-tui's options with the CLI's own code from `--offline` (settings, providers, language
+servers), as the tmux row's `agent-tui --offline` does before its app.
 """
 
 from __future__ import annotations
@@ -50,6 +52,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("checkouts", nargs="*", type=Path, help="agent-tui checkouts (default: this one)")
     parser.add_argument("--runs", type=int, default=15)
+    parser.add_argument("--cli", action="store_true", help="agent-tui's options built by the CLI's code from --offline")
     args = parser.parse_args()
     checkouts = [c.resolve() for c in args.checkouts] or [REPO]
     for checkout in checkouts:  # as an install does (see common.precompile_sources)
@@ -61,6 +64,8 @@ def main() -> None:
         for i, checkout in enumerate(checkouts):  # a home each: their caches (themes) may differ in format
             (root / f"home-{i}").mkdir()
             env = bench_env(root / f"home-{i}", TERM="xterm-256color", COLORTERM="truecolor")
+            if args.cli:  # settings, providers, language servers: what `agent-tui --offline` reads before its app
+                env["BENCH_CLI_ARGS"] = '["--offline"]'
             envs.append(dict(env, PYTHONPATH=str(checkout)))
         variants = [("bare", envs[0])] + [("agent", env) for env in envs]
         for which, env in variants:  # warm the page cache
