@@ -30,6 +30,49 @@ LATER = (
 )
 
 
+#: ...nor by the options `agent-tui --offline` builds before its app, with no settings file and no proxy set
+LATER_FROM_THE_CLI = (
+    "urllib.request",  # the proxy settings: only when a `*_proxy` variable is set
+    "http.client",
+    "tomllib",  # settings and rule files: only when one exists
+    "configparser",  # the AWS profile's region: Bedrock only
+)
+
+
+def _env(tmp_path: Path) -> dict[str, str]:
+    return {
+        "PATH": "/usr/bin:/bin",
+        "HOME": str(tmp_path),
+        "XDG_STATE_HOME": str(tmp_path / "state"),
+        "XDG_CONFIG_HOME": str(tmp_path / "config"),
+        "XDG_DATA_HOME": str(tmp_path / "data"),
+    }
+
+
+def test_the_cli_s_options_import_nothing_the_first_frame_does_not_need(tmp_path: Path) -> None:
+    code = (
+        "import sys\n"
+        "from tui.cli.main import options_from_args\n"
+        "from tui.cli.parser import build_parser\n"
+        "from tui.ui.app import AgentApp\n"
+        "options = options_from_args(build_parser().parse_args(['--offline']))[0]\n"
+        "options.interactive = True\n"
+        "class First(AgentApp):\n"
+        "    def on_ready(self):\n"
+        f"        print(sorted(m for m in {LATER + LATER_FROM_THE_CLI!r} if m in sys.modules))\n"
+        "        self.exit()\n"
+        "First(options).run(headless=True)\n"
+    )
+    project = tmp_path / "project"
+    project.mkdir()
+    for _ in range(2):  # the first start parses the shipped themes (TOML) and caches them
+        run = subprocess.run(
+            [sys.executable, "-c", code], cwd=project, env=_env(tmp_path), capture_output=True, text=True, timeout=120
+        )
+        assert run.returncode == 0, run.stderr
+    assert run.stdout.strip().splitlines()[-1] == "[]", run.stdout
+
+
 def test_the_first_frame_imports_nothing_it_does_not_draw(tmp_path: Path) -> None:
     code = (
         "import sys\n"
@@ -45,15 +88,13 @@ def test_the_first_frame_imports_nothing_it_does_not_draw(tmp_path: Path) -> Non
     )
     project = tmp_path / "project"
     project.mkdir()
-    env = {
-        "PATH": "/usr/bin:/bin",
-        "HOME": str(tmp_path),
-        "XDG_STATE_HOME": str(tmp_path / "state"),
-        "XDG_CONFIG_HOME": str(tmp_path / "config"),
-        "XDG_DATA_HOME": str(tmp_path / "data"),
-    }
     run = subprocess.run(
-        [sys.executable, "-c", code, str(project)], cwd=ROOT, env=env, capture_output=True, text=True, timeout=120
+        [sys.executable, "-c", code, str(project)],
+        cwd=ROOT,
+        env=_env(tmp_path),
+        capture_output=True,
+        timeout=120,
+        text=True,
     )
     assert run.returncode == 0, run.stderr
     modules, compiled = run.stdout.strip().splitlines()[-2:]
