@@ -3,63 +3,14 @@
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import MISSING, dataclass, field, fields
+from dataclasses import field
 from pathlib import Path
-from typing import Any, TypeVar, dataclass_transform
+from typing import Any
 
-_C = TypeVar("_C")
-
-
-@dataclass_transform(field_specifiers=(field,))
-def _lean_dataclass(cls: type[_C]) -> type[_C]:
-    """`@dataclass` whose `__init__`, `__repr__` and `__eq__` are shared functions, not generated ones.
-
-    dataclass compiles each generated method from source: for the 54 fields of AgentOptions that was
-    ~2 ms of every start, before the app's first frame. The class is still a dataclass (`fields`,
-    `replace` and `asdict` work, type checkers see the generated `__init__`); the shared `__init__` takes
-    the same arguments (positional in field order, or by name) and fills the defaults the same way.
-    """
-    lean = dataclass(init=False, repr=False, eq=False)(cls)
-    for name, method in (("__init__", _init), ("__repr__", _repr), ("__eq__", _eq), ("__hash__", None)):
-        setattr(lean, name, method)  # no __hash__, as @dataclass(eq=True) leaves it: not hashable
-    return lean
+from tui.config.lean_dataclass import lean_dataclass
 
 
-def _init(self: Any, *args: Any, **kwargs: Any) -> None:
-    every = fields(self)
-    if len(args) > len(every):
-        raise TypeError(f"{type(self).__name__}() takes {len(every)} positional arguments but {len(args)} were given")
-    for f, value in zip(every, args, strict=False):
-        if f.name in kwargs:
-            raise TypeError(f"{type(self).__name__}() got multiple values for argument {f.name!r}")
-        kwargs[f.name] = value
-    for f in every:
-        if f.name in kwargs:
-            value = kwargs.pop(f.name)
-        elif f.default is not MISSING:
-            value = f.default
-        elif f.default_factory is not MISSING:
-            value = f.default_factory()
-        else:
-            raise TypeError(f"{type(self).__name__}() missing 1 required argument: {f.name!r}")
-        object.__setattr__(self, f.name, value)
-    if kwargs:
-        raise TypeError(f"{type(self).__name__}() got an unexpected keyword argument {next(iter(kwargs))!r}")
-
-
-def _repr(self: Any) -> str:
-    inner = ", ".join(f"{f.name}={getattr(self, f.name)!r}" for f in fields(self) if f.repr)
-    return f"{type(self).__name__}({inner})"
-
-
-def _eq(self: Any, other: Any) -> Any:
-    if type(other) is not type(self):
-        return NotImplemented
-    names = [f.name for f in fields(self) if f.compare]
-    return [getattr(self, n) for n in names] == [getattr(other, n) for n in names]
-
-
-@_lean_dataclass
+@lean_dataclass
 class AgentOptions:
     """What one session runs with (a docstring of its own: dataclass would otherwise build one from the signature)."""
 

@@ -9,8 +9,10 @@ from __future__ import annotations
 import os
 import re
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import field
 from pathlib import Path
+
+from tui.config.lean_dataclass import lean_dataclass
 
 PROVIDERS = ("anthropic", "bedrock", "vertex")
 #: the short model names and the Anthropic ids they stand for
@@ -23,7 +25,7 @@ class ProviderError(ValueError):
     """A provider setting is wrong or missing; the message is one sentence naming it."""
 
 
-@dataclass(frozen=True)
+@lean_dataclass(frozen=True)
 class ProviderConfig:
     """The chosen provider and what it needs to build a client."""
 
