@@ -10,9 +10,10 @@ the API ignores thinking toggled inside a tool loop.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
 from functools import cache
 from typing import Any, NamedTuple
+
+from tui.config.lean_dataclass import lean_dataclass
 
 #: `OutputConfigParam.effort` in anthropic 2.x, lowest first
 EFFORT_LEVELS = ("low", "medium", "high", "xhigh", "max")
@@ -191,7 +192,7 @@ def effort_refusal(model: str, support: ModelThinking, effort: str) -> str | Non
     return None
 
 
-@dataclass(frozen=True)
+@lean_dataclass(frozen=True)
 class ThinkingChoice:
     """What the user chose for one turn: thinking on/off (None: the model's default), effort, the words' budget."""
 
