@@ -1,6 +1,7 @@
 """A child process for the launch benchmark: `python -m tests.bench.launch_child bare|agent [--headless]`.
 
-Prints `READY <sdk-imported>` at the first `on_ready` (the first frame) and exits. `bare` is a
+Prints `READY <sdk-imported> <cpu-ms>` at the first `on_ready` (the first frame) and exits; `cpu-ms` is
+the process's CPU time (all threads) until then, which a loaded machine disturbs less than the wall time. `bare` is a
 Textual hello-world (Header, VerticalScroll, TextArea, Footer); `agent` is agent-tui's app on the
 offline model, built exactly as `agent-tui --offline` builds it.
 """
@@ -12,7 +13,9 @@ import sys
 
 
 def _ready(app: object) -> None:
-    sys.stdout.write(f"READY {'anthropic' in sys.modules}\n")
+    import time
+
+    sys.stdout.write(f"READY {'anthropic' in sys.modules} {1000 * time.process_time():.2f}\n")
     sys.stdout.flush()
     if os.environ.get("BENCH_STAY") != "1":
         app.exit()  # type: ignore[attr-defined]

@@ -180,7 +180,7 @@ def test_the_busy_rules_style_only_the_row_and_the_nodes_it_restyles() -> None:
     from tui.ui import app as app_module
     from tui.ui.widgets.prompt import BUSY_STYLED
 
-    css = (Path(app_module.__file__).parent / "app.tcss").read_text()
+    css = "".join((Path(app_module.__file__).parent / name).read_text() for name in ("app.tcss", "app_later.tcss"))
     selectors = [s.strip() for block in re.findall(r"([^{}]*)\{", css) for s in block.split(",") if "-busy" in s]
     assert selectors and set(selectors) <= {"#prompt-row.-busy", f"#prompt-row.-busy {BUSY_STYLED}"}, selectors
 

@@ -86,6 +86,49 @@ def test_a_broken_theme_file_is_reported_every_run_not_cached(tmp_path: Path, mo
             load_theme_file(theme)
 
 
+def test_another_textual_reads_and_checks_every_theme_again(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The cache holds themes checked with this Textual's colour code: another install of it re-reads them."""
+    from tui.ui import theme_cache
+
+    theme = tmp_path / "t.toml"
+    theme.write_text(THEME.format(colour="#112233"))
+    store = tmp_path / "cache.marshal"
+    first = ThemeDataCache(store)
+    first.data(theme, _parse_counting([]))
+    first.save()
+    same = ThemeDataCache(store)
+    same.data(theme, _parse_counting([]))
+    assert same.parsed == 0
+    monkeypatch.setattr(theme_cache, "_textual_stamp", lambda: (1, 2, 3, 4))
+    upgraded = ThemeDataCache(store)
+    upgraded.data(theme, _parse_counting([]))
+    assert upgraded.parsed == 1
+
+
+def test_a_cached_theme_is_not_generated_again_a_new_one_is(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Each theme's colour system is generated (checked) when its file is parsed, not at every start (~0.6 ms each)."""
+    from textual.design import ColorSystem
+
+    from tui.ui import themes
+
+    monkeypatch.setattr(themes, "_parsed", ThemeDataCache(tmp_path / "cache.marshal"))
+    generated: list[object] = []
+    real = ColorSystem.generate
+    monkeypatch.setattr(ColorSystem, "generate", lambda self: generated.append(self) or real(self))
+    theme = tmp_path / "t.toml"
+    theme.write_text(THEME.format(colour="#112233"))
+    assert load_theme_file(theme).primary == "#112233"
+    assert len(generated) == 1
+    themes._parsed.save()
+    monkeypatch.setattr(themes, "_parsed", ThemeDataCache(tmp_path / "cache.marshal"))  # the next run
+    assert load_theme_file(theme).primary == "#112233"
+    assert len(generated) == 1
+    theme.write_text(THEME.format(colour="#zzzzzz"))  # not a colour: still told, every run
+    for _ in range(2):
+        with pytest.raises(Exception, match="is not a colour"):
+            load_theme_file(theme)
+
+
 def test_no_toml_is_read_before_the_first_frame_once_the_themes_are_cached(tmp_path: Path) -> None:
     """The second start with unchanged theme files imports no TOML reader before the app's first frame."""
     code = (

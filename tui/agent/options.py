@@ -3,13 +3,17 @@
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import field
 from pathlib import Path
 from typing import Any
 
+from tui.config.lean_dataclass import lean_dataclass
 
-@dataclass
+
+@lean_dataclass
 class AgentOptions:
+    """What one session runs with (a docstring of its own: dataclass would otherwise build one from the signature)."""
+
     project_dir: Path = field(default_factory=Path.cwd)
     model: str = "claude-sonnet-5-5"
     #: max_tokens of each reply (None: the model's output limit, pricing.max_output_tokens)

@@ -12,7 +12,6 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from tui.agent.api.thinking import effort_refusal, model_thinking
 from tui.agent.options import AgentOptions
 from tui.text.sanitize import visible
 from tui.text.wording import plural
@@ -239,6 +238,8 @@ def _run_session(
             print(visible(f"agent-tui: settings: {problem}"), file=sys.stderr)  # may quote the file
         for notice in opts.plugins.notices() if opts.plugins is not None else ():
             print(visible(f"agent-tui: {notice}"), file=sys.stderr)
+        from tui.agent.api.thinking import effort_refusal, model_thinking  # with --effort only (~1.6 ms)
+
         if args.effort and (note := effort_refusal(opts.model, model_thinking(opts.model), args.effort)):
             print(visible(f"agent-tui: --effort: {note}"), file=sys.stderr)
         stream_input = args.input_format == "stream-json"  # prompts come from stdin, one JSON line each

@@ -14,7 +14,6 @@ from __future__ import annotations
 import json
 import os
 import re
-import tomllib
 from collections.abc import Iterator
 from itertools import accumulate
 from typing import IO, Any, AnyStr
@@ -116,6 +115,8 @@ def parse_json_text(path: str | os.PathLike[str], text: str, **kwargs: Any) -> A
 
 def parse_toml_text(path: str | os.PathLike[str], text: str) -> dict[str, Any]:
     """`tomllib.loads(text)` with the depth checked before and after; TOMLDecodeError passes up."""
+    import tomllib  # on the first TOML file read (~1.4 ms): none is read at a start without settings files
+
     if nesting_depth(text, toml=True) > MAX_DEPTH:
         raise BoundedReadError(too_deep(path))
     try:

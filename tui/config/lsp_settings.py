@@ -4,9 +4,11 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import field
 from pathlib import Path
 from typing import Any
+
+from tui.config.lean_dataclass import lean_dataclass
 
 #: scalar keys of `[lsp]` -> (check, what it must be)
 SWITCHES: dict[str, tuple[Callable[[Any], bool], str]] = {
@@ -40,7 +42,7 @@ SERVER_KEYS: dict[str, tuple[Callable[[Any], bool], str]] = {
 }
 
 
-@dataclass
+@lean_dataclass
 class LspConfig:
     """`[lsp]` as read: switches and the declared servers (name -> checked table, and the file of each)."""
 

@@ -10,9 +10,10 @@ some settings file holds one of these keys.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
+
+from tui.config.lean_dataclass import lean_dataclass
 
 #: the keys as agent-tui's TOML spells them and as Claude Code's JSON does
 ENABLED_KEYS = ("enabled_plugins", "enabledPlugins")
@@ -23,7 +24,7 @@ PLUGIN_ID = re.compile(r"^[A-Za-z0-9][-A-Za-z0-9._]*@[A-Za-z0-9][-A-Za-z0-9._]*$
 SOURCE_KINDS = ("directory", "git", "github", "file", "url")
 
 
-@dataclass(frozen=True)
+@lean_dataclass(frozen=True)
 class PluginChoice:
     """`"name@marketplace" = true|false` in one settings file."""
 
@@ -34,7 +35,7 @@ class PluginChoice:
     folder: bool
 
 
-@dataclass(frozen=True)
+@lean_dataclass(frozen=True)
 class MarketplaceEntry:
     """One marketplace a settings file names (`extra_known_marketplaces.NAME.source`)."""
 

@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING, Literal
 from urllib.parse import urlparse
 
 from tui.config.bash_lexer import Unparseable, lex
+from tui.config.lean_dataclass import lean_dataclass
 
 if TYPE_CHECKING:
     import pathspec
@@ -52,7 +53,7 @@ class Rule:
         return self.tool if self.specifier is None else f"{self.tool}({self.specifier})"
 
 
-@dataclass
+@lean_dataclass
 class RuleSource:
     """One rule as loaded: its kind, the file (or flag) it came from, and whether it counts.
 

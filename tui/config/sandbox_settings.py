@@ -4,9 +4,11 @@ from __future__ import annotations
 
 import os
 import re
-from dataclasses import dataclass, field
+from dataclasses import field
 from pathlib import Path
 from typing import Any
+
+from tui.config.lean_dataclass import lean_dataclass
 
 #: secrets a sandboxed command never reads (the built-in Read, Grep and Glob honour the list too)
 DEFAULT_DENY_READ = (
@@ -38,7 +40,7 @@ TOML_KEYS = {"allowed_domains": "network.allowed_domains"}
 _LABEL = re.compile(r"^(?!-)[a-z0-9-]{1,63}(?<!-)$")
 
 
-@dataclass
+@lean_dataclass
 class SandboxSettings:
     """The sandbox as configured; `enabled` None means on wherever the kernel supports it."""
 

@@ -11,11 +11,12 @@ from __future__ import annotations
 
 import os
 import re
-from dataclasses import dataclass, field, fields
+from dataclasses import field, fields
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from tui.config import rule_files
+from tui.config.lean_dataclass import lean_dataclass
 from tui.config.lsp_settings import LspConfig
 from tui.config.paths import (
     claude_settings_files,
@@ -58,7 +59,7 @@ __all__ = [
 DEFAULT_MODEL = "claude-sonnet-5-5"
 
 
-@dataclass
+@lean_dataclass
 class Settings:
     """Every setting agent-tui reads, with its default."""
 
@@ -128,7 +129,7 @@ class Settings:
     notify_after: float = 10.0
 
 
-@dataclass
+@lean_dataclass
 class LoadedSettings:
     """The merged settings, what went wrong while reading them, and every rule with its origin."""
 

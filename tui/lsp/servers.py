@@ -5,9 +5,11 @@ from __future__ import annotations
 import os
 import shutil
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import field
 from pathlib import Path
 from typing import Any
+
+from tui.config.lean_dataclass import lean_dataclass
 
 #: language id by file extension, for didOpen (the servers' own tables are larger; these cover the defaults)
 LANGUAGE_IDS = {
@@ -33,7 +35,7 @@ _TS = (".ts", ".tsx", ".js", ".jsx", ".mjs", ".cjs")
 _C = (".c", ".h", ".cc", ".cpp", ".cxx", ".hpp")
 
 
-@dataclass(frozen=True)
+@lean_dataclass(frozen=True)
 class ServerSpec:
     """One language server: how to start it and which files it serves."""
 
@@ -148,7 +150,7 @@ def project_root(path: str, spec: ServerSpec, project_dir: str) -> str:
     return project
 
 
-@dataclass(frozen=True)
+@lean_dataclass(frozen=True)
 class LspOptions:
     """What a session needs to run language servers: the `[lsp]` switches and the configured servers."""
 

@@ -6,12 +6,13 @@ ValueError, so the CLI prints it and exits 2).
 
 from __future__ import annotations
 
-import configparser
 import os
 import re
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import field
 from pathlib import Path
+
+from tui.config.lean_dataclass import lean_dataclass
 
 PROVIDERS = ("anthropic", "bedrock", "vertex")
 #: the short model names and the Anthropic ids they stand for
@@ -24,7 +25,7 @@ class ProviderError(ValueError):
     """A provider setting is wrong or missing; the message is one sentence naming it."""
 
 
-@dataclass(frozen=True)
+@lean_dataclass(frozen=True)
 class ProviderConfig:
     """The chosen provider and what it needs to build a client."""
 
@@ -85,6 +86,8 @@ def aws_profile_region(env: Mapping[str, str]) -> str | None:
     """The region of the AWS profile in use, read from the AWS config file as the AWS SDK does."""
     path = Path(env.get("AWS_CONFIG_FILE") or Path.home() / ".aws" / "config").expanduser()
     profile = env.get("AWS_PROFILE") or env.get("AWS_DEFAULT_PROFILE") or "default"
+    import configparser  # for Bedrock's region only (~1.1 ms at every start otherwise)
+
     parser = configparser.ConfigParser()
     try:
         parser.read(path, encoding="utf-8")

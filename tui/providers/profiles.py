@@ -12,15 +12,17 @@ from __future__ import annotations
 import re
 import threading
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import field
 from typing import Any
+
+from tui.config.lean_dataclass import lean_dataclass
 
 #: what an unnamed `supports` means: the endpoint has everything the Messages API has
 ALL_CAPABILITIES = frozenset({"tools", "thinking", "images", "caching"})
 _PREFIX = re.compile(r"^([A-Za-z][A-Za-z0-9_-]*):(.+)$")
 
 
-@dataclass(frozen=True)
+@lean_dataclass(frozen=True)
 class Price:
     """USD per million tokens."""
 
@@ -30,7 +32,7 @@ class Price:
     cache_read: float
 
 
-@dataclass(frozen=True)
+@lean_dataclass(frozen=True)
 class Profile:
     """One `[providers.NAME]` table."""
 

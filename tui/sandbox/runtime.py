@@ -7,15 +7,16 @@ import sys
 import threading
 import time
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import field
 from typing import Any
 
+from tui.config.lean_dataclass import lean_dataclass
 from tui.config.sandbox_settings import SandboxSettings
 
 MIN_ABI = 4
 
 
-@dataclass
+@lean_dataclass
 class Prepared:
     """One command's sandbox: the preexec function, the environment to add, and what to check after."""
 

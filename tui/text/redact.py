@@ -15,12 +15,14 @@ Every spelling is one of three classes:
 - a secret in a query (`?token=`, `&key=`, `?api_key=`, `?access_token=`, `?sig=` …): the value is hidden.
 
 A bare user name on an ssh-like URL (`ssh://git@github.com`) is a login, not a secret, and is kept; so is an
-e-mail address. Stdlib only.
+e-mail address. Stdlib only. The patterns are compiled on the first text that could hold a credential (~1 ms,
+not paid before the app's first frame).
 """
 
 from __future__ import annotations
 
 import re
+from functools import cache
 
 __all__ = ["MASK", "redact"]
 
@@ -28,7 +30,7 @@ MASK = "***"
 #: characters that end an authority or a JSON string: the mask never spans them
 _STOP = r"\s/?#\"'\\<>`"
 #: scheme:// then the user info up to the last `@` before the host
-_USERINFO = re.compile(rf"\b([A-Za-z][A-Za-z0-9+.-]*://)([^{_STOP}]+)@")
+_USERINFO = rf"\b([A-Za-z][A-Za-z0-9+.-]*://)([^{_STOP}]+)@"
 #: a host after `@`: [v6], a dotted name, IPv4 or localhost (each with an optional port), or a plain name
 #: with a port; nothing of a name may follow
 _HOST = (
@@ -36,15 +38,21 @@ _HOST = (
     r"(?::\d+)?|[A-Za-z0-9-]+:\d+)(?![\w.-])"
 )
 #: name:secret@host with no scheme before it (not in the middle of a word, a path or a URL)
-_BARE = re.compile(rf"(?<![\w/:.%+@-])((?!mailto:)[A-Za-z0-9._%+~-]+:[^{_STOP}]*)@(?={_HOST})", re.IGNORECASE)
+_BARE = rf"(?<![\w/:.%+@-])((?!mailto:)[A-Za-z0-9._%+~-]+:[^{_STOP}]*)@(?={_HOST})"
 #: query parameters whose value is a secret
 _SECRET_KEYS = (
     "token|access_token|refresh_token|id_token|auth|auth_token|authorization|key|api_key|apikey|api-key|"
     "x-api-key|password|passwd|pwd|secret|client_secret|sig|signature|code|session|sessionid|session_id|jwt"
 )
-_QUERY = re.compile(rf"([?&](?:{_SECRET_KEYS})=)([^&#{_STOP}]+)", re.IGNORECASE)
+_QUERY = rf"([?&](?:{_SECRET_KEYS})=)([^&#{_STOP}]+)"
 #: schemes whose bare user name is the account to log in as (`git@`), not a credential
 _LOGIN_SCHEMES = frozenset({"ssh://", "git://", "git+ssh://", "ssh+git://", "svn+ssh://", "sftp://"})
+
+
+@cache
+def _patterns() -> tuple[re.Pattern[str], re.Pattern[str], re.Pattern[str]]:
+    """The user-info, bare user-info and query patterns, compiled once, on first use."""
+    return re.compile(_USERINFO), re.compile(_BARE, re.IGNORECASE), re.compile(_QUERY, re.IGNORECASE)
 
 
 def _mask(match: re.Match[str]) -> str:
@@ -66,9 +74,9 @@ def redact(text: str) -> str:
     """`text` with every credential in a URL shown as `***`; the same string when there is none (fast)."""
     if "@" in text:
         if "://" in text:
-            text = _USERINFO.sub(_mask, text)
+            text = _patterns()[0].sub(_mask, text)
         if ":" in text:
-            text = _BARE.sub(_mask_bare, text)
+            text = _patterns()[1].sub(_mask_bare, text)
     if "=" in text and ("?" in text or "&" in text):
-        text = _QUERY.sub(_mask_query, text)
+        text = _patterns()[2].sub(_mask_query, text)
     return text

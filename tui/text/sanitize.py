@@ -20,14 +20,20 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
+from functools import cache
 
 from .redact import redact
 
 __all__ = ["is_safe", "one_line", "visible"]
 
-#: everything `visible` rewrites (newline and tab are kept)
-_UNSAFE = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069\ud800-\udfff]")
-#: the same, plus newline and tab, for one-line places (labels, titles, the status line)
+
+@cache
+def _unsafe() -> re.Pattern[str]:
+    """Everything `visible` rewrites (newline and tab are kept); compiled on first use, after the first frame."""
+    return re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069\ud800-\udfff]")
+
+
+#: what `visible` rewrites, plus newline and tab, for one-line places (labels, titles, the status line)
 _UNSAFE_LINE = re.compile("[\x00-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069\ud800-\udfff]")
 
 
@@ -81,7 +87,7 @@ def visible(text: str) -> str:
     Fast when there is nothing to replace (one regex scan, the same string back), so it can run
     on every streamed delta. The user info of a URL (a proxy's password) shows as `***` (tui/text/redact.py).
     """
-    return redact(_rewrite(text, _UNSAFE, _picture, _ASCII_UNSAFE))
+    return redact(_rewrite(text, _unsafe(), _picture, _ASCII_UNSAFE))
 
 
 def one_line(text: str) -> str:
@@ -91,4 +97,4 @@ def one_line(text: str) -> str:
 
 def is_safe(text: str) -> bool:
     """True when `visible(text)` would return `text` unchanged."""
-    return _UNSAFE.search(text) is None and redact(text) == text
+    return _unsafe().search(text) is None and redact(text) == text

@@ -26,16 +26,15 @@ from textual.widgets import Button, Static
 from tui.agent.options import AgentOptions
 from tui.text.sanitize import one_line, visible
 
-from . import commands, gc_tuning, prompt_shortcuts, thread_streams, trust
+from . import gc_tuning, later_css, thread_streams
 from .bindings import bindings_for
+from .breakpoints import fit_size
 from .conversation_keys import ConversationKeys
 from .engine_inbox import DELTA_BATCH_S, EngineInbox
 from .inspector_backlog import InspectorBacklog
 from .interrupt_keys import InterruptKeys
-from .notice_hold import NoticeHold
 from .notifier import FocusReports
 from .terminal_model import TerminalModel
-from .warmup import warm_up_first_reply
 from .widgets.app_header import AppHeader
 from .widgets.conversation import MAX_MOUNTED_TURNS, Conversation
 from .widgets.prompt import PromptArea, PromptRow
@@ -49,6 +48,7 @@ if TYPE_CHECKING:
     from tui.agent.events import Event
 
     from .events import EngineEvents, EventController
+    from .notice_hold import NoticeHold
 
 #: keys typed this soon after a permission dialog is drawn, or after another key, do not answer it
 #: (answer_guard.GRACE_S; repeated here so starting the app does not import the dialog)
@@ -117,9 +117,17 @@ class AgentApp(InterruptKeys, ConversationKeys, FocusReports, EngineInbox, App[i
         self.trust_inventory: Any = None
         #: (where, sentence) of every problem found at start, toasted or not (/doctor lists them)
         self.start_problems: list[tuple[str, str]] = []
-        themes = _optional("tui.ui.themes")
-        if themes is not None and hasattr(themes, "install"):
-            themes.install(self)
+        self._themes_installed = True
+        from .themes import install
+
+        install(self)  # registers and applies the themes, and gives the stylesheet their variables
+
+    #: False while App.__init__ runs: the themes, installed right after it, set the stylesheet's variables
+    _themes_installed = False
+
+    def get_css_variables(self) -> dict[str, str]:
+        """Textual's theme variables; none inside App.__init__ (its default theme's, generated to be replaced)."""
+        return super().get_css_variables() if self._themes_installed else {}
 
     # --- composition ------------------------------------------------------------------
 
@@ -210,6 +218,7 @@ class AgentApp(InterruptKeys, ConversationKeys, FocusReports, EngineInbox, App[i
 
         from .events import EngineEvents
 
+        later_css.ensure(self)  # a session given to the app may show a turn or a dialog before the first frame
         self._delta_type, self._wake_message = BlockDelta, EngineEvents
         session = self.session
         self._subscription = session.bus.subscribe(self._forward, inline=True, name="app")
@@ -223,21 +232,18 @@ class AgentApp(InterruptKeys, ConversationKeys, FocusReports, EngineInbox, App[i
 
     def on_resize(self, event: events.Resize) -> None:
         """Below the smallest size the layout serves, say so instead of drawing it half (TooSmallScreen)."""
-        from .screens.too_small import fit_terminal
-
-        fit_terminal(self, event.size.width, event.size.height)
+        fit_size(self, event.size.width, event.size.height)
 
     def on_ready(self) -> None:
         """The first frame is on screen: everything else starts from here, after this returns."""
+        later_css.ensure(self)  # the turns' and the dialogs' rules
         self.call_later(self._after_first_frame)
 
     def _after_first_frame(self) -> None:
         """Build the session, import the SDK in a thread, warm up what later actions need."""
         if self._exit:  # quit before the first frame's work began: the widgets are going away
             return
-        from .screens.too_small import fit_terminal
-
-        fit_terminal(self, self.size.width, self.size.height)
+        fit_size(self, self.size.width, self.size.height)
         gc_tuning.cap_malloc_arenas()  # before the engine's threads start; ctypes is not imported before the frame
         self._attach_session()
         self.query_one(PromptRow).add_cancel_button()
@@ -257,6 +263,9 @@ class AgentApp(InterruptKeys, ConversationKeys, FocusReports, EngineInbox, App[i
         else:
             gc_tuning.tune()
         self._prepare_engine()
+        from . import commands, prompt_shortcuts, trust
+        from .warmup import warm_up_first_reply
+
         self.run_worker(warm_up_first_reply(self), group="warm-up", exit_on_error=False)
         self.run_worker(commands.load_session_commands, thread=True, group="warm-up", exit_on_error=False)
         self.run_worker(partial(trust.check_trust, self), thread=True, group="trust", exit_on_error=False)
@@ -280,6 +289,8 @@ class AgentApp(InterruptKeys, ConversationKeys, FocusReports, EngineInbox, App[i
 
     async def on_event(self, event: events.Event) -> None:
         """Keys and pastes from the terminal go to a screen that vets them (a dialog) only if it admits them."""
+        if isinstance(event, (events.InputEvent, events.Paste)):  # typed ahead: it may open a dialog
+            later_css.ensure(self)
         if isinstance(event, (events.Key, events.Paste)) and not event.is_forwarded:
             if isinstance(event, events.Key):
                 self.last_key_time = event.time
@@ -330,6 +341,8 @@ class AgentApp(InterruptKeys, ConversationKeys, FocusReports, EngineInbox, App[i
             self.prompt_area.restore(text)
             self.notify("Compacting the conversation: wait, or press Esc to cancel it.", severity="warning")
             return
+        from . import commands, prompt_shortcuts
+
         if text.startswith("/"):
             await commands.run_slash(self, text)
             return
@@ -353,6 +366,8 @@ class AgentApp(InterruptKeys, ConversationKeys, FocusReports, EngineInbox, App[i
 
     @work(thread=True, group="submit", exit_on_error=False)
     def _submit_in_thread(self, text: str, images: tuple[dict[str, Any], ...] = ()) -> None:
+        from . import prompt_shortcuts
+
         prompt_shortcuts.send_prompt(self, text, images)
 
     def _submit_failed(self, reason: str) -> None:
@@ -369,7 +384,9 @@ class AgentApp(InterruptKeys, ConversationKeys, FocusReports, EngineInbox, App[i
 
     @cached_property
     def notices(self) -> NoticeHold:
-        """The toasts held while a dialog is up."""
+        """The toasts held while a dialog is up (built on the first toast: not imported before the first frame)."""
+        from .notice_hold import NoticeHold
+
         return NoticeHold(self)
 
     def set_busy(self, busy: bool) -> None:
@@ -388,6 +405,8 @@ class AgentApp(InterruptKeys, ConversationKeys, FocusReports, EngineInbox, App[i
         self.action_interrupt()
 
     def action_cycle_mode(self) -> None:
+        from . import commands
+
         commands.cycle_mode(self)
 
     def action_help(self) -> None:
@@ -452,6 +471,8 @@ class AgentApp(InterruptKeys, ConversationKeys, FocusReports, EngineInbox, App[i
         self.controller.view = None
 
     def get_system_commands(self, screen: Screen) -> Iterable[SystemCommand]:
+        from . import commands
+
         yield from super().get_system_commands(screen)
         yield from commands.system_commands(self)
 

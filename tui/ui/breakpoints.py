@@ -1,11 +1,15 @@
-"""The screen's breakpoint classes (`-wide`, `-tall` …), set before the first Resize sets them."""
+"""The screen's breakpoint classes (`-wide`, `-tall` …), set before the first Resize sets them; the smallest size served."""
 
 from __future__ import annotations
 
+import sys
 from typing import Any
 
 from textual.app import App
 from textual.screen import Screen
+
+#: the smallest terminal the layout serves (the README says so too); below it TooSmallScreen covers all
+MIN_WIDTH, MIN_HEIGHT = 40, 12
 
 
 def preset_breakpoints(app: App[Any], screen: Screen[Any]) -> None:
@@ -22,3 +26,11 @@ def preset_breakpoints(app: App[Any], screen: Screen[Any]) -> None:
     wanted = screen._get_breakpoint_classes(width, horizontal) | screen._get_breakpoint_classes(height, vertical)
     for _, name in (*horizontal, *vertical):
         screen.set_class(name in wanted, name, update=False)
+
+
+def fit_size(app: App[Any], width: int, height: int) -> None:
+    """Below MIN_WIDTH × MIN_HEIGHT, TooSmallScreen covers the app (its module is imported only then)."""
+    if width < MIN_WIDTH or height < MIN_HEIGHT or "tui.ui.screens.too_small" in sys.modules:
+        from .screens.too_small import fit_terminal
+
+        fit_terminal(app, width, height)

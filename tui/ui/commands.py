@@ -255,6 +255,7 @@ SESSION_COMMAND_MODULES = (
     "tui.ui.screens.context_screen",
     "tui.ui.cost_command",
     "tui.ui.prompt_commands",
+    "tui.ui.trust",  # /trust (the app imports it after its first frame too, to check the folder)
 )
 _loaded = False
 _loading = threading.Lock()

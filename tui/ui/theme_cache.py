@@ -5,6 +5,10 @@ its patterns. The cache keeps each regular theme file's parsed data, keyed by it
 against its modification and change times, size and inode, in one marshal file in the state folder
 (the same trust as the `.pyc` files beside the code). Any mismatch, a missing, broken or unwritable
 cache, or data marshal cannot hold falls back to reading the file.
+
+What is cached was also checked whole (themes.py generates each theme's colours once, ~0.6 ms a theme), so
+the cache stands only for the Textual it was checked with: another install of Textual's colour code (its
+`design.py` changed) reads and checks every file again.
 """
 
 from __future__ import annotations
@@ -20,10 +24,17 @@ from typing import Any
 from tui.config import paths
 
 CACHE_NAME = "theme-cache.marshal"
-#: bumped when what is stored changes shape
-FORMAT = 1
+#: bumped when what is stored changes shape or meaning (2: checked against Textual's colour code)
+FORMAT = 2
 
 Stamp = tuple[int, int, int, int]
+
+
+def _textual_stamp() -> Stamp | None:
+    """The installed Textual's colour code, which checked the cached themes."""
+    from textual import design
+
+    return _stamp(Path(design.__file__))
 
 
 def cache_file() -> Path:
@@ -63,7 +74,12 @@ class ThemeDataCache:
                     stored = marshal.load(handle)
             except (OSError, EOFError, ValueError, TypeError):
                 return self._entries
-            if isinstance(stored, dict) and stored.get("format") == FORMAT and isinstance(stored.get("files"), dict):
+            if (
+                isinstance(stored, dict)
+                and stored.get("format") == FORMAT
+                and stored.get("textual") == _textual_stamp()
+                and isinstance(stored.get("files"), dict)
+            ):
                 self._entries = stored["files"]
         return self._entries
 
@@ -94,7 +110,8 @@ class ThemeDataCache:
         tmp = target.with_name(f"{target.name}.{os.getpid()}.tmp")
         try:
             target.parent.mkdir(parents=True, exist_ok=True)
-            tmp.write_bytes(marshal.dumps({"format": FORMAT, "files": self._entries}))
+            stored = {"format": FORMAT, "textual": _textual_stamp(), "files": self._entries}
+            tmp.write_bytes(marshal.dumps(stored))
             os.replace(tmp, target)
         except OSError:
             with contextlib.suppress(OSError):  # under a file where a folder should be, even this fails

@@ -8,8 +8,7 @@ from textual.app import ComposeResult
 from textual.screen import Screen
 from textual.widgets import Static
 
-#: the smallest terminal the layout serves (the README says so too)
-MIN_WIDTH, MIN_HEIGHT = 40, 12
+from ..breakpoints import MIN_HEIGHT, MIN_WIDTH
 
 
 def too_small(width: int, height: int) -> bool:

@@ -25,28 +25,8 @@ from .conversation_model import BlockRecord, ToolRecord
 from .lines_widget import LinesWidget
 from .one_line import OneLineRender
 from .steady import SteadyTitle, steady_refresh, steady_update
+from .tool_state import TOOL_STATE_STYLE, TOOL_STATE_WORD, format_seconds
 
-#: glyph and CSS-variable colour per tool state, shared with the tool panel
-TOOL_STATE_STYLE: dict[str, tuple[str, str]] = {
-    "preparing": ("◌", "$text-muted"),
-    "queued": ("○", "$text-muted"),
-    "waiting": ("◐", "$warning"),
-    "running": ("●", "$accent"),
-    "done": ("✔", "$success"),
-    "error": ("✘", "$error"),
-    "denied": ("⊘", "$warning"),
-    "interrupted": ("■", "$warning"),
-}
-TOOL_STATE_WORD = {
-    "preparing": "preparing",
-    "queued": "queued",
-    "waiting": "waiting for approval",
-    "running": "running",
-    "done": "done",
-    "error": "error",
-    "denied": "denied",
-    "interrupted": "interrupted",
-}
 #: longest result shown inside a tool block (the full text stays in the transcript)
 RESULT_PREVIEW_CHARS = 4000
 CODE_THEME = "monokai"
@@ -66,16 +46,6 @@ def _store_render(key: tuple[Any, ...], lines: list[list[Segment]]) -> None:
     _render_cache[key] = lines
     while len(_render_cache) > RENDER_CACHE_SIZE:
         _render_cache.popitem(last=False)
-
-
-def format_seconds(seconds: float | None) -> str:
-    if seconds is None:
-        return ""
-    if seconds < 10:
-        return f"{seconds:.1f} s"
-    if seconds < 120:
-        return f"{seconds:.0f} s"
-    return f"{int(seconds // 60)} min {int(seconds % 60)} s"
 
 
 class FrozenMarkdown(LinesWidget):

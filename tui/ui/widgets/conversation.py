@@ -16,6 +16,7 @@ bottom anchor), so nothing jumps.
 from __future__ import annotations
 
 import math
+from typing import TYPE_CHECKING
 
 from textual.containers import Vertical, VerticalScroll
 from textual.geometry import Region, Size
@@ -25,9 +26,9 @@ from textual.widget import Widget
 from textual.widgets import Static
 
 from .. import gc_tuning
-from .blocks import compose_blocks
-from .conversation_model import TurnRecord
-from .lines_widget import LinesWidget
+
+if TYPE_CHECKING:
+    from .conversation_model import TurnRecord
 
 MAX_MOUNTED_TURNS = 40
 #: most turns re-created in one go when the user reads old turns
@@ -42,9 +43,8 @@ HISTORY_TAIL_TURNS = 10
 KEEP_SCREENS = PREFETCH_PAGES + 2
 #: ...but never fewer turns than this
 MIN_MOUNTED_TURNS = 3
-#: the widgets of a re-created turn drawn off screen before they scroll into view (see `Conversation._warm`)
-WARMED = (LinesWidget, Static)
-#: ...when no taller than this many rows
+#: a re-created turn's text blocks (LinesWidget, Static) are drawn off screen before they scroll into view
+#: (see `Conversation._warm`) when no taller than this many rows
 WARM_ROWS = 400
 
 
@@ -60,6 +60,8 @@ class TurnView(Vertical):
 
     def compose(self):
         if self._rebuild:
+            from .blocks import compose_blocks  # the blocks are not imported before the first turn
+
             yield from compose_blocks(self.record.blocks)
 
 
@@ -293,6 +295,9 @@ class Conversation(VerticalScroll, can_focus=True):
         the frame that scrolls them into view copies lines instead of rendering them (a first render of a
         block's text is most of the cost of a page's frame).
         """
+        from .lines_widget import LinesWidget
+
+        warmed = (LinesWidget, Static)
         for view in self.query_children(TurnView):
             if view.drawn:
                 continue
@@ -300,7 +305,7 @@ class Conversation(VerticalScroll, can_focus=True):
             for widget in view.walk_children(Widget, with_self=False):
                 width, height = widget.outer_size
                 # text blocks only: a huge reply's plain head draws just the rows shown, a picture is left alone
-                if isinstance(widget, WARMED) and 0 < height <= WARM_ROWS and width and widget.display:
+                if isinstance(widget, warmed) and 0 < height <= WARM_ROWS and width and widget.display:
                     widget.render_lines(Region(0, 0, width, height))
 
     async def _layout_done(self) -> None:

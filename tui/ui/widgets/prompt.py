@@ -16,7 +16,6 @@ from textual.widgets import Button, TextArea
 
 from ..bindings import bindings_for
 from ..paste_cap import MAX_PROMPT_CHARS, cut_paste, full_notice
-from ..prompt_history import HISTORY_LIMIT
 from .ordered_keys import run_own_binding
 from .wrap_cache import caching_height
 
@@ -43,9 +42,12 @@ class PromptArea(TextArea):
             soft_wrap=True,
             tab_behavior="focus",
             show_line_numbers=False,
-            compact=True,
             placeholder="Ask the agent…  Enter sends · Ctrl+J newline · /help",
         )
+        # compact, without the restyle TextArea's `compact=True` asks for from __init__ (~0.5 ms before the
+        # first frame, for a node not mounted yet: its styles are computed when it mounts anyway)
+        self.set_reactive(TextArea.compact, True)
+        self.add_class("-textual-compact", update=False)
         self.prompt_history: list[str] = []
         self._history_index: int | None = None  # None = editing a new prompt
         self._draft = ""
@@ -166,6 +168,8 @@ class PromptArea(TextArea):
         if not text and not (self.images is not None and self.images.count):  # images alone may go
             return
         if text and (not self.prompt_history or self.prompt_history[-1] != text):
+            from ..prompt_history import HISTORY_LIMIT  # the saved history's module, not needed before a send
+
             self.prompt_history.append(text)
             del self.prompt_history[:-HISTORY_LIMIT]
         self._history_index = None
