@@ -1,9 +1,8 @@
 """The soak benchmark (`--only soak`): one app process through a compressed long day on the fake API.
 
 2,000 turns, 200 subagents, 20,000 tool calls, 50 MB of tool output, 5 compactions, the conversation paged
-up and back, the inspector and its timeline opened twice, /rewind twice; the warm-up tenth does one compaction,
-one opening of the inspector and one rewind, so what grows after it is growth, not a first use (`soak.py` drives
-it). Reported: RSS after warm-up (a tenth of the day) and at the end of the day, both while the app runs, each after a gc.collect() (the
+up and back, the inspector and its timeline opened, /rewind twice (`soak.py` drives it). Reported: RSS after
+warm-up (a tenth of the day) and at the end of the day, both while the app runs, each after a gc.collect() (the
 note adds the RSS after the app closed, the RSS at every tenth of the day, and how much of the RSS glibc holds
 as free memory in its arenas), UI frame work p95 in the first and last tenth, descriptors,
 threads and child processes at the end against before the app, the transcript's and the checkpoint
@@ -85,8 +84,7 @@ def rows(plan: Plan, report: Report) -> list[dict[str, Any]]:
     day_note = (
         f"{plan.turns} turns, {plan.subagents} subagents, {plan.tool_calls} tool calls, "
         f"{plan.output_bytes / 1e6:.0f} MB of tool output, {report.compactions} compactions, "
-        f"{report.rewinds} rewinds, paging, inspector and timeline opened twice (one compaction, one opening and "
-        f"one rewind within the warm-up: soak.schedule); {report.seconds / 60:.1f} min; the fake "
+        f"{report.rewinds} rewinds, paging, inspector and timeline opened; {report.seconds / 60:.1f} min; the fake "
         "API in a process of its own (tests/bench/soak_server.py), as the real API is"
     )
     growth = report.rss_end / report.rss_warm - 1 if report.rss_warm else None

@@ -4,8 +4,8 @@ test (`tests/ui/test_soak.py`).
 Every turn asks for tool calls (Read, Grep, Glob, Bash; now and then an Agent whose subagent reads a file),
 then streams a short reply. A few Bash calls print a megabyte each (most of the day's tool output: streamed
 to the screen, cut to 30,000 characters for the model); the rest print a line. Along the way the history is
-compacted, the conversation is paged up and back, the inspector and its timeline are opened twice, and /rewind
-takes the conversation back twice; the warm-up tenth does one of each (`schedule`).
+compacted, the conversation is paged up and back, the inspector and its timeline are opened, and /rewind
+takes the conversation back twice.
 """
 
 from __future__ import annotations
@@ -192,29 +192,6 @@ def _read_memory(report: Report, stage: str) -> None:
         report.memory[stage + "_trimmed"] = memory()
 
 
-def inspector_hours(warm: int) -> int:
-    """Turns the inspector stays open each time (20 in the full day, fewer in a shorter warm-up)."""
-    return max(1, min(20, warm // 4))
-
-
-def schedule(plan: Plan, warm: int) -> tuple[set[int], set[int], set[int]]:
-    """The turns after which the day compacts, opens the inspector on its timeline (hidden `inspector_hours(warm)`
-    turns later) and rewinds.
-
-    The warm-up (the first tenth, `warm` turns) does one of each, half-way through it: what the day measures after
-    warm-up is then growth, not the first use of a feature (its modules, caches and first peak). The rest are spread
-    over the day as before: the inspector opened again a third of the way in, the other compactions and rewinds
-    at even intervals.
-    """
-    early = warm // 2
-    every = plan.turns // (plan.compactions + 1) if plan.compactions else 0
-    compact_at = {early, *(every * i for i in range(1, plan.compactions))} if plan.compactions else set()
-    inspect_at = {early + 2, plan.turns // 3} if plan.inspector else set()
-    later = [plan.turns * (i + 1) // (plan.rewinds + 1) + 7 for i in range(1, plan.rewinds)]
-    rewind_at = {early + inspector_hours(warm) + 3, *later} if plan.rewinds else set()
-    return compact_at, inspect_at, rewind_at
-
-
 async def run(plan: Plan, app: Any, sessions: Path, report: Report, probe: Any = None) -> Report:
     """Drive `app` (an AgentApp on a session against the fake API) through the day.
 
@@ -250,8 +227,9 @@ async def run(plan: Plan, app: Any, sessions: Path, report: Report, probe: Any =
 
         app._display = display
         session = app.session
+        compact_every = plan.turns // (plan.compactions + 1) if plan.compactions else 0
+        rewind_at = {plan.turns * (i + 1) // (plan.rewinds + 1) + 7 for i in range(plan.rewinds)}
         warm = max(2, plan.turns // 10)
-        compact_at, inspect_at, rewind_at = schedule(plan, warm)
         for n in range(1, plan.turns + 1):
             turn_now[0] = n
             done = session.turn_count + 1
@@ -270,7 +248,7 @@ async def run(plan: Plan, app: Any, sessions: Path, report: Report, probe: Any =
                 report.warm = process_counts()
                 if probe is not None:
                     probe("warm", app)
-            if n in compact_at:
+            if compact_every and n % compact_every == 0 and report.compactions < plan.compactions:
                 before = compacted[0]
                 await app.submit_prompt("/compact")
                 await _until(
@@ -283,12 +261,12 @@ async def run(plan: Plan, app: Any, sessions: Path, report: Report, probe: Any =
                     await pilot.pause()
                 app.post_message(events.Key("end", None))
                 await pilot.pause()
-            if n in inspect_at:
+            if plan.inspector and n == plan.turns // 3:
                 await pilot.press("f2")
                 await _until(lambda: app.inspector is not None)
                 app.inspector.show_view("timeline")
                 await pilot.pause()
-            if n in {at + inspector_hours(warm) for at in inspect_at}:
+            if plan.inspector and n == plan.turns // 3 + 20:
                 await pilot.press("f2")
             if n in rewind_at:
                 await app.submit_prompt("/rewind")
