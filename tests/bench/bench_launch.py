@@ -15,11 +15,12 @@ from tests.fakeapi.demo_project import make_demo_project
 from .common import PYTHON, Settings, bench_env, median, precompile_sources, row
 
 
-def headless_once(which: str, env: dict[str, str], cwd: Path) -> tuple[float, bool]:
-    """Seconds from spawn until the child prints READY at its first on_ready; and whether the SDK was loaded by then."""
+def first_frame(command: list[str], env: dict[str, str], cwd: Path) -> tuple[float, list[str]]:
+    """Seconds from spawning `command` (a launch_child.py) until it prints READY at its first frame, and that line's
+    fields (`READY <sdk-imported> <cpu-ms>`)."""
     start = time.perf_counter()
     proc = subprocess.Popen(
-        [PYTHON, "-m", "tests.bench.launch_child", which, "--headless"],
+        command,
         env=env,
         cwd=cwd,
         stdout=subprocess.PIPE,
@@ -32,8 +33,14 @@ def headless_once(which: str, env: dict[str, str], cwd: Path) -> tuple[float, bo
     elapsed = time.perf_counter() - start
     proc.wait(30)
     if not line.startswith("READY"):
-        raise RuntimeError(f"{which}: no first frame")
-    return elapsed, line.split()[1] == "True"
+        raise RuntimeError(f"{' '.join(command[-2:])}: no first frame")
+    return elapsed, line.split()
+
+
+def headless_once(which: str, env: dict[str, str], cwd: Path) -> tuple[float, bool]:
+    """Seconds from spawn until the child prints READY at its first on_ready; and whether the SDK was loaded by then."""
+    elapsed, fields = first_frame([PYTHON, "-m", "tests.bench.launch_child", which, "--headless"], env, cwd)
+    return elapsed, fields[1] == "True"
 
 
 def tmux_once(command: list[str], expect: str, env: dict[str, str], cwd: Path) -> float:

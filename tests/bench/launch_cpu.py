@@ -17,11 +17,11 @@ import os
 import shutil
 import subprocess
 import tempfile
-import time
 from pathlib import Path
 
 from tests.fakeapi.demo_project import make_demo_project
 
+from .bench_launch import first_frame
 from .common import PYTHON, REPO, bench_env, median
 
 CHILD = Path(__file__).with_name("launch_child.py")
@@ -29,23 +29,9 @@ CHILD = Path(__file__).with_name("launch_child.py")
 
 def _once(which: str, env: dict[str, str], cwd: Path) -> tuple[float, float]:
     """(wall seconds to READY, CPU milliseconds the child had used by then)."""
-    start = time.perf_counter()
-    proc = subprocess.Popen(
-        [PYTHON, str(CHILD), which, "--headless"],  # this checkout's child, the checkout's tui/ (PYTHONPATH)
-        env=env,
-        cwd=cwd,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.DEVNULL,
-        stdin=subprocess.DEVNULL,
-        text=True,
-    )
-    assert proc.stdout is not None
-    line = proc.stdout.readline()
-    wall = time.perf_counter() - start
-    proc.wait(30)
-    if not line.startswith("READY"):
-        raise RuntimeError(f"{which}: no first frame")
-    return wall, float(line.split()[2])
+    # this checkout's child, run on the checkout named by PYTHONPATH
+    wall, fields = first_frame([PYTHON, str(CHILD), which, "--headless"], env, cwd)
+    return wall, float(fields[2])
 
 
 def main() -> None:

@@ -95,7 +95,7 @@ class FoldedCost(RequestCost):
         self.miss_count += other.miss_count
         self.misses = sorted([*self.misses, *other.misses], key=lambda m: int(m.get("request") or 0))[-KEEP_MISSES:]
 
-    def _add_sums(self, other: RequestCost | FoldedCost) -> None:
+    def _add_sums(self, other: RequestCost) -> None:
         """Add the tokens and dollars by zone and by part of one request or of another sum."""
         for zone in ZONES:
             self.tokens[zone] += other.tokens.get(zone, 0)
