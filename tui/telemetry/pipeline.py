@@ -106,8 +106,10 @@ class Pipeline:
         self._wake = threading.Event()
 
         def failed(signal: str, why: str) -> None:
-            self._wake.set()  # a flush at exit stops waiting: retries would only hold the exit up
             on_failure(self.endpoints.get(signal) or next(iter(self.endpoints.values()), "the OTLP endpoint"), why)
+            # then a flush at exit stops waiting (retries would only hold the exit up); woken first, the exit could
+            # end the process before the sentence was written
+            self._wake.set()
 
         quiet_sdk_logging(ExportFailures(failed))
         from opentelemetry.sdk.resources import OsResourceDetector, OTELResourceDetector, Resource
