@@ -41,7 +41,7 @@ class PieceKeys:
 
     A row's lists are never changed once made (an update makes new rows), and most rows an update compares
     against were cut by an earlier update already: unchanged, or moved by a scroll. `find_scroll` cut every
-    row of the screen at every range again (~0.6 ms of a streaming frame's ~2 ms there)."""
+    row of the screen at every range again (a 400-turn soak day's last tenth: 1.70 ms a frame there, now 1.43)."""
 
     def __init__(self) -> None:
         self._rows: dict[int, tuple[Row, dict[tuple[int, int], Any]]] = {}
