@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import time
 from concurrent.futures import Future
+from typing import Any
 
 from textual import events
 from textual.widgets import Markdown
@@ -192,8 +193,45 @@ async def test_f2_toggles_the_inspector_and_it_records_calls(fake_session: FakeS
         await pilot.press("1")
         await wait_until(pilot, lambda: not app.controller.busy)
         assert len(app.inspector.model.calls) == 6
+        app.inspector.show_view("sse")
+        await pilot.pause()
         await pilot.press("f2")
-        assert not app.inspector.display
+        await pilot.pause()
+        assert app.inspector is None and not app.has_class("-show-inspector")
+
+
+async def test_a_closed_inspector_leaves_the_screen_and_keeps_its_calls_and_tab(fake_session: FakeSession) -> None:
+    """Closed, the panel is removed (a hidden one kept ~45 widgets and its tables' rows for the rest of the session,
+    restyled and walked by every collection: issue 38's late frames); its models keep recording, and F2 shows the
+    same calls on the same tab again."""
+    from tui.ui.widgets.inspector import Inspector
+
+    app = AgentApp(fake_session.options, session=fake_session, permission_grace_s=0)
+    async with app.run_test(size=SIZE) as pilot:
+        await type_prompt(pilot, "fix it")
+        await wait_for_dialog(pilot, PermissionDialog)
+        await pilot.press("1")
+        await wait_until(pilot, lambda: not app.controller.busy)
+        before = len(list(app.screen.walk_children()))
+        await pilot.press("f2")
+        await wait_until(pilot, lambda: app.inspector is not None and app.inspector.model.calls)
+        assert len(list(app.screen.walk_children())) > before + 20
+        app.inspector.show_view("sse")
+        await pilot.pause()
+        await pilot.press("f2")
+        await pilot.pause()
+        assert app.inspector is None and not app.query(Inspector)
+        assert len(list(app.screen.walk_children())) == before
+        await type_prompt(pilot, "again")
+        await wait_for_dialog(pilot, PermissionDialog)
+        await pilot.press("1")
+        await wait_until(pilot, lambda: not app.controller.busy)
+        await pilot.press("f2")
+        await wait_until(pilot, lambda: app.inspector is not None)
+        inspector: Any = app.inspector
+        assert len(inspector.model.calls) == 6  # recorded while closed
+        assert inspector.current_view == "sse"
+        assert inspector.selected is inspector.model.calls[-1]  # it followed the newest call, and still does
 
 
 async def test_shift_tab_cycles_the_permission_mode(fake_session: FakeSession) -> None:

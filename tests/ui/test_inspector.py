@@ -286,3 +286,33 @@ async def test_the_inspector_keeps_the_newest_calls_and_says_how_many_are_only_i
         inspector.show_view("diff")
         await pilot.pause()
         assert "call #4 vs call #3" in text_of(app.query_one("#inspector-diff", Static))
+
+
+async def test_a_call_chosen_by_hand_is_shown_again_when_the_inspector_reopens(tmp_path: Path) -> None:
+    """Closing keeps the models, the tab and a call chosen by hand (not the newest) in the app's backlog; the panel
+    built on them shows that call on that tab again."""
+    from tui.ui.inspector_backlog import InspectorBacklog
+
+    user = {"role": "user", "content": "hi"}
+    reply = {"id": "m", "role": "assistant", "stop_reason": "end_turn", "content": [{"type": "text", "text": "ok"}]}
+    backlog = InspectorBacklog()
+    for n in range(3):
+        for event in call_events(1, body([user] * (n + 1)), reply, ts=1_700_000_000.0 + n):
+            backlog.add(event)
+    app = Host(tmp_path)
+    async with app.run_test(size=(100, 40)) as pilot:
+        inspector = app.query_one(Inspector)
+        inspector.adopt(*backlog.take())
+        inspector.select_call(2)
+        inspector.show_view("diff")
+        await pilot.pause()
+        backlog.keep(inspector)
+        assert (backlog.view, backlog.selected) == ("diff", 2)
+        await inspector.remove()
+        fresh = Inspector(project_dir=tmp_path)
+        await app.mount(fresh)
+        fresh.adopt(*backlog.take())
+        backlog.restore(fresh)
+        await pilot.pause()
+        assert fresh.selected is not None and fresh.selected.number == 2 and fresh.current_view == "diff"
+        assert "call #2 vs call #1" in text_of(app.query_one("#inspector-diff", Static))

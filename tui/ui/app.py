@@ -423,16 +423,19 @@ class AgentApp(InterruptKeys, ConversationKeys, FocusReports, EngineInbox, App[i
             self.inspector.record(event)  # type: ignore[attr-defined]
 
     async def action_toggle_inspector(self) -> None:
-        if self.inspector is None:
-            inspector_module = _optional("tui.ui.widgets.inspector")
-            if inspector_module is None:
-                self.notify("The inspector is not available in this build.", severity="warning")
-                return
-            inspector = inspector_module.Inspector(project_dir=Path(self.options.project_dir), id="inspector")
-            await self.query_one("#body").mount(inspector)
-            self.inspector = inspector
-            inspector.adopt(*self._inspector_backlog.take())
-        self.toggle_class("-show-inspector")
+        """F2: the inspector panel, built on the models kept for it; closed, it goes (inspector_backlog.py)."""
+        if self.inspector is not None:
+            return await self._inspector_backlog.close(self)
+        inspector_module = _optional("tui.ui.widgets.inspector")
+        if inspector_module is None:
+            self.notify("The inspector is not available in this build.", severity="warning")
+            return
+        inspector = inspector_module.Inspector(project_dir=Path(self.options.project_dir), id="inspector")
+        await self.query_one("#body").mount(inspector)
+        self.inspector = inspector
+        inspector.adopt(*self._inspector_backlog.take())
+        self._inspector_backlog.restore(inspector)
+        self.add_class("-show-inspector")
 
     def action_toggle_tools(self) -> None:
         """F3: hide or show the tool panel (next to the inspector, and below 100 columns, it is hidden by default)."""

@@ -30,7 +30,7 @@ from textual._compositor import ChopsUpdate, LayoutUpdate
 from textual.geometry import Size
 from textual.strip import Strip
 
-from .terminal_scroll import Row, fill_look, find_scroll, pieces_of_rows
+from .terminal_scroll import PieceKeys, Row, fill_look, find_scroll, pieces_of_rows
 from .terminal_sgr import blank_alike, blank_look, erasable, sgr
 
 #: unchanged cells between two changed runs of a row that are rewritten rather than jumped over (a cursor move
@@ -59,14 +59,18 @@ class TerminalModel:
     def __init__(self) -> None:
         self.width = self.height = 0
         self.rows: list[Row | None] = []
+        #: the rows shown, cut where widgets meet, for the next update's scroll search (kept for `rows` only)
+        self.pieces = PieceKeys()
 
     def reset(self, width: int, height: int) -> None:
         self.width, self.height = width, height
         self.rows = [None] * height
+        self.pieces = PieceKeys()
 
     def invalidate(self) -> None:
         """Forget every row (the terminal was drawn by something that is not tracked)."""
         self.rows = [None] * self.height
+        self.pieces = PieceKeys()
 
 
 def look_of(style: Style | None, color_system: ColorSystem) -> Any:
@@ -338,7 +342,7 @@ class DiffChopsUpdate(ChopsUpdate):
             # it): a scrollbar thumb that moved, or a panel that did not, leaves the conversation's piece equal
             ranges = pieces_of_rows(self.chop_ends, width, height)
             fill = fill_look(new[y] for y in changed)
-            scroll = find_scroll(new, old, changed, ranges, fill)
+            scroll = find_scroll(new, old, changed, ranges, fill, model.pieces)
             if scroll is not None:
                 base_rows = scrolled(writer, old, scroll, fill, width)
                 candidates.update(range(scroll[0], scroll[1] + 1))
@@ -360,6 +364,7 @@ class DiffChopsUpdate(ChopsUpdate):
                 for start, end in changed_runs(row, before, width):
                     writer.cells(row, start, end, y, width)
             rows[y] = row
+        model.pieces.keep(rows)
         return writer.text()
 
 
@@ -397,4 +402,5 @@ class ModelLayoutUpdate(LayoutUpdate):
             for start, end in changed_runs(row, before, width):  # type: ignore[arg-type]
                 writer.cells(row, start, end, y, width)  # type: ignore[arg-type]
         model.rows = rows
+        model.pieces.keep(rows)
         return writer.text()

@@ -224,8 +224,9 @@ class Inspector(Widget):
             return  # no longer kept (the title says how many older calls are only in the transcript)
         self.selected = call
         self._follow_latest = self.selected is self.visible_calls()[-1]
-        if self._is_visible():
+        if self.is_mounted:  # also before its first frame: a highlight of the newest row still queued is then stale
             self._move_cursor(self.query_one("#inspector-calls", DataTable))
+        if self._is_visible():
             self._render_view()
 
     def _shows(self, call: ApiCall) -> bool:
