@@ -221,8 +221,8 @@ def render(model: TimelineModel, width: int, now: float) -> Text:
             for i in range(col(bar.start), max(stop, col(bar.start)) + 1):
                 row[i] = ("░" if bar.call is not None and i < streaming_from else "█", bar.colour)
         text.append(f"{lane[:name_width]:<{name_width}} ", style="bold")
-        for char, style in row:
-            text.append(char, style=style)
+        for (char, style), cells in itertools.groupby(row):  # one span per run of like cells, not one per cell
+            text.append(char * sum(1 for _ in cells), style=style)
         text.append("\n")
     text.append(f"{'':<{name_width}} 0 s{'':>{max(width - 12, 1)}}{end - start:.2f} s", style="dim")
     if model.dropped:
