@@ -244,3 +244,33 @@ async def test_the_bar_list_drops_the_oldest_rows_by_key_and_the_others_stay(tmp
         show_bar(inspector, keys[1])
         await pilot.pause()
         assert inspector.query_one("#inspector-bar-json", JsonView).value["result"].startswith("result 3")
+
+
+async def test_a_burst_of_events_redraws_the_shown_timeline_once_after_the_first(tmp_path) -> None:
+    """The panel's record() draws the first change at once and the rest of a burst in one redraw a moment later
+    (TIMELINE_REFRESH_S): a turn of ten tools sends ~25 events in well under a second, and redrawing the lanes
+    and the bar list for each was most of what the shown inspector allocated."""
+    from textual.app import App, ComposeResult
+    from textual.widgets import DataTable
+
+    from tui.ui.widgets.inspector import Inspector
+    from tui.ui.widgets.inspector.panel import TIMELINE_REFRESH_S
+
+    class Host(App[None]):
+        def compose(self) -> ComposeResult:
+            yield Inspector(project_dir=tmp_path)
+
+    app = Host()
+    async with app.run_test(size=(120, 40)) as pilot:
+        inspector = app.query_one(Inspector)
+        inspector.show_view("timeline")
+        await pilot.pause()
+        table: DataTable = inspector.query_one("#inspector-bars", DataTable)
+        _tool_bar_events(inspector, 0)  # through the panel, as the app feeds it
+        assert table.row_count == 1  # the first change is drawn at once
+        for n in range(1, 12):
+            _tool_bar_events(inspector, n)
+        assert table.row_count == 1  # the rest of the burst waits for one redraw
+        await pilot.pause(TIMELINE_REFRESH_S + 0.05)
+        await wait_until(pilot, lambda: table.row_count == 12)
+        assert [key.value for key in table.rows] == [str(b.id) for b in inspector.timeline.bars]

@@ -7,7 +7,6 @@ event and a 2 MB request is only turned into widgets one expanded node at a time
 
 from __future__ import annotations
 
-import json
 import os
 import tempfile
 import time
@@ -22,15 +21,15 @@ from textual.binding import Binding
 from textual.containers import Horizontal, VerticalScroll
 from textual.geometry import Region
 from textual.strip import Strip
+from textual.timer import Timer
 from textual.widget import Widget
 from textual.widgets import Button, DataTable, Static, TabbedContent, TabPane
 
 from tui.agent.events import Event
-from tui.system.private_files import write_private
 from tui.text.sanitize import one_line
 from tui.text.wording import plural
 
-from . import timeline_view
+from . import timeline_view, view_export
 from .cost_view import cost_view
 from .diff import diff_requests
 from .json_tree import JsonView
@@ -53,6 +52,8 @@ _COLUMNS = (
     ("loop", "loop"),
 )
 TITLE = "Inspector · API calls"
+#: the timeline is redrawn at most this often while events arrive (seconds)
+TIMELINE_REFRESH_S = 0.25
 
 
 def _row(call: ApiCall) -> tuple[str, ...]:
@@ -151,6 +152,9 @@ class Inspector(Widget):
         self._row_versions: dict[int, int] = {}
         self._rendered: dict[str, tuple[int, int]] = {}
         self._titled_dropped = 0  # the older calls the title last counted
+        #: the timeline's last redraw (time.monotonic()) and the redraw waiting to happen, if any
+        self._timeline_drawn = 0.0
+        self._timeline_timer: Timer | None = None
         #: show only the calls of this loop path (None: every loop's)
         self.loop_filter: str | None = None
         self.add_class("-empty")
@@ -189,7 +193,7 @@ class Inspector(Widget):
         """Take one engine event; unrelated events are ignored. Cheap when hidden."""
         if self.timeline.record(event) and self._is_visible() and self.current_view == "timeline":
             self.remove_class("-empty")
-            timeline_view.refresh_tab(self)
+            self._timeline_changed()
         call = self.model.record(event)
         if call is None or not self._shows(call):
             return
@@ -198,6 +202,26 @@ class Inspector(Widget):
         if self._is_visible():
             self._sync_table()
             self._render_view()
+
+    def _timeline_changed(self) -> None:
+        """Redraw the timeline now, or once TIMELINE_REFRESH_S after its last redraw if that was sooner.
+
+        A turn of ten tools sends ~25 events in well under a second; redrawing the lanes and the bar list for each
+        was most of what the inspector allocated while shown (its peak stays with Python's allocator all day).
+        """
+        if self._timeline_timer is not None:
+            return  # a redraw is due soon: it will show this change too
+        wait = self._timeline_drawn + TIMELINE_REFRESH_S - time.monotonic()
+        if wait <= 0:
+            self._redraw_timeline()
+        else:
+            self._timeline_timer = self.set_timer(wait, self._redraw_timeline)
+
+    def _redraw_timeline(self) -> None:
+        self._timeline_timer = None
+        self._timeline_drawn = time.monotonic()
+        if self.is_mounted and self._is_visible() and self.current_view == "timeline":
+            timeline_view.refresh_tab(self)
 
     def adopt(self, model: InspectorModel | None, timeline: TimelineModel | None) -> None:
         """Take the calls and bars recorded before the panel existed (the app's backlog); None: none."""
@@ -395,50 +419,15 @@ class Inspector(Widget):
 
     def view_json(self, view: str | None = None) -> Any:
         """The JSON of one view of the selected call (the active view by default)."""
-        call = self.selected
-        if call is None:
-            return None
-        view = view or self.current_view
-        if view == "timeline":
-            return [self.timeline.bar_json(b) for b in self.timeline.bars]
-        if view == "request":
-            return call.body
-        if view == "response":
-            return call.response_view()
-        if view == "sse":
-            return call.sse_view()
-        if view == "cost":
-            return {"cost": call.cost, **({"compaction": call.compaction} if call.compaction else {})}
-        previous = self.model.previous(call)
-        return {
-            "call": call.number,
-            "previous_call": previous.number if previous else None,
-            "changes": [c.to_dict() for c in diff_requests(previous.body if previous else None, call.body)],
-        }
+        return view_export.view_json(self, view)
 
     def action_copy_view(self) -> None:
         """Copy the current view as indented JSON to the clipboard."""
-        if self.selected is None:
-            self.notify("No API call to copy yet.", severity="warning")
-            return
-        text = json.dumps(self.view_json(), indent=2, ensure_ascii=False)
-        self.app.copy_to_clipboard(text)
-        self.notify(f"Copied call #{self.selected.number} {self.current_view} as JSON ({plural(len(text), 'char')}).")
+        view_export.copy_view(self)
 
     def action_save_view(self) -> Path | None:
         """Save the current view to `<export_dir>/call-<n>-<view>.json` and say where."""
-        if self.selected is None:
-            self.notify("No API call to save yet.", severity="warning")
-            return None
-        view = self.current_view
-        path = self.export_dir / f"call-{self.selected.number}-{view}.json"
-        try:
-            write_private(path, json.dumps(self.view_json(view), indent=2, ensure_ascii=False))
-        except OSError as exc:
-            self.notify(f"Could not save {path}: {exc.strerror or exc}.", severity="error")
-            return None
-        self.notify(f"Saved {path}", title="Inspector")
-        return path
+        return view_export.save_view(self)
 
     def action_export_timeline(self) -> Path | None:
         return timeline_view.export_svg(self)
@@ -479,19 +468,3 @@ class Inspector(Widget):
 
 
 __all__ = ["VIEWS", "Inspector"]
-
-
-if __name__ == "__main__":  # python -m tui.ui.widgets.inspector.panel: the panel with two synthetic calls
-    from textual.app import App
-
-    from .sample import two_call_session
-
-    class InspectorDemo(App[None]):
-        def compose(self) -> ComposeResult:
-            yield Inspector()
-
-        def on_mount(self) -> None:
-            for event in two_call_session():
-                self.query_one(Inspector).record(event)
-
-    InspectorDemo().run()

@@ -112,3 +112,19 @@ def two_call_session() -> list[Event]:
     return call_events(1, body([user]), reply1) + call_events(
         2, body([user, first, results]), reply2, ts=1_700_000_002.0
     )
+
+
+if __name__ == "__main__":  # python -m tui.ui.widgets.inspector.sample: the panel with two synthetic calls
+    from textual.app import App, ComposeResult
+
+    from tui.ui.widgets.inspector.panel import Inspector
+
+    class InspectorDemo(App[None]):
+        def compose(self) -> ComposeResult:
+            yield Inspector()
+
+        def on_mount(self) -> None:
+            for event in two_call_session():
+                self.query_one(Inspector).record(event)
+
+    InspectorDemo().run()
