@@ -2,8 +2,10 @@
 
 2,000 turns, 200 subagents, 20,000 tool calls, 50 MB of tool output, 5 compactions, the conversation paged
 up and back, the inspector and its timeline opened, /rewind twice (`soak.py` drives it). Reported: RSS after
-warm-up (a tenth of the day) and at the end of the day, both while the app runs, each after a gc.collect() (the
-note adds the RSS after the app closed, the RSS at every tenth of the day, and how much of the RSS glibc holds
+warm-up (the turn before the first compaction: the day's end comes at the same point of its compaction cycle, see
+soak.warm_turn) and at the end of the day, both while the app runs, each after a gc.collect() (the note adds the
+ratio against a tenth of the day, the RSS after the app closed, the RSS at every tenth of the day, and how much of
+the RSS glibc holds
 as free memory in its arenas), UI frame work p95 in the first and last tenth, descriptors,
 threads and child processes at the end against before the app, the transcript's and the checkpoint
 store's size per turn in each half of the day. `--quick` runs a tenth of the day.
@@ -106,8 +108,9 @@ def rows(plan: Plan, report: Report) -> list[dict[str, Any]]:
             "≤ 1.10× after warm-up",
             unit="MiB",
             met=growth is not None and growth <= 0.10,
-            baseline_label=f"after warm-up (turn {tenth}), same process",
+            baseline_label=f"after warm-up (turn {report.warm_turn}, before the first compaction), same process",
             note=f"{day_note}; after the last turn and after warm-up alike: the app running, after a gc.collect(); "
+            f"{_tenth_note(report, tenth)}"
             f"{_memory_note(report)}",
         ),
         row(
@@ -163,12 +166,20 @@ def rows(plan: Plan, report: Report) -> list[dict[str, Any]]:
     return out
 
 
+def _tenth_note(report: Report, tenth: int) -> str:
+    """The end against the RSS at a tenth of the day (the warm-up point of earlier runs), from the curve."""
+    at_tenth = dict(report.rss_curve).get(tenth)
+    if not at_tenth or tenth == report.warm_turn:
+        return ""
+    return f"against turn {tenth} (a tenth of the day, {at_tenth:.0f} MiB): {report.rss_end / at_tenth:.2f}×; "
+
+
 def _memory_note(report: Report) -> str:
     """The RSS after the close, its curve by tenths, and what holds it (Python's arenas, glibc's) at three points."""
-    curve = ", ".join(f"{rss:.0f}" for _, rss in report.rss_curve)
+    curve = ", ".join(f"{turn}: {rss:.0f}" for turn, rss in report.rss_curve)
     parts = [
         f"after the app and session closed: {report.rss_closed:.0f} MiB",
-        f"RSS (MiB) at each tenth of the day: {curve}",
+        f"RSS (MiB) at each tenth of the day and after warm-up, by turn: {curve}",
     ]
     for stage in ("warm", "end", "closed"):
         m = report.memory.get(stage, {})

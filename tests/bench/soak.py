@@ -147,9 +147,26 @@ def folder_bytes(folder: Path) -> tuple[int, int]:
     return transcripts, other
 
 
+def warm_turn(plan: Plan) -> int:
+    """The turn after which the warm-up figures are read: the last before the first compaction (a tenth of the day
+    without compactions).
+
+    What the app holds follows the history since the last compaction (the session's messages, the inspector's
+    newest bodies that share them, the conversation's records), and Python's allocator keeps the peak it reached.
+    The day ends `turns - compactions * every` turns after its last compaction (335 in the full day); read at a
+    tenth (turn 200) the warm-up had held 200 turns of history, so the ratio counted the first cycle's peak as
+    growth. Read just before the first compaction, both figures come at the same point of the cycle.
+    """
+    if not plan.compactions:
+        return max(2, plan.turns // 10)
+    return plan.turns // (plan.compactions + 1)
+
+
 @dataclass
 class Report:
     turns: int = 0
+    #: the turn after which rss_warm, memory["warm"] and warm (the counts) were read (warm_turn)
+    warm_turn: int = 0
     frames: list[tuple[int, float]] = field(default_factory=list)  # (turn, UI-thread CPU ms before the frame)
     rss_warm: float = 0.0
     #: after the last turn and a gc.collect(), the app still running (taken as the warm-up figure is)
@@ -229,7 +246,8 @@ async def run(plan: Plan, app: Any, sessions: Path, report: Report, probe: Any =
         session = app.session
         compact_every = plan.turns // (plan.compactions + 1) if plan.compactions else 0
         rewind_at = {plan.turns * (i + 1) // (plan.rewinds + 1) + 7 for i in range(plan.rewinds)}
-        warm = max(2, plan.turns // 10)
+        tenth = max(2, plan.turns // 10)
+        report.warm_turn = warm = warm_turn(plan)
         for n in range(1, plan.turns + 1):
             turn_now[0] = n
             done = session.turn_count + 1
@@ -238,7 +256,7 @@ async def run(plan: Plan, app: Any, sessions: Path, report: Report, probe: Any =
                 lambda done=done: session.turn_count >= done and not session.running and not app.controller.busy
             )
             await pilot.pause()
-            if n % warm == 0 and n != plan.turns:
+            if (n % tenth == 0 or n == warm) and n != plan.turns:
                 gc.collect()
                 report.rss_curve.append((n, round(rss_mib(), 1)))
                 report.memory[f"turn {n}"] = memory()

@@ -5,7 +5,7 @@
     python -m tests.bench.soak_profile --no-trace      # counts only (RSS as the benchmark sees it)
 
 Printed: RSS at both points; the top allocations made after warm-up and still alive at the end, by traceback and
-by line (tracemalloc runs from warm-up on: the first tenth runs at full speed); live objects by
+by line (tracemalloc runs from warm-up on: the turns before it run at full speed); live objects by
 type (gc, the frozen start-up generation not counted); widgets by type on every screen; every functools
 cache and Textual LRU/FIFO cache with entries; the app's own stores (turn records, inspector, session
 messages, event controller); the largest lists, dicts and deques alive. Not a benchmark: tracemalloc slows
