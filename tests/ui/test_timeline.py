@@ -8,9 +8,11 @@ import subprocess
 import sys
 import threading
 import xml.etree.ElementTree as ET
+from pathlib import Path
 from typing import Any
 
 import pytest
+from textual.app import App, ComposeResult
 
 from tests.fakeapi import FakeAPI
 from tests.fakeapi.script import reply
@@ -19,6 +21,7 @@ from tui.tools.glob_tool import GlobTool
 from tui.tools.grep import GrepTool
 from tui.ui.app import AgentApp
 from tui.ui.screens.permission_dialog import PermissionDialog
+from tui.ui.widgets.inspector import Inspector
 from tui.ui.widgets.inspector.request_code import as_curl, as_python
 
 from .conftest import SIZE, type_prompt, wait_for_dialog, wait_until
@@ -167,6 +170,17 @@ def test_a_long_day_of_tool_calls_keeps_the_timeline_index_small_and_numbers_req
     assert {b.lane for b in model.bars if b.tool_use_id} == {"main · tools 1", "main · tools 2", "main · tools 3"}
 
 
+class _InspectorHost(App[None]):
+    """An app of one inspector panel."""
+
+    def __init__(self, project_dir: Path) -> None:
+        super().__init__()
+        self.project_dir = project_dir
+
+    def compose(self) -> ComposeResult:
+        yield Inspector(project_dir=self.project_dir)
+
+
 def _tool_bar_events(model: object, n: int) -> None:
     from tui.agent import events as ev
 
@@ -209,19 +223,13 @@ def test_the_timeline_keeps_the_newest_bars_with_stable_ids_and_says_how_many_le
 async def test_the_bar_list_drops_the_oldest_rows_by_key_and_the_others_stay(tmp_path) -> None:
     """The Timeline tab's rows are keyed by bar id: when the oldest bars leave, their rows leave and every other
     row keeps its key and content; highlighting a row shows that bar."""
-    from textual.app import App, ComposeResult
     from textual.widgets import DataTable
 
-    from tui.ui.widgets.inspector import Inspector
     from tui.ui.widgets.inspector.json_tree import JsonView
     from tui.ui.widgets.inspector.timeline import TimelineModel
     from tui.ui.widgets.inspector.timeline_view import refresh_tab, show_bar
 
-    class Host(App[None]):
-        def compose(self) -> ComposeResult:
-            yield Inspector(project_dir=tmp_path)
-
-    app = Host()
+    app = _InspectorHost(tmp_path)
     async with app.run_test(size=(120, 40)) as pilot:
         inspector = app.query_one(Inspector)
         inspector.timeline = TimelineModel(keep=4)
@@ -250,17 +258,11 @@ async def test_a_burst_of_events_redraws_the_shown_timeline_once_after_the_first
     """The panel's record() draws the first change at once and the rest of a burst in one redraw a moment later
     (TIMELINE_REFRESH_S): a turn of ten tools sends ~25 events in well under a second, and redrawing the lanes
     and the bar list for each was most of what the shown inspector allocated."""
-    from textual.app import App, ComposeResult
     from textual.widgets import DataTable
 
-    from tui.ui.widgets.inspector import Inspector
     from tui.ui.widgets.inspector.panel import TIMELINE_REFRESH_S
 
-    class Host(App[None]):
-        def compose(self) -> ComposeResult:
-            yield Inspector(project_dir=tmp_path)
-
-    app = Host()
+    app = _InspectorHost(tmp_path)
     async with app.run_test(size=(120, 40)) as pilot:
         inspector = app.query_one(Inspector)
         inspector.show_view("timeline")
