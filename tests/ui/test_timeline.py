@@ -276,3 +276,25 @@ async def test_a_burst_of_events_redraws_the_shown_timeline_once_after_the_first
         await pilot.pause(TIMELINE_REFRESH_S + 0.05)
         await wait_until(pilot, lambda: table.row_count == 12)
         assert [key.value for key in table.rows] == [str(b.id) for b in inspector.timeline.bars]
+
+
+async def test_a_burst_of_api_call_events_redraws_the_shown_timeline_once_after_the_first(tmp_path) -> None:
+    """A call's own events (sent, started, finished, costed) change its request bar too: shown on the timeline,
+    they join the same delayed redraw instead of redrawing the lanes and the bar list each (a turn's ~11)."""
+    from textual.widgets import DataTable
+
+    from tui.ui.widgets.inspector.panel import TIMELINE_REFRESH_S
+    from tui.ui.widgets.inspector.sample import two_call_session
+
+    app = _InspectorHost(tmp_path)
+    async with app.run_test(size=(120, 40)) as pilot:
+        inspector = app.query_one(Inspector)
+        inspector.show_view("timeline")
+        await pilot.pause()
+        table: DataTable = inspector.query_one("#inspector-bars", DataTable)
+        for event in two_call_session():
+            inspector.record(event)
+        assert table.row_count == 1  # the first request's bar, drawn at once; the rest waits for one redraw
+        await pilot.pause(TIMELINE_REFRESH_S + 0.05)
+        await wait_until(pilot, lambda: table.row_count == len(inspector.timeline.bars) == 2)
+        assert inspector.selected is not None and inspector.selected.number == 2

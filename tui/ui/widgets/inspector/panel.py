@@ -201,7 +201,10 @@ class Inspector(Widget):
             self.selected = self.visible_calls()[-1]
         if self._is_visible():
             self._sync_table()
-            self._render_view()
+            if self.current_view == "timeline":
+                self._timeline_changed()  # a call's events are bars' events too: one redraw for the burst
+            else:
+                self._render_view()
 
     def _timeline_changed(self) -> None:
         """Redraw the timeline now, or once TIMELINE_REFRESH_S after its last redraw if that was sooner.
