@@ -181,6 +181,14 @@ class _InspectorHost(App[None]):
         yield Inspector(project_dir=self.project_dir)
 
 
+async def _timeline_shown(app: App[None], pilot: Any) -> tuple[Inspector, Any]:
+    """The app's inspector switched to its Timeline tab, and the tab's bar list."""
+    inspector = app.query_one(Inspector)
+    inspector.show_view("timeline")
+    await pilot.pause()
+    return inspector, inspector.query_one("#inspector-bars")
+
+
 def _tool_bar_events(model: object, n: int) -> None:
     from tui.agent import events as ev
 
@@ -258,16 +266,11 @@ async def test_a_burst_of_events_redraws_the_shown_timeline_once_after_the_first
     """The panel's record() draws the first change at once and the rest of a burst in one redraw a moment later
     (TIMELINE_REFRESH_S): a turn of ten tools sends ~25 events in well under a second, and redrawing the lanes
     and the bar list for each was most of what the shown inspector allocated."""
-    from textual.widgets import DataTable
-
     from tui.ui.widgets.inspector.panel import TIMELINE_REFRESH_S
 
     app = _InspectorHost(tmp_path)
     async with app.run_test(size=(120, 40)) as pilot:
-        inspector = app.query_one(Inspector)
-        inspector.show_view("timeline")
-        await pilot.pause()
-        table: DataTable = inspector.query_one("#inspector-bars", DataTable)
+        inspector, table = await _timeline_shown(app, pilot)
         _tool_bar_events(inspector, 0)  # through the panel, as the app feeds it
         assert table.row_count == 1  # the first change is drawn at once
         for n in range(1, 12):
@@ -281,17 +284,12 @@ async def test_a_burst_of_events_redraws_the_shown_timeline_once_after_the_first
 async def test_a_burst_of_api_call_events_redraws_the_shown_timeline_once_after_the_first(tmp_path) -> None:
     """A call's own events (sent, started, finished, costed) change its request bar too: shown on the timeline,
     they join the same delayed redraw instead of redrawing the lanes and the bar list each (a turn's ~11)."""
-    from textual.widgets import DataTable
-
     from tui.ui.widgets.inspector.panel import TIMELINE_REFRESH_S
     from tui.ui.widgets.inspector.sample import two_call_session
 
     app = _InspectorHost(tmp_path)
     async with app.run_test(size=(120, 40)) as pilot:
-        inspector = app.query_one(Inspector)
-        inspector.show_view("timeline")
-        await pilot.pause()
-        table: DataTable = inspector.query_one("#inspector-bars", DataTable)
+        inspector, table = await _timeline_shown(app, pilot)
         for event in two_call_session():
             inspector.record(event)
         assert table.row_count == 1  # the first request's bar, drawn at once; the rest waits for one redraw
