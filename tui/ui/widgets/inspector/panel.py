@@ -191,7 +191,9 @@ class Inspector(Widget):
 
     def record(self, event: Event) -> None:
         """Take one engine event; unrelated events are ignored. Cheap when hidden."""
-        if self.timeline.record(event) and self._is_visible() and self.current_view == "timeline":
+        timeline_shown = self._is_visible() and self.current_view == "timeline"
+        bar_changed = self.timeline.record(event)
+        if bar_changed and timeline_shown:
             self.remove_class("-empty")
             self._timeline_changed()
         call = self.model.record(event)
@@ -201,10 +203,10 @@ class Inspector(Widget):
             self.selected = self.visible_calls()[-1]
         if self._is_visible():
             self._sync_table()
-            if self.current_view == "timeline":
-                self._timeline_changed()  # a call's events are bars' events too: one redraw for the burst
-            else:
+            if not timeline_shown:
                 self._render_view()
+            elif not bar_changed:
+                self._timeline_changed()  # a call's own event: drawn with the burst (a bar's is asked for above)
 
     def _timeline_changed(self) -> None:
         """Redraw the timeline now, or once TIMELINE_REFRESH_S after its last redraw if that was sooner.
