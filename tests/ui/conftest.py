@@ -88,8 +88,15 @@ async def wait_until(pilot: Pilot, predicate: Callable[[], object], timeout: flo
     deadline = time.monotonic() + timeout
     while not predicate():
         if time.monotonic() > deadline:
-            raise AssertionError("timed out waiting for the app")
+            raise AssertionError(f"timed out waiting for the app: {app_state(pilot.app)}")
         await pilot.pause(0.02)
+
+
+def app_state(app: Any) -> str:
+    """What a timed-out wait saw: whether the app still runs, its screens, their classes and the focus."""
+    screens = " > ".join(f"{type(s).__name__}{sorted(s.classes)}" for s in app.screen_stack)
+    focused = type(app.focused).__name__ if app.focused is not None else None
+    return f"running={app._running} return_code={app.return_code} screens: {screens}; focused: {focused}"
 
 
 async def wait_for_dialog(pilot: Pilot, kind: type[S], timeout: float = 60.0) -> S:

@@ -42,11 +42,11 @@ def test_dialog_snapshot(name, size, snap_compare, tmp_path, monkeypatch) -> Non
         await _freeze(pilot)
         await wait_until(pilot, lambda: footer_fitted(pilot.app))
         pilot.app.push_screen(screen)
-        # armed, and its -arming look gone (the class is only added at mount: its absence alone proves nothing)
-        await wait_until(
-            pilot,
-            lambda: pilot.app.screen is screen and getattr(screen, "armed", True) and not screen.has_class("-arming"),
-        )
+        # on top, armed, and its -arming look gone (the class is only added at mount: its absence alone proves
+        # nothing); one condition at a time, so that a timeout says which one never came
+        await wait_until(pilot, lambda: pilot.app.screen is screen)
+        await wait_until(pilot, lambda: getattr(screen, "armed", True))
+        await wait_until(pilot, lambda: not screen.has_class("-arming"))
         await pilot.pause(0.1)
         await pilot.wait_for_scheduled_animations()
         assert answers_problems(screen, size) == []
