@@ -39,7 +39,7 @@ async def test_two_calls_listed_selected_and_diffed(tmp_path: Path) -> None:
         assert table.row_count == 2
         assert [str(v) for v in table.get_row_at(0)][3] == "tool_use"
         assert [str(v) for v in table.get_row_at(1)][3] == "end_turn"
-        assert table.get_row_at(1)[6] == "90%"  # cache hit share
+        assert str(table.get_row_at(1)[6]) == "90%"  # cache hit share
         assert inspector.selected is not None and inspector.selected.number == 2  # follows the newest
 
         inspector.show_view("diff")
@@ -60,7 +60,7 @@ async def test_two_calls_listed_selected_and_diffed(tmp_path: Path) -> None:
         inspector.show_view("sse")
         await pilot.pause()
         sse = app.query_one("#inspector-sse", DataTable)
-        assert sse.row_count == 6 and sse.get_row_at(0)[:2] == ["+0.301s", "message_start"]
+        assert sse.row_count == 6 and [str(v) for v in sse.get_row_at(0)[:2]] == ["+0.301s", "message_start"]
 
         inspector.show_view("diff")
         await pilot.pause()

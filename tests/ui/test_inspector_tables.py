@@ -51,3 +51,21 @@ async def test_the_inspectors_tables_are_lean(fake_session: Any) -> None:
         await wait_until(pilot, lambda: app.inspector is not None and app.inspector.query("#inspector-bars"))
         for name in ("inspector-calls", "inspector-sse", "inspector-bars"):
             assert isinstance(app.inspector.query_one(f"#{name}"), LeanTable), name
+
+
+async def test_text_in_a_lean_table_is_shown_as_written_never_as_markup() -> None:
+    """A DataTable parses str labels and cells as markup: a subagent named `[/]x` raised an error inside a frame,
+    and `[b]` vanished into bold. Every way into the table keeps the text as written."""
+    app = _TableApp()
+    async with app.run_test(size=(100, 10)) as pilot:
+        table = app.query_one(LeanTable)
+        table.add_column("[b]lane[/b]", key="lane")
+        table.add_columns("[/]", ("[red]status", "status"))
+        table.add_row("main/[/]reviewer", "[b]x", ":smile:", key="r")
+        table.update_cell("r", "status", "error [/red]")
+        await pilot.pause()
+        assert [str(c.label) for c in table.columns.values()] == ["[b]lane[/b]", "[/]", "[red]status"]
+        assert [str(c) for c in table.get_row("r")] == ["main/[/]reviewer", "[b]x", "error [/red]"]
+        screen = "\n".join(table.render_line(y).text for y in range(3))
+        for written in ("[b]lane[/b]", "main/[/]reviewer", "[b]x", "error [/red]"):
+            assert written in screen, written

@@ -169,7 +169,7 @@ class JsonView(Vertical):
         self.value: Any = None
 
     def compose(self) -> ComposeResult:
-        yield JsonTree("")
+        yield JsonTree(Text(""))  # Text: a str label is parsed as markup (and loads Rich's emoji table)
         yield Static("", id="json-detail-title")
         yield TextArea("", read_only=True, soft_wrap=True, show_line_numbers=False)
 
