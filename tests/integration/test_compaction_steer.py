@@ -166,10 +166,13 @@ def test_rewind_returns_to_a_prompt_before_the_compaction(monkeypatch: pytest.Mo
     assert last["dropped"][0]["text"] == "question 0"
 
 
-def test_the_rewind_list_reads_a_compacted_history_once(monkeypatch: pytest.MonkeyPatch, project: Path) -> None:
-    """Each prompt before a compaction counts in the history the compaction replaced, kept as a blob on disk; the
+def test_the_rewind_list_counts_a_compacted_history_without_reading_it(
+    monkeypatch: pytest.MonkeyPatch, project: Path
+) -> None:
+    """Each prompt before a compaction counts in the history the compaction replaced, kept as a blob on disk. The
     list read and parsed that blob once per prompt (a long day: hundreds of times the whole history, seconds and a
-    burst of memory that Python's allocator kept), now once per compacted conversation."""
+    burst of memory that Python's allocator kept), then once per compacted conversation; now the blob's message
+    count is kept with it, and only a store written before that reads the blob, once."""
     from tui.agent.history.checkpoints import Checkpoints
 
     script = [reply(f"answer {n}") for n in range(6)] + [reply("SUMMARY."), reply("after")]
@@ -177,6 +180,7 @@ def test_the_rewind_list_reads_a_compacted_history_once(monkeypatch: pytest.Monk
         session, _ = make_session(monkeypatch, api.base_url, project)
         for n in range(6):
             session.run_turn(f"question {n}")
+        history = list(session.messages)
         assert session.compact().ok
         session.run_turn("after the compaction")
         read = Checkpoints.messages_blob
@@ -187,6 +191,16 @@ def test_the_rewind_list_reads_a_compacted_history_once(monkeypatch: pytest.Monk
             return read(self, name)
 
         monkeypatch.setattr(Checkpoints, "messages_blob", counted)
+        cps = session.checkpoints
+        assert list(cps.compacted_lengths.values()) == [len(history)]
+        assert cps.manifest is not None
+        again = Checkpoints(cps.manifest.parent, cps.session_id, project)  # a resume reads the count back
+        assert again.compacted_lengths == cps.compacted_lengths
         entries = rewind_entries(session)
-    assert [e.prompt for e in entries] == [*(f"question {n}" for n in range(6)), "after the compaction"]
+        assert reads == []
+        cps.compacted_lengths.clear()  # a store from before the count was kept
+        older = rewind_entries(session)
+    expected = [*(f"question {n}" for n in range(6)), "after the compaction"]
+    assert [e.prompt for e in entries] == [e.prompt for e in older] == expected
+    assert [e.msg for e in entries] == [e.msg for e in older]
     assert len(reads) == 1

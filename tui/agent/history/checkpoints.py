@@ -75,6 +75,8 @@ class Checkpoints:
         self.conv = ""
         #: conversation -> blob of its messages just before it was compacted
         self.compactions: dict[str, str] = {}
+        #: conversation -> how many messages that blob holds (stores written before this was kept have none)
+        self.compacted_lengths: dict[str, int] = {}
         self.undone: set[int] = set()
         self.untracked: dict[int, str] = {}
         self.damaged = 0
@@ -164,6 +166,8 @@ class Checkpoints:
             )
         elif kind == "compacted":
             self.compactions[str(r["conv"])] = str(r["messages"])
+            if isinstance(r.get("count"), int):
+                self.compacted_lengths[str(r["conv"])] = r["count"]
         elif kind == "undone":
             self.undone.add(int(r["cp"]))
         elif kind == "untracked":
@@ -429,7 +433,7 @@ class Checkpoints:
         with self.lock:
             name = self.blobs.put(data)
             old = self.conv
-            self._write({"t": "compacted", "conv": old, "messages": name})
+            self._write({"t": "compacted", "conv": old, "messages": name, "count": len(messages)})
             return self.new_conv(old, None)
 
     def mark_undone(self, checkpoint: int) -> None:

@@ -196,7 +196,11 @@ def rewind_entries(session: AgentSession) -> list[RewindEntry]:
 
     def length(point: PromptPoint) -> int:
         if point.conv not in lengths:
-            lengths[point.conv] = len(_history_of(session, point))
+            found = _compacted_conv(cps, point.conv)
+            known = cps.compacted_lengths.get(found) if found is not None else None
+            # the count kept with the blob: parsing a compacted history of hundreds of turns only to count it
+            # cost a burst of memory (and time) at every /rewind; stores older than the count still parse it
+            lengths[point.conv] = known if known is not None else len(_history_of(session, point))
         return lengths[point.conv]
 
     points = [p for p in cps.visible_prompts() if p.msg < length(p)]
@@ -232,6 +236,14 @@ def history_before_compaction(cps: Checkpoints, conv: str) -> list[dict[str, Any
     `conv` holds them (a rewind keeps the numbering; a compaction starts a new one).
     """
     with cps.lock:
+        found = _compacted_conv(cps, conv)
+        name = cps.compactions.get(found) if found is not None else None
+    return cps.messages_blob(name) if name is not None else None
+
+
+def _compacted_conv(cps: Checkpoints, conv: str) -> str | None:
+    """The compacted conversation whose blob holds the history a prompt of `conv` indexes into, else None."""
+    with cps.lock:
         found: str | None = None
         at: str | None = cps.conv
         seen: set[str] = set()
@@ -242,8 +254,7 @@ def history_before_compaction(cps: Checkpoints, conv: str) -> list[dict[str, Any
             if at == conv:
                 break
             at = cps.convs.get(at, (None, None))[0]
-        name = cps.compactions.get(found) if found is not None else None
-    return cps.messages_blob(name) if name is not None else None
+        return found
 
 
 def _history_of(session: AgentSession, point: PromptPoint) -> list[dict[str, Any]]:
