@@ -20,7 +20,7 @@ from typing import Any
 from rich.text import Text, TextType
 from textual.cache import LRUCache
 from textual.widgets import DataTable
-from textual.widgets._data_table import CellType, ColumnKey, RowKey
+from textual.widgets.data_table import CellType, ColumnKey, RowKey
 
 #: rows whose renders are kept (the panel's tables show 10-40 rows; every added or changed row makes all earlier
 #: renders stale, so more only held stale ones while the inspector was shown: 200 kept ~2 MiB more of Python's
