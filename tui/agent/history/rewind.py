@@ -235,9 +235,8 @@ def history_before_compaction(cps: Checkpoints, conv: str) -> list[dict[str, Any
     Walking from the current conversation up to `conv`, the compacted conversation nearest to
     `conv` holds them (a rewind keeps the numbering; a compaction starts a new one).
     """
-    with cps.lock:
-        found = _compacted_conv(cps, conv)
-        name = cps.compactions.get(found) if found is not None else None
+    found = _compacted_conv(cps, conv)
+    name = cps.compactions.get(found) if found is not None else None
     return cps.messages_blob(name) if name is not None else None
 
 

@@ -191,7 +191,8 @@ class Inspector(Widget):
 
     def record(self, event: Event) -> None:
         """Take one engine event; unrelated events are ignored. Cheap when hidden."""
-        timeline_shown = self._is_visible() and self.current_view == "timeline"
+        visible = self._is_visible()
+        timeline_shown = visible and self.current_view == "timeline"
         bar_changed = self.timeline.record(event)
         if bar_changed and timeline_shown:
             self.remove_class("-empty")
@@ -201,7 +202,7 @@ class Inspector(Widget):
             return
         if self._follow_latest or self.selected is None:
             self.selected = self.visible_calls()[-1]
-        if self._is_visible():
+        if visible:
             self._sync_table()
             if not timeline_shown:
                 self._render_view()
