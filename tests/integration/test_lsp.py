@@ -156,10 +156,13 @@ def test_a_server_that_misbehaves_costs_the_edit_only_its_diagnostics(
     [(30.0, "fake-mute did not answer `initialize` within 0.3 s"), (0.2, "fake-mute did not start within 0.2 s")],
 )
 def test_the_start_and_initialize_are_timed_apart(
-    monkeypatch: pytest.MonkeyPatch, tmp_path: Path, spawn_cap: float, says: str
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path, spawn_cap: float, says: str, caplog: pytest.LogCaptureFixture
 ) -> None:
     """A start that outlasts start_timeout and the loop's margin (as on a loaded machine) is not "did not start"
-    when the server did start and then kept quiet; one that outlasts the start's own cap is."""
+    when the server did start and then kept quiet; one that outlasts the start's own cap is. The server stopped
+    leaves no task of its connection pending when the loop closes."""
+    import gc
+
     from tui.lsp import manager as lsp_manager
 
     project = tmp_path / "proj"
@@ -184,6 +187,9 @@ def test_the_start_and_initialize_are_timed_apart(
     finally:
         manager.close()
     assert told == [says]
+    del manager
+    gc.collect()  # a task left pending under the closed loop says so when it is collected
+    assert not [r.getMessage() for r in caplog.records if "Task was destroyed" in r.getMessage()]
 
 
 def test_documents_are_closed_past_the_open_limit(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:

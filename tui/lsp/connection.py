@@ -46,11 +46,30 @@ class LspLoop:
         return asyncio.run_coroutine_threadsafe(coro, self.loop)
 
     def close(self) -> None:
+        """Cancel what still runs on the loop and let it end (as asyncio.run does), then stop and close the loop.
+
+        A server stopped after it never answered `initialize` left pygls's reader and exit watcher and the stderr
+        drain pending, and a start cancelled from the caller's thread had not run its cancellation: closed under
+        them, each logged "Task was destroyed but it is pending!" when it was collected.
+        """
         if self.loop.is_running():
+            try:
+                self.run(_cancel_the_rest(), 2.0)
+            except Exception:  # noqa: BLE001 - the loop is stopped and closed either way
+                pass
             self.loop.call_soon_threadsafe(self.loop.stop)
         self.thread.join(2.0)
         if not self.loop.is_running():
             self.loop.close()
+
+
+async def _cancel_the_rest() -> None:
+    """Cancel every other task on the running loop and wait until each has ended."""
+    current = asyncio.current_task()
+    rest = [task for task in asyncio.all_tasks() if task is not current]
+    for task in rest:
+        task.cancel()
+    await asyncio.gather(*rest, return_exceptions=True)
 
 
 def _uri(path: str) -> str:
