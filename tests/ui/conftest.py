@@ -41,6 +41,31 @@ def _toasts_kept(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(Notifications, "add", kept)
 
 
+@pytest.fixture
+def snap_compare(snap_compare: Callable[..., bool], request: pytest.FixtureRequest) -> Callable[..., bool]:
+    """The plugin's snap_compare; a mismatch also prints the rows that differ, as text, into the test's output.
+
+    The plugin's HTML report stays on the machine that ran the test: a snapshot that failed once under CI's load
+    said only "assert False", and the next one says what was on the screen instead.
+    """
+    import pickle
+
+    from pytest_textual_snapshot import node_to_report_path
+
+    from .snapshot_diff import screen_diff
+
+    def compare(*args: Any, **kwargs: Any) -> bool:
+        if snap_compare(*args, **kwargs):
+            return True
+        report = node_to_report_path(request.node)
+        if report.exists():
+            expected, actual = pickle.loads(report.read_bytes())[1:3]
+            print(f"the screen against the snapshot:\n{screen_diff(expected, actual)}")
+        return False
+
+    return compare
+
+
 def notices(app: Any) -> list[str]:
     """The text of every toast `app` raised, in order.
 
