@@ -4,8 +4,8 @@ test (`tests/ui/test_soak.py`).
 Every turn asks for tool calls (Read, Grep, Glob, Bash; now and then an Agent whose subagent reads a file),
 then streams a short reply. A few Bash calls print a megabyte each (most of the day's tool output: streamed
 to the screen, cut to 30,000 characters for the model); the rest print a line. Along the way the history is
-compacted, the conversation is paged up and back, the inspector and its timeline are opened, and /rewind
-takes the conversation back twice.
+compacted, the conversation is paged up and back, the inspector and its timeline are opened and closed twice, and
+/rewind takes the conversation back twice: the first of each in the warm-up's last turns (`first_uses`).
 """
 
 from __future__ import annotations
@@ -148,18 +148,39 @@ def folder_bytes(folder: Path) -> tuple[int, int]:
 
 
 def warm_turn(plan: Plan) -> int:
-    """The turn after which the warm-up figures are read: the last before the first compaction (a tenth of the day
-    without compactions).
+    """The turn after which the warm-up figures are read: the last before the second compaction (before the only
+    one with a single compaction; a tenth of the day without compactions).
 
-    What the app holds follows the history since the last compaction (the session's messages, the inspector's
-    newest bodies that share them, the conversation's records), and Python's allocator keeps the peak it reached.
-    The day ends `turns - compactions * every` turns after its last compaction (335 in the full day); read at a
-    tenth (turn 200) the warm-up had held 200 turns of history, so the ratio counted the first cycle's peak as
-    growth. Read just before the first compaction, both figures come at the same point of the cycle.
+    Two things decide it:
+    - the phase of the compaction cycle. What the app holds follows the history since the last compaction, and the
+      day ends `turns - compactions * every` turns after its last one (335 in the full day): read at the end of a
+      cycle, the warm-up and the end come at the same point of it;
+    - every kind of thing the day does has been done once (`first_uses`): a compaction, the inspector and its
+      timeline opened and closed, a /rewind. Their first use loads code, parses CSS and fills Textual's bounded
+      caches once, and Python's allocator keeps the peak it reached. Read before the first compaction (turn 333,
+      the warm-up of earlier runs), those one-time costs counted as the day's growth. The day repeats each of them
+      after warm-up, so what a repeat keeps still counts.
     """
     if not plan.compactions:
         return max(2, plan.turns // 10)
-    return plan.turns // (plan.compactions + 1)
+    return plan.turns // (plan.compactions + 1) * min(2, plan.compactions)
+
+
+def first_uses(plan: Plan) -> tuple[set[int], dict[int, str]]:
+    """(the turns after which /rewind runs, {turn: "open" or "close"} for the inspector and its timeline).
+
+    The first rewind and the first opening come in the warm-up's last turns (`warm_turn`); the other rewinds are
+    spread over the rest of the day, and the inspector is opened again in its last quarter.
+    """
+    warm, span = warm_turn(plan), max(2, plan.turns // 100)
+    rest = plan.turns - warm
+    rewinds = {warm - span} if plan.rewinds else set()
+    rewinds |= {warm + rest * i // plan.rewinds + 7 for i in range(1, plan.rewinds)}
+    inspector: dict[int, str] = {}
+    if plan.inspector:
+        for opened in (max(1, warm - 3 * span), warm + rest * 3 // 4):
+            inspector[opened], inspector[opened + span] = "open", "close"
+    return rewinds, inspector
 
 
 @dataclass
@@ -250,9 +271,11 @@ async def run(plan: Plan, app: Any, sessions: Path, report: Report, probe: Any =
         written_frame(app, app.screen, app.screen._compositor.render_full_update())
         session = app.session
         compact_every = plan.turns // (plan.compactions + 1) if plan.compactions else 0
-        rewind_at = {plan.turns * (i + 1) // (plan.rewinds + 1) + 7 for i in range(plan.rewinds)}
+        rewind_at, inspector_at = first_uses(plan)
         tenth = max(2, plan.turns // 10)
         report.warm_turn = warm = warm_turn(plan)
+        # the curve also has the turn before the first compaction: the warm-up point of earlier runs
+        also_read = {warm, plan.turns // (plan.compactions + 1)} if plan.compactions else {warm}
         for n in range(1, plan.turns + 1):
             turn_now[0] = n
             done = session.turn_count + 1
@@ -261,7 +284,7 @@ async def run(plan: Plan, app: Any, sessions: Path, report: Report, probe: Any =
                 lambda done=done: session.turn_count >= done and not session.running and not app.controller.busy
             )
             await pilot.pause()
-            if (n % tenth == 0 or n == warm) and n != plan.turns:
+            if (n % tenth == 0 or n in also_read) and n != plan.turns:
                 gc.collect()
                 report.rss_curve.append((n, round(rss_mib(), 1)))
                 report.memory[f"turn {n}"] = memory()
@@ -284,12 +307,12 @@ async def run(plan: Plan, app: Any, sessions: Path, report: Report, probe: Any =
                     await pilot.pause()
                 app.post_message(events.Key("end", None))
                 await pilot.pause()
-            if plan.inspector and n == plan.turns // 3:
+            if inspector_at.get(n) == "open":
                 await pilot.press("f2")
                 await _until(lambda: app.inspector is not None)
                 app.inspector.show_view("timeline")
                 await pilot.pause()
-            if plan.inspector and n == plan.turns // 3 + 20:
+            if inspector_at.get(n) == "close":
                 await pilot.press("f2")
             if n in rewind_at:
                 await app.submit_prompt("/rewind")
