@@ -136,6 +136,19 @@ async def wait_for_dialog(pilot: Pilot, kind: type[S], timeout: float = 60.0) ->
     return app.screen
 
 
+async def wait_for_dialog_look(pilot: Pilot, screen: Screen[Any]) -> None:
+    """Wait until `screen` is on top, armed and drawn without its `-arming` look: what a snapshot of it shows.
+
+    Armed is not enough: the class goes on a timer set when the screen is first drawn, and a snapshot on a loaded
+    machine could come before it ran. One condition at a time, so that a timeout says which one never came; the
+    class is only added at mount, so its absence alone proves nothing.
+    """
+    await wait_until(pilot, lambda: pilot.app.screen is screen)
+    await wait_until(pilot, lambda: getattr(screen, "armed", True))
+    await wait_until(pilot, lambda: not screen.has_class("-arming"))
+    await pilot.pause()  # the styles of the class removed are applied
+
+
 async def type_prompt(pilot: Pilot, text: str) -> None:
     pilot.app.query_one("#prompt").insert(text)
     await pilot.press("enter")

@@ -10,7 +10,7 @@ from tui.agent.options import AgentOptions
 from tui.ui.app import AgentApp
 from tui.ui.screens.permission_dialog import PermissionDialog
 
-from .conftest import SIZE, type_prompt, wait_for_dialog, wait_until
+from .conftest import SIZE, type_prompt, wait_for_dialog, wait_for_dialog_look, wait_until
 from .fake_engine import FakeSession
 
 FIXED_NOW = 1_700_000_100.0
@@ -63,8 +63,9 @@ def test_permission_dialog_with_a_diff(snap_compare) -> None:
     async def run_before(pilot: Pilot) -> None:
         await _freeze(pilot)
         await type_prompt(pilot, "find the TODOs and fix one")
-        await wait_for_dialog(pilot, PermissionDialog)
+        dialog = await wait_for_dialog(pilot, PermissionDialog)
         await wait_until(pilot, lambda: any(rec.state == "waiting" for rec, _ in pilot.app.controller._tools.values()))
+        await wait_for_dialog_look(pilot, dialog)
         await _settle(pilot)
 
     assert snap_compare(snapshot_app(), terminal_size=SIZE, run_before=run_before)
@@ -98,8 +99,9 @@ def test_trust_dialog_names_everything_the_folder_brings(snap_compare, tmp_path,
 
     async def run_before(pilot: Pilot) -> None:
         await _freeze(pilot)
-        await pilot.app.push_screen(TrustDialog(inventory, grace_s=0))
-        await wait_until(pilot, lambda: isinstance(pilot.app.screen, TrustDialog) and pilot.app.screen.armed)
+        dialog = TrustDialog(inventory, grace_s=0)
+        await pilot.app.push_screen(dialog)
+        await wait_for_dialog_look(pilot, dialog)
         await _settle(pilot)
 
     assert snap_compare(snapshot_app(), terminal_size=SIZE, run_before=run_before)

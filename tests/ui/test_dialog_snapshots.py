@@ -11,7 +11,7 @@ from textual.pilot import Pilot
 
 from tests.fixtures import copy_claude_setup, grow_claude_setup
 
-from .conftest import wait_until
+from .conftest import wait_for_dialog_look, wait_until
 from .dialog_sizes import answers_problems, dialog_factories, fixed_inventory
 from .test_app_snapshots import _freeze, snapshot_app
 
@@ -42,11 +42,7 @@ def test_dialog_snapshot(name, size, snap_compare, tmp_path, monkeypatch) -> Non
         await _freeze(pilot)
         await wait_until(pilot, lambda: footer_fitted(pilot.app))
         pilot.app.push_screen(screen)
-        # on top, armed, and its -arming look gone (the class is only added at mount: its absence alone proves
-        # nothing); one condition at a time, so that a timeout says which one never came
-        await wait_until(pilot, lambda: pilot.app.screen is screen)
-        await wait_until(pilot, lambda: getattr(screen, "armed", True))
-        await wait_until(pilot, lambda: not screen.has_class("-arming"))
+        await wait_for_dialog_look(pilot, screen)
         await pilot.pause(0.1)
         await pilot.wait_for_scheduled_animations()
         assert answers_problems(screen, size) == []
