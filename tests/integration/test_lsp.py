@@ -187,9 +187,15 @@ def test_the_start_and_initialize_are_timed_apart(
     finally:
         manager.close()
     assert told == [says]
+    for server in manager.servers.values():  # closed while their loop ran, not when collected after it
+        process = server.client._server if server.client is not None else None
+        assert process is None or process._transport.is_closing()
+    unraisable: list[str] = []
+    monkeypatch.setattr(sys, "unraisablehook", lambda u: unraisable.append(f"{u.exc_type.__name__}: {u.exc_value}"))
     del manager
-    gc.collect()  # a task left pending under the closed loop says so when it is collected
+    gc.collect()  # a task left pending or a transport left open under the closed loop says so when collected
     assert not [r.getMessage() for r in caplog.records if "Task was destroyed" in r.getMessage()]
+    assert not unraisable
 
 
 def test_documents_are_closed_past_the_open_limit(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:

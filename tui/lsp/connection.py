@@ -265,6 +265,9 @@ class ServerConnection:
                 pass
         self.kill()
         client._stop_event.set()
+        transport = getattr(server, "_transport", None)
+        if transport is not None:  # its pipes closed while the loop runs: collected after the loop closed, an
+            transport.close()  # unclosed one raised "Event loop is closed" from its __del__
         _ = types  # (imported for the protocol's converters above)
 
     def kill(self) -> None:
